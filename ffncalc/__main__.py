@@ -1,0 +1,3 @@
+from ffncalc.cli import main
+
+main()

@@ -1,0 +1,31 @@
+"""The library's front door: name a model, get its spec and its accounting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .accounting import ParamsReport, count_params
+from .families import load_spec
+from .source import load_raw_config
+from .spec import ModelSpec
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model's spec with the name and source it was loaded under."""
+
+    name: str
+    source: str  # "bundled", "file" or "hub"
+    spec: ModelSpec
+
+
+def load_config(model: str, revision: str | None = None, token: str | None = None) -> LoadedModel:
+    """Find MODEL's config.json (path, folder, bundled config or Hub id) and turn it into a spec."""
+    raw = load_raw_config(model, revision=revision, token=token)
+    return LoadedModel(name=raw.name, source=raw.source, spec=load_spec(raw.data, raw.name))
+
+
+def account(model: str | LoadedModel, revision: str | None = None, token: str | None = None) -> ParamsReport:
+    """Every parameter of MODEL, by component and by layer."""
+    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
+    return count_params(loaded.spec, model=loaded.name, source=loaded.source)

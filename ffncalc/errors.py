@@ -1,0 +1,44 @@
+"""ffncalc's errors: each carries a one-line message that names the problem and the fix.
+
+The CLI prints ``Error: <message>`` for any of them and exits with ``exit_code``; the
+library raises them as they are. Foreign exceptions (pydantic's, huggingface_hub's) are
+translated into these where they are caught, so callers see one hierarchy.
+"""
+
+from __future__ import annotations
+
+
+class FfncalcError(Exception):
+    """Base class: ``str(error)`` is the whole one-line message."""
+
+    exit_code = 1
+
+
+class ConfigNotFoundError(FfncalcError):
+    """No config.json where the user pointed (path, folder, bundled name or Hub repo)."""
+
+    exit_code = 2
+
+
+class InvalidConfigError(FfncalcError):
+    """The config exists but is not a readable, sane model configuration."""
+
+    exit_code = 3
+
+
+class UnsupportedModelError(FfncalcError):
+    """A valid config of a model_type that ffncalc has no adapter for."""
+
+    exit_code = 4
+
+
+class HubError(FfncalcError):
+    """The Hub could not give us the config: gated, offline, server error, unreachable."""
+
+    exit_code = 5
+
+
+class UsageError(FfncalcError):
+    """A command-line value that makes no sense (a context of -1, a multiplier of 0)."""
+
+    exit_code = 2

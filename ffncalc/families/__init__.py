@@ -1,0 +1,92 @@
+"""One adapter per model_type: the only place where families differ.
+
+``parse_config`` picks the adapter for a raw config.json dict, validates it with pydantic
+and returns it; ``adapter.to_spec()`` gives the architecture-neutral ``ModelSpec``. A new
+family is a new adapter class listed in ``ADAPTERS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import InvalidConfigError, UnsupportedModelError
+from ..schema import HFConfig, describe_validation_error
+from ..spec import ModelSpec
+from .deepseek import DeepseekV3Config
+from .gemma import Gemma2Config, Gemma3TextConfig, GemmaConfig
+from .gpt2 import Gpt2Config
+from .gpt_oss import GptOssConfig
+from .llama import LlamaConfig, MistralConfig, MixtralConfig
+from .phi3 import Phi3Config
+from .qwen import Qwen2Config, Qwen3Config, Qwen3MoeConfig
+
+ADAPTERS: tuple[type[HFConfig], ...] = (
+    LlamaConfig,
+    MistralConfig,
+    MixtralConfig,
+    Qwen2Config,
+    Qwen3Config,
+    Qwen3MoeConfig,
+    GemmaConfig,
+    Gemma2Config,
+    Gemma3TextConfig,
+    DeepseekV3Config,
+    Phi3Config,
+    Gpt2Config,
+    GptOssConfig,
+)
+
+ADAPTER_BY_MODEL_TYPE: dict[str, type[HFConfig]] = {
+    model_type: adapter for adapter in ADAPTERS for model_type in adapter.model_types
+}
+
+# Multimodal wrappers whose nested config may omit its own model_type.
+TEXT_MODEL_TYPE_OF_WRAPPER = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_text"}
+NESTED_TEXT_KEYS = ("text_config", "language_config")
+
+
+def supported_model_types() -> list[str]:
+    return sorted(ADAPTER_BY_MODEL_TYPE)
+
+
+def parse_config(raw: dict[str, Any], source: str) -> tuple[HFConfig, tuple[str, ...]]:
+    """Validate a config.json dict with its family's adapter; also return notes on what was unwrapped."""
+    notes: list[str] = []
+    model_type = raw.get("model_type")
+    if not isinstance(model_type, str):
+        raise InvalidConfigError(f"{source}: model_type: required field is missing or not a string")
+    if model_type not in ADAPTER_BY_MODEL_TYPE:
+        nested = next((raw[key] for key in NESTED_TEXT_KEYS if isinstance(raw.get(key), dict)), None)
+        if nested is not None:
+            text_type = nested.get("model_type") or TEXT_MODEL_TYPE_OF_WRAPPER.get(model_type)
+            notes.append(
+                f"{model_type} is multimodal: only its language model ({text_type}) is counted; "
+                "the vision tower and projector are not."
+            )
+            raw = {**nested, "model_type": text_type}
+            model_type = text_type
+    adapter = ADAPTER_BY_MODEL_TYPE.get(model_type)
+    if adapter is None:
+        raise UnsupportedModelError(
+            f"{source}: model_type {model_type!r} is not supported; supported: {', '.join(supported_model_types())}"
+        )
+    if "auto_map" in raw:
+        notes.append(
+            "The repo declares custom code (auto_map); ffncalc read the config as data and ran none of it."
+        )
+    try:
+        return adapter.model_validate(raw), tuple(notes)
+    except ValidationError as error:
+        raise describe_validation_error(error, source) from None
+
+
+def load_spec(raw: dict[str, Any], source: str) -> ModelSpec:
+    """Parse a config.json dict into the architecture-neutral spec."""
+    config, notes = parse_config(raw, source)
+    spec = config.to_spec()
+    if notes:
+        spec = replace(spec, notes=notes + spec.notes)
+    return spec

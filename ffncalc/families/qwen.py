@@ -1,0 +1,87 @@
+"""Qwen2 (q/k/v biases), Qwen3 (per-head q/k norms) and Qwen3-MoE (sparse layers by step and list)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerCount, LayerIndex, Width
+from ..spec import Layer, MoeFfn
+from .base import DecoderConfig, experts_check
+
+
+class QwenWindowRule(DecoderConfig):
+    """Qwen's sliding window: off unless ``use_sliding_window``, then on for layers ≥ ``max_window_layers``."""
+
+    sliding_window: Width | None = 4096
+    use_sliding_window: Flag = False
+    max_window_layers: LayerIndex = 28
+
+    def default_window(self, index: int) -> int | None:
+        if self.use_sliding_window and index >= self.max_window_layers:
+            return self.sliding_window
+        return None
+
+    def layer_windows(self) -> list[int | None]:
+        # transformers drops sliding_window entirely when use_sliding_window is false,
+        # so layer_types cannot switch windows on by themselves.
+        if not self.use_sliding_window:
+            return [None] * self.num_hidden_layers
+        return super().layer_windows()
+
+
+class Qwen2Config(QwenWindowRule):
+    """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o does not."""
+
+    model_types = ("qwen2",)
+    architecture = "Qwen2"
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        attention = self.attention(window, q_bias=True, k_bias=True, v_bias=True, o_bias=False)
+        return Layer(attention=attention, ffn=self.gated_ffn(bias=False), norms=self.pre_norms())
+
+
+class Qwen3Config(QwenWindowRule):
+    """configuration_qwen3.py: head_dim defaults to 128; RMSNorm on each query and key head."""
+
+    model_types = ("qwen3",)
+    architecture = "Qwen3"
+    head_dim: Width | None = 128
+
+    def qwen3_attention(self, window: int | None):
+        return self.attention(window, qk_norm=self.rms_norm(self.resolved_head_dim))
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        return Layer(attention=self.qwen3_attention(window), ffn=self.gated_ffn(bias=False), norms=self.pre_norms())
+
+
+class Qwen3MoeConfig(Qwen3Config):
+    """configuration_qwen3_moe.py: layer i is sparse unless listed in ``mlp_only_layers``,
+    when (i + 1) is a multiple of ``decoder_sparse_step``; no shared expert."""
+
+    model_types = ("qwen3_moe",)
+    architecture = "Qwen3-MoE"
+    head_dim: Width | None = None
+    num_experts: ExpertCountOrZero = 128
+    num_experts_per_tok: ExpertCount = 8
+    moe_intermediate_size: Width = 768
+    decoder_sparse_step: LayerCount = 1
+    mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
+    _check_experts = experts_check("num_experts_per_tok", "num_experts")
+
+    def is_sparse(self, index: int) -> bool:
+        return (
+            index not in self.mlp_only_layers
+            and self.num_experts > 0
+            and (index + 1) % self.decoder_sparse_step == 0
+        )
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        if not self.is_sparse(index):
+            return super().build_layer(index, window)
+        moe = MoeFfn(
+            hidden_size=self.hidden_size,
+            num_experts=self.num_experts,
+            experts_per_token=self.num_experts_per_tok,
+            expert=self.gated_ffn(self.moe_intermediate_size, bias=False),
+        )
+        return Layer(attention=self.qwen3_attention(window), ffn=moe, norms=self.pre_norms())

@@ -1,0 +1,78 @@
+"""The border guard: pydantic types for the raw fields of a Hugging Face config.json.
+
+Family adapters (``ffncalc.families``) declare their fields with these types. Integers
+are strict: JSON ``true`` and ``"4096"`` are not sizes (pydantic's default mode would read
+them as 1 and 4096), and every size has a ceiling far above any published model, so a
+10^30 or a negative width is rejected with the field's name instead of being counted.
+Unknown keys are ignored: configs carry dozens of fields that do not change the count.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import InvalidConfigError
+from .spec import ModelSpec
+
+# Ceilings: generous (16× the largest published value or more), so only nonsense trips them.
+MAX_WIDTH = 1 << 24  # hidden, FFN, head and vocabulary sizes: 16,777,216
+MAX_LAYERS = 1 << 14  # 16,384 layers
+MAX_HEADS = 1 << 16
+MAX_EXPERTS = 1 << 16
+MAX_POSITIONS = 1 << 26  # learned position tables (GPT-2's n_positions)
+
+Width = Annotated[int, Field(strict=True, ge=1, le=MAX_WIDTH)]
+LayerCount = Annotated[int, Field(strict=True, ge=1, le=MAX_LAYERS)]
+LayerIndex = Annotated[int, Field(strict=True, ge=0, le=MAX_LAYERS)]
+HeadCount = Annotated[int, Field(strict=True, ge=1, le=MAX_HEADS)]
+ExpertCount = Annotated[int, Field(strict=True, ge=1, le=MAX_EXPERTS)]
+ExpertCountOrZero = Annotated[int, Field(strict=True, ge=0, le=MAX_EXPERTS)]
+PositionCount = Annotated[int, Field(strict=True, ge=1, le=MAX_POSITIONS)]
+Flag = Annotated[bool, Field(strict=True)]
+Name = Annotated[str, Field(strict=True, max_length=200)]
+
+
+class HFConfig(BaseModel):
+    """Fields every family shares; each family adapter subclasses it and implements ``to_spec``."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    model_type: Name
+    torch_dtype: Name | None = None
+    dtype: Name | None = None  # transformers ≥ 4.56 writes `dtype` instead of `torch_dtype`
+    quantization_config: dict[str, Any] | None = None
+
+    #: The model_type values this adapter reads (the first is its own).
+    model_types: ClassVar[tuple[str, ...]] = ()
+    #: A readable family name for tables.
+    architecture: ClassVar[str] = ""
+
+    @property
+    def stored_dtype(self) -> str | None:
+        """The dtype the checkpoint declares, whichever key it uses."""
+        return self.torch_dtype or self.dtype
+
+    def to_spec(self) -> ModelSpec:  # pragma: no cover - every adapter overrides it
+        raise NotImplementedError
+
+
+def describe_validation_error(error: ValidationError, source: str) -> InvalidConfigError:
+    """One line naming each offending field: ``field: message; field: message``."""
+    problems = []
+    for item in error.errors(include_url=False):
+        location = ".".join(str(part) for part in item["loc"]) or "config"
+        message = item["msg"]
+        if item["type"] == "missing":
+            message = "required field is missing"
+        elif "input" in item and item["type"] != "value_error" and not isinstance(item["input"], (dict, list)):
+            message = f"{message} (got {_short(item['input'])})"
+        problems.append(f"{location}: {message}")
+    shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+    return InvalidConfigError(f"{source}: {shown}")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

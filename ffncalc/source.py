@@ -1,0 +1,211 @@
+"""Finding and reading a config.json: a path, a folder, a bundled config, or the Hub.
+
+Resolution order for the MODEL argument:
+1. an existing file or folder (a folder must hold config.json);
+2. something that can only be a path (ends in .json, starts with ./ / ~) and does not exist: an error;
+3. a bundled config whose Hub id matches (case-insensitively), unless a revision is asked for;
+4. a Hub id, fetched with huggingface_hub (its cache, HF_TOKEN / --token, HF_HUB_OFFLINE).
+huggingface_hub is imported only on the last path: its download machinery is slow to import.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigNotFoundError, FfncalcError, HubError, InvalidConfigError
+
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # real configs are a few KB; the largest multimodal ones ~100 KB
+MAX_JSON_DEPTH = 64
+BUNDLED_SEPARATOR = "__"  # org/name is bundled as org__name.json
+REPO_ID = re.compile(r"^(?:[\w.-]{1,96}/)?[\w.-]{1,96}$")
+
+
+@dataclass(frozen=True)
+class RawConfig:
+    """A config.json's parsed content and where it came from."""
+
+    data: dict[str, Any]
+    name: str  # what to call the model in output
+    source: str  # "bundled", "file", "hub"
+    location: str  # the file read
+
+
+def bundled_dir() -> Path:
+    """Bundled configs: inside the installed package, or fixtures/configs in a checkout."""
+    packaged = Path(__file__).parent / "bundled_configs"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "fixtures" / "configs"
+
+
+def bundled_models() -> dict[str, Path]:
+    """Hub id → bundled file, for every bundled config."""
+    models = {}
+    for path in sorted(bundled_dir().glob("*.json")):
+        stem = path.name.removesuffix(".json")
+        models[stem.replace(BUNDLED_SEPARATOR, "/", 1)] = path
+    return models
+
+
+def find_bundled(model: str) -> tuple[str, Path] | None:
+    """The bundled config named by a Hub id (any case), or by a name that only one bundled model has."""
+    models = bundled_models()
+    wanted = model.lower()
+    for repo_id, path in models.items():
+        if repo_id.lower() == wanted:
+            return repo_id, path
+    if "/" not in model:
+        matches = [(repo_id, path) for repo_id, path in models.items() if repo_id.split("/")[-1].lower() == wanted]
+        if len(matches) == 1:
+            return matches[0]
+    return None
+
+
+def load_raw_config(model: str, revision: str | None = None, token: str | None = None) -> RawConfig:
+    """Find MODEL's config.json (path, folder, bundled, Hub) and parse it into a dict."""
+    path = Path(model).expanduser()
+    if path.is_dir():
+        config_path = path / "config.json"
+        if not config_path.is_file():
+            raise ConfigNotFoundError(f"{model}: folder has no config.json; point at the folder of a model or at its config.json")
+        return RawConfig(read_config_file(config_path), str(path), "file", str(config_path))
+    if path.is_file():
+        return RawConfig(read_config_file(path), str(path), "file", str(path))
+    if _looks_like_path(model):
+        raise ConfigNotFoundError(f"{model}: no such file or folder")
+    if revision is None:
+        bundled = find_bundled(model)
+        if bundled is not None:
+            repo_id, bundled_path = bundled
+            return RawConfig(read_config_file(bundled_path), repo_id, "bundled", str(bundled_path))
+    if not REPO_ID.match(model) or "--" in model or ".." in model:
+        raise ConfigNotFoundError(
+            f"{model!r} is neither an existing path, a bundled model (see `ffncalc models`), nor a Hub id like org/name"
+        )
+    downloaded = download_config(model, revision=revision, token=token)
+    label = model if revision is None else f"{model}@{revision}"
+    return RawConfig(read_config_file(downloaded), label, "hub", str(downloaded))
+
+
+def _looks_like_path(model: str) -> bool:
+    return (
+        model.endswith(".json")
+        or model.startswith((".", "/", "~"))
+        or model.count("/") > 1
+        or "\\" in model
+    )
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Read and parse a config.json: at most MAX_CONFIG_BYTES, UTF-8, strict JSON, an object at the top."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise InvalidConfigError(
+                f"{path}: {size:,} bytes is too large for a config.json (limit {MAX_CONFIG_BYTES:,}); is it the right file?"
+            )
+        with path.open("rb") as handle:
+            content = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as error:
+        raise ConfigNotFoundError(f"{path}: cannot read: {error.strerror or error}") from None
+    if len(content) > MAX_CONFIG_BYTES:
+        raise InvalidConfigError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes; is it the right file?")
+    return parse_config_text(content, str(path))
+
+
+def parse_config_text(content: bytes, label: str) -> dict[str, Any]:
+    """bytes → dict, refusing non-UTF-8, NaN/Infinity, nesting deeper than MAX_JSON_DEPTH, and non-objects."""
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InvalidConfigError(f"{label}: not UTF-8 text (byte {error.start}); a config.json is JSON text") from None
+    if _nesting_depth(text) > MAX_JSON_DEPTH:
+        raise InvalidConfigError(f"{label}: JSON nested deeper than {MAX_JSON_DEPTH} levels; not a model config")
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise InvalidConfigError(f"{label}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+    except ValueError as error:
+        raise InvalidConfigError(f"{label}: {error}") from None
+    if not isinstance(data, dict):
+        raise InvalidConfigError(f"{label}: the JSON is a {type(data).__name__}, not an object of config fields")
+    return data
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON (found {name} in the file)")
+
+
+def _nesting_depth(text: str) -> int:
+    """Deepest bracket nesting outside strings; checked before json.loads, which recurses."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def download_config(repo_id: str, revision: str | None, token: str | None) -> Path:
+    """Fetch config.json alone with huggingface_hub, translating its errors into one-line ffncalc errors."""
+    from huggingface_hub import constants, hf_hub_download
+    from huggingface_hub import errors as hub_errors
+
+    from . import __version__
+
+    where = repo_id if revision is None else f"{repo_id}@{revision}"
+    try:
+        return Path(
+            hf_hub_download(
+                repo_id,
+                "config.json",
+                revision=revision,
+                token=token,
+                library_name="ffncalc",
+                library_version=__version__,
+            )
+        )
+    except hub_errors.GatedRepoError:
+        raise HubError(
+            f"{repo_id} is gated: accept its terms on the Hub, then log in (`hf auth login`), set HF_TOKEN or pass --token"
+        ) from None
+    except hub_errors.RevisionNotFoundError:
+        raise ConfigNotFoundError(f"{repo_id} has no revision {revision!r}; check --revision") from None
+    except hub_errors.RepositoryNotFoundError:
+        hint = "check the id" if token else "check the id, or pass --token / set HF_TOKEN if it is private"
+        raise ConfigNotFoundError(f"no model {repo_id!r} on the Hub: {hint}") from None
+    except hub_errors.RemoteEntryNotFoundError:
+        raise ConfigNotFoundError(f"{where} has no config.json; is it a transformers model?") from None
+    except hub_errors.LocalEntryNotFoundError:
+        if constants.HF_HUB_OFFLINE:
+            raise HubError(
+                f"{where}: config.json is not in the local cache and HF_HUB_OFFLINE is set; go online once, or unset HF_HUB_OFFLINE"
+            ) from None
+        raise HubError(
+            f"{where}: cannot reach the Hub ({constants.ENDPOINT}) and config.json is not cached; check the connection or HF_ENDPOINT"
+        ) from None
+    except hub_errors.HfHubHTTPError as error:
+        status = getattr(getattr(error, "response", None), "status_code", None)
+        if status in (401, 403):
+            raise HubError(f"{where}: the Hub refused access ({status}); log in, set HF_TOKEN or pass --token") from None
+        raise HubError(f"{where}: the Hub answered {status or 'an error'}; try again later") from None
+    except FfncalcError:
+        raise
+    except OSError as error:
+        raise HubError(f"{where}: could not fetch config.json ({error}); check the connection or HF_ENDPOINT") from None
