@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .accounting import ParamsReport, count_params
+from .accounting import ParamsReport, Result, count_params
 from .families import load_spec
-from .source import load_raw_config
+from .source import bundled_models, load_raw_config
 from .spec import ModelSpec
 
 
@@ -29,3 +29,30 @@ def account(model: str | LoadedModel, revision: str | None = None, token: str | 
     """Every parameter of MODEL, by component and by layer."""
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
     return count_params(loaded.spec, model=loaded.name, source=loaded.source)
+
+
+class BundledModel(Result):
+    """One bundled config with its totals, as `ffncalc models` lists it."""
+
+    model: str
+    architecture: str
+    model_type: str
+    total_params: int
+    active_params: int | None
+
+
+def list_bundled() -> list[BundledModel]:
+    """Every bundled config, counted."""
+    rows = []
+    for name in bundled_models():
+        report = account(name)
+        rows.append(
+            BundledModel(
+                model=name,
+                architecture=report.architecture,
+                model_type=report.model_type,
+                total_params=report.total_params,
+                active_params=report.active_params,
+            )
+        )
+    return rows

@@ -9,6 +9,7 @@ Unknown keys are ignored: configs carry dozens of fields that do not change the 
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -43,6 +44,7 @@ class HFConfig(BaseModel):
     torch_dtype: Name | None = None
     dtype: Name | None = None  # transformers ≥ 4.56 writes `dtype` instead of `torch_dtype`
     quantization_config: dict[str, Any] | None = None
+    transformers_version: Name | None = None  # the version that wrote the config (and the checkpoint)
 
     #: The model_type values this adapter reads (the first is its own).
     model_types: ClassVar[tuple[str, ...]] = ()
@@ -53,6 +55,11 @@ class HFConfig(BaseModel):
     def stored_dtype(self) -> str | None:
         """The dtype the checkpoint declares, whichever key it uses."""
         return self.torch_dtype or self.dtype
+
+    def written_before(self, major: int, minor: int) -> bool:
+        """Whether the config says it was saved by a transformers older than major.minor."""
+        match = re.match(r"(\d+)\.(\d+)", self.transformers_version or "")
+        return bool(match) and (int(match[1]), int(match[2])) < (major, minor)
 
     def to_spec(self) -> ModelSpec:  # pragma: no cover - every adapter overrides it
         raise NotImplementedError

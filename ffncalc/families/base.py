@@ -128,15 +128,17 @@ class DecoderConfig(HFConfig):
         return Layer(attention=self.attention(window), ffn=self.gated_ffn(), norms=self.pre_norms())
 
     def rotary_extras(self) -> tuple[CheckpointExtra, ...]:
-        """Rotary ``inv_freq`` tables: buffers, saved in checkpoints by older transformers (e.g. Llama-2)."""
+        """Rotary ``inv_freq`` tables: buffers that transformers before 4.32 saved with the weights (Llama-2-7b)."""
+        if not self.written_before(4, 32):
+            return ()
         per_layer = self.resolved_head_dim // 2
         return (
             CheckpointExtra(
                 name="rotary inv_freq buffers",
                 elements=per_layer * self.num_hidden_layers,
                 reason=(
-                    f"{per_layer} per layer × {self.num_hidden_layers} layers; buffers, not parameters, "
-                    "present only in checkpoints saved by transformers before 4.32 (e.g. Llama-2)"
+                    f"{per_layer} per layer × {self.num_hidden_layers} layers; buffers, not parameters, which "
+                    f"transformers before 4.32 saved with the weights (this config: {self.transformers_version})"
                 ),
             ),
         )
