@@ -9,6 +9,7 @@ Unknown keys are ignored: configs carry dozens of fields that do not change the 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, ClassVar
 
@@ -69,17 +70,21 @@ def describe_validation_error(error: ValidationError, source: str) -> InvalidCon
     """One line naming each offending field: ``field: message; field: message``."""
     problems = []
     for item in error.errors(include_url=False):
-        location = ".".join(str(part) for part in item["loc"]) or "config"
-        message = item["msg"]
+        location = ".".join(str(part) for part in item["loc"])
+        message = item["msg"].removeprefix("Value error, ")
         if item["type"] == "missing":
             message = "required field is missing"
         elif "input" in item and item["type"] != "value_error" and not isinstance(item["input"], (dict, list)):
             message = f"{message} (got {_short(item['input'])})"
-        problems.append(f"{location}: {message}")
+        message = message.replace("Input should be", "must be")
+        problems.append(f"{location}: {message}" if location else message)
     shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
     return InvalidConfigError(f"{source}: {shown}")
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = json.dumps(value)  # show values as they look in config.json: true, "64", 1e+30
+    except (TypeError, ValueError):
+        text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

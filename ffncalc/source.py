@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigNotFoundError, FfncalcError, HubError, InvalidConfigError
+from .errors import ConfigNotFoundError, HubError, InvalidConfigError
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024  # real configs are a few KB; the largest multimodal ones ~100 KB
 MAX_JSON_DEPTH = 64
@@ -137,7 +137,7 @@ def parse_config_text(content: bytes, label: str) -> dict[str, Any]:
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON (found {name} in the file)")
+    raise ValueError(f"{name} is not valid JSON; sizes must be plain integers")
 
 
 def _nesting_depth(text: str) -> int:
@@ -163,13 +163,14 @@ def _nesting_depth(text: str) -> int:
 
 
 def download_config(repo_id: str, revision: str | None, token: str | None) -> Path:
-    """Fetch config.json alone with huggingface_hub, translating its errors into one-line ffncalc errors."""
-    from huggingface_hub import constants, hf_hub_download
-    from huggingface_hub import errors as hub_errors
+    """Fetch config.json alone with huggingface_hub (its cache, token and offline mode)."""
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.utils import logging as hub_logging
 
     from . import __version__
 
-    where = repo_id if revision is None else f"{repo_id}@{revision}"
+    # huggingface_hub logs each retry as a warning; our one-line error says what happened in the end.
+    hub_logging.set_verbosity_error()
     try:
         return Path(
             hf_hub_download(
@@ -181,31 +182,45 @@ def download_config(repo_id: str, revision: str | None, token: str | None) -> Pa
                 library_version=__version__,
             )
         )
-    except hub_errors.GatedRepoError:
-        raise HubError(
+    except Exception as error:  # noqa: BLE001 - every failure becomes one of ours, or is re-raised
+        raise explain_hub_failure(error, repo_id, revision, token) from None
+
+
+def explain_hub_failure(error: Exception, repo_id: str, revision: str | None, token: str | None) -> Exception:
+    """The one-line ffncalc error for a huggingface_hub failure: what happened and what to do."""
+    from huggingface_hub import constants
+    from huggingface_hub import errors as hub_errors
+
+    where = repo_id if revision is None else f"{repo_id}@{revision}"
+    if isinstance(error, hub_errors.GatedRepoError):
+        return HubError(
             f"{repo_id} is gated: accept its terms on the Hub, then log in (`hf auth login`), set HF_TOKEN or pass --token"
-        ) from None
-    except hub_errors.RevisionNotFoundError:
-        raise ConfigNotFoundError(f"{repo_id} has no revision {revision!r}; check --revision") from None
-    except hub_errors.RepositoryNotFoundError:
-        hint = "check the id" if token else "check the id, or pass --token / set HF_TOKEN if it is private"
-        raise ConfigNotFoundError(f"no model {repo_id!r} on the Hub: {hint}") from None
-    except hub_errors.RemoteEntryNotFoundError:
-        raise ConfigNotFoundError(f"{where} has no config.json; is it a transformers model?") from None
-    except hub_errors.LocalEntryNotFoundError:
+        )
+    if isinstance(error, hub_errors.RevisionNotFoundError):
+        return ConfigNotFoundError(f"{repo_id} has no revision {revision!r}; check --revision")
+    if isinstance(error, hub_errors.RepositoryNotFoundError):
+        hint = "check the id, or the token's access" if token else "check the id, or pass --token / set HF_TOKEN if it is private"
+        return ConfigNotFoundError(f"no model {repo_id!r} on the Hub: {hint}")
+    if isinstance(error, hub_errors.RemoteEntryNotFoundError):
+        return ConfigNotFoundError(f"{where} has no config.json; is it a transformers model?")
+    if isinstance(error, hub_errors.LocalEntryNotFoundError):
         if constants.HF_HUB_OFFLINE:
-            raise HubError(
+            return HubError(
                 f"{where}: config.json is not in the local cache and HF_HUB_OFFLINE is set; go online once, or unset HF_HUB_OFFLINE"
-            ) from None
-        raise HubError(
-            f"{where}: cannot reach the Hub ({constants.ENDPOINT}) and config.json is not cached; check the connection or HF_ENDPOINT"
-        ) from None
-    except hub_errors.HfHubHTTPError as error:
+            )
+        # The Hub failed and the cache had nothing: the cause says how the Hub failed.
+        cause = error.__cause__ or error.__context__
+        if isinstance(cause, Exception) and not isinstance(cause, hub_errors.LocalEntryNotFoundError):
+            return explain_hub_failure(cause, repo_id, revision, token)
+        return HubError(f"{where}: the Hub could not be reached and config.json is not cached; check the connection or HF_ENDPOINT")
+    if isinstance(error, hub_errors.HfHubHTTPError):
         status = getattr(getattr(error, "response", None), "status_code", None)
         if status in (401, 403):
-            raise HubError(f"{where}: the Hub refused access ({status}); log in, set HF_TOKEN or pass --token") from None
-        raise HubError(f"{where}: the Hub answered {status or 'an error'}; try again later") from None
-    except FfncalcError:
-        raise
-    except OSError as error:
-        raise HubError(f"{where}: could not fetch config.json ({error}); check the connection or HF_ENDPOINT") from None
+            return HubError(f"{where}: the Hub refused access ({status}); log in, set HF_TOKEN or pass --token")
+        return HubError(f"{where}: the Hub answered HTTP {status or 'error'}; try again later")
+    kinds = {cls.__name__ for cls in type(error).__mro__}
+    if "TimeoutException" in kinds or isinstance(error, TimeoutError):
+        return HubError(f"{where}: the Hub ({constants.ENDPOINT}) did not answer in time; try again, or check HF_ENDPOINT")
+    if "TransportError" in kinds or isinstance(error, OSError):
+        return HubError(f"{where}: cannot reach the Hub ({constants.ENDPOINT}); check the connection or HF_ENDPOINT")
+    return error

@@ -1,0 +1,79 @@
+"""Shared test helpers: run the CLI in-process through `main` (its real error handling), and paths."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ffncalc.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "fixtures" / "configs"
+EXPECTED = Path(__file__).resolve().parent / "expected"
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def ffncalc(capsys, monkeypatch):
+    """Run `ffncalc ARGS…` as a user would (through main), at a fixed width, without colour."""
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("FFNCALC_DEBUG", raising=False)
+
+    def run(*args: str) -> Run:
+        monkeypatch.setattr(sys, "argv", ["ffncalc", *args])
+        try:
+            main()
+            exit_code = 0
+        except SystemExit as exit:
+            exit_code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+        captured = capsys.readouterr()
+        return Run(exit_code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def write_config(tmp_path):
+    """Write a config dict (or raw text/bytes) to tmp_path/<name>/config.json and return the file's path."""
+
+    def write(content, name: str = "model") -> Path:
+        folder = tmp_path / name
+        folder.mkdir(exist_ok=True)
+        path = folder / "config.json"
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content)
+        else:
+            path.write_text(json.dumps(content))
+        return path
+
+    return write
+
+
+def tiny_llama(**overrides) -> dict:
+    """A small, valid Llama config: hidden 64, FFN 128, 2 layers, 4 heads, vocab 1000."""
+    config = {
+        "model_type": "llama",
+        "vocab_size": 1000,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+    }
+    config.update(overrides)
+    return config

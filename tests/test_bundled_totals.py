@@ -1,0 +1,86 @@
+"""Every bundled config's total against an independent figure.
+
+Two sources, neither of them ffncalc:
+- PUBLISHED: counts published for the checkpoints (../shared/reference/ground_truth.json), each
+  with where it comes from and, where the checkpoint stores more than the model's parameters,
+  the exact difference;
+- expected/transformers_counts.json: transformers 5.23 building each config on torch's meta
+  device and summing numel() by module (tools/meta_count.py), for the configs with no
+  published count, and for every config's split by component.
+"""
+
+import json
+
+import pytest
+
+from ffncalc import account, bundled_models
+
+from .conftest import EXPECTED
+
+TRANSFORMERS = json.loads((EXPECTED / "transformers_counts.json").read_text())["counts"]
+
+# model: (published figure, elements the published figure holds that are not parameters, source)
+PUBLISHED = {
+    "meta-llama/Llama-3.1-8B": (8_030_261_248, 0, "huggingface.js safetensors spec: true size"),
+    "meta-llama/Meta-Llama-3-8B": (8_030_261_248, 0, "HF API safetensors BF16"),
+    "deepseek-ai/DeepSeek-R1-Distill-Llama-8B": (8_030_261_248, 0, "HF API safetensors BF16"),
+    "meta-llama/Llama-3.2-1B": (1_235_814_400, 0, "HF API safetensors BF16, tied head stored once"),
+    "context-labs/meta-llama-Llama-3.2-3B-Instruct-FP16": (3_212_749_824, 0, "HF API safetensors BF16"),
+    # F16 6,738,415,616 + F32 2,048: the F32 part is 32 layers × 64 rotary inv_freq buffers.
+    "meta-llama/Llama-2-7b-hf": (6_738_415_616 + 2_048, 32 * 64, "HF API safetensors F16 + F32"),
+    "meta-llama/Llama-3.3-70B-Instruct": (70_553_706_496, 0, "huggingface.js safetensors spec (w4a16 copy, unpacked)"),
+    "TinyLlama/TinyLlama-1.1B-Chat-v1.0": (1_100_048_384, 0, "HF API safetensors BF16"),
+    "dphn/dolphin-2.9.1-yi-1.5-34b": (34_388_917_248, 0, "HF API safetensors BF16"),
+    "ibm-granite/granite-3b-code-instruct-128k": (6_965_007_360 // 2, 0, "index total_size 6,965,007,360 B / 2 (BF16)"),
+    "mistralai/Mistral-7B-v0.1": (7_241_732_096, 0, "huggingface_hub tests: zephyr-7b-beta, Mistral-7B-v0.1 architecture"),
+    "mistralai/Mistral-7B-Instruct-v0.3": (14_496_047_104 // 2, 0, "index total_size 14,496,047,104 B / 2 (BF16)"),
+    "Gensyn/Qwen2.5-0.5B-Instruct": (494_032_768, 0, "HF API safetensors BF16"),
+    "Qwen/Qwen2.5-0.5B": (494_032_768, 0, "torchinfo 630,167,424 with the tied table twice, 494,032,768 unique"),
+    "Qwen/Qwen2.5-1.5B-Instruct": (1_543_714_304, 0, "HF API safetensors BF16"),
+    "Qwen/Qwen2.5-3B-Instruct": (3_085_938_688, 0, "HF API safetensors BF16"),
+    "Qwen/Qwen2.5-7B-Instruct": (7_615_616_512, 0, "HF API safetensors BF16"),
+    "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B": (32_763_876_352, 0, "HF API safetensors BF16"),
+    # Tied in the config, yet the checkpoint stores lm_head.weight too: 151,936 × 1,024 more.
+    "Qwen/Qwen3-0.6B": (751_632_384, 151_936 * 1_024, "HF API safetensors BF16"),
+    "Qwen/Qwen3-32B": (32_762_123_264, 0, "HF API safetensors BF16"),
+    "Alibaba-NLP/Tongyi-DeepResearch-30B-A3B": (30_532_122_624, 0, "HF API safetensors BF16 (Qwen3-30B-A3B architecture)"),
+    "google/gemma-2b-it": (5_012_344_832 // 2, 0, "index total_size 5,012,344,832 B / 2 (BF16)"),
+    "google/gemma-2-2b": (2_614_341_888, 0, "third-party table of model.parameters() totals"),
+    "google/gemma-3-1b-it": (999_885_952, 0, "HF API safetensors BF16"),
+    "microsoft/Phi-3-mini-4k-instruct": (7_642_159_104 // 2, 0, "index total_size 7,642,159,104 B / 2 (BF16)"),
+    "microsoft/Phi-3-mini-128k-instruct": (7_642_159_104 // 2, 0, "index total_size / 2 (BF16)"),
+    "microsoft/Phi-3.5-mini-instruct": (7_642_159_104 // 2, 0, "index total_size / 2 (BF16)"),
+    "microsoft/phi-4": (29_319_014_400 // 2, 0, "index total_size 29,319,014,400 B / 2 (BF16)"),
+    # F32 137,022,720 includes 12 attn.bias causal-mask buffers of 1024 × 1024.
+    "openai-community/gpt2": (137_022_720, 12 * 1024 * 1024, "HF API safetensors F32"),
+    "distilbert/distilgpt2": (88_204_032, 6 * 1024 * 1024, "HF API safetensors F32, 6 mask buffers"),
+    "openai/gpt-oss-20b": (20_914_757_184, 0, "huggingface.js: BF16 1,804,459,584 + 19,110,297,600 unpacked FP4"),
+    "openai/gpt-oss-120b": (116_829_156_672, 0, "huggingface.js: BF16 2,167,371,072 + 114,661,785,600 unpacked FP4"),
+}
+
+BUNDLED = sorted(bundled_models())
+
+
+def test_every_published_model_is_bundled():
+    assert set(PUBLISHED) <= set(BUNDLED)
+
+
+@pytest.mark.parametrize("model", sorted(PUBLISHED))
+def test_total_matches_the_published_count(model):
+    published, not_parameters, _source = PUBLISHED[model]
+    assert account(model).total_params == published - not_parameters
+
+
+@pytest.mark.parametrize("model", BUNDLED)
+def test_total_matches_transformers_on_the_meta_device(model):
+    expected = TRANSFORMERS[model.replace("/", "__", 1)]
+    assert account(model).total_params == expected["total_params"]
+
+
+@pytest.mark.parametrize("model", BUNDLED)
+def test_components_match_transformers_modules(model):
+    # transformers' parameter names grouped by module: *norm* → norm, embed_tokens/wte/wpe → embedding,
+    # lm_head, self_attn/attn → attention, mlp/block_sparse_moe → ffn (tools/meta_count.py).
+    expected = TRANSFORMERS[model.replace("/", "__", 1)]["components"]
+    components = account(model).components.model_dump()
+    assert {name: value for name, value in components.items() if value} == expected

@@ -1,0 +1,169 @@
+"""The Hub path for real: huggingface_hub's own client, over HTTP, to a stand-in Hub on 127.0.0.1.
+
+Each test runs the installed CLI in a subprocess, because huggingface_hub reads HF_ENDPOINT,
+HF_HOME, HF_TOKEN and HF_HUB_OFFLINE when it is imported.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import tiny_llama
+from .hub_server import FakeHub, FakeRepo
+
+CONFIG = json.dumps(tiny_llama()).encode()
+TINY_TOTAL = 2 * 64_000 + 2 * (16_384 + 24_576 + 128) + 64  # embeddings ×2, 2 layers, final norm
+
+
+@pytest.fixture
+def hub(tmp_path):
+    repos = {
+        "acme/tiny": FakeRepo(files={"config.json": CONFIG}),
+        "acme/gated": FakeRepo(files={"config.json": CONFIG}, gated_token="hf_secret"),
+        "acme/weights-only": FakeRepo(files={"model.safetensors": b"\0"}),
+    }
+    with FakeHub(repos) as server:
+        yield server
+
+
+def hub_environment(endpoint, home, **env):
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("HF_")}
+    environment.update({"HF_ENDPOINT": endpoint, "HF_HOME": str(home), "COLUMNS": "100", **env})
+    return environment
+
+
+def run_ffncalc(*args, endpoint, home, **env):
+    return subprocess.run(
+        [sys.executable, "-m", "ffncalc", *args],
+        env=hub_environment(endpoint, home, **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def start_ffncalc(*args, endpoint, home, **env):
+    return subprocess.Popen(
+        [sys.executable, "-m", "ffncalc", *args],
+        env=hub_environment(endpoint, home, **env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_hub_id_is_fetched_through_huggingface_hub(hub, tmp_path):
+    run = run_ffncalc("params", "acme/tiny", "--json", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 0, run.stderr
+    document = json.loads(run.stdout)
+    assert document["total_params"] == TINY_TOTAL
+    assert document["source"] == "hub"
+    assert ("GET", "/acme/tiny/resolve/main/config.json", None) in hub.requests
+
+
+def test_a_revision_is_asked_for_by_name(hub, tmp_path):
+    run = run_ffncalc("params", "acme/tiny", "--revision", "main", "--json", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["model"] == "acme/tiny@main"
+
+
+def test_offline_with_a_cached_copy_uses_the_cache(hub, tmp_path):
+    assert run_ffncalc("params", "acme/tiny", endpoint=hub.url, home=tmp_path).returncode == 0
+    requests_before = len(hub.requests)
+    run = run_ffncalc("params", "acme/tiny", "--json", endpoint=hub.url, home=tmp_path, HF_HUB_OFFLINE="1")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["total_params"] == TINY_TOTAL
+    assert len(hub.requests) == requests_before  # offline: not one request
+
+
+def test_offline_with_nothing_cached_is_one_line(hub, tmp_path):
+    run = run_ffncalc("params", "acme/tiny", endpoint=hub.url, home=tmp_path, HF_HUB_OFFLINE="1")
+    assert run.returncode == 5
+    assert run.stdout == ""
+    assert run.stderr == (
+        "Error: acme/tiny: config.json is not in the local cache and HF_HUB_OFFLINE is set; "
+        "go online once, or unset HF_HUB_OFFLINE\n"
+    )
+
+
+def test_a_repo_that_does_not_exist(hub, tmp_path):
+    run = run_ffncalc("params", "acme/missing", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr == (
+        "Error: no model 'acme/missing' on the Hub: check the id, or pass --token / set HF_TOKEN if it is private\n"
+    )
+
+
+def test_a_gated_repo_without_a_token(hub, tmp_path):
+    run = run_ffncalc("params", "acme/gated", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 5
+    assert run.stderr == (
+        "Error: acme/gated is gated: accept its terms on the Hub, then log in (`hf auth login`), "
+        "set HF_TOKEN or pass --token\n"
+    )
+
+
+def test_a_gated_repo_with_token_option(hub, tmp_path):
+    run = run_ffncalc("params", "acme/gated", "--token", "hf_secret", "--json", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert ("GET", "/acme/gated/resolve/main/config.json", "Bearer hf_secret") in hub.requests
+
+
+def test_a_gated_repo_with_hf_token_variable(hub, tmp_path):
+    run = run_ffncalc("params", "acme/gated", "--json", endpoint=hub.url, home=tmp_path, HF_TOKEN="hf_secret")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["total_params"] == TINY_TOTAL
+
+
+def test_a_repo_without_config_json(hub, tmp_path):
+    run = run_ffncalc("params", "acme/weights-only", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr == "Error: acme/weights-only has no config.json; is it a transformers model?\n"
+
+
+def test_an_unknown_revision(hub, tmp_path):
+    run = run_ffncalc("params", "acme/tiny", "--revision", "v9", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr == "Error: acme/tiny has no revision 'v9'; check --revision\n"
+
+
+@pytest.fixture(scope="module")
+def retried_failures(tmp_path_factory):
+    """A server error and a refused connection, run side by side: huggingface_hub retries
+    both with backoff (1 + 2 + 4 + 8 + 8 s) before it gives up, the way a user would see it."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        refused = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    with FakeHub({"acme/broken": FakeRepo(status=500)}) as server:
+        started = {
+            "server error": start_ffncalc("params", "acme/broken", endpoint=server.url, home=tmp_path_factory.mktemp("a")),
+            "refused": start_ffncalc("params", "acme/tiny", endpoint=refused, home=tmp_path_factory.mktemp("b")),
+        }
+        results = {name: (process, *process.communicate(timeout=120)) for name, process in started.items()}
+    return refused, results
+
+
+def test_a_server_error_after_huggingface_hubs_retries(retried_failures):
+    _, results = retried_failures
+    process, stdout, stderr = results["server error"]
+    assert process.returncode == 5
+    assert stdout == ""
+    assert stderr == "Error: acme/broken: the Hub answered HTTP 500; try again later\n"
+
+
+def test_connection_refused(retried_failures):
+    endpoint, results = retried_failures
+    process, stdout, stderr = results["refused"]
+    assert process.returncode == 5
+    assert stdout == ""
+    assert stderr == f"Error: acme/tiny: cannot reach the Hub ({endpoint}); check the connection or HF_ENDPOINT\n"
+
+
+def test_a_bundled_id_needs_no_network(tmp_path):
+    run = run_ffncalc("params", "meta-llama/Llama-3.1-8B", "--json", endpoint="http://127.0.0.1:9", home=tmp_path, HF_HUB_OFFLINE="1")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["source"] == "bundled"
