@@ -5,14 +5,17 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .accounting import ParamsReport, count_params
-from .api import LoadedModel, account, load_config
+from .api import LoadedModel, account, crossover, flops, load_config
 from .errors import FfncalcError
 from .families import load_spec, supported_model_types
+from .flops import CrossoverReport, FlopsReport
 from .source import bundled_models
 from .spec import ModelSpec
 
 __all__ = [
+    "CrossoverReport",
     "FfncalcError",
+    "FlopsReport",
     "LoadedModel",
     "ModelSpec",
     "ParamsReport",
@@ -20,6 +23,8 @@ __all__ = [
     "account",
     "bundled_models",
     "count_params",
+    "crossover",
+    "flops",
     "load_config",
     "load_spec",
     "supported_model_types",

@@ -24,12 +24,35 @@ COMPONENTS: tuple[Component, ...] = ("ffn", "attention", "embedding", "lm_head",
 
 
 class Part(NamedTuple):
-    """One named piece of a layer: its component, its name, its parameters and those a token uses."""
+    """One named piece of a layer.
+
+    ``matmul_weights`` are the weight elements a token multiplies by (biases, norms and sinks
+    hold none); a token uses ``used`` of every ``of`` of both (routed experts: k of E).
+    """
 
     component: Component
     name: str
     params: int
-    active_params: int
+    matmul_weights: int = 0
+    used: int = 1
+    of: int = 1
+
+    @property
+    def active_params(self) -> int:
+        return self.params * self.used // self.of
+
+    @property
+    def active_matmul_weights(self) -> int:
+        return self.matmul_weights * self.used // self.of
+
+
+def linear_part(component: Component, name: str, in_features: int, out_features: int, bias: bool) -> Part:
+    """A linear layer: in · out weights (all multiplied per token), + out biases."""
+    return Part(component, name, linear_params(in_features, out_features, bias), in_features * out_features)
+
+
+def norm_part(name: str, norm: Norm) -> Part:
+    return Part("norm", name, norm_params(norm))
 
 
 # --- results -----------------------------------------------------------------------------
@@ -126,77 +149,84 @@ def attention_parts(attention: Attention) -> list[Part]:
     hidden = attention.hidden_size
     heads, kv_heads = attention.num_heads, attention.num_kv_heads
     qk_dim, v_dim = attention.qk_head_dim, attention.v_head_dim
-    parts: list[tuple[Component, str, int]] = []
     mla = attention.mla
     if mla is None:
-        parts += [
-            ("attention", "q", linear_params(hidden, heads * qk_dim, attention.q_bias)),
-            ("attention", "k", linear_params(hidden, kv_heads * qk_dim, attention.k_bias)),
-            ("attention", "v", linear_params(hidden, kv_heads * v_dim, attention.v_bias)),
+        parts = [
+            linear_part("attention", "q", hidden, heads * qk_dim, attention.q_bias),
+            linear_part("attention", "k", hidden, kv_heads * qk_dim, attention.k_bias),
+            linear_part("attention", "v", hidden, kv_heads * v_dim, attention.v_bias),
         ]
     else:
         if mla.q_lora_rank is None:
-            parts.append(("attention", "q", linear_params(hidden, heads * qk_dim, False)))
+            parts = [linear_part("attention", "q", hidden, heads * qk_dim, False)]
         else:
-            parts += [
-                ("attention", "q_a", linear_params(hidden, mla.q_lora_rank, attention.q_bias)),
-                ("norm", "q_a_layernorm", norm_params(Norm(mla.latent_norm, mla.q_lora_rank))),
-                ("attention", "q_b", linear_params(mla.q_lora_rank, heads * qk_dim, False)),
+            parts = [
+                linear_part("attention", "q_a", hidden, mla.q_lora_rank, attention.q_bias),
+                norm_part("q_a_layernorm", Norm(mla.latent_norm, mla.q_lora_rank)),
+                linear_part("attention", "q_b", mla.q_lora_rank, heads * qk_dim, False),
             ]
         # kv_a emits the compressed latent and the shared rope key at once.
         parts += [
-            ("attention", "kv_a", linear_params(hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, attention.k_bias)),
-            ("norm", "kv_a_layernorm", norm_params(Norm(mla.latent_norm, mla.kv_lora_rank))),
-            ("attention", "kv_b", linear_params(mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + v_dim), False)),
+            linear_part("attention", "kv_a", hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, attention.k_bias),
+            norm_part("kv_a_layernorm", Norm(mla.latent_norm, mla.kv_lora_rank)),
+            linear_part("attention", "kv_b", mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + v_dim), False),
         ]
-    parts.append(("attention", "o", linear_params(heads * v_dim, hidden, attention.o_bias)))
+    parts.append(linear_part("attention", "o", heads * v_dim, hidden, attention.o_bias))
     if attention.sinks:
-        parts.append(("attention", "sinks", heads))
+        parts.append(Part("attention", "sinks", heads))
     if attention.qk_norm is not None:
-        parts += [("norm", "q_norm", norm_params(attention.qk_norm)), ("norm", "k_norm", norm_params(attention.qk_norm))]
-    return [Part(component, name, params, params) for component, name, params in parts]
+        parts += [norm_part("q_norm", attention.qk_norm), norm_part("k_norm", attention.qk_norm)]
+    return parts
 
 
-def dense_ffn_params(ffn: DenseFfn) -> int:
-    """Gated: 3 · H · I (gate, up, down); plain: 2 · H · I; plus biases (I per input matrix, H for down)."""
-    return sum(params for _, params in _dense_ffn_matrices(ffn))
-
-
-def _dense_ffn_matrices(ffn: DenseFfn) -> list[tuple[str, int]]:
+def dense_ffn_parts(ffn: DenseFfn) -> list[Part]:
+    """Gated: gate, up (H → I) and down (I → H), 3 · H · I; plain: up and down, 2 · H · I; plus biases."""
     hidden, width = ffn.hidden_size, ffn.intermediate_size
     inputs = ["gate", "up"] if ffn.gated else ["up"]
-    return [(name, linear_params(hidden, width, ffn.bias)) for name in inputs] + [
-        ("down", linear_params(width, hidden, ffn.bias))
+    return [linear_part("ffn", name, hidden, width, ffn.bias) for name in inputs] + [
+        linear_part("ffn", "down", width, hidden, ffn.bias)
     ]
 
 
+def dense_ffn_params(ffn: DenseFfn) -> int:
+    """Gated: 3 · H · I; plain: 2 · H · I; plus biases (I per input matrix, H for down)."""
+    return sum(part.params for part in dense_ffn_parts(ffn))
+
+
 def ffn_parts(ffn: Ffn) -> list[Part]:
-    """Dense: gate, up, down. MoE: router, routed experts (k of E active), shared experts and their gate."""
+    """Dense: gate, up, down. MoE: router, routed experts (k of E used), shared experts and their gate."""
     if isinstance(ffn, DenseFfn):
-        return [Part("ffn", name, params, params) for name, params in _dense_ffn_matrices(ffn)]
+        return dense_ffn_parts(ffn)
     return moe_parts(ffn)
 
 
 def moe_parts(moe: MoeFfn) -> list[Part]:
-    """router H·E (+E), routed E · expert (active k · expert), shared experts, shared-expert gate H."""
-    expert = dense_ffn_params(moe.expert)
-    router = linear_params(moe.hidden_size, moe.num_experts, moe.router_bias)
+    """router H·E (+E), routed E · expert (k of E used per token), shared experts, shared-expert gate H."""
+    expert = dense_ffn_parts(moe.expert)
     parts = [
-        Part("ffn", "router", router, router),
-        Part("ffn", "routed_experts", moe.num_experts * expert, moe.experts_per_token * expert),
+        linear_part("ffn", "router", moe.hidden_size, moe.num_experts, moe.router_bias),
+        Part(
+            "ffn",
+            "routed_experts",
+            moe.num_experts * sum(part.params for part in expert),
+            moe.num_experts * sum(part.matmul_weights for part in expert),
+            used=moe.experts_per_token,
+            of=moe.num_experts,
+        ),
     ]
     if moe.shared is not None:
-        shared = dense_ffn_params(moe.shared)
-        parts.append(Part("ffn", "shared_experts", shared, shared))
+        shared = dense_ffn_parts(moe.shared)
+        parts.append(
+            Part("ffn", "shared_experts", sum(p.params for p in shared), sum(p.matmul_weights for p in shared))
+        )
     if moe.shared_expert_gate:
-        gate = linear_params(moe.hidden_size, 1, False)
-        parts.append(Part("ffn", "shared_expert_gate", gate, gate))
+        parts.append(linear_part("ffn", "shared_expert_gate", moe.hidden_size, 1, False))
     return parts
 
 
 def layer_parts(layer: Layer) -> list[Part]:
     """Everything in one layer: attention, FFN, and its norms by module name."""
-    norms = [Part("norm", name, norm_params(norm), norm_params(norm)) for name, norm in layer.norms]
+    norms = [norm_part(name, norm) for name, norm in layer.norms]
     return attention_parts(layer.attention) + ffn_parts(layer.ffn) + norms
 
 

@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from .accounting import ParamsReport, Result, count_params
 from .families import load_spec
+from .flops import CrossoverReport, FlopsReport, Measure, MlaForm, count_crossover, count_flops
 from .source import bundled_models, load_raw_config
 from .spec import ModelSpec
+from .units import bytes_per_element, parse_context
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,47 @@ def account(model: str | LoadedModel, revision: str | None = None, token: str | 
     """Every parameter of MODEL, by component and by layer."""
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
     return count_params(loaded.spec, model=loaded.name, source=loaded.source)
+
+
+def flops(
+    model: str | LoadedModel,
+    context: int | str,
+    mla_form: MlaForm = "plain",
+    causal: bool = True,
+    revision: str | None = None,
+    token: str | None = None,
+) -> FlopsReport:
+    """FLOPs per token at CONTEXT (e.g. 8192 or "8k"), prefill of that many tokens, and training."""
+    tokens = parse_context(context)
+    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
+    return count_flops(loaded.spec, tokens, model=loaded.name, mla_form=mla_form, causal=causal)
+
+
+def crossover(
+    model: str | LoadedModel,
+    max_context: int | str = "128k",
+    measure: Measure = "flops",
+    mla_form: MlaForm = "plain",
+    dtype: str | None = None,
+    revision: str | None = None,
+    token: str | None = None,
+) -> CrossoverReport:
+    """Where attention's context-dependent cost (FLOPs or KV-cache bytes) overtakes the FFN's."""
+    tokens = parse_context(max_context)
+    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
+    element_bytes = None
+    if measure == "bytes":
+        dtype = dtype or loaded.spec.torch_dtype
+        element_bytes = bytes_per_element(dtype)
+    return count_crossover(
+        loaded.spec,
+        tokens,
+        model=loaded.name,
+        measure=measure,
+        mla_form=mla_form,
+        dtype=dtype,
+        bytes_per_element=element_bytes,
+    )
 
 
 class BundledModel(Result):

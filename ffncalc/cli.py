@@ -8,10 +8,24 @@ from typing import Annotated, Optional
 
 import typer
 
+from enum import Enum
+
 from . import __version__
-from .api import account, list_bundled
+from .api import account, crossover, flops, list_bundled
 from .errors import FfncalcError
-from .render import make_console, models_table, params_tables, print_json
+from .render import (
+    crossover_chart,
+    crossover_headline,
+    crossover_table,
+    flops_table,
+    make_console,
+    models_table,
+    params_tables,
+    print_json,
+)
+
+DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
+CHART_MIN_WIDTH = 80
 
 app = typer.Typer(
     name="ffncalc",
@@ -43,6 +57,34 @@ TokenOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (exact integers) instead of tables.")]
 
 
+class MlaForm(str, Enum):
+    plain = "plain"
+    absorbed = "absorbed"
+
+
+class Measure(str, Enum):
+    flops = "flops"
+    bytes = "bytes"
+
+
+MlaOpt = Annotated[
+    MlaForm,
+    typer.Option(
+        "--mla",
+        help="MLA attention (DeepSeek): 'plain' as the model is written, or 'absorbed' as inference engines run it "
+        "(scores over the kv_lora_rank latent).",
+    ),
+]
+
+
+def context_option(default: str) -> object:
+    return typer.Option(
+        "--ctx",
+        help=f"Context length in tokens: 8192, 8k or 1M (k = 1024, so 128k = 131,072). Default {default}.",
+        show_default=False,
+    )
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"ffncalc {__version__}")
@@ -69,6 +111,84 @@ def params(model: ModelArg, revision: RevisionOpt = None, token: TokenOpt = None
         print_json(report)
     else:
         make_console().print(params_tables(report))
+
+
+@app.command("flops")
+def flops_command(
+    model: ModelArg,
+    ctx: Annotated[str, context_option("8k")] = "8k",
+    mla: MlaOpt = MlaForm.plain,
+    no_causal: Annotated[
+        bool,
+        typer.Option(
+            "--no-causal",
+            help="Prefill: charge every prompt token the full n × n score matrix (torch FlopCounterMode's "
+            "convention) instead of the causal triangle.",
+        ),
+    ] = False,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """FLOPs per generated token at a context, by component; prefill of a prompt that long; training.
+
+    2 FLOPs per multiply-add. Attention scores grow with the context (sliding-window layers stop at their
+    window); grouped KV heads (GQA/MQA) save memory, not these FLOPs.
+    """
+    report = flops(model, ctx, mla_form=mla.value, causal=not no_causal, revision=revision, token=token)
+    if json:
+        print_json(report)
+    else:
+        make_console().print(flops_table(report))
+
+
+@app.command("crossover")
+def crossover_command(
+    model: Annotated[
+        str,
+        typer.Argument(
+            metavar="[MODEL]",
+            help=f"A config.json, folder, bundled model or Hub id. Default {DEFAULT_MODEL}.",
+            show_default=False,
+        ),
+    ] = DEFAULT_MODEL,
+    ctx: Annotated[str, context_option("128k")] = "128k",
+    by: Annotated[
+        Measure,
+        typer.Option(
+            "--by",
+            help="'flops': attention-score FLOPs vs FFN FLOPs per token; 'bytes': KV-cache bytes vs FFN weight "
+            "bytes read per decode step (batch 1).",
+        ),
+    ] = Measure.flops,
+    dtype: Annotated[
+        Optional[str],
+        typer.Option("--dtype", help="With --by bytes: element type, e.g. bfloat16 (default: the config's torch_dtype)."),
+    ] = None,
+    mla: MlaOpt = MlaForm.plain,
+    plot: Annotated[
+        Optional[bool],
+        typer.Option("--plot/--no-plot", help="Draw the chart (default: when the terminal is at least 80 columns wide)."),
+    ] = None,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """The context at which attention's growing cost overtakes the FFN's fixed cost, and the FFN share by context.
+
+    Contexts from 1k doubling up to --ctx, with the crossover n* as its own row.
+    """
+    report = crossover(
+        model, ctx, measure=by.value, mla_form=mla.value, dtype=dtype, revision=revision, token=token
+    )
+    if json:
+        print_json(report)
+        return
+    console = make_console()
+    console.print(crossover_headline(report))
+    console.print(crossover_table(report))
+    if plot or (plot is None and console.width >= CHART_MIN_WIDTH):
+        console.print(crossover_chart(report))
 
 
 @app.command()

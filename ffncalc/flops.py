@@ -1,0 +1,380 @@
+"""Compute per token as a function of context: pure functions from a ``ModelSpec`` to FLOPs and bytes.
+
+Conventions:
+- 2 FLOPs per multiply-add; only matrix multiplications count (biases, norms, activations,
+  softmax and the embedding lookup are left out: they are O(hidden) per token, not O(hidden²));
+- a generated token at context n attends to n keys in a full-attention layer and to
+  min(n, window) in a sliding-window layer; each key costs 2 · heads · qk_head_dim for QKᵀ and
+  2 · heads · v_head_dim for AV. Grouped KV heads save memory, not these FLOPs;
+- MLA, plain form: scores over qk_nope + qk_rope dims, values over v_head_dim (as written in
+  the model); absorbed form (inference engines): scores over kv_lora_rank + qk_rope, values over
+  kv_lora_rank. The projections cost the same either way (kv_b is absorbed, not removed);
+- an MoE layer costs its router, its experts_per_token routed experts and its shared experts;
+- the output head costs 2 · vocab · hidden per token, tied or not;
+- prefill of n tokens: causal by default (token i attends to i keys, capped by the window);
+  non-causal charges every token the keys of the last one (n · keys(n)), as torch's
+  FlopCounterMode and most papers do. Training is 3 × the forward pass (backward ≈ 2 × forward).
+- memory traffic of one decode step (batch 1): every weight a token uses is read once, and the
+  KV cache: per layer per token kv_heads · (qk_head_dim + v_head_dim) elements (MLA:
+  kv_lora_rank + qk_rope_head_dim), capped at the window for sliding layers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from .accounting import Result, layer_parts
+from .spec import Attention, ModelSpec
+
+MlaForm = Literal["plain", "absorbed"]
+Measure = Literal["flops", "bytes"]
+
+FLOPS_PER_MULTIPLY_ADD = 2
+TRAINING_MULTIPLIER = 3  # forward + backward (≈ 2 × forward)
+
+
+# --- the per-model profile: everything that does not depend on the context --------------------
+
+
+@dataclass(frozen=True)
+class ContextProfile:
+    """A model reduced to what per-token cost needs: fixed parts, and slopes per attention window.
+
+    ``slopes`` maps a window (None: full attention) to the cost each attended key adds, summed
+    over the layers with that window, so cost(n) = fixed + Σ slope · min(n, window).
+    """
+
+    attention_projections: int
+    ffn: int
+    lm_head: int
+    slopes: tuple[tuple[int | None, int], ...]
+
+    @property
+    def fixed(self) -> int:
+        return self.attention_projections + self.ffn + self.lm_head
+
+    def growing(self, context: int) -> int:
+        """Σ over windows of slope · keys(context, window)."""
+        return sum(slope * attended_keys(context, window) for window, slope in self.slopes)
+
+
+def attended_keys(context: int, window: int | None) -> int:
+    """Keys one token attends to at context n: n, or min(n, window) in a sliding-window layer."""
+    return context if window is None else min(context, window)
+
+
+def causal_keys(tokens: int, window: int | None) -> int:
+    """Σ_{i=1..n} min(i, window): the keys a causal prompt of n tokens attends to in one head."""
+    if window is None or tokens <= window:
+        return tokens * (tokens + 1) // 2
+    return window * (window + 1) // 2 + (tokens - window) * window
+
+
+def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> int:
+    """2 · heads · (qk_head_dim + v_head_dim); absorbed MLA: 2 · heads · (kv_lora + rope + kv_lora)."""
+    if attention.mla is not None and mla_form == "absorbed":
+        mla = attention.mla
+        per_head = (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
+    else:
+        per_head = attention.qk_head_dim + attention.v_head_dim
+    return FLOPS_PER_MULTIPLY_ADD * attention.num_heads * per_head
+
+
+def kv_cache_elements_per_token(attention: Attention) -> int:
+    """Per layer per token: kv_heads · (qk_head_dim + v_head_dim); MLA caches kv_lora_rank + qk_rope_head_dim."""
+    if attention.mla is not None:
+        return attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim
+    return attention.num_kv_heads * (attention.qk_head_dim + attention.v_head_dim)
+
+
+def _active_weights(spec: ModelSpec) -> tuple[int, int]:
+    """Matmul weights one token uses: (attention projections, FFN incl. router and active experts)."""
+    attention = ffn = 0
+    for layer in spec.layers:
+        for part in layer_parts(layer):
+            if part.component == "attention":
+                attention += part.active_matmul_weights
+            elif part.component == "ffn":
+                ffn += part.active_matmul_weights
+    return attention, ffn
+
+
+def _by_window(values: list[tuple[int | None, int]]) -> tuple[tuple[int | None, int], ...]:
+    totals: dict[int | None, int] = {}
+    for window, value in values:
+        totals[window] = totals.get(window, 0) + value
+    return tuple(sorted(totals.items(), key=lambda item: (item[0] is None, item[0] or 0)))
+
+
+def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfile:
+    """FLOPs per token: 2 · active matmul weights, fixed; 2 · heads · (qk + v) per attended key."""
+    attention, ffn = _active_weights(spec)
+    return ContextProfile(
+        attention_projections=FLOPS_PER_MULTIPLY_ADD * attention,
+        ffn=FLOPS_PER_MULTIPLY_ADD * ffn,
+        lm_head=FLOPS_PER_MULTIPLY_ADD * spec.vocab_size * spec.hidden_size,
+        slopes=_by_window(
+            [(layer.attention.window, score_flops_per_key(layer.attention, mla_form)) for layer in spec.layers]
+        ),
+    )
+
+
+def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
+    """Bytes one decode step reads at batch 1: active weights once, plus the KV cache per attended key."""
+    attention, ffn = _active_weights(spec)
+    return ContextProfile(
+        attention_projections=attention * bytes_per_element,
+        ffn=ffn * bytes_per_element,
+        lm_head=spec.vocab_size * spec.hidden_size * bytes_per_element,
+        slopes=_by_window(
+            [(layer.attention.window, kv_cache_elements_per_token(layer.attention) * bytes_per_element) for layer in spec.layers]
+        ),
+    )
+
+
+def crossover_context(profile: ContextProfile) -> Fraction | None:
+    """The context n* where Σ slope · min(n, window) = FFN, solved piece by piece; None if never.
+
+    The growing part is piecewise linear and non-decreasing in n, with a kink at each window:
+    walk the pieces in order and solve the linear equation on the piece that reaches the FFN.
+    """
+    target = profile.ffn
+    slope = sum(value for _, value in profile.slopes)  # before the first window, every layer grows
+    offset = 0
+    for window, value in profile.slopes:
+        if window is None:
+            break
+        if slope and Fraction(target - offset, slope) <= window:
+            return max(Fraction(target - offset, slope), Fraction(0))
+        slope -= value  # past its window this layer stops growing …
+        offset += value * window  # … and contributes a constant
+    if slope == 0:
+        return None
+    return max(Fraction(target - offset, slope), Fraction(0))
+
+
+def plateau(profile: ContextProfile) -> int | None:
+    """The most the growing part can reach when every layer has a window; None when some layer is full."""
+    if any(window is None for window, _ in profile.slopes):
+        return None
+    return sum(value * window for window, value in profile.slopes)
+
+
+# --- results ----------------------------------------------------------------------------------
+
+
+class FlopsBreakdown(Result):
+    """FLOPs by component; ``total`` is their sum."""
+
+    attention_projections: int
+    attention_scores: int
+    ffn: int
+    lm_head: int
+    total: int
+
+
+class FlopsReport(Result):
+    """Decode FLOPs per token at one context, prefill of a prompt that long, and training. `ffncalc flops --json`."""
+
+    model: str
+    model_type: str
+    architecture: str
+    context: int
+    mla_form: MlaForm
+    causal: bool
+    per_token: FlopsBreakdown
+    prefill: FlopsBreakdown
+    training: int
+    conventions: list[str]
+
+
+class CrossoverRow(Result):
+    """Per-token cost at one context. ``attention_context`` grows with it: score FLOPs, or KV-cache bytes."""
+
+    context: int
+    ffn: int
+    attention_projections: int
+    attention_context: int
+    lm_head: int
+    total: int
+    ffn_share: float
+    is_crossover: bool
+
+
+class CurvePoint(Result):
+    """The growing attention cost at one context, for plotting."""
+
+    context: int
+    attention_context: int
+
+
+class CrossoverReport(Result):
+    """Where the context-dependent attention cost overtakes the FFN. `ffncalc crossover --json`."""
+
+    model: str
+    model_type: str
+    architecture: str
+    measure: Measure
+    unit: Literal["FLOPs", "bytes"]
+    mla_form: MlaForm
+    dtype: str | None
+    bytes_per_element: int | None
+    max_context: int
+    ffn: int
+    crossover_context: int | float | None  # exact when an integer; the real solution otherwise
+    crossover_context_ceil: int | None  # first whole context at which attention ≥ FFN
+    never_reason: str | None
+    rows: list[CrossoverRow]
+    curve: list[CurvePoint]  # CURVE_POINTS contexts, evenly spaced on a log₂ axis from the first row to the last
+    conventions: list[str]
+
+
+CURVE_POINTS = 64
+
+CONVENTIONS = [
+    "2 FLOPs per multiply-add; matrix multiplications only (no biases, norms, activations, softmax; the embedding lookup is free)",
+    "decode at context n: full-attention layers attend to n keys, sliding-window layers to min(n, window)",
+    "attention scores per key: 2 · heads · (qk_head_dim + v_head_dim); grouped KV heads do not reduce them",
+    "MoE: router + experts_per_token routed experts + shared experts",
+    "the output head costs 2 · vocab · hidden per token, tied or not",
+]
+
+
+def _breakdown(profile: ContextProfile, tokens: int, growing: int) -> FlopsBreakdown:
+    fixed = (profile.attention_projections * tokens, profile.ffn * tokens, profile.lm_head * tokens)
+    return FlopsBreakdown(
+        attention_projections=fixed[0],
+        attention_scores=growing,
+        ffn=fixed[1],
+        lm_head=fixed[2],
+        total=sum(fixed) + growing,
+    )
+
+
+def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
+    """Decode FLOPs for one token at context n: fixed matmuls + Σ slope · keys(n)."""
+    return _breakdown(profile, 1, profile.growing(context))
+
+
+def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> FlopsBreakdown:
+    """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n))."""
+    if causal:
+        scores = sum(slope * causal_keys(tokens, window) for window, slope in profile.slopes)
+    else:
+        scores = tokens * profile.growing(tokens)
+    return _breakdown(profile, tokens, scores)
+
+
+def count_flops(
+    spec: ModelSpec, context: int, model: str = "", mla_form: MlaForm = "plain", causal: bool = True
+) -> FlopsReport:
+    """Per-token decode FLOPs at CONTEXT, prefill of CONTEXT tokens, and training = 3 × prefill."""
+    profile = flops_profile(spec, mla_form)
+    prefill = prefill_flops(profile, context, causal)
+    conventions = CONVENTIONS + [
+        "prefill: causal (token i attends to i keys, capped by the window)"
+        if causal
+        else "prefill: non-causal, every token charged n keys (n · keys(n)), as torch's FlopCounterMode counts",
+        f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
+    ]
+    return FlopsReport(
+        model=model,
+        model_type=spec.model_type,
+        architecture=spec.architecture,
+        context=context,
+        mla_form=mla_form,
+        causal=causal,
+        per_token=per_token_flops(profile, context),
+        prefill=prefill,
+        training=TRAINING_MULTIPLIER * prefill.total,
+        conventions=conventions,
+    )
+
+
+def crossover_contexts(max_context: int, crossover: int | None) -> list[int]:
+    """1k, 2k, 4k … up to max_context (itself included), and the crossover as its own row."""
+    contexts = []
+    context = 1024
+    while context < max_context:
+        contexts.append(context)
+        context *= 2
+    contexts.append(max_context)
+    if crossover is not None and crossover not in contexts:
+        contexts.append(crossover)
+    return sorted(set(contexts))
+
+
+def count_crossover(
+    spec: ModelSpec,
+    max_context: int,
+    model: str = "",
+    measure: Measure = "flops",
+    mla_form: MlaForm = "plain",
+    dtype: str | None = None,
+    bytes_per_element: int | None = None,
+) -> CrossoverReport:
+    """The context n* where attention's growing cost meets the FFN's, and a table of contexts up to MAX."""
+    if measure == "bytes":
+        if bytes_per_element is None:
+            raise ValueError("bytes_per_element is required to measure bytes")
+        profile = bytes_profile(spec, bytes_per_element)
+        conventions = [
+            "one decode step at batch 1 reads every weight it uses once, and the KV cache",
+            "KV cache per layer per token: kv_heads · (qk_head_dim + v_head_dim) elements; MLA: kv_lora_rank + qk_rope_head_dim",
+            "sliding-window layers cache at most window tokens; MoE reads only the active experts",
+            f"{bytes_per_element} bytes per element ({dtype})",
+        ]
+    else:
+        profile = flops_profile(spec, mla_form)
+        conventions = list(CONVENTIONS)
+    exact = crossover_context(profile)
+    ceil = None if exact is None else -((-exact.numerator) // exact.denominator)
+    never = None
+    if exact is None:
+        cap = plateau(profile) or 0
+        windows = sorted({window for window, _ in profile.slopes if window is not None})
+        what = "attention-score FLOPs" if measure == "flops" else "the KV cache"
+        never = (
+            f"every layer attends within a window of at most {windows[-1]:,} tokens, so {what} level off at "
+            f"{cap:,} per token, below the FFN's {profile.ffn:,}"
+        )
+    rows = []
+    for context in crossover_contexts(max_context, ceil):
+        growing = profile.growing(context)
+        total = profile.fixed + growing
+        rows.append(
+            CrossoverRow(
+                context=context,
+                ffn=profile.ffn,
+                attention_projections=profile.attention_projections,
+                attention_context=growing,
+                lm_head=profile.lm_head,
+                total=total,
+                ffn_share=profile.ffn / total,
+                is_crossover=context == ceil,
+            )
+        )
+    low, high = rows[0].context, rows[-1].context
+    curve_contexts = sorted(
+        {round(low * (high / low) ** (step / (CURVE_POINTS - 1))) for step in range(CURVE_POINTS)}
+    )
+    return CrossoverReport(
+        model=model,
+        model_type=spec.model_type,
+        architecture=spec.architecture,
+        measure=measure,
+        unit="FLOPs" if measure == "flops" else "bytes",
+        mla_form=mla_form,
+        dtype=dtype if measure == "bytes" else None,
+        bytes_per_element=bytes_per_element if measure == "bytes" else None,
+        max_context=max_context,
+        ffn=profile.ffn,
+        crossover_context=None if exact is None else (int(exact) if exact.denominator == 1 else float(exact)),
+        crossover_context_ceil=ceil,
+        never_reason=never,
+        rows=rows,
+        curve=[CurvePoint(context=c, attention_context=profile.growing(c)) for c in curve_contexts],
+        conventions=conventions,
+    )
