@@ -207,13 +207,25 @@ def models(json: JsonOpt = False) -> None:
 def main() -> None:
     """Run the app; any error becomes one `Error:` line on stderr and a non-zero exit (FFNCALC_DEBUG=1: traceback)."""
     try:
-        app()
+        result = app(standalone_mode=False)
+    except typer.TyperException as error:  # a usage error: typer would draw a multi-line panel
+        message = error.format_message().replace("Value error, ", "").rstrip(".")
+        if not message:  # no arguments at all: the help has been printed
+            sys.exit(error.exit_code)
+        context = getattr(error, "ctx", None)
+        help_hint = f"; see '{context.command_path} --help'" if context is not None else ""
+        _fail(message + help_hint, error.exit_code)
+    except typer.Abort:
+        _fail("aborted", 130)
     except Exception as error:  # noqa: BLE001 - even a bug must not print a traceback at users
         if os.environ.get("FFNCALC_DEBUG"):
             raise
         if isinstance(error, FfncalcError):
-            message, exit_code = str(error), error.exit_code
-        else:
-            message, exit_code = f"internal error: {type(error).__name__}: {error} (FFNCALC_DEBUG=1 shows a traceback)", 70
-        sys.stderr.write(f"Error: {' '.join(message.split())}\n")
-        sys.exit(exit_code)
+            _fail(str(error), error.exit_code)
+        _fail(f"internal error: {type(error).__name__}: {error} (FFNCALC_DEBUG=1 shows a traceback)", 70)
+    sys.exit(result if isinstance(result, int) else 0)
+
+
+def _fail(message: str, exit_code: int) -> None:
+    sys.stderr.write(f"Error: {' '.join(message.split())}\n")
+    sys.exit(exit_code)

@@ -36,11 +36,23 @@ def test_help_lists_the_commands(ffncalc):
     assert "params" in run.stdout and "models" in run.stdout
 
 
-def test_an_unknown_option_is_a_usage_error(ffncalc):
+def test_an_unknown_option_is_a_one_line_usage_error(ffncalc):
     run = ffncalc("params", "meta-llama/Llama-3.1-8B", "--jsn")
     assert run.exit_code == 2
-    assert "No such option: --jsn" in run.stderr
-    assert "Traceback" not in run.stderr
+    assert run.stdout == ""
+    assert run.stderr == "Error: No such option: --jsn (Possible options: --json); see 'ffncalc params --help'\n"
+
+
+def test_a_bad_choice_is_a_one_line_usage_error(ffncalc):
+    run = ffncalc("crossover", "--by", "watts")
+    assert run.exit_code == 2
+    assert run.stderr == "Error: Invalid value for '--by': 'watts' is not one of 'flops', 'bytes'; see 'ffncalc crossover --help'\n"
+
+
+def test_a_missing_argument_is_a_one_line_usage_error(ffncalc):
+    run = ffncalc("params")
+    assert run.exit_code == 2
+    assert run.stderr == "Error: Missing argument 'MODEL'; see 'ffncalc params --help'\n"
 
 
 def test_models_lists_every_bundled_config_with_its_total(ffncalc):
