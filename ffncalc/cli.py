@@ -207,7 +207,7 @@ def models(json: JsonOpt = False) -> None:
 def main() -> None:
     """Run the app; any error becomes one `Error:` line on stderr and a non-zero exit (FFNCALC_DEBUG=1: traceback)."""
     try:
-        result = app(standalone_mode=False)
+        result = app(standalone_mode=False, prog_name="ffncalc")
     except typer.TyperException as error:  # a usage error: typer would draw a multi-line panel
         message = error.format_message().replace("Value error, ", "").rstrip(".")
         if not message:  # no arguments at all: the help has been printed
