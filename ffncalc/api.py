@@ -5,10 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .accounting import ParamsReport, Result, count_params
+from .compare import COLUMNS, DEFAULT_MODELS, CompareRow, compare_rows, sort_rows
+from .dims import (
+    REFERENCE_MULTIPLE_OF,
+    DeriveDimReport,
+    derivation_notes,
+    derive_intermediate_size,
+    solve_intermediate_size,
+)
+from .errors import UsageError
 from .families import load_spec
 from .flops import CrossoverReport, FlopsReport, Measure, MlaForm, count_crossover, count_flops
 from .source import bundled_models, load_raw_config
-from .spec import ModelSpec
+from .spec import DenseFfn, ModelSpec, MoeFfn
 from .units import bytes_per_element, parse_context
 
 
@@ -72,6 +81,53 @@ def crossover(
         dtype=dtype,
         bytes_per_element=element_bytes,
     )
+
+
+def dense_width(spec: ModelSpec) -> int:
+    """The FFN width of the first dense layer, or of one expert when every layer is MoE."""
+    for layer in spec.layers:
+        if isinstance(layer.ffn, DenseFfn):
+            return layer.ffn.intermediate_size
+    first = spec.layers[0].ffn
+    return first.expert.intermediate_size if isinstance(first, MoeFfn) else first.intermediate_size
+
+
+def derive_dim(
+    dim: int | None = None,
+    multiplier: float | None = None,
+    multiple_of: int = REFERENCE_MULTIPLE_OF,
+    target: int | None = None,
+    model: str | None = None,
+    revision: str | None = None,
+    token: str | None = None,
+) -> DeriveDimReport:
+    """Meta's FFN width rule forwards (dim, multiplier, multiple_of) and/or backwards (which settings give target).
+
+    With MODEL, dim and target are the config's hidden_size and FFN width.
+    """
+    name = None
+    if model is not None:
+        if dim is not None or target is not None:
+            raise UsageError("give either --model or --dim/--target, not both")
+        loaded = load_config(model, revision=revision, token=token)
+        name, dim, target = loaded.name, loaded.spec.hidden_size, dense_width(loaded.spec)
+    if dim is None:
+        raise UsageError("give --dim (with --mult, --multiple-of or --target) or --model")
+    forwards = target is None or multiplier is not None
+    derivation = derive_intermediate_size(dim, multiplier, multiple_of) if forwards else None
+    solve = solve_intermediate_size(dim, target) if target is not None else None
+    return DeriveDimReport(model=name, derivation=derivation, solve=solve, notes=derivation_notes(derivation, solve))
+
+
+def compare(models: list[str] | None = None, sort: str | None = None) -> list[CompareRow]:
+    """FFN width, ratio, gating and parameter shares of MODELS (default: the reference table), one row per FFN kind."""
+    if sort and sort.lstrip("-") not in COLUMNS:
+        raise UsageError(f"cannot sort by {sort!r}; columns: {', '.join(COLUMNS)} (prefix - to sort descending)")
+    rows = []
+    for model in models or DEFAULT_MODELS:
+        loaded = load_config(model)
+        rows += compare_rows(loaded.name, loaded.spec)
+    return sort_rows(rows, sort)
 
 
 class BundledModel(Result):

@@ -11,12 +11,16 @@ import typer
 from enum import Enum
 
 from . import __version__
-from .api import account, crossover, flops, list_bundled
+from .api import account, compare, crossover, derive_dim, flops, list_bundled
 from .errors import FfncalcError
 from .render import (
+    compare_csv,
+    compare_markdown,
+    compare_table,
     crossover_chart,
     crossover_headline,
     crossover_table,
+    derive_dim_renderables,
     flops_table,
     make_console,
     models_table,
@@ -60,6 +64,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (
 class MlaForm(str, Enum):
     plain = "plain"
     absorbed = "absorbed"
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
 
 
 class Measure(str, Enum):
@@ -189,6 +200,71 @@ def crossover_command(
     console.print(crossover_table(report))
     if plot or (plot is None and console.width >= CHART_MIN_WIDTH):
         console.print(crossover_chart(report))
+
+
+@app.command("derive-dim")
+def derive_dim_command(
+    dim: Annotated[Optional[int], typer.Option("--dim", help="Model width (hidden_size), e.g. 4096.")] = None,
+    mult: Annotated[
+        Optional[float], typer.Option("--mult", help="ffn_dim_multiplier, e.g. 1.3 (Llama 3); omit for none (Llama 2).")
+    ] = None,
+    multiple_of: Annotated[
+        int, typer.Option("--multiple-of", help="Round the width up to a multiple of this, e.g. 1024.")
+    ] = 256,
+    target: Annotated[
+        Optional[int],
+        typer.Option("--target", help="Solve backwards: which (multiplier, multiple_of) give this width, e.g. 14336."),
+    ] = None,
+    model: Annotated[
+        Optional[str],
+        typer.Option("--model", help="Solve backwards for a model's hidden_size and FFN width, e.g. Qwen/Qwen3-8B."),
+    ] = None,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """How Llama's intermediate_size comes from hidden_size, ffn_dim_multiplier and multiple_of, step by step.
+
+    4·dim → int(2·h/3) → int(mult·h) → multiple_of·ceil(h/multiple_of), with Meta's float arithmetic.
+    """
+    report = derive_dim(dim, mult, multiple_of, target=target, model=model, revision=revision, token=token)
+    if json:
+        print_json(report)
+    else:
+        make_console().print(derive_dim_renderables(report))
+
+
+@app.command("compare")
+def compare_command(
+    models: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            metavar="[MODEL]...",
+            help="Models to compare (default: Llama-2-7B, Llama-3.1-8B, Mistral-7B, Qwen3-8B, Qwen2.5-0.5B, "
+            "gemma-2-9b, DeepSeek-V3).",
+            show_default=False,
+        ),
+    ] = None,
+    sort: Annotated[
+        Optional[str],
+        typer.Option("--sort", help="Sort by a column, e.g. ffn_share; prefix - for descending, e.g. -ffn_share."),
+    ] = None,
+    output: Annotated[
+        OutputFormat, typer.Option("--format", help="table, json, csv (raw values) or markdown.")
+    ] = OutputFormat.table,
+    json: JsonOpt = False,
+) -> None:
+    """FFN choices side by side: width, width / hidden, gating, FFN parameters per layer, shares, totals."""
+    rows = compare(models or None, sort)
+    if json or output == OutputFormat.json:
+        print_json(rows)
+    elif output == OutputFormat.csv:
+        compare_csv(rows)
+    elif output == OutputFormat.markdown:
+        compare_markdown(rows)
+    else:
+        console = make_console()
+        console.print(compare_table(rows, console.width))
 
 
 @app.command()

@@ -17,6 +17,8 @@ from rich.text import Text
 
 from .accounting import ParamsReport
 from .api import BundledModel
+from .compare import CompareRow
+from .dims import DeriveDimReport
 from .flops import CrossoverReport, FlopsReport
 
 COMPONENT_HEADINGS = {"attention": "Attention", "ffn": "FFN", "norm": "Norms"}
@@ -322,3 +324,185 @@ def crossover_chart(report: CrossoverReport, height: int = 14) -> Text:
         legend += f"   ┊ n* = {count(crossing)}"
     text.append(" " * 13 + legend)
     return text
+
+
+# --- derive-dim and compare ------------------------------------------------------------------
+
+
+def derive_dim_renderables(report: DeriveDimReport) -> Group:
+    """The forward steps as a table, the backward solve as multiplier → multiple_of values, and notes."""
+    parts: list = []
+    derivation = report.derivation
+    if derivation is not None:
+        multiplier = "no multiplier" if derivation.multiplier is None else f"multiplier {derivation.multiplier:g}"
+        table = Table(
+            title=f"intermediate_size for dim {count(derivation.dim)}, {multiplier}, multiple_of {derivation.multiple_of:,}",
+            box=box.SIMPLE_HEAD,
+            title_justify="left",
+        )
+        table.add_column("Step")
+        table.add_column("Formula", no_wrap=True)
+        table.add_column("Value", justify="right", no_wrap=True)
+        for step in derivation.steps:
+            table.add_row(step.name, step.formula, count(step.value))
+        parts.append(table)
+        parts.append(
+            Text(
+                f"intermediate_size = {count(derivation.intermediate_size)} = {derivation.ratio_to_dim:.3g} × dim; "
+                f"the parameter-matched width of a gated FFN (3·d·x = 8·d², x = 8d/3) is "
+                f"{derivation.parameter_matched_width:,.1f}, so this is {100 * derivation.above_parameter_matched:+.1f}% of it."
+            )
+        )
+    solve = report.solve
+    if solve is not None:
+        source = f"{escape(report.model)}: " if report.model else ""
+        table = Table(
+            title=f"{source}settings that give {count(solve.target)} from dim {count(solve.dim)} ({solve.ratio_to_dim:.3g} × dim)",
+            box=box.SIMPLE_HEAD,
+            title_justify="left",
+        )
+        table.add_column("ffn_dim_multiplier", justify="right")
+        table.add_column("multiple_of")
+        by_multiplier: dict[float | None, list[int]] = {}
+        for setting in solve.settings:
+            by_multiplier.setdefault(setting.multiplier, []).append(setting.multiple_of)
+        for multiplier, multiples in by_multiplier.items():
+            table.add_row("none" if multiplier is None else f"{multiplier:g}", ", ".join(f"{m:,}" for m in multiples))
+        if solve.settings:
+            parts.append(table)
+        searched = "none, " + ", ".join(f"{m:g}" for m in solve.searched_multipliers if m is not None)
+        parts.append(
+            Text(
+                f"Searched multipliers {searched}; multiple_of "
+                + ", ".join(f"{m:,}" for m in solve.searched_multiples_of)
+                + ".",
+                style="dim",
+            )
+        )
+    parts += [Text(f"Note: {note}") for note in report.notes]
+    return Group(*parts)
+
+
+COMPARE_HEADINGS = {
+    "model": "Model",
+    "family": "Family",
+    "layers": "Layers",
+    "hidden_size": "Hidden",
+    "ffn_width": "FFN width",
+    "width_ratio": "Width / hidden",
+    "num_experts": "Experts",
+    "experts_per_token": "Per token",
+    "shared_experts": "Shared",
+    "activation": "hidden_act",
+    "ffn_kind": "FFN",
+    "gated": "Gated",
+    "ffn_params_per_layer": "FFN params / layer",
+    "ffn_share": "FFN share",
+    "attention_share": "Attention share",
+    "total_params": "Total",
+    "active_params": "Active / token",
+}
+
+
+def compare_cells(row: CompareRow) -> dict[str, str]:
+    """Each column formatted for people: separators, ratios to two decimals, shares in percent."""
+    cells = {}
+    for name, value in row.model_dump().items():
+        if value is None:
+            cells[name] = ""
+        elif name in ("ffn_share", "attention_share"):
+            cells[name] = f"{100 * value:.1f}%"
+        elif name == "width_ratio":
+            cells[name] = f"{value:.2f}"
+        elif isinstance(value, bool):
+            cells[name] = "yes" if value else "no"
+        elif isinstance(value, int):
+            cells[name] = count(value)
+        else:
+            cells[name] = str(value)
+    return cells
+
+
+COMPARE_TABLE_COLUMNS = (  # heading, right-aligned, shown below 100 columns
+    ("Model", False, True),
+    ("Hidden", True, False),
+    ("Width", True, True),
+    ("×H", True, True),
+    ("FFN", False, True),
+    ("Experts", True, True),
+    ("FFN/layer", True, True),
+    ("FFN%", True, True),
+    ("Attn%", True, False),
+    ("Total", True, True),
+    ("Active", True, False),
+)
+
+
+def compare_table(rows: list[CompareRow], width: int = 120) -> Table:
+    """The comparison for a terminal: short model names, totals rounded (exact ones in --format csv/json).
+
+    Below 100 columns, hidden size, attention share and active parameters are left out.
+    """
+    wide = width >= 100
+    table = Table(
+        title="FFN design, side by side (totals rounded; --format csv or --json for exact values)",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+        padding=(0, 1),
+        pad_edge=False,
+        collapse_padding=True,
+        caption="Width: FFN width (one expert's for MoE); ×H: width / hidden; Experts: routed/per token+shared.",
+        caption_justify="left",
+    )
+    shown = [(heading, right) for heading, right, narrow in COMPARE_TABLE_COLUMNS if wide or narrow]
+    for heading, right in shown:
+        if heading == "Model":
+            table.add_column(heading, overflow="fold", min_width=12)
+        else:
+            table.add_column(heading, justify="right" if right else "left", no_wrap=True)
+    for row in rows:
+        cells = compare_cells(row)
+        experts = ""
+        if row.num_experts is not None:
+            experts = f"{row.num_experts}/{row.experts_per_token}" + (f"+{row.shared_experts}" if row.shared_experts else "")
+        values = {
+            "Model": escape(row.model.split("/")[-1] + ("" if row.layers == "all" else f" ({row.layers})")),
+            "Hidden": cells["hidden_size"],
+            "Width": cells["ffn_width"],
+            "×H": cells["width_ratio"],
+            "FFN": escape(cells["ffn_kind"]),
+            "Experts": experts,
+            "FFN/layer": cells["ffn_params_per_layer"],
+            "FFN%": cells["ffn_share"],
+            "Attn%": cells["attention_share"],
+            "Total": approx_params(row.total_params),
+            "Active": approx_params(row.active_params),
+        }
+        table.add_row(*[values[heading] for heading, _ in shown])
+    return table
+
+
+def approx_params(value: int) -> str:
+    """8,030,261,248 → '8.03 B' (K, M, B, T as parameter counts are usually written)."""
+    return approx(value).replace(" k", " K").replace(" G", " B")
+
+
+def compare_csv(rows: list[CompareRow], file: TextIO | None = None) -> None:
+    """CSV with raw values (exact integers, ratios as decimals), one header line of field names."""
+    import csv
+
+    writer = csv.writer(file or sys.stdout, lineterminator="\n")
+    writer.writerow(list(CompareRow.model_fields))
+    for row in rows:
+        writer.writerow(["" if value is None else value for value in row.model_dump().values()])
+
+
+def compare_markdown(rows: list[CompareRow], file: TextIO | None = None) -> None:
+    """A GitHub-flavoured Markdown table with the same formatting as the terminal table."""
+    out = file or sys.stdout
+    names = list(COMPARE_HEADINGS)
+    out.write("| " + " | ".join(COMPARE_HEADINGS[name] for name in names) + " |\n")
+    out.write("|" + "|".join("---" if name in ("model", "family", "layers", "activation", "ffn_kind") else "---:" for name in names) + "|\n")
+    for row in rows:
+        cells = compare_cells(row)
+        out.write("| " + " | ".join(cells[name].replace("|", "\\|") for name in names) + " |\n")

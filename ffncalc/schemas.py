@@ -8,8 +8,15 @@ from pydantic import TypeAdapter
 
 from .accounting import ParamsReport
 from .api import BundledModel
+from .compare import CompareRow
+from .dims import DeriveDimReport
+from .flops import CrossoverReport, FlopsReport
 
 JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
     "params": ParamsReport.model_json_schema,
     "models": TypeAdapter(list[BundledModel]).json_schema,
+    "flops": FlopsReport.model_json_schema,
+    "crossover": CrossoverReport.model_json_schema,
+    "derive-dim": DeriveDimReport.model_json_schema,
+    "compare": TypeAdapter(list[CompareRow]).json_schema,
 }

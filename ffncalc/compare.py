@@ -1,0 +1,88 @@
+"""Side-by-side FFN design choices of several models: width, ratio, gating, share of parameters."""
+
+from __future__ import annotations
+
+from .accounting import ParamsReport, Result, count_params, ffn_parts
+from .spec import DenseFfn, ModelSpec, MoeFfn
+
+# The models of the reference table (../shared/reference/README.md), all bundled.
+DEFAULT_MODELS = (
+    "meta-llama/Llama-2-7b-hf",
+    "meta-llama/Llama-3.1-8B",
+    "mistralai/Mistral-7B-v0.1",
+    "Qwen/Qwen3-8B",
+    "Qwen/Qwen2.5-0.5B",
+    "google/gemma-2-9b",
+    "deepseek-ai/DeepSeek-V3",
+)
+
+
+class CompareRow(Result):
+    """One model's FFN, or one kind of FFN layer of a model that has two (DeepSeek: dense and MoE)."""
+
+    model: str
+    family: str
+    layers: str  # "all", "dense", or "MoE"
+    hidden_size: int
+    ffn_width: int  # the dense width, or one expert's width
+    width_ratio: float  # ffn_width / hidden_size
+    num_experts: int | None
+    experts_per_token: int | None
+    shared_experts: int | None
+    activation: str  # the config's hidden_act
+    ffn_kind: str  # SwiGLU, GeGLU, GELU, …
+    gated: bool
+    ffn_params_per_layer: int
+    ffn_share: float  # FFN parameters / all parameters
+    attention_share: float
+    total_params: int
+    active_params: int  # per token; the total for dense models
+
+
+COLUMNS = tuple(CompareRow.model_fields)
+
+
+def compare_rows(name: str, spec: ModelSpec, report: ParamsReport | None = None) -> list[CompareRow]:
+    """One row per kind of FFN layer the model has (dense, MoE), in layer order."""
+    report = report or count_params(spec, model=name)
+    total = report.total_params
+    kinds: dict[str, DenseFfn | MoeFfn] = {}
+    for layer in spec.layers:
+        kinds.setdefault("MoE" if isinstance(layer.ffn, MoeFfn) else "dense", layer.ffn)
+    rows = []
+    for kind, ffn in kinds.items():
+        moe = ffn if isinstance(ffn, MoeFfn) else None
+        dense = ffn.expert if isinstance(ffn, MoeFfn) else ffn
+        rows.append(
+            CompareRow(
+                model=name,
+                family=report.architecture,
+                layers="all" if len(kinds) == 1 else kind,
+                hidden_size=dense.hidden_size,
+                ffn_width=dense.intermediate_size,
+                width_ratio=dense.intermediate_size / dense.hidden_size,
+                num_experts=moe.num_experts if moe else None,
+                experts_per_token=moe.experts_per_token if moe else None,
+                shared_experts=(moe.num_shared_experts or (1 if moe.shared else 0)) if moe else None,
+                activation=dense.activation,
+                ffn_kind=dense.kind,
+                gated=dense.gated,
+                ffn_params_per_layer=sum(part.params for part in ffn_parts(ffn)),
+                ffn_share=report.components.ffn / total,
+                attention_share=report.components.attention / total,
+                total_params=total,
+                active_params=report.active_params if report.active_params is not None else total,
+            )
+        )
+    return rows
+
+
+def sort_rows(rows: list[CompareRow], column: str | None) -> list[CompareRow]:
+    """Sort by a column name, ascending; a leading '-' sorts descending. Rows without a value go last."""
+    if not column:
+        return rows
+    descending = column.startswith("-")
+    name = column.lstrip("-")
+    present = [row for row in rows if getattr(row, name) is not None]
+    missing = [row for row in rows if getattr(row, name) is None]
+    return sorted(present, key=lambda row: getattr(row, name), reverse=descending) + missing
