@@ -16,9 +16,10 @@ from .dims import (
 from .errors import UsageError
 from .families import load_spec
 from .flops import CrossoverReport, FlopsReport, Measure, MlaForm, count_crossover, count_flops
-from .source import bundled_models, load_raw_config
+from .source import bundled_models, load_checkpoint, load_raw_config
 from .spec import DenseFfn, ModelSpec, MoeFfn
 from .units import bytes_per_element, parse_context
+from .verify import VerifyReport, verify_checkpoint
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,13 @@ def compare(models: list[str] | None = None, sort: str | None = None) -> list[Co
         loaded = load_config(model)
         rows += compare_rows(loaded.name, loaded.spec)
     return sort_rows(rows, sort)
+
+
+def verify(model: str, revision: str | None = None, token: str | None = None) -> VerifyReport:
+    """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained."""
+    loaded = load_config(model, revision=revision, token=token)
+    checkpoint = load_checkpoint(model, revision=revision, token=token)
+    return verify_checkpoint(loaded.spec, count_params(loaded.spec, model=loaded.name, source=loaded.source), checkpoint)
 
 
 class BundledModel(Result):

@@ -11,7 +11,7 @@ import typer
 from enum import Enum
 
 from . import __version__
-from .api import account, compare, crossover, derive_dim, flops, list_bundled
+from .api import account, compare, crossover, derive_dim, flops, list_bundled, verify
 from .errors import FfncalcError
 from .render import (
     compare_csv,
@@ -26,6 +26,7 @@ from .render import (
     models_table,
     params_tables,
     print_json,
+    verify_renderables,
 )
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
@@ -265,6 +266,22 @@ def compare_command(
     else:
         console = make_console()
         console.print(compare_table(rows, console.width))
+
+
+@app.command("verify")
+def verify_command(model: ModelArg, revision: RevisionOpt = None, token: TokenOpt = None, json: JsonOpt = False) -> None:
+    """Check the count against what MODEL's checkpoint stores, reading only safetensors headers.
+
+    A local folder's *.safetensors (or its index), or a Hub repo's, without downloading weights.
+    Exit 0 when every difference is explained, 1 otherwise.
+    """
+    report = verify(model, revision=revision, token=token)
+    if json:
+        print_json(report)
+    else:
+        make_console().print(verify_renderables(report))
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 @app.command()

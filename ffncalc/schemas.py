@@ -11,6 +11,7 @@ from .api import BundledModel
 from .compare import CompareRow
 from .dims import DeriveDimReport
 from .flops import CrossoverReport, FlopsReport
+from .verify import VerifyReport
 
 JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
     "params": ParamsReport.model_json_schema,
@@ -19,4 +20,5 @@ JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
     "crossover": CrossoverReport.model_json_schema,
     "derive-dim": DeriveDimReport.model_json_schema,
     "compare": TypeAdapter(list[CompareRow]).json_schema,
+    "verify": VerifyReport.model_json_schema,
 }

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from .checkpoints import llama_tensors, safetensors_header
 from .conftest import tiny_llama
 from .hub_server import FakeHub, FakeRepo
 
@@ -25,9 +26,30 @@ def hub(tmp_path):
         "acme/tiny": FakeRepo(files={"config.json": CONFIG}),
         "acme/gated": FakeRepo(files={"config.json": CONFIG}, gated_token="hf_secret"),
         "acme/weights-only": FakeRepo(files={"model.safetensors": b"\0"}),
+        "acme/checkpoint": FakeRepo(
+            files={"config.json": CONFIG, "model.safetensors": safetensors_header(llama_tensors(tiny_llama()))}
+        ),
+        "acme/sharded": FakeRepo(files=sharded_files()),
     }
     with FakeHub(repos) as server:
         yield server
+
+
+def sharded_files():
+    """Two shards and their index, as a sharded Hub repo lays them out."""
+    tensors = llama_tensors(tiny_llama())
+    names = list(tensors)
+    first = {name: tensors[name] for name in names[:10]}
+    second = {name: tensors[name] for name in names[10:]}
+    weight_map = {name: "model-00001-of-00002.safetensors" for name in first}
+    weight_map |= {name: "model-00002-of-00002.safetensors" for name in second}
+    index = {"metadata": {"total_size": 2 * TINY_TOTAL}, "weight_map": weight_map}
+    return {
+        "config.json": CONFIG,
+        "model.safetensors.index.json": json.dumps(index).encode(),
+        "model-00001-of-00002.safetensors": safetensors_header(first),
+        "model-00002-of-00002.safetensors": safetensors_header(second),
+    }
 
 
 def hub_environment(endpoint, home, **env):
@@ -167,3 +189,28 @@ def test_a_bundled_id_needs_no_network(tmp_path):
     run = run_ffncalc("params", "meta-llama/Llama-3.1-8B", "--json", endpoint="http://127.0.0.1:9", home=tmp_path, HF_HUB_OFFLINE="1")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["source"] == "bundled"
+
+
+def test_verify_reads_safetensors_headers_from_the_hub_with_range_requests(hub, tmp_path):
+    run = run_ffncalc("verify", "acme/checkpoint", "--json", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    document = json.loads(run.stdout)
+    assert document["ok"] is True
+    assert document["stored_by_dtype"] == {"BF16": TINY_TOTAL}
+    assert any(method == "GET" and path.endswith("/model.safetensors") for method, path, _ in hub.requests)
+
+
+def test_verify_reads_every_shard_of_a_sharded_repo(hub, tmp_path):
+    run = run_ffncalc("verify", "acme/sharded", "--json", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    document = json.loads(run.stdout)
+    assert document["files"] == ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+    assert document["stored_elements"] == TINY_TOTAL
+
+
+def test_verify_on_a_repo_without_safetensors(hub, tmp_path):
+    repos_config = run_ffncalc("verify", "acme/tiny", endpoint=hub.url, home=tmp_path)
+    assert repos_config.returncode == 2
+    assert repos_config.stderr == (
+        "Error: acme/tiny has neither model.safetensors nor model.safetensors.index.json; verify reads safetensors headers\n"
+    )

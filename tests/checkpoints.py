@@ -1,0 +1,60 @@
+"""Small safetensors checkpoints written by the tests: real headers, no tensor data.
+
+A safetensors file is an 8-byte little-endian header length, a JSON header
+{name: {"dtype", "shape", "data_offsets"}}, then the data. ffncalc (and huggingface_hub)
+read only the header, so the files here stop after it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2, "F8_E4M3": 1, "U8": 1, "I64": 8}
+
+
+def safetensors_header(tensors: dict[str, tuple[str, list[int]]]) -> bytes:
+    """The bytes of a safetensors file up to its data: length prefix and JSON header."""
+    header, offset = {}, 0
+    for name, (dtype, shape) in tensors.items():
+        size = DTYPE_BYTES[dtype]
+        for dim in shape:
+            size *= dim
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + size]}
+        offset += size
+    encoded = json.dumps(header).encode()
+    return len(encoded).to_bytes(8, "little") + encoded
+
+
+def write_checkpoint(folder: Path, config: dict, tensors: dict[str, tuple[str, list[int]]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(config))
+    (folder / "model.safetensors").write_bytes(safetensors_header(tensors))
+    return folder
+
+
+def llama_tensors(config: dict, dtype: str = "BF16", prefix: str = "model.") -> dict[str, tuple[str, list[int]]]:
+    """transformers' Llama layout, written out by hand: names and [out, in] shapes."""
+    hidden, width, vocab = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
+    heads = config["num_attention_heads"]
+    kv_heads = config.get("num_key_value_heads", heads)
+    head_dim = config.get("head_dim", hidden // heads)
+    tensors = {f"{prefix}embed_tokens.weight": (dtype, [vocab, hidden])}
+    for i in range(config["num_hidden_layers"]):
+        layer = f"{prefix}layers.{i}."
+        tensors.update(
+            {
+                layer + "self_attn.q_proj.weight": (dtype, [heads * head_dim, hidden]),
+                layer + "self_attn.k_proj.weight": (dtype, [kv_heads * head_dim, hidden]),
+                layer + "self_attn.v_proj.weight": (dtype, [kv_heads * head_dim, hidden]),
+                layer + "self_attn.o_proj.weight": (dtype, [hidden, heads * head_dim]),
+                layer + "mlp.gate_proj.weight": (dtype, [width, hidden]),
+                layer + "mlp.up_proj.weight": (dtype, [width, hidden]),
+                layer + "mlp.down_proj.weight": (dtype, [hidden, width]),
+                layer + "input_layernorm.weight": (dtype, [hidden]),
+                layer + "post_attention_layernorm.weight": (dtype, [hidden]),
+            }
+        )
+    tensors[f"{prefix}norm.weight"] = (dtype, [hidden])
+    tensors["lm_head.weight"] = (dtype, [vocab, hidden])
+    return tensors
