@@ -26,6 +26,29 @@ class Run:
         return json.loads(self.stdout)
 
 
+def run_main(*args: str) -> Run:
+    """Run `ffncalc ARGS…` through main in-process, capturing its output (usable inside hypothesis tests)."""
+    import contextlib
+    import io
+    import os
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    saved_argv, saved_debug = sys.argv, os.environ.pop("FFNCALC_DEBUG", None)
+    sys.argv = ["ffncalc", *args]
+    try:
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                main()
+                exit_code = 0
+            except SystemExit as exit:
+                exit_code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+    finally:
+        sys.argv = saved_argv
+        if saved_debug is not None:
+            os.environ["FFNCALC_DEBUG"] = saved_debug
+    return Run(exit_code, stdout.getvalue(), stderr.getvalue())
+
+
 @pytest.fixture
 def ffncalc(capsys, monkeypatch):
     """Run `ffncalc ARGS…` as a user would (through main), at a fixed width, without colour."""

@@ -1,0 +1,250 @@
+"""Properties that must hold for every valid config of every family, and errors for every invalid one.
+
+Random configs come from hypothesis. Valid ones must satisfy the accounting invariants; invalid
+ones must give one `Error:` line naming the field, a non-zero exit, no traceback and no hang.
+"""
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ffncalc import count_params, load_spec, supported_model_types
+from ffncalc.accounting import norm_params
+from ffncalc.flops import crossover_context, flops_profile, plateau
+
+from .conftest import run_main
+
+# 150 examples a property in CI (seconds); FFNCALC_EXAMPLES=2000 for a longer hunt.
+SETTINGS = settings(
+    max_examples=int(os.environ.get("FFNCALC_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+@st.composite
+def decoder_config(draw, model_type):
+    """A small valid config of MODEL_TYPE, with optional fields present or absent at random."""
+    kv_heads = draw(st.integers(1, 4))
+    heads = kv_heads * draw(st.integers(1, 4))
+    head_dim = draw(st.sampled_from([4, 8, 16]))
+    layers = draw(st.integers(1, 6))
+    config = {
+        "model_type": model_type,
+        "vocab_size": draw(st.integers(1, 5000)),
+        "hidden_size": heads * head_dim,
+        "intermediate_size": draw(st.integers(1, 512)),
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+    }
+    if draw(st.booleans()):
+        config["num_key_value_heads"] = kv_heads
+    if draw(st.booleans()):
+        config["head_dim"] = head_dim
+    if draw(st.booleans()):
+        config["tie_word_embeddings"] = draw(st.booleans())
+    if draw(st.booleans()):
+        config["sliding_window"] = draw(st.one_of(st.none(), st.integers(1, 4096)))
+    if model_type in ("llama",):
+        config["attention_bias"] = draw(st.booleans())
+        config["mlp_bias"] = draw(st.booleans())
+    if model_type in ("gemma2", "gemma3_text", "gpt_oss") and draw(st.booleans()):
+        config["layer_types"] = draw(
+            st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=layers, max_size=layers)
+        )
+    if model_type in ("qwen2", "qwen3", "qwen3_moe"):
+        config["use_sliding_window"] = draw(st.booleans())
+        config["max_window_layers"] = draw(st.integers(0, layers))
+    experts = draw(st.integers(1, 8))
+    per_token = draw(st.integers(1, experts))
+    if model_type in ("mixtral", "gpt_oss"):
+        config |= {"num_local_experts": experts, "num_experts_per_tok": per_token}
+    if model_type == "qwen3_moe":
+        config |= {
+            "num_experts": experts, "num_experts_per_tok": per_token, "moe_intermediate_size": draw(st.integers(1, 64)),
+            "decoder_sparse_step": draw(st.integers(1, 3)),
+            "mlp_only_layers": draw(st.lists(st.integers(0, layers - 1), unique=True, max_size=layers)),
+        }
+    if model_type in ("deepseek_v3", "kimi_k2"):
+        config |= {
+            "q_lora_rank": draw(st.one_of(st.none(), st.integers(1, 64))), "kv_lora_rank": draw(st.integers(1, 64)),
+            "qk_nope_head_dim": draw(st.integers(1, 16)), "qk_rope_head_dim": draw(st.integers(1, 16)),
+            "v_head_dim": draw(st.integers(1, 16)), "n_routed_experts": experts, "num_experts_per_tok": per_token,
+            "n_shared_experts": draw(st.integers(0, 2)), "moe_intermediate_size": draw(st.integers(1, 64)),
+            "first_k_dense_replace": draw(st.integers(0, layers)), "moe_layer_freq": draw(st.integers(1, 2)),
+            "num_nextn_predict_layers": draw(st.integers(0, 1)),
+        }
+    return config
+
+
+@st.composite
+def gpt2_config(draw):
+    heads = draw(st.integers(1, 8))
+    return {
+        "model_type": "gpt2", "vocab_size": draw(st.integers(1, 5000)), "n_embd": heads * draw(st.integers(1, 16)),
+        "n_layer": draw(st.integers(1, 6)), "n_head": heads, "n_positions": draw(st.integers(1, 2048)),
+        "n_inner": draw(st.one_of(st.none(), st.integers(1, 512))),
+    }
+
+
+any_valid_config = st.one_of(
+    gpt2_config(), *[decoder_config(model_type) for model_type in supported_model_types() if model_type != "gpt2"]
+)
+
+
+def test_every_supported_family_is_generated():
+    assert set(supported_model_types()) == {
+        "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text",
+        "deepseek_v3", "kimi_k2", "phi3", "gpt2", "gpt_oss",
+    }
+
+
+@SETTINGS
+@given(any_valid_config)
+def test_total_is_the_sum_of_components_and_of_its_parts(config):
+    spec = load_spec(config, "generated")
+    report = count_params(spec)
+    assert report.total_params == report.components.total
+    layers = sum(group.params * len(group.indices) for group in report.layers)
+    final_norm = norm_params(spec.final_norm) if spec.final_norm else 0
+    assert report.total_params == report.components.embedding + layers + final_norm + report.components.lm_head
+    assert sorted(index for group in report.layers for index in group.indices) == list(range(len(spec.layers)))
+    for group in report.layers:
+        assert group.params == sum(group.parts.values()) == group.components.total
+
+
+@SETTINGS
+@given(any_valid_config)
+def test_active_never_exceeds_total(config):
+    report = count_params(load_spec(config, "generated"))
+    if report.active_params is not None:
+        assert 0 < report.active_params <= report.total_params
+        assert report.active_params_without_embedding <= report.active_params
+
+
+@SETTINGS
+@given(any_valid_config, st.lists(st.integers(1, 1 << 20), min_size=2, max_size=8))
+def test_per_token_flops_never_decrease_with_context(config, contexts):
+    profile = flops_profile(load_spec(config, "generated"))
+    totals = [profile.fixed + profile.growing(n) for n in sorted(contexts)]
+    assert totals == sorted(totals)
+
+
+@SETTINGS
+@given(any_valid_config)
+def test_the_crossover_is_where_the_curves_meet(config):
+    profile = flops_profile(load_spec(config, "generated"))
+    n_star = crossover_context(profile)
+    if n_star is None:
+        assert plateau(profile) < profile.ffn
+        return
+    ceil = -((-n_star.numerator) // n_star.denominator)
+    assert profile.growing(ceil) >= profile.ffn
+    if ceil > 1:
+        assert profile.growing(ceil - 1) < profile.ffn
+    if n_star.denominator == 1:
+        assert profile.growing(int(n_star)) == profile.ffn or n_star == 0
+
+
+# --- invalid input ---------------------------------------------------------------------------
+
+SIZE_FIELDS = ["vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads"]
+BAD_SIZES = st.one_of(
+    st.booleans(),
+    st.text(max_size=5),
+    st.integers(max_value=0),
+    st.integers(min_value=1 << 40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+    st.none(),
+)
+
+
+def run_on_text(text: str | bytes):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.json"
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+        return run_main("params", str(path), "--json")
+
+
+def assert_one_line_error(run):
+    assert run.exit_code != 0
+    assert run.stdout == ""
+    assert run.stderr.startswith("Error: ")
+    assert run.stderr.count("\n") == 1
+    assert "Traceback" not in run.stderr
+
+
+@SETTINGS
+@given(st.sampled_from(SIZE_FIELDS), BAD_SIZES, st.sampled_from(["llama", "qwen3", "gemma2", "deepseek_v3", "gpt_oss"]))
+def test_a_bad_size_is_an_error_naming_the_field(field, value, model_type):
+    config = {"model_type": model_type, "vocab_size": 100, "hidden_size": 64, "intermediate_size": 64,
+              "num_hidden_layers": 2, "num_attention_heads": 4}
+    config[field] = value
+    run = run_on_text(json.dumps(config))
+    assert_one_line_error(run)
+    assert field in run.stderr
+
+
+@SETTINGS
+@given(st.sampled_from(SIZE_FIELDS))
+def test_a_missing_size_is_an_error_naming_the_field(field):
+    config = {"model_type": "llama", "vocab_size": 100, "hidden_size": 64, "intermediate_size": 64,
+              "num_hidden_layers": 2, "num_attention_heads": 4}
+    del config[field]
+    run = run_on_text(json.dumps(config))
+    assert_one_line_error(run)
+    assert f"{field}: required field is missing" in run.stderr
+
+
+@SETTINGS
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_never_crash(blob):
+    run = run_on_text(blob)
+    if run.exit_code == 0:  # bytes that happen to be a valid config are fine
+        json.loads(run.stdout)
+    else:
+        assert_one_line_error(run)
+
+
+@SETTINGS
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=4), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)))
+def test_arbitrary_json_never_crashes(value):
+    run = run_on_text(json.dumps(value))
+    assert_one_line_error(run)
+
+
+def test_nan_and_infinity_are_refused():
+    for constant in ("NaN", "Infinity", "-Infinity"):
+        run = run_on_text('{"model_type": "llama", "hidden_size": %s}' % constant)
+        assert_one_line_error(run)
+        assert f"{constant} is not valid JSON" in run.stderr
+
+
+def test_deep_nesting_is_refused_before_parsing():
+    run = run_on_text("[" * 100_000 + "]" * 100_000)
+    assert_one_line_error(run)
+    assert "nested deeper than 64 levels" in run.stderr
+
+
+def test_a_50_mb_file_is_refused_before_parsing():
+    run = run_on_text(b'{"model_type": "' + b"x" * (50 * 1024 * 1024) + b'"}')
+    assert_one_line_error(run)
+    assert "is too large for a config.json (limit 4,194,304)" in run.stderr
+
+
+def test_a_list_at_the_top_level_is_refused():
+    run = run_on_text("[]")
+    assert_one_line_error(run)
+    assert "the JSON is a list, not an object" in run.stderr
+
+
+def test_non_utf8_bytes_are_refused():
+    run = run_on_text(b'{"model_type": "\xff"}')
+    assert_one_line_error(run)
+    assert "not UTF-8 text" in run.stderr
