@@ -186,6 +186,13 @@ def download_config(repo_id: str, revision: str | None, token: str | None) -> Pa
         raise explain_hub_failure(error, repo_id, revision, token) from None
 
 
+def _saved_token() -> str | None:
+    """The token huggingface_hub would send: HF_TOKEN or the stored login."""
+    from huggingface_hub import get_token
+
+    return get_token()
+
+
 def explain_hub_failure(error: Exception, repo_id: str, revision: str | None, token: str | None) -> Exception:
     """The one-line ffncalc error for a huggingface_hub failure: what happened and what to do."""
     from huggingface_hub import constants
@@ -193,6 +200,11 @@ def explain_hub_failure(error: Exception, repo_id: str, revision: str | None, to
 
     where = repo_id if revision is None else f"{repo_id}@{revision}"
     if isinstance(error, hub_errors.GatedRepoError):
+        if token or _saved_token():
+            return HubError(
+                f"{repo_id} is gated and the token has no access: accept its terms on the Hub with that account, "
+                "or use another token (--token / HF_TOKEN)"
+            )
         return HubError(
             f"{repo_id} is gated: accept its terms on the Hub, then log in (`hf auth login`), set HF_TOKEN or pass --token"
         )

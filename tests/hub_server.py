@@ -73,7 +73,9 @@ class FakeHub:
         if repo.status is not None:
             return self._error(handler, repo.status, None, "Internal Error")
         if repo.gated_token is not None and authorization != f"Bearer {repo.gated_token}":
-            return self._error(handler, 401, "GatedRepo", "Access to model is restricted")
+            # The Hub answers 401 without a token, 403 with one that has not been granted access.
+            status = 403 if authorization else 401
+            return self._error(handler, status, "GatedRepo", "Access to model is restricted")
         if match["revision"] not in repo.revisions and match["revision"] != COMMIT:
             return self._error(handler, 404, "RevisionNotFound", "Invalid rev id")
         content = repo.files.get(match["filename"])

@@ -129,3 +129,11 @@ def test_debug_variable_shows_the_traceback(ffncalc, monkeypatch, tmp_path):
 
     with pytest.raises(ConfigNotFoundError):
         main()
+
+
+def test_an_unknown_custom_code_architecture_says_its_code_was_not_run(ffncalc, write_config):
+    config = {"model_type": "bailing_moe", "auto_map": {"AutoModelForCausalLM": "modeling_bailing_moe.Model"}}
+    run = ffncalc("params", str(write_config(config)))
+    assert_one_line_error(
+        run, "model_type 'bailing_moe' (a custom-code architecture; its code was not run) is not supported", exit_code=4
+    )

@@ -129,6 +129,16 @@ def test_a_gated_repo_without_a_token(hub, tmp_path):
     )
 
 
+def test_a_gated_repo_with_a_token_that_has_no_access(hub, tmp_path):
+    run = run_ffncalc("params", "acme/gated", "--token", "hf_other", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 5
+    assert run.stderr == (
+        "Error: acme/gated is gated and the token has no access: accept its terms on the Hub with that account, "
+        "or use another token (--token / HF_TOKEN)\n"
+    )
+    assert ("HEAD", "/acme/gated/resolve/main/config.json", "Bearer hf_other") in hub.requests
+
+
 def test_a_gated_repo_with_token_option(hub, tmp_path):
     run = run_ffncalc("params", "acme/gated", "--token", "hf_secret", "--json", endpoint=hub.url, home=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -160,10 +170,15 @@ def retried_failures(tmp_path_factory):
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         refused = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    with FakeHub({"acme/broken": FakeRepo(status=500)}) as server:
+    repos = {"acme/broken": FakeRepo(status=500), "acme/slow": FakeRepo(files={"config.json": CONFIG}, delay=3)}
+    with FakeHub(repos) as server:
         started = {
             "server error": start_ffncalc("params", "acme/broken", endpoint=server.url, home=tmp_path_factory.mktemp("a")),
             "refused": start_ffncalc("params", "acme/tiny", endpoint=refused, home=tmp_path_factory.mktemp("b")),
+            # HF_HUB_ETAG_TIMEOUT: how long huggingface_hub waits for the Hub's answer about a file
+            "timeout": start_ffncalc(
+                "params", "acme/slow", endpoint=server.url, home=tmp_path_factory.mktemp("c"), HF_HUB_ETAG_TIMEOUT="1"
+            ),
         }
         results = {name: (process, *process.communicate(timeout=120)) for name, process in started.items()}
     return refused, results
@@ -175,6 +190,31 @@ def test_a_server_error_after_huggingface_hubs_retries(retried_failures):
     assert process.returncode == 5
     assert stdout == ""
     assert stderr == "Error: acme/broken: the Hub answered HTTP 500; try again later\n"
+
+
+def test_a_hub_slower_than_the_etag_timeout_still_answers_on_the_retry(retried_failures):
+    # huggingface_hub gives the first HEAD HF_HUB_ETAG_TIMEOUT (1 s here), then retries with 60 s.
+    _, results = retried_failures
+    process, stdout, stderr = results["timeout"]
+    assert process.returncode == 0, stderr
+    assert "acme/slow — Llama (llama), 2 layers" in stdout
+
+
+def test_a_timeout_is_explained_in_one_line():
+    # A Hub that never answers costs huggingface_hub 60 s per retry, too long for a test run; the
+    # classification of its real timeout exceptions (raised bare, or as the cause of a cache miss) is checked here.
+    import httpx2
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    from ffncalc.source import explain_hub_failure
+
+    timeout = httpx2.ReadTimeout("timed out")
+    message = str(explain_hub_failure(timeout, "acme/slow", None, None))
+    assert message.startswith("acme/slow: the Hub (") and message.endswith(") did not answer in time; try again, or check HF_ENDPOINT")
+    try:
+        raise LocalEntryNotFoundError("not cached") from timeout
+    except LocalEntryNotFoundError as cache_miss:
+        assert str(explain_hub_failure(cache_miss, "acme/slow", None, None)) == message
 
 
 def test_connection_refused(retried_failures):

@@ -70,8 +70,9 @@ def parse_config(raw: dict[str, Any], source: str) -> tuple[HFConfig, tuple[str,
             model_type = text_type
     adapter = ADAPTER_BY_MODEL_TYPE.get(model_type)
     if adapter is None:
+        custom = " (a custom-code architecture; its code was not run)" if "auto_map" in raw else ""
         raise UnsupportedModelError(
-            f"{source}: model_type {model_type!r} is not supported; supported: {', '.join(supported_model_types())}"
+            f"{source}: model_type {model_type!r}{custom} is not supported; supported: {', '.join(supported_model_types())}"
         )
     if "auto_map" in raw:
         notes.append(
