@@ -1,31 +1,62 @@
-"""ffncalc: where a transformer's parameters and compute go, from its config.json alone."""
+"""ffncalc: where a transformer's parameters and compute go, from its config.json alone.
+
+    import ffncalc
+    report = ffncalc.account("meta-llama/Llama-3.1-8B")
+    report.total_params  # 8030261248
+
+The names below load their modules on first use, so `import ffncalc` is quick and pulls in
+neither typer, rich nor huggingface_hub.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
 
-from .accounting import ParamsReport, count_params
-from .api import LoadedModel, account, crossover, flops, load_config
-from .errors import FfncalcError
-from .families import load_spec, supported_model_types
-from .flops import CrossoverReport, FlopsReport
-from .source import bundled_models
-from .spec import ModelSpec
+_EXPORTS = {
+    "account": "api",
+    "compare": "api",
+    "crossover": "api",
+    "derive_dim": "api",
+    "flops": "api",
+    "load_config": "api",
+    "verify": "api",
+    "LoadedModel": "api",
+    "count_params": "accounting",
+    "ParamsReport": "accounting",
+    "CrossoverReport": "compute",
+    "FlopsReport": "compute",
+    "derive_intermediate_size": "dims",
+    "FfncalcError": "errors",
+    "load_spec": "families",
+    "supported_model_types": "families",
+    "bundled_models": "source",
+    "ModelSpec": "spec",
+}
 
-__all__ = [
-    "CrossoverReport",
-    "FfncalcError",
-    "FlopsReport",
-    "LoadedModel",
-    "ModelSpec",
-    "ParamsReport",
-    "__version__",
-    "account",
-    "bundled_models",
-    "count_params",
-    "crossover",
-    "flops",
-    "load_config",
-    "load_spec",
-    "supported_model_types",
-]
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'ffncalc' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
+    from .accounting import ParamsReport, count_params
+    from .api import LoadedModel, account, compare, crossover, derive_dim, flops, load_config, verify
+    from .dims import derive_intermediate_size
+    from .errors import FfncalcError
+    from .families import load_spec, supported_model_types
+    from .compute import CrossoverReport, FlopsReport
+    from .source import bundled_models
+    from .spec import ModelSpec

@@ -59,7 +59,7 @@ def norm_part(name: str, norm: Norm) -> Part:
 
 
 class Result(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
 
 class Components(Result):

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .accounting import ParamsReport, Result, count_params
-from .compare import COLUMNS, DEFAULT_MODELS, CompareRow, compare_rows, sort_rows
-from .dims import (
-    REFERENCE_MULTIPLE_OF,
-    DeriveDimReport,
-    derivation_notes,
-    derive_intermediate_size,
-    solve_intermediate_size,
-)
 from .errors import UsageError
 from .families import load_spec
-from .flops import CrossoverReport, FlopsReport, Measure, MlaForm, count_crossover, count_flops
 from .source import bundled_models, load_checkpoint, load_raw_config
 from .spec import DenseFfn, ModelSpec, MoeFfn
 from .units import bytes_per_element, parse_context
-from .verify import VerifyReport, verify_checkpoint
+
+# flops, dims, compare and verify are imported by the functions that use them: a command
+# should not pay for creating the result classes of every other command.
+if TYPE_CHECKING:
+    from .comparison import CompareRow
+    from .dims import DeriveDimReport
+    from .compute import CrossoverReport, FlopsReport, Measure, MlaForm
+    from .verification import VerifyReport
 
 
 @dataclass(frozen=True)
@@ -52,6 +51,8 @@ def flops(
     token: str | None = None,
 ) -> FlopsReport:
     """FLOPs per token at CONTEXT (e.g. 8192 or "8k"), prefill of that many tokens, and training."""
+    from .compute import count_flops
+
     tokens = parse_context(context)
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
     return count_flops(loaded.spec, tokens, model=loaded.name, mla_form=mla_form, causal=causal)
@@ -67,6 +68,8 @@ def crossover(
     token: str | None = None,
 ) -> CrossoverReport:
     """Where attention's context-dependent cost (FLOPs or KV-cache bytes) overtakes the FFN's."""
+    from .compute import count_crossover
+
     tokens = parse_context(max_context)
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
     element_bytes = None
@@ -96,7 +99,7 @@ def dense_width(spec: ModelSpec) -> int:
 def derive_dim(
     dim: int | None = None,
     multiplier: float | None = None,
-    multiple_of: int = REFERENCE_MULTIPLE_OF,
+    multiple_of: int = 256,  # dims.REFERENCE_MULTIPLE_OF, the reference code's default
     target: int | None = None,
     model: str | None = None,
     revision: str | None = None,
@@ -106,6 +109,8 @@ def derive_dim(
 
     With MODEL, dim and target are the config's hidden_size and FFN width.
     """
+    from .dims import DeriveDimReport, derivation_notes, derive_intermediate_size, solve_intermediate_size
+
     name = None
     if model is not None:
         if dim is not None or target is not None:
@@ -122,6 +127,8 @@ def derive_dim(
 
 def compare(models: list[str] | None = None, sort: str | None = None) -> list[CompareRow]:
     """FFN width, ratio, gating and parameter shares of MODELS (default: the reference table), one row per FFN kind."""
+    from .comparison import COLUMNS, DEFAULT_MODELS, compare_rows, sort_rows
+
     if sort and sort.lstrip("-") not in COLUMNS:
         raise UsageError(f"cannot sort by {sort!r}; columns: {', '.join(COLUMNS)} (prefix - to sort descending)")
     rows = []
@@ -133,6 +140,8 @@ def compare(models: list[str] | None = None, sort: str | None = None) -> list[Co
 
 def verify(model: str, revision: str | None = None, token: str | None = None) -> VerifyReport:
     """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained."""
+    from .verification import verify_checkpoint
+
     loaded = load_config(model, revision=revision, token=token)
     checkpoint = load_checkpoint(model, revision=revision, token=token)
     return verify_checkpoint(loaded.spec, count_params(loaded.spec, model=loaded.name, source=loaded.source), checkpoint)

@@ -6,7 +6,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pydantic import BaseModel
 from rich import box
@@ -15,12 +15,13 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .accounting import ParamsReport
-from .api import BundledModel
-from .compare import CompareRow
-from .dims import DeriveDimReport
-from .flops import CrossoverReport, FlopsReport
-from .verify import VerifyReport
+if TYPE_CHECKING:  # only for annotations: a command imports the result classes it needs
+    from .accounting import ParamsReport
+    from .api import BundledModel
+    from .comparison import CompareRow
+    from .dims import DeriveDimReport
+    from .compute import CrossoverReport, FlopsReport
+    from .verification import VerifyReport
 
 COMPONENT_HEADINGS = {"attention": "Attention", "ffn": "FFN", "norm": "Norms"}
 
@@ -493,9 +494,11 @@ def compare_csv(rows: list[CompareRow], file: TextIO | None = None) -> None:
     import csv
 
     writer = csv.writer(file or sys.stdout, lineterminator="\n")
-    writer.writerow(list(CompareRow.model_fields))
-    for row in rows:
-        writer.writerow(["" if value is None else value for value in row.model_dump().values()])
+    for number, row in enumerate(rows):
+        values = row.model_dump()
+        if number == 0:
+            writer.writerow(list(values))
+        writer.writerow(["" if value is None else value for value in values.values()])
 
 
 def compare_markdown(rows: list[CompareRow], file: TextIO | None = None) -> None:

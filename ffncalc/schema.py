@@ -39,7 +39,7 @@ Name = Annotated[str, Field(strict=True, max_length=200)]
 class HFConfig(BaseModel):
     """Fields every family shares; each family adapter subclasses it and implements ``to_spec``."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, defer_build=True)
 
     model_type: Name
     torch_dtype: Name | None = None
@@ -47,8 +47,6 @@ class HFConfig(BaseModel):
     quantization_config: dict[str, Any] | None = None
     transformers_version: Name | None = None  # the version that wrote the config (and the checkpoint)
 
-    #: The model_type values this adapter reads (the first is its own).
-    model_types: ClassVar[tuple[str, ...]] = ()
     #: A readable family name for tables.
     architecture: ClassVar[str] = ""
 

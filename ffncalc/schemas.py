@@ -8,10 +8,10 @@ from pydantic import TypeAdapter
 
 from .accounting import ParamsReport
 from .api import BundledModel
-from .compare import CompareRow
+from .comparison import CompareRow
 from .dims import DeriveDimReport
-from .flops import CrossoverReport, FlopsReport
-from .verify import VerifyReport
+from .compute import CrossoverReport, FlopsReport
+from .verification import VerifyReport
 
 JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
     "params": ParamsReport.model_json_schema,

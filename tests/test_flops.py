@@ -9,7 +9,7 @@ import json
 import pytest
 
 from ffncalc import crossover, flops, load_config
-from ffncalc.flops import flops_profile, prefill_flops
+from ffncalc.compute import flops_profile, prefill_flops
 
 from .conftest import EXPECTED
 

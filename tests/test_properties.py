@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ffncalc import count_params, load_spec, supported_model_types
 from ffncalc.accounting import norm_params
-from ffncalc.flops import crossover_context, flops_profile, plateau
+from ffncalc.compute import crossover_context, flops_profile, plateau
 
 from .conftest import run_main
 

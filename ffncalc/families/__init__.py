@@ -2,11 +2,12 @@
 
 ``parse_config`` picks the adapter for a raw config.json dict, validates it with pydantic
 and returns it; ``adapter.to_spec()`` gives the architecture-neutral ``ModelSpec``. A new
-family is a new adapter class listed in ``ADAPTERS``.
+family is a new adapter class, named in ``ADAPTERS``.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
 from typing import Any
 
@@ -15,33 +16,35 @@ from pydantic import ValidationError
 from ..errors import InvalidConfigError, UnsupportedModelError
 from ..schema import HFConfig, describe_validation_error
 from ..spec import ModelSpec
-from .deepseek import DeepseekV3Config
-from .gemma import Gemma2Config, Gemma3TextConfig, GemmaConfig
-from .gpt2 import Gpt2Config
-from .gpt_oss import GptOssConfig
-from .llama import LlamaConfig, MistralConfig, MixtralConfig
-from .phi3 import Phi3Config
-from .qwen import Qwen2Config, Qwen3Config, Qwen3MoeConfig
 
-ADAPTERS: tuple[type[HFConfig], ...] = (
-    LlamaConfig,
-    MistralConfig,
-    MixtralConfig,
-    Qwen2Config,
-    Qwen3Config,
-    Qwen3MoeConfig,
-    GemmaConfig,
-    Gemma2Config,
-    Gemma3TextConfig,
-    DeepseekV3Config,
-    Phi3Config,
-    Gpt2Config,
-    GptOssConfig,
-)
-
-ADAPTER_BY_MODEL_TYPE: dict[str, type[HFConfig]] = {
-    model_type: adapter for adapter in ADAPTERS for model_type in adapter.model_types
+# model_type → "module:Adapter". An adapter's module is imported only when a config needs it:
+# pydantic classes are costly to create, and a command reads one config.
+ADAPTERS: dict[str, str] = {
+    "llama": "llama:LlamaConfig",
+    "mistral": "llama:MistralConfig",
+    "mixtral": "llama:MixtralConfig",
+    "qwen2": "qwen:Qwen2Config",
+    "qwen3": "qwen:Qwen3Config",
+    "qwen3_moe": "qwen:Qwen3MoeConfig",
+    "gemma": "gemma:GemmaConfig",
+    "gemma2": "gemma:Gemma2Config",
+    "gemma3_text": "gemma:Gemma3TextConfig",
+    "deepseek_v3": "deepseek:DeepseekV3Config",
+    "kimi_k2": "deepseek:DeepseekV3Config",
+    "phi3": "phi3:Phi3Config",
+    "gpt2": "gpt2:Gpt2Config",
+    "gpt_oss": "gpt_oss:GptOssConfig",
 }
+
+
+def adapter_for(model_type: str) -> type[HFConfig] | None:
+    """The adapter class that reads MODEL_TYPE, imported on first use; None if unsupported."""
+    target = ADAPTERS.get(model_type)
+    if target is None:
+        return None
+    module, name = target.split(":")
+    return getattr(importlib.import_module(f".{module}", __name__), name)
+
 
 # Multimodal wrappers whose nested config may omit its own model_type.
 TEXT_MODEL_TYPE_OF_WRAPPER = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_text"}
@@ -49,7 +52,7 @@ NESTED_TEXT_KEYS = ("text_config", "language_config")
 
 
 def supported_model_types() -> list[str]:
-    return sorted(ADAPTER_BY_MODEL_TYPE)
+    return sorted(ADAPTERS)
 
 
 def parse_config(raw: dict[str, Any], source: str) -> tuple[HFConfig, tuple[str, ...]]:
@@ -58,7 +61,7 @@ def parse_config(raw: dict[str, Any], source: str) -> tuple[HFConfig, tuple[str,
     model_type = raw.get("model_type")
     if not isinstance(model_type, str):
         raise InvalidConfigError(f"{source}: model_type: required field is missing or not a string")
-    if model_type not in ADAPTER_BY_MODEL_TYPE:
+    if model_type not in ADAPTERS:
         nested = next((raw[key] for key in NESTED_TEXT_KEYS if isinstance(raw.get(key), dict)), None)
         if nested is not None:
             text_type = nested.get("model_type") or TEXT_MODEL_TYPE_OF_WRAPPER.get(model_type)
@@ -68,7 +71,7 @@ def parse_config(raw: dict[str, Any], source: str) -> tuple[HFConfig, tuple[str,
             )
             raw = {**nested, "model_type": text_type}
             model_type = text_type
-    adapter = ADAPTER_BY_MODEL_TYPE.get(model_type)
+    adapter = adapter_for(model_type)
     if adapter is None:
         custom = " (a custom-code architecture; its code was not run)" if "auto_map" in raw else ""
         raise UnsupportedModelError(

@@ -15,7 +15,6 @@ class DeepseekV3Config(DecoderConfig):
     The shared experts are one MLP of width n_shared_experts × moe_intermediate_size.
     """
 
-    model_types = ("deepseek_v3", "kimi_k2")
     architecture = "DeepSeek-V3"
     q_lora_rank: Width | None = 1536
     kv_lora_rank: Width = 512

@@ -15,7 +15,6 @@ class GemmaConfig(DecoderConfig):
     Gemma's RMSNorm scales by (1 + weight), which changes its values, not its size.
     """
 
-    model_types = ("gemma",)
     architecture = "Gemma"
     tie_word_embeddings: Flag = True
     head_dim: Width | None = 256
@@ -28,7 +27,6 @@ class GemmaConfig(DecoderConfig):
 class Gemma2Config(GemmaConfig):
     """configuration_gemma2.py: norms before and after both attention and FFN; even layers slide (window 4,096)."""
 
-    model_types = ("gemma2",)
     architecture = "Gemma-2"
     sliding_window: Width | None = 4096
 
@@ -52,7 +50,6 @@ class Gemma3TextConfig(Gemma2Config):
     """configuration_gemma3.py (text): Gemma-2's layer plus RMSNorm on each query and key head;
     every ``sliding_window_pattern``-th layer is global, the rest slide."""
 
-    model_types = ("gemma3_text",)
     architecture = "Gemma-3"
     sliding_window_pattern: LayerCount = 6
 

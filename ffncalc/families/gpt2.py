@@ -12,7 +12,6 @@ class Gpt2Config(HFConfig):
     """configuration_gpt2.py: n_embd / n_layer / n_head / n_positions (hidden_size etc. accepted too);
     ``n_inner: null`` means 4 · n_embd. Conv1D c_attn is q, k, v side by side."""
 
-    model_types = ("gpt2",)
     architecture = "GPT-2"
     vocab_size: Width
     n_embd: Width = Field(validation_alias=AliasChoices("n_embd", "hidden_size"))

@@ -16,7 +16,6 @@ class GptOssConfig(DecoderConfig):
     of H; the router is a Linear with bias. Even layers slide unless ``layer_types`` says otherwise.
     """
 
-    model_types = ("gpt_oss",)
     architecture = "gpt-oss"
     attention_bias: Flag = True
     head_dim: Width | None = 64

@@ -10,14 +10,12 @@ from .base import DecoderConfig, experts_check
 class LlamaConfig(DecoderConfig):
     """configuration_llama.py: q/k/v/o share ``attention_bias``; gate/up/down share ``mlp_bias``."""
 
-    model_types = ("llama",)
     architecture = "Llama"
 
 
 class MistralConfig(DecoderConfig):
     """configuration_mistral.py: Llama without biases; a 4,096-token window unless the config says null."""
 
-    model_types = ("mistral",)
     architecture = "Mistral"
     sliding_window: Width | None = 4096
 
@@ -25,7 +23,6 @@ class MistralConfig(DecoderConfig):
 class MixtralConfig(DecoderConfig):
     """configuration_mixtral.py: Mistral attention; every FFN is a block-sparse MoE of gated experts."""
 
-    model_types = ("mixtral",)
     architecture = "Mixtral"
     num_local_experts: ExpertCount = 8
     num_experts_per_tok: ExpertCount = 2

@@ -10,7 +10,6 @@ class Phi3Config(DecoderConfig):
     """configuration_phi3.py / modeling_phi3.py: fusing changes module names, not parameter counts;
     modeling_phi3 has no bias switches, so none are read."""
 
-    model_types = ("phi3",)
     architecture = "Phi-3"
 
     def build_layer(self, index: int, window: int | None) -> Layer:

@@ -32,7 +32,6 @@ class QwenWindowRule(DecoderConfig):
 class Qwen2Config(QwenWindowRule):
     """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o does not."""
 
-    model_types = ("qwen2",)
     architecture = "Qwen2"
 
     def build_layer(self, index: int, window: int | None) -> Layer:
@@ -43,7 +42,6 @@ class Qwen2Config(QwenWindowRule):
 class Qwen3Config(QwenWindowRule):
     """configuration_qwen3.py: head_dim defaults to 128; RMSNorm on each query and key head."""
 
-    model_types = ("qwen3",)
     architecture = "Qwen3"
     head_dim: Width | None = 128
 
@@ -58,7 +56,6 @@ class Qwen3MoeConfig(Qwen3Config):
     """configuration_qwen3_moe.py: layer i is sparse unless listed in ``mlp_only_layers``,
     when (i + 1) is a multiple of ``decoder_sparse_step``; no shared expert."""
 
-    model_types = ("qwen3_moe",)
     architecture = "Qwen3-MoE"
     head_dim: Width | None = None
     num_experts: ExpertCountOrZero = 128
