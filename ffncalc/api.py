@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .accounting import ParamsReport, Result, count_params
 from .errors import UsageError
 from .families import load_spec
-from .source import bundled_models, load_checkpoint, load_raw_config
+from .source import bundled_models, load_raw_config
 from .spec import DenseFfn, ModelSpec, MoeFfn
 from .units import bytes_per_element, parse_context
 
@@ -140,6 +140,7 @@ def compare(models: list[str] | None = None, sort: str | None = None) -> list[Co
 
 def verify(model: str, revision: str | None = None, token: str | None = None) -> VerifyReport:
     """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained."""
+    from .checkpoint import load_checkpoint
     from .verification import verify_checkpoint
 
     loaded = load_config(model, revision=revision, token=token)

@@ -13,21 +13,10 @@ from enum import Enum
 from . import __version__
 from .api import account, compare, crossover, derive_dim, flops, list_bundled, verify
 from .errors import FfncalcError
-from .render import (
-    compare_csv,
-    compare_markdown,
-    compare_table,
-    crossover_chart,
-    crossover_headline,
-    crossover_table,
-    derive_dim_renderables,
-    flops_table,
-    make_console,
-    models_table,
-    params_tables,
-    print_json,
-    verify_renderables,
-)
+from .render import make_console, print_json
+
+# Each command imports its own renderer (ffncalc.render.<command>): start-up is part of the
+# product, and a command should not pay for building every other command's tables.
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 CHART_MIN_WIDTH = 80
@@ -118,6 +107,8 @@ def _root(
 @app.command()
 def params(model: ModelArg, revision: RevisionOpt = None, token: TokenOpt = None, json: JsonOpt = False) -> None:
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
+    from .render.params import params_tables
+
     report = account(model, revision=revision, token=token)
     if json:
         print_json(report)
@@ -147,6 +138,8 @@ def flops_command(
     2 FLOPs per multiply-add. Attention scores grow with the context (sliding-window layers stop at their
     window); grouped KV heads (GQA/MQA) save memory, not these FLOPs.
     """
+    from .render.compute import flops_table
+
     report = flops(model, ctx, mla_form=mla.value, causal=not no_causal, revision=revision, token=token)
     if json:
         print_json(report)
@@ -190,6 +183,8 @@ def crossover_command(
 
     Contexts from 1k doubling up to --ctx, with the crossover n* as its own row.
     """
+    from .render.compute import crossover_chart, crossover_headline, crossover_table
+
     report = crossover(
         model, ctx, measure=by.value, mla_form=mla.value, dtype=dtype, revision=revision, token=token
     )
@@ -228,6 +223,8 @@ def derive_dim_command(
 
     4·dim → int(2·h/3) → int(mult·h) → multiple_of·ceil(h/multiple_of), with Meta's float arithmetic.
     """
+    from .render.dims import derive_dim_renderables
+
     report = derive_dim(dim, mult, multiple_of, target=target, model=model, revision=revision, token=token)
     if json:
         print_json(report)
@@ -256,6 +253,8 @@ def compare_command(
     json: JsonOpt = False,
 ) -> None:
     """FFN choices side by side: width, width / hidden, gating, FFN parameters per layer, shares, totals."""
+    from .render.comparison import compare_csv, compare_markdown, compare_table
+
     rows = compare(models or None, sort)
     if json or output == OutputFormat.json:
         print_json(rows)
@@ -275,6 +274,8 @@ def verify_command(model: ModelArg, revision: RevisionOpt = None, token: TokenOp
     A local folder's *.safetensors (or its index), or a Hub repo's, without downloading weights.
     Exit 0 when every difference is explained, 1 otherwise.
     """
+    from .render.verification import verify_renderables
+
     report = verify(model, revision=revision, token=token)
     if json:
         print_json(report)
@@ -287,6 +288,8 @@ def verify_command(model: ModelArg, revision: RevisionOpt = None, token: TokenOp
 @app.command()
 def models(json: JsonOpt = False) -> None:
     """List the bundled configs (usable offline by their Hub id) with their totals."""
+    from .render.params import models_table
+
     rows = list_bundled()
     if json:
         print_json(rows)

@@ -258,6 +258,19 @@ def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
     return _breakdown(profile, 1, profile.growing(context))
 
 
+def per_token_totals(profile: ContextProfile, contexts: list[int]) -> list[int]:
+    """Total per-token cost at each context: fixed + Σ slope · min(n, window), closed form per context."""
+    fixed, slopes = profile.fixed, profile.slopes
+    full = sum(slope for window, slope in slopes if window is None)
+    windowed = [(window, slope) for window, slope in slopes if window is not None]
+    if not windowed:
+        return [fixed + full * context for context in contexts]
+    return [
+        fixed + full * context + sum(slope * (context if context < window else window) for window, slope in windowed)
+        for context in contexts
+    ]
+
+
 def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> FlopsBreakdown:
     """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n))."""
     if causal:

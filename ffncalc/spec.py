@@ -13,7 +13,7 @@ from typing import Literal, Union
 NormKind = Literal["rmsnorm", "layernorm"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Norm:
     """A normalisation layer: a weight of ``dim`` elements, plus a bias of ``dim`` for LayerNorm."""
 
@@ -22,7 +22,7 @@ class Norm:
     bias: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Mla:
     """Multi-head latent attention (DeepSeek-V2/V3): queries and keys/values pass through low-rank latents."""
 
@@ -34,7 +34,7 @@ class Mla:
     latent_norm: NormKind = "rmsnorm"  # on each latent: q_a_layernorm (q_lora_rank), kv_a_layernorm (kv_lora_rank)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Attention:
     """One layer's self-attention.
 
@@ -68,7 +68,7 @@ class Attention:
         return "gqa"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class DenseFfn:
     """A position-wise feed-forward block: gated (gate, up, down) or plain (up, down)."""
 
@@ -84,7 +84,7 @@ class DenseFfn:
         return ffn_kind_name(self.activation, self.gated)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class MoeFfn:
     """A mixture-of-experts block: a router picks ``experts_per_token`` of ``num_experts`` per token.
 
@@ -109,7 +109,7 @@ class MoeFfn:
 Ffn = Union[DenseFfn, MoeFfn]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Layer:
     """One decoder layer: attention, FFN and the norms around them, each norm with its module's name."""
 
@@ -118,7 +118,7 @@ class Layer:
     norms: tuple[tuple[str, Norm], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CheckpointExtra:
     """Elements a published checkpoint may store that are not parameters of the model's modules.
 
@@ -132,7 +132,7 @@ class CheckpointExtra:
     layers: tuple["Layer", ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ModelSpec:
     """Everything the engine needs to count a model's parameters and FLOPs."""
 

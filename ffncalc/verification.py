@@ -15,7 +15,7 @@ import re
 from collections import defaultdict
 
 from .accounting import ParamsReport, Result, norm_params
-from .source import Checkpoint, StoredTensor
+from .checkpoint import Checkpoint, StoredTensor
 from .spec import ModelSpec
 from .units import bytes_per_element
 

@@ -1,0 +1,192 @@
+"""ffncalc's speed, measured in one run so the ratios hold on a noisy machine.
+
+    python bench/run.py            # table, and bench/results.json
+    python bench/run.py --json     # the JSON only
+
+Whole processes are timed with the standard library (median of RUNS after a warm-up). The
+transformers comparison runs when transformers and torch import in this Python, or in the
+Python named by FFNCALC_BENCH_TRANSFORMERS_PYTHON (a side venv); otherwise it is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = int(os.environ.get("FFNCALC_BENCH_RUNS", "15"))
+PYTHON = sys.executable
+FFNCALC = shutil.which("ffncalc", path=str(Path(PYTHON).parent)) or "ffncalc"
+
+# The floor of the stack: the smallest typer command that takes a model argument and a flag
+# and prints one rich table, with pydantic imported. typer 0.29 coerces parameters with
+# pydantic, so running a command (not only importing typer) is part of the floor.
+FLOOR = (
+    "import pydantic, typer\n"
+    "from rich.console import Console\nfrom rich.table import Table\n"
+    "app = typer.Typer()\n"
+    "@app.command()\n"
+    "def params(model: str, json: bool = False) -> None:\n"
+    "    table = Table('component', 'parameters'); table.add_row(model, '8,030,261,248'); Console().print(table)\n"
+    "app()\n"
+)
+# For reference: the three libraries imported, nothing run (pydantic 2 imports lazily, so this
+# leaves out most of what using it costs).
+IMPORTS_ONLY = (
+    "import typer, pydantic\n"
+    "from rich.console import Console\nfrom rich.table import Table\n"
+    "t = Table('component', 'parameters'); t.add_row('total', '8,030,261,248'); Console().print(t)"
+)
+
+
+def bundled_ids() -> list[str]:
+    sys.path.insert(0, str(ROOT))
+    from ffncalc.source import bundled_models
+
+    return list(bundled_models())
+
+
+def process_times(commands: dict[str, list[str]], runs: int = RUNS) -> dict[str, float]:
+    """Median wall time of each command, interleaved run by run so that load affects all alike."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    environment = {**os.environ, "COLUMNS": "100", "HF_HUB_OFFLINE": "1"}
+    for run in range(runs + 2):
+        for name, command in commands.items():
+            start = time.perf_counter()
+            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment, check=True)
+            if run >= 2:  # the first two runs warm the file cache and the bytecode
+                times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def transformers_time() -> tuple[float | None, str]:
+    """Building Llama-3.1-8B on the meta device with transformers and summing numel(), as a whole process."""
+    python = os.environ.get("FFNCALC_BENCH_TRANSFORMERS_PYTHON", PYTHON)
+    probe = subprocess.run([python, "-c", "import torch, transformers"], capture_output=True)
+    if probe.returncode != 0:
+        return None, f"skipped: transformers and torch do not import in {python} (set FFNCALC_BENCH_TRANSFORMERS_PYTHON)"
+    command = [python, str(ROOT / "tools" / "meta_count.py"), str(ROOT / "fixtures" / "configs" / "meta-llama__Llama-3.1-8B.json")]
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), python
+
+
+def in_process() -> dict[str, float]:
+    """Configs parsed and accounted per second; a 100,000-context sweep of per-token FLOPs."""
+    sys.path.insert(0, str(ROOT))
+    from ffncalc.accounting import count_params
+    from ffncalc.api import load_config
+    from ffncalc.compute import flops_profile, per_token_totals
+    from ffncalc.families import load_spec
+    from ffncalc.source import bundled_models, read_config_file
+
+    raws = [read_config_file(path) for path in bundled_models().values()]
+    for raw in raws:  # warm-up: builds pydantic's validators once
+        count_params(load_spec(raw, "bench"))
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < 2.0:
+        for raw in raws:
+            count_params(load_spec(raw, "bench"))
+            done += 1
+    configs_per_second = done / (time.perf_counter() - start)
+
+    sweep = {}
+    for model in ("meta-llama/Llama-3.1-8B", "google/gemma-3-1b-it", "openai/gpt-oss-20b"):
+        profile = flops_profile(load_config(model).spec)
+        contexts = list(range(1, 100_001))
+        start = time.perf_counter()
+        per_token_totals(profile, contexts)
+        sweep[model] = time.perf_counter() - start
+    return {"configs_per_second": configs_per_second, "sweep_100k_seconds": max(sweep.values())}
+
+
+def imports() -> dict[str, bool]:
+    check = (
+        "import sys, ffncalc; print(','.join(m for m in ('typer', 'rich', 'huggingface_hub') if m in sys.modules))"
+    )
+    library = subprocess.run([PYTHON, "-c", check], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    params = (
+        "import sys; sys.argv = ['ffncalc', 'params', 'meta-llama/Llama-3.1-8B']\n"
+        "from ffncalc.cli import app\ntry:\n    app(standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+        "print('huggingface_hub' in sys.modules, file=sys.stderr)"
+    )
+    hub = subprocess.run([PYTHON, "-c", params], capture_output=True, text=True, cwd=ROOT).stderr.strip()
+    return {"library_imports_none_of_typer_rich_hub": library == "", "bundled_params_imports_hub": hub == "True"}
+
+
+def main() -> None:
+    bundled = bundled_ids()
+    commands = {
+        "python -c pass": [PYTHON, "-c", "pass"],
+        "import ffncalc": [PYTHON, "-c", "import ffncalc"],
+        "stack floor: one typer command printing one rich table": [PYTHON, "-c", FLOOR, "meta-llama/Llama-3.1-8B"],
+        "typer, rich and pydantic imported, one table printed": [PYTHON, "-c", IMPORTS_ONLY],
+        "ffncalc params meta-llama/Llama-3.1-8B": [FFNCALC, "params", "meta-llama/Llama-3.1-8B"],
+        "ffncalc crossover --ctx 128k": [FFNCALC, "crossover", "--ctx", "128k"],
+        "ffncalc compare": [FFNCALC, "compare"],
+        f"ffncalc compare (all {len(bundled)} bundled)": [FFNCALC, "compare", *bundled],
+    }
+    times = process_times(commands)
+    transformers_seconds, transformers_note = transformers_time()
+    throughput = in_process()
+    import_checks = imports()
+
+    floor = times["stack floor: one typer command printing one rich table"]
+    imports_only = times["typer, rich and pydantic imported, one table printed"]
+    params = times["ffncalc params meta-llama/Llama-3.1-8B"]
+    compare_all = times[f"ffncalc compare (all {len(bundled)} bundled)"]
+    import_cost = times["import ffncalc"] - times["python -c pass"]
+    targets = [
+        ("params cold start / stack floor ≤ 1.25", params / floor, params / floor <= 1.25),
+        ("(for reference) params / imports only ≤ 1.25", params / imports_only, params / imports_only <= 1.25),
+        ("import ffncalc over bare Python < 50 ms", import_cost * 1000, import_cost < 0.050),
+        ("import ffncalc loads none of typer, rich, huggingface_hub", None, import_checks["library_imports_none_of_typer_rich_hub"]),
+        ("a bundled params run does not import huggingface_hub", None, not import_checks["bundled_params_imports_hub"]),
+        ("configs parsed and accounted per second ≥ 2,000", throughput["configs_per_second"], throughput["configs_per_second"] >= 2000),
+        ("100,000-context FLOPs sweep < 0.5 s", throughput["sweep_100k_seconds"], throughput["sweep_100k_seconds"] < 0.5),
+        ("compare over every bundled config < 2 × params", compare_all / params, compare_all / params < 2),
+    ]
+    results = {
+        "python": sys.version.split()[0],
+        "runs": RUNS,
+        "process_seconds": times,
+        "transformers_meta_count_seconds": transformers_seconds,
+        "transformers_note": transformers_note,
+        "ffncalc_over_transformers": None if transformers_seconds is None else params / transformers_seconds,
+        "configs_per_second": throughput["configs_per_second"],
+        "sweep_100k_seconds": throughput["sweep_100k_seconds"],
+        "targets": [{"target": name, "value": value, "met": met} for name, value, met in targets],
+    }
+    (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    if "--json" in sys.argv:
+        print(json.dumps(results, indent=2))
+        return
+    width = max(len(name) for name in times)
+    print(f"Whole processes, median of {RUNS} runs ({results['python']}):")
+    for name, seconds in times.items():
+        print(f"  {name:<{width}}  {seconds * 1000:8.1f} ms   ({seconds / floor:4.2f} × floor)")
+    if transformers_seconds is None:
+        print(f"  transformers on the meta device: {transformers_note}")
+    else:
+        print(f"  {'transformers meta-device count (Llama-3.1-8B)':<{width}}  {transformers_seconds * 1000:8.1f} ms")
+        print(f"  ffncalc params / transformers: {params / transformers_seconds:.3f}")
+    print(f"In process: {throughput['configs_per_second']:,.0f} configs parsed and accounted per second; "
+          f"100,000-context sweep {throughput['sweep_100k_seconds'] * 1000:.1f} ms")
+    print("Targets:")
+    for name, value, met in targets:
+        shown = "" if value is None else f" ({value:,.3g})"
+        print(f"  [{'met' if met else 'NOT met'}] {name}{shown}")
+    print("JSON: bench/results.json")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Presenting results: rich tables for people, JSON for scripts. Nothing here computes a count.
+
+One module per command's output; this one holds what they share: the console, JSON, and
+number formatting (thousands separators, shares, rounded magnitudes).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from pydantic import BaseModel
+from rich.console import Console
+
+
+def make_console(file: TextIO | None = None) -> Console:
+    """A console on stdout that never wraps numbers and leaves colour to the terminal."""
+    return Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
+
+
+def print_json(result: BaseModel | Sequence[BaseModel] | dict, file: TextIO | None = None) -> None:
+    """Exactly one JSON document: integers stay integers, no units or rounding."""
+    out = file or sys.stdout
+    if isinstance(result, BaseModel):
+        out.write(result.model_dump_json(indent=2))
+    elif isinstance(result, dict):
+        out.write(json.dumps(result, indent=2))
+    else:
+        out.write(json.dumps([item.model_dump(mode="json") for item in result], indent=2))
+    out.write("\n")
+
+
+def count(value: int) -> str:
+    """4096 → '4,096'."""
+    return f"{value:,}"
+
+
+def share(part: int, whole: int) -> str:
+    """A percentage with one decimal, or two significant digits below 1% (norms are tiny)."""
+    if whole == 0:
+        return "–"
+    percent = 100 * part / whole
+    if percent == 0 or percent >= 1:
+        return f"{percent:.1f}%"
+    return f"{percent:.2g}%"
+
+
+def layer_ranges(indices: Sequence[int]) -> str:
+    """[0, 1, 2, 5, 7, 8] → '0–2, 5, 7–8'."""
+    ranges: list[str] = []
+    start = previous = indices[0]
+    for index in list(indices[1:]) + [None]:
+        if index is not None and index == previous + 1:
+            previous = index
+            continue
+        ranges.append(str(start) if start == previous else f"{start}–{previous}")
+        if index is not None:
+            start = previous = index
+    return ", ".join(ranges)
+
+
+SI_PREFIXES = ["", "k", "M", "G", "T", "P", "E", "Z"]
+
+
+def approx(value: float, unit: str = "") -> str:
+    """15,009,316,864 → '15.0 G' (decimal prefixes, three significant figures)."""
+    magnitude = 0
+    while abs(value) >= 1000 and magnitude < len(SI_PREFIXES) - 1:
+        value /= 1000
+        magnitude += 1
+    text = f"{value:.3g}" if magnitude == 0 else f"{value:.1f}" if value >= 100 else f"{value:.3g}"
+    return f"{text} {SI_PREFIXES[magnitude]}{unit}".rstrip()
+
+
+def approx_params(value: int) -> str:
+    """8,030,261,248 → '8.03 B' (K, M, B, T as parameter counts are usually written)."""
+    return approx(value).replace(" k", " K").replace(" G", " B")

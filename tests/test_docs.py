@@ -1,0 +1,24 @@
+"""Docs generated from the tool itself must match it: CI fails when they drift."""
+
+import importlib.util
+
+from .conftest import ROOT
+
+
+def load_docs_tool():
+    spec = importlib.util.spec_from_file_location("write_docs", ROOT / "tools" / "write_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cli_reference_matches_help():
+    expected = load_docs_tool().cli_reference()
+    assert (ROOT / "docs" / "cli-reference.md").read_text() == expected, "run python tools/write_docs.py"
+
+
+def test_readme_links_the_cli_reference_and_the_pictures():
+    readme = (ROOT / "README.md").read_text()
+    for target in ("docs/cli-reference.md", "docs/params-llama-3.1-8b.svg", "docs/crossover-128k.svg", "docs/compare.svg"):
+        assert target in readme
+        assert (ROOT / target).is_file()

@@ -1,0 +1,74 @@
+"""Regenerate the docs that come from the tool itself (tests fail when they drift):
+
+- docs/cli-reference.md: the --help of ffncalc and of every command, at 100 columns;
+- docs/*.svg: the headline commands' real output, exported by rich's own console.
+
+    python tools/write_docs.py
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+COMMANDS = ["params", "flops", "crossover", "derive-dim", "compare", "verify", "models"]
+HELP_ENVIRONMENT = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
+
+
+def help_text(*args: str) -> str:
+    environment = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR",)}
+    environment.update(HELP_ENVIRONMENT)
+    run = subprocess.run(
+        [sys.executable, "-m", "ffncalc", *args, "--help"], capture_output=True, text=True, env=environment, check=True
+    )
+    return "\n".join(line.rstrip() for line in run.stdout.splitlines()).strip("\n")
+
+
+def cli_reference() -> str:
+    sections = ["# ffncalc command-line reference", "", "Generated from `--help` by `python tools/write_docs.py`; a test checks it is current.", ""]
+    for args in [[]] + [[command] for command in COMMANDS]:
+        title = " ".join(["ffncalc", *args])
+        sections += [f"## `{title}`", "", "```text", help_text(*args), "```", ""]
+    return "\n".join(sections)
+
+
+def svg_pictures() -> dict[str, str]:
+    """name → SVG of a real run of the renderers the CLI uses, at 100 columns."""
+    from rich.console import Console
+
+    from ffncalc.api import account, compare, crossover
+    from ffncalc.render.comparison import compare_table
+    from ffncalc.render.compute import crossover_chart, crossover_headline, crossover_table
+    from ffncalc.render.params import params_tables
+
+    pictures = {}
+    runs = {
+        "params-llama-3.1-8b": ("ffncalc params meta-llama/Llama-3.1-8B", lambda: [params_tables(account("meta-llama/Llama-3.1-8B"))]),
+        "crossover-128k": (
+            "ffncalc crossover --ctx 128k",
+            lambda: (lambda r: [crossover_headline(r), crossover_table(r), crossover_chart(r)])(crossover("meta-llama/Llama-3.1-8B", "128k")),
+        ),
+        "compare": ("ffncalc compare", lambda: [compare_table(compare(), 100)]),
+    }
+    for name, (title, renderables) in runs.items():
+        console = Console(record=True, width=100, file=open(os.devnull, "w"), force_terminal=True, color_system="truecolor")
+        for renderable in renderables():
+            console.print(renderable)
+        pictures[name] = console.export_svg(title=f"$ {title}")
+    return pictures
+
+
+def main() -> None:
+    DOCS.mkdir(exist_ok=True)
+    (DOCS / "cli-reference.md").write_text(cli_reference())
+    print("wrote docs/cli-reference.md")
+    for name, svg in svg_pictures().items():
+        (DOCS / f"{name}.svg").write_text(svg)
+        print(f"wrote docs/{name}.svg")
+
+
+if __name__ == "__main__":
+    main()
