@@ -17,10 +17,21 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from .spec import Attention, CheckpointExtra, DenseFfn, Ffn, Layer, ModelSpec, MoeFfn, Norm
+from .spec import (
+    Attention,
+    CheckpointExtra,
+    DenseFfn,
+    Ffn,
+    Layer,
+    Linear,
+    Mamba2,
+    Mixer,
+    ModelSpec,
+    MoeFfn,
+    Norm,
+)
 
-Component = Literal["ffn", "attention", "embedding", "lm_head", "norm", "other"]
-COMPONENTS: tuple[Component, ...] = ("ffn", "attention", "embedding", "lm_head", "norm", "other")
+Component = Literal["ffn", "attention", "cross_attention", "mixer", "embedding", "lm_head", "norm", "other"]
 
 
 class Part(NamedTuple):
@@ -67,6 +78,8 @@ class Components(Result):
 
     ffn: int = 0
     attention: int = 0
+    cross_attention: int = 0  # decoder layers' attention over the encoder output
+    mixer: int = 0  # non-attention sequence mixers: Mamba-2, Gated DeltaNet
     embedding: int = 0
     lm_head: int = 0
     norm: int = 0
@@ -74,16 +87,24 @@ class Components(Result):
 
     @property
     def total(self) -> int:
-        return self.ffn + self.attention + self.embedding + self.lm_head + self.norm + self.other
+        return (
+            self.ffn + self.attention + self.cross_attention + self.mixer
+            + self.embedding + self.lm_head + self.norm + self.other
+        )
 
 
 class LayerGroup(Result):
-    """Layers with one structure: their indices, and what one of them holds."""
+    """Layers with one structure: their stack, their indices in it, and what one of them holds.
 
+    ``attention_kind`` names the sequence mixer: mha, gqa, mqa, mla, or for hybrids mamba2,
+    gated_deltanet, or none (an FFN-only layer).
+    """
+
+    stack: str
     indices: list[int]
     attention_kind: str
     window: int | None
-    ffn_kind: Literal["dense", "moe"]
+    ffn_kind: Literal["dense", "moe", "none"]
     activation: str
     parts: dict[str, int]
     components: Components
@@ -144,39 +165,66 @@ def norm_params(norm: Norm) -> int:
     return norm.dim * (2 if norm.bias else 1)
 
 
-def attention_parts(attention: Attention) -> list[Part]:
-    """q, k, v, o projections (MLA: q_a, q_b, kv_a, kv_b, o), sinks and per-head norms."""
+def attention_parts(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Part]:
+    """q, k, v, o projections (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms."""
     hidden = attention.hidden_size
     heads, kv_heads = attention.num_heads, attention.num_kv_heads
     qk_dim, v_dim = attention.qk_head_dim, attention.v_head_dim
+    q_width = heads * qk_dim * (2 if attention.q_gate else 1)
     mla = attention.mla
     if mla is None:
         parts = [
-            linear_part("attention", "q", hidden, heads * qk_dim, attention.q_bias),
-            linear_part("attention", "k", hidden, kv_heads * qk_dim, attention.k_bias),
-            linear_part("attention", "v", hidden, kv_heads * v_dim, attention.v_bias),
+            linear_part(component, prefix + "q", hidden, q_width, attention.q_bias),
+            linear_part(component, prefix + "k", hidden, kv_heads * qk_dim, attention.k_bias),
+            linear_part(component, prefix + "v", hidden, kv_heads * v_dim, attention.v_bias),
         ]
     else:
         if mla.q_lora_rank is None:
-            parts = [linear_part("attention", "q", hidden, heads * qk_dim, False)]
+            parts = [linear_part(component, "q", hidden, q_width, False)]
         else:
             parts = [
-                linear_part("attention", "q_a", hidden, mla.q_lora_rank, attention.q_bias),
+                linear_part(component, "q_a", hidden, mla.q_lora_rank, attention.q_bias),
                 norm_part("q_a_layernorm", Norm(mla.latent_norm, mla.q_lora_rank)),
-                linear_part("attention", "q_b", mla.q_lora_rank, heads * qk_dim, False),
+                linear_part(component, "q_b", mla.q_lora_rank, q_width, False),
             ]
         # kv_a emits the compressed latent and the shared rope key at once.
         parts += [
-            linear_part("attention", "kv_a", hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, attention.k_bias),
+            linear_part(component, "kv_a", hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, attention.k_bias),
             norm_part("kv_a_layernorm", Norm(mla.latent_norm, mla.kv_lora_rank)),
-            linear_part("attention", "kv_b", mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + v_dim), False),
+            linear_part(component, "kv_b", mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + v_dim), False),
         ]
-    parts.append(linear_part("attention", "o", heads * v_dim, hidden, attention.o_bias))
+    parts.append(linear_part(component, prefix + "o", heads * v_dim, hidden, attention.o_bias))
     if attention.sinks:
-        parts.append(Part("attention", "sinks", heads))
-    if attention.qk_norm is not None:
-        parts += [norm_part("q_norm", attention.qk_norm), norm_part("k_norm", attention.qk_norm)]
+        parts.append(Part(component, prefix + "sinks", heads))
+    if attention.relative_position_buckets:
+        parts.append(Part(component, prefix + "relative_position_bias", attention.relative_position_buckets * heads))
+    if attention.q_norm is not None:
+        parts.append(norm_part(prefix + "q_norm", attention.q_norm))
+    if attention.k_norm is not None:
+        parts.append(norm_part(prefix + "k_norm", attention.k_norm))
     return parts
+
+
+def mixer_parts(mixer: Mixer) -> list[Part]:
+    """Mamba-2: in_proj, conv, dt_bias, A_log, D, norm, out_proj. Gated DeltaNet: in_proj_qkvz, in_proj_ba, conv, dt_bias, A_log, norm, out_proj."""
+    if isinstance(mixer, Mamba2):
+        inner, heads = mixer.inner_size, mixer.num_heads
+        return [
+            linear_part("mixer", "in_proj", mixer.hidden_size, inner + mixer.conv_dim + heads, mixer.proj_bias),
+            Part("mixer", "conv1d", mixer.conv_dim * mixer.conv_kernel + (mixer.conv_dim if mixer.conv_bias else 0)),
+            Part("mixer", "dt_bias, A_log, D", 3 * heads),
+            norm_part("mixer_norm", Norm("rmsnorm", inner)),
+            linear_part("mixer", "out_proj", inner, mixer.hidden_size, mixer.proj_bias),
+        ]
+    key_dim, value_dim, v_heads = mixer.key_dim, mixer.value_dim, mixer.num_v_heads
+    return [
+        linear_part("mixer", "in_proj_qkvz", mixer.hidden_size, 2 * key_dim + 2 * value_dim, False),
+        linear_part("mixer", "in_proj_ba", mixer.hidden_size, 2 * v_heads, False),
+        Part("mixer", "conv1d", mixer.conv_dim * mixer.conv_kernel),
+        Part("mixer", "dt_bias, A_log", 2 * v_heads),
+        norm_part("mixer_norm", Norm("rmsnorm", mixer.head_v_dim)),
+        linear_part("mixer", "out_proj", value_dim, mixer.hidden_size, False),
+    ]
 
 
 def dense_ffn_parts(ffn: DenseFfn) -> list[Part]:
@@ -225,9 +273,17 @@ def moe_parts(moe: MoeFfn) -> list[Part]:
 
 
 def layer_parts(layer: Layer) -> list[Part]:
-    """Everything in one layer: attention, FFN, and its norms by module name."""
-    norms = [norm_part(name, norm) for name, norm in layer.norms]
-    return attention_parts(layer.attention) + ffn_parts(layer.ffn) + norms
+    """Everything in one layer: attention or another mixer, cross-attention, FFN, and its norms by module name."""
+    parts: list[Part] = []
+    if layer.attention is not None:
+        parts += attention_parts(layer.attention)
+    if layer.mixer is not None:
+        parts += mixer_parts(layer.mixer)
+    if layer.cross_attention is not None:
+        parts += attention_parts(layer.cross_attention, "cross_attention", "cross_")
+    if layer.ffn is not None:
+        parts += ffn_parts(layer.ffn)
+    return parts + [norm_part(name, norm) for name, norm in layer.norms]
 
 
 def layer_params(layer: Layer) -> int:
@@ -235,16 +291,41 @@ def layer_params(layer: Layer) -> int:
     return sum(part.params for part in layer_parts(layer))
 
 
+def embedding_width(spec: ModelSpec) -> int:
+    return spec.embedding_dim or spec.hidden_size
+
+
 def embedding_params(spec: ModelSpec) -> int:
-    """vocab · hidden for the token table, + positions · hidden for a learned position table."""
-    return (spec.vocab_size + spec.position_embeddings) * spec.hidden_size
+    """vocab · embedding width for the token table, + positions · hidden for a learned position table."""
+    return spec.vocab_size * embedding_width(spec) + spec.position_embeddings * spec.hidden_size
 
 
 def lm_head_params(spec: ModelSpec) -> int:
-    """0 when tied to the token table; else vocab · hidden (+ vocab for a bias)."""
-    if spec.tie_word_embeddings:
+    """0 when tied to the token table (or absent); else embedding width · vocab (+ vocab for a bias).
+
+    A tied head with a bias (GPT-J style) keeps its bias: only the matrix is shared.
+    """
+    if not spec.lm_head:
         return 0
-    return linear_params(spec.hidden_size, spec.vocab_size, spec.lm_head_bias)
+    bias = spec.vocab_size if spec.lm_head_bias else 0
+    if spec.tie_word_embeddings:
+        return bias
+    return embedding_width(spec) * spec.vocab_size + bias
+
+
+def extra_parts(spec: ModelSpec) -> list[Part]:
+    """The model-level modules outside the layers: linears, norms and tables."""
+    parts = []
+    for extra in spec.extras:
+        module = extra.module
+        if isinstance(module, Linear):
+            part = linear_part(extra.component, extra.name, module.in_features, module.out_features, module.bias)
+        elif isinstance(module, Norm):
+            part = norm_part(extra.name, module)
+        else:
+            part = Part(extra.component, extra.name, module.rows * module.dim)
+        parts.append(part if extra.per_token else part._replace(matmul_weights=0, used=0))
+    return parts
 
 
 def sum_components(parts: Iterable[Part]) -> Components:
@@ -254,21 +335,27 @@ def sum_components(parts: Iterable[Part]) -> Components:
     return Components(**totals)
 
 
-def count_params(spec: ModelSpec, model: str = "", source: str = "") -> ParamsReport:
-    """total = embedding + Σ layers + final norm + head; active replaces each MoE layer's E experts by k."""
-    layer_groups = _group_layers(spec.layers)
-    groups = [_layer_group(layer, indices) for layer, indices in layer_groups.items()]
+def model_level_parts(spec: ModelSpec) -> list[Part]:
+    """Outside the layers: token (and position) tables, final norm, output head, and any extras."""
+    parts = [Part("embedding", "embed_tokens", spec.vocab_size * embedding_width(spec))]
+    if spec.position_embeddings:
+        parts.append(Part("embedding", "position_embeddings", spec.position_embeddings * spec.hidden_size))
+    if spec.final_norm is not None:
+        parts.append(norm_part("final_norm", spec.final_norm))
+    head = lm_head_params(spec)
+    if head:
+        parts.append(Part("lm_head", "lm_head", head))
+    return parts + extra_parts(spec)
 
-    per_layer_components = [(group.components, len(group.indices)) for group in groups]
-    final_norm = norm_params(spec.final_norm) if spec.final_norm is not None else 0
-    components = Components(
-        ffn=sum(c.ffn * n for c, n in per_layer_components),
-        attention=sum(c.attention * n for c, n in per_layer_components),
-        embedding=embedding_params(spec),
-        lm_head=lm_head_params(spec),
-        norm=sum(c.norm * n for c, n in per_layer_components) + final_norm,
-        other=sum(c.other * n for c, n in per_layer_components),
-    )
+
+def count_params(spec: ModelSpec, model: str = "", source: str = "") -> ParamsReport:
+    """total = Σ layers + embeddings + final norm + head + extras; active replaces each MoE layer's E experts by k."""
+    groups = [_layer_group(layer, stack, indices) for (layer, stack), indices in _group_layers(spec.layers).items()]
+    totals = sum_components(model_level_parts(spec)).model_dump()
+    for group in groups:
+        for name, value in group.components.model_dump().items():
+            totals[name] += value * len(group.indices)
+    components = Components(**totals)
     total = components.total
     moe = _moe_summary(spec.layers)
     active = None
@@ -296,22 +383,34 @@ def count_params(spec: ModelSpec, model: str = "", source: str = "") -> ParamsRe
     )
 
 
-def _group_layers(layers: tuple[Layer, ...]) -> dict[Layer, list[int]]:
-    groups: dict[Layer, list[int]] = {}
-    for index, layer in enumerate(layers):
-        groups.setdefault(layer, []).append(index)
+def _group_layers(layers: tuple[Layer, ...]) -> dict[tuple[Layer, str], list[int]]:
+    """Identical layers together, with their indices counted within their stack."""
+    groups: dict[tuple[Layer, str], list[int]] = {}
+    position: dict[str, int] = {}
+    for layer in layers:
+        index = position.get(layer.stack, 0)
+        position[layer.stack] = index + 1
+        groups.setdefault((layer, layer.stack), []).append(index)
     return groups
 
 
-def _layer_group(layer: Layer, indices: list[int]) -> LayerGroup:
+def _layer_group(layer: Layer, stack: str, indices: list[int]) -> LayerGroup:
     parts = layer_parts(layer)
     named = {f"{part.component}.{part.name}": part.params for part in parts}
+    if layer.attention is not None:
+        mixer = layer.attention.kind
+    elif layer.mixer is not None:
+        mixer = "mamba2" if isinstance(layer.mixer, Mamba2) else "gated_deltanet"
+    else:
+        mixer = "none"
+    ffn_kind = "none" if layer.ffn is None else ("moe" if isinstance(layer.ffn, MoeFfn) else "dense")
     return LayerGroup(
+        stack=stack,
         indices=indices,
-        attention_kind=layer.attention.kind,
-        window=layer.attention.window,
-        ffn_kind="moe" if isinstance(layer.ffn, MoeFfn) else "dense",
-        activation=layer.ffn.kind,
+        attention_kind=mixer,
+        window=layer.attention.window if layer.attention is not None else None,
+        ffn_kind=ffn_kind,
+        activation=layer.ffn.kind if layer.ffn is not None else "",
         parts=named,
         components=sum_components(parts),
         params=sum(part.params for part in parts),

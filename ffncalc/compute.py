@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from .accounting import Result, layer_parts
-from .spec import Attention, ModelSpec
+from .accounting import Result, embedding_width, extra_parts, layer_parts
+from .spec import Attention, Layer, Mamba2, Mixer, ModelSpec
 
 MlaForm = Literal["plain", "absorbed"]
 Measure = Literal["flops", "bytes"]
@@ -50,10 +50,12 @@ class ContextProfile:
     ffn: int
     lm_head: int
     slopes: tuple[tuple[int | None, int], ...]
+    mixer: int = 0  # Mamba-2 / Gated DeltaNet layers: projections and state update, the same at any context
+    other: int = 0  # model-level linears a token runs (OPT's project_in/out)
 
     @property
     def fixed(self) -> int:
-        return self.attention_projections + self.ffn + self.lm_head
+        return self.attention_projections + self.ffn + self.lm_head + self.mixer + self.other
 
     def growing(self, context: int) -> int:
         """Σ over windows of slope · keys(context, window)."""
@@ -89,16 +91,58 @@ def kv_cache_elements_per_token(attention: Attention) -> int:
     return attention.num_kv_heads * (attention.qk_head_dim + attention.v_head_dim)
 
 
-def _active_weights(spec: ModelSpec) -> tuple[int, int]:
-    """Matmul weights one token uses: (attention projections, FFN incl. router and active experts)."""
-    attention = ffn = 0
-    for layer in spec.layers:
+def mixer_state_flops(mixer: Mixer) -> int:
+    """Per token, besides projections: the depthwise conv (2 · conv_dim · kernel) and the state update.
+
+    Mamba-2: decay and input added to every state element, then read out: 4 FLOPs per element.
+    Gated DeltaNet: decay, the delta-rule correction (S·k, then a rank-1 update) and the readout S·q:
+    8 FLOPs per element.
+    """
+    conv = FLOPS_PER_MULTIPLY_ADD * mixer.conv_dim * mixer.conv_kernel
+    per_element = 4 if isinstance(mixer, Mamba2) else 8
+    return conv + per_element * mixer.state_elements
+
+
+def generating_layers(spec: ModelSpec) -> list[Layer]:
+    """The layers a generated token runs: all of them, or an encoder-decoder's decoder stack
+    (its encoder runs once over the input, not per generated token)."""
+    stacks = {layer.stack for layer in spec.layers}
+    if stacks == {"encoder", "decoder"}:
+        return [layer for layer in spec.layers if layer.stack == "decoder"]
+    return list(spec.layers)
+
+
+# Cross-attention's keys and values are projected once from the encoder output, not per token.
+CROSS_ATTENTION_PER_TOKEN = ("cross_q", "cross_o")
+
+
+def _active_weights(spec: ModelSpec) -> dict[str, int]:
+    """Matmul weights one token uses, by component (FFN: router and active experts only)."""
+    weights = {"attention": 0, "ffn": 0, "mixer": 0, "other": 0}
+    for layer in generating_layers(spec):
         for part in layer_parts(layer):
-            if part.component == "attention":
-                attention += part.active_matmul_weights
-            elif part.component == "ffn":
-                ffn += part.active_matmul_weights
-    return attention, ffn
+            if part.component == "cross_attention":
+                if part.name in CROSS_ATTENTION_PER_TOKEN:
+                    weights["attention"] += part.active_matmul_weights
+            elif part.component in weights:
+                weights[part.component] += part.active_matmul_weights
+    for part in extra_parts(spec):
+        weights["other"] += part.active_matmul_weights
+    return weights
+
+
+def _attention_slopes(spec: ModelSpec, per_key) -> tuple[tuple[int | None, int], ...]:
+    slopes = []
+    for layer in generating_layers(spec):
+        if layer.attention is not None:
+            slopes.append((layer.attention.window, per_key(layer.attention)))
+        if layer.cross_attention is not None:
+            slopes.append((None, per_key(layer.cross_attention)))
+    return _by_window(slopes)
+
+
+def _lm_head_weights(spec: ModelSpec) -> int:
+    return spec.vocab_size * embedding_width(spec) if spec.lm_head else 0
 
 
 def _by_window(values: list[tuple[int | None, int]]) -> tuple[tuple[int | None, int], ...]:
@@ -109,28 +153,30 @@ def _by_window(values: list[tuple[int | None, int]]) -> tuple[tuple[int | None, 
 
 
 def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfile:
-    """FLOPs per token: 2 · active matmul weights, fixed; 2 · heads · (qk + v) per attended key."""
-    attention, ffn = _active_weights(spec)
+    """FLOPs per token: 2 · active matmul weights and mixer state updates, fixed; 2 · heads · (qk + v) per key."""
+    weights = _active_weights(spec)
     return ContextProfile(
-        attention_projections=FLOPS_PER_MULTIPLY_ADD * attention,
-        ffn=FLOPS_PER_MULTIPLY_ADD * ffn,
-        lm_head=FLOPS_PER_MULTIPLY_ADD * spec.vocab_size * spec.hidden_size,
-        slopes=_by_window(
-            [(layer.attention.window, score_flops_per_key(layer.attention, mla_form)) for layer in spec.layers]
-        ),
+        attention_projections=FLOPS_PER_MULTIPLY_ADD * weights["attention"],
+        ffn=FLOPS_PER_MULTIPLY_ADD * weights["ffn"],
+        lm_head=FLOPS_PER_MULTIPLY_ADD * _lm_head_weights(spec),
+        slopes=_attention_slopes(spec, lambda attention: score_flops_per_key(attention, mla_form)),
+        mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"]
+        + sum(mixer_state_flops(layer.mixer) for layer in generating_layers(spec) if layer.mixer is not None),
+        other=FLOPS_PER_MULTIPLY_ADD * weights["other"],
     )
 
 
 def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
-    """Bytes one decode step reads at batch 1: active weights once, plus the KV cache per attended key."""
-    attention, ffn = _active_weights(spec)
+    """Bytes one decode step reads at batch 1: active weights and mixer states once, plus the KV cache per key."""
+    weights = _active_weights(spec)
+    states = sum(layer.mixer.state_elements for layer in generating_layers(spec) if layer.mixer is not None)
     return ContextProfile(
-        attention_projections=attention * bytes_per_element,
-        ffn=ffn * bytes_per_element,
-        lm_head=spec.vocab_size * spec.hidden_size * bytes_per_element,
-        slopes=_by_window(
-            [(layer.attention.window, kv_cache_elements_per_token(layer.attention) * bytes_per_element) for layer in spec.layers]
-        ),
+        attention_projections=weights["attention"] * bytes_per_element,
+        ffn=weights["ffn"] * bytes_per_element,
+        lm_head=_lm_head_weights(spec) * bytes_per_element,
+        slopes=_attention_slopes(spec, lambda attention: kv_cache_elements_per_token(attention) * bytes_per_element),
+        mixer=(weights["mixer"] + states) * bytes_per_element,
+        other=weights["other"] * bytes_per_element,
     )
 
 
@@ -172,6 +218,8 @@ class FlopsBreakdown(Result):
     attention_scores: int
     ffn: int
     lm_head: int
+    mixer: int  # Mamba-2 / Gated DeltaNet layers (0 without them)
+    other: int  # model-level linears such as OPT's project_in/out
     total: int
 
 
@@ -198,6 +246,8 @@ class CrossoverRow(Result):
     attention_projections: int
     attention_context: int
     lm_head: int
+    mixer: int
+    other: int
     total: int
     ffn_share: float
     is_crossover: bool
@@ -243,13 +293,14 @@ CONVENTIONS = [
 
 
 def _breakdown(profile: ContextProfile, tokens: int, growing: int) -> FlopsBreakdown:
-    fixed = (profile.attention_projections * tokens, profile.ffn * tokens, profile.lm_head * tokens)
     return FlopsBreakdown(
-        attention_projections=fixed[0],
+        attention_projections=profile.attention_projections * tokens,
         attention_scores=growing,
-        ffn=fixed[1],
-        lm_head=fixed[2],
-        total=sum(fixed) + growing,
+        ffn=profile.ffn * tokens,
+        lm_head=profile.lm_head * tokens,
+        mixer=profile.mixer * tokens,
+        other=profile.other * tokens,
+        total=profile.fixed * tokens + growing,
     )
 
 
@@ -346,13 +397,15 @@ def count_crossover(
     ceil = None if exact is None else -((-exact.numerator) // exact.denominator)
     never = None
     if exact is None:
-        cap = plateau(profile) or 0
-        windows = sorted({window for window, _ in profile.slopes if window is not None})
         what = "attention-score FLOPs" if measure == "flops" else "the KV cache"
-        never = (
-            f"every layer attends within a window of at most {windows[-1]:,} tokens, so {what} level off at "
-            f"{cap:,} per token, below the FFN's {profile.ffn:,}"
-        )
+        windows = sorted({window for window, _ in profile.slopes if window is not None})
+        if not windows:
+            never = f"no layer attends over the context, so {what} stay at 0"
+        else:
+            never = (
+                f"every layer attends within a window of at most {windows[-1]:,} tokens, so {what} level off at "
+                f"{plateau(profile) or 0:,} per token, below the FFN's {profile.ffn:,}"
+            )
     rows = []
     for context in crossover_contexts(max_context, ceil):
         growing = profile.growing(context)
@@ -364,6 +417,8 @@ def count_crossover(
                 attention_projections=profile.attention_projections,
                 attention_context=growing,
                 lm_head=profile.lm_head,
+                mixer=profile.mixer,
+                other=profile.other,
                 total=total,
                 ffn_share=profile.ffn / total,
                 is_crossover=context == ceil,

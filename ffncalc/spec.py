@@ -51,10 +51,13 @@ class Attention:
     k_bias: bool = False
     v_bias: bool = False
     o_bias: bool = False
-    qk_norm: Norm | None = None  # per-head RMSNorm on queries and keys (Qwen3, Gemma-3), dim = qk_head_dim
+    q_norm: Norm | None = None  # RMSNorm on queries: per head (Qwen3, Gemma-3) or across heads (OLMo-2)
+    k_norm: Norm | None = None
+    q_gate: bool = False  # q_proj also emits a sigmoid gate for the output, doubling its width (Qwen3-Next)
     sinks: bool = False  # one learned logit per head (gpt-oss)
     window: int | None = None  # sliding-window size; None attends to the whole context
     mla: Mla | None = None
+    relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
 
     @property
     def kind(self) -> str:
@@ -110,12 +113,115 @@ Ffn = Union[DenseFfn, MoeFfn]
 
 
 @dataclass(frozen=True)
-class Layer:
-    """One decoder layer: attention, FFN and the norms around them, each norm with its module's name."""
+class Mamba2:
+    """A Mamba-2 state-space mixer (Nemotron-H): its cost per token does not grow with the context.
 
-    attention: Attention
-    ffn: Ffn
+    in_proj emits z (inner), x·B·C for the convolution (inner + 2·groups·state) and dt (heads);
+    a depthwise conv over those; dt_bias, A_log and D per head; a gated RMSNorm; out_proj.
+    """
+
+    hidden_size: int
+    num_heads: int
+    head_dim: int
+    n_groups: int
+    state_size: int
+    conv_kernel: int
+    proj_bias: bool = False
+    conv_bias: bool = True
+
+    @property
+    def inner_size(self) -> int:
+        return self.num_heads * self.head_dim
+
+    @property
+    def conv_dim(self) -> int:
+        return self.inner_size + 2 * self.n_groups * self.state_size
+
+    @property
+    def state_elements(self) -> int:
+        """The recurrent state one token updates: heads · head_dim · state."""
+        return self.inner_size * self.state_size
+
+
+@dataclass(frozen=True)
+class GatedDeltaNet:
+    """A Gated DeltaNet linear-attention mixer (Qwen3-Next): a fixed-size state per value head.
+
+    in_proj_qkvz emits q, k (key heads) and v, z (value heads); in_proj_ba the per-head b and a;
+    a depthwise conv over q, k, v; dt_bias and A_log per value head; a gated RMSNorm; out_proj.
+    """
+
+    hidden_size: int
+    num_k_heads: int
+    num_v_heads: int
+    head_k_dim: int
+    head_v_dim: int
+    conv_kernel: int
+
+    @property
+    def key_dim(self) -> int:
+        return self.num_k_heads * self.head_k_dim
+
+    @property
+    def value_dim(self) -> int:
+        return self.num_v_heads * self.head_v_dim
+
+    @property
+    def conv_dim(self) -> int:
+        return 2 * self.key_dim + self.value_dim
+
+    @property
+    def state_elements(self) -> int:
+        """The state one token updates: a head_k_dim × head_v_dim matrix per value head."""
+        return self.num_v_heads * self.head_k_dim * self.head_v_dim
+
+
+Mixer = Union[Mamba2, GatedDeltaNet]
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layer: attention (or another mixer), FFN, the norms around them by module name.
+
+    A hybrid stack's layer may hold only a mixer, only attention or only an FFN (Nemotron-H).
+    ``parallel`` layers run attention and FFN side by side on the same input (GPT-J, Falcon):
+    the same parameters, in another order.
+    """
+
+    attention: Attention | None
+    ffn: Ffn | None
     norms: tuple[tuple[str, Norm], ...]
+    mixer: Mixer | None = None
+    cross_attention: Attention | None = None  # decoder layers of an encoder-decoder
+    stack: str = "decoder"  # "encoder" or "decoder"
+    parallel: bool = False
+
+
+@dataclass(frozen=True)
+class Linear:
+    """A linear map outside the layers (OPT's project_in/out, BERT's pooler)."""
+
+    in_features: int
+    out_features: int
+    bias: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """A learned table looked up, not multiplied (token-type embeddings, a bias vector)."""
+
+    rows: int
+    dim: int = 1
+
+
+@dataclass(frozen=True)
+class Extra:
+    """A model-level module outside the layers, with the component it counts under."""
+
+    component: str
+    name: str
+    module: "Linear | Norm | Table"
+    per_token: bool = True  # does a generated token run it (a pooler or pre-training head does not)
 
 
 @dataclass(frozen=True)
@@ -144,7 +250,10 @@ class ModelSpec:
     final_norm: Norm | None
     tie_word_embeddings: bool
     position_embeddings: int = 0  # rows of a learned absolute position table (GPT-2); 0 for rotary
+    embedding_dim: int | None = None  # the token table's width when it differs from hidden (OPT-350m)
     lm_head_bias: bool = False
+    lm_head: bool = True  # False for an encoder without a language-modelling head
+    extras: tuple[Extra, ...] = ()
     torch_dtype: str | None = None
     checkpoint_extras: tuple[CheckpointExtra, ...] = ()
     notes: tuple[str, ...] = field(default=())

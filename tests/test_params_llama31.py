@@ -90,6 +90,8 @@ def test_json_has_the_stable_fields_as_exact_integers(ffncalc):
     assert document["components"] == {
         "ffn": 5_637_144_576,
         "attention": 1_342_177_280,
+        "cross_attention": 0,
+        "mixer": 0,
         "embedding": 525_336_576,
         "lm_head": 525_336_576,
         "norm": 266_240,

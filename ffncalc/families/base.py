@@ -109,6 +109,11 @@ class DecoderConfig(HFConfig):
         fields.update(overrides)
         return Attention(**fields)
 
+    def per_head_norms(self) -> dict:
+        """RMSNorm over each query and key head (Qwen3, Gemma-3): attention() overrides."""
+        norm = self.rms_norm(self.resolved_head_dim)
+        return {"q_norm": norm, "k_norm": norm}
+
     def gated_ffn(self, width: int | None = None, bias: bool | None = None) -> DenseFfn:
         return DenseFfn(
             hidden_size=self.hidden_size,

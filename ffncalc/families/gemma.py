@@ -57,5 +57,5 @@ class Gemma3TextConfig(Gemma2Config):
         return self.sliding_window if (index + 1) % self.sliding_window_pattern else None
 
     def build_layer(self, index: int, window: int | None) -> Layer:
-        attention = self.attention(window, qk_norm=self.rms_norm(self.resolved_head_dim))
+        attention = self.attention(window, **self.per_head_norms())
         return Layer(attention=attention, ffn=self.gated_ffn(), norms=self.sandwich_norms())

@@ -46,7 +46,7 @@ class Qwen3Config(QwenWindowRule):
     head_dim: Width | None = 128
 
     def qwen3_attention(self, window: int | None):
-        return self.attention(window, qk_norm=self.rms_norm(self.resolved_head_dim))
+        return self.attention(window, **self.per_head_norms())
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return Layer(attention=self.qwen3_attention(window), ffn=self.gated_ffn(bias=False), norms=self.pre_norms())
