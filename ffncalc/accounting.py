@@ -145,6 +145,7 @@ class ParamsReport(Result):
     tie_word_embeddings: bool
     num_layers: int
     layers: list[LayerGroup]
+    outside_layers: dict[str, int]  # "component.name" → parameters: tables, final norm, head, heads and projections
     moe: MoeSummary | None
     active_params: int | None
     active_params_without_embedding: int | None
@@ -351,7 +352,8 @@ def model_level_parts(spec: ModelSpec) -> list[Part]:
 def count_params(spec: ModelSpec, model: str = "", source: str = "") -> ParamsReport:
     """total = Σ layers + embeddings + final norm + head + extras; active replaces each MoE layer's E experts by k."""
     groups = [_layer_group(layer, stack, indices) for (layer, stack), indices in _group_layers(spec.layers).items()]
-    totals = sum_components(model_level_parts(spec)).model_dump()
+    outside = model_level_parts(spec)
+    totals = sum_components(outside).model_dump()
     for group in groups:
         for name, value in group.components.model_dump().items():
             totals[name] += value * len(group.indices)
@@ -375,6 +377,7 @@ def count_params(spec: ModelSpec, model: str = "", source: str = "") -> ParamsRe
         tie_word_embeddings=spec.tie_word_embeddings,
         num_layers=len(spec.layers),
         layers=groups,
+        outside_layers={f"{part.component}.{part.name}": part.params for part in outside},
         moe=moe,
         active_params=active,
         active_params_without_embedding=active_without_embedding,

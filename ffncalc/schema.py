@@ -82,7 +82,7 @@ def describe_validation_error(error: ValidationError, source: str) -> InvalidCon
 
 def _short(value: Any) -> str:
     try:
-        text = json.dumps(value)  # show values as they look in config.json: true, "64", 1e+30
+        text = json.dumps(value)  # show values as they look in config.json: true, "64", 1e+30, NaN
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

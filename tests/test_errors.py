@@ -1,5 +1,7 @@
 """Every bad input gives one `Error:` line on stderr, a non-zero exit, nothing on stdout, no traceback."""
 
+import json
+
 import pytest
 
 from .conftest import tiny_llama
@@ -85,9 +87,16 @@ def test_zero_negative_and_absurd_sizes_name_the_field(ffncalc, write_config, fi
     assert_one_line_error(run, message, exit_code=3)
 
 
-def test_nan_is_refused(ffncalc, write_config):
-    run = ffncalc("params", str(write_config('{"model_type": "llama", "hidden_size": NaN}')))
-    assert_one_line_error(run, "NaN is not valid JSON", exit_code=3)
+def test_nan_where_a_size_belongs_is_refused_naming_the_field(ffncalc, write_config):
+    config = '{"model_type": "llama", "vocab_size": 1000, "hidden_size": NaN, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4}'
+    run = ffncalc("params", str(write_config(config)))
+    assert_one_line_error(run, "hidden_size: must be a valid integer (got NaN)", exit_code=3)
+
+
+def test_infinity_in_a_field_ffncalc_does_not_read_is_fine(ffncalc, write_config):
+    # Nemotron-H's real config has "time_step_limit": [0.0, Infinity].
+    config = json.dumps(tiny_llama()).replace("{", '{"time_step_limit": [0.0, Infinity], ', 1)
+    assert ffncalc("params", str(write_config(config))).exit_code == 0
 
 
 def test_heads_that_do_not_group_are_refused(ffncalc, write_config):
@@ -103,7 +112,7 @@ def test_more_experts_per_token_than_experts_is_refused(ffncalc, write_config):
 
 def test_unknown_model_type_lists_the_supported_ones(ffncalc, write_config):
     run = ffncalc("params", str(write_config({"model_type": "bert_x"})))
-    assert_one_line_error(run, "model_type 'bert_x' is not supported; supported: deepseek_v3, gemma,", "llama", exit_code=4)
+    assert_one_line_error(run, "model_type 'bert_x' is not supported; supported: bailing_moe, bert, bloom,", "llama", exit_code=4)
 
 
 def test_non_utf8_bytes(ffncalc, write_config):
@@ -132,8 +141,8 @@ def test_debug_variable_shows_the_traceback(ffncalc, monkeypatch, tmp_path):
 
 
 def test_an_unknown_custom_code_architecture_says_its_code_was_not_run(ffncalc, write_config):
-    config = {"model_type": "bailing_moe", "auto_map": {"AutoModelForCausalLM": "modeling_bailing_moe.Model"}}
+    config = {"model_type": "hunyuan_x", "auto_map": {"AutoModelForCausalLM": "modeling_hunyuan.Model"}}
     run = ffncalc("params", str(write_config(config)))
     assert_one_line_error(
-        run, "model_type 'bailing_moe' (a custom-code architecture; its code was not run) is not supported", exit_code=4
+        run, "model_type 'hunyuan_x' (a custom-code architecture; its code was not run) is not supported", exit_code=4
     )

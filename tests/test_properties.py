@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ffncalc import count_params, load_spec, supported_model_types
-from ffncalc.accounting import norm_params
+from ffncalc.accounting import model_level_parts
 from ffncalc.compute import crossover_context, flops_profile, plateau
 
 from .conftest import run_main
@@ -61,15 +61,40 @@ def decoder_config(draw, model_type):
         config["max_window_layers"] = draw(st.integers(0, layers))
     experts = draw(st.integers(1, 8))
     per_token = draw(st.integers(1, experts))
-    if model_type in ("mixtral", "gpt_oss"):
+    if model_type in ("mixtral", "gpt_oss", "granitemoe", "phimoe", "llama4_text"):
         config |= {"num_local_experts": experts, "num_experts_per_tok": per_token}
+    if model_type == "llama4_text":
+        config |= {"interleave_moe_layer_step": draw(st.integers(1, 3)), "intermediate_size_mlp": draw(st.integers(1, 256))}
+    if model_type in ("qwen2_moe", "qwen3_next", "bailing_moe"):
+        config |= {"num_experts": experts, "num_experts_per_tok": per_token, "moe_intermediate_size": draw(st.integers(1, 64))}
+    if model_type == "qwen2_moe":
+        config["shared_expert_intermediate_size"] = draw(st.integers(1, 64))
+    if model_type == "qwen3_next":
+        config |= {
+            "linear_num_key_heads": draw(st.integers(1, 4)), "linear_num_value_heads": draw(st.integers(1, 4)),
+            "linear_key_head_dim": draw(st.integers(1, 16)), "linear_value_head_dim": draw(st.integers(1, 16)),
+            "full_attention_interval": draw(st.integers(1, 4)), "shared_expert_intermediate_size": draw(st.integers(1, 64)),
+        }
+    if model_type == "bailing_moe":
+        config |= {
+            "num_shared_experts": draw(st.integers(0, 2)), "first_k_dense_replace": draw(st.integers(0, layers)),
+            "use_qk_norm": draw(st.booleans()), "moe_router_enable_expert_bias": draw(st.booleans()),
+        }
+    if model_type == "ernie4_5_moe":
+        config |= {
+            "moe_num_experts": experts, "moe_k": per_token, "moe_intermediate_size": draw(st.integers(1, 64)),
+            "moe_num_shared_experts": draw(st.integers(0, 2)), "moe_layer_start_index": draw(st.integers(0, layers)),
+            "moe_layer_interval": draw(st.integers(1, 2)),
+        }
+    if model_type == "mimo":
+        config["num_nextn_predict_layers"] = draw(st.integers(0, 2))
     if model_type == "qwen3_moe":
         config |= {
             "num_experts": experts, "num_experts_per_tok": per_token, "moe_intermediate_size": draw(st.integers(1, 64)),
             "decoder_sparse_step": draw(st.integers(1, 3)),
             "mlp_only_layers": draw(st.lists(st.integers(0, layers - 1), unique=True, max_size=layers)),
         }
-    if model_type in ("deepseek_v3", "kimi_k2"):
+    if model_type in ("deepseek_v3", "kimi_k2", "deepseek_v2"):
         config |= {
             "q_lora_rank": draw(st.one_of(st.none(), st.integers(1, 64))), "kv_lora_rank": draw(st.integers(1, 64)),
             "qk_nope_head_dim": draw(st.integers(1, 16)), "qk_rope_head_dim": draw(st.integers(1, 16)),
@@ -91,16 +116,78 @@ def gpt2_config(draw):
     }
 
 
-any_valid_config = st.one_of(
-    gpt2_config(), *[decoder_config(model_type) for model_type in supported_model_types() if model_type != "gpt2"]
-)
+@st.composite
+def layer_norm_config(draw, model_type):
+    """GPT-J, BLOOM, Falcon, OPT, GPT-NeoX and DBRX, each with its own field names."""
+    heads = draw(st.integers(1, 8))
+    hidden = heads * draw(st.integers(1, 16))
+    layers = draw(st.integers(1, 6))
+    vocab = draw(st.integers(1, 5000))
+    width = draw(st.integers(1, 512))
+    if model_type == "gptj":
+        return {"model_type": "gptj", "vocab_size": vocab, "n_embd": hidden, "n_layer": layers, "n_head": heads,
+                "n_inner": draw(st.one_of(st.none(), st.just(width))), "tie_word_embeddings": draw(st.booleans())}
+    if model_type == "bloom":
+        return {"model_type": "bloom", "vocab_size": vocab, "n_embed": hidden, "n_layer": layers, "n_head": heads}
+    if model_type == "falcon":
+        return {"model_type": "falcon", "vocab_size": vocab, "hidden_size": hidden, "num_hidden_layers": layers,
+                "num_attention_heads": heads, "multi_query": draw(st.booleans()),
+                "new_decoder_architecture": draw(st.booleans()), "parallel_attn": draw(st.booleans()),
+                "bias": draw(st.booleans()), "num_kv_heads": draw(st.sampled_from([d for d in range(1, heads + 1) if heads % d == 0]))}
+    if model_type == "opt":
+        return {"model_type": "opt", "vocab_size": vocab, "hidden_size": hidden, "num_hidden_layers": layers,
+                "num_attention_heads": heads, "ffn_dim": width, "max_position_embeddings": draw(st.integers(1, 4096)),
+                "word_embed_proj_dim": draw(st.integers(1, 128)), "do_layer_norm_before": draw(st.booleans())}
+    if model_type == "gpt_neox":
+        return {"model_type": "gpt_neox", "vocab_size": vocab, "hidden_size": hidden, "num_hidden_layers": layers,
+                "num_attention_heads": heads, "intermediate_size": width, "attention_bias": draw(st.booleans())}
+    if model_type == "dbrx":
+        experts = draw(st.integers(1, 8))
+        return {"model_type": "dbrx", "vocab_size": vocab, "d_model": hidden, "n_heads": heads, "n_layers": layers,
+                "attn_config": {"kv_n_heads": draw(st.sampled_from([d for d in range(1, heads + 1) if heads % d == 0]))},
+                "ffn_config": {"ffn_hidden_size": width, "moe_num_experts": experts, "moe_top_k": draw(st.integers(1, experts))}}
+    assert model_type == "nemotron_h"
+    experts = draw(st.integers(1, 8))
+    return {"model_type": "nemotron_h", "vocab_size": vocab, "hidden_size": hidden, "intermediate_size": width,
+            "num_attention_heads": heads, "num_key_value_heads": 1, "attention_head_dim": draw(st.integers(1, 32)),
+            "hybrid_override_pattern": draw(st.text(alphabet="M*-E", min_size=1, max_size=8)),
+            "mamba_num_heads": draw(st.integers(1, 8)), "mamba_head_dim": draw(st.integers(1, 16)),
+            "n_groups": 1, "ssm_state_size": draw(st.integers(1, 32)), "n_routed_experts": experts,
+            "num_experts_per_tok": draw(st.integers(1, experts)), "moe_intermediate_size": draw(st.integers(1, 64)),
+            "moe_shared_expert_intermediate_size": draw(st.integers(1, 64))}
+
+
+@st.composite
+def encoder_config(draw, model_type):
+    """BERT, and T5 / mT5 with their encoder and decoder stacks."""
+    heads = draw(st.integers(1, 8))
+    vocab, layers = draw(st.integers(1, 5000)), draw(st.integers(1, 4))
+    if model_type == "bert":
+        return {"model_type": "bert", "vocab_size": vocab, "hidden_size": heads * draw(st.integers(1, 16)),
+                "num_hidden_layers": layers, "num_attention_heads": heads, "intermediate_size": draw(st.integers(1, 256)),
+                "max_position_embeddings": draw(st.integers(1, 1024)), "type_vocab_size": draw(st.integers(1, 4))}
+    return {"model_type": model_type, "vocab_size": vocab, "d_model": draw(st.integers(1, 128)), "d_kv": draw(st.integers(1, 32)),
+            "d_ff": draw(st.integers(1, 256)), "num_layers": layers, "num_decoder_layers": draw(st.integers(1, 4)),
+            "num_heads": heads, "feed_forward_proj": draw(st.sampled_from(["relu", "gated-gelu"])),
+            "tie_word_embeddings": draw(st.booleans())}
+
+
+ENCODERS = {"bert", "t5", "mt5"}
+OWN_FIELD_NAMES = {"gptj", "bloom", "falcon", "opt", "gpt_neox", "dbrx", "nemotron_h"}
+GENERATORS = {"gpt2": gpt2_config()} | {
+    model_type: encoder_config(model_type)
+    if model_type in ENCODERS
+    else layer_norm_config(model_type)
+    if model_type in OWN_FIELD_NAMES
+    else decoder_config(model_type)
+    for model_type in supported_model_types()
+    if model_type != "gpt2"
+}
+any_valid_config = st.one_of(*GENERATORS.values())
 
 
 def test_every_supported_family_is_generated():
-    assert set(supported_model_types()) == {
-        "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text",
-        "deepseek_v3", "kimi_k2", "phi3", "gpt2", "gpt_oss",
-    }
+    assert set(GENERATORS) == set(supported_model_types())
 
 
 @SETTINGS
@@ -110,9 +197,13 @@ def test_total_is_the_sum_of_components_and_of_its_parts(config):
     report = count_params(spec)
     assert report.total_params == report.components.total
     layers = sum(group.params * len(group.indices) for group in report.layers)
-    final_norm = norm_params(spec.final_norm) if spec.final_norm else 0
-    assert report.total_params == report.components.embedding + layers + final_norm + report.components.lm_head
-    assert sorted(index for group in report.layers for index in group.indices) == list(range(len(spec.layers)))
+    # outside the layers: token and position tables, final norm, head, extras (BLOOM's embedding norm, BERT's heads)
+    outside = sum(part.params for part in model_level_parts(spec))
+    assert report.total_params == layers + outside
+    for stack in {layer.stack for layer in spec.layers}:
+        in_stack = sum(layer.stack == stack for layer in spec.layers)
+        indices = sorted(index for group in report.layers if group.stack == stack for index in group.indices)
+        assert indices == list(range(in_stack))
     for group in report.layers:
         assert group.params == sum(group.parts.values()) == group.components.total
 
@@ -219,11 +310,13 @@ def test_arbitrary_json_never_crashes(value):
     assert_one_line_error(run)
 
 
-def test_nan_and_infinity_are_refused():
+def test_nan_and_infinity_are_refused_where_a_size_belongs():
     for constant in ("NaN", "Infinity", "-Infinity"):
-        run = run_on_text('{"model_type": "llama", "hidden_size": %s}' % constant)
+        config = ('{"model_type": "llama", "vocab_size": 100, "hidden_size": %s, "intermediate_size": 64, '
+                  '"num_hidden_layers": 2, "num_attention_heads": 4}') % constant
+        run = run_on_text(config)
         assert_one_line_error(run)
-        assert f"{constant} is not valid JSON" in run.stderr
+        assert f"hidden_size: must be a valid integer (got {constant})" in run.stderr
 
 
 def test_deep_nesting_is_refused_before_parsing():

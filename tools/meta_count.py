@@ -24,10 +24,13 @@ from pathlib import Path
 
 import torch
 import transformers
-from transformers import AutoConfig, AutoModelForCausalLM
+from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForPreTraining, AutoModelForSeq2SeqLM
+
+# Encoders and encoder-decoders have no causal LM: build the class their checkpoints hold.
+MODEL_CLASS = {"t5": AutoModelForSeq2SeqLM, "mt5": AutoModelForSeq2SeqLM, "bert": AutoModelForPreTraining}
 
 # Custom-code model types whose config declares an architecture that transformers ships.
-MODEL_TYPE_STAND_INS = {"kimi_k2": "deepseek_v3"}
+MODEL_TYPE_STAND_INS = {"kimi_k2": "deepseek_v3", "mimo": "qwen2"}  # mimo: Qwen2's layers (its MTP layers are not modules)
 # Multimodal wrappers: count the language model only, as ffncalc does.
 TEXT_MODEL_TYPES = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_text"}
 
@@ -35,16 +38,26 @@ ROUTED_EXPERTS = re.compile(r"\.mlp\.experts\.|\.block_sparse_moe\.experts\.|\.m
 
 
 def component_of(name: str) -> str:
-    """Map a parameter name to an ffncalc component by the module that holds it."""
-    if re.search(r"(layernorm|_norm|\.ln_\w+|\.ln_f|\.norm)\.", name):
+    """Map a parameter name to an ffncalc component by the modules that hold it."""
+    modules = name.split(".")[:-1]
+    last = modules[-1] if modules else ""
+    if "norm" in last.lower() or last in ("ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp"):
         return "norm"
-    if name.startswith("lm_head."):
+    if re.search(r"^(lm_head|embed_out)\.|(^|\.)cls\.predictions\.", name):
         return "lm_head"
-    if re.search(r"(embed_tokens|\.wte|\.wpe)\.", name):
+    if re.search(r"(embed_tokens|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|token_type_embeddings|^shared)\.", name):
         return "embedding"
-    if re.search(r"\.(self_attn|attn|attention)\.", name):
+    if re.search(r"\.(EncDecAttention|crossattention|encoder_attn)\.", name):
+        return "cross_attention"
+    if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts)", name):
+        return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included
+    if re.search(r"\.mixer\.(q_proj|k_proj|v_proj|o_proj)", name):
         return "attention"
-    if re.search(r"\.(mlp|block_sparse_moe|feed_forward)\.", name):
+    if re.search(r"\.(mixer|linear_attn)\.", name):
+        return "mixer"
+    if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention)\.", name):
+        return "attention"
+    if re.search(r"\.(mlp|block_sparse_moe|feed_forward|ffn|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.", name):
         return "ffn"
     return "other"
 
@@ -65,7 +78,7 @@ def count(path: Path) -> dict:
     config = load_config(path)
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = AutoModelForCausalLM.from_config(config)
+        model = MODEL_CLASS.get(config.model_type, AutoModelForCausalLM).from_config(config)
     by_component: dict[str, int] = {}
     routed_expert_params = 0
     total = 0
@@ -74,7 +87,7 @@ def count(path: Path) -> dict:
         total += n
         component = component_of(name)
         by_component[component] = by_component.get(component, 0) + n
-        if component == "ffn" and ROUTED_EXPERTS.search(name):
+        if component == "ffn" and ROUTED_EXPERTS.search(name) and "shared" not in name:
             routed_expert_params += n
     parameter_names = {name for name, _ in model.named_parameters(remove_duplicate=False)}
     persistent_buffers = {

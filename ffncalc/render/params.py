@@ -17,7 +17,15 @@ if TYPE_CHECKING:
     from ..accounting import ParamsReport
     from ..api import BundledModel
 
-COMPONENT_HEADINGS = {"attention": "Attention", "ffn": "FFN", "norm": "Norms"}
+COMPONENT_HEADINGS = {
+    "attention": "Attention",
+    "cross_attention": "Cross-attention",
+    "mixer": "Mixers",
+    "ffn": "FFN",
+    "norm": "Norms",
+}
+MIXER_NAMES = {"mamba2": "Mamba-2", "gated_deltanet": "Gated DeltaNet", "none": "—"}
+
 
 def params_tables(report: ParamsReport) -> Group:
     """Summary by component, the per-layer structures, MoE totals, checkpoint extras and notes."""
@@ -35,6 +43,10 @@ def _params_renderables(report: ParamsReport) -> list:
 
     summary.add_row("FFN", count(components.ffn), share(components.ffn, total))
     summary.add_row("Attention", count(components.attention), share(components.attention, total))
+    if components.cross_attention:
+        summary.add_row("Cross-attention", count(components.cross_attention), share(components.cross_attention, total))
+    if components.mixer:
+        summary.add_row("Mixers (Mamba-2, DeltaNet)", count(components.mixer), share(components.mixer, total))
     embeddings = components.embedding + components.lm_head
     if report.tie_word_embeddings:
         summary.add_row("Embeddings (tied with output head)", count(embeddings), share(embeddings, total))
@@ -54,13 +66,15 @@ def _params_renderables(report: ParamsReport) -> list:
     layers.add_column("FFN", no_wrap=True)
     layers.add_column("Per layer", justify="right", no_wrap=True)
     layers.add_column("All of them", justify="right", no_wrap=True)
+    stacks = len({group.stack for group in report.layers}) > 1
     for group in report.layers:
         window = f", window {count(group.window)}" if group.window else ""
-        ffn = f"MoE {group.activation}" if group.ffn_kind == "moe" else group.activation
+        ffn = {"moe": f"MoE {group.activation}", "none": "—"}.get(group.ffn_kind, group.activation)
+        mixer = MIXER_NAMES.get(group.attention_kind, group.attention_kind.upper())
         layers.add_row(
-            layer_ranges(group.indices),
+            (f"{group.stack} " if stacks else "") + layer_ranges(group.indices),
             str(len(group.indices)),
-            f"{group.attention_kind.upper()}{window}",
+            f"{mixer}{window}",
             escape(ffn),
             count(group.params),
             count(group.params * len(group.indices)),
@@ -68,17 +82,25 @@ def _params_renderables(report: ParamsReport) -> list:
     renderables.append(layers)
 
     # Layers that differ only in their window hold the same parts: one column for them.
-    structures: dict[tuple, list[int]] = {}
+    structures: dict[tuple, tuple[str, list[int]]] = {}
     for group in report.layers:
-        structures.setdefault(tuple(group.parts.items()), []).extend(group.indices)
-    columns = [(dict(items), sorted(indices)) for items, indices in structures.items()]
+        structures.setdefault((group.stack, tuple(group.parts.items())), (group.stack, []))[1].extend(group.indices)
+    columns = [(dict(items), stack, sorted(indices)) for (stack, items), (_, indices) in structures.items()]
     parts = Table(title="Parts of one layer", box=box.SIMPLE_HEAD, title_justify="left")
     parts.add_column("Part", no_wrap=True)
-    for _, indices in columns:
+    for _, stack, indices in columns:
         ranges = layer_ranges(indices)
-        heading = "each layer" if len(columns) == 1 else (f"layers {ranges}" if len(ranges) <= 20 else f"{len(indices)} layers")
+        where = f"{stack} " if stacks else ""
+        heading = (
+            "each layer" if len(columns) == 1
+            else f"{where}{'layers ' if not stacks else ''}{ranges}" if len(ranges) <= 20
+            else f"{len(indices)} {where}layers"
+        )
         parts.add_column(heading, justify="right", no_wrap=True)
-    for component in ("attention", "ffn", "norm"):
+    columns = [(named, indices) for named, _, indices in columns]
+    for component in ("attention", "cross_attention", "mixer", "ffn", "norm"):
+        if not any(name.startswith(component + ".") for named, _ in columns for name in named):
+            continue
         names: list[str] = []
         for named, _ in columns:
             names += [name for name in named if name.startswith(component + ".") and name not in names]
@@ -87,6 +109,15 @@ def _params_renderables(report: ParamsReport) -> list:
         for name in names:
             parts.add_row("  " + name.split(".", 1)[1], *[count(named[name]) if name in named else "" for named, _ in columns])
     renderables.append(parts)
+
+    outside = Table(title="Outside the layers", box=box.SIMPLE_HEAD, title_justify="left")
+    outside.add_column("Part")
+    outside.add_column("Component")
+    outside.add_column("Parameters", justify="right", no_wrap=True)
+    for name, params in report.outside_layers.items():
+        component, part = name.split(".", 1)
+        outside.add_row(escape(part), COMPONENT_HEADINGS.get(component, component.replace("_", " ")), count(params))
+    renderables.append(outside)
 
     if report.moe is not None and report.active_params is not None:
         moe = report.moe
@@ -133,16 +164,14 @@ def _params_renderables(report: ParamsReport) -> list:
 
 
 def models_table(models: Sequence[BundledModel]) -> Table:
-    """Bundled models: Hub id, family, model_type, total and active parameters."""
+    """Bundled models: Hub id, family, total and active parameters (model_type is in --json)."""
     table = Table(title="Bundled configs", box=box.SIMPLE_HEAD, title_justify="left")
-    table.add_column("Model")
-    table.add_column("Family")
-    table.add_column("model_type")
-    table.add_column("Parameters", justify="right")
-    table.add_column("Active per token", justify="right")
+    # Ids are what users copy: folded onto a second line when long, never cut short.
+    table.add_column("Model", overflow="fold", min_width=30)
+    table.add_column("Family", overflow="fold")
+    table.add_column("Parameters", justify="right", no_wrap=True)
+    table.add_column("Active / token", justify="right", no_wrap=True)
     for model in models:
         active = count(model.active_params) if model.active_params is not None else ""
-        table.add_row(
-            escape(model.model), escape(model.architecture), escape(model.model_type), count(model.total_params), active
-        )
+        table.add_row(escape(model.model), escape(model.architecture), count(model.total_params), active)
     return table
