@@ -151,6 +151,8 @@ class ParamsReport(Result):
     active_params_without_embedding: int | None
     checkpoint_extras: list[StoredExtra]
     notes: list[str]
+    published_params: int | None = None  # presets: the paper's own figure, beside the count
+    published_source: str | None = None
 
 
 # --- counting ----------------------------------------------------------------------------
@@ -383,6 +385,8 @@ def count_params(spec: ModelSpec, model: str = "", source: str = "") -> ParamsRe
         active_params_without_embedding=active_without_embedding,
         checkpoint_extras=[_stored_extra(extra) for extra in spec.checkpoint_extras],
         notes=list(spec.notes),
+        published_params=spec.published_params,
+        published_source=spec.published_source,
     )
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .accounting import ParamsReport, Result, count_params
 from .errors import UsageError
 from .families import load_spec
-from .source import bundled_models, load_raw_config
+from .source import bundled_models, load_raw_config, presets
 from .spec import DenseFfn, ModelSpec, MoeFfn
 from .units import bytes_per_element, parse_context
 
@@ -149,9 +149,10 @@ def verify(model: str, revision: str | None = None, token: str | None = None) ->
 
 
 class BundledModel(Result):
-    """One bundled config with its totals, as `ffncalc models` lists it."""
+    """One bundled config or preset with its totals, as `ffncalc models` lists it."""
 
     model: str
+    source: str  # "bundled" (a real config.json) or "preset" (ffncalc's format, from a paper)
     architecture: str
     model_type: str
     total_params: int
@@ -159,13 +160,14 @@ class BundledModel(Result):
 
 
 def list_bundled() -> list[BundledModel]:
-    """Every bundled config, counted."""
+    """Every bundled config and preset, counted."""
     rows = []
-    for name in bundled_models():
+    for name in list(bundled_models()) + list(presets()):
         report = account(name)
         rows.append(
             BundledModel(
                 model=name,
+                source=report.source,
                 architecture=report.architecture,
                 model_type=report.model_type,
                 total_params=report.total_params,

@@ -336,8 +336,12 @@ def count_flops(
 ) -> FlopsReport:
     """Per-token decode FLOPs at CONTEXT, prefill of CONTEXT tokens, and training = 3 × prefill."""
     profile = flops_profile(spec, mla_form)
+    encoder_only = all(layer.stack == "encoder" for layer in spec.layers)
+    causal = causal and not encoder_only  # an encoder's tokens see the whole input
     prefill = prefill_flops(profile, context, causal)
-    conventions = CONVENTIONS + [
+    conventions = CONVENTIONS + (
+        ["encoder: every token attends to all n input tokens; 'per token' is per input token"] if encoder_only else []
+    ) + [
         "prefill: causal (token i attends to i keys, capped by the window)"
         if causal
         else "prefill: non-causal, every token charged n keys (n · keys(n)), as torch's FlopCounterMode counts",

@@ -3,7 +3,8 @@
 Resolution order for the MODEL argument:
 1. an existing file or folder (a folder must hold config.json);
 2. something that can only be a path (ends in .json, starts with ./ / ~) and does not exist: an error;
-3. a bundled config whose Hub id matches (case-insensitively), unless a revision is asked for;
+3. a bundled config whose Hub id matches (case-insensitively), or a preset (gpt3-175b …),
+   unless a revision is asked for;
 4. a Hub id, fetched with huggingface_hub (its cache, HF_TOKEN / --token, HF_HUB_OFFLINE).
 huggingface_hub is imported only on the last path: its download machinery is slow to import.
 """
@@ -34,12 +35,27 @@ class RawConfig:
     location: str  # the file read
 
 
+def _data_dir(packaged: str, checkout: str) -> Path:
+    """Data shipped inside the installed package, or under fixtures/ in a checkout."""
+    inside = Path(__file__).parent / packaged
+    if inside.is_dir():
+        return inside
+    return Path(__file__).resolve().parent.parent / "fixtures" / checkout
+
+
 def bundled_dir() -> Path:
-    """Bundled configs: inside the installed package, or fixtures/configs in a checkout."""
-    packaged = Path(__file__).parent / "bundled_configs"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parent.parent / "fixtures" / "configs"
+    """Bundled real configs (fixtures/configs)."""
+    return _data_dir("bundled_configs", "configs")
+
+
+def presets_dir() -> Path:
+    """Presets in ffncalc's own format, for models published without a config.json (fixtures/presets)."""
+    return _data_dir("bundled_presets", "presets")
+
+
+def presets() -> dict[str, Path]:
+    """Preset name → file, e.g. gpt3-175b."""
+    return {path.name.removesuffix(".json"): path for path in sorted(presets_dir().glob("*.json"))}
 
 
 def bundled_models() -> dict[str, Path]:
@@ -82,6 +98,9 @@ def load_raw_config(model: str, revision: str | None = None, token: str | None =
         if bundled is not None:
             repo_id, bundled_path = bundled
             return RawConfig(read_config_file(bundled_path), repo_id, "bundled", str(bundled_path))
+        preset = presets().get(model.lower())
+        if preset is not None:
+            return RawConfig(read_config_file(preset), model.lower(), "preset", str(preset))
     if not REPO_ID.match(model) or "--" in model or ".." in model:
         raise ConfigNotFoundError(
             f"{model!r} is neither an existing path, a bundled model (see `ffncalc models`), nor a Hub id like org/name"

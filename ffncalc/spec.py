@@ -257,6 +257,8 @@ class ModelSpec:
     torch_dtype: str | None = None
     checkpoint_extras: tuple[CheckpointExtra, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    published_params: int | None = None  # a paper's own figure, for presets
+    published_source: str | None = None
 
 
 _ACTIVATION_NAMES = {

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ffncalc import __version__, bundled_models
+from ffncalc.source import presets
 from ffncalc.schemas import JSON_DOCUMENTS
 
 from .conftest import ROOT
@@ -59,7 +60,7 @@ def test_models_lists_every_bundled_config_with_its_total(ffncalc):
     run = ffncalc("models", "--json")
     assert run.exit_code == 0
     rows = {row["model"]: row for row in run.json()}
-    assert set(rows) == set(bundled_models())
+    assert set(rows) == set(bundled_models()) | set(presets())
     # published totals (../shared/reference): Llama-3.1-8B; Mixtral-8x7B total and active (issue 2)
     assert rows["meta-llama/Llama-3.1-8B"]["total_params"] == 8_030_261_248
     assert rows["mistralai/Mixtral-8x7B-v0.1"]["active_params"] == 12_879_925_248

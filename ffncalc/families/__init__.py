@@ -55,6 +55,7 @@ ADAPTERS: dict[str, str] = {
     "bert": "encoders:BertConfig",
     "t5": "encoders:T5Config",
     "mt5": "encoders:T5Config",
+    "ffncalc": "preset:PresetConfig",
 }
 
 

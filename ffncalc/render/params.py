@@ -58,6 +58,15 @@ def _params_renderables(report: ParamsReport) -> list:
     if components.other:
         summary.add_row("Other", count(components.other), share(components.other, total))
     renderables: list = [summary]
+    if report.published_params:
+        difference = total - report.published_params
+        renderables.append(
+            Text(
+                f"Published: {count(report.published_params)} ({escape(report.published_source or 'the paper')}); "
+                f"ffncalc counts {count(abs(difference))} {'more' if difference > 0 else 'fewer'} "
+                f"({100 * difference / report.published_params:+.2f}%)."
+            )
+        )
 
     layers = Table(title="Layers", box=box.SIMPLE_HEAD, title_justify="left")
     layers.add_column("Layers", overflow="fold")
@@ -165,7 +174,9 @@ def _params_renderables(report: ParamsReport) -> list:
 
 def models_table(models: Sequence[BundledModel]) -> Table:
     """Bundled models: Hub id, family, total and active parameters (model_type is in --json)."""
-    table = Table(title="Bundled configs", box=box.SIMPLE_HEAD, title_justify="left")
+    table = Table(
+        title="Bundled configs (by Hub id, offline) and presets (from papers)", box=box.SIMPLE_HEAD, title_justify="left"
+    )
     # Ids are what users copy: folded onto a second line when long, never cut short.
     table.add_column("Model", overflow="fold", min_width=30)
     table.add_column("Family", overflow="fold")
