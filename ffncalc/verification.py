@@ -14,20 +14,29 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from .accounting import ParamsReport, Result, norm_params
+from .accounting import ParamsReport, Result
 from .checkpoint import Checkpoint, StoredTensor
 from .spec import ModelSpec
 from .units import bytes_per_element
 
-LAYER_INDEX = re.compile(r"(?:^|\.)(?:layers|h|blocks|layer)\.(\d+)\.")
-NON_LAYER_PARAMETER = re.compile(r"(embed_tokens|wte|wpe|embed_positions|lm_head|(^|\.)norm|ln_f|final_layernorm)\.")
+LAYER_INDEX = re.compile(r"(?:^|\.)(?:layers|h|blocks|block|layer)\.(\d+)\.")
+STACK = re.compile(r"(?:^|\.)(encoder|decoder)\.")
+NON_LAYER_PARAMETER = re.compile(
+    r"(embed|wte|wpe|lm_head|norm|ln_f|pooler|(^|\.)cls\.|(^|\.)shared\.|token_type|project_in|project_out)"
+)
 MXFP4_BLOCKS = re.compile(r"_blocks$")
 
 # (pattern on the tensor name, what it is, why it is not a parameter)
 STORED_EXTRAS = (
     (re.compile(r"\.inv_freq$"), "rotary inv_freq buffers", "buffers saved by older transformers, recomputed at load"),
     (re.compile(r"(^|\.)attn\.(bias|masked_bias)$"), "causal-mask buffers", "GPT-2's attention masks, saved as buffers"),
-    (re.compile(r"e_score_correction_bias$"), "router correction biases", "a buffer of the router, not a trained weight"),
+    (re.compile(r"e_score_correction_bias$|\.expert_bias$"), "router correction biases", "set by load balancing, not a trained weight"),
+    (
+        re.compile(r"EncDecAttention\.relative_attention_bias\.weight$"),
+        "unused cross-attention relative bias",
+        "stored by the original T5 checkpoints; no module reads it",
+    ),
+    (re.compile(r"(^|\.)mtp(_layers)?\."), "layers past the last one", "multi-token-prediction modules, not run by the causal LM"),
     (re.compile(r"(_scale_inv|\.weight_scale|\.input_scale)$"), "FP8 block scales", "quantization scales of FP8 weights"),
     (re.compile(r"_scales$"), "MXFP4 scales", "one UE8M0 scale per 32 packed 4-bit weights"),
     (
@@ -86,8 +95,8 @@ def classify(tensor: StoredTensor, spec: ModelSpec) -> tuple[str, str] | None:
     Everything under a layer index past the last layer belongs to a multi-token-prediction module,
     whatever else its name says.
     """
-    index = layer_index(tensor.name)
-    if index is not None and index >= len(spec.layers):
+    key = layer_key(tensor.name)
+    if key is not None and key[1] >= sum(layer.stack == key[0] for layer in spec.layers):
         return "layers past the last one", "multi-token-prediction modules, not run by the causal LM"
     for pattern, kind, reason in STORED_EXTRAS:
         if pattern.search(tensor.name):
@@ -97,9 +106,13 @@ def classify(tensor: StoredTensor, spec: ModelSpec) -> tuple[str, str] | None:
     return None
 
 
-def layer_index(name: str) -> int | None:
+def layer_key(name: str) -> tuple[str, int] | None:
+    """(stack, index) of the layer a tensor belongs to: T5 numbers its encoder and decoder blocks apart."""
     match = LAYER_INDEX.search(name)
-    return int(match[1]) if match else None
+    if match is None:
+        return None
+    stack = STACK.search(name)
+    return (stack[1] if stack else "decoder", int(match[1]))
 
 
 def verify_checkpoint(spec: ModelSpec, report: ParamsReport, checkpoint: Checkpoint) -> VerifyReport:
@@ -108,7 +121,7 @@ def verify_checkpoint(spec: ModelSpec, report: ParamsReport, checkpoint: Checkpo
         return _verify_index_only(spec, report, checkpoint)
     stored_by_dtype: dict[str, int] = defaultdict(int)
     extras: dict[str, list] = {}
-    per_layer: dict[int, int] = defaultdict(int)
+    per_layer: dict[tuple[str, int], int] = defaultdict(int)
     outside_layers = 0
     unexplained: list[str] = []
     for tensor in checkpoint.tensors:
@@ -119,24 +132,21 @@ def verify_checkpoint(spec: ModelSpec, report: ParamsReport, checkpoint: Checkpo
             group[0] += 1
             group[1] += tensor.elements
             continue
-        index = layer_index(tensor.name)
-        if index is not None:
-            per_layer[index] += parameter_elements(tensor)
+        key = layer_key(tensor.name)
+        if key is not None:
+            per_layer[key] += parameter_elements(tensor)
         elif NON_LAYER_PARAMETER.search(tensor.name):
             outside_layers += parameter_elements(tensor)
         else:
             unexplained.append(tensor.name)
-    expected_per_layer = {index: group.params for group in report.layers for index in group.indices}
+    expected_per_layer = {(group.stack, index): group.params for group in report.layers for index in group.indices}
+    stacks = len({stack for stack, _ in expected_per_layer}) > 1
     mismatches = [
-        LayerMismatch(where=f"layer {index}", stored=per_layer.get(index, 0), expected=expected)
-        for index, expected in sorted(expected_per_layer.items())
-        if per_layer.get(index, 0) != expected
+        LayerMismatch(where=f"{stack + ' ' if stacks else ''}layer {index}", stored=per_layer.get((stack, index), 0), expected=expected)
+        for (stack, index), expected in sorted(expected_per_layer.items())
+        if per_layer.get((stack, index), 0) != expected
     ]
-    expected_outside = (
-        report.components.embedding
-        + report.components.lm_head
-        + (norm_params(spec.final_norm) if spec.final_norm is not None else 0)
-    )
+    expected_outside = sum(report.outside_layers.values())
     if outside_layers != expected_outside:
         mismatches.append(LayerMismatch(where="outside the layers", stored=outside_layers, expected=expected_outside))
     counted = sum(per_layer.values()) + outside_layers
@@ -169,7 +179,7 @@ def _verify_index_only(spec: ModelSpec, report: ParamsReport, checkpoint: Checkp
     unexplained = [
         name
         for name in checkpoint.tensor_names
-        if name not in extra_names and layer_index(name) is None and not NON_LAYER_PARAMETER.search(name)
+        if name not in extra_names and layer_key(name) is None and not NON_LAYER_PARAMETER.search(name)
     ]
     exact = total_size % element_bytes == 0
     ok = exact and not extra_names and not unexplained and stored == report.total_params

@@ -213,3 +213,35 @@ def test_safetensors_header_helper_round_trips():
     blob = safetensors_header({"a": ("F32", [2, 3])})
     length = int.from_bytes(blob[:8], "little")
     assert json.loads(blob[8 : 8 + length]) == {"a": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}}
+
+
+def test_t5_encoder_and_decoder_blocks_are_matched_to_their_own_stack(tmp_path):
+    # t5-small's layout, written by hand: shared table, encoder and decoder blocks numbered from 0 each,
+    # relative bias in block 0 of each stack (and, as the original checkpoints do, in decoder block 0's
+    # cross-attention too, which no module uses).
+    config = {"model_type": "t5", "vocab_size": 100, "d_model": 16, "d_kv": 4, "d_ff": 32, "num_layers": 2,
+              "num_decoder_layers": 2, "num_heads": 4, "relative_attention_num_buckets": 8, "feed_forward_proj": "relu"}
+    attention = {name: ("F32", [16, 16]) for name in ("q.weight", "k.weight", "v.weight")} | {"o.weight": ("F32", [16, 16])}
+    tensors = {"shared.weight": ("F32", [100, 16])}
+    for stack in ("encoder", "decoder"):
+        for block in range(2):
+            prefix = f"{stack}.block.{block}.layer."
+            tensors |= {prefix + "0.SelfAttention." + name: shape for name, shape in attention.items()}
+            tensors[prefix + "0.layer_norm.weight"] = ("F32", [16])
+            if block == 0:
+                tensors[prefix + "0.SelfAttention.relative_attention_bias.weight"] = ("F32", [8, 4])
+            ffn_layer = "1"
+            if stack == "decoder":
+                tensors |= {prefix + "1.EncDecAttention." + name: shape for name, shape in attention.items()}
+                tensors[prefix + "1.layer_norm.weight"] = ("F32", [16])
+                if block == 0:
+                    tensors[prefix + "1.EncDecAttention.relative_attention_bias.weight"] = ("F32", [8, 4])
+                ffn_layer = "2"
+            tensors[prefix + ffn_layer + ".DenseReluDense.wi.weight"] = ("F32", [32, 16])
+            tensors[prefix + ffn_layer + ".DenseReluDense.wo.weight"] = ("F32", [16, 32])
+            tensors[prefix + ffn_layer + ".layer_norm.weight"] = ("F32", [16])
+        tensors[f"{stack}.final_layer_norm.weight"] = ("F32", [16])
+    report = verify(str(write_checkpoint(tmp_path / "t5", config, tensors)))
+    assert report.ok, report
+    (extra,) = report.extras
+    assert (extra.kind, extra.elements) == ("unused cross-attention relative bias", 8 * 4)
