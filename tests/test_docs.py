@@ -22,3 +22,8 @@ def test_readme_links_the_cli_reference_and_the_pictures():
     for target in ("docs/cli-reference.md", "docs/params-llama-3.1-8b.svg", "docs/crossover-128k.svg", "docs/compare.svg"):
         assert target in readme
         assert (ROOT / target).is_file()
+
+
+def test_readme_examples_are_real_current_output():
+    readme = (ROOT / "README.md").read_text()
+    assert load_docs_tool().readme_with_current_output(readme) == readme, "run python tools/write_docs.py"

@@ -1,6 +1,7 @@
 """Regenerate the docs that come from the tool itself (tests fail when they drift):
 
 - docs/cli-reference.md: the --help of ffncalc and of every command, at 100 columns;
+- README.md: every `<!-- output: ffncalc … -->` block, refilled from a real run;
 - docs/*.svg: the headline commands' real output, exported by rich's own console.
 
     python tools/write_docs.py
@@ -9,6 +10,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +35,28 @@ def cli_reference() -> str:
         title = " ".join(["ffncalc", *args])
         sections += [f"## `{title}`", "", "```text", help_text(*args), "```", ""]
     return "\n".join(sections)
+
+
+README_OUTPUT = re.compile(r"<!-- output: (ffncalc[^\n]*) -->\n.*?<!-- end output -->", re.S)
+
+
+def command_output(command: str) -> str:
+    """What `command` prints at 100 columns, trailing spaces removed."""
+    environment = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR",)}
+    environment.update(HELP_ENVIRONMENT)
+    args = command.split()[1:]
+    run = subprocess.run([sys.executable, "-m", "ffncalc", *args], capture_output=True, text=True, env=environment, check=True)
+    return "\n".join(line.rstrip() for line in run.stdout.splitlines()).strip("\n")
+
+
+def readme_with_current_output(readme: str) -> str:
+    """Every `<!-- output: ffncalc … -->` block of the README, refilled from a real run."""
+
+    def refill(match: re.Match) -> str:
+        command = match[1]
+        return f"<!-- output: {command} -->\n```console\n$ {command}\n{command_output(command)}\n```\n<!-- end output -->"
+
+    return README_OUTPUT.sub(refill, readme)
 
 
 def svg_pictures() -> dict[str, str]:
@@ -65,6 +89,9 @@ def main() -> None:
     DOCS.mkdir(exist_ok=True)
     (DOCS / "cli-reference.md").write_text(cli_reference())
     print("wrote docs/cli-reference.md")
+    readme = DOCS.parent / "README.md"
+    readme.write_text(readme_with_current_output(readme.read_text()))
+    print("refilled the command output in README.md")
     for name, svg in svg_pictures().items():
         (DOCS / f"{name}.svg").write_text(svg)
         print(f"wrote docs/{name}.svg")
