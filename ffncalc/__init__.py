@@ -52,6 +52,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
+    # ruff: noqa: F401
     from .accounting import ParamsReport, count_params
     from .api import LoadedModel, account, compare, crossover, derive_dim, flops, load_config, verify
     from .dims import derive_intermediate_size

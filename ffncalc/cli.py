@@ -86,6 +86,14 @@ def context_option(default: str) -> object:
     )
 
 
+def emit(result, as_json: bool, render) -> None:
+    """Print one JSON document, or the tables ``render(result)`` builds."""
+    if as_json:
+        print_json(result)
+    else:
+        make_console().print(render(result))
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"ffncalc {__version__}")
@@ -109,11 +117,7 @@ def params(model: ModelArg, revision: RevisionOpt = None, token: TokenOpt = None
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
     from .render.params import params_tables
 
-    report = account(model, revision=revision, token=token)
-    if json:
-        print_json(report)
-    else:
-        make_console().print(params_tables(report))
+    emit(account(model, revision=revision, token=token), json, params_tables)
 
 
 @app.command("flops")
@@ -140,11 +144,7 @@ def flops_command(
     """
     from .render.compute import flops_table
 
-    report = flops(model, ctx, mla_form=mla.value, causal=not no_causal, revision=revision, token=token)
-    if json:
-        print_json(report)
-    else:
-        make_console().print(flops_table(report))
+    emit(flops(model, ctx, mla_form=mla.value, causal=not no_causal, revision=revision, token=token), json, flops_table)
 
 
 @app.command("crossover")
@@ -226,10 +226,7 @@ def derive_dim_command(
     from .render.dims import derive_dim_renderables
 
     report = derive_dim(dim, mult, multiple_of, target=target, model=model, revision=revision, token=token)
-    if json:
-        print_json(report)
-    else:
-        make_console().print(derive_dim_renderables(report))
+    emit(report, json, derive_dim_renderables)
 
 
 @app.command("compare")
@@ -277,10 +274,7 @@ def verify_command(model: ModelArg, revision: RevisionOpt = None, token: TokenOp
     from .render.verification import verify_renderables
 
     report = verify(model, revision=revision, token=token)
-    if json:
-        print_json(report)
-    else:
-        make_console().print(verify_renderables(report))
+    emit(report, json, verify_renderables)
     if not report.ok:
         raise typer.Exit(1)
 
@@ -290,11 +284,7 @@ def models(json: JsonOpt = False) -> None:
     """List the bundled configs (usable offline by their Hub id) with their totals."""
     from .render.params import models_table
 
-    rows = list_bundled()
-    if json:
-        print_json(rows)
-    else:
-        make_console().print(models_table(rows))
+    emit(list_bundled(), json, models_table)
 
 
 # --- entry point ----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ MAX_EXPERTS = 1 << 16
 MAX_POSITIONS = 1 << 26  # learned position tables (GPT-2's n_positions)
 
 Width = Annotated[int, Field(strict=True, ge=1, le=MAX_WIDTH)]
+WidthOrZero = Annotated[int, Field(strict=True, ge=0, le=MAX_WIDTH)]
 LayerCount = Annotated[int, Field(strict=True, ge=1, le=MAX_LAYERS)]
 LayerIndex = Annotated[int, Field(strict=True, ge=0, le=MAX_LAYERS)]
 HeadCount = Annotated[int, Field(strict=True, ge=1, le=MAX_HEADS)]
@@ -59,6 +60,10 @@ class HFConfig(BaseModel):
         """Whether the config says it was saved by a transformers older than major.minor."""
         match = re.match(r"(\d+)\.(\d+)", self.transformers_version or "")
         return bool(match) and (int(match[1]), int(match[2])) < (major, minor)
+
+    def make_spec(self, **fields) -> ModelSpec:
+        """A ModelSpec with this config's model_type, family name and dtype filled in."""
+        return ModelSpec(model_type=self.model_type, architecture=self.architecture, torch_dtype=self.stored_dtype, **fields)
 
     def to_spec(self) -> ModelSpec:  # pragma: no cover - every adapter overrides it
         raise NotImplementedError

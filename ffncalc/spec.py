@@ -59,6 +59,22 @@ class Attention:
     mla: Mla | None = None
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
 
+    @classmethod
+    def uniform(
+        cls,
+        hidden_size: int,
+        num_heads: int,
+        bias: bool,
+        num_kv_heads: int | None = None,
+        head_dim: int | None = None,
+        window: int | None = None,
+    ) -> "Attention":
+        """Attention whose q, k, v, o share one bias switch and one head width (default hidden / heads)."""
+        width = head_dim or hidden_size // num_heads
+        return cls(
+            hidden_size, num_heads, num_kv_heads or num_heads, width, width, bias, bias, bias, bias, window=window
+        )
+
     @property
     def kind(self) -> str:
         """mla, mha (kv heads = heads), mqa (one kv head) or gqa (in between)."""

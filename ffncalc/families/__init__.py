@@ -43,7 +43,7 @@ ADAPTERS: dict[str, str] = {
     "granitemoe": "variants:GraniteMoeConfig",
     "phimoe": "variants:PhimoeConfig",
     "olmo2": "variants:Olmo2Config",
-    "qwen2_moe": "variants:Qwen2MoeConfig",
+    "qwen2_moe": "qwen:Qwen2MoeConfig",
     "ernie4_5_moe": "variants:Ernie45MoeConfig",
     "mimo": "variants:MimoConfig",
     "dbrx": "moe_more:DbrxConfig",

@@ -156,15 +156,12 @@ class DecoderConfig(HFConfig):
 
     def to_spec(self) -> ModelSpec:
         layers = tuple(self.build_layer(index, window) for index, window in enumerate(self.layer_windows()))
-        return ModelSpec(
-            model_type=self.model_type,
-            architecture=self.architecture,
+        return self.make_spec(
             hidden_size=self.hidden_size,
             vocab_size=self.vocab_size,
             layers=layers,
             final_norm=self.rms_norm(),
             tie_word_embeddings=self.tie_word_embeddings,
-            torch_dtype=self.stored_dtype,
             checkpoint_extras=self.checkpoint_extras(),
             notes=self.notes(),
         )

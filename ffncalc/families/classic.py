@@ -31,31 +31,16 @@ class LayerNormDecoder(HFConfig):
     def layer_norm(self, bias: bool = True) -> Norm:
         return Norm("layernorm", self.width, bias=bias)
 
-    def mha(self, heads: int, bias: bool, kv_heads: int | None = None, window: int | None = None) -> Attention:
-        head_dim = self.width // heads
-        return Attention(
-            hidden_size=self.width,
-            num_heads=heads,
-            num_kv_heads=kv_heads or heads,
-            qk_head_dim=head_dim,
-            v_head_dim=head_dim,
-            q_bias=bias,
-            k_bias=bias,
-            v_bias=bias,
-            o_bias=bias,
-            window=window,
-        )
+    def mha(self, heads: int, bias: bool, kv_heads: int | None = None) -> Attention:
+        return Attention.uniform(self.width, heads, bias, num_kv_heads=kv_heads)
 
     def spec(self, layer: Layer, layers: int, final_norm: Norm | None, **fields) -> ModelSpec:
-        return ModelSpec(
-            model_type=self.model_type,
-            architecture=self.architecture,
+        return self.make_spec(
             hidden_size=self.width,
             vocab_size=self.vocab_size,
             layers=(layer,) * layers,
             final_norm=final_norm,
             tie_word_embeddings=self.tie_word_embeddings,
-            torch_dtype=self.stored_dtype,
             **fields,
         )
 

@@ -6,6 +6,7 @@ Their layers carry ``stack="encoder"`` or ``"decoder"``; T5's decoder layers add
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import AliasChoices, Field
@@ -35,8 +36,8 @@ class BertConfig(HFConfig):
     hidden_act: Name = "gelu"
 
     def to_spec(self) -> ModelSpec:
-        hidden, head_dim = self.hidden_size, self.hidden_size // self.num_attention_heads
-        attention = Attention(hidden, self.num_attention_heads, self.num_attention_heads, head_dim, head_dim, True, True, True, True)
+        hidden = self.hidden_size
+        attention = Attention.uniform(hidden, self.num_attention_heads, bias=True)
         ffn = DenseFfn(hidden, self.intermediate_size, gated=False, activation=self.hidden_act, bias=True)
         norm = Norm("layernorm", hidden, bias=True)
         layer = Layer(attention, ffn, (("attention.output.LayerNorm", norm), ("output.LayerNorm", norm)), stack="encoder")
@@ -48,9 +49,7 @@ class BertConfig(HFConfig):
             Extra("norm", "mlm_transform.LayerNorm", norm),
             Extra("other", "next_sentence_head", Linear(hidden, 2, bias=True), per_token=False),
         )
-        return ModelSpec(
-            model_type=self.model_type,
-            architecture=self.architecture,
+        return self.make_spec(
             hidden_size=hidden,
             vocab_size=self.vocab_size,
             layers=(layer,) * self.num_hidden_layers,
@@ -59,7 +58,6 @@ class BertConfig(HFConfig):
             position_embeddings=self.max_position_embeddings,
             lm_head_bias=True,
             extras=extras,
-            torch_dtype=self.stored_dtype,
             notes=(
                 "BERT as pre-trained (BertForPreTraining): the pooler, the masked-LM head and the next-sentence "
                 "head are all counted, each on its own line; BertModel alone leaves out the two heads.",
@@ -88,8 +86,9 @@ class T5Config(HFConfig):
     tie_word_embeddings: Flag = True
 
     def attention(self, buckets: int = 0) -> Attention:
-        return Attention(
-            self.d_model, self.num_heads, self.num_heads, self.d_kv, self.d_kv, relative_position_buckets=buckets
+        return replace(
+            Attention.uniform(self.d_model, self.num_heads, bias=False, head_dim=self.d_kv),
+            relative_position_buckets=buckets,
         )
 
     def ffn(self) -> DenseFfn:
@@ -122,16 +121,13 @@ class T5Config(HFConfig):
         )
         # The original T5 checkpoints (ReLU FFN) store it; the v1.1 family (Flan-T5, mT5) does not.
         original_t5 = self.feed_forward_proj == "relu"
-        return ModelSpec(
-            model_type=self.model_type,
-            architecture=self.architecture,
+        return self.make_spec(
             hidden_size=self.d_model,
             vocab_size=self.vocab_size,
             layers=self.stack("encoder", self.num_layers) + self.stack("decoder", decoder_layers),
             final_norm=norm,  # the decoder's final_layer_norm
             tie_word_embeddings=self.tie_word_embeddings,
             extras=(Extra("norm", "encoder.final_layer_norm", norm, per_token=False),),
-            torch_dtype=self.stored_dtype,
             checkpoint_extras=(stored_bias,) if original_t5 else (),
             notes=(
                 "Encoder-decoder: per generated token only the decoder runs (its cross-attention projects the "

@@ -31,18 +31,7 @@ class Gpt2Config(HFConfig):
     def to_spec(self) -> ModelSpec:
         hidden = self.n_embd
         norm = Norm("layernorm", hidden, bias=True)
-        head_dim = hidden // self.n_head
-        attention = Attention(
-            hidden_size=hidden,
-            num_heads=self.n_head,
-            num_kv_heads=self.n_head,
-            qk_head_dim=head_dim,
-            v_head_dim=head_dim,
-            q_bias=True,
-            k_bias=True,
-            v_bias=True,
-            o_bias=True,
-        )
+        attention = Attention.uniform(hidden, self.n_head, bias=True)
         ffn = DenseFfn(hidden, self.n_inner or 4 * hidden, gated=False, activation=self.activation_function, bias=True)
         layer = Layer(attention=attention, ffn=ffn, norms=(("ln_1", norm), ("ln_2", norm)))
         mask = CheckpointExtra(
@@ -50,15 +39,12 @@ class Gpt2Config(HFConfig):
             elements=self.n_layer * self.n_positions * self.n_positions,
             reason=f"{self.n_layer} layers × {self.n_positions}² mask entries, saved by older transformers (e.g. openai-community/gpt2)",
         )
-        return ModelSpec(
-            model_type=self.model_type,
-            architecture=self.architecture,
+        return self.make_spec(
             hidden_size=hidden,
             vocab_size=self.vocab_size,
             layers=(layer,) * self.n_layer,
             final_norm=norm,
             tie_word_embeddings=self.tie_word_embeddings,
             position_embeddings=self.n_positions,
-            torch_dtype=self.stored_dtype,
             checkpoint_extras=(mask,),
         )

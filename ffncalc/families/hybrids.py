@@ -6,14 +6,15 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Name, Width
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, Name, Width
 from ..spec import DenseFfn, GatedDeltaNet, Layer, Mamba2, ModelSpec, MoeFfn
-from .base import DecoderConfig, experts_check
+from .base import DecoderConfig
+from .qwen import QwenSparseLayers
 
 NEMOTRON_BLOCKS = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
 
 
-class Qwen3NextConfig(DecoderConfig):
+class Qwen3NextConfig(QwenSparseLayers):
     """configuration_qwen3_next.py / modeling_qwen3_next.py.
 
     Every full_attention_interval-th layer is gated attention (q_proj doubled for the output
@@ -29,13 +30,10 @@ class Qwen3NextConfig(DecoderConfig):
     linear_key_head_dim: Width = 128
     linear_value_head_dim: Width = 128
     linear_conv_kernel_dim: Width = 4
-    num_experts: ExpertCount = 512
+    num_experts: ExpertCountOrZero = 512
     num_experts_per_tok: ExpertCount = 10
     moe_intermediate_size: Width = 512
-    shared_expert_intermediate_size: Width = 512
-    decoder_sparse_step: LayerCount = 1
-    mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
-    _check_experts = experts_check("num_experts_per_tok", "num_experts")
+    shared_expert_intermediate_size: Width | None = 512
 
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
@@ -47,19 +45,7 @@ class Qwen3NextConfig(DecoderConfig):
         return [None] * self.num_hidden_layers
 
     def build_layer(self, index: int, window: int | None) -> Layer:
-        sparse = index not in self.mlp_only_layers and (index + 1) % self.decoder_sparse_step == 0
-        if sparse:
-            ffn = MoeFfn(
-                self.hidden_size,
-                self.num_experts,
-                self.num_experts_per_tok,
-                self.gated_ffn(self.moe_intermediate_size, bias=False),
-                shared=self.gated_ffn(self.shared_expert_intermediate_size, bias=False),
-                num_shared_experts=1,
-                shared_expert_gate=True,
-            )
-        else:
-            ffn = self.gated_ffn(bias=False)
+        ffn = self.qwen_ffn(index)
         if self.kinds()[index] == "full_attention":
             attention = self.attention(None, q_gate=True, **self.per_head_norms())
             return Layer(attention, ffn, self.pre_norms())

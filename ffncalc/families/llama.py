@@ -29,10 +29,5 @@ class MixtralConfig(DecoderConfig):
     _check_experts = experts_check("num_experts_per_tok", "num_local_experts")
 
     def build_layer(self, index: int, window: int | None) -> Layer:
-        moe = MoeFfn(
-            hidden_size=self.hidden_size,
-            num_experts=self.num_local_experts,
-            experts_per_token=self.num_experts_per_tok,
-            expert=self.gated_ffn(),
-        )
+        moe = MoeFfn(self.hidden_size, self.num_local_experts, self.num_experts_per_tok, self.gated_ffn(bias=False))
         return Layer(attention=self.attention(window), ffn=moe, norms=self.pre_norms())

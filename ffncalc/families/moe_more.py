@@ -39,21 +39,18 @@ class DbrxConfig(HFConfig):
     tie_word_embeddings: Flag = False
 
     def to_spec(self) -> ModelSpec:
-        hidden, head_dim = self.d_model, self.d_model // self.n_heads
-        attention = Attention(hidden, self.n_heads, self.attn_config.kv_n_heads, head_dim, head_dim)
+        hidden = self.d_model
+        attention = Attention.uniform(hidden, self.n_heads, bias=False, num_kv_heads=self.attn_config.kv_n_heads)
         expert = DenseFfn(hidden, self.ffn_config.ffn_hidden_size, gated=True, activation="silu")
         moe = MoeFfn(hidden, self.ffn_config.moe_num_experts, self.ffn_config.moe_top_k, expert)
         norm = Norm("layernorm", hidden, bias=False)
         layer = Layer(attention, moe, (("norm_1", norm), ("norm_2", norm)))
-        return ModelSpec(
-            model_type=self.model_type,
-            architecture=self.architecture,
+        return self.make_spec(
             hidden_size=hidden,
             vocab_size=self.vocab_size,
             layers=(layer,) * self.n_layers,
             final_norm=norm,
             tie_word_embeddings=self.tie_word_embeddings,
-            torch_dtype=self.stored_dtype,
         )
 
 

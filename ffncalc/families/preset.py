@@ -62,9 +62,7 @@ class PresetConfig(HFConfig):
         return self
 
     def attention(self) -> Attention:
-        head_dim = self.head_dim or self.hidden_size // self.num_heads
-        bias = self.attention_bias
-        return Attention(self.hidden_size, self.num_heads, self.num_heads, head_dim, head_dim, bias, bias, bias, bias)
+        return Attention.uniform(self.hidden_size, self.num_heads, self.attention_bias, head_dim=self.head_dim)
 
     def norm_module(self) -> Norm:
         return Norm(self.norm, self.hidden_size, bias=self.norm_bias and self.norm == "layernorm")
@@ -89,7 +87,7 @@ class PresetConfig(HFConfig):
         notes = list(self.notes)
         return ModelSpec(
             model_type=self.model_type,
-            architecture=self.title,
+            architecture=self.title,  # a preset is named by its title, not a family
             hidden_size=self.hidden_size,
             vocab_size=self.vocab_size,
             layers=layers,

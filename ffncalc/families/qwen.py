@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerCount, LayerIndex, Width
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerCount, LayerIndex, Width, WidthOrZero
 from ..spec import Layer, MoeFfn
 from .base import DecoderConfig, experts_check
 
@@ -52,15 +52,15 @@ class Qwen3Config(QwenWindowRule):
         return Layer(attention=self.qwen3_attention(window), ffn=self.gated_ffn(bias=False), norms=self.pre_norms())
 
 
-class Qwen3MoeConfig(Qwen3Config):
-    """configuration_qwen3_moe.py: layer i is sparse unless listed in ``mlp_only_layers``,
-    when (i + 1) is a multiple of ``decoder_sparse_step``; no shared expert."""
+class QwenSparseLayers(DecoderConfig):
+    """The Qwen MoE rule (Qwen2-MoE, Qwen3-MoE, Qwen3-Next): layer i is sparse unless listed in
+    ``mlp_only_layers``, when (i + 1) is a multiple of ``decoder_sparse_step``; with a
+    ``shared_expert_intermediate_size`` it also has one shared expert behind a sigmoid gate."""
 
-    architecture = "Qwen3-MoE"
-    head_dim: Width | None = None
     num_experts: ExpertCountOrZero = 128
     num_experts_per_tok: ExpertCount = 8
     moe_intermediate_size: Width = 768
+    shared_expert_intermediate_size: WidthOrZero | None = None  # 0 or None: no shared expert
     decoder_sparse_step: LayerCount = 1
     mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
     _check_experts = experts_check("num_experts_per_tok", "num_experts")
@@ -72,13 +72,50 @@ class Qwen3MoeConfig(Qwen3Config):
             and (index + 1) % self.decoder_sparse_step == 0
         )
 
-    def build_layer(self, index: int, window: int | None) -> Layer:
+    def shared_width(self) -> int | None:
+        return self.shared_expert_intermediate_size
+
+    def qwen_ffn(self, index: int):
+        """The layer's FFN: MoE (with the gated shared expert, if any) or the dense intermediate_size MLP."""
         if not self.is_sparse(index):
-            return super().build_layer(index, window)
-        moe = MoeFfn(
-            hidden_size=self.hidden_size,
-            num_experts=self.num_experts,
-            experts_per_token=self.num_experts_per_tok,
-            expert=self.gated_ffn(self.moe_intermediate_size, bias=False),
+            return self.gated_ffn(bias=False)
+        shared = self.shared_width()
+        return MoeFfn(
+            self.hidden_size,
+            self.num_experts,
+            self.num_experts_per_tok,
+            self.gated_ffn(self.moe_intermediate_size, bias=False),
+            shared=self.gated_ffn(shared, bias=False) if shared else None,
+            num_shared_experts=1 if shared else 0,
+            shared_expert_gate=bool(shared),
         )
-        return Layer(attention=self.qwen3_attention(window), ffn=moe, norms=self.pre_norms())
+
+
+class Qwen3MoeConfig(QwenSparseLayers, Qwen3Config):
+    """configuration_qwen3_moe.py: Qwen3 attention; Qwen's sparse-layer rule; no shared expert."""
+
+    architecture = "Qwen3-MoE"
+    head_dim: Width | None = None
+
+    def shared_width(self) -> None:
+        return None  # modeling_qwen3_moe has no shared expert, whatever the config says (Qwen3-Coder: 0)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        return Layer(attention=self.qwen3_attention(window), ffn=self.qwen_ffn(index), norms=self.pre_norms())
+
+
+class Qwen2MoeConfig(QwenSparseLayers, QwenWindowRule):
+    """configuration_qwen2_moe.py: Qwen2 attention (q/k/v biases from qkv_bias); Qwen's sparse-layer
+    rule with one gated shared expert."""
+
+    architecture = "Qwen2-MoE"
+    qkv_bias: Flag = True
+    num_experts: ExpertCountOrZero = 60
+    num_experts_per_tok: ExpertCount = 4
+    moe_intermediate_size: Width = 1408
+    shared_expert_intermediate_size: Width | None = 5632
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        bias = self.qkv_bias
+        attention = self.attention(window, q_bias=bias, k_bias=bias, v_bias=bias, o_bias=False)
+        return Layer(attention, self.qwen_ffn(index), self.pre_norms())

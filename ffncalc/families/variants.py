@@ -1,13 +1,12 @@
-"""Llama-shaped variants: Granite, Granite-MoE, PhiMoE, OLMo-2, Qwen2-MoE, ERNIE-4.5-MoE, MiMo."""
+"""Llama-shaped variants: Granite, Granite-MoE, PhiMoE, OLMo-2, ERNIE-4.5-MoE, MiMo."""
 
 from __future__ import annotations
-
-from pydantic import Field
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerCount, LayerIndex, Width
 from ..spec import CheckpointExtra, Layer, MoeFfn, Norm
 from .base import DecoderConfig, experts_check
-from .qwen import Qwen2Config, QwenWindowRule
+from .llama import MixtralConfig
+from .qwen import Qwen2Config
 
 
 class GraniteConfig(DecoderConfig):
@@ -17,17 +16,11 @@ class GraniteConfig(DecoderConfig):
     architecture = "Granite"
 
 
-class GraniteMoeConfig(DecoderConfig):
-    """configuration_granitemoe.py: Llama attention; every FFN a MoE of gated experts, router without bias."""
+class GraniteMoeConfig(MixtralConfig):
+    """configuration_granitemoe.py: Mixtral's layout (fused expert tensors, the same counts); its
+    multipliers scale activations, not parameters."""
 
     architecture = "Granite-MoE"
-    num_local_experts: ExpertCount = 8
-    num_experts_per_tok: ExpertCount = 2
-    _check_experts = experts_check("num_experts_per_tok", "num_local_experts")
-
-    def build_layer(self, index: int, window: int | None) -> Layer:
-        moe = MoeFfn(self.hidden_size, self.num_local_experts, self.num_experts_per_tok, self.gated_ffn(bias=False))
-        return Layer(self.attention(window), moe, self.pre_norms())
 
 
 class PhimoeConfig(GraniteMoeConfig):
@@ -66,38 +59,6 @@ class Olmo2Config(DecoderConfig):
         norm = self.rms_norm()
         norms = (("post_attention_layernorm", norm), ("post_feedforward_layernorm", norm))
         return Layer(attention, self.gated_ffn(), norms)
-
-
-class Qwen2MoeConfig(QwenWindowRule):
-    """configuration_qwen2_moe.py: Qwen2 attention (q/k/v biases from qkv_bias); sparse layers by
-    decoder_sparse_step and mlp_only_layers; one shared expert scaled by a sigmoid gate."""
-
-    architecture = "Qwen2-MoE"
-    qkv_bias: Flag = True
-    num_experts: ExpertCount = 60
-    num_experts_per_tok: ExpertCount = 4
-    moe_intermediate_size: Width = 1408
-    shared_expert_intermediate_size: Width = 5632
-    decoder_sparse_step: LayerCount = 1
-    mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
-    _check_experts = experts_check("num_experts_per_tok", "num_experts")
-
-    def build_layer(self, index: int, window: int | None) -> Layer:
-        bias = self.qkv_bias
-        attention = self.attention(window, q_bias=bias, k_bias=bias, v_bias=bias, o_bias=False)
-        sparse = index not in self.mlp_only_layers and (index + 1) % self.decoder_sparse_step == 0
-        if not sparse:
-            return Layer(attention, self.gated_ffn(bias=False), self.pre_norms())
-        moe = MoeFfn(
-            self.hidden_size,
-            self.num_experts,
-            self.num_experts_per_tok,
-            self.gated_ffn(self.moe_intermediate_size, bias=False),
-            shared=self.gated_ffn(self.shared_expert_intermediate_size, bias=False),
-            num_shared_experts=1,
-            shared_expert_gate=True,
-        )
-        return Layer(attention, moe, self.pre_norms())
 
 
 class Ernie45MoeConfig(DecoderConfig):
