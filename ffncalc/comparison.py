@@ -48,7 +48,8 @@ def compare_rows(name: str, spec: ModelSpec, report: ParamsReport | None = None)
     total = report.total_params
     kinds: dict[str, DenseFfn | MoeFfn] = {}
     for layer in spec.layers:
-        kinds.setdefault("MoE" if isinstance(layer.ffn, MoeFfn) else "dense", layer.ffn)
+        if layer.ffn is not None:  # hybrid stacks have layers without an FFN (Nemotron-H's Mamba layers)
+            kinds.setdefault("MoE" if isinstance(layer.ffn, MoeFfn) else "dense", layer.ffn)
     rows = []
     for kind, ffn in kinds.items():
         moe = ffn if isinstance(ffn, MoeFfn) else None

@@ -109,3 +109,22 @@ def test_a_bundled_model_loads_without_importing_huggingface_hub():
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.stderr == "False\n"
+
+
+ALL_MODELS = sorted(bundled_models()) + sorted(presets())
+
+
+@pytest.mark.parametrize("model", ALL_MODELS)
+def test_every_command_runs_on_every_bundled_model_and_preset(model):
+    from .conftest import run_main
+
+    for args in (
+        ["params", model],
+        ["flops", model, "--ctx", "4k", "--mla", "absorbed"],
+        ["flops", model, "--no-causal", "--json"],
+        ["crossover", model, "--plot"],
+        ["crossover", model, "--by", "bytes", "--dtype", "bf16", "--json"],
+    ):
+        run = run_main(*args)
+        assert run.exit_code == 0, (args, run.stderr)
+        assert run.stderr == ""

@@ -90,3 +90,13 @@ def test_json_is_a_list_of_rows(ffncalc):
     document = ffncalc("compare", "meta-llama/Llama-3.1-8B", "--json").json()
     assert document[0]["total_params"] == 8_030_261_248
     assert document == ffncalc("compare", "meta-llama/Llama-3.1-8B", "--format", "json").json()
+
+
+def test_every_bundled_config_and_preset_compares(ffncalc):
+    from ffncalc import bundled_models
+    from ffncalc.source import presets
+
+    models = sorted(bundled_models()) + sorted(presets())
+    run = ffncalc("compare", *models, "--json")
+    assert run.exit_code == 0, run.stderr
+    assert {row["model"] for row in run.json()} == set(models)
