@@ -291,6 +291,8 @@ _ACTIVATION_NAMES = {
 
 def ffn_kind_name(activation: str, gated: bool) -> str:
     """SwiGLU / GeGLU / ReGLU for gated FFNs, the activation's own name (GELU, ReLU, SiLU) otherwise."""
+    if activation == "relu2":
+        return "ReGLU²" if gated else "ReLU²"  # squared ReLU (Nemotron-H, Primer)
     prefix = _ACTIVATION_NAMES.get(activation)
     if gated:
         return f"{prefix}GLU" if prefix else f"gated {activation}"
