@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, Name, Width
-from ..spec import DenseFfn, GatedDeltaNet, Layer, Mamba2, ModelSpec, MoeFfn
+from ..spec import DenseFfn, GatedDeltaNet, Layer, Mamba2, MoeFfn
 from .base import DecoderConfig
 from .qwen import QwenSparseLayers
 
@@ -132,6 +132,3 @@ class NemotronHConfig(DecoderConfig):
             num_shared_experts=1,
         )
         return Layer(None, moe, norms)
-
-    def to_spec(self) -> ModelSpec:
-        return super().to_spec()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerCount, LayerIndex, Width
 from ..spec import CheckpointExtra, Layer, MoeFfn, Norm
 from .base import DecoderConfig, experts_check
@@ -38,8 +40,6 @@ class PhimoeConfig(GraniteMoeConfig):
         return (("input_layernorm", self.layer_norm()), ("post_attention_layernorm", self.layer_norm()))
 
     def to_spec(self):
-        from dataclasses import replace
-
         return replace(super().to_spec(), final_norm=self.layer_norm(), lm_head_bias=self.lm_head_bias)
 
 
@@ -102,8 +102,6 @@ class Ernie45MoeConfig(DecoderConfig):
         return Layer(attention, moe, self.pre_norms())
 
     def to_spec(self):
-        from dataclasses import replace
-
         return replace(super().to_spec(), lm_head_bias=self.use_bias)
 
 
