@@ -173,7 +173,11 @@ def test_deepseek_v3_shows_router_buffers_and_mtp_layers_as_checkpoint_extras():
     report = account("deepseek-ai/DeepSeek-V3")
     extras = {extra.name: extra.elements for extra in report.checkpoint_extras}
     assert extras["router e_score_correction_bias"] == 58 * 256 == 14_848
-    moe_layer = report.layers[1].params
+    # A MoE layer by hand: MLA (q_a 7168→1536 + its norm, q_b 1536→128·192, kv_a 7168→512+64 + its norm,
+    # kv_b 512→128·(128+128), o 128·128→7168), 256 routed + 1 shared expert of 3·7168·2048, the router, 2 norms.
+    attention = 7168 * 1536 + 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 + 512 * 128 * 256 + 128 * 128 * 7168
+    moe_layer = attention + 257 * 3 * 7168 * 2048 + 256 * 7168 + 2 * 7168
+    assert moe_layer == report.layers[1].params
     # One MTP module: a MoE layer, enorm + hnorm, eh_proj 2·7168 → 7168, a norm, embed and head copies.
     assert extras["multi-token-prediction layers"] == moe_layer + 2 * 7168 + 2 * 7168 * 7168 + 7168 + 2 * 129280 * 7168
     assert any("FP8" in note for note in report.notes)
