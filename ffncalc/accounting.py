@@ -298,11 +298,6 @@ def embedding_width(spec: ModelSpec) -> int:
     return spec.embedding_dim or spec.hidden_size
 
 
-def embedding_params(spec: ModelSpec) -> int:
-    """vocab · embedding width for the token table, + positions · hidden for a learned position table."""
-    return spec.vocab_size * embedding_width(spec) + spec.position_embeddings * spec.hidden_size
-
-
 def lm_head_params(spec: ModelSpec) -> int:
     """0 when tied to the token table (or absent); else embedding width · vocab (+ vocab for a bias).
 
@@ -339,7 +334,7 @@ def sum_components(parts: Iterable[Part]) -> Components:
 
 
 def model_level_parts(spec: ModelSpec) -> list[Part]:
-    """Outside the layers: token (and position) tables, final norm, output head, and any extras."""
+    """Outside the layers: vocab · embedding width, positions · hidden, final norm, output head, extras."""
     parts = [Part("embedding", "embed_tokens", spec.vocab_size * embedding_width(spec))]
     if spec.position_embeddings:
         parts.append(Part("embedding", "position_embeddings", spec.position_embeddings * spec.hidden_size))
