@@ -1,9 +1,8 @@
 """Parameter accounting: pure functions from a ``ModelSpec`` to exact integer counts.
 
 Conventions:
-- a parameter is a unique weight element of the language model's modules; a tied head
-  shares the embedding matrix and is counted once (in ``embedding``);
-- a linear layer holds in·out weights plus out biases when it has a bias;
+- a parameter is a unique weight element of the model's modules (``ffncalc.tensors``); a
+  tied head shares the embedding matrix and is counted once (in ``embedding``);
 - every normalisation weight (layer norms, q/k norms, MLA latent norms) is in ``norm``;
 - "active" parameters are those one token touches: all of them, except that an MoE layer
   uses ``experts_per_token`` of its routed experts.
@@ -12,33 +11,20 @@ No I/O and no formatting here: ``render`` and the CLI present what this returns.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
-
-from .spec import (
-    Attention,
-    CheckpointExtra,
-    DenseFfn,
-    Ffn,
-    Layer,
-    Linear,
-    Mamba2,
-    Mixer,
-    ModelSpec,
-    MoeFfn,
-    Norm,
-)
-
-Component = Literal["ffn", "attention", "cross_attention", "mixer", "embedding", "lm_head", "norm", "other"]
+from .results import ModelInfo, Result
+from .spec import CheckpointExtra, Component, DenseFfn, Layer, Mamba2, ModelSpec, MoeFfn, Runs, Stack
+from .tensors import Tensor, dense_ffn_tensors, layer_tensors, model_tensors
 
 
 class Part(NamedTuple):
-    """One named piece of a layer.
+    """One named piece of a layer or of the model: the sum of its tensors.
 
-    ``matmul_weights`` are the weight elements a token multiplies by (biases, norms and sinks
-    hold none); a token uses ``used`` of every ``of`` of both (routed experts: k of E).
+    ``matmul_weights`` are the weight elements a token multiplies by; a token uses ``used`` of
+    every ``of`` of both (routed experts: k of E).
     """
 
     component: Component
@@ -47,6 +33,7 @@ class Part(NamedTuple):
     matmul_weights: int = 0
     used: int = 1
     of: int = 1
+    runs: Runs = "every_token"
 
     @property
     def active_params(self) -> int:
@@ -57,20 +44,46 @@ class Part(NamedTuple):
         return self.matmul_weights * self.used // self.of
 
 
-def linear_part(component: Component, name: str, in_features: int, out_features: int, bias: bool) -> Part:
-    """A linear layer: in · out weights (all multiplied per token), + out biases."""
-    return Part(component, name, linear_params(in_features, out_features, bias), in_features * out_features)
+def parts_of(tensors: Iterable[Tensor]) -> list[Part]:
+    """Tensors summed by (component, part), in the order they first appear."""
+    parts: dict[tuple[str, str], Part] = {}
+    for tensor in tensors:
+        key = (tensor.component, tensor.part)
+        matmul = tensor.elements if tensor.matmul else 0
+        part = parts.get(key)
+        if part is None:
+            parts[key] = Part(tensor.component, tensor.part, tensor.elements, matmul, tensor.used, tensor.of, tensor.runs)
+        else:
+            parts[key] = part._replace(params=part.params + tensor.elements, matmul_weights=part.matmul_weights + matmul)
+    return list(parts.values())
 
 
-def norm_part(name: str, norm: Norm) -> Part:
-    return Part("norm", name, norm_params(norm))
+def layer_parts(layer: Layer) -> list[Part]:
+    """Everything in one layer, by part: attention or another mixer, cross-attention, FFN, norms."""
+    return parts_of(layer_tensors(layer))
+
+
+def layer_params(layer: Layer) -> int:
+    """Σ of the layer's parts."""
+    return sum(part.params for part in layer_parts(layer))
+
+
+def model_level_parts(spec: ModelSpec) -> list[Part]:
+    """Outside the layers: vocab · embedding width, positions · hidden, final norm, output head, extras."""
+    return parts_of(model_tensors(spec))
+
+
+def linear_params(in_features: int, out_features: int, bias: bool) -> int:
+    """in · out weights, + out biases."""
+    return in_features * out_features + (out_features if bias else 0)
+
+
+def dense_ffn_params(ffn: DenseFfn) -> int:
+    """Gated: 3 · H · I; plain: 2 · H · I; plus biases (I per input matrix, H for down)."""
+    return sum(tensor.elements for tensor in dense_ffn_tensors(ffn))
 
 
 # --- results -----------------------------------------------------------------------------
-
-
-class Result(BaseModel):
-    model_config = ConfigDict(frozen=True, defer_build=True)
 
 
 class Components(Result):
@@ -83,14 +96,19 @@ class Components(Result):
     embedding: int = 0
     lm_head: int = 0
     norm: int = 0
+    vision: int = 0  # a multimodal model's vision tower
+    audio: int = 0
+    projector: int = 0  # the projection from a tower into the language model
     other: int = 0
 
     @property
     def total(self) -> int:
-        return (
-            self.ffn + self.attention + self.cross_attention + self.mixer
-            + self.embedding + self.lm_head + self.norm + self.other
-        )
+        return sum(self.model_dump().values())
+
+    @property
+    def language_model(self) -> int:
+        """Everything but the towers and their projectors."""
+        return self.total - self.vision - self.audio - self.projector
 
 
 class LayerGroup(Result):
@@ -100,7 +118,7 @@ class LayerGroup(Result):
     gated_deltanet, or none (an FFN-only layer).
     """
 
-    stack: str
+    stack: Stack
     indices: list[int]
     attention_kind: str
     window: int | None
@@ -133,14 +151,11 @@ class StoredExtra(Result):
     reason: str
 
 
-class ParamsReport(Result):
+class ParamsReport(ModelInfo):
     """Where every parameter of one model is. ``--json`` of ``ffncalc params`` is this model."""
 
-    model: str
-    source: str
-    model_type: str
-    architecture: str
     total_params: int
+    language_model_params: int  # the total without vision/audio towers and projectors
     components: Components
     tie_word_embeddings: bool
     num_layers: int
@@ -148,182 +163,13 @@ class ParamsReport(Result):
     outside_layers: dict[str, int]  # "component.name" → parameters: tables, final norm, head, heads and projections
     moe: MoeSummary | None
     active_params: int | None
-    active_params_without_embedding: int | None
+    active_params_without_embedding: int | None  # what model cards quote as "active": the input table left out
     checkpoint_extras: list[StoredExtra]
-    notes: list[str]
     published_params: int | None = None  # presets: the paper's own figure, beside the count
     published_source: str | None = None
 
 
 # --- counting ----------------------------------------------------------------------------
-
-
-def linear_params(in_features: int, out_features: int, bias: bool) -> int:
-    """in · out weights, + out biases."""
-    return in_features * out_features + (out_features if bias else 0)
-
-
-def norm_params(norm: Norm) -> int:
-    """dim weights, + dim biases for a LayerNorm with bias."""
-    return norm.dim * (2 if norm.bias else 1)
-
-
-def attention_parts(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Part]:
-    """q, k, v, o projections (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms."""
-    hidden = attention.hidden_size
-    heads, kv_heads = attention.num_heads, attention.num_kv_heads
-    qk_dim, v_dim = attention.qk_head_dim, attention.v_head_dim
-    q_width = heads * qk_dim * (2 if attention.q_gate else 1)
-    mla = attention.mla
-    if mla is None:
-        parts = [
-            linear_part(component, prefix + "q", hidden, q_width, attention.q_bias),
-            linear_part(component, prefix + "k", hidden, kv_heads * qk_dim, attention.k_bias),
-            linear_part(component, prefix + "v", hidden, kv_heads * v_dim, attention.v_bias),
-        ]
-    else:
-        if mla.q_lora_rank is None:
-            parts = [linear_part(component, "q", hidden, q_width, False)]
-        else:
-            parts = [
-                linear_part(component, "q_a", hidden, mla.q_lora_rank, attention.q_bias),
-                norm_part("q_a_layernorm", Norm(mla.latent_norm, mla.q_lora_rank)),
-                linear_part(component, "q_b", mla.q_lora_rank, q_width, False),
-            ]
-        # kv_a emits the compressed latent and the shared rope key at once.
-        parts += [
-            linear_part(component, "kv_a", hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, attention.k_bias),
-            norm_part("kv_a_layernorm", Norm(mla.latent_norm, mla.kv_lora_rank)),
-            linear_part(component, "kv_b", mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + v_dim), False),
-        ]
-    parts.append(linear_part(component, prefix + "o", heads * v_dim, hidden, attention.o_bias))
-    if attention.sinks:
-        parts.append(Part(component, prefix + "sinks", heads))
-    if attention.relative_position_buckets:
-        parts.append(Part(component, prefix + "relative_position_bias", attention.relative_position_buckets * heads))
-    if attention.q_norm is not None:
-        parts.append(norm_part(prefix + "q_norm", attention.q_norm))
-    if attention.k_norm is not None:
-        parts.append(norm_part(prefix + "k_norm", attention.k_norm))
-    return parts
-
-
-def mixer_parts(mixer: Mixer) -> list[Part]:
-    """Mamba-2: in_proj, conv, dt_bias, A_log, D, norm, out_proj. Gated DeltaNet: in_proj_qkvz, in_proj_ba, conv, dt_bias, A_log, norm, out_proj."""
-    if isinstance(mixer, Mamba2):
-        inner, heads = mixer.inner_size, mixer.num_heads
-        return [
-            linear_part("mixer", "in_proj", mixer.hidden_size, inner + mixer.conv_dim + heads, mixer.proj_bias),
-            Part("mixer", "conv1d", mixer.conv_dim * mixer.conv_kernel + (mixer.conv_dim if mixer.conv_bias else 0)),
-            Part("mixer", "dt_bias, A_log, D", 3 * heads),
-            norm_part("mixer_norm", Norm("rmsnorm", inner)),
-            linear_part("mixer", "out_proj", inner, mixer.hidden_size, mixer.proj_bias),
-        ]
-    key_dim, value_dim, v_heads = mixer.key_dim, mixer.value_dim, mixer.num_v_heads
-    return [
-        linear_part("mixer", "in_proj_qkvz", mixer.hidden_size, 2 * key_dim + 2 * value_dim, False),
-        linear_part("mixer", "in_proj_ba", mixer.hidden_size, 2 * v_heads, False),
-        Part("mixer", "conv1d", mixer.conv_dim * mixer.conv_kernel),
-        Part("mixer", "dt_bias, A_log", 2 * v_heads),
-        norm_part("mixer_norm", Norm("rmsnorm", mixer.head_v_dim)),
-        linear_part("mixer", "out_proj", value_dim, mixer.hidden_size, False),
-    ]
-
-
-def dense_ffn_parts(ffn: DenseFfn) -> list[Part]:
-    """Gated: gate, up (H → I) and down (I → H), 3 · H · I; plain: up and down, 2 · H · I; plus biases."""
-    hidden, width = ffn.hidden_size, ffn.intermediate_size
-    inputs = ["gate", "up"] if ffn.gated else ["up"]
-    return [linear_part("ffn", name, hidden, width, ffn.bias) for name in inputs] + [
-        linear_part("ffn", "down", width, hidden, ffn.bias)
-    ]
-
-
-def dense_ffn_params(ffn: DenseFfn) -> int:
-    """Gated: 3 · H · I; plain: 2 · H · I; plus biases (I per input matrix, H for down)."""
-    return sum(part.params for part in dense_ffn_parts(ffn))
-
-
-def ffn_parts(ffn: Ffn) -> list[Part]:
-    """Dense: gate, up, down. MoE: router, routed experts (k of E used), shared experts and their gate."""
-    if isinstance(ffn, DenseFfn):
-        return dense_ffn_parts(ffn)
-    return moe_parts(ffn)
-
-
-def moe_parts(moe: MoeFfn) -> list[Part]:
-    """router H·E (+E), routed E · expert (k of E used per token), shared experts, shared-expert gate H."""
-    expert = dense_ffn_parts(moe.expert)
-    parts = [
-        linear_part("ffn", "router", moe.hidden_size, moe.num_experts, moe.router_bias),
-        Part(
-            "ffn",
-            "routed_experts",
-            moe.num_experts * sum(part.params for part in expert),
-            moe.num_experts * sum(part.matmul_weights for part in expert),
-            used=moe.experts_per_token,
-            of=moe.num_experts,
-        ),
-    ]
-    if moe.shared is not None:
-        shared = dense_ffn_parts(moe.shared)
-        parts.append(
-            Part("ffn", "shared_experts", sum(p.params for p in shared), sum(p.matmul_weights for p in shared))
-        )
-    if moe.shared_expert_gate:
-        parts.append(linear_part("ffn", "shared_expert_gate", moe.hidden_size, 1, False))
-    return parts
-
-
-def layer_parts(layer: Layer) -> list[Part]:
-    """Everything in one layer: attention or another mixer, cross-attention, FFN, and its norms by module name."""
-    parts: list[Part] = []
-    if layer.attention is not None:
-        parts += attention_parts(layer.attention)
-    if layer.mixer is not None:
-        parts += mixer_parts(layer.mixer)
-    if layer.cross_attention is not None:
-        parts += attention_parts(layer.cross_attention, "cross_attention", "cross_")
-    if layer.ffn is not None:
-        parts += ffn_parts(layer.ffn)
-    return parts + [norm_part(name, norm) for name, norm in layer.norms]
-
-
-def layer_params(layer: Layer) -> int:
-    """Σ of the layer's parts."""
-    return sum(part.params for part in layer_parts(layer))
-
-
-def embedding_width(spec: ModelSpec) -> int:
-    return spec.embedding_dim or spec.hidden_size
-
-
-def lm_head_params(spec: ModelSpec) -> int:
-    """0 when tied to the token table (or absent); else embedding width · vocab (+ vocab for a bias).
-
-    A tied head with a bias (GPT-J style) keeps its bias: only the matrix is shared.
-    """
-    if not spec.lm_head:
-        return 0
-    bias = spec.vocab_size if spec.lm_head_bias else 0
-    if spec.tie_word_embeddings:
-        return bias
-    return embedding_width(spec) * spec.vocab_size + bias
-
-
-def extra_parts(spec: ModelSpec) -> list[Part]:
-    """The model-level modules outside the layers: linears, norms and tables."""
-    parts = []
-    for extra in spec.extras:
-        module = extra.module
-        if isinstance(module, Linear):
-            part = linear_part(extra.component, extra.name, module.in_features, module.out_features, module.bias)
-        elif isinstance(module, Norm):
-            part = norm_part(extra.name, module)
-        else:
-            part = Part(extra.component, extra.name, module.rows * module.dim)
-        parts.append(part if extra.per_token else part._replace(matmul_weights=0, used=0))
-    return parts
 
 
 def sum_components(parts: Iterable[Part]) -> Components:
@@ -333,22 +179,10 @@ def sum_components(parts: Iterable[Part]) -> Components:
     return Components(**totals)
 
 
-def model_level_parts(spec: ModelSpec) -> list[Part]:
-    """Outside the layers: vocab · embedding width, positions · hidden, final norm, output head, extras."""
-    parts = [Part("embedding", "embed_tokens", spec.vocab_size * embedding_width(spec))]
-    if spec.position_embeddings:
-        parts.append(Part("embedding", "position_embeddings", spec.position_embeddings * spec.hidden_size))
-    if spec.final_norm is not None:
-        parts.append(norm_part("final_norm", spec.final_norm))
-    head = lm_head_params(spec)
-    if head:
-        parts.append(Part("lm_head", "lm_head", head))
-    return parts + extra_parts(spec)
-
-
-def count_params(spec: ModelSpec, model: str = "", source: str = "") -> ParamsReport:
+def count_params(spec: ModelSpec, info: ModelInfo | None = None) -> ParamsReport:
     """total = Σ layers + embeddings + final norm + head + extras; active replaces each MoE layer's E experts by k."""
-    groups = [_layer_group(layer, stack, indices) for (layer, stack), indices in _group_layers(spec.layers).items()]
+    info = info or ModelInfo(model_type=spec.model_type)
+    groups = [_layer_group(layer, indices) for layer, indices in group_layers(spec.layers).items()]
     outside = model_level_parts(spec)
     totals = sum_components(outside).model_dump()
     for group in groups:
@@ -365,55 +199,76 @@ def count_params(spec: ModelSpec, model: str = "", source: str = "") -> ParamsRe
         input_only = spec.position_embeddings * spec.hidden_size if spec.tie_word_embeddings else components.embedding
         active_without_embedding = active - input_only
     return ParamsReport(
-        model=model,
-        source=source,
-        model_type=spec.model_type,
-        architecture=spec.architecture,
+        **info.model_dump(),
         total_params=total,
+        language_model_params=components.language_model,
         components=components,
         tie_word_embeddings=spec.tie_word_embeddings,
-        num_layers=len(spec.layers),
+        num_layers=sum(layer.stack in ("decoder", "encoder") for layer in spec.layers),
         layers=groups,
         outside_layers={f"{part.component}.{part.name}": part.params for part in outside},
         moe=moe,
         active_params=active,
         active_params_without_embedding=active_without_embedding,
-        checkpoint_extras=[_stored_extra(extra) for extra in spec.checkpoint_extras],
-        notes=list(spec.notes),
-        published_params=spec.published_params,
-        published_source=spec.published_source,
+        checkpoint_extras=[_stored_extra(extra) for extra in spec.checkpoint_extras if extra.likely],
     )
 
 
-def _group_layers(layers: tuple[Layer, ...]) -> dict[tuple[Layer, str], list[int]]:
-    """Identical layers together, with their indices counted within their stack."""
-    groups: dict[tuple[Layer, str], list[int]] = {}
+def group_layers(layers: tuple[Layer, ...]) -> dict[Layer, list[int]]:
+    """Identical layers together (a layer knows its stack), with their indices within their stack."""
+    groups: dict[Layer, list[int]] = {}
     position: dict[str, int] = {}
     for layer in layers:
         index = position.get(layer.stack, 0)
         position[layer.stack] = index + 1
-        groups.setdefault((layer, layer.stack), []).append(index)
+        groups.setdefault(layer, []).append(index)
     return groups
 
 
-def _layer_group(layer: Layer, stack: str, indices: list[int]) -> LayerGroup:
-    parts = layer_parts(layer)
-    named = {f"{part.component}.{part.name}": part.params for part in parts}
+def mixer_kind(layer: Layer) -> str:
+    """The layer's sequence mixer: its attention kind, mamba2, gated_deltanet, or none."""
     if layer.attention is not None:
-        mixer = layer.attention.kind
-    elif layer.mixer is not None:
-        mixer = "mamba2" if isinstance(layer.mixer, Mamba2) else "gated_deltanet"
-    else:
-        mixer = "none"
-    ffn_kind = "none" if layer.ffn is None else ("moe" if isinstance(layer.ffn, MoeFfn) else "dense")
+        return layer.attention.kind
+    if layer.mixer is not None:
+        return "mamba2" if isinstance(layer.mixer, Mamba2) else "gated_deltanet"
+    return "none"
+
+
+_ACTIVATION_NAMES = {
+    "silu": "Swi",
+    "swish": "Swi",
+    "gelu": "Ge",
+    "gelu_new": "Ge",
+    "gelu_pytorch_tanh": "Ge",
+    "gelu_fast": "Ge",
+    "gelu_python": "Ge",
+    "quick_gelu": "Ge",
+    "relu": "Re",
+}
+
+
+def ffn_kind_name(activation: str, gated: bool) -> str:
+    """SwiGLU / GeGLU / ReGLU for gated FFNs, the activation's own name (GELU, ReLU, SiLU) otherwise."""
+    if activation == "relu2":
+        return "ReGLU²" if gated else "ReLU²"  # squared ReLU (Nemotron-H, Primer)
+    prefix = _ACTIVATION_NAMES.get(activation)
+    if gated:
+        return f"{prefix}GLU" if prefix else f"gated {activation}"
+    return {"Swi": "SiLU", "Ge": "GELU", "Re": "ReLU"}.get(prefix or "", activation)
+
+
+def _layer_group(layer: Layer, indices: list[int]) -> LayerGroup:
+    parts = layer_parts(layer)
+    ffn = layer.ffn
+    dense = ffn.expert if isinstance(ffn, MoeFfn) else ffn
     return LayerGroup(
-        stack=stack,
+        stack=layer.stack,
         indices=indices,
-        attention_kind=mixer,
+        attention_kind=mixer_kind(layer),
         window=layer.attention.window if layer.attention is not None else None,
-        ffn_kind=ffn_kind,
-        activation=layer.ffn.kind if layer.ffn is not None else "",
-        parts=named,
+        ffn_kind="none" if ffn is None else ("moe" if isinstance(ffn, MoeFfn) else "dense"),
+        activation=ffn_kind_name(dense.activation, dense.gated) if dense is not None else "",
+        parts={f"{part.component}.{part.name}": part.params for part in parts},
         components=sum_components(parts),
         params=sum(part.params for part in parts),
         active_params=sum(part.active_params for part in parts),
@@ -437,6 +292,11 @@ def _moe_summary(layers: tuple[Layer, ...]) -> MoeSummary | None:
     )
 
 
+def extra_elements(extra: CheckpointExtra) -> int:
+    """Σ of the extra's tensors (each per layer it names) and of its whole layers."""
+    per_tensor = sum(math.prod(tensor.shape) for tensor in extra.tensors)
+    return per_tensor * max(1, len(extra.per_layer)) + sum(layer_params(layer) for _, layer in extra.layers)
+
+
 def _stored_extra(extra: CheckpointExtra) -> StoredExtra:
-    elements = extra.elements + sum(layer_params(layer) for layer in extra.layers)
-    return StoredExtra(name=extra.name, elements=elements, reason=extra.reason)
+    return StoredExtra(name=extra.name, elements=extra_elements(extra), reason=extra.reason)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .accounting import ParamsReport, Result, count_params
+from .accounting import ParamsReport, count_params
 from .errors import UsageError
-from .families import load_spec
+from .families import parse_config
+from .results import ModelInfo, Result
+from .schema import HFConfig
 from .source import bundled_models, load_raw_config, presets
 from .spec import DenseFfn, ModelSpec, MoeFfn
 from .units import bytes_per_element, parse_context
@@ -23,23 +25,59 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LoadedModel:
-    """A model's spec with the name and source it was loaded under."""
+    """A model's validated config and spec, with the name and source it was loaded under."""
 
     name: str
-    source: str  # "bundled", "file" or "hub"
+    source: str  # "bundled", "preset", "file" or "hub"
+    config: HFConfig
     spec: ModelSpec
+    info: ModelInfo
 
 
-def load_config(model: str, revision: str | None = None, token: str | None = None) -> LoadedModel:
-    """Find MODEL's config.json (path, folder, bundled config or Hub id) and turn it into a spec."""
+CUSTOM_CODE_NOTE = "The repo declares custom code (auto_map); ffncalc read the config as data and ran none of it."
+
+
+def load_config(
+    model: str, revision: str | None = None, token: str | None = None, as_type: str | None = None
+) -> LoadedModel:
+    """Find MODEL's config.json (path, folder, bundled config or Hub id) and turn it into a spec.
+
+    AS_TYPE counts a config with another family's rules (forks, renamed custom code); the info says so.
+    """
     raw = load_raw_config(model, revision=revision, token=token)
-    return LoadedModel(name=raw.name, source=raw.source, spec=load_spec(raw.data, raw.name))
+    config = parse_config(raw.data, raw.name, as_type=as_type)
+    notes = list(config.notes())
+    if "auto_map" in raw.data:
+        notes.append(CUSTOM_CODE_NOTE)
+    counted_as = None
+    if as_type and as_type != raw.data.get("model_type"):
+        counted_as = as_type
+        notes.insert(0, f"model_type {raw.data.get('model_type')!r} counted with the rules of {as_type!r} (--as).")
+    info = ModelInfo(
+        model=raw.name,
+        source=raw.source,
+        model_type=str(raw.data.get("model_type")),
+        architecture=config.family_name(),
+        model_class=config.model_class() or None,
+        counted_as=counted_as,
+        defaults_used=config.defaults_used(),
+        notes=notes,
+        warnings=config.warnings(),
+    )
+    return LoadedModel(name=raw.name, source=raw.source, config=config, spec=config.to_spec(), info=info)
 
 
-def account(model: str | LoadedModel, revision: str | None = None, token: str | None = None) -> ParamsReport:
+def account(
+    model: str | LoadedModel, revision: str | None = None, token: str | None = None, as_type: str | None = None
+) -> ParamsReport:
     """Every parameter of MODEL, by component and by layer."""
-    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
-    return count_params(loaded.spec, model=loaded.name, source=loaded.source)
+    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
+    report = count_params(loaded.spec, loaded.info)
+    published = getattr(loaded.config, "published_params", None)
+    if published:
+        source = getattr(loaded.config, "published_source", None) or None
+        report = report.model_copy(update={"published_params": published, "published_source": source})
+    return report
 
 
 def flops(
@@ -55,7 +93,7 @@ def flops(
 
     tokens = parse_context(context)
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
-    return count_flops(loaded.spec, tokens, model=loaded.name, mla_form=mla_form, causal=causal)
+    return count_flops(loaded.spec, tokens, loaded.info, mla_form=mla_form, causal=causal)
 
 
 def crossover(
@@ -74,12 +112,12 @@ def crossover(
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
     element_bytes = None
     if measure == "bytes":
-        dtype = dtype or loaded.spec.torch_dtype
+        dtype = dtype or loaded.config.stored_dtype
         element_bytes = bytes_per_element(dtype)
     return count_crossover(
         loaded.spec,
         tokens,
-        model=loaded.name,
+        loaded.info,
         measure=measure,
         mla_form=mla_form,
         dtype=dtype,
@@ -134,7 +172,7 @@ def compare(models: list[str] | None = None, sort: str | None = None) -> list[Co
     rows = []
     for model in models or DEFAULT_MODELS:
         loaded = load_config(model)
-        rows += compare_rows(loaded.name, loaded.spec)
+        rows += compare_rows(loaded.name, loaded.spec, account(loaded))
     return sort_rows(rows, sort)
 
 
@@ -143,9 +181,14 @@ def verify(model: str, revision: str | None = None, token: str | None = None) ->
     from .checkpoint import load_checkpoint
     from .verification import verify_checkpoint
 
+    from .storage import parse_scheme, safetensors_dtype
+
     loaded = load_config(model, revision=revision, token=token)
     checkpoint = load_checkpoint(model, revision=revision, token=token)
-    return verify_checkpoint(loaded.spec, count_params(loaded.spec, model=loaded.name, source=loaded.source), checkpoint)
+    dtype = loaded.config.stored_dtype
+    scheme = parse_scheme(loaded.config.quantization_config)
+    stored_dtype = safetensors_dtype(dtype) if dtype else None
+    return verify_checkpoint(loaded.spec, account(loaded), checkpoint, stored_dtype, scheme)
 
 
 class BundledModel(Result):

@@ -1,127 +1,201 @@
 """What a checkpoint stores, read from safetensors headers only: a local folder or a Hub repo.
 
 No weights are read: a safetensors file starts with an 8-byte little-endian length and a JSON
-header naming every tensor's dtype and shape; huggingface_hub fetches the same headers from
-the Hub with range requests.
+header naming every tensor's dtype, shape and byte span; huggingface_hub fetches the same headers
+from the Hub with range requests. Files are chosen as transformers chooses them: the files
+``model.safetensors.index.json`` names, else ``model.safetensors``; other formats beside them
+(Mistral's ``consolidated.safetensors``, ``original/``) are not read, and the report says so.
+
+A header is checked against the format's rules before it is trusted (what the reference
+implementation enforces on load): known dtypes, shapes of non-negative integers, byte spans that
+are contiguous from 0, cover the data exactly and match shape × dtype size, and a file as long as
+the header says.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import math
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ConfigNotFoundError, InvalidConfigError
-from .source import explain_hub_failure, find_bundled, looks_like_path, parse_config_text, read_config_file
+from .errors import CheckpointError, ConfigNotFoundError
+from .source import find_bundled, looks_like_path, parse_config_text, presets, read_config_file
+from .storage import DTYPE_BYTES
 
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024  # the format's own cap on the JSON header
 SAFETENSORS_INDEX = "model.safetensors.index.json"
+SAFETENSORS_SINGLE = "model.safetensors"
+MAX_TENSORS = 1_000_000
 
 
 @dataclass(frozen=True)
-class StoredTensor:
-    """One tensor of a checkpoint: name, dtype as safetensors spells it (BF16, U8 …) and shape."""
+class HeaderTensor:
+    """One tensor of a checkpoint: name, dtype as safetensors spells it (BF16, U8 …), shape, and its file."""
 
     name: str
     dtype: str
     shape: tuple[int, ...]
+    file: str = ""
 
     @property
     def elements(self) -> int:
-        count = 1
-        for size in self.shape:
-            count *= size
-        return count
+        return math.prod(self.shape)
+
+    @property
+    def bytes(self) -> int:
+        return self.elements * DTYPE_BYTES.get(self.dtype, 0)
 
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """What a checkpoint stores. ``tensors`` is None when only an index was found (names, no shapes)."""
+    """What a checkpoint stores. With ``index_only`` only the index was found: names, no shapes."""
 
     location: str
     files: tuple[str, ...]
-    tensors: tuple[StoredTensor, ...] | None
-    tensor_names: tuple[str, ...]
+    tensors: tuple[HeaderTensor, ...]
+    index_only: bool = False
     index_total_size: int | None = None
+    missing_files: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = field(default=())  # files and folders of other formats, not read
 
 
-def read_safetensors_header(path: Path) -> list[StoredTensor]:
-    """An 8-byte little-endian header length, then a JSON header of {name: {dtype, shape, data_offsets}}."""
+def read_safetensors_header(path: Path) -> list[HeaderTensor]:
+    """An 8-byte little-endian header length, then a JSON header of {name: {dtype, shape, data_offsets}}, checked."""
+    label = path.name
     try:
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            raise CheckpointError(f"{path}: not a regular file; a safetensors file is a plain file")
+        size = path.stat().st_size
         with path.open("rb") as handle:
             prefix = handle.read(8)
             if len(prefix) < 8:
-                raise InvalidConfigError(f"{path}: too short to be a safetensors file")
+                raise CheckpointError(f"{path}: too short to be a safetensors file")
             length = int.from_bytes(prefix, "little")
             if length > MAX_SAFETENSORS_HEADER:
-                raise InvalidConfigError(f"{path}: safetensors header of {length:,} bytes exceeds the format's 100 MB limit")
+                raise CheckpointError(f"{path}: safetensors header of {length:,} bytes exceeds the format's 100 MB limit")
             header = handle.read(length)
     except OSError as error:
         raise ConfigNotFoundError(f"{path}: cannot read: {error.strerror or error}") from None
     if len(header) < length:
-        raise InvalidConfigError(f"{path}: the safetensors header is cut short ({len(header):,} of {length:,} bytes)")
-    return parse_safetensors_header(header, str(path))
+        raise CheckpointError(f"{path}: the safetensors header is cut short ({len(header):,} of {length:,} bytes)")
+    tensors, data_bytes = parse_safetensors_header(header, str(path), label)
+    if size - 8 - length != data_bytes:
+        raise CheckpointError(
+            f"{path}: the header describes {data_bytes:,} bytes of data but the file holds {size - 8 - length:,}; "
+            "the file is truncated or corrupt"
+        )
+    return tensors
 
 
-def parse_safetensors_header(header: bytes, label: str) -> list[StoredTensor]:
-    """The JSON header of a safetensors file → its tensors (the __metadata__ entry is skipped)."""
-    data = parse_config_text(header, label)
+def parse_safetensors_header(header: bytes, where: str, file: str = "") -> tuple[list[HeaderTensor], int]:
+    """The JSON header of a safetensors file → its tensors and the data bytes it says follow, after the format's checks."""
+    try:
+        data = parse_config_text(header, where)
+    except Exception as error:  # noqa: BLE001 - a header that is not JSON is a corrupt checkpoint, not a bad config
+        raise CheckpointError(f"{where}: the safetensors header is not valid JSON ({error})") from None
+    if len(data) > MAX_TENSORS:
+        raise CheckpointError(f"{where}: {len(data):,} tensors is more than a safetensors header can sensibly hold")
+    spans = []
     tensors = []
     for name, entry in data.items():
         if name == "__metadata__":
             continue
-        shape = entry.get("shape") if isinstance(entry, dict) else None
-        dtype = entry.get("dtype") if isinstance(entry, dict) else None
-        if not isinstance(dtype, str) or not isinstance(shape, list) or not all(
-            isinstance(size, int) and not isinstance(size, bool) and size >= 0 for size in shape
-        ):
-            raise InvalidConfigError(f"{label}: tensor {name!r} has no valid dtype and shape in the header")
-        tensors.append(StoredTensor(name, dtype, tuple(shape)))
-    return tensors
+        tensor, span = _checked_entry(name, entry, where)
+        tensors.append(HeaderTensor(name, tensor[0], tensor[1], file))
+        spans.append((span, name))
+    spans.sort()
+    end = 0
+    for (start, stop), name in spans:
+        if start != end:
+            raise CheckpointError(
+                f"{where}: tensor {name!r} starts at byte {start:,}, not {end:,}: its data_offsets overlap or leave a gap"
+            )
+        end = stop
+    return tensors, end
+
+
+def _checked_entry(name: str, entry: object, where: str) -> tuple[tuple[str, tuple[int, ...]], tuple[int, int]]:
+    if not isinstance(entry, dict):
+        raise CheckpointError(f"{where}: tensor {name!r} has no dtype, shape and data_offsets in the header")
+    dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
+    if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
+        raise CheckpointError(f"{where}: tensor {name!r} has dtype {dtype!r}, not one of safetensors' ({', '.join(DTYPE_BYTES)})")
+    if not isinstance(shape, list) or not all(_count(size) for size in shape):
+        raise CheckpointError(f"{where}: tensor {name!r} has shape {json.dumps(shape)[:40]}, not a list of sizes ≥ 0")
+    if not (isinstance(offsets, list) and len(offsets) == 2 and all(_count(o) for o in offsets) and offsets[0] <= offsets[1]):
+        raise CheckpointError(f"{where}: tensor {name!r} has data_offsets {json.dumps(offsets)[:40]}, not [begin, end]")
+    span = offsets[1] - offsets[0]
+    if span != math.prod(shape) * DTYPE_BYTES[dtype]:
+        raise CheckpointError(
+            f"{where}: tensor {name!r} spans {span:,} bytes but its shape {shape} of {dtype} takes "
+            f"{math.prod(shape) * DTYPE_BYTES[dtype]:,}"
+        )
+    return (dtype, tuple(shape)), (offsets[0], offsets[1])
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def read_local_checkpoint(folder: Path) -> Checkpoint:
-    """A folder's *.safetensors headers, or failing those its model.safetensors.index.json."""
-    files = sorted(folder.glob("*.safetensors"))
-    if files:
-        tensors = [tensor for path in files for tensor in read_safetensors_header(path)]
-        return Checkpoint(str(folder), tuple(p.name for p in files), tuple(tensors), tuple(t.name for t in tensors))
+    """The files transformers would load from FOLDER: those its index names, else model.safetensors."""
     index_path = folder / SAFETENSORS_INDEX
+    others = sorted(
+        p.name + ("/" if p.is_dir() else "")
+        for p in folder.iterdir()
+        if (p.suffix == ".safetensors" and p.name != SAFETENSORS_SINGLE) or (p.is_dir() and p.name == "original")
+    ) if folder.is_dir() else []
     if index_path.is_file():
-        index = read_config_file(index_path)
-        weight_map = index.get("weight_map")
-        total_size = (index.get("metadata") or {}).get("total_size")
-        if not isinstance(weight_map, dict) or not isinstance(total_size, int):
-            raise InvalidConfigError(f"{index_path}: an index needs a weight_map and metadata.total_size")
-        return Checkpoint(str(folder), (SAFETENSORS_INDEX,), None, tuple(weight_map), index_total_size=total_size)
+        weight_map, total_size = read_index(index_path)
+        files = sorted(set(weight_map.values()))
+        ignored = tuple(name for name in others if name not in files)
+        present = [name for name in files if (folder / name).exists()]
+        missing = tuple(name for name in files if name not in present)
+        if not present:
+            tensors = tuple(HeaderTensor(name, "", (), file) for name, file in weight_map.items())
+            return Checkpoint(str(folder), (SAFETENSORS_INDEX,), tensors, True, total_size, (), ignored)
+        tensors = [tensor for name in present for tensor in read_safetensors_header(folder / name)]
+        return Checkpoint(str(folder), tuple(files), tuple(tensors), False, total_size, missing, ignored)
+    single = folder / SAFETENSORS_SINGLE
+    if single.exists():
+        ignored = tuple(others)
+        return Checkpoint(str(folder), (SAFETENSORS_SINGLE,), tuple(read_safetensors_header(single)), ignored=ignored)
+    found = f"; found {', '.join(others[:3])}, which transformers does not load" if others else ""
     raise ConfigNotFoundError(
-        f"{folder}: no *.safetensors files and no {SAFETENSORS_INDEX}; verify reads a checkpoint's headers"
+        f"{folder}: no {SAFETENSORS_SINGLE} and no {SAFETENSORS_INDEX}{found}; verify reads a checkpoint's headers"
     )
+
+
+def read_index(path: Path) -> tuple[dict[str, str], int | None]:
+    """An index's weight_map (tensor → file) and metadata.total_size."""
+    index = read_config_file(path)
+    weight_map = index.get("weight_map")
+    metadata = index.get("metadata")
+    total_size = metadata.get("total_size") if isinstance(metadata, dict) else None
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) and isinstance(k, str) for k, v in weight_map.items()):
+        raise CheckpointError(f"{path}: an index needs a weight_map of tensor names to file names")
+    if any("/" in f or "\\" in f or f.startswith(".") for f in weight_map.values()):
+        raise CheckpointError(f"{path}: the weight_map names files outside the folder")
+    if not _count(total_size):
+        total_size = None
+    return weight_map, total_size
 
 
 def fetch_hub_checkpoint(repo_id: str, revision: str | None, token: str | None) -> Checkpoint:
     """Every tensor's name, dtype and shape from the Hub, reading only the safetensors headers (range requests)."""
-    from huggingface_hub import HfApi
-    from huggingface_hub import errors as hub_errors
-    from huggingface_hub.utils import logging as hub_logging
+    from .hub import safetensors_metadata
 
-    hub_logging.set_verbosity_error()
-    try:
-        metadata = HfApi().get_safetensors_metadata(repo_id, revision=revision, token=token)
-    except hub_errors.NotASafetensorsRepoError:
-        raise ConfigNotFoundError(
-            f"{repo_id} has neither model.safetensors nor {SAFETENSORS_INDEX}; verify reads safetensors headers"
-        ) from None
-    except hub_errors.SafetensorsParsingError as error:
-        raise InvalidConfigError(f"{repo_id}: a safetensors header could not be parsed ({error})") from None
-    except Exception as error:  # noqa: BLE001 - translated like every Hub failure
-        raise explain_hub_failure(error, repo_id, revision, token) from None
+    metadata = safetensors_metadata(repo_id, revision, token)
     tensors = [
-        StoredTensor(name, info.dtype, tuple(info.shape))
-        for file_metadata in metadata.files_metadata.values()
+        HeaderTensor(name, info.dtype, tuple(info.shape), file)
+        for file, file_metadata in metadata.files_metadata.items()
         for name, info in file_metadata.tensors.items()
     ]
     label = repo_id if revision is None else f"{repo_id}@{revision}"
-    return Checkpoint(label, tuple(sorted(metadata.files_metadata)), tuple(tensors), tuple(t.name for t in tensors))
+    return Checkpoint(label, tuple(sorted(metadata.files_metadata)), tuple(tensors))
 
 
 def load_checkpoint(model: str, revision: str | None = None, token: str | None = None) -> Checkpoint:
@@ -133,5 +207,7 @@ def load_checkpoint(model: str, revision: str | None = None, token: str | None =
         return read_local_checkpoint(path)
     if looks_like_path(model):
         raise ConfigNotFoundError(f"{model}: no such file or folder")
+    if model.lower() in presets():
+        raise ConfigNotFoundError(f"{model} is a preset (a model published without weights): there is no checkpoint to verify")
     bundled = find_bundled(model)  # a bundled id is the Hub repo of that name, in its canonical case
     return fetch_hub_checkpoint(bundled[0] if bundled else model, revision, token)

@@ -86,8 +86,15 @@ def context_option(default: str) -> object:
     )
 
 
+def warn(result) -> None:
+    """Each warning a report carries, as one `Warning:` line on stderr (the data stays on stdout)."""
+    for warning in getattr(result, "warnings", ()):
+        sys.stderr.write(f"Warning: {warning}\n")
+
+
 def emit(result, as_json: bool, render) -> None:
-    """Print one JSON document, or the tables ``render(result)`` builds."""
+    """Print one JSON document, or the tables ``render(result)`` builds; warnings go to stderr."""
+    warn(result)
     if as_json:
         print_json(result)
     else:
@@ -188,6 +195,7 @@ def crossover_command(
     report = crossover(
         model, ctx, measure=by.value, mla_form=mla.value, dtype=dtype, revision=revision, token=token
     )
+    warn(report)
     if json:
         print_json(report)
         return

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from .accounting import ParamsReport, Result, count_params, ffn_parts
+from .accounting import ParamsReport, count_params, ffn_kind_name, parts_of
+from .results import Result
 from .spec import DenseFfn, ModelSpec, MoeFfn
+from .tensors import ffn_tensors
 
 # The models of the reference table (../shared/reference/README.md), all bundled.
 DEFAULT_MODELS = (
@@ -44,7 +46,7 @@ COLUMNS = tuple(CompareRow.model_fields)
 
 def compare_rows(name: str, spec: ModelSpec, report: ParamsReport | None = None) -> list[CompareRow]:
     """One row per kind of FFN layer the model has (dense, MoE), in layer order."""
-    report = report or count_params(spec, model=name)
+    report = report or count_params(spec)
     total = report.total_params
     kinds: dict[str, DenseFfn | MoeFfn] = {}
     for layer in spec.layers:
@@ -66,9 +68,9 @@ def compare_rows(name: str, spec: ModelSpec, report: ParamsReport | None = None)
                 experts_per_token=moe.experts_per_token if moe else None,
                 shared_experts=(moe.num_shared_experts or (1 if moe.shared else 0)) if moe else None,
                 activation=dense.activation,
-                ffn_kind=dense.kind,
+                ffn_kind=ffn_kind_name(dense.activation, dense.gated),
                 gated=dense.gated,
-                ffn_params_per_layer=sum(part.params for part in ffn_parts(ffn)),
+                ffn_params_per_layer=sum(part.params for part in parts_of(ffn_tensors(ffn))),
                 ffn_share=report.components.ffn / total,
                 attention_share=report.components.attention / total,
                 total_params=total,

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from .accounting import Result, embedding_width, extra_parts, layer_parts
+from .accounting import Part, layer_parts, parts_of
+from .results import ModelInfo, Result
 from .spec import Attention, Layer, Mamba2, Mixer, ModelSpec
+from .tensors import embedding_width, extra_tensors
 
 MlaForm = Literal["plain", "absorbed"]
 Measure = Literal["flops", "bytes"]
@@ -112,22 +114,29 @@ def generating_layers(spec: ModelSpec) -> list[Layer]:
     return list(spec.layers)
 
 
-# Cross-attention's keys and values are projected once from the encoder output, not per token.
-CROSS_ATTENTION_PER_TOKEN = ("cross_q", "cross_o")
+def _extra_parts(spec: ModelSpec) -> list[Part]:
+    return parts_of(tensor for extra in spec.extras for tensor in extra_tensors(extra))
 
 
 def _active_weights(spec: ModelSpec) -> dict[str, int]:
-    """Matmul weights one token uses, by component (FFN: router and active experts only)."""
+    """Matmul weights one generated token uses, by component (FFN: router and active experts only).
+
+    Cross-attention's keys and values are projected once from the encoder output, not per token.
+    """
     weights = {"attention": 0, "ffn": 0, "mixer": 0, "other": 0}
+    cache: dict[Layer, list[Part]] = {}
     for layer in generating_layers(spec):
-        for part in layer_parts(layer):
-            if part.component == "cross_attention":
-                if part.name in CROSS_ATTENTION_PER_TOKEN:
-                    weights["attention"] += part.active_matmul_weights
-            elif part.component in weights:
-                weights[part.component] += part.active_matmul_weights
-    for part in extra_parts(spec):
-        weights["other"] += part.active_matmul_weights
+        if layer not in cache:
+            cache[layer] = layer_parts(layer)
+        for part in cache[layer]:
+            if part.runs != "every_token":
+                continue
+            component = "attention" if part.component == "cross_attention" else part.component
+            if component in weights:
+                weights[component] += part.active_matmul_weights
+    for part in _extra_parts(spec):
+        if part.runs == "every_token":
+            weights["other"] += part.active_matmul_weights
     return weights
 
 
@@ -223,12 +232,9 @@ class FlopsBreakdown(Result):
     total: int
 
 
-class FlopsReport(Result):
+class FlopsReport(ModelInfo):
     """Decode FLOPs per token at one context, prefill of a prompt that long, and training. `ffncalc flops --json`."""
 
-    model: str
-    model_type: str
-    architecture: str
     context: int
     mla_form: MlaForm
     causal: bool
@@ -260,12 +266,9 @@ class CurvePoint(Result):
     attention_context: int
 
 
-class CrossoverReport(Result):
+class CrossoverReport(ModelInfo):
     """Where the context-dependent attention cost overtakes the FFN. `ffncalc crossover --json`."""
 
-    model: str
-    model_type: str
-    architecture: str
     measure: Measure
     unit: Literal["FLOPs", "bytes"]
     mla_form: MlaForm
@@ -332,7 +335,7 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
 
 
 def count_flops(
-    spec: ModelSpec, context: int, model: str = "", mla_form: MlaForm = "plain", causal: bool = True
+    spec: ModelSpec, context: int, info: ModelInfo | None = None, mla_form: MlaForm = "plain", causal: bool = True
 ) -> FlopsReport:
     """Per-token decode FLOPs at CONTEXT, prefill of CONTEXT tokens, and training = 3 × prefill."""
     profile = flops_profile(spec, mla_form)
@@ -348,9 +351,7 @@ def count_flops(
         f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
     ]
     return FlopsReport(
-        model=model,
-        model_type=spec.model_type,
-        architecture=spec.architecture,
+        **(info or ModelInfo(model_type=spec.model_type)).model_dump(),
         context=context,
         mla_form=mla_form,
         causal=causal,
@@ -377,7 +378,7 @@ def crossover_contexts(max_context: int, crossover: int | None) -> list[int]:
 def count_crossover(
     spec: ModelSpec,
     max_context: int,
-    model: str = "",
+    info: ModelInfo | None = None,
     measure: Measure = "flops",
     mla_form: MlaForm = "plain",
     dtype: str | None = None,
@@ -433,9 +434,7 @@ def count_crossover(
         {round(low * (high / low) ** (step / (CURVE_POINTS - 1))) for step in range(CURVE_POINTS)}
     )
     return CrossoverReport(
-        model=model,
-        model_type=spec.model_type,
-        architecture=spec.architecture,
+        **(info or ModelInfo(model_type=spec.model_type)).model_dump(),
         measure=measure,
         unit="FLOPs" if measure == "flops" else "bytes",
         mla_form=mla_form,

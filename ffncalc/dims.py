@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .accounting import Result
+from .results import Result
 from .errors import UsageError
 from .schema import MAX_WIDTH
 

@@ -38,6 +38,12 @@ class HubError(FfncalcError):
     exit_code = 5
 
 
+class CheckpointError(FfncalcError):
+    """A checkpoint's files are unreadable as safetensors: a header that breaks the format's rules."""
+
+    exit_code = 6
+
+
 class UsageError(FfncalcError):
     """A command-line value that makes no sense (a context of -1, a multiplier of 0)."""
 

@@ -1,10 +1,12 @@
 """The border guard: pydantic types for the raw fields of a Hugging Face config.json.
 
-Family adapters (``ffncalc.families``) declare their fields with these types. Integers
-are strict: JSON ``true`` and ``"4096"`` are not sizes (pydantic's default mode would read
-them as 1 and 4096), and every size has a ceiling far above any published model, so a
-10^30 or a negative width is rejected with the field's name instead of being counted.
-Unknown keys are ignored: configs carry dozens of fields that do not change the count.
+Family adapters (``ffncalc.families``) declare their fields with these types, and with the
+defaults of the family's transformers configuration class: a key a config leaves out takes
+that default, and ``defaults_used`` says so. Integers are strict: JSON ``true`` and ``"4096"``
+are not sizes (pydantic's default mode would read them as 1 and 4096), and every size has a
+ceiling far above any published model, so a 10^30 or a negative width is rejected with the
+field's name instead of being counted. Unknown keys are ignored: configs carry dozens of
+fields that do not change the count.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InvalidConfigError
-from .spec import ModelSpec
+from .results import DefaultUsed
+from .spec import ModelNames, ModelSpec, Names
 
 # Ceilings: generous (16× the largest published value or more), so only nonsense trips them.
 MAX_WIDTH = 1 << 24  # hidden, FFN, head and vocabulary sizes: 16,777,216
@@ -36,13 +39,33 @@ PositionCount = Annotated[int, Field(strict=True, ge=1, le=MAX_POSITIONS)]
 Flag = Annotated[bool, Field(strict=True)]
 Name = Annotated[str, Field(strict=True, max_length=200)]
 
+# Fields every config may carry that say nothing about the architecture's size.
+METADATA_FIELDS = frozenset(
+    {"model_type", "architectures", "torch_dtype", "dtype", "quantization_config", "transformers_version"}
+)
 
-class HFConfig(BaseModel):
-    """Fields every family shares; each family adapter subclasses it and implements ``to_spec``."""
+
+class Nested(BaseModel):
+    """A nested block of a config (DBRX's attn_config): the same rules, no metadata."""
 
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, defer_build=True)
 
+
+class HFConfig(BaseModel):
+    """Fields every family shares; each family adapter subclasses it and implements ``to_spec``.
+
+    An adapter declares exactly the fields it reads, with the defaults of ``config_class`` in
+    transformers; a field whose default is derived from others is declared None, with its rule
+    in ``derived_defaults`` and its value from ``resolved(field)``.
+    """
+
+    # Names and ModelNames on an adapter are class data: where the family's checkpoints keep each part.
+    model_config = ConfigDict(
+        extra="ignore", frozen=True, populate_by_name=True, defer_build=True, ignored_types=(Names, ModelNames)
+    )
+
     model_type: Name
+    architectures: list[Name] | None = Field(None, max_length=20)
     torch_dtype: Name | None = None
     dtype: Name | None = None  # transformers ≥ 4.56 writes `dtype` instead of `torch_dtype`
     quantization_config: dict[str, Any] | None = None
@@ -50,6 +73,17 @@ class HFConfig(BaseModel):
 
     #: A readable family name for tables.
     architecture: ClassVar[str] = ""
+    #: transformers' configuration class whose defaults the adapter declares.
+    config_class: ClassVar[str] = ""
+    #: The model class counted when ``architectures`` names none this family knows.
+    default_model_class: ClassVar[str] = ""
+    #: field → how transformers derives it when the config leaves it out.
+    derived_defaults: ClassVar[dict[str, str]] = {}
+    #: Fields read for advice only (a context beyond max_position_embeddings), not for counting.
+    informational_fields: ClassVar[frozenset[str]] = frozenset()
+    #: Keys read although transformers' configuration class declares no field for them: modeling code
+    #: reads them with getattr (head_dim), or __post_init__ takes them from the config's keys.
+    undeclared_keys: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def stored_dtype(self) -> str | None:
@@ -61,19 +95,67 @@ class HFConfig(BaseModel):
         match = re.match(r"(\d+)\.(\d+)", self.transformers_version or "")
         return bool(match) and (int(match[1]), int(match[2])) < (major, minor)
 
-    def make_spec(self, **fields) -> ModelSpec:
-        """A ModelSpec with this config's model_type, family name and dtype filled in."""
-        return ModelSpec(model_type=self.model_type, architecture=self.architecture, torch_dtype=self.stored_dtype, **fields)
+    def family_name(self) -> str:
+        """The family as people name it (a preset: its title)."""
+        return self.architecture
+
+    def model_class(self) -> str:
+        """The transformers class counted: the config's ``architectures[0]``, else the family's usual one."""
+        return (self.architectures or [self.default_model_class])[0] or self.default_model_class
+
+    def resolved(self, field: str) -> Any:
+        """A field's value once transformers' derived defaults are applied (adapters override for theirs)."""
+        return getattr(self, field)
+
+    def unused_fields(self) -> set[str]:
+        """Fields this config's other values make irrelevant (a window size while windows are off)."""
+        return set()
+
+    def defaults_used(self) -> list[DefaultUsed]:
+        """Every architectural field the config left out, with the value transformers gives it."""
+        skip = METADATA_FIELDS | self.informational_fields | self.unused_fields()
+        return [
+            DefaultUsed(field=field, value=value, rule=rule)
+            for field, value, rule in _defaults_of(self, skip)
+        ]
+
+    def warnings(self) -> list[str]:
+        """Where the config builds a model that cannot work as one (a zero width, more experts per token than experts)."""
+        return []
+
+    def validate_nested(self) -> None:
+        """Check nested configs that pydantic does not validate itself (a wrapper's text_config)."""
+
+    def notes(self) -> list[str]:
+        """What a reader needs to know beside the numbers (quantized storage, custom code …)."""
+        return []
 
     def to_spec(self) -> ModelSpec:  # pragma: no cover - every adapter overrides it
         raise NotImplementedError
 
 
-def describe_validation_error(error: ValidationError, source: str) -> InvalidConfigError:
-    """One line naming each offending field: ``field: message; field: message``."""
+def _defaults_of(model: BaseModel, skip: frozenset[str], prefix: str = "") -> list[tuple[str, Any, str | None]]:
+    """(field, value, rule) for each field left to its default, nested blocks field by field."""
+    found: list[tuple[str, Any, str | None]] = []
+    for field in type(model).model_fields:
+        if field in skip:
+            continue
+        value = getattr(model, field)
+        if isinstance(value, BaseModel):
+            found += _defaults_of(value, frozenset(), f"{prefix}{field}.")
+        elif field not in model.model_fields_set:
+            rule = getattr(model, "derived_defaults", {}).get(field)
+            if rule and isinstance(model, HFConfig):
+                value = model.resolved(field)
+            found.append((prefix + field, list(value) if isinstance(value, tuple) else value, rule))
+    return found
+
+
+def describe_validation_error(error: ValidationError, source: str, prefix: str = "") -> InvalidConfigError:
+    """One line naming each offending field: ``field: message; field: message`` (nested under PREFIX)."""
     problems = []
     for item in error.errors(include_url=False):
-        location = ".".join(str(part) for part in item["loc"])
+        location = ".".join(str(part) for part in ((prefix,) if prefix else ()) + tuple(item["loc"]))
         message = item["msg"].removeprefix("Value error, ")
         if item["type"] == "missing":
             message = "required field is missing"
@@ -82,7 +164,7 @@ def describe_validation_error(error: ValidationError, source: str) -> InvalidCon
         message = message.replace("Input should be", "must be")
         problems.append(f"{location}: {message}" if location else message)
     shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-    return InvalidConfigError(f"{source}: {shown}")
+    return InvalidConfigError(f"{source}: {shown}" if source else shown)
 
 
 def _short(value: Any) -> str:

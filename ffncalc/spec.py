@@ -1,16 +1,72 @@
-"""The architecture-neutral description of a model that the engine reads.
+"""The architecture-neutral description of a model that the engine reads: structure only.
 
 A family adapter (``ffncalc.families``) turns one family's config.json fields into a
 ``ModelSpec``; nothing downstream knows which family a spec came from. Every class is a
-frozen, hashable dataclass, so identical layers compare equal and can be grouped.
+frozen, hashable dataclass, so identical layers compare equal and are counted once.
+
+Each block also says where a checkpoint keeps its tensors (``Names``): the parameter
+counts, the stored bytes and ``verify`` are all derived from this one description.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, Union
 
 NormKind = Literal["rmsnorm", "layernorm"]
+Stack = Literal["decoder", "encoder", "vision", "audio"]
+Component = Literal[
+    "ffn",
+    "attention",
+    "cross_attention",
+    "mixer",
+    "embedding",
+    "lm_head",
+    "norm",
+    "vision",
+    "audio",
+    "projector",
+    "other",
+]
+# What a model-level module costs a generated token: it runs for every token, once over the
+# encoder's input (cross-attention keys and values), or not while generating at all (a pooler).
+Runs = Literal["every_token", "once_per_input", "not_generating"]
+ExpertStacking = Literal["stacked", "concatenated"]
+
+
+@dataclass(frozen=True)
+class Names:
+    """Where a block keeps its parts in a checkpoint: logical part → module name, relative to the layer.
+
+    Parts given the same module name are stored fused, concatenated along the output
+    dimension (Phi-3's ``qkv_proj`` holds q, k and v). Parts in ``transposed`` store their
+    weight as [in, out] instead of torch's [out, in] (GPT-2's Conv1D, stacked experts).
+    With ``parameters`` the names are tensors, not modules: ``gate_up_proj`` and
+    ``gate_up_proj_bias`` instead of ``….weight`` and ``….bias`` (gpt-oss's stacked experts).
+    """
+
+    modules: tuple[tuple[str, str], ...]
+    transposed: frozenset[str] = frozenset()
+    parameters: bool = False
+
+    def __getitem__(self, part: str) -> str:
+        for key, module in self.modules:
+            if key == part:
+                return module
+        raise KeyError(part)
+
+    def get(self, part: str, default: str | None = None) -> str | None:
+        return next((module for key, module in self.modules if key == part), default)
+
+    def prefixed(self, prefix: str) -> Names:
+        """The same names under one more module, e.g. 'mlp.' + 'gate_proj'."""
+        return Names(tuple((key, prefix + module) for key, module in self.modules), self.transposed, self.parameters)
+
+
+def names(transposed: bool | tuple[str, ...] = False, parameters: bool = False, **modules: str) -> Names:
+    """Names(q="self_attn.q_proj", …); transposed=True for every part, or a tuple of parts."""
+    flipped = frozenset(modules) if transposed is True else frozenset(transposed or ())
+    return Names(tuple(modules.items()), flipped, parameters)
 
 
 @dataclass(frozen=True)
@@ -36,7 +92,7 @@ class Mla:
 
 @dataclass(frozen=True)
 class Attention:
-    """One layer's self-attention.
+    """One layer's attention: q, k, v, o (or MLA's latents), with the names it is stored under.
 
     ``qk_head_dim`` and ``v_head_dim`` are per-head widths; for MLA they are the
     decompressed widths (nope + rope, and v_head_dim), the ones attention scores use.
@@ -47,36 +103,24 @@ class Attention:
     num_kv_heads: int
     qk_head_dim: int
     v_head_dim: int
+    names: Names
     q_bias: bool = False
     k_bias: bool = False
     v_bias: bool = False
     o_bias: bool = False
-    q_norm: Norm | None = None  # RMSNorm on queries: per head (Qwen3, Gemma-3) or across heads (OLMo-2)
+    q_norm: Norm | None = None  # per head (Qwen3, Gemma-3: dim = head_dim) or across heads (OLMo-2)
     k_norm: Norm | None = None
     q_gate: bool = False  # q_proj also emits a sigmoid gate for the output, doubling its width (Qwen3-Next)
     sinks: bool = False  # one learned logit per head (gpt-oss)
     window: int | None = None  # sliding-window size; None attends to the whole context
+    chunked: bool = False  # the window is a fixed chunk (Llama-4), not a sliding one
     mla: Mla | None = None
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
-
-    @classmethod
-    def uniform(
-        cls,
-        hidden_size: int,
-        num_heads: int,
-        bias: bool,
-        num_kv_heads: int | None = None,
-        head_dim: int | None = None,
-        window: int | None = None,
-    ) -> "Attention":
-        """Attention whose q, k, v, o share one bias switch and one head width (default hidden / heads)."""
-        width = head_dim or hidden_size // num_heads
-        return cls(
-            hidden_size, num_heads, num_kv_heads or num_heads, width, width, bias, bias, bias, bias, window=window
-        )
+    kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
+    q_width: int | None = None  # q's output and o's input when not heads × head_dim (DBRX: d_model)
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> Literal["mla", "mha", "mqa", "gqa"]:
         """mla, mha (kv heads = heads), mqa (one kv head) or gqa (in between)."""
         if self.mla is not None:
             return "mla"
@@ -95,34 +139,34 @@ class DenseFfn:
     intermediate_size: int
     gated: bool
     activation: str
+    names: Names
     bias: bool = False
-
-    @property
-    def kind(self) -> str:
-        """The activation with its gating, as usually named: SwiGLU, GeGLU, GELU, ReLU…"""
-        return ffn_kind_name(self.activation, self.gated)
 
 
 @dataclass(frozen=True)
 class MoeFfn:
     """A mixture-of-experts block: a router picks ``experts_per_token`` of ``num_experts`` per token.
 
-    Shared experts run for every token. Some families fuse them into one MLP of width
-    num_shared_experts × expert width (DeepSeek); the spec stores that MLP as ``shared``.
+    ``expert`` is one routed expert, its names relative to ``names["experts"]``: a module per
+    expert when that name holds ``{e}``, else one tensor per part with the experts stacked on a
+    leading axis (or concatenated along the first, ``stacking="concatenated"``, DBRX).
+    Shared experts run for every token; families that fuse them into one MLP of width
+    num_shared_experts × expert width (DeepSeek) store that MLP as ``shared``.
+    With ``latent_size`` the routed experts run at that width, between a projection down from
+    the hidden state and one back up (Nemotron-H's latent MoE).
     """
 
     hidden_size: int
     num_experts: int
     experts_per_token: int
     expert: DenseFfn
+    names: Names  # router, experts; and where present shared_expert_gate, latent_in, latent_out
     shared: DenseFfn | None = None
     num_shared_experts: int = 0
     shared_expert_gate: bool = False  # a Linear(hidden, 1) that scales the shared expert's output (Qwen2-MoE)
     router_bias: bool = False
-
-    @property
-    def kind(self) -> str:
-        return self.expert.kind
+    stacking: ExpertStacking = "stacked"
+    latent_size: int | None = None
 
 
 Ffn = Union[DenseFfn, MoeFfn]
@@ -130,7 +174,7 @@ Ffn = Union[DenseFfn, MoeFfn]
 
 @dataclass(frozen=True)
 class Mamba2:
-    """A Mamba-2 state-space mixer (Nemotron-H): its cost per token does not grow with the context.
+    """A Mamba-2 state-space mixer: its cost per token does not grow with the context.
 
     in_proj emits z (inner), x·B·C for the convolution (inner + 2·groups·state) and dt (heads);
     a depthwise conv over those; dt_bias, A_log and D per head; a gated RMSNorm; out_proj.
@@ -142,6 +186,7 @@ class Mamba2:
     n_groups: int
     state_size: int
     conv_kernel: int
+    names: Names
     proj_bias: bool = False
     conv_bias: bool = True
 
@@ -161,10 +206,11 @@ class Mamba2:
 
 @dataclass(frozen=True)
 class GatedDeltaNet:
-    """A Gated DeltaNet linear-attention mixer (Qwen3-Next): a fixed-size state per value head.
+    """A Gated DeltaNet linear-attention mixer (Qwen3-Next, Qwen3.5): a fixed-size state per value head.
 
-    in_proj_qkvz emits q, k (key heads) and v, z (value heads); in_proj_ba the per-head b and a;
-    a depthwise conv over q, k, v; dt_bias and A_log per value head; a gated RMSNorm; out_proj.
+    The input projections emit q, k (key heads), v and the gate z (value heads), and per value
+    head b and a; a depthwise conv over q, k, v; dt_bias and A_log per value head; a gated
+    RMSNorm over each head; out_proj.
     """
 
     hidden_size: int
@@ -173,6 +219,7 @@ class GatedDeltaNet:
     head_k_dim: int
     head_v_dim: int
     conv_kernel: int
+    names: Names
 
     @property
     def key_dim(self) -> int:
@@ -196,21 +243,32 @@ Mixer = Union[Mamba2, GatedDeltaNet]
 
 
 @dataclass(frozen=True)
-class Layer:
-    """One layer: attention (or another mixer), FFN, the norms around them by module name.
+class Parameter:
+    """A learned tensor of a layer that no block above describes (ERNIE's expert-score bias): its component, part, stored name and shape."""
 
-    A hybrid stack's layer may hold only a mixer, only attention or only an FFN (Nemotron-H).
-    ``parallel`` layers run attention and FFN side by side on the same input (GPT-J, Falcon):
-    the same parameters, in another order.
+    component: Component
+    part: str
+    name: str
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layer: attention (or another mixer), FFN, and the norms around them by module name.
+
+    ``name`` is the layer's module in the checkpoint with ``{i}`` for its index in its stack
+    (``model.layers.{i}``). A hybrid stack's layer may hold only a mixer, only attention or
+    only an FFN (Nemotron-H).
     """
 
+    name: str
     attention: Attention | None
     ffn: Ffn | None
     norms: tuple[tuple[str, Norm], ...]
     mixer: Mixer | None = None
     cross_attention: Attention | None = None  # decoder layers of an encoder-decoder
-    stack: str = "decoder"  # "encoder" or "decoder"
-    parallel: bool = False
+    stack: Stack = "decoder"
+    parameters: tuple[Parameter, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -232,68 +290,69 @@ class Table:
 
 @dataclass(frozen=True)
 class Extra:
-    """A model-level module outside the layers, with the component it counts under."""
+    """A model-level module outside the layers: the component it counts under, its stored name, and how often it runs."""
 
-    component: str
+    component: Component
     name: str
-    module: "Linear | Norm | Table"
-    per_token: bool = True  # does a generated token run it (a pooler or pre-training head does not)
+    module: Linear | Norm | Table
+    runs: Runs = "every_token"
+
+
+@dataclass(frozen=True)
+class StoredTensor:
+    """A tensor a checkpoint may hold beside the parameters: its name (``{i}`` for a layer index) and shape."""
+
+    name: str
+    shape: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class CheckpointExtra:
-    """Elements a published checkpoint may store that are not parameters of the model's modules.
+    """What a published checkpoint may store that is not a parameter of the model's modules, and why.
 
-    The engine counts ``elements`` plus the parameters of any whole ``layers`` the extra holds
-    (DeepSeek's multi-token-prediction layers are decoder layers the causal LM does not run).
+    ``tensors`` are named with ``{i}`` where they repeat per layer (``per_layer``: the indices);
+    ``layers`` are whole decoder layers at those indices past the last one (multi-token prediction).
     """
 
     name: str
     reason: str
-    elements: int = 0
-    layers: tuple["Layer", ...] = ()
+    tensors: tuple[StoredTensor, ...] = ()
+    per_layer: tuple[int, ...] = ()
+    layers: tuple[tuple[int, Layer], ...] = ()
+    likely: bool = True  # the published checkpoints of such a config store it (False: only some do)
+    buffer: bool = False  # a persistent buffer of transformers' modules: saved with every checkpoint it writes
+
+
+@dataclass(frozen=True)
+class ModelNames:
+    """Where the modules outside the layers are stored, and the prefix of the base model.
+
+    transformers loads a checkpoint saved from the base model (no ``base_model_prefix``) into
+    the class with a head, so a stored name may lack the prefix.
+    """
+
+    embed_tokens: str
+    final_norm: str
+    lm_head: str = "lm_head"
+    position_embeddings: str = ""
+    base_model_prefix: str = "model"
+    lm_head_bias: str = ""  # where the head's bias is stored, when not beside its weight (BERT: cls.predictions.bias)
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """Everything the engine needs to count a model's parameters and FLOPs."""
+    """Everything the engine needs to count a model's parameters, FLOPs, bytes and tensors."""
 
     model_type: str
-    architecture: str  # a readable family name, e.g. "Llama"
     hidden_size: int
     vocab_size: int
     layers: tuple[Layer, ...]
     final_norm: Norm | None
     tie_word_embeddings: bool
+    names: ModelNames
     position_embeddings: int = 0  # rows of a learned absolute position table (GPT-2); 0 for rotary
     embedding_dim: int | None = None  # the token table's width when it differs from hidden (OPT-350m)
     lm_head_bias: bool = False
-    lm_head: bool = True  # False for an encoder without a language-modelling head
+    lm_head: bool = True  # False for a base model or an encoder without a language-modelling head
     extras: tuple[Extra, ...] = ()
-    torch_dtype: str | None = None
     checkpoint_extras: tuple[CheckpointExtra, ...] = ()
-    notes: tuple[str, ...] = field(default=())
-    published_params: int | None = None  # a paper's own figure, for presets
-    published_source: str | None = None
-
-
-_ACTIVATION_NAMES = {
-    "silu": "Swi",
-    "swish": "Swi",
-    "gelu": "Ge",
-    "gelu_new": "Ge",
-    "gelu_pytorch_tanh": "Ge",
-    "gelu_fast": "Ge",
-    "gelu_python": "Ge",
-    "relu": "Re",
-}
-
-
-def ffn_kind_name(activation: str, gated: bool) -> str:
-    """SwiGLU / GeGLU / ReGLU for gated FFNs, the activation's own name (GELU, ReLU, SiLU) otherwise."""
-    if activation == "relu2":
-        return "ReGLU²" if gated else "ReLU²"  # squared ReLU (Nemotron-H, Primer)
-    prefix = _ACTIVATION_NAMES.get(activation)
-    if gated:
-        return f"{prefix}GLU" if prefix else f"gated {activation}"
-    return {"Swi": "SiLU", "Ge": "GELU", "Re": "ReLU"}.get(prefix or "", activation)

@@ -1,54 +1,45 @@
-"""Checking ffncalc's count against what a checkpoint stores, tensor by tensor, from headers only.
+"""Checking a checkpoint against the model, tensor by tensor, from headers only.
 
-Every stored tensor is either a parameter (counted, and matched to its layer) or something a
-checkpoint keeps beside the parameters, recognised by its name:
-rotary inv_freq buffers, GPT-2 causal masks, a tied head stored again, quantization scales,
-MXFP4 packed blocks (two 4-bit values per byte: they count as twice their bytes), router
-correction biases, multi-token-prediction layers past the last layer, and vision towers.
-Then the parameters are compared layer by layer with the spec, and outside the layers with
-embeddings + head + final norm. Every difference is either explained or named.
+The expected tensors come from the same description as the parameter count (``storage``: the
+spec's tensors under their stored names, in the checkpoint's dtype or quantized as the config
+says) and the checkpoint extras the family declares (buffers, multi-token-prediction layers, a
+tied head stored again …). Each stored tensor is then a parameter (name and shape match), a
+quantization tensor of one, an extra explained by its reason, a tensor of the wrong shape, or an
+unexpected one; each expected parameter that is not stored is missing. Names are matched as
+transformers loads them: a checkpoint saved from the base model lacks its ``base_model_prefix``.
 """
 
 from __future__ import annotations
 
-import re
+import math
 from collections import defaultdict
+from typing import Literal
 
-from .accounting import ParamsReport, Result
-from .checkpoint import Checkpoint, StoredTensor
-from .spec import ModelSpec
-from .units import bytes_per_element
 
-LAYER_INDEX = re.compile(r"(?:^|\.)(?:layers|h|blocks|block|layer)\.(\d+)\.")
-STACK = re.compile(r"(?:^|\.)(encoder|decoder)\.")
-NON_LAYER_PARAMETER = re.compile(
-    r"(embed|wte|wpe|lm_head|norm|ln_f|pooler|(^|\.)cls\.|(^|\.)shared\.|token_type|project_in|project_out)"
-)
-MXFP4_BLOCKS = re.compile(r"_blocks$")
+from .accounting import ParamsReport
+from .checkpoint import Checkpoint, HeaderTensor
+from .results import ModelInfo, Result
+from .spec import CheckpointExtra, ModelSpec
+from .storage import DTYPE_BYTES, Scheme, layout, parameter_layout
+from .tensors import assemble, embedding_width, layer_tensors
 
-# (pattern on the tensor name, what it is, why it is not a parameter)
-STORED_EXTRAS = (
-    (re.compile(r"\.inv_freq$"), "rotary inv_freq buffers", "buffers saved by older transformers, recomputed at load"),
-    (re.compile(r"(^|\.)attn\.(bias|masked_bias)$"), "causal-mask buffers", "GPT-2's attention masks, saved as buffers"),
-    (re.compile(r"e_score_correction_bias$|\.expert_bias$"), "router correction biases", "set by load balancing, not a trained weight"),
-    (
-        re.compile(r"EncDecAttention\.relative_attention_bias\.weight$"),
-        "unused cross-attention relative bias",
-        "stored by the original T5 checkpoints; no module reads it",
-    ),
-    (re.compile(r"(^|\.)mtp(_layers)?\."), "layers past the last one", "multi-token-prediction modules, not run by the causal LM"),
-    (re.compile(r"(_scale_inv|\.weight_scale|\.input_scale)$"), "FP8 block scales", "quantization scales of FP8 weights"),
-    (re.compile(r"_scales$"), "MXFP4 scales", "one UE8M0 scale per 32 packed 4-bit weights"),
-    (
-        re.compile(r"^(model\.)?(vision_tower|vision_model|visual|multi_modal_projector|vision_embed|mm_projector)\."),
-        "vision tower and projector",
-        "the multimodal parts; ffncalc counts the language model",
-    ),
-)
+Verdict = Literal["parameter", "quantization", "extra", "wrong shape", "unexpected", "missing"]
+MAX_LISTED = 200  # tensors named one by one in a report; the counts are always complete
+
+
+class TensorVerdict(Result):
+    """One tensor: what the checkpoint stores (or should), and what it is."""
+
+    name: str
+    verdict: Verdict
+    dtype: str | None
+    shape: list[int] | None
+    expected_shape: list[int] | None = None
+    reason: str | None = None
 
 
 class ExtraGroup(Result):
-    """Stored tensors of one kind that are not parameters of the language model."""
+    """Stored tensors of one kind that are not parameters of the model, and why."""
 
     kind: str
     tensors: int
@@ -56,153 +47,150 @@ class ExtraGroup(Result):
     reason: str
 
 
-class LayerMismatch(Result):
-    """A layer (or the part outside the layers) whose stored parameters differ from ffncalc's."""
+class VerifyReport(ModelInfo):
+    """`ffncalc verify --json`: the checkpoint against the count, every tensor matched by name."""
 
-    where: str
-    stored: int
-    expected: int
-
-
-class VerifyReport(Result):
-    """`ffncalc verify --json`: the checkpoint against the count, every difference explained or named."""
-
-    model: str
     checkpoint: str
     files: list[str]
-    stored_by_dtype: dict[str, int]
-    stored_elements: int
-    ffncalc_params: int
-    checkpoint_params: int | None  # stored parameters, MXFP4 blocks unpacked, extras left out
-    extras: list[ExtraGroup]
-    mismatches: list[LayerMismatch]
-    unexplained_tensors: list[str]
+    missing_files: list[str]
+    ignored: list[str]  # files and folders of other formats beside the checkpoint, not read
     index_only: bool
+    stored_bytes: int | None  # Σ over the tensors read; None with only an index
+    stored_bytes_by_dtype: dict[str, int]
+    stored_bytes_by_component: dict[str, int]
+    index_total_size: int | None
+    expected_bytes: int | None  # the config's parameters (and the extras the index names) at the config's dtype
+    stored_elements: int
+    checkpoint_params: int  # parameters found: matched tensors, quantized ones as the parameters they pack
+    ffncalc_params: int
+    counts: dict[str, int]  # tensors by verdict
+    extras: list[ExtraGroup]
+    tensors: list[TensorVerdict]  # every tensor that is not a plain parameter, and the first MAX_LISTED of all
     ok: bool
-    notes: list[str]
 
 
-def parameter_elements(tensor: StoredTensor) -> int:
-    """Elements as parameters: MXFP4 blocks (U8) hold two 4-bit values per byte."""
-    if tensor.dtype == "U8" and MXFP4_BLOCKS.search(tensor.name):
-        return 2 * tensor.elements
-    return tensor.elements
+def expected_extras(spec: ModelSpec, dtype: str, scheme: Scheme | None) -> dict[str, tuple[tuple[int, ...], CheckpointExtra]]:
+    """Every tensor the family says a checkpoint may hold beside the parameters: name → (shape, extra).
 
-
-def classify(tensor: StoredTensor, spec: ModelSpec) -> tuple[str, str] | None:
-    """(kind, reason) when the tensor is not a parameter of the language model; None when it is.
-
-    Everything under a layer index past the last layer belongs to a multi-token-prediction module,
-    whatever else its name says.
+    Whole layers among them (multi-token prediction) are stored as the model's layers are, quantized alike.
     """
-    key = layer_key(tensor.name)
-    if key is not None and key[1] >= sum(layer.stack == key[0] for layer in spec.layers):
-        return "layers past the last one", "multi-token-prediction modules, not run by the causal LM"
-    for pattern, kind, reason in STORED_EXTRAS:
-        if pattern.search(tensor.name):
-            return kind, reason
-    if spec.tie_word_embeddings and tensor.name.endswith("lm_head.weight"):
-        return "tied head stored again", "tie_word_embeddings: the head is the embedding table, already counted"
-    return None
+    found: dict[str, tuple[tuple[int, ...], CheckpointExtra]] = {}
+    for extra in spec.checkpoint_extras:
+        for index in extra.per_layer or (None,):
+            for tensor in extra.tensors:
+                found[tensor.name.format(i=index)] = (tensor.shape, extra)
+        for index, layer in extra.layers:
+            for stored in layout(assemble(layer_tensors(layer), layer.name.format(i=index) + "."), dtype, scheme):
+                found[stored.name] = (stored.shape, extra)
+    if spec.tie_word_embeddings and spec.lm_head:
+        shape = (spec.vocab_size, embedding_width(spec))
+        tied = CheckpointExtra("tied head stored again", "tie_word_embeddings: the head is the embedding table, already counted")
+        found.setdefault(spec.names.lm_head + ".weight", (shape, tied))
+    return found
 
 
-def layer_key(name: str) -> tuple[str, int] | None:
-    """(stack, index) of the layer a tensor belongs to: T5 numbers its encoder and decoder blocks apart."""
-    match = LAYER_INDEX.search(name)
-    if match is None:
-        return None
-    stack = STACK.search(name)
-    return (stack[1] if stack else "decoder", int(match[1]))
+def verify_checkpoint(
+    spec: ModelSpec, report: ParamsReport, checkpoint: Checkpoint, dtype: str | None, scheme: Scheme | None
+) -> VerifyReport:
+    """Match every stored tensor by name (and shape) to a parameter, a quantization tensor or an extra."""
+    expected = {stored.name: stored for stored in parameter_layout(spec, dtype or "F32", scheme)}
+    extras = expected_extras(spec, dtype or "F32", scheme)
+    prefix = spec.names.base_model_prefix
 
+    def known(name: str) -> str:
+        """The name as transformers reads it: with the base model's prefix when the checkpoint lacks it."""
+        if name in expected or name in extras or not prefix:
+            return name
+        if f"{prefix}.{name}" in expected or f"{prefix}.{name}" in extras:
+            return f"{prefix}.{name}"
+        if name.startswith(prefix + ".") and name.removeprefix(prefix + ".") in expected:
+            return name.removeprefix(prefix + ".")
+        return name
 
-def verify_checkpoint(spec: ModelSpec, report: ParamsReport, checkpoint: Checkpoint) -> VerifyReport:
-    """Stored elements by dtype; extras explained by name; parameters compared layer by layer and in total."""
-    if checkpoint.tensors is None:
-        return _verify_index_only(spec, report, checkpoint)
-    stored_by_dtype: dict[str, int] = defaultdict(int)
-    extras: dict[str, list] = {}
-    per_layer: dict[tuple[str, int], int] = defaultdict(int)
-    outside_layers = 0
-    unexplained: list[str] = []
+    verdicts: list[TensorVerdict] = []
+    groups: dict[str, list[int]] = {}
+    reasons: dict[str, str] = {}
+    seen: set[str] = set()
+    by_dtype: dict[str, int] = defaultdict(int)
+    by_component: dict[str, int] = defaultdict(int)
+    params = 0
     for tensor in checkpoint.tensors:
-        stored_by_dtype[tensor.dtype] += tensor.elements
-        kind = classify(tensor, spec)
-        if kind is not None:
-            group = extras.setdefault(kind[0], [0, 0, kind[1]])
-            group[0] += 1
-            group[1] += tensor.elements
-            continue
-        key = layer_key(tensor.name)
-        if key is not None:
-            per_layer[key] += parameter_elements(tensor)
-        elif NON_LAYER_PARAMETER.search(tensor.name):
-            outside_layers += parameter_elements(tensor)
+        name = known(tensor.name)
+        if not checkpoint.index_only:
+            by_dtype[tensor.dtype] += tensor.bytes
+        if name in expected:
+            seen.add(name)
+            stored = expected[name]
+            if checkpoint.index_only or tuple(tensor.shape) == stored.shape:
+                params += stored.parameters
+                by_component[stored.component] += tensor.bytes
+                verdicts.append(_verdict(tensor, stored.role, None if stored.role == "parameter" else f"quantizes {stored.of}"))
+            else:
+                by_component["unexplained"] += tensor.bytes
+                verdicts.append(_verdict(tensor, "wrong shape", "the model's tensor has another shape", stored.shape))
+        elif name in extras:
+            shape, extra = extras[name]
+            if checkpoint.index_only or tuple(tensor.shape) == shape:
+                group = groups.setdefault(extra.name, [0, 0])
+                group[0] += 1
+                group[1] += tensor.elements
+                reasons[extra.name] = extra.reason
+                by_component["not parameters"] += tensor.bytes
+                verdicts.append(_verdict(tensor, "extra", f"{extra.name}: {extra.reason}"))
+            else:
+                by_component["unexplained"] += tensor.bytes
+                verdicts.append(_verdict(tensor, "wrong shape", extra.name, shape))
         else:
-            unexplained.append(tensor.name)
-    expected_per_layer = {(group.stack, index): group.params for group in report.layers for index in group.indices}
-    stacks = len({stack for stack, _ in expected_per_layer}) > 1
-    mismatches = [
-        LayerMismatch(where=f"{stack + ' ' if stacks else ''}layer {index}", stored=per_layer.get((stack, index), 0), expected=expected)
-        for (stack, index), expected in sorted(expected_per_layer.items())
-        if per_layer.get((stack, index), 0) != expected
-    ]
-    expected_outside = sum(report.outside_layers.values())
-    if outside_layers != expected_outside:
-        mismatches.append(LayerMismatch(where="outside the layers", stored=outside_layers, expected=expected_outside))
-    counted = sum(per_layer.values()) + outside_layers
-    notes = []
-    if any(MXFP4_BLOCKS.search(t.name) and t.dtype == "U8" for t in checkpoint.tensors):
-        notes.append("MXFP4 *_blocks tensors (U8) are counted as two 4-bit parameters per stored byte.")
+            by_component["unexplained"] += tensor.bytes
+            verdicts.append(_verdict(tensor, "unexpected", "no module of the model holds it; transformers would not load it"))
+    for name, stored in expected.items():
+        if name not in seen:
+            verdicts.append(TensorVerdict(name=name, verdict="missing", dtype=stored.dtype, shape=list(stored.shape),
+                                          reason="the model has this tensor; the checkpoint does not store it"))
+    counts: dict[str, int] = defaultdict(int)
+    for verdict in verdicts:
+        counts[verdict.verdict] += 1
+    bad = sum(counts.get(verdict, 0) for verdict in ("missing", "unexpected", "wrong shape"))
+    index_names = {known(t.name) for t in checkpoint.tensors} if checkpoint.index_only else set()
+    expected_bytes = None
+    if checkpoint.index_only and dtype is not None:
+        expected_bytes = sum(s.bytes for s in expected.values()) + sum(
+            _bytes(shape, dtype) for name, (shape, _) in extras.items() if name in index_names
+        )
+    size_ok = expected_bytes is None or checkpoint.index_total_size in (None, expected_bytes)
+    listed = [v for v in verdicts if v.verdict != "parameter"] + [v for v in verdicts if v.verdict == "parameter"]
     return VerifyReport(
-        model=report.model,
+        **report.model_dump(include=set(ModelInfo.model_fields)),
         checkpoint=checkpoint.location,
         files=list(checkpoint.files),
-        stored_by_dtype=dict(sorted(stored_by_dtype.items())),
-        stored_elements=sum(stored_by_dtype.values()),
+        missing_files=list(checkpoint.missing_files),
+        ignored=list(checkpoint.ignored),
+        index_only=checkpoint.index_only,
+        stored_bytes=None if checkpoint.index_only else sum(by_dtype.values()),
+        stored_bytes_by_dtype=dict(sorted(by_dtype.items())),
+        stored_bytes_by_component=dict(sorted(by_component.items())),
+        index_total_size=checkpoint.index_total_size,
+        expected_bytes=expected_bytes,
+        stored_elements=sum(t.elements for t in checkpoint.tensors),
+        checkpoint_params=params,
         ffncalc_params=report.total_params,
-        checkpoint_params=counted,
-        extras=[ExtraGroup(kind=kind, tensors=n, elements=e, reason=r) for kind, (n, e, r) in extras.items()],
-        mismatches=mismatches,
-        unexplained_tensors=unexplained,
-        index_only=False,
-        ok=not mismatches and not unexplained and counted == report.total_params,
-        notes=notes,
+        counts=dict(counts),
+        extras=[ExtraGroup(kind=k, tensors=n, elements=e, reason=reasons[k]) for k, (n, e) in groups.items()],
+        tensors=[v for v in listed if v.verdict != "parameter"] + [v for v in listed if v.verdict == "parameter"][:MAX_LISTED],
+        ok=not bad and not checkpoint.missing_files and size_ok and (checkpoint.index_only or params == report.total_params),
     )
 
 
-def _verify_index_only(spec: ModelSpec, report: ParamsReport, checkpoint: Checkpoint) -> VerifyReport:
-    """Only model.safetensors.index.json: total_size in bytes against the count at the config's dtype."""
-    element_bytes = bytes_per_element(spec.torch_dtype)
-    total_size = checkpoint.index_total_size or 0
-    stored = total_size // element_bytes
-    extra_names = [name for name in checkpoint.tensor_names if classify(StoredTensor(name, "", ()), spec)]
-    unexplained = [
-        name
-        for name in checkpoint.tensor_names
-        if name not in extra_names and layer_key(name) is None and not NON_LAYER_PARAMETER.search(name)
-    ]
-    exact = total_size % element_bytes == 0
-    ok = exact and not extra_names and not unexplained and stored == report.total_params
-    notes = [
-        f"Only {checkpoint.files[0]} was found: its total_size {total_size:,} bytes / "
-        f"{element_bytes} bytes per {spec.torch_dtype} element = {stored:,} elements; no shapes to match layer by layer."
-    ]
-    if extra_names:
-        notes.append(f"{len(extra_names)} tensors are named like non-parameters (e.g. {extra_names[0]}); their sizes are unknown without headers.")
-    return VerifyReport(
-        model=report.model,
-        checkpoint=checkpoint.location,
-        files=list(checkpoint.files),
-        stored_by_dtype={spec.torch_dtype or "unknown": stored},
-        stored_elements=stored,
-        ffncalc_params=report.total_params,
-        checkpoint_params=None,
-        extras=[],
-        mismatches=[] if stored == report.total_params else [
-            LayerMismatch(where="whole checkpoint (from total_size)", stored=stored, expected=report.total_params)
-        ],
-        unexplained_tensors=unexplained,
-        index_only=True,
-        ok=ok,
-        notes=notes,
+def _verdict(tensor: HeaderTensor, verdict: Verdict, reason: str | None, expected_shape=None) -> TensorVerdict:
+    return TensorVerdict(
+        name=tensor.name,
+        verdict=verdict,
+        dtype=tensor.dtype or None,
+        shape=list(tensor.shape) if tensor.dtype else None,
+        expected_shape=list(expected_shape) if expected_shape is not None else None,
+        reason=reason,
     )
+
+
+def _bytes(shape: tuple[int, ...], dtype: str) -> int:
+    return math.prod(shape) * DTYPE_BYTES[dtype]

@@ -1,8 +1,8 @@
-"""Small safetensors checkpoints written by the tests: real headers, no tensor data.
+"""Small safetensors checkpoints written by the tests: real headers, and data of the right length.
 
 A safetensors file is an 8-byte little-endian header length, a JSON header
-{name: {"dtype", "shape", "data_offsets"}}, then the data. ffncalc (and huggingface_hub)
-read only the header, so the files here stop after it.
+{name: {"dtype", "shape", "data_offsets"}}, then the data. ffncalc reads only the header, and
+checks that the file is as long as the header says; the data here is a sparse run of zeros.
 """
 
 from __future__ import annotations
@@ -10,7 +10,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2, "F8_E4M3": 1, "U8": 1, "I64": 8}
+DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2, "F8_E4M3": 1, "U8": 1, "I8": 1, "I32": 4, "I64": 8}
+
+
+def data_bytes(tensors: dict[str, tuple[str, list[int]]]) -> int:
+    total = 0
+    for dtype, shape in tensors.values():
+        size = DTYPE_BYTES[dtype]
+        for dim in shape:
+            size *= dim
+        total += size
+    return total
 
 
 def safetensors_header(tensors: dict[str, tuple[str, list[int]]]) -> bytes:
@@ -26,10 +36,19 @@ def safetensors_header(tensors: dict[str, tuple[str, list[int]]]) -> bytes:
     return len(encoded).to_bytes(8, "little") + encoded
 
 
+def write_safetensors(path: Path, tensors: dict[str, tuple[str, list[int]]]) -> Path:
+    """A safetensors file: its header, then as many (zero) data bytes as the header describes."""
+    header = safetensors_header(tensors)
+    with path.open("wb") as handle:
+        handle.write(header)
+        handle.truncate(len(header) + data_bytes(tensors))
+    return path
+
+
 def write_checkpoint(folder: Path, config: dict, tensors: dict[str, tuple[str, list[int]]]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(config))
-    (folder / "model.safetensors").write_bytes(safetensors_header(tensors))
+    write_safetensors(folder / "model.safetensors", tensors)
     return folder
 
 

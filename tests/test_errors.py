@@ -45,11 +45,12 @@ def test_json_that_is_not_an_object(ffncalc, write_config):
     assert_one_line_error(run, "the JSON is a list, not an object of config fields", exit_code=3)
 
 
-def test_missing_required_field(ffncalc, write_config):
+def test_a_missing_field_takes_transformers_default_and_says_so(ffncalc, write_config):
     config = tiny_llama()
     del config["intermediate_size"]
-    run = ffncalc("params", str(write_config(config)))
-    assert_one_line_error(run, "intermediate_size: required field is missing", exit_code=3)
+    run = ffncalc("params", str(write_config(config)), "--json")
+    assert run.exit_code == 0
+    assert {"field": "intermediate_size", "value": 11008, "rule": None} in run.json()["defaults_used"]  # LlamaConfig's default
 
 
 def test_missing_model_type(ffncalc, write_config):
@@ -99,9 +100,15 @@ def test_infinity_in_a_field_ffncalc_does_not_read_is_fine(ffncalc, write_config
     assert ffncalc("params", str(write_config(config))).exit_code == 0
 
 
-def test_heads_that_do_not_group_are_refused(ffncalc, write_config):
-    run = ffncalc("params", str(write_config(tiny_llama(num_key_value_heads=3))))
-    assert_one_line_error(run, "num_attention_heads (4) is not a multiple of num_key_value_heads (3)", exit_code=3)
+def test_heads_that_do_not_group_are_counted_as_transformers_builds_them_with_a_warning(ffncalc, write_config):
+    # transformers builds k and v for 3 KV heads of 16 (LlamaConfig does not check the grouping).
+    run = ffncalc("params", str(write_config(tiny_llama(num_key_value_heads=3))), "--json")
+    assert run.exit_code == 0
+    assert run.json()["layers"][0]["parts"]["attention.k"] == 64 * 3 * 16
+    assert run.stderr == (
+        "Warning: num_attention_heads (4) is not a multiple of num_key_value_heads (3): transformers builds the "
+        "projections, but attention cannot group the heads\n"
+    )
 
 
 def test_more_experts_per_token_than_experts_is_refused(ffncalc, write_config):
@@ -110,9 +117,15 @@ def test_more_experts_per_token_than_experts_is_refused(ffncalc, write_config):
     assert_one_line_error(run, "num_experts_per_tok (3) exceeds num_local_experts (2)", exit_code=3)
 
 
-def test_unknown_model_type_lists_the_supported_ones(ffncalc, write_config):
-    run = ffncalc("params", str(write_config({"model_type": "bert_x"})))
-    assert_one_line_error(run, "model_type 'bert_x' is not supported; supported: bailing_moe, bert, bloom,", "llama", exit_code=4)
+def test_an_unknown_model_type_names_the_closest_known_ones_and_the_way_on(ffncalc, write_config):
+    run = ffncalc("params", str(write_config({"model_type": "qwen3_moee", "architectures": ["Qwen3MoeForCausalLM"]})))
+    assert_one_line_error(
+        run,
+        "model_type 'qwen3_moee' is not supported; closest known: qwen3_moe",
+        "`ffncalc models --families`",
+        "--as MODEL_TYPE",
+        exit_code=4,
+    )
 
 
 def test_non_utf8_bytes(ffncalc, write_config):

@@ -206,7 +206,7 @@ def test_a_timeout_is_explained_in_one_line():
     import httpx2
     from huggingface_hub.errors import LocalEntryNotFoundError
 
-    from ffncalc.source import explain_hub_failure
+    from ffncalc.hub import explain_hub_failure
 
     timeout = httpx2.ReadTimeout("timed out")
     message = str(explain_hub_failure(timeout, "acme/slow", None, None))
@@ -236,7 +236,7 @@ def test_verify_reads_safetensors_headers_from_the_hub_with_range_requests(hub, 
     assert run.returncode == 0, run.stdout + run.stderr
     document = json.loads(run.stdout)
     assert document["ok"] is True
-    assert document["stored_by_dtype"] == {"BF16": TINY_TOTAL}
+    assert document["stored_bytes_by_dtype"] == {"BF16": 2 * TINY_TOTAL}
     assert any(method == "GET" and path.endswith("/model.safetensors") for method, path, _ in hub.requests)
 
 

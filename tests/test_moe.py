@@ -11,22 +11,47 @@ import pytest
 
 from ffncalc import account
 
-from .conftest import BUNDLED, EXPECTED
+from .agreement import built
+from .conftest import BUNDLED
 
-TRANSFORMERS = json.loads((EXPECTED / "transformers_counts.json").read_text())["counts"]
+BUILT = built()
 
-EXPERT_FIELDS = {  # model_type: (experts, experts per token)
+# model_type: where its config keeps (the routed experts, the experts per token), as dotted keys.
+EXPERT_FIELDS = {
     "mixtral": ("num_local_experts", "num_experts_per_tok"),
+    "phimoe": ("num_local_experts", "num_experts_per_tok"),
+    "granitemoe": ("num_local_experts", "num_experts_per_tok"),
+    "gpt_oss": ("num_local_experts", "num_experts_per_tok"),
+    "qwen2_moe": ("num_experts", "num_experts_per_tok"),
     "qwen3_moe": ("num_experts", "num_experts_per_tok"),
+    "qwen3_next": ("num_experts", "num_experts_per_tok"),
     "deepseek_v3": ("n_routed_experts", "num_experts_per_tok"),
     "kimi_k2": ("n_routed_experts", "num_experts_per_tok"),
-    "gpt_oss": ("num_local_experts", "num_experts_per_tok"),
+    "ernie4_5_moe": ("moe_num_experts", "moe_k"),
+    "dbrx": ("ffn_config.moe_num_experts", "ffn_config.moe_top_k"),
+    "llama4": ("text_config.num_local_experts", "text_config.num_experts_per_tok"),
+    "bailing_moe": ("num_experts", "num_experts_per_tok"),
 }
+
+
+def config_of(model):
+    return json.loads((BUNDLED / (model.replace("/", "__", 1) + ".json")).read_text())
+
+
+def dotted(config, key):
+    for part in key.split("."):
+        config = config[part]
+    return config
+
+
 MOE_MODELS = sorted(
-    path.stem.replace("__", "/", 1)
-    for path in BUNDLED.glob("*.json")
-    if json.loads(path.read_text())["model_type"] in EXPERT_FIELDS
+    path.stem.replace("__", "/", 1) for path in BUNDLED.glob("*.json") if json.loads(path.read_text())["model_type"] in EXPERT_FIELDS
 )
+
+
+def test_every_bundled_moe_model_is_checked():
+    moe = {model for model in (p.stem.replace("__", "/", 1) for p in BUNDLED.glob("*.json")) if account(model).moe}
+    assert moe == set(MOE_MODELS)
 
 
 def test_mixtral_8x7b_active_count_is_the_issues_figure():
@@ -52,16 +77,17 @@ def test_deepseek_v3_expert_and_active_layer_match_the_brief():
     assert sparse.components.ffn == 257 * 44_040_192 + 256 * 7168
 
 
-@pytest.mark.parametrize("model", MOE_MODELS)
-def test_active_count_matches_transformers_routed_experts(model):
-    config = json.loads((BUNDLED / (model.replace("/", "__", 1) + ".json")).read_text())
+@pytest.mark.parametrize("model", [m for m in MOE_MODELS if "total_params" in BUILT.get(m.replace("/", "__", 1), {})])
+def test_active_count_is_transformers_total_less_the_routed_experts_a_token_skips(model):
+    # Active = all parameters − (E − k)/E of the routed experts: E and k from the config, the routed
+    # experts' parameters and the total from transformers' modules (tools/meta_count.py).
+    config = config_of(model)
     experts_field, per_token_field = EXPERT_FIELDS[config["model_type"]]
-    experts, per_token = config[experts_field], config[per_token_field]
-    expected = TRANSFORMERS[model.replace("/", "__", 1)]
+    experts, per_token = dotted(config, experts_field), dotted(config, per_token_field)
+    expected = BUILT[model.replace("/", "__", 1)]
+    towers = sum(expected["components"].get(name, 0) for name in ("vision", "projector"))
     skipped = expected["routed_expert_params"] // experts * (experts - per_token)
-    report = account(model)
-    assert report.moe.routed_expert_params == expected["routed_expert_params"]
-    assert report.active_params == expected["total_params"] - skipped
+    assert account(model).active_params == expected["total_params"] - towers - skipped
 
 
 def test_active_without_embedding_keeps_a_tied_table_because_it_is_the_head(write_config):

@@ -1,67 +1,126 @@
-"""`ffncalc verify`: a checkpoint's stored tensors against the count, every difference explained or named.
+"""`ffncalc verify`: every stored tensor matched by name and shape to a parameter, a quantization
+tensor of one, or an extra explained by its reason; missing, unexpected and misshapen tensors named.
 
-The checkpoints are written by the tests (tests/checkpoints.py): headers only, names and shapes by hand.
+The checkpoints are written by the tests (tests/checkpoints.py): real headers, names and shapes by
+hand; the real index files in tests/indexes are copies of ../shared/reference/index.
 """
 
 import json
+import os
+import shutil
+from pathlib import Path
 
 import pytest
 
 from ffncalc.api import verify
 
-from .checkpoints import llama_tensors, safetensors_header, write_checkpoint
-from .conftest import tiny_llama
+from .checkpoints import llama_tensors, safetensors_header, write_checkpoint, write_safetensors
+from .conftest import BUNDLED, tiny_llama
+
+INDEXES = Path(__file__).resolve().parent / "indexes"
 
 
-def qwen3_config():
-    return tiny_llama(model_type="qwen3", head_dim=16, tie_word_embeddings=True, num_key_value_heads=2)
+def names_of(report, verdict):
+    return [t.name for t in report.tensors if t.verdict == verdict]
 
 
-def qwen3_tensors(config):
+def test_a_complete_checkpoint_is_ok_and_exits_zero(tmp_path, ffncalc):
+    config = tiny_llama()
+    folder = write_checkpoint(tmp_path / "llama", config, llama_tensors(config))
+    run = ffncalc("verify", str(folder / "config.json"))
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert "OK: every stored tensor is a parameter of the model or explained above." in run.stdout
+    document = ffncalc("verify", str(folder), "--json").json()
+    assert document["ok"] is True
+    # tiny_llama: 2 · 64,000 embeddings and head + 2 layers × 41,088 + 64 = 210,240 parameters, 2 bytes each
+    assert document["stored_bytes_by_dtype"] == {"BF16": 2 * 210_240}
+    assert document["counts"] == {"parameter": 2 * 9 + 3}
+
+
+def test_a_misnamed_tensor_is_not_ok_and_both_names_are_given(tmp_path, ffncalc):
+    config = tiny_llama()
     tensors = llama_tensors(config)
-    for i in range(config["num_hidden_layers"]):
-        tensors[f"model.layers.{i}.self_attn.q_norm.weight"] = ("BF16", [16])
-        tensors[f"model.layers.{i}.self_attn.k_norm.weight"] = ("BF16", [16])
-    return tensors  # lm_head.weight is stored although tied, as in Qwen/Qwen3-0.6B
+    tensors["model.layers.0.mlp.up2_proj.weight"] = tensors.pop("model.layers.0.mlp.up_proj.weight")
+    folder = write_checkpoint(tmp_path / "misnamed", config, tensors)
+    report = verify(str(folder))
+    assert not report.ok
+    assert names_of(report, "unexpected") == ["model.layers.0.mlp.up2_proj.weight"]
+    assert names_of(report, "missing") == ["model.layers.0.mlp.up_proj.weight"]
+    run = ffncalc("verify", str(folder))
+    assert run.exit_code == 1
+    assert "model.layers.0.mlp.up2_proj.weight" in run.stdout and "model.layers.0.mlp.up_proj.weight" in run.stdout
+    assert "NOT OK" in run.stdout
+
+
+def test_a_tensor_of_the_wrong_shape_is_named_with_both_shapes(tmp_path):
+    config = tiny_llama()
+    tensors = llama_tensors(config) | {"model.layers.1.mlp.down_proj.weight": ("BF16", [64, 64])}
+    report = verify(str(write_checkpoint(tmp_path / "shape", config, tensors)))
+    assert not report.ok
+    (wrong,) = [t for t in report.tensors if t.verdict == "wrong shape"]
+    assert (wrong.name, wrong.shape, wrong.expected_shape) == ("model.layers.1.mlp.down_proj.weight", [64, 64], [64, 128])
+
+
+def test_an_unknown_tensor_is_named(tmp_path):
+    config = tiny_llama()
+    tensors = llama_tensors(config) | {"score.weight": ("BF16", [2, 64])}
+    report = verify(str(write_checkpoint(tmp_path / "extra", config, tensors)))
+    assert not report.ok
+    assert names_of(report, "unexpected") == ["score.weight"]
 
 
 def test_a_tied_head_that_is_stored_too_is_explained(tmp_path):
-    config = qwen3_config()
-    folder = write_checkpoint(tmp_path / "qwen3", config, qwen3_tensors(config))
-    report = verify(str(folder))
-    assert report.ok
+    # As Qwen/Qwen3-0.6B: tie_word_embeddings true, lm_head.weight stored anyway.
+    config = tiny_llama(model_type="qwen3", head_dim=16, tie_word_embeddings=True, num_key_value_heads=2)
+    tensors = llama_tensors(config)
+    for i in range(2):
+        tensors[f"model.layers.{i}.self_attn.q_norm.weight"] = ("BF16", [16])
+        tensors[f"model.layers.{i}.self_attn.k_norm.weight"] = ("BF16", [16])
+    report = verify(str(write_checkpoint(tmp_path / "qwen3", config, tensors)))
+    assert report.ok, report.tensors[:3]
     (extra,) = report.extras
-    assert extra.kind == "tied head stored again"
-    assert extra.elements == 1000 * 64
-    assert report.stored_elements == report.ffncalc_params + 1000 * 64
+    assert (extra.kind, extra.elements) == ("tied head stored again", 1000 * 64)
     assert report.checkpoint_params == report.ffncalc_params
 
 
-def test_gpt2_causal_mask_buffers_are_explained(tmp_path):
-    config = {"model_type": "gpt2", "vocab_size": 100, "n_embd": 32, "n_layer": 2, "n_head": 4, "n_positions": 16}
-    tensors = {"wte.weight": ("F32", [100, 32]), "wpe.weight": ("F32", [16, 32])}
+def gpt2_tensors(prefix=""):
+    tensors = {prefix + "wte.weight": ("F32", [100, 32]), prefix + "wpe.weight": ("F32", [16, 32])}
     for i in range(2):
         for name, shape in {
             "ln_1.weight": [32], "ln_1.bias": [32], "attn.c_attn.weight": [32, 96], "attn.c_attn.bias": [96],
             "attn.c_proj.weight": [32, 32], "attn.c_proj.bias": [32], "ln_2.weight": [32], "ln_2.bias": [32],
             "mlp.c_fc.weight": [32, 128], "mlp.c_fc.bias": [128], "mlp.c_proj.weight": [128, 32], "mlp.c_proj.bias": [32],
-            "attn.bias": [1, 1, 16, 16],
         }.items():
-            tensors[f"h.{i}.{name}"] = ("F32", shape)
-    tensors.update({"ln_f.weight": ("F32", [32]), "ln_f.bias": ("F32", [32])})
-    report = verify(str(write_checkpoint(tmp_path / "gpt2", config, tensors)))
-    assert report.ok, report
+            tensors[f"{prefix}h.{i}.{name}"] = ("F32", shape)
+    return tensors | {prefix + "ln_f.weight": ("F32", [32]), prefix + "ln_f.bias": ("F32", [32])}
+
+
+GPT2 = {"model_type": "gpt2", "vocab_size": 100, "n_embd": 32, "n_layer": 2, "n_head": 4, "n_positions": 16}
+
+
+def test_gpt2_saved_from_the_base_model_without_its_prefix_is_read_as_transformers_reads_it(tmp_path):
+    # openai-community/gpt2 stores h.0.attn.c_attn.weight (Conv1D: [in, out]), not transformer.h.0….
+    tensors = gpt2_tensors() | {f"h.{i}.attn.bias": ("F32", [1, 1, 16, 16]) for i in range(2)}
+    report = verify(str(write_checkpoint(tmp_path / "gpt2", GPT2, tensors)))
+    assert report.ok, [t for t in report.tensors if t.verdict != "parameter"][:3]
     (extra,) = report.extras
-    assert (extra.kind, extra.tensors, extra.elements) == ("causal-mask buffers", 2, 2 * 16 * 16)
+    assert (extra.kind, extra.tensors, extra.elements) == ("attn.bias causal-mask buffers", 2, 2 * 16 * 16)
 
 
-def test_mxfp4_blocks_count_two_values_per_byte_and_scales_are_explained(tmp_path):
-    # a gpt-oss layout: E experts, gate_up (2I × H) and down (H × I) packed as 16-byte blocks of 32 values
+def test_gpt2_saved_with_the_prefix_is_ok_too(tmp_path):
+    report = verify(str(write_checkpoint(tmp_path / "gpt2", GPT2, gpt2_tensors("transformer."))))
+    assert report.ok
+
+
+def test_mxfp4_blocks_and_scales_are_matched_to_the_experts_they_pack(tmp_path):
+    # a gpt-oss layout: E experts, gate_up (2I × H) and down (H × I) packed as 16-byte blocks of 32 values,
+    # one UE8M0 scale per block; everything else BF16.
     hidden, width, experts, vocab, heads, kv, head_dim = 64, 64, 4, 100, 4, 2, 16
     config = {
         "model_type": "gpt_oss", "vocab_size": vocab, "hidden_size": hidden, "intermediate_size": width,
         "num_hidden_layers": 1, "num_attention_heads": heads, "num_key_value_heads": kv, "head_dim": head_dim,
-        "num_local_experts": experts, "num_experts_per_tok": 2, "quantization_config": {"quant_method": "mxfp4"},
+        "num_local_experts": experts, "num_experts_per_tok": 2, "torch_dtype": "bfloat16",
+        "quantization_config": {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]},
     }
     layer = "model.layers.0."
     tensors = {
@@ -82,40 +141,37 @@ def test_mxfp4_blocks_count_two_values_per_byte_and_scales_are_explained(tmp_pat
         "model.norm.weight": ("BF16", [hidden]), "lm_head.weight": ("BF16", [vocab, hidden]),
     }
     report = verify(str(write_checkpoint(tmp_path / "gpt-oss", config, tensors)))
-    assert report.ok, report
-    (scales,) = report.extras
-    assert scales.kind == "MXFP4 scales"
-    assert scales.elements == experts * 3 * width * hidden // 32
-    assert report.stored_by_dtype["U8"] == experts * 3 * width * hidden // 2 + scales.elements
+    assert report.ok, [t for t in report.tensors if t.verdict != "parameter"][:4]
+    weights = experts * 3 * width * hidden
+    # two 4-bit values a byte, one byte of scale per 32 values
+    assert report.stored_bytes_by_dtype["U8"] == weights // 2 + weights // 32
+    assert report.counts["quantization"] == 2
+    assert report.checkpoint_params == report.ffncalc_params
 
 
-def test_fp8_scales_and_router_biases_and_mtp_layers_are_explained(tmp_path):
-    # A tiny DeepSeek-V3: layer 0 dense, layer 1 MoE, and one multi-token-prediction layer stored as layer 2.
+def test_fp8_scales_router_biases_and_mtp_layers_are_explained(tmp_path):
+    # A tiny DeepSeek-V3: layer 0 dense, layer 1 MoE, and one multi-token-prediction module stored as layer 2.
     config = tiny_llama(
         model_type="deepseek_v3", q_lora_rank=None, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4,
         v_head_dim=8, n_routed_experts=2, num_experts_per_tok=1, n_shared_experts=1, moe_intermediate_size=32,
-        first_k_dense_replace=1, num_nextn_predict_layers=1,
+        first_k_dense_replace=1, num_nextn_predict_layers=1, num_key_value_heads=4, torch_dtype="bfloat16",
+        quantization_config={"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128], "activation_scheme": "dynamic"},
     )
     hidden, heads = 64, 4
 
+    def fp8(name, out_f, in_f):  # one F32 scale per 128 × 128 block: [ceil(out/128), ceil(in/128)]
+        return {name + ".weight": ("F8_E4M3", [out_f, in_f]), name + ".weight_scale_inv": ("F32", [-(-out_f // 128), -(-in_f // 128)])}
+
     def mla(layer):
-        return {
-            layer + "self_attn.q_proj.weight": ("F8_E4M3", [heads * 12, hidden]),
-            layer + "self_attn.q_proj.weight_scale_inv": ("F32", [1, 1]),
-            layer + "self_attn.kv_a_proj_with_mqa.weight": ("F8_E4M3", [16 + 4, hidden]),
-            layer + "self_attn.kv_a_layernorm.weight": ("BF16", [16]),
-            layer + "self_attn.kv_b_proj.weight": ("F8_E4M3", [heads * 16, 16]),
-            layer + "self_attn.o_proj.weight": ("F8_E4M3", [hidden, heads * 8]),
-            layer + "input_layernorm.weight": ("BF16", [hidden]),
-            layer + "post_attention_layernorm.weight": ("BF16", [hidden]),
-        }
+        return (
+            fp8(layer + "self_attn.q_proj", heads * 12, hidden) | fp8(layer + "self_attn.kv_a_proj_with_mqa", 16 + 4, hidden)
+            | fp8(layer + "self_attn.kv_b_proj", heads * 16, 16) | fp8(layer + "self_attn.o_proj", hidden, heads * 8)
+            | {layer + "self_attn.kv_a_layernorm.weight": ("BF16", [16]), layer + "input_layernorm.weight": ("BF16", [hidden]),
+               layer + "post_attention_layernorm.weight": ("BF16", [hidden])}
+        )
 
     def mlp(prefix, width):
-        return {
-            prefix + "gate_proj.weight": ("F8_E4M3", [width, hidden]),
-            prefix + "up_proj.weight": ("F8_E4M3", [width, hidden]),
-            prefix + "down_proj.weight": ("F8_E4M3", [hidden, width]),
-        }
+        return fp8(prefix + "gate_proj", width, hidden) | fp8(prefix + "up_proj", width, hidden) | fp8(prefix + "down_proj", hidden, width)
 
     tensors = {"model.embed_tokens.weight": ("BF16", [1000, hidden])}
     tensors.update(mla("model.layers.0.") | mlp("model.layers.0.mlp.", 128))
@@ -124,95 +180,102 @@ def test_fp8_scales_and_router_biases_and_mtp_layers_are_explained(tmp_path):
         tensors.update(mlp(layer + "mlp.experts.0.", 32) | mlp(layer + "mlp.experts.1.", 32))
         tensors[layer + "mlp.gate.weight"] = ("BF16", [2, hidden])
         tensors[layer + "mlp.gate.e_score_correction_bias"] = ("F32", [2])
+    mtp = {"enorm.weight": [hidden], "hnorm.weight": [hidden], "eh_proj.weight": [hidden, 2 * hidden],
+           "shared_head.norm.weight": [hidden], "shared_head.head.weight": [1000, hidden], "embed_tokens.weight": [1000, hidden]}
+    tensors.update({"model.layers.2." + name: ("BF16", shape) for name, shape in mtp.items()})
     tensors.update({"model.norm.weight": ("BF16", [hidden]), "lm_head.weight": ("BF16", [1000, hidden])})
     report = verify(str(write_checkpoint(tmp_path / "deepseek", config, tensors)))
-    assert report.ok, report
+    assert report.ok, [t for t in report.tensors if t.verdict != "parameter"][:4]
     kinds = {extra.kind: extra for extra in report.extras}
-    assert kinds["FP8 block scales"].tensors == 2  # layers 0 and 1; layer 2 is the MTP module
-    assert kinds["router correction biases"].elements == 2  # layer 1's
-    # every model.layers.2.* tensor: 8 attention and norm, 3 shared expert, 2 × 3 routed, router weight and bias
-    assert kinds["layers past the last one"].tensors == 8 + 3 + 6 + 2
+    assert kinds["router e_score_correction_bias"].tensors == 1  # layer 1's; layer 2's is the MTP module's
+    # every model.layers.2.* tensor: 4 FP8 projections and their scales, 3 norms, 3 + 6 expert weights and
+    # their scales, the router weight and bias, and the 6 MTP tensors
+    assert kinds["multi-token-prediction layers"].tensors == 8 + 3 + 18 + 2 + 6
+    assert report.counts["quantization"] == 4 + 3 + 4 + 3 + 6  # layers 0 and 1: a scale per FP8 weight
 
 
-def test_a_missing_tensor_is_named_by_its_layer_and_fails(tmp_path, ffncalc):
+def test_gptq_int4_weights_are_matched_with_their_zeros_scales_and_group_indices(tmp_path):
+    config = tiny_llama(torch_dtype="float16", quantization_config={"quant_method": "gptq", "bits": 4, "group_size": 32})
+    tensors = llama_tensors(config, dtype="F16")
+    for name in list(tensors):
+        if ".layers." in name and name.endswith("_proj.weight"):
+            dtype, (out_f, in_f) = tensors.pop(name)
+            module = name.removesuffix(".weight")
+            # GPTQ: 8 int4 values per int32 along the input; a zero point and a scale per group of 32 inputs
+            tensors |= {
+                module + ".qweight": ("I32", [in_f // 8, out_f]),
+                module + ".qzeros": ("I32", [in_f // 32, out_f // 8]),
+                module + ".scales": ("F16", [in_f // 32, out_f]),
+                module + ".g_idx": ("I32", [in_f]),
+            }
+    report = verify(str(write_checkpoint(tmp_path / "gptq", config, tensors)))
+    assert report.ok, [t for t in report.tensors if t.verdict != "parameter"][:4]
+    assert report.checkpoint_params == report.ffncalc_params
+
+
+def test_a_mistral_folder_reads_the_shards_its_index_names_and_ignores_consolidated(tmp_path):
     config = tiny_llama()
     tensors = llama_tensors(config)
-    del tensors["model.layers.1.mlp.up_proj.weight"]
-    folder = write_checkpoint(tmp_path / "broken", config, tensors)
+    folder = tmp_path / "mistral"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    first = {k: v for k, v in tensors.items() if ".layers.1." not in k}
+    second = {k: v for k, v in tensors.items() if ".layers.1." in k}
+    write_safetensors(folder / "model-00001-of-00002.safetensors", first)
+    write_safetensors(folder / "model-00002-of-00002.safetensors", second)
+    write_safetensors(folder / "consolidated.safetensors", tensors)  # Mistral's own format, the same weights
+    weight_map = {k: "model-00001-of-00002.safetensors" for k in first} | {k: "model-00002-of-00002.safetensors" for k in second}
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 2 * 210_240}, "weight_map": weight_map}))
+    report = verify(str(folder))
+    assert report.ok
+    assert report.ignored == ["consolidated.safetensors"]
+    assert report.files == ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+
+
+def test_a_shard_the_index_names_but_the_folder_lacks_is_named(tmp_path):
+    config = tiny_llama()
+    tensors = llama_tensors(config)
+    folder = tmp_path / "partial"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    first = {k: v for k, v in tensors.items() if ".layers.1." not in k}
+    write_safetensors(folder / "model-00001-of-00002.safetensors", first)
+    weight_map = {k: "model-00001-of-00002.safetensors" if k in first else "model-00002-of-00002.safetensors" for k in tensors}
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
     report = verify(str(folder))
     assert not report.ok
-    (mismatch,) = report.mismatches
-    assert (mismatch.where, mismatch.expected - mismatch.stored) == ("layer 1", 128 * 64)
-    run = ffncalc("verify", str(folder))
-    assert run.exit_code == 1
-    assert "NOT OK" in run.stdout
+    assert report.missing_files == ["model-00002-of-00002.safetensors"]
 
 
-def test_an_unknown_tensor_is_named(tmp_path):
-    config = tiny_llama()
-    tensors = llama_tensors(config) | {"score.weight": ("BF16", [2, 64])}
-    report = verify(str(write_checkpoint(tmp_path / "extra", config, tensors)))
-    assert not report.ok
-    assert report.unexplained_tensors == ["score.weight"]
-
-
-def test_a_complete_checkpoint_is_ok_and_exits_zero(tmp_path, ffncalc):
-    config = tiny_llama()
-    folder = write_checkpoint(tmp_path / "llama", config, llama_tensors(config))
-    run = ffncalc("verify", str(folder / "config.json"))
-    assert run.exit_code == 0, run.stdout + run.stderr
-    assert "OK: every stored element is a counted parameter or explained above." in run.stdout
-    document = ffncalc("verify", str(folder), "--json").json()
-    assert document["ok"] is True
-    assert document["stored_by_dtype"] == {"BF16": document["ffncalc_params"]}
-
-
-def test_an_index_alone_is_compared_by_total_size(tmp_path):
+def test_an_index_alone_is_matched_by_name_and_by_total_size(tmp_path):
     config = tiny_llama(torch_dtype="bfloat16")
     folder = tmp_path / "indexed"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps(config))
-    names = list(llama_tensors(config))
-    total = 2 * (2 * 64_000 + 2 * (16_384 + 24_576 + 128) + 64)  # bytes of the hand count in BF16
-    index = {"metadata": {"total_size": total}, "weight_map": {name: "model-00001-of-00001.safetensors" for name in names}}
+    total = 2 * 210_240  # bytes of the hand count in BF16
+    index = {"metadata": {"total_size": total}, "weight_map": {name: "model-00001-of-00001.safetensors" for name in llama_tensors(config)}}
     (folder / "model.safetensors.index.json").write_text(json.dumps(index))
     report = verify(str(folder))
     assert report.index_only and report.ok
-    assert report.stored_elements == total // 2
+    assert report.expected_bytes == report.index_total_size == total
 
 
-def test_a_folder_without_weights_is_a_one_line_error(ffncalc, write_config):
-    run = ffncalc("verify", str(write_config(tiny_llama()).parent))
-    assert run.exit_code == 2
-    assert "no *.safetensors files and no model.safetensors.index.json" in run.stderr
-    assert run.stderr.count("\n") == 1
+@pytest.mark.parametrize("index", sorted(path.stem for path in INDEXES.glob("*.json")))
+def test_every_tensor_of_a_real_index_is_explained_and_its_bytes_equal_total_size(tmp_path, index):
+    shutil.copy(BUNDLED / f"{index}.json", tmp_path / "config.json")
+    shutil.copy(INDEXES / f"{index}.json", tmp_path / "model.safetensors.index.json")
+    report = verify(str(tmp_path))
+    assert report.ok
+    assert set(report.counts) <= {"parameter", "extra"}
+    assert report.expected_bytes == json.loads((INDEXES / f"{index}.json").read_text())["metadata"]["total_size"]
 
 
-def test_a_corrupt_header_is_a_one_line_error(ffncalc, tmp_path):
-    folder = tmp_path / "corrupt"
-    folder.mkdir()
-    (folder / "config.json").write_text(json.dumps(tiny_llama()))
-    (folder / "model.safetensors").write_bytes((10**12).to_bytes(8, "little"))
-    run = ffncalc("verify", str(folder))
-    assert run.exit_code == 3
-    assert "exceeds the format's 100 MB limit" in run.stderr
-
-
-@pytest.mark.parametrize("header", [b"not json", b"[1, 2]", json.dumps({"x": {"dtype": "F32"}}).encode()])
-def test_a_malformed_header_is_a_one_line_error(ffncalc, tmp_path, header):
-    folder = tmp_path / "malformed"
-    folder.mkdir()
-    (folder / "config.json").write_text(json.dumps(tiny_llama()))
-    (folder / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header)
-    run = ffncalc("verify", str(folder))
-    assert run.exit_code == 3
-    assert run.stderr.startswith("Error: ") and run.stderr.count("\n") == 1
-
-
-def test_safetensors_header_helper_round_trips():
-    blob = safetensors_header({"a": ("F32", [2, 3])})
-    length = int.from_bytes(blob[:8], "little")
-    assert json.loads(blob[8 : 8 + length]) == {"a": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}}
+def test_falcon_7b_instruct_stores_its_tied_head_again(tmp_path):
+    # The index names lm_head.weight; Falcon ties it: 65,024 × 4,544 BF16 elements stored twice.
+    shutil.copy(BUNDLED / "tiiuae__falcon-7b-instruct.json", tmp_path / "config.json")
+    shutil.copy(INDEXES / "tiiuae__falcon-7b-instruct.json", tmp_path / "model.safetensors.index.json")
+    (extra,) = verify(str(tmp_path)).extras
+    assert extra.kind == "tied head stored again"
 
 
 def test_t5_encoder_and_decoder_blocks_are_matched_to_their_own_stack(tmp_path):
@@ -221,7 +284,7 @@ def test_t5_encoder_and_decoder_blocks_are_matched_to_their_own_stack(tmp_path):
     # cross-attention too, which no module uses).
     config = {"model_type": "t5", "vocab_size": 100, "d_model": 16, "d_kv": 4, "d_ff": 32, "num_layers": 2,
               "num_decoder_layers": 2, "num_heads": 4, "relative_attention_num_buckets": 8, "feed_forward_proj": "relu"}
-    attention = {name: ("F32", [16, 16]) for name in ("q.weight", "k.weight", "v.weight")} | {"o.weight": ("F32", [16, 16])}
+    attention = {name: ("F32", [16, 16]) for name in ("q.weight", "k.weight", "v.weight", "o.weight")}
     tensors = {"shared.weight": ("F32", [100, 16])}
     for stack in ("encoder", "decoder"):
         for block in range(2):
@@ -242,6 +305,93 @@ def test_t5_encoder_and_decoder_blocks_are_matched_to_their_own_stack(tmp_path):
             tensors[prefix + ffn_layer + ".layer_norm.weight"] = ("F32", [16])
         tensors[f"{stack}.final_layer_norm.weight"] = ("F32", [16])
     report = verify(str(write_checkpoint(tmp_path / "t5", config, tensors)))
-    assert report.ok, report
+    assert report.ok, [t for t in report.tensors if t.verdict != "parameter"][:4]
     (extra,) = report.extras
-    assert (extra.kind, extra.elements) == ("unused cross-attention relative bias", 8 * 4)
+    assert (extra.kind, extra.elements) == ("decoder cross-attention relative_attention_bias", 8 * 4)
+
+
+# --- corrupt checkpoints -----------------------------------------------------------------------
+
+
+def write_header(folder, header: dict, data: int):
+    folder.mkdir(exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(tiny_llama()))
+    encoded = json.dumps(header).encode()
+    path = folder / "model.safetensors"
+    with path.open("wb") as handle:
+        handle.write(len(encoded).to_bytes(8, "little") + encoded)
+        handle.truncate(8 + len(encoded) + data)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("entry", "data", "message"),
+    [
+        ({"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}, 8, "the header describes 16 bytes of data but the file holds 8"),
+        ({"dtype": "F32", "shape": [2, 2], "data_offsets": [4, 20]}, 20, "starts at byte 4, not 0"),
+        ({"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 12]}, 12, "spans 12 bytes but its shape [2, 2] of F32 takes 16"),
+        ({"dtype": "F32", "shape": [2, 2], "data_offsets": [16, 0]}, 16, "not [begin, end]"),
+        ({"dtype": "F32", "shape": [2, 2], "data_offsets": [-4, 12]}, 16, "not [begin, end]"),
+        ({"dtype": "F32", "shape": [2, 2]}, 16, "not [begin, end]"),
+        ({"dtype": "f32", "shape": [2, 2], "data_offsets": [0, 16]}, 16, "has dtype 'f32'"),
+        ({"dtype": "F33", "shape": [2, 2], "data_offsets": [0, 16]}, 16, "has dtype 'F33'"),
+        ({"dtype": "F32", "shape": [2, "2"], "data_offsets": [0, 16]}, 16, "not a list of sizes"),
+    ],
+)
+def test_a_corrupt_header_is_refused_naming_the_tensor(ffncalc, tmp_path, entry, data, message):
+    folder = write_header(tmp_path / "corrupt", {"model.embed_tokens.weight": entry}, data)
+    run = ffncalc("verify", str(folder))
+    assert run.exit_code == 6, run.stderr
+    assert message in run.stderr
+    assert run.stdout == "" and run.stderr.startswith("Error: ") and run.stderr.count("\n") == 1
+
+
+def test_a_header_longer_than_the_format_allows_is_refused(ffncalc, tmp_path):
+    folder = tmp_path / "huge"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(tiny_llama()))
+    (folder / "model.safetensors").write_bytes((10**12).to_bytes(8, "little"))
+    run = ffncalc("verify", str(folder))
+    assert run.exit_code == 6
+    assert "exceeds the format's 100 MB limit" in run.stderr
+
+
+@pytest.mark.parametrize("header", [b"not json", b"[1, 2]", json.dumps({"x": {"dtype": "F32"}}).encode()])
+def test_a_malformed_header_is_a_one_line_error(ffncalc, tmp_path, header):
+    folder = tmp_path / "malformed"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(tiny_llama()))
+    (folder / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header)
+    run = ffncalc("verify", str(folder))
+    assert run.exit_code == 6
+    assert run.stderr.startswith("Error: ") and run.stderr.count("\n") == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_fifo_in_place_of_the_checkpoint_is_refused_without_waiting(ffncalc, tmp_path):
+    folder = tmp_path / "fifo"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(tiny_llama()))
+    os.mkfifo(folder / "model.safetensors")
+    run = ffncalc("verify", str(folder))
+    assert run.exit_code == 6
+    assert "not a regular file" in run.stderr
+
+
+def test_a_folder_without_weights_is_a_one_line_error(ffncalc, write_config):
+    run = ffncalc("verify", str(write_config(tiny_llama()).parent))
+    assert run.exit_code == 2
+    assert "no model.safetensors and no model.safetensors.index.json" in run.stderr
+    assert run.stderr.count("\n") == 1
+
+
+def test_a_preset_has_no_checkpoint_and_never_goes_to_the_hub(ffncalc):
+    run = ffncalc("verify", "gpt3-175b")
+    assert run.exit_code == 2
+    assert "is a preset" in run.stderr
+
+
+def test_safetensors_header_helper_round_trips():
+    blob = safetensors_header({"a": ("F32", [2, 3])})
+    length = int.from_bytes(blob[:8], "little")
+    assert json.loads(blob[8 : 8 + length]) == {"a": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}}

@@ -1,127 +1,245 @@
-"""Independent expected values: build each config with transformers on torch's meta device and count.
+"""Independent expected values: transformers builds each config on torch's meta device, and we count.
 
-This is a side script, not a dependency of ffncalc or of its tests. It needs torch and
-transformers (no weights are downloaded, no memory is allocated: the meta device only
-records shapes):
+A side script, not a dependency of ffncalc or of its tests. It needs torch and transformers in a
+side venv (no weights are downloaded and no memory is allocated: the meta device records shapes):
 
-    python -m venv /tmp/side && /tmp/side/bin/pip install torch==2.13.0 transformers==5.23.0
-    /tmp/side/bin/python tools/meta_count.py ../shared/configs/*.json fixtures/configs/*.json \
-        > tests/expected/transformers_counts.json
+    python -m venv /tmp/side && /tmp/side/bin/pip install torch==2.13.0 transformers==5.24.0
+    /tmp/side/bin/python tools/meta_count.py fixtures/configs/*.json tests/configs/*.json
+    /tmp/side/bin/python tools/meta_count.py --defaults llama qwen3 …   # {"model_type": …} alone
+    /tmp/side/bin/python tools/meta_count.py --drop-keys fixtures/configs/google__gemma-3-1b-it.json
+    /tmp/side/bin/python tools/meta_count.py --show fixtures/configs/openai__gpt-oss-20b.json  # every tensor
 
-For every config it records the unique parameters (`model.parameters()` counts a tied weight
-once), the persistent buffers that a checkpoint would also store, the parameters summed by
-component (grouped by module name, see `component_of`), and for MoE models the elements of
-the routed experts, so that the tests can derive the active count without ffncalc.
+For each config it writes tests/expected/transformers/<stem>.json (``defaults__<model_type>``
+for a default config) with: the model class built (the config's ``architectures[0]`` where
+transformers has it), the unique parameters (`model.parameters()` counts a tied weight once),
+the parameters by component (grouped by module name, see `component_of`), the routed experts'
+parameters (so tests can derive the active count without ffncalc), the persistent buffers a
+checkpoint also stores, and the tensors transformers would save (its weight conversions
+reverted, tied copies left out) as a count, a total and a sha256 of the sorted name/shape list.
+With --drop-keys it also records, for each key of the config in turn, the count of the config
+without it: transformers' default for that key (or its refusal).
+Results are cached by the config's sha256; a file is rewritten only when its config changed.
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
 import json
 import re
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import torch
 import transformers
-from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForPreTraining, AutoModelForSeq2SeqLM
+from transformers import AutoConfig
+from transformers.core_model_loading import revert_weight_conversion
 
-# Encoders and encoder-decoders have no causal LM: build the class their checkpoints hold.
-MODEL_CLASS = {"t5": AutoModelForSeq2SeqLM, "mt5": AutoModelForSeq2SeqLM, "bert": AutoModelForPreTraining}
+OUT = Path(__file__).resolve().parent.parent / "tests" / "expected" / "transformers"
+RECORD_VERSION = 2  # bump when what a record holds, or how it is counted, changes
 
 # Custom-code model types whose config declares an architecture that transformers ships.
-MODEL_TYPE_STAND_INS = {"kimi_k2": "deepseek_v3", "mimo": "qwen2"}  # mimo: Qwen2's layers (its MTP layers are not modules)
-# Multimodal wrappers: count the language model only, as ffncalc does.
-TEXT_MODEL_TYPES = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_text"}
+MODEL_TYPE_STAND_INS = {"kimi_k2": "deepseek_v3", "mimo": "qwen2"}
+# When architectures names no class transformers has, the class of the family's checkpoints.
+FALLBACK_CLASS = {"t5": "T5ForConditionalGeneration", "mt5": "MT5ForConditionalGeneration", "bert": "BertForPreTraining"}
+# Keys that never change a model's structure: skipped by --drop-keys.
+NOT_STRUCTURAL = re.compile(
+    r"^(architectures|auto_map|model_type|transformers_version|torch_dtype|dtype|_name_or_path|.*token_id.*|"
+    r"initializer_range|.*_eps|.*epsilon|.*dropout.*|.*_pdrop|use_cache|rope_.*|.*rope|quantization_config|"
+    r"bos_token_id|eos_token_id|pad_token_id|output_.*|return_dict|.*_scaling|.*_multiplier|.*_scale|"
+    r"router_aux_loss_coef|task_specific_params|id2label|label2id|max_position_embeddings|max_window_layers)$"
+)
 
-ROUTED_EXPERTS = re.compile(r"\.mlp\.experts\.|\.block_sparse_moe\.experts\.|\.mlp\.experts$|\.experts\.(gate_up_proj|down_proj)")
+ROUTED_EXPERTS = re.compile(
+    r"\.(mlp|block_sparse_moe|feed_forward|ffn|moe|mixer)\.experts\.|\.experts\.(gate_up_proj|down_proj|mlp\.)"
+)
 
 
 def component_of(name: str) -> str:
     """Map a parameter name to an ffncalc component by the modules that hold it."""
     modules = name.split(".")[:-1]
     last = modules[-1] if modules else ""
-    if "norm" in last.lower() or last in ("ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp"):
+    if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower)\.", name):
+        return "vision" if "audio" not in name else "audio"
+    if re.search(r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio)\.", name):
+        return "projector"
+    if "norm" in last.lower() or last in ("ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
-    if re.search(r"^(lm_head|embed_out)\.|(^|\.)cls\.predictions\.", name):
+    if re.search(r"(^|\.)(lm_head|embed_out)\.|(^|\.)cls\.predictions\.|(^|\.)generator_lm_head\.", name):
         return "lm_head"
-    if re.search(r"(embed_tokens|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|token_type_embeddings|^shared)\.", name):
+    if re.search(
+        r"(embed_tokens|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
+        r"token_type_embeddings|^shared|^model\.shared)\.",
+        name,
+    ):
         return "embedding"
     if re.search(r"\.(EncDecAttention|crossattention|encoder_attn)\.", name):
         return "cross_attention"
-    if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts)", name):
+    if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
         return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included
     if re.search(r"\.mixer\.(q_proj|k_proj|v_proj|o_proj)", name):
         return "attention"
-    if re.search(r"\.(mixer|linear_attn)\.", name):
+    if re.search(r"\.(mixer|linear_attn|mamba)\.", name):
         return "mixer"
     if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention)\.", name):
         return "attention"
-    if re.search(r"\.(mlp|block_sparse_moe|feed_forward|ffn|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.", name):
+    if re.search(
+        r"\.(mlp|block_sparse_moe|feed_forward|ffn|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.", name
+    ):
         return "ffn"
     return "other"
 
 
-def load_config(path: Path):
-    raw = json.loads(path.read_text())
-    model_type = raw.get("model_type")
-    if model_type in TEXT_MODEL_TYPES and isinstance(raw.get("text_config"), dict):
-        text = dict(raw["text_config"])
-        model_type = text.pop("model_type", TEXT_MODEL_TYPES[model_type])
-        raw = text
-    model_type = MODEL_TYPE_STAND_INS.get(model_type, model_type)
+def load_config(raw: dict[str, Any]):
+    raw = dict(raw)
+    model_type = MODEL_TYPE_STAND_INS.get(raw.get("model_type"), raw.get("model_type"))
     fields = {k: v for k, v in raw.items() if k not in ("model_type", "auto_map", "quantization_config")}
     return AutoConfig.for_model(model_type, **fields)
 
 
-def count(path: Path) -> dict:
-    config = load_config(path)
+def model_class(config, raw: dict[str, Any]):
+    """The class the config's architectures names, where transformers has it; else the family's usual one."""
+    from transformers.models.auto import modeling_auto
+
+    names = list(raw.get("architectures") or []) + [FALLBACK_CLASS.get(config.model_type, "")]
+    for mapping in ("MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+                    "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "MODEL_FOR_PRETRAINING_MAPPING_NAMES",
+                    "MODEL_MAPPING_NAMES"):
+        names.append(getattr(modeling_auto, mapping).get(config.model_type, ""))
+    for name in names:
+        cls = getattr(transformers, name, None) if isinstance(name, str) and name else None
+        if cls is not None:
+            return cls
+    raise ValueError(f"no model class for {config.model_type}")
+
+
+def build(raw: dict[str, Any]):
+    config = load_config(raw)
+    cls = model_class(config, raw)
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = MODEL_CLASS.get(config.model_type, AutoModelForCausalLM).from_config(config)
+        return cls._from_config(config)
+
+
+def checkpoint_tensors(model) -> dict[str, tuple[int, ...]]:
+    """What save_pretrained would write: the state dict, tied copies dropped, weight conversions reverted."""
+    state = model.state_dict()
+    for tied in getattr(model, "all_tied_weights_keys", {}) or {}:
+        state.pop(tied, None)
+    state = revert_weight_conversion(model, state)
+    return {name: tuple(tensor.shape) for name, tensor in state.items()}
+
+
+def digest(tensors: dict[str, tuple[int, ...]]) -> str:
+    lines = "\n".join(f"{name} {list(shape)}" for name, shape in sorted(tensors.items()))
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+def count(raw: dict[str, Any]) -> dict[str, Any]:
+    model = build(raw)
     by_component: dict[str, int] = {}
-    routed_expert_params = 0
-    total = 0
+    routed = total = 0
     for name, parameter in model.named_parameters():  # tied parameters appear once
         n = parameter.numel()
         total += n
         component = component_of(name)
         by_component[component] = by_component.get(component, 0) + n
         if component == "ffn" and ROUTED_EXPERTS.search(name) and "shared" not in name:
-            routed_expert_params += n
+            routed += n
     parameter_names = {name for name, _ in model.named_parameters(remove_duplicate=False)}
-    persistent_buffers = {
+    state_names = set(model.state_dict())
+    buffers = {
         name: buffer.numel()
         for name, buffer in model.named_buffers()
-        if name in model.state_dict() and name not in parameter_names
+        if name in state_names and name not in parameter_names
     }
+    try:
+        tensors = checkpoint_tensors(model)
+        checkpoint = {
+            "tensors": len(tensors),
+            "elements": sum(_numel(shape) for shape in tensors.values()),
+            "sha256": digest(tensors),
+        }
+    except Exception as error:  # noqa: BLE001 - a conversion that cannot run on the meta device
+        checkpoint = {"error": f"{type(error).__name__}: {error}"[:300]}
     return {
-        "model_type": config.model_type,
+        "model_class": type(model).__name__,
         "total_params": total,
         "components": dict(sorted(by_component.items())),
-        "routed_expert_params": routed_expert_params,
-        "persistent_buffers": sum(persistent_buffers.values()),
+        "routed_expert_params": routed,
+        "persistent_buffers": sum(buffers.values()),
+        "checkpoint": checkpoint,
     }
 
 
-def main(paths: list[str]) -> None:
-    results = {}
-    for arg in paths:
-        path = Path(arg)
-        try:
-            results[path.stem] = count(path)
-        except Exception as error:  # noqa: BLE001 - record and go on: one family transformers lacks is no reason to stop
-            results[path.stem] = {"error": f"{type(error).__name__}: {error}"[:300]}
-        print(path.stem, results[path.stem].get("total_params", results[path.stem].get("error")), file=sys.stderr)
-    document = {
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for size in shape:
+        n *= size
+    return n
+
+
+def safe_count(raw: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return count(raw)
+    except Exception as error:  # noqa: BLE001 - transformers refusing a config is a result too
+        return {"error": f"{type(error).__name__}: {error}"[:300]}
+
+
+def record(stem: str, raw: dict[str, Any], drop_keys: bool) -> None:
+    text = json.dumps(raw, sort_keys=True)
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    path = OUT / f"{stem}.json"
+    old = json.loads(path.read_text()) if path.exists() else {}
+    fresh = old.get("record_version") == RECORD_VERSION and old.get("transformers_version") == transformers.__version__
+    if fresh and old.get("config_sha256") == sha:
+        if not drop_keys or "dropped" in old:
+            print(stem, "cached", file=sys.stderr)
+            return
+    result: dict[str, Any] = {
         "generated_by": "tools/meta_count.py",
         "transformers_version": transformers.__version__,
         "torch_version": torch.__version__,
-        "counts": dict(sorted(results.items())),
+        "config_sha256": sha,
+        "record_version": RECORD_VERSION,
+        **safe_count(raw),
     }
-    json.dump(document, sys.stdout, indent=1)
-    print()
+    if drop_keys:
+        result["dropped"] = {}
+        for key in sorted(raw):
+            if NOT_STRUCTURAL.match(key):
+                continue
+            variant = {k: v for k, v in raw.items() if k != key}
+            result["dropped"][key] = safe_count(variant)
+            print(" ", stem, "-", key, result["dropped"][key].get("total_params"), file=sys.stderr)
+    OUT.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+    print(stem, result.get("total_params", result.get("error")), file=sys.stderr)
+
+
+def show(raw: dict[str, Any]) -> None:
+    for name, shape in sorted(checkpoint_tensors(build(raw)).items()):
+        print(name, list(shape))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("configs", nargs="*")
+    parser.add_argument("--defaults", nargs="*", default=[], metavar="MODEL_TYPE")
+    parser.add_argument("--drop-keys", action="store_true")
+    parser.add_argument("--show", action="store_true", help="print every tensor a checkpoint holds, and stop")
+    args = parser.parse_args()
+    for arg in args.configs:
+        raw = json.loads(Path(arg).read_text())
+        if args.show:
+            show(raw)
+            continue
+        record(Path(arg).stem, raw, args.drop_keys)
+    for model_type in args.defaults:
+        record(f"defaults__{model_type}", {"model_type": model_type}, drop_keys=False)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

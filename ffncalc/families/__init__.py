@@ -1,118 +1,149 @@
 """One adapter per model_type: the only place where families differ.
 
-``parse_config`` picks the adapter for a raw config.json dict, validates it with pydantic
-and returns it; ``adapter.to_spec()`` gives the architecture-neutral ``ModelSpec``. A new
-family is a new adapter class, named in ``ADAPTERS``.
+``parse_config`` picks the adapter for a raw config.json dict and validates it with pydantic;
+``adapter.to_spec()`` gives the architecture-neutral ``ModelSpec``. A new family is a new
+adapter class in the module of its lineage, named in ``FAMILIES``.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
-from dataclasses import replace
+import re
 from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InvalidConfigError, UnsupportedModelError
+from ..errors import FfncalcError, InvalidConfigError, UnsupportedModelError
 from ..schema import HFConfig, describe_validation_error
 from ..spec import ModelSpec
 
-# model_type → "module:Adapter". An adapter's module is imported only when a config needs it:
-# pydantic classes are costly to create, and a command reads one config.
-ADAPTERS: dict[str, str] = {
+# model_type → "module:Adapter", modules named by lineage. An adapter's module is imported only
+# when a config needs it: pydantic classes are costly to create, and a command reads one config.
+FAMILIES: dict[str, str] = {
+    # Llama and its direct descendants
     "llama": "llama:LlamaConfig",
-    "mistral": "llama:MistralConfig",
-    "mixtral": "llama:MixtralConfig",
+    "granite": "llama:GraniteConfig",
+    "granitemoe": "llama:GraniteMoeConfig",
+    "llama4_text": "llama:Llama4TextConfig",
+    "llama4": "llama:Llama4Config",
+    # Mistral
+    "mistral": "mistral:MistralConfig",
+    "mixtral": "mistral:MixtralConfig",
+    "mistral3": "mistral:Mistral3Config",
+    # Qwen
     "qwen2": "qwen:Qwen2Config",
+    "qwen2_moe": "qwen:Qwen2MoeConfig",
     "qwen3": "qwen:Qwen3Config",
     "qwen3_moe": "qwen:Qwen3MoeConfig",
+    "qwen3_next": "qwen:Qwen3NextConfig",
+    # DeepSeek and the models that declare its architecture
+    "deepseek_v2": "deepseek:DeepseekV2Config",
+    "deepseek_v3": "deepseek:DeepseekV3Config",
+    "kimi_k2": "deepseek:DeepseekV3Config",
+    # Gemma
     "gemma": "gemma:GemmaConfig",
     "gemma2": "gemma:Gemma2Config",
     "gemma3_text": "gemma:Gemma3TextConfig",
-    "deepseek_v3": "deepseek:DeepseekV3Config",
-    "kimi_k2": "deepseek:DeepseekV3Config",
-    "phi3": "phi3:Phi3Config",
-    "gpt2": "gpt2:Gpt2Config",
+    "gemma3": "gemma:Gemma3Config",
+    # Phi
+    "phi3": "phi:Phi3Config",
+    "phimoe": "phi:PhimoeConfig",
+    # OpenAI's and EleutherAI's GPTs
+    "gpt2": "gpt:Gpt2Config",
+    "gptj": "gpt:GptjConfig",
+    "gpt_neox": "gpt:GptNeoxConfig",
     "gpt_oss": "gpt_oss:GptOssConfig",
-    "gptj": "classic:GptjConfig",
-    "gpt_neox": "classic:GptNeoxConfig",
-    "bloom": "classic:BloomConfig",
-    "falcon": "classic:FalconConfig",
-    "opt": "classic:OptConfig",
-    "granite": "variants:GraniteConfig",
-    "granitemoe": "variants:GraniteMoeConfig",
-    "phimoe": "variants:PhimoeConfig",
-    "olmo2": "variants:Olmo2Config",
-    "qwen2_moe": "qwen:Qwen2MoeConfig",
-    "ernie4_5_moe": "variants:Ernie45MoeConfig",
-    "mimo": "variants:MimoConfig",
-    "dbrx": "moe_more:DbrxConfig",
-    "llama4_text": "moe_more:Llama4TextConfig",
-    "deepseek_v2": "moe_more:DeepseekV2Config",
-    "bailing_moe": "moe_more:BailingMoeConfig",
-    "qwen3_next": "hybrids:Qwen3NextConfig",
-    "nemotron_h": "hybrids:NemotronHConfig",
-    "bert": "encoders:BertConfig",
-    "t5": "encoders:T5Config",
-    "mt5": "encoders:T5Config",
+    # Other lineages
+    "bloom": "bloom:BloomConfig",
+    "falcon": "falcon:FalconConfig",
+    "opt": "opt:OptConfig",
+    "olmo2": "olmo:Olmo2Config",
+    "ernie4_5_moe": "ernie:Ernie45MoeConfig",
+    "mimo": "mimo:MimoConfig",
+    "dbrx": "dbrx:DbrxConfig",
+    "bailing_moe": "bailing:BailingMoeConfig",
+    "nemotron_h": "nemotron:NemotronHConfig",
+    # Encoders and encoder-decoders
+    "bert": "bert:BertConfig",
+    "t5": "t5:T5Config",
+    "mt5": "t5:MT5Config",
+    # ffncalc's own format, for models published without a config.json
     "ffncalc": "preset:PresetConfig",
 }
 
 
 def adapter_for(model_type: str) -> type[HFConfig] | None:
     """The adapter class that reads MODEL_TYPE, imported on first use; None if unsupported."""
-    target = ADAPTERS.get(model_type)
+    target = FAMILIES.get(model_type) if isinstance(model_type, str) else None
     if target is None:
         return None
     module, name = target.split(":")
-    return getattr(importlib.import_module(f".{module}", __name__), name)
-
-
-# Multimodal wrappers whose nested config may omit its own model_type.
-TEXT_MODEL_TYPE_OF_WRAPPER = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_text"}
-NESTED_TEXT_KEYS = ("text_config", "language_config")
+    adapter: type[HFConfig] = getattr(importlib.import_module(f".{module}", __name__), name)
+    return adapter
 
 
 def supported_model_types() -> list[str]:
-    return sorted(ADAPTERS)
+    return sorted(model_type for model_type in FAMILIES if model_type != "ffncalc")
 
 
-def parse_config(raw: dict[str, Any], source: str) -> tuple[HFConfig, tuple[str, ...]]:
-    """Validate a config.json dict with its family's adapter; also return notes on what was unwrapped."""
-    notes: list[str] = []
+def families() -> dict[str, list[str]]:
+    """Each family (as people name it) with the model_types it reads, for `ffncalc models --families`."""
+    grouped: dict[str, list[str]] = {}
+    for model_type in supported_model_types():
+        adapter = adapter_for(model_type)
+        assert adapter is not None
+        grouped.setdefault(adapter.architecture, []).append(model_type)
+    return dict(sorted(grouped.items(), key=lambda item: item[0].lower()))
+
+
+def closest_model_types(model_type: str, architectures: list[str] | None = None) -> list[str]:
+    """The supported model_types nearest MODEL_TYPE by spelling, and those whose classes share ARCHITECTURES' stem."""
+    known = supported_model_types()
+    found = difflib.get_close_matches(model_type.lower(), known, n=3, cutoff=0.6)
+    for architecture in architectures or []:
+        stem = re.sub(r"(For\w+|Model|LMHeadModel)$", "", str(architecture)).lower()
+        for candidate in known:
+            if stem and candidate.replace("_", "") == stem.replace("_", "") and candidate not in found:
+                found.append(candidate)
+    return found[:4]
+
+
+def parse_config(raw: dict[str, Any], source: str, as_type: str | None = None) -> HFConfig:
+    """Validate a config.json dict with its family's adapter (or, with AS_TYPE, another family's)."""
     model_type = raw.get("model_type")
     if not isinstance(model_type, str):
         raise InvalidConfigError(f"{source}: model_type: required field is missing or not a string")
-    if model_type not in ADAPTERS:
-        nested = next((raw[key] for key in NESTED_TEXT_KEYS if isinstance(raw.get(key), dict)), None)
-        if nested is not None:
-            text_type = nested.get("model_type") or TEXT_MODEL_TYPE_OF_WRAPPER.get(model_type)
-            notes.append(
-                f"{model_type} is multimodal: only its language model ({text_type}) is counted; "
-                "the vision tower and projector are not."
-            )
-            raw = {**nested, "model_type": text_type}
-            model_type = text_type
-    adapter = adapter_for(model_type)
+    adapter = adapter_for(as_type or model_type)
     if adapter is None:
-        custom = " (a custom-code architecture; its code was not run)" if "auto_map" in raw else ""
-        raise UnsupportedModelError(
-            f"{source}: model_type {model_type!r}{custom} is not supported; supported: {', '.join(supported_model_types())}"
-        )
-    if "auto_map" in raw:
-        notes.append(
-            "The repo declares custom code (auto_map); ffncalc read the config as data and ran none of it."
-        )
+        if as_type:
+            raise UnsupportedModelError(
+                f"--as {as_type!r} is not a model_type ffncalc knows; see `ffncalc models --families`"
+            )
+        raise _unsupported(raw, model_type, source)
+    if as_type:
+        raw = {**raw, "model_type": as_type}
     try:
-        return adapter.model_validate(raw), tuple(notes)
+        config = adapter.model_validate(raw)
+        config.validate_nested()
     except ValidationError as error:
         raise describe_validation_error(error, source) from None
+    except FfncalcError as error:
+        raise type(error)(f"{source}: {error}") from None
+    return config
+
+
+def _unsupported(raw: dict[str, Any], model_type: str, source: str) -> UnsupportedModelError:
+    architectures = raw.get("architectures") if isinstance(raw.get("architectures"), list) else None
+    custom = " (a custom-code architecture; its code was not run)" if "auto_map" in raw else ""
+    closest = closest_model_types(model_type, architectures)
+    nearest = f"closest known: {', '.join(closest)}; " if closest else ""
+    return UnsupportedModelError(
+        f"{source}: model_type {model_type!r}{custom} is not supported; {nearest}"
+        f"`ffncalc models --families` lists them, and --as MODEL_TYPE counts it with a known family's rules"
+    )
 
 
 def load_spec(raw: dict[str, Any], source: str) -> ModelSpec:
     """Parse a config.json dict into the architecture-neutral spec."""
-    config, notes = parse_config(raw, source)
-    spec = config.to_spec()
-    if notes:
-        spec = replace(spec, notes=notes + spec.notes)
-    return spec
+    return parse_config(raw, source).to_spec()

@@ -1,19 +1,32 @@
-"""The Llama-shaped decoder that most families refine: fields, transformers' defaults, builders.
+"""The Llama-shaped decoder that most families refine: LlamaConfig's fields and defaults, and the builders.
 
-A family adapter subclasses ``DecoderConfig``, changes the defaults its
-``configuration_<family>.py`` sets, and assembles its layers from the builders here.
+A family adapter subclasses ``DecoderConfig``, re-declares the fields whose defaults its
+``configuration_<family>.py`` changes, and assembles its layers from the builders here.
+Adapters inherit in a single line: pydantic takes a field's default from the last base that
+declares it, so two bases declaring one field would silently disagree.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
-from ..schema import Flag, HFConfig, HeadCount, LayerCount, Name, Width
-from ..spec import Attention, CheckpointExtra, DenseFfn, Layer, ModelSpec, Norm
-
-LayerType = Literal["full_attention", "sliding_attention"]
+from ..schema import Flag, HFConfig, HeadCount, LayerCount, Name, PositionCount, Width
+from ..spec import (
+    Attention,
+    CheckpointExtra,
+    DenseFfn,
+    ExpertStacking,
+    Layer,
+    ModelNames,
+    ModelSpec,
+    MoeFfn,
+    Names,
+    Norm,
+    StoredTensor,
+)
+from .blocks import EXPERT_MLP, LLAMA_ATTENTION, LLAMA_LAYER, LLAMA_MLP, LLAMA_MODEL, LLAMA_MOE
 
 
 def experts_check(per_token_field: str, experts_field: str):
@@ -21,7 +34,7 @@ def experts_check(per_token_field: str, experts_field: str):
 
     def check(self):
         per_token, experts = getattr(self, per_token_field), getattr(self, experts_field)
-        if experts and per_token > experts:
+        if experts and per_token is not None and per_token > experts:
             raise ValueError(f"{per_token_field} ({per_token}) exceeds {experts_field} ({experts})")
         return self
 
@@ -29,43 +42,71 @@ def experts_check(per_token_field: str, experts_field: str):
 
 
 class DecoderConfig(HFConfig):
-    """Fields of a Llama-style decoder; defaults are LlamaConfig's where transformers has one.
+    """configuration_llama.py: the fields of a Llama-style decoder, with LlamaConfig's defaults."""
 
-    The five sizes are required: transformers would fall back to a 7B-sized default,
-    which for a config that omits them is a guess, not a count.
-    """
+    config_class = "LlamaConfig"
+    default_model_class = "LlamaForCausalLM"
+    derived_defaults = {
+        "head_dim": "hidden_size // num_attention_heads",
+        "num_key_value_heads": "num_attention_heads",
+    }
+    informational_fields = frozenset({"max_position_embeddings", "pad_token_id"})
 
-    vocab_size: Width
-    hidden_size: Width
-    intermediate_size: Width
-    num_hidden_layers: LayerCount
-    num_attention_heads: HeadCount
-    num_key_value_heads: HeadCount | None = None  # None: as many as num_attention_heads (MHA)
-    head_dim: Width | None = None  # None: hidden_size // num_attention_heads
+    # Where the checkpoint keeps each part (the Llama lineage's names unless a family says otherwise).
+    layer_name: ClassVar[str] = LLAMA_LAYER
+    attention_names: ClassVar[Names] = LLAMA_ATTENTION
+    mlp_names: ClassVar[Names] = LLAMA_MLP
+    moe_names: ClassVar[Names] = LLAMA_MOE
+    expert_names: ClassVar[Names] = EXPERT_MLP
+    model_names: ClassVar[ModelNames] = LLAMA_MODEL
+
+    vocab_size: Width = 32000
+    hidden_size: Width = 4096
+    intermediate_size: Width = 11008
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = None
+    head_dim: Width | None = None
+    hidden_act: Name = "silu"
+    max_position_embeddings: PositionCount = 2048
     tie_word_embeddings: Flag = False
     attention_bias: Flag = False
     mlp_bias: Flag = False
-    hidden_act: Name = "silu"
-    sliding_window: Width | None = None
-    layer_types: list[LayerType] | None = None
+    pad_token_id: int | None = Field(None, strict=True)  # the embedding's padding row: it must be a row of the table
+
+    #: Whether transformers refuses a hidden_size that is not a multiple of num_attention_heads
+    #: (LlamaConfig.validate_architecture does, whatever head_dim says; Mistral and Qwen floor it).
+    heads_divide_hidden: ClassVar[bool] = True
 
     @model_validator(mode="after")
-    def _check_shapes(self) -> "DecoderConfig":
-        if self.head_dim is None and self.hidden_size < self.num_attention_heads:
+    def _check_shapes(self) -> DecoderConfig:
+        if self.heads_divide_hidden and self.hidden_size % self.num_attention_heads:
             raise ValueError(
-                f"hidden_size ({self.hidden_size}) is smaller than num_attention_heads "
-                f"({self.num_attention_heads}) and no head_dim is given"
+                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
+            )
+        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
+            raise ValueError(
+                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size {self.vocab_size}); "
+                "torch refuses such a padding_idx"
+            )
+        layer_types = getattr(self, "layer_types", None)
+        if isinstance(layer_types, list) and len(layer_types) != self.num_hidden_layers:
+            raise ValueError(f"layer_types has {len(layer_types)} entries for {self.num_hidden_layers} layers")
+        return self
+
+    def warnings(self) -> list[str]:
+        found = super().warnings()
+        if self.resolved_head_dim == 0:
+            found.append(
+                f"hidden_size {self.hidden_size} over {self.num_attention_heads} heads leaves heads of width 0: "
+                "transformers builds such a model, but it cannot attend"
             )
         if self.num_attention_heads % self.kv_heads:
-            raise ValueError(
-                f"num_attention_heads ({self.num_attention_heads}) is not a multiple of "
-                f"num_key_value_heads ({self.kv_heads})"
+            found.append(
+                f"num_attention_heads ({self.num_attention_heads}) is not a multiple of num_key_value_heads "
+                f"({self.kv_heads}): transformers builds the projections, but attention cannot group the heads"
             )
-        if self.layer_types is not None and len(self.layer_types) != self.num_hidden_layers:
-            raise ValueError(
-                f"layer_types has {len(self.layer_types)} entries for {self.num_hidden_layers} layers"
-            )
-        return self
+        return found
 
     # --- resolved values (transformers' defaulting rules) ---
 
@@ -77,29 +118,31 @@ class DecoderConfig(HFConfig):
     def resolved_head_dim(self) -> int:
         return self.head_dim or self.hidden_size // self.num_attention_heads
 
-    def layer_windows(self) -> list[int | None]:
-        """Each layer's attention window: from ``layer_types`` if given, else the family's rule."""
-        if self.layer_types is not None:
-            return [self.sliding_window if kind == "sliding_attention" else None for kind in self.layer_types]
-        return [self.default_window(index) for index in range(self.num_hidden_layers)]
+    def resolved(self, field: str) -> Any:
+        if field == "head_dim":
+            return self.resolved_head_dim
+        if field == "num_key_value_heads":
+            return self.kv_heads
+        return super().resolved(field)
 
-    def default_window(self, index: int) -> int | None:
-        """Window of layer ``index`` when the config has no layer_types: every layer slides if a window is set."""
-        return self.sliding_window
+    def layer_windows(self) -> list[int | None]:
+        """Each layer's attention window (None: the whole context); Llama has none."""
+        return [None] * self.num_hidden_layers
 
     # --- builders ---
 
     def rms_norm(self, dim: int | None = None) -> Norm:
         return Norm("rmsnorm", dim or self.hidden_size)
 
-    def attention(self, window: int | None, **overrides) -> Attention:
+    def attention(self, window: int | None, **overrides: Any) -> Attention:
         """Standard q/k/v/o attention with this config's heads; ``overrides`` set biases, norms, sinks."""
-        fields = dict(
+        fields: dict[str, Any] = dict(
             hidden_size=self.hidden_size,
             num_heads=self.num_attention_heads,
             num_kv_heads=self.kv_heads,
             qk_head_dim=self.resolved_head_dim,
             v_head_dim=self.resolved_head_dim,
+            names=self.attention_names,
             q_bias=self.attention_bias,
             k_bias=self.attention_bias,
             v_bias=self.attention_bias,
@@ -109,18 +152,58 @@ class DecoderConfig(HFConfig):
         fields.update(overrides)
         return Attention(**fields)
 
-    def per_head_norms(self) -> dict:
+    def per_head_norms(self) -> dict[str, Norm]:
         """RMSNorm over each query and key head (Qwen3, Gemma-3): attention() overrides."""
         norm = self.rms_norm(self.resolved_head_dim)
         return {"q_norm": norm, "k_norm": norm}
 
-    def gated_ffn(self, width: int | None = None, bias: bool | None = None) -> DenseFfn:
+    def gated_ffn(self, width: int | None = None, bias: bool | None = None, names: Names | None = None) -> DenseFfn:
         return DenseFfn(
             hidden_size=self.hidden_size,
             intermediate_size=width or self.intermediate_size,
             gated=True,
             activation=self.hidden_act,
+            names=names or self.mlp_names,
             bias=self.mlp_bias if bias is None else bias,
+        )
+
+    def moe_ffn(
+        self,
+        num_experts: int,
+        experts_per_token: int,
+        expert_width: int,
+        *,
+        shared_width: int = 0,
+        num_shared_experts: int = 0,
+        shared_names: Names | None = None,
+        shared_expert_gate: bool = False,
+        router_bias: bool = False,
+        expert_bias: bool = False,
+        shared_bias: bool = False,
+        stacking: ExpertStacking = "stacked",
+        latent_size: int | None = None,
+        gated: bool = True,
+        activation: str | None = None,
+    ) -> MoeFfn:
+        """The one MoE builder: routed experts of ``expert_width`` (gated unless told otherwise), and
+        optionally a shared MLP of ``shared_width``; with ``latent_size`` the experts run at that width."""
+        act = activation or self.hidden_act
+        shared = None
+        if shared_width:
+            shared = DenseFfn(self.hidden_size, shared_width, gated, act, shared_names or self.mlp_names, shared_bias)
+        expert = DenseFfn(latent_size or self.hidden_size, expert_width, gated, act, self.expert_names, expert_bias)
+        return MoeFfn(
+            hidden_size=self.hidden_size,
+            num_experts=num_experts,
+            experts_per_token=experts_per_token,
+            expert=expert,
+            names=self.moe_names,
+            shared=shared,
+            num_shared_experts=num_shared_experts or (1 if shared_width else 0),
+            shared_expert_gate=shared_expert_gate,
+            router_bias=router_bias,
+            stacking=stacking,
+            latent_size=latent_size,
         )
 
     def pre_norms(self) -> tuple[tuple[str, Norm], ...]:
@@ -128,9 +211,17 @@ class DecoderConfig(HFConfig):
         norm = self.rms_norm()
         return (("input_layernorm", norm), ("post_attention_layernorm", norm))
 
+    def layer(self, attention: Attention | None, ffn: DenseFfn | MoeFfn | None, norms=None, **fields: Any) -> Layer:
+        """A layer under this family's module name, with Llama's norms unless told otherwise."""
+        return Layer(self.layer_name, attention, ffn, self.pre_norms() if norms is None else norms, **fields)
+
     def build_layer(self, index: int, window: int | None) -> Layer:
         """A Llama layer; families override this to change attention, FFN or norms."""
-        return Layer(attention=self.attention(window), ffn=self.gated_ffn(), norms=self.pre_norms())
+        return self.layer(self.attention(window), self.gated_ffn())
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        """Every layer, in one pass over the windows: a 16k-layer config stays linear."""
+        return tuple(self.build_layer(index, window) for index, window in enumerate(self.layer_windows()))
 
     def rotary_extras(self) -> tuple[CheckpointExtra, ...]:
         """Rotary ``inv_freq`` tables: buffers that transformers before 4.32 saved with the weights (Llama-2-7b)."""
@@ -140,28 +231,63 @@ class DecoderConfig(HFConfig):
         return (
             CheckpointExtra(
                 name="rotary inv_freq buffers",
-                elements=per_layer * self.num_hidden_layers,
                 reason=(
                     f"{per_layer} per layer × {self.num_hidden_layers} layers; buffers, not parameters, which "
                     f"transformers before 4.32 saved with the weights (this config: {self.transformers_version})"
                 ),
+                tensors=(StoredTensor(self.layer_name + ".self_attn.rotary_emb.inv_freq", (per_layer,)),),
+                per_layer=tuple(range(self.num_hidden_layers)),
             ),
         )
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return self.rotary_extras()
 
-    def notes(self) -> tuple[str, ...]:
-        return ()
-
     def to_spec(self) -> ModelSpec:
-        layers = tuple(self.build_layer(index, window) for index, window in enumerate(self.layer_windows()))
-        return self.make_spec(
+        return ModelSpec(
+            model_type=self.model_type,
             hidden_size=self.hidden_size,
             vocab_size=self.vocab_size,
-            layers=layers,
+            layers=self.build_layers(),
             final_norm=self.rms_norm(),
             tie_word_embeddings=self.tie_word_embeddings,
+            names=self.model_names,
             checkpoint_extras=self.checkpoint_extras(),
-            notes=self.notes(),
+        )
+
+
+class LayerNormDecoder(HFConfig):
+    """The decoders before Llama (GPT-2, GPT-J, GPT-NeoX, BLOOM, Falcon, OPT): LayerNorms with biases,
+    each family naming its fields its own way; ``width`` is the hidden size under whatever name."""
+
+    layer_name: ClassVar[str] = "transformer.h.{i}"
+    model_names: ClassVar[ModelNames] = ModelNames(
+        embed_tokens="transformer.wte", final_norm="transformer.ln_f", base_model_prefix="transformer"
+    )
+
+    @property
+    def width(self) -> int:  # pragma: no cover - each adapter names its own field
+        raise NotImplementedError
+
+    def layer_norm(self, bias: bool = True) -> Norm:
+        return Norm("layernorm", self.width, bias=bias)
+
+    def mha(self, heads: int, bias: bool, names: Names, kv_heads: int | None = None, head_dim: int | None = None) -> Attention:
+        """Attention whose q, k, v, o share one bias switch and one head width (default hidden / heads)."""
+        width = head_dim or self.width // heads
+        return Attention(self.width, heads, kv_heads or heads, width, width, names, bias, bias, bias, bias)
+
+    def plain_ffn(self, width: int, activation: str, bias: bool, names: Names) -> DenseFfn:
+        return DenseFfn(self.width, width, gated=False, activation=activation, names=names, bias=bias)
+
+    def decoder_spec(self, layer: Layer, count: int, final_norm: Norm | None, tie: bool, **fields: Any) -> ModelSpec:
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=self.width,
+            vocab_size=fields.pop("vocab_size"),
+            layers=(layer,) * count,
+            final_norm=final_norm,
+            tie_word_embeddings=tie,
+            names=fields.pop("names", self.model_names),
+            **fields,
         )

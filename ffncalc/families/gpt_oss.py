@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from ..schema import ExpertCount, Flag, Width
-from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn
+from typing import ClassVar, Literal
+
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
+from ..spec import Layer, names
 from .base import DecoderConfig, experts_check
+from .blocks import periodic_window, windows_of_layer_types
 
 MXFP4_BLOCK = 32  # values that share one UE8M0 scale
 
@@ -12,31 +15,57 @@ MXFP4_BLOCK = 32  # values that share one UE8M0 scale
 class GptOssConfig(DecoderConfig):
     """configuration_gpt_oss.py / modeling_gpt_oss.py.
 
-    Experts store gate_up_proj (H × 2I) with a bias of 2I and down_proj (I × H) with a bias
-    of H; the router is a Linear with bias. Even layers slide unless ``layer_types`` says otherwise.
+    Experts are stored stacked and transposed: gate_up_proj [E, H, 2I] with a bias of 2I and
+    down_proj [E, I, H] with a bias of H; the router is a Linear with bias. Windows from layer_types,
+    by default on the even-indexed layers.
     """
 
     architecture = "gpt-oss"
-    attention_bias: Flag = True
+    config_class = "GptOssConfig"
+    default_model_class = "GptOssForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    derived_defaults = {
+        "num_key_value_heads": "num_attention_heads",
+        "layer_types": "every second layer full, the others sliding",
+    }
+    moe_names = names(router="mlp.router", experts="mlp.experts")
+    expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", transposed=True, parameters=True)
+
+    vocab_size: Width = 201088
+    hidden_size: Width = 2880
+    intermediate_size: Width = 2880
+    num_hidden_layers: LayerCount = 36
+    num_attention_heads: HeadCount = 64
+    num_key_value_heads: HeadCount | None = 8
     head_dim: Width | None = 64
+    max_position_embeddings: PositionCount = 131072
     sliding_window: Width | None = 128
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
     num_local_experts: ExpertCount = 128
     num_experts_per_tok: ExpertCount = 4
-
+    attention_bias: Flag = True
+    mlp_bias: ClassVar[bool] = False
     _check_experts = experts_check("num_experts_per_tok", "num_local_experts")
 
-    def default_window(self, index: int) -> int | None:
-        return self.sliding_window if (index + 1) % 2 else None
+    def resolved(self, field: str):
+        if field == "layer_types":
+            return ["full_attention" if w is None else "sliding_attention" for w in self.layer_windows()]
+        return super().resolved(field)
+
+    def layer_windows(self) -> list[int | None]:
+        if self.layer_types is not None:
+            return windows_of_layer_types(self.layer_types, self.sliding_window)
+        return [periodic_window(i, self.sliding_window, 2) for i in range(self.num_hidden_layers)]
 
     def build_layer(self, index: int, window: int | None) -> Layer:
-        moe = MoeFfn(
-            hidden_size=self.hidden_size,
-            num_experts=self.num_local_experts,
-            experts_per_token=self.num_experts_per_tok,
-            expert=DenseFfn(self.hidden_size, self.intermediate_size, gated=True, activation=self.hidden_act, bias=True),
+        moe = self.moe_ffn(
+            self.num_local_experts,
+            self.num_experts_per_tok,
+            self.intermediate_size,
             router_bias=True,
+            expert_bias=True,
         )
-        return Layer(attention=self.attention(window, sinks=True), ffn=moe, norms=self.pre_norms())
+        return self.layer(self.attention(window, sinks=True), moe)
 
     def expert_weight_elements(self) -> int:
         """All experts' matrix elements (biases excluded): layers × experts × 3·H·I."""
@@ -45,24 +74,13 @@ class GptOssConfig(DecoderConfig):
     def is_mxfp4(self) -> bool:
         return (self.quantization_config or {}).get("quant_method") == "mxfp4"
 
-    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
-        extras = list(super().checkpoint_extras())
-        if self.is_mxfp4():
-            extras.append(
-                CheckpointExtra(
-                    name="MXFP4 scales",
-                    elements=self.expert_weight_elements() // MXFP4_BLOCK,
-                    reason=f"one UE8M0 scale per {MXFP4_BLOCK} expert weights (U8 tensors *_scales)",
-                )
-            )
-        return tuple(extras)
-
-    def notes(self) -> tuple[str, ...]:
+    def notes(self) -> list[str]:
         if not self.is_mxfp4():
-            return ()
+            return []
         weights = self.expert_weight_elements()
-        return (
+        return [
             f"The checkpoint stores the {weights:,} expert weights in MXFP4: {weights // 2:,} bytes of "
-            "4-bit blocks (two values per byte, U8 *_blocks tensors). They are counted here as the "
-            "parameters they unpack to; everything else is BF16.",
-        )
+            f"4-bit blocks (two values per byte, U8 *_blocks tensors) and {weights // MXFP4_BLOCK:,} UE8M0 "
+            f"scales, one per {MXFP4_BLOCK} weights (U8 *_scales). They are counted here as the parameters "
+            "they unpack to; everything else is BF16."
+        ]

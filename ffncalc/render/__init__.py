@@ -9,10 +9,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pydantic import BaseModel
 from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from ..results import ModelInfo
 
 
 def make_console(file: TextIO | None = None) -> Console:
@@ -77,3 +81,26 @@ def approx(value: float, unit: str = "") -> str:
 def approx_params(value: int) -> str:
     """8,030,261,248 → '8.03 B' (K, M, B, T as parameter counts are usually written)."""
     return approx(value).replace(" k", " K").replace(" G", " B")
+
+
+def info_lines(info: ModelInfo) -> list[Text]:
+    """What the tables rest on, under them: the class counted, every default taken, and the notes."""
+    lines = []
+    if info.defaults_used:
+        taken = "; ".join(
+            f"{d.field} = {_short_value(d.value)}" + (f" ({d.rule})" if d.rule else "") for d in info.defaults_used
+        )
+        lines.append(Text(f"Defaults: the config leaves out {taken}; transformers' values are used.", style="dim"))
+    for note in info.notes:
+        lines.append(Text(f"Note: {note}"))
+    return lines
+
+
+def _short_value(value: object) -> str:
+    """A default as config.json would spell it; a long list by what it holds (the JSON has it whole)."""
+    if isinstance(value, list) and len(value) > 6:
+        kinds: dict[str, int] = {}
+        for item in value:
+            kinds[str(item)] = kinds.get(str(item), 0) + 1
+        return f"{len(value)} entries: " + ", ".join(f"{n} × {kind}" for kind, n in kinds.items())
+    return json.dumps(value)

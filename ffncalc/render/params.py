@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from . import count, layer_ranges, share
+from . import count, info_lines, layer_ranges, share
 
 if TYPE_CHECKING:
     from ..accounting import ParamsReport
@@ -35,7 +35,8 @@ def params_tables(report: ParamsReport) -> Group:
 def _params_renderables(report: ParamsReport) -> list:
     total = report.total_params
     components = report.components
-    title = f"{escape(report.model)} — {escape(report.architecture)} ({escape(report.model_type)}), {report.num_layers} layers"
+    counted = f", as {escape(report.model_class)}" if report.model_class else ""
+    title = f"{escape(report.model)} — {escape(report.architecture)} ({escape(report.model_type)}{counted}), {report.num_layers} layers"
     summary = Table(title=title, box=box.SIMPLE_HEAD, show_footer=True, title_justify="left")
     summary.add_column("Component", footer="Total")
     summary.add_column("Parameters", justify="right", footer=count(total), no_wrap=True)
@@ -167,9 +168,7 @@ def _params_renderables(report: ParamsReport) -> list:
             extras.add_row(escape(extra.name), count(extra.elements), escape(extra.reason))
         renderables.append(extras)
 
-    for note in report.notes:
-        renderables.append(Text(f"Note: {note}"))
-    return renderables
+    return renderables + info_lines(report)
 
 
 def models_table(models: Sequence[BundledModel]) -> Table:

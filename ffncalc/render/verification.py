@@ -15,55 +15,71 @@ from . import count
 if TYPE_CHECKING:
     from ..verification import VerifyReport
 
+SHOWN = 20  # problem tensors listed in the table; --json lists them all
+PROBLEMS = ("missing", "unexpected", "wrong shape")
+
+
 def verify_renderables(report: VerifyReport) -> Group:
-    """Stored elements by dtype, what is not a parameter and why, then the comparison and its verdict."""
-    table = Table(
-        title=f"{escape(report.model)}: {escape(report.checkpoint)} ({len(report.files)} file{'s' if len(report.files) != 1 else ''})",
-        box=box.SIMPLE_HEAD,
-        title_justify="left",
-        show_footer=True,
-    )
-    table.add_column("Stored", footer="Total stored")
-    table.add_column("Elements", justify="right", no_wrap=True, footer=count(report.stored_elements))
-    for dtype, elements in report.stored_by_dtype.items():
-        table.add_row(escape(dtype), count(elements))
-    parts: list = [table]
+    """Bytes by dtype, tensors by verdict, what is not a parameter and why, every problem by name, the verdict."""
+    files = f"{len(report.files)} file{'s' if len(report.files) != 1 else ''}"
+    parts: list = [Text(f"{report.model}: {report.checkpoint} ({files})", style="bold")]
+    if report.index_only:
+        parts.append(Text(f"Only {report.files[0]} was found: names are matched, shapes are not known.", style="dim"))
+    else:
+        stored = Table(box=box.SIMPLE_HEAD, show_footer=True)
+        stored.add_column("Stored", footer="Total")
+        stored.add_column("Bytes", justify="right", no_wrap=True, footer=count(report.stored_bytes or 0))
+        for dtype, size in report.stored_bytes_by_dtype.items():
+            stored.add_row(escape(dtype), count(size))
+        parts.append(stored)
+    verdicts = Table(box=box.SIMPLE_HEAD, show_header=False)
+    verdicts.add_column("Tensors")
+    verdicts.add_column("Count", justify="right", no_wrap=True)
+    for verdict in ("parameter", "quantization", "extra", *PROBLEMS):
+        if report.counts.get(verdict):
+            verdicts.add_row(_verdict_label(verdict), count(report.counts[verdict]))
+    verdicts.add_row("Parameters in the checkpoint", count(report.checkpoint_params))
+    verdicts.add_row("ffncalc's count", count(report.ffncalc_params))
+    if report.index_total_size is not None and report.expected_bytes is not None:
+        verdicts.add_row("Index total_size (bytes)", count(report.index_total_size))
+        verdicts.add_row("Bytes the config gives", count(report.expected_bytes))
+    parts.append(verdicts)
     if report.extras:
-        extras = Table(title="Not parameters of the language model", box=box.SIMPLE_HEAD, title_justify="left")
-        extras.add_column("What")
+        extras = Table(title="Not parameters of the model", box=box.SIMPLE_HEAD, title_justify="left")
+        extras.add_column("What", overflow="fold")
         extras.add_column("Tensors", justify="right", no_wrap=True)
         extras.add_column("Elements", justify="right", no_wrap=True)
-        extras.add_column("Why", overflow="fold")
+        extras.add_column("Why", overflow="fold", ratio=1)
         for extra in report.extras:
             extras.add_row(escape(extra.kind), count(extra.tensors), count(extra.elements), escape(extra.reason))
         parts.append(extras)
-    comparison = Table(box=box.SIMPLE_HEAD, show_header=False)
-    comparison.add_column("What")
-    comparison.add_column("Parameters", justify="right", no_wrap=True)
-    if report.checkpoint_params is not None:
-        comparison.add_row("Parameters in the checkpoint", count(report.checkpoint_params))
-    comparison.add_row("ffncalc's count", count(report.ffncalc_params))
-    parts.append(comparison)
-    if report.mismatches:
-        mismatches = Table(title="Differences nothing explains", box=box.SIMPLE_HEAD, title_justify="left")
-        mismatches.add_column("Where")
-        mismatches.add_column("Stored", justify="right", no_wrap=True)
-        mismatches.add_column("ffncalc", justify="right", no_wrap=True)
-        mismatches.add_column("Difference", justify="right", no_wrap=True)
-        for mismatch in report.mismatches[:20]:
-            mismatches.add_row(
-                escape(mismatch.where), count(mismatch.stored), count(mismatch.expected), f"{mismatch.stored - mismatch.expected:+,}"
-            )
-        if len(report.mismatches) > 20:
-            mismatches.caption = f"and {len(report.mismatches) - 20} more"
-        parts.append(mismatches)
-    for name in report.unexplained_tensors[:20]:
-        parts.append(Text(f"Unexplained tensor: {name}"))
+    problems = [t for t in report.tensors if t.verdict in PROBLEMS]
+    for tensor in problems[:SHOWN]:
+        detail = ""
+        if tensor.verdict == "wrong shape":
+            detail = f" {tensor.shape}, the model's is {tensor.expected_shape}"
+        parts.append(Text(f"{_verdict_label(tensor.verdict)}: {tensor.name}{detail}"))
+    if len(problems) > SHOWN:
+        parts.append(Text(f"… and {len(problems) - SHOWN:,} more (--json lists every tensor)"))
+    parts += [Text(f"Missing file: {name} (the index names it)") for name in report.missing_files]
+    if report.ignored:
+        parts.append(Text(f"Not read (not the format transformers loads): {', '.join(report.ignored)}", style="dim"))
     parts += [Text(f"Note: {note}") for note in report.notes]
     verdict = (
-        "OK: every stored element is a counted parameter or explained above."
+        "OK: every stored tensor is a parameter of the model or explained above."
         if report.ok
-        else "NOT OK: the checkpoint and the count differ in ways listed above."
+        else "NOT OK: the checkpoint and the model differ in the ways listed above."
     )
     parts.append(Text(verdict, style="bold"))
     return Group(*parts)
+
+
+def _verdict_label(verdict: str) -> str:
+    return {
+        "parameter": "Parameters",
+        "quantization": "Quantization scales and zeros",
+        "extra": "Explained extras",
+        "missing": "Missing",
+        "unexpected": "Unexpected",
+        "wrong shape": "Wrong shape",
+    }[verdict]

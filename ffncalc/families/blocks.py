@@ -1,0 +1,89 @@
+"""Building blocks that several families share, written once.
+
+- where checkpoints of the Llama lineage keep each part (``LLAMA_*`` names);
+- which layers are sparse (one rule with the knobs every MoE family turns);
+- which layers attend within a window (a period, or a config's ``layer_types``);
+- the multi-token-prediction modules some checkpoints store past the last layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
+
+# Where a Llama-lineage checkpoint keeps each part, relative to model.layers.{i}.
+LLAMA_ATTENTION = names(
+    q="self_attn.q_proj",
+    k="self_attn.k_proj",
+    v="self_attn.v_proj",
+    o="self_attn.o_proj",
+    q_norm="self_attn.q_norm",
+    k_norm="self_attn.k_norm",
+    sinks="self_attn.sinks",
+)
+MLA_ATTENTION = names(
+    q="self_attn.q_proj",
+    q_a="self_attn.q_a_proj",
+    q_a_layernorm="self_attn.q_a_layernorm",
+    q_b="self_attn.q_b_proj",
+    kv_a="self_attn.kv_a_proj_with_mqa",
+    kv_a_layernorm="self_attn.kv_a_layernorm",
+    kv_b="self_attn.kv_b_proj",
+    o="self_attn.o_proj",
+)
+LLAMA_MLP = names(gate="mlp.gate_proj", up="mlp.up_proj", down="mlp.down_proj")
+EXPERT_MLP = names(gate="gate_proj", up="up_proj", down="down_proj")  # relative to the experts' module
+LLAMA_MOE = names(router="mlp.gate", experts="mlp.experts.{e}", shared_expert_gate="mlp.shared_expert_gate")
+LLAMA_LAYER = "model.layers.{i}"
+LLAMA_MODEL = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.norm")
+
+
+def is_sparse(
+    index: int,
+    *,
+    every: int = 1,
+    phase: int = 0,
+    first: int = 0,
+    last: int | None = None,
+    exclude: Collection[int] = (),
+) -> bool:
+    """The sparse-layer rule of every MoE family: first ≤ i ≤ last, i % every == phase, i not excluded.
+
+    Qwen: every = decoder_sparse_step, phase = step − 1, exclude = mlp_only_layers. DeepSeek:
+    first = first_k_dense_replace, every = moe_layer_freq. ERNIE: first/last = the start and end
+    indices, phase = interval − 1. Llama-4: phase = interleave step − 1.
+    """
+    return first <= index and (last is None or index <= last) and index % every == phase and index not in exclude
+
+
+def periodic_window(index: int, window: int | None, period: int) -> int | None:
+    """Every period-th layer attends globally, the others within the window (Gemma-2: period 2; Gemma-3: 6)."""
+    return None if (index + 1) % period == 0 else window
+
+
+def windows_of_layer_types(layer_types: Sequence[str], window: int | None) -> list[int | None]:
+    """A config's layer_types: 'sliding_attention' (or 'chunked_attention') layers get the window, the others none."""
+    return [window if kind in ("sliding_attention", "chunked_attention") else None for kind in layer_types]
+
+
+def mtp_extra(
+    count: int,
+    first_index: int,
+    layer: Layer,
+    tensors: tuple[StoredTensor, ...],
+    reason: str,
+) -> CheckpointExtra:
+    """Multi-token-prediction modules a checkpoint stores past the last layer: a decoder layer each, and its own tensors.
+
+    ``layer.name`` and the ``tensors`` are named with ``{i}``, the module's index (first_index,
+    first_index + 1 …); the causal LM does not run them.
+    """
+    indices = tuple(range(first_index, first_index + count))
+    return CheckpointExtra(
+        name="multi-token-prediction layers",
+        reason=reason,
+        tensors=tensors,
+        per_layer=indices,
+        layers=tuple((index, layer) for index in indices),
+    )

@@ -1,0 +1,84 @@
+"""Databricks' DBRX: a fine-grained MoE with nested attention and FFN configs."""
+
+from __future__ import annotations
+
+
+from pydantic import AliasChoices, Field, model_validator
+
+from ..schema import ExpertCount, Flag, HeadCount, HFConfig, LayerCount, Nested, PositionCount, Width
+from ..spec import Attention, DenseFfn, Layer, ModelNames, ModelSpec, MoeFfn, Norm, names
+
+DBRX_ATTENTION = names(
+    q="norm_attn_norm.attn.Wqkv", k="norm_attn_norm.attn.Wqkv", v="norm_attn_norm.attn.Wqkv", o="norm_attn_norm.attn.out_proj"
+)
+DBRX_MOE = names(router="ffn.router.layer", experts="ffn.experts.mlp")
+# w1 (gate) and v1 (up) are [E · I, H]; w2 (down) is stored the same way, i.e. transposed.
+DBRX_EXPERT = names(gate="w1", up="v1", down="w2", transposed=("down",), parameters=True)
+
+
+class DbrxAttentionConfig(Nested):
+    kv_n_heads: HeadCount = 1
+
+
+class DbrxFfnConfig(Nested):
+    ffn_hidden_size: Width = 3584
+    moe_num_experts: ExpertCount = 4
+    moe_top_k: ExpertCount = 1
+
+    @model_validator(mode="after")
+    def _check_experts(self) -> DbrxFfnConfig:
+        if self.moe_top_k > self.moe_num_experts:
+            raise ValueError(f"moe_top_k ({self.moe_top_k}) exceeds moe_num_experts ({self.moe_num_experts})")
+        return self
+
+
+class DbrxConfig(HFConfig):
+    """configuration_dbrx.py / modeling_dbrx.py: d_model, n_heads, n_layers; attn_config and ffn_config
+    nested. Fused Wqkv (d_model + 2 · kv heads · head_dim wide) and out_proj (d_model), without biases;
+    experts w1, v1, w2 (gated) stored concatenated; LayerNorms without bias; an untied head
+    (transformers refuses tie_word_embeddings)."""
+
+    architecture = "DBRX"
+    config_class = "DbrxConfig"
+    default_model_class = "DbrxForCausalLM"
+    informational_fields = frozenset({"max_seq_len"})
+
+    d_model: Width = Field(2048, validation_alias=AliasChoices("d_model", "hidden_size"))
+    n_heads: HeadCount = Field(16, validation_alias=AliasChoices("n_heads", "num_attention_heads"))
+    n_layers: LayerCount = Field(24, validation_alias=AliasChoices("n_layers", "num_hidden_layers"))
+    max_seq_len: PositionCount = Field(2048, validation_alias=AliasChoices("max_seq_len", "max_position_embeddings"))
+    vocab_size: Width = 32000
+    attn_config: DbrxAttentionConfig = Field(default_factory=DbrxAttentionConfig)
+    ffn_config: DbrxFfnConfig = Field(default_factory=DbrxFfnConfig)
+    tie_word_embeddings: Flag = False
+
+    @model_validator(mode="after")
+    def _check(self) -> DbrxConfig:
+        if self.tie_word_embeddings:
+            raise ValueError("tie_word_embeddings: DBRX does not support tied embeddings (transformers refuses it)")
+        if self.d_model < self.n_heads:
+            raise ValueError(f"d_model ({self.d_model}) is smaller than n_heads ({self.n_heads})")
+        return self
+
+    def to_spec(self) -> ModelSpec:
+        hidden, heads = self.d_model, self.n_heads
+        head_dim = hidden // heads
+        attention = Attention(
+            hidden, heads, self.attn_config.kv_n_heads, head_dim, head_dim, DBRX_ATTENTION, q_width=hidden
+        )
+        ffn = self.ffn_config
+        expert = DenseFfn(hidden, ffn.ffn_hidden_size, gated=True, activation="silu", names=DBRX_EXPERT)
+        moe = MoeFfn(hidden, ffn.moe_num_experts, ffn.moe_top_k, expert, DBRX_MOE, stacking="concatenated")
+        norm = Norm("layernorm", hidden, bias=False)
+        layer = Layer(
+            "transformer.blocks.{i}", attention, moe, (("norm_attn_norm.norm_1", norm), ("norm_attn_norm.norm_2", norm))
+        )
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=hidden,
+            vocab_size=self.vocab_size,
+            layers=(layer,) * self.n_layers,
+            final_norm=norm,
+            tie_word_embeddings=False,
+            names=ModelNames("transformer.wte", "transformer.norm_f", base_model_prefix="transformer"),
+        )

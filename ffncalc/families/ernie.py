@@ -1,0 +1,78 @@
+"""Baidu's ERNIE 4.5: the MoE (text) model."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import ClassVar
+
+from pydantic import AliasChoices, Field
+
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..spec import Layer, Parameter, names
+from .base import DecoderConfig, experts_check
+from .blocks import is_sparse
+
+ERNIE_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+
+
+class Ernie45MoeConfig(DecoderConfig):
+    """configuration_ernie4_5_moe.py / modeling_ernie4_5_moe.py.
+
+    Layer i is sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index ≤ i ≤
+    moe_layer_end_index (-1: the last). Shared experts: one MLP of width moe_num_shared_experts ×
+    moe_intermediate_size, with use_bias like the dense MLPs and attention; routed experts have
+    no bias. The router's e_score_correction_bias ([1, experts], moe_statics) is an nn.Parameter
+    here (unlike DeepSeek's buffer), so it counts, under the router.
+    """
+
+    architecture = "ERNIE-4.5-MoE"
+    config_class = "Ernie4_5_MoeConfig"
+    default_model_class = "Ernie4_5_MoeForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+
+    vocab_size: Width = 103424
+    hidden_size: Width = 2560
+    intermediate_size: Width = 12288
+    num_hidden_layers: LayerCount = 28
+    num_attention_heads: HeadCount = 20
+    num_key_value_heads: HeadCount | None = 4
+    max_position_embeddings: PositionCount = 131072
+    tie_word_embeddings: Flag = True
+    use_bias: Flag = False
+    pad_token_id: int | None = Field(0, strict=True)
+    moe_intermediate_size: Width = 1536
+    moe_k: ExpertCount = Field(6, validation_alias=AliasChoices("moe_k", "num_experts_per_tok"))
+    moe_num_experts: ExpertCount = Field(64, validation_alias=AliasChoices("moe_num_experts", "num_experts"))
+    moe_num_shared_experts: ExpertCountOrZero = 2
+    moe_layer_start_index: LayerIndex = 1
+    moe_layer_end_index: int = Field(-1, strict=True, ge=-1, le=1 << 14)
+    moe_layer_interval: LayerCount = 1
+    attention_bias: ClassVar[bool] = False  # use_bias decides
+    mlp_bias: ClassVar[bool] = False
+    _check_experts = experts_check("moe_k", "moe_num_experts")
+
+    def sparse(self, index: int) -> bool:
+        last = self.num_hidden_layers - 1 if self.moe_layer_end_index == -1 else self.moe_layer_end_index
+        interval = self.moe_layer_interval
+        return is_sparse(index, every=interval, phase=interval - 1, first=self.moe_layer_start_index, last=last)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        bias = self.use_bias
+        attention = self.attention(window, q_bias=bias, k_bias=bias, v_bias=bias, o_bias=bias)
+        if not self.sparse(index):
+            return self.layer(attention, self.gated_ffn(bias=bias))
+        moe = self.moe_ffn(
+            self.moe_num_experts,
+            self.moe_k,
+            self.moe_intermediate_size,
+            shared_width=self.moe_intermediate_size * self.moe_num_shared_experts,
+            num_shared_experts=self.moe_num_shared_experts,
+            shared_names=ERNIE_SHARED,
+            shared_bias=bias,  # the shared experts are a dense MLP, with use_bias
+        )
+        statics = Parameter("ffn", "router", "mlp.moe_statics.e_score_correction_bias", (1, self.moe_num_experts))
+        return self.layer(attention, moe, parameters=(statics,))
+
+    def to_spec(self):
+        return replace(super().to_spec(), lm_head_bias=self.use_bias)

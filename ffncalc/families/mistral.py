@@ -1,0 +1,87 @@
+"""Mistral (a sliding window, no biases), Mixtral (its MoE) and Mistral 3 (a multimodal wrapper: Magistral, Devstral)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..schema import ExpertCount, Flag, HeadCount, PositionCount, Width
+from ..spec import Layer, names
+from .base import DecoderConfig, experts_check
+from .multimodal import MultimodalConfig
+
+
+class MistralConfig(DecoderConfig):
+    """configuration_mistral.py / modeling_mistral.py: no bias switches (none are read); every layer
+    slides within ``sliding_window`` (4,096 unless the config says null)."""
+
+    architecture = "Mistral"
+    config_class = "MistralConfig"
+    default_model_class = "MistralForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+
+    intermediate_size: Width = 14336
+    num_key_value_heads: HeadCount | None = 8
+    max_position_embeddings: PositionCount = 131072
+    sliding_window: Width | None = 4096
+    attention_bias: ClassVar[bool] = False
+    mlp_bias: ClassVar[bool] = False
+
+    def layer_windows(self) -> list[int | None]:
+        return [self.sliding_window] * self.num_hidden_layers
+
+
+MIXTRAL_MOE = names(router="block_sparse_moe.gate", experts="block_sparse_moe.experts.{e}")
+MIXTRAL_EXPERT = names(gate="w1", up="w3", down="w2")
+
+
+class MixtralConfig(DecoderConfig):
+    """configuration_mixtral.py / modeling_mixtral.py: Mistral's attention (window off by default);
+    every FFN a block-sparse MoE of gated experts, stored one module per expert (w1 gate, w3 up, w2 down)."""
+
+    architecture = "Mixtral"
+    config_class = "MixtralConfig"
+    default_model_class = "MixtralForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    moe_names = MIXTRAL_MOE
+    expert_names = MIXTRAL_EXPERT
+
+    intermediate_size: Width = 14336
+    num_key_value_heads: HeadCount | None = 8
+    max_position_embeddings: PositionCount = 131072
+    sliding_window: Width | None = None
+    num_local_experts: ExpertCount = 8
+    num_experts_per_tok: ExpertCount = 2
+    attention_bias: ClassVar[bool] = False
+    mlp_bias: ClassVar[bool] = False
+    _check_experts = experts_check("num_experts_per_tok", "num_local_experts")
+
+    def layer_windows(self) -> list[int | None]:
+        return [self.sliding_window] * self.num_hidden_layers
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        moe = self.moe_ffn(self.num_local_experts, self.num_experts_per_tok, self.intermediate_size)
+        return self.layer(self.attention(window), moe)
+
+
+class Mistral3Config(MultimodalConfig):
+    """configuration_mistral3.py: a Pixtral vision tower and a projector around a Mistral (or Ministral 3)
+    language model; the top-level tie_word_embeddings (default true) decides tying."""
+
+    architecture = "Mistral 3"
+    config_class = "Mistral3Config"
+    default_model_class = "Mistral3ForConditionalGeneration"
+    text_model_type = "mistral"
+    text_defaults = {  # Mistral3Config.sub_configs_defaults: a Mistral-Small-sized language model
+        "model_type": "mistral",
+        "head_dim": 128,
+        "hidden_act": "silu",
+        "hidden_size": 5120,
+        "intermediate_size": 32768,
+        "max_position_embeddings": 131072,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 40,
+        "num_key_value_heads": 8,
+        "sliding_window": None,
+        "vocab_size": 131072,
+    }
+    tie_word_embeddings: Flag = True

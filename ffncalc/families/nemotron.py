@@ -1,0 +1,183 @@
+"""NVIDIA's Nemotron-H: a hybrid stack of Mamba-2, attention, MLP and MoE layers (with a latent MoE in Nemotron 3)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import AliasChoices, Field, model_validator
+
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
+from ..spec import CheckpointExtra, DenseFfn, Layer, Mamba2, ModelNames, StoredTensor, names
+from .base import DecoderConfig, experts_check
+
+NemotronBlock = Literal["linear_attention", "full_attention", "mlp", "moe"]
+PATTERN_LETTERS: dict[str, NemotronBlock] = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+NEMOTRON_ATTENTION = names(q="mixer.q_proj", k="mixer.k_proj", v="mixer.v_proj", o="mixer.o_proj")
+NEMOTRON_MLP = names(up="mixer.up_proj", down="mixer.down_proj")
+NEMOTRON_MAMBA = names(
+    in_proj="mixer.in_proj",
+    conv1d="mixer.conv1d",
+    dt_bias="mixer.dt_bias",
+    A_log="mixer.A_log",
+    D="mixer.D",
+    norm="mixer.norm",
+    out_proj="mixer.out_proj",
+)
+
+
+class NemotronHConfig(DecoderConfig):
+    """configuration_nemotron_h.py / modeling_nemotron_h.py.
+
+    ``layers_block_type`` (or the older ``hybrid_override_pattern``: M Mamba-2, * attention, - MLP,
+    E MoE) names each layer's one block, behind one RMSNorm. MLPs and experts are plain (ReLU²)
+    up/down; the MoE has one shared expert of moe_shared_expert_intermediate_size, and with
+    moe_latent_size its routed experts run at that width between fc1_latent_proj and
+    fc2_latent_proj. Attention has no biases; Mamba's projections follow use_bias.
+    """
+
+    architecture = "Nemotron-H"
+    config_class = "NemotronHConfig"
+    default_model_class = "NemotronHForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    derived_defaults = {"layers_block_type": "hybrid_override_pattern if given, else [linear_attention, moe, full_attention, mlp]"}
+    layer_name = "backbone.layers.{i}"
+    attention_names = NEMOTRON_ATTENTION
+    mlp_names = NEMOTRON_MLP
+    moe_names = names(router="mixer.gate", experts="mixer.experts.{e}", latent_in="mixer.fc1_latent_proj", latent_out="mixer.fc2_latent_proj")
+    expert_names = names(up="up_proj", down="down_proj")
+    shared_names = names(up="mixer.shared_experts.up_proj", down="mixer.shared_experts.down_proj")
+    model_names = ModelNames("backbone.embeddings", "backbone.norm_f", base_model_prefix="backbone")
+
+    vocab_size: Width = 131072
+    hidden_size: Width = 4096
+    layers_block_type: list[NemotronBlock] | None = Field(
+        None, validation_alias=AliasChoices("layers_block_type", "layer_types"), max_length=1 << 14
+    )
+    hybrid_override_pattern: Name | None = Field(None, max_length=1 << 14)  # the older spelling
+    num_hidden_layers: LayerCount | None = None  # type: ignore[assignment]  # deprecated: the block types decide
+    tie_word_embeddings: Flag = False
+    pad_token_id: int | None = Field(0, strict=True)
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = 8
+    head_dim: Width | None = 128
+    max_position_embeddings: PositionCount = 4096
+    intermediate_size: Width = 21504
+    mlp_hidden_act: Name = "relu2"
+    mlp_bias: Flag = False
+    ssm_state_size: Width = 128
+    mamba_num_heads: HeadCount = 128
+    mamba_head_dim: Width = 64
+    n_groups: HeadCount = Field(8, validation_alias=AliasChoices("n_groups", "mamba_n_groups"))
+    conv_kernel: Width = Field(4, validation_alias=AliasChoices("conv_kernel", "mamba_d_conv"))
+    use_conv_bias: Flag = Field(True, validation_alias=AliasChoices("use_conv_bias", "mamba_conv_bias"))
+    use_bias: Flag = False
+    n_routed_experts: ExpertCount = Field(8, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    moe_intermediate_size: Width = 7688
+    moe_shared_expert_intermediate_size: Width = 7688
+    moe_latent_size: Width | None = None
+    num_experts_per_tok: ExpertCount = 2
+    num_nextn_predict_layers: LayerIndex = 0
+    mtp_layers_block_type: list[NemotronBlock] | None = Field(None, max_length=64)
+    attention_bias: ClassVar[bool] = False
+    hidden_act: ClassVar[str] = "relu2"  # mlp_hidden_act names it
+    _check_experts = experts_check("num_experts_per_tok", "n_routed_experts")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pattern(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("hybrid_override_pattern"), str):
+            unknown = sorted(set(data["hybrid_override_pattern"]) - set(PATTERN_LETTERS))
+            if unknown:
+                raise ValueError(f"hybrid_override_pattern has unknown block letters {unknown}; known: M * - E")
+        return data
+
+    @model_validator(mode="after")
+    def _check_blocks(self) -> NemotronHConfig:
+        if not self.blocks():
+            raise ValueError("layers_block_type: the model has no layers (an empty list or pattern)")
+        return self
+
+    def blocks(self) -> list[NemotronBlock]:
+        """Each layer's block: layers_block_type, else the older pattern, else transformers' default four."""
+        if self.layers_block_type is not None:
+            return list(self.layers_block_type)
+        if self.hybrid_override_pattern is not None:
+            return [PATTERN_LETTERS[letter] for letter in self.hybrid_override_pattern]
+        return ["linear_attention", "moe", "full_attention", "mlp"]
+
+    def resolved(self, field: str):
+        return self.blocks() if field == "layers_block_type" else super().resolved(field)
+
+    undeclared_keys = frozenset({"hybrid_override_pattern", "num_hidden_layers"})
+
+    def unused_fields(self) -> set[str]:
+        blocks = set(self.blocks())
+        unused = set()
+        unused.add("hybrid_override_pattern")  # reported through layers_block_type when it is the default
+        if self.hybrid_override_pattern is not None:
+            unused.add("layers_block_type")
+        if not self.num_nextn_predict_layers:
+            unused.add("mtp_layers_block_type")
+        if "moe" not in blocks:
+            unused |= {"n_routed_experts", "moe_intermediate_size", "moe_shared_expert_intermediate_size", "moe_latent_size", "num_experts_per_tok"}
+        if "linear_attention" not in blocks:
+            unused |= {"ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups", "conv_kernel", "use_conv_bias", "use_bias"}
+        if "full_attention" not in blocks:
+            unused |= {"num_attention_heads", "num_key_value_heads", "head_dim"}
+        if "mlp" not in blocks:
+            unused.add("intermediate_size")
+        return unused
+
+    def mlp(self, width: int, names_=None) -> DenseFfn:
+        return DenseFfn(self.hidden_size, width, False, self.mlp_hidden_act, names_ or self.mlp_names, self.mlp_bias)
+
+    def block_layer(self, block: NemotronBlock, name: str) -> Layer:
+        norms = (("norm", self.rms_norm()),)
+        if block == "linear_attention":
+            mixer = Mamba2(
+                self.hidden_size,
+                self.mamba_num_heads,
+                self.mamba_head_dim,
+                self.n_groups,
+                self.ssm_state_size,
+                self.conv_kernel,
+                NEMOTRON_MAMBA,
+                proj_bias=self.use_bias,
+                conv_bias=self.use_conv_bias,
+            )
+            return Layer(name, None, None, norms, mixer=mixer)
+        if block == "full_attention":
+            return Layer(name, self.attention(None), None, norms)
+        if block == "mlp":
+            return Layer(name, None, self.mlp(self.intermediate_size), norms)
+        moe = self.moe_ffn(
+            self.n_routed_experts,
+            self.num_experts_per_tok,
+            self.moe_intermediate_size,
+            shared_width=self.moe_shared_expert_intermediate_size,
+            shared_names=self.shared_names,
+            expert_bias=self.mlp_bias,
+            shared_bias=self.mlp_bias,
+            latent_size=self.moe_latent_size,
+            gated=False,
+            activation=self.mlp_hidden_act,
+        )
+        return Layer(name, None, moe, norms)
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        built = {block: self.block_layer(block, self.layer_name) for block in set(self.blocks())}
+        return tuple(built[block] for block in self.blocks())
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        moe_layers = tuple(i for i, block in enumerate(self.blocks()) if block == "moe")
+        if not moe_layers:
+            return ()
+        return (
+            CheckpointExtra(
+                name="router e_score_correction_bias",
+                reason=f"{len(moe_layers)} MoE layers × {self.n_routed_experts} experts; a buffer set by load balancing, not trained",
+                tensors=(StoredTensor(self.layer_name + ".mixer.gate.e_score_correction_bias", (self.n_routed_experts,)),),
+                per_layer=moe_layers,
+                buffer=True,
+            ),
+        )

@@ -1,0 +1,269 @@
+"""How a checkpoint stores a model's tensors: names, dtypes, shapes and bytes, quantized or not.
+
+One description serves ``verify`` (which tensors a checkpoint should hold) and ``memory`` (how many
+bytes they take). A parameter tensor is stored in the checkpoint's dtype unless the config's
+``quantization_config`` quantizes its module; each scheme's layout is written out below, with the
+scales and zero points it adds. Conventions:
+- only linear weights are quantized (the matrices a token multiplies by); embeddings, norms, biases,
+  routers and the output head keep the checkpoint's dtype, as do modules the scheme's
+  ``modules_to_not_convert`` / ``ignore`` list names (matched as transformers matches them);
+- bytes of a tensor = elements × the dtype's size (MXFP4 blocks and int4 packs are U8 / I32 tensors
+  of the packed size, so the rule holds for them too).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .errors import InvalidConfigError
+from .spec import ModelSpec
+from .tensors import Tensor, stored_parameters
+
+# Bytes per element of each safetensors dtype.
+DTYPE_BYTES = {
+    "F64": 8, "I64": 8, "U64": 8,
+    "F32": 4, "I32": 4, "U32": 4,
+    "F16": 2, "BF16": 2, "I16": 2, "U16": 2,
+    "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "I8": 1, "U8": 1, "BOOL": 1,
+}  # fmt: skip
+# torch_dtype names (and the short ones people type) → safetensors dtypes.
+TORCH_DTYPES = {
+    "float64": "F64", "double": "F64", "float32": "F32", "float": "F32", "fp32": "F32", "f32": "F32",
+    "bfloat16": "BF16", "bf16": "BF16", "float16": "F16", "half": "F16", "fp16": "F16", "f16": "F16",
+    "float8_e4m3fn": "F8_E4M3", "fp8": "F8_E4M3", "float8_e5m2": "F8_E5M2", "int8": "I8", "uint8": "U8",
+}  # fmt: skip
+
+Role = Literal["parameter", "quantization"]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One tensor as a checkpoint stores it: what it holds (a parameter, or a quantization scale or zero
+    point of ``of``), and the component of the model it belongs to."""
+
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    role: Role
+    component: str
+    of: str = ""  # the parameter a quantization tensor belongs to (or that a packed tensor stores)
+    params: int = -1  # the parameters it holds: its elements, those it packs, or 0 for a scale (-1: its elements)
+
+    @property
+    def elements(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def parameters(self) -> int:
+        if self.params >= 0:
+            return self.params
+        return 0 if self.role == "quantization" else self.elements
+
+    @property
+    def bytes(self) -> int:
+        return self.elements * DTYPE_BYTES[self.dtype]
+
+
+def safetensors_dtype(torch_dtype: str | None, default: str = "F32") -> str:
+    """bfloat16 → BF16 (and torch.float16, fp16 …); None → DEFAULT (transformers saves float32 by default)."""
+    if torch_dtype is None:
+        return default
+    name = torch_dtype.lower().removeprefix("torch.")
+    if name.upper() in DTYPE_BYTES:
+        return name.upper()
+    if name not in TORCH_DTYPES:
+        raise InvalidConfigError(f"dtype {torch_dtype!r} is not one ffncalc knows; use e.g. bfloat16, float16, float32")
+    return TORCH_DTYPES[name]
+
+
+# --- quantization schemes -----------------------------------------------------------------------
+
+
+def excluded(module: str, patterns: Iterable[str]) -> bool:
+    """transformers' should_convert_module, negated: a pattern matches from the start up to a module
+    boundary, as a regex with that boundary, or as a suffix."""
+    boundary = r"(?:(?<=\.)|(?=\.|$))"
+    for pattern in patterns:
+        try:
+            if re.match(rf"(?:{pattern}){boundary}", module):
+                return True
+        except re.error:
+            pass
+        if module.endswith(pattern):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A quantization_config, reduced to what decides the stored layout."""
+
+    method: str
+    bits: int = 16
+    group_size: int | None = None  # GPTQ / AWQ / compressed-tensors groups along the input
+    block: tuple[int, int] | None = None  # FP8 blocks (out, in); None: one scale per tensor
+    scale_dtype: str = "F32"
+    activation_scale: bool = False  # FP8 static activations store an input scale per module
+    not_converted: tuple[str, ...] = ()
+    zero_points: bool = True  # GPTQ / AWQ asymmetric; compressed-tensors symmetric has none
+    act_order: bool = False  # GPTQ desc_act: g_idx per input channel (stored either way by AutoGPTQ)
+    packed: bool = True  # compressed-tensors: int weights packed into I32 (False: float8 weights)
+    strategy: str = "group"  # compressed-tensors: tensor, channel or group
+
+    def quantizes(self, module: str, tensor: Tensor) -> bool:
+        if not tensor.matmul or tensor.component in ("embedding", "lm_head") or tensor.part in ("router", "lm_head"):
+            return False
+        if self.method == "mxfp4":  # gpt-oss: the stacked experts only
+            return tensor.part == "routed_experts"
+        return not excluded(module, self.not_converted)
+
+    def store(self, name: str, shape: tuple[int, ...], tensor: Tensor, dtype: str) -> list[Stored]:
+        """The tensors a quantized weight of SHAPE ([..., out, in]) is stored as."""
+        component = tensor.component
+        module, _, kind = name.rpartition(".")
+        *lead, out_f, in_f = shape
+        if tensor.transposed:
+            out_f, in_f = in_f, out_f
+        lead_t = tuple(lead)
+
+        def q(suffix: str, q_dtype: str, q_shape: tuple[int, ...], role: Role = "quantization") -> Stored:
+            return Stored(f"{module}.{suffix}" if kind == "weight" else f"{name}_{suffix}", q_dtype, q_shape, role, component, name)
+
+        if self.method == "fp8":
+            stored = [Stored(name, "F8_E4M3", shape, "parameter", component)]
+            if self.block is None:
+                stored.append(q("weight_scale_inv", self.scale_dtype, ()))
+            else:
+                rows, cols = -(-out_f // self.block[0]), -(-in_f // self.block[1])
+                stored.append(q("weight_scale_inv", self.scale_dtype, lead_t + (rows, cols)))
+            if self.activation_scale:
+                stored.append(q("activation_scale", "F32", ()))
+            return stored
+        if self.method == "mxfp4":
+            # 32 values share one UE8M0 scale; two 4-bit values to a byte: blocks [..., out, in/32, 16].
+            base = name if kind != "weight" else module
+            groups = -(-in_f // 32)
+            return [
+                Stored(f"{base}_blocks", "U8", lead_t + (out_f, groups, 16), "parameter", component, name, math.prod(shape)),
+                Stored(f"{base}_scales", "U8", lead_t + (out_f, groups), "quantization", component, name),
+            ]
+        if self.method in ("gptq", "awq"):
+            per_int = 32 // self.bits
+            groups = -(-in_f // self.group_size) if self.group_size and self.group_size > 0 else 1
+            if self.method == "gptq":  # qweight packs along the input, zeros along the output
+                stored = [Stored(f"{module}.qweight", "I32", (in_f // per_int, out_f), "parameter", component, name, out_f * in_f)]
+            else:  # AWQ packs both along the output
+                stored = [Stored(f"{module}.qweight", "I32", (in_f, out_f // per_int), "parameter", component, name, out_f * in_f)]
+            stored.append(q("qzeros", "I32", (groups, out_f // per_int)))
+            stored.append(q("scales", "F16", (groups, out_f)))
+            if self.method == "gptq":
+                stored.append(q("g_idx", "I32", (in_f,)))
+            return stored
+        if self.method == "bitsandbytes_4bit":
+            elements = out_f * in_f
+            blocks = -(-elements // 64)
+            return [
+                Stored(name, "U8", (-(-elements // 2), 1), "parameter", component, name, elements),
+                Stored(f"{name}.absmax", "F32", (blocks,), "quantization", component, name),
+                Stored(f"{name}.quant_map", "F32", (16,), "quantization", component, name),
+            ]
+        if self.method == "bitsandbytes_8bit":
+            return [
+                Stored(name, "I8", shape, "parameter", component),
+                Stored(f"{module}.SCB", "F32", (out_f,), "quantization", component, name),
+            ]
+        if self.method == "compressed-tensors":
+            if self.packed:
+                packed = (out_f, in_f * self.bits // 32)
+                stored = [Stored(f"{module}.weight_packed", "I32", packed, "parameter", component, name, out_f * in_f)]
+                stored.append(q("weight_shape", "I64", (2,)))
+            else:
+                stored = [Stored(name, "F8_E4M3", shape, "parameter", component)]
+            scales = {"tensor": (1,), "channel": (out_f, 1)}.get(self.strategy, (out_f, -(-in_f // (self.group_size or in_f))))
+            stored.append(q("weight_scale", self.scale_dtype, scales))
+            if self.packed and self.zero_points:
+                stored.append(q("weight_zero_point", "I32", scales))
+            if self.activation_scale:
+                stored.append(q("input_scale", self.scale_dtype, (1,)))
+            return stored
+        raise InvalidConfigError(f"quantization_config.quant_method {self.method!r} is not one ffncalc knows")
+
+
+SCHEMES = ("fp8", "mxfp4", "gptq", "awq", "bitsandbytes_4bit", "bitsandbytes_8bit", "compressed-tensors")
+
+
+def parse_scheme(config: dict[str, Any] | None) -> Scheme | None:
+    """The scheme a quantization_config describes; None for an unquantized checkpoint."""
+    if not config:
+        return None
+    method = config.get("quant_method")
+    not_converted = tuple(str(m) for m in (config.get("modules_to_not_convert") or config.get("ignore") or []) if isinstance(m, str))
+    if method == "fp8":
+        block = config.get("weight_block_size")
+        scale = "F8_E8M0" if config.get("scale_fmt") == "ue8m0" else "F32"
+        return Scheme(
+            "fp8",
+            bits=8,
+            block=tuple(block) if isinstance(block, list) and len(block) == 2 else None,  # type: ignore[arg-type]
+            scale_dtype=scale,
+            activation_scale=config.get("activation_scheme") == "static",
+            not_converted=not_converted,
+        )
+    if method == "mxfp4":
+        return Scheme("mxfp4", bits=4, not_converted=not_converted)
+    if method in ("gptq", "awq"):
+        bits = config.get("bits") or config.get("w_bit") or 4
+        group = config.get("group_size") or config.get("q_group_size") or 128
+        return Scheme(method, bits=int(bits), group_size=int(group), not_converted=not_converted or ("lm_head",))
+    if method == "bitsandbytes":
+        if config.get("load_in_4bit"):
+            return Scheme("bitsandbytes_4bit", bits=4, not_converted=tuple(config.get("llm_int8_skip_modules") or ()))
+        return Scheme("bitsandbytes_8bit", bits=8, not_converted=tuple(config.get("llm_int8_skip_modules") or ()))
+    if method == "compressed-tensors":
+        return _compressed_tensors(config, not_converted)
+    raise InvalidConfigError(
+        f"quantization_config.quant_method: {method!r} is not a scheme ffncalc knows ({', '.join(SCHEMES)})"
+    )
+
+
+def _compressed_tensors(config: dict[str, Any], not_converted: tuple[str, ...]) -> Scheme:
+    groups = config.get("config_groups") or {}
+    weights = next((g.get("weights") for g in groups.values() if isinstance(g, dict) and g.get("weights")), None) or {}
+    input_activations = next((g.get("input_activations") for g in groups.values() if isinstance(g, dict)), None)
+    kind = weights.get("type", "int")
+    bits = int(weights.get("num_bits", 8))
+    return Scheme(
+        "compressed-tensors",
+        bits=bits,
+        group_size=weights.get("group_size"),
+        scale_dtype="BF16" if kind == "int" else "F32",
+        activation_scale=bool(input_activations) and not (input_activations or {}).get("dynamic", False),
+        not_converted=not_converted,
+        zero_points=not weights.get("symmetric", True),
+        packed=kind == "int",
+        strategy=weights.get("strategy", "group"),
+    )
+
+
+# --- the layout of a whole checkpoint ------------------------------------------------------------
+
+
+def parameter_layout(spec: ModelSpec, dtype: str, scheme: Scheme | None = None) -> list[Stored]:
+    """Every parameter as the checkpoint stores it, in DTYPE, quantized where SCHEME quantizes."""
+    return layout(stored_parameters(spec), dtype, scheme)
+
+
+def layout(tensors: Iterable[tuple[str, tuple[int, ...], Tensor]], dtype: str, scheme: Scheme | None) -> list[Stored]:
+    """Named tensors as stored: in DTYPE, or quantized where SCHEME quantizes their module."""
+    stored: list[Stored] = []
+    for name, shape, tensor in tensors:
+        module = name.rpartition(".")[0] if name.endswith((".weight", ".bias")) else name
+        if scheme is not None and scheme.quantizes(module, tensor) and len(shape) >= 2:
+            stored += scheme.store(name, shape, tensor, dtype)
+        else:
+            stored.append(Stored(name, dtype, shape, "parameter", tensor.component))
+    return stored

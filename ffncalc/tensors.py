@@ -1,0 +1,329 @@
+"""The tensors a spec's modules hold: the one description that parameters, bytes and ``verify`` read.
+
+Conventions:
+- a linear layer holds a weight of [out, in] (as torch stores it; [in, out] where the family
+  stores it transposed) and, with a bias, a bias of [out];
+- a norm holds a weight of [dim], and a bias of [dim] for a LayerNorm with bias;
+- each tensor belongs to a logical part (q, k, gate, routed_experts …) of a component; parts that
+  a family stores fused (qkv_proj) are separate tensors here, under one stored name, and are
+  concatenated along their output axis when the checkpoint's tensors are assembled;
+- ``matmul`` marks the weights a token multiplies by (biases, norms and tables hold none); a
+  token uses ``used`` of every ``of`` of a part (routed experts: k of E).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+
+from .spec import (
+    Attention,
+    Component,
+    DenseFfn,
+    Extra,
+    Ffn,
+    GatedDeltaNet,
+    Layer,
+    Linear,
+    Mamba2,
+    Mixer,
+    ModelSpec,
+    MoeFfn,
+    Names,
+    Norm,
+    Runs,
+    Table,
+)
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One parameter tensor: its part, its stored name (relative to its layer) and shape.
+
+    ``copies`` > 1 stands for one tensor per routed expert, ``{e}`` in the name marking the
+    expert's index; the engine never needs to list them one by one to count them.
+    """
+
+    component: Component
+    part: str
+    name: str
+    shape: tuple[int, ...]
+    matmul: bool = False
+    copies: int = 1
+    used: int = 1
+    of: int = 1
+    runs: Runs = "every_token"
+    concat_axis: int = 0  # where parts fused under one name are joined (the output axis)
+    transposed: bool = False  # a weight stored [in, out] (Conv1D, stacked experts), not torch's [out, in]
+
+    @property
+    def elements(self) -> int:
+        """copies · Π shape."""
+        return self.copies * math.prod(self.shape)
+
+
+# --- building blocks --------------------------------------------------------------------------
+
+
+def linear(
+    component: Component,
+    part: str,
+    module: str,
+    in_features: int,
+    out_features: int,
+    bias: bool,
+    transposed: bool = False,
+    leading: tuple[int, ...] = (),
+    parameter_names: bool = False,
+) -> list[Tensor]:
+    """in · out weights (+ out biases); ``leading`` axes stack experts; ``parameter_names`` for raw tensors (``gate_up_proj``, ``gate_up_proj_bias``)."""
+    weight_shape = leading + ((in_features, out_features) if transposed else (out_features, in_features))
+    weight_name, bias_name = (module, module + "_bias") if parameter_names else (module + ".weight", module + ".bias")
+    axis = len(leading) + (1 if transposed else 0)
+    tensors = [Tensor(component, part, weight_name, weight_shape, matmul=True, concat_axis=axis, transposed=transposed)]
+    if bias:
+        tensors.append(Tensor(component, part, bias_name, leading + (out_features,), concat_axis=len(leading)))
+    return tensors
+
+
+def norm(part: str, module: str, spec_norm: Norm) -> list[Tensor]:
+    """dim weights, + dim biases for a LayerNorm with bias."""
+    tensors = [Tensor("norm", part, module + ".weight", (spec_norm.dim,))]
+    if spec_norm.bias:
+        tensors.append(Tensor("norm", part, module + ".bias", (spec_norm.dim,)))
+    return tensors
+
+
+def _linear_named(component: Component, part: str, names: Names, in_f: int, out_f: int, bias: bool) -> list[Tensor]:
+    return linear(component, part, names[part], in_f, out_f, bias, transposed=part in names.transposed)
+
+
+def attention_tensors(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Tensor]:
+    """q, k, v, o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms."""
+    names = attention.names
+    hidden = attention.hidden_size
+    kv_input = attention.kv_input_size or hidden
+    heads, kv_heads = attention.num_heads, attention.num_kv_heads
+    qk_dim, v_dim = attention.qk_head_dim, attention.v_head_dim
+    q_width = (attention.q_width or heads * qk_dim) * (2 if attention.q_gate else 1)
+    o_width = attention.q_width or heads * v_dim
+    mla = attention.mla
+    tensors: list[Tensor] = []
+
+    def proj(part: str, in_f: int, out_f: int, bias: bool) -> None:
+        tensors.extend(
+            replace(t, part=prefix + part) for t in _linear_named(component, part, names, in_f, out_f, bias)
+        )
+
+    if mla is None:
+        proj("q", hidden, q_width, attention.q_bias)
+        proj("k", kv_input, kv_heads * qk_dim, attention.k_bias)
+        proj("v", kv_input, kv_heads * v_dim, attention.v_bias)
+    else:
+        if mla.q_lora_rank is None:
+            proj("q", hidden, q_width, False)
+        else:
+            proj("q_a", hidden, mla.q_lora_rank, attention.q_bias)
+            tensors += norm("q_a_layernorm", names["q_a_layernorm"], Norm(mla.latent_norm, mla.q_lora_rank))
+            proj("q_b", mla.q_lora_rank, q_width, False)
+        # kv_a emits the compressed latent and the shared rope key at once.
+        proj("kv_a", hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, attention.k_bias)
+        tensors += norm("kv_a_layernorm", names["kv_a_layernorm"], Norm(mla.latent_norm, mla.kv_lora_rank))
+        proj("kv_b", mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + v_dim), False)
+    proj("o", o_width, hidden, attention.o_bias)
+    if attention.sinks:
+        tensors.append(Tensor(component, prefix + "sinks", names["sinks"], (heads,)))
+    if attention.relative_position_buckets:
+        shape = (attention.relative_position_buckets, heads)
+        tensors.append(Tensor(component, prefix + "relative_position_bias", names["relative_position_bias"] + ".weight", shape))
+    if attention.q_norm is not None:
+        tensors += norm(prefix + "q_norm", names["q_norm"], attention.q_norm)
+    if attention.k_norm is not None:
+        tensors += norm(prefix + "k_norm", names["k_norm"], attention.k_norm)
+    return tensors
+
+
+def dense_ffn_tensors(ffn: DenseFfn, part: str | None = None, leading: tuple[int, ...] = ()) -> list[Tensor]:
+    """Gated: gate, up (H → I) and down (I → H), 3 · H · I; plain: up and down, 2 · H · I; plus biases.
+
+    ``part`` puts every tensor under one part (an expert's gate, up and down are its ``routed_experts``).
+    """
+    names, hidden, width = ffn.names, ffn.hidden_size, ffn.intermediate_size
+    shapes = [("gate", hidden, width)] if ffn.gated else []
+    shapes += [("up", hidden, width), ("down", width, hidden)]
+    tensors = []
+    for name, in_f, out_f in shapes:
+        tensors += linear(
+            "ffn", part or name, names[name], in_f, out_f, ffn.bias, name in names.transposed, leading, names.parameters
+        )
+    return tensors
+
+
+def moe_tensors(moe: MoeFfn) -> list[Tensor]:
+    """router H·E (+E), routed experts E · expert (k of E used per token), shared experts, shared-expert gate H."""
+    names = moe.names
+    experts, k = moe.num_experts, moe.experts_per_token
+    tensors = linear("ffn", "router", names["router"], moe.hidden_size, experts, moe.router_bias)
+    if moe.latent_size is not None:  # the experts' hidden_size is the latent's
+        bias = moe.expert.bias
+        tensors += linear("ffn", "latent_down", names["latent_in"], moe.hidden_size, moe.latent_size, bias)
+        tensors += linear("ffn", "latent_up", names["latent_out"], moe.latent_size, moe.hidden_size, bias)
+    module = names["experts"]
+    expert = replace(moe.expert, names=moe.expert.names.prefixed(module + "."))
+    if "{e}" in module:  # one module per expert
+        routed = [replace(t, copies=experts) for t in dense_ffn_tensors(expert, "routed_experts")]
+    elif moe.stacking == "stacked":
+        routed = dense_ffn_tensors(expert, "routed_experts", leading=(experts,))
+    else:  # concatenated along the first axis (DBRX: w1 is [E · I, H])
+        routed = [
+            replace(t, shape=(experts * t.shape[0],) + t.shape[1:])
+            for t in dense_ffn_tensors(expert, "routed_experts")
+        ]
+    tensors += [replace(t, used=k, of=experts) for t in routed]
+    if moe.shared is not None:
+        tensors += dense_ffn_tensors(moe.shared, "shared_experts")
+    if moe.shared_expert_gate:
+        tensors += linear("ffn", "shared_expert_gate", names["shared_expert_gate"], moe.hidden_size, 1, False)
+    return tensors
+
+
+def ffn_tensors(ffn: Ffn) -> list[Tensor]:
+    """Dense: gate, up, down. MoE: router, routed experts, shared experts and their gate."""
+    return dense_ffn_tensors(ffn) if isinstance(ffn, DenseFfn) else moe_tensors(ffn)
+
+
+def mixer_tensors(mixer: Mixer) -> list[Tensor]:
+    """Mamba-2: in_proj, conv1d, dt_bias, A_log, D, norm, out_proj. Gated DeltaNet: its input projections, conv1d, dt_bias, A_log, norm, out_proj."""
+    names = mixer.names
+    hidden = mixer.hidden_size
+    if isinstance(mixer, Mamba2):
+        inner, heads, conv = mixer.inner_size, mixer.num_heads, mixer.conv_dim
+        tensors = linear("mixer", "in_proj", names["in_proj"], hidden, inner + conv + heads, mixer.proj_bias)
+        tensors.append(Tensor("mixer", "conv1d", names["conv1d"] + ".weight", (conv, 1, mixer.conv_kernel)))
+        if mixer.conv_bias:
+            tensors.append(Tensor("mixer", "conv1d", names["conv1d"] + ".bias", (conv,)))
+        tensors += [Tensor("mixer", "dt_bias, A_log, D", names[part], (heads,)) for part in ("dt_bias", "A_log", "D")]
+        tensors += norm("mixer_norm", names["norm"], Norm("rmsnorm", inner))
+        tensors += linear("mixer", "out_proj", names["out_proj"], inner, hidden, mixer.proj_bias)
+        return tensors
+    return _gated_deltanet_tensors(mixer)
+
+
+def _gated_deltanet_tensors(mixer: GatedDeltaNet) -> list[Tensor]:
+    names = mixer.names
+    hidden, key_dim, value_dim, v_heads = mixer.hidden_size, mixer.key_dim, mixer.value_dim, mixer.num_v_heads
+    tensors = []
+    for part, width in (("in_proj_qkv", 2 * key_dim + value_dim), ("in_proj_z", value_dim), ("in_proj_b", v_heads), ("in_proj_a", v_heads)):
+        tensors += linear("mixer", part, names[part], hidden, width, False)
+    tensors.append(Tensor("mixer", "conv1d", names["conv1d"] + ".weight", (mixer.conv_dim, 1, mixer.conv_kernel)))
+    tensors += [Tensor("mixer", "dt_bias, A_log", names[part], (v_heads,)) for part in ("dt_bias", "A_log")]
+    tensors += norm("mixer_norm", names["norm"], Norm("rmsnorm", mixer.head_v_dim))
+    tensors += linear("mixer", "out_proj", names["out_proj"], value_dim, hidden, False)
+    return tensors
+
+
+def layer_tensors(layer: Layer) -> list[Tensor]:
+    """Everything in one layer: attention or another mixer, cross-attention, FFN, and its norms."""
+    tensors: list[Tensor] = []
+    if layer.attention is not None:
+        tensors += attention_tensors(layer.attention)
+    if layer.mixer is not None:
+        tensors += mixer_tensors(layer.mixer)
+    if layer.cross_attention is not None:
+        # The encoder output's keys and values are projected once per input, not per generated token.
+        tensors += [
+            replace(t, runs="once_per_input") if t.part in ("cross_k", "cross_v") else t
+            for t in attention_tensors(layer.cross_attention, "cross_attention", "cross_")
+        ]
+    if layer.ffn is not None:
+        tensors += ffn_tensors(layer.ffn)
+    for module, layer_norm in layer.norms:
+        tensors += norm(module, module, layer_norm)
+    tensors += [Tensor(p.component, p.part, p.name, p.shape) for p in layer.parameters]
+    if layer.stack in ("vision", "audio"):  # a tower's parts count under the tower
+        tensors = [replace(t, component=layer.stack) for t in tensors]
+    return tensors
+
+
+def embedding_width(spec: ModelSpec) -> int:
+    return spec.embedding_dim or spec.hidden_size
+
+
+def extra_tensors(extra: Extra) -> list[Tensor]:
+    """A model-level linear, norm or table, under its component."""
+    module = extra.module
+    if isinstance(module, Linear):
+        tensors = linear(extra.component, extra.name, extra.name, module.in_features, module.out_features, module.bias)
+    elif isinstance(module, Norm):
+        tensors = [replace(t, component=extra.component) for t in norm(extra.name, extra.name, module)]
+    else:
+        tensors = [Tensor(extra.component, extra.name, extra.name + ".weight", (module.rows, module.dim))]
+    return [replace(t, runs=extra.runs) for t in tensors]
+
+
+def model_tensors(spec: ModelSpec) -> list[Tensor]:
+    """Outside the layers: token table, position table, final norm, output head (unless tied), extras."""
+    names = spec.names
+    width = embedding_width(spec)
+    tensors = [Tensor("embedding", "embed_tokens", names.embed_tokens + ".weight", (spec.vocab_size, width))]
+    if spec.position_embeddings:
+        shape = (spec.position_embeddings, spec.hidden_size)
+        tensors.append(Tensor("embedding", "position_embeddings", names.position_embeddings + ".weight", shape))
+    if spec.final_norm is not None:
+        tensors += norm("final_norm", names.final_norm, spec.final_norm)
+    if spec.lm_head:
+        # A tied head is the embedding table; a tied head with a bias (GPT-J style) keeps its bias.
+        if not spec.tie_word_embeddings:
+            tensors.append(Tensor("lm_head", "lm_head", names.lm_head + ".weight", (spec.vocab_size, width), matmul=True))
+        if spec.lm_head_bias:
+            tensors.append(Tensor("lm_head", "lm_head", names.lm_head_bias or names.lm_head + ".bias", (spec.vocab_size,)))
+    for extra in spec.extras:
+        tensors += extra_tensors(extra)
+    return tensors
+
+
+# --- the checkpoint's view --------------------------------------------------------------------
+
+
+def layer_indices(layers: Iterable[Layer]) -> Iterator[tuple[int, Layer]]:
+    """Each layer with its index within its stack (T5 numbers encoder and decoder blocks apart)."""
+    position: dict[str, int] = {}
+    for layer in layers:
+        index = position.get(layer.stack, 0)
+        position[layer.stack] = index + 1
+        yield index, layer
+
+
+def assemble(tensors: Iterable[Tensor], prefix: str = "") -> Iterator[tuple[str, tuple[int, ...], Tensor]]:
+    """(stored name, shape, first part's tensor): experts listed one by one, fused parts joined along their output axis."""
+    joined: dict[str, tuple[tuple[int, ...], Tensor]] = {}
+    for tensor in tensors:
+        names = [tensor.name.replace("{e}", str(e)) for e in range(tensor.copies)] if "{e}" in tensor.name else [tensor.name]
+        for name in names:
+            full = prefix + name
+            if full in joined:
+                shape, first = joined[full]
+                grown = list(shape)
+                grown[tensor.concat_axis] += tensor.shape[tensor.concat_axis]
+                joined[full] = (tuple(grown), first)
+            else:
+                joined[full] = (tensor.shape, tensor)
+    for name, (shape, tensor) in joined.items():
+        yield name, shape, tensor
+
+
+def stored_parameters(spec: ModelSpec) -> Iterator[tuple[str, tuple[int, ...], Tensor]]:
+    """Every parameter tensor as a checkpoint of the model names and shapes it, with the tensor it holds."""
+    yield from assemble(model_tensors(spec))
+    cache: dict[Layer, list[Tensor]] = {}
+    for index, layer in layer_indices(spec.layers):
+        tensors = cache.get(layer)
+        if tensors is None:
+            tensors = cache[layer] = layer_tensors(layer)
+        yield from assemble(tensors, layer.name.format(i=index) + ".")
+
+
+def checkpoint_tensors(spec: ModelSpec) -> dict[str, tuple[int, ...]]:
+    """Every parameter tensor as a checkpoint of the model stores it: full name → shape."""
+    return {name: shape for name, shape, _ in stored_parameters(spec)}

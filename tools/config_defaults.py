@@ -1,0 +1,61 @@
+"""The declared defaults of transformers' configuration classes, for the families ffncalc reads.
+
+A side script (torch and transformers in a side venv, see tools/meta_count.py):
+
+    /tmp/side/bin/python tools/config_defaults.py > tests/expected/transformers_defaults.json
+
+For each model_type ffncalc supports (read from ffncalc/families/__init__.py as text, so ffncalc
+need not be importable here) it records the configuration class, its dataclass fields with
+their defaults, and its attribute_map (the other names a config may use for a field). The test
+tests/test_defaults.py holds every adapter's declared fields and defaults against this.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import transformers
+from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+FAMILIES = Path(__file__).resolve().parent.parent / "ffncalc" / "families" / "__init__.py"
+
+
+def plain(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    try:
+        json.dumps(value)
+        return value
+    except TypeError:
+        return repr(value)
+
+
+def main() -> None:
+    model_types = sorted(set(re.findall(r'^\s+"([\w.-]+)": "\w+:\w+",$', FAMILIES.read_text(), re.M)))
+    document = {"generated_by": "tools/config_defaults.py", "transformers_version": transformers.__version__, "classes": {}}
+    for model_type in model_types:
+        if model_type not in CONFIG_MAPPING:
+            continue
+        cls = CONFIG_MAPPING[model_type]
+        fields = {}
+        for field in dataclasses.fields(cls):
+            if field.default is not dataclasses.MISSING:
+                fields[field.name] = plain(field.default)
+            elif field.default_factory is not dataclasses.MISSING:
+                fields[field.name] = plain(field.default_factory())
+        document["classes"][model_type] = {
+            "class": cls.__name__,
+            "fields": fields,
+            "attribute_map": dict(getattr(cls, "attribute_map", {})),
+        }
+    json.dump(document, sys.stdout, indent=1, sort_keys=True)
+    print()
+
+
+if __name__ == "__main__":
+    main()
