@@ -197,7 +197,7 @@ def test_a_hub_slower_than_the_etag_timeout_still_answers_on_the_retry(retried_f
     _, results = retried_failures
     process, stdout, stderr = results["timeout"]
     assert process.returncode == 0, stderr
-    assert "acme/slow — Llama (llama), 2 layers" in stdout
+    assert "acme/slow — Llama (llama, as LlamaForCausalLM)" in stdout
 
 
 def test_a_timeout_is_explained_in_one_line():
