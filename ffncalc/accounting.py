@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 from .results import ModelInfo, Result
-from .spec import CheckpointExtra, Component, DenseFfn, Layer, Mamba2, ModelSpec, MoeFfn, Runs, Stack
+from .spec import CheckpointExtra, Component, DenseFfn, Layer, ModelSpec, MoeFfn, Runs, Stack
 from .tensors import Tensor, dense_ffn_tensors, layer_tensors, model_tensors
 
 
@@ -226,11 +226,11 @@ def group_layers(layers: tuple[Layer, ...]) -> dict[Layer, list[int]]:
 
 
 def mixer_kind(layer: Layer) -> str:
-    """The layer's sequence mixer: its attention kind, mamba2, gated_deltanet, or none."""
+    """The layer's sequence mixer: its attention kind (mha, gqa, mqa, mla), a mixer's kind, or none."""
     if layer.attention is not None:
         return layer.attention.kind
     if layer.mixer is not None:
-        return "mamba2" if isinstance(layer.mixer, Mamba2) else "gated_deltanet"
+        return layer.mixer.kind
     return "none"
 
 

@@ -27,7 +27,7 @@ from typing import Literal
 
 from .accounting import Part, layer_parts, parts_of
 from .results import ModelInfo, Result
-from .spec import Attention, Layer, Mamba2, Mixer, ModelSpec
+from .spec import Attention, Layer, Mixer, ModelSpec
 from .tensors import embedding_width, extra_tensors
 
 MlaForm = Literal["plain", "absorbed"]
@@ -52,16 +52,18 @@ class ContextProfile:
     ffn: int
     lm_head: int
     slopes: tuple[tuple[int | None, int], ...]
-    mixer: int = 0  # Mamba-2 / Gated DeltaNet layers: projections and state update, the same at any context
+    mixer: int = 0  # the projections of Mamba-2 / Gated DeltaNet … mixers (matmuls)
+    mixer_state: int = 0  # their convolutions and state updates: the same at any context
     other: int = 0  # model-level linears a token runs (OPT's project_in/out)
+    cross: int = 0  # cross-attention: the cost of each encoder position a decoder token attends to
 
     @property
     def fixed(self) -> int:
-        return self.attention_projections + self.ffn + self.lm_head + self.mixer + self.other
+        return self.attention_projections + self.ffn + self.lm_head + self.mixer + self.mixer_state + self.other
 
     def growing(self, context: int) -> int:
-        """Σ over windows of slope · keys(context, window)."""
-        return sum(slope * attended_keys(context, window) for window, slope in self.slopes)
+        """Σ over windows of slope · keys(context, window), + cross · n (the encoder's length is the context too)."""
+        return sum(slope * attended_keys(context, window) for window, slope in self.slopes) + self.cross * context
 
 
 def attended_keys(context: int, window: int | None) -> int:
@@ -94,15 +96,9 @@ def kv_cache_elements_per_token(attention: Attention) -> int:
 
 
 def mixer_state_flops(mixer: Mixer) -> int:
-    """Per token, besides projections: the depthwise conv (2 · conv_dim · kernel) and the state update.
-
-    Mamba-2: decay and input added to every state element, then read out: 4 FLOPs per element.
-    Gated DeltaNet: decay, the delta-rule correction (S·k, then a rank-1 update) and the readout S·q:
-    8 FLOPs per element.
-    """
-    conv = FLOPS_PER_MULTIPLY_ADD * mixer.conv_dim * mixer.conv_kernel
-    per_element = 4 if isinstance(mixer, Mamba2) else 8
-    return conv + per_element * mixer.state_elements
+    """Per token, besides the projections: each depthwise conv (2 · channels · kernel) and the state update."""
+    convs = sum(FLOPS_PER_MULTIPLY_ADD * conv.channels * conv.kernel for conv in mixer.convs)
+    return convs + mixer.state_update_flops
 
 
 def generating_layers(spec: ModelSpec) -> list[Layer]:
@@ -115,39 +111,48 @@ def generating_layers(spec: ModelSpec) -> list[Layer]:
 
 
 def _extra_parts(spec: ModelSpec) -> list[Part]:
+    """Model-level modules (OPT's projections, BERT's heads) as parts."""
     return parts_of(tensor for extra in spec.extras for tensor in extra_tensors(extra))
 
 
-def _active_weights(spec: ModelSpec) -> dict[str, int]:
-    """Matmul weights one generated token uses, by component (FFN: router and active experts only).
+def encoder_layers(spec: ModelSpec) -> list[Layer]:
+    """An encoder-decoder's encoder stack, which runs once over the input; none for other models."""
+    stacks = {layer.stack for layer in spec.layers}
+    return [layer for layer in spec.layers if layer.stack == "encoder"] if stacks == {"encoder", "decoder"} else []
 
-    Cross-attention's keys and values are projected once from the encoder output, not per token.
+
+def _active_weights(layers: list[Layer], runs: str = "every_token") -> dict[str, int]:
+    """Matmul weights of LAYERS that one token uses, by component (FFN: router and active experts only).
+
+    Cross-attention's keys and values run once per encoder position ("once_per_input"), not per token.
     """
     weights = {"attention": 0, "ffn": 0, "mixer": 0, "other": 0}
     cache: dict[Layer, list[Part]] = {}
-    for layer in generating_layers(spec):
+    for layer in layers:
         if layer not in cache:
             cache[layer] = layer_parts(layer)
         for part in cache[layer]:
-            if part.runs != "every_token":
+            if part.runs != runs:
                 continue
-            component = "attention" if part.component == "cross_attention" else part.component
+            component = "attention" if part.component in ("cross_attention", "vision", "audio") else part.component
             if component in weights:
                 weights[component] += part.active_matmul_weights
-    for part in _extra_parts(spec):
-        if part.runs == "every_token":
-            weights["other"] += part.active_matmul_weights
     return weights
 
 
-def _attention_slopes(spec: ModelSpec, per_key) -> tuple[tuple[int | None, int], ...]:
-    slopes = []
-    for layer in generating_layers(spec):
+def _extra_weights(spec: ModelSpec) -> int:
+    return sum(part.active_matmul_weights for part in _extra_parts(spec) if part.runs == "every_token")
+
+
+def _attention_slopes(layers: list[Layer], per_key) -> tuple[tuple[tuple[int | None, int], ...], int]:
+    """Self-attention's cost per key, by window, and cross-attention's per encoder position."""
+    slopes, cross = [], 0
+    for layer in layers:
         if layer.attention is not None:
             slopes.append((layer.attention.window, per_key(layer.attention)))
         if layer.cross_attention is not None:
-            slopes.append((None, per_key(layer.cross_attention)))
-    return _by_window(slopes)
+            cross += per_key(layer.cross_attention)
+    return _by_window(slopes), cross
 
 
 def _lm_head_weights(spec: ModelSpec) -> int:
@@ -162,30 +167,56 @@ def _by_window(values: list[tuple[int | None, int]]) -> tuple[tuple[int | None, 
 
 
 def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfile:
-    """FLOPs per token: 2 · active matmul weights and mixer state updates, fixed; 2 · heads · (qk + v) per key."""
-    weights = _active_weights(spec)
+    """FLOPs per generated token: 2 · active matmul weights and mixer state updates, fixed; 2 · heads · (qk + v) per key."""
+    layers = generating_layers(spec)
+    weights = _active_weights(layers)
+    slopes, cross = _attention_slopes(layers, lambda attention: score_flops_per_key(attention, mla_form))
     return ContextProfile(
         attention_projections=FLOPS_PER_MULTIPLY_ADD * weights["attention"],
         ffn=FLOPS_PER_MULTIPLY_ADD * weights["ffn"],
         lm_head=FLOPS_PER_MULTIPLY_ADD * _lm_head_weights(spec),
-        slopes=_attention_slopes(spec, lambda attention: score_flops_per_key(attention, mla_form)),
-        mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"]
-        + sum(mixer_state_flops(layer.mixer) for layer in generating_layers(spec) if layer.mixer is not None),
-        other=FLOPS_PER_MULTIPLY_ADD * weights["other"],
+        slopes=slopes,
+        mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"],
+        mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
+        other=FLOPS_PER_MULTIPLY_ADD * (weights["other"] + _extra_weights(spec)),
+        cross=cross,
+    )
+
+
+def encoder_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfile | None:
+    """FLOPs per input token of an encoder-decoder's encoder stack, with the cross-attention keys and values
+    every decoder layer projects from each encoder position; None for other models."""
+    layers = encoder_layers(spec)
+    if not layers:
+        return None
+    weights = _active_weights(layers)
+    cross_kv = _active_weights(generating_layers(spec), runs="once_per_input")["attention"]
+    slopes, _ = _attention_slopes(layers, lambda attention: score_flops_per_key(attention, mla_form))
+    return ContextProfile(
+        attention_projections=FLOPS_PER_MULTIPLY_ADD * (weights["attention"] + cross_kv),
+        ffn=FLOPS_PER_MULTIPLY_ADD * weights["ffn"],
+        lm_head=0,
+        slopes=slopes,
+        mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"],
+        mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
     )
 
 
 def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
     """Bytes one decode step reads at batch 1: active weights and mixer states once, plus the KV cache per key."""
-    weights = _active_weights(spec)
-    states = sum(layer.mixer.state_elements for layer in generating_layers(spec) if layer.mixer is not None)
+    layers = generating_layers(spec)
+    weights = _active_weights(layers)
+    states = sum(layer.mixer.state_elements + layer.mixer.conv_state_elements for layer in layers if layer.mixer is not None)
+    slopes, cross = _attention_slopes(layers, lambda attention: kv_cache_elements_per_token(attention) * bytes_per_element)
     return ContextProfile(
         attention_projections=weights["attention"] * bytes_per_element,
         ffn=weights["ffn"] * bytes_per_element,
         lm_head=_lm_head_weights(spec) * bytes_per_element,
-        slopes=_attention_slopes(spec, lambda attention: kv_cache_elements_per_token(attention) * bytes_per_element),
-        mixer=(weights["mixer"] + states) * bytes_per_element,
-        other=weights["other"] * bytes_per_element,
+        slopes=slopes,
+        mixer=weights["mixer"] * bytes_per_element,
+        mixer_state=states * bytes_per_element,
+        other=(weights["other"] + _extra_weights(spec)) * bytes_per_element,
+        cross=cross,
     )
 
 
@@ -196,7 +227,7 @@ def crossover_context(profile: ContextProfile) -> Fraction | None:
     walk the pieces in order and solve the linear equation on the piece that reaches the FFN.
     """
     target = profile.ffn
-    slope = sum(value for _, value in profile.slopes)  # before the first window, every layer grows
+    slope = sum(value for _, value in profile.slopes) + profile.cross  # before the first window, every layer grows
     offset = 0
     for window, value in profile.slopes:
         if window is None:
@@ -212,7 +243,7 @@ def crossover_context(profile: ContextProfile) -> Fraction | None:
 
 def plateau(profile: ContextProfile) -> int | None:
     """The most the growing part can reach when every layer has a window; None when some layer is full."""
-    if any(window is None for window, _ in profile.slopes):
+    if profile.cross or any(window is None for window, _ in profile.slopes):
         return None
     return sum(value * window for window, value in profile.slopes)
 
@@ -227,7 +258,8 @@ class FlopsBreakdown(Result):
     attention_scores: int
     ffn: int
     lm_head: int
-    mixer: int  # Mamba-2 / Gated DeltaNet layers (0 without them)
+    mixer: int  # the projections of Mamba-2 / Gated DeltaNet … layers (0 without them)
+    mixer_state: int  # their convolutions and state updates
     other: int  # model-level linears such as OPT's project_in/out
     total: int
 
@@ -253,6 +285,7 @@ class CrossoverRow(Result):
     attention_context: int
     lm_head: int
     mixer: int
+    mixer_state: int
     other: int
     total: int
     ffn_share: float
@@ -291,6 +324,8 @@ CONVENTIONS = [
     "decode at context n: full-attention layers attend to n keys, sliding-window layers to min(n, window)",
     "attention scores per key: 2 · heads · (qk_head_dim + v_head_dim); grouped KV heads do not reduce them",
     "MoE: router + experts_per_token routed experts + shared experts",
+    "state-space and linear-attention mixers: their projections (matmuls), and apart their convolutions and "
+    "state updates, each derived in families/mixers.py",
     "the output head costs 2 · vocab · hidden per token, tied or not",
 ]
 
@@ -302,9 +337,14 @@ def _breakdown(profile: ContextProfile, tokens: int, growing: int) -> FlopsBreak
         ffn=profile.ffn * tokens,
         lm_head=profile.lm_head * tokens,
         mixer=profile.mixer * tokens,
+        mixer_state=profile.mixer_state * tokens,
         other=profile.other * tokens,
         total=profile.fixed * tokens + growing,
     )
+
+
+def _sum(a: FlopsBreakdown, b: FlopsBreakdown) -> FlopsBreakdown:
+    return FlopsBreakdown(**{name: getattr(a, name) + getattr(b, name) for name in FlopsBreakdown.model_fields})
 
 
 def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
@@ -312,23 +352,12 @@ def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
     return _breakdown(profile, 1, profile.growing(context))
 
 
-def per_token_totals(profile: ContextProfile, contexts: list[int]) -> list[int]:
-    """Total per-token cost at each context: fixed + Σ slope · min(n, window), closed form per context."""
-    fixed, slopes = profile.fixed, profile.slopes
-    full = sum(slope for window, slope in slopes if window is None)
-    windowed = [(window, slope) for window, slope in slopes if window is not None]
-    if not windowed:
-        return [fixed + full * context for context in contexts]
-    return [
-        fixed + full * context + sum(slope * (context if context < window else window) for window, slope in windowed)
-        for context in contexts
-    ]
-
-
 def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> FlopsBreakdown:
-    """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n))."""
+    """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n)); cross-attention
+    always n · n (every decoder position sees the whole encoded input)."""
     if causal:
         scores = sum(slope * causal_keys(tokens, window) for window, slope in profile.slopes)
+        scores += profile.cross * tokens * tokens
     else:
         scores = tokens * profile.growing(tokens)
     return _breakdown(profile, tokens, scores)
@@ -342,8 +371,19 @@ def count_flops(
     encoder_only = all(layer.stack == "encoder" for layer in spec.layers)
     causal = causal and not encoder_only  # an encoder's tokens see the whole input
     prefill = prefill_flops(profile, context, causal)
+    encoder = encoder_profile(spec, mla_form)
+    if encoder is not None:  # the encoder reads the n input tokens once, bidirectionally
+        prefill = _sum(prefill, prefill_flops(encoder, context, causal=False))
     conventions = CONVENTIONS + (
         ["encoder: every token attends to all n input tokens; 'per token' is per input token"] if encoder_only else []
+    ) + (
+        [
+            "encoder-decoder: per token is one generated (decoder) token with the encoder's output cached; the "
+            "prefill runs the encoder over n input tokens (each attending to all n) and the decoder over n target "
+            "tokens, and projects the encoder output's cross-attention keys and values once"
+        ]
+        if encoder is not None
+        else []
     ) + [
         "prefill: causal (token i attends to i keys, capped by the window)"
         if causal
@@ -423,6 +463,7 @@ def count_crossover(
                 attention_context=growing,
                 lm_head=profile.lm_head,
                 mixer=profile.mixer,
+                mixer_state=profile.mixer_state,
                 other=profile.other,
                 total=total,
                 ffn_share=profile.ffn / total,

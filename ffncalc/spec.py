@@ -173,83 +173,60 @@ Ffn = Union[DenseFfn, MoeFfn]
 
 
 @dataclass(frozen=True)
-class Mamba2:
-    """A Mamba-2 state-space mixer: its cost per token does not grow with the context.
+class Projection:
+    """A linear map inside a mixer: its part, stored module, widths and bias."""
 
-    in_proj emits z (inner), x·B·C for the convolution (inner + 2·groups·state) and dt (heads);
-    a depthwise conv over those; dt_bias, A_log and D per head; a gated RMSNorm; out_proj.
-    """
-
-    hidden_size: int
-    num_heads: int
-    head_dim: int
-    n_groups: int
-    state_size: int
-    conv_kernel: int
-    names: Names
-    proj_bias: bool = False
-    conv_bias: bool = True
-
-    @property
-    def inner_size(self) -> int:
-        return self.num_heads * self.head_dim
-
-    @property
-    def conv_dim(self) -> int:
-        return self.inner_size + 2 * self.n_groups * self.state_size
-
-    @property
-    def state_elements(self) -> int:
-        """The recurrent state one token updates: heads · head_dim · state."""
-        return self.inner_size * self.state_size
+    part: str
+    module: str
+    in_features: int
+    out_features: int
+    bias: bool = False
 
 
 @dataclass(frozen=True)
-class GatedDeltaNet:
-    """A Gated DeltaNet linear-attention mixer (Qwen3-Next, Qwen3.5): a fixed-size state per value head.
+class Conv:
+    """A depthwise causal convolution over ``channels``, ``kernel`` positions wide (weight [channels, 1, kernel])."""
 
-    The input projections emit q, k (key heads), v and the gate z (value heads), and per value
-    head b and a; a depthwise conv over q, k, v; dt_bias and A_log per value head; a gated
-    RMSNorm over each head; out_proj.
-    """
-
-    hidden_size: int
-    num_k_heads: int
-    num_v_heads: int
-    head_k_dim: int
-    head_v_dim: int
-    conv_kernel: int
-    names: Names
-
-    @property
-    def key_dim(self) -> int:
-        return self.num_k_heads * self.head_k_dim
-
-    @property
-    def value_dim(self) -> int:
-        return self.num_v_heads * self.head_v_dim
-
-    @property
-    def conv_dim(self) -> int:
-        return 2 * self.key_dim + self.value_dim
-
-    @property
-    def state_elements(self) -> int:
-        """The state one token updates: a head_k_dim × head_v_dim matrix per value head."""
-        return self.num_v_heads * self.head_k_dim * self.head_v_dim
-
-
-Mixer = Union[Mamba2, GatedDeltaNet]
+    module: str
+    channels: int
+    kernel: int
+    bias: bool = True
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """A learned tensor of a layer that no block above describes (ERNIE's expert-score bias): its component, part, stored name and shape."""
+    """A learned tensor that no block above describes (Mamba's A_log, ERNIE's expert-score bias): component, part, stored name, shape."""
 
     component: Component
     part: str
     name: str
     shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Mixer:
+    """A sequence mixer that carries a fixed-size state instead of attending over the context:
+    Mamba, Mamba-2, Gated DeltaNet, lightning attention, short convolutions …
+
+    Its cost per token does not grow with the context: the projections and convolutions, and
+    ``state_update_flops`` for reading and writing its ``state_elements`` (its builder in
+    ``families/mixers.py`` derives both).
+    """
+
+    kind: str  # an identifier: "mamba2", "gated_deltanet" … (render names it for tables)
+    projections: tuple[Projection, ...]
+    convs: tuple[Conv, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
+    norms: tuple[tuple[str, Norm], ...] = ()
+    state_elements: int = 0  # the recurrent state one sequence carries, besides the convolutions' windows
+    state_update_flops: int = 0  # per token, besides the projections and convolutions
+
+    @property
+    def conv_state_elements(self) -> int:
+        """The last kernel − 1 inputs each convolution keeps: Σ channels · (kernel − 1)."""
+        return sum(conv.channels * (conv.kernel - 1) for conv in self.convs)
+
+
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,8 @@ from .spec import (
     DenseFfn,
     Extra,
     Ffn,
-    GatedDeltaNet,
     Layer,
     Linear,
-    Mamba2,
     Mixer,
     ModelSpec,
     MoeFfn,
@@ -194,32 +192,18 @@ def ffn_tensors(ffn: Ffn) -> list[Tensor]:
 
 
 def mixer_tensors(mixer: Mixer) -> list[Tensor]:
-    """Mamba-2: in_proj, conv1d, dt_bias, A_log, D, norm, out_proj. Gated DeltaNet: its input projections, conv1d, dt_bias, A_log, norm, out_proj."""
-    names = mixer.names
-    hidden = mixer.hidden_size
-    if isinstance(mixer, Mamba2):
-        inner, heads, conv = mixer.inner_size, mixer.num_heads, mixer.conv_dim
-        tensors = linear("mixer", "in_proj", names["in_proj"], hidden, inner + conv + heads, mixer.proj_bias)
-        tensors.append(Tensor("mixer", "conv1d", names["conv1d"] + ".weight", (conv, 1, mixer.conv_kernel)))
-        if mixer.conv_bias:
-            tensors.append(Tensor("mixer", "conv1d", names["conv1d"] + ".bias", (conv,)))
-        tensors += [Tensor("mixer", "dt_bias, A_log, D", names[part], (heads,)) for part in ("dt_bias", "A_log", "D")]
-        tensors += norm("mixer_norm", names["norm"], Norm("rmsnorm", inner))
-        tensors += linear("mixer", "out_proj", names["out_proj"], inner, hidden, mixer.proj_bias)
-        return tensors
-    return _gated_deltanet_tensors(mixer)
-
-
-def _gated_deltanet_tensors(mixer: GatedDeltaNet) -> list[Tensor]:
-    names = mixer.names
-    hidden, key_dim, value_dim, v_heads = mixer.hidden_size, mixer.key_dim, mixer.value_dim, mixer.num_v_heads
-    tensors = []
-    for part, width in (("in_proj_qkv", 2 * key_dim + value_dim), ("in_proj_z", value_dim), ("in_proj_b", v_heads), ("in_proj_a", v_heads)):
-        tensors += linear("mixer", part, names[part], hidden, width, False)
-    tensors.append(Tensor("mixer", "conv1d", names["conv1d"] + ".weight", (mixer.conv_dim, 1, mixer.conv_kernel)))
-    tensors += [Tensor("mixer", "dt_bias, A_log", names[part], (v_heads,)) for part in ("dt_bias", "A_log")]
-    tensors += norm("mixer_norm", names["norm"], Norm("rmsnorm", mixer.head_v_dim))
-    tensors += linear("mixer", "out_proj", names["out_proj"], value_dim, hidden, False)
+    """A mixer's projections, convolutions (weight [channels, 1, kernel] + bias), parameters and norms."""
+    tensors: list[Tensor] = []
+    for p in mixer.projections:
+        tensors += linear("mixer", p.part, p.module, p.in_features, p.out_features, p.bias)
+    for conv in mixer.convs:
+        part = conv.module.rsplit(".", 1)[-1]
+        tensors.append(Tensor("mixer", part, conv.module + ".weight", (conv.channels, 1, conv.kernel)))
+        if conv.bias:
+            tensors.append(Tensor("mixer", part, conv.module + ".bias", (conv.channels,)))
+    tensors += [Tensor(p.component, p.part, p.name, p.shape) for p in mixer.parameters]
+    for module, mixer_norm in mixer.norms:
+        tensors += norm("mixer_norm", module, mixer_norm)
     return tensors
 
 

@@ -225,3 +225,18 @@ def test_an_encoder_prefill_is_bidirectional_whatever_is_asked():
     assert not report.causal
     # 12 layers × 2 · 12 heads · (64 + 64) per key, every one of 512 tokens over 512 keys
     assert report.prefill.attention_scores == 12 * 2 * 12 * 128 * 512 * 512
+
+
+def test_t5_small_prefill_runs_the_encoder_over_the_input_and_projects_cross_keys_once():
+    # t5-small: d_model 512, 8 heads × d_kv 64, d_ff 2048 (ReLU: wi, wo), 6 + 6 layers, tied head of 32,128.
+    # A prompt of n = 512 tokens, non-causal; 2 FLOPs per multiply-add; scores 2 · 8 · (64 + 64) per key.
+    n, per_key = 512, 2 * 8 * (64 + 64)
+    encoder = 6 * n * 2 * (4 * 512 * 512 + 2 * 512 * 2048) + 6 * n * n * per_key
+    cross_keys_and_values = 6 * n * 2 * (2 * 512 * 512)
+    decoder_per_token = 6 * 2 * (4 * 512 * 512 + 2 * 512 * 512 + 2 * 512 * 2048) + 2 * 32128 * 512
+    decoder = n * decoder_per_token + 6 * n * n * per_key + 6 * n * n * per_key  # self and cross scores
+    report = flops("google-t5/t5-small", n, causal=False)
+    assert report.prefill.total == encoder + cross_keys_and_values + decoder
+    assert report.training == 3 * report.prefill.total
+    assert report.per_token.total == decoder_per_token + 6 * n * per_key * 2
+    assert any("with the encoder's output cached" in convention for convention in report.conventions)

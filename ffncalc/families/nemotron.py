@@ -7,8 +7,9 @@ from typing import Any, ClassVar, Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
-from ..spec import CheckpointExtra, DenseFfn, Layer, Mamba2, ModelNames, StoredTensor, names
+from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, StoredTensor, names
 from .base import DecoderConfig, experts_check
+from .mixers import mamba2
 
 NemotronBlock = Literal["linear_attention", "full_attention", "mlp", "moe"]
 PATTERN_LETTERS: dict[str, NemotronBlock] = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
@@ -134,7 +135,7 @@ class NemotronHConfig(DecoderConfig):
     def block_layer(self, block: NemotronBlock, name: str) -> Layer:
         norms = (("norm", self.rms_norm()),)
         if block == "linear_attention":
-            mixer = Mamba2(
+            mixer = mamba2(
                 self.hidden_size,
                 self.mamba_num_heads,
                 self.mamba_head_dim,

@@ -9,9 +9,10 @@ from pydantic import Field
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
 from ..schema import WidthOrZero
-from ..spec import CheckpointExtra, DenseFfn, GatedDeltaNet, Layer, MoeFfn, StoredTensor, names
+from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, MoeFfn, StoredTensor, names
 from .base import DecoderConfig, experts_check
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types
+from .mixers import gated_deltanet
 
 QWEN_MOE = names(router="mlp.gate", experts="mlp.experts.{e}", shared_expert_gate="mlp.shared_expert_gate")
 SHARED_EXPERT = names(gate="mlp.shared_expert.gate_proj", up="mlp.shared_expert.up_proj", down="mlp.shared_expert.down_proj")
@@ -277,15 +278,15 @@ class Qwen3NextConfig(_QwenMoeRule, DecoderConfig):
             return self.layer(self.attention(None, q_gate=True, **self.per_head_norms()), ffn)
         return self.layer(None, ffn, mixer=self.gated_deltanet())
 
-    def gated_deltanet(self) -> GatedDeltaNet:
-        return GatedDeltaNet(
-            hidden_size=self.hidden_size,
-            num_k_heads=self.linear_num_key_heads,
-            num_v_heads=self.linear_num_value_heads,
-            head_k_dim=self.linear_key_head_dim,
-            head_v_dim=self.linear_value_head_dim,
-            conv_kernel=self.linear_conv_kernel_dim,
-            names=GATED_DELTANET,
+    def gated_deltanet(self) -> Mixer:
+        return gated_deltanet(
+            self.hidden_size,
+            self.linear_num_key_heads,
+            self.linear_num_value_heads,
+            self.linear_key_head_dim,
+            self.linear_value_head_dim,
+            self.linear_conv_kernel_dim,
+            GATED_DELTANET,
         )
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:

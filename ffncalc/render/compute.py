@@ -35,12 +35,13 @@ def flops_table(report: FlopsReport) -> Group:
         ("FFN", "ffn"),
         ("Attention projections", "attention_projections"),
         ("Attention scores", "attention_scores"),
-        ("Mixers (Mamba-2, DeltaNet)", "mixer"),
+        ("Mixer projections", "mixer"),
+        ("Mixer state (conv, recurrence)", "mixer_state"),
         ("Output head", "lm_head"),
         ("Other", "other"),
     ]
     for label, field in rows:
-        if field in ("mixer", "other") and not getattr(per_token, field):
+        if field in ("mixer", "mixer_state", "other") and not getattr(per_token, field):
             continue
         decode_value, prefill_value = getattr(per_token, field), getattr(prefill, field)
         table.add_row(
@@ -77,7 +78,7 @@ def crossover_table(report: CrossoverReport) -> Table:
         title=f"{escape(report.model)} — {unit} by context", box=box.SIMPLE_HEAD, title_justify="left"
     )
     # Mixers and other fixed costs get a column only when the model has them (hybrids, OPT-350m).
-    fixed_other = any(row.mixer or row.other for row in report.rows)
+    fixed_other = any(row.mixer or row.mixer_state or row.other for row in report.rows)
     table.add_column("Context", justify="right", no_wrap=True)
     headings = ["FFN", "Attn projections", growing] + (["Mixers + other"] if fixed_other else [])
     for heading in headings + ["Output head", "Total", "FFN share"]:
@@ -86,7 +87,7 @@ def crossover_table(report: CrossoverReport) -> Table:
         label = f"n* {count(row.context)}" if row.is_crossover else count(row.context)
         cells = [approx(row.ffn), approx(row.attention_projections), approx(row.attention_context)]
         if fixed_other:
-            cells.append(approx(row.mixer + row.other))
+            cells.append(approx(row.mixer + row.mixer_state + row.other))
         table.add_row(
             label,
             *cells,

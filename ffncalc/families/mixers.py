@@ -1,0 +1,77 @@
+"""Sequence mixers that carry a fixed-size state instead of attending over the context, written once.
+
+Each builder lays out a mixer's projections, convolutions and parameters under the names a family
+passes, and derives its recurrent state and the FLOPs of updating it per token (2 FLOPs per
+multiply-add, as everywhere; the projections and convolutions are counted by the engine).
+"""
+
+from __future__ import annotations
+
+from ..spec import Conv, Mixer, Names, Norm, Parameter, Projection
+
+
+def mamba2(
+    hidden: int,
+    heads: int,
+    head_dim: int,
+    groups: int,
+    state: int,
+    kernel: int,
+    names: Names,
+    proj_bias: bool = False,
+    conv_bias: bool = True,
+) -> Mixer:
+    """Mamba-2 (Dao & Gu 2024, the SSD layer): in_proj emits z (inner), x·B·C for the convolution
+    (inner + 2·groups·state) and dt (heads); a depthwise conv; dt_bias, A_log and D per head; a gated
+    RMSNorm over inner; out_proj.
+
+    State: heads · head_dim · state. Per token, for each state element of h_t = a·h_{t−1} + (dt·x)·Bᵀ
+    and y = h·C: the decay a·h (1 multiply), the input outer product and its addition (1 multiply,
+    1 add), and the readout h·C (1 multiply-add, 2 FLOPs): 5 FLOPs per element.
+    """
+    inner = heads * head_dim
+    conv_dim = inner + 2 * groups * state
+    state_elements = inner * state
+    return Mixer(
+        kind="mamba2",
+        projections=(
+            Projection("in_proj", names["in_proj"], hidden, inner + conv_dim + heads, proj_bias),
+            Projection("out_proj", names["out_proj"], inner, hidden, proj_bias),
+        ),
+        convs=(Conv(names["conv1d"], conv_dim, kernel, conv_bias),),
+        parameters=tuple(Parameter("mixer", "dt_bias, A_log, D", names[part], (heads,)) for part in ("dt_bias", "A_log", "D")),
+        norms=((names["norm"], Norm("rmsnorm", inner)),),
+        state_elements=state_elements,
+        state_update_flops=5 * state_elements,
+    )
+
+
+def gated_deltanet(
+    hidden: int, k_heads: int, v_heads: int, k_dim: int, v_dim: int, kernel: int, names: Names
+) -> Mixer:
+    """Gated DeltaNet (Yang et al. 2024; Qwen3-Next, Qwen3.5): q, k (key heads) and v, z (value heads) and
+    per value head b and a, from the input projections (fused or apart, as the names say); a
+    depthwise conv over q, k, v; dt_bias and A_log per value head; an RMSNorm over each head; out_proj.
+
+    State: a k_dim × v_dim matrix S per value head. Per token, for each element of
+    S_t = α·S_{t−1} + β·(v − α·S_{t−1}ᵀk)·kᵀ and o = S_tᵀq: the read S_{t−1}ᵀk (1 multiply-add, 2 FLOPs),
+    the decay α·S (1 multiply), the rank-1 update (1 multiply, 1 add) and the readout S_tᵀq (2 FLOPs):
+    7 FLOPs per element.
+    """
+    key, value = k_heads * k_dim, v_heads * v_dim
+    state_elements = v_heads * k_dim * v_dim
+    return Mixer(
+        kind="gated_deltanet",
+        projections=(
+            Projection("in_proj_qkv", names["in_proj_qkv"], hidden, 2 * key + value),
+            Projection("in_proj_z", names["in_proj_z"], hidden, value),
+            Projection("in_proj_b", names["in_proj_b"], hidden, v_heads),
+            Projection("in_proj_a", names["in_proj_a"], hidden, v_heads),
+            Projection("out_proj", names["out_proj"], value, hidden),
+        ),
+        convs=(Conv(names["conv1d"], 2 * key + value, kernel, bias=False),),
+        parameters=tuple(Parameter("mixer", "dt_bias, A_log", names[part], (v_heads,)) for part in ("dt_bias", "A_log")),
+        norms=((names["norm"], Norm("rmsnorm", v_dim)),),
+        state_elements=state_elements,
+        state_update_flops=7 * state_elements,
+    )
