@@ -27,7 +27,7 @@ from typing import Literal
 
 from .accounting import Part, layer_parts, parts_of
 from .results import ModelInfo, Result
-from .spec import Attention, Layer, Mixer, ModelSpec
+from .spec import Attention, Indexer, Layer, Mixer, ModelSpec
 from .tensors import embedding_width, extra_tensors
 
 MlaForm = Literal["plain", "absorbed"]
@@ -88,6 +88,11 @@ def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> in
     return FLOPS_PER_MULTIPLY_ADD * attention.num_heads * per_head
 
 
+def indexer_score_flops_per_key(indexer: Indexer) -> int:
+    """The indexer scores each key with each of its heads: 2 · heads · head_dim (its head weighting is O(heads))."""
+    return FLOPS_PER_MULTIPLY_ADD * indexer.heads * indexer.head_dim
+
+
 def kv_cache_elements_per_token(attention: Attention) -> int:
     """Per layer per token: kv_heads · (qk_head_dim + v_head_dim); MLA caches kv_lora_rank + qk_rope_head_dim."""
     if attention.mla is not None:
@@ -102,17 +107,10 @@ def mixer_state_flops(mixer: Mixer) -> int:
 
 
 def generating_layers(spec: ModelSpec) -> list[Layer]:
-    """The layers a generated token runs: all of them, or an encoder-decoder's decoder stack
-    (its encoder runs once over the input, not per generated token)."""
-    stacks = {layer.stack for layer in spec.layers}
-    if stacks == {"encoder", "decoder"}:
-        return [layer for layer in spec.layers if layer.stack == "decoder"]
-    return list(spec.layers)
-
-
-def _extra_parts(spec: ModelSpec) -> list[Part]:
-    """Model-level modules (OPT's projections, BERT's heads) as parts."""
-    return parts_of(tensor for extra in spec.extras for tensor in extra_tensors(extra))
+    """The layers a text token runs: the decoder stack (an encoder-decoder's encoder runs once over the input;
+    a multimodal model's towers run once per image), or an encoder-only model's encoder."""
+    decoder = [layer for layer in spec.layers if layer.stack == "decoder"]
+    return decoder or [layer for layer in spec.layers if layer.stack == "encoder"]
 
 
 def encoder_layers(spec: ModelSpec) -> list[Layer]:
@@ -134,7 +132,7 @@ def _active_weights(layers: list[Layer], runs: str = "every_token") -> dict[str,
         for part in cache[layer]:
             if part.runs != runs:
                 continue
-            component = "attention" if part.component in ("cross_attention", "vision", "audio") else part.component
+            component = "attention" if part.component == "cross_attention" else part.component
             if component in weights:
                 weights[component] += part.active_matmul_weights
     return weights
@@ -144,12 +142,20 @@ def _extra_weights(spec: ModelSpec) -> int:
     return sum(part.active_matmul_weights for part in _extra_parts(spec) if part.runs == "every_token")
 
 
-def _attention_slopes(layers: list[Layer], per_key) -> tuple[tuple[tuple[int | None, int], ...], int]:
-    """Self-attention's cost per key, by window, and cross-attention's per encoder position."""
+def _attention_slopes(layers: list[Layer], per_key, indexer_per_key=None) -> tuple[tuple[tuple[int | None, int], ...], int]:
+    """Self-attention's cost per key, by window, and cross-attention's per encoder position.
+
+    Sparse attention attends to min(n, top_k) keys, the indexer's picks (like a window of top_k), while the
+    indexer itself scores all n keys.
+    """
     slopes, cross = [], 0
     for layer in layers:
-        if layer.attention is not None:
-            slopes.append((layer.attention.window, per_key(layer.attention)))
+        attention = layer.attention
+        if attention is not None:
+            reach = attention.indexer.top_k if attention.indexer is not None else attention.window
+            slopes.append((reach, per_key(attention)))
+            if attention.indexer is not None and indexer_per_key is not None:
+                slopes.append((None, indexer_per_key(attention.indexer)))
         if layer.cross_attention is not None:
             cross += per_key(layer.cross_attention)
     return _by_window(slopes), cross
@@ -170,7 +176,9 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
     """FLOPs per generated token: 2 · active matmul weights and mixer state updates, fixed; 2 · heads · (qk + v) per key."""
     layers = generating_layers(spec)
     weights = _active_weights(layers)
-    slopes, cross = _attention_slopes(layers, lambda attention: score_flops_per_key(attention, mla_form))
+    slopes, cross = _attention_slopes(
+        layers, lambda attention: score_flops_per_key(attention, mla_form), indexer_score_flops_per_key
+    )
     return ContextProfile(
         attention_projections=FLOPS_PER_MULTIPLY_ADD * weights["attention"],
         ffn=FLOPS_PER_MULTIPLY_ADD * weights["ffn"],
@@ -207,7 +215,11 @@ def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
     layers = generating_layers(spec)
     weights = _active_weights(layers)
     states = sum(layer.mixer.state_elements + layer.mixer.conv_state_elements for layer in layers if layer.mixer is not None)
-    slopes, cross = _attention_slopes(layers, lambda attention: kv_cache_elements_per_token(attention) * bytes_per_element)
+    slopes, cross = _attention_slopes(
+        layers,
+        lambda attention: kv_cache_elements_per_token(attention) * bytes_per_element,
+        lambda indexer: indexer.head_dim * bytes_per_element,  # the indexer's key cache, read for every key
+    )
     return ContextProfile(
         attention_projections=weights["attention"] * bytes_per_element,
         ffn=weights["ffn"] * bytes_per_element,

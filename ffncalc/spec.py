@@ -91,6 +91,23 @@ class Mla:
 
 
 @dataclass(frozen=True)
+class Indexer:
+    """A lightning indexer (DeepSeek-V3.2's sparse attention, GLM-5): it scores every key with a few small
+    heads, and the attention then reads only the ``top_k`` keys it picks.
+
+    Its query reads ``q_input`` (the query latent, q_lora_rank) through wq_b; its single key head reads
+    the hidden state through wk, then a LayerNorm; weights_proj weighs its heads per token.
+    """
+
+    heads: int
+    head_dim: int
+    q_input: int
+    top_k: int
+    names: Names  # wq_b, wk, k_norm, weights_proj
+    k_norm: Norm | None = None
+
+
+@dataclass(frozen=True)
 class Attention:
     """One layer's attention: q, k, v, o (or MLA's latents), with the names it is stored under.
 
@@ -115,6 +132,7 @@ class Attention:
     window: int | None = None  # sliding-window size; None attends to the whole context
     chunked: bool = False  # the window is a fixed chunk (Llama-4), not a sliding one
     mla: Mla | None = None
+    indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
     q_width: int | None = None  # q's output and o's input when not heads × head_dim (DBRX: d_model)
@@ -174,13 +192,14 @@ Ffn = Union[DenseFfn, MoeFfn]
 
 @dataclass(frozen=True)
 class Projection:
-    """A linear map inside a mixer: its part, stored module, widths and bias."""
+    """A linear map inside a mixer or a layer: its part, stored module, widths, bias and component."""
 
     part: str
     module: str
     in_features: int
     out_features: int
     bias: bool = False
+    component: Component = "mixer"
 
 
 @dataclass(frozen=True)
@@ -245,7 +264,8 @@ class Layer:
     mixer: Mixer | None = None
     cross_attention: Attention | None = None  # decoder layers of an encoder-decoder
     stack: Stack = "decoder"
-    parameters: tuple[Parameter, ...] = ()
+    parameters: tuple[Parameter, ...] = ()  # learned tensors of the layer no block above holds
+    projections: tuple[Projection, ...] = ()  # linear maps of the layer no block above holds (Gemma 3n's per-layer input gate)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from .spec import (
     Attention,
+    Indexer,
     Component,
     DenseFfn,
     Extra,
@@ -135,10 +136,23 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
     if attention.relative_position_buckets:
         shape = (attention.relative_position_buckets, heads)
         tensors.append(Tensor(component, prefix + "relative_position_bias", names["relative_position_bias"] + ".weight", shape))
+    if attention.indexer is not None:
+        tensors += indexer_tensors(attention.indexer, attention.hidden_size, component)
     if attention.q_norm is not None:
         tensors += norm(prefix + "q_norm", names["q_norm"], attention.q_norm)
     if attention.k_norm is not None:
         tensors += norm(prefix + "k_norm", names["k_norm"], attention.k_norm)
+    return tensors
+
+
+def indexer_tensors(indexer: Indexer, hidden: int, component: Component) -> list[Tensor]:
+    """wq_b (query latent → heads · head_dim), wk (hidden → head_dim), its LayerNorm, weights_proj (hidden → heads)."""
+    names = indexer.names
+    tensors = linear(component, "indexer", names["wq_b"], indexer.q_input, indexer.heads * indexer.head_dim, False)
+    tensors += linear(component, "indexer", names["wk"], hidden, indexer.head_dim, False)
+    if indexer.k_norm is not None:
+        tensors += [replace(t, component=component, part="indexer") for t in norm("indexer", names["k_norm"], indexer.k_norm)]
+    tensors += linear(component, "indexer", names["weights_proj"], hidden, indexer.heads, False)
     return tensors
 
 
@@ -195,7 +209,7 @@ def mixer_tensors(mixer: Mixer) -> list[Tensor]:
     """A mixer's projections, convolutions (weight [channels, 1, kernel] + bias), parameters and norms."""
     tensors: list[Tensor] = []
     for p in mixer.projections:
-        tensors += linear("mixer", p.part, p.module, p.in_features, p.out_features, p.bias)
+        tensors += linear(p.component, p.part, p.module, p.in_features, p.out_features, p.bias)
     for conv in mixer.convs:
         part = conv.module.rsplit(".", 1)[-1]
         tensors.append(Tensor("mixer", part, conv.module + ".weight", (conv.channels, 1, conv.kernel)))
@@ -225,6 +239,8 @@ def layer_tensors(layer: Layer) -> list[Tensor]:
     for module, layer_norm in layer.norms:
         tensors += norm(module, module, layer_norm)
     tensors += [Tensor(p.component, p.part, p.name, p.shape) for p in layer.parameters]
+    for p in layer.projections:
+        tensors += linear(p.component, p.part, p.module, p.in_features, p.out_features, p.bias)
     if layer.stack in ("vision", "audio"):  # a tower's parts count under the tower
         tensors = [replace(t, component=layer.stack) for t in tensors]
     return tensors
