@@ -113,6 +113,11 @@ def generating_layers(spec: ModelSpec) -> list[Layer]:
     return decoder or [layer for layer in spec.layers if layer.stack == "encoder"]
 
 
+def _extra_parts(spec: ModelSpec) -> list[Part]:
+    """Model-level modules (OPT's projections, BERT's heads) as parts."""
+    return parts_of(tensor for extra in spec.extras for tensor in extra_tensors(extra))
+
+
 def encoder_layers(spec: ModelSpec) -> list[Layer]:
     """An encoder-decoder's encoder stack, which runs once over the input; none for other models."""
     stacks = {layer.stack for layer in spec.layers}
