@@ -28,7 +28,7 @@ _EXPORTS = {
     "ParamsReport": "accounting",
     "CrossoverReport": "compute",
     "FlopsReport": "compute",
-    "derive_intermediate_size": "dims",
+    "derive_intermediate_size": "ffn_width",
     "FfncalcError": "errors",
     "load_spec": "families",
     "supported_model_types": "families",
@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     # ruff: noqa: F401
     from .accounting import ParamsReport, count_params
     from .api import LoadedModel, account, compare, crossover, derive_dim, flops, load_config, verify
-    from .dims import derive_intermediate_size
+    from .ffn_width import derive_intermediate_size
     from .errors import FfncalcError
     from .families import load_spec, supported_model_types
     from .compute import CrossoverReport, FlopsReport

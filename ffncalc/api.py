@@ -12,14 +12,15 @@ from .results import ModelInfo, Result
 from .schema import HFConfig
 from .source import bundled_models, load_raw_config, presets
 from .spec import DenseFfn, ModelSpec, MoeFfn
-from .units import bytes_per_element, parse_context
+from .units import bytes_per_element, parse_context, safetensors_dtype
 
 # flops, dims, compare and verify are imported by the functions that use them: a command
 # should not pay for creating the result classes of every other command.
 if TYPE_CHECKING:
     from .comparison import CompareRow
-    from .dims import DeriveDimReport
+    from .ffn_width import DeriveDimReport
     from .compute import CrossoverReport, FlopsReport, Measure, MlaForm
+    from .memory import MemoryReport
     from .verification import VerifyReport
 
 
@@ -87,13 +88,14 @@ def flops(
     causal: bool = True,
     revision: str | None = None,
     token: str | None = None,
+    as_type: str | None = None,
 ) -> FlopsReport:
     """FLOPs per token at CONTEXT (e.g. 8192 or "8k"), prefill of that many tokens, and training."""
     from .compute import count_flops
 
     tokens = parse_context(context)
-    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
-    return count_flops(loaded.spec, tokens, loaded.info, mla_form=mla_form, causal=causal)
+    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
+    return _with_context_warning(count_flops(loaded.spec, tokens, loaded.info, mla_form=mla_form, causal=causal), loaded, tokens)
 
 
 def crossover(
@@ -104,17 +106,18 @@ def crossover(
     dtype: str | None = None,
     revision: str | None = None,
     token: str | None = None,
+    as_type: str | None = None,
 ) -> CrossoverReport:
     """Where attention's context-dependent cost (FLOPs or KV-cache bytes) overtakes the FFN's."""
     from .compute import count_crossover
 
     tokens = parse_context(max_context)
-    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision=revision, token=token)
+    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
     element_bytes = None
     if measure == "bytes":
         dtype = dtype or loaded.config.stored_dtype
         element_bytes = bytes_per_element(dtype)
-    return count_crossover(
+    report = count_crossover(
         loaded.spec,
         tokens,
         loaded.info,
@@ -123,15 +126,7 @@ def crossover(
         dtype=dtype,
         bytes_per_element=element_bytes,
     )
-
-
-def dense_width(spec: ModelSpec) -> int:
-    """The FFN width of the first dense layer, or of one expert when every layer is MoE."""
-    for layer in spec.layers:
-        if isinstance(layer.ffn, DenseFfn):
-            return layer.ffn.intermediate_size
-    first = spec.layers[0].ffn
-    return first.expert.intermediate_size if isinstance(first, MoeFfn) else first.intermediate_size
+    return _with_context_warning(report, loaded, tokens)
 
 
 def derive_dim(
@@ -142,19 +137,30 @@ def derive_dim(
     model: str | None = None,
     revision: str | None = None,
     token: str | None = None,
+    as_type: str | None = None,
 ) -> DeriveDimReport:
     """Meta's FFN width rule forwards (dim, multiplier, multiple_of) and/or backwards (which settings give target).
 
     With MODEL, dim and target are the config's hidden_size and FFN width.
     """
-    from .dims import DeriveDimReport, derivation_notes, derive_intermediate_size, solve_intermediate_size
+    from .ffn_width import (
+        DeriveDimReport,
+        derivation_notes,
+        derive_intermediate_size,
+        model_ffn,
+        not_a_gated_ffn,
+        solve_intermediate_size,
+    )
 
     name = None
     if model is not None:
         if dim is not None or target is not None:
             raise UsageError("give either --model or --dim/--target, not both")
-        loaded = load_config(model, revision=revision, token=token)
-        name, dim, target = loaded.name, loaded.spec.hidden_size, dense_width(loaded.spec)
+        loaded = load_config(model, revision, token, as_type)
+        ffn = model_ffn(loaded.spec)
+        if ffn is None or not ffn.gated:
+            return DeriveDimReport(model=loaded.name, derivation=None, solve=None, notes=[not_a_gated_ffn(loaded.name, ffn)])
+        name, dim, target = loaded.name, ffn.hidden_size, ffn.intermediate_size
     if dim is None:
         raise UsageError("give --dim (with --mult, --multiple-of or --target) or --model")
     forwards = target is None or multiplier is not None
@@ -163,7 +169,9 @@ def derive_dim(
     return DeriveDimReport(model=name, derivation=derivation, solve=solve, notes=derivation_notes(derivation, solve))
 
 
-def compare(models: list[str] | None = None, sort: str | None = None) -> list[CompareRow]:
+def compare(
+    models: list[str] | None = None, sort: str | None = None, revision: str | None = None, token: str | None = None
+) -> list[CompareRow]:
     """FFN width, ratio, gating and parameter shares of MODELS (default: the reference table), one row per FFN kind."""
     from .comparison import COLUMNS, DEFAULT_MODELS, compare_rows, sort_rows
 
@@ -171,19 +179,19 @@ def compare(models: list[str] | None = None, sort: str | None = None) -> list[Co
         raise UsageError(f"cannot sort by {sort!r}; columns: {', '.join(COLUMNS)} (prefix - to sort descending)")
     rows = []
     for model in models or DEFAULT_MODELS:
-        loaded = load_config(model)
+        loaded = load_config(model, revision, token)
         rows += compare_rows(loaded.name, loaded.spec, account(loaded))
     return sort_rows(rows, sort)
 
 
-def verify(model: str, revision: str | None = None, token: str | None = None) -> VerifyReport:
+def verify(model: str, revision: str | None = None, token: str | None = None, as_type: str | None = None) -> VerifyReport:
     """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained."""
     from .checkpoint import load_checkpoint
     from .verification import verify_checkpoint
 
-    from .storage import parse_scheme, safetensors_dtype
+    from .storage import parse_scheme
 
-    loaded = load_config(model, revision=revision, token=token)
+    loaded = load_config(model, revision, token, as_type)
     checkpoint = load_checkpoint(model, revision=revision, token=token)
     dtype = loaded.config.stored_dtype
     scheme = parse_scheme(loaded.config.quantization_config)
@@ -200,6 +208,14 @@ class BundledModel(Result):
     model_type: str
     total_params: int
     active_params: int | None
+    active_params_without_embedding: int | None  # what model cards quote as "active"
+
+
+def list_families() -> dict[str, list[str]]:
+    """Every supported family, as people name it, with the model_types it reads."""
+    from .families import families
+
+    return families()
 
 
 def list_bundled() -> list[BundledModel]:
@@ -215,6 +231,81 @@ def list_bundled() -> list[BundledModel]:
                 model_type=report.model_type,
                 total_params=report.total_params,
                 active_params=report.active_params,
+                active_params_without_embedding=report.active_params_without_embedding,
             )
         )
     return rows
+
+
+def memory(
+    model: str | LoadedModel,
+    context: int | str = "8k",
+    batch: int = 1,
+    dtype: str | None = None,
+    kv_dtype: str | None = None,
+    train: bool = False,
+    optimizer: str = "adamw",
+    recompute: str = "none",
+    zero_stage: int = 0,
+    gpus: int = 1,
+    gpu_memory: str | None = None,
+    chunk: int = 2048,
+    revision: str | None = None,
+    token: str | None = None,
+    as_type: str | None = None,
+) -> MemoryReport:
+    """Will MODEL fit: weights (as stored, or as DTYPE), KV cache at CONTEXT × BATCH, activations, training."""
+    from .memory import ACCELERATORS, WHAT_IF, count_memory
+    from .storage import parse_scheme
+    from .units import parse_size
+
+    tokens = parse_context(context)
+    for name, value, low in (("--batch", batch, 1), ("--gpus", gpus, 1), ("--chunk", chunk, 1)):
+        if not isinstance(value, int) or value < low or value > 1 << 20:
+            raise UsageError(f"{name} must be a whole number from {low} to {1 << 20:,} (got {value})")
+    if zero_stage not in (0, 1, 2, 3):
+        raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {zero_stage})")
+    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
+    notes = list(loaded.info.notes)
+    if dtype is not None:
+        key = dtype.lower()
+        if key not in WHAT_IF:
+            raise UsageError(f"--dtype {dtype!r}: use one of {', '.join(WHAT_IF)}")
+        weight_dtype, scheme = WHAT_IF[key]
+    else:
+        stored = loaded.config.stored_dtype
+        weight_dtype = safetensors_dtype(stored) if stored else "BF16"
+        if stored is None:
+            notes.append("The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (--dtype to choose).")
+        scheme = parse_scheme(loaded.config.quantization_config)
+    cache_dtype = safetensors_dtype(kv_dtype) if kv_dtype else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
+    accelerators = dict(ACCELERATORS)
+    if gpu_memory is not None:
+        accelerators = {f"your GPU ({gpu_memory})": parse_size(gpu_memory)} | accelerators
+    report = count_memory(
+        loaded.spec,
+        loaded.info.model_copy(update={"notes": notes}),
+        weight_dtype=weight_dtype,
+        scheme=scheme,
+        context=tokens,
+        batch=batch,
+        kv_dtype=cache_dtype,
+        chunk=chunk,
+        gpus=gpus,
+        accelerators=accelerators,
+        train=train,
+        optimizer=optimizer,  # type: ignore[arg-type]
+        recompute=recompute,  # type: ignore[arg-type]
+        zero_stage=zero_stage,
+        parameters=account(loaded).total_params,
+    )
+    return _with_context_warning(report, loaded, tokens)
+
+
+def _with_context_warning(report, loaded: LoadedModel, context: int):
+    """A context beyond the config's max_position_embeddings: computed anyway, with a warning."""
+    limit = loaded.config.max_context()
+    if limit is not None and context > limit:
+        warning = f"context {context:,} exceeds this config's max_position_embeddings ({limit:,}); the figures are computed anyway"
+        return report.model_copy(update={"warnings": [*report.warnings, warning]})
+    return report

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .errors import CheckpointError, ConfigNotFoundError
 from .source import find_bundled, looks_like_path, parse_config_text, presets, read_config_file
-from .storage import DTYPE_BYTES
+from .units import DTYPE_BYTES
 
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024  # the format's own cap on the JSON header
 SAFETENSORS_INDEX = "model.safetensors.index.json"

@@ -1,44 +1,51 @@
-"""The command line: one thin command per question; errors handled once, in ``main``."""
+"""The command line: one thin command per question; errors handled once, in ``main``.
+
+Each command parses its options, calls the library (``ffncalc.api``) and hands the result to its
+renderer (``ffncalc.render.<command>``, imported by the command that needs it: start-up is part of
+the product). Data goes to stdout; warnings, progress and errors to stderr.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Optional
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import Enum
+from typing import Annotated, Any, Optional
 
 import typer
 
-from enum import Enum
-
 from . import __version__
-from .api import account, compare, crossover, derive_dim, flops, list_bundled, verify
-from .errors import FfncalcError
-from .render import make_console, print_json
-
-# Each command imports its own renderer (ffncalc.render.<command>): start-up is part of the
-# product, and a command should not pay for building every other command's tables.
+from .errors import FfncalcError, UsageError
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 CHART_MIN_WIDTH = 80
 
 app = typer.Typer(
     name="ffncalc",
-    help="Where a transformer's parameters and compute go, exactly, from its config.json.",
+    help="Where a transformer's parameters, compute and memory go, exactly, from its config.json.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+
 # --- options shared by the commands ---------------------------------------------------------
 
+
+def complete_model(incomplete: str) -> list[str]:
+    """Shell completion: the bundled Hub ids and presets that start with what is typed."""
+    from .source import bundled_models, presets
+
+    names = list(bundled_models()) + list(presets())
+    return [name for name in names if name.lower().startswith(incomplete.lower())]
+
+
+MODEL_HELP = "A config.json, a folder holding one, a bundled model or a Hub id, e.g. meta-llama/Llama-3.1-8B."
 ModelArg = Annotated[
-    str,
-    typer.Argument(
-        metavar="MODEL",
-        help="A config.json, a folder holding one, a bundled model or a Hub id, e.g. meta-llama/Llama-3.1-8B.",
-        show_default=False,
-    ),
+    str, typer.Argument(metavar="MODEL", help=MODEL_HELP, show_default=False, autocompletion=complete_model)
 ]
 RevisionOpt = Annotated[
     Optional[str],
@@ -48,7 +55,25 @@ TokenOpt = Annotated[
     Optional[str],
     typer.Option("--token", help="Hub token for gated or private repos (default: HF_TOKEN or your saved login)."),
 ]
+AsOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--as",
+        metavar="MODEL_TYPE",
+        help="Count a config whose model_type ffncalc does not know with a known family's rules, e.g. --as llama.",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (exact integers) instead of tables.")]
+SvgOpt = Annotated[Optional[str], typer.Option("--svg", metavar="FILE", help="Also save the tables as an SVG picture, e.g. out.svg.")]
+HtmlOpt = Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also save the tables as an HTML page, e.g. out.html.")]
+
+
+def context_option(default: str) -> Any:
+    return typer.Option(
+        "--ctx",
+        help=f"Context length in tokens: 8192, 8k or 1M (k = 1024, so 128k = 131,072). Default {default}.",
+        show_default=False,
+    )
 
 
 class MlaForm(str, Enum):
@@ -58,7 +83,7 @@ class MlaForm(str, Enum):
 
 class OutputFormat(str, Enum):
     table = "table"
-    json = "json"
+    json = "json"  # the same document as --json, kept as an alias
     csv = "csv"
     markdown = "markdown"
 
@@ -68,37 +93,86 @@ class Measure(str, Enum):
     bytes = "bytes"
 
 
+class Optimizer(str, Enum):
+    adamw = "adamw"
+    adamw_8bit = "adamw-8bit"
+    sgd = "sgd"
+
+
+class Recompute(str, Enum):
+    none = "none"
+    selective = "selective"
+    full = "full"
+
+
 MlaOpt = Annotated[
-    MlaForm,
+    Optional[MlaForm],
     typer.Option(
         "--mla",
-        help="MLA attention (DeepSeek): 'plain' as the model is written, or 'absorbed' as inference engines run it "
-        "(scores over the kv_lora_rank latent).",
+        help="MLA attention (DeepSeek): 'plain' as the model is written (the default), or 'absorbed' as inference "
+        "engines run it (scores over the kv_lora_rank latent).",
+        show_default=False,
     ),
 ]
 
 
-def context_option(default: str) -> object:
-    return typer.Option(
-        "--ctx",
-        help=f"Context length in tokens: 8192, 8k or 1M (k = 1024, so 128k = 131,072). Default {default}.",
-        show_default=False,
-    )
+# --- printing -----------------------------------------------------------------------------------
 
 
-def warn(result) -> None:
+def warn(result: Any) -> None:
     """Each warning a report carries, as one `Warning:` line on stderr (the data stays on stdout)."""
     for warning in getattr(result, "warnings", ()):
-        sys.stderr.write(f"Warning: {warning}\n")
+        sys.stderr.write(f"Warning: {' '.join(warning.split())}\n")
 
 
-def emit(result, as_json: bool, render) -> None:
-    """Print one JSON document, or the tables ``render(result)`` builds; warnings go to stderr."""
+def emit(result: Any, as_json: bool, render: Callable[..., Any], svg: str | None = None, html: str | None = None) -> None:
+    """One JSON document, or the tables ``render(result, width)`` builds (also saved as SVG or HTML when asked)."""
+    from .render import export, make_console, print_json, show
+
     warn(result)
     if as_json:
         print_json(result)
-    else:
-        make_console().print(render(result))
+        return
+    console = make_console()
+    renderable = render(result, console.width)
+    show(console, renderable)
+    export(renderable, console.width, svg=svg, html=html)
+
+
+@contextmanager
+def hub_status(as_json: bool) -> Iterator[None]:
+    """While a config or header is fetched from the Hub, a status line on a terminal's stderr (none when piped or --json)."""
+    from rich.console import Console
+
+    from . import hub
+
+    console = Console(stderr=True)
+    if as_json or not console.is_terminal:
+        yield
+        return
+    status = console.status("")
+    shown = False
+
+    def report(message: str) -> None:
+        nonlocal shown
+        status.update(message)
+        if not shown:
+            status.start()
+            shown = True
+
+    hub.reporter = report
+    try:
+        yield
+    finally:
+        hub.reporter = None
+        if shown:
+            status.stop()
+
+
+def refuse(condition: bool, message: str) -> None:
+    """An option that would be ignored is refused, with one line saying why."""
+    if condition:
+        raise UsageError(message)
 
 
 def _version(value: bool) -> None:
@@ -113,25 +187,36 @@ def _root(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
 ) -> None:
-    """Where a transformer's parameters and compute go, exactly, from its config.json."""
+    """Where a transformer's parameters, compute and memory go, exactly, from its config.json."""
 
 
 # --- commands -------------------------------------------------------------------------------
 
 
 @app.command()
-def params(model: ModelArg, revision: RevisionOpt = None, token: TokenOpt = None, json: JsonOpt = False) -> None:
+def params(
+    model: ModelArg,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    as_type: AsOpt = None,
+    json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
+) -> None:
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
+    from .api import account
     from .render.params import params_tables
 
-    emit(account(model, revision=revision, token=token), json, params_tables)
+    with hub_status(json):
+        report = account(model, revision=revision, token=token, as_type=as_type)
+    emit(report, json, params_tables, svg, html)
 
 
 @app.command("flops")
 def flops_command(
     model: ModelArg,
     ctx: Annotated[str, context_option("8k")] = "8k",
-    mla: MlaOpt = MlaForm.plain,
+    mla: MlaOpt = None,
     no_causal: Annotated[
         bool,
         typer.Option(
@@ -142,16 +227,23 @@ def flops_command(
     ] = False,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
+    as_type: AsOpt = None,
     json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
 ) -> None:
     """FLOPs per generated token at a context, by component; prefill of a prompt that long; training.
 
     2 FLOPs per multiply-add. Attention scores grow with the context (sliding-window layers stop at their
     window); grouped KV heads (GQA/MQA) save memory, not these FLOPs.
     """
+    from .api import flops
     from .render.compute import flops_table
 
-    emit(flops(model, ctx, mla_form=mla.value, causal=not no_causal, revision=revision, token=token), json, flops_table)
+    form = (mla or MlaForm.plain).value
+    with hub_status(json):
+        report = flops(model, ctx, mla_form=form, causal=not no_causal, revision=revision, token=token, as_type=as_type)
+    emit(report, json, flops_table, svg, html)
 
 
 @app.command("crossover")
@@ -159,9 +251,10 @@ def crossover_command(
     model: Annotated[
         str,
         typer.Argument(
-            metavar="[MODEL]",
-            help=f"A config.json, folder, bundled model or Hub id. Default {DEFAULT_MODEL}.",
+            metavar="MODEL",
+            help=f"{MODEL_HELP} Default {DEFAULT_MODEL}.",
             show_default=False,
+            autocompletion=complete_model,
         ),
     ] = DEFAULT_MODEL,
     ctx: Annotated[str, context_option("128k")] = "128k",
@@ -175,35 +268,95 @@ def crossover_command(
     ] = Measure.flops,
     dtype: Annotated[
         Optional[str],
-        typer.Option("--dtype", help="With --by bytes: element type, e.g. bfloat16 (default: the config's torch_dtype)."),
+        typer.Option("--dtype", help="With --by bytes: element type, e.g. bfloat16 (default: the config's dtype)."),
     ] = None,
-    mla: MlaOpt = MlaForm.plain,
+    mla: MlaOpt = None,
     plot: Annotated[
         Optional[bool],
         typer.Option("--plot/--no-plot", help="Draw the chart (default: when the terminal is at least 80 columns wide)."),
     ] = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
+    as_type: AsOpt = None,
     json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
 ) -> None:
     """The context at which attention's growing cost overtakes the FFN's fixed cost, and the FFN share by context.
 
     Contexts from 1k doubling up to --ctx, with the crossover n* as its own row.
     """
+    from .api import crossover
+    from .render import Group
     from .render.compute import crossover_chart, crossover_headline, crossover_table
 
-    report = crossover(
-        model, ctx, measure=by.value, mla_form=mla.value, dtype=dtype, revision=revision, token=token
-    )
-    warn(report)
-    if json:
-        print_json(report)
-        return
-    console = make_console()
-    console.print(crossover_headline(report))
-    console.print(crossover_table(report))
-    if plot or (plot is None and console.width >= CHART_MIN_WIDTH):
-        console.print(crossover_chart(report))
+    refuse(dtype is not None and by != Measure.bytes, "--dtype applies to --by bytes; add --by bytes, or leave --dtype out")
+    refuse(mla is not None and by == Measure.bytes, "--mla applies to --by flops: the KV cache of MLA is its latent either way")
+    form = (mla or MlaForm.plain).value
+    with hub_status(json):
+        report = crossover(
+            model, ctx, measure=by.value, mla_form=form, dtype=dtype, revision=revision, token=token, as_type=as_type
+        )
+
+    def render(report: Any, width: int) -> Any:
+        parts = [crossover_headline(report), crossover_table(report, width)]
+        if plot or (plot is None and width >= CHART_MIN_WIDTH):
+            parts.append(crossover_chart(report, width))
+        return Group(*parts)
+
+    emit(report, json, render, svg, html)
+
+
+@app.command()
+def memory(
+    model: ModelArg,
+    ctx: Annotated[str, context_option("8k")] = "8k",
+    batch: Annotated[int, typer.Option("--batch", help="Sequences decoded together, e.g. 8.")] = 1,
+    dtype: Annotated[
+        Optional[str],
+        typer.Option(
+            "--dtype",
+            help="What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
+            "(default: as the checkpoint stores them: the config's dtype and quantization_config).",
+        ),
+    ] = None,
+    kv_dtype: Annotated[
+        Optional[str], typer.Option("--kv-dtype", help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).")
+    ] = None,
+    gpus: Annotated[int, typer.Option("--gpus", help="GPUs to split the model across (tensor parallel), e.g. 8.")] = 1,
+    gpu_memory: Annotated[
+        Optional[str], typer.Option("--gpu-memory", help="Another accelerator's memory, e.g. 96GB or 80GiB.")
+    ] = None,
+    chunk: Annotated[int, typer.Option("--chunk", help="Prefill chunk for the activation buffer, in tokens.")] = 2048,
+    train: Annotated[bool, typer.Option("--train", help="Also training: gradients, optimizer states, activations.")] = False,
+    optimizer: Annotated[Optimizer, typer.Option("--optimizer", help="With --train: adamw, adamw-8bit or sgd.")] = Optimizer.adamw,
+    recompute: Annotated[
+        Recompute, typer.Option("--recompute", help="With --train: activation recomputation: none, selective or full.")
+    ] = Recompute.none,
+    zero: Annotated[int, typer.Option("--zero", help="With --train: ZeRO stage 0–3, sharding across --gpus.")] = 0,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    as_type: AsOpt = None,
+    json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
+) -> None:
+    """Will MODEL fit: weights by dtype and quantization, KV cache by context and batch, training states.
+
+    Exact bytes from the config: the checkpoint's own dtype and quantization unless --dtype asks "what if";
+    sliding windows, MLA latents and a hybrid's constant state as the model keeps them.
+    """
+    from .api import memory as count_memory
+    from .render.memory import memory_tables
+
+    trained = optimizer != Optimizer.adamw or recompute != Recompute.none or zero != 0
+    refuse(trained and not train, "--optimizer, --recompute and --zero apply to --train; add --train")
+    with hub_status(json):
+        report = count_memory(
+            model, ctx, batch, dtype, kv_dtype, train, optimizer.value, recompute.value, zero, gpus, gpu_memory, chunk,
+            revision=revision, token=token, as_type=as_type,
+        )
+    emit(report, json, memory_tables, svg, html)
 
 
 @app.command("derive-dim")
@@ -221,20 +374,27 @@ def derive_dim_command(
     ] = None,
     model: Annotated[
         Optional[str],
-        typer.Option("--model", help="Solve backwards for a model's hidden_size and FFN width, e.g. Qwen/Qwen3-8B."),
+        typer.Option(
+            "--model", help="Solve backwards for a model's hidden_size and FFN width, e.g. Qwen/Qwen3-8B.", autocompletion=complete_model
+        ),
     ] = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
+    as_type: AsOpt = None,
     json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
 ) -> None:
     """How Llama's intermediate_size comes from hidden_size, ffn_dim_multiplier and multiple_of, step by step.
 
     4·dim → int(2·h/3) → int(mult·h) → multiple_of·ceil(h/multiple_of), with Meta's float arithmetic.
     """
-    from .render.dims import derive_dim_renderables
+    from .api import derive_dim
+    from .render.ffn_width import derive_dim_renderables
 
-    report = derive_dim(dim, mult, multiple_of, target=target, model=model, revision=revision, token=token)
-    emit(report, json, derive_dim_renderables)
+    with hub_status(json):
+        report = derive_dim(dim, mult, multiple_of, target=target, model=model, revision=revision, token=token, as_type=as_type)
+    emit(report, json, derive_dim_renderables, svg, html)
 
 
 @app.command("compare")
@@ -246,6 +406,7 @@ def compare_command(
             help="Models to compare (default: Llama-2-7B, Llama-3.1-8B, Mistral-7B, Qwen3-8B, Qwen2.5-0.5B, "
             "gemma-2-9b, DeepSeek-V3).",
             show_default=False,
+            autocompletion=complete_model,
         ),
     ] = None,
     sort: Annotated[
@@ -253,14 +414,25 @@ def compare_command(
         typer.Option("--sort", help="Sort by a column, e.g. ffn_share; prefix - for descending, e.g. -ffn_share."),
     ] = None,
     output: Annotated[
-        OutputFormat, typer.Option("--format", help="table, json, csv (raw values) or markdown.")
+        OutputFormat, typer.Option("--format", help="table, csv (raw values) or markdown; json is --json.")
     ] = OutputFormat.table,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
     json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
 ) -> None:
     """FFN choices side by side: width, width / hidden, gating, FFN parameters per layer, shares, totals."""
+    from .api import compare
+    from .render import print_json
     from .render.comparison import compare_csv, compare_markdown, compare_table
 
-    rows = compare(models or None, sort)
+    refuse(
+        json and output not in (OutputFormat.table, OutputFormat.json),
+        f"--json and --format {output.value} ask for two formats; choose one",
+    )
+    with hub_status(json):
+        rows = compare(models or None, sort, revision=revision, token=token)
     if json or output == OutputFormat.json:
         print_json(rows)
     elif output == OutputFormat.csv:
@@ -268,31 +440,51 @@ def compare_command(
     elif output == OutputFormat.markdown:
         compare_markdown(rows)
     else:
-        console = make_console()
-        console.print(compare_table(rows, console.width))
+        emit(rows, False, compare_table, svg, html)
 
 
 @app.command("verify")
-def verify_command(model: ModelArg, revision: RevisionOpt = None, token: TokenOpt = None, json: JsonOpt = False) -> None:
-    """Check the count against what MODEL's checkpoint stores, reading only safetensors headers.
+def verify_command(
+    model: ModelArg,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    as_type: AsOpt = None,
+    json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
+) -> None:
+    """Check every tensor MODEL's checkpoint stores against the model, by name and shape, from headers only.
 
-    A local folder's *.safetensors (or its index), or a Hub repo's, without downloading weights.
-    Exit 0 when every difference is explained, 1 otherwise.
+    A local folder (the files its model.safetensors.index.json names, else model.safetensors) or a Hub
+    repo, without downloading weights. Exit 0 when every tensor is a parameter or explained, 1 otherwise.
     """
+    from .api import verify
     from .render.verification import verify_renderables
 
-    report = verify(model, revision=revision, token=token)
-    emit(report, json, verify_renderables)
+    with hub_status(json):
+        report = verify(model, revision=revision, token=token, as_type=as_type)
+    emit(report, json, verify_renderables, svg, html)
     if not report.ok:
         raise typer.Exit(1)
 
 
 @app.command()
-def models(json: JsonOpt = False) -> None:
-    """List the bundled configs (usable offline by their Hub id) with their totals."""
-    from .render.params import models_table
+def models(
+    families: Annotated[
+        bool, typer.Option("--families", help="List the supported families and their model_types instead.")
+    ] = False,
+    json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
+) -> None:
+    """List the bundled configs (usable offline by their Hub id) with their totals, or the supported families."""
+    from .api import list_bundled, list_families
+    from .render.params import families_table, models_table
 
-    emit(list_bundled(), json, models_table)
+    if families:
+        emit(list_families(), json, families_table, svg, html)
+    else:
+        emit(list_bundled(), json, models_table, svg, html)
 
 
 # --- entry point ----------------------------------------------------------------------------

@@ -39,6 +39,7 @@ class CompareRow(Result):
     attention_share: float
     total_params: int
     active_params: int  # per token; the total for dense models
+    active_params_without_embedding: int  # as model cards quote "active": without the input embedding table
 
 
 COLUMNS = tuple(CompareRow.model_fields)
@@ -75,6 +76,11 @@ def compare_rows(name: str, spec: ModelSpec, report: ParamsReport | None = None)
                 attention_share=report.components.attention / total,
                 total_params=total,
                 active_params=report.active_params if report.active_params is not None else total,
+                active_params_without_embedding=(
+                    report.active_params_without_embedding
+                    if report.active_params_without_embedding is not None
+                    else total - report.components.embedding
+                ),
             )
         )
     return rows

@@ -93,13 +93,6 @@ def indexer_score_flops_per_key(indexer: Indexer) -> int:
     return FLOPS_PER_MULTIPLY_ADD * indexer.heads * indexer.head_dim
 
 
-def kv_cache_elements_per_token(attention: Attention) -> int:
-    """Per layer per token: kv_heads · (qk_head_dim + v_head_dim); MLA caches kv_lora_rank + qk_rope_head_dim."""
-    if attention.mla is not None:
-        return attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim
-    return attention.num_kv_heads * (attention.qk_head_dim + attention.v_head_dim)
-
-
 def mixer_state_flops(mixer: Mixer) -> int:
     """Per token, besides the projections: each depthwise conv (2 · channels · kernel) and the state update."""
     convs = sum(FLOPS_PER_MULTIPLY_ADD * conv.channels * conv.kernel for conv in mixer.convs)
@@ -159,7 +152,7 @@ def _attention_slopes(layers: list[Layer], per_key, indexer_per_key=None) -> tup
         if attention is not None:
             reach = attention.indexer.top_k if attention.indexer is not None else attention.window
             slopes.append((reach, per_key(attention)))
-            if attention.indexer is not None and indexer_per_key is not None:
+            if attention.indexer is not None and not attention.indexer.shared and indexer_per_key is not None:
                 slopes.append((None, indexer_per_key(attention.indexer)))
         if layer.cross_attention is not None:
             cross += per_key(layer.cross_attention)
@@ -216,13 +209,16 @@ def encoder_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProf
 
 
 def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
-    """Bytes one decode step reads at batch 1: active weights and mixer states once, plus the KV cache per key."""
+    """Bytes one decode step reads at batch 1: active weights and mixer states once, plus the KV cache per key
+    (its per-token size from ffncalc.memory)."""
+    from .memory import attention_kv_elements
+
     layers = generating_layers(spec)
     weights = _active_weights(layers)
     states = sum(layer.mixer.state_elements + layer.mixer.conv_state_elements for layer in layers if layer.mixer is not None)
     slopes, cross = _attention_slopes(
         layers,
-        lambda attention: kv_cache_elements_per_token(attention) * bytes_per_element,
+        lambda attention: attention_kv_elements(attention) * bytes_per_element,
         lambda indexer: indexer.head_dim * bytes_per_element,  # the indexer's key cache, read for every key
     )
     return ContextProfile(

@@ -2,25 +2,152 @@
 
 huggingface_hub is imported here only, and only when the Hub is actually asked: its download
 machinery is slow to import, and a bundled or local config never needs it. Its cache, HF_TOKEN
-and HF_HUB_OFFLINE apply as they do everywhere else; its failures become one-line ffncalc errors.
+and HF_HUB_OFFLINE apply as they do everywhere else; its failures become one-line ffncalc errors
+(``explain_hub_failure``: one table from failure to message).
+
+huggingface_hub retries a failed request five times with a back-off of 1 + 2 + 4 + 8 + 8 seconds. An
+attempt here is bounded instead: it stops at the first sign that the network is down (a name that does
+not resolve, a refused connection), and after 10 seconds in all when the Hub answers with errors or not
+at all (at least HF_HUB_ETAG_TIMEOUT + 2, so raising huggingface_hub's own timeout buys time;
+FFNCALC_HUB_DEADLINE sets it outright). Each retry is reported to ``reporter``, which the command line
+shows as a status line on a terminal.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from .errors import CheckpointError, ConfigNotFoundError, HubError
+from .errors import CheckpointError, ConfigNotFoundError, FfncalcError, HubError
+
+T = TypeVar("T")
+Reporter = Callable[[str], None]
+
+#: Where progress goes (the command line sets a status line; the library stays silent).
+reporter: Reporter | None = None
+DEFAULT_DEADLINE = 10.0
+UNREACHABLE = re.compile(r"Name or service not known|nodename nor servname|Temporary failure in name resolution|"
+                         r"getaddrinfo failed|Connection refused|No address associated|Network is unreachable|"
+                         r"No route to host", re.I)
+
+
+def report(message: str) -> None:
+    if reporter is not None:
+        reporter(message)
+
+
+# huggingface_hub reads these when it is imported, and fails on a bad value with a traceback of its own.
+WHOLE_SECONDS = ("HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT")
+
+
+def check_environment() -> None:
+    """Refuse, with one line naming it, an environment variable huggingface_hub would choke on."""
+    for name in WHOLE_SECONDS:
+        text = os.environ.get(name)
+        if text is not None and not (text.strip().isdigit() and 0 < int(text) <= 3600):
+            raise HubError(f"{name} must be a whole number of seconds from 1 to 3600, e.g. 10 (got {text!r})")
+    endpoint = os.environ.get("HF_ENDPOINT")
+    if endpoint is not None and not re.match(r"^https?://[^\s/?#]+[^\s]*$", endpoint):
+        raise HubError(f"HF_ENDPOINT must be an http(s) URL, e.g. https://huggingface.co (got {endpoint!r})")
+    home = os.environ.get("HF_HOME")
+    if home is not None and os.path.exists(home) and not os.path.isdir(home):
+        raise HubError(f"HF_HOME ({home}) is a file; point it at a folder for huggingface_hub's cache")
+
+
+def deadline() -> float:
+    """Seconds an attempt may take in all: FFNCALC_HUB_DEADLINE, else max(10, HF_HUB_ETAG_TIMEOUT + 2)."""
+    text = os.environ.get("FFNCALC_HUB_DEADLINE")
+    if text is not None:
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not 0 < value <= 3600:
+            raise HubError(f"FFNCALC_HUB_DEADLINE must be a number of seconds above 0 and at most 3600 (got {text!r})")
+        return value
+    etag = os.environ.get("HF_HUB_ETAG_TIMEOUT")
+    return max(DEFAULT_DEADLINE, int(etag) + 2 if etag else 0)
+
+
+class _Watch(logging.Handler):
+    """Reads huggingface_hub's retry warnings: reports each one, and notes when the network is down."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.unreachable = threading.Event()
+        self.status = ""  # the last HTTP status the Hub answered with
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        status = re.search(r"HTTP Error (\d+)", message)
+        if status:
+            self.status = status[1]
+        if UNREACHABLE.search(message):
+            self.unreachable.set()
+        elif "Retrying in" in message or "HTTP Error" in message:
+            report(message.strip())
+
+
+def bounded(call: Callable[[], T], what: str, repo_id: str, revision: str | None, token: str | None) -> T:
+    """Run a huggingface_hub CALL in a worker thread, and stop waiting when the network is down or time runs out."""
+    limit = deadline()
+    from huggingface_hub.utils import logging as hub_logging
+
+    hub_logging.set_verbosity_warning()
+    logger = hub_logging.get_logger("huggingface_hub")
+    watch = _Watch()
+    # Its warnings are ours to report, not to print: its own handlers step aside while it works.
+    handlers, logger.handlers = logger.handlers, [watch]
+    propagate, logger.propagate = logger.propagate, False
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as error:  # noqa: BLE001 - carried to the waiting thread
+            outcome["error"] = error
+        finally:
+            done.set()
+
+    report(what)
+    threading.Thread(target=work, daemon=True).start()
+    try:
+        waited = 0.0
+        while not done.wait(0.05):
+            waited += 0.05
+            if watch.unreachable.is_set():
+                raise unreachable_error(repo_id, revision)
+            if waited >= limit:
+                what = f"kept answering HTTP {watch.status}" if watch.status else "did not answer"
+                raise HubError(
+                    f"{_where(repo_id, revision)}: the Hub ({_endpoint()}) {what} for {limit:g} s; "
+                    "try again later, or allow more time with FFNCALC_HUB_DEADLINE"
+                )
+    finally:
+        if done.is_set():  # an abandoned attempt may still retry: keep it quiet until the process ends
+            logger.handlers, logger.propagate = handlers, propagate
+    if "error" in outcome:
+        error = outcome["error"]
+        if isinstance(error, FfncalcError):
+            raise error
+        raise explain_hub_failure(error, repo_id, revision, token) from None
+    return outcome["value"]
+
 
 def download_config(repo_id: str, revision: str | None, token: str | None) -> Path:
-    """Fetch config.json alone with huggingface_hub (its cache, token and offline mode)."""
+    """Fetch config.json alone with huggingface_hub (its cache, token and offline mode), within the deadline."""
+    check_environment()
     from huggingface_hub import hf_hub_download
-    from huggingface_hub.utils import logging as hub_logging
 
     from . import __version__
 
-    # huggingface_hub logs each retry as a warning; our one-line error says what happened in the end.
-    hub_logging.set_verbosity_error()
-    try:
+    def fetch() -> Path:
         return Path(
             hf_hub_download(
                 repo_id,
@@ -31,8 +158,48 @@ def download_config(repo_id: str, revision: str | None, token: str | None) -> Pa
                 library_version=__version__,
             )
         )
-    except Exception as error:  # noqa: BLE001 - every failure becomes one of ours, or is re-raised
-        raise explain_hub_failure(error, repo_id, revision, token) from None
+
+    return bounded(fetch, f"Fetching config.json of {_where(repo_id, revision)} from the Hub…", repo_id, revision, token)
+
+
+def safetensors_metadata(repo_id: str, revision: str | None, token: str | None):
+    """Every safetensors header of a Hub repo, read with range requests (huggingface_hub's get_safetensors_metadata)."""
+    check_environment()
+    from huggingface_hub import HfApi
+
+    def fetch():
+        return HfApi().get_safetensors_metadata(repo_id, revision=revision, token=token)
+
+    return bounded(fetch, f"Reading the safetensors headers of {_where(repo_id, revision)} from the Hub…", repo_id, revision, token)
+
+
+def unreachable_error(repo_id: str, revision: str | None) -> HubError:
+    """The network is down: say so, how to work offline, and which bundled configs are close."""
+    from huggingface_hub import constants
+
+    from .source import closest_bundled
+
+    near = closest_bundled(repo_id)
+    bundled = f"; bundled and usable offline: {', '.join(near)}" if near else ""
+    return HubError(
+        f"{_where(repo_id, revision)}: cannot reach the Hub ({constants.ENDPOINT}); work offline with "
+        f"HF_HUB_OFFLINE=1 (cached configs) or a local config.json{bundled}"
+    )
+
+
+def _endpoint() -> str:
+    from huggingface_hub import constants
+
+    return constants.ENDPOINT
+
+
+def _where(repo_id: str, revision: str | None) -> str:
+    return repo_id if revision is None else f"{repo_id}@{revision}"
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _saved_token() -> str | None:
@@ -42,65 +209,66 @@ def _saved_token() -> str | None:
     return get_token()
 
 
-def explain_hub_failure(error: Exception, repo_id: str, revision: str | None, token: str | None) -> Exception:
+def explain_hub_failure(error: BaseException, repo_id: str, revision: str | None, token: str | None) -> Exception:
     """The one-line ffncalc error for a huggingface_hub failure: what happened and what to do."""
     from huggingface_hub import constants
     from huggingface_hub import errors as hub_errors
 
-    where = repo_id if revision is None else f"{repo_id}@{revision}"
-    if isinstance(error, hub_errors.GatedRepoError):
-        if token or _saved_token():
-            return HubError(
-                f"{repo_id} is gated and the token has no access: accept its terms on the Hub with that account, "
-                "or use another token (--token / HF_TOKEN)"
-            )
-        return HubError(
-            f"{repo_id} is gated: accept its terms on the Hub, then log in (`hf auth login`), set HF_TOKEN or pass --token"
-        )
-    if isinstance(error, hub_errors.RevisionNotFoundError):
-        return ConfigNotFoundError(f"{repo_id} has no revision {revision!r}; check --revision")
-    if isinstance(error, hub_errors.RepositoryNotFoundError):
-        hint = "check the id, or the token's access" if token else "check the id, or pass --token / set HF_TOKEN if it is private"
-        return ConfigNotFoundError(f"no model {repo_id!r} on the Hub: {hint}")
-    if isinstance(error, hub_errors.RemoteEntryNotFoundError):
-        return ConfigNotFoundError(f"{where} has no config.json; is it a transformers model?")
-    if isinstance(error, hub_errors.LocalEntryNotFoundError):
-        if constants.HF_HUB_OFFLINE:
-            return HubError(
-                f"{where}: config.json is not in the local cache and HF_HUB_OFFLINE is set; go online once, or unset HF_HUB_OFFLINE"
-            )
-        # The Hub failed and the cache had nothing: the cause says how the Hub failed.
-        cause = error.__cause__ or error.__context__
-        if isinstance(cause, Exception) and not isinstance(cause, hub_errors.LocalEntryNotFoundError):
-            return explain_hub_failure(cause, repo_id, revision, token)
-        return HubError(f"{where}: the Hub could not be reached and config.json is not cached; check the connection or HF_ENDPOINT")
-    if isinstance(error, hub_errors.HfHubHTTPError):
-        status = getattr(getattr(error, "response", None), "status_code", None)
-        if status in (401, 403):
-            return HubError(f"{where}: the Hub refused access ({status}); log in, set HF_TOKEN or pass --token")
-        return HubError(f"{where}: the Hub answered HTTP {status or 'error'}; try again later")
-    kinds = {cls.__name__ for cls in type(error).__mro__}
-    if "TimeoutException" in kinds or isinstance(error, TimeoutError):
-        return HubError(f"{where}: the Hub ({constants.ENDPOINT}) did not answer in time; try again, or check HF_ENDPOINT")
-    if "TransportError" in kinds or isinstance(error, OSError):
-        return HubError(f"{where}: cannot reach the Hub ({constants.ENDPOINT}); check the connection or HF_ENDPOINT")
-    return error
-
-
-def safetensors_metadata(repo_id: str, revision: str | None, token: str | None):
-    """Every safetensors header of a Hub repo, read with range requests (huggingface_hub's get_safetensors_metadata)."""
-    from huggingface_hub import HfApi
-    from huggingface_hub import errors as hub_errors
-    from huggingface_hub.utils import logging as hub_logging
-
-    hub_logging.set_verbosity_error()
-    try:
-        return HfApi().get_safetensors_metadata(repo_id, revision=revision, token=token)
-    except hub_errors.NotASafetensorsRepoError:
-        raise ConfigNotFoundError(
+    where = _where(repo_id, revision)
+    # Most specific first: GatedRepoError is a RepositoryNotFoundError, which is an HfHubHTTPError.
+    table: list[tuple[type[BaseException] | tuple[type[BaseException], ...], Callable[[], Exception]]] = [
+        (hub_errors.GatedRepoError, lambda: _gated(repo_id, token)),
+        (hub_errors.RevisionNotFoundError, lambda: ConfigNotFoundError(f"{repo_id} has no revision {revision!r}; check --revision")),
+        (hub_errors.RepositoryNotFoundError, lambda: ConfigNotFoundError(
+            f"no model {repo_id!r} on the Hub: "
+            + ("check the id, or the token's access" if token else "check the id, or pass --token / set HF_TOKEN if it is private")
+        )),
+        (hub_errors.RemoteEntryNotFoundError, lambda: ConfigNotFoundError(f"{where} has no config.json; is it a transformers model?")),
+        (hub_errors.NotASafetensorsRepoError, lambda: ConfigNotFoundError(
             f"{repo_id} has neither model.safetensors nor model.safetensors.index.json; verify reads safetensors headers"
-        ) from None
-    except hub_errors.SafetensorsParsingError as error:
-        raise CheckpointError(f"{repo_id}: a safetensors header could not be parsed ({error})") from None
-    except Exception as error:  # noqa: BLE001 - translated like every Hub failure
-        raise explain_hub_failure(error, repo_id, revision, token) from None
+        )),
+        (hub_errors.SafetensorsParsingError, lambda: CheckpointError(f"{repo_id}: a safetensors header could not be parsed ({_clip(str(error))})")),
+        (hub_errors.LocalEntryNotFoundError, lambda: _not_cached(error, repo_id, revision, token)),
+        (hub_errors.HfHubHTTPError, lambda: _http(error, where)),
+    ]
+    for kinds, message in table:
+        if isinstance(error, kinds):
+            return message()
+    kinds_by_name = {cls.__name__ for cls in type(error).__mro__}  # httpx2's classes, imported by huggingface_hub
+    if "TimeoutException" in kinds_by_name or isinstance(error, TimeoutError):
+        return HubError(f"{where}: the Hub ({constants.ENDPOINT}) did not answer in time; try again, or check HF_ENDPOINT")
+    if "TransportError" in kinds_by_name or isinstance(error, OSError):
+        return unreachable_error(repo_id, revision)
+    if isinstance(error, (ValueError, TypeError)):  # huggingface_hub validating an id, a revision or an endpoint
+        return HubError(f"{where}: {_clip(str(error))}")
+    return error if isinstance(error, Exception) else HubError(f"{where}: {error!r}")
+
+
+def _gated(repo_id: str, token: str | None) -> HubError:
+    if token or _saved_token():
+        return HubError(
+            f"{repo_id} is gated and the token has no access: accept its terms on the Hub with that account, "
+            "or use another token (--token / HF_TOKEN)"
+        )
+    return HubError(f"{repo_id} is gated: accept its terms on the Hub, then log in (`hf auth login`), set HF_TOKEN or pass --token")
+
+
+def _not_cached(error: BaseException, repo_id: str, revision: str | None, token: str | None) -> Exception:
+    from huggingface_hub import constants
+    from huggingface_hub import errors as hub_errors
+
+    where = _where(repo_id, revision)
+    if constants.HF_HUB_OFFLINE:
+        return HubError(f"{where}: config.json is not in the local cache and HF_HUB_OFFLINE is set; go online once, or unset HF_HUB_OFFLINE")
+    # The Hub failed and the cache had nothing: the cause says how the Hub failed.
+    cause = error.__cause__ or error.__context__
+    if isinstance(cause, Exception) and not isinstance(cause, hub_errors.LocalEntryNotFoundError):
+        return explain_hub_failure(cause, repo_id, revision, token)
+    return HubError(f"{where}: the Hub could not be reached and config.json is not cached; check the connection or HF_ENDPOINT")
+
+
+def _http(error: BaseException, where: str) -> HubError:
+    status = getattr(getattr(error, "response", None), "status_code", None)
+    if status in (401, 403):
+        return HubError(f"{where}: the Hub refused access ({status}); log in, set HF_TOKEN or pass --token")
+    return HubError(f"{where}: the Hub answered HTTP {status or 'error'}; try again later")

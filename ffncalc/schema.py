@@ -90,6 +90,14 @@ class HFConfig(BaseModel):
         """The dtype the checkpoint declares, whichever key it uses."""
         return self.torch_dtype or self.dtype
 
+    #: The field holding the longest context the model was built for.
+    context_field: ClassVar[str] = "max_position_embeddings"
+
+    def max_context(self) -> int | None:
+        """The longest context the config says the model handles (max_position_embeddings), if it says."""
+        value = getattr(self, self.context_field, None)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
     def written_before(self, major: int, minor: int) -> bool:
         """Whether the config says it was saved by a transformers older than major.minor."""
         match = re.match(r"(\d+)\.(\d+)", self.transformers_version or "")

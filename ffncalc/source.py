@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigNotFoundError, InvalidConfigError
+from .errors import ConfigNotFoundError, InvalidConfigError, UsageError
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024  # real configs are a few KB; the largest multimodal ones ~100 KB
 MAX_JSON_DEPTH = 64
@@ -81,29 +81,49 @@ def find_bundled(model: str) -> tuple[str, Path] | None:
     return None
 
 
+def closest_bundled(model: str, limit: int = 3) -> list[str]:
+    """The bundled Hub ids nearest MODEL by spelling (meta-llama/Llama-3.1-8B-Instruct → meta-llama/Llama-3.1-8B)."""
+    import difflib
+
+    ids = {repo_id.lower(): repo_id for repo_id in bundled_models()}
+    wanted = model.lower()
+    # A variant of a bundled model (its -Instruct, a fine-tune named after it) first, then by spelling.
+    variants = sorted((key for key in ids if wanted.startswith(key)), key=len, reverse=True)
+    similar = difflib.get_close_matches(wanted, list(ids), n=limit, cutoff=0.75)
+    return [ids[key] for key in dict.fromkeys(variants + similar)][:limit]
+
+
 def load_raw_config(model: str, revision: str | None = None, token: str | None = None) -> RawConfig:
-    """Find MODEL's config.json (path, folder, bundled, Hub) and parse it into a dict."""
+    """Find MODEL's config.json (path, folder, bundled, preset, Hub) and parse it into a dict."""
+    if not model.strip():
+        raise UsageError("MODEL is empty; name a config.json, a folder, a bundled model or a Hub id")
     path = Path(model).expanduser()
-    if path.is_dir():
-        config_path = path / "config.json"
+    if path.is_dir() or path.is_file():
+        if revision is not None:
+            raise UsageError(f"--revision applies to Hub ids; {model} is a local {'folder' if path.is_dir() else 'file'}")
+        config_path = path / "config.json" if path.is_dir() else path
         if not config_path.is_file():
             raise ConfigNotFoundError(f"{model}: folder has no config.json; point at the folder of a model or at its config.json")
-        return RawConfig(read_config_file(config_path), str(path), "file", str(config_path))
-    if path.is_file():
-        return RawConfig(read_config_file(path), str(path), "file", str(path))
+        # A local folder named like a bundled Hub id says which one was read.
+        name = f"{path} (local folder)" if path.is_dir() and find_bundled(model) is not None else str(path)
+        return RawConfig(read_config_file(config_path), name, "file", str(config_path))
     if looks_like_path(model):
         raise ConfigNotFoundError(f"{model}: no such file or folder")
+    preset = presets().get(model.lower())
+    if preset is not None:
+        if revision is not None:
+            raise UsageError(f"{model} is a preset (published without a config.json): it has no Hub revisions")
+        return RawConfig(read_config_file(preset), model.lower(), "preset", str(preset))
     if revision is None:
         bundled = find_bundled(model)
         if bundled is not None:
             repo_id, bundled_path = bundled
             return RawConfig(read_config_file(bundled_path), repo_id, "bundled", str(bundled_path))
-        preset = presets().get(model.lower())
-        if preset is not None:
-            return RawConfig(read_config_file(preset), model.lower(), "preset", str(preset))
-    if not REPO_ID.match(model) or "--" in model or ".." in model:
+    if not REPO_ID.match(model) or "--" in model or ".." in model or model.endswith(".git"):
+        near = closest_bundled(model)
+        hint = f" (bundled and close: {', '.join(near)})" if near else ""
         raise ConfigNotFoundError(
-            f"{model!r} is neither an existing path, a bundled model (see `ffncalc models`), nor a Hub id like org/name"
+            f"{model!r} is neither an existing path, a bundled model (see `ffncalc models`), nor a Hub id like org/name{hint}"
         )
     from .hub import download_config
 

@@ -16,26 +16,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .errors import InvalidConfigError
 from .spec import ModelSpec
 from .tensors import Tensor, stored_parameters
-
-# Bytes per element of each safetensors dtype.
-DTYPE_BYTES = {
-    "F64": 8, "I64": 8, "U64": 8,
-    "F32": 4, "I32": 4, "U32": 4,
-    "F16": 2, "BF16": 2, "I16": 2, "U16": 2,
-    "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "I8": 1, "U8": 1, "BOOL": 1,
-}  # fmt: skip
-# torch_dtype names (and the short ones people type) → safetensors dtypes.
-TORCH_DTYPES = {
-    "float64": "F64", "double": "F64", "float32": "F32", "float": "F32", "fp32": "F32", "f32": "F32",
-    "bfloat16": "BF16", "bf16": "BF16", "float16": "F16", "half": "F16", "fp16": "F16", "f16": "F16",
-    "float8_e4m3fn": "F8_E4M3", "fp8": "F8_E4M3", "float8_e5m2": "F8_E5M2", "int8": "I8", "uint8": "U8",
-}  # fmt: skip
+from .units import DTYPE_BYTES
 
 Role = Literal["parameter", "quantization"]
 
@@ -52,6 +39,7 @@ class Stored:
     component: str
     of: str = ""  # the parameter a quantization tensor belongs to (or that a packed tensor stores)
     params: int = -1  # the parameters it holds: its elements, those it packs, or 0 for a scale (-1: its elements)
+    part: str = ""  # the logical part it belongs to (router, routed_experts, q …)
 
     @property
     def elements(self) -> int:
@@ -66,18 +54,6 @@ class Stored:
     @property
     def bytes(self) -> int:
         return self.elements * DTYPE_BYTES[self.dtype]
-
-
-def safetensors_dtype(torch_dtype: str | None, default: str = "F32") -> str:
-    """bfloat16 → BF16 (and torch.float16, fp16 …); None → DEFAULT (transformers saves float32 by default)."""
-    if torch_dtype is None:
-        return default
-    name = torch_dtype.lower().removeprefix("torch.")
-    if name.upper() in DTYPE_BYTES:
-        return name.upper()
-    if name not in TORCH_DTYPES:
-        raise InvalidConfigError(f"dtype {torch_dtype!r} is not one ffncalc knows; use e.g. bfloat16, float16, float32")
-    return TORCH_DTYPES[name]
 
 
 # --- quantization schemes -----------------------------------------------------------------------
@@ -119,6 +95,7 @@ class Scheme:
             return False
         if self.method == "mxfp4":  # gpt-oss: the stacked experts only
             return tensor.part == "routed_experts"
+        # mxfp4-all (a what-if of ffncalc memory) quantizes every linear weight as gpt-oss does its experts
         return not excluded(module, self.not_converted)
 
     def store(self, name: str, shape: tuple[int, ...], tensor: Tensor, dtype: str) -> list[Stored]:
@@ -143,7 +120,7 @@ class Scheme:
             if self.activation_scale:
                 stored.append(q("activation_scale", "F32", ()))
             return stored
-        if self.method == "mxfp4":
+        if self.method in ("mxfp4", "mxfp4-all"):
             # 32 values share one UE8M0 scale; two 4-bit values to a byte: blocks [..., out, in/32, 16].
             base = name if kind != "weight" else module
             groups = -(-in_f // 32)
@@ -263,7 +240,7 @@ def layout(tensors: Iterable[tuple[str, tuple[int, ...], Tensor]], dtype: str, s
     for name, shape, tensor in tensors:
         module = name.rpartition(".")[0] if name.endswith((".weight", ".bias")) else name
         if scheme is not None and scheme.quantizes(module, tensor) and len(shape) >= 2:
-            stored += scheme.store(name, shape, tensor, dtype)
+            stored += [replace(s, part=tensor.part) for s in scheme.store(name, shape, tensor, dtype)]
         else:
-            stored.append(Stored(name, dtype, shape, "parameter", tensor.component))
+            stored.append(Stored(name, dtype, shape, "parameter", tensor.component, part=tensor.part))
     return stored

@@ -12,19 +12,20 @@ CONTEXT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 # Context windows are powers of two, so k and M are binary: 128k = 131,072, 1M = 1,048,576.
 CONTEXT_MULTIPLIERS = {"": 1, "k": 1024, "m": 1024 * 1024}
 
-BYTES_PER_ELEMENT = {
-    "float64": 8,
-    "float32": 4,
-    "float": 4,
-    "bfloat16": 2,
-    "float16": 2,
-    "half": 2,
-    "float8_e4m3fn": 1,
-    "float8_e5m2": 1,
-    "fp8": 1,
-    "int8": 1,
-}
-DTYPE_ALIASES = {"fp32": "float32", "f32": "float32", "bf16": "bfloat16", "fp16": "float16", "f16": "float16"}
+# Bytes per element of each safetensors dtype.
+DTYPE_BYTES = {
+    "F64": 8, "I64": 8, "U64": 8,
+    "F32": 4, "I32": 4, "U32": 4,
+    "F16": 2, "BF16": 2, "I16": 2, "U16": 2,
+    "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "I8": 1, "U8": 1, "BOOL": 1,
+}  # fmt: skip
+# torch_dtype names, and the short ones people type, → safetensors dtypes.
+TORCH_DTYPES = {
+    "float64": "F64", "double": "F64", "float32": "F32", "float": "F32", "fp32": "F32", "f32": "F32",
+    "bfloat16": "BF16", "bf16": "BF16", "float16": "F16", "half": "F16", "fp16": "F16", "f16": "F16",
+    "float8_e4m3fn": "F8_E4M3", "float8_e4m3": "F8_E4M3", "fp8": "F8_E4M3", "float8_e5m2": "F8_E5M2",
+    "int8": "I8", "uint8": "U8",
+}  # fmt: skip
 
 
 def parse_context(text: str | int) -> int:
@@ -46,13 +47,34 @@ def parse_context(text: str | int) -> int:
     return value
 
 
+def safetensors_dtype(dtype: str) -> str:
+    """bfloat16, torch.bfloat16, bf16 or BF16 → BF16; an unknown dtype is an error naming the known ones."""
+    name = dtype.strip().removeprefix("torch.")
+    if name.upper() in DTYPE_BYTES:
+        return name.upper()
+    if name.lower() not in TORCH_DTYPES:
+        raise UsageError(f"dtype {dtype!r} is not one ffncalc knows; use one of: {', '.join(sorted(TORCH_DTYPES))}")
+    return TORCH_DTYPES[name.lower()]
+
+
 def bytes_per_element(dtype: str | None) -> int:
-    """Bytes of one stored element of DTYPE (bfloat16 → 2); an unknown dtype is an error naming the known ones."""
+    """Bytes of one stored element of DTYPE (bfloat16 → 2)."""
     if dtype is None:
         raise UsageError("the config names no torch_dtype; pass --dtype, e.g. --dtype bfloat16")
-    name = dtype.lower().removeprefix("torch.")
-    name = DTYPE_ALIASES.get(name, name)
-    if name not in BYTES_PER_ELEMENT:
-        known = ", ".join(sorted(set(BYTES_PER_ELEMENT) | set(DTYPE_ALIASES)))
-        raise UsageError(f"dtype {dtype!r} is not one ffncalc knows; use one of: {known}")
-    return BYTES_PER_ELEMENT[name]
+    return DTYPE_BYTES[safetensors_dtype(dtype)]
+
+
+SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(GiB|GB|TiB|TB|MiB|MB)?\s*$", re.I)
+SIZE_UNITS = {"gib": 1 << 30, "gb": 10**9, "tib": 1 << 40, "tb": 10**12, "mib": 1 << 20, "mb": 10**6}
+
+
+def parse_size(text: str) -> int:
+    """'96GB' → 96·10⁹ bytes, '80GiB' → 80·2³⁰, a bare number → GiB (as GPU memory is usually meant)."""
+    match = SIZE.match(text)
+    if match is None:
+        raise UsageError(f"memory size {text!r} is not a size; use e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes)")
+    unit = (match[2] or "GiB").lower()
+    value = int(Fraction(match[1]) * SIZE_UNITS[unit])
+    if not 0 < value <= 1 << 50:
+        raise UsageError(f"memory size {text!r} must be above 0 and at most 1 PiB")
+    return value

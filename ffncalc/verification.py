@@ -20,7 +20,8 @@ from .accounting import ParamsReport
 from .checkpoint import Checkpoint, HeaderTensor
 from .results import ModelInfo, Result
 from .spec import CheckpointExtra, ModelSpec
-from .storage import DTYPE_BYTES, Scheme, layout, parameter_layout
+from .storage import Scheme, layout, parameter_layout
+from .units import DTYPE_BYTES
 from .tensors import assemble, embedding_width, layer_tensors
 
 Verdict = Literal["parameter", "quantization", "extra", "wrong shape", "unexpected", "missing"]
@@ -133,7 +134,7 @@ def verify_checkpoint(
             if checkpoint.index_only or tuple(tensor.shape) == shape:
                 group = groups.setdefault(extra.name, [0, 0])
                 group[0] += 1
-                group[1] += tensor.elements
+                group[1] += math.prod(shape) if checkpoint.index_only else tensor.elements
                 reasons[extra.name] = extra.reason
                 by_component["not parameters"] += tensor.bytes
                 verdicts.append(_verdict(tensor, "extra", f"{extra.name}: {extra.reason}"))

@@ -9,7 +9,7 @@ import pytest
 
 from ffncalc import __version__, bundled_models
 from ffncalc.source import presets
-from ffncalc.schemas import JSON_DOCUMENTS
+from ffncalc.json_schemas import JSON_DOCUMENTS
 
 from .conftest import ROOT
 

@@ -7,6 +7,7 @@ HF_HOME, HF_TOKEN and HF_HUB_OFFLINE when it is imported.
 import json
 import os
 import socket
+import time
 import subprocess
 import sys
 
@@ -165,39 +166,97 @@ def test_an_unknown_revision(hub, tmp_path):
 
 @pytest.fixture(scope="module")
 def retried_failures(tmp_path_factory):
-    """A server error and a refused connection, run side by side: huggingface_hub retries
-    both with backoff (1 + 2 + 4 + 8 + 8 s) before it gives up, the way a user would see it."""
+    """A server error, a refused connection, a stalled Hub and a slow one, run side by side, each timed.
+
+    huggingface_hub alone would retry each failure for 1 + 2 + 4 + 8 + 8 s; ffncalc gives up at the first
+    refused connection, and after FFNCALC_HUB_DEADLINE (3 s here) when the Hub errs or stalls.
+    """
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         refused = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    repos = {"acme/broken": FakeRepo(status=500), "acme/slow": FakeRepo(files={"config.json": CONFIG}, delay=3)}
+    repos = {
+        "acme/broken": FakeRepo(status=500),
+        "acme/stalled": FakeRepo(files={"config.json": CONFIG}, delay=30),
+        "acme/slow": FakeRepo(files={"config.json": CONFIG}, delay=3),
+    }
     with FakeHub(repos) as server:
-        started = {
-            "server error": start_ffncalc("params", "acme/broken", endpoint=server.url, home=tmp_path_factory.mktemp("a")),
-            "refused": start_ffncalc("params", "acme/tiny", endpoint=refused, home=tmp_path_factory.mktemp("b")),
+        runs = {
+            "server error": (("params", "acme/broken"), server.url, {"FFNCALC_HUB_DEADLINE": "3"}),
+            "stalled": (("params", "acme/stalled"), server.url, {"FFNCALC_HUB_DEADLINE": "3", "HF_HUB_ETAG_TIMEOUT": "1"}),
             # HF_HUB_ETAG_TIMEOUT: how long huggingface_hub waits for the Hub's answer about a file
-            "timeout": start_ffncalc(
-                "params", "acme/slow", endpoint=server.url, home=tmp_path_factory.mktemp("c"), HF_HUB_ETAG_TIMEOUT="1"
-            ),
+            "slow": (("params", "acme/slow"), server.url, {"HF_HUB_ETAG_TIMEOUT": "1"}),
         }
-        results = {name: (process, *process.communicate(timeout=120)) for name, process in started.items()}
-    return refused, results
+        started = {
+            name: (time.monotonic(), start_ffncalc(*args, endpoint=endpoint, home=tmp_path_factory.mktemp("h"), **env))
+            for name, (args, endpoint, env) in runs.items()
+        }
+        results = {}
+        for name, (began, process) in started.items():
+            stdout, stderr = process.communicate(timeout=120)
+            results[name] = (process, stdout, stderr, time.monotonic() - began)
+    return refused, server.url, results
 
 
-def test_a_server_error_after_huggingface_hubs_retries(retried_failures):
-    _, results = retried_failures
-    process, stdout, stderr = results["server error"]
+def test_a_server_error_is_given_up_on_within_the_deadline(retried_failures):
+    _, endpoint, results = retried_failures
+    process, stdout, stderr, seconds = results["server error"]
     assert process.returncode == 5
     assert stdout == ""
-    assert stderr == "Error: acme/broken: the Hub answered HTTP 500; try again later\n"
+    assert stderr == (
+        f"Error: acme/broken: the Hub ({endpoint}) kept answering HTTP 500 for 3 s; try again later, or allow more "
+        "time with FFNCALC_HUB_DEADLINE\n"
+    )
+    assert seconds < 3 + 4  # the deadline, and a Python start-up or two on a loaded machine
+
+
+def test_a_stalled_hub_is_given_up_on_within_the_deadline(retried_failures):
+    _, endpoint, results = retried_failures
+    process, stdout, stderr, seconds = results["stalled"]
+    assert process.returncode == 5
+    assert stderr == (
+        f"Error: acme/stalled: the Hub ({endpoint}) did not answer for 3 s; try again later, or allow more time "
+        "with FFNCALC_HUB_DEADLINE\n"
+    )
+    assert seconds < 3 + 4
+
+
+def test_an_unreachable_hub_fails_at_once_and_says_how_to_work_offline(tmp_path):
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        refused = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    began = time.monotonic()
+    run = run_ffncalc("params", "meta-llama/Llama-3.1-8B-Instruct", endpoint=refused, home=tmp_path)
+    seconds = time.monotonic() - began
+    stdout, stderr = run.stdout, run.stderr
+    assert run.returncode == 5
+    assert stdout == ""
+    assert stderr.startswith(
+        f"Error: meta-llama/Llama-3.1-8B-Instruct: cannot reach the Hub ({refused}); work offline with "
+        "HF_HUB_OFFLINE=1 (cached configs) or a local config.json; bundled and usable offline: meta-llama/Llama-3.1-8B"
+    )
+    assert stderr.count("\n") == 1
+    assert seconds < 3
 
 
 def test_a_hub_slower_than_the_etag_timeout_still_answers_on_the_retry(retried_failures):
     # huggingface_hub gives the first HEAD HF_HUB_ETAG_TIMEOUT (1 s here), then retries with 60 s.
-    _, results = retried_failures
-    process, stdout, stderr = results["timeout"]
+    _, _, results = retried_failures
+    process, stdout, stderr, _ = results["slow"]
     assert process.returncode == 0, stderr
     assert "acme/slow — Llama (llama, as LlamaForCausalLM)" in stdout
+
+
+def test_a_malformed_deadline_is_one_line(hub, tmp_path):
+    run = run_ffncalc("params", "acme/tiny", endpoint=hub.url, home=tmp_path, HF_HUB_ETAG_TIMEOUT="soon")
+    assert run.returncode == 5
+    assert run.stderr == "Error: HF_HUB_ETAG_TIMEOUT must be a whole number of seconds from 1 to 3600, e.g. 10 (got 'soon')\n"
+
+
+def test_a_preset_never_goes_to_the_hub(hub, tmp_path):
+    run = run_ffncalc("params", "gpt3-175b", "--revision", "main", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr == "Error: gpt3-175b is a preset (published without a config.json): it has no Hub revisions\n"
+    assert hub.requests == [] or all("gpt3" not in path for _, path, _ in hub.requests)
 
 
 def test_a_timeout_is_explained_in_one_line():
@@ -215,14 +274,6 @@ def test_a_timeout_is_explained_in_one_line():
         raise LocalEntryNotFoundError("not cached") from timeout
     except LocalEntryNotFoundError as cache_miss:
         assert str(explain_hub_failure(cache_miss, "acme/slow", None, None)) == message
-
-
-def test_connection_refused(retried_failures):
-    endpoint, results = retried_failures
-    process, stdout, stderr = results["refused"]
-    assert process.returncode == 5
-    assert stdout == ""
-    assert stderr == f"Error: acme/tiny: cannot reach the Hub ({endpoint}); check the connection or HF_ENDPOINT\n"
 
 
 def test_a_bundled_id_needs_no_network(tmp_path):

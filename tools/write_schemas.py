@@ -6,7 +6,7 @@
 import json
 from pathlib import Path
 
-from ffncalc.schemas import JSON_DOCUMENTS
+from ffncalc.json_schemas import JSON_DOCUMENTS
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 

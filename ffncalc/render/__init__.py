@@ -7,21 +7,50 @@ number formatting (thousands separators, shares, rounded magnitudes).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from pydantic import BaseModel
-from rich.console import Console
+from rich.console import Console, Group
 from rich.text import Text
 
 if TYPE_CHECKING:
     from ..results import ModelInfo
 
+__all__ = ["Group", "approx", "count", "export", "heading", "info_lines", "make_console", "print_json", "share", "show"]
+
 
 def make_console(file: TextIO | None = None) -> Console:
     """A console on stdout that never wraps numbers and leaves colour to the terminal."""
     return Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
+
+
+def export(renderable: object, width: int, svg: str | None = None, html: str | None = None) -> None:
+    """Save what was shown as an SVG picture or an HTML page, drawn as rich draws it at WIDTH columns."""
+    if svg is None and html is None:
+        return
+    recorder = Console(record=True, width=width, file=open(os.devnull, "w"), force_terminal=True)  # noqa: SIM115
+    recorder.print(renderable)
+    for path, save in ((svg, recorder.save_svg), (html, recorder.save_html)):
+        if path is not None:
+            try:
+                save(path, clear=False)
+            except OSError as error:
+                from ..errors import UsageError
+
+                raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def show(console: Console, *renderables: object) -> None:
+    """Print to a terminal as rich draws it; into a pipe or file, as plain lines without trailing spaces."""
+    if console.is_terminal:
+        console.print(*renderables)
+        return
+    with console.capture() as captured:
+        console.print(*renderables)
+    console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
 def print_json(result: BaseModel | Sequence[BaseModel] | dict, file: TextIO | None = None) -> None:
@@ -74,13 +103,19 @@ def approx(value: float, unit: str = "") -> str:
     while abs(value) >= 1000 and magnitude < len(SI_PREFIXES) - 1:
         value /= 1000
         magnitude += 1
-    text = f"{value:.3g}" if magnitude == 0 else f"{value:.1f}" if value >= 100 else f"{value:.3g}"
+    # three significant figures, trailing zeros kept (7.50 B, not 7.5 B)
+    text = f"{value:.3g}" if magnitude == 0 else f"{value:.1f}" if value >= 100 else f"{value:#.3g}"
     return f"{text} {SI_PREFIXES[magnitude]}{unit}".rstrip()
 
 
 def approx_params(value: int) -> str:
     """8,030,261,248 → '8.03 B' (K, M, B, T as parameter counts are usually written)."""
     return approx(value).replace(" k", " K").replace(" G", " B")
+
+
+def heading(text: str) -> Text:
+    """A title: its own line, wrapping at the terminal's width (a table's title would wrap at the table's)."""
+    return Text(text, style="bold")
 
 
 def info_lines(info: ModelInfo) -> list[Text]:

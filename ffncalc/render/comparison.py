@@ -5,11 +5,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from rich import box
-from rich.markup import escape
-from rich.table import Table
+from pathlib import PurePath
 
-from . import approx_params, count
+from rich.console import Group
+from rich.text import Text
+
+from . import approx_params, count, heading
+from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
     from ..comparison import CompareRow
@@ -32,6 +34,7 @@ COMPARE_HEADINGS = {
     "attention_share": "Attention share",
     "total_params": "Total",
     "active_params": "Active / token",
+    "active_params_without_embedding": "Active, cards' way",
 }
 
 
@@ -54,63 +57,67 @@ def compare_cells(row: CompareRow) -> dict[str, str]:
     return cells
 
 
-COMPARE_TABLE_COLUMNS = (  # heading, right-aligned, shown below 100 columns
-    ("Model", False, True),
-    ("Hidden", True, False),
-    ("Width", True, True),
-    ("×H", True, True),
-    ("FFN", False, True),
-    ("Experts", True, True),
-    ("FFN/layer", True, True),
-    ("FFN%", True, True),
-    ("Attn%", True, False),
-    ("Total", True, True),
-    ("Active", True, False),
-)
+def short_labels(models: list[str]) -> dict[str, str]:
+    """A short label per model: a Hub id's name, a config file's folder; the whole name where two would clash."""
+
+    def short(model: str) -> str:
+        path = PurePath(model)
+        if path.name == "config.json" and path.parent.name:
+            return path.parent.name
+        return path.name.removesuffix(".json") or model
+
+    labels = {model: short(model) for model in models}
+    counts: dict[str, int] = {}
+    for label in labels.values():
+        counts[label] = counts.get(label, 0) + 1
+    return {model: label if counts[label] == 1 else model for model, label in labels.items()}
 
 
-def compare_table(rows: list[CompareRow], width: int = 120) -> Table:
-    """The comparison for a terminal: short model names, totals rounded (exact ones in --format csv/json).
-
-    Below 100 columns, hidden size, attention share and active parameters are left out.
-    """
-    wide = width >= 100
-    table = Table(
-        title="FFN design, side by side (totals rounded; --format csv or --json for exact values)",
-        box=box.SIMPLE_HEAD,
-        title_justify="left",
-        padding=(0, 1),
-        pad_edge=False,
-        collapse_padding=True,
-        caption="Width: FFN width (one expert's for MoE); ×H: width / hidden; Experts: routed/per token+shared.",
-        caption_justify="left",
+def compare_table(rows: list[CompareRow], width: int = 80) -> Group:
+    """The comparison for a terminal: short model names, totals rounded (exact ones in --format csv/json)."""
+    labels = short_labels([row.model for row in rows])
+    grid = Grid(
+        [
+            Column("Model", justify="left", key=True),
+            Column("Hidden"),
+            Column("FFN width", "Width"),
+            Column("× hidden", "×H"),
+            Column("FFN", justify="left"),
+            Column("Experts"),
+            Column("FFN / layer", "FFN/layer"),
+            Column("FFN share", "FFN%"),
+            Column("Attention share", "Attn%"),
+            Column("Total"),
+            Column("Active"),
+            Column("Active, cards' way", "Card"),
+        ]
     )
-    shown = [(heading, right) for heading, right, narrow in COMPARE_TABLE_COLUMNS if wide or narrow]
-    for heading, right in shown:
-        if heading == "Model":
-            table.add_column(heading, overflow="fold", min_width=12)
-        else:
-            table.add_column(heading, justify="right" if right else "left", no_wrap=True)
     for row in rows:
         cells = compare_cells(row)
         experts = ""
         if row.num_experts is not None:
             experts = f"{row.num_experts}/{row.experts_per_token}" + (f"+{row.shared_experts}" if row.shared_experts else "")
-        values = {
-            "Model": escape(row.model.split("/")[-1] + ("" if row.layers == "all" else f" ({row.layers})")),
-            "Hidden": cells["hidden_size"],
-            "Width": cells["ffn_width"],
-            "×H": cells["width_ratio"],
-            "FFN": escape(cells["ffn_kind"]),
-            "Experts": experts,
-            "FFN/layer": cells["ffn_params_per_layer"],
-            "FFN%": cells["ffn_share"],
-            "Attn%": cells["attention_share"],
-            "Total": approx_params(row.total_params),
-            "Active": approx_params(row.active_params),
-        }
-        table.add_row(*[values[heading] for heading, _ in shown])
-    return table
+        label = labels[row.model] + ("" if row.layers == "all" else f" ({row.layers})")
+        grid.add(
+            label,
+            cells["hidden_size"],
+            cells["ffn_width"],
+            cells["width_ratio"],
+            cells["ffn_kind"],
+            experts,
+            cells["ffn_params_per_layer"],
+            cells["ffn_share"],
+            cells["attention_share"],
+            approx_params(row.total_params),
+            approx_params(row.active_params),
+            approx_params(row.active_params_without_embedding) if row.num_experts is not None else "",
+        )
+    caption = Text(
+        "Width: FFN width (one expert's for MoE); × hidden: width / hidden; Experts: routed/per token+shared; "
+        "Active, cards' way (MoE): without the input embedding table. Totals rounded: --format csv or --json for exact values.",
+        style="dim",
+    )
+    return Group(heading("FFN design, side by side"), *fit(grid, width), caption)
 
 
 def compare_csv(rows: list[CompareRow], file: TextIO | None = None) -> None:

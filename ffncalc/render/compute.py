@@ -5,46 +5,48 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from rich import box
-from rich.console import Group
-from rich.markup import escape
-from rich.table import Table
+from rich.console import Group, RenderableType
 from rich.text import Text
 
-from . import approx, count, share
+from . import approx, count, heading, info_lines, share
+from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
     from ..compute import CrossoverReport, FlopsReport
 
-def flops_table(report: FlopsReport) -> Group:
+FLOPS_ROWS = (
+    ("FFN", "ffn"),
+    ("Attention projections", "attention_projections"),
+    ("Attention scores", "attention_scores"),
+    ("Mixer projections", "mixer"),
+    ("Mixer state (conv, recurrence)", "mixer_state"),
+    ("Output head", "lm_head"),
+    ("Other", "other"),
+)
+OPTIONAL_ROWS = ("mixer", "mixer_state", "other")  # shown only for models that have them
+CHART_HEIGHT = 14
+CHART_MAX_POINTS = 64
+
+
+def flops_table(report: FlopsReport, width: int = 80) -> Group:
     """Per-token decode FLOPs at the context, the prefill of that many tokens, and training."""
-    title = (
-        f"{escape(report.model)} — FLOPs per generated token at context {count(report.context)}, "
-        f"and for a prompt of {count(report.context)} tokens"
-    )
-    table = Table(title=title, box=box.SIMPLE_HEAD, show_footer=True, title_justify="left")
     per_token, prefill = report.per_token, report.prefill
-    table.add_column("Component", footer="Total")
-    table.add_column("Per token", justify="right", no_wrap=True, footer=count(per_token.total))
-    table.add_column("≈", justify="right", no_wrap=True, footer=approx(per_token.total))
-    table.add_column("Share", justify="right", no_wrap=True, footer="100.0%")
-    prefill_heading = "Prefill" + (" (causal)" if report.causal else " (non-causal)")
-    table.add_column(prefill_heading, justify="right", no_wrap=True, footer=count(prefill.total))
-    table.add_column("Share", justify="right", no_wrap=True, footer="100.0%")
-    rows = [
-        ("FFN", "ffn"),
-        ("Attention projections", "attention_projections"),
-        ("Attention scores", "attention_scores"),
-        ("Mixer projections", "mixer"),
-        ("Mixer state (conv, recurrence)", "mixer_state"),
-        ("Output head", "lm_head"),
-        ("Other", "other"),
-    ]
-    for label, field in rows:
-        if field in ("mixer", "mixer_state", "other") and not getattr(per_token, field):
-            continue
+    causal = "causal" if report.causal else "non-causal"
+    grid = Grid(
+        [
+            Column("Component", justify="left", key=True, footer="Total"),
+            Column("Per token", "Token", footer=count(per_token.total)),
+            Column("≈", footer=approx(per_token.total)),
+            Column("Share", "%", footer="100.0%"),
+            Column(f"Prefill ({causal})", "Prefill", footer=count(prefill.total)),
+            Column("Share", "%", footer="100.0%"),
+        ]
+    )
+    for label, field in FLOPS_ROWS:
         decode_value, prefill_value = getattr(per_token, field), getattr(prefill, field)
-        table.add_row(
+        if field in OPTIONAL_ROWS and not (decode_value or prefill_value):
+            continue
+        grid.add(
             label,
             count(decode_value),
             approx(decode_value),
@@ -52,13 +54,17 @@ def flops_table(report: FlopsReport) -> Group:
             count(prefill_value),
             share(prefill_value, prefill.total),
         )
-    lines = [
+    title = (
+        f"{report.model} — FLOPs per generated token at context {count(report.context)}, "
+        f"and for a prompt of {count(report.context)} tokens"
+    )
+    lines: list[RenderableType] = [
         Text(f"Training on {count(report.context)} tokens (3 × forward): {count(report.training)} FLOPs ≈ {approx(report.training)}"),
     ]
     if report.mla_form == "absorbed":
         lines.append(Text("MLA in its weight-absorbed form (scores over the latent)."))
     lines += [Text(f"· {convention}", style="dim") for convention in report.conventions]
-    return Group(table, *lines)
+    return Group(heading(title), *fit(grid, width), *lines, *info_lines(report))
 
 
 def crossover_headline(report: CrossoverReport) -> Text:
@@ -71,67 +77,81 @@ def crossover_headline(report: CrossoverReport) -> Text:
     return Text(f"{what} overtake the FFN ({count(report.ffn)} {per}) at n* = {at} tokens.")
 
 
-def crossover_table(report: CrossoverReport) -> Table:
+def crossover_table(report: CrossoverReport, width: int = 80) -> Group:
     growing = "Attention scores" if report.measure == "flops" else "KV cache"
     unit = "FLOPs per token" if report.measure == "flops" else f"bytes per decode step ({report.dtype})"
-    table = Table(
-        title=f"{escape(report.model)} — {unit} by context", box=box.SIMPLE_HEAD, title_justify="left"
-    )
     # Mixers and other fixed costs get a column only when the model has them (hybrids, OPT-350m).
     fixed_other = any(row.mixer or row.mixer_state or row.other for row in report.rows)
-    table.add_column("Context", justify="right", no_wrap=True)
-    headings = ["FFN", "Attn projections", growing] + (["Mixers + other"] if fixed_other else [])
-    for heading in headings + ["Output head", "Total", "FFN share"]:
-        table.add_column(heading, justify="right", no_wrap=True)
+    columns = [
+        Column("Context", "n", key=True),
+        Column("FFN"),
+        Column("Attn projections", "Attn proj"),
+        Column(growing, "Scores" if report.measure == "flops" else "KV"),
+    ]
+    if fixed_other:
+        columns.append(Column("Mixers + other", "Mixers"))
+    columns += [Column("Output head", "Head"), Column("Total"), Column("FFN share", "FFN%")]
+    grid = Grid(columns)
     for row in report.rows:
-        label = f"n* {count(row.context)}" if row.is_crossover else count(row.context)
-        cells = [approx(row.ffn), approx(row.attention_projections), approx(row.attention_context)]
+        cells = [
+            f"n* {count(row.context)}" if row.is_crossover else count(row.context),
+            approx(row.ffn),
+            approx(row.attention_projections),
+            approx(row.attention_context),
+        ]
         if fixed_other:
             cells.append(approx(row.mixer + row.mixer_state + row.other))
-        table.add_row(
-            label,
-            *cells,
-            approx(row.lm_head),
-            approx(row.total),
-            f"{100 * row.ffn_share:.1f}%",
-            style="bold" if row.is_crossover else None,
-        )
-    return table
+        cells += [approx(row.lm_head), approx(row.total), f"{100 * row.ffn_share:.1f}%"]
+        grid.add(*cells, style="bold" if row.is_crossover else None)
+    return Group(heading(f"{report.model} — {unit} by context"), *fit(grid, width))
 
 
-def crossover_chart(report: CrossoverReport, height: int = 14) -> Text:
-    """FFN (flat) and the growing attention cost against context on a log₂ axis, n* marked."""
-    points = report.curve
-    width = len(points)
+def crossover_chart(report: CrossoverReport, width: int = 80) -> RenderableType:
+    """The FFN (flat) and the growing attention cost against the context, both axes logarithmic, n* marked.
+
+    Both axes are log scale so that the FFN and the attention cost stay visible however far apart
+    they grow (at a 1M context attention is a thousand times the FFN).
+    """
+    points = [p for p in report.curve if p.attention_context > 0]
+    if not points or report.ffn <= 0:
+        return Text("(no chart: no layer's attention grows with the context)", style="dim")
+    unit = "FLOPs" if report.measure == "flops" else "B"
+    values = [p.attention_context for p in points] + [report.ffn]
+    low_value, high_value = min(values), max(values)
+    labels = {"top": approx(high_value, unit), "ffn": approx(report.ffn, unit), "bottom": approx(low_value, unit)}
+    label_width = max(len(text) for text in labels.values())
+    columns = max(16, min(CHART_MAX_POINTS, width - label_width - 3))
     low, high = points[0].context, points[-1].context
-    top = max(max(point.attention_context for point in points), report.ffn) * 1.05 or 1
+    span = math.log(high / low) if high > low else 1.0
+    value_span = math.log(high_value / low_value) if high_value > low_value else 1.0
 
-    def to_row(value: float) -> int:
-        return min(height - 1, int(value / top * (height - 1) + 0.5))
+    def to_x(context: float) -> int:
+        return min(columns - 1, max(0, round(math.log(context / low) / span * (columns - 1))))
 
-    grid = [[" "] * width for _ in range(height)]
-    ffn_row = to_row(report.ffn)
-    for x in range(width):
+    def to_y(value: float) -> int:
+        return min(CHART_HEIGHT - 1, max(0, round(math.log(value / low_value) / value_span * (CHART_HEIGHT - 1))))
+
+    grid = [[" "] * columns for _ in range(CHART_HEIGHT)]
+    ffn_row = to_y(report.ffn)
+    for x in range(columns):
         grid[ffn_row][x] = "─"
     crossing = report.crossover_context_ceil
-    if crossing is not None and low <= crossing <= high and high > low:
-        marker = round(math.log(crossing / low) / math.log(high / low) * (width - 1))
-        for y in range(height):
+    marker = to_x(crossing) if crossing is not None and low <= crossing <= high else None
+    if marker is not None:
+        for y in range(CHART_HEIGHT):
             if grid[y][marker] == " ":
                 grid[y][marker] = "┊"
-    for x, point in enumerate(points):
-        grid[to_row(point.attention_context)][x] = "•"
-    unit = "FLOPs" if report.measure == "flops" else "B"
-    labels = {height - 1: approx(top, unit), ffn_row: approx(report.ffn, unit), 0: "0"}
+    for point in points:  # the last point drawn in a column wins: the curve reads left to right
+        grid[to_y(point.attention_context)][to_x(point.context)] = "•"
+    row_labels = {CHART_HEIGHT - 1: labels["top"], ffn_row: labels["ffn"], 0: labels["bottom"]}
     text = Text()
-    for y in reversed(range(height)):
-        text.append(f"{labels.get(y, ''):>11} │" + "".join(grid[y]) + "\n")
-    text.append(" " * 12 + "└" + "─" * width + "\n")
-    left, right = count(low), f"{count(high)} tokens (log scale)"
-    text.append(" " * 13 + left + " " * max(1, width - len(left) - len(right)) + right + "\n")
-    growing_name = "attention scores" if report.measure == "flops" else "KV cache"
-    legend = f"─ FFN   • {growing_name}"
-    if crossing is not None:
-        legend += f"   ┊ n* = {count(crossing)}"
-    text.append(" " * 13 + legend)
+    for y in reversed(range(CHART_HEIGHT)):
+        text.append(f"{row_labels.get(y, ''):>{label_width}} │" + "".join(grid[y]) + "\n")
+    text.append(" " * label_width + " └" + "─" * columns + "\n")
+    left, right = count(low), count(high)
+    text.append(" " * (label_width + 2) + left + " " * max(1, columns - len(left) - len(right)) + right + "\n")
+    growing = "attention scores" if report.measure == "flops" else "KV cache"
+    legend = f"─ FFN   • {growing}" + (f"   ┊ n* = {count(crossing or 0)}" if marker is not None else "")
+    text.append(" " * (label_width + 2) + "context in tokens; both axes log scale\n")
+    text.append(" " * (label_width + 2) + legend)
     return text

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich import box
-from rich.console import Group
-from rich.markup import escape
-from rich.table import Table
+from rich.console import Group, RenderableType
 from rich.text import Text
 
-from . import count, info_lines, layer_ranges, share
+from . import count, heading, info_lines, layer_ranges, share
+from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
     from ..accounting import ParamsReport
@@ -23,165 +21,202 @@ COMPONENT_HEADINGS = {
     "mixer": "Mixers",
     "ffn": "FFN",
     "norm": "Norms",
+    "vision": "Vision tower",
+    "audio": "Audio tower",
+    "projector": "Projector",
+    "other": "Other",
 }
 MIXER_NAMES = {"mamba2": "Mamba-2", "gated_deltanet": "Gated DeltaNet", "none": "—"}
 
 
-def params_tables(report: ParamsReport) -> Group:
+def params_tables(report: ParamsReport, width: int = 80) -> Group:
     """Summary by component, the per-layer structures, MoE totals, checkpoint extras and notes."""
-    return Group(*_params_renderables(report))
+    return Group(*_params_renderables(report, width))
 
 
-def _params_renderables(report: ParamsReport) -> list:
+def _params_renderables(report: ParamsReport, width: int) -> list[RenderableType]:
     total = report.total_params
-    components = report.components
-    counted = f", as {escape(report.model_class)}" if report.model_class else ""
-    title = f"{escape(report.model)} — {escape(report.architecture)} ({escape(report.model_type)}{counted}), {report.num_layers} layers"
-    summary = Table(title=title, box=box.SIMPLE_HEAD, show_footer=True, title_justify="left")
-    summary.add_column("Component", footer="Total")
-    summary.add_column("Parameters", justify="right", footer=count(total), no_wrap=True)
-    summary.add_column("Share", justify="right", footer="100.0%", no_wrap=True)
-
-    summary.add_row("FFN", count(components.ffn), share(components.ffn, total))
-    summary.add_row("Attention", count(components.attention), share(components.attention, total))
-    if components.cross_attention:
-        summary.add_row("Cross-attention", count(components.cross_attention), share(components.cross_attention, total))
-    if components.mixer:
-        summary.add_row("Mixers (Mamba-2, DeltaNet)", count(components.mixer), share(components.mixer, total))
-    embeddings = components.embedding + components.lm_head
-    if report.tie_word_embeddings:
-        summary.add_row("Embeddings (tied with output head)", count(embeddings), share(embeddings, total))
-    else:
-        summary.add_row("Embeddings + output head", count(embeddings), share(embeddings, total))
-        summary.add_row("  input embeddings", count(components.embedding), share(components.embedding, total))
-        summary.add_row("  output head", count(components.lm_head), share(components.lm_head, total))
-    summary.add_row("Norms", count(components.norm), share(components.norm, total))
-    if components.other:
-        summary.add_row("Other", count(components.other), share(components.other, total))
-    renderables: list = [summary]
+    counted = f", as {report.model_class}" if report.model_class else ""
+    title = f"{report.model} — {report.architecture} ({report.model_type}{counted}), {report.num_layers} layers"
+    renderables: list[RenderableType] = [heading(title)]
+    renderables += fit(_summary(report), width)
     if report.published_params:
         difference = total - report.published_params
         renderables.append(
             Text(
-                f"Published: {count(report.published_params)} ({escape(report.published_source or 'the paper')}); "
+                f"Published: {count(report.published_params)} ({report.published_source or 'the paper'}); "
                 f"ffncalc counts {count(abs(difference))} {'more' if difference > 0 else 'fewer'} "
                 f"({100 * difference / report.published_params:+.2f}%)."
             )
         )
+    renderables += [heading("Layers"), *fit(_layers(report), width)]
+    renderables += [heading("Parts of one layer"), *fit(_parts(report), width)]
+    renderables += [heading("Outside the layers"), *fit(_outside(report), width)]
+    if report.moe is not None and report.active_params is not None:
+        moe = report.moe
+        shared = f" + {moe.num_shared_experts} shared" if moe.num_shared_experts else ""
+        renderables.append(
+            heading(
+                f"Mixture of experts: {moe.moe_layers} MoE layers, {moe.num_experts} routed experts, "
+                f"{moe.experts_per_token} per token{shared}"
+            )
+        )
+        renderables += fit(_experts(report), width)
+    extras = report.checkpoint_extras
+    if extras:
+        renderables.append(heading("Stored by some checkpoints, not counted as parameters"))
+        grid = Grid([Column("What", justify="left", key=True), Column("Elements")])
+        for extra in extras:
+            grid.add(extra.name, count(extra.elements))
+        renderables += fit(grid, width)
+        renderables += [Text(f"· {extra.name}: {extra.reason}", style="dim") for extra in extras]
+    return renderables + info_lines(report)
 
-    layers = Table(title="Layers", box=box.SIMPLE_HEAD, title_justify="left")
-    layers.add_column("Layers", overflow="fold")
-    layers.add_column("Count", justify="right", no_wrap=True)
-    layers.add_column("Attention", no_wrap=True)
-    layers.add_column("FFN", no_wrap=True)
-    layers.add_column("Per layer", justify="right", no_wrap=True)
-    layers.add_column("All of them", justify="right", no_wrap=True)
+
+def _summary(report: ParamsReport) -> Grid:
+    total, components = report.total_params, report.components
+    grid = Grid(
+        [
+            Column("Component", justify="left", key=True, footer="Total"),
+            Column("Parameters", "Params", footer=count(total)),
+            Column("Share", footer="100.0%"),
+        ]
+    )
+
+    def row(label: str, value: int) -> None:
+        grid.add(label, count(value), share(value, total))
+
+    row("FFN", components.ffn)
+    row("Attention", components.attention)
+    if components.cross_attention:
+        row("Cross-attention", components.cross_attention)
+    if components.mixer:
+        row("Mixers (state-space, linear attention)", components.mixer)
+    embeddings = components.embedding + components.lm_head
+    if report.tie_word_embeddings:
+        row("Embeddings (tied with output head)", embeddings)
+    else:
+        row("Embeddings + output head", embeddings)
+        row("  input embeddings", components.embedding)
+        row("  output head", components.lm_head)
+    row("Norms", components.norm)
+    for name in ("vision", "audio", "projector", "other"):
+        if getattr(components, name):
+            row(COMPONENT_HEADINGS[name], getattr(components, name))
+    if components.language_model != total:
+        row("Language model alone", components.language_model)
+    return grid
+
+
+def _layers(report: ParamsReport) -> Grid:
     stacks = len({group.stack for group in report.layers}) > 1
+    grid = Grid(
+        [
+            Column("Layers", justify="left", key=True),
+            Column("Count", "N"),
+            Column("Attention", "Attn", justify="left"),
+            Column("FFN", justify="left"),
+            Column("Per layer", "Each"),
+            Column("All of them", "All"),
+        ]
+    )
     for group in report.layers:
         window = f", window {count(group.window)}" if group.window else ""
         ffn = {"moe": f"MoE {group.activation}", "none": "—"}.get(group.ffn_kind, group.activation)
         mixer = MIXER_NAMES.get(group.attention_kind, group.attention_kind.upper())
-        layers.add_row(
+        grid.add(
             (f"{group.stack} " if stacks else "") + layer_ranges(group.indices),
             str(len(group.indices)),
             f"{mixer}{window}",
-            escape(ffn),
+            ffn,
             count(group.params),
             count(group.params * len(group.indices)),
         )
-    renderables.append(layers)
+    return grid
 
-    # Layers that differ only in their window hold the same parts: one column for them.
+
+def _parts(report: ParamsReport) -> Grid:
+    """One column per distinct set of parts (layers differing only in their window share one)."""
+    stacks = len({group.stack for group in report.layers}) > 1
     structures: dict[tuple, tuple[str, list[int]]] = {}
     for group in report.layers:
         structures.setdefault((group.stack, tuple(group.parts.items())), (group.stack, []))[1].extend(group.indices)
     columns = [(dict(items), stack, sorted(indices)) for (stack, items), (_, indices) in structures.items()]
-    parts = Table(title="Parts of one layer", box=box.SIMPLE_HEAD, title_justify="left")
-    parts.add_column("Part", no_wrap=True)
+    headings = [Column("Part", justify="left", key=True)]
     for _, stack, indices in columns:
         ranges = layer_ranges(indices)
         where = f"{stack} " if stacks else ""
-        heading = (
-            "each layer" if len(columns) == 1
-            else f"{where}{'layers ' if not stacks else ''}{ranges}" if len(ranges) <= 20
-            else f"{len(indices)} {where}layers"
-        )
-        parts.add_column(heading, justify="right", no_wrap=True)
-    columns = [(named, indices) for named, _, indices in columns]
-    for component in ("attention", "cross_attention", "mixer", "ffn", "norm"):
-        if not any(name.startswith(component + ".") for named, _ in columns for name in named):
-            continue
+        if len(columns) == 1:
+            text = "each layer"
+        elif len(ranges) <= 20:
+            text = f"{where}{'layers ' if not stacks else ''}{ranges}"
+        else:
+            text = f"{len(indices)} {where}layers"
+        headings.append(Column(text))
+    grid = Grid(headings)
+    for component in COMPONENT_HEADINGS:
         names: list[str] = []
-        for named, _ in columns:
+        for named, _, _ in columns:
             names += [name for name in named if name.startswith(component + ".") and name not in names]
-        subtotals = [sum(value for name, value in named.items() if name.startswith(component + ".")) for named, _ in columns]
-        parts.add_row(Text(COMPONENT_HEADINGS[component], style="bold"), *[count(value) for value in subtotals])
+        if not names:
+            continue
+        subtotals = [sum(v for name, v in named.items() if name.startswith(component + ".")) for named, _, _ in columns]
+        grid.add(COMPONENT_HEADINGS[component], *[count(value) for value in subtotals], style="bold")
         for name in names:
-            parts.add_row("  " + name.split(".", 1)[1], *[count(named[name]) if name in named else "" for named, _ in columns])
-    renderables.append(parts)
+            grid.add("  " + name.split(".", 1)[1], *[count(named[name]) if name in named else "" for named, _, _ in columns])
+    return grid
 
-    outside = Table(title="Outside the layers", box=box.SIMPLE_HEAD, title_justify="left")
-    outside.add_column("Part")
-    outside.add_column("Component")
-    outside.add_column("Parameters", justify="right", no_wrap=True)
+
+def _outside(report: ParamsReport) -> Grid:
+    grid = Grid([Column("Part", justify="left", key=True), Column("Component", justify="left"), Column("Parameters", "Params")])
     for name, params in report.outside_layers.items():
         component, part = name.split(".", 1)
-        outside.add_row(escape(part), COMPONENT_HEADINGS.get(component, component.replace("_", " ")), count(params))
-    renderables.append(outside)
-
-    if report.moe is not None and report.active_params is not None:
-        moe = report.moe
-        shared = f" + {moe.num_shared_experts} shared" if moe.num_shared_experts else ""
-        experts = Table(
-            title=f"Mixture of experts: {moe.moe_layers} MoE layers, {moe.num_experts} routed experts, "
-            f"{moe.experts_per_token} per token{shared}",
-            box=box.SIMPLE_HEAD,
-            title_justify="left",
-            show_header=False,
-        )
-        experts.add_column("What")
-        experts.add_column("Value", justify="right", no_wrap=True)
-        experts.add_column("Share", justify="right", no_wrap=True)
-        experts.add_row("One expert", count(moe.expert_params), "")
-        experts.add_row("All routed experts", count(moe.routed_expert_params), share(moe.routed_expert_params, total))
-        if moe.shared_expert_params:
-            experts.add_row("Shared experts", count(moe.shared_expert_params), share(moe.shared_expert_params, total))
-        experts.add_row("Routers", count(moe.router_params), share(moe.router_params, total))
-        experts.add_row("Active per token", count(report.active_params), share(report.active_params, total))
-        experts.add_row(
-            "  without the input embedding table",
-            count(report.active_params_without_embedding or 0),
-            share(report.active_params_without_embedding or 0, total),
-        )
-        renderables.append(experts)
-
-    if report.checkpoint_extras:
-        extras = Table(
-            title="Stored by some checkpoints, not counted as parameters",
-            box=box.SIMPLE_HEAD,
-            title_justify="left",
-        )
-        extras.add_column("What")
-        extras.add_column("Elements", justify="right", no_wrap=True)
-        extras.add_column("Why", overflow="fold")
-        for extra in report.checkpoint_extras:
-            extras.add_row(escape(extra.name), count(extra.elements), escape(extra.reason))
-        renderables.append(extras)
-
-    return renderables + info_lines(report)
+        grid.add(part, COMPONENT_HEADINGS.get(component, component.replace("_", " ")), count(params))
+    return grid
 
 
-def models_table(models: Sequence[BundledModel]) -> Table:
+def _experts(report: ParamsReport) -> Grid:
+    moe, total = report.moe, report.total_params
+    assert moe is not None and report.active_params is not None
+    grid = Grid([Column("What", justify="left", key=True), Column("Value"), Column("Share")], show_header=False)
+    grid.add("One expert", count(moe.expert_params), "")
+    grid.add("All routed experts", count(moe.routed_expert_params), share(moe.routed_expert_params, total))
+    if moe.shared_expert_params:
+        grid.add("Shared experts", count(moe.shared_expert_params), share(moe.shared_expert_params, total))
+    grid.add("Routers", count(moe.router_params), share(moe.router_params, total))
+    grid.add("Active per token", count(report.active_params), share(report.active_params, total))
+    without = report.active_params_without_embedding or 0
+    grid.add("  without the input table (as cards quote)", count(without), share(without, total))
+    return grid
+
+
+def models_table(models: Sequence[BundledModel], width: int = 80) -> Group:
     """Bundled models: Hub id, family, total and active parameters (model_type is in --json)."""
-    table = Table(
-        title="Bundled configs (by Hub id, offline) and presets (from papers)", box=box.SIMPLE_HEAD, title_justify="left"
+    grid = Grid(
+        [
+            Column("Model", justify="left", key=True),
+            Column("Family", justify="left"),
+            Column("Parameters", "Params"),
+            Column("Active / token", "Active"),
+            Column("Active, cards' way", "Card active"),
+        ]
     )
-    # Ids are what users copy: folded onto a second line when long, never cut short.
-    table.add_column("Model", overflow="fold", min_width=30)
-    table.add_column("Family", overflow="fold")
-    table.add_column("Parameters", justify="right", no_wrap=True)
-    table.add_column("Active / token", justify="right", no_wrap=True)
-    for model in models:
+    for model in sorted(models, key=lambda m: (m.source != "bundled", m.model.lower())):
         active = count(model.active_params) if model.active_params is not None else ""
-        table.add_row(escape(model.model), escape(model.architecture), count(model.total_params), active)
-    return table
+        card = count(model.active_params_without_embedding) if model.active_params_without_embedding is not None else ""
+        grid.add(model.model, model.architecture, count(model.total_params), active, card)
+    note = Text(
+        "Parameters: the whole model (language model, and vision tower and projector where the family has them). "
+        "Active, cards' way: active parameters without the input embedding table, as model cards quote them.",
+        style="dim",
+    )
+    return Group(heading("Bundled configs (by Hub id, offline) and presets (from papers)"), *fit(grid, width), note)
+
+
+def families_table(families: dict[str, list[str]], width: int = 80) -> Group:
+    """The supported families, as people name them, with the model_types each reads."""
+    grid = Grid([Column("Family", justify="left", key=True), Column("model_type", justify="left")])
+    for family, model_types in families.items():
+        grid.add(family, ", ".join(model_types))
+    note = Text("Another model_type can be counted with a family's rules: --as MODEL_TYPE.", style="dim")
+    return Group(heading(f"Supported families ({sum(len(t) for t in families.values())} model_types)"), *fit(grid, width), note)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich import box
 from rich.console import Group
-from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
-from . import count
+from . import count, heading
+from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
     from ..verification import VerifyReport
@@ -19,40 +17,33 @@ SHOWN = 20  # problem tensors listed in the table; --json lists them all
 PROBLEMS = ("missing", "unexpected", "wrong shape")
 
 
-def verify_renderables(report: VerifyReport) -> Group:
+def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
     """Bytes by dtype, tensors by verdict, what is not a parameter and why, every problem by name, the verdict."""
     files = f"{len(report.files)} file{'s' if len(report.files) != 1 else ''}"
-    parts: list = [Text(f"{report.model}: {report.checkpoint} ({files})", style="bold")]
+    parts: list = [heading(f"{report.model}: {report.checkpoint} ({files})")]
     if report.index_only:
         parts.append(Text(f"Only {report.files[0]} was found: names are matched, shapes are not known.", style="dim"))
     else:
-        stored = Table(box=box.SIMPLE_HEAD, show_footer=True)
-        stored.add_column("Stored", footer="Total")
-        stored.add_column("Bytes", justify="right", no_wrap=True, footer=count(report.stored_bytes or 0))
+        stored = Grid([Column("Stored", justify="left", key=True, footer="Total"), Column("Bytes", footer=count(report.stored_bytes or 0))])
         for dtype, size in report.stored_bytes_by_dtype.items():
-            stored.add_row(escape(dtype), count(size))
-        parts.append(stored)
-    verdicts = Table(box=box.SIMPLE_HEAD, show_header=False)
-    verdicts.add_column("Tensors")
-    verdicts.add_column("Count", justify="right", no_wrap=True)
+            stored.add(dtype, count(size))
+        parts += fit(stored, width)
+    verdicts = Grid([Column("What", justify="left", key=True), Column("Count")], show_header=False)
     for verdict in ("parameter", "quantization", "extra", *PROBLEMS):
         if report.counts.get(verdict):
-            verdicts.add_row(_verdict_label(verdict), count(report.counts[verdict]))
-    verdicts.add_row("Parameters in the checkpoint", count(report.checkpoint_params))
-    verdicts.add_row("ffncalc's count", count(report.ffncalc_params))
+            verdicts.add(_verdict_label(verdict), count(report.counts[verdict]))
+    verdicts.add("Parameters in the checkpoint", count(report.checkpoint_params))
+    verdicts.add("ffncalc's count", count(report.ffncalc_params))
     if report.index_total_size is not None and report.expected_bytes is not None:
-        verdicts.add_row("Index total_size (bytes)", count(report.index_total_size))
-        verdicts.add_row("Bytes the config gives", count(report.expected_bytes))
-    parts.append(verdicts)
+        verdicts.add("Index total_size (bytes)", count(report.index_total_size))
+        verdicts.add("Bytes the config gives", count(report.expected_bytes))
+    parts += fit(verdicts, width)
     if report.extras:
-        extras = Table(title="Not parameters of the model", box=box.SIMPLE_HEAD, title_justify="left")
-        extras.add_column("What", overflow="fold")
-        extras.add_column("Tensors", justify="right", no_wrap=True)
-        extras.add_column("Elements", justify="right", no_wrap=True)
-        extras.add_column("Why", overflow="fold", ratio=1)
+        extras = Grid([Column("Not parameters of the model", "Not parameters", justify="left", key=True), Column("Tensors"), Column("Elements")])
         for extra in report.extras:
-            extras.add_row(escape(extra.kind), count(extra.tensors), count(extra.elements), escape(extra.reason))
-        parts.append(extras)
+            extras.add(extra.kind, count(extra.tensors), count(extra.elements))
+        parts += fit(extras, width)
+        parts += [Text(f"· {extra.kind}: {extra.reason}", style="dim") for extra in report.extras]
     problems = [t for t in report.tensors if t.verdict in PROBLEMS]
     for tensor in problems[:SHOWN]:
         detail = ""

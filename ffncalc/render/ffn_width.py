@@ -4,34 +4,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich import box
 from rich.console import Group
-from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
-from . import count
+from . import count, heading
+from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
-    from ..dims import DeriveDimReport
+    from ..ffn_width import DeriveDimReport
 
-def derive_dim_renderables(report: DeriveDimReport) -> Group:
+def derive_dim_renderables(report: DeriveDimReport, width: int = 80) -> Group:
     """The forward steps as a table, the backward solve as multiplier → multiple_of values, and notes."""
     parts: list = []
     derivation = report.derivation
     if derivation is not None:
         multiplier = "no multiplier" if derivation.multiplier is None else f"multiplier {derivation.multiplier:g}"
-        table = Table(
-            title=f"intermediate_size for dim {count(derivation.dim)}, {multiplier}, multiple_of {derivation.multiple_of:,}",
-            box=box.SIMPLE_HEAD,
-            title_justify="left",
-        )
-        table.add_column("Step")
-        table.add_column("Formula", no_wrap=True)
-        table.add_column("Value", justify="right", no_wrap=True)
+        parts.append(heading(f"intermediate_size for dim {count(derivation.dim)}, {multiplier}, multiple_of {derivation.multiple_of:,}"))
+        grid = Grid([Column("Step", justify="left", key=True), Column("Formula", justify="left"), Column("Value")])
         for step in derivation.steps:
-            table.add_row(step.name, step.formula, count(step.value))
-        parts.append(table)
+            grid.add(step.name, step.formula, count(step.value))
+        parts += fit(grid, width)
         above = derivation.above_parameter_matched
         relation = f"{100 * abs(above):.1f}% {'above' if above >= 0 else 'below'} it"
         parts.append(
@@ -43,21 +35,16 @@ def derive_dim_renderables(report: DeriveDimReport) -> Group:
         )
     solve = report.solve
     if solve is not None:
-        source = f"{escape(report.model)}: " if report.model else ""
-        table = Table(
-            title=f"{source}settings that give {count(solve.target)} from dim {count(solve.dim)} ({solve.ratio_to_dim:.3g} × dim)",
-            box=box.SIMPLE_HEAD,
-            title_justify="left",
-        )
-        table.add_column("ffn_dim_multiplier", justify="right")
-        table.add_column("multiple_of")
+        source = f"{report.model}: " if report.model else ""
+        title = f"{source}settings that give {count(solve.target)} from dim {count(solve.dim)} ({solve.ratio_to_dim:.3g} × dim)"
+        grid = Grid([Column("ffn_dim_multiplier", "multiplier", key=True), Column("multiple_of", justify="left")])
         by_multiplier: dict[float | None, list[int]] = {}
         for setting in solve.settings:
             by_multiplier.setdefault(setting.multiplier, []).append(setting.multiple_of)
         for multiplier, multiples in by_multiplier.items():
-            table.add_row("none" if multiplier is None else f"{multiplier:g}", ", ".join(f"{m:,}" for m in multiples))
+            grid.add("none" if multiplier is None else f"{multiplier:g}", ", ".join(f"{m:,}" for m in multiples))
         if solve.settings:
-            parts.append(table)
+            parts += [heading(title), *fit(grid, width)]
         searched = "none, " + ", ".join(f"{m:g}" for m in solve.searched_multipliers if m is not None)
         parts.append(
             Text(

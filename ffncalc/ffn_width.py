@@ -17,8 +17,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .results import Result
 from .errors import UsageError
+from .results import Result
+from .spec import DenseFfn, ModelSpec, MoeFfn
 from .schema import MAX_WIDTH
 
 REFERENCE_MULTIPLE_OF = 256  # the default in Meta's ModelArgs
@@ -172,3 +173,24 @@ def derivation_notes(derivation: Derivation | None, solve: Solve | None) -> list
                 "which may be a coincidence of rounding rather than how it was chosen."
             )
     return notes
+
+
+def model_ffn(spec: ModelSpec) -> DenseFfn | None:
+    """The FFN a model's width rule would size: its first dense FFN, else one expert; None without an FFN."""
+    ffns = [layer.ffn for layer in spec.layers if layer.ffn is not None and layer.stack in ("decoder", "encoder")]
+    dense = next((ffn for ffn in ffns if isinstance(ffn, DenseFfn)), None)
+    if dense is not None:
+        return dense
+    expert = next((ffn for ffn in ffns if isinstance(ffn, MoeFfn)), None)
+    return expert.expert if expert is not None else None
+
+
+def not_a_gated_ffn(model: str, ffn: DenseFfn | None) -> str:
+    """Why the rule does not apply to MODEL: it has no FFN, or a plain (ungated) one."""
+    if ffn is None:
+        return f"{model} has no FFN layer (its layers mix tokens only), so there is no width to derive."
+    ratio = Fraction(ffn.intermediate_size, ffn.hidden_size)
+    return (
+        f"{model}'s FFN is plain (up, activation, down), {ffn.intermediate_size:,} wide = {float(ratio):g} × hidden: "
+        "Meta's rule sizes gated FFNs (gate, up, down) and does not apply."
+    )

@@ -9,8 +9,9 @@ from pydantic import TypeAdapter
 from .accounting import ParamsReport
 from .api import BundledModel
 from .comparison import CompareRow
-from .dims import DeriveDimReport
+from .ffn_width import DeriveDimReport
 from .compute import CrossoverReport, FlopsReport
+from .memory import MemoryReport
 from .verification import VerifyReport
 
 JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
@@ -21,4 +22,6 @@ JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
     "derive-dim": DeriveDimReport.model_json_schema,
     "compare": TypeAdapter(list[CompareRow]).json_schema,
     "verify": VerifyReport.model_json_schema,
+    "memory": MemoryReport.model_json_schema,
+    "families": TypeAdapter(dict[str, list[str]]).json_schema,  # models --families
 }

@@ -1,0 +1,458 @@
+"""Memory: will a model fit — its weights as stored, the KV cache and recurrent state by context and batch,
+the activations of one forward, and for training the gradients, optimizer states and activations.
+
+Conventions:
+- exact integers of bytes; tables show GiB (2³⁰ bytes), and accelerators' memory is their vendor's
+  figure in GiB (an H100's "80 GB" of HBM is 80 GiB), before the runtime's own overhead;
+- weights as the checkpoint stores them (``storage``: the config's dtype and quantization_config),
+  or as ``--dtype`` asks; a tied head is one tensor;
+- KV cache, per attention layer and token: kv_heads · (qk_head_dim + v_head_dim) elements (MLA: its
+  latent, kv_lora_rank + qk_rope_head_dim, whatever the heads; a sparse-attention indexer adds its key,
+  head_dim), for at most the window (sliding) or chunk (chunked attention) of tokens; an encoder-decoder's
+  decoder layers also cache the encoder output's keys and values (the encoder's length is the context);
+  a state-space or linear-attention mixer keeps its recurrent state and its convolutions' last inputs,
+  whatever the context;
+- tensor parallelism over N GPUs splits every matrix (linear weights, embedding, head) evenly and keeps a
+  copy of every vector (norms, biases) and of routers on each; the KV cache splits by KV heads (each GPU
+  holds ceil(kv_heads / N); MLA's latent cache is one per GPU), recurrent states by their layers' heads.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from .results import ModelInfo, Result
+from .spec import Attention, Layer, ModelSpec
+from .storage import Scheme, Stored, parameter_layout
+from .units import DTYPE_BYTES
+
+GIB = 1 << 30
+Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
+Recompute = Literal["none", "selective", "full"]
+
+# Accelerators as people name them → memory in bytes (the vendor's GB figure, in GiB).
+ACCELERATORS: dict[str, int] = {
+    "H100 80GB": 80 * GIB,
+    "H200 141GB": 141 * GIB,
+    "B200 192GB": 192 * GIB,
+    "A100 40GB": 40 * GIB,
+    "A100 80GB": 80 * GIB,
+    "L40S 48GB": 48 * GIB,
+    "L4 24GB": 24 * GIB,
+    "RTX 4090 24GB": 24 * GIB,
+    "MI300X 192GB": 192 * GIB,
+}
+TENSOR_PARALLEL = (1, 2, 4, 8, 16, 32, 64)
+
+# --dtype: a what-if for every weight. Plain dtypes store each element in it; the quantized ones quantize
+# every linear weight with the scheme named, the rest staying in BF16.
+WHAT_IF: dict[str, tuple[str, Scheme | None]] = {
+    "fp32": ("F32", None),
+    "bf16": ("BF16", None),
+    "fp16": ("F16", None),
+    "fp8": ("BF16", Scheme("fp8", bits=8, block=(128, 128))),  # block-scaled FP8, as DeepSeek and Qwen publish
+    "int8": ("BF16", Scheme("bitsandbytes_8bit", bits=8)),  # LLM.int8: int8 weights and a scale per row
+    "int4": ("BF16", Scheme("gptq", bits=4, group_size=128)),  # GPTQ-style: int4, a scale and zero per 128 inputs
+    "nf4": ("BF16", Scheme("bitsandbytes_4bit", bits=4)),  # bitsandbytes 4-bit: blocks of 64 with an absmax
+    "mxfp4": ("BF16", Scheme("mxfp4-all", bits=4)),  # 4-bit values, one UE8M0 scale per 32
+}
+
+
+class WeightBytes(Result):
+    """The weights as stored: bytes in total, by dtype and by component, and what is left unquantized."""
+
+    dtype: str  # the dtype of what is not quantized
+    quantization: str | None
+    bytes: int
+    by_dtype: dict[str, int]
+    by_component: dict[str, int]
+    unquantized_linear_bytes: int  # linear weights a quantization scheme leaves as they are
+
+
+class CacheLayer(Result):
+    """One kind of layer's cache: how many layers, what each caches per token, and at most how many tokens."""
+
+    kind: str  # "attention", "sliding attention (window 4096)", "MLA latent", "cross-attention", "mixer state"
+    layers: int
+    elements_per_token: int  # per layer; 0 for a mixer's state, which does not grow
+    tokens: int  # cached tokens at the context (capped by a window or chunk)
+    fixed_elements: int  # per layer and sequence, whatever the context (a mixer's state)
+    bytes: int  # all these layers, at the context and batch
+
+
+class KvCache(Result):
+    """The KV cache and recurrent state at a context and batch."""
+
+    dtype: str
+    context: int
+    batch: int
+    bytes_per_token: int  # one more token of one sequence, at a context past every window
+    bytes: int
+    layers: list[CacheLayer]
+
+
+class Activations(Result):
+    """The largest activation buffer of one forward, and the formula it comes from."""
+
+    bytes: int
+    formula: str
+
+
+class Accelerator(Result):
+    """Whether the model fits one accelerator, and how many it needs with tensor parallelism."""
+
+    name: str
+    memory: int
+    fits_on_one: bool
+    tensor_parallel: int | None  # the fewest GPUs (a power of two) across which it fits; None beyond 64
+    per_gpu_bytes: int | None
+
+
+class Training(Result):
+    """Training memory: weights, gradients, optimizer states and activations, per GPU under ZeRO."""
+
+    optimizer: Optimizer
+    recompute: Recompute
+    gpus: int
+    zero_stage: int
+    weights: int
+    gradients: int
+    optimizer_states: int
+    activations: int
+    activations_formula: str
+    per_gpu: int
+
+
+class MemoryReport(ModelInfo):
+    """`ffncalc memory --json`: bytes of everything that must be in memory, and where it fits."""
+
+    weights: WeightBytes
+    kv_cache: KvCache
+    activations: Activations
+    total_inference: int
+    gpus: int
+    per_gpu_inference: int
+    replicated: list[str]
+    accelerators: list[Accelerator]
+    training: Training | None
+    conventions: list[str]
+
+
+# --- weights ---------------------------------------------------------------------------------
+
+
+def weight_layout(spec: ModelSpec, dtype: str, scheme: Scheme | None) -> list[Stored]:
+    """Every parameter tensor as stored in DTYPE, quantized where SCHEME quantizes."""
+    return parameter_layout(spec, dtype, scheme)
+
+
+def weight_bytes(stored: list[Stored], dtype: str, scheme: Scheme | None) -> WeightBytes:
+    """Σ bytes of the stored tensors, by dtype and by component."""
+    by_dtype: dict[str, int] = {}
+    by_component: dict[str, int] = {}
+    for tensor in stored:
+        by_dtype[tensor.dtype] = by_dtype.get(tensor.dtype, 0) + tensor.bytes
+        by_component[tensor.component] = by_component.get(tensor.component, 0) + tensor.bytes
+    unquantized = 0
+    if scheme is not None:
+        quantized = {t.of or t.name for t in stored if t.role == "quantization" or t.of}
+        unquantized = sum(
+            t.bytes
+            for t in stored
+            if len(t.shape) >= 2 and t.name not in quantized and t.role == "parameter" and not t.of and t.component != "embedding"
+        )
+    return WeightBytes(
+        dtype=dtype,
+        quantization=scheme.method if scheme else None,
+        bytes=sum(by_dtype.values()),
+        by_dtype=dict(sorted(by_dtype.items())),
+        by_component=dict(sorted(by_component.items())),
+        unquantized_linear_bytes=unquantized,
+    )
+
+
+# --- the KV cache and recurrent state --------------------------------------------------------------
+
+
+def attention_kv_elements(attention: Attention) -> int:
+    """Per layer per token: kv_heads · (qk_head_dim + v_head_dim); MLA caches its latent, kv_lora_rank + qk_rope_head_dim."""
+    if attention.mla is not None:
+        return attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim
+    return attention.num_kv_heads * (attention.qk_head_dim + attention.v_head_dim)
+
+
+def kv_elements_per_token(attention: Attention) -> int:
+    """The attention's KV elements per token, + a sparse-attention indexer's key (head_dim)."""
+    indexer = attention.indexer.head_dim if attention.indexer is not None else 0
+    return attention_kv_elements(attention) + indexer
+
+
+def cached_tokens(attention: Attention, context: int) -> int:
+    """Tokens an attention layer keeps at CONTEXT: all of them, or at most its window or chunk."""
+    return context if attention.window is None else min(context, attention.window)
+
+
+@dataclass(frozen=True)
+class _Kind:
+    kind: str
+    per_token: int
+    tokens: int
+    fixed: int
+
+
+def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
+    kinds = []
+    attention = layer.attention
+    if attention is not None:
+        if attention.mla is not None:
+            name = "MLA latent"
+        elif attention.window is None:
+            name = "attention"
+        else:
+            name = f"{'chunked' if attention.chunked else 'sliding'} attention (window {attention.window:,})"
+        if attention.indexer is not None:
+            name += " + indexer key"
+        kinds.append(_Kind(name, kv_elements_per_token(attention), cached_tokens(attention, context), 0))
+    if layer.cross_attention is not None:
+        kinds.append(_Kind("cross-attention (encoder output)", kv_elements_per_token(layer.cross_attention), context, 0))
+    if layer.mixer is not None:
+        state = layer.mixer.state_elements + layer.mixer.conv_state_elements
+        kinds.append(_Kind(f"{layer.mixer.kind} state", 0, 0, state))
+    return kinds
+
+
+def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
+    """Σ over the generating layers of per-token elements × cached tokens, + fixed states, × batch × dtype bytes."""
+    from .compute import generating_layers
+
+    size = DTYPE_BYTES[dtype]
+    counted: dict[tuple[str, int, int, int], int] = {}
+    for layer in generating_layers(spec):
+        for kind in _cache_kind(layer, context):
+            key = (kind.kind, kind.per_token, kind.tokens, kind.fixed)
+            counted[key] = counted.get(key, 0) + 1
+    layers = [
+        CacheLayer(
+            kind=kind,
+            layers=n,
+            elements_per_token=per_token,
+            tokens=tokens,
+            fixed_elements=fixed,
+            bytes=n * (per_token * tokens + fixed) * batch * size,
+        )
+        for (kind, per_token, tokens, fixed), n in counted.items()
+    ]
+    # One more token of one sequence grows only the layers that keep every token.
+    per_token = sum(l.layers * l.elements_per_token for l in layers if l.tokens == context and l.elements_per_token) * size
+    return KvCache(
+        dtype=dtype,
+        context=context,
+        batch=batch,
+        bytes_per_token=per_token,
+        bytes=sum(layer.bytes for layer in layers),
+        layers=layers,
+    )
+
+
+# --- activations -----------------------------------------------------------------------------------
+
+
+def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) -> Activations:
+    """The largest buffer of one forward over a prefill chunk: the FFN's intermediate, the hidden states, or the logits."""
+    from .compute import generating_layers
+    from .spec import MoeFfn
+
+    widest = 0
+    for layer in generating_layers(spec):
+        ffn = layer.ffn
+        if ffn is None:
+            continue
+        if isinstance(ffn, MoeFfn):  # each token's k experts run on it
+            width = ffn.experts_per_token * ffn.expert.intermediate_size * (2 if ffn.expert.gated else 1)
+        else:
+            width = ffn.intermediate_size * (2 if ffn.gated else 1)
+        widest = max(widest, width)
+    candidates = {
+        f"batch · chunk · FFN intermediate ({widest:,} wide, gate and up for gated FFNs, k experts for MoE) · {size} bytes": batch * chunk * widest * size,
+        f"batch · chunk · hidden ({spec.hidden_size:,}) · {size} bytes": batch * chunk * spec.hidden_size * size,
+        f"batch · vocab ({spec.vocab_size:,}) · 4 bytes: the last token's logits, in float32": batch * spec.vocab_size * 4,
+    }
+    formula, largest = max(candidates.items(), key=lambda item: item[1])
+    return Activations(bytes=largest, formula=formula)
+
+
+# --- tensor parallelism ----------------------------------------------------------------------------
+
+
+def per_gpu_weights(stored: list[Stored], gpus: int) -> tuple[int, list[str]]:
+    """Matrices split evenly (rounded up), vectors and routers copied to every GPU; and what is copied."""
+    total, replicated = 0, set()
+    for tensor in stored:
+        router = tensor.part == "router"
+        if len(tensor.shape) >= 2 and not router:
+            total += -(-tensor.bytes // gpus)
+        else:
+            total += tensor.bytes
+            replicated.add("routers" if router else "norms and biases (vectors)")
+    return total, sorted(replicated)
+
+
+def per_gpu_cache(spec: ModelSpec, cache: KvCache, gpus: int) -> tuple[int, list[str]]:
+    """The KV cache split by KV heads (ceil(kv_heads / N) on each GPU); MLA's latent whole on each."""
+    if gpus == 1:
+        return cache.bytes, []
+    from .compute import generating_layers
+
+    share = 0
+    replicated = set()
+    size = DTYPE_BYTES[cache.dtype]
+    for layer in generating_layers(spec):
+        attention = layer.attention
+        if attention is not None:
+            bytes_ = kv_elements_per_token(attention) * cached_tokens(attention, cache.context) * cache.batch * size
+            if attention.mla is not None:
+                share += bytes_
+                replicated.add("MLA's latent KV cache")
+            else:
+                heads = attention.num_kv_heads
+                held = math.ceil(heads / gpus)
+                if gpus > heads:
+                    replicated.add("KV heads (fewer than GPUs: each GPU keeps one)")
+                share += bytes_ * held // heads
+        if layer.cross_attention is not None:
+            cross = layer.cross_attention
+            bytes_ = kv_elements_per_token(cross) * cache.context * cache.batch * size
+            share += bytes_ * math.ceil(cross.num_kv_heads / gpus) // cross.num_kv_heads
+        if layer.mixer is not None:
+            share += -(-(layer.mixer.state_elements + layer.mixer.conv_state_elements) * cache.batch * size // gpus)
+    return share, sorted(replicated)
+
+
+# --- training --------------------------------------------------------------------------------------
+
+# Bytes per parameter under mixed precision: 16-bit weights and gradients, and the optimizer's states
+# with an fp32 master copy of the weights (Rajbhandari et al. 2020, ZeRO, §3.1: 2 + 2 + 12 for Adam).
+OPTIMIZER_BYTES: dict[Optimizer, int] = {"adamw": 4 + 4 + 4, "adamw-8bit": 4 + 1 + 1, "sgd": 4 + 4}
+
+
+def training_memory(
+    spec: ModelSpec,
+    parameters: int,
+    context: int,
+    batch: int,
+    optimizer: Optimizer,
+    recompute: Recompute,
+    gpus: int,
+    zero_stage: int,
+) -> Training:
+    """Weights 2Ψ + gradients 2Ψ + optimizer states (Adam 12Ψ) sharded by ZeRO stage, + activations per GPU.
+
+    Activations, per transformer layer of s tokens, batch b, hidden h and a heads in 16-bit (Korthikanti et
+    al. 2022, "Reducing Activation Recomputation in Large Transformer Models", eq. 1): s·b·h·(34 + 5·a·s/h)
+    bytes without recomputation; s·b·h·34 with selective recomputation (the attention's a·s² terms
+    recomputed); 2·s·b·h with full recomputation (only each layer's input kept). Applied to every
+    generating layer with the model's hidden size and query heads; plus the logits, 4·s·b·vocab (float32).
+    The formula is the paper's GPT-style layer: gated, MoE and state-space layers keep other buffers.
+    """
+    from .compute import generating_layers
+
+    weights, gradients = 2 * parameters, 2 * parameters
+    states = OPTIMIZER_BYTES[optimizer] * parameters
+    s, b, h = context, batch, spec.hidden_size
+    per_layer = []
+    for layer in generating_layers(spec):
+        heads = layer.attention.num_heads if layer.attention is not None else 0
+        if recompute == "full":
+            per_layer.append(2 * s * b * h)
+        elif recompute == "selective":
+            per_layer.append(34 * s * b * h)
+        else:
+            per_layer.append(34 * s * b * h + 5 * heads * s * s * b)
+    activations = sum(per_layer) + 4 * s * b * spec.vocab_size
+    formula = {
+        "none": "Σ layers s·b·h·(34 + 5·a·s/h) + 4·s·b·vocab (Korthikanti et al. 2022, no recomputation)",
+        "selective": "Σ layers 34·s·b·h + 4·s·b·vocab (Korthikanti et al. 2022, selective recomputation)",
+        "full": "Σ layers 2·s·b·h + 4·s·b·vocab (Korthikanti et al. 2022, full recomputation)",
+    }[recompute]
+    shard = {0: (1, 1, 1), 1: (1, 1, gpus), 2: (1, gpus, gpus), 3: (gpus, gpus, gpus)}[zero_stage]
+    per_gpu = -(-weights // shard[0]) + -(-gradients // shard[1]) + -(-states // shard[2]) + activations
+    return Training(
+        optimizer=optimizer,
+        recompute=recompute,
+        gpus=gpus,
+        zero_stage=zero_stage,
+        weights=weights,
+        gradients=gradients,
+        optimizer_states=states,
+        activations=activations,
+        activations_formula=formula,
+        per_gpu=per_gpu,
+    )
+
+
+# --- the report ------------------------------------------------------------------------------------
+
+CONVENTIONS = [
+    "bytes as exact integers; GiB = 2^30 bytes; accelerators by their vendor's figure in GiB, before runtime overhead",
+    "weights as the checkpoint stores them (dtype, quantization_config), or as --dtype asks; a tied head once",
+    "KV cache per layer per token: kv_heads · (qk_head_dim + v_head_dim), MLA: kv_lora_rank + qk_rope_head_dim, "
+    "capped at the window or chunk; mixers: recurrent state and conv windows, whatever the context",
+    "tensor parallelism: matrices split evenly, vectors and routers copied; KV split by KV heads, MLA's latent copied",
+]
+
+
+def count_memory(
+    spec: ModelSpec,
+    info: ModelInfo,
+    *,
+    weight_dtype: str,
+    scheme: Scheme | None,
+    context: int,
+    batch: int,
+    kv_dtype: str,
+    chunk: int,
+    gpus: int,
+    accelerators: dict[str, int],
+    train: bool = False,
+    optimizer: Optimizer = "adamw",
+    recompute: Recompute = "none",
+    zero_stage: int = 0,
+    parameters: int = 0,
+) -> MemoryReport:
+    """Weights + KV cache + activations for inference, per GPU over GPUS; and with TRAIN, training memory."""
+    stored = weight_layout(spec, weight_dtype, scheme)
+    weights = weight_bytes(stored, weight_dtype, scheme)
+    cache = kv_cache(spec, context, batch, kv_dtype)
+    activations = inference_activations(spec, batch, min(chunk, context), DTYPE_BYTES[kv_dtype])
+    total = weights.bytes + cache.bytes + activations.bytes
+
+    def per_gpu(n: int) -> tuple[int, list[str]]:
+        w, copied = per_gpu_weights(stored, n)
+        c, copied_cache = per_gpu_cache(spec, cache, n)
+        return w + c + activations.bytes, copied + copied_cache
+
+    per_gpu_total, replicated = per_gpu(gpus) if gpus > 1 else (total, [])
+    rows = []
+    for name, memory in accelerators.items():
+        needed = next(((n, per_gpu(n)[0]) for n in TENSOR_PARALLEL if per_gpu(n)[0] <= memory), (None, None))
+        rows.append(
+            Accelerator(name=name, memory=memory, fits_on_one=total <= memory, tensor_parallel=needed[0], per_gpu_bytes=needed[1])
+        )
+    training = None
+    if train:
+        training = training_memory(spec, parameters, context, batch, optimizer, recompute, gpus, zero_stage)
+    return MemoryReport(
+        **info.model_dump(),
+        weights=weights,
+        kv_cache=cache,
+        activations=activations,
+        total_inference=total,
+        gpus=gpus,
+        per_gpu_inference=per_gpu_total,
+        replicated=replicated,
+        accelerators=rows,
+        training=training,
+        conventions=CONVENTIONS,
+    )

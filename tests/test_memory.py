@@ -1,0 +1,138 @@
+"""`ffncalc memory`: weights as stored, KV cache and recurrent state by context and batch, training.
+
+Every figure is derived by hand in the test from the config's numbers, or is a real index's total_size.
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ffncalc.api import memory, verify
+
+from .conftest import BUNDLED
+
+INDEXES = Path(__file__).resolve().parent / "indexes"
+LLAMA = "meta-llama/Llama-3.1-8B"
+
+
+def test_llama_3_1_8b_caches_131072_bytes_per_token_in_bf16():
+    # 2 (k and v) × 8 KV heads × 128 head_dim × 32 layers × 2 bytes
+    report = memory(LLAMA, "8k")
+    assert report.kv_cache.bytes_per_token == 2 * 8 * 128 * 32 * 2 == 131_072
+    assert report.kv_cache.bytes == 8192 * 131_072
+
+
+def test_the_kv_cache_grows_with_the_batch():
+    assert memory(LLAMA, "8k", batch=8).kv_cache.bytes == 8 * 8192 * 131_072
+
+
+def test_deepseek_v3_caches_its_mla_latent_whatever_the_heads():
+    # 61 layers × (512 kv_lora_rank + 64 rope key) × 2 bytes: 70,272 bytes per token
+    report = memory("deepseek-ai/DeepSeek-V3", "32k")
+    assert report.kv_cache.bytes_per_token == 61 * 576 * 2 == 70_272
+    assert report.kv_cache.bytes == 32_768 * 70_272
+
+
+@pytest.mark.parametrize(("context", "global_tokens"), [("8k", 8192), ("128k", 131_072)])
+def test_gemma_2_9b_sliding_layers_keep_at_most_their_4096_window(context, global_tokens):
+    # 42 layers alternate: 21 slide within 4,096 tokens, 21 attend globally; each caches
+    # 8 KV heads × (256 + 256) = 4,096 elements per token, 2 bytes in bf16.
+    report = memory("google/gemma-2-9b", context, kv_dtype="bf16")
+    assert report.kv_cache.bytes == 21 * 4096 * 4096 * 2 + 21 * 4096 * global_tokens * 2
+    assert report.kv_cache.bytes_per_token == 21 * 4096 * 2
+
+
+def test_a_hybrids_mamba_state_does_not_grow_with_the_context():
+    # Nemotron-H-56B: each Mamba-2 layer keeps 256 heads × 64 head_dim × 256 state elements, and the conv's
+    # last 3 inputs of 16,384 + 2 · 8 · 256 = 20,480 channels; 10 attention layers of 8 KV heads × 256.
+    short, long = memory("nvidia/Nemotron-H-56B-Base-8K", "1k"), memory("nvidia/Nemotron-H-56B-Base-8K", "64k")
+    (mamba_short,) = [layer for layer in short.kv_cache.layers if layer.kind == "mamba2 state"]
+    (mamba_long,) = [layer for layer in long.kv_cache.layers if layer.kind == "mamba2 state"]
+    assert mamba_short.fixed_elements == 256 * 64 * 256 + 20_480 * 3
+    assert mamba_short.bytes == mamba_long.bytes == 54 * (256 * 64 * 256 + 20_480 * 3) * 2
+    assert long.kv_cache.bytes - short.kv_cache.bytes == 10 * 8 * 256 * (65_536 - 1024) * 2
+
+
+@pytest.mark.parametrize("index", sorted(path.stem for path in INDEXES.glob("*.json")))
+def test_weights_as_stored_equal_a_real_indexs_total_size(tmp_path, index):
+    # What the config says the checkpoint holds, and a tied head when the index names one (Falcon's .bin files).
+    document = json.loads((INDEXES / f"{index}.json").read_text())
+    shutil.copy(BUNDLED / f"{index}.json", tmp_path / "config.json")
+    shutil.copy(INDEXES / f"{index}.json", tmp_path / "model.safetensors.index.json")
+    stored_again = sum(extra.elements for extra in verify(str(tmp_path)).extras) * 2  # BF16
+    assert memory(index.replace("__", "/", 1)).weights.bytes + stored_again == document["metadata"]["total_size"]
+
+
+def test_gpt_oss_20b_stores_its_experts_in_mxfp4():
+    # BF16 1,804,459,584 elements; U8 9,555,148,800 bytes of 4-bit blocks and 597,196,800 scales (the Hub's
+    # safetensors counts, shared/reference/ground_truth.json); the config names no dtype: bfloat16 assumed.
+    report = memory("openai/gpt-oss-20b")
+    assert report.weights.by_dtype == {"BF16": 2 * 1_804_459_584, "U8": 9_555_148_800 + 597_196_800}
+    assert any("names no dtype" in note for note in report.notes)
+
+
+def test_int4_what_if_stores_linear_weights_as_gptq_does():
+    # Each of a layer's 7 linears [out, in]: qweight out·in/2 bytes, qzeros (in/128)·(out/8)·4, scales
+    # (in/128)·out·2 (F16), g_idx in·4; the embeddings, the head and the norms stay BF16.
+    def gptq(out_f, in_f):
+        return out_f * in_f // 2 + (in_f // 128) * (out_f // 8) * 4 + (in_f // 128) * out_f * 2 + in_f * 4
+
+    linears = [(4096, 4096), (1024, 4096), (1024, 4096), (4096, 4096), (14336, 4096), (14336, 4096), (4096, 14336)]
+    layers = 32 * (sum(gptq(o, i) for o, i in linears) + 2 * 4096 * 2)
+    bf16 = (2 * 128_256 * 4096 + 4096) * 2
+    assert memory(LLAMA, dtype="int4").weights.bytes == layers + bf16
+
+
+def test_tensor_parallel_splits_matrices_and_kv_heads_and_copies_the_norms():
+    # Llama-3.1-8B over 2 GPUs: every matrix halves, the 266,240 norm elements are on both; 4 of the 8 KV heads each.
+    report = memory(LLAMA, "8k", gpus=2)
+    norms = 266_240 * 2
+    weights = (16_060_522_496 - norms) // 2 + norms
+    assert report.per_gpu_inference == weights + 8192 * 131_072 // 2 + report.activations.bytes
+    assert "norms and biases (vectors)" in report.replicated
+
+
+def test_training_with_adamw_keeps_16_bytes_a_parameter_and_korthikantis_activations():
+    # 2 (bf16 weights) + 2 (gradients) + 12 (fp32 master, two moments) bytes per parameter; activations at
+    # s = 2048, b = 1, h = 4096, a = 32: 32 layers × s·b·h·(34 + 5·a·s/h) + 4·s·b·vocab.
+    report = memory(LLAMA, "2k", train=True)
+    training = report.training
+    assert training.weights + training.gradients + training.optimizer_states == 16 * 8_030_261_248
+    s, h, a = 2048, 4096, 32
+    assert training.activations == 32 * (34 * s * h + 5 * a * s * s) + 4 * s * 128_256
+
+
+def test_zero_stage_3_shards_weights_gradients_and_states_across_the_gpus():
+    report = memory(LLAMA, "2k", train=True, zero_stage=3, gpus=8, recompute="full")
+    training = report.training
+    s, h = 2048, 4096
+    assert training.activations == 32 * 2 * s * h + 4 * s * 128_256
+    assert training.per_gpu == 16 * 8_030_261_248 // 8 + training.activations
+
+
+def test_a_model_fits_an_accelerator_or_names_how_many_it_needs():
+    report = memory(LLAMA, "8k")
+    by_name = {row.name: row for row in report.accelerators}
+    assert by_name["H100 80GB"].fits_on_one and by_name["H100 80GB"].tensor_parallel == 1
+    assert not by_name["L4 24GB"].fits_on_one or report.total_inference <= 24 << 30
+
+
+def test_a_context_beyond_max_position_embeddings_is_computed_with_a_warning(ffncalc):
+    run = ffncalc("memory", LLAMA, "--ctx", "1M", "--json")
+    assert run.exit_code == 0
+    assert run.json()["kv_cache"]["bytes"] == 1_048_576 * 131_072
+    assert run.stderr.startswith("Warning: context 1,048,576 exceeds this config's max_position_embeddings (131,072)")
+
+
+def test_training_options_without_train_are_refused(ffncalc):
+    run = ffncalc("memory", LLAMA, "--zero", "3")
+    assert run.exit_code == 2
+    assert run.stderr == "Error: --optimizer, --recompute and --zero apply to --train; add --train\n"
+
+
+def test_an_unknown_what_if_dtype_is_refused_naming_the_choices(ffncalc):
+    run = ffncalc("memory", LLAMA, "--dtype", "int3")
+    assert run.exit_code == 2
+    assert "--dtype 'int3': use one of fp32, bf16, fp16, fp8, int8, int4, nf4, mxfp4" in run.stderr
