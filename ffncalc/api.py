@@ -83,19 +83,21 @@ def account(
 
 def flops(
     model: str | LoadedModel,
-    context: int | str,
+    context: int | str | None = None,
     mla_form: MlaForm = "plain",
     causal: bool = True,
     revision: str | None = None,
     token: str | None = None,
     as_type: str | None = None,
 ) -> FlopsReport:
-    """FLOPs per token at CONTEXT (e.g. 8192 or "8k"), prefill of that many tokens, and training."""
+    """FLOPs per token at CONTEXT (e.g. 8192 or "8k"; default DEFAULT_CONTEXT), prefill of that many tokens, and training."""
     from .compute import count_flops
 
-    tokens = parse_context(context)
+    if context is not None:
+        parse_context(context)  # a bad --ctx is refused before any download
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
-    return _with_context_warning(count_flops(loaded.spec, tokens, loaded.info, mla_form=mla_form, causal=causal), loaded, tokens)
+    tokens, info = _context(context, loaded)
+    return count_flops(loaded.spec, tokens, info, mla_form=mla_form, causal=causal)
 
 
 def crossover(
@@ -126,7 +128,7 @@ def crossover(
         dtype=dtype,
         bytes_per_element=element_bytes,
     )
-    return _with_context_warning(report, loaded, tokens)
+    return _with_crossover_note(report, loaded)
 
 
 def derive_dim(
@@ -239,7 +241,7 @@ def list_bundled() -> list[BundledModel]:
 
 def memory(
     model: str | LoadedModel,
-    context: int | str = "8k",
+    context: int | str | None = None,
     batch: int = 1,
     dtype: str | None = None,
     kv_dtype: str | None = None,
@@ -259,14 +261,16 @@ def memory(
     from .storage import parse_scheme
     from .units import parse_size
 
-    tokens = parse_context(context)
+    if context is not None:
+        parse_context(context)  # a bad --ctx is refused before any download
     for name, value, low in (("--batch", batch, 1), ("--gpus", gpus, 1), ("--chunk", chunk, 1)):
         if not isinstance(value, int) or value < low or value > 1 << 20:
             raise UsageError(f"{name} must be a whole number from {low} to {1 << 20:,} (got {value})")
     if zero_stage not in (0, 1, 2, 3):
         raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {zero_stage})")
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
-    notes = list(loaded.info.notes)
+    tokens, info = _context(context, loaded)
+    notes = list(info.notes)
     if dtype is not None:
         key = dtype.lower()
         if key not in WHAT_IF:
@@ -284,7 +288,7 @@ def memory(
         accelerators = {f"your GPU ({gpu_memory})": parse_size(gpu_memory)} | accelerators
     report = count_memory(
         loaded.spec,
-        loaded.info.model_copy(update={"notes": notes}),
+        info.model_copy(update={"notes": notes}),
         weight_dtype=weight_dtype,
         scheme=scheme,
         context=tokens,
@@ -299,13 +303,35 @@ def memory(
         zero_stage=zero_stage,
         parameters=account(loaded).total_params,
     )
-    return _with_context_warning(report, loaded, tokens)
-
-
-def _with_context_warning(report, loaded: LoadedModel, context: int):
-    """A context beyond the config's max_position_embeddings: computed anyway, with a warning."""
-    limit = loaded.config.max_context()
-    if limit is not None and context > limit:
-        warning = f"context {context:,} exceeds this config's max_position_embeddings ({limit:,}); the figures are computed anyway"
-        return report.model_copy(update={"warnings": [*report.warnings, warning]})
     return report
+
+
+def _with_crossover_note(report: CrossoverReport, loaded: LoadedModel) -> CrossoverReport:
+    """A crossover past the config's max_position_embeddings is reached by no input the model was built for."""
+    limit, point = loaded.config.max_context(), report.crossover_context_ceil
+    if limit is not None and point is not None and point > limit:
+        note = f"the crossover ({point:,} tokens) lies beyond this config's {loaded.config.context_field} ({limit:,})"
+        return report.model_copy(update={"notes": [*report.notes, note]})
+    return report
+
+
+DEFAULT_CONTEXT = 8192  # flops and memory without --ctx; capped at the model's own limit
+
+
+def _context(context: int | str | None, loaded: LoadedModel) -> tuple[int, ModelInfo]:
+    """The context to count at, and the model's info with what to say about it.
+
+    Without a context: DEFAULT_CONTEXT, or the config's longest context if that is shorter (a note says
+    so). A context the user chose beyond that limit is counted anyway, with a warning.
+    """
+    limit, info, field = loaded.config.max_context(), loaded.info, loaded.config.context_field
+    if context is None:
+        if limit is not None and limit < DEFAULT_CONTEXT:
+            note = f"context: {limit:,} tokens, this config's {field} (--ctx to choose another)"
+            return limit, info.model_copy(update={"notes": [*info.notes, note]})
+        return DEFAULT_CONTEXT, info
+    tokens = parse_context(context)
+    if limit is not None and tokens > limit:
+        warning = f"context {tokens:,} exceeds this config's {field} ({limit:,}); the figures are computed anyway"
+        return tokens, info.model_copy(update={"warnings": [*info.warnings, warning]})
+    return tokens, info

@@ -20,7 +20,6 @@ from . import __version__
 from .errors import FfncalcError, UsageError
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
-CHART_MIN_WIDTH = 80
 
 app = typer.Typer(
     name="ffncalc",
@@ -71,9 +70,13 @@ HtmlOpt = Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="
 def context_option(default: str) -> Any:
     return typer.Option(
         "--ctx",
+        metavar="TOKENS",
         help=f"Context length in tokens: 8192, 8k or 1M (k = 1024, so 128k = 131,072). Default {default}.",
         show_default=False,
     )
+
+
+DEFAULT_CONTEXT_HELP = "8k, or the model's max_position_embeddings if shorter"
 
 
 class MlaForm(str, Enum):
@@ -215,7 +218,7 @@ def params(
 @app.command("flops")
 def flops_command(
     model: ModelArg,
-    ctx: Annotated[str, context_option("8k")] = "8k",
+    ctx: Annotated[Optional[str], context_option(DEFAULT_CONTEXT_HELP)] = None,
     mla: MlaOpt = None,
     no_causal: Annotated[
         bool,
@@ -287,8 +290,7 @@ def crossover_command(
     Contexts from 1k doubling up to --ctx, with the crossover n* as its own row.
     """
     from .api import crossover
-    from .render import Group
-    from .render.compute import crossover_chart, crossover_headline, crossover_table
+    from .render.compute import crossover_renderables
 
     refuse(dtype is not None and by != Measure.bytes, "--dtype applies to --by bytes; add --by bytes, or leave --dtype out")
     refuse(mla is not None and by == Measure.bytes, "--mla applies to --by flops: the KV cache of MLA is its latent either way")
@@ -298,19 +300,13 @@ def crossover_command(
             model, ctx, measure=by.value, mla_form=form, dtype=dtype, revision=revision, token=token, as_type=as_type
         )
 
-    def render(report: Any, width: int) -> Any:
-        parts = [crossover_headline(report), crossover_table(report, width)]
-        if plot or (plot is None and width >= CHART_MIN_WIDTH):
-            parts.append(crossover_chart(report, width))
-        return Group(*parts)
-
-    emit(report, json, render, svg, html)
+    emit(report, json, lambda report, width: crossover_renderables(report, width, plot), svg, html)
 
 
 @app.command()
 def memory(
     model: ModelArg,
-    ctx: Annotated[str, context_option("8k")] = "8k",
+    ctx: Annotated[Optional[str], context_option(DEFAULT_CONTEXT_HELP)] = None,
     batch: Annotated[int, typer.Option("--batch", help="Sequences decoded together, e.g. 8.")] = 1,
     dtype: Annotated[
         Optional[str],

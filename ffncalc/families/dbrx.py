@@ -42,6 +42,7 @@ class DbrxConfig(HFConfig):
     config_class = "DbrxConfig"
     default_model_class = "DbrxForCausalLM"
     informational_fields = frozenset({"max_seq_len"})
+    context_field = "max_seq_len"
 
     d_model: Width = Field(2048, validation_alias=AliasChoices("d_model", "hidden_size"))
     n_heads: HeadCount = Field(16, validation_alias=AliasChoices("n_heads", "num_attention_heads"))

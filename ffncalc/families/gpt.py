@@ -43,6 +43,7 @@ class Gpt2Config(LayerNormDecoder):
     config_class = "GPT2Config"
     default_model_class = "GPT2LMHeadModel"
     derived_defaults = {"n_inner": "4 · n_embd"}
+    context_field = "n_positions"
 
     vocab_size: Width = 50257
     n_positions: PositionCount = Field(1024, validation_alias=aliases("n_positions", "max_position_embeddings"))
@@ -100,6 +101,7 @@ class GptjConfig(LayerNormDecoder):
     default_model_class = "GPTJForCausalLM"
     derived_defaults = {"n_inner": "4 · n_embd"}
     informational_fields = frozenset({"n_positions"})
+    context_field = "n_positions"
 
     vocab_size: Width = 50400
     n_positions: PositionCount = Field(2048, validation_alias=aliases("n_positions", "max_position_embeddings"))

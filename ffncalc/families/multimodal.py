@@ -51,6 +51,9 @@ class MultimodalConfig(HFConfig):
         except ValidationError as error:
             raise describe_validation_error(error, "", prefix="text_config") from None
 
+    def max_context(self) -> int | None:
+        return self.text.max_context()
+
     def validate_nested(self) -> None:
         self.text  # noqa: B018 - validates text_config, raising a field-named error
 

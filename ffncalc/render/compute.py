@@ -67,6 +67,17 @@ def flops_table(report: FlopsReport, width: int = 80) -> Group:
     return Group(heading(title), *fit(grid, width), *lines, *info_lines(report))
 
 
+CHART_MIN_WIDTH = 80  # narrower terminals get the chart only with --plot
+
+
+def crossover_renderables(report: CrossoverReport, width: int, plot: bool | None = None) -> Group:
+    """The crossover sentence, the table by context, the chart (PLOT None: when the terminal is wide enough), notes."""
+    parts: list = [crossover_headline(report), crossover_table(report, width)]
+    if plot or (plot is None and width >= CHART_MIN_WIDTH):
+        parts.append(crossover_chart(report, width))
+    return Group(*parts, *info_lines(report))
+
+
 def crossover_headline(report: CrossoverReport) -> Text:
     what = "Attention-score FLOPs" if report.measure == "flops" else "KV-cache bytes read"
     per = "FLOPs per token" if report.measure == "flops" else "bytes per decode step"
