@@ -488,8 +488,19 @@ def models(
 
 def main() -> None:
     """Run the app; any error becomes one `Error:` line on stderr and a non-zero exit (FFNCALC_DEBUG=1: traceback)."""
+    from .streams import OutputError, prepare, silence_stdout
+
+    # ffncalc reads headers and small files: huggingface_hub's progress bars would only clutter stderr.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    prepare()
     try:
         result = app(standalone_mode=False, prog_name="ffncalc")
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not in the interpreter's last flush
+    except OutputError as error:
+        silence_stdout()
+        if error.closed_pipe:  # the reader has what it wanted (| head): end quietly
+            sys.exit(0)
+        _fail(str(error), error.exit_code)
     except typer.TyperException as error:  # a usage error: typer would draw a multi-line panel
         message = error.format_message().replace("Value error, ", "").rstrip(".")
         if not message:  # no arguments at all: the help has been printed

@@ -140,12 +140,74 @@ def bounded(call: Callable[[], T], what: str, repo_id: str, revision: str | None
     return outcome["value"]
 
 
+def check_request(revision: str | None, token: str | None) -> None:
+    """Refuse a --revision or token that cannot be sent as they are (huggingface_hub would fail on them obscurely)."""
+    if revision is not None and not SAFE_REVISION.fullmatch(revision):
+        raise HubError(f"--revision {revision!r}: use a branch, a tag or a commit hash (letters, digits, . _ - /, no '..')")
+    if revision is not None and ".." in revision:
+        raise HubError(f"--revision {revision!r}: '..' cannot be part of a revision")
+    for where, value in (("--token", token), ("HF_TOKEN", os.environ.get("HF_TOKEN"))):
+        if value is None:
+            continue
+        if not value.strip():
+            raise HubError(f"{where} is empty; pass a Hub access token (hf_…) or leave it out")
+        if any(char.isspace() or not char.isprintable() for char in value.strip()) or not value.isascii():
+            raise HubError(f"{where} holds spaces, line breaks or non-ASCII characters; a Hub token is one ASCII word (hf_…)")
+
+
+SAFE_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
+# What huggingface_hub turns into file names in its cache (snapshots/<commit>/, blobs/<etag>): a commit is 40 hex
+# digits, an ETag a hash. Anything else from the server (a "../" in a header) would be written outside the cache.
+SAFE_COMMIT = re.compile(r"[0-9a-f]{40}")
+SAFE_ETAG = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+
+
+def guard_cache() -> None:
+    """From now on, huggingface_hub stores what a server sends only under names that stay inside its cache.
+
+    hf_hub_download names cache files after the X-Repo-Commit and ETag headers without checking them
+    (huggingface_hub 2.4); a mirror or an HF_ENDPOINT that answers with "../" in one would make it write
+    anywhere. The headers are checked where it reads them, before anything is written. Installed once per
+    process (an abandoned attempt may still be running in its thread), it only ever refuses such answers.
+    """
+    from huggingface_hub import file_download
+    from huggingface_hub.errors import RemoteEntryNotFoundError
+
+    original = file_download.get_hf_file_metadata
+    if getattr(original, "ffncalc_guard", False):
+        return
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            metadata = original(*args, **kwargs)
+        except RemoteEntryNotFoundError as error:  # its answer's commit names the .no_exist marker it writes
+            _check_header("X-Repo-Commit", error.response.headers.get("X-Repo-Commit"), SAFE_COMMIT)
+            raise
+        _check_header("X-Repo-Commit", metadata.commit_hash, SAFE_COMMIT)
+        _check_header("ETag", metadata.etag, SAFE_ETAG)
+        return metadata
+
+    checked.ffncalc_guard = True  # type: ignore[attr-defined]
+    file_download.get_hf_file_metadata = checked
+
+
+def _check_header(name: str, value: str | None, pattern: re.Pattern[str]) -> None:
+    if value is not None and not pattern.fullmatch(value):
+        raise HubError(
+            f"the Hub ({_endpoint()}) answered with an unsafe {name} header {value[:60]!r}; "
+            "nothing was written: check HF_ENDPOINT, or the mirror it points to"
+        )
+
+
 def download_config(repo_id: str, revision: str | None, token: str | None) -> Path:
     """Fetch config.json alone with huggingface_hub (its cache, token and offline mode), within the deadline."""
     check_environment()
+    check_request(revision, token)
     from huggingface_hub import hf_hub_download
 
     from . import __version__
+
+    guard_cache()
 
     def fetch() -> Path:
         return Path(
@@ -165,10 +227,20 @@ def download_config(repo_id: str, revision: str | None, token: str | None) -> Pa
 def safetensors_metadata(repo_id: str, revision: str | None, token: str | None):
     """Every safetensors header of a Hub repo, read with range requests (huggingface_hub's get_safetensors_metadata)."""
     check_environment()
+    check_request(revision, token)
     from huggingface_hub import HfApi
 
     def fetch():
-        return HfApi().get_safetensors_metadata(repo_id, revision=revision, token=token)
+        try:
+            return HfApi().get_safetensors_metadata(repo_id, revision=revision, token=token)
+        except ValueError as error:  # json.JSONDecodeError included: an index that is not JSON
+            if "json" not in type(error).__name__.lower() and not isinstance(error, UnicodeDecodeError):
+                raise
+            raise CheckpointError(f"{repo_id}: model.safetensors.index.json is not JSON ({_clip(str(error))})") from None
+        except (AttributeError, TypeError, KeyError):  # an index that is JSON but not {"weight_map": {...}}
+            raise CheckpointError(
+                f"{repo_id}: model.safetensors.index.json is not an object with a weight_map of tensor → file"
+            ) from None
 
     return bounded(fetch, f"Reading the safetensors headers of {_where(repo_id, revision)} from the Hub…", repo_id, revision, token)
 
@@ -223,7 +295,7 @@ def explain_hub_failure(error: BaseException, repo_id: str, revision: str | None
             f"no model {repo_id!r} on the Hub: "
             + ("check the id, or the token's access" if token else "check the id, or pass --token / set HF_TOKEN if it is private")
         )),
-        (hub_errors.RemoteEntryNotFoundError, lambda: ConfigNotFoundError(f"{where} has no config.json; is it a transformers model?")),
+        (hub_errors.RemoteEntryNotFoundError, lambda: _missing_file(error, where)),
         (hub_errors.NotASafetensorsRepoError, lambda: ConfigNotFoundError(
             f"{repo_id} has neither model.safetensors nor model.safetensors.index.json; verify reads safetensors headers"
         )),
@@ -235,6 +307,8 @@ def explain_hub_failure(error: BaseException, repo_id: str, revision: str | None
         if isinstance(error, kinds):
             return message()
     kinds_by_name = {cls.__name__ for cls in type(error).__mro__}  # httpx2's classes, imported by huggingface_hub
+    if "TooManyRedirects" in kinds_by_name:
+        return HubError(f"{where}: the Hub ({constants.ENDPOINT}) redirects in a loop; check HF_ENDPOINT, or try again later")
     if "TimeoutException" in kinds_by_name or isinstance(error, TimeoutError):
         return HubError(f"{where}: the Hub ({constants.ENDPOINT}) did not answer in time; try again, or check HF_ENDPOINT")
     if "TransportError" in kinds_by_name or isinstance(error, OSError):
@@ -242,6 +316,16 @@ def explain_hub_failure(error: BaseException, repo_id: str, revision: str | None
     if isinstance(error, (ValueError, TypeError)):  # huggingface_hub validating an id, a revision or an endpoint
         return HubError(f"{where}: {_clip(str(error))}")
     return error if isinstance(error, Exception) else HubError(f"{where}: {error!r}")
+
+
+def _missing_file(error: BaseException, where: str) -> Exception:
+    """config.json missing: not a transformers model; a shard the index names missing: an incomplete upload."""
+    response = getattr(error, "response", None)
+    url = str(getattr(getattr(response, "request", None), "url", "") or getattr(response, "url", ""))
+    filename = url.split("/resolve/", 1)[1].split("/", 1)[1].split("?")[0] if "/resolve/" in url and url.count("/") else ""
+    if filename in ("", "config.json"):
+        return ConfigNotFoundError(f"{where} has no config.json; is it a transformers model?")
+    return CheckpointError(f"{where}: {filename} is missing, though the checkpoint's index names it; the upload is incomplete")
 
 
 def _gated(repo_id: str, token: str | None) -> HubError:

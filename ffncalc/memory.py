@@ -19,13 +19,16 @@ Conventions:
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from .results import ModelInfo, Result
 from .spec import Attention, Layer, ModelSpec
-from .storage import Scheme, Stored, parameter_layout
+from .storage import Scheme, Stored, layout, parameter_layout
+from .tensors import assemble, layer_indices, layer_tensors, model_tensors
 from .units import DTYPE_BYTES
 
 GIB = 1 << 30
@@ -143,24 +146,41 @@ class MemoryReport(ModelInfo):
 # --- weights ---------------------------------------------------------------------------------
 
 
-def weight_layout(spec: ModelSpec, dtype: str, scheme: Scheme | None) -> list[Stored]:
-    """Every parameter tensor as stored in DTYPE, quantized where SCHEME quantizes."""
-    return parameter_layout(spec, dtype, scheme)
+Layout = list[tuple[Stored, int]]  # a stored tensor, and how many layers store one like it
 
 
-def weight_bytes(stored: list[Stored], dtype: str, scheme: Scheme | None) -> WeightBytes:
+def weight_layout(spec: ModelSpec, dtype: str, scheme: Scheme | None) -> Layout:
+    """Every parameter tensor as stored in DTYPE, quantized where SCHEME quantizes; identical layers laid out once.
+
+    Memory needs sizes, not names: a layer repeated N times is laid out for its first index and counted N
+    times (linear in distinct layers, not in tensors). A scheme whose exclusions may name single layers
+    (a digit or a character class in a pattern) is laid out tensor by tensor, since they decide by name.
+    """
+    if scheme is not None and any(re.search(r"\d|\\[dw]|[\[{]", pattern) for pattern in scheme.not_converted):
+        return [(tensor, 1) for tensor in parameter_layout(spec, dtype, scheme)]
+    grouped: Layout = [(tensor, 1) for tensor in layout(assemble(model_tensors(spec)), dtype, scheme)]
+    first_and_count: dict[Layer, list[int]] = {}
+    for index, layer in layer_indices(spec.layers):
+        first_and_count.setdefault(layer, [index, 0])[1] += 1
+    for layer, (index, count) in first_and_count.items():
+        tensors = assemble(layer_tensors(layer), layer.name.format(i=index) + ".")
+        grouped += [(tensor, count) for tensor in layout(tensors, dtype, scheme)]
+    return grouped
+
+
+def weight_bytes(stored: Layout, dtype: str, scheme: Scheme | None) -> WeightBytes:
     """Σ bytes of the stored tensors, by dtype and by component."""
     by_dtype: dict[str, int] = {}
     by_component: dict[str, int] = {}
-    for tensor in stored:
-        by_dtype[tensor.dtype] = by_dtype.get(tensor.dtype, 0) + tensor.bytes
-        by_component[tensor.component] = by_component.get(tensor.component, 0) + tensor.bytes
+    for tensor, count in stored:
+        by_dtype[tensor.dtype] = by_dtype.get(tensor.dtype, 0) + tensor.bytes * count
+        by_component[tensor.component] = by_component.get(tensor.component, 0) + tensor.bytes * count
     unquantized = 0
     if scheme is not None:
-        quantized = {t.of or t.name for t in stored if t.role == "quantization" or t.of}
+        quantized = {t.of or t.name for t, _ in stored if t.role == "quantization" or t.of}
         unquantized = sum(
-            t.bytes
-            for t in stored
+            t.bytes * count
+            for t, count in stored
             if len(t.shape) >= 2 and t.name not in quantized and t.role == "parameter" and not t.of and t.component != "embedding"
         )
     return WeightBytes(
@@ -184,8 +204,8 @@ def attention_kv_elements(attention: Attention) -> int:
 
 
 def kv_elements_per_token(attention: Attention) -> int:
-    """The attention's KV elements per token, + a sparse-attention indexer's key (head_dim)."""
-    indexer = attention.indexer.head_dim if attention.indexer is not None else 0
+    """The attention's KV elements per token, + a sparse-attention indexer's key (head_dim) unless it reuses another layer's picks."""
+    indexer = attention.indexer.head_dim if attention.indexer is not None and not attention.indexer.shared else 0
     return attention_kv_elements(attention) + indexer
 
 
@@ -212,7 +232,7 @@ def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
             name = "attention"
         else:
             name = f"{'chunked' if attention.chunked else 'sliding'} attention (window {attention.window:,})"
-        if attention.indexer is not None:
+        if attention.indexer is not None and not attention.indexer.shared:
             name += " + indexer key"
         kinds.append(_Kind(name, kv_elements_per_token(attention), cached_tokens(attention, context), 0))
     if layer.cross_attention is not None:
@@ -286,15 +306,15 @@ def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) ->
 # --- tensor parallelism ----------------------------------------------------------------------------
 
 
-def per_gpu_weights(stored: list[Stored], gpus: int) -> tuple[int, list[str]]:
+def per_gpu_weights(stored: Layout, gpus: int) -> tuple[int, list[str]]:
     """Matrices split evenly (rounded up), vectors and routers copied to every GPU; and what is copied."""
     total, replicated = 0, set()
-    for tensor in stored:
+    for tensor, count in stored:
         router = tensor.part == "router"
         if len(tensor.shape) >= 2 and not router:
-            total += -(-tensor.bytes // gpus)
+            total += -(-tensor.bytes // gpus) * count
         else:
-            total += tensor.bytes
+            total += tensor.bytes * count
             replicated.add("routers" if router else "norms and biases (vectors)")
     return total, sorted(replicated)
 
@@ -428,6 +448,7 @@ def count_memory(
     activations = inference_activations(spec, batch, min(chunk, context), DTYPE_BYTES[kv_dtype])
     total = weights.bytes + cache.bytes + activations.bytes
 
+    @functools.cache
     def per_gpu(n: int) -> tuple[int, list[str]]:
         w, copied = per_gpu_weights(stored, n)
         c, copied_cache = per_gpu_cache(spec, cache, n)

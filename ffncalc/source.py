@@ -11,7 +11,9 @@ huggingface_hub is imported only on the last path: its download machinery is slo
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +24,21 @@ from .errors import ConfigNotFoundError, InvalidConfigError, UsageError
 MAX_CONFIG_BYTES = 4 * 1024 * 1024  # real configs are a few KB; the largest multimodal ones ~100 KB
 MAX_JSON_DEPTH = 64
 BUNDLED_SEPARATOR = "__"  # org/name is bundled as org__name.json
-REPO_ID = re.compile(r"^(?:[\w.-]{1,96}/)?[\w.-]{1,96}$")
+# huggingface_hub's validate_repo_id, in ASCII: each part 1–96 of [A-Za-z0-9_.-], starting and ending with a
+# letter, digit or underscore; no "--" or ".."; not ending in ".git". Checked here so that a bad id is a usage
+# error before huggingface_hub is imported.
+_REPO_PART = r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?"
+REPO_ID = re.compile(rf"(?:{_REPO_PART}/)?{_REPO_PART}", re.ASCII)
+
+
+def is_repo_id(model: str) -> bool:
+    """Whether huggingface_hub would accept MODEL as a repo id."""
+    return REPO_ID.fullmatch(model) is not None and "--" not in model and ".." not in model and not model.endswith(".git")
+
+
+def display_path(path: Path | str) -> str:
+    """A path as text that can always be printed and written as JSON (undecodable bytes as \\xNN escapes)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 @dataclass(frozen=True)
@@ -97,18 +113,19 @@ def load_raw_config(model: str, revision: str | None = None, token: str | None =
     """Find MODEL's config.json (path, folder, bundled, preset, Hub) and parse it into a dict."""
     if not model.strip():
         raise UsageError("MODEL is empty; name a config.json, a folder, a bundled model or a Hub id")
-    path = Path(model).expanduser()
-    if path.is_dir() or path.is_file():
+    path, shown = local_path(model), display_path(model)
+    is_dir, is_file = _exists(path, shown)
+    if is_dir or is_file:
         if revision is not None:
-            raise UsageError(f"--revision applies to Hub ids; {model} is a local {'folder' if path.is_dir() else 'file'}")
-        config_path = path / "config.json" if path.is_dir() else path
-        if not config_path.is_file():
-            raise ConfigNotFoundError(f"{model}: folder has no config.json; point at the folder of a model or at its config.json")
+            raise UsageError(f"--revision applies to Hub ids; {shown} is a local {'folder' if is_dir else 'file'}")
+        config_path = path / "config.json" if is_dir else path
+        if not _exists(config_path, display_path(config_path))[1]:
+            raise ConfigNotFoundError(f"{shown}: folder has no config.json; point at the folder of a model or at its config.json")
         # A local folder named like a bundled Hub id says which one was read.
-        name = f"{path} (local folder)" if path.is_dir() and find_bundled(model) is not None else str(path)
-        return RawConfig(read_config_file(config_path), name, "file", str(config_path))
+        name = display_path(path) + (" (local folder)" if is_dir and find_bundled(model) is not None else "")
+        return RawConfig(read_config_file(config_path), name, "file", display_path(config_path))
     if looks_like_path(model):
-        raise ConfigNotFoundError(f"{model}: no such file or folder")
+        raise ConfigNotFoundError(f"{shown}: no such file or folder")
     preset = presets().get(model.lower())
     if preset is not None:
         if revision is not None:
@@ -119,17 +136,43 @@ def load_raw_config(model: str, revision: str | None = None, token: str | None =
         if bundled is not None:
             repo_id, bundled_path = bundled
             return RawConfig(read_config_file(bundled_path), repo_id, "bundled", str(bundled_path))
-    if not REPO_ID.match(model) or "--" in model or ".." in model or model.endswith(".git"):
+    if not is_repo_id(model):
         near = closest_bundled(model)
         hint = f" (bundled and close: {', '.join(near)})" if near else ""
         raise ConfigNotFoundError(
-            f"{model!r} is neither an existing path, a bundled model (see `ffncalc models`), nor a Hub id like org/name{hint}"
+            f"{_abbreviated(shown)!r} is neither an existing path, a bundled model (see `ffncalc models`), nor a Hub id like org/name{hint}"
         )
     from .hub import download_config
 
     downloaded = download_config(model, revision=revision, token=token)
     label = model if revision is None else f"{model}@{revision}"
     return RawConfig(read_config_file(downloaded), label, "hub", str(downloaded))
+
+
+def local_path(model: str) -> Path:
+    """MODEL as a path, ~ and ~user expanded; an unknown user's ~ is an error, not a crash."""
+    try:
+        return Path(model).expanduser()
+    except RuntimeError:  # Path.expanduser: "Could not determine home directory"
+        raise ConfigNotFoundError(f"{display_path(model)}: no such user's home folder; write the path in full") from None
+
+
+def _exists(path: Path, shown: str) -> tuple[bool, bool]:
+    """(is a folder, is a regular file); a name the file system cannot hold is an error that says so."""
+    try:
+        is_dir, is_file = path.is_dir(), path.is_file()
+        if not (is_dir or is_file) and os.path.lexists(path) and path.exists():
+            raise ConfigNotFoundError(f"{_abbreviated(shown)}: not a regular file or folder (a pipe or a device?)")
+        return is_dir, is_file
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:
+            raise ConfigNotFoundError(f"{_abbreviated(shown)}: name too long for the file system") from None
+        raise ConfigNotFoundError(f"{_abbreviated(shown)}: cannot read: {error.strerror or error}") from None
+
+
+def _abbreviated(text: str, limit: int = 120) -> str:
+    """TEXT cut to LIMIT characters for an error line (a name of thousands of characters is not repeated whole)."""
+    return text if len(text) <= limit else f"{text[:limit]}(+{len(text) - limit:,} characters)"
 
 
 def looks_like_path(model: str) -> bool:
@@ -147,15 +190,15 @@ def read_config_file(path: Path) -> dict[str, Any]:
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
             raise InvalidConfigError(
-                f"{path}: {size:,} bytes is too large for a config.json (limit {MAX_CONFIG_BYTES:,}); is it the right file?"
+                f"{display_path(path)}: {size:,} bytes is too large for a config.json (limit {MAX_CONFIG_BYTES:,}); is it the right file?"
             )
         with path.open("rb") as handle:
             content = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
-        raise ConfigNotFoundError(f"{path}: cannot read: {error.strerror or error}") from None
+        raise ConfigNotFoundError(f"{display_path(path)}: cannot read: {error.strerror or error}") from None
     if len(content) > MAX_CONFIG_BYTES:
-        raise InvalidConfigError(f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes; is it the right file?")
-    return parse_config_text(content, str(path))
+        raise InvalidConfigError(f"{display_path(path)}: larger than {MAX_CONFIG_BYTES:,} bytes; is it the right file?")
+    return parse_config_text(content, display_path(path))
 
 
 def parse_config_text(content: bytes, label: str) -> dict[str, Any]:

@@ -34,6 +34,8 @@ def parse_context(text: str | int) -> int:
         value = text
     else:
         match = CONTEXT.match(str(text))
+        if match is not None and len(match[1]) > 30:  # beyond MAX_CONTEXT by far; also keeps int() from refusing
+            raise UsageError(f"context of {len(match[1]):,} digits is larger than {MAX_CONTEXT:,} tokens")
         if match is None:
             raise UsageError(f"context {text!r} is not a number of tokens; use e.g. 8192, 8k or 1M (k = 1024)")
         exact = Fraction(match[1]) * CONTEXT_MULTIPLIERS[match[2].lower()]

@@ -26,6 +26,9 @@ class FakeRepo:
     revisions: tuple[str, ...] = ("main",)
     status: int | None = None  # answer every request with this status (e.g. 500)
     delay: float = 0.0  # seconds to wait before answering (a hang)
+    etag: str | None = None  # the ETag header instead of the content's hash (a hostile mirror's "../x")
+    commit: str = COMMIT  # the X-Repo-Commit header
+    redirect_loop: bool = False  # answer every request with a redirect to itself
 
 
 class FakeHub:
@@ -72,6 +75,12 @@ class FakeHub:
             time.sleep(repo.delay)
         if repo.status is not None:
             return self._error(handler, repo.status, None, "Internal Error")
+        if repo.redirect_loop:
+            handler.send_response(302)
+            handler.send_header("Location", handler.path)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return None
         if repo.gated_token is not None and authorization != f"Bearer {repo.gated_token}":
             # The Hub answers 401 without a token, 403 with one that has not been granted access.
             status = 403 if authorization else 401
@@ -81,10 +90,10 @@ class FakeHub:
         content = repo.files.get(match["filename"])
         if content is None:
             return self._error(handler, 404, "EntryNotFound", "Entry not found")
-        self._send_file(handler, content, body)
+        self._send_file(handler, content, body, repo)
 
     @staticmethod
-    def _send_file(handler: BaseHTTPRequestHandler, content: bytes, body: bool) -> None:
+    def _send_file(handler: BaseHTTPRequestHandler, content: bytes, body: bool, repo: FakeRepo) -> None:
         status, payload, extra = 200, content, {}
         ranged = re.match(r"bytes=(\d+)-(\d*)$", handler.headers.get("Range", ""))
         if ranged:
@@ -96,8 +105,8 @@ class FakeHub:
         handler.send_response(status)
         handler.send_header("Content-Type", "application/octet-stream")
         handler.send_header("Content-Length", str(len(payload)))
-        handler.send_header("ETag", f'"{hashlib.sha1(content).hexdigest()}"')
-        handler.send_header("X-Repo-Commit", COMMIT)
+        handler.send_header("ETag", f'"{repo.etag or hashlib.sha1(content).hexdigest()}"')
+        handler.send_header("X-Repo-Commit", repo.commit)
         handler.send_header("Accept-Ranges", "bytes")
         for key, value in extra.items():
             handler.send_header(key, value)

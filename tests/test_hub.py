@@ -305,3 +305,63 @@ def test_verify_on_a_repo_without_safetensors(hub, tmp_path):
     assert repos_config.stderr == (
         "Error: acme/tiny has neither model.safetensors nor model.safetensors.index.json; verify reads safetensors headers\n"
     )
+
+
+# A Hub (or mirror) that misbehaves: each answer ends in one Error: line, and nothing is written outside HF_HOME.
+HOSTILE = {
+    "acme/etag-escape": FakeRepo(files={"config.json": CONFIG}, etag="../../../../escaped"),
+    "acme/commit-escape": FakeRepo(files={"config.json": CONFIG}, commit="../../../../escaped"),
+    "acme/redirect-loop": FakeRepo(files={"config.json": CONFIG}, redirect_loop=True),
+    "acme/index-not-json": FakeRepo(files={"config.json": CONFIG, "model.safetensors.index.json": b"{not json"}),
+    "acme/index-a-list": FakeRepo(files={"config.json": CONFIG, "model.safetensors.index.json": b"[1, 2]"}),
+    "acme/missing-shard": FakeRepo(
+        files={k: v for k, v in sharded_files().items() if k != "model-00002-of-00002.safetensors"}
+    ),
+}
+
+
+@pytest.fixture
+def hostile_hub():
+    with FakeHub(HOSTILE) as server:
+        yield server
+
+
+def files_under(folder):
+    return {path for path in folder.rglob("*")}
+
+
+@pytest.mark.parametrize(
+    "args, exit_code, message",
+    [
+        (("params", "acme/etag-escape"), 5, "unsafe ETag header '../../../../escaped'"),
+        (("params", "acme/commit-escape"), 5, "unsafe X-Repo-Commit header '../../../../escaped'"),
+        (("params", "acme/redirect-loop"), 5, "redirects in a loop"),
+        (("verify", "acme/index-not-json"), 6, "model.safetensors.index.json is not JSON"),
+        (("verify", "acme/index-a-list"), 6, "model.safetensors.index.json is not an object"),
+        (("verify", "acme/missing-shard"), 6, "model-00002-of-00002.safetensors is missing"),
+    ],
+)
+def test_a_misbehaving_hub_is_one_line_and_writes_nothing_outside_the_cache(hostile_hub, tmp_path, args, exit_code, message):
+    home = tmp_path / "hf-home"
+    outside_before = files_under(tmp_path) - files_under(home) if home.exists() else files_under(tmp_path)
+    run = run_ffncalc(*args, endpoint=hostile_hub.url, home=home, FFNCALC_HUB_DEADLINE="5")
+    assert run.returncode == exit_code, run.stderr
+    assert run.stdout == ""
+    assert run.stderr.startswith("Error: ") and run.stderr.count("\n") == 1, run.stderr
+    assert message in run.stderr
+    outside_after = files_under(tmp_path) - (files_under(home) if home.exists() else set())
+    assert outside_after - {home} == outside_before, "a file was written outside HF_HOME"
+
+
+@pytest.mark.parametrize("token", ["", "hf_abc\nhf_def", "hf_a b"])
+def test_a_token_that_cannot_be_sent_is_refused_before_the_hub_is_asked(hub, tmp_path, token):
+    run = run_ffncalc("params", "acme/tiny", "--token", token, endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 5
+    assert run.stderr.startswith("Error: --token ") and run.stderr.count("\n") == 1, run.stderr
+    assert hub.requests == []
+
+
+def test_verify_prints_no_progress_bar(hub, tmp_path):
+    run = run_ffncalc("verify", "acme/sharded", endpoint=hub.url, home=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""

@@ -22,9 +22,20 @@ if TYPE_CHECKING:
 __all__ = ["Group", "approx", "count", "export", "heading", "info_lines", "make_console", "print_json", "share", "show"]
 
 
+MIN_WIDTH, FALLBACK_WIDTH = 40, 80  # below 40 columns the terminal wraps ffncalc's lines, which never break a number
+
+
 def make_console(file: TextIO | None = None) -> Console:
-    """A console on stdout that never wraps numbers and leaves colour to the terminal."""
-    return Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
+    """A console on stdout that never wraps numbers and leaves colour to the terminal.
+
+    A COLUMNS of 0 or less reads as unknown (80 columns); a positive one below MIN_WIDTH as MIN_WIDTH.
+    """
+    console = Console(file=file or sys.stdout, highlight=False, soft_wrap=False)
+    if console.width <= 0:
+        console.width = FALLBACK_WIDTH
+    elif console.width < MIN_WIDTH:
+        console.width = MIN_WIDTH
+    return console
 
 
 def export(renderable: object, width: int, svg: str | None = None, html: str | None = None) -> None:
@@ -55,14 +66,18 @@ def show(console: Console, *renderables: object) -> None:
 
 def print_json(result: BaseModel | Sequence[BaseModel] | dict, file: TextIO | None = None) -> None:
     """Exactly one JSON document: integers stay integers, no units or rounding."""
+    from ..streams import can_encode
+
     out = file or sys.stdout
     if isinstance(result, BaseModel):
-        out.write(result.model_dump_json(indent=2))
+        text = result.model_dump_json(indent=2)
     elif isinstance(result, dict):
-        out.write(json.dumps(result, indent=2))
+        text = json.dumps(result, indent=2, ensure_ascii=False)
     else:
-        out.write(json.dumps([item.model_dump(mode="json") for item in result], indent=2))
-    out.write("\n")
+        text = json.dumps([item.model_dump(mode="json") for item in result], indent=2, ensure_ascii=False)
+    if not can_encode(out, text):  # an ASCII stream: \uXXXX escapes, the same JSON document
+        text = json.dumps(json.loads(text), indent=2)
+    out.write(text + "\n")
 
 
 def count(value: int) -> str:
