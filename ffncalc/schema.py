@@ -127,9 +127,15 @@ class HFConfig(BaseModel):
             for field, value, rule in _defaults_of(self, skip)
         ]
 
+    #: An MoE config's (experts-per-token field, experts field).
+    routing_fields: ClassVar[tuple[str, str] | None] = None
+
     def warnings(self) -> list[str]:
         """Where the config builds a model that cannot work as one (a zero width, more experts per token than experts)."""
-        return []
+        if self.routing_fields is None:
+            return []
+        per_token_field, experts_field = self.routing_fields
+        return unroutable(getattr(self, per_token_field), getattr(self, experts_field), per_token_field, experts_field)
 
     def validate_nested(self) -> None:
         """Check nested configs that pydantic does not validate itself (a wrapper's text_config)."""
@@ -181,3 +187,14 @@ def _short(value: Any) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def unroutable(per_token: int | None, experts: int | None, per_token_field: str, experts_field: str) -> list[str]:
+    """The warning for more experts per token than experts. transformers builds such a model (its top-k then fails
+    on the first token); ffncalc counts it, with every expert active (families' MoE builder caps the count)."""
+    if per_token is None or not experts or per_token <= experts:
+        return []
+    return [
+        f"{per_token_field} ({per_token}) exceeds {experts_field} ({experts}): transformers builds the model, "
+        "but cannot route a token; active parameters count every expert"
+    ]

@@ -105,6 +105,7 @@ class Indexer:
     top_k: int
     names: Names  # wq_b, wk, k_norm, weights_proj
     k_norm: Norm | None = None
+    shared: bool = False  # reuses the keys the previous layer's indexer picked: no weights, no scoring, no key cache (GLM-5)
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class Attention:
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
     q_width: int | None = None  # q's output and o's input when not heads × head_dim (DBRX: d_model)
+    o_input: int | None = None  # o's input when neither q_width nor heads × v_head_dim (Helium: hidden_size)
 
     @property
     def kind(self) -> Literal["mla", "mha", "mqa", "gqa"]:
@@ -239,6 +241,7 @@ class Mixer:
     norms: tuple[tuple[str, Norm], ...] = ()
     state_elements: int = 0  # the recurrent state one sequence carries, besides the convolutions' windows
     state_update_flops: int = 0  # per token, besides the projections and convolutions
+    component: Component = "mixer"  # where its weights count: "attention" when the checkpoint keeps it in self_attn (MiniMax, Kimi)
 
     @property
     def conv_state_elements(self) -> int:

@@ -106,7 +106,7 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
     heads, kv_heads = attention.num_heads, attention.num_kv_heads
     qk_dim, v_dim = attention.qk_head_dim, attention.v_head_dim
     q_width = (attention.q_width or heads * qk_dim) * (2 if attention.q_gate else 1)
-    o_width = attention.q_width or heads * v_dim
+    o_width = attention.o_input or attention.q_width or heads * v_dim
     mla = attention.mla
     tensors: list[Tensor] = []
 
@@ -146,12 +146,15 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
 
 
 def indexer_tensors(indexer: Indexer, hidden: int, component: Component) -> list[Tensor]:
-    """wq_b (query latent → heads · head_dim), wk (hidden → head_dim), its LayerNorm, weights_proj (hidden → heads)."""
+    """wq_b (query latent → heads · head_dim), wk (hidden → head_dim), its LayerNorm, weights_proj (hidden → heads);
+    none for an indexer that reuses another layer's picks. The LayerNorm counts with the norms, as q_norm does."""
+    if indexer.shared:
+        return []
     names = indexer.names
     tensors = linear(component, "indexer", names["wq_b"], indexer.q_input, indexer.heads * indexer.head_dim, False)
     tensors += linear(component, "indexer", names["wk"], hidden, indexer.head_dim, False)
     if indexer.k_norm is not None:
-        tensors += [replace(t, component=component, part="indexer") for t in norm("indexer", names["k_norm"], indexer.k_norm)]
+        tensors += norm("indexer_k_norm", names["k_norm"], indexer.k_norm)
     tensors += linear(component, "indexer", names["weights_proj"], hidden, indexer.heads, False)
     return tensors
 
@@ -216,6 +219,7 @@ def mixer_tensors(mixer: Mixer) -> list[Tensor]:
         if conv.bias:
             tensors.append(Tensor("mixer", part, conv.module + ".bias", (conv.channels,)))
     tensors += [Tensor(p.component, p.part, p.name, p.shape) for p in mixer.parameters]
+    tensors = [replace(t, component=mixer.component) if t.component == "mixer" else t for t in tensors]
     for module, mixer_norm in mixer.norms:
         tensors += norm("mixer_norm", module, mixer_norm)
     return tensors

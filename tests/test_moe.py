@@ -31,6 +31,11 @@ EXPERT_FIELDS = {
     "dbrx": ("ffn_config.moe_num_experts", "ffn_config.moe_top_k"),
     "llama4": ("text_config.num_local_experts", "text_config.num_experts_per_tok"),
     "bailing_moe": ("num_experts", "num_experts_per_tok"),
+    "qwen3_5_moe": ("text_config.num_experts", "text_config.num_experts_per_tok"),
+    "qwen3_vl_moe": ("text_config.num_experts", "text_config.num_experts_per_tok"),
+    "glm4_moe": ("n_routed_experts", "num_experts_per_tok"),
+    "glm_moe_dsa": ("n_routed_experts", "num_experts_per_tok"),
+    "minimax_m2": ("num_local_experts", "num_experts_per_tok"),
 }
 
 

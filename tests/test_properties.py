@@ -90,6 +90,57 @@ def decoder_config(draw, model_type):
         }
     if model_type == "mimo":
         config["num_nextn_predict_layers"] = draw(st.integers(0, 2))
+    if model_type in ("ministral", "hunyuan_v1_dense", "hunyuan_v1_moe"):  # transformers cannot build them without
+        config["head_dim"] = head_dim
+    if model_type == "nemotron":  # nor without num_key_value_heads
+        config["num_key_value_heads"] = kv_heads
+    if model_type in ("olmo3", "ministral", "cohere2", "exaone4", "exaone_moe", "vaultgemma", "smollm3") and draw(st.booleans()):
+        config["layer_types"] = draw(
+            st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=layers, max_size=layers)
+        )
+    if model_type in ("exaone4", "exaone_moe") and "layer_types" not in config:
+        config["sliding_window"] = draw(st.integers(1, 4096))  # the default layer_types need one
+        config["sliding_window_pattern"] = draw(st.integers(1, 4))
+    if model_type in ("cohere2", "cohere2_moe"):
+        config["sliding_window_pattern"] = draw(st.integers(1, 4))
+    if model_type == "smollm3":
+        config["use_sliding_window"] = draw(st.booleans())
+        config["no_rope_layer_interval"] = draw(st.integers(1, 4))
+    if model_type in ("olmoe", "flex_olmo", "cohere2_moe", "exaone_moe"):
+        config |= {"num_experts": experts, "num_experts_per_tok": per_token}
+    if model_type == "cohere":
+        config["use_qk_norm"] = draw(st.booleans())
+    if model_type == "cohere2_moe":
+        config |= {
+            "num_shared_experts": draw(st.integers(0, 2)), "first_k_dense_replace": draw(st.integers(0, layers)),
+            "prefix_dense_intermediate_size": draw(st.integers(1, 256)), "prefix_dense_sliding_window_pattern": draw(st.integers(1, 3)),
+            "rms_norm_eps": draw(st.one_of(st.none(), st.just(1e-5))),
+        }
+    if model_type == "exaone_moe":
+        config |= {
+            "num_shared_experts": draw(st.integers(0, 2)), "first_k_dense_replace": draw(st.integers(0, layers)),
+            "moe_intermediate_size": draw(st.integers(1, 64)),
+        }
+    if model_type == "hunyuan_v1_moe":
+        config |= {"num_experts": experts, "moe_topk": draw(st.lists(st.integers(1, experts), min_size=layers, max_size=layers) | st.just(per_token))}
+    if model_type == "dots1":
+        config |= {
+            "n_routed_experts": experts, "num_experts_per_tok": per_token, "n_shared_experts": draw(st.integers(1, 2)),
+            "moe_intermediate_size": draw(st.integers(1, 64)), "first_k_dense_replace": draw(st.integers(0, layers)),
+            "max_window_layers": draw(st.integers(0, layers)),
+        }
+    if model_type == "granitemoeshared":
+        config |= {"num_local_experts": experts, "num_experts_per_tok": per_token, "shared_intermediate_size": draw(st.integers(0, 64))}
+    if model_type in ("seed_oss", "helium", "arcee", "nemotron", "smollm3", "hunyuan_v1_dense", "ernie4_5", "apertus"):
+        config["attention_bias"] = draw(st.booleans())
+    if model_type in ("seed_oss", "helium", "arcee", "nemotron", "smollm3"):
+        config["mlp_bias"] = draw(st.booleans())
+    if model_type == "seed_oss":
+        config["attention_out_bias"] = draw(st.booleans())
+    if model_type == "ernie4_5":
+        config["use_bias"] = draw(st.booleans())
+    if model_type == "apertus":
+        config["hidden_act"] = draw(st.sampled_from(["xielu", "relu2", "silu"]))
     if model_type == "qwen3_moe":
         config |= {
             "num_experts": experts, "num_experts_per_tok": per_token, "moe_intermediate_size": draw(st.integers(1, 64)),
@@ -105,6 +156,56 @@ def decoder_config(draw, model_type):
             "first_k_dense_replace": draw(st.integers(0, layers)), "moe_layer_freq": draw(st.integers(1, 2)),
             "num_nextn_predict_layers": draw(st.integers(0, 1)),
         }
+    if model_type in ("qwen3_5_text", "qwen3_5_moe_text"):
+        config |= {
+            "linear_num_key_heads": draw(st.integers(1, 4)), "linear_num_value_heads": draw(st.integers(1, 4)),
+            "linear_key_head_dim": draw(st.integers(1, 16)), "linear_value_head_dim": draw(st.integers(1, 16)),
+            "full_attention_interval": draw(st.integers(1, 4)), "mtp_num_hidden_layers": draw(st.integers(0, 2)),
+        }
+    if model_type in ("qwen3_5_moe_text", "qwen3_vl_moe_text"):
+        config |= {"num_experts": experts, "num_experts_per_tok": per_token, "moe_intermediate_size": draw(st.integers(1, 64))}
+    if model_type == "qwen3_5_moe_text":
+        config["shared_expert_intermediate_size"] = draw(st.integers(1, 64))
+    if model_type == "qwen3_vl_moe_text":
+        config |= {"decoder_sparse_step": draw(st.integers(1, 3)),
+                   "mlp_only_layers": draw(st.lists(st.integers(0, layers - 1), unique=True, max_size=layers))}
+    if model_type == "qwen2_5_vl_text":
+        config["use_sliding_window"] = draw(st.booleans())
+        config["max_window_layers"] = draw(st.integers(0, layers))
+    if model_type in ("glm4_moe", "minimax", "minimax_m2", "glm", "glm4") and draw(st.booleans()):
+        config["pad_token_id"] = None  # their default padding row (151329) is past a small vocabulary
+    if model_type in ("glm", "glm4", "glm4_moe"):
+        config["attention_bias"] = draw(st.booleans())
+    if model_type == "glm4_moe":
+        config |= {
+            "n_routed_experts": experts, "num_experts_per_tok": per_token, "n_shared_experts": draw(st.integers(0, 2)),
+            "moe_intermediate_size": draw(st.integers(1, 64)), "first_k_dense_replace": draw(st.integers(0, layers)),
+            "use_qk_norm": draw(st.booleans()), "num_nextn_predict_layers": draw(st.integers(0, 1)),
+        }
+    if model_type in ("deepseek_v32", "glm4_moe_lite", "glm_moe_dsa", "kimi_linear"):
+        config |= {
+            "kv_lora_rank": draw(st.integers(1, 64)), "qk_nope_head_dim": draw(st.integers(1, 16)),
+            "qk_rope_head_dim": 2 * draw(st.integers(1, 8)), "v_head_dim": draw(st.integers(1, 16)),
+            "num_experts_per_tok": per_token, "n_shared_experts": draw(st.integers(0, 2)),
+            "moe_intermediate_size": draw(st.integers(1, 64)),
+            "mlp_layer_types": draw(st.none() | st.lists(st.sampled_from(["dense", "sparse"]), min_size=layers, max_size=layers)),
+        }
+        config["q_lora_rank"] = draw(st.integers(1, 64)) if model_type in ("deepseek_v32", "glm_moe_dsa") else draw(st.none() | st.integers(1, 64))
+        config["num_local_experts" if model_type == "kimi_linear" else "n_routed_experts"] = experts
+    if model_type in ("deepseek_v32", "glm_moe_dsa"):
+        config |= {"index_topk": draw(st.integers(1, 4096)), "index_head_dim": draw(st.integers(1, 32)),
+                   "index_n_heads": draw(st.integers(1, 8)), "first_k_dense_replace": draw(st.integers(0, layers))}
+    if model_type == "glm_moe_dsa":
+        config |= {"index_topk_freq": draw(st.integers(1, 3)), "index_skip_topk_offset": draw(st.integers(0, 3))}
+    if model_type == "kimi_linear":
+        config |= {"linear_num_heads": draw(st.integers(1, 4)), "linear_head_dim": draw(st.integers(1, 16)),
+                   "first_k_dense_replace": draw(st.integers(0, layers)),
+                   "layer_types": draw(st.none() | st.lists(st.sampled_from(["full_attention", "linear_attention"]), min_size=layers, max_size=layers))}
+    if model_type in ("minimax", "minimax_m2"):
+        config |= {"num_local_experts": experts, "num_experts_per_tok": per_token}
+    if model_type == "minimax":
+        config |= {"block_size": draw(st.integers(1, 64)),
+                   "layer_types": draw(st.none() | st.lists(st.sampled_from(["full_attention", "linear_attention"]), min_size=layers, max_size=layers))}
     return config
 
 
@@ -200,6 +301,8 @@ def wrapper_config(draw, model_type, text_model_type):
 
 
 WRAPPERS = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_text"}
+WRAPPERS |= {"qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3_vl_text",
+             "qwen3_vl_moe": "qwen3_vl_moe_text", "qwen2_5_vl": "qwen2_5_vl_text"}
 ENCODERS = {"bert", "t5", "mt5"}
 OWN_FIELD_NAMES = {"gptj", "bloom", "falcon", "opt", "gpt_neox", "dbrx", "nemotron_h"}
 GENERATORS = {"gpt2": gpt2_config(), "ffncalc": preset_config()} | {

@@ -86,7 +86,7 @@ def component_of(name: str) -> str:
     if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention)\.", name):
         return "attention"
     if re.search(
-        r"\.(mlp|block_sparse_moe|feed_forward|ffn|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.", name
+        r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.", name
     ):
         return "ffn"
     return "other"

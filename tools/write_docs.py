@@ -1,6 +1,6 @@
 """Regenerate the docs that come from the tool itself (tests fail when they drift):
 
-- docs/cli-reference.md: the --help of ffncalc and of every command, at 100 columns;
+- docs/cli-reference.md: the --help of ffncalc and of every command, at 80 columns;
 - README.md: every `<!-- output: ffncalc … -->` block, refilled from a real run;
 - docs/*.svg: the headline commands' real output, exported by rich's own console.
 
@@ -16,8 +16,14 @@ import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-COMMANDS = ["params", "flops", "crossover", "derive-dim", "compare", "verify", "models"]
-HELP_ENVIRONMENT = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
+HELP_ENVIRONMENT = {"COLUMNS": "80", "NO_COLOR": "1", "TERM": "dumb"}  # what a pipe or a default terminal gets
+
+
+def commands() -> list[str]:
+    """Every command of the app, in the order --help lists them."""
+    from ffncalc.cli import app
+
+    return [command.name or command.callback.__name__.replace("_", "-") for command in app.registered_commands]
 
 
 def help_text(*args: str) -> str:
@@ -31,7 +37,7 @@ def help_text(*args: str) -> str:
 
 def cli_reference() -> str:
     sections = ["# ffncalc command-line reference", "", "Generated from `--help` by `python tools/write_docs.py`; a test checks it is current.", ""]
-    for args in [[]] + [[command] for command in COMMANDS]:
+    for args in [[]] + [[command] for command in commands()]:
         title = " ".join(["ffncalc", *args])
         sections += [f"## `{title}`", "", "```text", help_text(*args), "```", ""]
     return "\n".join(sections)
@@ -41,7 +47,7 @@ README_OUTPUT = re.compile(r"<!-- output: (ffncalc[^\n]*) -->\n.*?<!-- end outpu
 
 
 def command_output(command: str) -> str:
-    """What `command` prints at 100 columns, trailing spaces removed."""
+    """What `command` prints at 80 columns, trailing spaces removed."""
     environment = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR",)}
     environment.update(HELP_ENVIRONMENT)
     args = command.split()[1:]

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerIndex, Width
 from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
-from .base import DecoderConfig, experts_check
+from .base import DecoderConfig
 from .blocks import is_sparse
 
 # The names of inclusionAI's modeling_bailing_moe_v2.py (no transformers class to check them against).
@@ -48,7 +48,7 @@ class BailingMoeConfig(DecoderConfig):
     moe_router_enable_expert_bias: Flag = False
     attention_bias: ClassVar[bool] = False
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("num_experts_per_tok", "num_experts")
+    routing_fields = ("num_experts_per_tok", "num_experts")
 
     def sparse(self, index: int) -> bool:
         return is_sparse(index, first=self.first_k_dense_replace)

@@ -29,18 +29,6 @@ from ..spec import (
 from .blocks import EXPERT_MLP, LLAMA_ATTENTION, LLAMA_LAYER, LLAMA_MLP, LLAMA_MODEL, LLAMA_MOE
 
 
-def experts_check(per_token_field: str, experts_field: str):
-    """A model validator for MoE adapters: experts per token may not exceed the experts there are."""
-
-    def check(self):
-        per_token, experts = getattr(self, per_token_field), getattr(self, experts_field)
-        if experts and per_token is not None and per_token > experts:
-            raise ValueError(f"{per_token_field} ({per_token}) exceeds {experts_field} ({experts})")
-        return self
-
-    return model_validator(mode="after")(check)
-
-
 class DecoderConfig(HFConfig):
     """configuration_llama.py: the fields of a Llama-style decoder, with LlamaConfig's defaults."""
 
@@ -195,7 +183,7 @@ class DecoderConfig(HFConfig):
         return MoeFfn(
             hidden_size=self.hidden_size,
             num_experts=num_experts,
-            experts_per_token=experts_per_token,
+            experts_per_token=min(experts_per_token, num_experts),  # more draws than experts: all (HFConfig.warnings says so)
             expert=expert,
             names=self.moe_names,
             shared=shared,

@@ -3,12 +3,15 @@
 - where checkpoints of the Llama lineage keep each part (``LLAMA_*`` names);
 - which layers are sparse (one rule with the knobs every MoE family turns);
 - which layers attend within a window (a period, or a config's ``layer_types``);
-- the multi-token-prediction modules some checkpoints store past the last layer.
+- the multi-token-prediction modules some checkpoints store past the last layer;
+- fields transformers leaves None and cannot build a model without.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+
+from pydantic import model_validator
 
 from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
 
@@ -67,6 +70,11 @@ def windows_of_layer_types(layer_types: Sequence[str], window: int | None) -> li
     return [window if kind in ("sliding_attention", "chunked_attention") else None for kind in layer_types]
 
 
+def periodic_layer_types(count: int, period: int) -> list[str]:
+    """layer_types of COUNT layers: every period-th full_attention, the others sliding_attention (Cohere2, EXAONE 4)."""
+    return ["full_attention" if (i + 1) % period == 0 else "sliding_attention" for i in range(count)]
+
+
 def mtp_extra(
     count: int,
     first_index: int,
@@ -87,3 +95,15 @@ def mtp_extra(
         per_layer=indices,
         layers=tuple((index, layer) for index in indices),
     )
+
+
+def required_field(field: str, config_class: str):
+    """A model validator for a field that CONFIG_CLASS leaves None when the config omits it, while the modeling
+    code reads it as a number: transformers then fails to build the model, and so does ffncalc."""
+
+    def check(self):
+        if getattr(self, field) is None:
+            raise ValueError(f"{field}: required field is missing ({config_class} leaves it None and cannot build the model)")
+        return self
+
+    return model_validator(mode="after")(check)

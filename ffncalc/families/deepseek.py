@@ -1,18 +1,107 @@
-"""DeepSeek-V2 and V3 (and R1, Kimi-K2, which declare V3's architecture): MLA attention, a dense-then-MoE stack."""
+"""DeepSeek-V2 and V3 (and R1, Kimi-K2, which declare V3's architecture): MLA attention, a dense-then-MoE stack;
+DeepSeek-V3.2: V3 with a lightning indexer choosing the keys each layer attends to (DeepSeek Sparse Attention)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width
-from ..spec import Attention, CheckpointExtra, Layer, Mla, StoredTensor, names
-from .base import DecoderConfig, experts_check
+from ..spec import Attention, CheckpointExtra, Indexer, Layer, Mla, Norm, StoredTensor, names
+from .base import DecoderConfig
 from .blocks import MLA_ATTENTION, is_sparse, mtp_extra
 
 DEEPSEEK_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
 SHARED_EXPERTS = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+
+
+INDEXER = names(
+    wq_b="self_attn.indexer.wq_b",
+    wk="self_attn.indexer.wk",
+    k_norm="self_attn.indexer.k_norm",
+    weights_proj="self_attn.indexer.weights_proj",
+)
+
+
+def correction_bias_extra(layer_name: str, sparse: tuple[int, ...], experts: int, router: str = "mlp.gate") -> CheckpointExtra:
+    """The router's e_score_correction_bias (one per expert) in each MoE layer: a persistent buffer, saved with the weights."""
+    return CheckpointExtra(
+        name="router e_score_correction_bias",
+        reason=f"{len(sparse)} MoE layers × {experts} experts; a buffer set by load balancing, not trained",
+        tensors=(StoredTensor(f"{layer_name}.{router}.e_score_correction_bias", (experts,)),),
+        per_layer=sparse,
+        buffer=True,
+    )
+
+
+def nextn_extra(config: DecoderConfig, count: int, layer: Layer, experts: int) -> CheckpointExtra:
+    """DeepSeek-V3's multi-token-prediction modules, stored as layers after the last: each a decoder layer,
+    two RMSNorms (enorm, hnorm), eh_proj (2H → H), a final RMSNorm (shared_head.norm), copies of
+    embed_tokens and the head (shared_head.head), and its router's correction bias."""
+    hidden, vocab, name = config.hidden_size, config.vocab_size, config.layer_name
+    tensors = (
+        StoredTensor(name + ".enorm.weight", (hidden,)),
+        StoredTensor(name + ".hnorm.weight", (hidden,)),
+        StoredTensor(name + ".eh_proj.weight", (hidden, 2 * hidden)),
+        StoredTensor(name + ".shared_head.norm.weight", (hidden,)),
+        StoredTensor(name + ".shared_head.head.weight", (vocab, hidden)),
+        StoredTensor(name + ".embed_tokens.weight", (vocab, hidden)),
+        StoredTensor(name + ".mlp.gate.e_score_correction_bias", (experts,)),
+    )
+    return mtp_extra(
+        count,
+        config.num_hidden_layers,
+        layer,
+        tensors,
+        f"num_nextn_predict_layers = {count}: each a full MoE layer plus enorm, hnorm, eh_proj, a norm and "
+        "copies of embed_tokens and the head; used for speculative decoding, not by the causal LM",
+    )
+
+
+class MlpLayerTypes:
+    """``mlp_layer_types`` ("dense" or "sparse" per layer), as transformers' newer configs list each layer's FFN;
+    ``default_mlp_kinds`` when the config leaves it out."""
+
+    mlp_layer_types: list[str] | None
+    num_hidden_layers: int
+
+    def default_mlp_kinds(self) -> list[str]:  # pragma: no cover - each adapter says its default
+        raise NotImplementedError
+
+    def mlp_kinds(self) -> list[str]:
+        return list(self.mlp_layer_types) if self.mlp_layer_types is not None else self.default_mlp_kinds()
+
+    def sparse(self, index: int) -> bool:
+        return self.mlp_kinds()[index] == "sparse"
+
+    def resolved(self, field: str):
+        return self.mlp_kinds() if field == "mlp_layer_types" else super().resolved(field)  # type: ignore[misc]
+
+
+def even_rope_check():
+    """A model validator: transformers' validate_rope refuses an odd rotary width (head_dim is qk_rope_head_dim here)."""
+
+    def check(self):
+        if self.qk_rope_head_dim % 2:
+            raise ValueError(f"qk_rope_head_dim ({self.qk_rope_head_dim}) is odd: RoPE needs an even rotary width")
+        return self
+
+    return model_validator(mode="after")(check)
+
+
+def entries_check(field: str, exact: bool):
+    """A model validator: the per-layer list FIELD has num_hidden_layers entries (EXACT), or at least that many
+    (transformers indexes it by layer without checking its length)."""
+
+    def check(self):
+        entries = getattr(self, field)
+        layers = self.num_hidden_layers
+        if entries is not None and (len(entries) != layers if exact else len(entries) < layers):
+            raise ValueError(f"{field} has {len(entries)} entries for {layers} layers")
+        return self
+
+    return model_validator(mode="after")(check)
 
 
 class DeepseekV3Config(DecoderConfig):
@@ -52,12 +141,12 @@ class DeepseekV3Config(DecoderConfig):
     num_nextn_predict_layers: LayerIndex = Field(1, validation_alias=AliasChoices("num_nextn_predict_layers", "num_mtp_layers"))
     head_dim: ClassVar[None] = None  # MLA's widths come from the fields above
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("num_experts_per_tok", "n_routed_experts")
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     def sparse(self, index: int) -> bool:
         return self.n_routed_experts > 0 and is_sparse(index, first=self.first_k_dense_replace)
 
-    def mla_attention(self, window: int | None) -> Attention:
+    def mla_attention(self, window: int | None, indexer: Indexer | None = None) -> Attention:
         mla = Mla(
             q_lora_rank=self.q_lora_rank,
             kv_lora_rank=self.kv_lora_rank,
@@ -73,6 +162,7 @@ class DeepseekV3Config(DecoderConfig):
             v_head_dim=self.v_head_dim,
             v_bias=False,
             mla=mla,
+            indexer=indexer,
         )
 
     def moe(self):
@@ -101,37 +191,14 @@ class DeepseekV3Config(DecoderConfig):
         return tuple(extras)
 
     def correction_bias(self, sparse: tuple[int, ...]) -> CheckpointExtra:
-        return CheckpointExtra(
-            name="router e_score_correction_bias",
-            reason=f"{len(sparse)} MoE layers × {self.n_routed_experts} experts; a buffer set by load balancing, not trained",
-            tensors=(StoredTensor(self.layer_name + ".mlp.gate.e_score_correction_bias", (self.n_routed_experts,)),),
-            per_layer=sparse,
-            buffer=True,
-        )
+        return correction_bias_extra(self.layer_name, sparse, self.n_routed_experts)
+
+    def mtp_layer(self) -> Layer:
+        """The decoder layer of a multi-token-prediction module: a full MoE layer."""
+        return self.layer(self.mla_attention(None), self.moe())
 
     def mtp(self) -> CheckpointExtra:
-        """Multi-token-prediction modules, stored as layers after the last: each a full MoE decoder layer,
-        two RMSNorms (enorm, hnorm), eh_proj (2H → H), a final RMSNorm and copies of embed_tokens and the head."""
-        hidden, vocab = self.hidden_size, self.vocab_size
-        layer = self.layer(self.mla_attention(None), self.moe())
-        tensors = (
-            StoredTensor(self.layer_name + ".enorm.weight", (hidden,)),
-            StoredTensor(self.layer_name + ".hnorm.weight", (hidden,)),
-            StoredTensor(self.layer_name + ".eh_proj.weight", (hidden, 2 * hidden)),
-            StoredTensor(self.layer_name + ".shared_head.norm.weight", (hidden,)),
-            StoredTensor(self.layer_name + ".shared_head.head.weight", (vocab, hidden)),
-            StoredTensor(self.layer_name + ".embed_tokens.weight", (vocab, hidden)),
-            StoredTensor(self.layer_name + ".mlp.gate.e_score_correction_bias", (self.n_routed_experts,)),
-        )
-        count = self.num_nextn_predict_layers
-        return mtp_extra(
-            count,
-            self.num_hidden_layers,
-            layer,
-            tensors,
-            f"num_nextn_predict_layers = {count}: each a full MoE layer plus enorm, hnorm, eh_proj, a norm and "
-            "copies of embed_tokens and the head; used for speculative decoding, not by the causal LM",
-        )
+        return nextn_extra(self, self.num_nextn_predict_layers, self.mtp_layer(), self.n_routed_experts)
 
     def notes(self) -> list[str]:
         notes = []
@@ -176,3 +243,72 @@ class DeepseekV2Config(DeepseekV3Config):
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return self.rotary_extras()
+
+
+class DeepseekV32Config(MlpLayerTypes, DeepseekV3Config):
+    """configuration_deepseek_v32.py / modeling_deepseek_v32.py: V3's MLA (queries always through the latent)
+    with a lightning indexer in every layer, which picks the index_topk keys the attention reads; each
+    layer's FFN as mlp_layer_types says (default: dense below first_k_dense_replace, MoE above).
+
+    The indexer: wq_b (q_lora_rank → index_n_heads · index_head_dim), wk (hidden → index_head_dim) and its
+    LayerNorm, weights_proj (hidden → index_n_heads). Checkpoints store num_nextn_predict_layers
+    multi-token-prediction layers after the last, as V3's (a key transformers does not read).
+    """
+
+    architecture = "DeepSeek-V3.2"
+    config_class = "DeepseekV32Config"
+    default_model_class = "DeepseekV32ForCausalLM"
+    derived_defaults = {"mlp_layer_types": "first_k_dense_replace dense layers, then sparse"}
+    undeclared_keys = frozenset({"num_nextn_predict_layers"})
+    informational_fields = DeepseekV3Config.informational_fields | {"num_nextn_predict_layers"}
+
+    n_routed_experts: ExpertCountOrZero = Field(
+        256, validation_alias=AliasChoices("num_experts", "n_routed_experts", "num_local_experts")
+    )
+    q_lora_rank: Width = 1536  # type: ignore[assignment]
+    max_position_embeddings: PositionCount = 163840
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
+    index_topk: Width = 2048
+    index_head_dim: Width = 128
+    index_n_heads: HeadCount = 64
+    # Not a field of DeepseekV32Config: the checkpoint's multi-token-prediction layers.
+    num_nextn_predict_layers: LayerIndex = 0
+
+    _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)  # validate_layer_type: one per layer
+    _check_rope = even_rope_check()
+
+    def default_mlp_kinds(self) -> list[str]:
+        dense = min(self.first_k_dense_replace, self.num_hidden_layers)
+        return ["dense"] * dense + ["sparse"] * (self.num_hidden_layers - dense)
+
+    def unused_fields(self) -> set[str]:
+        return {"first_k_dense_replace"} if self.mlp_layer_types is not None else set()
+
+    def indexer(self, shared: bool = False) -> Indexer:
+        return Indexer(
+            heads=self.index_n_heads,
+            head_dim=self.index_head_dim,
+            q_input=self.q_lora_rank,
+            top_k=self.index_topk,
+            names=INDEXER,
+            k_norm=Norm("layernorm", self.index_head_dim, bias=True),
+            shared=shared,
+        )
+
+    def indexer_shared(self, index: int) -> bool:
+        """Whether layer INDEX reuses the previous layer's picks (never in V3.2: every layer has its indexer)."""
+        return False
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        built: dict[tuple[bool, bool], Layer] = {}
+        layers = []
+        for index in range(self.num_hidden_layers):
+            key = (self.sparse(index), self.indexer_shared(index))
+            if key not in built:
+                attention = self.mla_attention(None, self.indexer(shared=key[1]))
+                built[key] = self.layer(attention, self.moe() if key[0] else self.gated_ffn())
+            layers.append(built[key])
+        return tuple(layers)
+
+    def mtp_layer(self) -> Layer:
+        return self.layer(self.mla_attention(None, self.indexer()), self.moe())

@@ -1,4 +1,4 @@
-"""Baidu's ERNIE 4.5: the MoE (text) model."""
+"""Baidu's ERNIE 4.5: the dense model and the MoE (text) model."""
 
 from __future__ import annotations
 
@@ -9,10 +9,40 @@ from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
 from ..spec import Layer, Parameter, names
-from .base import DecoderConfig, experts_check
+from .base import DecoderConfig
 from .blocks import is_sparse
 
 ERNIE_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+
+
+class Ernie45Config(DecoderConfig):
+    """configuration_ernie4_5.py / modular_ernie4_5.py: Llama's layer with one bias switch, use_bias, for q, k,
+    v, o and the MLP (the head has none); head_dim 128 unless the config says null (then hidden_size // heads)."""
+
+    architecture = "ERNIE-4.5"
+    config_class = "Ernie4_5Config"
+    default_model_class = "Ernie4_5ForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    derived_defaults = {}
+
+    vocab_size: Width = 103424
+    hidden_size: Width = 1024
+    intermediate_size: Width = 3072
+    num_hidden_layers: LayerCount = 18
+    num_attention_heads: HeadCount = 16
+    num_key_value_heads: HeadCount | None = 2
+    head_dim: Width | None = 128
+    max_position_embeddings: PositionCount = 131072
+    tie_word_embeddings: Flag = True
+    use_bias: Flag = False
+    pad_token_id: int | None = Field(0, strict=True)
+    attention_bias: ClassVar[bool] = False  # use_bias decides
+    mlp_bias: ClassVar[bool] = False
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        bias = self.use_bias
+        attention = self.attention(window, q_bias=bias, k_bias=bias, v_bias=bias, o_bias=bias)
+        return self.layer(attention, self.gated_ffn(bias=bias))
 
 
 class Ernie45MoeConfig(DecoderConfig):
@@ -50,7 +80,7 @@ class Ernie45MoeConfig(DecoderConfig):
     moe_layer_interval: LayerCount = 1
     attention_bias: ClassVar[bool] = False  # use_bias decides
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("moe_k", "moe_num_experts")
+    routing_fields = ("moe_k", "moe_num_experts")
 
     def sparse(self, index: int) -> bool:
         last = self.num_hidden_layers - 1 if self.moe_layer_end_index == -1 else self.moe_layer_end_index

@@ -1,5 +1,6 @@
-"""Gemma (tied, head_dim 256, GeGLU), Gemma-2 (four norms a layer, alternating windows), Gemma-3
-(q/k norms, 5 local : 1 global) and the Gemma-3 multimodal wrapper."""
+"""Gemma (tied, head_dim 256, GeGLU), Gemma-2 (four norms a layer, alternating windows), VaultGemma (Gemma-2
+with norms before the sublayers only), Gemma-3 (q/k norms, 5 local : 1 global) and the Gemma-3 multimodal
+wrapper."""
 
 from __future__ import annotations
 
@@ -89,6 +90,20 @@ class Gemma2Config(GemmaConfig):
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window), self.gated_ffn(), self.sandwich_norms())
+
+
+class VaultGemmaConfig(Gemma2Config):
+    """configuration_vaultgemma.py / modular_vaultgemma.py: Gemma-2's layer without the norms after attention
+    and after the FFN (input_layernorm and pre_feedforward_layernorm remain); Gemma-2's windows."""
+
+    architecture = "VaultGemma"
+    config_class = "VaultGemmaConfig"
+    default_model_class = "VaultGemmaForCausalLM"
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        norm = self.rms_norm()
+        norms = (("input_layernorm", norm), ("pre_feedforward_layernorm", norm))
+        return self.layer(self.attention(window), self.gated_ffn(), norms)
 
 
 class Gemma3TextConfig(Gemma2Config):

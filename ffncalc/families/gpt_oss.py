@@ -6,7 +6,7 @@ from typing import ClassVar, Literal
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, names
-from .base import DecoderConfig, experts_check
+from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 
 MXFP4_BLOCK = 32  # values that share one UE8M0 scale
@@ -45,7 +45,7 @@ class GptOssConfig(DecoderConfig):
     num_experts_per_tok: ExpertCount = 4
     attention_bias: Flag = True
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("num_experts_per_tok", "num_local_experts")
+    routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def resolved(self, field: str):
         if field == "layer_types":

@@ -1,12 +1,15 @@
-"""Llama (2, 3, 3.1–3.3 and the many models that reuse its layout), Granite and Granite-MoE, and Llama-4."""
+"""Llama (2, 3, 3.1–3.3 and the many models that reuse its layout), SmolLM3, Granite, Granite-MoE (and its
+shared-expert variant), and Llama-4."""
 
 from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from pydantic import Field, model_validator
+
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, WidthOrZero
 from ..spec import Layer, names
-from .base import DecoderConfig, experts_check
+from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
 from .multimodal import MultimodalConfig
 
@@ -15,6 +18,70 @@ class LlamaConfig(DecoderConfig):
     """configuration_llama.py: q/k/v/o share ``attention_bias``; gate/up/down share ``mlp_bias``."""
 
     architecture = "Llama"
+
+
+class SmolLM3Config(DecoderConfig):
+    """configuration_smollm3.py / modeling_smollm3.py: Llama's layer, embeddings tied. With use_sliding_window,
+    the layers ``layer_types`` marks sliding (default: those without RoPE, ``no_rope_layers`` 0, by default
+    every no_rope_layer_interval-th) attend within sliding_window."""
+
+    architecture = "SmolLM3"
+    config_class = "SmolLM3Config"
+    default_model_class = "SmolLM3ForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    derived_defaults = {
+        **DecoderConfig.derived_defaults,
+        "no_rope_layers": "0 on every no_rope_layer_interval-th layer, else 1",
+        "layer_types": "sliding_attention where no_rope_layers is 0 (with use_sliding_window and a sliding_window), else full_attention",
+    }
+
+    vocab_size: Width = 128256
+    hidden_size: Width = 2048
+    num_hidden_layers: LayerCount = 36
+    num_attention_heads: HeadCount = 16
+    num_key_value_heads: HeadCount | None = 4
+    max_position_embeddings: PositionCount = 32768
+    pad_token_id: int | None = Field(128004, strict=True)
+    use_sliding_window: Flag = False
+    sliding_window: Width | None = None
+    no_rope_layers: list[Literal[0, 1]] | None = Field(None, max_length=1 << 14)
+    no_rope_layer_interval: LayerCount = 4
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    tie_word_embeddings: Flag = True
+
+    @model_validator(mode="after")
+    def _check_rope_layers(self) -> SmolLM3Config:
+        if self.no_rope_layers is not None and len(self.no_rope_layers) < self.num_hidden_layers:
+            raise ValueError(f"no_rope_layers has {len(self.no_rope_layers)} entries for {self.num_hidden_layers} layers")
+        return self
+
+    def resolved(self, field: str):
+        if field == "no_rope_layers":
+            return self.rope_layers()
+        if field == "layer_types":
+            return self.kinds()
+        return super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        rope = {"no_rope_layers", "no_rope_layer_interval"}  # they move RoPE, and default the layer_types
+        if not self.use_sliding_window:
+            return {"sliding_window", "layer_types"} | rope
+        return rope if self.layer_types is not None else set()
+
+    def rope_layers(self) -> list[int]:
+        if self.no_rope_layers is not None:
+            return list(self.no_rope_layers)
+        return [int((i + 1) % self.no_rope_layer_interval != 0) for i in range(self.num_hidden_layers)]
+
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        sliding = self.use_sliding_window and self.sliding_window is not None
+        return ["sliding_attention" if sliding and not rope else "full_attention" for rope in self.rope_layers()]
+
+    def layer_windows(self) -> list[int | None]:
+        return windows_of_layer_types(self.kinds(), self.sliding_window if self.use_sliding_window else None)
 
 
 class GraniteConfig(DecoderConfig):
@@ -44,10 +111,33 @@ class GraniteMoeConfig(DecoderConfig):
     num_local_experts: ExpertCount = 8
     num_experts_per_tok: ExpertCount = 2
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("num_experts_per_tok", "num_local_experts")
+    routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         moe = self.moe_ffn(self.num_local_experts, self.num_experts_per_tok, self.intermediate_size)
+        return self.layer(self.attention(window), moe)
+
+
+class GraniteMoeSharedConfig(GraniteMoeConfig):
+    """configuration_granitemoeshared.py / modular_granitemoeshared.py: Granite-MoE's layer plus, with
+    shared_intermediate_size > 0, a shared MLP beside the experts in every layer, gate and up fused
+    (shared_mlp.input_linear [2S, H], output_linear [H, S])."""
+
+    architecture = "Granite-MoE-Shared"
+    config_class = "GraniteMoeSharedConfig"
+    default_model_class = "GraniteMoeSharedForCausalLM"
+    shared_names = names(gate="shared_mlp.input_linear", up="shared_mlp.input_linear", down="shared_mlp.output_linear")
+
+    shared_intermediate_size: WidthOrZero = 0
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        moe = self.moe_ffn(
+            self.num_local_experts,
+            self.num_experts_per_tok,
+            self.intermediate_size,
+            shared_width=self.shared_intermediate_size,
+            shared_names=self.shared_names,
+        )
         return self.layer(self.attention(window), moe)
 
 
@@ -100,7 +190,7 @@ class Llama4TextConfig(DecoderConfig):
     layer_types: list[Literal["full_attention", "chunked_attention"]] | None = None
     attention_bias: Flag = False
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("num_experts_per_tok", "num_local_experts")
+    routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def resolved(self, field: str):
         if field == "moe_layers":

@@ -1,12 +1,16 @@
-"""Mistral (a sliding window, no biases), Mixtral (its MoE) and Mistral 3 (a multimodal wrapper: Magistral, Devstral)."""
+"""Mistral (a sliding window, no biases), Ministral (windows by layer_types), Ministral 3, Mixtral (its MoE)
+and Mistral 3 (a multimodal wrapper: Magistral, Devstral)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
-from ..schema import ExpertCount, Flag, HeadCount, PositionCount, Width
+from pydantic import Field
+
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, names
-from .base import DecoderConfig, experts_check
+from .base import DecoderConfig
+from .blocks import required_field, windows_of_layer_types
 from .multimodal import MultimodalConfig
 
 
@@ -28,6 +32,51 @@ class MistralConfig(DecoderConfig):
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers
+
+
+class MinistralConfig(MistralConfig):
+    """configuration_ministral.py / modular_ministral.py: Mistral's layer; ``layer_types`` (default: every
+    layer sliding while sliding_window is set) gives the sliding layers the window.
+
+    MinistralConfig leaves head_dim None when the config omits it (its __post_init__ skips Mistral's
+    hidden_size // heads), and the attention then cannot be built: transformers 5.24 refuses such a config.
+    """
+
+    architecture = "Ministral"
+    config_class = "MinistralConfig"
+    default_model_class = "MinistralForCausalLM"
+    derived_defaults = {"layer_types": "every layer sliding_attention while sliding_window is set, else full_attention"}
+
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+
+    _check_head_dim = required_field("head_dim", "MinistralConfig")
+
+    def resolved(self, field: str):
+        if field == "layer_types":
+            return ["full_attention" if window is None else "sliding_attention" for window in self.layer_windows()]
+        return super().resolved(field)
+
+    def layer_windows(self) -> list[int | None]:
+        if self.layer_types is not None:
+            return windows_of_layer_types(self.layer_types, self.sliding_window)
+        return super().layer_windows()
+
+
+class Ministral3Config(MistralConfig):
+    """configuration_ministral3.py: Mistral's layer with Ministral 3's defaults (head_dim 128, no window);
+    the language model of Devstral Small 2 and Mistral 3 models."""
+
+    architecture = "Ministral 3"
+    config_class = "Ministral3Config"
+    default_model_class = "Ministral3ForCausalLM"
+    derived_defaults = {}
+
+    vocab_size: Width = 131072
+    num_hidden_layers: LayerCount = 34
+    head_dim: Width | None = 128
+    max_position_embeddings: PositionCount = 262144
+    pad_token_id: int | None = Field(11, strict=True)
+    sliding_window: Width | None = None
 
 
 MIXTRAL_MOE = names(router="block_sparse_moe.gate", experts="block_sparse_moe.experts.{e}")
@@ -53,7 +102,7 @@ class MixtralConfig(DecoderConfig):
     num_experts_per_tok: ExpertCount = 2
     attention_bias: ClassVar[bool] = False
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("num_experts_per_tok", "num_local_experts")
+    routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers

@@ -7,7 +7,7 @@ multiply-add, as everywhere; the projections and convolutions are counted by the
 
 from __future__ import annotations
 
-from ..spec import Conv, Mixer, Names, Norm, Parameter, Projection
+from ..spec import Component, Conv, Mixer, Names, Norm, Parameter, Projection
 
 
 def mamba2(
@@ -74,4 +74,70 @@ def gated_deltanet(
         norms=((names["norm"], Norm("rmsnorm", v_dim)),),
         state_elements=state_elements,
         state_update_flops=7 * state_elements,
+    )
+
+
+def lightning_attention(hidden: int, heads: int, head_dim: int, names: Names, component: Component = "mixer") -> Mixer:
+    """Lightning attention (MiniMax-01's linear attention, Qin et al. 2024): qkv_proj emits q, k and v for
+    every head; the heads' outputs pass an RMSNorm over heads · head_dim, are gated by sigmoid(output_gate),
+    a projection of the input, and projected back by out_proj. Its decay per head is fixed (slope_rate),
+    not learned.
+
+    State: a head_dim × head_dim matrix S = Σ decay · kᵀv per head. Per token, for each element of
+    S_t = λ·S_{t−1} + k_tᵀv_t and o = q_t·S_t: the decay λ·S (1 multiply), the outer product and its
+    addition (1 multiply, 1 add) and the readout q·S (1 multiply-add, 2 FLOPs): 5 FLOPs per element.
+    """
+    inner = heads * head_dim
+    state_elements = heads * head_dim * head_dim
+    return Mixer(
+        kind="lightning_attention",
+        projections=(
+            Projection("qkv_proj", names["qkv_proj"], hidden, 3 * inner),
+            Projection("output_gate", names["output_gate"], hidden, inner),
+            Projection("out_proj", names["out_proj"], inner, hidden),
+        ),
+        norms=((names["norm"], Norm("rmsnorm", inner)),),
+        state_elements=state_elements,
+        state_update_flops=5 * state_elements,
+        component=component,
+    )
+
+
+def kimi_delta_attention(
+    hidden: int, heads: int, head_dim: int, kernel: int, names: Names, component: Component = "mixer"
+) -> Mixer:
+    """Kimi Delta Attention (Kimi Linear, 2025): Gated DeltaNet with a decay per channel instead of per head.
+    q, k and v projections (heads · head_dim each), each through its own depthwise conv; the decay from a
+    low-rank forget gate (f_a: hidden → head_dim, f_b: head_dim → heads · head_dim) with dt_bias per
+    channel and A_log per head; β per head from b_proj; the output gated by a low-rank g_a, g_b, through
+    an RMSNorm over each head, then o_proj.
+
+    State: a head_dim × head_dim matrix S per head. Per token, for each element of
+    S_t = Diag(α)·S_{t−1} + β·(v − (Diag(α)·S_{t−1})ᵀk)·kᵀ and o = S_tᵀq: the decay (1 multiply), the read
+    Sᵀk (1 multiply-add, 2 FLOPs), the rank-1 update (1 multiply, 1 add) and the readout Sᵀq (2 FLOPs):
+    7 FLOPs per element, as Gated DeltaNet.
+    """
+    inner = heads * head_dim
+    state_elements = heads * head_dim * head_dim
+    projections = tuple(Projection(part, names[part], hidden, inner) for part in ("q_proj", "k_proj", "v_proj"))
+    projections += (
+        Projection("f_a_proj", names["f_a_proj"], hidden, head_dim),
+        Projection("f_b_proj", names["f_b_proj"], head_dim, inner),
+        Projection("b_proj", names["b_proj"], hidden, heads),
+        Projection("g_a_proj", names["g_a_proj"], hidden, head_dim),
+        Projection("g_b_proj", names["g_b_proj"], head_dim, inner),
+        Projection("o_proj", names["o_proj"], inner, hidden),
+    )
+    return Mixer(
+        kind="kimi_delta_attention",
+        projections=projections,
+        convs=tuple(Conv(names[part], inner, kernel, bias=False) for part in ("q_conv1d", "k_conv1d", "v_conv1d")),
+        parameters=(
+            Parameter("mixer", "dt_bias, A_log", names["dt_bias"], (inner,)),
+            Parameter("mixer", "dt_bias, A_log", names["A_log"], (1, 1, heads, 1)),
+        ),
+        norms=((names["o_norm"], Norm("rmsnorm", head_dim)),),
+        state_elements=state_elements,
+        state_update_flops=7 * state_elements,
+        component=component,
     )

@@ -1,14 +1,17 @@
-"""NVIDIA's Nemotron-H: a hybrid stack of Mamba-2, attention, MLP and MoE layers (with a latent MoE in Nemotron 3)."""
+"""NVIDIA's Nemotron: the dense Nemotron (Nemotron-4, Minitron: LayerNorm1P, a squared-ReLU MLP) and Nemotron-H,
+a hybrid stack of Mamba-2, attention, MLP and MoE layers (with a latent MoE in Nemotron 3)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
-from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, StoredTensor, names
-from .base import DecoderConfig, experts_check
+from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
+from .base import DecoderConfig
+from .blocks import required_field
 from .mixers import mamba2
 
 NemotronBlock = Literal["linear_attention", "full_attention", "mlp", "moe"]
@@ -24,6 +27,41 @@ NEMOTRON_MAMBA = names(
     norm="mixer.norm",
     out_proj="mixer.out_proj",
 )
+
+
+class NemotronConfig(DecoderConfig):
+    """configuration_nemotron.py / modeling_nemotron.py: Llama's attention (attention_bias on q, k, v, o); a
+    plain up/down MLP (squared ReLU by default, mlp_bias); LayerNorm1P (a LayerNorm with weight and bias,
+    scaling by 1 + weight) before attention, before the MLP and at the end.
+
+    num_key_value_heads has no default (None), and the attention cannot be built without it:
+    transformers 5.24 refuses a config without it.
+    """
+
+    architecture = "Nemotron"
+    config_class = "NemotronConfig"
+    default_model_class = "NemotronForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
+
+    vocab_size: Width = 256000
+    hidden_size: Width = 6144
+    intermediate_size: Width = 24576
+    num_attention_heads: HeadCount = 48
+    hidden_act: Name = "relu2"
+    max_position_embeddings: PositionCount = 4096
+    _check_kv_heads = required_field("num_key_value_heads", "NemotronConfig")
+
+    def layer_norm(self) -> Norm:
+        return Norm("layernorm", self.hidden_size, bias=True)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        mlp = DenseFfn(self.hidden_size, self.intermediate_size, False, self.hidden_act, self.mlp_names, self.mlp_bias)
+        norm = self.layer_norm()
+        return self.layer(self.attention(window), mlp, (("input_layernorm", norm), ("post_attention_layernorm", norm)))
+
+    def to_spec(self) -> ModelSpec:
+        return replace(super().to_spec(), final_norm=self.layer_norm())
 
 
 class NemotronHConfig(DecoderConfig):
@@ -81,7 +119,7 @@ class NemotronHConfig(DecoderConfig):
     mtp_layers_block_type: list[NemotronBlock] | None = Field(None, max_length=64)
     attention_bias: ClassVar[bool] = False
     hidden_act: ClassVar[str] = "relu2"  # mlp_hidden_act names it
-    _check_experts = experts_check("num_experts_per_tok", "n_routed_experts")
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     @model_validator(mode="before")
     @classmethod

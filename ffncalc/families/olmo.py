@@ -1,19 +1,39 @@
-"""AllenAI's OLMo family: OLMo-2 (norms after the sublayers, q/k norms across heads)."""
+"""AllenAI's OLMo family: OLMo-2 (norms after the sublayers, q/k norms across heads), OLMo-3 (OLMo-2 with
+three sliding-window layers in four), OLMoE (a MoE with OLMo's q/k norms) and FlexOlmo (OLMo-2's layer
+around OLMoE's experts)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 
-from ..schema import Width
-from ..spec import Layer
+from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width
+from ..spec import Attention, Layer, MoeFfn, Norm
 from .base import DecoderConfig
+from .blocks import periodic_window, windows_of_layer_types
 
 
-class Olmo2Config(DecoderConfig):
-    """configuration_olmo2.py / modeling_olmo2.py: RMSNorm over all query heads together (heads · head_dim)
-    and over all key heads; norms after attention and after the FFN instead of before."""
+class _Olmo2Layer:
+    """OLMo-2's layer around any FFN: an RMSNorm across all query heads (heads · head_dim) and one across
+    all key heads; norms after attention and after the FFN instead of before."""
+
+    def olmo2_attention(self, window: int | None) -> Attention:
+        head_dim = self.resolved_head_dim
+        return self.attention(
+            window,
+            q_norm=self.rms_norm(self.num_attention_heads * head_dim),
+            k_norm=self.rms_norm(self.kv_heads * head_dim),
+        )
+
+    def post_norms(self) -> tuple[tuple[str, Norm], ...]:
+        norm = self.rms_norm()
+        return (("post_attention_layernorm", norm), ("post_feedforward_layernorm", norm))
+
+
+class Olmo2Config(_Olmo2Layer, DecoderConfig):
+    """configuration_olmo2.py / modeling_olmo2.py: OLMo-2's layer (q/k norms across heads, norms after the
+    sublayers) around Llama's MLP."""
 
     architecture = "OLMo-2"
     config_class = "Olmo2Config"
@@ -26,11 +46,84 @@ class Olmo2Config(DecoderConfig):
     mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
-        head_dim = self.resolved_head_dim
+        return self.layer(self.olmo2_attention(window), self.gated_ffn(), self.post_norms())
+
+
+class Olmo3Config(Olmo2Config):
+    """configuration_olmo3.py / modular_olmo3.py: OLMo-2's layer; ``layer_types`` (default: every fourth
+    layer full, the others sliding) gives the sliding layers a window of ``sliding_window``."""
+
+    architecture = "OLMo-3"
+    config_class = "Olmo3Config"
+    default_model_class = "Olmo3ForCausalLM"
+    derived_defaults = {**Olmo2Config.derived_defaults, "layer_types": "every fourth layer full, the others sliding"}
+
+    sliding_window: Width | None = 4096
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+
+    def resolved(self, field: str):
+        if field == "layer_types":
+            return ["full_attention" if window is None else "sliding_attention" for window in self.layer_windows()]
+        return super().resolved(field)
+
+    def layer_windows(self) -> list[int | None]:
+        if self.layer_types is not None:
+            return windows_of_layer_types(self.layer_types, self.sliding_window)
+        return [periodic_window(i, self.sliding_window, 4) for i in range(self.num_hidden_layers)]
+
+
+class OlmoeConfig(DecoderConfig):
+    """configuration_olmoe.py / modeling_olmoe.py: Llama's layer with a MoE FFN in every layer (Llama's
+    expert names); RMSNorm across the queries of width hidden_size and across the keys of width
+    (hidden_size // heads) · kv_heads, whatever head_dim says."""
+
+    architecture = "OLMoE"
+    config_class = "OlmoeConfig"
+    routing_fields = ("num_experts_per_tok", "num_experts")
+    default_model_class = "OlmoeForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+
+    vocab_size: Width = 50304
+    hidden_size: Width = 2048
+    intermediate_size: Width = 2048
+    num_hidden_layers: LayerCount = 16
+    num_attention_heads: HeadCount = 16
+    max_position_embeddings: PositionCount = 4096
+    pad_token_id: int | None = Field(1, strict=True)
+    num_experts: ExpertCount = Field(64, validation_alias=AliasChoices("num_experts", "num_local_experts"))
+    num_experts_per_tok: ExpertCount = 8
+    mlp_bias: ClassVar[bool] = False
+
+
+    def experts(self) -> MoeFfn:
+        return self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.intermediate_size)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
         attention = self.attention(
             window,
-            q_norm=self.rms_norm(self.num_attention_heads * head_dim),
-            k_norm=self.rms_norm(self.kv_heads * head_dim),
+            q_norm=self.rms_norm(self.hidden_size),
+            k_norm=self.rms_norm(self.hidden_size // self.num_attention_heads * self.kv_heads),
         )
-        norm = self.rms_norm()
-        return self.layer(attention, self.gated_ffn(), (("post_attention_layernorm", norm), ("post_feedforward_layernorm", norm)))
+        return self.layer(attention, self.experts())
+
+
+class FlexOlmoConfig(_Olmo2Layer, OlmoeConfig):
+    """configuration_flex_olmo.py / modular_flex_olmo.py: OLMo-2's attention (q/k norms of heads · head_dim)
+    and post-sublayer norms around OLMoE's experts in every layer."""
+
+    architecture = "FlexOlmo"
+    config_class = "FlexOlmoConfig"
+    default_model_class = "FlexOlmoForCausalLM"
+
+    vocab_size: Width = 100352
+    hidden_size: Width = 4096
+    intermediate_size: Width = 11008
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 32
+    pad_token_id: int | None = Field(100277, strict=True)
+    num_experts: ExpertCount = Field(7, validation_alias=AliasChoices("num_experts", "num_local_experts"))
+    num_experts_per_tok: ExpertCount = 5
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        return self.layer(self.olmo2_attention(window), self.experts(), self.post_norms())

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from ..schema import ExpertCount, Flag, HeadCount, PositionCount, Width
 from ..spec import Layer, ModelSpec, Norm, names
-from .base import DecoderConfig, experts_check
+from .base import DecoderConfig
 from .mistral import MIXTRAL_EXPERT, MIXTRAL_MOE
 
 PHI3_ATTENTION = names(q="self_attn.qkv_proj", k="self_attn.qkv_proj", v="self_attn.qkv_proj", o="self_attn.o_proj")
@@ -64,7 +64,7 @@ class PhimoeConfig(DecoderConfig):
     attention_bias: Flag = False
     lm_head_bias: Flag = False
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("num_experts_per_tok", "num_local_experts")
+    routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers

@@ -1,18 +1,21 @@
 """Qwen: Qwen2 (q/k/v biases), Qwen3 (per-head q/k norms), their MoEs (Qwen's sparse-layer rule),
-and Qwen3-Next (Gated DeltaNet linear attention beside gated full attention)."""
+Qwen3-Next and Qwen3.5 (Gated DeltaNet linear attention beside gated full attention), and the language
+models of Qwen2.5-VL, Qwen3-VL and Qwen3.5 inside their multimodal wrappers."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from dataclasses import replace
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
-from ..schema import WidthOrZero
-from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, MoeFfn, StoredTensor, names
-from .base import DecoderConfig, experts_check
+from ..schema import METADATA_FIELDS, ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex
+from ..schema import PositionCount, Width, WidthOrZero
+from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
+from .base import DecoderConfig
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types
 from .mixers import gated_deltanet
+from .multimodal import MultimodalConfig, relocate
 
 QWEN_MOE = names(router="mlp.gate", experts="mlp.experts.{e}", shared_expert_gate="mlp.shared_expert_gate")
 SHARED_EXPERT = names(gate="mlp.shared_expert.gate_proj", up="mlp.shared_expert.up_proj", down="mlp.shared_expert.down_proj")
@@ -136,7 +139,7 @@ class Qwen3MoeConfig(_QwenMoeRule, DecoderConfig):
     decoder_sparse_step: LayerCount = 1
     mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("num_experts_per_tok", "num_experts")
+    routing_fields = ("num_experts_per_tok", "num_experts")
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window if self.use_sliding_window else None] * self.num_hidden_layers
@@ -171,7 +174,7 @@ class Qwen2MoeConfig(_QwenMoeRule, Qwen2Config):
     shared_expert_intermediate_size: WidthOrZero = 5632
     decoder_sparse_step: LayerCount = 1
     mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
-    _check_experts = experts_check("num_experts_per_tok", "num_experts")
+    routing_fields = ("num_experts_per_tok", "num_experts")
 
     def layer_windows(self) -> list[int | None]:
         window = self.sliding_window if self.use_sliding_window else None
@@ -236,8 +239,9 @@ class Qwen3NextConfig(_QwenMoeRule, DecoderConfig):
     layer_types: list[Literal["full_attention", "linear_attention"]] | None = None
     # Not a field of Qwen3NextConfig: read from the config's keys to build layer_types.
     full_attention_interval: LayerCount = 4
+    deltanet_names: ClassVar[Names] = GATED_DELTANET
     mlp_bias: ClassVar[bool] = False
-    _check_experts = experts_check("num_experts_per_tok", "num_experts")
+    routing_fields = ("num_experts_per_tok", "num_experts")
 
     def resolved(self, field: str):
         return self.kinds() if field == "layer_types" else super().resolved(field)
@@ -263,20 +267,21 @@ class Qwen3NextConfig(_QwenMoeRule, DecoderConfig):
         return tuple(layers)
 
     def next_layer(self, kind: str, sparse: bool) -> Layer:
-        ffn = self.gated_ffn()
-        if sparse:
-            width = self.shared_expert_intermediate_size
-            ffn = self.moe_ffn(
-                self.num_experts,
-                self.num_experts_per_tok,
-                self.moe_intermediate_size,
-                shared_width=width,
-                shared_names=SHARED_EXPERT,
-                shared_expert_gate=bool(width),
-            )
+        ffn = self.moe() if sparse else self.gated_ffn()
         if kind == "full_attention":
             return self.layer(self.attention(None, q_gate=True, **self.per_head_norms()), ffn)
         return self.layer(None, ffn, mixer=self.gated_deltanet())
+
+    def moe(self) -> MoeFfn:
+        width = self.shared_expert_intermediate_size
+        return self.moe_ffn(
+            self.num_experts,
+            self.num_experts_per_tok,
+            self.moe_intermediate_size,
+            shared_width=width,
+            shared_names=SHARED_EXPERT,
+            shared_expert_gate=bool(width),
+        )
 
     def gated_deltanet(self) -> Mixer:
         return gated_deltanet(
@@ -286,17 +291,18 @@ class Qwen3NextConfig(_QwenMoeRule, DecoderConfig):
             self.linear_key_head_dim,
             self.linear_value_head_dim,
             self.linear_conv_kernel_dim,
-            GATED_DELTANET,
+            self.deltanet_names,
         )
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
-        return (self.mtp(),)
+        return (self.mtp(1),)
 
-    def mtp(self) -> CheckpointExtra:
-        """Qwen3-Next's checkpoints store one multi-token-prediction module under ``mtp.``: a full-attention
-        MoE decoder layer, RMSNorms on the embedding and the hidden state, fc (2H → H) and a final norm."""
+    def mtp(self, count: int) -> CheckpointExtra:
+        """The checkpoints store COUNT multi-token-prediction modules under ``mtp.``: each a full-attention
+        decoder layer (MoE where the model has experts) at ``mtp.layers.{i}``, and once RMSNorms on the
+        embedding and the hidden state, fc (2H → H) and a final norm."""
         hidden = self.hidden_size
-        layer = self.next_layer("full_attention", True)
+        layer = self.next_layer("full_attention", self.num_experts > 0)
         layer = Layer("mtp.layers.{i}", layer.attention, layer.ffn, layer.norms)
         tensors = (
             StoredTensor("mtp.pre_fc_norm_embedding.weight", (hidden,)),
@@ -305,11 +311,295 @@ class Qwen3NextConfig(_QwenMoeRule, DecoderConfig):
             StoredTensor("mtp.norm.weight", (hidden,)),
         )
         extra = mtp_extra(
-            1,
+            count,
             0,
             layer,
             tensors,
-            "one multi-token-prediction module (a full-attention MoE layer, two norms, fc 2H → H and a final "
-            "norm), used for speculative decoding, not by the causal LM",
+            f"{count} multi-token-prediction module(s) (a full-attention layer each; two norms, fc 2H → H and a "
+            "final norm), used for speculative decoding, not by the causal LM",
         )
         return CheckpointExtra(extra.name, extra.reason, extra.tensors, (), extra.layers)
+
+
+# --- Qwen3.5: Qwen3-Next's hybrid layers with the Gated DeltaNet's input projections apart ---------
+
+QWEN3_5_GATED_DELTANET = names(
+    in_proj_qkv="linear_attn.in_proj_qkv",
+    in_proj_z="linear_attn.in_proj_z",
+    in_proj_b="linear_attn.in_proj_b",
+    in_proj_a="linear_attn.in_proj_a",
+    conv1d="linear_attn.conv1d",
+    dt_bias="linear_attn.dt_bias",
+    A_log="linear_attn.A_log",
+    norm="linear_attn.norm",
+    out_proj="linear_attn.out_proj",
+)
+
+
+class _Qwen35Mtp:
+    """Qwen3.5's checkpoints keep ``mtp_num_hidden_layers`` multi-token-prediction modules under ``mtp.``, a key
+    transformers does not read (its causal LM skips ``^mtp.*``): each a full-attention layer, laid out as Qwen3-Next's."""
+
+    mtp_num_hidden_layers: int
+    mtp_use_dedicated_embeddings: bool
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        return (self.mtp(self.mtp_num_hidden_layers),) if self.mtp_num_hidden_layers else ()
+
+    def notes(self) -> list[str]:
+        if not self.mtp_use_dedicated_embeddings:
+            return []
+        return [
+            "mtp_use_dedicated_embeddings is true: the multi-token-prediction module's own embedding is not in "
+            "the layout ffncalc expects of the checkpoint (transformers does not build it)"
+        ]
+
+
+class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextConfig):
+    """configuration_qwen3_5.py / modeling_qwen3_5.py: Qwen3-Next's layers (gated full attention every
+    full_attention_interval-th layer, Gated DeltaNet elsewhere) with in_proj_qkv, in_proj_z, in_proj_b and
+    in_proj_a apart, and a dense MLP in every layer."""
+
+    architecture = "Qwen3.5"
+    config_class = "Qwen3_5TextConfig"
+    default_model_class = "Qwen3_5ForCausalLM"
+    deltanet_names = QWEN3_5_GATED_DELTANET
+    undeclared_keys = frozenset({"full_attention_interval", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"})
+    informational_fields = DecoderConfig.informational_fields | {"mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"}
+
+    vocab_size: Width = 248320
+    hidden_size: Width = 4096
+    intermediate_size: Width = 12288
+    num_hidden_layers: LayerCount = 32
+    num_key_value_heads: HeadCount | None = 4
+    # Not fields of Qwen3_5TextConfig: the checkpoint's multi-token-prediction modules.
+    mtp_num_hidden_layers: LayerIndex = 0
+    mtp_use_dedicated_embeddings: Flag = False
+    # Qwen3_5TextConfig deletes Qwen3-Next's MoE fields: every layer has a dense MLP.
+    num_experts: ClassVar[int] = 0
+    num_experts_per_tok: ClassVar[int] = 1
+    moe_intermediate_size: ClassVar[int] = 0
+    shared_expert_intermediate_size: ClassVar[int] = 0
+    decoder_sparse_step: ClassVar[int] = 1
+    mlp_only_layers: ClassVar[list[int]] = []
+
+
+class Qwen35MoeTextConfig(_Qwen35Mtp, Qwen3NextConfig):
+    """configuration_qwen3_5_moe.py / modeling_qwen3_5_moe.py: Qwen3.5's layers with an MoE block in every
+    layer (routed experts, and a shared expert behind a sigmoid gate, whatever its width)."""
+
+    architecture = "Qwen3.5-MoE"
+    config_class = "Qwen3_5MoeTextConfig"
+    default_model_class = "Qwen3_5MoeForCausalLM"
+    deltanet_names = QWEN3_5_GATED_DELTANET
+    undeclared_keys = Qwen35TextConfig.undeclared_keys
+    informational_fields = Qwen35TextConfig.informational_fields
+
+    vocab_size: Width = 248320
+    num_hidden_layers: LayerCount = 40
+    num_key_value_heads: HeadCount | None = 2
+    num_experts: ExpertCountOrZero = 256
+    num_experts_per_tok: ExpertCount = 8
+    mtp_num_hidden_layers: LayerIndex = 0
+    mtp_use_dedicated_embeddings: Flag = False
+    # Qwen3_5MoeTextConfig has neither a dense width nor a sparse-layer rule: every layer is MoE.
+    intermediate_size: ClassVar[int] = 0
+    decoder_sparse_step: ClassVar[int] = 1
+    mlp_only_layers: ClassVar[list[int]] = []
+
+    def sparse(self, index: int) -> bool:
+        return True
+
+    def moe(self) -> MoeFfn:
+        return self.moe_ffn(
+            self.num_experts,
+            self.num_experts_per_tok,
+            self.moe_intermediate_size,
+            shared_width=self.shared_expert_intermediate_size,
+            shared_names=SHARED_EXPERT,
+            shared_expert_gate=True,
+        )
+
+
+# --- Qwen-VL language models ---------------------------------------------------------------------
+
+
+def base_model(spec: ModelSpec) -> ModelSpec:
+    """The model without its head, named as transformers' base model saves it (no ``model.`` prefix)."""
+    return relocate(replace(spec, lm_head=False), "", spec.names.lm_head)
+
+
+class _TextOfWrapper:
+    """A language model that transformers builds with a head only inside its multimodal wrapper: alone, its
+    model_type builds the base model (no head); the wrapper reads ``language_model_spec``."""
+
+    def language_model_spec(self) -> ModelSpec:
+        return super().to_spec()  # type: ignore[misc]
+
+    def to_spec(self) -> ModelSpec:
+        return base_model(self.language_model_spec())
+
+
+class Qwen3VLTextConfig(_TextOfWrapper, DecoderConfig):
+    """configuration_qwen3_vl.py / modeling_qwen3_vl.py: Qwen3's attention (per-head q/k RMSNorms, head_dim
+    128, attention_bias on q, k, v and o) without windows; no head of its own (Qwen3VLTextModel)."""
+
+    architecture = "Qwen3-VL"
+    config_class = "Qwen3VLTextConfig"
+    default_model_class = "Qwen3VLTextModel"
+    heads_divide_hidden = False
+    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
+
+    vocab_size: Width = 151936
+    intermediate_size: Width = 22016
+    num_key_value_heads: HeadCount | None = 32
+    head_dim: Width | None = 128
+    max_position_embeddings: PositionCount = 128000
+    tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
+    mlp_bias: ClassVar[bool] = False
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn())
+
+
+class Qwen3VLMoeTextConfig(_TextOfWrapper, _QwenMoeRule, DecoderConfig):
+    """configuration_qwen3_vl_moe.py: Qwen3-VL's attention (head_dim hidden / heads unless given) and Qwen's
+    sparse rule; the routed experts stacked, gate and up fused (mlp.experts.gate_up_proj [E, 2I, H])."""
+
+    architecture = "Qwen3-VL-MoE"
+    config_class = "Qwen3VLMoeTextConfig"
+    default_model_class = "Qwen3VLMoeTextModel"
+    heads_divide_hidden = False
+    derived_defaults = {"num_key_value_heads": "num_attention_heads", "head_dim": "hidden_size // num_attention_heads"}
+    moe_names = names(router="mlp.gate", experts="mlp.experts")
+    expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True)
+
+    vocab_size: Width = 151936
+    hidden_size: Width = 2048
+    intermediate_size: Width = 5632
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 16
+    num_key_value_heads: HeadCount | None = 16
+    max_position_embeddings: PositionCount = 128000
+    tie_word_embeddings: Flag = True
+    decoder_sparse_step: LayerCount = 1
+    moe_intermediate_size: Width = 1408
+    num_experts_per_tok: ExpertCount = 4
+    num_experts: ExpertCountOrZero = Field(60, validation_alias=AliasChoices("num_experts", "num_local_experts"))
+    mlp_only_layers: list[LayerIndex] | None = None
+    mlp_bias: ClassVar[bool] = False
+    routing_fields = ("num_experts_per_tok", "num_experts")
+
+    def sparse(self, index: int) -> bool:
+        step = self.decoder_sparse_step
+        return self.num_experts > 0 and is_sparse(index, every=step, phase=step - 1, exclude=self.mlp_only_layers or ())
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        sparse = self.sparse(index)
+        ffn = self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.moe_intermediate_size) if sparse else self.gated_ffn()
+        return self.layer(self.attention(window, **self.per_head_norms()), ffn)
+
+
+class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Config):
+    """configuration_qwen2_5_vl.py / modeling_qwen2_5_vl.py: Qwen2's layers (q, k, v biases; Qwen's windows);
+    head_dim is always hidden / heads, which must divide it (the attention refuses otherwise)."""
+
+    architecture = "Qwen2.5-VL"
+    config_class = "Qwen2_5_VLTextConfig"
+    default_model_class = "Qwen2_5_VLTextModel"
+    heads_divide_hidden = True  # Qwen2_5_VLAttention raises when head_dim · heads != hidden_size
+    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
+    undeclared_keys = frozenset()
+
+    vocab_size: Width = 152064
+    hidden_size: Width = 8192
+    intermediate_size: Width = 29568
+    num_hidden_layers: LayerCount = 80
+    num_attention_heads: HeadCount = 64
+    num_key_value_heads: HeadCount | None = 8
+    max_window_layers: LayerIndex | None = 80  # type: ignore[assignment]
+    head_dim: ClassVar[None] = None
+    tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
+
+    def layer_windows(self) -> list[int | None]:
+        window = self.sliding_window if self.use_sliding_window else None
+        if self.layer_types is not None:
+            return windows_of_layer_types(self.layer_types, window)
+        start = self.max_window_layers
+        if window is None or start is None:
+            return [None] * self.num_hidden_layers
+        return [window if i >= start else None for i in range(self.num_hidden_layers)]
+
+
+class Qwen3VLConfig(MultimodalConfig):
+    """configuration_qwen3_vl.py: a vision tower around a Qwen3-VL language model, stored under
+    ``model.language_model.``; the top-level tie_word_embeddings (default false) decides tying."""
+
+    architecture = "Qwen3-VL"
+    config_class = "Qwen3VLConfig"
+    default_model_class = "Qwen3VLForConditionalGeneration"
+    text_model_type = "qwen3_vl_text"
+    language_model_prefix = "model.language_model."
+    lm_head_name = "lm_head"
+    tie_word_embeddings: Flag = False
+    vision_config: dict[str, Any] | None = None  # the vision tower, not counted yet (None: its default)
+
+    def to_spec(self) -> ModelSpec:
+        spec = getattr(self.text, "language_model_spec", self.text.to_spec)()
+        spec = replace(spec, model_type=self.model_type, tie_word_embeddings=self.tied())
+        return relocate(spec, self.language_model_prefix, self.lm_head_name)
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
+
+
+class Qwen3VLMoeConfig(Qwen3VLConfig):
+    """configuration_qwen3_vl_moe.py: the same wrapper around a Qwen3-VL-MoE language model."""
+
+    architecture = "Qwen3-VL-MoE"
+    config_class = "Qwen3VLMoeConfig"
+    default_model_class = "Qwen3VLMoeForConditionalGeneration"
+    text_model_type = "qwen3_vl_moe_text"
+
+
+class Qwen35Config(Qwen3VLConfig):
+    """configuration_qwen3_5.py: a vision tower around a Qwen3.5 language model, laid out as Qwen3-VL's
+    (``model.language_model.``; the top-level tie_word_embeddings, default false, decides tying)."""
+
+    architecture = "Qwen3.5"
+    config_class = "Qwen3_5Config"
+    default_model_class = "Qwen3_5ForConditionalGeneration"
+    text_model_type = "qwen3_5_text"
+
+
+class Qwen35MoeConfig(Qwen35Config):
+    """configuration_qwen3_5_moe.py: the same wrapper around a Qwen3.5-MoE language model."""
+
+    architecture = "Qwen3.5-MoE"
+    config_class = "Qwen3_5MoeConfig"
+    default_model_class = "Qwen3_5MoeForConditionalGeneration"
+    text_model_type = "qwen3_5_moe_text"
+
+
+class Qwen25VLConfig(Qwen3VLConfig):
+    """configuration_qwen2_5_vl.py: Qwen2.5-VL's language model, whose fields a config may keep at the top
+    level: without text_config, transformers takes the text model's keys from there. The language model's
+    tie_word_embeddings, when true, ties the wrapper too (a backward-compatibility rule of the wrapper)."""
+
+    architecture = "Qwen2.5-VL"
+    config_class = "Qwen2_5_VLConfig"
+    default_model_class = "Qwen2_5_VLForConditionalGeneration"
+    text_model_type = "qwen2_5_vl_text"
+    language_model_prefix = "model."  # its checkpoints predate the model.language_model. layout, as transformers saves them
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_text_config(cls, raw: Any) -> Any:
+        """Without text_config, the text model's keys are the config's own (Qwen2_5_VLConfig.__post_init__)."""
+        if isinstance(raw, dict) and raw.get("text_config") is None:
+            keys = set(Qwen25VLTextConfig.model_fields) - METADATA_FIELDS - {"model_type"}
+            return {**raw, "text_config": {key: value for key, value in raw.items() if key in keys}}
+        return raw
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings or (self.text_config or {}).get("tie_word_embeddings") is True

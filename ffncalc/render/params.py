@@ -26,7 +26,13 @@ COMPONENT_HEADINGS = {
     "projector": "Projector",
     "other": "Other",
 }
-MIXER_NAMES = {"mamba2": "Mamba-2", "gated_deltanet": "Gated DeltaNet", "none": "—"}
+MIXER_NAMES = {
+    "mamba2": "Mamba-2",
+    "gated_deltanet": "Gated DeltaNet",
+    "lightning_attention": "Lightning attention",
+    "kimi_delta_attention": "Kimi Delta Attention",
+    "none": "—",
+}
 
 
 def params_tables(report: ParamsReport, width: int = 80) -> Group:

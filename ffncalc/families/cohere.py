@@ -1,0 +1,202 @@
+"""Cohere's Command models: Command-R and Aya (cohere: attention and MLP side by side behind one LayerNorm),
+Command R7B / A (cohere2: three sliding-window layers in four) and Cohere2-MoE (their MoE)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cached_property
+from typing import ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..spec import DenseFfn, Layer, ModelSpec, MoeFfn, Norm, Parameter, names
+from .base import DecoderConfig
+from .blocks import periodic_layer_types, windows_of_layer_types
+
+COHERE_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+
+
+class CohereConfig(DecoderConfig):
+    """configuration_cohere.py / modeling_cohere.py: attention and the MLP read the same input, behind one
+    LayerNorm without bias (input_layernorm); embeddings tied by default. With use_qk_norm, a LayerNorm
+    over each query head and each key head, its weight [heads, head_dim]."""
+
+    architecture = "Cohere"
+    config_class = "CohereConfig"
+    default_model_class = "CohereForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+
+    vocab_size: Width = 256000
+    hidden_size: Width = 8192
+    intermediate_size: Width = 22528
+    num_hidden_layers: LayerCount = 40
+    num_attention_heads: HeadCount = 64
+    max_position_embeddings: PositionCount = 8192
+    tie_word_embeddings: Flag = True
+    pad_token_id: int | None = Field(0, strict=True)
+    use_qk_norm: Flag = False
+    mlp_bias: ClassVar[bool] = False
+
+    def layer_norm(self) -> Norm:
+        return Norm("layernorm", self.hidden_size)
+
+    def qk_norms(self) -> tuple[Parameter, ...]:
+        """CohereLayerNorm over (heads, head_dim) and (kv_heads, head_dim): 2-D weights, no bias."""
+        if not self.use_qk_norm:
+            return ()
+        head_dim = self.resolved_head_dim
+        return (
+            Parameter("norm", "q_norm", "self_attn.q_norm.weight", (self.num_attention_heads, head_dim)),
+            Parameter("norm", "k_norm", "self_attn.k_norm.weight", (self.kv_heads, head_dim)),
+        )
+
+    def ffn(self, index: int) -> DenseFfn | MoeFfn:
+        return self.gated_ffn()
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        norms = (("input_layernorm", self.layer_norm()),)
+        return self.layer(self.attention(window), self.ffn(index), norms, parameters=self.qk_norms())
+
+    def to_spec(self) -> ModelSpec:
+        return replace(super().to_spec(), final_norm=self.layer_norm())
+
+
+class _Cohere2Windows:
+    """Cohere2's windows: the layers ``layer_types`` marks sliding attend within sliding_window."""
+
+    sliding_window: int | None
+    layer_types: list[str] | None
+
+    def resolved(self, field: str):
+        return self.kinds() if field == "layer_types" else super().resolved(field)
+
+    def layer_windows(self) -> list[int | None]:
+        return windows_of_layer_types(self.kinds(), self.sliding_window)
+
+
+class Cohere2Config(_Cohere2Windows, CohereConfig):
+    """configuration_cohere2.py / modular_cohere2.py: Cohere's parallel layer without q/k norms. ``layer_types``
+    (default: every sliding_window_pattern-th layer full, a key read only for that, 4) gives the sliding
+    layers a window."""
+
+    architecture = "Cohere2"
+    config_class = "Cohere2Config"
+    default_model_class = "Cohere2ForCausalLM"
+    # sliding_window_pattern: still in configs on the Hub, __post_init__ reads it; head_dim: __post_init__ sets
+    # hidden_size // heads, and a head_dim key of the config, set after it, wins.
+    undeclared_keys = frozenset({"sliding_window_pattern", "head_dim"})
+    derived_defaults = {
+        "head_dim": "hidden_size // num_attention_heads",
+        "num_key_value_heads": "num_attention_heads",
+        "layer_types": "every sliding_window_pattern-th layer (default 4) full, the others sliding",
+    }
+
+    sliding_window: Width | None = 4096
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    sliding_window_pattern: LayerCount = 4  # not a field of Cohere2Config: a key it still reads
+    use_qk_norm: ClassVar[bool] = False
+
+    def unused_fields(self) -> set[str]:
+        return {"sliding_window_pattern"} if self.layer_types is not None else set()
+
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return periodic_layer_types(self.num_hidden_layers, self.sliding_window_pattern)
+
+
+class Cohere2MoeConfig(_Cohere2Windows, CohereConfig):
+    """configuration_cohere2_moe.py / modeling_cohere2_moe.py: Cohere2's parallel layer (head_dim a field,
+    128) with a MoE: routed experts of width intermediate_size (stored stacked, saved one module per
+    expert) and, with num_shared_experts, one shared MLP of num_shared_experts × intermediate_size.
+
+    The first ``first_k_dense_replace`` layers (a key __post_init__ reads, 0) are dense, of width
+    prefix_dense_intermediate_size (default intermediate_size), with their own window pattern
+    (prefix_dense_sliding_window_pattern; 1: all full); ``mlp_layer_types`` and ``layer_types``
+    override these. Norms are RMSNorms when rms_norm_eps is set, else LayerNorms without bias.
+    """
+
+    architecture = "Cohere2-MoE"
+    config_class = "Cohere2MoeConfig"
+    routing_fields = ("num_experts_per_tok", "num_experts")
+    default_model_class = "Cohere2MoeForCausalLM"
+    undeclared_keys = frozenset({"first_k_dense_replace"})  # __post_init__ reads it to build the layer types
+    derived_defaults = {
+        "num_key_value_heads": "num_attention_heads",
+        "layer_types": (
+            "the first first_k_dense_replace layers: every prefix_dense_sliding_window_pattern-th full; "
+            "then every sliding_window_pattern-th full; the others sliding"
+        ),
+        "mlp_layer_types": "dense for the first first_k_dense_replace layers, then sparse",
+    }
+    moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
+
+    head_dim: Width | None = 128
+    sliding_window: Width | None = 4096
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    sliding_window_pattern: LayerCount = 4
+    num_experts: ExpertCount = 8
+    num_experts_per_tok: ExpertCount = 2
+    num_shared_experts: ExpertCountOrZero = 0
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
+    prefix_dense_sliding_window_pattern: LayerCount = 1
+    prefix_dense_intermediate_size: Width | None = None
+    rms_norm_eps: float | None = None
+    # Not a field of Cohere2MoeConfig: read from the config's keys to build the layer types.
+    first_k_dense_replace: LayerIndex = 0
+    use_qk_norm: ClassVar[bool] = False
+
+    @model_validator(mode="after")
+    def _check_mlp_layer_types(self) -> Cohere2MoeConfig:
+        if self.mlp_layer_types is not None and len(self.mlp_layer_types) != self.num_hidden_layers:
+            raise ValueError(f"mlp_layer_types has {len(self.mlp_layer_types)} entries for {self.num_hidden_layers} layers")
+        if self.layer_types is None and self.first_k_dense_replace > self.num_hidden_layers:
+            # transformers' default layer_types would then have first_k_dense_replace entries, and it refuses them
+            raise ValueError(
+                f"first_k_dense_replace ({self.first_k_dense_replace}) exceeds num_hidden_layers ({self.num_hidden_layers})"
+            )
+        return self
+
+    def resolved(self, field: str):
+        return list(self.mlp_kinds) if field == "mlp_layer_types" else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        unused = set()
+        if self.layer_types is not None:
+            unused |= {"sliding_window_pattern", "prefix_dense_sliding_window_pattern"}
+        if self.layer_types is not None and self.mlp_layer_types is not None:
+            unused.add("first_k_dense_replace")
+        return unused
+
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        prefix = self.first_k_dense_replace
+        rest = self.num_hidden_layers - prefix
+        return periodic_layer_types(prefix, self.prefix_dense_sliding_window_pattern) + periodic_layer_types(
+            rest, self.sliding_window_pattern
+        )
+
+    @cached_property
+    def mlp_kinds(self) -> list[str]:
+        if self.mlp_layer_types is not None:
+            return list(self.mlp_layer_types)
+        return ["dense" if i < self.first_k_dense_replace else "sparse" for i in range(self.num_hidden_layers)]
+
+
+    def layer_norm(self) -> Norm:
+        return Norm("rmsnorm" if self.rms_norm_eps is not None else "layernorm", self.hidden_size)
+
+    def ffn(self, index: int) -> DenseFfn | MoeFfn:
+        if self.mlp_kinds[index] == "dense":
+            return self.gated_ffn(self.prefix_dense_intermediate_size)
+        return self.moe_ffn(
+            self.num_experts,
+            self.num_experts_per_tok,
+            self.intermediate_size,
+            shared_width=self.intermediate_size * self.num_shared_experts,
+            num_shared_experts=self.num_shared_experts,
+            shared_names=COHERE_SHARED,
+        )

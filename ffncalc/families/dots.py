@@ -1,0 +1,127 @@
+"""rednote-hilab's dots.llm1: Qwen3's attention (per-head q/k norms) and DeepSeek-V3's dense-then-MoE stack."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import AliasChoices, Field, model_validator
+
+from ..schema import ExpertCount, HeadCount, LayerCount, LayerIndex, Width, unroutable
+from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
+from .base import DecoderConfig
+from .blocks import is_sparse, windows_of_layer_types
+
+DOTS_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
+DOTS_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+
+
+class Dots1Config(DecoderConfig):
+    """configuration_dots1.py / modular_dots1.py.
+
+    Layer i is MoE when i ≥ first_k_dense_replace: n_routed_experts routed experts of
+    moe_intermediate_size (saved one module per expert), one shared MLP of n_shared_experts ×
+    moe_intermediate_size, and DeepSeek-V3's router with its e_score_correction_bias buffer. Layers
+    ``layer_types`` marks sliding (default: those ≥ max_window_layers, while sliding_window is set)
+    attend within sliding_window. The expert counts have no default (None): a config with MoE layers
+    must give them, or transformers fails.
+    """
+
+    architecture = "dots.llm1"
+    config_class = "Dots1Config"
+    default_model_class = "Dots1ForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    derived_defaults = {
+        "head_dim": "hidden_size // num_attention_heads",
+        "layer_types": "sliding_attention from max_window_layers on (while sliding_window is set), full_attention before",
+    }
+    moe_names = DOTS_MOE
+
+    vocab_size: Width = 152064
+    hidden_size: Width = 4608
+    intermediate_size: Width = 10944
+    moe_intermediate_size: Width = 1408
+    num_hidden_layers: LayerCount = 62
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = 32
+    n_shared_experts: ExpertCount | None = None
+    n_routed_experts: ExpertCount | None = Field(None, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    num_experts_per_tok: ExpertCount | None = None
+    first_k_dense_replace: LayerIndex = 0
+    sliding_window: Width | None = 4096
+    max_window_layers: LayerIndex = 62
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    mlp_bias: ClassVar[bool] = False
+
+    @model_validator(mode="after")
+    def _check_experts(self) -> Dots1Config:
+        if self.first_k_dense_replace < self.num_hidden_layers:
+            for field in ("n_routed_experts", "n_shared_experts"):
+                if getattr(self, field) is None:
+                    raise ValueError(f"{field}: required field is missing (Dots1Config leaves it None and cannot build the MoE layers)")
+        return self
+
+    def resolved(self, field: str):
+        if field == "layer_types":
+            return ["full_attention" if window is None else "sliding_attention" for window in self.layer_windows()]
+        return super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        unused = {"max_window_layers"} if self.layer_types is not None else set()
+        if self.first_k_dense_replace >= self.num_hidden_layers:
+            unused |= {"n_shared_experts", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"}
+        return unused
+
+    def warnings(self) -> list[str]:
+        if self.first_k_dense_replace >= self.num_hidden_layers:  # no MoE layer
+            return super().warnings()
+        experts = self.n_routed_experts or 0
+        return super().warnings() + unroutable(self.num_experts_per_tok, experts, "num_experts_per_tok", "n_routed_experts")
+
+    def notes(self) -> list[str]:
+        if self.num_experts_per_tok is None and self.first_k_dense_replace < self.num_hidden_layers:
+            return [
+                "num_experts_per_tok is unset (transformers' default is None): the model is built but cannot "
+                "route a token, so active parameters and FLOPs count no routed expert."
+            ]
+        return []
+
+    def layer_windows(self) -> list[int | None]:
+        if self.layer_types is not None:
+            return windows_of_layer_types(self.layer_types, self.sliding_window)
+        window = self.sliding_window
+        return [window if i >= self.max_window_layers else None for i in range(self.num_hidden_layers)]
+
+    def sparse(self, index: int) -> bool:
+        return is_sparse(index, first=self.first_k_dense_replace)
+
+    def ffn(self, index: int) -> DenseFfn | MoeFfn:
+        if not self.sparse(index):
+            return self.gated_ffn()
+        width = self.moe_intermediate_size
+        experts = self.n_routed_experts or 0
+        return self.moe_ffn(
+            experts,
+            self.num_experts_per_tok or 0,
+            width,
+            shared_width=width * (self.n_shared_experts or 0),
+            num_shared_experts=self.n_shared_experts or 0,
+            shared_names=DOTS_SHARED,
+        )
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        return self.layer(self.attention(window, **self.per_head_norms()), self.ffn(index))
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        sparse = tuple(i for i in range(self.num_hidden_layers) if self.sparse(i))
+        if not sparse:
+            return ()
+        return (
+            CheckpointExtra(
+                name="router e_score_correction_bias",
+                reason=f"{len(sparse)} MoE layers × {self.n_routed_experts} experts; a buffer set by load balancing, not trained",
+                tensors=(StoredTensor(self.layer_name + ".mlp.gate.e_score_correction_bias", (self.n_routed_experts,)),),
+                per_layer=sparse,
+                buffer=True,
+            ),
+        )

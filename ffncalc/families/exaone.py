@@ -1,0 +1,154 @@
+"""LG AI Research's EXAONE: EXAONE 4.0 (per-head q/k norms, norms after the sublayers, three sliding-window
+layers in four) and K-EXAONE (exaone_moe: its MoE, with DeepSeek-V3's router)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Name, Width
+from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
+from .base import DecoderConfig
+from .blocks import periodic_layer_types, windows_of_layer_types
+
+EXAONE_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
+EXAONE_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+
+
+class Exaone4Config(DecoderConfig):
+    """configuration_exaone4.py / modular_exaone4.py: no biases; RMSNorm on each query and key head; OLMo-2's
+    norms after attention and after the FFN. ``layer_types`` (default: every sliding_window_pattern-th layer
+    full, the others sliding) gives the sliding layers a window of sliding_window.
+
+    transformers builds the default layer_types from an integer sliding_window_pattern only: with the
+    pattern a string ("LLLG", as EXAONE 4.0 publishes it) or sliding_window null, a config must give
+    layer_types, or transformers fails.
+    """
+
+    architecture = "EXAONE-4.0"
+    config_class = "Exaone4Config"
+    default_model_class = "Exaone4ForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    derived_defaults = {
+        "head_dim": "hidden_size // num_attention_heads",
+        "layer_types": "every sliding_window_pattern-th layer full, the others sliding",
+    }
+
+    vocab_size: Width = 102400
+    hidden_size: Width = 4096
+    intermediate_size: Width = 16384
+    num_key_value_heads: HeadCount | None = 32
+    sliding_window: Width | None = 4096
+    sliding_window_pattern: LayerCount | Name | None = 4
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    attention_bias: ClassVar[bool] = False
+    mlp_bias: ClassVar[bool] = False
+
+    @model_validator(mode="after")
+    def _check_pattern(self) -> Exaone4Config:
+        if self.layer_types is None:
+            if self.sliding_window is None:
+                raise ValueError("layer_types: required when sliding_window is null (transformers divides by a pattern of 0)")
+            if not isinstance(self.sliding_window_pattern, int):
+                raise ValueError(
+                    f"layer_types: required when sliding_window_pattern is not an integer "
+                    f"(got {self.sliding_window_pattern!r}; transformers builds layer_types from an integer only)"
+                )
+        return self
+
+    def resolved(self, field: str):
+        return self.kinds() if field == "layer_types" else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        return {"sliding_window_pattern"} if self.layer_types is not None else set()
+
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return periodic_layer_types(self.num_hidden_layers, self.sliding_window_pattern)
+
+    def layer_windows(self) -> list[int | None]:
+        return windows_of_layer_types(self.kinds(), self.sliding_window)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        norm = self.rms_norm()
+        norms = (("post_attention_layernorm", norm), ("post_feedforward_layernorm", norm))
+        return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn(), norms)
+
+
+class ExaoneMoeConfig(Exaone4Config):
+    """configuration_exaone_moe.py / modular_exaone_moe.py: EXAONE 4.0's attention and windows, Llama's norms
+    before the sublayers. ``mlp_layer_types`` (default: the first first_k_dense_replace layers dense) picks a
+    dense MLP or a MoE: routed experts of moe_intermediate_size (saved one module per expert) and one
+    shared MLP of num_shared_experts × moe_intermediate_size. The router's e_score_correction_bias is a
+    persistent buffer, saved as mlp.e_score_correction_bias."""
+
+    architecture = "K-EXAONE"
+    config_class = "ExaoneMoeConfig"
+    routing_fields = ("num_experts_per_tok", "num_experts")
+    default_model_class = "ExaoneMoeForCausalLM"
+    derived_defaults = {
+        **Exaone4Config.derived_defaults,
+        "mlp_layer_types": "dense for the first first_k_dense_replace layers, then sparse",
+    }
+    moe_names = EXAONE_MOE
+
+    pad_token_id: int | None = Field(0, strict=True)
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
+    first_k_dense_replace: LayerIndex = 1
+    moe_intermediate_size: Width = 1024
+    num_experts: ExpertCount = 64
+    num_experts_per_tok: ExpertCount = 8
+    num_shared_experts: ExpertCountOrZero = 1
+
+    @model_validator(mode="after")
+    def _check_mlp_layer_types(self) -> ExaoneMoeConfig:
+        if self.mlp_layer_types is not None and len(self.mlp_layer_types) != self.num_hidden_layers:
+            raise ValueError(f"mlp_layer_types has {len(self.mlp_layer_types)} entries for {self.num_hidden_layers} layers")
+        return self
+
+    def resolved(self, field: str):
+        return list(self.mlp_kinds) if field == "mlp_layer_types" else super().resolved(field)
+
+
+    def unused_fields(self) -> set[str]:
+        return super().unused_fields() | ({"first_k_dense_replace"} if self.mlp_layer_types is not None else set())
+
+    @cached_property
+    def mlp_kinds(self) -> list[str]:
+        if self.mlp_layer_types is not None:
+            return list(self.mlp_layer_types)
+        return ["dense" if i < self.first_k_dense_replace else "sparse" for i in range(self.num_hidden_layers)]
+
+    def ffn(self, index: int) -> DenseFfn | MoeFfn:
+        if self.mlp_kinds[index] == "dense":
+            return self.gated_ffn()
+        width = self.moe_intermediate_size
+        return self.moe_ffn(
+            self.num_experts,
+            self.num_experts_per_tok,
+            width,
+            shared_width=width * self.num_shared_experts,
+            num_shared_experts=self.num_shared_experts,
+            shared_names=EXAONE_SHARED,
+        )
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        return self.layer(self.attention(window, **self.per_head_norms()), self.ffn(index))
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        sparse = tuple(i for i, kind in enumerate(self.mlp_kinds) if kind == "sparse")
+        if not sparse:
+            return ()
+        return (
+            CheckpointExtra(
+                name="router e_score_correction_bias",
+                reason=f"{len(sparse)} MoE layers × {self.num_experts} experts; a buffer set by load balancing, not trained",
+                tensors=(StoredTensor(self.layer_name + ".mlp.e_score_correction_bias", (self.num_experts,)),),
+                per_layer=sparse,
+                buffer=True,
+            ),
+        )

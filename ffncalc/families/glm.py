@@ -1,0 +1,251 @@
+"""GLM (Zhipu AI / Z.ai): GLM and GLM-4 (Llama's layers with q/k/v biases and a fused gate_up_proj; GLM-4
+adds a norm after attention and after the MLP), GLM-4.5 (GQA beside DeepSeek-V3's MoE), GLM-4.7-Flash
+(DeepSeek-V3's MLA and MoE) and GLM-5 (DeepSeek-V3.2's sparse attention, layers sharing their indexer's picks)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import AliasChoices, Field, model_validator
+
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..spec import CheckpointExtra, Layer, MoeFfn, Norm, names
+from .base import DecoderConfig
+from .deepseek import (
+    DEEPSEEK_MOE,
+    SHARED_EXPERTS,
+    DeepseekV3Config,
+    DeepseekV32Config,
+    MlpLayerTypes,
+    correction_bias_extra,
+    entries_check,
+    even_rope_check,
+    nextn_extra,
+)
+
+GLM_MLP = names(gate="mlp.gate_up_proj", up="mlp.gate_up_proj", down="mlp.down_proj")
+
+
+class GlmConfig(DecoderConfig):
+    """configuration_glm.py / modeling_glm.py: Llama's layers with biases on q, k and v (attention_bias,
+    default true; o has none), gate and up fused in mlp.gate_up_proj; head_dim 128 unless given."""
+
+    architecture = "GLM"
+    config_class = "GlmConfig"
+    default_model_class = "GlmForCausalLM"
+    heads_divide_hidden = False  # GlmConfig has no validate_architecture; head_dim is its own field
+    derived_defaults = {}
+    mlp_names = GLM_MLP
+
+    vocab_size: Width = 151552
+    hidden_size: Width = 4096
+    intermediate_size: Width = 13696
+    num_hidden_layers: LayerCount = 40
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = 2
+    head_dim: Width | None = 128
+    max_position_embeddings: PositionCount = 131072
+    attention_bias: Flag = True
+    pad_token_id: int | None = Field(151329, strict=True)
+    mlp_bias: ClassVar[bool] = False
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        return self.layer(self.attention(window, o_bias=False), self.gated_ffn())
+
+
+class Glm4Config(GlmConfig):
+    """configuration_glm4.py / modeling_glm4.py: GLM's layers with two more RMSNorms, on the attention's
+    output (post_self_attn_layernorm) and on the MLP's (post_mlp_layernorm)."""
+
+    architecture = "GLM-4"
+    config_class = "Glm4Config"
+    default_model_class = "Glm4ForCausalLM"
+
+    num_key_value_heads: HeadCount = 2  # type: ignore[assignment]
+    head_dim: Width = 128  # type: ignore[assignment]
+
+    def pre_norms(self) -> tuple[tuple[str, Norm], ...]:
+        norm = self.rms_norm()
+        return super().pre_norms() + (("post_self_attn_layernorm", norm), ("post_mlp_layernorm", norm))
+
+
+class Glm4MoeConfig(DecoderConfig):
+    """configuration_glm4_moe.py / modeling_glm4_moe.py (GLM-4.5, GLM-4.6): grouped-query attention with
+    q/k/v biases (attention_bias) and optional per-head q/k RMSNorms (use_qk_norm); DeepSeek-V3's FFNs:
+    dense below first_k_dense_replace, above it routed experts, the shared experts as one MLP of
+    n_shared_experts × moe_intermediate_size, and the router's correction bias (a saved buffer).
+
+    Checkpoints store num_nextn_predict_layers multi-token-prediction layers after the last (transformers
+    skips them), as DeepSeek-V3's.
+    """
+
+    architecture = "GLM-4.5"
+    config_class = "Glm4MoeConfig"
+    default_model_class = "Glm4MoeForCausalLM"
+    heads_divide_hidden = False
+    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    informational_fields = DecoderConfig.informational_fields | {"num_mtp_layers"}
+    moe_names = DEEPSEEK_MOE
+
+    vocab_size: Width = 151552
+    hidden_size: Width = 4096
+    intermediate_size: Width = 10944
+    num_hidden_layers: LayerCount = 46
+    num_attention_heads: HeadCount = 96
+    num_key_value_heads: HeadCount = 8  # type: ignore[assignment]
+    max_position_embeddings: PositionCount = 131072
+    moe_intermediate_size: Width = 1408
+    num_experts_per_tok: ExpertCount = 8
+    n_shared_experts: ExpertCountOrZero = 1
+    n_routed_experts: ExpertCountOrZero = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    first_k_dense_replace: LayerIndex = 1
+    use_qk_norm: Flag = False
+    num_mtp_layers: LayerIndex = Field(1, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
+    mlp_bias: ClassVar[bool] = False
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+
+    def sparse(self, index: int) -> bool:
+        return index >= self.first_k_dense_replace
+
+    def gqa_layer(self, ffn) -> Layer:
+        norms = self.per_head_norms() if self.use_qk_norm else {}
+        return self.layer(self.attention(None, o_bias=False, **norms), ffn)
+
+    def moe(self) -> MoeFfn:
+        width = self.moe_intermediate_size
+        return self.moe_ffn(
+            self.n_routed_experts,
+            self.num_experts_per_tok,
+            width,
+            shared_width=width * self.n_shared_experts,
+            num_shared_experts=self.n_shared_experts,
+            shared_names=SHARED_EXPERTS,
+        )
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        dense, sparse = self.gqa_layer(self.gated_ffn()), self.gqa_layer(self.moe())
+        return tuple(sparse if self.sparse(i) else dense for i in range(self.num_hidden_layers))
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        extras = list(super().checkpoint_extras())
+        sparse = tuple(i for i in range(self.num_hidden_layers) if self.sparse(i))
+        if sparse:
+            extras.append(correction_bias_extra(self.layer_name, sparse, self.n_routed_experts))
+        if self.num_mtp_layers:
+            extras.append(nextn_extra(self, self.num_mtp_layers, self.gqa_layer(self.moe()), self.n_routed_experts))
+        return tuple(extras)
+
+
+class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekV3Config):
+    """configuration_glm4_moe_lite.py (GLM-4.7-Flash): DeepSeek-V3's MLA and MoE, each layer's FFN as
+    mlp_layer_types says (default: the first dense, the rest MoE). A config's head_dim is its
+    qk_rope_head_dim (attribute_map). Checkpoints store num_nextn_predict_layers multi-token-prediction
+    layers after the last (a key transformers does not read), as DeepSeek-V3's."""
+
+    architecture = "GLM-4.7-Flash"
+    config_class = "Glm4MoeLiteConfig"
+    default_model_class = "Glm4MoeLiteForCausalLM"
+    derived_defaults = {"mlp_layer_types": "the first layer dense, the others sparse"}
+    undeclared_keys = frozenset({"num_nextn_predict_layers"})
+    informational_fields = DeepseekV3Config.informational_fields | {"num_nextn_predict_layers"}
+
+    vocab_size: Width = 154880
+    hidden_size: Width = 2048
+    intermediate_size: Width = 10240
+    moe_intermediate_size: Width = 1536
+    num_hidden_layers: LayerCount = 47
+    num_attention_heads: HeadCount = 20
+    num_key_value_heads: HeadCount = 20  # type: ignore[assignment]
+    n_routed_experts: ExpertCountOrZero = Field(64, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    kv_lora_rank: Width = 512
+    q_lora_rank: Width | None = 768
+    qk_rope_head_dim: Width = Field(64, validation_alias=AliasChoices("head_dim", "qk_rope_head_dim"))
+    v_head_dim: Width = 256
+    qk_nope_head_dim: Width = 192
+    num_experts_per_tok: ExpertCount = 4
+    max_position_embeddings: PositionCount = 202752
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
+    # Not a field of Glm4MoeLiteConfig: the checkpoint's multi-token-prediction layers.
+    num_nextn_predict_layers: LayerIndex = 0
+    first_k_dense_replace: ClassVar[int] = 1
+    _check_mlp_layer_types = entries_check("mlp_layer_types", exact=False)  # indexed per layer, never checked
+    _check_rope = even_rope_check()
+
+    def default_mlp_kinds(self) -> list[str]:
+        return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        dense = self.layer(self.mla_attention(None), self.gated_ffn())
+        sparse = self.layer(self.mla_attention(None), self.moe())
+        return tuple(sparse if self.sparse(i) else dense for i in range(self.num_hidden_layers))
+
+
+class GlmMoeDsaConfig(DeepseekV32Config):
+    """configuration_glm_moe_dsa.py / modeling_glm_moe_dsa.py (GLM-5): DeepSeek-V3.2's sparse attention and
+    MoE with GLM-5's widths; a layer whose indexer_types entry is "shared" has no indexer and attends to
+    the keys the previous layer's indexer picked. indexer_types, when absent, follows index_topk_pattern
+    ("F"/"S" per layer) or else index_topk_freq and index_skip_topk_offset (keys transformers reads
+    from the config, not fields)."""
+
+    architecture = "GLM-5"
+    config_class = "GlmMoeDsaConfig"
+    default_model_class = "GlmMoeDsaForCausalLM"
+    derived_defaults = {
+        "mlp_layer_types": "first_k_dense_replace dense layers, then sparse",
+        "indexer_types": "index_topk_pattern, else full where max(i − index_skip_topk_offset + 1, 0) % index_topk_freq == 0",
+    }
+    undeclared_keys = frozenset(
+        {"num_nextn_predict_layers", "index_topk_pattern", "index_topk_freq", "index_skip_topk_offset"}
+    )
+
+    vocab_size: Width = 154880
+    hidden_size: Width = 6144
+    intermediate_size: Width = 12288
+    moe_intermediate_size: Width = 2048
+    num_hidden_layers: LayerCount = 78
+    num_attention_heads: HeadCount = 64
+    num_key_value_heads: HeadCount = 64  # type: ignore[assignment]
+    q_lora_rank: Width = 2048
+    v_head_dim: Width = 256
+    qk_nope_head_dim: Width = 192
+    max_position_embeddings: PositionCount = 202752
+    index_n_heads: HeadCount = 32
+    indexer_types: list[Literal["full", "shared"]] | None = None
+    # Not fields of GlmMoeDsaConfig: __post_init__ reads them to build indexer_types.
+    index_topk_pattern: Annotated[str, Field(pattern="^[FS]*$")] | list[Literal["full", "shared"]] | None = None
+    index_topk_freq: int = Field(1, strict=True)
+    index_skip_topk_offset: int = Field(2, strict=True)
+
+    @model_validator(mode="after")
+    def _check_indexer_kinds(self):
+        """transformers indexes indexer_types by layer without checking its length: too few entries fail."""
+        kinds = self.indexer_kinds()
+        if len(kinds) < self.num_hidden_layers:
+            field = "indexer_types" if self.indexer_types is not None else "index_topk_pattern"
+            raise ValueError(f"{field} has {len(kinds)} entries for {self.num_hidden_layers} layers")
+        return self
+
+    def resolved(self, field: str) -> Any:
+        return self.indexer_kinds() if field == "indexer_types" else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        unused = super().unused_fields()
+        if self.indexer_types is not None or self.index_topk_pattern is not None:
+            unused |= {"index_topk_freq", "index_skip_topk_offset"}
+        if self.indexer_types is not None:
+            unused.add("index_topk_pattern")
+        return unused
+
+    def indexer_kinds(self) -> list[str]:
+        """Each layer's indexer: "full" (its own) or "shared" (the previous layer's picks)."""
+        if self.indexer_types is not None:
+            return list(self.indexer_types)
+        pattern = self.index_topk_pattern
+        if pattern is not None:
+            return [{"F": "full", "S": "shared"}[c] for c in pattern] if isinstance(pattern, str) else list(pattern)
+        freq, offset = max(self.index_topk_freq, 1), self.index_skip_topk_offset
+        return ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(self.num_hidden_layers)]
+
+    def indexer_shared(self, index: int) -> bool:
+        return self.indexer_kinds()[index] == "shared"
