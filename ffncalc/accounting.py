@@ -4,8 +4,9 @@ Conventions:
 - a parameter is a unique weight element of the model's modules (``ffncalc.tensors``); a
   tied head shares the embedding matrix and is counted once (in ``embedding``);
 - every normalisation weight (layer norms, q/k norms, MLA latent norms) is in ``norm``;
-- "active" parameters are those one token touches: all of them, except that an MoE layer
-  uses ``experts_per_token`` of its routed experts.
+- "active" parameters are those one text token touches: the language model's, except that an MoE
+  layer uses ``experts_per_token`` of its routed experts (a multimodal model's towers and projector
+  run for images, not for text tokens).
 No I/O and no formatting here: ``render`` and the CLI present what this returns.
 """
 
@@ -45,16 +46,18 @@ class Part(NamedTuple):
 
 
 def parts_of(tensors: Iterable[Tensor]) -> list[Part]:
-    """Tensors summed by (component, part), in the order they first appear."""
+    """Tensors summed by (component, part), in the order they first appear; a borrowed tensor adds the weights a
+    token multiplies by, not parameters (the layer that holds it counts them)."""
     parts: dict[tuple[str, str], Part] = {}
     for tensor in tensors:
         key = (tensor.component, tensor.part)
+        params = 0 if tensor.borrowed else tensor.elements
         matmul = tensor.elements if tensor.matmul else 0
         part = parts.get(key)
         if part is None:
-            parts[key] = Part(tensor.component, tensor.part, tensor.elements, matmul, tensor.used, tensor.of, tensor.runs)
+            parts[key] = Part(tensor.component, tensor.part, params, matmul, tensor.used, tensor.of, tensor.runs)
         else:
-            parts[key] = part._replace(params=part.params + tensor.elements, matmul_weights=part.matmul_weights + matmul)
+            parts[key] = part._replace(params=part.params + params, matmul_weights=part.matmul_weights + matmul)
     return list(parts.values())
 
 
@@ -115,7 +118,8 @@ class LayerGroup(Result):
     """Layers with one structure: their stack, their indices in it, and what one of them holds.
 
     ``attention_kind`` names the sequence mixer: mha, gqa, mqa, mla, or for hybrids mamba2,
-    gated_deltanet, or none (an FFN-only layer).
+    gated_deltanet, …, both joined by "+" in a layer that runs them side by side (Falcon-H1:
+    gqa+mamba2), or none (an FFN-only layer).
     """
 
     stack: Stack
@@ -180,7 +184,7 @@ def sum_components(parts: Iterable[Part]) -> Components:
 
 
 def count_params(spec: ModelSpec, info: ModelInfo | None = None) -> ParamsReport:
-    """total = Σ layers + embeddings + final norm + head + extras; active replaces each MoE layer's E experts by k."""
+    """total = Σ layers + embeddings + final norm + head + extras; active: the language model, each MoE layer's E experts replaced by k."""
     info = info or ModelInfo(model_type=spec.model_type)
     groups = [_layer_group(layer, indices) for layer, indices in group_layers(spec.layers).items()]
     outside = model_level_parts(spec)
@@ -194,7 +198,8 @@ def count_params(spec: ModelSpec, info: ModelInfo | None = None) -> ParamsReport
     active = None
     active_without_embedding = None
     if moe is not None:
-        active = total - sum((group.params - group.active_params) * len(group.indices) for group in groups)
+        skipped = sum((group.params - group.active_params) * len(group.indices) for group in groups)
+        active = components.language_model - skipped
         # A tied table is also the output head, which every token uses: only positions drop out.
         input_only = spec.position_embeddings * spec.hidden_size if spec.tie_word_embeddings else components.embedding
         active_without_embedding = active - input_only
@@ -226,12 +231,10 @@ def group_layers(layers: tuple[Layer, ...]) -> dict[Layer, list[int]]:
 
 
 def mixer_kind(layer: Layer) -> str:
-    """The layer's sequence mixer: its attention kind (mha, gqa, mqa, mla), a mixer's kind, or none."""
-    if layer.attention is not None:
-        return layer.attention.kind
-    if layer.mixer is not None:
-        return layer.mixer.kind
-    return "none"
+    """The layer's sequence mixer: its attention kind (mha, gqa, mqa, mla), a mixer's kind, both joined by "+" when
+    the layer runs them side by side (Falcon-H1: gqa+mamba2), or none."""
+    kinds = [block.kind for block in (layer.attention, layer.mixer) if block is not None]
+    return "+".join(kinds) or "none"
 
 
 _ACTIVATION_NAMES = {
@@ -288,7 +291,7 @@ def _moe_summary(layers: tuple[Layer, ...]) -> MoeSummary | None:
         expert_params=dense_ffn_params(first.expert),
         routed_expert_params=sum(moe.num_experts * dense_ffn_params(moe.expert) for moe in moe_layers),
         shared_expert_params=sum(dense_ffn_params(moe.shared) for moe in moe_layers if moe.shared is not None),
-        router_params=sum(linear_params(moe.hidden_size, moe.num_experts, moe.router_bias) for moe in moe_layers),
+        router_params=sum(linear_params(moe.hidden_size, moe.num_experts + moe.zero_experts, moe.router_bias) for moe in moe_layers),
     )
 
 

@@ -89,15 +89,22 @@ def flops(
     revision: str | None = None,
     token: str | None = None,
     as_type: str | None = None,
+    image: str | None = None,
 ) -> FlopsReport:
-    """FLOPs per token at CONTEXT (e.g. 8192 or "8k"; default DEFAULT_CONTEXT), prefill of that many tokens, and training."""
+    """FLOPs per token at CONTEXT (e.g. 8192 or "8k"; default DEFAULT_CONTEXT), prefill of that many tokens, and
+    training; with IMAGE ("1024x768"), what one image costs the vision tower and projector."""
     from .compute import count_flops
+    from .images import count_image_flops, parse_image_size
 
     if context is not None:
-        parse_context(context)  # a bad --ctx is refused before any download
+        parse_context(context)  # a bad --ctx or --image is refused before any download
+    size = parse_image_size(image) if image is not None else None
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
     tokens, info = _context(context, loaded)
-    return count_flops(loaded.spec, tokens, info, mla_form=mla_form, causal=causal)
+    report = count_flops(loaded.spec, tokens, info, mla_form=mla_form, causal=causal)
+    if size is not None:
+        report = report.model_copy(update={"image": count_image_flops(loaded.spec, info.model, *size)})
+    return report
 
 
 def crossover(

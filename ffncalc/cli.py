@@ -21,12 +21,28 @@ from .errors import FfncalcError, UsageError
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 
+def _plain_argument_help() -> None:
+    """typer 0.29 writes a required argument as {MODEL} in the usage line and labels it with its type (MODEL
+    <str>); ffncalc's help names it MODEL, as click does (options are named by their metavars)."""
+    from typer import core
+
+    def usage_name(argument: core.TyperArgument) -> str:
+        name = argument.display_name_raw
+        return (name if argument.required else f"[{name}]") + ("..." if argument.nargs != 1 else "")
+
+    core.TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign]
+    core.TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[method-assign]
+
+
+_plain_argument_help()
+
 app = typer.Typer(
     name="ffncalc",
     help="Where a transformer's parameters, compute and memory go, exactly, from its config.json.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: MODEL, not {MODEL}; no <bool> on flags; no padded lines in a pipe
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -48,11 +64,11 @@ ModelArg = Annotated[
 ]
 RevisionOpt = Annotated[
     Optional[str],
-    typer.Option("--revision", help="Hub branch, tag or commit, e.g. main; fetches from the Hub even for bundled ids."),
+    typer.Option("--revision", metavar="REV", help="Hub branch, tag or commit, e.g. main; fetches from the Hub even for bundled ids."),
 ]
 TokenOpt = Annotated[
     Optional[str],
-    typer.Option("--token", help="Hub token for gated or private repos (default: HF_TOKEN or your saved login)."),
+    typer.Option("--token", metavar="TOKEN", help="Hub token for gated or private repos (default: HF_TOKEN or your saved login)."),
 ]
 AsOpt = Annotated[
     Optional[str],
@@ -228,6 +244,15 @@ def flops_command(
             "convention) instead of the causal triangle.",
         ),
     ] = False,
+    image: Annotated[
+        Optional[str],
+        typer.Option(
+            "--image",
+            metavar="WxH",
+            help="Also what one image of W × H pixels costs the vision tower and projector, e.g. 1024x768 "
+            "(multimodal models).",
+        ),
+    ] = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
@@ -245,7 +270,9 @@ def flops_command(
 
     form = (mla or MlaForm.plain).value
     with hub_status(json):
-        report = flops(model, ctx, mla_form=form, causal=not no_causal, revision=revision, token=token, as_type=as_type)
+        report = flops(
+            model, ctx, mla_form=form, causal=not no_causal, revision=revision, token=token, as_type=as_type, image=image
+        )
     emit(report, json, flops_table, svg, html)
 
 
@@ -271,7 +298,7 @@ def crossover_command(
     ] = Measure.flops,
     dtype: Annotated[
         Optional[str],
-        typer.Option("--dtype", help="With --by bytes: element type, e.g. bfloat16 (default: the config's dtype)."),
+        typer.Option("--dtype", metavar="DTYPE", help="With --by bytes: element type, e.g. bfloat16 (default: the config's dtype)."),
     ] = None,
     mla: MlaOpt = None,
     plot: Annotated[
@@ -307,29 +334,30 @@ def crossover_command(
 def memory(
     model: ModelArg,
     ctx: Annotated[Optional[str], context_option(DEFAULT_CONTEXT_HELP)] = None,
-    batch: Annotated[int, typer.Option("--batch", help="Sequences decoded together, e.g. 8.")] = 1,
+    batch: Annotated[int, typer.Option("--batch", metavar="N", help="Sequences decoded together, e.g. 8.")] = 1,
     dtype: Annotated[
         Optional[str],
         typer.Option(
             "--dtype",
+            metavar="DTYPE",
             help="What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
             "(default: as the checkpoint stores them: the config's dtype and quantization_config).",
         ),
     ] = None,
     kv_dtype: Annotated[
-        Optional[str], typer.Option("--kv-dtype", help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).")
+        Optional[str], typer.Option("--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).")
     ] = None,
-    gpus: Annotated[int, typer.Option("--gpus", help="GPUs to split the model across (tensor parallel), e.g. 8.")] = 1,
+    gpus: Annotated[int, typer.Option("--gpus", metavar="N", help="GPUs to split the model across (tensor parallel), e.g. 8.")] = 1,
     gpu_memory: Annotated[
-        Optional[str], typer.Option("--gpu-memory", help="Another accelerator's memory, e.g. 96GB or 80GiB.")
+        Optional[str], typer.Option("--gpu-memory", metavar="SIZE", help="Another accelerator's memory, e.g. 96GB or 80GiB.")
     ] = None,
-    chunk: Annotated[int, typer.Option("--chunk", help="Prefill chunk for the activation buffer, in tokens.")] = 2048,
+    chunk: Annotated[int, typer.Option("--chunk", metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens.")] = 2048,
     train: Annotated[bool, typer.Option("--train", help="Also training: gradients, optimizer states, activations.")] = False,
     optimizer: Annotated[Optimizer, typer.Option("--optimizer", help="With --train: adamw, adamw-8bit or sgd.")] = Optimizer.adamw,
     recompute: Annotated[
         Recompute, typer.Option("--recompute", help="With --train: activation recomputation: none, selective or full.")
     ] = Recompute.none,
-    zero: Annotated[int, typer.Option("--zero", help="With --train: ZeRO stage 0–3, sharding across --gpus.")] = 0,
+    zero: Annotated[int, typer.Option("--zero", metavar="STAGE", help="With --train: ZeRO stage 0–3, sharding across --gpus.")] = 0,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
@@ -357,21 +385,21 @@ def memory(
 
 @app.command("derive-dim")
 def derive_dim_command(
-    dim: Annotated[Optional[int], typer.Option("--dim", help="Model width (hidden_size), e.g. 4096.")] = None,
+    dim: Annotated[Optional[int], typer.Option("--dim", metavar="N", help="Model width (hidden_size), e.g. 4096.")] = None,
     mult: Annotated[
-        Optional[float], typer.Option("--mult", help="ffn_dim_multiplier, e.g. 1.3 (Llama 3); omit for none (Llama 2).")
+        Optional[float], typer.Option("--mult", metavar="X", help="ffn_dim_multiplier, e.g. 1.3 (Llama 3); omit for none (Llama 2).")
     ] = None,
     multiple_of: Annotated[
-        int, typer.Option("--multiple-of", help="Round the width up to a multiple of this, e.g. 1024.")
+        int, typer.Option("--multiple-of", metavar="N", help="Round the width up to a multiple of this, e.g. 1024.")
     ] = 256,
     target: Annotated[
         Optional[int],
-        typer.Option("--target", help="Solve backwards: which (multiplier, multiple_of) give this width, e.g. 14336."),
+        typer.Option("--target", metavar="N", help="Solve backwards: which (multiplier, multiple_of) give this width, e.g. 14336."),
     ] = None,
     model: Annotated[
         Optional[str],
         typer.Option(
-            "--model", help="Solve backwards for a model's hidden_size and FFN width, e.g. Qwen/Qwen3-8B.", autocompletion=complete_model
+            "--model", metavar="MODEL", help="Solve backwards for a model's hidden_size and FFN width, e.g. Qwen/Qwen3-8B.", autocompletion=complete_model
         ),
     ] = None,
     revision: RevisionOpt = None,
@@ -398,7 +426,7 @@ def compare_command(
     models: Annotated[
         Optional[list[str]],
         typer.Argument(
-            metavar="[MODEL]...",
+            metavar="MODEL",
             help="Models to compare (default: Llama-2-7B, Llama-3.1-8B, Mistral-7B, Qwen3-8B, Qwen2.5-0.5B, "
             "gemma-2-9b, DeepSeek-V3).",
             show_default=False,
@@ -407,7 +435,7 @@ def compare_command(
     ] = None,
     sort: Annotated[
         Optional[str],
-        typer.Option("--sort", help="Sort by a column, e.g. ffn_share; prefix - for descending, e.g. -ffn_share."),
+        typer.Option("--sort", metavar="COLUMN", help="Sort by a column, e.g. ffn_share; prefix - for descending, e.g. -ffn_share."),
     ] = None,
     output: Annotated[
         OutputFormat, typer.Option("--format", help="table, csv (raw values) or markdown; json is --json.")

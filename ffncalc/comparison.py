@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .accounting import ParamsReport, count_params, ffn_kind_name, parts_of
 from .results import Result
-from .spec import DenseFfn, ModelSpec, MoeFfn
+from .spec import DenseFfn, ModelSpec, MoeFfn, names
 from .tensors import ffn_tensors
 
 # The models of the reference table (../shared/reference/README.md), all bundled.
@@ -46,13 +46,16 @@ COLUMNS = tuple(CompareRow.model_fields)
 
 
 def compare_rows(name: str, spec: ModelSpec, report: ParamsReport | None = None) -> list[CompareRow]:
-    """One row per kind of FFN layer the model has (dense, MoE), in layer order."""
+    """One row per kind of FFN layer the model has (dense, MoE), in layer order; a model without an FFN (a pure
+    state-space model such as Mamba) gets one row of zero width, so that it is listed too."""
     report = report or count_params(spec)
     total = report.total_params
     kinds: dict[str, DenseFfn | MoeFfn] = {}
     for layer in spec.layers:
         if layer.ffn is not None:  # hybrid stacks have layers without an FFN (Nemotron-H's Mamba layers)
             kinds.setdefault("MoE" if isinstance(layer.ffn, MoeFfn) else "dense", layer.ffn)
+    if not kinds:  # an FFN of width 0: no parameters, shown as "none"
+        kinds["none"] = DenseFfn(spec.hidden_size, 0, False, "none", names(up="", down=""))
     rows = []
     for kind, ffn in kinds.items():
         moe = ffn if isinstance(ffn, MoeFfn) else None

@@ -10,6 +10,7 @@ Conventions:
   the model); absorbed form (inference engines): scores over kv_lora_rank + qk_rope, values over
   kv_lora_rank. The projections cost the same either way (kv_b is absorbed, not removed);
 - an MoE layer costs its router, its experts_per_token routed experts and its shared experts;
+- a layer's matmuls that no weight describes (Gemma 3n's AltUp mixing its copies) count under other;
 - the output head costs 2 · vocab · hidden per token, tied or not;
 - prefill of n tokens: causal by default (token i attends to i keys, capped by the window);
   non-causal charges every token the keys of the last one (n · keys(n)), as torch's
@@ -184,7 +185,7 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         slopes=slopes,
         mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"],
         mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
-        other=FLOPS_PER_MULTIPLY_ADD * (weights["other"] + _extra_weights(spec)),
+        other=FLOPS_PER_MULTIPLY_ADD * (weights["other"] + _extra_weights(spec)) + sum(layer.other_flops for layer in layers),
         cross=cross,
     )
 
@@ -277,6 +278,24 @@ class FlopsBreakdown(Result):
     total: int
 
 
+class ImageFlops(Result):
+    """What one image costs the vision tower and projector: ``image`` in ``ffncalc flops --image --json``."""
+
+    width: int  # as asked
+    height: int
+    resized_width: int  # as the tower reads it (per tile, for a tiling tower)
+    resized_height: int
+    per_tile: bool  # the tower reads tiles of resized_width × resized_height; the figures are for one
+    patches: int
+    image_tokens: int  # what the image becomes in the language model's sequence
+    patch_embedding: int
+    attention_projections: int
+    attention_scores: int
+    ffn: int
+    projector: int
+    total: int
+
+
 class FlopsReport(ModelInfo):
     """Decode FLOPs per token at one context, prefill of a prompt that long, and training. `ffncalc flops --json`."""
 
@@ -287,6 +306,7 @@ class FlopsReport(ModelInfo):
     prefill: FlopsBreakdown
     training: int
     conventions: list[str]
+    image: ImageFlops | None = None  # with --image: one image through the vision tower and projector
 
 
 class CrossoverRow(Result):
@@ -403,6 +423,8 @@ def count_flops(
         else "prefill: non-causal, every token charged n keys (n · keys(n)), as torch's FlopCounterMode counts",
         f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
     ]
+    if any(layer.stack == "vision" for layer in spec.layers):
+        conventions.append("per text token: a text token runs the language model only (--image WxH for what an image costs)")
     return FlopsReport(
         **(info or ModelInfo(model_type=spec.model_type)).model_dump(),
         context=context,
@@ -416,14 +438,15 @@ def count_flops(
 
 
 def crossover_contexts(max_context: int, crossover: int | None) -> list[int]:
-    """1k, 2k, 4k … up to max_context (itself included), and the crossover as its own row."""
+    """1k, 2k, 4k … up to max_context (itself included), and the crossover as its own row (a context of at least one
+    token: a model without an FFN is overtaken at n* = 0)."""
     contexts = []
     context = 1024
     while context < max_context:
         contexts.append(context)
         context *= 2
     contexts.append(max_context)
-    if crossover is not None and crossover not in contexts:
+    if crossover is not None and crossover >= 1 and crossover not in contexts:
         contexts.append(crossover)
     return sorted(set(contexts))
 

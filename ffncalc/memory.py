@@ -8,7 +8,8 @@ Conventions:
   or as ``--dtype`` asks; a tied head is one tensor;
 - KV cache, per attention layer and token: kv_heads · (qk_head_dim + v_head_dim) elements (MLA: its
   latent, kv_lora_rank + qk_rope_head_dim, whatever the heads; a sparse-attention indexer adds its key,
-  head_dim), for at most the window (sliding) or chunk (chunked attention) of tokens; an encoder-decoder's
+  head_dim), for at most the window (sliding) or chunk (chunked attention) of tokens; a layer that reads
+  another layer's keys and values (Gemma 3n's and Gemma 4's shared KV) caches none; an encoder-decoder's
   decoder layers also cache the encoder output's keys and values (the encoder's length is the context);
   a state-space or linear-attention mixer keeps its recurrent state and its convolutions' last inputs,
   whatever the context;
@@ -204,7 +205,10 @@ def attention_kv_elements(attention: Attention) -> int:
 
 
 def kv_elements_per_token(attention: Attention) -> int:
-    """The attention's KV elements per token, + a sparse-attention indexer's key (head_dim) unless it reuses another layer's picks."""
+    """The attention's KV elements per token, + a sparse-attention indexer's key (head_dim) unless it reuses another layer's picks;
+    none for an attention that reads another layer's keys and values (that layer caches them)."""
+    if attention.kv_shared:
+        return 0
     indexer = attention.indexer.head_dim if attention.indexer is not None and not attention.indexer.shared else 0
     return attention_kv_elements(attention) + indexer
 
@@ -225,7 +229,7 @@ class _Kind:
 def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
     kinds = []
     attention = layer.attention
-    if attention is not None:
+    if attention is not None and not attention.kv_shared:
         if attention.mla is not None:
             name = "MLA latent"
         elif attention.window is None:
@@ -418,7 +422,8 @@ CONVENTIONS = [
     "bytes as exact integers; GiB = 2^30 bytes; accelerators by their vendor's figure in GiB, before runtime overhead",
     "weights as the checkpoint stores them (dtype, quantization_config), or as --dtype asks; a tied head once",
     "KV cache per layer per token: kv_heads · (qk_head_dim + v_head_dim), MLA: kv_lora_rank + qk_rope_head_dim, "
-    "capped at the window or chunk; mixers: recurrent state and conv windows, whatever the context",
+    "capped at the window or chunk; none for a layer that reads another layer's KV; mixers: recurrent state and "
+    "conv windows, whatever the context",
     "tensor parallelism: matrices split evenly, vectors and routers copied; KV split by KV heads, MLA's latent copied",
 ]
 

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import InvalidConfigError
 from .results import DefaultUsed
@@ -43,6 +43,15 @@ Name = Annotated[str, Field(strict=True, max_length=200)]
 METADATA_FIELDS = frozenset(
     {"model_type", "architectures", "torch_dtype", "dtype", "quantization_config", "transformers_version"}
 )
+
+
+# configuration_utils._LEGACY_LAYER_TYPE_REMAP (transformers 5.24)
+LEGACY_LAYER_TYPES = {
+    "mamba": "linear_attention",
+    "attention": "full_attention",
+    "deepseek_sparse_attention": "indexed_attention",
+    "qwen_sparse_attention": "indexed_attention",
+}
 
 
 class Nested(BaseModel):
@@ -84,6 +93,25 @@ class HFConfig(BaseModel):
     #: Keys read although transformers' configuration class declares no field for them: modeling code
     #: reads them with getattr (head_dim), or __post_init__ takes them from the config's keys.
     undeclared_keys: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _remap_legacy_layer_types(cls, raw: Any) -> Any:
+        """transformers renames old layer-type names in every config's layer_types and mtp_layer_types (whatever
+        key its attribute_map reads them from, and Nemotron-H's mtp_layers_block_type): "mamba" is
+        "linear_attention", "attention" "full_attention"."""
+        if not isinstance(raw, dict):
+            return raw
+        remapped = dict(raw)
+        for name, field in cls.model_fields.items():
+            keys = {name, *getattr(field.validation_alias, "choices", ())}
+            if not keys & {"layer_types", "mtp_layer_types", "layers_block_type", "mtp_layers_block_type"}:
+                continue
+            for key in keys & set(raw):
+                value = raw[key]
+                if isinstance(value, list):
+                    remapped[key] = [LEGACY_LAYER_TYPES.get(v, v) if isinstance(v, str) else v for v in value]
+        return remapped
 
     @property
     def stored_dtype(self) -> str | None:

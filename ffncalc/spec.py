@@ -30,7 +30,9 @@ Component = Literal[
 ]
 # What a model-level module costs a generated token: it runs for every token, once over the
 # encoder's input (cross-attention keys and values), or not while generating at all (a pooler).
-Runs = Literal["every_token", "once_per_input", "not_generating"]
+# A tower's modules never run for a text token: they run for each patch of an image (a patch
+# embedding), or for each token the image becomes in the language model (a projector after merging).
+Runs = Literal["every_token", "once_per_input", "not_generating", "per_patch", "per_image_token"]
 ExpertStacking = Literal["stacked", "concatenated"]
 
 
@@ -137,7 +139,12 @@ class Attention:
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
     q_width: int | None = None  # q's output and o's input when not heads × head_dim (DBRX: d_model)
+    input_size: int | None = None  # what q (and k, v without kv_input_size) read when not hidden_size (Zamba2: 2 · hidden)
     o_input: int | None = None  # o's input when neither q_width nor heads × v_head_dim (Helium: hidden_size)
+    # Reads the keys and values an earlier layer of its kind computed (Gemma 3n, Gemma 4's last num_kv_shared_layers):
+    # no k or v projection, and nothing cached of its own; its queries still attend to every cached key.
+    kv_shared: bool = False
+    values_from_keys: bool = False  # v is k's projection (Gemma 4's attention_k_eq_v): no v projection
 
     @property
     def kind(self) -> Literal["mla", "mha", "mqa", "gqa"]:
@@ -187,6 +194,7 @@ class MoeFfn:
     router_bias: bool = False
     stacking: ExpertStacking = "stacked"
     latent_size: int | None = None
+    zero_experts: int = 0  # identity experts the router may also pick, which hold and cost nothing (LongCat-Flash)
 
 
 Ffn = Union[DenseFfn, MoeFfn]
@@ -216,12 +224,16 @@ class Conv:
 
 @dataclass(frozen=True)
 class Parameter:
-    """A learned tensor that no block above describes (Mamba's A_log, ERNIE's expert-score bias): component, part, stored name, shape."""
+    """A learned tensor that no block above describes (Mamba's A_log, ERNIE's expert-score bias): component, part, stored name, shape.
+
+    ``matmul``: a token is multiplied by it, as by a linear weight (RG-LRU's block-diagonal gates, [heads, width, width]).
+    """
 
     component: Component
     part: str
     name: str
     shape: tuple[int, ...]
+    matmul: bool = False
 
 
 @dataclass(frozen=True)
@@ -269,6 +281,15 @@ class Layer:
     stack: Stack = "decoder"
     parameters: tuple[Parameter, ...] = ()  # learned tensors of the layer no block above holds
     projections: tuple[Projection, ...] = ()  # linear maps of the layer no block above holds (Gemma 3n's per-layer input gate)
+    # FLOPs per token of matmuls that no weight describes, counted under other (Gemma 3n's AltUp: its router runs
+    # twice, and its n copies of the hidden state are mixed by per-token coefficients); the family derives them.
+    other_flops: int = 0
+    # Modules (prefixes of tensor names) the layer runs but another layer of the stack holds: Zamba2's shared
+    # transformer blocks. Their FLOPs count here, at every use; their parameters and stored tensors, there only.
+    borrowed: tuple[str, ...] = ()
+    # Stored under the previous layer's index in its stack: one checkpoint layer that runs as two in a row
+    # (LongCat-Flash's layer holds two attention blocks, self_attn.0 and self_attn.1, each with its MLP).
+    continues: bool = False
 
 
 @dataclass(frozen=True)
@@ -289,12 +310,34 @@ class Table:
 
 
 @dataclass(frozen=True)
+class PatchEmbedding:
+    """A convolution that cuts an image into patches and projects each: weight [out, channels, *patch] (+ bias [out]).
+
+    ``patch`` is (height, width), or (frames, height, width) for a tower that also reads video (Qwen-VL).
+    """
+
+    channels: int
+    patch: tuple[int, ...]
+    out_features: int
+    bias: bool = False
+
+
+@dataclass(frozen=True)
+class LearnedTensor:
+    """A learned tensor stored under the module's own name, not as ``.weight`` (an ``nn.Parameter``:
+    Llama-4's class embedding, Gemma 3's projection matrix). ``matmul``: tokens are multiplied by it."""
+
+    shape: tuple[int, ...]
+    matmul: bool = False
+
+
+@dataclass(frozen=True)
 class Extra:
     """A model-level module outside the layers: the component it counts under, its stored name, and how often it runs."""
 
     component: Component
     name: str
-    module: Linear | Norm | Table
+    module: Linear | Norm | Table | PatchEmbedding | LearnedTensor
     runs: Runs = "every_token"
 
 
@@ -340,6 +383,28 @@ class ModelNames:
 
 
 @dataclass(frozen=True)
+class ImageInput:
+    """How a vision tower reads an image: the family's resizing rule, its patches, and the tokens they become.
+
+    ``resize``: "fixed" (every image becomes ``size`` × ``size``), "longest_edge" (scaled down to fit ``size``,
+    each side then rounded up to whole patches), "multiple" (each side rounded to a multiple of ``size``),
+    "tiles" (cut into ``size`` × ``size`` tiles; the FLOPs are per tile) or "budget" (every image padded to
+    ``size`` patches, the padding computed too). Patches are ``patch_size`` square;
+    ``merge`` × ``merge`` patches become one token (a patch merger, pixel shuffle), or the patches are pooled
+    to ``pooled_tokens``. ``window_units``: the side, in merged units, of the 2-D windows that layers with a
+    window attend within (Qwen2.5-VL); ``extra_tokens``: a class token the layers also carry (Llama 4).
+    """
+
+    patch_size: int
+    resize: Literal["fixed", "longest_edge", "multiple", "tiles", "budget"]
+    size: int
+    merge: int = 1
+    pooled_tokens: int | None = None
+    window_units: int | None = None
+    extra_tokens: int = 0
+
+
+@dataclass(frozen=True)
 class ModelSpec:
     """Everything the engine needs to count a model's parameters, FLOPs, bytes and tensors."""
 
@@ -356,3 +421,4 @@ class ModelSpec:
     lm_head: bool = True  # False for a base model or an encoder without a language-modelling head
     extras: tuple[Extra, ...] = ()
     checkpoint_extras: tuple[CheckpointExtra, ...] = ()
+    image: ImageInput | None = None  # a multimodal model's vision tower: how it reads an image

@@ -25,12 +25,14 @@ from .spec import (
     Extra,
     Ffn,
     Layer,
+    LearnedTensor,
     Linear,
     Mixer,
     ModelSpec,
     MoeFfn,
     Names,
     Norm,
+    PatchEmbedding,
     Runs,
     Table,
 )
@@ -55,6 +57,7 @@ class Tensor:
     runs: Runs = "every_token"
     concat_axis: int = 0  # where parts fused under one name are joined (the output axis)
     transposed: bool = False  # a weight stored [in, out] (Conv1D, stacked experts), not torch's [out, in]
+    borrowed: bool = False  # held by another layer (Layer.borrowed): a token's FLOPs here, no parameter or stored tensor
 
     @property
     def elements(self) -> int:
@@ -99,10 +102,12 @@ def _linear_named(component: Component, part: str, names: Names, in_f: int, out_
 
 
 def attention_tensors(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Tensor]:
-    """q, k, v, o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms."""
+    """q, k, v, o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms; no k, v for an attention that
+    reads another layer's keys and values, no v where values are the keys' projection."""
     names = attention.names
     hidden = attention.hidden_size
-    kv_input = attention.kv_input_size or hidden
+    q_input = attention.input_size or hidden
+    kv_input = attention.kv_input_size or q_input
     heads, kv_heads = attention.num_heads, attention.num_kv_heads
     qk_dim, v_dim = attention.qk_head_dim, attention.v_head_dim
     q_width = (attention.q_width or heads * qk_dim) * (2 if attention.q_gate else 1)
@@ -116,9 +121,11 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
         )
 
     if mla is None:
-        proj("q", hidden, q_width, attention.q_bias)
-        proj("k", kv_input, kv_heads * qk_dim, attention.k_bias)
-        proj("v", kv_input, kv_heads * v_dim, attention.v_bias)
+        proj("q", q_input, q_width, attention.q_bias)
+        if not attention.kv_shared:
+            proj("k", kv_input, kv_heads * qk_dim, attention.k_bias)
+            if not attention.values_from_keys:
+                proj("v", kv_input, kv_heads * v_dim, attention.v_bias)
     else:
         if mla.q_lora_rank is None:
             proj("q", hidden, q_width, False)
@@ -176,10 +183,11 @@ def dense_ffn_tensors(ffn: DenseFfn, part: str | None = None, leading: tuple[int
 
 
 def moe_tensors(moe: MoeFfn) -> list[Tensor]:
-    """router H·E (+E), routed experts E · expert (k of E used per token), shared experts, shared-expert gate H."""
+    """router H·(E + zero experts) (+ biases), routed experts E · expert (k of E used per token), shared experts,
+    shared-expert gate H."""
     names = moe.names
     experts, k = moe.num_experts, moe.experts_per_token
-    tensors = linear("ffn", "router", names["router"], moe.hidden_size, experts, moe.router_bias)
+    tensors = linear("ffn", "router", names["router"], moe.hidden_size, experts + moe.zero_experts, moe.router_bias)
     if moe.latent_size is not None:  # the experts' hidden_size is the latent's
         bias = moe.expert.bias
         tensors += linear("ffn", "latent_down", names["latent_in"], moe.hidden_size, moe.latent_size, bias)
@@ -218,7 +226,7 @@ def mixer_tensors(mixer: Mixer) -> list[Tensor]:
         tensors.append(Tensor("mixer", part, conv.module + ".weight", (conv.channels, 1, conv.kernel)))
         if conv.bias:
             tensors.append(Tensor("mixer", part, conv.module + ".bias", (conv.channels,)))
-    tensors += [Tensor(p.component, p.part, p.name, p.shape) for p in mixer.parameters]
+    tensors += [Tensor(p.component, p.part, p.name, p.shape, matmul=p.matmul) for p in mixer.parameters]
     tensors = [replace(t, component=mixer.component) if t.component == "mixer" else t for t in tensors]
     for module, mixer_norm in mixer.norms:
         tensors += norm("mixer_norm", module, mixer_norm)
@@ -242,9 +250,11 @@ def layer_tensors(layer: Layer) -> list[Tensor]:
         tensors += ffn_tensors(layer.ffn)
     for module, layer_norm in layer.norms:
         tensors += norm(module, module, layer_norm)
-    tensors += [Tensor(p.component, p.part, p.name, p.shape) for p in layer.parameters]
+    tensors += [Tensor(p.component, p.part, p.name, p.shape, matmul=p.matmul) for p in layer.parameters]
     for p in layer.projections:
         tensors += linear(p.component, p.part, p.module, p.in_features, p.out_features, p.bias)
+    if layer.borrowed:
+        tensors = [replace(t, borrowed=True) if t.name.startswith(layer.borrowed) else t for t in tensors]
     if layer.stack in ("vision", "audio"):  # a tower's parts count under the tower
         tensors = [replace(t, component=layer.stack) for t in tensors]
     return tensors
@@ -255,14 +265,21 @@ def embedding_width(spec: ModelSpec) -> int:
 
 
 def extra_tensors(extra: Extra) -> list[Tensor]:
-    """A model-level linear, norm or table, under its component."""
-    module = extra.module
+    """A model-level linear, norm, table, patch embedding or learned tensor, under its component."""
+    module, part = extra.module, extra.name
     if isinstance(module, Linear):
-        tensors = linear(extra.component, extra.name, extra.name, module.in_features, module.out_features, module.bias)
+        tensors = linear(extra.component, part, extra.name, module.in_features, module.out_features, module.bias)
     elif isinstance(module, Norm):
-        tensors = [replace(t, component=extra.component) for t in norm(extra.name, extra.name, module)]
+        tensors = [replace(t, component=extra.component) for t in norm(part, extra.name, module)]
+    elif isinstance(module, PatchEmbedding):  # a convolution whose stride is its kernel: one matmul per patch
+        shape = (module.out_features, module.channels, *module.patch)
+        tensors = [Tensor(extra.component, part, extra.name + ".weight", shape, matmul=True)]
+        if module.bias:
+            tensors.append(Tensor(extra.component, part, extra.name + ".bias", (module.out_features,)))
+    elif isinstance(module, LearnedTensor):
+        tensors = [Tensor(extra.component, part, extra.name, module.shape, matmul=module.matmul)]
     else:
-        tensors = [Tensor(extra.component, extra.name, extra.name + ".weight", (module.rows, module.dim))]
+        tensors = [Tensor(extra.component, part, extra.name + ".weight", (module.rows, module.dim))]
     return [replace(t, runs=extra.runs) for t in tensors]
 
 
@@ -291,18 +308,25 @@ def model_tensors(spec: ModelSpec) -> list[Tensor]:
 
 
 def layer_indices(layers: Iterable[Layer]) -> Iterator[tuple[int, Layer]]:
-    """Each layer with its index within its stack (T5 numbers encoder and decoder blocks apart)."""
+    """Each layer with its index within its stack (T5 numbers encoder and decoder blocks apart); a layer that
+    continues the previous one is stored under its index."""
     position: dict[str, int] = {}
     for layer in layers:
         index = position.get(layer.stack, 0)
-        position[layer.stack] = index + 1
+        if layer.continues and index:
+            index -= 1
+        else:
+            position[layer.stack] = index + 1
         yield index, layer
 
 
 def assemble(tensors: Iterable[Tensor], prefix: str = "") -> Iterator[tuple[str, tuple[int, ...], Tensor]]:
-    """(stored name, shape, first part's tensor): experts listed one by one, fused parts joined along their output axis."""
+    """(stored name, shape, first part's tensor): experts listed one by one, fused parts joined along their output axis;
+    a borrowed tensor is stored with the layer that holds it, not here."""
     joined: dict[str, tuple[tuple[int, ...], Tensor]] = {}
     for tensor in tensors:
+        if tensor.borrowed:
+            continue
         names = [tensor.name.replace("{e}", str(e)) for e in range(tensor.copies)] if "{e}" in tensor.name else [tensor.name]
         for name in names:
             full = prefix + name

@@ -73,8 +73,8 @@ SIZE_UNITS = {"gib": 1 << 30, "gb": 10**9, "tib": 1 << 40, "tb": 10**12, "mib": 
 def parse_size(text: str) -> int:
     """'96GB' → 96·10⁹ bytes, '80GiB' → 80·2³⁰, a bare number → GiB (as GPU memory is usually meant)."""
     match = SIZE.match(text)
-    if match is None:
-        raise UsageError(f"memory size {text!r} is not a size; use e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes)")
+    if match is None or len(match[1]) > 30:  # thousands of digits would only be refused later, and slowly
+        raise UsageError(f"memory size {text[:40]!r} is not a size; use e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes)")
     unit = (match[2] or "GiB").lower()
     value = int(Fraction(match[1]) * SIZE_UNITS[unit])
     if not 0 < value <= 1 << 50:

@@ -12,6 +12,19 @@ from ffncalc import account, bundled_models
 
 from .agreement import built
 
+def _qwen3_next_mtp() -> int:
+    """Qwen3-Next-80B-A3B's MTP module, from its config: hidden 2,048; attention of 16 heads (q also emits the gate)
+    and 2 KV heads of 256 with per-head q/k norms; 512 experts and a shared expert of width 512; its router and
+    the shared expert's gate."""
+    hidden, head_dim, heads, kv_heads, experts, width = 2048, 256, 16, 2, 512, 512
+    attention = hidden * heads * head_dim * 2 + 2 * hidden * kv_heads * head_dim + heads * head_dim * hidden + 2 * head_dim
+    moe = experts * 3 * hidden * width + experts * hidden + 3 * hidden * width + hidden
+    layer = attention + moe + 2 * hidden  # input and post-attention norms
+    return layer + 2 * hidden * hidden + 3 * hidden  # fc, pre_fc_norm_embedding, pre_fc_norm_hidden, norm
+
+
+QWEN3_NEXT_MTP = _qwen3_next_mtp()  # 1,650,471,424
+
 # model: (published figure, elements the published figure holds that are not parameters, source)
 PUBLISHED = {
     "meta-llama/Llama-3.1-8B": (8_030_261_248, 0, "huggingface.js safetensors spec: true size"),
@@ -69,6 +82,12 @@ PUBLISHED = {
     "baidu/ERNIE-4.5-21B-A3B-Thinking": (21_821_012_480 + 4_425_408, 0, "HF API safetensors BF16 + F32 (routers)"),
     # F32 7,936 = the expert bias of 31 MoE layers × 256 experts, set by load balancing, not trained.
     "inclusionAI/Ling-flash-2.0": (102_889_697_280 + 7_936, 31 * 256, "HF API safetensors BF16 + F32"),
+    # The checkpoint also stores one multi-token-prediction module (mtp_num_hidden_layers: 1), which transformers
+    # does not build: a full-attention layer with the model's MoE, fc (2H → H) and three norms (hidden 2,048).
+    "Qwen/Qwen3-Next-80B-A3B-Instruct": (81_324_862_720, QWEN3_NEXT_MTP, "HF API safetensors BF16"),
+    # Written by transformers 4.56, which left the head untied (text_config's default); transformers 5 ties it
+    # (the wrapper's tie_word_embeddings, default true) and does not use the stored head: 131,072 × 5,120.
+    "mistralai/Magistral-Small-2509": (24_011_361_280, 131_072 * 5_120, "HF API safetensors BF16"),
 }
 
 BUNDLED = sorted(bundled_models())

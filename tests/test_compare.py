@@ -67,7 +67,9 @@ def test_table_shows_one_line_per_row(ffncalc, monkeypatch):
     lines = [" ".join(line.split()) for line in run.stdout.splitlines()]
     # at 80 columns the table splits in parts, each repeating the model's name
     assert "Llama-3.1-8B 4,096 14,336 3.50 SwiGLU" in lines
-    assert "Llama-3.1-8B 176,160,768 70.2% 16.7% 8.03 B 8.03 B" in lines
+    assert "Llama-3.1-8B 176,160,768 70.2% 16.7% 8.03 B" in lines
+    # DeepSeek-V3's active count (37.6 B), and as cards quote it without the 129,280 × 7,168 input table (36.6 B)
+    assert "DeepSeek-V3 (MoE) 37.6 B (36.6 B)" in lines
 
 
 def test_csv_has_raw_exact_values(ffncalc):

@@ -222,12 +222,15 @@ def test_llama2_7b_inv_freq_buffers_explain_the_f32_part_of_its_checkpoint():
     assert report.total_params == 6_738_415_616
 
 
-def test_a_multimodal_wrapper_counts_its_text_model_and_says_so(write_config):
+def test_a_multimodal_wrapper_counts_its_text_model_its_tower_and_projector_and_says_so(write_config):
     text = tiny_llama(model_type="gemma3_text", head_dim=16)
     wrapper = {"model_type": "gemma3", "text_config": text, "vision_config": {"hidden_size": 1152}}
     report = params_of(write_config, wrapper)
-    assert report.total_params == params_of(write_config, text).total_params
-    assert any("vision tower and projector are not counted" in note for note in report.notes)
+    assert report.language_model_params == params_of(write_config, text).total_params
+    # the projector: an RMSNorm of the tower's 1152 and a 1152 × 64 (text hidden) matrix
+    assert report.components.projector == 1152 + 1152 * 64
+    assert report.total_params == report.language_model_params + report.components.vision + report.components.projector
+    assert any("the vision tower (SiglipVisionConfig) and the projector are counted" in note for note in report.notes)
 
 
 def test_a_wrapper_whose_text_config_lacks_model_type_uses_the_wrappers_text_family(write_config):

@@ -27,3 +27,38 @@ def test_nemotron_without_num_key_value_heads_is_refused_as_transformers_refuses
     # NemotronConfig leaves num_key_value_heads None, and the attention divides the heads by it.
     with pytest.raises(InvalidConfigError, match="num_key_value_heads: required"):
         account(str(write_config({"model_type": "nemotron", "hidden_size": 64, "num_attention_heads": 4})))
+
+
+# --- Nemotron-H: every block pattern, through every command ----------------------------------------
+
+NEMOTRON_H = {
+    "model_type": "nemotron_h", "vocab_size": 1000, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+    "head_dim": 16, "intermediate_size": 96, "ssm_state_size": 16, "mamba_num_heads": 8, "mamba_head_dim": 16,
+    "n_groups": 2, "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+    "moe_shared_expert_intermediate_size": 32,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("pattern", ["*", "M", "-", "E", "ME", "M-", "*E", "M*-E", "MMM*"])
+def test_every_block_pattern_answers_every_command(pattern, write_config):
+    # M Mamba-2, * attention, - MLP, E MoE: with no attention layer, attention never overtakes the FFN
+    from .conftest import run_main
+
+    path = str(write_config({**NEMOTRON_H, "hybrid_override_pattern": pattern}))
+    for args in (
+        ["params", path],
+        ["flops", path, "--ctx", "4k"],
+        ["crossover", path, "--plot"],
+        ["crossover", path, "--by", "bytes", "--dtype", "bf16"],
+        ["memory", path, "--train", "--gpus", "2"],
+        ["compare", path],
+        ["derive-dim", "--model", path],
+    ):
+        run = run_main(*args, "--json") if args[0] not in ("crossover",) or "--plot" not in args else run_main(*args)
+        assert run.exit_code == 0, (args, run.stderr)
+        assert "Error" not in run.stderr
+    report = run_main("crossover", path, "--json").json()
+    if "*" not in pattern:
+        assert report["crossover_context"] is None and report["never_reason"]
+    else:
+        assert report["crossover_context"] is not None or report["never_reason"]

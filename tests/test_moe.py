@@ -36,6 +36,8 @@ EXPERT_FIELDS = {
     "glm4_moe": ("n_routed_experts", "num_experts_per_tok"),
     "glm_moe_dsa": ("n_routed_experts", "num_experts_per_tok"),
     "minimax_m2": ("num_local_experts", "num_experts_per_tok"),
+    "gemma4": ("text_config.num_experts", "text_config.top_k_experts"),
+    "jamba": ("num_experts", "num_experts_per_tok"),
 }
 
 

@@ -206,7 +206,55 @@ def decoder_config(draw, model_type):
     if model_type == "minimax":
         config |= {"block_size": draw(st.integers(1, 64)),
                    "layer_types": draw(st.none() | st.lists(st.sampled_from(["full_attention", "linear_attention"]), min_size=layers, max_size=layers))}
+    if model_type == "gemma4_text":
+        kinds = draw(st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=layers, max_size=layers))
+        config |= {"layer_types": kinds, "sliding_window": draw(st.integers(1, 4096)),
+                   "num_kv_shared_layers": draw(kv_shared_layers(kinds[:-1] + ["full_attention"], all_may_share=True)),
+                   "hidden_size_per_layer_input": draw(st.integers(0, 16)),
+                   "vocab_size_per_layer_input": draw(st.integers((config["pad_token_id"] or 0) + 1, 5000)),
+                   "global_head_dim": draw(st.sampled_from([4, 8, 16, 32])), "attention_k_eq_v": draw(st.booleans()),
+                   "use_double_wide_mlp": draw(st.booleans()), "use_bidirectional_attention": draw(st.sampled_from([None, "all", "vision"]))}
+        if draw(st.booleans()):
+            config["num_global_key_value_heads"] = draw(st.integers(1, 4))
+        if draw(st.booleans()):
+            config |= {"enable_moe_block": True, "num_experts": experts, "top_k_experts": per_token,
+                       "moe_intermediate_size": draw(st.integers(1, 64))}
+    if model_type == "gemma3n_text":
+        kinds = draw(st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=layers, max_size=layers))
+        config |= {"layer_types": kinds, "sliding_window": draw(st.integers(1, 4096)),
+                   "num_kv_shared_layers": draw(kv_shared_layers(kinds)),
+                   "hidden_size_per_layer_input": draw(st.integers(0, 16)),
+                   "vocab_size_per_layer_input": draw(st.integers((config["pad_token_id"] or 0) + 1, 5000)),
+                   "altup_num_inputs": draw(st.integers(1, 4)), "laurel_rank": draw(st.integers(0, 16))}
+        if draw(st.booleans()):
+            config["intermediate_size"] = draw(st.lists(st.integers(1, 512), min_size=layers, max_size=layers))
+        if draw(st.booleans()):
+            config["activation_sparsity_pattern"] = draw(st.lists(st.sampled_from([0.0, 0.95]), min_size=layers, max_size=layers))
+    if model_type == "mimo_v2_flash":
+        config |= {"n_routed_experts": experts, "num_experts_per_tok": per_token, "moe_intermediate_size": draw(st.integers(1, 64)),
+                   "v_head_dim": draw(st.integers(1, 16)), "attention_bias": draw(st.booleans()),
+                   "sliding_window": draw(st.integers(1, 4096)), "sliding_window_size": draw(st.none() | st.integers(0, 4096)),
+                   "layer_types": draw(st.none() | st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=layers, max_size=layers)),
+                   "mlp_layer_types": draw(st.none() | st.lists(st.sampled_from(["dense", "sparse"]), min_size=layers, max_size=layers))}
+    if model_type == "longcat_flash":
+        del config["num_hidden_layers"]  # a property of the config: 2 · num_layers
+        zero = draw(st.integers(0, 4))
+        config |= {"num_layers": layers, "n_routed_experts": experts, "zero_expert_num": zero,
+                   "moe_topk": draw(st.integers(1, experts + zero)), "expert_ffn_hidden_size": draw(st.integers(1, 64)),
+                   "q_lora_rank": draw(st.integers(1, 64)), "kv_lora_rank": draw(st.integers(1, 64)),
+                   "qk_nope_head_dim": draw(st.integers(1, 32)), "qk_rope_head_dim": 2 * draw(st.integers(1, 16)),
+                   "v_head_dim": draw(st.integers(1, 32)), "attention_bias": draw(st.booleans()),
+                   "router_bias": draw(st.booleans())}
     return config
+
+
+@st.composite
+def kv_shared_layers(draw, kinds, all_may_share=False):
+    """A num_kv_shared_layers transformers accepts for layer kinds KINDS: the layers before the shared ones hold
+    every kind (Gemma 4 also lets every layer share)."""
+    count = len(kinds)
+    valid = [n for n in range(count + 1) if n == 0 or set(kinds[: count - n]) == set(kinds) or (all_may_share and n == count)]
+    return draw(st.sampled_from(valid))
 
 
 @st.composite
@@ -300,7 +348,89 @@ def wrapper_config(draw, model_type, text_model_type):
     return config
 
 
-WRAPPERS = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_text"}
+@st.composite
+def state_space_config(draw, model_type):
+    """The state-space models and hybrids (Mamba, Mamba-2, Falcon-Mamba/H1, Jamba, Bamba, GraniteMoeHybrid, Zamba2,
+    LFM2, LFM2-MoE, RecurrentGemma), each with the field names and constraints of its configuration class."""
+    layers, vocab = draw(st.integers(1, 5)), draw(st.integers(1, 5000))
+    heads, kv_heads, head_dim = draw(st.sampled_from([(4, 2), (4, 4), (2, 1), (3, 3)])) + (draw(st.sampled_from([4, 8, 16])),)
+    hidden = heads * head_dim
+    config = {"model_type": model_type, "vocab_size": vocab, "hidden_size": hidden, "num_hidden_layers": layers,
+              "tie_word_embeddings": draw(st.booleans())}
+    kinds = st.lists(st.booleans(), min_size=layers, max_size=layers)  # True: the layer attends
+    experts = draw(st.integers(1, 6))
+    if model_type in ("mamba", "falcon_mamba"):
+        config |= {"state_size": draw(st.integers(1, 16)), "expand": draw(st.integers(1, 3)), "conv_kernel": draw(st.integers(1, 5)),
+                   "use_bias": draw(st.booleans()), "use_conv_bias": draw(st.booleans()),
+                   "time_step_rank": draw(st.sampled_from(["auto", 1, 7]))}
+        if draw(st.booleans()):
+            config["intermediate_size"] = draw(st.integers(1, 128))
+        return config
+    if model_type == "mamba2":
+        expand = draw(st.integers(1, 2))
+        mamba_heads, mamba_head_dim = draw(st.integers(1, 8)), 2 * draw(st.integers(1, 8))
+        return config | {"hidden_size": mamba_heads * mamba_head_dim // expand, "expand": expand, "num_heads": mamba_heads,
+                         "head_dim": mamba_head_dim, "n_groups": draw(st.integers(1, 4)), "state_size": draw(st.integers(1, 16)),
+                         "conv_kernel": draw(st.integers(1, 5)), "use_bias": draw(st.booleans()), "use_conv_bias": draw(st.booleans())}
+    mamba_heads = draw(st.sampled_from([1, 2, 4]))
+    mamba = {"mamba_d_state": draw(st.integers(1, 16)), "mamba_d_conv": draw(st.integers(1, 5)),
+             "mamba_expand": draw(st.integers(1, 3)), "mamba_conv_bias": draw(st.booleans()), "mamba_proj_bias": draw(st.booleans())}
+    attention = {"num_attention_heads": heads, "num_key_value_heads": kv_heads, "intermediate_size": draw(st.integers(1, 256))}
+    if model_type in ("falcon_h1", "bamba", "granitemoehybrid"):
+        config |= attention | mamba | {"mamba_n_heads": mamba_heads, "mamba_n_groups": draw(st.integers(1, 3))}
+        if draw(st.booleans()):
+            config["head_dim"] = draw(st.integers(1, 32))
+    if model_type == "falcon_h1":
+        config |= {"mamba_d_ssm": draw(st.none() | st.builds(lambda n: mamba_heads * n, st.integers(1, 16))),
+                   "mamba_rms_norm": draw(st.booleans()), "projectors_bias": draw(st.booleans()),
+                   "attention_bias": draw(st.booleans()), "mlp_bias": draw(st.booleans())}
+    if model_type == "bamba":
+        config |= {"attn_layer_indices": [i for i, attends in enumerate(draw(kinds)) if attends],
+                   "attention_bias": draw(st.booleans()), "mlp_bias": draw(st.booleans())}
+    if model_type == "granitemoehybrid":
+        config |= {"layer_types": ["full_attention" if attends else "linear_attention" for attends in draw(kinds)],
+                   "num_local_experts": draw(st.integers(0, 6)), "num_experts_per_tok": draw(st.integers(1, 6)),
+                   "shared_intermediate_size": draw(st.integers(0, 64)), "attention_bias": draw(st.booleans())}
+        config["num_experts_per_tok"] = min(config["num_experts_per_tok"], config["num_local_experts"] or 1)
+    if model_type == "jamba":
+        attn_period, expert_period = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+        config |= attention | mamba | {
+            "attn_layer_period": attn_period, "attn_layer_offset": draw(st.integers(0, attn_period - 1)),
+            "expert_layer_period": expert_period, "expert_layer_offset": draw(st.integers(0, expert_period - 1)),
+            "num_experts": experts, "num_experts_per_tok": draw(st.integers(1, experts)),
+            "mamba_dt_rank": draw(st.sampled_from(["auto", 1, 5]))}
+    if model_type == "zamba2":
+        blocks = draw(st.lists(st.sampled_from(["mamba", "linear_attention", "hybrid"]), min_size=layers, max_size=layers))
+        config |= attention | {
+            "layers_block_type": blocks, "num_mem_blocks": draw(st.integers(1, 3)), "n_mamba_heads": draw(st.integers(1, 4)),
+            "mamba_d_state": draw(st.integers(1, 16)), "mamba_d_conv": draw(st.integers(1, 5)), "mamba_expand": draw(st.integers(1, 2)),
+            "mamba_ngroups": draw(st.integers(1, 2)), "use_shared_attention_adapter": draw(st.booleans()),
+            "adapter_rank": draw(st.integers(1, 8)), "add_bias_linear": draw(st.booleans())}
+        config["tie_word_embeddings"] = True  # transformers 5.24 shares the blocks only with tied embeddings
+    if model_type in ("lfm2", "lfm2_moe"):
+        config |= attention | {"conv_bias": draw(st.booleans()), "conv_L_cache": draw(st.integers(1, 5)),
+                               "layer_types": ["full_attention" if attends else "conv" for attends in draw(kinds)]}
+    if model_type == "lfm2":
+        config |= {"block_auto_adjust_ff_dim": draw(st.booleans()), "block_multiple_of": draw(st.integers(1, 64)),
+                   "block_ffn_dim_multiplier": draw(st.sampled_from([1.0, 1.5, 0.75]))}
+        if draw(st.booleans()):
+            config["full_attn_idxs"] = [i for i, attends in enumerate(draw(kinds)) if attends]
+            del config["layer_types"]
+    if model_type == "lfm2_moe":
+        config |= {"num_dense_layers": draw(st.integers(0, layers)), "num_experts": experts,
+                   "num_experts_per_tok": draw(st.integers(1, experts)), "moe_intermediate_size": draw(st.integers(1, 64)),
+                   "use_expert_bias": draw(st.booleans())}
+    if model_type == "recurrent_gemma":
+        config |= {"num_attention_heads": heads, "num_key_value_heads": kv_heads, "intermediate_size": draw(st.integers(1, 256)),
+                   "lru_width": draw(st.none() | st.builds(lambda n: heads * n, st.integers(1, 16))),
+                   "attention_window_size": draw(st.integers(1, 4096)), "conv1d_width": draw(st.integers(1, 5)),
+                   "block_types": draw(st.lists(st.sampled_from(["recurrent", "attention"]), min_size=1, max_size=3)),
+                   "attention_bias": draw(st.booleans())}
+    return config
+
+
+WRAPPERS = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_text", "gemma4": "gemma4_text",
+            "gemma3n": "gemma3n_text"}
 WRAPPERS |= {"qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3_vl_text",
              "qwen3_vl_moe": "qwen3_vl_moe_text", "qwen2_5_vl": "qwen2_5_vl_text"}
 ENCODERS = {"bert", "t5", "mt5"}
@@ -316,6 +446,9 @@ GENERATORS = {"gpt2": gpt2_config(), "ffncalc": preset_config()} | {
     for model_type in supported_model_types()
     if model_type not in ("gpt2", "ffncalc")
 }
+STATE_SPACE = {"mamba", "falcon_mamba", "mamba2", "falcon_h1", "jamba", "bamba", "granitemoehybrid", "zamba2", "lfm2",
+               "lfm2_moe", "recurrent_gemma"}
+GENERATORS |= {model_type: state_space_config(model_type) for model_type in STATE_SPACE}
 any_valid_config = st.one_of(*GENERATORS.values())
 
 

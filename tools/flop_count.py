@@ -29,7 +29,7 @@ from meta_count import load_config  # noqa: E402  - the same config loading as t
 
 
 def count(path: Path, tokens: int) -> dict:
-    config = load_config(path)
+    config = load_config(json.loads(path.read_text()))
     config._attn_implementation = "eager"
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -60,17 +60,19 @@ ROUTED_EXPERTS = re.compile(
 def component_of(name: str) -> str:
     """Map a parameter name to an ffncalc component by the modules that hold it."""
     modules = name.split(".")[:-1]
-    last = modules[-1] if modules else ""
+    named = [module for module in modules if not module.isdigit()]  # input_layernorm.0: a ModuleList's entry (LongCat)
+    last = named[-1] if named else ""
+    # A tower's patch mergers hand its features to the language model: the projector, as multi_modal_projector is.
+    if re.search(r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.", name):
+        return "projector"
     if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower)\.", name):
         return "vision" if "audio" not in name else "audio"
-    if re.search(r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio)\.", name):
-        return "projector"
     if "norm" in last.lower() or last in ("ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
     if re.search(r"(^|\.)(lm_head|embed_out)\.|(^|\.)cls\.predictions\.|(^|\.)generator_lm_head\.", name):
         return "lm_head"
     if re.search(
-        r"(embed_tokens|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
+        r"(embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
         r"token_type_embeddings|^shared|^model\.shared)\.",
         name,
     ):
@@ -79,16 +81,18 @@ def component_of(name: str) -> str:
         return "cross_attention"
     if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
         return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included
-    if re.search(r"\.mixer\.(q_proj|k_proj|v_proj|o_proj)", name):
-        return "attention"
-    if re.search(r"\.(mixer|linear_attn|mamba)\.", name):
-        return "mixer"
+    if re.search(r"\.(mixer|temporal_block)\.(q_proj|k_proj|v_proj|o_proj)", name):
+        return "attention"  # RecurrentGemma names its attention and its recurrent block alike (temporal_block)
+    if re.search(r"\.(mixer|linear_attn|mamba|conv|temporal_block)\.", name):
+        return "mixer"  # state-space mixers, LFM2's short convolution (conv), RecurrentGemma's RG-LRU block
     if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention)\.", name):
         return "attention"
     if re.search(
-        r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.", name
+        r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|mlp_block|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.", name
     ):
         return "ffn"
+    if re.search(r"\.(mlps|experts|router)\.", name):
+        return "ffn"  # a layer's own MoE (Gemma 4: layers.{i}.router, layers.{i}.experts) or its list of MLPs (LongCat)
     return "other"
 
 

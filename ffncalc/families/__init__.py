@@ -73,6 +73,11 @@ FAMILIES: dict[str, str] = {
     "vaultgemma": "gemma:VaultGemmaConfig",
     "gemma3_text": "gemma:Gemma3TextConfig",
     "gemma3": "gemma:Gemma3Config",
+    "gemma4_text": "gemma:Gemma4TextConfig",
+    "gemma4": "gemma:Gemma4Config",
+    "gemma3n_text": "gemma:Gemma3nTextConfig",
+    "gemma3n": "gemma:Gemma3nConfig",
+    "recurrent_gemma": "recurrent_gemma:RecurrentGemmaConfig",
     # Phi
     "phi3": "phi:Phi3Config",
     "phimoe": "phi:PhimoeConfig",
@@ -84,6 +89,7 @@ FAMILIES: dict[str, str] = {
     # Other lineages
     "bloom": "bloom:BloomConfig",
     "falcon": "falcon:FalconConfig",
+    "falcon_h1": "falcon:FalconH1Config",
     "opt": "opt:OptConfig",
     "cohere": "cohere:CohereConfig",
     "cohere2": "cohere:Cohere2Config",
@@ -104,10 +110,22 @@ FAMILIES: dict[str, str] = {
     "ernie4_5": "ernie:Ernie45Config",
     "ernie4_5_moe": "ernie:Ernie45MoeConfig",
     "mimo": "mimo:MimoConfig",
+    "mimo_v2_flash": "mimo:MimoV2FlashConfig",
+    "longcat_flash": "longcat:LongcatFlashConfig",
     "dbrx": "dbrx:DbrxConfig",
     "bailing_moe": "bailing:BailingMoeConfig",
     "nemotron": "nemotron:NemotronConfig",
     "nemotron_h": "nemotron:NemotronHConfig",
+    # State-space models, and hybrids of state-space mixers or short convolutions with attention
+    "mamba": "mamba:MambaConfig",
+    "falcon_mamba": "mamba:FalconMambaConfig",
+    "mamba2": "mamba:Mamba2Config",
+    "jamba": "jamba:JambaConfig",
+    "bamba": "bamba:BambaConfig",
+    "granitemoehybrid": "bamba:GraniteMoeHybridConfig",
+    "zamba2": "zamba:Zamba2Config",
+    "lfm2": "lfm:Lfm2Config",
+    "lfm2_moe": "lfm:Lfm2MoeConfig",
     # Encoders and encoder-decoders
     "bert": "bert:BertConfig",
     "t5": "t5:T5Config",
@@ -117,9 +135,23 @@ FAMILIES: dict[str, str] = {
 }
 
 
-def adapter_for(model_type: str) -> type[HFConfig] | None:
-    """The adapter class that reads MODEL_TYPE, imported on first use; None if unsupported."""
-    target = FAMILIES.get(model_type) if isinstance(model_type, str) else None
+# The vision towers a multimodal wrapper may name in its vision_config (families/vision.py).
+TOWERS: dict[str, str] = {
+    "siglip_vision_model": "vision:SiglipVisionConfig",
+    "pixtral": "vision:PixtralVisionConfig",
+    "qwen2_5_vl_vision": "vision:Qwen25VLVisionConfig",
+    "qwen3_vl_vision": "vision:Qwen3VLVisionConfig",
+    "qwen3_vl_moe_vision": "vision:Qwen3VLMoeVisionConfig",
+    "qwen3_5_vision": "vision:Qwen35VisionConfig",
+    "qwen3_5_moe_vision": "vision:Qwen35MoeVisionConfig",
+    "llama4_vision_model": "vision:Llama4VisionConfig",
+    "gemma4_vision": "vision:Gemma4VisionConfig",
+}
+
+
+def adapter_for(model_type: str, registry: dict[str, str] = FAMILIES) -> type[HFConfig] | None:
+    """The adapter class that reads MODEL_TYPE (a family, or with registry=TOWERS a vision tower), imported on first use; None if unknown."""
+    target = registry.get(model_type) if isinstance(model_type, str) else None
     if target is None:
         return None
     module, name = target.split(":")

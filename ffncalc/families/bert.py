@@ -1,21 +1,28 @@
-"""BERT and the encoders that keep its layout: embeddings with token types, post-LN layers, and the
-heads of whichever class the checkpoint was saved from."""
+"""BERT and the encoders that keep its layout: embeddings with token types, post-LN layers, and the heads of
+whichever class the checkpoint was saved from. RoBERTa and XLM-RoBERTa (BERT's layout, their own heads),
+ELECTRA (embeddings narrower than the layers, a generator or a discriminator head) and DistilBERT (no token
+types, its own module names)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import model_validator
+from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HFConfig, HeadCount, LayerCount, Name, PositionCount, Width
-from ..spec import Attention, DenseFfn, Extra, Layer, Linear, ModelNames, ModelSpec, Norm, Table, names
+from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Names, Norm, Table, names
 
 BERT_ATTENTION = names(
     q="attention.self.query", k="attention.self.key", v="attention.self.value", o="attention.output.dense"
 )
+BERT_CROSS_ATTENTION = names(
+    q="crossattention.self.query", k="crossattention.self.key", v="crossattention.self.value", o="crossattention.output.dense"
+)
 BERT_MLP = names(up="intermediate.dense", down="output.dense")
+DISTILBERT_ATTENTION = names(q="attention.q_lin", k="attention.k_lin", v="attention.v_lin", o="attention.out_lin")
+DISTILBERT_MLP = names(up="ffn.lin1", down="ffn.lin2")
 
-# What each class adds to the encoder: (pooler, masked-LM head, next-sentence head, classifier outputs).
+# What each BERT class adds to the encoder: (pooler, masked-LM head, next-sentence head, classifier outputs).
 # The classifier's outputs: "labels" (num_labels), or a fixed width.
 HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
     "Model": (True, False, False, None),
@@ -27,26 +34,85 @@ HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
     "ForSequenceClassification": (True, False, False, "labels"),
     "ForMultipleChoice": (True, False, False, 1),
     "ForTokenClassification": (False, False, False, "labels"),
-    "ForQuestionAnswering": (False, False, False, 2),
+    "ForQuestionAnswering": (False, False, False, "labels"),
 }
 
 
-class BertConfig(HFConfig):
+class _EncoderClasses(HFConfig):
+    """What every encoder of the lineage shares: the class named in ``architectures`` decides the heads (the
+    family's default class when it names none the family has), and classifiers are num_labels wide
+    (len(id2label), else a num_labels key, else 2, as PreTrainedConfig sets it)."""
+
+    class_prefix: ClassVar[str] = ""
+    base_model_prefix: ClassVar[str] = ""
+    classes: ClassVar[frozenset[str]] = frozenset()  # the class names (without the prefix) the family has
+    default_labels: ClassVar[int] = 2
+    undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
+    informational_fields = frozenset({"pad_token_id"})
+
+    id2label: dict[str, Name] | None = None
+    num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
+    pad_token_id: int | None = Field(0, strict=True)  # the token table's padding row: it must be a row of it
+
+    @model_validator(mode="after")
+    def _check_padding_row(self) -> _EncoderClasses:
+        vocab = getattr(self, "vocab_size")
+        if self.pad_token_id is not None and not -vocab <= self.pad_token_id < vocab:
+            raise ValueError(
+                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size {vocab}); "
+                "torch refuses such a padding_idx"
+            )
+        return self
+
+    def defaults_used(self):
+        return [d for d in super().defaults_used() if d.field not in ("id2label", "num_labels")]
+
+    def labels(self) -> int:
+        """The classifiers' width: len(id2label), or num_labels, or the family's default."""
+        if self.id2label is not None:
+            return len(self.id2label)
+        return self.num_labels if self.num_labels is not None else self.default_labels
+
+    def model_class(self) -> str:
+        named = (self.architectures or [""])[0]
+        return named if named.removeprefix(self.class_prefix) in self.classes else self.default_model_class
+
+    def head_class(self) -> str:
+        """The counted class without the family's prefix: "ForMaskedLM", "Model" …"""
+        return self.model_class().removeprefix(self.class_prefix)
+
+    def linear(self, name: str, in_features: int, out_features: int, runs="not_generating", bias: bool = True,
+               component="other") -> Extra:
+        """A head's linear layer (a pooler, a classifier): it runs on a sequence's summary, not while generating."""
+        return Extra(component, name, Linear(in_features, out_features, bias=bias), runs)
+
+    def notes(self) -> list[str]:
+        counted = self.model_class()
+        if not self.architectures:
+            return [f"The config names no class (architectures); counted as {counted}, which the family's checkpoints store."]
+        if counted != self.architectures[0]:
+            return [f"{self.architectures[0]} is not a {self.architecture} class ffncalc knows; counted as {counted}."]
+        return []
+
+
+class BertConfig(_EncoderClasses):
     """configuration_bert.py / modeling_bert.py.
 
     Embeddings: word, position and token-type tables and a LayerNorm. Layers (post-LN): q, k, v and
     output dense with biases, then LayerNorm; intermediate and output dense with biases, then
-    LayerNorm. The class in ``architectures`` decides the heads, as transformers builds it: a pooler
-    (dense + tanh), the masked-LM head (a dense transform, a LayerNorm, and a decoder tied to the
-    word table with its own bias), the next-sentence head (dense to 2), or a classifier.
+    LayerNorm; a decoder (is_decoder) with add_cross_attention also attends to an encoder's states
+    (crossattention: the same four projections and a LayerNorm). The class in ``architectures`` decides
+    the heads, as transformers builds it: a pooler (dense + tanh), the masked-LM head (a dense transform,
+    a LayerNorm, and a decoder tied to the word table, with its own bias beside the head's), the
+    next-sentence head (dense to 2), or a classifier.
     """
 
     architecture = "BERT"
     config_class = "BertConfig"
     default_model_class = "BertForPreTraining"  # what bert-base-uncased and most BERT checkpoints store
-    class_prefix: ClassVar[str] = "Bert"
-    base_model_prefix: ClassVar[str] = "bert"
-    informational_fields = frozenset()
+    class_prefix = "Bert"
+    base_model_prefix = "bert"
+    classes = frozenset(HEADS)
 
     vocab_size: Width = 30522
     hidden_size: Width = 768
@@ -56,8 +122,9 @@ class BertConfig(HFConfig):
     hidden_act: Name = "gelu"
     max_position_embeddings: PositionCount = 512
     type_vocab_size: Width = 2
+    is_decoder: Flag = False
+    add_cross_attention: Flag = False
     tie_word_embeddings: Flag = True
-    id2label: dict[str, Name] | None = None
 
     @model_validator(mode="after")
     def _check_heads(self) -> BertConfig:
@@ -65,76 +132,343 @@ class BertConfig(HFConfig):
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
             )
+        if self.add_cross_attention and not self.is_decoder:
+            raise ValueError("add_cross_attention: cross-attention needs is_decoder (transformers refuses it otherwise)")
         return self
-
-    def defaults_used(self):
-        return [d for d in super().defaults_used() if d.field != "id2label"]
 
     def heads(self) -> tuple[bool, bool, bool, int | None]:
         """(pooler, masked-LM head, next-sentence head, classifier width) of the class counted."""
-        suffix = self.model_class().removeprefix(self.class_prefix)
-        pooler, mlm, nsp, classifier = HEADS.get(suffix, HEADS[self.default_model_class.removeprefix(self.class_prefix)])
+        pooler, mlm, nsp, classifier = HEADS[self.head_class()]
         if classifier == "labels":
-            classifier = len(self.id2label) if self.id2label else 2
+            classifier = self.labels()
         return pooler, mlm, nsp, classifier if isinstance(classifier, int) else None
 
-    def model_class(self) -> str:
-        named = (self.architectures or [""])[0]
-        return named if named.removeprefix(self.class_prefix) in HEADS else self.default_model_class
+    def layer_norm(self, dim: int | None = None) -> Norm:
+        return Norm("layernorm", dim or self.hidden_size, bias=True)
 
     def encoder_layer(self) -> Layer:
-        hidden = self.hidden_size
-        head_dim = hidden // self.num_attention_heads
-        heads = self.num_attention_heads
+        """Post-LN: attention then its LayerNorm, the MLP then its LayerNorm (and cross-attention between)."""
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        head_dim = hidden // heads
         attention = Attention(hidden, heads, heads, head_dim, head_dim, BERT_ATTENTION, True, True, True, True)
         ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BERT_MLP, bias=True)
-        norm = Norm("layernorm", hidden, bias=True)
-        norms = (("attention.output.LayerNorm", norm), ("output.LayerNorm", norm))
-        return Layer(f"{self.base_model_prefix}.encoder.layer.{{i}}", attention, ffn, norms, stack="encoder")
+        norms = (("attention.output.LayerNorm", self.layer_norm()), ("output.LayerNorm", self.layer_norm()))
+        cross = None
+        if self.add_cross_attention:
+            cross = Attention(hidden, heads, heads, head_dim, head_dim, BERT_CROSS_ATTENTION, True, True, True, True)
+            norms += (("crossattention.output.LayerNorm", self.layer_norm()),)
+        return Layer(f"{self.base_model_prefix}.encoder.layer.{{i}}", attention, ffn, norms, cross_attention=cross, stack="encoder")
 
-    def to_spec(self) -> ModelSpec:
-        hidden, prefix = self.hidden_size, self.base_model_prefix
-        norm = Norm("layernorm", hidden, bias=True)
-        pooler, mlm, nsp, classifier = self.heads()
-        extras: list[Extra] = [
-            Extra("embedding", f"{prefix}.embeddings.token_type_embeddings", Table(self.type_vocab_size, hidden)),
-            Extra("norm", f"{prefix}.embeddings.LayerNorm", norm),
+    def embeddings(self, width: int) -> list[Extra]:
+        """The token-type table and the embeddings' LayerNorm (the word and position tables are the spec's)."""
+        prefix = self.base_model_prefix
+        return [
+            Extra("embedding", f"{prefix}.embeddings.token_type_embeddings", Table(self.type_vocab_size, width)),
+            Extra("norm", f"{prefix}.embeddings.LayerNorm", self.layer_norm(width)),
         ]
+
+    def head_extras(self) -> list[Extra]:
+        hidden, prefix = self.hidden_size, self.base_model_prefix
+        pooler, mlm, nsp, classifier = self.heads()
+        extras = []
         if pooler:
-            extras.append(Extra("other", f"{prefix}.pooler.dense", Linear(hidden, hidden, bias=True), "not_generating"))
+            extras.append(self.linear(f"{prefix}.pooler.dense", hidden, hidden))
         if mlm:
             extras.append(Extra("lm_head", "cls.predictions.transform.dense", Linear(hidden, hidden, bias=True)))
-            extras.append(Extra("norm", "cls.predictions.transform.LayerNorm", norm))
+            extras.append(Extra("norm", "cls.predictions.transform.LayerNorm", self.layer_norm()))
         if nsp:
-            extras.append(Extra("other", "cls.seq_relationship", Linear(hidden, 2, bias=True), "not_generating"))
+            extras.append(self.linear("cls.seq_relationship", hidden, 2))
         if classifier is not None:
-            module = "qa_outputs" if classifier == 2 and self.model_class().endswith("QuestionAnswering") else "classifier"
-            extras.append(Extra("other", module, Linear(hidden, classifier, bias=True), "not_generating"))
+            module = "qa_outputs" if self.head_class() == "ForQuestionAnswering" else "classifier"
+            extras.append(self.linear(module, hidden, classifier))
+        return extras
+
+    def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
+        """Where the masked-LM head keeps its decoder and its bias; untied, the decoder has a bias of its own too."""
+        decoder, bias = "cls.predictions.decoder", "cls.predictions.bias"
+        extras = [] if self.tie_word_embeddings else [Extra("lm_head", decoder + ".bias", LearnedTensor((self.vocab_size,)))]
+        return self.model_names(decoder, bias), extras
+
+    def model_names(self, decoder: str, bias: str = "", embeddings: str = "embeddings") -> ModelNames:
+        prefix = self.base_model_prefix
+        return ModelNames(
+            f"{prefix}.{embeddings}.word_embeddings",
+            "",
+            lm_head=decoder,
+            position_embeddings=f"{prefix}.{embeddings}.position_embeddings",
+            base_model_prefix=prefix,
+            lm_head_bias=bias,
+        )
+
+    def has_mlm(self) -> bool:
+        return self.heads()[1]
+
+    def embedding_width(self) -> int:
+        """The width of the word, position and token-type tables."""
+        return self.hidden_size
+
+    def to_spec(self) -> ModelSpec:
+        mlm = self.has_mlm()
+        names_, mlm_extras = self.masked_lm()
+        width = self.embedding_width()
         return ModelSpec(
             model_type=self.model_type,
-            hidden_size=hidden,
+            hidden_size=self.hidden_size,
             vocab_size=self.vocab_size,
             layers=(self.encoder_layer(),) * self.num_hidden_layers,
             final_norm=None,
-            tie_word_embeddings=True,
+            tie_word_embeddings=self.tie_word_embeddings,
+            names=names_,
+            position_embeddings=self.max_position_embeddings,
+            embedding_dim=width if width != self.hidden_size else None,
+            lm_head=mlm,
+            lm_head_bias=mlm and bool(names_.lm_head_bias),
+            extras=tuple(self.embeddings(width) + self.head_extras() + (mlm_extras if mlm else [])),
+        )
+
+
+# RoBERTa's classes: (pooler, masked-LM head, classifier) — its sequence classifier is a dense layer and out_proj.
+ROBERTA_HEADS: dict[str, tuple[bool, bool, str | None]] = {
+    "Model": (True, False, None),
+    "ForMaskedLM": (False, True, None),
+    "ForCausalLM": (False, True, None),
+    "ForSequenceClassification": (False, False, "classifier.dense"),
+    "ForMultipleChoice": (True, False, "classifier"),
+    "ForTokenClassification": (False, False, "classifier"),
+    "ForQuestionAnswering": (False, False, "qa_outputs"),
+}
+
+
+class RobertaConfig(BertConfig):
+    """configuration_roberta.py / modeling_roberta.py: BERT's encoder (positions offset past the padding
+    row, which changes no shape) under roberta.*; the masked-LM head lm_head (dense, layer_norm, a decoder
+    tied to the word table, and a bias lm_head.bias); a sequence classifier of a dense layer and out_proj
+    on the first token, no pooler; a multiple-choice classifier (one output) on the pooler."""
+
+    architecture = "RoBERTa"
+    config_class = "RobertaConfig"
+    default_model_class = "RobertaForMaskedLM"  # what roberta-base and most RoBERTa checkpoints store
+    class_prefix = "Roberta"
+    base_model_prefix = "roberta"
+    classes = frozenset(ROBERTA_HEADS)
+
+    vocab_size: Width = 50265
+    pad_token_id: int | None = Field(1, strict=True)
+
+    @model_validator(mode="after")
+    def _check_position_padding(self) -> RobertaConfig:
+        positions = self.max_position_embeddings
+        if self.pad_token_id is not None and not -positions <= self.pad_token_id < positions:
+            raise ValueError(
+                f"pad_token_id ({self.pad_token_id}) is not a row of the position table (max_position_embeddings "
+                f"{positions}); torch refuses such a padding_idx"
+            )
+        return self
+
+    def has_mlm(self) -> bool:
+        return ROBERTA_HEADS[self.head_class()][1]
+
+    def head_extras(self) -> list[Extra]:
+        hidden = self.hidden_size
+        pooler, mlm, classifier = ROBERTA_HEADS[self.head_class()]
+        extras = []
+        if pooler:
+            extras.append(self.linear(f"{self.base_model_prefix}.pooler.dense", hidden, hidden))
+        if mlm:
+            extras.append(Extra("lm_head", "lm_head.dense", Linear(hidden, hidden, bias=True)))
+            extras.append(Extra("norm", "lm_head.layer_norm", self.layer_norm()))
+        if classifier == "classifier.dense":
+            extras.append(self.linear("classifier.dense", hidden, hidden))
+            extras.append(self.linear("classifier.out_proj", hidden, self.labels()))
+        elif classifier is not None:
+            outputs = 1 if self.head_class() == "ForMultipleChoice" else self.labels()
+            extras.append(self.linear(classifier, hidden, outputs))
+        return extras
+
+    def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
+        extras = [] if self.tie_word_embeddings else [Extra("lm_head", "lm_head.decoder.bias", LearnedTensor((self.vocab_size,)))]
+        return self.model_names("lm_head.decoder", "lm_head.bias"), extras
+
+
+class XLMRobertaConfig(RobertaConfig):
+    """configuration_xlm_roberta.py / modeling_xlm_roberta.py: RoBERTa's model under its own class names
+    (the checkpoints' modules are still roberta.*), with BERT's default vocabulary size."""
+
+    architecture = "XLM-RoBERTa"
+    config_class = "XLMRobertaConfig"
+    default_model_class = "XLMRobertaForMaskedLM"
+    class_prefix = "XLMRoberta"
+
+    vocab_size: Width = 30522
+
+
+# ELECTRA's classes: (generator head, discriminator head, classifier).
+ELECTRA_HEADS: dict[str, tuple[bool, bool, str | None]] = {
+    "Model": (False, False, None),
+    "ForPreTraining": (False, True, None),
+    "ForMaskedLM": (True, False, None),
+    "ForCausalLM": (True, False, None),
+    "ForSequenceClassification": (False, False, "classifier.dense"),
+    "ForMultipleChoice": (False, False, "sequence_summary"),
+    "ForTokenClassification": (False, False, "classifier"),
+    "ForQuestionAnswering": (False, False, "qa_outputs"),
+}
+
+
+class ElectraConfig(BertConfig):
+    """configuration_electra.py / modeling_electra.py: BERT's encoder under electra.*, its embeddings
+    (word, position, token type, LayerNorm) embedding_size wide and projected to hidden_size
+    (embeddings_project) when the two differ; no pooler. A generator (ForMaskedLM) predicts tokens through
+    generator_predictions (dense to embedding_size, LayerNorm) and generator_lm_head (tied to the word table,
+    with its bias); a discriminator (ForPreTraining) scores each token: discriminator_predictions (dense,
+    dense_prediction to 1). Classifiers: a dense layer and out_proj (sequences), sequence_summary and one
+    output (multiple choice), or one layer (tokens, question answering)."""
+
+    architecture = "ELECTRA"
+    config_class = "ElectraConfig"
+    default_model_class = "ElectraForMaskedLM"  # ElectraForCausalLM, what AutoModelForCausalLM builds, is the same
+    class_prefix = "Electra"
+    base_model_prefix = "electra"
+    classes = frozenset(ELECTRA_HEADS)
+    undeclared_keys = frozenset({"num_labels", "summary_proj_to_labels"})  # read with getattr / hasattr
+
+    embedding_size: Width = 128
+    hidden_size: Width = 256
+    num_attention_heads: HeadCount = 4
+    intermediate_size: Width = 1024
+    summary_type: Name = "first"
+    summary_use_proj: Flag = True
+    summary_proj_to_labels: Flag = False
+
+    @model_validator(mode="after")
+    def _check_summary(self) -> ElectraConfig:
+        if self.head_class() == "ForMultipleChoice" and self.summary_type == "attn":
+            raise ValueError("summary_type: 'attn' is not implemented by transformers' ElectraSequenceSummary")
+        return self
+
+    def unused_fields(self) -> set[str]:
+        if self.head_class() == "ForMultipleChoice":
+            return set()
+        return {"summary_type", "summary_use_proj", "summary_proj_to_labels"}
+
+    def embedding_width(self) -> int:
+        return self.embedding_size
+
+    def has_mlm(self) -> bool:
+        return ELECTRA_HEADS[self.head_class()][0]
+
+    def embeddings(self, width: int) -> list[Extra]:
+        extras = super().embeddings(width)
+        if width != self.hidden_size:
+            extras.append(Extra("other", "electra.embeddings_project", Linear(width, self.hidden_size, bias=True)))
+        return extras
+
+    def head_extras(self) -> list[Extra]:
+        hidden, width = self.hidden_size, self.embedding_size
+        generator, discriminator, classifier = ELECTRA_HEADS[self.head_class()]
+        extras = []
+        if generator:
+            extras.append(Extra("other", "generator_predictions.dense", Linear(hidden, width, bias=True)))
+            extras.append(Extra("norm", "generator_predictions.LayerNorm", self.layer_norm(width)))
+        if discriminator:
+            extras.append(Extra("other", "discriminator_predictions.dense", Linear(hidden, hidden, bias=True)))
+            extras.append(Extra("other", "discriminator_predictions.dense_prediction", Linear(hidden, 1, bias=True)))
+        if classifier == "classifier.dense":
+            extras.append(self.linear("classifier.dense", hidden, hidden))
+            extras.append(self.linear("classifier.out_proj", hidden, self.labels()))
+        elif classifier == "sequence_summary":
+            if self.summary_use_proj:
+                labels = self.labels()
+                outputs = labels if self.summary_proj_to_labels and labels > 0 else hidden
+                extras.append(self.linear("sequence_summary.summary", hidden, outputs))
+            extras.append(self.linear("classifier", hidden, 1))
+        elif classifier is not None:
+            extras.append(self.linear(classifier, hidden, self.labels()))
+        return extras
+
+    def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
+        return self.model_names("generator_lm_head", "generator_lm_head.bias"), []
+
+
+# DistilBERT's classes: (masked-LM head, pre_classifier, classifier outputs).
+DISTILBERT_HEADS: dict[str, tuple[bool, bool, int | str | None]] = {
+    "Model": (False, False, None),
+    "ForMaskedLM": (True, False, None),
+    "ForSequenceClassification": (False, True, "labels"),
+    "ForMultipleChoice": (False, True, 1),
+    "ForTokenClassification": (False, False, "labels"),
+    "ForQuestionAnswering": (False, False, "labels"),
+}
+
+
+class DistilBertConfig(_EncoderClasses):
+    """configuration_distilbert.py / modeling_distilbert.py: word and position tables (learned, or
+    initialised with sinusoids by sinusoidal_pos_embds: a parameter either way) and a LayerNorm, no token
+    types; post-LN layers (attention q_lin, k_lin, v_lin, out_lin, sa_layer_norm; ffn lin1, lin2,
+    output_layer_norm), all with biases. Heads: vocab_transform, vocab_layer_norm and vocab_projector (tied to
+    the word table, with a bias) for masked LM; pre_classifier and classifier for sequences and multiple
+    choice; a classifier for tokens; qa_outputs (2 outputs, which transformers requires) for answers."""
+
+    architecture = "DistilBERT"
+    config_class = "DistilBertConfig"
+    default_model_class = "DistilBertForMaskedLM"
+    class_prefix = "DistilBert"
+    base_model_prefix = "distilbert"
+    classes = frozenset(DISTILBERT_HEADS)
+
+    vocab_size: Width = 30522
+    max_position_embeddings: PositionCount = 512
+    n_layers: LayerCount = Field(6, validation_alias=AliasChoices("n_layers", "num_hidden_layers"))
+    n_heads: HeadCount = Field(12, validation_alias=AliasChoices("n_heads", "num_attention_heads"))
+    dim: Width = Field(768, validation_alias=AliasChoices("dim", "hidden_size"))
+    hidden_dim: Width = 4 * 768
+    activation: Name = "gelu"
+    tie_word_embeddings: Flag = True
+
+    @model_validator(mode="after")
+    def _check_shapes(self) -> DistilBertConfig:
+        if self.dim % self.n_heads:
+            raise ValueError(f"dim ({self.dim}) is not a multiple of n_heads ({self.n_heads})")
+        if self.head_class() == "ForQuestionAnswering" and self.labels() != 2:
+            raise ValueError(f"id2label: DistilBertForQuestionAnswering needs 2 labels, not {self.labels()}")
+        return self
+
+    def layer_norm(self) -> Norm:
+        return Norm("layernorm", self.dim, bias=True)
+
+    def to_spec(self) -> ModelSpec:
+        dim, heads = self.dim, self.n_heads
+        attention = Attention(dim, heads, heads, dim // heads, dim // heads, DISTILBERT_ATTENTION, True, True, True, True)
+        ffn = DenseFfn(dim, self.hidden_dim, False, self.activation, DISTILBERT_MLP, bias=True)
+        norms = (("sa_layer_norm", self.layer_norm()), ("output_layer_norm", self.layer_norm()))
+        layer = Layer("distilbert.transformer.layer.{i}", attention, ffn, norms, stack="encoder")
+        mlm, pre_classifier, classifier = DISTILBERT_HEADS[self.head_class()]
+        extras = [Extra("norm", "distilbert.embeddings.LayerNorm", self.layer_norm())]
+        if mlm:
+            # transformers' component names follow its modules: the transform and the projector's bias are "other"
+            extras.append(Extra("other", "vocab_transform", Linear(dim, dim, bias=True)))
+            extras.append(Extra("norm", "vocab_layer_norm", self.layer_norm()))
+            extras.append(Extra("other", "vocab_projector.bias", LearnedTensor((self.vocab_size,))))
+        if pre_classifier:
+            extras.append(self.linear("pre_classifier", dim, dim))
+        if classifier is not None:
+            module = "qa_outputs" if self.head_class() == "ForQuestionAnswering" else "classifier"
+            extras.append(self.linear(module, dim, classifier if isinstance(classifier, int) else self.labels()))
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=dim,
+            vocab_size=self.vocab_size,
+            layers=(layer,) * self.n_layers,
+            final_norm=None,
+            tie_word_embeddings=self.tie_word_embeddings,
             names=ModelNames(
-                f"{prefix}.embeddings.word_embeddings",
+                "distilbert.embeddings.word_embeddings",
                 "",
-                lm_head="cls.predictions.decoder",
-                position_embeddings=f"{prefix}.embeddings.position_embeddings",
-                base_model_prefix=prefix,
-                lm_head_bias="cls.predictions.bias",
+                lm_head="vocab_projector",
+                position_embeddings="distilbert.embeddings.position_embeddings",
+                base_model_prefix="distilbert",
             ),
             position_embeddings=self.max_position_embeddings,
             lm_head=mlm,
-            lm_head_bias=mlm,
             extras=tuple(extras),
         )
-
-    def notes(self) -> list[str]:
-        counted = self.model_class()
-        if not self.architectures:
-            return [f"The config names no class (architectures); counted as {counted}, which bert-base-uncased stores."]
-        if counted != self.architectures[0]:
-            return [f"{self.architectures[0]} is not a BERT class ffncalc knows; counted as {counted}."]
-        return []

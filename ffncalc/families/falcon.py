@@ -1,13 +1,17 @@
-"""Falcon (7B, 40B, 180B): multi-query or grouped KV heads, parallel attention and FFN."""
+"""Falcon (7B, 40B, 180B): multi-query or grouped KV heads, parallel attention and FFN; and Falcon-H1, whose every
+layer runs a Mamba-2 mixer and attention side by side. (Falcon-Mamba, a pure Mamba, is in families/mamba.py.)"""
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+from typing import Literal
+
+from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Layer, ModelNames, ModelSpec, Norm, names
-from .base import LayerNormDecoder
+from .base import DecoderConfig, LayerNormDecoder
 from .gpt import heads_divide
+from .mixers import mamba2
 
 FALCON_ATTENTION = names(
     q="self_attention.query_key_value",
@@ -84,3 +88,103 @@ class FalconConfig(LayerNormDecoder):
             vocab_size=self.vocab_size,
             names=ModelNames("transformer.word_embeddings", "transformer.ln_f", base_model_prefix="transformer"),
         )
+
+
+# --- Falcon-H1: attention and a Mamba-2 mixer in parallel in every layer ---------------------------------
+
+FALCON_H1_MAMBA = names(
+    in_proj="mamba.in_proj",
+    conv1d="mamba.conv1d",
+    dt_bias="mamba.dt_bias",
+    A_log="mamba.A_log",
+    D="mamba.D",
+    norm="mamba.norm",
+    out_proj="mamba.out_proj",
+)
+
+
+class FalconH1Config(DecoderConfig):
+    """configuration_falcon_h1.py / modeling_falcon_h1.py.
+
+    Every layer feeds its input_layernorm's output to Llama-style attention (attention_bias) and to a Mamba-2
+    mixer at once, adds both, then a pre_ff_layernorm and a gated MLP (feed_forward, mlp_bias). The mixer is
+    mamba_d_ssm wide (None: mamba_expand · hidden_size), in mamba_n_heads heads of mamba_d_head ("auto": the
+    width / heads; transformers refuses a head width that does not tile it); in_proj follows mamba_proj_bias,
+    out_proj projectors_bias, and its gated RMSNorm exists only with mamba_rms_norm. The μP multipliers scale
+    activations, not parameters.
+    """
+
+    architecture = "Falcon-H1"
+    config_class = "FalconH1Config"
+    default_model_class = "FalconH1ForCausalLM"
+    heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    derived_defaults = {
+        **DecoderConfig.derived_defaults,
+        "mamba_d_head": "the mixer's width (mamba_d_ssm, or mamba_expand · hidden_size) / mamba_n_heads",
+    }
+    mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
+    model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
+
+    vocab_size: Width = 128000
+    hidden_size: Width = 4096
+    intermediate_size: Width = 14336
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = 8
+    max_position_embeddings: PositionCount = 8192
+    pad_token_id: int | None = Field(0, strict=True)
+    mamba_d_ssm: Width | None = 1024
+    mamba_n_heads: HeadCount = 128
+    mamba_d_head: Width | Literal["auto"] = "auto"
+    mamba_n_groups: HeadCount = 1
+    mamba_d_state: Width = 256
+    mamba_d_conv: Width = 4
+    mamba_expand: Width = 2
+    mamba_conv_bias: Flag = True
+    mamba_proj_bias: Flag = False
+    mamba_rms_norm: Flag = False
+    projectors_bias: Flag = False
+
+    @model_validator(mode="after")
+    def _check_mamba_heads(self) -> FalconH1Config:
+        inner = self.mamba_inner()
+        if inner % self.mamba_n_heads:
+            raise ValueError(f"mamba_n_heads ({self.mamba_n_heads}) must divide the mixer's width ({inner}), as transformers requires")
+        if self.mamba_head_dim() * self.mamba_n_heads != inner:
+            raise ValueError(
+                f"mamba_d_head × mamba_n_heads ({self.mamba_head_dim()} × {self.mamba_n_heads}) must equal the mixer's "
+                f"width ({inner}), as transformers requires"
+            )
+        return self
+
+    def resolved(self, field: str):
+        return self.mamba_head_dim() if field == "mamba_d_head" else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        return {"mamba_expand"} if self.mamba_d_ssm is not None else set()
+
+    def mamba_inner(self) -> int:
+        """The mixer's width: mamba_d_ssm, else mamba_expand · hidden_size."""
+        return self.mamba_expand * self.hidden_size if self.mamba_d_ssm is None else self.mamba_d_ssm
+
+    def mamba_head_dim(self) -> int:
+        return self.mamba_inner() // self.mamba_n_heads if self.mamba_d_head == "auto" else self.mamba_d_head
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        mixer = mamba2(
+            self.hidden_size,
+            self.mamba_n_heads,
+            self.mamba_head_dim(),
+            self.mamba_n_groups,
+            self.mamba_d_state,
+            self.mamba_d_conv,
+            FALCON_H1_MAMBA,
+            proj_bias=self.mamba_proj_bias,
+            conv_bias=self.mamba_conv_bias,
+            out_proj_bias=self.projectors_bias,
+            gated_norm=self.mamba_rms_norm,
+        )
+        norm = self.rms_norm()
+        norms = (("input_layernorm", norm), ("pre_ff_layernorm", norm))
+        return self.layer(self.attention(window), self.gated_ffn(), norms, mixer=mixer)

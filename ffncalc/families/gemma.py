@@ -1,18 +1,50 @@
 """Gemma (tied, head_dim 256, GeGLU), Gemma-2 (four norms a layer, alternating windows), VaultGemma (Gemma-2
 with norms before the sublayers only), Gemma-3 (q/k norms, 5 local : 1 global) and the Gemma-3 multimodal
-wrapper."""
+wrapper; Gemma 3n and Gemma 4 (per-layer embeddings, layers that reuse another's keys and values; Gemma 3n's
+AltUp and LAuReL, Gemma 4's wider global heads and MoE block) and their wrappers."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from dataclasses import replace
+from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
-from ..spec import Layer, Norm
+from ..results import DefaultUsed
+from ..schema import (
+    MAX_HEADS,
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    Name,
+    PositionCount,
+    Width,
+    WidthOrZero,
+)
+from ..spec import (
+    CheckpointExtra,
+    DenseFfn,
+    Extra,
+    ImageInput,
+    Layer,
+    LearnedTensor,
+    Linear,
+    ModelSpec,
+    MoeFfn,
+    Norm,
+    Parameter,
+    Projection,
+    StoredTensor,
+    Table,
+    names,
+)
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 from .multimodal import MultimodalConfig
+from .vision import Tower, projector_module
 
 
 class GemmaConfig(DecoderConfig):
@@ -148,4 +180,484 @@ class Gemma3Config(MultimodalConfig):
     config_class = "Gemma3Config"
     default_model_class = "Gemma3ForConditionalGeneration"
     text_model_type = "gemma3_text"
+    vision_model_type = "siglip_vision_model"
+    informational_fields = frozenset({"mm_tokens_per_image"})
     tie_word_embeddings: Flag = True
+    mm_tokens_per_image: Width = 256  # the tower's patches are average-pooled to this many tokens (no parameters)
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """Gemma3MultiModalProjector: an RMSNorm of the tower's width, then one matrix into the text width
+        (an nn.Parameter, mm_input_projection_weight [vision hidden, text hidden])."""
+        return (
+            projector_module("multi_modal_projector.mm_soft_emb_norm", Norm("rmsnorm", tower.hidden_size)),
+            projector_module(
+                "multi_modal_projector.mm_input_projection_weight", LearnedTensor((tower.hidden_size, text_hidden), matmul=True)
+            ),
+        )
+
+    def image_input(self, tower: Tower) -> ImageInput:
+        """SigLIP's patches of a 896 × 896 (image_size) image, average-pooled to mm_tokens_per_image tokens."""
+        return replace(tower.image, pooled_tokens=self.mm_tokens_per_image)
+
+
+# --- Gemma 4 and Gemma 3n: per-layer embeddings, layers that reuse another layer's keys and values --------------
+
+GEMMA4_MOE = names(router="router.proj", experts="experts")
+STACKED_EXPERTS = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True)  # [E, 2I, H], [E, H, I]
+PER_LAYER_EMBEDDINGS_NOTE = (
+    "per-layer embeddings: each token looks up num_hidden_layers · hidden_size_per_layer_input values in "
+    "embed_tokens_per_layer (a lookup: no FLOPs, like the token embedding) and adds them to per_layer_model_projection "
+    "of its embedding (2 · hidden · L · P FLOPs, under other); each layer gates its slice in with per_layer_input_gate "
+    "and per_layer_projection (2 · 2 · hidden · P FLOPs, under other)"
+)
+
+
+def kv_sharing_modes(layer_types: list[str], shared: int) -> list[str | None]:
+    """transformers' kv_sharing_modes: the last SHARED layers "reuse" the keys and values of the last layer of their
+    kind before them, which "store"s them; the layers before the shared ones must hold every kind."""
+    count = len(layer_types)
+    first_shared = count - shared
+    modes: list[str | None] = [None if i < first_shared else "reuse" for i in range(count)]
+    producers = layer_types[0:first_shared][::-1]
+    if sorted(set(producers)) != sorted(set(layer_types)):
+        raise ValueError(
+            f"num_kv_shared_layers ({shared}) leaves no layer before the shared ones for some kind of layer_types: "
+            "transformers refuses a kind whose keys and values no layer computes"
+        )
+    for kind in set(layer_types):
+        modes[first_shared - 1 - producers.index(kind)] = "store"
+    return modes
+
+
+class PerLayerEmbeddings:
+    """Gemma 3n's and Gemma 4's per-layer embeddings (PLE): a second token table of L · P columns
+    (num_hidden_layers · hidden_size_per_layer_input), added to per_layer_model_projection of the embedding
+    (hidden → L · P, then an RMSNorm over P); layer i gates its slice in: per_layer_input_gate (hidden → P),
+    per_layer_projection (P → hidden) and an RMSNorm."""
+
+    hidden_size: int
+    num_hidden_layers: int
+    pad_token_id: int | None
+    vocab_size_per_layer_input: int
+    hidden_size_per_layer_input: int
+
+    def has_per_layer_embeddings(self) -> bool:
+        return True
+
+    def check_per_layer_padding(self) -> None:
+        """torch refuses a padding_idx (pad_token_id) that is not a row of embed_tokens_per_layer."""
+        pad, rows = self.pad_token_id, self.vocab_size_per_layer_input
+        if self.has_per_layer_embeddings() and pad is not None and not -rows <= pad < rows:
+            raise ValueError(
+                f"pad_token_id ({pad}) is not a row of embed_tokens_per_layer (vocab_size_per_layer_input {rows}); "
+                "torch refuses such a padding_idx"
+            )
+
+    def per_layer_embeddings(self) -> tuple[Extra, ...]:
+        """embed_tokens_per_layer [V_ple, L · P] (a lookup), per_layer_model_projection [L · P, hidden], per_layer_projection_norm [P]."""
+        width = self.num_hidden_layers * self.hidden_size_per_layer_input
+        return (
+            Extra("embedding", "model.embed_tokens_per_layer", Table(self.vocab_size_per_layer_input, width)),
+            Extra("other", "model.per_layer_model_projection", Linear(self.hidden_size, width)),
+            Extra("norm", "model.per_layer_projection_norm", Norm("rmsnorm", self.hidden_size_per_layer_input)),
+        )
+
+    def per_layer_input(self) -> tuple[Projection, ...]:
+        """A layer's gate (hidden → P) and projection back (P → hidden)."""
+        hidden, width = self.hidden_size, self.hidden_size_per_layer_input
+        return (
+            Projection("per_layer_input_gate", "per_layer_input_gate", hidden, width, component="other"),
+            Projection("per_layer_projection", "per_layer_projection", width, hidden, component="other"),
+        )
+
+
+class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
+    """configuration_gemma4.py / modeling_gemma4.py (text): Gemma-3's layer (four norms, q/k norms; v is normed
+    without a weight) and a one-element layer_scalar buffer, and options:
+
+    - full-attention layers (by default every sixth, and always the last) have heads of global_head_dim (512) and,
+      with attention_k_eq_v, num_global_key_value_heads KV heads and no v_proj (v is k's projection);
+      a config transformers wrote lists these as per_layer_config overrides instead;
+    - hidden_size_per_layer_input > 0: per-layer embeddings (PerLayerEmbeddings);
+    - the last num_kv_shared_layers reuse the keys and values of the last earlier layer of their kind: no k_proj,
+      v_proj or k_norm, nothing cached (all layers when it equals num_hidden_layers); with use_double_wide_mlp
+      their MLP is twice as wide;
+    - enable_moe_block: beside the dense MLP, which acts as a shared expert, a router (a weightless RMSNorm, a
+      scale per hidden unit, proj, a scale per expert) picks top_k_experts of num_experts stacked experts
+      (moe_intermediate_size wide), with three more norms;
+    - use_bidirectional_attention "all" makes the window sliding_window // 2 + 1.
+    """
+
+    architecture = "Gemma-4"
+    config_class = "Gemma4TextConfig"
+    default_model_class = "Gemma4ForCausalLM"
+    heads_divide_hidden = False  # Gemma4TextConfig has no validate_architecture of its own
+    undeclared_keys = frozenset({"global_head_dim", "num_global_key_value_heads", "per_layer_config"})  # __post_init__ kwargs
+    derived_defaults = {"layer_types": "every sixth layer global, the others sliding; the last layer always global"}
+    moe_names = GEMMA4_MOE
+    expert_names = STACKED_EXPERTS
+    routing_fields = ("top_k_experts", "num_experts")
+    global_period: ClassVar[int] = 6  # a local of __post_init__, not a field
+
+    vocab_size: Width = 262144
+    intermediate_size: Width = 9216
+    num_hidden_layers: LayerCount = 30
+    num_key_value_heads: HeadCount = 4  # type: ignore[assignment]
+    head_dim: Width = 256  # type: ignore[assignment]
+    max_position_embeddings: PositionCount = 131072
+    sliding_window: Width = 512  # type: ignore[assignment]
+    use_bidirectional_attention: Literal["all", "vision"] | None = None
+    vocab_size_per_layer_input: Width = 262144
+    hidden_size_per_layer_input: WidthOrZero = 256
+    attention_k_eq_v: Flag = False
+    num_kv_shared_layers: LayerIndex = 0
+    enable_moe_block: Flag = False
+    use_double_wide_mlp: Flag = False
+    num_experts: ExpertCountOrZero | None = None
+    top_k_experts: ExpertCount | None = None
+    moe_intermediate_size: Width | None = None
+    global_head_dim: Width = 512  # not fields of Gemma4TextConfig: keys its __post_init__ reads
+    num_global_key_value_heads: HeadCount | None = None
+    per_layer_config: dict[str, dict[str, Any]] | None = None
+
+    @model_validator(mode="after")
+    def _check_gemma4(self) -> Gemma4TextConfig:
+        if self.enable_moe_block:
+            for field in ("num_experts", "moe_intermediate_size"):
+                if getattr(self, field) is None:
+                    raise ValueError(
+                        f"{field}: required with enable_moe_block (Gemma4TextConfig leaves it None and cannot build the experts)"
+                    )
+        self.check_per_layer_padding()
+        self.attention_overrides()  # refuses what transformers refuses
+        self.kv_modes()
+        return self
+
+    def warnings(self) -> list[str]:
+        found = super().warnings()
+        if self.enable_moe_block and self.top_k_experts is None:
+            found.append(
+                "top_k_experts is not set: transformers builds the experts, but cannot route a token; "
+                "active parameters count every expert"
+            )
+        if self.layer_types is not None and self.layer_types[-1] != "full_attention":
+            found.append("layer_types: the last layer must use full_attention, and transformers makes it so")
+        return found
+
+    def unused_fields(self) -> set[str]:
+        unused = set() if self.enable_moe_block else {"num_experts", "top_k_experts", "moe_intermediate_size"}
+        if self.per_layer_config is not None:
+            unused |= {"global_head_dim", "num_global_key_value_heads"}
+        else:  # the other way to say the full-attention layers' heads, not a default taken
+            unused.add("per_layer_config")
+            if not self.attention_k_eq_v:
+                unused.add("num_global_key_value_heads")
+        if not self.hidden_size_per_layer_input:
+            unused.add("vocab_size_per_layer_input")
+        return unused
+
+    def has_per_layer_embeddings(self) -> bool:
+        return bool(self.hidden_size_per_layer_input)  # 0: no per-layer embeddings (Gemma-4-26B-A4B)
+
+    def notes(self) -> list[str]:
+        return [PER_LAYER_EMBEDDINGS_NOTE] if self.has_per_layer_embeddings() else []
+
+    def resolved(self, field: str):
+        if field == "layer_types":
+            return self.kinds()
+        return super().resolved(field)
+
+    def kinds(self) -> list[str]:
+        """layer_types, every sixth layer global by default; transformers makes the last layer global whatever they say."""
+        count = self.num_hidden_layers
+        kinds: list[str] = list(self.layer_types) if self.layer_types is not None else [
+            "full_attention" if (i + 1) % self.global_period == 0 else "sliding_attention" for i in range(count)
+        ]
+        kinds[-1] = "full_attention"
+        return kinds
+
+    @property
+    def window(self) -> int:
+        return self.sliding_window // 2 + 1 if self.use_bidirectional_attention == "all" else self.sliding_window
+
+    def layer_windows(self) -> list[int | None]:
+        return windows_of_layer_types(self.kinds(), self.window)
+
+    def kv_modes(self) -> list[str | None]:
+        """Which layers reuse another's keys and values: the last num_kv_shared_layers (all of them when it equals the layers)."""
+        if self.num_kv_shared_layers == self.num_hidden_layers:
+            return ["reuse"] * self.num_hidden_layers
+        return kv_sharing_modes(self.kinds(), self.num_kv_shared_layers)
+
+    def attention_overrides(self) -> dict[int, dict[str, int]]:
+        """Each layer's head_dim and num_key_value_heads where they differ from the config's: per_layer_config as given,
+        else (__post_init__) global_head_dim on every full-attention layer and, with attention_k_eq_v,
+        num_global_key_value_heads. transformers needs every layer of a kind to agree (one rotary table per kind)."""
+        kinds = self.kinds()
+        own = {"head_dim": self.head_dim, "num_key_value_heads": self.num_key_value_heads}
+        given: dict[int, dict[str, int]]
+        if self.per_layer_config is None:
+            full: dict[str, int] = {"head_dim": self.global_head_dim}
+            if self.attention_k_eq_v and self.num_global_key_value_heads is not None:
+                full["num_key_value_heads"] = self.num_global_key_value_heads
+            given = {i: full for i, kind in enumerate(kinds) if kind == "full_attention"}
+        else:
+            given = {}
+            for key, layer in self.per_layer_config.items():
+                index = int(key) if key.strip().isdigit() else -1
+                if not 0 <= index < self.num_hidden_layers:
+                    raise ValueError(f"per_layer_config: {key!r} is not a layer index (0 to {self.num_hidden_layers - 1})")
+                unread = set(layer) - set(own) - {"skip"}  # skip: sub-layers to leave out, which Gemma 4 ignores
+                if unread:
+                    raise ValueError(f"per_layer_config[{key!r}]: {sorted(unread)} cannot differ by layer in Gemma 4")
+                for field, value in layer.items():
+                    if field != "skip" and not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_HEADS):
+                        raise ValueError(f"per_layer_config[{key!r}].{field}: must be a positive integer")
+                given[index] = {field: value for field, value in layer.items() if field != "skip"}
+        differing = {index: {f: v for f, v in layer.items() if v != own[f]} for index, layer in given.items()}
+        for kind in set(kinds):
+            of_kind = {tuple(sorted(differing.get(i, {}).items())) for i, k in enumerate(kinds) if k == kind}
+            if len(of_kind) > 1:
+                raise ValueError(f"per_layer_config: the {kind} layers differ, and transformers needs them alike")
+        return differing
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        overrides, modes = self.attention_overrides(), self.kv_modes()
+        return tuple(
+            self.gemma4_layer(window, overrides.get(index, {}), modes[index] == "reuse")
+            for index, window in enumerate(self.layer_windows())
+        )
+
+    def gemma4_layer(self, window: int | None, overrides: dict[str, int], kv_shared: bool) -> Layer:
+        head_dim = overrides.get("head_dim", self.head_dim)
+        head_norm = self.rms_norm(head_dim)
+        attention = self.attention(
+            window,
+            num_kv_heads=overrides.get("num_key_value_heads", self.num_key_value_heads),
+            qk_head_dim=head_dim,
+            v_head_dim=head_dim,
+            q_norm=head_norm,
+            k_norm=None if kv_shared else head_norm,
+            kv_shared=kv_shared,
+            values_from_keys=self.attention_k_eq_v and window is None,
+        )
+        mlp = self.gated_ffn(self.intermediate_size * (2 if self.use_double_wide_mlp and kv_shared else 1))
+        norms = self.sandwich_norms()
+        fields: dict[str, Any] = {}
+        ffn: DenseFfn | MoeFfn = mlp
+        if self.enable_moe_block:
+            experts = self.num_experts or 0
+            per_token = experts if self.top_k_experts is None else self.top_k_experts
+            ffn = self.moe_ffn(experts, per_token, self.moe_intermediate_size or 0, shared_width=mlp.intermediate_size)
+            norm = self.rms_norm()
+            norms += (("post_feedforward_layernorm_1", norm), ("post_feedforward_layernorm_2", norm), ("pre_feedforward_layernorm_2", norm))
+            fields["parameters"] = (
+                Parameter("ffn", "router", "router.scale", (self.hidden_size,)),
+                Parameter("ffn", "router", "router.per_expert_scale", (experts,)),
+            )
+        if self.has_per_layer_embeddings():
+            norms += (("post_per_layer_input_norm", self.rms_norm()),)
+            fields["projections"] = self.per_layer_input()
+        return self.layer(attention, ffn, norms, **fields)
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        return (
+            CheckpointExtra(
+                name="layer_scalar buffers",
+                reason=f"one scale per layer × {self.num_hidden_layers} layers; a persistent buffer, saved with the weights",
+                tensors=(StoredTensor(self.layer_name + ".layer_scalar", (1,)),),
+                per_layer=tuple(range(self.num_hidden_layers)),
+                buffer=True,
+            ),
+        )
+
+    def to_spec(self) -> ModelSpec:
+        spec = super().to_spec()
+        return replace(spec, extras=self.per_layer_embeddings() if self.has_per_layer_embeddings() else ())
+
+
+class Gemma4Config(MultimodalConfig):
+    """configuration_gemma4.py: a Gemma 4 language model under ``model.language_model.``, with an optional vision
+    tower and audio tower (not counted here); the top-level tie_word_embeddings (default true) decides tying."""
+
+    architecture = "Gemma-4"
+    config_class = "Gemma4Config"
+    default_model_class = "Gemma4ForConditionalGeneration"
+    text_model_type = "gemma4_text"
+    vision_model_type = "gemma4_vision"
+    language_model_prefix = "model.language_model."
+    vision_prefix = "model.vision_tower."
+    tower_when_absent = False
+    lm_head_name = "lm_head"
+    undeclared_keys = frozenset({"vision_soft_tokens_per_image"})  # the processor's max_soft_tokens, saved with the model
+    tie_word_embeddings: Flag = True
+    vision_soft_tokens_per_image: Width | None = None
+
+    def image_input(self, tower: Tower) -> ImageInput:
+        """Every image padded to vision_soft_tokens_per_image · pooling_kernel_size² patches (280 tokens by default)."""
+        if self.vision_soft_tokens_per_image is None:
+            return tower.image
+        return replace(tower.image, size=self.vision_soft_tokens_per_image * tower.image.merge**2)
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """Gemma4MultimodalEmbedder: an RMSNorm without weight, then one linear into the text width, no bias."""
+        return (projector_module("model.embed_vision.embedding_projection", Linear(tower.hidden_size, text_hidden)),)
+    audio_config: dict[str, Any] | None = None  # the audio tower, not counted yet (None: none)
+    #: What a config without vision_config / audio_config gets: no tower (None), or the named default tower.
+    absent_towers: ClassVar[dict[str, str | None]] = {"vision_config": None, "audio_config": None}
+
+    def defaults_used(self) -> list[DefaultUsed]:
+        """The wrapper's defaults, and the towers a config leaves out: none (Gemma 4's are optional)."""
+        found = [default for default in super().defaults_used() if default.field not in self.absent_towers]
+        for field, tower in self.absent_towers.items():
+            if field not in self.model_fields_set:
+                rule = "optional: no tower" if tower is None else f"{tower}(): the default tower, not counted yet"
+                found.append(DefaultUsed(field=field, value=tower, rule=rule))
+        return found
+
+
+class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
+    """configuration_gemma3n.py / modeling_gemma3n.py (text): Gemma-3's layer (four norms, q/k norms; v normed
+    without a weight), and around it:
+
+    - AltUp (Baykal et al. 2023): the hidden state travels as altup_num_inputs copies; the model projects the
+      embedding into the other n − 1 (altup_projections, hidden → hidden each) and back before the head
+      (altup_unembed_projections); each layer predicts all n from the active one (modality_router hidden → n,
+      prediction_coefs n → n², an RMSNorm) and corrects them after it runs (correction_coefs n → n, a
+      correct_output_scale per hidden unit);
+    - LAuReL: a low-rank residual beside attention (linear_left hidden → laurel_rank, linear_right back, an RMSNorm);
+    - per-layer embeddings (PerLayerEmbeddings);
+    - the last num_kv_shared_layers reuse the keys and values of the last earlier layer of their kind: no k_proj,
+      v_proj or k_norm, nothing cached;
+    - an FFN width per layer (intermediate_size may be a list), and activation_sparsity_pattern: a Gaussian top-k
+      on the gate's output of the first layers, which changes values, not weights or FLOPs.
+    """
+
+    architecture = "Gemma-3n"
+    config_class = "Gemma3nTextConfig"
+    default_model_class = "Gemma3nForCausalLM"
+    heads_divide_hidden = True  # Gemma3nTextConfig.validate_architecture
+    derived_defaults = {"layer_types": "every fifth layer global, the others sliding"}
+    # Activation sparsity changes values, not weights or FLOPs: checked, never counted.
+    informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "activation_sparsity_pattern"})
+    global_period: ClassVar[int] = 5
+
+    vocab_size: Width = 262400
+    hidden_size: Width = 2048
+    intermediate_size: Width | list[Width] = 16384  # type: ignore[assignment]
+    num_hidden_layers: LayerCount = 35
+    num_key_value_heads: HeadCount = 2  # type: ignore[assignment]
+    head_dim: Width = 256  # type: ignore[assignment]
+    max_position_embeddings: PositionCount = 32768
+    sliding_window: Width = 512  # type: ignore[assignment]
+    vocab_size_per_layer_input: Width = 262144
+    hidden_size_per_layer_input: WidthOrZero = 256
+    altup_active_idx: LayerIndex = 0
+    altup_correct_scale: Flag = True
+    altup_num_inputs: LayerIndex = 4
+    num_kv_shared_layers: LayerIndex = 15
+    laurel_rank: WidthOrZero = 64
+    activation_sparsity_pattern: list[float] | None = None
+
+    @model_validator(mode="after")
+    def _check_gemma3n(self) -> Gemma3nTextConfig:
+        layers = self.num_hidden_layers
+        for field in ("intermediate_size", "activation_sparsity_pattern"):
+            value = getattr(self, field)
+            if isinstance(value, list) and len(value) != layers:
+                raise ValueError(f"{field} has {len(value)} entries for {layers} layers")
+        self.check_per_layer_padding()
+        self.kv_modes()
+        return self
+
+    def resolved(self, field: str):
+        return self.kinds() if field == "layer_types" else super().resolved(field)
+
+    def notes(self) -> list[str]:
+        sparse = sum(1 for value in self.sparsity() if value > 0)
+        if not sparse:
+            return [PER_LAYER_EMBEDDINGS_NOTE]
+        sparsity = (
+            f"activation sparsity in {sparse} layers (activation_sparsity_pattern) keeps the gate's largest outputs "
+            "above a Gaussian threshold: every projection still runs in full, so it changes no parameter and no FLOP"
+        )
+        return [PER_LAYER_EMBEDDINGS_NOTE, sparsity]
+
+    def sparsity(self) -> list[float]:
+        """activation_sparsity_pattern, or 0.95 on the first 10 layers of a model with more than 10."""
+        if self.activation_sparsity_pattern is not None:
+            return list(self.activation_sparsity_pattern)
+        sparse = 10 if self.num_hidden_layers > 10 else 0
+        return [0.95] * sparse + [0.0] * (self.num_hidden_layers - sparse)
+
+    def ffn_widths(self) -> list[int]:
+        width = self.intermediate_size
+        return list(width) if isinstance(width, list) else [width] * self.num_hidden_layers
+
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return ["full_attention" if (i + 1) % self.global_period == 0 else "sliding_attention" for i in range(self.num_hidden_layers)]
+
+    def layer_windows(self) -> list[int | None]:
+        return windows_of_layer_types(self.kinds(), self.sliding_window)
+
+    def kv_modes(self) -> list[str | None]:
+        """Which layers reuse another's keys and values: the last num_kv_shared_layers (none when it is 0)."""
+        if self.num_kv_shared_layers == 0:
+            return [None] * self.num_hidden_layers
+        return kv_sharing_modes(self.kinds(), self.num_kv_shared_layers)
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        modes, widths = self.kv_modes(), self.ffn_widths()
+        return tuple(
+            self.gemma3n_layer(window, widths[index], modes[index] == "reuse")
+            for index, window in enumerate(self.layer_windows())
+        )
+
+    def gemma3n_layer(self, window: int | None, width: int, kv_shared: bool) -> Layer:
+        hidden, inputs, head_norm = self.hidden_size, self.altup_num_inputs, self.rms_norm(self.head_dim)
+        attention = self.attention(
+            window, q_norm=head_norm, k_norm=None if kv_shared else head_norm, kv_shared=kv_shared
+        )
+        norm = self.rms_norm()
+        norms = self.sandwich_norms() + (
+            ("altup.router_norm", norm),
+            ("laurel.post_laurel_norm", norm),
+            ("post_per_layer_input_norm", norm),
+        )
+        projections = (
+            Projection("altup", "altup.modality_router", hidden, inputs, component="other"),
+            Projection("altup", "altup.prediction_coefs", inputs, inputs * inputs, component="other"),
+            Projection("altup", "altup.correction_coefs", inputs, inputs, component="other"),
+            Projection("laurel", "laurel.linear_left", hidden, self.laurel_rank, component="other"),
+            Projection("laurel", "laurel.linear_right", self.laurel_rank, hidden, component="other"),
+        ) + self.per_layer_input()
+        scale = Parameter("other", "altup", "altup.correct_output_scale", (hidden,))
+        # AltUp's matmuls beyond its weights: modality_router runs again to correct (2 · hidden · n), and the n copies
+        # are mixed by the predicted n × n coefficients ([hidden, n] × [n, n] per token: 2 · hidden · n²).
+        altup = 2 * hidden * inputs + 2 * hidden * inputs * inputs
+        return self.layer(
+            attention, self.gated_ffn(width), norms, projections=projections, parameters=(scale,), other_flops=altup
+        )
+
+    def to_spec(self) -> ModelSpec:
+        spec = super().to_spec()
+        altup = tuple(
+            Extra("other", f"model.{stack}.{i}", Linear(self.hidden_size, self.hidden_size))
+            for stack in ("altup_projections", "altup_unembed_projections")
+            for i in range(self.altup_num_inputs - 1)
+        )
+        return replace(spec, extras=self.per_layer_embeddings() + altup)
+
+
+class Gemma3nConfig(Gemma4Config):
+    """configuration_gemma3n.py: a Gemma 3n language model under ``model.language_model.``, with a vision tower
+    (MobileNet-V5 through timm) and an audio tower (a Conformer), not counted here; the top-level
+    tie_word_embeddings (default true) decides tying."""
+
+    architecture = "Gemma-3n"
+    config_class = "Gemma3nConfig"
+    default_model_class = "Gemma3nForConditionalGeneration"
+    text_model_type = "gemma3n_text"
+    absent_towers = {"vision_config": "Gemma3nVisionConfig", "audio_config": "Gemma3nAudioConfig"}

@@ -8,10 +8,11 @@ from typing import ClassVar, Literal
 from pydantic import Field, model_validator
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, WidthOrZero
-from ..spec import Layer, names
+from ..spec import Extra, Layer, Linear, names
 from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
 from .multimodal import MultimodalConfig
+from .vision import Tower, projector_module
 
 
 class LlamaConfig(DecoderConfig):
@@ -243,4 +244,10 @@ class Llama4Config(MultimodalConfig):
     config_class = "Llama4Config"
     default_model_class = "Llama4ForConditionalGeneration"
     text_model_type = "llama4_text"
+    vision_model_type = "llama4_vision_model"
+    vision_prefix = "vision_model."
     tie_word_embeddings: Flag = False
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """Llama4MultiModalProjector: one linear from vision_output_dim to the text width, without bias."""
+        return (projector_module("multi_modal_projector.linear_1", Linear(tower.hidden_size, text_hidden)),)

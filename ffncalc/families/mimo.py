@@ -1,10 +1,26 @@
-"""Xiaomi's MiMo: Qwen2's layers plus multi-token-prediction layers (custom code, read as data)."""
+"""Xiaomi's MiMo: Qwen2's layers plus multi-token-prediction layers (custom code, read as data); MiMo-V2-Flash:
+hybrid sliding-window attention with sinks, value heads narrower than query/key heads, and a DeepSeek-style MoE."""
 
 from __future__ import annotations
 
-from ..schema import LayerIndex
-from ..spec import CheckpointExtra, Layer, StoredTensor
+from typing import ClassVar, Literal
+
+from pydantic import AliasChoices, Field
+
+from ..schema import (
+    ExpertCount,
+    ExpertCountOrZero,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    PositionCount,
+    Width,
+    WidthOrZero,
+)
+from ..spec import CheckpointExtra, Layer, StoredTensor, names
+from .base import DecoderConfig
 from .blocks import mtp_extra
+from .deepseek import MlpLayerTypes, correction_bias_extra, entries_check
 from .qwen import Qwen2Config
 
 
@@ -36,3 +52,95 @@ class MimoConfig(Qwen2Config):
         )
         reason = f"num_nextn_predict_layers = {count}: a decoder layer, 3 RMSNorms and input_proj (2H → H) each"
         return super().checkpoint_extras() + (mtp_extra(count, 0, layer, tensors, reason),)
+
+
+class MimoV2FlashConfig(MlpLayerTypes, DecoderConfig):
+    """configuration_mimo_v2_flash.py / modeling_mimo_v2_flash.py (XiaomiMiMo/MiMo-V2-Flash).
+
+    Attention: queries and keys of head_dim (192), values of v_head_dim (128), o_proj without a bias. Sliding layers
+    (by default all but the first and every sixth) have twice num_key_value_heads and a learned sink per query head
+    (stored as attention_sink_bias), and attend within sliding_window (sliding_window_size + 1 when a config gives
+    sliding_window_size, the reference implementation's count of previous tokens). FFN: dense in the first layer,
+    MoE in the others (mlp_layer_types): n_routed_experts of moe_intermediate_size, num_experts_per_tok per token,
+    no shared expert; the router's e_score_correction_bias is a persistent buffer, saved with the weights.
+    """
+
+    architecture = "MiMo-V2-Flash"
+    config_class = "MiMoV2FlashConfig"
+    default_model_class = "MiMoV2FlashForCausalLM"
+    heads_divide_hidden = False  # MiMoV2FlashConfig has no validate_architecture of its own
+    undeclared_keys = frozenset({"sliding_window_size"})  # __post_init__ reads it from the config's keys
+    derived_defaults = {
+        "layer_types": "the first layer and every sixth global, the others sliding",
+        "mlp_layer_types": "the first layer dense, the others sparse",
+    }
+    attention_names = names(
+        q="self_attn.q_proj",
+        k="self_attn.k_proj",
+        v="self_attn.v_proj",
+        o="self_attn.o_proj",
+        sinks="self_attn.attention_sink_bias",
+    )
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+
+    vocab_size: Width = 152576
+    hidden_size: Width = 4096
+    intermediate_size: Width = 16384
+    num_hidden_layers: LayerCount = 48
+    num_attention_heads: HeadCount = 64
+    num_key_value_heads: HeadCount = 4  # type: ignore[assignment]
+    max_position_embeddings: PositionCount = 131072
+    moe_intermediate_size: Width = 2048
+    num_experts_per_tok: ExpertCount = 8
+    n_routed_experts: ExpertCountOrZero = Field(256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    head_dim: Width = 192  # type: ignore[assignment]
+    v_head_dim: Width = 128
+    sliding_window: Width = 129
+    sliding_window_size: WidthOrZero | None = None  # not a field of MiMoV2FlashConfig: a key its __post_init__ reads
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
+    mlp_bias: ClassVar[bool] = False
+
+    _mlp_entries = entries_check("mlp_layer_types", exact=True)
+
+    def default_mlp_kinds(self) -> list[str]:
+        return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
+
+    def resolved(self, field: str):
+        if field == "layer_types":
+            return self.kinds()
+        return super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        return {"sliding_window"} if self.sliding_window_size is not None else set()
+
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return [
+            "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(self.num_hidden_layers)
+        ]
+
+    @property
+    def window(self) -> int:
+        return self.sliding_window_size + 1 if self.sliding_window_size is not None else self.sliding_window
+
+    def layer_windows(self) -> list[int | None]:
+        return [self.window if kind == "sliding_attention" else None for kind in self.kinds()]
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        sliding = window is not None
+        attention = self.attention(
+            window,
+            num_kv_heads=self.num_key_value_heads * (2 if sliding else 1),
+            v_head_dim=self.v_head_dim,
+            o_bias=False,
+            sinks=sliding,
+        )
+        if self.sparse(index):
+            return self.layer(attention, self.moe_ffn(self.n_routed_experts, self.num_experts_per_tok, self.moe_intermediate_size))
+        return self.layer(attention, self.gated_ffn())
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        sparse = tuple(i for i in range(self.num_hidden_layers) if self.sparse(i))
+        return (correction_bias_extra(self.layer_name, sparse, self.n_routed_experts),) if sparse else ()

@@ -3,15 +3,17 @@ and Mistral 3 (a multimodal wrapper: Magistral, Devstral)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar, Literal
 
 from pydantic import Field
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
-from ..spec import Layer, names
+from ..spec import Extra, ImageInput, Layer, Linear, Norm, names
 from .base import DecoderConfig
 from .blocks import required_field, windows_of_layer_types
 from .multimodal import MultimodalConfig
+from .vision import Tower, projector_module
 
 
 class MistralConfig(DecoderConfig):
@@ -133,4 +135,31 @@ class Mistral3Config(MultimodalConfig):
         "sliding_window": None,
         "vocab_size": 131072,
     }
+    vision_model_type = "pixtral"
+    vision_defaults = {"model_type": "pixtral", "image_size": 1540, "patch_size": 14}  # its sub_configs_defaults
+    informational_fields = frozenset({"projector_hidden_act"})
     tie_word_embeddings: Flag = True
+    spatial_merge_size: Width = 2
+    multimodal_projector_bias: Flag = False
+    vision_feature_layer: int | list[int] = -1
+
+    def image_input(self, tower: Tower) -> ImageInput:
+        """Pixtral's patches, spatial_merge_size² of them merged into one token by the projector."""
+        return replace(tower.image, merge=self.spatial_merge_size)
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """Mistral3MultiModalProjector: an RMSNorm (vision hidden), the patch merger (spatial_merge_size² patches side
+        by side → vision hidden, no bias), linear_1 (vision hidden × the feature layers read → text hidden) and
+        linear_2 (text → text), with biases when multimodal_projector_bias."""
+        width, merged = tower.hidden_size, tower.hidden_size * self.spatial_merge_size**2
+        layers_read = 1 if isinstance(self.vision_feature_layer, int) else len(self.vision_feature_layer)
+        bias = self.multimodal_projector_bias
+        return tuple(
+            projector_module("multi_modal_projector." + name, module)
+            for name, module in (
+                ("norm", Norm("rmsnorm", width)),
+                ("patch_merger.merging_layer", Linear(merged, width)),
+                ("linear_1", Linear(width * layers_read, text_hidden, bias)),
+                ("linear_2", Linear(text_hidden, text_hidden, bias)),
+            )
+        )

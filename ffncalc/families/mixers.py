@@ -10,6 +10,54 @@ from __future__ import annotations
 from ..spec import Component, Conv, Mixer, Names, Norm, Parameter, Projection
 
 
+def mamba(
+    hidden: int,
+    inner: int,
+    state: int,
+    dt_rank: int,
+    kernel: int,
+    names: Names,
+    proj_bias: bool = False,
+    conv_bias: bool = True,
+    dt_bc_norms: bool = False,
+) -> Mixer:
+    """Mamba (Gu & Dao 2023, the selective scan; Falcon-Mamba, Jamba): in_proj emits x and the gate z (inner
+    each); a depthwise conv over x; x_proj gives the time step's low-rank input (dt_rank) and B, C (state each);
+    dt_proj (dt_rank → inner, with a bias); A_log [inner, state] and D [inner]; out_proj. With dt_bc_norms
+    (Jamba), RMSNorms over dt's input, B and C (dt_layernorm, b_layernorm, c_layernorm).
+
+    State: inner · state. Per token, for each element of h_t = exp(Δ·A)·h_{t−1} + (Δ·x)·B and y = h·C: the
+    discretisation Δ·A (1 multiply; the exp is not counted, as activations are not), the decay (1 multiply), the
+    input (Δ·x once per channel, then ·B: 1 multiply, 1 add) and the readout h·C (1 multiply-add, 2 FLOPs):
+    6 FLOPs per element.
+    """
+    state_elements = inner * state
+    norms = ()
+    if dt_bc_norms:
+        norms = (
+            (names["dt_norm"], Norm("rmsnorm", dt_rank)),
+            (names["b_norm"], Norm("rmsnorm", state)),
+            (names["c_norm"], Norm("rmsnorm", state)),
+        )
+    return Mixer(
+        kind="mamba",
+        projections=(
+            Projection("in_proj", names["in_proj"], hidden, 2 * inner, proj_bias),
+            Projection("x_proj", names["x_proj"], inner, dt_rank + 2 * state),
+            Projection("dt_proj", names["dt_proj"], dt_rank, inner, bias=True),
+            Projection("out_proj", names["out_proj"], inner, hidden, proj_bias),
+        ),
+        convs=(Conv(names["conv1d"], inner, kernel, conv_bias),),
+        parameters=(
+            Parameter("mixer", "A_log, D", names["A_log"], (inner, state)),
+            Parameter("mixer", "A_log, D", names["D"], (inner,)),
+        ),
+        norms=norms,
+        state_elements=state_elements,
+        state_update_flops=6 * state_elements,
+    )
+
+
 def mamba2(
     hidden: int,
     heads: int,
@@ -20,29 +68,87 @@ def mamba2(
     names: Names,
     proj_bias: bool = False,
     conv_bias: bool = True,
+    *,
+    inner: int | None = None,
+    out_proj_bias: bool | None = None,
+    gated_norm: bool = True,
 ) -> Mixer:
     """Mamba-2 (Dao & Gu 2024, the SSD layer): in_proj emits z (inner), x·B·C for the convolution
     (inner + 2·groups·state) and dt (heads); a depthwise conv; dt_bias, A_log and D per head; a gated
     RMSNorm over inner; out_proj.
 
+    inner is heads · head_dim unless given (Zamba2 floors head_dim = inner // heads); out_proj's bias
+    follows proj_bias unless given (Falcon-H1's projectors_bias); Falcon-H1 may drop the gated norm.
+
     State: heads · head_dim · state. Per token, for each state element of h_t = a·h_{t−1} + (dt·x)·Bᵀ
     and y = h·C: the decay a·h (1 multiply), the input outer product and its addition (1 multiply,
     1 add), and the readout h·C (1 multiply-add, 2 FLOPs): 5 FLOPs per element.
     """
-    inner = heads * head_dim
+    inner = heads * head_dim if inner is None else inner
     conv_dim = inner + 2 * groups * state
-    state_elements = inner * state
+    state_elements = heads * head_dim * state
     return Mixer(
         kind="mamba2",
         projections=(
             Projection("in_proj", names["in_proj"], hidden, inner + conv_dim + heads, proj_bias),
-            Projection("out_proj", names["out_proj"], inner, hidden, proj_bias),
+            Projection("out_proj", names["out_proj"], inner, hidden, proj_bias if out_proj_bias is None else out_proj_bias),
         ),
         convs=(Conv(names["conv1d"], conv_dim, kernel, conv_bias),),
         parameters=tuple(Parameter("mixer", "dt_bias, A_log, D", names[part], (heads,)) for part in ("dt_bias", "A_log", "D")),
-        norms=((names["norm"], Norm("rmsnorm", inner)),),
+        norms=((names["norm"], Norm("rmsnorm", inner)),) if gated_norm else (),
         state_elements=state_elements,
         state_update_flops=5 * state_elements,
+    )
+
+
+def short_conv(hidden: int, kernel: int, names: Names, bias: bool = False) -> Mixer:
+    """LFM2's gated short convolution (Liquid AI 2025): in_proj emits B, C and x (hidden each); B·x passes a
+    depthwise causal conv of kernel (conv_L_cache) taps; C gates its output; out_proj.
+
+    State: none besides the convolution's last kernel − 1 inputs. Per token, besides the projections and the
+    conv: the gates B·x and C·y are one multiply per channel each, elementwise like activations, and no state
+    is read or written: 0 FLOPs.
+    """
+    return Mixer(
+        kind="short_conv",
+        projections=(
+            Projection("in_proj", names["in_proj"], hidden, 3 * hidden, bias),
+            Projection("out_proj", names["out_proj"], hidden, hidden, bias),
+        ),
+        convs=(Conv(names["conv"], hidden, kernel, bias),),
+    )
+
+
+def rg_lru(hidden: int, width: int, heads: int, kernel: int, names: Names) -> Mixer:
+    """Griffin's recurrent block (De et al. 2024; RecurrentGemma): linear_y (the GeLU gate branch) and linear_x
+    (hidden → width each, with biases); a depthwise conv over x (with a bias); the RG-LRU, whose input and
+    recurrence gates are block-diagonal linear maps (heads blocks of width // heads, with biases, counted as
+    matmuls) and whose decay Λ is learned per channel (recurrent_param); the branches' product, linear_out.
+
+    State: width. Per token, for each element of h_t = a·h_{t−1} + √(1 − a²)·(i·x) with a = exp(−8·r·softplus(Λ)):
+    the exponent −8·r·softplus(Λ) (2 multiplies), a² as exp(2·log a) (1 multiply), 1 − a² (1), the gated input
+    i·x (1) and its scaling by √(1 − a²) (1), the decay a·h (1) and the sum (1): 8 FLOPs per element (exp, sqrt,
+    sigmoid and softplus are not counted, as activations are not).
+    """
+    block = width // heads
+    gates = tuple(
+        Parameter("mixer", "rg_lru gates", names[part], (heads, block, block), matmul=True)
+        for part in ("input_gate_weight", "recurrent_gate_weight")
+    )
+    gate_biases = tuple(
+        Parameter("mixer", "rg_lru gates", names[part], (heads, block)) for part in ("input_gate_bias", "recurrent_gate_bias")
+    )
+    return Mixer(
+        kind="rg_lru",
+        projections=(
+            Projection("linear_y", names["linear_y"], hidden, width, bias=True),
+            Projection("linear_x", names["linear_x"], hidden, width, bias=True),
+            Projection("linear_out", names["linear_out"], width, hidden, bias=True),
+        ),
+        convs=(Conv(names["conv_1d"], width, kernel, bias=True),),
+        parameters=gates + gate_biases + (Parameter("mixer", "recurrent_param", names["recurrent_param"], (width,)),),
+        state_elements=width,
+        state_update_flops=8 * width,
     )
 
 

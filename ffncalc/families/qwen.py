@@ -539,15 +539,16 @@ class Qwen3VLConfig(MultimodalConfig):
     config_class = "Qwen3VLConfig"
     default_model_class = "Qwen3VLForConditionalGeneration"
     text_model_type = "qwen3_vl_text"
+    vision_model_type = "qwen3_vl_vision"
     language_model_prefix = "model.language_model."
+    vision_prefix = "model.visual."
     lm_head_name = "lm_head"
     tie_word_embeddings: Flag = False
-    vision_config: dict[str, Any] | None = None  # the vision tower, not counted yet (None: its default)
 
     def to_spec(self) -> ModelSpec:
         spec = getattr(self.text, "language_model_spec", self.text.to_spec)()
         spec = replace(spec, model_type=self.model_type, tie_word_embeddings=self.tied())
-        return relocate(spec, self.language_model_prefix, self.lm_head_name)
+        return self.whole(relocate(spec, self.language_model_prefix, self.lm_head_name))
 
     def tied(self) -> bool:
         return self.tie_word_embeddings
@@ -560,6 +561,7 @@ class Qwen3VLMoeConfig(Qwen3VLConfig):
     config_class = "Qwen3VLMoeConfig"
     default_model_class = "Qwen3VLMoeForConditionalGeneration"
     text_model_type = "qwen3_vl_moe_text"
+    vision_model_type = "qwen3_vl_moe_vision"
 
 
 class Qwen35Config(Qwen3VLConfig):
@@ -570,6 +572,7 @@ class Qwen35Config(Qwen3VLConfig):
     config_class = "Qwen3_5Config"
     default_model_class = "Qwen3_5ForConditionalGeneration"
     text_model_type = "qwen3_5_text"
+    vision_model_type = "qwen3_5_vision"
 
 
 class Qwen35MoeConfig(Qwen35Config):
@@ -579,6 +582,7 @@ class Qwen35MoeConfig(Qwen35Config):
     config_class = "Qwen3_5MoeConfig"
     default_model_class = "Qwen3_5MoeForConditionalGeneration"
     text_model_type = "qwen3_5_moe_text"
+    vision_model_type = "qwen3_5_moe_vision"
 
 
 class Qwen25VLConfig(Qwen3VLConfig):
@@ -590,7 +594,9 @@ class Qwen25VLConfig(Qwen3VLConfig):
     config_class = "Qwen2_5_VLConfig"
     default_model_class = "Qwen2_5_VLForConditionalGeneration"
     text_model_type = "qwen2_5_vl_text"
+    vision_model_type = "qwen2_5_vl_vision"
     language_model_prefix = "model."  # its checkpoints predate the model.language_model. layout, as transformers saves them
+    vision_prefix = "visual."
 
     @model_validator(mode="before")
     @classmethod

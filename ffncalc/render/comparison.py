@@ -88,8 +88,7 @@ def compare_table(rows: list[CompareRow], width: int = 80) -> Group:
             Column("FFN share", "FFN%"),
             Column("Attention share", "Attn%"),
             Column("Total"),
-            Column("Active"),
-            Column("Active, cards' way", "Card"),
+            Column("Active (card)", "Active"),
         ]
     )
     for row in rows:
@@ -109,12 +108,13 @@ def compare_table(rows: list[CompareRow], width: int = 80) -> Group:
             cells["ffn_share"],
             cells["attention_share"],
             approx_params(row.total_params),
-            approx_params(row.active_params),
-            approx_params(row.active_params_without_embedding) if row.num_experts is not None else "",
+            approx_params(row.active_params)
+            + (f" ({approx_params(row.active_params_without_embedding)})" if row.num_experts is not None else ""),
         )
     caption = Text(
-        "Width: FFN width (one expert's for MoE); × hidden: width / hidden; Experts: routed/per token+shared; "
-        "Active, cards' way (MoE): without the input embedding table. Totals rounded: --format csv or --json for exact values.",
+        "Width: FFN width (one expert's for MoE); × hidden: width / hidden; Experts: routed/per token+shared. "
+        "Total: the whole model, a multimodal model's towers included. Active per text token; (card): without the "
+        "input embedding table, as model cards quote MoE models. Rounded: --format csv or --json for exact values.",
         style="dim",
     )
     return Group(heading("FFN design, side by side"), *fit(grid, width), caption)

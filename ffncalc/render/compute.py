@@ -64,7 +64,30 @@ def flops_table(report: FlopsReport, width: int = 80) -> Group:
     if report.mla_form == "absorbed":
         lines.append(Text("MLA in its weight-absorbed form (scores over the latent)."))
     lines += [Text(f"· {convention}", style="dim") for convention in report.conventions]
-    return Group(heading(title), *fit(grid, width), *lines, *info_lines(report))
+    image = _image_renderables(report, width) if report.image is not None else []
+    return Group(heading(title), *fit(grid, width), *lines, *image, *info_lines(report))
+
+
+def _image_renderables(report: FlopsReport, width: int) -> list[RenderableType]:
+    """One image through the vision tower and projector: how the tower reads it, and the FLOPs by part."""
+    image = report.image
+    assert image is not None
+    tile = " (one tile; the processor decides how many)" if image.per_tile else ""
+    title = (
+        f"One {image.width} × {image.height} image{tile}: read at {image.resized_width} × {image.resized_height}, "
+        f"{count(image.patches)} patches, {count(image.image_tokens)} tokens in the language model"
+    )
+    grid = Grid([Column("Part", justify="left", key=True, footer="Total"), Column("FLOPs", footer=count(image.total)),
+                 Column("≈", footer=approx(image.total)), Column("Share", "%", footer="100.0%")])  # fmt: skip
+    for label, value in (
+        ("Patch embedding", image.patch_embedding),
+        ("Attention projections", image.attention_projections),
+        ("Attention scores", image.attention_scores),
+        ("FFN", image.ffn),
+        ("Projector", image.projector),
+    ):
+        grid.add(label, count(value), approx(value), share(value, image.total))
+    return [heading(title), *fit(grid, width)]
 
 
 CHART_MIN_WIDTH = 80  # narrower terminals get the chart only with --plot
@@ -83,6 +106,8 @@ def crossover_headline(report: CrossoverReport) -> Text:
     per = "FLOPs per token" if report.measure == "flops" else "bytes per decode step"
     if report.crossover_context is None:
         return Text(f"{what} never overtake the FFN: {report.never_reason}.")
+    if report.ffn == 0:
+        return Text(f"The model has no FFN layer: from the first key, {what[0].lower() + what[1:]} exceed its 0 {per}.")
     exact = report.crossover_context
     at = count(exact) if isinstance(exact, int) else f"{exact:,.2f} (first whole context {count(report.crossover_context_ceil or 0)})"
     return Text(f"{what} overtake the FFN ({count(report.ffn)} {per}) at n* = {at} tokens.")

@@ -49,7 +49,7 @@ def memory_tables(report: MemoryReport, width: int = 80) -> Group:
                 + (f"; copied on each: {', '.join(report.replicated)}." if report.replicated else ".")
             )
         )
-    parts.append(heading("Weights"))
+    parts += [Text(""), heading("Weights")]
     by_dtype = Grid([Column("Stored as", justify="left", key=True), Column("Bytes"), Column("GiB")])
     for dtype, size in weights.by_dtype.items():
         by_dtype.add(dtype, count(size), gib(size))

@@ -31,6 +31,9 @@ MIXER_NAMES = {
     "gated_deltanet": "Gated DeltaNet",
     "lightning_attention": "Lightning attention",
     "kimi_delta_attention": "Kimi Delta Attention",
+    "mamba": "Mamba",
+    "short_conv": "Short conv",
+    "rg_lru": "RG-LRU",
     "none": "—",
 }
 
@@ -43,7 +46,11 @@ def params_tables(report: ParamsReport, width: int = 80) -> Group:
 def _params_renderables(report: ParamsReport, width: int) -> list[RenderableType]:
     total = report.total_params
     counted = f", as {report.model_class}" if report.model_class else ""
-    title = f"{report.model} — {report.architecture} ({report.model_type}{counted}), {report.num_layers} layers"
+    towers = {
+        stack: sum(len(group.indices) for group in report.layers if group.stack == stack) for stack in ("vision", "audio")
+    }
+    tower_layers = "".join(f", a {n}-layer {stack} tower" for stack, n in towers.items() if n)
+    title = f"{report.model} — {report.architecture} ({report.model_type}{counted}), {report.num_layers} layers{tower_layers}"
     renderables: list[RenderableType] = [heading(title)]
     renderables += fit(_summary(report), width)
     if report.published_params:
@@ -106,11 +113,13 @@ def _summary(report: ParamsReport) -> Grid:
         row("  input embeddings", components.embedding)
         row("  output head", components.lm_head)
     row("Norms", components.norm)
-    for name in ("vision", "audio", "projector", "other"):
-        if getattr(components, name):
-            row(COMPONENT_HEADINGS[name], getattr(components, name))
-    if components.language_model != total:
-        row("Language model alone", components.language_model)
+    if components.other:
+        row(COMPONENT_HEADINGS["other"], components.other)
+    if components.language_model != total:  # a multimodal model: the rows above, then its towers
+        grid.add("Language model (the rows above)", count(components.language_model), share(components.language_model, total), style="bold")
+        for name in ("vision", "audio", "projector"):
+            if getattr(components, name):
+                row(COMPONENT_HEADINGS[name], getattr(components, name))
     return grid
 
 
@@ -129,7 +138,7 @@ def _layers(report: ParamsReport) -> Grid:
     for group in report.layers:
         window = f", window {count(group.window)}" if group.window else ""
         ffn = {"moe": f"MoE {group.activation}", "none": "—"}.get(group.ffn_kind, group.activation)
-        mixer = MIXER_NAMES.get(group.attention_kind, group.attention_kind.upper())
+        mixer = " + ".join(MIXER_NAMES.get(kind, kind.upper()) for kind in group.attention_kind.split("+"))
         grid.add(
             (f"{group.stack} " if stacks else "") + layer_ranges(group.indices),
             str(len(group.indices)),

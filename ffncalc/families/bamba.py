@@ -1,0 +1,191 @@
+"""IBM's Mamba-2 hybrids: Bamba (Mamba-2 layers with attention at attn_layer_indices, a gated MLP in every
+layer) and Granite-4.0's GraniteMoeHybrid, which extends it with Granite-MoE's experts beside a shared MLP."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import AliasChoices, Field, model_validator
+
+from ..schema import (
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    PositionCount,
+    Width,
+    WidthOrZero,
+)
+from ..spec import DenseFfn, Layer, Mixer, ModelNames, MoeFfn, names
+from .base import DecoderConfig
+from .mixers import mamba2
+
+BAMBA_MAMBA = names(
+    in_proj="mamba.in_proj",
+    conv1d="mamba.conv1d",
+    dt_bias="mamba.dt_bias",
+    A_log="mamba.A_log",
+    D="mamba.D",
+    norm="mamba.norm",
+    out_proj="mamba.out_proj",
+)
+
+
+class BambaConfig(DecoderConfig):
+    """configuration_bamba.py / modeling_bamba.py.
+
+    Layers in attn_layer_indices attend (Llama attention, attention_bias), the others run a Mamba-2 mixer of
+    mamba_expand · hidden_size in mamba_n_heads heads of mamba_d_head ("auto": the width / heads; transformers
+    refuses a head width that does not tile it); every layer then has a gated MLP (feed_forward, mlp_bias),
+    with input_layernorm and pre_ff_layernorm.
+    """
+
+    architecture = "Bamba"
+    config_class = "BambaConfig"
+    default_model_class = "BambaForCausalLM"
+    heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    derived_defaults = {**DecoderConfig.derived_defaults, "mamba_d_head": "mamba_expand · hidden_size / mamba_n_heads"}
+    mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
+    model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
+    ffn_norm: ClassVar[str] = "pre_ff_layernorm"
+
+    vocab_size: Width = 128000
+    hidden_size: Width = 4096
+    intermediate_size: Width = 14336
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = 8
+    max_position_embeddings: PositionCount = 262144
+    pad_token_id: int | None = Field(0, strict=True)
+    attn_layer_indices: list[LayerIndex] | None = Field(None, max_length=1 << 14)
+    mamba_n_heads: HeadCount = 128
+    mamba_d_head: Width | Literal["auto"] = "auto"
+    mamba_n_groups: HeadCount = 1
+    mamba_d_state: Width = 256
+    mamba_d_conv: Width = 4
+    mamba_expand: Width = 2
+    mamba_conv_bias: Flag = True
+    mamba_proj_bias: Flag = False
+
+    @model_validator(mode="after")
+    def _check_mamba_heads(self) -> BambaConfig:
+        inner = self.mamba_expand * self.hidden_size
+        if inner % self.mamba_n_heads:
+            raise ValueError(
+                f"mamba_n_heads ({self.mamba_n_heads}) must divide mamba_expand × hidden_size ({inner}), as transformers requires"
+            )
+        if self.mamba_head_dim() * self.mamba_n_heads != inner:
+            raise ValueError(
+                f"mamba_d_head × mamba_n_heads ({self.mamba_head_dim()} × {self.mamba_n_heads}) must equal "
+                f"mamba_expand × hidden_size ({inner}), as transformers requires"
+            )
+        return self
+
+    def resolved(self, field: str):
+        return self.mamba_head_dim() if field == "mamba_d_head" else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        attends = self.attends()
+        unused = set() if any(attends) else {"num_attention_heads", "num_key_value_heads", "attention_bias"}
+        if all(attends):
+            unused |= {"mamba_d_state", "mamba_d_conv", "mamba_n_groups", "mamba_conv_bias", "mamba_proj_bias"}
+        return unused
+
+    def mamba_head_dim(self) -> int:
+        return self.mamba_expand * self.hidden_size // self.mamba_n_heads if self.mamba_d_head == "auto" else self.mamba_d_head
+
+    def attends(self) -> list[bool]:
+        """Whether each layer attends (else it runs a Mamba-2 mixer)."""
+        indices = set(self.attn_layer_indices or ())
+        return [index in indices for index in range(self.num_hidden_layers)]
+
+    def mixer(self) -> Mixer:
+        return mamba2(
+            self.hidden_size,
+            self.mamba_n_heads,
+            self.mamba_head_dim(),
+            self.mamba_n_groups,
+            self.mamba_d_state,
+            self.mamba_d_conv,
+            BAMBA_MAMBA,
+            proj_bias=self.mamba_proj_bias,
+            conv_bias=self.mamba_conv_bias,
+        )
+
+    def ffn(self) -> DenseFfn | MoeFfn:
+        return self.gated_ffn()
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        norm = self.rms_norm()
+        norms = (("input_layernorm", norm), (self.ffn_norm, norm))
+        attention_layer = self.layer(self.attention(None), self.ffn(), norms)
+        mamba_layer = self.layer(None, self.ffn(), norms, mixer=self.mixer())
+        return tuple(attention_layer if attends else mamba_layer for attends in self.attends())
+
+
+class GraniteMoeHybridConfig(BambaConfig):
+    """configuration_granitemoehybrid.py / modeling_granitemoehybrid.py: Bamba's Mamba-2 and attention layers,
+    picked by layer_types (default: every layer Mamba-2), with Granite's norms (input_layernorm,
+    post_attention_layernorm) and Granite-MoE's experts (stacked, gate and up fused, routed by router.layer)
+    beside a shared MLP of shared_intermediate_size (shared_mlp); with num_local_experts 0, the shared MLP alone.
+    Granite's multipliers scale activations, not parameters.
+    """
+
+    architecture = "Granite-MoE-Hybrid"
+    config_class = "GraniteMoeHybridConfig"
+    default_model_class = "GraniteMoeHybridForCausalLM"
+    derived_defaults = {
+        **BambaConfig.derived_defaults,
+        "num_key_value_heads": "num_attention_heads",
+        "layer_types": "linear_attention for every layer",
+    }
+    moe_names = names(router="block_sparse_moe.router.layer", experts="block_sparse_moe")
+    expert_names = names(gate="input_linear", up="input_linear", down="output_linear")
+    shared_names = names(gate="shared_mlp.input_linear", up="shared_mlp.input_linear", down="shared_mlp.output_linear")
+    model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.norm")
+    ffn_norm: ClassVar[str] = "post_attention_layernorm"
+
+    vocab_size: Width = 32000
+    hidden_size: Width = 4096
+    intermediate_size: Width = 11008
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = None
+    max_position_embeddings: PositionCount = 2048
+    pad_token_id: int | None = Field(None, strict=True)
+    num_local_experts: ExpertCountOrZero = 8
+    num_experts_per_tok: ExpertCount = 2
+    shared_intermediate_size: WidthOrZero = 1024
+    layer_types: list[Literal["linear_attention", "full_attention", "mamba", "attention"]] | None = Field(
+        None, validation_alias=AliasChoices("layer_types", "layers_block_type"), max_length=1 << 14
+    )
+    attn_layer_indices: ClassVar[None] = None
+    mlp_bias: ClassVar[bool] = False
+    routing_fields = ("num_experts_per_tok", "num_local_experts")
+
+    def resolved(self, field: str):
+        return self.kinds() if field == "layer_types" else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        unused = super().unused_fields()
+        return unused if self.num_local_experts else unused | {"num_experts_per_tok", "intermediate_size"}
+
+    def kinds(self) -> list[str]:
+        return list(self.layer_types) if self.layer_types is not None else ["linear_attention"] * self.num_hidden_layers
+
+    def attends(self) -> list[bool]:
+        return [kind not in ("linear_attention", "mamba") for kind in self.kinds()]
+
+    def ffn(self) -> DenseFfn | MoeFfn:
+        if not self.num_local_experts:
+            return DenseFfn(self.hidden_size, self.shared_intermediate_size, True, self.hidden_act, self.shared_names)
+        return self.moe_ffn(
+            self.num_local_experts,
+            self.num_experts_per_tok,
+            self.intermediate_size,
+            shared_width=self.shared_intermediate_size,
+            shared_names=self.shared_names,
+        )

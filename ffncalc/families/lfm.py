@@ -1,0 +1,179 @@
+"""Liquid AI's LFM2 and LFM2-MoE: gated short convolutions in most layers, attention (with per-head q/k norms)
+in the others, each followed by a gated MLP (LFM2) or, past the first num_dense_layers, a MoE (LFM2-MoE)."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar, Literal
+
+from pydantic import AliasChoices, Field
+
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelNames, MoeFfn, StoredTensor, names
+from .base import DecoderConfig
+from .blocks import required_field
+from .mixers import short_conv
+
+LFM_ATTENTION = names(
+    q="self_attn.q_proj",
+    k="self_attn.k_proj",
+    v="self_attn.v_proj",
+    o="self_attn.out_proj",
+    q_norm="self_attn.q_layernorm",
+    k_norm="self_attn.k_layernorm",
+)
+LFM_MLP = names(gate="feed_forward.w1", up="feed_forward.w3", down="feed_forward.w2")
+LFM_SHORT_CONV = names(in_proj="conv.in_proj", conv="conv.conv", out_proj="conv.out_proj")
+LfmLayerType = Literal["conv", "full_attention"]
+
+
+class Lfm2Config(DecoderConfig):
+    """configuration_lfm2.py / modeling_lfm2.py.
+
+    layer_types picks each layer's operator: a short convolution ("conv": in_proj to B, C, x; a depthwise conv
+    of conv_L_cache taps; out_proj; conv_bias on all three) or attention (no biases, RMSNorms on each q and k
+    head). Without layer_types, the layers in full_attn_idxs attend (default: all of them). Norms: operator_norm,
+    ffn_norm, and embedding_norm at the end. The MLP's width is intermediate_size (the block_ff_dim key wins);
+    with block_auto_adjust_ff_dim it becomes int(2/3 of it), times block_ffn_dim_multiplier, rounded up to a
+    multiple of block_multiple_of. The tie_embedding key wins over tie_word_embeddings.
+    """
+
+    architecture = "LFM2"
+    config_class = "Lfm2Config"
+    default_model_class = "Lfm2ForCausalLM"
+    heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    derived_defaults = {
+        **DecoderConfig.derived_defaults,
+        "layer_types": "full_attention in full_attn_idxs (default: every layer), else conv",
+    }
+    attention_names = LFM_ATTENTION
+    mlp_names = LFM_MLP
+    model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.embedding_norm")
+
+    vocab_size: Width = 65536
+    hidden_size: Width = 2560
+    intermediate_size: Width = Field(12288, validation_alias=AliasChoices("block_ff_dim", "intermediate_size"))
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount = 8  # type: ignore[assignment]
+    max_position_embeddings: PositionCount = 128000
+    pad_token_id: int | None = Field(0, strict=True)
+    tie_word_embeddings: Flag = Field(True, validation_alias=AliasChoices("tie_embedding", "tie_word_embeddings"))
+    conv_bias: Flag = False
+    conv_L_cache: Width = 3
+    block_multiple_of: Width = 256
+    block_ffn_dim_multiplier: float = Field(1.0, allow_inf_nan=False, ge=0)
+    block_auto_adjust_ff_dim: Flag = True
+    full_attn_idxs: list[LayerIndex] | None = Field(None, max_length=1 << 14)
+    layer_types: list[LfmLayerType] | None = Field(None, max_length=1 << 14)
+    attention_bias: ClassVar[bool] = False
+    mlp_bias: ClassVar[bool] = False
+    hidden_act: ClassVar[str] = "silu"  # the MLP's activation, not a field
+
+    def resolved(self, field: str):
+        return self.kinds() if field == "layer_types" else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        unused = {"full_attn_idxs"} if self.layer_types is not None else set()
+        if not self.block_auto_adjust_ff_dim:
+            unused |= {"block_multiple_of", "block_ffn_dim_multiplier"}
+        return unused | self.unused_operators()
+
+    def unused_operators(self) -> set[str]:
+        """The fields of an operator no layer has: attention's heads, or the short convolution's."""
+        kinds = set(self.kinds())
+        unused = set() if kinds - {"conv"} else {"num_attention_heads", "num_key_value_heads"}
+        return unused if "conv" in kinds else unused | {"conv_bias", "conv_L_cache"}
+
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        attends = set(range(self.num_hidden_layers) if self.full_attn_idxs is None else self.full_attn_idxs)
+        return ["full_attention" if index in attends else "conv" for index in range(self.num_hidden_layers)]
+
+    def ffn_width(self) -> int:
+        """intermediate_size, or with block_auto_adjust_ff_dim: int(2 · it / 3), × the multiplier, rounded up to block_multiple_of."""
+        width = self.intermediate_size
+        if self.block_auto_adjust_ff_dim:
+            width = int(self.block_ffn_dim_multiplier * int(2 * width / 3))
+            width = self.block_multiple_of * math.ceil(width / self.block_multiple_of)
+        return width
+
+    def short_conv(self) -> Mixer:
+        return short_conv(self.hidden_size, self.conv_L_cache, LFM_SHORT_CONV, bias=self.conv_bias)
+
+    def ffn(self, index: int) -> DenseFfn | MoeFfn:
+        return self.gated_ffn(self.ffn_width())
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        norm = self.rms_norm()
+        norms = (("operator_norm", norm), ("ffn_norm", norm))
+        built: dict[tuple[str, DenseFfn | MoeFfn], Layer] = {}
+        layers = []
+        for index, kind in enumerate(self.kinds()):
+            ffn = self.ffn(index)
+            if (kind, ffn) not in built:
+                if kind == "conv":
+                    built[kind, ffn] = self.layer(None, ffn, norms, mixer=self.short_conv())
+                else:
+                    built[kind, ffn] = self.layer(self.attention(None, **self.per_head_norms()), ffn, norms)
+            layers.append(built[kind, ffn])
+        return tuple(layers)
+
+
+class Lfm2MoeConfig(Lfm2Config):
+    """configuration_lfm2_moe.py / modeling_lfm2_moe.py: LFM2's layers; the first num_dense_layers have a gated
+    MLP of intermediate_size, the others a MoE of num_experts (w1, w3, w2 each, routed by gate) with, with
+    use_expert_bias, a routing-bias buffer (expert_bias) the checkpoints store. transformers cannot build the
+    model without layer_types."""
+
+    architecture = "LFM2-MoE"
+    config_class = "Lfm2MoeConfig"
+    default_model_class = "Lfm2MoeForCausalLM"
+    derived_defaults = DecoderConfig.derived_defaults
+    moe_names = names(router="feed_forward.gate", experts="feed_forward.experts.{e}")
+    expert_names = names(gate="w1", up="w3", down="w2")
+
+    vocab_size: Width = 65536
+    hidden_size: Width = 2048
+    intermediate_size: Width = 7168
+    moe_intermediate_size: Width = 1792
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount = 8
+    num_dense_layers: LayerIndex = 2
+    num_experts_per_tok: ExpertCount = 4
+    num_experts: ExpertCount = 32
+    use_expert_bias: Flag = True
+    block_multiple_of: ClassVar[None] = None
+    block_ffn_dim_multiplier: ClassVar[None] = None
+    block_auto_adjust_ff_dim: ClassVar[bool] = False
+    full_attn_idxs: ClassVar[None] = None
+    routing_fields = ("num_experts_per_tok", "num_experts")
+    _check_layer_types = required_field("layer_types", "Lfm2MoeConfig")
+
+    def unused_fields(self) -> set[str]:
+        unused = self.unused_operators()
+        if self.num_dense_layers >= self.num_hidden_layers:
+            unused |= {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "use_expert_bias"}
+        return unused if self.num_dense_layers else unused | {"intermediate_size"}
+
+    def ffn(self, index: int) -> DenseFfn | MoeFfn:
+        if index < self.num_dense_layers:
+            return self.gated_ffn()
+        return self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.moe_intermediate_size)
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        moe_layers = tuple(range(self.num_dense_layers, self.num_hidden_layers))
+        if not self.use_expert_bias or not moe_layers:
+            return ()
+        return (
+            CheckpointExtra(
+                name="router expert_bias",
+                reason=f"{len(moe_layers)} MoE layers × {self.num_experts} experts; a routing-bias buffer set by load balancing, not trained",
+                tensors=(StoredTensor(self.layer_name + ".feed_forward.expert_bias", (self.num_experts,)),),
+                per_layer=moe_layers,
+                buffer=True,
+            ),
+        )

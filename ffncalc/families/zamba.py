@@ -1,0 +1,239 @@
+"""Zyphra's Zamba2: Mamba-2 layers, and hybrid layers that also run one of num_mem_blocks shared transformer blocks
+(attention over the hidden state concatenated with the input embeddings, and a gated MLP) before their own Mamba-2.
+
+A shared block's weights are held once, by the first hybrid layer that runs it, and run at every hybrid layer
+that uses it: its parameters count once, its FLOPs at every use (``Layer.borrowed``). Each use adds low-rank
+adapters of its own, stored in the block beside the others.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import AliasChoices, Field, model_validator
+
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..spec import Attention, DenseFfn, Layer, ModelNames, Norm, Parameter, Projection, names
+from .base import DecoderConfig
+from .mixers import mamba2
+
+ZambaBlock = Literal["linear_attention", "mamba", "hybrid"]
+SHARED = "shared_transformer."
+ZAMBA_ATTENTION = names(q=SHARED + "self_attn.q_proj", k=SHARED + "self_attn.k_proj", v=SHARED + "self_attn.v_proj", o=SHARED + "self_attn.o_proj")
+ZAMBA_MLP = names(gate=SHARED + "feed_forward.gate_up_proj", up=SHARED + "feed_forward.gate_up_proj", down=SHARED + "feed_forward.down_proj")
+
+
+def mamba_names(prefix: str):
+    return names(
+        in_proj=prefix + "in_proj",
+        conv1d=prefix + "conv1d",
+        dt_bias=prefix + "dt_bias",
+        A_log=prefix + "A_log",
+        D=prefix + "D",
+        norm=prefix + "norm",
+        out_proj=prefix + "out_proj",
+    )
+
+
+# transformers' default layers_block_type (54 layers).
+DEFAULT_BLOCKS: list[ZambaBlock] = (
+    ["linear_attention"]
+    + (["linear_attention"] * 5 + ["hybrid"]) * 7
+    + ["linear_attention"] * 4
+    + ["hybrid"]
+    + ["linear_attention"] * 3
+    + ["hybrid"]
+    + ["linear_attention"] * 2
+)
+
+
+class Zamba2Config(DecoderConfig):
+    """configuration_zamba2.py / modeling_zamba2.py.
+
+    layers_block_type names each layer: a Mamba-2 layer ("mamba" or "linear_attention": an RMSNorm and a mixer of
+    mamba_expand · hidden_size in n_mamba_heads heads, add_bias_linear on its projections, the conv always
+    biased) or a hybrid layer: shared block h mod num_mem_blocks for the h-th hybrid layer, a linear map
+    (hidden → hidden), then a Mamba-2 layer of its own (mamba_decoder). A shared block is an RMSNorm over the
+    hidden state and the embeddings concatenated (attention_hidden_size, 2 · hidden_size), attention reading that
+    width (heads of attention_head_dim, 2 · hidden_size / heads), an RMSNorm and a gated MLP (gate_up_proj fused,
+    add_bias_linear). Each hybrid layer adds a rank-adapter_rank adapter to the MLP's gate_up input and, with
+    use_shared_attention_adapter, to q, k and v.
+
+    attention_hidden_size, attention_head_dim (or head_dim) and mamba_headdim are not fields: __post_init__ derives
+    them, and a config that carries the keys overrides them, as transformers' Zamba2 configs do.
+    """
+
+    architecture = "Zamba2"
+    config_class = "Zamba2Config"
+    default_model_class = "Zamba2ForCausalLM"
+    heads_divide_hidden = False  # configuration_zamba2.py floors 2 · hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"attention_hidden_size", "attention_head_dim", "mamba_headdim"})
+    derived_defaults = {
+        "num_key_value_heads": "num_attention_heads",
+        "intermediate_size": "4 · hidden_size",
+        "layers_block_type": "transformers' 54-layer pattern: a hybrid layer every sixth, then at 47 and 51",
+        "attention_hidden_size": "2 · hidden_size",
+        "attention_head_dim": "2 · hidden_size // num_attention_heads",
+        "mamba_headdim": "mamba_expand · hidden_size // n_mamba_heads",
+    }
+    model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
+
+    vocab_size: Width = 32000
+    max_position_embeddings: PositionCount = 4096
+    hidden_size: Width = 2560
+    num_hidden_layers: LayerCount = 54
+    layers_block_type: list[ZambaBlock] | None = Field(
+        None, validation_alias=AliasChoices("layers_block_type", "layer_types"), max_length=1 << 14
+    )
+    mamba_d_state: Width = 64
+    mamba_d_conv: Width = 4
+    mamba_expand: Width = 2
+    mamba_ngroups: HeadCount = 1
+    n_mamba_heads: HeadCount = 8
+    use_conv_bias: Flag = True  # declared, but transformers' Zamba2 convolution always has a bias
+    add_bias_linear: Flag = False
+    intermediate_size: Width | None = None  # type: ignore[assignment]
+    hidden_act: Name = "gelu"
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = None
+    num_mem_blocks: LayerCount = 1
+    use_shared_attention_adapter: Flag = False
+    adapter_rank: Width = 128
+    pad_token_id: int | None = Field(0, strict=True)
+    tie_word_embeddings: Flag = True
+    # Not fields of Zamba2Config: __post_init__ derives them, the config's keys override.
+    attention_hidden_size: Width | None = None
+    attention_head_dim: Width | None = Field(None, validation_alias=AliasChoices("attention_head_dim", "head_dim"))
+    mamba_headdim: Width | None = None
+    head_dim: ClassVar[None] = None
+    attention_bias: ClassVar[bool] = False
+    mlp_bias: ClassVar[bool] = False
+
+    @model_validator(mode="after")
+    def _check_blocks(self) -> Zamba2Config:
+        if len(self.blocks()) != self.num_hidden_layers:
+            raise ValueError(f"layers_block_type has {len(self.blocks())} entries for {self.num_hidden_layers} layers")
+        return self
+
+    def resolved(self, field: str):
+        derived = {
+            "intermediate_size": self.ffn_width,
+            "layers_block_type": self.blocks,
+            "attention_hidden_size": self.attention_input,
+            "attention_head_dim": self.attention_head_width,
+            "mamba_headdim": self.mamba_head_width,
+        }
+        return derived[field]() if field in derived else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        unused = {"use_conv_bias"}  # read by no module
+        if "hybrid" not in self.blocks():  # no shared block, no attention, no MLP
+            unused |= {"intermediate_size", "hidden_act", "num_attention_heads", "num_key_value_heads", "num_mem_blocks",
+                       "use_shared_attention_adapter", "adapter_rank", "attention_hidden_size", "attention_head_dim"}
+        return unused
+
+    def notes(self) -> list[str]:
+        if self.tie_word_embeddings or "hybrid" not in self.blocks():
+            return []
+        return [
+            "tie_word_embeddings is false: transformers 5.24 then ties nothing, the shared transformer blocks included, "
+            "and builds an independent copy of a shared block for every hybrid layer (a checkpoint stores one). "
+            "ffncalc counts each shared block once, as the architecture and its checkpoints hold it."
+        ]
+
+    def blocks(self) -> list[str]:
+        return list(self.layers_block_type) if self.layers_block_type is not None else list(DEFAULT_BLOCKS)
+
+    def ffn_width(self) -> int:
+        return self.intermediate_size or 4 * self.hidden_size
+
+    def attention_input(self) -> int:
+        return self.attention_hidden_size or 2 * self.hidden_size
+
+    def attention_head_width(self) -> int:
+        return self.attention_head_dim or 2 * self.hidden_size // self.num_attention_heads
+
+    def mamba_head_width(self) -> int:
+        return self.mamba_headdim or self.mamba_expand * self.hidden_size // self.n_mamba_heads
+
+    def mamba_layer(self, prefix: str):
+        """A Mamba-2 mixer under PREFIX, and its RMSNorm."""
+        mixer = mamba2(
+            self.hidden_size,
+            self.n_mamba_heads,
+            self.mamba_head_width(),
+            self.mamba_ngroups,
+            self.mamba_d_state,
+            self.mamba_d_conv,
+            mamba_names(prefix + "mamba."),
+            proj_bias=self.add_bias_linear,
+            conv_bias=True,
+            inner=self.mamba_expand * self.hidden_size,
+        )
+        return mixer, (prefix + "input_layernorm", self.rms_norm())
+
+    def adapters(self, use: int) -> list[tuple[str, str, int, int, int]]:
+        """The hybrid layer USE's adapters: (component, module, input, rank, output) of each."""
+        mlp = [("ffn", f"{SHARED}feed_forward.gate_up_proj_adapter_list.{use}", self.hidden_size, self.adapter_rank, 2 * self.ffn_width())]
+        if not self.use_shared_attention_adapter:
+            return mlp
+        width = self.attention_input()
+        attention = [
+            ("attention", f"{SHARED}self_attn.linear_{x}_adapter_list.{use}", width, self.adapter_rank, width) for x in "qkv"
+        ]
+        return attention + mlp
+
+    def hybrid_layer(self, use: int, uses_of_block: list[int]) -> Layer:
+        """The USE-th hybrid layer. The first use of a block holds it with every use's adapters; the others borrow it."""
+        attention = Attention(
+            hidden_size=self.hidden_size,
+            num_heads=self.num_attention_heads,
+            num_kv_heads=self.kv_heads,
+            qk_head_dim=self.attention_head_width(),
+            v_head_dim=self.attention_head_width(),
+            names=ZAMBA_ATTENTION,
+            input_size=self.attention_input(),
+        )
+        mlp = DenseFfn(self.hidden_size, self.ffn_width(), True, self.hidden_act, ZAMBA_MLP, self.add_bias_linear)
+        mixer, mamba_norm = self.mamba_layer("mamba_decoder.")
+        norms = (
+            (SHARED + "input_layernorm", Norm("rmsnorm", self.attention_input())),
+            (SHARED + "pre_ff_layernorm", self.rms_norm()),
+            mamba_norm,
+        )
+        projections = [Projection("linear", "linear", self.hidden_size, self.hidden_size, component="other")]
+        for component, module, width, rank, out in self.adapters(use):
+            projections.append(Projection("adapter", module + ".0", width, rank, component=component))
+            projections.append(Projection("adapter", module + ".1", rank, out, component=component))
+        holder = use == uses_of_block[0]
+        parameters = []
+        if holder:  # the other uses' adapters: stored here, run (and multiplied) at their own layers
+            for other in uses_of_block[1:]:
+                for component, module, width, rank, out in self.adapters(other):
+                    parameters.append(Parameter(component, "adapter", module + ".0.weight", (rank, width)))
+                    parameters.append(Parameter(component, "adapter", module + ".1.weight", (out, rank)))
+        return Layer(
+            self.layer_name,
+            attention,
+            mlp,
+            norms,
+            mixer=mixer,
+            parameters=tuple(parameters),
+            projections=tuple(projections),
+            borrowed=() if holder else (SHARED,),
+        )
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        blocks = self.blocks()
+        hybrids = [index for index, block in enumerate(blocks) if block == "hybrid"]
+        uses = {b: [h for h in range(len(hybrids)) if h % self.num_mem_blocks == b] for b in range(self.num_mem_blocks)}
+        mixer, norm = self.mamba_layer("")
+        mamba_only = Layer(self.layer_name, None, None, (norm,), mixer=mixer)
+        layers, use = [], 0
+        for block in blocks:
+            if block == "hybrid":
+                layers.append(self.hybrid_layer(use, uses[use % self.num_mem_blocks]))
+                use += 1
+            else:
+                layers.append(mamba_only)
+        return tuple(layers)
