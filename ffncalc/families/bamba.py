@@ -20,17 +20,9 @@ from ..schema import (
 )
 from ..spec import DenseFfn, Layer, Mixer, ModelNames, MoeFfn, names
 from .base import DecoderConfig
-from .mixers import mamba2
+from .mixers import mamba2, mamba2_names
 
-BAMBA_MAMBA = names(
-    in_proj="mamba.in_proj",
-    conv1d="mamba.conv1d",
-    dt_bias="mamba.dt_bias",
-    A_log="mamba.A_log",
-    D="mamba.D",
-    norm="mamba.norm",
-    out_proj="mamba.out_proj",
-)
+BAMBA_MAMBA = mamba2_names("mamba.")
 
 
 class BambaConfig(DecoderConfig):

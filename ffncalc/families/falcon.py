@@ -11,7 +11,7 @@ from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Layer, ModelNames, ModelSpec, Norm, names
 from .base import DecoderConfig, LayerNormDecoder
 from .gpt import heads_divide
-from .mixers import mamba2
+from .mixers import mamba2, mamba2_names
 
 FALCON_ATTENTION = names(
     q="self_attention.query_key_value",
@@ -92,15 +92,7 @@ class FalconConfig(LayerNormDecoder):
 
 # --- Falcon-H1: attention and a Mamba-2 mixer in parallel in every layer ---------------------------------
 
-FALCON_H1_MAMBA = names(
-    in_proj="mamba.in_proj",
-    conv1d="mamba.conv1d",
-    dt_bias="mamba.dt_bias",
-    A_log="mamba.A_log",
-    D="mamba.D",
-    norm="mamba.norm",
-    out_proj="mamba.out_proj",
-)
+FALCON_H1_MAMBA = mamba2_names("mamba.")
 
 
 class FalconH1Config(DecoderConfig):

@@ -11,7 +11,7 @@ from pydantic import model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Width
 from ..spec import Layer, Mixer, ModelNames, ModelSpec, Norm, names
-from .mixers import mamba, mamba2
+from .mixers import mamba, mamba2, mamba2_names
 
 MAMBA_LAYER = "backbone.layers.{i}"
 MAMBA_MODEL = ModelNames("backbone.embeddings", "backbone.norm_f", base_model_prefix="backbone")
@@ -24,15 +24,7 @@ MAMBA_MIXER = names(
     D="mixer.D",
     out_proj="mixer.out_proj",
 )
-MAMBA2_MIXER = names(
-    in_proj="mixer.in_proj",
-    conv1d="mixer.conv1d",
-    dt_bias="mixer.dt_bias",
-    A_log="mixer.A_log",
-    D="mixer.D",
-    norm="mixer.norm",
-    out_proj="mixer.out_proj",
-)
+MAMBA2_MIXER = mamba2_names("mixer.")
 
 
 class _StateSpaceStack(HFConfig):

@@ -7,7 +7,13 @@ multiply-add, as everywhere; the projections and convolutions are counted by the
 
 from __future__ import annotations
 
-from ..spec import Component, Conv, Mixer, Names, Norm, Parameter, Projection
+from ..spec import Component, Conv, Mixer, Names, Norm, Parameter, Projection, names
+
+
+def mamba2_names(module: str) -> Names:
+    """Where transformers' Mamba-2 mixers keep their parts, under MODULE ("mixer.", "mamba.")."""
+    parts = ("in_proj", "conv1d", "dt_bias", "A_log", "D", "norm", "out_proj")
+    return names(**{part: module + part for part in parts})
 
 
 def mamba(

@@ -8,25 +8,17 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
 from .base import DecoderConfig
 from .blocks import required_field
-from .mixers import mamba2
+from .mixers import mamba2, mamba2_names
 
 NemotronBlock = Literal["linear_attention", "full_attention", "mlp", "moe"]
 PATTERN_LETTERS: dict[str, NemotronBlock] = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
 NEMOTRON_ATTENTION = names(q="mixer.q_proj", k="mixer.k_proj", v="mixer.v_proj", o="mixer.o_proj")
 NEMOTRON_MLP = names(up="mixer.up_proj", down="mixer.down_proj")
-NEMOTRON_MAMBA = names(
-    in_proj="mixer.in_proj",
-    conv1d="mixer.conv1d",
-    dt_bias="mixer.dt_bias",
-    A_log="mixer.A_log",
-    D="mixer.D",
-    norm="mixer.norm",
-    out_proj="mixer.out_proj",
-)
+NEMOTRON_MAMBA = mamba2_names("mixer.")
 
 
 class NemotronConfig(DecoderConfig):

@@ -15,24 +15,12 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Layer, ModelNames, Norm, Parameter, Projection, names
 from .base import DecoderConfig
-from .mixers import mamba2
+from .mixers import mamba2, mamba2_names
 
 ZambaBlock = Literal["linear_attention", "mamba", "hybrid"]
 SHARED = "shared_transformer."
 ZAMBA_ATTENTION = names(q=SHARED + "self_attn.q_proj", k=SHARED + "self_attn.k_proj", v=SHARED + "self_attn.v_proj", o=SHARED + "self_attn.o_proj")
 ZAMBA_MLP = names(gate=SHARED + "feed_forward.gate_up_proj", up=SHARED + "feed_forward.gate_up_proj", down=SHARED + "feed_forward.down_proj")
-
-
-def mamba_names(prefix: str):
-    return names(
-        in_proj=prefix + "in_proj",
-        conv1d=prefix + "conv1d",
-        dt_bias=prefix + "dt_bias",
-        A_log=prefix + "A_log",
-        D=prefix + "D",
-        norm=prefix + "norm",
-        out_proj=prefix + "out_proj",
-    )
 
 
 # transformers' default layers_block_type (54 layers).
@@ -165,7 +153,7 @@ class Zamba2Config(DecoderConfig):
             self.mamba_ngroups,
             self.mamba_d_state,
             self.mamba_d_conv,
-            mamba_names(prefix + "mamba."),
+            mamba2_names(prefix + "mamba."),
             proj_bias=self.add_bias_linear,
             conv_bias=True,
             inner=self.mamba_expand * self.hidden_size,
