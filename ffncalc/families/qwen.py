@@ -113,6 +113,29 @@ class _QwenMoeRule:
         return self.num_experts > 0 and is_sparse(index, every=step, phase=step - 1, exclude=self.mlp_only_layers)
 
 
+class _SharedExpertMoe:
+    """Qwen's MoE block with a shared expert (Qwen2-MoE, Qwen3-Next, Qwen3.5-MoE): routed experts of
+    moe_intermediate_size, and a shared expert of shared_expert_intermediate_size behind a one-unit sigmoid
+    gate (no gate without a shared expert, unless the family always builds it)."""
+
+    num_experts: int
+    num_experts_per_tok: int
+    moe_intermediate_size: int
+    shared_expert_intermediate_size: int
+    gate_without_shared_expert: ClassVar[bool] = False
+
+    def moe(self) -> MoeFfn:
+        width = self.shared_expert_intermediate_size
+        return self.moe_ffn(  # type: ignore[attr-defined]
+            self.num_experts,
+            self.num_experts_per_tok,
+            self.moe_intermediate_size,
+            shared_width=width,
+            shared_names=SHARED_EXPERT,
+            shared_expert_gate=bool(width) or self.gate_without_shared_expert,
+        )
+
+
 class Qwen3MoeConfig(_QwenMoeRule, DecoderConfig):
     """configuration_qwen3_moe.py: Qwen3 attention (q/k norms; head_dim hidden / heads unless given);
     Qwen's sparse rule; routed experts only (no shared expert, whatever the config says: Qwen3-Coder
@@ -152,7 +175,7 @@ class Qwen3MoeConfig(_QwenMoeRule, DecoderConfig):
         return self.layer(self.attention(window, **self.per_head_norms()), ffn)
 
 
-class Qwen2MoeConfig(_QwenMoeRule, Qwen2Config):
+class Qwen2MoeConfig(_SharedExpertMoe, _QwenMoeRule, Qwen2Config):
     """configuration_qwen2_moe.py: Qwen2 attention (q/k/v biases from qkv_bias); Qwen's sparse rule with
     one shared expert behind a sigmoid gate. Windows: on the odd-numbered layers (i + 1 odd) below
     max_window_layers, with use_sliding_window."""
@@ -188,20 +211,10 @@ class Qwen2MoeConfig(_QwenMoeRule, Qwen2Config):
         return self.layer(attention, self.qwen_ffn(index))
 
     def qwen_ffn(self, index: int) -> DenseFfn | MoeFfn:
-        if not self.sparse(index):
-            return self.gated_ffn()
-        width = self.shared_expert_intermediate_size
-        return self.moe_ffn(
-            self.num_experts,
-            self.num_experts_per_tok,
-            self.moe_intermediate_size,
-            shared_width=width,
-            shared_names=SHARED_EXPERT,
-            shared_expert_gate=bool(width),
-        )
+        return self.moe() if self.sparse(index) else self.gated_ffn()
 
 
-class Qwen3NextConfig(_QwenMoeRule, DecoderConfig):
+class Qwen3NextConfig(_SharedExpertMoe, _QwenMoeRule, DecoderConfig):
     """configuration_qwen3_next.py / modeling_qwen3_next.py.
 
     ``layer_types`` (default: every full_attention_interval-th layer full, the rest linear) picks
@@ -272,16 +285,6 @@ class Qwen3NextConfig(_QwenMoeRule, DecoderConfig):
             return self.layer(self.attention(None, q_gate=True, **self.per_head_norms()), ffn)
         return self.layer(None, ffn, mixer=self.gated_deltanet())
 
-    def moe(self) -> MoeFfn:
-        width = self.shared_expert_intermediate_size
-        return self.moe_ffn(
-            self.num_experts,
-            self.num_experts_per_tok,
-            self.moe_intermediate_size,
-            shared_width=width,
-            shared_names=SHARED_EXPERT,
-            shared_expert_gate=bool(width),
-        )
 
     def gated_deltanet(self) -> Mixer:
         return gated_deltanet(
@@ -407,18 +410,10 @@ class Qwen35MoeTextConfig(_Qwen35Mtp, Qwen3NextConfig):
     decoder_sparse_step: ClassVar[int] = 1
     mlp_only_layers: ClassVar[list[int]] = []
 
+    gate_without_shared_expert = True
+
     def sparse(self, index: int) -> bool:
         return True
-
-    def moe(self) -> MoeFfn:
-        return self.moe_ffn(
-            self.num_experts,
-            self.num_experts_per_tok,
-            self.moe_intermediate_size,
-            shared_width=self.shared_expert_intermediate_size,
-            shared_names=SHARED_EXPERT,
-            shared_expert_gate=True,
-        )
 
 
 # --- Qwen-VL language models ---------------------------------------------------------------------
