@@ -154,6 +154,7 @@ def derive_dim(
     """
     from .ffn_width import (
         DeriveDimReport,
+        degenerate,
         derivation_notes,
         derive_intermediate_size,
         model_ffn,
@@ -175,7 +176,9 @@ def derive_dim(
     forwards = target is None or multiplier is not None
     derivation = derive_intermediate_size(dim, multiplier, multiple_of) if forwards else None
     solve = solve_intermediate_size(dim, target) if target is not None else None
-    return DeriveDimReport(model=name, derivation=derivation, solve=solve, notes=derivation_notes(derivation, solve))
+    return DeriveDimReport(
+        model=name, derivation=derivation, solve=solve, notes=derivation_notes(derivation, solve), warnings=degenerate(derivation)
+    )
 
 
 def compare(

@@ -74,6 +74,17 @@ class DeriveDimReport(Result):
     derivation: Derivation | None
     solve: Solve | None
     notes: list[str]
+    warnings: list[str] = []  # a degenerate result: a width of 0
+
+
+def degenerate(derivation: Derivation | None) -> list[str]:
+    """The warning for a rule that leaves no FFN: a multiplier so small that the width rounds down to 0."""
+    if derivation is None or derivation.intermediate_size > 0:
+        return []
+    return [
+        f"ffn_dim_multiplier {derivation.multiplier:g} makes the FFN width 0 (int() rounds {derivation.steps[1].value:,} "
+        "times it down): the rule gives a model without an FFN"
+    ]
 
 
 def check_dim_inputs(dim: int, multiplier: float | None = None, multiple_of: int = REFERENCE_MULTIPLE_OF) -> None:

@@ -119,3 +119,11 @@ def test_a_non_number_is_a_one_line_usage_error(ffncalc):
     assert run.exit_code == 2
     assert run.stderr.startswith("Error: Invalid value for '--dim'")
     assert run.stderr.count("\n") == 1
+
+
+def test_a_multiplier_that_rounds_the_width_to_zero_warns(ffncalc):
+    # int(1e-300 · 10,922) = 0, and 256 · ceil(0 / 256) = 0: Meta's rule, followed, gives no FFN at all
+    run = ffncalc("derive-dim", "--dim", "4096", "--mult", "1e-300", "--json")
+    assert run.exit_code == 0
+    assert run.json()["derivation"]["intermediate_size"] == 0
+    assert run.stderr.startswith("Warning: ffn_dim_multiplier 1e-300 makes the FFN width 0")
