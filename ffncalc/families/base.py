@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HFConfig, HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import (
     Attention,
     CheckpointExtra,

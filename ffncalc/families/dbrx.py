@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, Flag, HeadCount, HFConfig, LayerCount, Nested, PositionCount, Width

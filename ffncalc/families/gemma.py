@@ -43,8 +43,7 @@ from ..spec import (
 )
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
-from .multimodal import MultimodalConfig
-from .vision import Tower, projector_module
+from .multimodal import MultimodalConfig, Tower, projector_module
 
 
 class GemmaConfig(DecoderConfig):

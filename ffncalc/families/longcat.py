@@ -8,26 +8,8 @@ from typing import ClassVar
 
 from pydantic import AliasChoices, Field
 
-from ..schema import (
-    ExpertCount,
-    ExpertCountOrZero,
-    Flag,
-    HeadCount,
-    LayerCount,
-    PositionCount,
-    Width,
-    unroutable,
-)
-from ..spec import (
-    Attention,
-    CheckpointExtra,
-    Ffn,
-    Layer,
-    Mla,
-    Names,
-    StoredTensor,
-    names,
-)
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, PositionCount, Width, unroutable
+from ..spec import Attention, CheckpointExtra, Ffn, Layer, Mla, Names, StoredTensor, names
 from .base import DecoderConfig
 from .deepseek import correction_bias_extra, even_rope_check
 

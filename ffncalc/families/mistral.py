@@ -12,8 +12,7 @@ from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Wi
 from ..spec import Extra, ImageInput, Layer, Linear, Norm, names
 from .base import DecoderConfig
 from .blocks import required_field, windows_of_layer_types
-from .multimodal import MultimodalConfig
-from .vision import Tower, projector_module
+from .multimodal import MultimodalConfig, Tower, projector_module
 
 
 class MistralConfig(DecoderConfig):

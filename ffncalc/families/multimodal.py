@@ -9,17 +9,57 @@ for the LLaVA-style layout of Gemma 3, Mistral 3 and Llama 4) and the tower unde
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field, ValidationError
 
 from ..errors import InvalidConfigError
 from ..results import DefaultUsed
 from ..schema import Flag, HFConfig, describe_validation_error
-from ..spec import CheckpointExtra, Extra, ImageInput, Layer, ModelNames, ModelSpec, StoredTensor
-from .vision import Tower, TowerConfig
+from ..spec import (
+    CheckpointExtra,
+    Extra,
+    ImageInput,
+    Layer,
+    LearnedTensor,
+    Linear,
+    ModelNames,
+    ModelSpec,
+    Norm,
+    PatchEmbedding,
+    StoredTensor,
+    Table,
+)
+
+if TYPE_CHECKING:
+    from .vision import TowerConfig
+
+
+@dataclass(frozen=True)
+class Tower:
+    """A vision tower's layers (stack "vision") and its modules outside them, named under the wrapper's prefix."""
+
+    layers: tuple[Layer, ...]
+    extras: tuple[Extra, ...]
+    hidden_size: int  # the width of what it hands on (before any projector)
+    image: ImageInput
+    checkpoint_extras: tuple[CheckpointExtra, ...] = ()  # buffers its modules save
+
+
+Module = Linear | Norm | Table | PatchEmbedding | LearnedTensor
+
+
+def tower_module(name: str, module: Module, component: str = "vision", runs: str = "per_patch") -> Extra:
+    """A module of a tower or projector outside its layers: it runs for each patch of an image, or for each token
+    the image becomes (runs="per_image_token"), never for a text token."""
+    return Extra(component, name, module, runs=runs)  # type: ignore[arg-type]
+
+
+def projector_module(name: str, module: Module) -> Extra:
+    """A module that carries the tower's merged features into the language model: once per image token."""
+    return tower_module(name, module, "projector", "per_image_token")
 
 
 class MultimodalConfig(HFConfig):
@@ -67,6 +107,7 @@ class MultimodalConfig(HFConfig):
     def vision(self) -> TowerConfig | None:
         """The vision tower's config, validated by its tower adapter; None where ffncalc counts no tower yet."""
         from . import TOWERS, adapter_for
+        from .vision import TowerConfig
 
         if not self.vision_model_type or (self.vision_config is None and not self.tower_when_absent):
             return None

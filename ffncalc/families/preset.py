@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HFConfig, HeadCount, LayerCount, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm, Stack, names
 
 PRESET_ATTENTION = names(q="attention.q", k="attention.k", v="attention.v", o="attention.o")

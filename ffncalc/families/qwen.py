@@ -9,8 +9,18 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import METADATA_FIELDS, ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex
-from ..schema import PositionCount, Width, WidthOrZero
+from ..schema import (
+    METADATA_FIELDS,
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    PositionCount,
+    Width,
+    WidthOrZero,
+)
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
 from .base import DecoderConfig
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types

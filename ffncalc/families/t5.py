@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HFConfig, HeadCount, LayerCount, Name, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, Width
 from ..spec import Attention, CheckpointExtra, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
 
 SELF_ATTENTION = names(

@@ -20,7 +20,7 @@ Not yet: Gemma 3n's MobileNet tower and the audio towers (Gemma 3n, Gemma 4); th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from pydantic import AliasChoices, Field
 
@@ -43,31 +43,7 @@ from ..spec import (
     Table,
     names,
 )
-
-
-@dataclass(frozen=True)
-class Tower:
-    """A vision tower's layers (stack "vision") and its modules outside them, named under the wrapper's prefix."""
-
-    layers: tuple[Layer, ...]
-    extras: tuple[Extra, ...]
-    hidden_size: int  # the width of what it hands on (before any projector)
-    image: ImageInput
-    checkpoint_extras: tuple[CheckpointExtra, ...] = ()  # buffers its modules save
-
-
-Module = Linear | Norm | Table | PatchEmbedding | LearnedTensor
-
-
-def tower_module(name: str, module: Module, component: str = "vision", runs: str = "per_patch") -> Extra:
-    """A module of a tower or projector outside its layers: it runs for each patch of an image, or for each token
-    the image becomes (runs="per_image_token"), never for a text token."""
-    return Extra(component, name, module, runs=runs)  # type: ignore[arg-type]
-
-
-def projector_module(name: str, module: Module) -> Extra:
-    """A module that carries the tower's merged features into the language model: once per image token."""
-    return tower_module(name, module, "projector", "per_image_token")
+from .multimodal import Tower, projector_module, tower_module
 
 
 class TowerConfig(HFConfig):
