@@ -25,7 +25,6 @@ from .units import DTYPE_BYTES
 from .tensors import assemble, embedding_width, layer_tensors
 
 Verdict = Literal["parameter", "quantization", "extra", "wrong shape", "unexpected", "missing"]
-MAX_LISTED = 200  # tensors named one by one in a report; the counts are always complete
 
 
 class TensorVerdict(Result):
@@ -66,7 +65,7 @@ class VerifyReport(ModelInfo):
     ffncalc_params: int
     counts: dict[str, int]  # tensors by verdict
     extras: list[ExtraGroup]
-    tensors: list[TensorVerdict]  # every tensor that is not a plain parameter, and the first MAX_LISTED of all
+    tensors: list[TensorVerdict]  # every tensor's verdict: those that are not plain parameters first
     ok: bool
 
 
@@ -177,7 +176,7 @@ def verify_checkpoint(
         ffncalc_params=report.total_params,
         counts=dict(counts),
         extras=[ExtraGroup(kind=k, tensors=n, elements=e, reason=reasons[k]) for k, (n, e) in groups.items()],
-        tensors=[v for v in listed if v.verdict != "parameter"] + [v for v in listed if v.verdict == "parameter"][:MAX_LISTED],
+        tensors=[v for v in listed if v.verdict != "parameter"] + [v for v in listed if v.verdict == "parameter"],
         ok=not bad and not checkpoint.missing_files and size_ok and (checkpoint.index_only or params == report.total_params),
     )
 
