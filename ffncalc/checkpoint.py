@@ -94,7 +94,7 @@ def parse_safetensors_header(header: bytes, where: str, file: str = "") -> tuple
     """The JSON header of a safetensors file → its tensors and the data bytes it says follow, after the format's checks."""
     try:
         data = parse_config_text(header, where)
-    except Exception as error:  # noqa: BLE001 - a header that is not JSON is a corrupt checkpoint, not a bad config
+    except Exception as error:
         raise CheckpointError(f"{where}: the safetensors header is not valid JSON ({error})") from None
     if len(data) > MAX_TENSORS:
         raise CheckpointError(f"{where}: {len(data):,} tensors is more than a safetensors header can sensibly hold")
@@ -157,8 +157,8 @@ def read_local_checkpoint(folder: Path) -> Checkpoint:
         if not present:
             tensors = tuple(HeaderTensor(name, "", (), file) for name, file in weight_map.items())
             return Checkpoint(str(folder), (SAFETENSORS_INDEX,), tensors, True, total_size, (), ignored)
-        tensors = [tensor for name in present for tensor in read_safetensors_header(folder / name)]
-        return Checkpoint(str(folder), tuple(files), tuple(tensors), False, total_size, missing, ignored)
+        read = tuple(tensor for name in present for tensor in read_safetensors_header(folder / name))
+        return Checkpoint(str(folder), tuple(files), read, False, total_size, missing, ignored)
     single = folder / SAFETENSORS_SINGLE
     if single.exists():
         ignored = tuple(others)

@@ -12,12 +12,15 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
 from . import __version__
 from .errors import FfncalcError, UsageError
+
+if TYPE_CHECKING:
+    from .compute import MlaForm as MlaFormName
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 
@@ -30,8 +33,8 @@ def _plain_argument_help() -> None:
         name = argument.display_name_raw
         return (name if argument.required else f"[{name}]") + ("..." if argument.nargs != 1 else "")
 
-    core.TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign]
-    core.TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[method-assign]
+    core.TyperArgument._usage_display_name = usage_name  # type: ignore[assignment]
+    core.TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[assignment]
 
 
 _plain_argument_help()
@@ -63,15 +66,15 @@ ModelArg = Annotated[
     str, typer.Argument(metavar="MODEL", help=MODEL_HELP, show_default=False, autocompletion=complete_model)
 ]
 RevisionOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--revision", metavar="REV", help="Hub branch, tag or commit, e.g. main; fetches from the Hub even for bundled ids."),
 ]
 TokenOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--token", metavar="TOKEN", help="Hub token for gated or private repos (default: HF_TOKEN or your saved login)."),
 ]
 AsOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--as",
         metavar="MODEL_TYPE",
@@ -79,8 +82,8 @@ AsOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (exact integers) instead of tables.")]
-SvgOpt = Annotated[Optional[str], typer.Option("--svg", metavar="FILE", help="Also save the tables as an SVG picture, e.g. out.svg.")]
-HtmlOpt = Annotated[Optional[str], typer.Option("--html", metavar="FILE", help="Also save the tables as an HTML page, e.g. out.html.")]
+SvgOpt = Annotated[str | None, typer.Option("--svg", metavar="FILE", help="Also save the tables as an SVG picture, e.g. out.svg.")]
+HtmlOpt = Annotated[str | None, typer.Option("--html", metavar="FILE", help="Also save the tables as an HTML page, e.g. out.html.")]
 
 
 def context_option(default: str) -> Any:
@@ -125,7 +128,7 @@ class Recompute(str, Enum):
 
 
 MlaOpt = Annotated[
-    Optional[MlaForm],
+    MlaForm | None,
     typer.Option(
         "--mla",
         help="MLA attention (DeepSeek): 'plain' as the model is written (the default), or 'absorbed' as inference "
@@ -234,7 +237,7 @@ def params(
 @app.command("flops")
 def flops_command(
     model: ModelArg,
-    ctx: Annotated[Optional[str], context_option(DEFAULT_CONTEXT_HELP)] = None,
+    ctx: Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)] = None,
     mla: MlaOpt = None,
     no_causal: Annotated[
         bool,
@@ -245,7 +248,7 @@ def flops_command(
         ),
     ] = False,
     image: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--image",
             metavar="WxH",
@@ -268,7 +271,7 @@ def flops_command(
     from .api import flops
     from .render.compute import flops_table
 
-    form = (mla or MlaForm.plain).value
+    form = cast("MlaFormName", (mla or MlaForm.plain).value)
     with hub_status(json):
         report = flops(
             model, ctx, mla_form=form, causal=not no_causal, revision=revision, token=token, as_type=as_type, image=image
@@ -297,12 +300,12 @@ def crossover_command(
         ),
     ] = Measure.flops,
     dtype: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--dtype", metavar="DTYPE", help="With --by bytes: element type, e.g. bfloat16 (default: the config's dtype)."),
     ] = None,
     mla: MlaOpt = None,
     plot: Annotated[
-        Optional[bool],
+        bool | None,
         typer.Option("--plot/--no-plot", help="Draw the chart (default: when the terminal is at least 80 columns wide)."),
     ] = None,
     revision: RevisionOpt = None,
@@ -321,7 +324,7 @@ def crossover_command(
 
     refuse(dtype is not None and by != Measure.bytes, "--dtype applies to --by bytes; add --by bytes, or leave --dtype out")
     refuse(mla is not None and by == Measure.bytes, "--mla applies to --by flops: the KV cache of MLA is its latent either way")
-    form = (mla or MlaForm.plain).value
+    form = cast("MlaFormName", (mla or MlaForm.plain).value)
     with hub_status(json):
         report = crossover(
             model, ctx, measure=by.value, mla_form=form, dtype=dtype, revision=revision, token=token, as_type=as_type
@@ -333,10 +336,10 @@ def crossover_command(
 @app.command()
 def memory(
     model: ModelArg,
-    ctx: Annotated[Optional[str], context_option(DEFAULT_CONTEXT_HELP)] = None,
+    ctx: Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)] = None,
     batch: Annotated[int, typer.Option("--batch", metavar="N", help="Sequences decoded together, e.g. 8.")] = 1,
     dtype: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--dtype",
             metavar="DTYPE",
@@ -345,11 +348,11 @@ def memory(
         ),
     ] = None,
     kv_dtype: Annotated[
-        Optional[str], typer.Option("--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).")
+        str | None, typer.Option("--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).")
     ] = None,
     gpus: Annotated[int, typer.Option("--gpus", metavar="N", help="GPUs to split the model across (tensor parallel), e.g. 8.")] = 1,
     gpu_memory: Annotated[
-        Optional[str], typer.Option("--gpu-memory", metavar="SIZE", help="Another accelerator's memory, e.g. 96GB or 80GiB.")
+        str | None, typer.Option("--gpu-memory", metavar="SIZE", help="Another accelerator's memory, e.g. 96GB or 80GiB.")
     ] = None,
     chunk: Annotated[int, typer.Option("--chunk", metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens.")] = 2048,
     train: Annotated[bool, typer.Option("--train", help="Also training: gradients, optimizer states, activations.")] = False,
@@ -385,19 +388,19 @@ def memory(
 
 @app.command("derive-dim")
 def derive_dim_command(
-    dim: Annotated[Optional[int], typer.Option("--dim", metavar="N", help="Model width (hidden_size), e.g. 4096.")] = None,
+    dim: Annotated[int | None, typer.Option("--dim", metavar="N", help="Model width (hidden_size), e.g. 4096.")] = None,
     mult: Annotated[
-        Optional[float], typer.Option("--mult", metavar="X", help="ffn_dim_multiplier, e.g. 1.3 (Llama 3); omit for none (Llama 2).")
+        float | None, typer.Option("--mult", metavar="X", help="ffn_dim_multiplier, e.g. 1.3 (Llama 3); omit for none (Llama 2).")
     ] = None,
     multiple_of: Annotated[
         int, typer.Option("--multiple-of", metavar="N", help="Round the width up to a multiple of this, e.g. 1024.")
     ] = 256,
     target: Annotated[
-        Optional[int],
+        int | None,
         typer.Option("--target", metavar="N", help="Solve backwards: which (multiplier, multiple_of) give this width, e.g. 14336."),
     ] = None,
     model: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--model", metavar="MODEL", help="Solve backwards for a model's hidden_size and FFN width, e.g. Qwen/Qwen3-8B.", autocompletion=complete_model
         ),
@@ -424,7 +427,7 @@ def derive_dim_command(
 @app.command("compare")
 def compare_command(
     models: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Argument(
             metavar="MODEL",
             help="Models to compare (default: Llama-2-7B, Llama-3.1-8B, Mistral-7B, Qwen3-8B, Qwen2.5-0.5B, "
@@ -434,7 +437,7 @@ def compare_command(
         ),
     ] = None,
     sort: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--sort", metavar="COLUMN", help="Sort by a column, e.g. ffn_share; prefix - for descending, e.g. -ffn_share."),
     ] = None,
     output: Annotated[
@@ -538,7 +541,7 @@ def main() -> None:
         _fail(message + help_hint, error.exit_code)
     except typer.Abort:
         _fail("aborted", 130)
-    except Exception as error:  # noqa: BLE001 - even a bug must not print a traceback at users
+    except Exception as error:
         if os.environ.get("FFNCALC_DEBUG"):
             raise
         if isinstance(error, FfncalcError):

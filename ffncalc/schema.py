@@ -129,7 +129,7 @@ class HFConfig(BaseModel):
     def written_before(self, major: int, minor: int) -> bool:
         """Whether the config says it was saved by a transformers older than major.minor."""
         match = re.match(r"(\d+)\.(\d+)", self.transformers_version or "")
-        return bool(match) and (int(match[1]), int(match[2])) < (major, minor)
+        return match is not None and (int(match[1]), int(match[2])) < (major, minor)
 
     def family_name(self) -> str:
         """The family as people name it (a preset: its title)."""

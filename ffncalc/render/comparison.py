@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, TextIO
-
 from pathlib import PurePath
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Group
 from rich.text import Text

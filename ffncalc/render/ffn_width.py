@@ -41,8 +41,8 @@ def derive_dim_renderables(report: DeriveDimReport, width: int = 80) -> Group:
         by_multiplier: dict[float | None, list[int]] = {}
         for setting in solve.settings:
             by_multiplier.setdefault(setting.multiplier, []).append(setting.multiple_of)
-        for multiplier, multiples in by_multiplier.items():
-            grid.add("none" if multiplier is None else f"{multiplier:g}", ", ".join(f"{m:,}" for m in multiples))
+        for factor, multiples in by_multiplier.items():
+            grid.add("none" if factor is None else f"{factor:g}", ", ".join(f"{m:,}" for m in multiples))
         if solve.settings:
             parts += [heading(title), *fit(grid, width)]
         searched = "none, " + ", ".join(f"{m:g}" for m in solve.searched_multipliers if m is not None)

@@ -67,7 +67,8 @@ def fit(grid: Grid, width: int) -> list[RenderableType]:
         parts.append(current)
     if all(_width(_table(grid, keys + part, True)) <= width for part in parts):
         note = Text(f"(split in {len(parts)} parts to fit {width} columns; every value is shown)", style="dim")
-        return [_table(grid, keys + part, True) for part in parts] + [note]
+        tables: list[RenderableType] = [_table(grid, keys + part, True) for part in parts]
+        return [*tables, note]
     return _stacked(grid)
 
 
