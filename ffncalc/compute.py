@@ -5,7 +5,9 @@ Conventions:
   softmax and the embedding lookup are left out: they are O(hidden) per token, not O(hidden²));
 - a generated token at context n attends to n keys in a full-attention layer and to
   min(n, window) in a sliding-window layer; each key costs 2 · heads · qk_head_dim for QKᵀ and
-  2 · heads · v_head_dim for AV. Grouped KV heads save memory, not these FLOPs;
+  2 · heads · v_head_dim for AV. Grouped KV heads save memory, not these FLOPs. A layer with
+  compressed keys also attends to n // rate compressed entries (at most an indexer's top_k), as
+  keys of its own width (``attention_reach``);
 - MLA, plain form: scores over qk_nope + qk_rope dims, values over v_head_dim (as written in
   the model); absorbed form (inference engines): scores over kv_lora_rank + qk_rope, values over
   kv_lora_rank. The projections cost the same either way (kv_b is absorbed, not removed);
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from .accounting import Part, layer_parts, parts_of
 from .results import ModelInfo, Result
@@ -41,18 +43,26 @@ TRAINING_MULTIPLIER = 3  # forward + backward (≈ 2 × forward)
 # --- the per-model profile: everything that does not depend on the context --------------------
 
 
+# How far a layer reaches at context n: (cap, rate) reads min(n // rate, cap) keys; rate 1 for the keys themselves
+# (cap: a window or an indexer's top_k; None: the whole context), rate > 1 for compressed entries of rate tokens each.
+Reach = tuple[int | None, int]
+
+
 @dataclass(frozen=True)
 class ContextProfile:
     """A model reduced to what per-token cost needs: fixed parts, and slopes per attention window.
 
     ``slopes`` maps a window (None: full attention) to the cost each attended key adds, summed
-    over the layers with that window, so cost(n) = fixed + Σ slope · min(n, window).
+    over the layers with that window; ``compressed`` maps (rate, cap) to the cost of each compressed
+    entry (one per rate tokens) layers attend to, so
+    cost(n) = fixed + Σ slope · min(n, window) + Σ slope · min(n // rate, cap).
     """
 
     attention_projections: int
     ffn: int
     lm_head: int
     slopes: tuple[tuple[int | None, int], ...]
+    compressed: tuple[tuple[tuple[int, int | None], int], ...] = ()
     mixer: int = 0  # the projections of Mamba-2 / Gated DeltaNet … mixers (matmuls)
     mixer_state: int = 0  # their convolutions and state updates: the same at any context
     other: int = 0  # model-level linears a token runs (OPT's project_in/out)
@@ -63,20 +73,52 @@ class ContextProfile:
         return self.attention_projections + self.ffn + self.lm_head + self.mixer + self.mixer_state + self.other
 
     def growing(self, context: int) -> int:
-        """Σ over windows of slope · keys(context, window), + cross · n (the encoder's length is the context too)."""
-        return sum(slope * attended_keys(context, window) for window, slope in self.slopes) + self.cross * context
+        """Σ over reaches of slope · keys(context, cap, rate), + cross · n (the encoder's length is the context too)."""
+        return sum(slope * attended_keys(context, cap, rate) for (cap, rate), slope in self.reaches()) + self.cross * context
+
+    def reaches(self) -> list[tuple[Reach, int]]:
+        """Every slope by its reach (cap, rate): the windows' at rate 1, the compressed entries' at theirs."""
+        return [((window, 1), slope) for window, slope in self.slopes] + [
+            ((cap, rate), slope) for (rate, cap), slope in self.compressed
+        ]
 
 
-def attended_keys(context: int, window: int | None) -> int:
-    """Keys one token attends to at context n: n, or min(n, window) in a sliding-window layer."""
-    return context if window is None else min(context, window)
+def attended_keys(context: int, window: int | None, rate: int = 1) -> int:
+    """Keys one token reads at context n: min(n // rate, window); rate 1 for the keys themselves (n, or min(n, window)
+    in a sliding-window layer), rate > 1 for the entries that each pool rate tokens; window None: no cap."""
+    keys = context // rate
+    return keys if window is None else min(keys, window)
 
 
-def causal_keys(tokens: int, window: int | None) -> int:
-    """Σ_{i=1..n} min(i, window): the keys a causal prompt of n tokens attends to in one head."""
-    if window is None or tokens <= window:
-        return tokens * (tokens + 1) // 2
-    return window * (window + 1) // 2 + (tokens - window) * window
+def causal_keys(tokens: int, window: int | None, rate: int = 1) -> int:
+    """Σ_{i=1..n} min(i // rate, window): the keys a causal prompt of n tokens attends to in one head."""
+
+    def uncapped(n: int) -> int:  # Σ_{i=1..n} i // rate: q full blocks of rate tokens, then r + 1 tokens reading q
+        q, r = divmod(n, rate)
+        return rate * q * (q - 1) // 2 + q * (r + 1)
+
+    if window is None or tokens < rate * window:
+        return uncapped(tokens)
+    return uncapped(rate * window - 1) + (tokens - rate * window + 1) * window
+
+
+def attention_reach(attention: Attention) -> tuple[Reach, ...]:
+    """Keys a token attends to at context n, as reaches: min(n, window) (an indexer's top_k instead, picking among
+    all keys), + with a compressor min(n // rate, top_k) of its entries (all n // rate without an indexer)."""
+    indexer, compressor = attention.indexer, attention.compressor
+    top_k = indexer.top_k if indexer is not None else None
+    if compressor is None:
+        return ((top_k if indexer is not None else attention.window, 1),)
+    return ((attention.window, 1), (top_k, compressor.rate))
+
+
+def indexer_reach(attention: Attention) -> Reach | None:
+    """Keys an indexer scores at context n: all n, or the n // rate compressed entries; None without one of its own."""
+    indexer = attention.indexer
+    if indexer is None or indexer.shared:
+        return None
+    compressor = indexer.compressor or attention.compressor
+    return (None, compressor.rate if compressor is not None else 1)
 
 
 def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> int:
@@ -141,48 +183,65 @@ def _extra_weights(spec: ModelSpec) -> int:
     return sum(part.active_matmul_weights for part in _extra_parts(spec) if part.runs == "every_token")
 
 
-def _attention_slopes(layers: list[Layer], per_key, indexer_per_key=None) -> tuple[tuple[tuple[int | None, int], ...], int]:
-    """Self-attention's cost per key, by window, and cross-attention's per encoder position.
+def _attention_slopes(layers: list[Layer], per_key, indexer_per_key=None) -> tuple[Slopes, int]:
+    """Self-attention's cost per key, by reach (attention_reach), and cross-attention's per encoder position.
 
     Sparse attention attends to min(n, top_k) keys, the indexer's picks (like a window of top_k), while the
-    indexer itself scores all n keys.
+    indexer itself scores all n keys (or all n // rate compressed entries).
     """
     slopes, cross = [], 0
     for layer in layers:
         attention = layer.attention
         if attention is not None:
-            reach = attention.indexer.top_k if attention.indexer is not None else attention.window
-            slopes.append((reach, per_key(attention)))
-            if attention.indexer is not None and not attention.indexer.shared and indexer_per_key is not None:
-                slopes.append((None, indexer_per_key(attention.indexer)))
+            slopes += [(reach, per_key(attention)) for reach in attention_reach(attention)]
+            scored = indexer_reach(attention)
+            if scored is not None and indexer_per_key is not None:
+                slopes.append((scored, indexer_per_key(attention.indexer)))
         if layer.cross_attention is not None:
             cross += per_key(layer.cross_attention)
-    return _by_window(slopes), cross
+    return _by_reach(slopes), cross
 
 
 def _lm_head_weights(spec: ModelSpec) -> int:
     return spec.vocab_size * embedding_width(spec) if spec.lm_head else 0
 
 
-def _by_window(values: list[tuple[int | None, int]]) -> tuple[tuple[int | None, int], ...]:
-    totals: dict[int | None, int] = {}
-    for window, value in values:
-        totals[window] = totals.get(window, 0) + value
-    return tuple(sorted(totals.items(), key=lambda item: (item[0] is None, item[0] or 0)))
+class Slopes(NamedTuple):
+    """What ContextProfile holds of the costs per key: by window (rate 1), and by (rate, cap) for compressed entries."""
+
+    slopes: tuple[tuple[int | None, int], ...]
+    compressed: tuple[tuple[tuple[int, int | None], int], ...]
+
+
+def _by_reach(values: list[tuple[Reach, int]]) -> Slopes:
+    """The costs per key summed by reach, as ContextProfile holds them: by window (rate 1) in ``slopes``, by
+    (rate, cap) in ``compressed``."""
+    windows: dict[int | None, int] = {}
+    compressed: dict[tuple[int, int | None], int] = {}
+    for (cap, rate), value in values:
+        if rate == 1:
+            windows[cap] = windows.get(cap, 0) + value
+        else:
+            compressed[(rate, cap)] = compressed.get((rate, cap), 0) + value
+    return Slopes(
+        tuple(sorted(windows.items(), key=lambda item: (item[0] is None, item[0] or 0))),
+        tuple(sorted(compressed.items(), key=lambda item: (item[0][0], item[0][1] is None, item[0][1] or 0))),
+    )
 
 
 def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfile:
     """FLOPs per generated token: 2 · active matmul weights and mixer state updates, fixed; 2 · heads · (qk + v) per key."""
     layers = generating_layers(spec)
     weights = _active_weights(layers)
-    slopes, cross = _attention_slopes(
+    reaches, cross = _attention_slopes(
         layers, lambda attention: score_flops_per_key(attention, mla_form), indexer_score_flops_per_key
     )
     return ContextProfile(
         attention_projections=FLOPS_PER_MULTIPLY_ADD * weights["attention"],
         ffn=FLOPS_PER_MULTIPLY_ADD * weights["ffn"],
         lm_head=FLOPS_PER_MULTIPLY_ADD * _lm_head_weights(spec),
-        slopes=slopes,
+        slopes=reaches.slopes,
+        compressed=reaches.compressed,
         mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"],
         mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
         other=FLOPS_PER_MULTIPLY_ADD * (weights["other"] + _extra_weights(spec)) + sum(layer.other_flops for layer in layers),
@@ -198,12 +257,13 @@ def encoder_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProf
         return None
     weights = _active_weights(layers)
     cross_kv = _active_weights(generating_layers(spec), runs="once_per_input")["attention"]
-    slopes, _ = _attention_slopes(layers, lambda attention: score_flops_per_key(attention, mla_form))
+    reaches, _ = _attention_slopes(layers, lambda attention: score_flops_per_key(attention, mla_form))
     return ContextProfile(
         attention_projections=FLOPS_PER_MULTIPLY_ADD * (weights["attention"] + cross_kv),
         ffn=FLOPS_PER_MULTIPLY_ADD * weights["ffn"],
         lm_head=0,
-        slopes=slopes,
+        slopes=reaches.slopes,
+        compressed=reaches.compressed,
         mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"],
         mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
     )
@@ -217,7 +277,7 @@ def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
     layers = generating_layers(spec)
     weights = _active_weights(layers)
     states = sum(layer.mixer.state_elements + layer.mixer.conv_state_elements for layer in layers if layer.mixer is not None)
-    slopes, cross = _attention_slopes(
+    reaches, cross = _attention_slopes(
         layers,
         lambda attention: attention_kv_elements(attention) * bytes_per_element,
         lambda indexer: indexer.head_dim * bytes_per_element,  # the indexer's key cache, read for every key
@@ -226,7 +286,8 @@ def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
         attention_projections=weights["attention"] * bytes_per_element,
         ffn=weights["ffn"] * bytes_per_element,
         lm_head=_lm_head_weights(spec) * bytes_per_element,
-        slopes=slopes,
+        slopes=reaches.slopes,
+        compressed=reaches.compressed,
         mixer=weights["mixer"] * bytes_per_element,
         mixer_state=states * bytes_per_element,
         other=(weights["other"] + _extra_weights(spec)) * bytes_per_element,
@@ -235,31 +296,40 @@ def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
 
 
 def crossover_context(profile: ContextProfile) -> Fraction | None:
-    """The context n* where Σ slope · min(n, window) = FFN, solved piece by piece; None if never.
+    """The least real n where Σ slope · min(n // rate, cap) (+ cross · n) reaches the FFN; None if never.
 
-    The growing part is piecewise linear and non-decreasing in n, with a kink at each window:
-    walk the pieces in order and solve the linear equation on the piece that reaches the FFN.
+    The growing part is non-decreasing; read over real n, its rate-1 terms min(n, cap) grow linearly and
+    its compressed terms step up at multiples of their rate. Every kink and step falls on a whole context,
+    so find the first whole context m that reaches the FFN, then solve the line on [m − 1, m), or take
+    m itself when a step reaches it.
     """
     target = profile.ffn
-    slope = sum(value for _, value in profile.slopes) + profile.cross  # before the first window, every layer grows
-    offset = 0
-    for window, value in profile.slopes:
-        if window is None:
-            break
-        if slope and Fraction(target - offset, slope) <= window:
-            return max(Fraction(target - offset, slope), Fraction(0))
-        slope -= value  # past its window this layer stops growing …
-        offset += value * window  # … and contributes a constant
-    if slope == 0:
+    if not any(value for _, value in profile.reaches()) and not profile.cross:
         return None
-    return max(Fraction(target - offset, slope), Fraction(0))
+    if target <= 0:
+        return Fraction(0)
+    limit = plateau(profile)
+    if limit is not None and limit < target:
+        return None
+    high = 1
+    while profile.growing(high) < target:
+        high *= 2
+    low = high // 2  # growing(low) < target, or low = 0
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if profile.growing(middle) >= target else (middle, high)
+    before = profile.growing(high - 1)
+    slope = profile.cross + sum(value for window, value in profile.slopes if window is None or window >= high)
+    if slope and before + slope >= target:
+        return Fraction(high - 1) + Fraction(target - before, slope)
+    return Fraction(high)
 
 
 def plateau(profile: ContextProfile) -> int | None:
-    """The most the growing part can reach when every layer has a window; None when some layer is full."""
-    if profile.cross or any(window is None for window, _ in profile.slopes):
+    """The most the growing part can reach when every reach is capped: Σ slope · cap; None when some layer is not."""
+    if profile.cross or any(cap is None and value for (cap, _), value in profile.reaches()):
         return None
-    return sum(value * window for window, value in profile.slopes)
+    return sum(value * cap for (cap, _), value in profile.reaches() if value and cap is not None)
 
 
 # --- results ----------------------------------------------------------------------------------
@@ -361,6 +431,18 @@ CONVENTIONS = [
     "state updates, each derived in families/mixers.py",
     "the output head costs 2 · vocab · hidden per token, tied or not",
 ]
+# Only for models with compressed keys.
+COMPRESSED_CONVENTION = (
+    "compressed attention: besides min(n, window) keys, n // rate compressed entries (at most the indexer's top_k), "
+    "each a key of the attention's width; the indexer scores all n // rate. Pooling rate tokens into an entry is "
+    "elementwise, not counted"
+)
+
+
+def compressed_conventions(spec: ModelSpec) -> list[str]:
+    """COMPRESSED_CONVENTION when some layer attends to compressed keys."""
+    attentions = [layer.attention for layer in generating_layers(spec) if layer.attention is not None]
+    return [COMPRESSED_CONVENTION] if any(attention.compressor for attention in attentions) else []
 
 
 def _breakdown(profile: ContextProfile, tokens: int, growing: int) -> FlopsBreakdown:
@@ -389,7 +471,7 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
     """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n)); cross-attention
     always n · n (every decoder position sees the whole encoded input)."""
     if causal:
-        scores = sum(slope * causal_keys(tokens, window) for window, slope in profile.slopes)
+        scores = sum(slope * causal_keys(tokens, cap, rate) for (cap, rate), slope in profile.reaches())
         scores += profile.cross * tokens * tokens
     else:
         scores = tokens * profile.growing(tokens)
@@ -423,8 +505,10 @@ def count_flops(
         else "prefill: non-causal, every token charged n keys (n · keys(n)), as torch's FlopCounterMode counts",
         f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
     ]
-    if any(layer.stack == "vision" for layer in spec.layers):
-        conventions.append("per text token: a text token runs the language model only (--image WxH for what an image costs)")
+    conventions += compressed_conventions(spec)
+    if any(layer.stack in ("vision", "audio") for layer in spec.layers):
+        image = " (--image WxH for what an image costs)" if spec.image is not None else ""
+        conventions.append(f"per text token: a text token runs the language model only{image}")
     return FlopsReport(
         **(info or ModelInfo(model_type=spec.model_type)).model_dump(),
         context=context,
@@ -470,21 +554,26 @@ def count_crossover(
             "KV cache per layer per token: kv_heads · (qk_head_dim + v_head_dim) elements; MLA: kv_lora_rank + qk_rope_head_dim",
             "sliding-window layers cache at most window tokens; MoE reads only the active experts",
             f"{bytes_per_element} bytes per element ({dtype})",
-        ]
+        ] + (["compressed attention reads the entries it attends to and the indexer's compressed keys"]
+             if compressed_conventions(spec) else [])
     else:
         profile = flops_profile(spec, mla_form)
-        conventions = list(CONVENTIONS)
+        conventions = CONVENTIONS + compressed_conventions(spec)
     exact = crossover_context(profile)
     ceil = None if exact is None else -((-exact.numerator) // exact.denominator)
     never = None
     if exact is None:
         what = "attention-score FLOPs" if measure == "flops" else "the KV cache"
         windows = sorted({window for window, _ in profile.slopes if window is not None})
-        if not windows:
+        entries = sorted({cap for (_, cap), _ in profile.compressed if cap is not None})
+        if not windows and not entries:
             never = f"no layer attends over the context, so {what} stay at 0"
         else:
+            bounds = ([f"within a window of at most {windows[-1]:,} tokens"] if windows else []) + (
+                [f"to at most {entries[-1]:,} compressed entries"] if entries else []
+            )
             never = (
-                f"every layer attends within a window of at most {windows[-1]:,} tokens, so {what} level off at "
+                f"every layer attends {' and '.join(bounds)}, so {what} level off at "
                 f"{plateau(profile) or 0:,} per token, below the FFN's {profile.ffn:,}"
             )
     rows = []

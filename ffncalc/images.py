@@ -46,6 +46,8 @@ def image_grid(rule: ImageInput, width: int, height: int) -> ImageGrid:
         return ImageGrid(resized_width=width, resized_height=height, rows=rule.size, columns=1, image_tokens=tokens)
     if rule.resize in ("fixed", "tiles"):
         resized_w = resized_h = rule.size
+    elif rule.resize == "patch_budget":
+        resized_w, resized_h = _patch_budget(rule, width, height)
     elif rule.resize == "longest_edge":  # Pixtral: scaled down to fit, then whole patches (the last one padded)
         ratio = max(width / rule.size, height / rule.size)
         w, h = (math.floor(width / ratio), math.floor(height / ratio)) if ratio > 1 else (width, height)
@@ -57,8 +59,20 @@ def image_grid(rule: ImageInput, width: int, height: int) -> ImageGrid:
     if rule.pooled_tokens is not None:
         tokens = rule.pooled_tokens
     else:
-        tokens = (rows // rule.merge) * (columns // rule.merge)
+        tokens = (rows // rule.merge) * (columns // (rule.merge_columns or rule.merge))
     return ImageGrid(resized_width=resized_w, resized_height=resized_h, rows=rows, columns=columns, image_tokens=tokens)
+
+
+def _patch_budget(rule: ImageInput, width: int, height: int) -> tuple[int, int]:
+    """Kimi's navit_resize: scaled by min(1, √(size / patches), max_side · p / each side), each side truncated (at
+    least 1 px, at most max_side patches), then padded to a multiple of merge · p (merge_columns · p across)."""
+    p, max_side = rule.patch_size, rule.max_side or rule.size
+    patches = max(1, height // p) * max(1, width // p)
+    scale = min(1.0, math.sqrt(rule.size / patches), max_side * p / height, max_side * p / width)
+    h = min(max(1, int(height * scale)), max_side * p)
+    w = min(max(1, int(width * scale)), max_side * p)
+    rows, columns = rule.merge * p, (rule.merge_columns or rule.merge) * p
+    return -(-w // columns) * columns, -(-h // rows) * rows
 
 
 def _window_pairs(rows: int, columns: int, merge: int, units: int) -> int:
@@ -81,7 +95,10 @@ def count_image_flops(spec: ModelSpec, model: str, width: int, height: int) -> I
     + projector (2 · weights · image tokens), for one image (one tile of a tiling tower)."""
     rule = spec.image
     if rule is None:
-        raise UsageError(f"{model}: --image needs a model with a vision tower ffncalc counts; this one has none")
+        raise UsageError(
+            f"{model}: --image needs a vision transformer tower (one that reads an image as patches) that ffncalc "
+            "counts; this model has none (a convolutional tower, as Gemma 3n's, is counted by parameter only)"
+        )
     grid = image_grid(rule, width, height)
     patches = grid.rows * grid.columns
     n = patches + rule.extra_tokens  # what the layers carry

@@ -6,9 +6,11 @@ Conventions:
   figure in GiB (an H100's "80 GB" of HBM is 80 GiB), before the runtime's own overhead;
 - weights as the checkpoint stores them (``storage``: the config's dtype and quantization_config),
   or as ``--dtype`` asks; a tied head is one tensor;
-- KV cache, per attention layer and token: kv_heads · (qk_head_dim + v_head_dim) elements (MLA: its
-  latent, kv_lora_rank + qk_rope_head_dim, whatever the heads; a sparse-attention indexer adds its key,
-  head_dim), for at most the window (sliding) or chunk (chunked attention) of tokens; a layer that reads
+- KV cache, per attention layer and token: kv_heads · (qk_head_dim + v_head_dim) elements (kv_heads ·
+  qk_head_dim where the keys are the values; MLA: its latent, kv_lora_rank + qk_rope_head_dim, whatever
+  the heads; a sparse-attention indexer adds its key, head_dim), for at most the window (sliding) or
+  chunk (chunked attention) of tokens; a layer with compressed keys also keeps its n // rate entries
+  (and its indexer's compressed keys), not the partial window still being pooled; a layer that reads
   another layer's keys and values (Gemma 3n's and Gemma 4's shared KV) caches none; an encoder-decoder's
   decoder layers also cache the encoder output's keys and values (the encoder's length is the context);
   a state-space or linear-attention mixer keeps its recurrent state and its convolutions' last inputs,
@@ -24,8 +26,10 @@ import functools
 import math
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
+from .compute import attended_keys, indexer_reach
 from .results import ModelInfo, Result
 from .spec import Attention, Layer, ModelSpec
 from .storage import Scheme, Stored, layout, parameter_layout
@@ -198,18 +202,20 @@ def weight_bytes(stored: Layout, dtype: str, scheme: Scheme | None) -> WeightByt
 
 
 def attention_kv_elements(attention: Attention) -> int:
-    """Per layer per token: kv_heads · (qk_head_dim + v_head_dim); MLA caches its latent, kv_lora_rank + qk_rope_head_dim."""
+    """Per layer per token: kv_heads · (qk_head_dim + v_head_dim), kv_heads · qk_head_dim where the keys are the values;
+    MLA caches its latent, kv_lora_rank + qk_rope_head_dim."""
     if attention.mla is not None:
         return attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim
-    return attention.num_kv_heads * (attention.qk_head_dim + attention.v_head_dim)
+    values = 0 if attention.values_are_keys else attention.v_head_dim
+    return attention.num_kv_heads * (attention.qk_head_dim + values)
 
 
 def kv_elements_per_token(attention: Attention) -> int:
-    """The attention's KV elements per token, + a sparse-attention indexer's key (head_dim) unless it reuses another layer's picks;
-    none for an attention that reads another layer's keys and values (that layer caches them)."""
+    """The attention's KV elements per token, + a sparse-attention indexer's key (head_dim) when it scores every token's
+    key; none for an attention that reads another layer's keys and values (that layer caches them)."""
     if attention.kv_shared:
         return 0
-    indexer = attention.indexer.head_dim if attention.indexer is not None and not attention.indexer.shared else 0
+    indexer = attention.indexer.head_dim if attention.indexer is not None and indexer_reach(attention) == (None, 1) else 0
     return attention_kv_elements(attention) + indexer
 
 
@@ -218,12 +224,30 @@ def cached_tokens(attention: Attention, context: int) -> int:
     return context if attention.window is None else min(context, attention.window)
 
 
+def compressed_caches(attention: Attention) -> list[tuple[str, int, int]]:
+    """(what, elements per entry, rate) of each compressed cache: the compressor's entries (head_dim), and the indexer's
+    compressed keys (its head_dim); at context n each holds attended_keys(n, None, rate) = n // rate entries."""
+    caches = []
+    if attention.compressor is not None and not attention.kv_shared:
+        caches.append(("compressed keys", attention.compressor.head_dim, attention.compressor.rate))
+    scored = indexer_reach(attention)
+    if attention.indexer is not None and scored is not None and scored[1] > 1:
+        caches.append(("indexer compressed keys", attention.indexer.head_dim, scored[1]))
+    return caches
+
+
+def compressed_elements(attention: Attention, context: int) -> int:
+    """Σ over the compressed caches of elements per entry · n // rate."""
+    return sum(width * attended_keys(context, None, rate) for _, width, rate in compressed_caches(attention))
+
+
 @dataclass(frozen=True)
 class _Kind:
     kind: str
     per_token: int
     tokens: int
     fixed: int
+    rate: int = 1  # a compressed cache: one entry per rate tokens (tokens counts entries)
 
 
 def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
@@ -236,9 +260,11 @@ def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
             name = "attention"
         else:
             name = f"{'chunked' if attention.chunked else 'sliding'} attention (window {attention.window:,})"
-        if attention.indexer is not None and not attention.indexer.shared:
+        if indexer_reach(attention) == (None, 1):
             name += " + indexer key"
         kinds.append(_Kind(name, kv_elements_per_token(attention), cached_tokens(attention, context), 0))
+        for what, width, rate in compressed_caches(attention):
+            kinds.append(_Kind(f"{what} (1 per {rate:,} tokens)", width, attended_keys(context, None, rate), 0, rate))
     if layer.cross_attention is not None:
         kinds.append(_Kind("cross-attention (encoder output)", kv_elements_per_token(layer.cross_attention), context, 0))
     if layer.mixer is not None:
@@ -248,15 +274,17 @@ def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
 
 
 def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
-    """Σ over the generating layers of per-token elements × cached tokens, + fixed states, × batch × dtype bytes."""
+    """Σ over the generating layers of per-token elements × cached tokens (or entries), + fixed states, × batch × dtype bytes."""
     from .compute import generating_layers
 
     size = DTYPE_BYTES[dtype]
     counted: dict[tuple[str, int, int, int], int] = {}
+    rates: dict[str, int] = {}
     for layer in generating_layers(spec):
         for kind in _cache_kind(layer, context):
             key = (kind.kind, kind.per_token, kind.tokens, kind.fixed)
             counted[key] = counted.get(key, 0) + 1
+            rates[kind.kind] = kind.rate
     layers = [
         CacheLayer(
             kind=kind,
@@ -268,8 +296,10 @@ def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
         )
         for (kind, per_token, tokens, fixed), n in counted.items()
     ]
-    # One more token of one sequence grows only the layers that keep every token.
-    per_token = sum(l.layers * l.elements_per_token for l in layers if l.tokens == context and l.elements_per_token) * size
+    # One more token of one sequence grows only the layers that keep every token, and the compressed caches by an
+    # entry every rate tokens: their elements / rate on average (rounded down).
+    growing = [(cache, rates[cache.kind]) for cache in layers if cache.tokens == context or rates[cache.kind] > 1]
+    per_token = int(sum(Fraction(cache.layers * cache.elements_per_token * size, rate) for cache, rate in growing))
     return KvCache(
         dtype=dtype,
         context=context,
@@ -335,7 +365,8 @@ def per_gpu_cache(spec: ModelSpec, cache: KvCache, gpus: int) -> tuple[int, list
     for layer in generating_layers(spec):
         attention = layer.attention
         if attention is not None:
-            bytes_ = kv_elements_per_token(attention) * cached_tokens(attention, cache.context) * cache.batch * size
+            elements = kv_elements_per_token(attention) * cached_tokens(attention, cache.context)
+            bytes_ = (elements + compressed_elements(attention, cache.context)) * cache.batch * size
             if attention.mla is not None:
                 share += bytes_
                 replicated.add("MLA's latent KV cache")
@@ -426,6 +457,11 @@ CONVENTIONS = [
     "conv windows, whatever the context",
     "tensor parallelism: matrices split evenly, vectors and routers copied; KV split by KV heads, MLA's latent copied",
 ]
+# Only for models whose layers cache keys that are their values, or compressed keys.
+COMPRESSED_CONVENTION = (
+    "keys that are also the values are cached once; compressed keys: n // rate entries of head_dim (and the "
+    "indexer's), the tokens still being pooled not counted"
+)
 
 
 def count_memory(
@@ -480,5 +516,12 @@ def count_memory(
         replicated=replicated,
         accelerators=rows,
         training=training,
-        conventions=CONVENTIONS,
+        conventions=CONVENTIONS + _compressed_conventions(spec),
     )
+
+
+def _compressed_conventions(spec: ModelSpec) -> list[str]:
+    from .compute import generating_layers
+
+    attentions = [layer.attention for layer in generating_layers(spec) if layer.attention is not None]
+    return [COMPRESSED_CONVENTION] if any(a.compressor or a.values_are_keys for a in attentions) else []

@@ -17,7 +17,7 @@ class DefaultUsed(Result):
     """A field the config left out, and the value transformers' configuration class gives it."""
 
     field: str
-    value: int | float | str | bool | list[int] | list[str] | None
+    value: int | float | str | bool | list[int] | list[str] | list[list[int]] | None
     rule: str | None = None  # how a derived default is computed, e.g. "hidden_size // num_attention_heads"
 
 

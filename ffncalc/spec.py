@@ -31,8 +31,9 @@ Component = Literal[
 # What a model-level module costs a generated token: it runs for every token, once over the
 # encoder's input (cross-attention keys and values), or not while generating at all (a pooler).
 # A tower's modules never run for a text token: they run for each patch of an image (a patch
-# embedding), or for each token the image becomes in the language model (a projector after merging).
-Runs = Literal["every_token", "once_per_input", "not_generating", "per_patch", "per_image_token"]
+# embedding), or for each token the image becomes in the language model (a projector after merging);
+# an audio tower's, for each frame of a clip (ffncalc counts no audio FLOPs).
+Runs = Literal["every_token", "once_per_input", "not_generating", "per_patch", "per_image_token", "per_audio_frame"]
 ExpertStacking = Literal["stacked", "concatenated"]
 
 
@@ -93,12 +94,29 @@ class Mla:
 
 
 @dataclass(frozen=True)
+class Compressor:
+    """Keys compressed along the sequence: every ``rate`` tokens pool into one entry of ``head_dim`` (a softmax-gated
+    sum), which the attention reads beside its window (DeepSeek-V4's compressed attention).
+
+    Its weights: kv and gate projections (hidden → series · head_dim), a position bias [rate, series · head_dim]
+    and an RMSNorm of head_dim. ``series`` = 2 when each entry also pools the previous window's tokens (overlapping
+    windows): every token then feeds two series of head_dim.
+    """
+
+    rate: int
+    head_dim: int
+    names: Names  # kv, gate, position_bias, norm
+    series: int = 1
+
+
+@dataclass(frozen=True)
 class Indexer:
     """A lightning indexer (DeepSeek-V3.2's sparse attention, GLM-5): it scores every key with a few small
     heads, and the attention then reads only the ``top_k`` keys it picks.
 
     Its query reads ``q_input`` (the query latent, q_lora_rank) through wq_b; its single key head reads
-    the hidden state through wk, then a LayerNorm; weights_proj weighs its heads per token.
+    the hidden state through wk, then a LayerNorm; weights_proj weighs its heads per token. With a
+    ``compressor`` its keys are compressed entries instead (no wk, no k_norm), and it picks among those.
     """
 
     heads: int
@@ -108,6 +126,7 @@ class Indexer:
     names: Names  # wq_b, wk, k_norm, weights_proj
     k_norm: Norm | None = None
     shared: bool = False  # reuses the keys the previous layer's indexer picked: no weights, no scoring, no key cache (GLM-5)
+    compressor: Compressor | None = None  # its keys are compressed entries of its own (DeepSeek-V4's CSA)
 
 
 @dataclass(frozen=True)
@@ -145,6 +164,13 @@ class Attention:
     # no k or v projection, and nothing cached of its own; its queries still attend to every cached key.
     kv_shared: bool = False
     values_from_keys: bool = False  # v is k's projection (Gemma 4's attention_k_eq_v): no v projection
+    values_are_keys: bool = False  # the keys are also the values (DeepSeek-V4): no v projection, each key cached once
+    q_latent: int | None = None  # queries through a latent without MLA: q_a (→ q_latent), its RMSNorm q_a_layernorm, q_b
+    o_latent: int | None = None  # the output through a latent: o_a (o input → o_latent), o_b (o_latent → hidden)
+    o_groups: int = 1  # o_a is block-diagonal: each group maps its o input / o_groups values to o_latent / o_groups
+    # Besides its window, the attention reads compressed entries of the keys: n // rate at context n, or the indexer's
+    # top_k of them (compute.attention_reach).
+    compressor: Compressor | None = None
 
     @property
     def kind(self) -> Literal["mla", "mha", "mqa", "gqa"]:
@@ -290,6 +316,9 @@ class Layer:
     # Stored under the previous layer's index in its stack: one checkpoint layer that runs as two in a row
     # (LongCat-Flash's layer holds two attention blocks, self_attn.0 and self_attn.1, each with its MLP).
     continues: bool = False
+    # Stored under its index in its stack less this: a stack kept in stages that each number their layers from 0
+    # (timm's blocks.{stage}.{i}, the stage written in the name, index_offset the layers of the stages before it).
+    index_offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -388,20 +417,24 @@ class ImageInput:
 
     ``resize``: "fixed" (every image becomes ``size`` × ``size``), "longest_edge" (scaled down to fit ``size``,
     each side then rounded up to whole patches), "multiple" (each side rounded to a multiple of ``size``),
-    "tiles" (cut into ``size`` × ``size`` tiles; the FLOPs are per tile) or "budget" (every image padded to
-    ``size`` patches, the padding computed too). Patches are ``patch_size`` square;
-    ``merge`` × ``merge`` patches become one token (a patch merger, pixel shuffle), or the patches are pooled
-    to ``pooled_tokens``. ``window_units``: the side, in merged units, of the 2-D windows that layers with a
-    window attend within (Qwen2.5-VL); ``extra_tokens``: a class token the layers also carry (Llama 4).
+    "tiles" (cut into ``size`` × ``size`` tiles; the FLOPs are per tile), "budget" (every image padded to
+    ``size`` patches, the padding computed too) or "patch_budget" (scaled down, never up, to at most ``size``
+    patches and ``max_side`` patches a side, then each side padded to whole merges). Patches are ``patch_size``
+    square; ``merge`` × ``merge`` patches become one token (a patch merger, pixel shuffle; ``merge`` rows ×
+    ``merge_columns`` columns where they differ), or the patches are pooled to ``pooled_tokens``.
+    ``window_units``: the side, in merged units, of the 2-D windows that layers with a window attend within
+    (Qwen2.5-VL); ``extra_tokens``: a class token the layers also carry (Llama 4).
     """
 
     patch_size: int
-    resize: Literal["fixed", "longest_edge", "multiple", "tiles", "budget"]
+    resize: Literal["fixed", "longest_edge", "multiple", "tiles", "budget", "patch_budget"]
     size: int
     merge: int = 1
     pooled_tokens: int | None = None
     window_units: int | None = None
     extra_tokens: int = 0
+    max_side: int | None = None  # "patch_budget": the most patches along either side
+    merge_columns: int | None = None  # the columns of patches one token merges, where not ``merge``
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from .spec import (
     Attention,
+    Compressor,
     Indexer,
     Component,
     DenseFfn,
@@ -103,7 +104,8 @@ def _linear_named(component: Component, part: str, names: Names, in_f: int, out_
 
 def attention_tensors(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Tensor]:
     """q, k, v, o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms; no k, v for an attention that
-    reads another layer's keys and values, no v where values are the keys' projection."""
+    reads another layer's keys and values, no v where values are the keys (or their projection); q_a, q_b for a
+    query latent, o_a, o_b for an output latent; an indexer's and a compressor's weights."""
     names = attention.names
     hidden = attention.hidden_size
     q_input = attention.input_size or hidden
@@ -120,24 +122,34 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
             replace(t, part=prefix + part) for t in _linear_named(component, part, names, in_f, out_f, bias)
         )
 
+    def q_latent(in_f: int, rank: int, latent_norm: Norm) -> None:
+        proj("q_a", in_f, rank, attention.q_bias)
+        tensors.extend(norm("q_a_layernorm", names["q_a_layernorm"], latent_norm))
+        proj("q_b", rank, q_width, False)
+
     if mla is None:
-        proj("q", q_input, q_width, attention.q_bias)
+        if attention.q_latent is None:
+            proj("q", q_input, q_width, attention.q_bias)
+        else:
+            q_latent(q_input, attention.q_latent, Norm("rmsnorm", attention.q_latent))
         if not attention.kv_shared:
             proj("k", kv_input, kv_heads * qk_dim, attention.k_bias)
-            if not attention.values_from_keys:
+            if not (attention.values_from_keys or attention.values_are_keys):
                 proj("v", kv_input, kv_heads * v_dim, attention.v_bias)
     else:
         if mla.q_lora_rank is None:
             proj("q", hidden, q_width, False)
         else:
-            proj("q_a", hidden, mla.q_lora_rank, attention.q_bias)
-            tensors += norm("q_a_layernorm", names["q_a_layernorm"], Norm(mla.latent_norm, mla.q_lora_rank))
-            proj("q_b", mla.q_lora_rank, q_width, False)
+            q_latent(hidden, mla.q_lora_rank, Norm(mla.latent_norm, mla.q_lora_rank))
         # kv_a emits the compressed latent and the shared rope key at once.
         proj("kv_a", hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, attention.k_bias)
         tensors += norm("kv_a_layernorm", names["kv_a_layernorm"], Norm(mla.latent_norm, mla.kv_lora_rank))
         proj("kv_b", mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + v_dim), False)
-    proj("o", o_width, hidden, attention.o_bias)
+    if attention.o_latent is None:
+        proj("o", o_width, hidden, attention.o_bias)
+    else:  # o_a is block-diagonal: stored [o_latent, o_width / o_groups], each group of heads through its own block
+        proj("o_a", o_width // attention.o_groups, attention.o_latent, False)
+        proj("o_b", attention.o_latent, hidden, attention.o_bias)
     if attention.sinks:
         tensors.append(Tensor(component, prefix + "sinks", names["sinks"], (heads,)))
     if attention.relative_position_buckets:
@@ -145,6 +157,8 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
         tensors.append(Tensor(component, prefix + "relative_position_bias", names["relative_position_bias"] + ".weight", shape))
     if attention.indexer is not None:
         tensors += indexer_tensors(attention.indexer, attention.hidden_size, component)
+    if attention.compressor is not None:
+        tensors += compressor_tensors(attention.compressor, attention.hidden_size, component)
     if attention.q_norm is not None:
         tensors += norm(prefix + "q_norm", names["q_norm"], attention.q_norm)
     if attention.k_norm is not None:
@@ -154,15 +168,30 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
 
 def indexer_tensors(indexer: Indexer, hidden: int, component: Component) -> list[Tensor]:
     """wq_b (query latent → heads · head_dim), wk (hidden → head_dim), its LayerNorm, weights_proj (hidden → heads);
-    none for an indexer that reuses another layer's picks. The LayerNorm counts with the norms, as q_norm does."""
+    a compressor's weights instead of wk and its norm when its keys are compressed; none for an indexer that reuses
+    another layer's picks. The LayerNorm counts with the norms, as q_norm does."""
     if indexer.shared:
         return []
     names = indexer.names
     tensors = linear(component, "indexer", names["wq_b"], indexer.q_input, indexer.heads * indexer.head_dim, False)
-    tensors += linear(component, "indexer", names["wk"], hidden, indexer.head_dim, False)
+    if indexer.compressor is not None:
+        tensors += compressor_tensors(indexer.compressor, hidden, component, "indexer_")
+    else:
+        tensors += linear(component, "indexer", names["wk"], hidden, indexer.head_dim, False)
     if indexer.k_norm is not None:
         tensors += norm("indexer_k_norm", names["k_norm"], indexer.k_norm)
     tensors += linear(component, "indexer", names["weights_proj"], hidden, indexer.heads, False)
+    return tensors
+
+
+def compressor_tensors(compressor: Compressor, hidden: int, component: Component, prefix: str = "") -> list[Tensor]:
+    """kv and gate (hidden → series · head_dim each), the position bias [rate, series · head_dim], an RMSNorm of head_dim."""
+    names, width = compressor.names, compressor.series * compressor.head_dim
+    part = prefix + "compressor"
+    tensors = linear(component, part, names["kv"], hidden, width, False)
+    tensors += linear(component, part, names["gate"], hidden, width, False)
+    tensors.append(Tensor(component, part, names["position_bias"], (compressor.rate, width)))
+    tensors += norm(part + "_norm", names["norm"], Norm("rmsnorm", compressor.head_dim))
     return tensors
 
 
@@ -308,8 +337,9 @@ def model_tensors(spec: ModelSpec) -> list[Tensor]:
 
 
 def layer_indices(layers: Iterable[Layer]) -> Iterator[tuple[int, Layer]]:
-    """Each layer with its index within its stack (T5 numbers encoder and decoder blocks apart); a layer that
-    continues the previous one is stored under its index."""
+    """Each layer with the index it is stored under: its index within its stack (T5 numbers encoder and decoder blocks
+    apart), less its index_offset (a stage's layers count from 0); a layer that continues the previous one is stored
+    under its index."""
     position: dict[str, int] = {}
     for layer in layers:
         index = position.get(layer.stack, 0)
@@ -317,7 +347,7 @@ def layer_indices(layers: Iterable[Layer]) -> Iterator[tuple[int, Layer]]:
             index -= 1
         else:
             position[layer.stack] = index + 1
-        yield index, layer
+        yield index - layer.index_offset, layer
 
 
 def assemble(tensors: Iterable[Tensor], prefix: str = "") -> Iterator[tuple[str, tuple[int, ...], Tensor]]:

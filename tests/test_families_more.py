@@ -190,7 +190,7 @@ def test_bert_for_masked_lm_has_no_pooler_and_no_next_sentence_head():
 def test_bert_model_has_the_pooler_and_no_heads(write_config):
     config = json.loads((BUNDLED / "google-bert__bert-base-uncased.json").read_text())
     report = account(str(write_config({**config, "architectures": ["BertModel"]})))
-    assert report.outside_layers["other.bert.pooler.dense"] == 768 * 768 + 768
+    assert report.outside_layers["other.pooler.dense"] == 768 * 768 + 768
     assert report.components.lm_head == 0
 
 

@@ -26,6 +26,7 @@ EXPERT_FIELDS = {
     "qwen3_moe": ("num_experts", "num_experts_per_tok"),
     "qwen3_next": ("num_experts", "num_experts_per_tok"),
     "deepseek_v3": ("n_routed_experts", "num_experts_per_tok"),
+    "deepseek_v4": ("n_routed_experts", "num_experts_per_tok"),
     "kimi_k2": ("n_routed_experts", "num_experts_per_tok"),
     "ernie4_5_moe": ("moe_num_experts", "moe_k"),
     "dbrx": ("ffn_config.moe_num_experts", "ffn_config.moe_top_k"),

@@ -137,6 +137,14 @@ def decoder_config(draw, model_type):
         config["mlp_bias"] = draw(st.booleans())
     if model_type == "seed_oss":
         config["attention_out_bias"] = draw(st.booleans())
+    if model_type == "olmo":
+        config["attention_bias"] = draw(st.booleans())
+    if model_type == "starcoder2":
+        config["use_bias"] = draw(st.booleans())
+    if model_type in ("phi", "stablelm", "persimmon"):
+        config["qk_layernorm"] = draw(st.booleans())
+    if model_type == "stablelm":
+        config |= {"use_qkv_bias": draw(st.booleans()), "use_parallel_residual": draw(st.booleans())}
     if model_type == "ernie4_5":
         config["use_bias"] = draw(st.booleans())
     if model_type == "apertus":
@@ -245,6 +253,16 @@ def decoder_config(draw, model_type):
                    "qk_nope_head_dim": draw(st.integers(1, 32)), "qk_rope_head_dim": 2 * draw(st.integers(1, 16)),
                    "v_head_dim": draw(st.integers(1, 32)), "attention_bias": draw(st.booleans()),
                    "router_bias": draw(st.booleans())}
+    if model_type == "deepseek_v4":
+        kinds = ["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]
+        config |= {"sliding_window": draw(st.integers(1, 4096)), "q_lora_rank": draw(st.integers(1, 64)),
+                   "n_routed_experts": experts, "num_experts_per_tok": per_token, "mlp_bias": draw(st.booleans()),
+                   "o_groups": draw(st.integers(1, 4)), "o_lora_rank": draw(st.integers(1, 32)), "hc_mult": draw(st.integers(1, 4)),
+                   "index_n_heads": draw(st.integers(1, 4)), "index_head_dim": draw(st.integers(1, 16)),
+                   "index_topk": draw(st.integers(1, 4096)),
+                   "compress_rates": {kinds[1]: draw(st.integers(1, 8)), kinds[2]: draw(st.integers(1, 256))},
+                   "layer_types": draw(st.none() | st.lists(st.sampled_from(kinds), min_size=layers, max_size=layers + 1)),
+                   "mlp_layer_types": draw(st.none() | st.lists(st.sampled_from(["hash_moe", "moe"]), min_size=layers, max_size=layers))}
     return config
 
 
@@ -297,6 +315,24 @@ def layer_norm_config(draw, model_type):
         return {"model_type": "dbrx", "vocab_size": vocab, "d_model": hidden, "n_heads": heads, "n_layers": layers,
                 "attn_config": {"kv_n_heads": draw(st.sampled_from([d for d in range(1, heads + 1) if heads % d == 0]))},
                 "ffn_config": {"ffn_hidden_size": width, "moe_num_experts": experts, "moe_top_k": draw(st.integers(1, experts))}}
+    if model_type == "gpt_neo":
+        kinds = draw(st.lists(st.sampled_from(["global", "local"]), min_size=layers, max_size=layers))
+        return {"model_type": "gpt_neo", "vocab_size": vocab, "hidden_size": hidden, "num_layers": layers, "num_heads": heads,
+                "attention_types": [[[kind], 1] for kind in kinds], "window_size": draw(st.integers(0, 512)),
+                "intermediate_size": draw(st.one_of(st.none(), st.just(width))),
+                "max_position_embeddings": draw(st.integers(1, 2048)), "tie_word_embeddings": draw(st.booleans())}
+    if model_type == "codegen":
+        return {"model_type": "codegen", "vocab_size": vocab, "n_embd": hidden, "n_layer": layers, "n_head": heads,
+                "n_inner": draw(st.one_of(st.none(), st.just(width))), "tie_word_embeddings": draw(st.booleans())}
+    if model_type == "gpt_bigcode":
+        multi_query = draw(st.booleans())
+        return {"model_type": "gpt_bigcode", "vocab_size": vocab, "n_embd": hidden, "n_layer": layers, "n_head": heads,
+                "n_inner": draw(st.one_of(st.none(), st.just(width))), "n_positions": draw(st.integers(1, 2048)),
+                "multi_query": multi_query, "add_cross_attention": not multi_query and draw(st.booleans()),
+                "tie_word_embeddings": draw(st.booleans())}
+    if model_type == "mpt":
+        return {"model_type": "mpt", "vocab_size": vocab, "d_model": hidden, "n_heads": heads, "n_layers": layers,
+                "expansion_ratio": draw(st.integers(1, 8)), "no_bias": draw(st.booleans()), "tie_word_embeddings": draw(st.booleans())}
     assert model_type == "nemotron_h"
     experts = draw(st.integers(1, 8))
     return {"model_type": "nemotron_h", "vocab_size": vocab, "hidden_size": hidden, "intermediate_size": width,
@@ -317,10 +353,75 @@ def encoder_config(draw, model_type):
         return {"model_type": "bert", "vocab_size": vocab, "hidden_size": heads * draw(st.integers(1, 16)),
                 "num_hidden_layers": layers, "num_attention_heads": heads, "intermediate_size": draw(st.integers(1, 256)),
                 "max_position_embeddings": draw(st.integers(1, 1024)), "type_vocab_size": draw(st.integers(1, 4))}
+    if model_type in BERT_LINEAGE or model_type in SEQ2SEQ:
+        return draw(bert_lineage_config(model_type, heads, vocab, layers))
     return {"model_type": model_type, "vocab_size": vocab, "d_model": draw(st.integers(1, 128)), "d_kv": draw(st.integers(1, 32)),
             "d_ff": draw(st.integers(1, 256)), "num_layers": layers, "num_decoder_layers": draw(st.integers(1, 4)),
             "num_heads": heads, "feed_forward_proj": draw(st.sampled_from(["relu", "gated-gelu"])),
             "tie_word_embeddings": draw(st.booleans())}
+
+
+# The classes each encoder family builds (their heads differ), after the family's class prefix.
+ENCODER_CLASSES = ["Model", "ForMaskedLM", "ForSequenceClassification", "ForMultipleChoice", "ForTokenClassification",
+                   "ForQuestionAnswering"]
+BERT_LINEAGE = {"roberta": "Roberta", "xlm-roberta": "XLMRoberta", "electra": "Electra", "distilbert": "DistilBert",
+                "deberta-v2": "DebertaV2", "modernbert": "ModernBert"}
+SEQ2SEQ = {"bart": ("Bart", ["Model", "ForConditionalGeneration", "ForSequenceClassification", "ForQuestionAnswering", "ForCausalLM"]),
+           "mbart": ("MBart", ["Model", "ForConditionalGeneration", "ForSequenceClassification", "ForQuestionAnswering", "ForCausalLM"]),
+           "marian": ("Marian", ["Model", "MTModel", "ForCausalLM"]),
+           "pegasus": ("Pegasus", ["Model", "ForConditionalGeneration", "ForCausalLM"])}
+
+
+@st.composite
+def bert_lineage_config(draw, model_type, heads, vocab, layers):
+    """RoBERTa, XLM-RoBERTa, ELECTRA, DistilBERT, DeBERTa-v2, ModernBERT, and the BART family's encoder-decoders:
+    any class of the family (its heads), tied or not, with the options of each configuration class."""
+    hidden, width = heads * draw(st.integers(1, 16)), draw(st.integers(1, 256))
+    config = {"model_type": model_type, "vocab_size": vocab, "tie_word_embeddings": draw(st.booleans())}
+    labels = draw(st.one_of(st.none(), st.integers(1, 5)))
+    if model_type in SEQ2SEQ:
+        prefix, classes = SEQ2SEQ[model_type]
+        decoder_vocab = draw(st.integers(1, 5000)) if model_type == "marian" else vocab
+        config |= {"architectures": [prefix + draw(st.sampled_from(classes))], "d_model": hidden, "encoder_layers": layers,
+                   "decoder_layers": draw(st.integers(1, 4)), "encoder_attention_heads": heads,
+                   "decoder_attention_heads": draw(st.sampled_from([d for d in range(1, heads + 1) if heads % d == 0])),
+                   "encoder_ffn_dim": width, "decoder_ffn_dim": draw(st.integers(1, 256)),
+                   "max_position_embeddings": draw(st.integers(1, 1024)),
+                   "pad_token_id": draw(st.one_of(st.none(), st.integers(0, min(vocab, decoder_vocab) - 1)))}
+        if model_type == "marian":
+            config |= {"decoder_vocab_size": decoder_vocab, "share_encoder_decoder_embeddings": draw(st.booleans())}
+        return config | ({"num_labels": labels} if labels else {})
+    cls = draw(st.sampled_from(ENCODER_CLASSES))
+    pad = draw(st.one_of(st.none(), st.integers(0, vocab - 1)))
+    config |= {"architectures": [BERT_LINEAGE[model_type] + cls], "pad_token_id": pad}
+    if labels and not (model_type == "distilbert" and cls == "ForQuestionAnswering"):  # DistilBERT answers with 2 labels
+        config["num_labels"] = labels
+    if model_type == "distilbert":
+        return config | {"dim": hidden, "n_heads": heads, "n_layers": layers, "hidden_dim": width,
+                         "max_position_embeddings": draw(st.integers(1, 1024)), "sinusoidal_pos_embds": draw(st.booleans())}
+    config |= {"hidden_size": hidden, "num_hidden_layers": layers, "num_attention_heads": heads, "intermediate_size": width}
+    if model_type == "modernbert":
+        return config | {
+            "layer_types": draw(st.none() | st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=layers, max_size=layers)),
+            "global_attn_every_n_layers": draw(st.integers(1, 4)), "local_attention": draw(st.integers(1, 256)),
+            "norm_bias": draw(st.booleans()), "attention_bias": draw(st.booleans()), "mlp_bias": draw(st.booleans()),
+            "decoder_bias": draw(st.booleans()), "classifier_bias": draw(st.booleans())}
+    config["max_position_embeddings"] = draw(st.integers((pad or 0) + 1, (pad or 0) + 1024))  # RoBERTa pads positions too
+    if model_type == "deberta-v2":
+        return config | {
+            "type_vocab_size": draw(st.integers(0, 2)), "relative_attention": draw(st.booleans()),
+            "position_buckets": draw(st.integers(-1, 64)), "max_relative_positions": draw(st.integers(-1, 64)),
+            "pos_att_type": draw(st.sampled_from([None, "p2c|c2p", "c2p", "p2c", ["c2p", "p2c"]])),
+            "share_att_key": draw(st.booleans()), "norm_rel_ebd": draw(st.sampled_from(["none", "layer_norm"])),
+            "position_biased_input": draw(st.booleans()), "embedding_size": draw(st.none() | st.integers(1, 64)),
+            "attention_head_size": draw(st.none() | st.integers(1, 16)), "conv_kernel_size": draw(st.integers(0, 3)),
+            "conv_groups": draw(st.sampled_from([d for d in range(1, heads + 1) if hidden % d == 0])), "legacy": draw(st.booleans())}
+    decoder = draw(st.booleans())
+    config |= {"type_vocab_size": draw(st.integers(1, 4)), "is_decoder": decoder, "add_cross_attention": decoder and draw(st.booleans())}
+    if model_type == "electra":
+        config |= {"embedding_size": draw(st.integers(1, 64)), "summary_use_proj": draw(st.booleans()),
+                   "summary_proj_to_labels": draw(st.booleans())}
+    return config
 
 
 @st.composite
@@ -345,6 +446,22 @@ def wrapper_config(draw, model_type, text_model_type):
     config = {"model_type": model_type, "text_config": text}
     if draw(st.booleans()):
         config["tie_word_embeddings"] = draw(st.booleans())
+    if model_type == "kimi_k25" and draw(st.booleans()):  # a small MoonViT (else the default one)
+        heads = draw(st.integers(1, 4))
+        hidden = heads * draw(st.integers(1, 16))
+        config["vision_config"] = {
+            "hidden_size": hidden, "num_attention_heads": heads, "num_hidden_layers": draw(st.integers(1, 3)),
+            "intermediate_size": draw(st.integers(1, 64)), "patch_size": draw(st.integers(1, 16)),
+            "pos_emb_height": draw(st.integers(1, 8)), "pos_emb_width": draw(st.integers(1, 8)),
+            "merge_kernel_size": draw(st.lists(st.integers(1, 3), min_size=2, max_size=2))}
+        config["projection_hidden_size"] = hidden
+    if model_type in ("gemma4", "gemma3n") and draw(st.booleans()):  # a small audio tower (Gemma 4: else none)
+        heads = draw(st.integers(1, 4))
+        config["audio_config"] = {
+            "hidden_size": heads * draw(st.integers(1, 8)), "num_attention_heads": heads,
+            "num_hidden_layers": draw(st.integers(1, 2)), "conf_num_attention_heads": heads,
+            "conf_num_hidden_layers": draw(st.integers(1, 2)), "input_feat_size": draw(st.integers(4, 64)),
+            "use_clipped_linears": draw(st.booleans())}
     return config
 
 
@@ -433,8 +550,9 @@ WRAPPERS = {"gemma3": "gemma3_text", "mistral3": "mistral", "llama4": "llama4_te
             "gemma3n": "gemma3n_text"}
 WRAPPERS |= {"qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text", "qwen3_vl": "qwen3_vl_text",
              "qwen3_vl_moe": "qwen3_vl_moe_text", "qwen2_5_vl": "qwen2_5_vl_text"}
-ENCODERS = {"bert", "t5", "mt5"}
-OWN_FIELD_NAMES = {"gptj", "bloom", "falcon", "opt", "gpt_neox", "dbrx", "nemotron_h"}
+WRAPPERS |= {"kimi_k25": "deepseek_v3"}
+ENCODERS = {"bert", "t5", "mt5"} | set(BERT_LINEAGE) | set(SEQ2SEQ)
+OWN_FIELD_NAMES = {"gptj", "bloom", "falcon", "opt", "gpt_neox", "dbrx", "nemotron_h", "gpt_neo", "codegen", "gpt_bigcode", "mpt"}
 GENERATORS = {"gpt2": gpt2_config(), "ffncalc": preset_config()} | {
     model_type: encoder_config(model_type)
     if model_type in ENCODERS
@@ -503,8 +621,9 @@ def test_the_crossover_is_where_the_curves_meet(config):
     assert profile.growing(ceil) >= profile.ffn
     if ceil > 1:
         assert profile.growing(ceil - 1) < profile.ffn
-    if n_star.denominator == 1:
-        assert profile.growing(int(n_star)) == profile.ffn or n_star == 0
+    if n_star.denominator == 1:  # the curves meet there, or a compressed term steps past the FFN there
+        steps = any(n_star % rate == 0 for (rate, _), _ in profile.compressed)
+        assert profile.growing(int(n_star)) == profile.ffn or n_star == 0 or steps
 
 
 # --- invalid input ---------------------------------------------------------------------------

@@ -7,8 +7,12 @@ checkpoint sizes (../shared/reference/ground_truth.json), and hand derivations w
 import json
 import shutil
 
+import pytest
+
 from ffncalc import account
-from ffncalc.api import flops, verify
+from ffncalc.api import flops, load_config, verify
+from ffncalc.errors import UsageError
+from ffncalc.tensors import checkpoint_tensors
 
 from .conftest import EXPECTED, ROOT
 
@@ -102,3 +106,125 @@ def test_text_flops_are_the_language_models_alone_and_say_so(tmp_path):
     assert multimodal.image is None
     assert multimodal.per_token == alone.per_token
     assert any("a text token runs the language model only" in line for line in multimodal.conventions)
+
+
+# --- Kimi-K2.5: MoonViT and its projector ------------------------------------------------------------------------
+
+KIMI_K25 = ROOT / "tests" / "configs" / "synthetic__kimi_k25.json"
+
+
+def test_kimi_k25_counts_moonvit_and_its_projector_to_transformers_total():
+    # transformers 5.24 builds Kimi_K25ForConditionalGeneration from this config with 354,952 parameters
+    report = account(str(KIMI_K25))
+    assert report.total_params == 354_952
+    # MoonViT, hidden 48, 4 heads, FFN 96, 2 layers: patch conv 48 · 3 · 14² + 48, a position grid 8 × 6 × 48,
+    # per layer q, k, v, o (48² + 48 each), fc0 48 · 96 + 96, fc1 96 · 48 + 48, two LayerNorms (2 · 48 each),
+    # a final LayerNorm 2 · 48
+    layer = 4 * (48 * 48 + 48) + (48 * 96 + 96) + (96 * 48 + 48) + 2 * 2 * 48
+    assert report.components.vision == 48 * 3 * 14 * 14 + 48 + 8 * 6 * 48 + 2 * layer + 2 * 48
+    # the projector: a LayerNorm of projection_hidden_size (48), then 2 × 2 patches side by side (192 wide)
+    # through in_proj 192 → 192 and out_proj 192 → 64 (the text hidden), with biases
+    assert report.components.projector == 2 * 48 + (192 * 192 + 192) + (192 * 64 + 64)
+
+
+def test_kimi_k25_default_model_is_deepseek_v3_with_a_27_layer_moonvit(write_config):
+    # {"model_type": "kimi_k25"}: transformers 5.24 builds 670,570,869,232 parameters: DeepSeek-V3's defaults
+    # (hidden 7168), MoonViT 1152 wide, 16 heads, FFN 4304, 27 layers, patches of 14, a 64 × 64 position grid
+    report = account(str(write_config({"model_type": "kimi_k25"})))
+    assert report.total_params == 670_570_869_232
+    hidden, inner = 1152, 4304
+    layer = 4 * (hidden * hidden + hidden) + (hidden * inner + inner) + (inner * hidden + hidden) + 4 * hidden
+    assert report.components.vision == hidden * 3 * 14 * 14 + hidden + 64 * 64 * hidden + 27 * layer + 2 * hidden
+    merged = 4 * hidden  # 2 × 2 patches
+    assert report.components.projector == 2 * 1152 + (merged * merged + merged) + (merged * 7168 + 7168)
+
+
+def test_kimi_k25_saves_every_layer_as_a_block_as_transformers_reverts_its_conversion():
+    # transformers saves Moonshot's names: it reverts blocks → layers everywhere, the language model's layers too
+    names = checkpoint_tensors(load_config(str(KIMI_K25)).spec)
+    assert names["language_model.model.blocks.1.mlp.experts.7.down_proj.weight"] == (64, 32)
+    assert names["vision_tower.encoder.blocks.1.wqkv.weight"] == (3 * 48, 48)  # q, k and v fused
+    assert names["vision_tower.patch_embed.pos_emb.weight"] == (8, 6, 48)
+    assert names["model.mm_projector.pre_norm.weight"] == (48,)
+    assert not any(".layers." in name for name in names)
+
+
+def test_kimi_k25_scales_an_image_down_to_16384_patches_and_pads_each_side_to_whole_merges():
+    # 1024 × 768: 73 × 54 patches of 14 px, within the budget, not scaled; each side padded to a multiple of
+    # 2 · 14 = 28 px: 1036 × 784, 74 × 56 patches, merged 2 × 2 into 37 × 28 tokens
+    image = flops(str(KIMI_K25), image="1024x768").image
+    assert (image.resized_width, image.resized_height) == (1036, 784)
+    assert (image.patches, image.image_tokens) == (74 * 56, 37 * 28)
+    # 7000 × 7000: 500² patches, scaled by √(16384 / 500²) = 0.256 to 1792 px a side (64 · 28): 128² patches,
+    # 64² tokens
+    image = flops(str(KIMI_K25), image="7000x7000").image
+    assert (image.resized_width, image.patches, image.image_tokens) == (1792, 128 * 128, 64 * 64)
+    # 14000 × 14: at most 512 patches along a side (7168 px); the short side padded from 14 to 28 px
+    image = flops(str(KIMI_K25), image="14000x14").image
+    assert (image.resized_width, image.resized_height, image.image_tokens) == (512 * 14, 28, 256)
+
+
+def test_one_image_through_moonvit_by_hand():
+    image = flops(str(KIMI_K25), image="1024x768").image
+    patches, tokens, layers, hidden, inner, heads, head_dim = 4144, 1036, 2, 48, 96, 4, 12
+    assert image.patch_embedding == 2 * (3 * 14 * 14 * hidden) * patches
+    assert image.attention_projections == layers * 2 * (4 * hidden * hidden) * patches
+    assert image.ffn == layers * 2 * (2 * hidden * inner) * patches
+    # every patch attends to every patch of its image
+    assert image.attention_scores == layers * 2 * heads * (head_dim + head_dim) * patches * patches
+    assert image.projector == 2 * (192 * 192 + 192 * 64) * tokens
+
+
+def test_a_merge_kernel_of_2_by_3_patches_widens_the_projector_and_merges_columns_by_3(write_config):
+    config = json.loads(KIMI_K25.read_text())
+    config["vision_config"]["merge_kernel_size"] = [2, 3]
+    path = str(write_config(config, "kernel"))
+    merged = 48 * 2 * 3
+    assert account(path).components.projector == 2 * 48 + (merged * merged + merged) + (merged * 64 + 64)
+    # 768 px padded to 28 (56 rows of patches), 1024 px to 42 (1050 px, 75 columns): 28 × 25 tokens
+    image = flops(path, image="1024x768").image
+    assert (image.resized_width, image.resized_height, image.image_tokens) == (1050, 784, 28 * 25)
+
+
+# --- Gemma 3n: timm's MobileNet-V5 ---------------------------------------------------------------------------------
+
+GEMMA3N = ROOT / "tests" / "configs" / "synthetic__gemma3n_towers.json"
+
+
+def test_gemma_3n_counts_timms_mobilenet_v5_block_by_block():
+    report = account(str(GEMMA3N))
+    # timm 1.0.31 builds mobilenetv5_300m_enc with 294,126,912 parameters (transformers' TimmWrapperModel: the same)
+    assert report.components.vision == 294_126_912
+    blocks = {index: group for group in report.layers if group.stack == "vision" for index in group.indices}
+    assert len(blocks) == 3 + 5 + 37 + 39  # the four stages of its arch_def
+    # blocks.1.0, "uir_r1_a3_k5_s2_e6_c256" after 128 channels: a 3 × 3 depthwise start (128 · 9, a norm of 128),
+    # pw_exp 128 → 768 (6 × 128, a norm of 768), a 5 × 5 depthwise middle (768 · 25, a norm), pw_proj 768 → 256
+    # (a norm of 256) and layer_scale.gamma (256)
+    uir = (128 * 9 + 128) + (768 * 128 + 768) + (768 * 25 + 768) + (256 * 768 + 256) + 256
+    assert blocks[3].params == uir
+    # blocks.2.9, "mqa_r1_k3_h12_v2_s1_d64_c640": a norm (640), query 640 → 12 · 64, key and value each a 3 × 3
+    # depthwise down_conv with its norm and a projection 640 → 64, output 12 · 64 → 640, layer_scale.gamma (640)
+    mqa = 640 + 640 * 768 + 2 * (640 * 9 + 640 + 640 * 64) + 768 * 640 + 640
+    assert blocks[3 + 5 + 9].params == mqa
+
+
+def test_gemma_3n_embeds_each_towers_output_into_the_text_width():
+    # Gemma3nMultimodalEmbedder: vocab_size hard tokens × the tower's hidden_size, two RMSNorms of it, a projection
+    # into the text hidden (64): vision 16 × 96, audio 8 × 48
+    report = account(str(GEMMA3N))
+    vision = 16 * 96 + 2 * 96 + 96 * 64
+    audio = 8 * 48 + 2 * 48 + 48 * 64
+    assert report.components.projector == vision + audio
+
+
+def test_gemma_3n_names_a_timm_architecture_it_cannot_count_and_counts_the_rest(write_config):
+    config = json.loads(GEMMA3N.read_text())
+    config["vision_config"]["architecture"] = "resnet50"
+    report = account(str(write_config(config, "resnet")))
+    assert report.components.vision == 0 and report.components.audio == account(str(GEMMA3N)).components.audio
+    assert any("its vision tower: timm's 'resnet50'" in note for note in report.notes)
+
+
+def test_gemma_3n_image_flops_are_refused_its_tower_is_convolutional():
+    with pytest.raises(UsageError, match="convolutional tower"):
+        flops(str(GEMMA3N), image="768x768")

@@ -43,7 +43,15 @@ RECORD_VERSION = 2  # bump when what a record holds, or how it is counted, chang
 # Custom-code model types whose config declares an architecture that transformers ships.
 MODEL_TYPE_STAND_INS = {"kimi_k2": "deepseek_v3", "mimo": "qwen2"}
 # When architectures names no class transformers has, the class of the family's checkpoints.
-FALLBACK_CLASS = {"t5": "T5ForConditionalGeneration", "mt5": "MT5ForConditionalGeneration", "bert": "BertForPreTraining"}
+FALLBACK_CLASS = {
+    "t5": "T5ForConditionalGeneration",
+    "mt5": "MT5ForConditionalGeneration",
+    "bert": "BertForPreTraining",
+    "bart": "BartForConditionalGeneration",
+    "mbart": "MBartForConditionalGeneration",
+    "marian": "MarianMTModel",
+    "pegasus": "PegasusForConditionalGeneration",
+}
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
     r"^(architectures|auto_map|model_type|transformers_version|torch_dtype|dtype|_name_or_path|.*token_id.*|"
@@ -145,10 +153,13 @@ def count(raw: dict[str, Any]) -> dict[str, Any]:
     model = build(raw)
     by_component: dict[str, int] = {}
     routed = total = 0
-    for name, parameter in model.named_parameters():  # tied parameters appear once
+    # A tied parameter appears once, under whichever module holds it first (XLM-RoBERTa builds its head before
+    # its embeddings): it is filed under the weight the others are tied to.
+    tied = getattr(model, "all_tied_weights_keys", {}) or {}
+    for name, parameter in model.named_parameters():
         n = parameter.numel()
         total += n
-        component = component_of(name)
+        component = component_of(tied.get(name, name))
         by_component[component] = by_component.get(component, 0) + n
         if component == "ffn" and ROUTED_EXPERTS.search(name) and "shared" not in name:
             routed += n

@@ -55,9 +55,11 @@ FAMILIES: dict[str, str] = {
     "deepseek_v2": "deepseek:DeepseekV2Config",
     "deepseek_v3": "deepseek:DeepseekV3Config",
     "deepseek_v32": "deepseek:DeepseekV32Config",
+    "deepseek_v4": "deepseek:DeepseekV4Config",
     "kimi_k2": "deepseek:DeepseekV3Config",
     # Moonshot AI
     "kimi_linear": "kimi:KimiLinearConfig",
+    "kimi_k25": "kimi:KimiK25Config",
     # GLM (Zhipu AI / Z.ai)
     "glm": "glm:GlmConfig",
     "glm4": "glm:Glm4Config",
@@ -79,13 +81,19 @@ FAMILIES: dict[str, str] = {
     "gemma3n": "gemma:Gemma3nConfig",
     "recurrent_gemma": "recurrent_gemma:RecurrentGemmaConfig",
     # Phi
+    "phi": "phi:PhiConfig",
     "phi3": "phi:Phi3Config",
     "phimoe": "phi:PhimoeConfig",
     # OpenAI's and EleutherAI's GPTs
     "gpt2": "gpt:Gpt2Config",
     "gptj": "gpt:GptjConfig",
     "gpt_neox": "gpt:GptNeoxConfig",
+    "gpt_neo": "gpt:GptNeoConfig",
     "gpt_oss": "gpt_oss:GptOssConfig",
+    # Code models of the GPT lineage (Salesforce, BigCode)
+    "codegen": "gpt:CodeGenConfig",
+    "gpt_bigcode": "gpt:GptBigCodeConfig",
+    "starcoder2": "gpt:Starcoder2Config",
     # Other lineages
     "bloom": "bloom:BloomConfig",
     "falcon": "falcon:FalconConfig",
@@ -103,6 +111,7 @@ FAMILIES: dict[str, str] = {
     "dots1": "dots:Dots1Config",
     "arcee": "arcee:ArceeConfig",
     "helium": "helium:HeliumConfig",
+    "olmo": "olmo:OlmoConfig",
     "olmo2": "olmo:Olmo2Config",
     "olmo3": "olmo:Olmo3Config",
     "olmoe": "olmo:OlmoeConfig",
@@ -116,6 +125,9 @@ FAMILIES: dict[str, str] = {
     "bailing_moe": "bailing:BailingMoeConfig",
     "nemotron": "nemotron:NemotronConfig",
     "nemotron_h": "nemotron:NemotronHConfig",
+    "stablelm": "stablelm:StableLmConfig",
+    "mpt": "mpt:MptConfig",
+    "persimmon": "persimmon:PersimmonConfig",
     # State-space models, and hybrids of state-space mixers or short convolutions with attention
     "mamba": "mamba:MambaConfig",
     "falcon_mamba": "mamba:FalconMambaConfig",
@@ -128,14 +140,24 @@ FAMILIES: dict[str, str] = {
     "lfm2_moe": "lfm:Lfm2MoeConfig",
     # Encoders and encoder-decoders
     "bert": "bert:BertConfig",
+    "roberta": "bert:RobertaConfig",
+    "xlm-roberta": "bert:XLMRobertaConfig",
+    "electra": "bert:ElectraConfig",
+    "distilbert": "bert:DistilBertConfig",
+    "deberta-v2": "deberta:DebertaV2Config",
+    "modernbert": "modernbert:ModernBertConfig",
     "t5": "t5:T5Config",
     "mt5": "t5:MT5Config",
+    "bart": "bart:BartConfig",
+    "mbart": "bart:MBartConfig",
+    "marian": "bart:MarianConfig",
+    "pegasus": "bart:PegasusConfig",
     # ffncalc's own format, for models published without a config.json
     "ffncalc": "preset:PresetConfig",
 }
 
 
-# The vision towers a multimodal wrapper may name in its vision_config (families/vision.py).
+# The towers a multimodal wrapper may name in its vision_config (families/vision.py) or audio_config (families/audio.py).
 TOWERS: dict[str, str] = {
     "siglip_vision_model": "vision:SiglipVisionConfig",
     "pixtral": "vision:PixtralVisionConfig",
@@ -146,11 +168,15 @@ TOWERS: dict[str, str] = {
     "qwen3_5_moe_vision": "vision:Qwen35MoeVisionConfig",
     "llama4_vision_model": "vision:Llama4VisionConfig",
     "gemma4_vision": "vision:Gemma4VisionConfig",
+    "kimi_k25_vision": "vision:KimiK25VisionConfig",
+    "gemma3n_vision": "vision:Gemma3nVisionConfig",
+    "gemma4_audio": "audio:Gemma4AudioConfig",
+    "gemma3n_audio": "audio:Gemma3nAudioConfig",
 }
 
 
 def adapter_for(model_type: str, registry: dict[str, str] = FAMILIES) -> type[HFConfig] | None:
-    """The adapter class that reads MODEL_TYPE (a family, or with registry=TOWERS a vision tower), imported on first use; None if unknown."""
+    """The adapter class that reads MODEL_TYPE (a family, or with registry=TOWERS a tower), imported on first use; None if unknown."""
     target = registry.get(model_type) if isinstance(model_type, str) else None
     if target is None:
         return None

@@ -9,8 +9,22 @@ from typing import ClassVar
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HFConfig, HeadCount, LayerCount, Name, PositionCount, Width
-from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Names, Norm, Table, names
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
+from ..spec import (
+    Attention,
+    CheckpointExtra,
+    DenseFfn,
+    Extra,
+    Layer,
+    LearnedTensor,
+    Linear,
+    ModelNames,
+    ModelSpec,
+    Norm,
+    StoredTensor,
+    Table,
+    names,
+)
 
 BERT_ATTENTION = names(
     q="attention.self.query", k="attention.self.key", v="attention.self.value", o="attention.output.dense"
@@ -49,6 +63,9 @@ class _EncoderClasses(HFConfig):
     default_labels: ClassVar[int] = 2
     undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
     informational_fields = frozenset({"pad_token_id"})
+    derived_defaults = {"num_labels": "len(id2label), else 2"}
+    # the classes whose classifier is num_labels wide
+    labelled_classes: ClassVar[frozenset[str]] = frozenset({"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"})
 
     id2label: dict[str, Name] | None = None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
@@ -56,7 +73,7 @@ class _EncoderClasses(HFConfig):
 
     @model_validator(mode="after")
     def _check_padding_row(self) -> _EncoderClasses:
-        vocab = getattr(self, "vocab_size")
+        vocab = self.vocab_size
         if self.pad_token_id is not None and not -vocab <= self.pad_token_id < vocab:
             raise ValueError(
                 f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size {vocab}); "
@@ -65,7 +82,15 @@ class _EncoderClasses(HFConfig):
         return self
 
     def defaults_used(self):
-        return [d for d in super().defaults_used() if d.field not in ("id2label", "num_labels")]
+        skipped = {"id2label"} | (set() if self.labels_matter() else {"num_labels"})
+        return [d for d in super().defaults_used() if d.field not in skipped]
+
+    def labels_matter(self) -> bool:
+        """Whether the counted class has a classifier num_labels wide (and the config says neither id2label nor num_labels)."""
+        return self.head_class() in self.labelled_classes and self.id2label is None
+
+    def resolved(self, field: str):
+        return self.labels() if field == "num_labels" else super().resolved(field)
 
     def labels(self) -> int:
         """The classifiers' width: len(id2label), or num_labels, or the family's default."""
@@ -81,15 +106,29 @@ class _EncoderClasses(HFConfig):
         """The counted class without the family's prefix: "ForMaskedLM", "Model" …"""
         return self.model_class().removeprefix(self.class_prefix)
 
-    def linear(self, name: str, in_features: int, out_features: int, runs="not_generating", bias: bool = True,
-               component="other") -> Extra:
-        """A head's linear layer (a pooler, a classifier): it runs on a sequence's summary, not while generating."""
-        return Extra(component, name, Linear(in_features, out_features, bias=bias), runs)
+    @property
+    def root(self) -> str:
+        """Where the encoder's modules are stored: under base_model_prefix in a class with heads ("bert."), at
+        the top in the bare model ("")."""
+        return "" if self.head_class() == "Model" else self.base_model_prefix + "."
+
+    def position_ids(self, rows: int) -> CheckpointExtra:
+        """The embeddings' position_ids buffer, [1, max_position_embeddings] integers (roberta-base stores its I64 514)."""
+        return CheckpointExtra(
+            name="embeddings.position_ids buffer",
+            reason=f"1 × {rows:,} position indices: a persistent buffer before transformers 4.31, so stored by checkpoints saved then",
+            tensors=(StoredTensor(f"{self.root}embeddings.position_ids", (1, rows)),),
+            likely=self.written_before(4, 31),
+        )
+
+    def linear(self, name: str, in_features: int, out_features: int) -> Extra:
+        """A head's linear layer with its bias (a pooler, a classifier): it reads a sequence's summary, not each token."""
+        return Extra("other", name, Linear(in_features, out_features, bias=True), "not_generating")
 
     def notes(self) -> list[str]:
         counted = self.model_class()
         if not self.architectures:
-            return [f"The config names no class (architectures); counted as {counted}, which the family's checkpoints store."]
+            return [f"The config names no class (architectures); counted as {counted}, ffncalc's default for {self.architecture}."]
         if counted != self.architectures[0]:
             return [f"{self.architectures[0]} is not a {self.architecture} class ffncalc knows; counted as {counted}."]
         return []
@@ -157,22 +196,27 @@ class BertConfig(_EncoderClasses):
         if self.add_cross_attention:
             cross = Attention(hidden, heads, heads, head_dim, head_dim, BERT_CROSS_ATTENTION, True, True, True, True)
             norms += (("crossattention.output.LayerNorm", self.layer_norm()),)
-        return Layer(f"{self.base_model_prefix}.encoder.layer.{{i}}", attention, ffn, norms, cross_attention=cross, stack="encoder")
+        return Layer(f"{self.root}encoder.layer.{{i}}", attention, ffn, norms, cross_attention=cross, stack="encoder")
 
     def embeddings(self, width: int) -> list[Extra]:
-        """The token-type table and the embeddings' LayerNorm (the word and position tables are the spec's)."""
-        prefix = self.base_model_prefix
-        return [
-            Extra("embedding", f"{prefix}.embeddings.token_type_embeddings", Table(self.type_vocab_size, width)),
-            Extra("norm", f"{prefix}.embeddings.LayerNorm", self.layer_norm(width)),
+        """The token-type table and the embeddings' LayerNorm (the word table is the spec's, and so is the position
+        table when it is hidden_size wide)."""
+        root = self.root
+        extras = [
+            Extra("embedding", f"{root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width)),
+            Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm(width)),
         ]
+        if width != self.hidden_size:
+            positions = Table(self.max_position_embeddings, width)
+            extras.insert(0, Extra("embedding", f"{root}embeddings.position_embeddings", positions))
+        return extras
 
     def head_extras(self) -> list[Extra]:
-        hidden, prefix = self.hidden_size, self.base_model_prefix
+        hidden = self.hidden_size
         pooler, mlm, nsp, classifier = self.heads()
         extras = []
         if pooler:
-            extras.append(self.linear(f"{prefix}.pooler.dense", hidden, hidden))
+            extras.append(self.linear(f"{self.root}pooler.dense", hidden, hidden))
         if mlm:
             extras.append(Extra("lm_head", "cls.predictions.transform.dense", Linear(hidden, hidden, bias=True)))
             extras.append(Extra("norm", "cls.predictions.transform.LayerNorm", self.layer_norm()))
@@ -189,14 +233,14 @@ class BertConfig(_EncoderClasses):
         extras = [] if self.tie_word_embeddings else [Extra("lm_head", decoder + ".bias", LearnedTensor((self.vocab_size,)))]
         return self.model_names(decoder, bias), extras
 
-    def model_names(self, decoder: str, bias: str = "", embeddings: str = "embeddings") -> ModelNames:
-        prefix = self.base_model_prefix
+    def model_names(self, decoder: str, bias: str) -> ModelNames:
+        """The word and position tables under the encoder's root; the masked-LM decoder and its bias."""
         return ModelNames(
-            f"{prefix}.{embeddings}.word_embeddings",
+            f"{self.root}embeddings.word_embeddings",
             "",
             lm_head=decoder,
-            position_embeddings=f"{prefix}.{embeddings}.position_embeddings",
-            base_model_prefix=prefix,
+            position_embeddings=f"{self.root}embeddings.position_embeddings",
+            base_model_prefix=self.base_model_prefix,
             lm_head_bias=bias,
         )
 
@@ -209,7 +253,7 @@ class BertConfig(_EncoderClasses):
 
     def to_spec(self) -> ModelSpec:
         mlm = self.has_mlm()
-        names_, mlm_extras = self.masked_lm()
+        stored, mlm_extras = self.masked_lm()
         width = self.embedding_width()
         return ModelSpec(
             model_type=self.model_type,
@@ -218,12 +262,13 @@ class BertConfig(_EncoderClasses):
             layers=(self.encoder_layer(),) * self.num_hidden_layers,
             final_norm=None,
             tie_word_embeddings=self.tie_word_embeddings,
-            names=names_,
-            position_embeddings=self.max_position_embeddings,
+            names=stored,
+            position_embeddings=self.max_position_embeddings if width == self.hidden_size else 0,
             embedding_dim=width if width != self.hidden_size else None,
             lm_head=mlm,
-            lm_head_bias=mlm and bool(names_.lm_head_bias),
+            lm_head_bias=mlm,
             extras=tuple(self.embeddings(width) + self.head_extras() + (mlm_extras if mlm else [])),
+            checkpoint_extras=(self.position_ids(self.max_position_embeddings),),
         )
 
 
@@ -273,7 +318,7 @@ class RobertaConfig(BertConfig):
         pooler, mlm, classifier = ROBERTA_HEADS[self.head_class()]
         extras = []
         if pooler:
-            extras.append(self.linear(f"{self.base_model_prefix}.pooler.dense", hidden, hidden))
+            extras.append(self.linear(f"{self.root}pooler.dense", hidden, hidden))
         if mlm:
             extras.append(Extra("lm_head", "lm_head.dense", Linear(hidden, hidden, bias=True)))
             extras.append(Extra("norm", "lm_head.layer_norm", self.layer_norm()))
@@ -346,6 +391,10 @@ class ElectraConfig(BertConfig):
             raise ValueError("summary_type: 'attn' is not implemented by transformers' ElectraSequenceSummary")
         return self
 
+    def labels_matter(self) -> bool:
+        projected = self.head_class() == "ForMultipleChoice" and self.summary_use_proj and self.summary_proj_to_labels
+        return super().labels_matter() or (projected and self.id2label is None)
+
     def unused_fields(self) -> set[str]:
         if self.head_class() == "ForMultipleChoice":
             return set()
@@ -360,7 +409,7 @@ class ElectraConfig(BertConfig):
     def embeddings(self, width: int) -> list[Extra]:
         extras = super().embeddings(width)
         if width != self.hidden_size:
-            extras.append(Extra("other", "electra.embeddings_project", Linear(width, self.hidden_size, bias=True)))
+            extras.append(Extra("other", f"{self.root}embeddings_project", Linear(width, self.hidden_size, bias=True)))
         return extras
 
     def head_extras(self) -> list[Extra]:
@@ -415,6 +464,7 @@ class DistilBertConfig(_EncoderClasses):
     class_prefix = "DistilBert"
     base_model_prefix = "distilbert"
     classes = frozenset(DISTILBERT_HEADS)
+    labelled_classes = frozenset({"ForSequenceClassification", "ForTokenClassification"})  # answers: 2, always
 
     vocab_size: Width = 30522
     max_position_embeddings: PositionCount = 512
@@ -441,9 +491,10 @@ class DistilBertConfig(_EncoderClasses):
         attention = Attention(dim, heads, heads, dim // heads, dim // heads, DISTILBERT_ATTENTION, True, True, True, True)
         ffn = DenseFfn(dim, self.hidden_dim, False, self.activation, DISTILBERT_MLP, bias=True)
         norms = (("sa_layer_norm", self.layer_norm()), ("output_layer_norm", self.layer_norm()))
-        layer = Layer("distilbert.transformer.layer.{i}", attention, ffn, norms, stack="encoder")
+        root = self.root
+        layer = Layer(f"{root}transformer.layer.{{i}}", attention, ffn, norms, stack="encoder")
         mlm, pre_classifier, classifier = DISTILBERT_HEADS[self.head_class()]
-        extras = [Extra("norm", "distilbert.embeddings.LayerNorm", self.layer_norm())]
+        extras = [Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm())]
         if mlm:
             # transformers' component names follow its modules: the transform and the projector's bias are "other"
             extras.append(Extra("other", "vocab_transform", Linear(dim, dim, bias=True)))
@@ -462,13 +513,14 @@ class DistilBertConfig(_EncoderClasses):
             final_norm=None,
             tie_word_embeddings=self.tie_word_embeddings,
             names=ModelNames(
-                "distilbert.embeddings.word_embeddings",
+                f"{root}embeddings.word_embeddings",
                 "",
                 lm_head="vocab_projector",
-                position_embeddings="distilbert.embeddings.position_embeddings",
+                position_embeddings=f"{root}embeddings.position_embeddings",
                 base_model_prefix="distilbert",
             ),
             position_embeddings=self.max_position_embeddings,
             lm_head=mlm,
             extras=tuple(extras),
+            checkpoint_extras=(self.position_ids(self.max_position_embeddings),),
         )

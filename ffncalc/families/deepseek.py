@@ -1,14 +1,32 @@
 """DeepSeek-V2 and V3 (and R1, Kimi-K2, which declare V3's architecture): MLA attention, a dense-then-MoE stack;
-DeepSeek-V3.2: V3 with a lightning indexer choosing the keys each layer attends to (DeepSeek Sparse Attention)."""
+DeepSeek-V3.2: V3 with a lightning indexer choosing the keys each layer attends to (DeepSeek Sparse Attention);
+DeepSeek-V4: shared-key-value attention over a window and compressed keys, hyper-connections, hash-routed MoE."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from dataclasses import replace
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width
-from ..spec import Attention, CheckpointExtra, Indexer, Layer, Mla, Norm, StoredTensor, names
+from ..schema import MAX_WIDTH, ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..spec import (
+    Attention,
+    CheckpointExtra,
+    Compressor,
+    Extra,
+    Indexer,
+    Layer,
+    LearnedTensor,
+    Mla,
+    ModelNames,
+    ModelSpec,
+    Names,
+    Norm,
+    Parameter,
+    StoredTensor,
+    names,
+)
 from .base import DecoderConfig
 from .blocks import MLA_ATTENTION, is_sparse, mtp_extra
 
@@ -312,3 +330,295 @@ class DeepseekV32Config(MlpLayerTypes, DeepseekV3Config):
 
     def mtp_layer(self) -> Layer:
         return self.layer(self.mla_attention(None, self.indexer()), self.moe())
+
+
+# DeepSeek-V4's names as its checkpoints store them (transformers' conversion, reverted), relative to model.layers.{i}.
+V4_ATTENTION = names(
+    q_a="attn.wq_a",
+    q_a_layernorm="attn.q_norm",
+    q_b="attn.wq_b",
+    k="attn.wkv",
+    k_norm="attn.norm",
+    o_a="attn.wo_a",
+    o_b="attn.wo_b",
+    sinks="attn.attn_sink",
+)
+V4_MOE = names(router="ffn.gate", experts="ffn.experts.{e}")
+V4_EXPERT = names(gate="w1", up="w3", down="w2")
+V4_SHARED = names(gate="ffn.shared_experts.w1", up="ffn.shared_experts.w3", down="ffn.shared_experts.w2")
+V4_INDEXER = names(wq_b="attn.indexer.wq_b", weights_proj="attn.indexer.weights_proj")
+CSA, HCA, SLIDING = "compressed_sparse_attention", "heavily_compressed_attention", "sliding_attention"
+V4_LAYER_TYPES = {0: SLIDING, 4: CSA, 128: HCA}  # the legacy compress_ratios, per layer
+
+
+def compressor_names(module: str) -> Names:
+    """A V4 compressor's kv and gate projections, position bias (ape) and RMSNorm under MODULE."""
+    return names(kv=f"{module}.wkv", gate=f"{module}.wgate", position_bias=f"{module}.ape", norm=f"{module}.norm")
+
+
+class DeepseekV4Config(DecoderConfig):
+    """configuration_deepseek_v4.py / modeling_deepseek_v4.py: every layer attends within a sliding window through one
+    key-value head whose keys are also its values (kv_proj → head_dim, an RMSNorm), queries through a latent (q_a,
+    q_a_norm, q_b), a sink per head, and a grouped low-rank output (o_a block-diagonal over o_groups, then o_b).
+    layer_types add compressed keys: CSA pools every compress rate (4) tokens into an entry of two overlapping
+    series and an indexer of its own compressed keys picks index_topk of them; HCA pools every 128 tokens and reads
+    all its entries. Every FFN is an MoE (a shared MLP of moe_intermediate_size whatever n_shared_experts says); the
+    first num_hash_layers route by a tid2eid table (hash_moe), a buffer, as the others' e_score_correction_bias is.
+
+    The hidden state travels as hc_mult streams: before attention and before the FFN a hyper-connection projects
+    them (fn: hc_mult · hidden → (2 + hc_mult) · hc_mult, with base and scale) into the weights that collapse,
+    expand and mix them; the model's hc_head collapses them before the final norm.
+    """
+
+    architecture = "DeepSeek-V4"
+    config_class = "DeepseekV4Config"
+    default_model_class = "DeepseekV4ForCausalLM"
+    heads_divide_hidden = False  # head_dim is a field; nothing checks hidden_size against the heads
+    derived_defaults = {
+        "layer_types": "compress_ratios (0, 4, 128 per layer), else 2 HCA layers then CSA and HCA alternating",
+        "mlp_layer_types": "num_hash_layers (3) hash_moe layers, then moe",
+        "compress_rates": "CSA 4 and HCA 128, or compress_rate_csa / compress_rate_hca",
+    }
+    # Not fields of DeepseekV4Config: legacy keys its __post_init__ folds into layer_types, mlp_layer_types and
+    # compress_rates.
+    undeclared_keys = frozenset({"compress_ratios", "compress_rate_csa", "compress_rate_hca", "num_hash_layers"})
+    informational_fields = DecoderConfig.informational_fields | {"num_nextn_predict_layers"}
+    attention_names = V4_ATTENTION
+    moe_names = V4_MOE
+    expert_names = V4_EXPERT
+    model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.norm", lm_head="head")
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+
+    vocab_size: Width = 129280
+    hidden_size: Width = 4096
+    moe_intermediate_size: Width = Field(2048, validation_alias=AliasChoices("intermediate_size", "moe_intermediate_size"))
+    num_hidden_layers: LayerCount = 43
+    num_attention_heads: HeadCount = 64
+    head_dim: Width = 512  # type: ignore[assignment]
+    q_lora_rank: Width = 1024
+    num_experts_per_tok: ExpertCount = 6
+    # transformers builds 0 routed experts (which no token can be routed to); ffncalc refuses it.
+    n_routed_experts: ExpertCount = Field(256, validation_alias=AliasChoices("num_local_experts", "n_routed_experts"))
+    max_position_embeddings: PositionCount = 1048576
+    layer_types: list[Literal["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]] | None = None
+    compress_rates: dict[str, Annotated[int, Field(strict=True)]] | None = None
+    hc_mult: HeadCount = 4
+    mlp_layer_types: list[Literal["hash_moe", "moe"]] | None = None
+    sliding_window: Width = 128
+    o_groups: HeadCount = 8
+    o_lora_rank: Width = 1024
+    index_n_heads: HeadCount = 64
+    index_head_dim: Width = 128
+    index_topk: Width = 512
+    num_nextn_predict_layers: LayerIndex = 1
+    compress_ratios: list[Literal[0, 4, 128]] | None = None
+    compress_rate_csa: Width | None = None
+    compress_rate_hca: Width | None = None
+    num_hash_layers: LayerIndex | None = None
+    # Not read: intermediate_size is moe_intermediate_size (attribute_map); the modeling code uses one key-value head
+    # whatever num_key_value_heads says, and no attention bias.
+    intermediate_size: ClassVar[None] = None
+    num_key_value_heads: ClassVar[None] = None
+    attention_bias: ClassVar[bool] = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keep_the_first_layers(cls, raw: Any) -> Any:
+        """__post_init__ keeps the first num_hidden_layers entries of layer_types and mlp_layer_types (more are fine)."""
+        count = raw.get("num_hidden_layers", cls.model_fields["num_hidden_layers"].default) if isinstance(raw, dict) else None
+        if not isinstance(count, int) or isinstance(count, bool):
+            return raw
+        lists = {key: raw[key][:count] for key in ("layer_types", "mlp_layer_types") if isinstance(raw.get(key), list)}
+        return {**raw, **lists}
+
+    @model_validator(mode="after")
+    def _check_v4(self) -> DeepseekV4Config:
+        for field, kinds in (("layer_types", self.attention_kinds()), ("mlp_layer_types", self.mlp_kinds())):
+            if len(kinds) != self.num_hidden_layers:  # too few: validate_layer_type refuses them
+                raise ValueError(f"{field} has {len(kinds)} entries for {self.num_hidden_layers} layers")
+        rates = self.rates()
+        for kind in sorted(set(self.attention_kinds()) - {SLIDING}):
+            if kind not in rates:
+                raise ValueError(f"compress_rates has no rate for {kind}, which a layer is")
+            if not 1 <= rates[kind] <= MAX_WIDTH:  # transformers builds a rate of 0, whose compressor cannot run
+                raise ValueError(f"compress_rates: the rate of {kind} ({rates[kind]}) must be a whole number of tokens, 1 or more")
+        return self
+
+    def warnings(self) -> list[str]:
+        found = super().warnings()
+        width = self.num_attention_heads * self.head_dim
+        if width % self.o_groups:
+            found.append(
+                f"num_attention_heads · head_dim ({width}) is not a multiple of o_groups ({self.o_groups}): transformers "
+                f"builds o_a with {width // self.o_groups} inputs per group, but the attention cannot run"
+            )
+        return found
+
+    def attention_kinds(self) -> list[str]:
+        """layer_types, or the legacy compress_ratios, or transformers' default: 2 HCA layers, then CSA and HCA in turn."""
+        count = self.num_hidden_layers
+        if self.layer_types is not None:
+            return list(self.layer_types[:count])
+        if self.compress_ratios is not None:
+            return [V4_LAYER_TYPES[ratio] for ratio in self.compress_ratios[:count]]
+        return [HCA] * min(count, 2) + [CSA if i % 2 else HCA for i in range(max(count - 2, 0))]
+
+    def mlp_kinds(self) -> list[str]:
+        """mlp_layer_types, or num_hash_layers (3) hash-routed layers, then top-k routed ones."""
+        count = self.num_hidden_layers
+        if self.mlp_layer_types is not None:
+            return list(self.mlp_layer_types[:count])
+        hashed = 3 if self.num_hash_layers is None else self.num_hash_layers
+        return ["hash_moe"] * min(count, hashed) + ["moe"] * max(0, count - hashed)
+
+    def rates(self) -> dict[str, int]:
+        """compress_rates (default CSA 4, HCA 128), with the legacy compress_rate_csa / compress_rate_hca folded in."""
+        rates = dict(self.compress_rates) if self.compress_rates is not None else {CSA: 4, HCA: 128}
+        if self.compress_rate_csa is not None:
+            rates[CSA] = self.compress_rate_csa
+        if self.compress_rate_hca is not None:
+            rates[HCA] = self.compress_rate_hca
+        return rates
+
+    def resolved(self, field: str):
+        if field == "compress_rates":  # a default is shown as a number, a string or a list: the dict as "kind: rate"
+            return [f"{kind}: {rate}" for kind, rate in self.rates().items()]
+        derived = {"layer_types": self.attention_kinds, "mlp_layer_types": self.mlp_kinds}
+        return derived[field]() if field in derived else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        kinds = set(self.attention_kinds())
+        unused = set() if CSA in kinds else {"index_n_heads", "index_head_dim", "index_topk"}
+        unused |= {"compress_rates"} if kinds == {SLIDING} else set()
+        return unused | self.undeclared_keys  # legacy keys: a config without them uses the fields' own defaults
+
+    def compressor(self, kind: str, module: str, head_dim: int) -> Compressor:
+        """CSA's entries pool two overlapping series (2 · head_dim per token); HCA's one."""
+        return Compressor(self.rates()[kind], head_dim, compressor_names(module), series=2 if kind == CSA else 1)
+
+    def v4_attention(self, kind: str) -> Attention:
+        indexer = None
+        if kind == CSA:
+            indexer = Indexer(
+                heads=self.index_n_heads,
+                head_dim=self.index_head_dim,
+                q_input=self.q_lora_rank,
+                top_k=self.index_topk,
+                names=V4_INDEXER,
+                compressor=self.compressor(CSA, "attn.indexer.compressor", self.index_head_dim),
+            )
+        return self.attention(
+            self.sliding_window,
+            num_kv_heads=1,
+            q_bias=False,
+            k_bias=False,
+            v_bias=False,
+            o_bias=False,
+            k_norm=self.rms_norm(self.head_dim),
+            sinks=True,
+            values_are_keys=True,
+            q_latent=self.q_lora_rank,
+            o_latent=self.o_groups * self.o_lora_rank,
+            o_groups=self.o_groups,
+            compressor=None if kind == SLIDING else self.compressor(kind, "attn.compressor", self.head_dim),
+            indexer=indexer,
+        )
+
+    def moe(self):
+        width = self.moe_intermediate_size
+        return self.moe_ffn(
+            self.n_routed_experts,
+            self.num_experts_per_tok,
+            width,
+            shared_width=width,
+            shared_names=V4_SHARED,
+            shared_bias=self.mlp_bias,
+        )
+
+    def hyper_connections(self) -> tuple[Parameter, ...]:
+        """Before attention and before the FFN: fn [(2 + hc) · hc, hc · hidden], base [(2 + hc) · hc], scale [3]."""
+        hc = self.hc_mult
+        mixes = (2 + hc) * hc
+        return tuple(
+            parameter
+            for block in ("attn", "ffn")
+            for parameter in (
+                Parameter("other", "hyper_connections", f"hc_{block}_fn", (mixes, hc * self.hidden_size), matmul=True),
+                Parameter("other", "hyper_connections", f"hc_{block}_base", (mixes,)),
+                Parameter("other", "hyper_connections", f"hc_{block}_scale", (3,)),
+            )
+        )
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        norm = self.rms_norm()
+        # Each hyper-connection also mixes the hc streams by its hc × hc weights (a matmul of [hc, hc] by
+        # [hc, hidden] per token: 2 · hc² · hidden); collapsing and expanding them are elementwise.
+        mixing = 2 * (2 * self.hc_mult**2 * self.hidden_size)
+        built: dict[str, Layer] = {}
+        layers = []
+        for kind in self.attention_kinds():  # a hash-routed layer holds what a top-k routed one does (its buffer aside)
+            if kind not in built:
+                built[kind] = self.layer(
+                    self.v4_attention(kind),
+                    self.moe(),
+                    (("attn_norm", norm), ("ffn_norm", norm)),
+                    parameters=self.hyper_connections(),
+                    other_flops=mixing,
+                )
+            layers.append(built[kind])
+        return tuple(layers)
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        """Each router's buffer: tid2eid [vocab, experts per token] in hash_moe layers, the correction bias in the others."""
+        kinds = self.mlp_kinds()
+        hashed = tuple(i for i, kind in enumerate(kinds) if kind == "hash_moe")
+        routed = tuple(i for i, kind in enumerate(kinds) if kind == "moe")
+        extras = []
+        if hashed:
+            extras.append(
+                CheckpointExtra(
+                    name="hash router tid2eid",
+                    reason=f"{len(hashed)} hash_moe layers × {self.vocab_size} tokens × {self.num_experts_per_tok} "
+                    "experts: the fixed token → experts table, a buffer",
+                    tensors=(StoredTensor(f"{self.layer_name}.ffn.gate.tid2eid", (self.vocab_size, self.num_experts_per_tok)),),
+                    per_layer=hashed,
+                    buffer=True,
+                )
+            )
+        if routed:
+            extras.append(
+                CheckpointExtra(
+                    name="router e_score_correction_bias",
+                    reason=f"{len(routed)} MoE layers × {self.n_routed_experts} experts; a buffer set by load balancing, "
+                    "not trained (stored as ffn.gate.bias)",
+                    tensors=(StoredTensor(f"{self.layer_name}.ffn.gate.bias", (self.n_routed_experts,)),),
+                    per_layer=routed,
+                    buffer=True,
+                )
+            )
+        return tuple(extras)
+
+    def to_spec(self) -> ModelSpec:
+        hc, hidden = self.hc_mult, self.hidden_size
+        head = (  # collapses the hc streams before the final norm: hc_fn [hc, hc · hidden], hc_base [hc], hc_scale [1]
+            Extra("other", "model.hc_head.hc_fn", LearnedTensor((hc, hc * hidden), matmul=True)),
+            Extra("other", "model.hc_head.hc_base", LearnedTensor((hc,))),
+            Extra("other", "model.hc_head.hc_scale", LearnedTensor((1,))),
+        )
+        return replace(super().to_spec(), extras=head)
+
+    def notes(self) -> list[str]:
+        notes = []
+        if self.num_nextn_predict_layers:
+            notes.append(
+                f"num_nextn_predict_layers = {self.num_nextn_predict_layers}: the published checkpoint also stores "
+                "multi-token-prediction modules (mtp.*), which transformers does not build; not counted or listed."
+            )
+        if (self.quantization_config or {}).get("quant_method") == "fp8":
+            notes.append(
+                "The published checkpoint stores linear weights in FP8 with a scale per 128×128 block, its routed "
+                "experts in FP4 (expert_dtype), and keeps the compressors' and indexers' projections in BF16 and "
+                "the hyper-connections, sinks and position biases in float32: the stored bytes here take FP8 for "
+                "every weight a token multiplies by, BF16 for the rest."
+            )
+        return notes

@@ -43,7 +43,7 @@ from ..spec import (
 )
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
-from .multimodal import MultimodalConfig, Tower, projector_module
+from .multimodal import MultimodalConfig, Tower, audio_module, projector_module
 
 
 class GemmaConfig(DecoderConfig):
@@ -477,7 +477,8 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
 
 class Gemma4Config(MultimodalConfig):
     """configuration_gemma4.py: a Gemma 4 language model under ``model.language_model.``, with an optional vision
-    tower and audio tower (not counted here); the top-level tie_word_embeddings (default true) decides tying."""
+    tower and an optional audio tower (a Conformer, families/audio.py), each with its embedder; the top-level
+    tie_word_embeddings (default true) decides tying."""
 
     architecture = "Gemma-4"
     config_class = "Gemma4Config"
@@ -486,6 +487,8 @@ class Gemma4Config(MultimodalConfig):
     vision_model_type = "gemma4_vision"
     language_model_prefix = "model.language_model."
     vision_prefix = "model.vision_tower."
+    audio_model_type = "gemma4_audio"
+    audio_prefix = "model.audio_tower."
     tower_when_absent = False
     lm_head_name = "lm_head"
     undeclared_keys = frozenset({"vision_soft_tokens_per_image"})  # the processor's max_soft_tokens, saved with the model
@@ -501,7 +504,13 @@ class Gemma4Config(MultimodalConfig):
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """Gemma4MultimodalEmbedder: an RMSNorm without weight, then one linear into the text width, no bias."""
         return (projector_module("model.embed_vision.embedding_projection", Linear(tower.hidden_size, text_hidden)),)
-    audio_config: dict[str, Any] | None = None  # the audio tower, not counted yet (None: none)
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """Gemma4MultimodalEmbedder on the audio tower's output (output_proj_dims): a norm without weight, a linear."""
+        projection = Linear(tower.hidden_size, text_hidden)
+        return (audio_module("model.embed_audio.embedding_projection", projection, "projector"),)
+
+    audio_config: dict[str, Any] | None = None  # the audio tower (None: none)
     #: What a config without vision_config / audio_config gets: no tower (None), or the named default tower.
     absent_towers: ClassVar[dict[str, str | None]] = {"vision_config": None, "audio_config": None}
 
@@ -510,7 +519,7 @@ class Gemma4Config(MultimodalConfig):
         found = [default for default in super().defaults_used() if default.field not in self.absent_towers]
         for field, tower in self.absent_towers.items():
             if field not in self.model_fields_set:
-                rule = "optional: no tower" if tower is None else f"{tower}(): the default tower, not counted yet"
+                rule = "optional: no tower" if tower is None else f"{tower}(): the default tower"
                 found.append(DefaultUsed(field=field, value=tower, rule=rule))
         return found
 
@@ -651,12 +660,46 @@ class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
 
 
 class Gemma3nConfig(Gemma4Config):
-    """configuration_gemma3n.py: a Gemma 3n language model under ``model.language_model.``, with a vision tower
-    (MobileNet-V5 through timm) and an audio tower (a Conformer), not counted here; the top-level
-    tie_word_embeddings (default true) decides tying."""
+    """configuration_gemma3n.py: a Gemma 3n language model under ``model.language_model.``, a vision tower (timm's
+    MobileNet-V5, families/vision.py) and an audio tower (a Conformer, families/audio.py), both always built, each
+    with its embedder; the top-level tie_word_embeddings (default true) decides tying."""
 
     architecture = "Gemma-3n"
     config_class = "Gemma3nConfig"
     default_model_class = "Gemma3nForConditionalGeneration"
     text_model_type = "gemma3n_text"
+    vision_model_type = "gemma3n_vision"
+    audio_model_type = "gemma3n_audio"
+    tower_when_absent = True
     absent_towers = {"vision_config": "Gemma3nVisionConfig", "audio_config": "Gemma3nAudioConfig"}
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """Gemma3nMultimodalEmbedder: a table of the tower's vocab_size hard tokens, RMSNorms for hard and soft
+        (the tower's) embeddings, one linear into the text width (no bias), a norm without weight."""
+        from .vision import Gemma3nVisionConfig
+
+        assert isinstance(self.vision, Gemma3nVisionConfig)
+        vocab = self.vision.vocab_size
+        return gemma3n_embedder("model.embed_vision.", vocab, tower.hidden_size, text_hidden, projector_module)
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """The same embedder over the audio tower's hidden_size and vocab_size."""
+        from .audio import Gemma3nAudioConfig
+
+        assert isinstance(self.audio, Gemma3nAudioConfig)
+
+        def module(name: str, block) -> Extra:
+            return audio_module(name, block, "projector")
+
+        return gemma3n_embedder("model.embed_audio.", self.audio.vocab_size, tower.hidden_size, text_hidden, module)
+
+
+def gemma3n_embedder(prefix: str, vocab: int, width: int, text_hidden: int, module) -> tuple[Extra, ...]:
+    """embedding (vocab × width), hard_embedding_norm and soft_embedding_norm (width), embedding_projection
+    (width → text hidden, no bias); its post-projection norm has no weight."""
+    return (
+        module(prefix + "embedding", Table(vocab, width)),
+        module(prefix + "hard_embedding_norm", Norm("rmsnorm", width)),
+        module(prefix + "soft_embedding_norm", Norm("rmsnorm", width)),
+        module(prefix + "embedding_projection", Linear(width, text_hidden)),
+    )

@@ -1,12 +1,18 @@
-"""The GPTs of OpenAI and EleutherAI: GPT-2 (learned positions, Conv1D), GPT-J (parallel blocks) and GPT-NeoX (Pythia)."""
+"""The GPT lineage: OpenAI's GPT-2 (learned positions, Conv1D), EleutherAI's GPT-Neo (local attention on
+alternate layers), GPT-J (parallel blocks) and GPT-NeoX (Pythia), Salesforce's CodeGen (GPT-J's block with a
+fused qkv_proj), and BigCode's StarCoder (gpt_bigcode: multi-query attention in a fused c_attn) and StarCoder2
+(a Llama-shaped decoder with LayerNorms and biases)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import ClassVar, Literal
+
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
-from ..spec import CheckpointExtra, Layer, ModelNames, ModelSpec, StoredTensor, names
-from .base import LayerNormDecoder
+from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, WidthOrZero
+from ..spec import Attention, CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
+from .base import DecoderConfig, LayerNormDecoder
 
 GPT2_ATTENTION = names(q="attn.c_attn", k="attn.c_attn", v="attn.c_attn", o="attn.c_proj", transposed=True)
 GPT2_MLP = names(up="mlp.c_fc", down="mlp.c_proj", transposed=True)
@@ -16,6 +22,15 @@ NEOX_ATTENTION = names(
     q="attention.query_key_value", k="attention.query_key_value", v="attention.query_key_value", o="attention.dense"
 )
 NEOX_MLP = names(up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h")
+NEO_ATTENTION = names(
+    q="attn.attention.q_proj", k="attn.attention.k_proj", v="attn.attention.v_proj", o="attn.attention.out_proj"
+)
+LINEAR_MLP = names(up="mlp.c_fc", down="mlp.c_proj")  # GPT-2's names on nn.Linear, not Conv1D (GPT-Neo, StarCoder 1 and 2)
+CODEGEN_ATTENTION = names(q="attn.qkv_proj", k="attn.qkv_proj", v="attn.qkv_proj", o="attn.out_proj")
+BIGCODE_ATTENTION = names(q="attn.c_attn", k="attn.c_attn", v="attn.c_attn", o="attn.c_proj")
+BIGCODE_CROSS_ATTENTION = names(
+    q="crossattention.q_attn", k="crossattention.c_attn", v="crossattention.c_attn", o="crossattention.c_proj"
+)
 
 
 def aliases(*keys: str) -> AliasChoices:
@@ -177,3 +192,261 @@ class GptNeoxConfig(LayerNormDecoder):
             vocab_size=self.vocab_size,
             names=ModelNames("gpt_neox.embed_in", "gpt_neox.final_layer_norm", lm_head="embed_out", base_model_prefix="gpt_neox"),
         )
+
+
+class GptNeoConfig(LayerNormDecoder):
+    """configuration_gpt_neo.py / modeling_gpt_neo.py: GPT-2's layout with nn.Linear projections (q, k, v
+    without biases, out_proj with), learned positions, a tied head. Each layer's attention is "global" or
+    "local": a local layer attends to the last window_size keys (its own included). The kinds come from
+    ``attention_layers`` when the config carries it (transformers sets it from the config's keys after
+    expanding ``attention_types``), else from ``attention_types``: [[kinds, repeat], …]."""
+
+    architecture = "GPT-Neo"
+    config_class = "GPTNeoConfig"
+    default_model_class = "GPTNeoForCausalLM"
+    derived_defaults = {
+        "intermediate_size": "4 · hidden_size",
+        "attention_types": "[[['global', 'local'], 12]]: 24 layers, global and local alternating",
+    }
+    undeclared_keys = frozenset({"attention_layers"})  # __post_init__ expands attention_types into it; a key overrides
+    layer_name = "transformer.h.{i}"
+
+    vocab_size: Width = 50257
+    max_position_embeddings: PositionCount = 2048
+    hidden_size: Width = 2048
+    num_layers: LayerCount = Field(24, validation_alias=aliases("num_layers", "num_hidden_layers"))
+    attention_types: list[tuple[list[Literal["global", "local"]], LayerIndex]] | None = None  # [[kinds, repeat], …]
+    attention_layers: list[Literal["global", "local"]] | None = None
+    num_heads: HeadCount = Field(16, validation_alias=aliases("num_heads", "num_attention_heads"))
+    intermediate_size: Width | None = None
+    window_size: WidthOrZero = 256
+    activation_function: Name = "gelu_new"
+    tie_word_embeddings: Flag = True
+    _check_heads = heads_divide("hidden_size", "num_heads")
+
+    @model_validator(mode="after")
+    def _check_layer_kinds(self) -> GptNeoConfig:
+        if len(self.layer_kinds()) != self.num_layers:
+            source = "attention_layers" if self.attention_layers is not None else "attention_types"
+            raise ValueError(
+                f"{source} gives {len(self.layer_kinds())} layer kinds for {self.num_layers} layers (num_layers)"
+            )
+        return self
+
+    @property
+    def width(self) -> int:
+        return self.hidden_size
+
+    def layer_kinds(self) -> list[str]:
+        """"global" or "local" for each layer: attention_layers, or attention_types expanded."""
+        if self.attention_layers is not None:
+            return list(self.attention_layers)
+        types = self.attention_types if self.attention_types is not None else [(["global", "local"], 12)]
+        return [kind for kinds, repeat in types for _ in range(repeat) for kind in kinds]
+
+    def resolved(self, field: str):
+        if field == "intermediate_size":
+            return self.intermediate_size or 4 * self.hidden_size
+        if field == "attention_types":
+            return self.layer_kinds()  # as the layers' kinds: a config's nested pairs are no flat value
+        return super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        unused = {"attention_types"} if self.attention_layers is not None else set()
+        return unused if "local" in self.layer_kinds() else unused | {"window_size"}
+
+    def to_spec(self) -> ModelSpec:
+        norm = self.layer_norm()
+        width = self.hidden_size // self.num_heads
+        ffn = self.plain_ffn(self.intermediate_size or 4 * self.width, self.activation_function, True, LINEAR_MLP)
+        norms = (("ln_1", norm), ("ln_2", norm))
+
+        def layer(window: int | None) -> Layer:
+            heads = self.num_heads
+            attention = Attention(self.width, heads, heads, width, width, NEO_ATTENTION, o_bias=True, window=window)
+            return Layer(self.layer_name, attention, ffn, norms)
+
+        local, full = layer(self.window_size), layer(None)
+        n = self.max_position_embeddings
+        masks = CheckpointExtra(
+            name="attn.attention.bias and masked_bias buffers",
+            reason=(
+                f"per layer a {n}² causal (or local) mask and a scalar: persistent buffers in the transformers that "
+                "converted the first GPT-Neo checkpoints, non-persistent since"
+            ),
+            tensors=(
+                StoredTensor(self.layer_name + ".attn.attention.bias", (1, 1, n, n)),
+                StoredTensor(self.layer_name + ".attn.attention.masked_bias", ()),
+            ),
+            per_layer=tuple(range(self.num_layers)),
+            likely=False,
+        )
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=self.width,
+            vocab_size=self.vocab_size,
+            layers=tuple(local if kind == "local" else full for kind in self.layer_kinds()),
+            final_norm=norm,
+            tie_word_embeddings=self.tie_word_embeddings,
+            names=ModelNames("transformer.wte", "transformer.ln_f", position_embeddings="transformer.wpe", base_model_prefix="transformer"),
+            position_embeddings=n,
+            checkpoint_extras=(masks,),
+        )
+
+
+class CodeGenConfig(LayerNormDecoder):
+    """configuration_codegen.py / modeling_codegen.py: GPT-J's parallel block (one LayerNorm, attention and
+    MLP side by side) with q, k, v fused in qkv_proj (interleaved over 4 model-parallel shards: the shape is
+    [3 · n_embd, n_embd] all the same); no attention biases; fc_in, fc_out and the untied head with biases."""
+
+    architecture = "CodeGen"
+    config_class = "CodeGenConfig"
+    default_model_class = "CodeGenForCausalLM"
+    derived_defaults = {"n_inner": "4 · n_embd"}
+    informational_fields = frozenset({"n_positions"})  # only the rotary table (a non-persistent buffer) reads it
+    context_field = "n_positions"
+
+    vocab_size: Width = 50400
+    n_positions: PositionCount = Field(2048, validation_alias=aliases("n_positions", "max_position_embeddings"))
+    n_embd: Width = Field(4096, validation_alias=aliases("n_embd", "hidden_size"))
+    n_layer: LayerCount = Field(28, validation_alias=aliases("n_layer", "num_hidden_layers"))
+    n_head: HeadCount = Field(16, validation_alias=aliases("n_head", "num_attention_heads"))
+    n_inner: Width | None = None
+    activation_function: Name = "gelu_new"
+    tie_word_embeddings: Flag = False
+    _check_heads = heads_divide("n_embd", "n_head")
+
+    @property
+    def width(self) -> int:
+        return self.n_embd
+
+    def resolved(self, field: str):
+        return self.n_inner or 4 * self.n_embd if field == "n_inner" else super().resolved(field)
+
+    def to_spec(self) -> ModelSpec:
+        ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, GPTJ_MLP)
+        layer = Layer(self.layer_name, self.mha(self.n_head, False, CODEGEN_ATTENTION), ffn, (("ln_1", self.layer_norm()),))
+        n = self.n_positions
+        masks = CheckpointExtra(
+            name="attn.causal_mask buffers",
+            reason=(
+                f"{self.n_layer} layers × {n}² mask entries: a persistent buffer when the Salesforce checkpoints "
+                "were converted (transformers now ignores attn.causal_mask on loading)"
+            ),
+            tensors=(StoredTensor(self.layer_name + ".attn.causal_mask", (1, 1, n, n)),),
+            per_layer=tuple(range(self.n_layer)),
+        )
+        return self.decoder_spec(
+            layer,
+            self.n_layer,
+            self.layer_norm(),
+            self.tie_word_embeddings,
+            vocab_size=self.vocab_size,
+            lm_head_bias=True,
+            checkpoint_extras=(masks,),
+        )
+
+
+class GptBigCodeConfig(LayerNormDecoder):
+    """configuration_gpt_bigcode.py / modeling_gpt_bigcode.py (SantaCoder, StarCoder): GPT-2's layout with
+    nn.Linear projections; c_attn holds q (n_embd) and one key and value head (multi_query, the default) or a
+    key and value per head, with biases; learned positions; a tied head. With add_cross_attention (not with
+    multi_query, which transformers refuses) each layer also attends to an encoder's states: q_attn, c_attn (k
+    and v), c_proj and a LayerNorm ln_cross_attn."""
+
+    architecture = "GPT-BigCode"
+    config_class = "GPTBigCodeConfig"
+    default_model_class = "GPTBigCodeForCausalLM"
+    derived_defaults = {"n_inner": "4 · n_embd"}
+    context_field = "n_positions"
+
+    vocab_size: Width = 50257
+    n_positions: PositionCount = Field(1024, validation_alias=aliases("n_positions", "max_position_embeddings"))
+    n_embd: Width = Field(768, validation_alias=aliases("n_embd", "hidden_size"))
+    n_layer: LayerCount = Field(12, validation_alias=aliases("n_layer", "num_hidden_layers"))
+    n_head: HeadCount = Field(12, validation_alias=aliases("n_head", "num_attention_heads"))
+    n_inner: Width | None = None
+    activation_function: Name = "gelu_pytorch_tanh"
+    multi_query: Flag = True
+    add_cross_attention: Flag = False
+    tie_word_embeddings: Flag = True
+    _check_heads = heads_divide("n_embd", "n_head")
+
+    @model_validator(mode="after")
+    def _check_cross_attention(self) -> GptBigCodeConfig:
+        if self.add_cross_attention and self.multi_query:
+            raise ValueError("add_cross_attention: transformers has no cross-attention for multi_query models")
+        return self
+
+    @property
+    def width(self) -> int:
+        return self.n_embd
+
+    def resolved(self, field: str):
+        return self.n_inner or 4 * self.n_embd if field == "n_inner" else super().resolved(field)
+
+    def to_spec(self) -> ModelSpec:
+        norm = self.layer_norm()
+        kv_heads = 1 if self.multi_query else self.n_head
+        ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, LINEAR_MLP)
+        norms = (("ln_1", norm), ("ln_2", norm))
+        cross = None
+        if self.add_cross_attention:
+            cross = self.mha(self.n_head, True, BIGCODE_CROSS_ATTENTION)
+            norms += (("ln_cross_attn", norm),)
+        layer = Layer(self.layer_name, self.mha(self.n_head, True, BIGCODE_ATTENTION, kv_heads), ffn, norms, cross_attention=cross)
+        return self.decoder_spec(
+            layer,
+            self.n_layer,
+            norm,
+            self.tie_word_embeddings,
+            vocab_size=self.vocab_size,
+            position_embeddings=self.n_positions,
+            names=ModelNames("transformer.wte", "transformer.ln_f", position_embeddings="transformer.wpe", base_model_prefix="transformer"),
+        )
+
+
+class Starcoder2Config(DecoderConfig):
+    """configuration_starcoder2.py / modeling_starcoder2.py: Llama's layout (GQA, rotary, model.layers) with
+    LayerNorms (weight and bias) and a plain MLP (c_fc, c_proj); q, k, v, o and the MLP biased by use_bias;
+    every layer slides within sliding_window when one is set; a tied head."""
+
+    architecture = "StarCoder2"
+    config_class = "Starcoder2Config"
+    default_model_class = "Starcoder2ForCausalLM"
+    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
+    heads_divide_hidden = False  # no check: head_dim is floored
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    mlp_names = LINEAR_MLP
+
+    vocab_size: Width = 49152
+    hidden_size: Width = 3072
+    intermediate_size: Width = 12288
+    num_hidden_layers: LayerCount = 30
+    num_attention_heads: HeadCount = 24
+    num_key_value_heads: HeadCount = 2
+    hidden_act: Name = "gelu_pytorch_tanh"
+    max_position_embeddings: PositionCount = 4096
+    sliding_window: Width | None = None
+    use_bias: Flag = True
+    tie_word_embeddings: Flag = True
+    attention_bias: ClassVar[bool] = False
+    mlp_bias: ClassVar[bool] = False
+
+    def layer_windows(self) -> list[int | None]:
+        return [self.sliding_window] * self.num_hidden_layers
+
+    def layer_norm(self) -> Norm:
+        return Norm("layernorm", self.hidden_size, bias=True)
+
+    def pre_norms(self) -> tuple[tuple[str, Norm], ...]:
+        return (("input_layernorm", self.layer_norm()), ("post_attention_layernorm", self.layer_norm()))
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        bias = self.use_bias
+        attention = self.attention(window, q_bias=bias, k_bias=bias, v_bias=bias, o_bias=bias)
+        ffn = DenseFfn(self.hidden_size, self.intermediate_size, False, self.hidden_act, self.mlp_names, bias)
+        return self.layer(attention, ffn)
+
+    def to_spec(self) -> ModelSpec:
+        return replace(super().to_spec(), final_norm=self.layer_norm())

@@ -1,5 +1,6 @@
 """Moonshot AI's Kimi Linear: Kimi Delta Attention (a Gated DeltaNet with a decay per channel) in most
-layers, DeepSeek-V3's MLA in the others, and DeepSeek-V3's MoE.
+layers, DeepSeek-V3's MLA in the others, and DeepSeek-V3's MoE; and Kimi-K2.5, Kimi-K2's language model
+with the MoonViT vision tower.
 
 Kimi-K2 declares DeepSeek-V3's architecture and is read by the DeepSeek adapter; Kimi Linear brings a
 mixer of its own, so its lineage is Moonshot's, built on DeepSeek's blocks.
@@ -11,10 +12,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width
-from ..spec import CheckpointExtra, Layer, Mixer, MoeFfn, names
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..spec import CheckpointExtra, Extra, Layer, Linear, Mixer, MoeFfn, Norm, names
 from .deepseek import DeepseekV3Config, MlpLayerTypes, correction_bias_extra, entries_check
 from .mixers import kimi_delta_attention
+from .multimodal import MultimodalConfig, Tower, projector_module, tower_module
 
 # transformers saves every FFN under block_sparse_moe (its conversion renames mlp → block_sparse_moe), dense ones too.
 KIMI_MLP = names(gate="block_sparse_moe.gate_proj", up="block_sparse_moe.up_proj", down="block_sparse_moe.down_proj")
@@ -187,3 +189,35 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
             return self.rotary_extras()
         bias = correction_bias_extra(self.layer_name, sparse, self.num_local_experts, KIMI_MOE["router"])
         return self.rotary_extras() + (bias,)
+
+
+class KimiK25Config(MultimodalConfig):
+    """configuration_kimi_k25.py / modeling_kimi_k25.py: a DeepSeek-V3 language model (text_config's kimi_k2 is read
+    as deepseek_v3), the MoonViT vision tower (Kimi_K25VisionConfig) and a projector; the top-level
+    tie_word_embeddings (default true) decides tying. transformers saves it as Moonshot's checkpoints name it
+    (its conversion reverted), the reversal renaming every "layers" to "blocks", the language model's too."""
+
+    architecture = "Kimi-K2.5"
+    config_class = "Kimi_K25Config"
+    default_model_class = "Kimi_K25ForConditionalGeneration"
+    text_model_type = "deepseek_v3"
+    vision_model_type = "kimi_k25_vision"
+    language_model_renames = (("language_model.model.layers.", "language_model.model.blocks."),)
+    tie_word_embeddings: Flag = True
+    projection_hidden_size: Width = 1152  # the projector's LayerNorm (None: transformers cannot build it)
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """Kimi_K25MultimodalProjection: a LayerNorm of projection_hidden_size over each patch, then the merge's
+        patches side by side (merged = hidden · kernel rows · kernel columns) through in_proj (merged → merged) and
+        out_proj (merged → text hidden), with biases."""
+        from .vision import KimiK25VisionConfig
+
+        assert isinstance(self.vision, KimiK25VisionConfig)
+        rows, columns = self.vision.merge_kernel_size[:2]
+        merged = tower.hidden_size * rows * columns
+        pre_norm = Norm("layernorm", self.projection_hidden_size, bias=True)  # per patch, before the merge
+        return (
+            tower_module("model.mm_projector.pre_norm", pre_norm, "projector"),
+            projector_module("mm_projector.proj.0", Linear(merged, merged, True)),
+            projector_module("mm_projector.proj.2", Linear(merged, text_hidden, True)),
+        )

@@ -1,10 +1,12 @@
 """Multimodal wrappers: a language model nested in ``text_config``, read with its own family's adapter,
-and a vision tower in ``vision_config``, read with a tower adapter (``families/vision.py``).
+a vision tower in ``vision_config`` and an audio tower in ``audio_config``, each read with a tower adapter
+(``families/vision.py``, ``families/audio.py``).
 
 The wrapper's top-level fields count where transformers reads them: ``tie_word_embeddings``
 (the wrapper class's default when the key is absent), the dtype, and what shapes its projector. A
 checkpoint of the wrapper keeps the language model under its own prefix (``language_model.model.``
-for the LLaVA-style layout of Gemma 3, Mistral 3 and Llama 4) and the tower under another.
+for the LLaVA-style layout of Gemma 3, Mistral 3 and Llama 4) and each tower under another. ffncalc counts
+what an image costs (``flops --image``), not what an audio clip costs.
 """
 
 from __future__ import annotations
@@ -39,12 +41,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Tower:
-    """A vision tower's layers (stack "vision") and its modules outside them, named under the wrapper's prefix."""
+    """A tower's layers (stack "vision" or "audio") and its modules outside them, named under the wrapper's prefix."""
 
     layers: tuple[Layer, ...]
     extras: tuple[Extra, ...]
     hidden_size: int  # the width of what it hands on (before any projector)
-    image: ImageInput
+    image: ImageInput | None  # how it reads an image as patches (None: an audio tower, a convolutional one)
     checkpoint_extras: tuple[CheckpointExtra, ...] = ()  # buffers its modules save
 
 
@@ -62,6 +64,12 @@ def projector_module(name: str, module: Module) -> Extra:
     return tower_module(name, module, "projector", "per_image_token")
 
 
+def audio_module(name: str, module: Module, component: str = "audio") -> Extra:
+    """A module of an audio tower outside its layers, or (component="projector") of its projector: it runs for the
+    frames of a clip, never for a text token (ffncalc counts no audio FLOPs)."""
+    return tower_module(name, module, component, "per_audio_frame")
+
+
 class MultimodalConfig(HFConfig):
     """A wrapper: ``text_config`` holds the language model; each wrapper names its text model_type and layout."""
 
@@ -72,6 +80,8 @@ class MultimodalConfig(HFConfig):
     #: Where the checkpoint keeps the language model: its prefix replaces the text model's "model.".
     language_model_prefix: ClassVar[str] = "language_model.model."
     lm_head_name: ClassVar[str] = "language_model.lm_head"
+    #: Starts of names renamed once under that prefix, (old, new): Kimi-K2.5 saves its layers as blocks.
+    language_model_renames: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     #: The vision tower's model_type when ``vision_config`` names none of the known towers ("": none counted yet).
     vision_model_type: ClassVar[str] = ""
@@ -79,8 +89,13 @@ class MultimodalConfig(HFConfig):
     vision_defaults: ClassVar[dict[str, Any]] = {}
     #: Where the checkpoint keeps the tower's modules.
     vision_prefix: ClassVar[str] = "vision_tower."
-    #: Whether a config without vision_config gets the wrapper's default tower (False: the tower is optional).
+    #: Whether a config without vision_config (or audio_config) gets the wrapper's default tower (False: optional).
     tower_when_absent: ClassVar[bool] = True
+    #: The audio tower's model_type, its defaults and its prefix, as for the vision tower ("": the wrapper has none).
+    #: A wrapper with an audio tower declares the audio_config field.
+    audio_model_type: ClassVar[str] = ""
+    audio_defaults: ClassVar[dict[str, Any]] = {}
+    audio_prefix: ClassVar[str] = "audio_tower."
 
     text_config: dict[str, Any] | None = Field(None)
     vision_config: dict[str, Any] | None = Field(None)
@@ -105,29 +120,64 @@ class MultimodalConfig(HFConfig):
 
     @cached_property
     def vision(self) -> TowerConfig | None:
-        """The vision tower's config, validated by its tower adapter; None where ffncalc counts no tower yet."""
+        """The vision tower's config, validated by its tower adapter; None without one, or where ffncalc counts none."""
+        tower = self._tower("vision_config", self.vision_model_type, self.vision_defaults)
+        return tower if tower is not None and tower.uncounted() is None else None
+
+    @cached_property
+    def audio(self) -> TowerConfig | None:
+        """The audio tower's config, validated by its tower adapter; None without one, or where ffncalc counts none."""
+        tower = self._tower("audio_config", self.audio_model_type, self.audio_defaults)
+        return tower if tower is not None and tower.uncounted() is None else None
+
+    def _present(self, field: str) -> bool:
+        """Whether the model has the tower FIELD configures: given, or the wrapper's default where it has one."""
+        return field in type(self).model_fields and (getattr(self, field, None) is not None or self.tower_when_absent)
+
+    def _tower(self, field: str, own_type: str, defaults: dict[str, Any]) -> TowerConfig | None:
+        """The tower FIELD holds (absent or null: the wrapper's default tower, or none where it is optional)."""
         from . import TOWERS, adapter_for
         from .vision import TowerConfig
 
-        if not self.vision_model_type or (self.vision_config is None and not self.tower_when_absent):
+        given = getattr(self, field, None)
+        if not own_type or not self._present(field):
             return None
-        raw = dict(self.vision_config) if self.vision_config is not None else dict(self.vision_defaults)
+        raw = dict(given) if given is not None else dict(defaults)
         named = raw.get("model_type")
-        # transformers maps a vision_config named after the wrapper (qwen3_vl) to the wrapper's own tower.
-        model_type = named if isinstance(named, str) and named in TOWERS else self.vision_model_type
+        # transformers maps a tower config named after the wrapper (qwen3_vl) to the wrapper's own tower.
+        model_type = named if isinstance(named, str) and named in TOWERS else own_type
         adapter = adapter_for(model_type, TOWERS)
         assert adapter is not None and issubclass(adapter, TowerConfig), model_type
         try:
             return adapter.model_validate({**raw, "model_type": model_type})
         except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="vision_config") from None
+            raise describe_validation_error(error, "", prefix=field) from None
 
-    def image_input(self, tower: Tower) -> ImageInput:
+    def uncounted_towers(self) -> list[str]:
+        """The towers this model has that ffncalc does not count, each with the reason."""
+        found = []
+        for field, own_type, defaults in (
+            ("vision_config", self.vision_model_type, self.vision_defaults),
+            ("audio_config", self.audio_model_type, self.audio_defaults),
+        ):
+            if not self._present(field):
+                continue
+            tower = self._tower(field, own_type, defaults)
+            reason = "not counted yet" if tower is None else tower.uncounted()
+            if reason is not None:
+                found.append(f"its {field.removesuffix('_config')} tower: {reason}")
+        return found
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
         """How an image becomes patches and tokens: the tower's rule, unless the wrapper's projector merges them."""
         return tower.image
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """The modules that carry the tower's features into the language model's TEXT_HIDDEN width (none by default)."""
+        return ()
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """The modules that carry the audio tower's features into the language model (none by default)."""
         return ()
 
     def max_context(self) -> int | None:
@@ -136,6 +186,7 @@ class MultimodalConfig(HFConfig):
     def validate_nested(self) -> None:
         self.text  # noqa: B018 - validates text_config, raising a field-named error
         self.vision  # noqa: B018 - and vision_config
+        self.audio  # noqa: B018 - and audio_config
 
     def defaults_used(self) -> list[DefaultUsed]:
         own = super().defaults_used()
@@ -144,19 +195,30 @@ class MultimodalConfig(HFConfig):
             for default in self.text.defaults_used()
             if default.field != "tie_word_embeddings"  # the wrapper's own flag decides
         ]
-        if self.vision is not None:
-            nested += [replace_default(default, "vision_config." + default.field) for default in self.vision.defaults_used()]
-        return [d for d in own if d.field not in ("text_config", "vision_config")] + nested
+        for field, tower in (("vision_config", self.vision), ("audio_config", self.audio)):
+            if tower is not None:
+                nested += [replace_default(default, f"{field}.{default.field}") for default in tower.defaults_used()]
+        return [d for d in own if d.field not in ("text_config", "vision_config", "audio_config")] + nested
 
     def notes(self) -> list[str]:
-        if self.vision is None:
-            counted = f"{self.model_type} is multimodal: its language model ({self.text.model_type}) is counted; "
-            return [counted + "its vision tower and projector are not counted yet."] + self.text.notes()
+        both = (("vision", self.vision), ("audio", self.audio))
+        towers = [f"the {kind} tower ({tower.config_class})" for kind, tower in both if tower is not None]
+        uncounted = self.uncounted_towers()
+        if not towers:
+            counted = f"{self.model_type} is multimodal: its language model ({self.text.model_type}) is counted"
+            if not uncounted:  # its towers are optional, and this config has none
+                return [counted + "; this config has no vision or audio tower"] + self.text.notes()
+            return [f"{counted}, not its towers nor their projectors ({'; '.join(uncounted)})"] + self.text.notes()
         counted = (
-            f"{self.model_type} is multimodal: the language model ({self.text.model_type}), the vision tower "
-            f"({self.vision.config_class}) and the projector are counted; a text token runs the language model only"
+            f"{self.model_type} is multimodal: the language model ({self.text.model_type}), {', '.join(towers)} and "
+            f"the projector{'s' if len(towers) > 1 else ''} are counted; a text token runs the language model only"
         )
-        return [counted] + self.text.notes()
+        notes = [counted]
+        if uncounted:
+            notes.append(f"not counted, nor its projector: {'; '.join(uncounted)}")
+        if self.audio is not None:
+            notes.append("audio FLOPs are not counted: ffncalc estimates what an image costs (--image), not audio")
+        return notes + self.text.notes()
 
     def warnings(self) -> list[str]:
         return self.text.warnings()
@@ -167,11 +229,12 @@ class MultimodalConfig(HFConfig):
             replace(spec, model_type=self.model_type, tie_word_embeddings=self.tie_word_embeddings),
             self.language_model_prefix,
             self.lm_head_name,
+            self.language_model_renames,
         )
         return self.whole(spec)
 
     def whole(self, spec: ModelSpec) -> ModelSpec:
-        """SPEC (the relocated language model) with what the wrapper adds: the vision tower's layers and modules, the
+        """SPEC (the relocated language model) with what the wrapper adds: each tower's layers and modules, its
         projector, and the output head a checkpoint written by transformers 4 may store although the model ties it."""
         if spec.tie_word_embeddings and self.written_before(5, 0) and getattr(self.text, "tie_word_embeddings", None) is False:
             head = StoredTensor(spec.names.lm_head + ".weight", (spec.vocab_size, spec.hidden_size))
@@ -181,26 +244,42 @@ class MultimodalConfig(HFConfig):
                 "as the wrapper's tie_word_embeddings (default true) says, and does not use it"
             )
             spec = replace(spec, checkpoint_extras=spec.checkpoint_extras + (CheckpointExtra("untied output head", reason, (head,)),))
-        if self.vision is None:
-            return spec
-        tower = self.vision.tower(self.vision_prefix)
-        projector = self.projector(tower, spec.hidden_size)
-        extras = spec.extras + tower.extras + projector
-        saved = spec.checkpoint_extras + tower.checkpoint_extras
-        return replace(
-            spec, layers=spec.layers + tower.layers, extras=extras, checkpoint_extras=saved, image=self.image_input(tower)
-        )
+        text_hidden = spec.hidden_size
+        if self.vision is not None:
+            tower = self.vision.tower(self.vision_prefix)
+            image = self.image_input(tower) if tower.image is not None else None  # a convolutional tower: no rule
+            spec = with_tower(spec, tower, self.projector(tower, text_hidden), image=image)
+        if self.audio is not None:
+            tower = self.audio.tower(self.audio_prefix)
+            spec = with_tower(spec, tower, self.audio_projector(tower, text_hidden), image=spec.image)
+        return spec
+
+
+def with_tower(spec: ModelSpec, tower: Tower, projector: tuple[Extra, ...], image: ImageInput | None) -> ModelSpec:
+    """SPEC with TOWER's layers, modules and saved buffers, and PROJECTOR's modules."""
+    return replace(
+        spec,
+        layers=spec.layers + tower.layers,
+        extras=spec.extras + tower.extras + projector,
+        checkpoint_extras=spec.checkpoint_extras + tower.checkpoint_extras,
+        image=image,
+    )
 
 
 def replace_default(default: DefaultUsed, field: str) -> DefaultUsed:
     return default.model_copy(update={"field": field})
 
 
-def relocate(spec: ModelSpec, prefix: str, lm_head: str) -> ModelSpec:
-    """The same model stored under another prefix: "model." becomes PREFIX in every name."""
+def relocate(spec: ModelSpec, prefix: str, lm_head: str, renames: tuple[tuple[str, str], ...] = ()) -> ModelSpec:
+    """The same model stored under another prefix: "model." becomes PREFIX in every name, then a name that starts
+    with one of RENAMES' old starts takes its new one."""
 
     def move(name: str) -> str:
-        return prefix + name.removeprefix("model.") if name.startswith("model.") else name
+        name = prefix + name.removeprefix("model.") if name.startswith("model.") else name
+        for old, new in renames:
+            if name.startswith(old):
+                return new + name.removeprefix(old)
+        return name
 
     layers: dict[Layer, Layer] = {}
     for layer in spec.layers:

@@ -1,17 +1,40 @@
-"""AllenAI's OLMo family: OLMo-2 (norms after the sublayers, q/k norms across heads), OLMo-3 (OLMo-2 with
-three sliding-window layers in four), OLMoE (a MoE with OLMo's q/k norms) and FlexOlmo (OLMo-2's layer
-around OLMoE's experts)."""
+"""AllenAI's OLMo family: the first OLMo (LayerNorms without parameters), OLMo-2 (norms after the sublayers,
+q/k norms across heads), OLMo-3 (OLMo-2 with three sliding-window layers in four), OLMoE (a MoE with OLMo's
+q/k norms) and FlexOlmo (OLMo-2's layer around OLMoE's experts)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar, Literal
 
 from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width
-from ..spec import Attention, Layer, MoeFfn, Norm
+from ..spec import Attention, Layer, ModelSpec, MoeFfn, Norm
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
+
+
+class OlmoConfig(DecoderConfig):
+    """configuration_olmo.py / modeling_olmo.py (OLMo-1B/7B, OLMo-1.7): Llama's attention (biased by
+    attention_bias) and SwiGLU; its LayerNorms, before each sublayer and at the end, have neither weight nor
+    bias, so a layer holds only projections. clip_qkv clamps activations: no parameters."""
+
+    architecture = "OLMo"
+    config_class = "OlmoConfig"
+    default_model_class = "OlmoForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+
+    vocab_size: Width = 50304
+    pad_token_id: int | None = Field(1, strict=True)
+    mlp_bias: ClassVar[bool] = False
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        return self.layer(self.attention(window), self.gated_ffn(), norms=())
+
+    def to_spec(self) -> ModelSpec:
+        return replace(super().to_spec(), final_norm=None)
 
 
 class _Olmo2Layer:

@@ -1,4 +1,5 @@
-"""Phi-3 / Phi-3.5 / Phi-4 (Llama's shapes, fused qkv_proj and gate_up_proj) and PhiMoE."""
+"""Microsoft's Phi: phi-1, phi-1.5 and phi-2 (attention and a plain MLP side by side behind one LayerNorm),
+Phi-3 / Phi-3.5 / Phi-4 (Llama's shapes, fused qkv_proj and gate_up_proj) and PhiMoE."""
 
 from __future__ import annotations
 
@@ -7,13 +8,61 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from ..schema import ExpertCount, Flag, HeadCount, PositionCount, Width
-from ..spec import Layer, ModelSpec, Norm, names
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, Norm, names
 from .base import DecoderConfig
 from .mistral import MIXTRAL_EXPERT, MIXTRAL_MOE
 
+PHI_ATTENTION = names(
+    q="self_attn.q_proj",
+    k="self_attn.k_proj",
+    v="self_attn.v_proj",
+    o="self_attn.dense",
+    q_norm="self_attn.q_layernorm",
+    k_norm="self_attn.k_layernorm",
+)
+PHI_MLP = names(up="mlp.fc1", down="mlp.fc2")
 PHI3_ATTENTION = names(q="self_attn.qkv_proj", k="self_attn.qkv_proj", v="self_attn.qkv_proj", o="self_attn.o_proj")
 PHI3_MLP = names(gate="mlp.gate_up_proj", up="mlp.gate_up_proj", down="mlp.down_proj")
+
+
+class PhiConfig(DecoderConfig):
+    """configuration_phi.py / modeling_phi.py (phi-1, phi-1.5, phi-2): one LayerNorm before attention and a
+    plain MLP (fc1, fc2) that run side by side; q, k, v, dense, fc1, fc2 and the untied head all with biases.
+    With qk_layernorm, a LayerNorm (weight and bias) over each query and key head, of width
+    hidden_size // num_attention_heads whatever head_dim says. Partial rotary: no parameters."""
+
+    architecture = "Phi"
+    config_class = "PhiConfig"
+    default_model_class = "PhiForCausalLM"
+    heads_divide_hidden = False  # no check: head_dim is floored
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    attention_names = PHI_ATTENTION
+    model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
+
+    vocab_size: Width = 51200
+    hidden_size: Width = 2048
+    intermediate_size: Width = 8192
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 32
+    hidden_act: Name = "gelu_new"
+    qk_layernorm: Flag = False
+    attention_bias: ClassVar[bool] = True
+    mlp_bias: ClassVar[bool] = True
+
+    def layer_norm(self, dim: int | None = None) -> Norm:
+        return Norm("layernorm", self.hidden_size if dim is None else dim, bias=True)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        head_norms = {}
+        if self.qk_layernorm:
+            norm = self.layer_norm(self.hidden_size // self.num_attention_heads)
+            head_norms = {"q_norm": norm, "k_norm": norm}
+        ffn = DenseFfn(self.hidden_size, self.intermediate_size, False, self.hidden_act, PHI_MLP, bias=True)
+        return self.layer(self.attention(window, **head_norms), ffn, (("input_layernorm", self.layer_norm()),))
+
+    def to_spec(self) -> ModelSpec:
+        return replace(super().to_spec(), final_norm=self.layer_norm(), lm_head_bias=True)
 
 
 class Phi3Config(DecoderConfig):

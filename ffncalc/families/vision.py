@@ -14,13 +14,17 @@ The towers:
   (LayerNorms, plain FFN, a learned position table; Qwen3-VL adds "deepstack" mergers that feed
   intermediate layers to the language model), each with its patch merger;
 - the Llama-4 vision encoder: a class token, a pixel-shuffle adapter;
-- the Gemma 4 vision encoder: Gemma layers, a table of x and y positions, pooling into soft tokens.
-Not yet: Gemma 3n's MobileNet tower and the audio towers (Gemma 3n, Gemma 4); their wrappers say so.
+- the Gemma 4 vision encoder: Gemma layers, a table of x and y positions, pooling into soft tokens;
+- MoonViT (Kimi-K2.5): a ViT with a learned position grid and 2-D rotary positions, merged 2 × 2 by the projector;
+- MobileNet-V5 (Gemma 3n): a convolutional network (timm's mobilenetv5_300m_enc), counted by parameter, not by FLOPs.
+The audio towers (Gemma 3n, Gemma 4) are in families/audio.py.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from typing import Any
 
 from pydantic import AliasChoices, Field
 
@@ -38,6 +42,7 @@ from ..spec import (
     Names,
     Norm,
     NormKind,
+    Parameter,
     PatchEmbedding,
     StoredTensor,
     Table,
@@ -53,6 +58,10 @@ class TowerConfig(HFConfig):
 
     def tower(self, prefix: str) -> Tower:  # pragma: no cover - every tower overrides it
         raise NotImplementedError
+
+    def uncounted(self) -> str | None:
+        """Why ffncalc cannot count this tower (the wrapper then counts its language model alone); None: it can."""
+        return None
 
     def to_spec(self) -> ModelSpec:  # pragma: no cover - towers are counted inside their wrapper
         raise NotImplementedError(f"{self.config_class} is counted inside a multimodal model")
@@ -430,3 +439,195 @@ class Gemma4VisionConfig(TowerConfig):
 
 GEMMA4_SOFT_TOKENS = 280  # Gemma4ImageProcessor.max_soft_tokens, unless the wrapper's config says otherwise
 
+
+# --- MoonViT (Kimi-K2.5) ----------------------------------------------------------------------------
+
+# transformers saves the tower as Moonshot's checkpoints name it (its conversion reverted): fused wqkv, wo, norm0 and
+# norm1, mlp.fc0 and mlp.fc1, the layers under encoder.blocks, the position grid outside the encoder.
+MOONVIT_ATTENTION = names(q="wqkv", k="wqkv", v="wqkv", o="wo")
+MOONVIT_MLP = names(up="mlp.fc0", down="mlp.fc1")
+# Kimi_K25ImageProcessor's defaults (preprocessor_config.json may set others; config.json does not hold them).
+KIMI_K25_MAX_PATCHES = 16384
+KIMI_K25_MAX_PATCHES_PER_SIDE = 512  # its size["max_height"], read as patches
+
+
+class KimiK25VisionConfig(TowerConfig):
+    """configuration_kimi_k25.py (Kimi_K25VisionConfig) / modeling_kimi_k25.py (Kimi_K25VisionModel, MoonViT): a patch
+    convolution with bias, a learned position grid [pos_emb_height, pos_emb_width, hidden] (resampled to each image's
+    grid: no matmul; the time axis is a sinusoid, not saved), LayerNorm layers with biases, q, k and v each
+    hidden → hidden (head_dim = hidden // heads), a plain FFN, a final LayerNorm; 2-D rotary positions (no weights).
+    Its output keeps every patch: the wrapper's projector merges merge_kernel_size patches into one token."""
+
+    config_class = "Kimi_K25VisionConfig"
+
+    patch_size: Width = 14
+    pos_emb_height: Width = 64
+    pos_emb_width: Width = 64
+    num_attention_heads: HeadCount = 16
+    num_hidden_layers: LayerCount = 27
+    hidden_size: Width = 1152
+    intermediate_size: Width = 4304
+    hidden_act: Name = "gelu_pytorch_tanh"
+    # The projector reads [0] · [1] (fewer than two: transformers fails to build it).
+    merge_kernel_size: list[Width] = Field([2, 2], min_length=2)
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        layer = vit_layer(
+            prefix + "encoder.blocks.{i}", hidden, heads, self.intermediate_size, self.hidden_act,
+            attention_names=MOONVIT_ATTENTION, ffn_names=MOONVIT_MLP, norm_names=("norm0", "norm1"),
+            norm_kind="layernorm", bias=True, gated=False,
+        )  # fmt: skip
+        if hidden % heads:  # q, k, v and o are hidden × hidden whatever the heads (such a tower cannot run)
+            assert layer.attention is not None
+            one_head = replace(layer.attention, num_heads=1, num_kv_heads=1, qk_head_dim=hidden, v_head_dim=hidden)
+            layer = replace(layer, attention=one_head)
+        extras = (
+            tower_module(prefix + "encoder.patch_embed.proj", PatchEmbedding(3, (self.patch_size,) * 2, hidden, True)),
+            tower_module(
+                prefix + "patch_embed.pos_emb.weight", LearnedTensor((self.pos_emb_height, self.pos_emb_width, hidden))
+            ),
+            tower_module(prefix + "encoder.final_layernorm", Norm("layernorm", hidden, bias=True)),
+        )
+        rows, columns = self.merge_kernel_size[:2]
+        image = ImageInput(
+            self.patch_size, "patch_budget", KIMI_K25_MAX_PATCHES, merge=rows,
+            max_side=KIMI_K25_MAX_PATCHES_PER_SIDE, merge_columns=columns if columns != rows else None,
+        )  # fmt: skip
+        return Tower((layer,) * self.num_hidden_layers, extras, hidden, image)
+
+
+# --- MobileNet-V5 (Gemma 3n) ----------------------------------------------------------------------------
+
+# timm's arch_def of mobilenetv5_300m_enc (timm/models/mobilenetv5.py, _gen_mobilenet_v5), one tuple per stage:
+# er = EdgeResidual, uir = UniversalInvertedResidual, mqa = MobileAttention with multi-query attention; r repeats,
+# k the (middle) depthwise kernel, a the starting one, s the stride, e the expansion, c the output channels,
+# h heads, d key and value width, v the keys' and values' stride.
+MOBILENETV5_300M_ENC = (
+    ("er_r1_k3_s2_e4_c128", "er_r1_k3_s1_e4_c128", "er_r1_k3_s1_e4_c128"),
+    ("uir_r1_a3_k5_s2_e6_c256", "uir_r1_a5_k0_s1_e4_c256", "uir_r1_a3_k0_s1_e4_c256", "uir_r1_a5_k0_s1_e4_c256",
+     "uir_r1_a3_k0_s1_e4_c256"),
+    ("uir_r1_a5_k5_s2_e6_c640", *("uir_r1_a5_k0_s1_e4_c640",) * 7, "uir_r1_a0_k0_s1_e1_c640",
+     *("mqa_r1_k3_h12_v2_s1_d64_c640", "uir_r1_a0_k0_s1_e2_c640") * 14),
+    ("uir_r1_a5_k5_s2_e6_c1280", *("mqa_r1_k3_h16_s1_d96_c1280", "uir_r1_a0_k0_s1_e2_c1280") * 19),
+)  # fmt: skip
+MOBILENETV5_STEM = 64  # stem_size: a 3 × 3 convolution with bias, stride 2
+MOBILENETV5_FEATURES = 2048  # MobileNetV5Encoder.num_features: what the fusion adapter (msfa) puts out
+
+
+def make_divisible(value: float, divisor: int = 8) -> int:
+    """timm's make_divisible: VALUE to the nearest multiple of DIVISOR (at least DIVISOR), up one if that loses 10 %."""
+    rounded = max(divisor, int(value + divisor / 2) // divisor * divisor)
+    return rounded + divisor if rounded < 0.9 * value else rounded
+
+
+def conv(module: str, out_channels: int, in_channels: int, kernel: int) -> Parameter:
+    """A 2-D convolution without bias: weight [out, in (1 when depthwise), kernel, kernel]."""
+    part = module.removesuffix(".conv").replace(".", "_")
+    return Parameter("vision", part, module + ".weight", (out_channels, in_channels, kernel, kernel), matmul=True)
+
+
+def block_options(block: str) -> tuple[str, dict[str, float]]:
+    """timm's _decode_block_str for the options MobileNet-V5 uses: "uir_r1_a3_k5_s2_e6_c256" → ("uir", {"r": 1, …})."""
+    kind, *settings = block.split("_")
+    matches = (re.fullmatch(r"([a-z]+)(\d.*)", setting) for setting in settings)
+    return kind, {match[1]: float(match[2]) for match in matches if match}
+
+
+def mobilenet_block(name: str, block: str, in_channels: int, index_offset: int) -> tuple[Layer, int]:
+    """One block of a timm arch_def string, with RMSNorms of one weight per channel: (its layer, its channels out).
+
+    er: conv_exp (k × k, in → mid = make_divisible(in · e)), bn1, conv_pwl (1 × 1, mid → c), bn2.
+    uir: dw_start (a × a depthwise, if a), pw_exp (1 × 1, in → mid), dw_mid (k × k depthwise, if k), pw_proj
+    (1 × 1, mid → c), each with its norm; layer_scale.gamma (c).
+    mqa: a norm (in), attn.query.proj (in → h · d), attn.key.proj and attn.value.proj (in → d), each after a k × k
+    depthwise down_conv and its norm when v > 1, attn.output.proj (h · d → c); layer_scale.gamma (c).
+    """
+    kind, options = block_options(block)
+    out = int(options["c"])
+    norms: list[tuple[str, Norm]] = []
+    convs: list[Parameter] = []
+
+    def conv_norm(module: str, channels_out: int, channels_in: int, kernel: int) -> None:
+        convs.append(conv(module + ".conv", channels_out, channels_in, kernel))
+        norms.append((module + ".bn", Norm("rmsnorm", channels_out)))
+
+    if kind == "er":
+        mid, kernel = make_divisible(in_channels * options["e"]), int(options["k"])
+        convs += [conv("conv_exp", mid, in_channels, kernel), conv("conv_pwl", out, mid, 1)]
+        norms += [("bn1", Norm("rmsnorm", mid)), ("bn2", Norm("rmsnorm", out))]
+    elif kind == "uir":
+        mid, start, middle = make_divisible(in_channels * options["e"]), int(options.get("a", 0)), int(options["k"])
+        if start:
+            conv_norm("dw_start", in_channels, 1, start)
+        conv_norm("pw_exp", mid, in_channels, 1)
+        if middle:
+            conv_norm("dw_mid", mid, 1, middle)
+        conv_norm("pw_proj", out, mid, 1)
+    else:  # mqa
+        heads, width, kernel = int(options["h"]), int(options["d"]), int(options["k"])
+        norms.append(("norm", Norm("rmsnorm", in_channels)))
+        convs.append(conv("attn.query.proj", heads * width, in_channels, 1))
+        for branch in ("key", "value"):
+            if options.get("v", 1) > 1:
+                convs.append(conv(f"attn.{branch}.down_conv", in_channels, 1, kernel))
+                norms.append((f"attn.{branch}.norm", Norm("rmsnorm", in_channels)))
+            convs.append(conv(f"attn.{branch}.proj", width, in_channels, 1))
+        convs.append(conv("attn.output.proj", out, heads * width, 1))
+    if kind != "er":  # layer_scale_init_value = 1e-5
+        convs.append(Parameter("vision", "layer_scale", "layer_scale.gamma", (out,)))
+    layer = Layer(name, None, None, tuple(norms), stack="vision", parameters=tuple(convs), index_offset=index_offset)
+    return layer, out
+
+
+class Gemma3nVisionConfig(TowerConfig):
+    """configuration_gemma3n.py (Gemma3nVisionConfig): a timm model (TimmWrapperModel, timm.create_model(architecture,
+    num_classes=0, **model_args)), saved under timm_model. ffncalc counts timm's mobilenetv5_300m_enc (MobileNet-V5, as
+    timm/models/mobilenetv5.py builds it): a stem convolution, the blocks of MOBILENETV5_300M_ENC, and the multi-scale
+    fusion adapter (msfa: a pointwise FFN over the last two stages' channels side by side, in → 2 · in → 2048,
+    and a norm). Another architecture, or model_args, is left uncounted. hidden_size and vocab_size shape the wrapper's
+    embedder; the tower's FLOPs are not counted (a convolutional network)."""
+
+    config_class = "Gemma3nVisionConfig"
+
+    timm_architecture: Name = Field(
+        "mobilenetv5_300m_enc", validation_alias=AliasChoices("architecture", "timm_architecture")
+    )  # the config's "architecture" (HFConfig.architecture names the family)
+    model_args: dict[str, Any] | None = None
+    hidden_size: Width = 2048
+    vocab_size: Width = 128
+
+    def uncounted(self) -> str | None:
+        if self.timm_architecture != "mobilenetv5_300m_enc":
+            return f"timm's {self.timm_architecture!r} (ffncalc knows timm's mobilenetv5_300m_enc only)"
+        if self.model_args:
+            return "model_args change the timm model (ffncalc knows mobilenetv5_300m_enc as timm defines it)"
+        return None
+
+    def tower(self, prefix: str) -> Tower:
+        root = prefix + "timm_model."
+        layers: list[Layer] = []
+        # the stem's output is a feature (the first block strides), then each stage's
+        channels, features = MOBILENETV5_STEM, [MOBILENETV5_STEM]
+        for stage, blocks in enumerate(MOBILENETV5_300M_ENC):
+            offset = len(layers)
+            for block in blocks:
+                for _ in range(int(block_options(block)[1]["r"])):
+                    layer, channels = mobilenet_block(f"{root}blocks.{stage}.{{i}}", block, channels, offset)
+                    layers.append(layer)
+            features.append(channels)
+        fused, expanded = sum(features[-2:]), make_divisible(2 * sum(features[-2:]))
+        stem, msfa = root + "conv_stem.", root + "msfa."
+        extras = (
+            tower_module(stem + "conv.weight", LearnedTensor((MOBILENETV5_STEM, 3, 3, 3), matmul=True)),
+            tower_module(stem + "conv.bias", LearnedTensor((MOBILENETV5_STEM,))),
+            tower_module(stem + "bn", Norm("rmsnorm", MOBILENETV5_STEM)),
+            tower_module(msfa + "ffn.pw_exp.conv.weight", LearnedTensor((expanded, fused, 1, 1), matmul=True)),
+            tower_module(msfa + "ffn.pw_exp.bn", Norm("rmsnorm", expanded)),
+            tower_module(
+                msfa + "ffn.pw_proj.conv.weight", LearnedTensor((MOBILENETV5_FEATURES, expanded, 1, 1), matmul=True)
+            ),
+            tower_module(msfa + "ffn.pw_proj.bn", Norm("rmsnorm", MOBILENETV5_FEATURES)),
+            tower_module(msfa + "norm", Norm("rmsnorm", MOBILENETV5_FEATURES)),
+        )
+        return Tower(tuple(layers), extras, self.hidden_size, None)

@@ -34,6 +34,7 @@ MIXER_NAMES = {
     "mamba": "Mamba",
     "short_conv": "Short conv",
     "rg_lru": "RG-LRU",
+    "light_conv": "Light conv",
     "none": "—",
 }
 

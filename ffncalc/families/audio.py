@@ -1,0 +1,231 @@
+"""Audio towers of multimodal models: counted as vision towers are (``families/vision.py``), per layer and by
+stored name, under the "audio" stack and component. Their FLOPs are not counted.
+
+Both are the Universal Speech Model's Conformer (Gemma 3n and Gemma 4): two strided convolutions subsample the
+mel spectrogram (4× in time and in frequency), a linear reads the channels × frequencies of each frame, and each
+Conformer block runs a half-step FFN, local self-attention with relative positions, a light convolution
+(a gated linear, a depthwise causal convolution, a linear) and a second half-step FFN, each between RMSNorms.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from ..schema import Flag, HeadCount, LayerCount, Name, Width
+from ..spec import (
+    Attention,
+    CheckpointExtra,
+    Conv,
+    DenseFfn,
+    Layer,
+    LearnedTensor,
+    Linear,
+    Mixer,
+    Names,
+    Norm,
+    Parameter,
+    Projection,
+    StoredTensor,
+    names,
+)
+from .multimodal import Tower, audio_module
+from .vision import TowerConfig
+
+
+def conformer_layer(
+    name: str,
+    hidden: int,
+    heads: int,
+    kernel: int,
+    activation: str,
+    *,
+    attention_names: Names,
+    ffn_names: tuple[Names, Names],
+    light_conv: dict[str, str],
+    relative_positions: str,
+    per_dim_scale: str,
+    norms: tuple[str, ...],
+) -> Layer:
+    """One Conformer block: FFN (hidden → 4 · hidden → hidden) twice, attention (q, k, v hidden → heads · head_dim,
+    the output hidden → hidden, a projection of the relative positions hidden → heads · head_dim and a scale per
+    head dimension, head_dim = hidden // heads), a light convolution (hidden → 2 · hidden gated back to hidden, a
+    depthwise convolution of KERNEL taps, hidden → hidden), no biases; an RMSNorm of hidden for each of NORMS."""
+    head_dim = hidden // heads
+    attention = Attention(hidden, heads, heads, head_dim, head_dim, attention_names, o_input=hidden)
+    first, second = (DenseFfn(hidden, 4 * hidden, False, activation, ffn) for ffn in ffn_names)
+    conv = Mixer(
+        "light_conv",
+        projections=(
+            Projection("linear_start", light_conv["linear_start"], hidden, 2 * hidden),
+            Projection("linear_end", light_conv["linear_end"], hidden, hidden),
+        ),
+        convs=(Conv(light_conv["depthwise"], hidden, kernel, bias=False),),
+        norms=tuple((light_conv[norm], Norm("rmsnorm", hidden)) for norm in ("pre_norm", "conv_norm")),
+    )
+    return Layer(
+        name,
+        attention,
+        first,
+        tuple((norm, Norm("rmsnorm", hidden)) for norm in norms),
+        mixer=conv,
+        stack="audio",
+        parameters=(Parameter("audio", "per_dim_scale", per_dim_scale, (head_dim,)),),
+        projections=(
+            Projection("relative_positions", relative_positions, hidden, heads * head_dim, component="attention"),
+            Projection("ffn2_up", second.names["up"], hidden, 4 * hidden, component="ffn"),
+            Projection("ffn2_down", second.names["down"], 4 * hidden, hidden, component="ffn"),
+        ),
+    )
+
+
+def subsampling_conv(in_channels: int, out_channels: int, kernel: tuple[int, ...]) -> LearnedTensor:
+    """A 2-D convolution without bias: weight [out, in, kernel height (time), kernel width (frequency)]."""
+    return LearnedTensor((out_channels, in_channels, *kernel), matmul=True)
+
+
+# --- Gemma 4 --------------------------------------------------------------------------------------------
+
+GEMMA4_AUDIO_ATTENTION = names(
+    q="self_attn.q_proj.linear", k="self_attn.k_proj.linear", v="self_attn.v_proj.linear", o="self_attn.post.linear"
+)
+GEMMA4_AUDIO_FFNS = (
+    names(up="feed_forward1.ffw_layer_1.linear", down="feed_forward1.ffw_layer_2.linear"),
+    names(up="feed_forward2.ffw_layer_1.linear", down="feed_forward2.ffw_layer_2.linear"),
+)
+GEMMA4_AUDIO_NORMS = (
+    "feed_forward1.pre_layer_norm", "feed_forward1.post_layer_norm", "norm_pre_attn", "norm_post_attn",
+    "feed_forward2.pre_layer_norm", "feed_forward2.post_layer_norm", "norm_out",
+)  # fmt: skip
+GEMMA4_AUDIO_LIGHT_CONV = {
+    "linear_start": "lconv1d.linear_start.linear",
+    "linear_end": "lconv1d.linear_end.linear",
+    "depthwise": "lconv1d.depthwise_conv1d",
+    "pre_norm": "lconv1d.pre_layer_norm",
+    "conv_norm": "lconv1d.conv_norm",
+}
+# Each Gemma4ClippableLinear of a layer, which saves four clipping bounds with use_clipped_linears.
+GEMMA4_AUDIO_CLIPPED = (
+    "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.post",
+    "feed_forward1.ffw_layer_1", "feed_forward1.ffw_layer_2", "feed_forward2.ffw_layer_1", "feed_forward2.ffw_layer_2",
+    "lconv1d.linear_start", "lconv1d.linear_end",
+)  # fmt: skip
+
+
+class Gemma4AudioConfig(TowerConfig):
+    """configuration_gemma4.py (Gemma4AudioConfig) / modeling_gemma4.py (Gemma4AudioModel): two convolutions of 3 × 3
+    (1 → subsampling_conv_channels[0] → [1], no bias, each with a LayerNorm without bias), input_proj_linear
+    ([0] // 4 · [1] → hidden, as transformers builds it), Conformer blocks whose linears are Gemma4ClippableLinears
+    (relative_k_proj is a plain one) and output_proj (hidden → output_proj_dims, with bias). With
+    use_clipped_linears (the default) each clippable linear also saves four clipping bounds."""
+
+    config_class = "Gemma4AudioConfig"
+
+    hidden_size: Width = 1024
+    num_hidden_layers: LayerCount = 12
+    num_attention_heads: HeadCount = 8
+    hidden_act: Name = "silu"
+    subsampling_conv_channels: list[Width] = Field([128, 32], min_length=2)
+    conv_kernel_size: Width = 5
+    use_clipped_linears: Flag = True
+    output_proj_dims: Width = 1536
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, layers = self.hidden_size, self.num_hidden_layers
+        layer = conformer_layer(
+            prefix + "layers.{i}", hidden, self.num_attention_heads, self.conv_kernel_size, self.hidden_act,
+            attention_names=GEMMA4_AUDIO_ATTENTION, ffn_names=GEMMA4_AUDIO_FFNS, light_conv=GEMMA4_AUDIO_LIGHT_CONV,
+            relative_positions="self_attn.relative_k_proj", per_dim_scale="self_attn.per_dim_scale", norms=GEMMA4_AUDIO_NORMS,
+        )  # fmt: skip
+        first, second = self.subsampling_conv_channels[:2]
+        subsample = prefix + "subsample_conv_projection."
+        extras = (
+            audio_module(subsample + "layer0.conv.weight", subsampling_conv(1, first, (3, 3))),
+            audio_module(subsample + "layer0.norm", Norm("layernorm", first)),
+            audio_module(subsample + "layer1.conv.weight", subsampling_conv(first, second, (3, 3))),
+            audio_module(subsample + "layer1.norm", Norm("layernorm", second)),
+            audio_module(subsample + "input_proj_linear", Linear(first // 4 * second, hidden)),
+            audio_module(prefix + "output_proj", Linear(hidden, self.output_proj_dims, True)),
+        )
+        saved: tuple[CheckpointExtra, ...] = ()
+        if self.use_clipped_linears:
+            bounds = tuple(
+                StoredTensor(f"{prefix}layers.{{i}}.{module}.{bound}", ())
+                for module in GEMMA4_AUDIO_CLIPPED
+                for bound in ("input_min", "input_max", "output_min", "output_max")
+            )
+            reason = "use_clipped_linears: each clippable linear's bounds, saved as buffers"
+            saved = (CheckpointExtra("audio clipping bounds", reason, bounds, tuple(range(layers)), buffer=True),)
+        return Tower((layer,) * layers, extras, self.output_proj_dims, None, saved)
+
+
+# --- Gemma 3n -------------------------------------------------------------------------------------------
+
+GEMMA3N_AUDIO_ATTENTION = names(
+    q="attention.attn.q_proj", k="attention.attn.k_proj", v="attention.attn.v_proj", o="attention.post"
+)
+GEMMA3N_AUDIO_FFNS = (
+    names(up="ffw_layer_start.ffw_layer_1", down="ffw_layer_start.ffw_layer_2"),
+    names(up="ffw_layer_end.ffw_layer_1", down="ffw_layer_end.ffw_layer_2"),
+)
+GEMMA3N_AUDIO_NORMS = (
+    "ffw_layer_start.pre_layer_norm", "ffw_layer_start.post_layer_norm", "attention.pre_attn_norm", "attention.post_norm",
+    "ffw_layer_end.pre_layer_norm", "ffw_layer_end.post_layer_norm", "norm",
+)  # fmt: skip
+GEMMA3N_AUDIO_LIGHT_CONV = {
+    "linear_start": "lconv1d.linear_start",
+    "linear_end": "lconv1d.linear_end",
+    "depthwise": "lconv1d.depthwise_conv1d",
+    "pre_norm": "lconv1d.pre_layer_norm",
+    "conv_norm": "lconv1d.conv_norm",
+}
+Kernel = Annotated[list[Width], Field(min_length=2, max_length=2)]  # (time, frequency): transformers unpacks two
+
+
+class Gemma3nAudioConfig(TowerConfig):
+    """configuration_gemma3n.py (Gemma3nAudioConfig) / modeling_gemma3n.py (Gemma3nAudioEncoder): two convolutions
+    (1 → sscp_conv_channel_size[0] → [1], kernels sscp_conv_kernel_size, strides sscp_conv_stride_size, no bias,
+    each with a cumulative group norm of one weight per channel), input_proj_linear (the last channels × the
+    frequencies left → hidden), Conformer blocks. The wrapper's embedder (a table of vocab_size hard tokens, two
+    RMSNorms, a projection) carries its output into the language model."""
+
+    config_class = "Gemma3nAudioConfig"
+
+    vocab_size: Width = 128
+    input_feat_size: Width = 128
+    hidden_size: Width = 1536
+    conf_num_attention_heads: HeadCount = 8
+    conf_num_hidden_layers: LayerCount = 12
+    conf_conv_kernel_size: Width = 5
+    sscp_conv_channel_size: list[Width] = Field([128, 32], min_length=2)
+    sscp_conv_kernel_size: list[Kernel] = Field([[3, 3], [3, 3]], min_length=2)
+    sscp_conv_stride_size: list[Kernel] = Field([[2, 2], [2, 2]], min_length=2)
+
+    def frequencies(self) -> int:
+        """The mel bins left after both convolutions, each padding the frequencies by 1 on either side:
+        f ← (f + 2 − kernel width) // stride width + 1, from input_feat_size."""
+        bins = self.input_feat_size
+        for kernel, stride in zip(self.sscp_conv_kernel_size[:2], self.sscp_conv_stride_size[:2], strict=True):
+            bins = (bins + 2 - kernel[1]) // stride[1] + 1
+        return bins
+
+    def tower(self, prefix: str) -> Tower:
+        hidden = self.hidden_size
+        layer = conformer_layer(
+            prefix + "conformer.{i}", hidden, self.conf_num_attention_heads, self.conf_conv_kernel_size, "silu",
+            attention_names=GEMMA3N_AUDIO_ATTENTION, ffn_names=GEMMA3N_AUDIO_FFNS, light_conv=GEMMA3N_AUDIO_LIGHT_CONV,
+            relative_positions="attention.attn.relative_position_embedding.pos_proj",
+            per_dim_scale="attention.attn.per_dim_scale", norms=GEMMA3N_AUDIO_NORMS,
+        )  # fmt: skip
+        first, second = self.sscp_conv_channel_size[:2]
+        kernels = self.sscp_conv_kernel_size
+        subsample = prefix + "subsample_conv_projection."
+        extras = (
+            audio_module(subsample + "conv_0.conv.weight", subsampling_conv(1, first, tuple(kernels[0]))),
+            audio_module(subsample + "conv_0.norm", Norm("layernorm", first)),
+            audio_module(subsample + "conv_1.conv.weight", subsampling_conv(first, second, tuple(kernels[1]))),
+            audio_module(subsample + "conv_1.norm", Norm("layernorm", second)),
+            audio_module(subsample + "input_proj_linear", Linear(second * self.frequencies(), hidden)),
+        )
+        return Tower((layer,) * self.conf_num_hidden_layers, extras, hidden, None)

@@ -1,0 +1,323 @@
+"""BART and the encoder-decoders that keep its layout: mBART (pre-LN, final norms), Marian (sinusoidal positions,
+optionally separate source and target vocabularies) and Pegasus (sinusoidal positions, final norms).
+
+An encoder stack and a decoder stack of post-LN (BART, Marian) or pre-LN (mBART, Pegasus) layers with biases
+everywhere: self-attention (q, k, v, out_proj), in the decoder cross-attention over the encoder's output
+(encoder_attn), and fc1, fc2. One token table (``shared``) feeds both stacks and the head.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import AliasChoices, Field, model_validator
+
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
+from ..spec import (
+    Attention,
+    CheckpointExtra,
+    DenseFfn,
+    Extra,
+    Layer,
+    Linear,
+    ModelNames,
+    ModelSpec,
+    Norm,
+    StoredTensor,
+    Table,
+    names,
+)
+
+SELF_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
+CROSS_ATTENTION = names(q="encoder_attn.q_proj", k="encoder_attn.k_proj", v="encoder_attn.v_proj", o="encoder_attn.out_proj")
+BART_MLP = names(up="fc1", down="fc2")
+
+Kind = Literal["model", "generation", "sequence", "question", "causal"]
+
+
+class BartConfig(HFConfig):
+    """configuration_bart.py / modeling_bart.py.
+
+    Learned positions with 2 rows more than max_position_embeddings (the offset kept from fairseq), one
+    table per stack; a LayerNorm on each stack's embeddings (layernorm_embedding); post-LN layers. The
+    class in ``architectures`` decides what is built around the stacks: the seq2seq LM (a head tied to
+    ``shared``, and a final_logits_bias buffer that checkpoints store), a sequence classifier (dense and
+    out_proj, num_labels wide: 3 unless the config says), a span predictor (qa_outputs, 2), the bare model,
+    or the decoder alone as a causal LM (its head tied to the decoder's table). With tie_word_embeddings
+    false nothing is tied: the shared table, each stack's own table and the head are four tensors.
+    """
+
+    architecture = "BART"
+    config_class = "BartConfig"
+    default_model_class = "BartForConditionalGeneration"
+    undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
+    informational_fields = frozenset({"pad_token_id"})
+    derived_defaults = {"num_labels": "len(id2label), else 3 (2 for mBART)"}
+    class_prefix: ClassVar[str] = "Bart"
+    classes: ClassVar[dict[str, Kind]] = {
+        "Model": "model",
+        "ForConditionalGeneration": "generation",
+        "ForSequenceClassification": "sequence",
+        "ForQuestionAnswering": "question",
+        "ForCausalLM": "causal",
+    }
+    default_labels: ClassVar[int] = 3  # BartConfig.__post_init__'s num_labels
+    positions: ClassVar[Literal["learned", "sinusoidal"]] = "learned"
+    embedding_norm: ClassVar[bool] = True  # layernorm_embedding on each stack's input
+    final_norms: ClassVar[bool] = False  # a layer_norm at the end of each stack (pre-LN families)
+
+    vocab_size: Width = 50265
+    max_position_embeddings: PositionCount = 1024
+    encoder_layers: LayerCount = Field(12, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_ffn_dim: Width = 4096
+    encoder_attention_heads: HeadCount = Field(16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads"))
+    decoder_layers: LayerCount = 12
+    decoder_ffn_dim: Width = 4096
+    decoder_attention_heads: HeadCount = 16
+    activation_function: Name = "gelu"
+    d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
+    pad_token_id: int | None = Field(1, strict=True)  # the token table's padding row: it must be a row of it
+    tie_word_embeddings: Flag = True
+    id2label: dict[str, Name] | None = None
+    num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
+
+    @model_validator(mode="after")
+    def _check_shapes(self) -> BartConfig:
+        for field in ("encoder_attention_heads", "decoder_attention_heads"):
+            if self.d_model % getattr(self, field):
+                raise ValueError(f"d_model ({self.d_model}) is not a multiple of {field} ({getattr(self, field)})")
+        for vocab in {self.vocab_size, self.target_vocab_size}:
+            if self.pad_token_id is not None and not -vocab <= self.pad_token_id < vocab:
+                raise ValueError(
+                    f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table ({vocab} rows); "
+                    "torch refuses such a padding_idx"
+                )
+        return self
+
+    def defaults_used(self):
+        skipped = {"id2label"} | (set() if self.kind == "sequence" and self.id2label is None else {"num_labels"})
+        return [d for d in super().defaults_used() if d.field not in skipped]
+
+    # --- what the class builds ---
+
+    def model_class(self) -> str:
+        named = (self.architectures or [""])[0]
+        return named if named.removeprefix(self.class_prefix) in self.classes else self.default_model_class
+
+    @property
+    def kind(self) -> Kind:
+        return self.classes[self.model_class().removeprefix(self.class_prefix)]
+
+    def labels(self) -> int:
+        """The sequence classifier's width: len(id2label), or num_labels, or the family's default."""
+        if self.id2label is not None:
+            return len(self.id2label)
+        return self.num_labels if self.num_labels is not None else self.default_labels
+
+    def resolved(self, field: str):
+        return self.labels() if field == "num_labels" else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        return {"encoder_layers", "encoder_ffn_dim", "encoder_attention_heads"} if self.kind == "causal" else set()
+
+    def notes(self) -> list[str]:
+        notes = [
+            "Encoder-decoder: per generated token only the decoder runs (its cross-attention projects the "
+            "encoder output's keys and values once); the context is both the decoder's length and the encoder's."
+        ]
+        if self.kind == "causal":
+            notes = [f"{self.model_class()} is the decoder alone (with its cross-attention, which it runs only "
+                     "when given an encoder's states); the encoder is not built."]
+        counted = self.model_class()
+        if self.architectures and counted != self.architectures[0]:
+            notes.append(f"{self.architectures[0]} is not a {self.architecture} class ffncalc knows; counted as {counted}.")
+        return notes
+
+    # --- vocabularies (Marian may keep two) ---
+
+    @property
+    def shares_embeddings(self) -> bool:
+        """One table for both stacks (``shared``)."""
+        return True
+
+    @property
+    def target_vocab_size(self) -> int:
+        """The decoder's vocabulary."""
+        return self.vocab_size
+
+    @property
+    def head_vocab_size(self) -> int:
+        """The seq2seq head's outputs (and final_logits_bias's)."""
+        return self.vocab_size
+
+    # --- the stacks ---
+
+    def layer_norm(self) -> Norm:
+        return Norm("layernorm", self.d_model, bias=True)
+
+    def attention(self, heads: int, attention_names) -> Attention:
+        head_dim = self.d_model // heads
+        return Attention(self.d_model, heads, heads, head_dim, head_dim, attention_names, True, True, True, True)
+
+    def stack(self, kind: Literal["encoder", "decoder"], root: str) -> tuple[Layer, ...]:
+        """A stack's layers: self-attention and the MLP (the decoder's also cross-attention), each with its LayerNorm."""
+        norm = self.layer_norm()
+        name = f"{root}{kind}.layers.{{i}}"
+        if kind == "encoder":
+            ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
+            norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
+            layer = Layer(name, self.attention(self.encoder_attention_heads, SELF_ATTENTION), ffn, norms, stack="encoder")
+            return (layer,) * self.encoder_layers
+        heads = self.decoder_attention_heads
+        ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
+        norms = (("self_attn_layer_norm", norm), ("encoder_attn_layer_norm", norm), ("final_layer_norm", norm))
+        cross = self.attention(heads, CROSS_ATTENTION)
+        layer = Layer(name, self.attention(heads, SELF_ATTENTION), ffn, norms, cross_attention=cross, stack="decoder")
+        return (layer,) * self.decoder_layers
+
+    def stack_extras(self, kind: Literal["encoder", "decoder"], root: str) -> list[Extra]:
+        """A stack's position table, the LayerNorm on its embeddings, and (encoder) its final LayerNorm."""
+        runs = "not_generating" if kind == "encoder" else "every_token"
+        rows = self.max_position_embeddings + (2 if self.positions == "learned" else 0)
+        extras = [Extra("embedding", f"{root}{kind}.embed_positions", Table(rows, self.d_model), runs)]
+        if self.embedding_norm:
+            extras.append(Extra("norm", f"{root}{kind}.layernorm_embedding", self.layer_norm(), runs))
+        if self.final_norms and kind == "encoder":  # the decoder's is the spec's final norm
+            extras.append(Extra("norm", f"{root}encoder.layer_norm", self.layer_norm(), runs))
+        return extras
+
+    def token_tables(self, root: str) -> tuple[str, list[Extra]]:
+        """The main token table's name, and the stacks' own tables when they are not it (untied, or Marian's)."""
+        tied = self.tie_word_embeddings
+        if self.kind == "causal":
+            return f"{root}decoder.embed_tokens", []
+        encoder = Extra("embedding", f"{root}encoder.embed_tokens", Table(self.vocab_size, self.d_model), "not_generating")
+        decoder = Extra("embedding", f"{root}decoder.embed_tokens", Table(self.target_vocab_size, self.d_model))
+        if self.shares_embeddings:
+            return f"{root}shared", [] if tied else [encoder, decoder]
+        return f"{root}decoder.embed_tokens", [encoder]
+
+    def head_extras(self) -> list[Extra]:
+        d_model = self.d_model
+        if self.kind == "sequence":
+            return [
+                Extra("other", "classification_head.dense", Linear(d_model, d_model, bias=True), "not_generating"),
+                Extra("other", "classification_head.out_proj", Linear(d_model, self.labels(), bias=True), "not_generating"),
+            ]
+        if self.kind == "question":
+            return [Extra("other", "qa_outputs", Linear(d_model, 2, bias=True), "not_generating")]  # num_labels is set to 2
+        return []
+
+    def checkpoint_extras(self, root: str) -> tuple[CheckpointExtra, ...]:
+        extras = []
+        if self.kind == "generation":
+            extras.append(CheckpointExtra(
+                name="final_logits_bias buffer",
+                reason=f"1 × {self.head_vocab_size:,} added to the logits: a persistent buffer, zero unless resized",
+                tensors=(StoredTensor("final_logits_bias", (1, self.head_vocab_size)),),
+                buffer=True,
+            ))
+        if self.tie_word_embeddings and self.shares_embeddings and self.kind != "causal":
+            extras.append(CheckpointExtra(
+                name="tied copies of the token table",
+                reason="the stacks read the shared table; some checkpoints store it again under each stack's name",
+                tensors=tuple(
+                    StoredTensor(f"{root}{kind}.embed_tokens.weight", (self.vocab_size, self.d_model)) for kind in ("encoder", "decoder")
+                ),
+                likely=False,
+            ))
+        return tuple(extras)
+
+    def to_spec(self) -> ModelSpec:
+        root = "" if self.kind == "model" else "model."
+        causal = self.kind == "causal"
+        layers = self.stack("decoder", root) if causal else self.stack("encoder", root) + self.stack("decoder", root)
+        embed, tables = self.token_tables(root)
+        extras = tables + ([] if causal else self.stack_extras("encoder", root)) + self.stack_extras("decoder", root)
+        # the main table's rows (and the head's outputs): the shared table's, or the decoder's own
+        vocab = self.vocab_size if self.shares_embeddings and not causal else self.target_vocab_size
+        lm_head = self.kind in ("generation", "causal")
+        if causal and vocab != self.vocab_size and not self.tie_word_embeddings:
+            # Marian's causal LM: a head of vocab_size outputs over a decoder table of decoder_vocab_size rows
+            extras.append(Extra("lm_head", "lm_head", Linear(self.d_model, self.vocab_size)))
+            lm_head = False
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=self.d_model,
+            vocab_size=vocab,
+            layers=layers,
+            final_norm=self.layer_norm() if self.final_norms else None,
+            tie_word_embeddings=self.tie_word_embeddings,
+            names=ModelNames(embed, f"{root}decoder.layer_norm", base_model_prefix="model"),
+            lm_head=lm_head,
+            extras=tuple(extras + self.head_extras()),
+            checkpoint_extras=self.checkpoint_extras(root),
+        )
+
+
+class MBartConfig(BartConfig):
+    """configuration_mbart.py / modeling_mbart.py: BART's model with pre-LN layers and a final LayerNorm on each
+    stack (layer_norm) beside the one on its embeddings; classifiers 2 wide unless the config says."""
+
+    architecture = "mBART"
+    config_class = "MBartConfig"
+    default_model_class = "MBartForConditionalGeneration"
+    class_prefix = "MBart"
+    default_labels = 2
+    final_norms = True
+
+
+class PegasusConfig(BartConfig):
+    """configuration_pegasus.py / modeling_pegasus.py: pre-LN layers and a final LayerNorm on each stack, no
+    LayerNorm on the embeddings; sinusoidal positions, max_position_embeddings rows per stack, held as frozen
+    parameters (transformers counts and saves them); no classification classes."""
+
+    architecture = "Pegasus"
+    config_class = "PegasusConfig"
+    default_model_class = "PegasusForConditionalGeneration"
+    class_prefix = "Pegasus"
+    classes = {"Model": "model", "ForConditionalGeneration": "generation", "ForCausalLM": "causal"}
+    default_labels = 2
+    positions = "sinusoidal"
+    embedding_norm = False
+    final_norms = True
+
+    pad_token_id: int | None = Field(0, strict=True)
+
+
+class MarianConfig(BartConfig):
+    """configuration_marian.py / modeling_marian.py (OPUS-MT): post-LN layers without LayerNorms on the
+    embeddings or at the ends; sinusoidal positions, max_position_embeddings rows per stack, held as frozen
+    parameters (transformers counts them; MarianMTModel leaves them out when it saves). With
+    share_encoder_decoder_embeddings false there is no shared table: the encoder's (vocab_size) and the
+    decoder's (decoder_vocab_size, default vocab_size), the head tied to the decoder's."""
+
+    architecture = "Marian"
+    config_class = "MarianConfig"
+    default_model_class = "MarianMTModel"
+    derived_defaults = {**BartConfig.derived_defaults, "decoder_vocab_size": "vocab_size"}
+    class_prefix = "Marian"
+    classes = {"Model": "model", "MTModel": "generation", "ForCausalLM": "causal"}
+    default_labels = 2
+    positions = "sinusoidal"
+    embedding_norm = False
+
+    vocab_size: Width = 58101
+    decoder_vocab_size: Width | None = None
+    pad_token_id: int | None = Field(58100, strict=True)
+    share_encoder_decoder_embeddings: Flag = True
+
+    def resolved(self, field: str):
+        return self.target_vocab_size if field == "decoder_vocab_size" else super().resolved(field)
+
+    @property
+    def shares_embeddings(self) -> bool:
+        return self.share_encoder_decoder_embeddings
+
+    @property
+    def target_vocab_size(self) -> int:
+        return self.decoder_vocab_size or self.vocab_size
+
+    @property
+    def head_vocab_size(self) -> int:
+        return self.vocab_size if self.share_encoder_decoder_embeddings else self.target_vocab_size
