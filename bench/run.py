@@ -49,7 +49,9 @@ IMPORTS_ONLY = (
 # An index-only checkpoint: a bundled config beside a real index (verify matches names and the total size).
 INDEXED = Path(tempfile.mkdtemp(prefix="ffncalc-bench-"))
 shutil.copy(ROOT / "fixtures" / "configs" / "mistralai__Mistral-7B-Instruct-v0.3.json", INDEXED / "config.json")
-shutil.copy(ROOT / "tests" / "indexes" / "mistralai__Mistral-7B-Instruct-v0.3.json", INDEXED / "model.safetensors.index.json")
+shutil.copy(
+    ROOT / "tests" / "indexes" / "mistralai__Mistral-7B-Instruct-v0.3.json", INDEXED / "model.safetensors.index.json"
+)
 
 
 def bundled_ids() -> list[str]:
@@ -77,8 +79,15 @@ def transformers_time() -> tuple[float | None, str]:
     python = os.environ.get("FFNCALC_BENCH_TRANSFORMERS_PYTHON", PYTHON)
     probe = subprocess.run([python, "-c", "import torch, transformers"], capture_output=True)
     if probe.returncode != 0:
-        return None, f"skipped: transformers and torch do not import in {python} (set FFNCALC_BENCH_TRANSFORMERS_PYTHON)"
-    command = [python, str(ROOT / "tools" / "meta_count.py"), str(ROOT / "fixtures" / "configs" / "meta-llama__Llama-3.1-8B.json")]
+        return (
+            None,
+            f"skipped: transformers and torch do not import in {python} (set FFNCALC_BENCH_TRANSFORMERS_PYTHON)",
+        )
+    command = [
+        python,
+        str(ROOT / "tools" / "meta_count.py"),
+        str(ROOT / "fixtures" / "configs" / "meta-llama__Llama-3.1-8B.json"),
+    ]
     times = []
     for _ in range(3):
         start = time.perf_counter()
@@ -143,15 +152,15 @@ def scaling(folder: Path) -> dict[str, float]:
         "verify, 40,000 tensors": [FFNCALC, "verify", str(checkpoint)],
     }.items():
         start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        subprocess.run(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HF_HUB_OFFLINE": "1"}
+        )
         times[name] = time.perf_counter() - start
     return times
 
 
 def imports() -> dict[str, bool]:
-    check = (
-        "import sys, ffncalc; print(','.join(m for m in ('typer', 'rich', 'huggingface_hub') if m in sys.modules))"
-    )
+    check = "import sys, ffncalc; print(','.join(m for m in ('typer', 'rich', 'huggingface_hub') if m in sys.modules))"
     library = subprocess.run([PYTHON, "-c", check], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     params = (
         "import sys; sys.argv = ['ffncalc', 'params', 'meta-llama/Llama-3.1-8B']\n"
@@ -195,11 +204,27 @@ def main() -> None:
         *((f"{name} cold start / stack floor ≤ 1.25", ratio, ratio <= 1.25) for name, ratio in commands_ratio.items()),
         ("(for reference) params / imports only ≤ 1.25", params / imports_only, params / imports_only <= 1.25),
         ("import ffncalc over bare Python < 50 ms", import_cost * 1000, import_cost < 0.050),
-        ("import ffncalc loads none of typer, rich, huggingface_hub", None, import_checks["library_imports_none_of_typer_rich_hub"]),
+        (
+            "import ffncalc loads none of typer, rich, huggingface_hub",
+            None,
+            import_checks["library_imports_none_of_typer_rich_hub"],
+        ),
         ("a bundled params run does not import huggingface_hub", None, not import_checks["bundled_params_imports_hub"]),
-        ("configs parsed and accounted per second ≥ 2,000", throughput["configs_per_second"], throughput["configs_per_second"] >= 2000),
-        ("100,000-context FLOPs sweep < 0.5 s", throughput["sweep_100k_seconds"], throughput["sweep_100k_seconds"] < 0.5),
-        (f"compare over all {len(bundled)} bundled configs < 3 × params", compare_all / params, compare_all / params < 3),
+        (
+            "configs parsed and accounted per second ≥ 2,000",
+            throughput["configs_per_second"],
+            throughput["configs_per_second"] >= 2000,
+        ),
+        (
+            "100,000-context FLOPs sweep < 0.5 s",
+            throughput["sweep_100k_seconds"],
+            throughput["sweep_100k_seconds"] < 0.5,
+        ),
+        (
+            f"compare over all {len(bundled)} bundled configs < 3 × params",
+            compare_all / params,
+            compare_all / params < 3,
+        ),
         *((f"{name} < 2 s", seconds, seconds < 2) for name, seconds in grown.items()),
     ]
     results = {
@@ -228,8 +253,10 @@ def main() -> None:
     else:
         print(f"  {'transformers meta-device count (Llama-3.1-8B)':<{width}}  {transformers_seconds * 1000:8.1f} ms")
         print(f"  ffncalc params / transformers: {params / transformers_seconds:.3f}")
-    print(f"In process: {throughput['configs_per_second']:,.0f} configs parsed and accounted per second; "
-          f"100,000-context sweep {throughput['sweep_100k_seconds'] * 1000:.1f} ms")
+    print(
+        f"In process: {throughput['configs_per_second']:,.0f} configs parsed and accounted per second; "
+        f"100,000-context sweep {throughput['sweep_100k_seconds'] * 1000:.1f} ms"
+    )
     print("Targets:")
     for name, value, met in targets:
         shown = "" if value is None else f" ({value:,.3g})"

@@ -55,9 +55,9 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     # ruff: noqa: F401
     from .accounting import ParamsReport, count_params
     from .api import LoadedModel, account, compare, crossover, derive_dim, flops, load_config, verify
-    from .ffn_width import derive_intermediate_size
+    from .compute import CrossoverReport, FlopsReport
     from .errors import FfncalcError
     from .families import load_spec, supported_model_types
-    from .compute import CrossoverReport, FlopsReport
+    from .ffn_width import derive_intermediate_size
     from .source import bundled_models
     from .spec import ModelSpec

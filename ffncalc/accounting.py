@@ -291,7 +291,9 @@ def _moe_summary(layers: tuple[Layer, ...]) -> MoeSummary | None:
         expert_params=dense_ffn_params(first.expert),
         routed_expert_params=sum(moe.num_experts * dense_ffn_params(moe.expert) for moe in moe_layers),
         shared_expert_params=sum(dense_ffn_params(moe.shared) for moe in moe_layers if moe.shared is not None),
-        router_params=sum(linear_params(moe.hidden_size, moe.num_experts + moe.zero_experts, moe.router_bias) for moe in moe_layers),
+        router_params=sum(
+            linear_params(moe.hidden_size, moe.num_experts + moe.zero_experts, moe.router_bias) for moe in moe_layers
+        ),
     )
 
 

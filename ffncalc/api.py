@@ -11,15 +11,15 @@ from .families import parse_config
 from .results import ModelInfo, Result
 from .schema import HFConfig
 from .source import bundled_models, load_raw_config, presets
-from .spec import DenseFfn, ModelSpec, MoeFfn
+from .spec import ModelSpec
 from .units import bytes_per_element, parse_context, safetensors_dtype
 
 # flops, dims, compare and verify are imported by the functions that use them: a command
 # should not pay for creating the result classes of every other command.
 if TYPE_CHECKING:
     from .comparison import CompareRow
-    from .ffn_width import DeriveDimReport
     from .compute import CrossoverReport, FlopsReport, Measure, MlaForm
+    from .ffn_width import DeriveDimReport
     from .memory import MemoryReport
     from .verification import VerifyReport
 
@@ -169,7 +169,9 @@ def derive_dim(
         loaded = load_config(model, revision, token, as_type)
         ffn = model_ffn(loaded.spec)
         if ffn is None or not ffn.gated:
-            return DeriveDimReport(model=loaded.name, derivation=None, solve=None, notes=[not_a_gated_ffn(loaded.name, ffn)])
+            return DeriveDimReport(
+                model=loaded.name, derivation=None, solve=None, notes=[not_a_gated_ffn(loaded.name, ffn)]
+            )
         name, dim, target = loaded.name, ffn.hidden_size, ffn.intermediate_size
     if dim is None:
         raise UsageError("give --dim (with --mult, --multiple-of or --target) or --model")
@@ -177,7 +179,11 @@ def derive_dim(
     derivation = derive_intermediate_size(dim, multiplier, multiple_of) if forwards else None
     solve = solve_intermediate_size(dim, target) if target is not None else None
     return DeriveDimReport(
-        model=name, derivation=derivation, solve=solve, notes=derivation_notes(derivation, solve), warnings=degenerate(derivation)
+        model=name,
+        derivation=derivation,
+        solve=solve,
+        notes=derivation_notes(derivation, solve),
+        warnings=degenerate(derivation),
     )
 
 
@@ -196,12 +202,13 @@ def compare(
     return sort_rows(rows, sort)
 
 
-def verify(model: str, revision: str | None = None, token: str | None = None, as_type: str | None = None) -> VerifyReport:
+def verify(
+    model: str, revision: str | None = None, token: str | None = None, as_type: str | None = None
+) -> VerifyReport:
     """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained."""
     from .checkpoint import load_checkpoint
-    from .verification import verify_checkpoint
-
     from .storage import parse_scheme
+    from .verification import verify_checkpoint
 
     loaded = load_config(model, revision, token, as_type)
     checkpoint = load_checkpoint(model, revision=revision, token=token)
@@ -290,9 +297,15 @@ def memory(
         stored = loaded.config.stored_dtype
         weight_dtype = safetensors_dtype(stored) if stored else "BF16"
         if stored is None:
-            notes.append("The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (--dtype to choose).")
+            notes.append(
+                "The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (--dtype to choose)."
+            )
         scheme = parse_scheme(loaded.config.quantization_config)
-    cache_dtype = safetensors_dtype(kv_dtype) if kv_dtype else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
+    cache_dtype = (
+        safetensors_dtype(kv_dtype)
+        if kv_dtype
+        else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
+    )
     accelerators = dict(ACCELERATORS)
     if gpu_memory is not None:
         accelerators = {f"your GPU ({gpu_memory})": parse_size(gpu_memory)} | accelerators

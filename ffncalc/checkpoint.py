@@ -75,7 +75,9 @@ def read_safetensors_header(path: Path) -> list[HeaderTensor]:
                 raise CheckpointError(f"{path}: too short to be a safetensors file")
             length = int.from_bytes(prefix, "little")
             if length > MAX_SAFETENSORS_HEADER:
-                raise CheckpointError(f"{path}: safetensors header of {length:,} bytes exceeds the format's 100 MB limit")
+                raise CheckpointError(
+                    f"{path}: safetensors header of {length:,} bytes exceeds the format's 100 MB limit"
+                )
             header = handle.read(length)
     except OSError as error:
         raise ConfigNotFoundError(f"{path}: cannot read: {error.strerror or error}") from None
@@ -122,10 +124,14 @@ def _checked_entry(name: str, entry: object, where: str) -> tuple[tuple[str, tup
         raise CheckpointError(f"{where}: tensor {name!r} has no dtype, shape and data_offsets in the header")
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
     if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
-        raise CheckpointError(f"{where}: tensor {name!r} has dtype {dtype!r}, not one of safetensors' ({', '.join(DTYPE_BYTES)})")
+        raise CheckpointError(
+            f"{where}: tensor {name!r} has dtype {dtype!r}, not one of safetensors' ({', '.join(DTYPE_BYTES)})"
+        )
     if not isinstance(shape, list) or not all(_count(size) for size in shape):
         raise CheckpointError(f"{where}: tensor {name!r} has shape {json.dumps(shape)[:40]}, not a list of sizes ≥ 0")
-    if not (isinstance(offsets, list) and len(offsets) == 2 and all(_count(o) for o in offsets) and offsets[0] <= offsets[1]):
+    if not (
+        isinstance(offsets, list) and len(offsets) == 2 and all(_count(o) for o in offsets) and offsets[0] <= offsets[1]
+    ):
         raise CheckpointError(f"{where}: tensor {name!r} has data_offsets {json.dumps(offsets)[:40]}, not [begin, end]")
     span = offsets[1] - offsets[0]
     if span != math.prod(shape) * DTYPE_BYTES[dtype]:
@@ -143,11 +149,15 @@ def _count(value: object) -> bool:
 def read_local_checkpoint(folder: Path) -> Checkpoint:
     """The files transformers would load from FOLDER: those its index names, else model.safetensors."""
     index_path = folder / SAFETENSORS_INDEX
-    others = sorted(
-        p.name + ("/" if p.is_dir() else "")
-        for p in folder.iterdir()
-        if (p.suffix == ".safetensors" and p.name != SAFETENSORS_SINGLE) or (p.is_dir() and p.name == "original")
-    ) if folder.is_dir() else []
+    others = (
+        sorted(
+            p.name + ("/" if p.is_dir() else "")
+            for p in folder.iterdir()
+            if (p.suffix == ".safetensors" and p.name != SAFETENSORS_SINGLE) or (p.is_dir() and p.name == "original")
+        )
+        if folder.is_dir()
+        else []
+    )
     if index_path.is_file():
         weight_map, total_size = read_index(index_path)
         files = sorted(set(weight_map.values()))
@@ -175,7 +185,9 @@ def read_index(path: Path) -> tuple[dict[str, str], int | None]:
     weight_map = index.get("weight_map")
     metadata = index.get("metadata")
     total_size = metadata.get("total_size") if isinstance(metadata, dict) else None
-    if not isinstance(weight_map, dict) or not all(isinstance(v, str) and isinstance(k, str) for k, v in weight_map.items()):
+    if not isinstance(weight_map, dict) or not all(
+        isinstance(v, str) and isinstance(k, str) for k, v in weight_map.items()
+    ):
         raise CheckpointError(f"{path}: an index needs a weight_map of tensor names to file names")
     if any("/" in f or "\\" in f or f.startswith(".") for f in weight_map.values()):
         raise CheckpointError(f"{path}: the weight_map names files outside the folder")
@@ -208,6 +220,8 @@ def load_checkpoint(model: str, revision: str | None = None, token: str | None =
     if looks_like_path(model):
         raise ConfigNotFoundError(f"{model}: no such file or folder")
     if model.lower() in presets():
-        raise ConfigNotFoundError(f"{model} is a preset (a model published without weights): there is no checkpoint to verify")
+        raise ConfigNotFoundError(
+            f"{model} is a preset (a model published without weights): there is no checkpoint to verify"
+        )
     bundled = find_bundled(model)  # a bundled id is the Hub repo of that name, in its canonical case
     return fetch_hub_checkpoint(bundled[0] if bundled else model, revision, token)

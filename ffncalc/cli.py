@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .compute import MlaForm as MlaFormName
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
+
 
 def _plain_argument_help() -> None:
     """typer 0.29 writes a required argument as {MODEL} in the usage line and labels it with its type (MODEL
@@ -67,11 +68,17 @@ ModelArg = Annotated[
 ]
 RevisionOpt = Annotated[
     str | None,
-    typer.Option("--revision", metavar="REV", help="Hub branch, tag or commit, e.g. main; fetches from the Hub even for bundled ids."),
+    typer.Option(
+        "--revision",
+        metavar="REV",
+        help="Hub branch, tag or commit, e.g. main; fetches from the Hub even for bundled ids.",
+    ),
 ]
 TokenOpt = Annotated[
     str | None,
-    typer.Option("--token", metavar="TOKEN", help="Hub token for gated or private repos (default: HF_TOKEN or your saved login)."),
+    typer.Option(
+        "--token", metavar="TOKEN", help="Hub token for gated or private repos (default: HF_TOKEN or your saved login)."
+    ),
 ]
 AsOpt = Annotated[
     str | None,
@@ -82,8 +89,12 @@ AsOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (exact integers) instead of tables.")]
-SvgOpt = Annotated[str | None, typer.Option("--svg", metavar="FILE", help="Also save the tables as an SVG picture, e.g. out.svg.")]
-HtmlOpt = Annotated[str | None, typer.Option("--html", metavar="FILE", help="Also save the tables as an HTML page, e.g. out.html.")]
+SvgOpt = Annotated[
+    str | None, typer.Option("--svg", metavar="FILE", help="Also save the tables as an SVG picture, e.g. out.svg.")
+]
+HtmlOpt = Annotated[
+    str | None, typer.Option("--html", metavar="FILE", help="Also save the tables as an HTML page, e.g. out.html.")
+]
 
 
 def context_option(default: str) -> Any:
@@ -147,7 +158,9 @@ def warn(result: Any) -> None:
         sys.stderr.write(f"Warning: {' '.join(warning.split())}\n")
 
 
-def emit(result: Any, as_json: bool, render: Callable[..., Any], svg: str | None = None, html: str | None = None) -> None:
+def emit(
+    result: Any, as_json: bool, render: Callable[..., Any], svg: str | None = None, html: str | None = None
+) -> None:
     """One JSON document, or the tables ``render(result, width)`` builds (also saved as SVG or HTML when asked)."""
     from .render import export, make_console, print_json, show
 
@@ -271,10 +284,17 @@ def flops_command(
     from .api import flops
     from .render.compute import flops_table
 
-    form = cast("MlaFormName", (mla or MlaForm.plain).value)
+    form: MlaFormName = "absorbed" if mla is MlaForm.absorbed else "plain"
     with hub_status(json):
         report = flops(
-            model, ctx, mla_form=form, causal=not no_causal, revision=revision, token=token, as_type=as_type, image=image
+            model,
+            ctx,
+            mla_form=form,
+            causal=not no_causal,
+            revision=revision,
+            token=token,
+            as_type=as_type,
+            image=image,
         )
     emit(report, json, flops_table, svg, html)
 
@@ -301,12 +321,18 @@ def crossover_command(
     ] = Measure.flops,
     dtype: Annotated[
         str | None,
-        typer.Option("--dtype", metavar="DTYPE", help="With --by bytes: element type, e.g. bfloat16 (default: the config's dtype)."),
+        typer.Option(
+            "--dtype",
+            metavar="DTYPE",
+            help="With --by bytes: element type, e.g. bfloat16 (default: the config's dtype).",
+        ),
     ] = None,
     mla: MlaOpt = None,
     plot: Annotated[
         bool | None,
-        typer.Option("--plot/--no-plot", help="Draw the chart (default: when the terminal is at least 80 columns wide)."),
+        typer.Option(
+            "--plot/--no-plot", help="Draw the chart (default: when the terminal is at least 80 columns wide)."
+        ),
     ] = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
@@ -322,9 +348,14 @@ def crossover_command(
     from .api import crossover
     from .render.compute import crossover_renderables
 
-    refuse(dtype is not None and by != Measure.bytes, "--dtype applies to --by bytes; add --by bytes, or leave --dtype out")
-    refuse(mla is not None and by == Measure.bytes, "--mla applies to --by flops: the KV cache of MLA is its latent either way")
-    form = cast("MlaFormName", (mla or MlaForm.plain).value)
+    refuse(
+        dtype is not None and by != Measure.bytes, "--dtype applies to --by bytes; add --by bytes, or leave --dtype out"
+    )
+    refuse(
+        mla is not None and by == Measure.bytes,
+        "--mla applies to --by flops: the KV cache of MLA is its latent either way",
+    )
+    form: MlaFormName = "absorbed" if mla is MlaForm.absorbed else "plain"
     with hub_status(json):
         report = crossover(
             model, ctx, measure=by.value, mla_form=form, dtype=dtype, revision=revision, token=token, as_type=as_type
@@ -348,19 +379,33 @@ def memory(
         ),
     ] = None,
     kv_dtype: Annotated[
-        str | None, typer.Option("--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).")
+        str | None,
+        typer.Option(
+            "--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8 (default: the weights' dtype)."
+        ),
     ] = None,
-    gpus: Annotated[int, typer.Option("--gpus", metavar="N", help="GPUs to split the model across (tensor parallel), e.g. 8.")] = 1,
+    gpus: Annotated[
+        int, typer.Option("--gpus", metavar="N", help="GPUs to split the model across (tensor parallel), e.g. 8.")
+    ] = 1,
     gpu_memory: Annotated[
-        str | None, typer.Option("--gpu-memory", metavar="SIZE", help="Another accelerator's memory, e.g. 96GB or 80GiB.")
+        str | None,
+        typer.Option("--gpu-memory", metavar="SIZE", help="Another accelerator's memory, e.g. 96GB or 80GiB."),
     ] = None,
-    chunk: Annotated[int, typer.Option("--chunk", metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens.")] = 2048,
-    train: Annotated[bool, typer.Option("--train", help="Also training: gradients, optimizer states, activations.")] = False,
-    optimizer: Annotated[Optimizer, typer.Option("--optimizer", help="With --train: adamw, adamw-8bit or sgd.")] = Optimizer.adamw,
+    chunk: Annotated[
+        int, typer.Option("--chunk", metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens.")
+    ] = 2048,
+    train: Annotated[
+        bool, typer.Option("--train", help="Also training: gradients, optimizer states, activations.")
+    ] = False,
+    optimizer: Annotated[
+        Optimizer, typer.Option("--optimizer", help="With --train: adamw, adamw-8bit or sgd.")
+    ] = Optimizer.adamw,
     recompute: Annotated[
         Recompute, typer.Option("--recompute", help="With --train: activation recomputation: none, selective or full.")
     ] = Recompute.none,
-    zero: Annotated[int, typer.Option("--zero", metavar="STAGE", help="With --train: ZeRO stage 0–3, sharding across --gpus.")] = 0,
+    zero: Annotated[
+        int, typer.Option("--zero", metavar="STAGE", help="With --train: ZeRO stage 0–3, sharding across --gpus.")
+    ] = 0,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
@@ -380,8 +425,21 @@ def memory(
     refuse(trained and not train, "--optimizer, --recompute and --zero apply to --train; add --train")
     with hub_status(json):
         report = count_memory(
-            model, ctx, batch, dtype, kv_dtype, train, optimizer.value, recompute.value, zero, gpus, gpu_memory, chunk,
-            revision=revision, token=token, as_type=as_type,
+            model,
+            ctx,
+            batch,
+            dtype,
+            kv_dtype,
+            train,
+            optimizer.value,
+            recompute.value,
+            zero,
+            gpus,
+            gpu_memory,
+            chunk,
+            revision=revision,
+            token=token,
+            as_type=as_type,
         )
     emit(report, json, memory_tables, svg, html)
 
@@ -390,19 +448,27 @@ def memory(
 def derive_dim_command(
     dim: Annotated[int | None, typer.Option("--dim", metavar="N", help="Model width (hidden_size), e.g. 4096.")] = None,
     mult: Annotated[
-        float | None, typer.Option("--mult", metavar="X", help="ffn_dim_multiplier, e.g. 1.3 (Llama 3); omit for none (Llama 2).")
+        float | None,
+        typer.Option("--mult", metavar="X", help="ffn_dim_multiplier, e.g. 1.3 (Llama 3); omit for none (Llama 2)."),
     ] = None,
     multiple_of: Annotated[
         int, typer.Option("--multiple-of", metavar="N", help="Round the width up to a multiple of this, e.g. 1024.")
     ] = 256,
     target: Annotated[
         int | None,
-        typer.Option("--target", metavar="N", help="Solve backwards: which (multiplier, multiple_of) give this width, e.g. 14336."),
+        typer.Option(
+            "--target",
+            metavar="N",
+            help="Solve backwards: which (multiplier, multiple_of) give this width, e.g. 14336.",
+        ),
     ] = None,
     model: Annotated[
         str | None,
         typer.Option(
-            "--model", metavar="MODEL", help="Solve backwards for a model's hidden_size and FFN width, e.g. Qwen/Qwen3-8B.", autocompletion=complete_model
+            "--model",
+            metavar="MODEL",
+            help="Solve backwards for a model's hidden_size and FFN width, e.g. Qwen/Qwen3-8B.",
+            autocompletion=complete_model,
         ),
     ] = None,
     revision: RevisionOpt = None,
@@ -420,7 +486,9 @@ def derive_dim_command(
     from .render.ffn_width import derive_dim_renderables
 
     with hub_status(json):
-        report = derive_dim(dim, mult, multiple_of, target=target, model=model, revision=revision, token=token, as_type=as_type)
+        report = derive_dim(
+            dim, mult, multiple_of, target=target, model=model, revision=revision, token=token, as_type=as_type
+        )
     emit(report, json, derive_dim_renderables, svg, html)
 
 
@@ -438,7 +506,11 @@ def compare_command(
     ] = None,
     sort: Annotated[
         str | None,
-        typer.Option("--sort", metavar="COLUMN", help="Sort by a column, e.g. ffn_share; prefix - for descending, e.g. -ffn_share."),
+        typer.Option(
+            "--sort",
+            metavar="COLUMN",
+            help="Sort by a column, e.g. ffn_share; prefix - for descending, e.g. -ffn_share.",
+        ),
     ] = None,
     output: Annotated[
         OutputFormat, typer.Option("--format", help="table, csv (raw values) or markdown; json is --json.")

@@ -74,7 +74,10 @@ class ContextProfile:
 
     def growing(self, context: int) -> int:
         """Σ over reaches of slope · keys(context, cap, rate), + cross · n (the encoder's length is the context too)."""
-        return sum(slope * attended_keys(context, cap, rate) for (cap, rate), slope in self.reaches()) + self.cross * context
+        return (
+            sum(slope * attended_keys(context, cap, rate) for (cap, rate), slope in self.reaches())
+            + self.cross * context
+        )
 
     def reaches(self) -> list[tuple[Reach, int]]:
         """Every slope by its reach (cap, rate): the windows' at rate 1, the compressed entries' at theirs."""
@@ -244,7 +247,8 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         compressed=reaches.compressed,
         mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"],
         mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
-        other=FLOPS_PER_MULTIPLY_ADD * (weights["other"] + _extra_weights(spec)) + sum(layer.other_flops for layer in layers),
+        other=FLOPS_PER_MULTIPLY_ADD * (weights["other"] + _extra_weights(spec))
+        + sum(layer.other_flops for layer in layers),
         cross=cross,
     )
 
@@ -276,7 +280,9 @@ def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
 
     layers = generating_layers(spec)
     weights = _active_weights(layers)
-    states = sum(layer.mixer.state_elements + layer.mixer.conv_state_elements for layer in layers if layer.mixer is not None)
+    states = sum(
+        layer.mixer.state_elements + layer.mixer.conv_state_elements for layer in layers if layer.mixer is not None
+    )
     reaches, cross = _attention_slopes(
         layers,
         lambda attention: attention_kv_elements(attention) * bytes_per_element,
@@ -489,22 +495,29 @@ def count_flops(
     encoder = encoder_profile(spec, mla_form)
     if encoder is not None:  # the encoder reads the n input tokens once, bidirectionally
         prefill = _sum(prefill, prefill_flops(encoder, context, causal=False))
-    conventions = CONVENTIONS + (
-        ["encoder: every token attends to all n input tokens; 'per token' is per input token"] if encoder_only else []
-    ) + (
-        [
-            "encoder-decoder: per token is one generated (decoder) token with the encoder's output cached; the "
-            "prefill runs the encoder over n input tokens (each attending to all n) and the decoder over n target "
-            "tokens, and projects the encoder output's cross-attention keys and values once"
+    conventions = (
+        CONVENTIONS
+        + (
+            ["encoder: every token attends to all n input tokens; 'per token' is per input token"]
+            if encoder_only
+            else []
+        )
+        + (
+            [
+                "encoder-decoder: per token is one generated (decoder) token with the encoder's output cached; the "
+                "prefill runs the encoder over n input tokens (each attending to all n) and the decoder over n target "
+                "tokens, and projects the encoder output's cross-attention keys and values once"
+            ]
+            if encoder is not None
+            else []
+        )
+        + [
+            "prefill: causal (token i attends to i keys, capped by the window)"
+            if causal
+            else "prefill: non-causal, every token charged n keys (n · keys(n)), as torch's FlopCounterMode counts",
+            f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
         ]
-        if encoder is not None
-        else []
-    ) + [
-        "prefill: causal (token i attends to i keys, capped by the window)"
-        if causal
-        else "prefill: non-causal, every token charged n keys (n · keys(n)), as torch's FlopCounterMode counts",
-        f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
-    ]
+    )
     conventions += compressed_conventions(spec)
     if any(layer.stack in ("vision", "audio") for layer in spec.layers):
         image = " (--image WxH for what an image costs)" if spec.image is not None else ""
@@ -554,8 +567,11 @@ def count_crossover(
             "KV cache per layer per token: kv_heads · (qk_head_dim + v_head_dim) elements; MLA: kv_lora_rank + qk_rope_head_dim",
             "sliding-window layers cache at most window tokens; MoE reads only the active experts",
             f"{bytes_per_element} bytes per element ({dtype})",
-        ] + (["compressed attention reads the entries it attends to and the indexer's compressed keys"]
-             if compressed_conventions(spec) else [])
+        ] + (
+            ["compressed attention reads the entries it attends to and the indexer's compressed keys"]
+            if compressed_conventions(spec)
+            else []
+        )
     else:
         profile = flops_profile(spec, mla_form)
         conventions = CONVENTIONS + compressed_conventions(spec)
@@ -596,9 +612,7 @@ def count_crossover(
             )
         )
     low, high = rows[0].context, rows[-1].context
-    curve_contexts = sorted(
-        {round(low * (high / low) ** (step / (CURVE_POINTS - 1))) for step in range(CURVE_POINTS)}
-    )
+    curve_contexts = sorted({round(low * (high / low) ** (step / (CURVE_POINTS - 1))) for step in range(CURVE_POINTS)})
     return CrossoverReport(
         **(info or ModelInfo(model_type=spec.model_type)).model_dump(),
         measure=measure,

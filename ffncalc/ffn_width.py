@@ -19,8 +19,8 @@ from fractions import Fraction
 
 from .errors import UsageError
 from .results import Result
-from .spec import DenseFfn, ModelSpec, MoeFfn
 from .schema import MAX_WIDTH
+from .spec import DenseFfn, ModelSpec, MoeFfn
 
 REFERENCE_MULTIPLE_OF = 256  # the default in Meta's ModelArgs
 SEARCH_MULTIPLIERS: tuple[float | None, ...] = (None,) + tuple(round(1 + 0.05 * step, 2) for step in range(11))
@@ -112,12 +112,18 @@ def derive_steps(dim: int, multiplier: float | None, multiple_of: int) -> list[D
         previous = width
         width = int(multiplier * width)
         steps.append(
-            DimStep(name="ffn_dim_multiplier", formula=f"int({multiplier:g} · {previous}) = int({multiplier * previous!r})", value=width)
+            DimStep(
+                name="ffn_dim_multiplier",
+                formula=f"int({multiplier:g} · {previous}) = int({multiplier * previous!r})",
+                value=width,
+            )
         )
     previous = width
     width = multiple_of * ((width + multiple_of - 1) // multiple_of)
     steps.append(
-        DimStep(name="round up to multiple_of", formula=f"{multiple_of} · ceil({previous} / {multiple_of})", value=width)
+        DimStep(
+            name="round up to multiple_of", formula=f"{multiple_of} · ceil({previous} / {multiple_of})", value=width
+        )
     )
     return steps
 

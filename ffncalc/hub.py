@@ -31,9 +31,12 @@ Reporter = Callable[[str], None]
 #: Where progress goes (the command line sets a status line; the library stays silent).
 reporter: Reporter | None = None
 DEFAULT_DEADLINE = 10.0
-UNREACHABLE = re.compile(r"Name or service not known|nodename nor servname|Temporary failure in name resolution|"
-                         r"getaddrinfo failed|Connection refused|No address associated|Network is unreachable|"
-                         r"No route to host", re.I)
+UNREACHABLE = re.compile(
+    r"Name or service not known|nodename nor servname|Temporary failure in name resolution|"
+    r"getaddrinfo failed|Connection refused|No address associated|Network is unreachable|"
+    r"No route to host",
+    re.I,
+)
 
 
 def report(message: str) -> None:
@@ -110,7 +113,7 @@ def bounded(call: Callable[[], T], what: str, repo_id: str, revision: str | None
     def work() -> None:
         try:
             outcome["value"] = call()
-        except BaseException as error:  # noqa: BLE001 - carried to the waiting thread
+        except BaseException as error:
             outcome["error"] = error
         finally:
             done.set()
@@ -143,7 +146,9 @@ def bounded(call: Callable[[], T], what: str, repo_id: str, revision: str | None
 def check_request(revision: str | None, token: str | None) -> None:
     """Refuse a --revision or token that cannot be sent as they are (huggingface_hub would fail on them obscurely)."""
     if revision is not None and not SAFE_REVISION.fullmatch(revision):
-        raise HubError(f"--revision {revision!r}: use a branch, a tag or a commit hash (letters, digits, . _ - /, no '..')")
+        raise HubError(
+            f"--revision {revision!r}: use a branch, a tag or a commit hash (letters, digits, . _ - /, no '..')"
+        )
     if revision is not None and ".." in revision:
         raise HubError(f"--revision {revision!r}: '..' cannot be part of a revision")
     for where, value in (("--token", token), ("HF_TOKEN", os.environ.get("HF_TOKEN"))):
@@ -152,7 +157,9 @@ def check_request(revision: str | None, token: str | None) -> None:
         if not value.strip():
             raise HubError(f"{where} is empty; pass a Hub access token (hf_…) or leave it out")
         if any(char.isspace() or not char.isprintable() for char in value.strip()) or not value.isascii():
-            raise HubError(f"{where} holds spaces, line breaks or non-ASCII characters; a Hub token is one ASCII word (hf_…)")
+            raise HubError(
+                f"{where} holds spaces, line breaks or non-ASCII characters; a Hub token is one ASCII word (hf_…)"
+            )
 
 
 SAFE_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
@@ -221,7 +228,9 @@ def download_config(repo_id: str, revision: str | None, token: str | None) -> Pa
             )
         )
 
-    return bounded(fetch, f"Fetching config.json of {_where(repo_id, revision)} from the Hub…", repo_id, revision, token)
+    return bounded(
+        fetch, f"Fetching config.json of {_where(repo_id, revision)} from the Hub…", repo_id, revision, token
+    )
 
 
 def safetensors_metadata(repo_id: str, revision: str | None, token: str | None):
@@ -236,13 +245,17 @@ def safetensors_metadata(repo_id: str, revision: str | None, token: str | None):
         except ValueError as error:  # json.JSONDecodeError included: an index that is not JSON
             if "json" not in type(error).__name__.lower() and not isinstance(error, UnicodeDecodeError):
                 raise
-            raise CheckpointError(f"{repo_id}: model.safetensors.index.json is not JSON ({_clip(str(error))})") from None
+            raise CheckpointError(
+                f"{repo_id}: model.safetensors.index.json is not JSON ({_clip(str(error))})"
+            ) from None
         except (AttributeError, TypeError, KeyError):  # an index that is JSON but not {"weight_map": {...}}
             raise CheckpointError(
                 f"{repo_id}: model.safetensors.index.json is not an object with a weight_map of tensor → file"
             ) from None
 
-    return bounded(fetch, f"Reading the safetensors headers of {_where(repo_id, revision)} from the Hub…", repo_id, revision, token)
+    return bounded(
+        fetch, f"Reading the safetensors headers of {_where(repo_id, revision)} from the Hub…", repo_id, revision, token
+    )
 
 
 def unreachable_error(repo_id: str, revision: str | None) -> HubError:
@@ -290,16 +303,32 @@ def explain_hub_failure(error: BaseException, repo_id: str, revision: str | None
     # Most specific first: GatedRepoError is a RepositoryNotFoundError, which is an HfHubHTTPError.
     table: list[tuple[type[BaseException] | tuple[type[BaseException], ...], Callable[[], Exception]]] = [
         (hub_errors.GatedRepoError, lambda: _gated(repo_id, token)),
-        (hub_errors.RevisionNotFoundError, lambda: ConfigNotFoundError(f"{repo_id} has no revision {revision!r}; check --revision")),
-        (hub_errors.RepositoryNotFoundError, lambda: ConfigNotFoundError(
-            f"no model {repo_id!r} on the Hub: "
-            + ("check the id, or the token's access" if token else "check the id, or pass --token / set HF_TOKEN if it is private")
-        )),
+        (
+            hub_errors.RevisionNotFoundError,
+            lambda: ConfigNotFoundError(f"{repo_id} has no revision {revision!r}; check --revision"),
+        ),
+        (
+            hub_errors.RepositoryNotFoundError,
+            lambda: ConfigNotFoundError(
+                f"no model {repo_id!r} on the Hub: "
+                + (
+                    "check the id, or the token's access"
+                    if token
+                    else "check the id, or pass --token / set HF_TOKEN if it is private"
+                )
+            ),
+        ),
         (hub_errors.RemoteEntryNotFoundError, lambda: _missing_file(error, where)),
-        (hub_errors.NotASafetensorsRepoError, lambda: ConfigNotFoundError(
-            f"{repo_id} has neither model.safetensors nor model.safetensors.index.json; verify reads safetensors headers"
-        )),
-        (hub_errors.SafetensorsParsingError, lambda: CheckpointError(f"{repo_id}: a safetensors header could not be parsed ({_clip(str(error))})")),
+        (
+            hub_errors.NotASafetensorsRepoError,
+            lambda: ConfigNotFoundError(
+                f"{repo_id} has neither model.safetensors nor model.safetensors.index.json; verify reads safetensors headers"
+            ),
+        ),
+        (
+            hub_errors.SafetensorsParsingError,
+            lambda: CheckpointError(f"{repo_id}: a safetensors header could not be parsed ({_clip(str(error))})"),
+        ),
         (hub_errors.LocalEntryNotFoundError, lambda: _not_cached(error, repo_id, revision, token)),
         (hub_errors.HfHubHTTPError, lambda: _http(error, where)),
     ]
@@ -308,9 +337,13 @@ def explain_hub_failure(error: BaseException, repo_id: str, revision: str | None
             return message()
     kinds_by_name = {cls.__name__ for cls in type(error).__mro__}  # httpx2's classes, imported by huggingface_hub
     if "TooManyRedirects" in kinds_by_name:
-        return HubError(f"{where}: the Hub ({constants.ENDPOINT}) redirects in a loop; check HF_ENDPOINT, or try again later")
+        return HubError(
+            f"{where}: the Hub ({constants.ENDPOINT}) redirects in a loop; check HF_ENDPOINT, or try again later"
+        )
     if "TimeoutException" in kinds_by_name or isinstance(error, TimeoutError):
-        return HubError(f"{where}: the Hub ({constants.ENDPOINT}) did not answer in time; try again, or check HF_ENDPOINT")
+        return HubError(
+            f"{where}: the Hub ({constants.ENDPOINT}) did not answer in time; try again, or check HF_ENDPOINT"
+        )
     if "TransportError" in kinds_by_name or isinstance(error, OSError):
         return unreachable_error(repo_id, revision)
     if isinstance(error, (ValueError, TypeError)):  # huggingface_hub validating an id, a revision or an endpoint
@@ -322,10 +355,14 @@ def _missing_file(error: BaseException, where: str) -> Exception:
     """config.json missing: not a transformers model; a shard the index names missing: an incomplete upload."""
     response = getattr(error, "response", None)
     url = str(getattr(getattr(response, "request", None), "url", "") or getattr(response, "url", ""))
-    filename = url.split("/resolve/", 1)[1].split("/", 1)[1].split("?")[0] if "/resolve/" in url and url.count("/") else ""
+    filename = (
+        url.split("/resolve/", 1)[1].split("/", 1)[1].split("?")[0] if "/resolve/" in url and url.count("/") else ""
+    )
     if filename in ("", "config.json"):
         return ConfigNotFoundError(f"{where} has no config.json; is it a transformers model?")
-    return CheckpointError(f"{where}: {filename} is missing, though the checkpoint's index names it; the upload is incomplete")
+    return CheckpointError(
+        f"{where}: {filename} is missing, though the checkpoint's index names it; the upload is incomplete"
+    )
 
 
 def _gated(repo_id: str, token: str | None) -> HubError:
@@ -334,7 +371,9 @@ def _gated(repo_id: str, token: str | None) -> HubError:
             f"{repo_id} is gated and the token has no access: accept its terms on the Hub with that account, "
             "or use another token (--token / HF_TOKEN)"
         )
-    return HubError(f"{repo_id} is gated: accept its terms on the Hub, then log in (`hf auth login`), set HF_TOKEN or pass --token")
+    return HubError(
+        f"{repo_id} is gated: accept its terms on the Hub, then log in (`hf auth login`), set HF_TOKEN or pass --token"
+    )
 
 
 def _not_cached(error: BaseException, repo_id: str, revision: str | None, token: str | None) -> Exception:
@@ -343,12 +382,16 @@ def _not_cached(error: BaseException, repo_id: str, revision: str | None, token:
 
     where = _where(repo_id, revision)
     if constants.HF_HUB_OFFLINE:
-        return HubError(f"{where}: config.json is not in the local cache and HF_HUB_OFFLINE is set; go online once, or unset HF_HUB_OFFLINE")
+        return HubError(
+            f"{where}: config.json is not in the local cache and HF_HUB_OFFLINE is set; go online once, or unset HF_HUB_OFFLINE"
+        )
     # The Hub failed and the cache had nothing: the cause says how the Hub failed.
     cause = error.__cause__ or error.__context__
     if isinstance(cause, Exception) and not isinstance(cause, hub_errors.LocalEntryNotFoundError):
         return explain_hub_failure(cause, repo_id, revision, token)
-    return HubError(f"{where}: the Hub could not be reached and config.json is not cached; check the connection or HF_ENDPOINT")
+    return HubError(
+        f"{where}: the Hub could not be reached and config.json is not cached; check the connection or HF_ENDPOINT"
+    )
 
 
 def _http(error: BaseException, where: str) -> HubError:

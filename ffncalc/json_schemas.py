@@ -9,8 +9,8 @@ from pydantic import TypeAdapter
 from .accounting import ParamsReport
 from .api import BundledModel
 from .comparison import CompareRow
-from .ffn_width import DeriveDimReport
 from .compute import CrossoverReport, FlopsReport
+from .ffn_width import DeriveDimReport
 from .memory import MemoryReport
 from .verification import VerifyReport
 

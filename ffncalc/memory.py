@@ -186,7 +186,11 @@ def weight_bytes(stored: Layout, dtype: str, scheme: Scheme | None) -> WeightByt
         unquantized = sum(
             t.bytes * count
             for t, count in stored
-            if len(t.shape) >= 2 and t.name not in quantized and t.role == "parameter" and not t.of and t.component != "embedding"
+            if len(t.shape) >= 2
+            and t.name not in quantized
+            and t.role == "parameter"
+            and not t.of
+            and t.component != "embedding"
         )
     return WeightBytes(
         dtype=dtype,
@@ -215,7 +219,9 @@ def kv_elements_per_token(attention: Attention) -> int:
     key; none for an attention that reads another layer's keys and values (that layer caches them)."""
     if attention.kv_shared:
         return 0
-    indexer = attention.indexer.head_dim if attention.indexer is not None and indexer_reach(attention) == (None, 1) else 0
+    indexer = (
+        attention.indexer.head_dim if attention.indexer is not None and indexer_reach(attention) == (None, 1) else 0
+    )
     return attention_kv_elements(attention) + indexer
 
 
@@ -266,7 +272,9 @@ def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
         for what, width, rate in compressed_caches(attention):
             kinds.append(_Kind(f"{what} (1 per {rate:,} tokens)", width, attended_keys(context, None, rate), 0, rate))
     if layer.cross_attention is not None:
-        kinds.append(_Kind("cross-attention (encoder output)", kv_elements_per_token(layer.cross_attention), context, 0))
+        kinds.append(
+            _Kind("cross-attention (encoder output)", kv_elements_per_token(layer.cross_attention), context, 0)
+        )
     if layer.mixer is not None:
         state = layer.mixer.state_elements + layer.mixer.conv_state_elements
         kinds.append(_Kind(f"{layer.mixer.kind} state", 0, 0, state))
@@ -329,9 +337,14 @@ def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) ->
             width = ffn.intermediate_size * (2 if ffn.gated else 1)
         widest = max(widest, width)
     candidates = {
-        f"batch · chunk · FFN intermediate ({widest:,} wide, gate and up for gated FFNs, k experts for MoE) · {size} bytes": batch * chunk * widest * size,
+        f"batch · chunk · FFN intermediate ({widest:,} wide, gate and up for gated FFNs, k experts for MoE) · {size} bytes": batch
+        * chunk
+        * widest
+        * size,
         f"batch · chunk · hidden ({spec.hidden_size:,}) · {size} bytes": batch * chunk * spec.hidden_size * size,
-        f"batch · vocab ({spec.vocab_size:,}) · 4 bytes: the last token's logits, in float32": batch * spec.vocab_size * 4,
+        f"batch · vocab ({spec.vocab_size:,}) · 4 bytes: the last token's logits, in float32": batch
+        * spec.vocab_size
+        * 4,
     }
     formula, largest = max(candidates.items(), key=lambda item: item[1])
     return Activations(bytes=largest, formula=formula)
@@ -500,7 +513,13 @@ def count_memory(
     for name, memory in accelerators.items():
         needed = next(((n, per_gpu(n)[0]) for n in TENSOR_PARALLEL if per_gpu(n)[0] <= memory), (None, None))
         rows.append(
-            Accelerator(name=name, memory=memory, fits_on_one=total <= memory, tensor_parallel=needed[0], per_gpu_bytes=needed[1])
+            Accelerator(
+                name=name,
+                memory=memory,
+                fits_on_one=total <= memory,
+                tensor_parallel=needed[0],
+                per_gpu_bytes=needed[1],
+            )
         )
     training = None
     if train:

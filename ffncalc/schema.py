@@ -150,10 +150,7 @@ class HFConfig(BaseModel):
     def defaults_used(self) -> list[DefaultUsed]:
         """Every architectural field the config left out, with the value transformers gives it."""
         skip = METADATA_FIELDS | self.informational_fields | self.unused_fields()
-        return [
-            DefaultUsed(field=field, value=value, rule=rule)
-            for field, value, rule in _defaults_of(self, skip)
-        ]
+        return [DefaultUsed(field=field, value=value, rule=rule) for field, value, rule in _defaults_of(self, skip)]
 
     #: An MoE config's (experts-per-token field, experts field).
     routing_fields: ClassVar[tuple[str, str] | None] = None

@@ -33,7 +33,9 @@ REPO_ID = re.compile(rf"(?:{_REPO_PART}/)?{_REPO_PART}", re.ASCII)
 
 def is_repo_id(model: str) -> bool:
     """Whether huggingface_hub would accept MODEL as a repo id."""
-    return REPO_ID.fullmatch(model) is not None and "--" not in model and ".." not in model and not model.endswith(".git")
+    return (
+        REPO_ID.fullmatch(model) is not None and "--" not in model and ".." not in model and not model.endswith(".git")
+    )
 
 
 def display_path(path: Path | str) -> str:
@@ -120,7 +122,9 @@ def load_raw_config(model: str, revision: str | None = None, token: str | None =
             raise UsageError(f"--revision applies to Hub ids; {shown} is a local {'folder' if is_dir else 'file'}")
         config_path = path / "config.json" if is_dir else path
         if not _exists(config_path, display_path(config_path))[1]:
-            raise ConfigNotFoundError(f"{shown}: folder has no config.json; point at the folder of a model or at its config.json")
+            raise ConfigNotFoundError(
+                f"{shown}: folder has no config.json; point at the folder of a model or at its config.json"
+            )
         # A local folder named like a bundled Hub id says which one was read.
         name = display_path(path) + (" (local folder)" if is_dir and find_bundled(model) is not None else "")
         return RawConfig(read_config_file(config_path), name, "file", display_path(config_path))
@@ -154,7 +158,9 @@ def local_path(model: str) -> Path:
     try:
         return Path(model).expanduser()
     except RuntimeError:  # Path.expanduser: "Could not determine home directory"
-        raise ConfigNotFoundError(f"{display_path(model)}: no such user's home folder; write the path in full") from None
+        raise ConfigNotFoundError(
+            f"{display_path(model)}: no such user's home folder; write the path in full"
+        ) from None
 
 
 def _exists(path: Path, shown: str) -> tuple[bool, bool]:
@@ -176,12 +182,7 @@ def _abbreviated(text: str, limit: int = 120) -> str:
 
 
 def looks_like_path(model: str) -> bool:
-    return (
-        model.endswith(".json")
-        or model.startswith((".", "/", "~"))
-        or model.count("/") > 1
-        or "\\" in model
-    )
+    return model.endswith(".json") or model.startswith((".", "/", "~")) or model.count("/") > 1 or "\\" in model
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
@@ -217,7 +218,9 @@ def parse_config_text(content: bytes, label: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise InvalidConfigError(f"{label}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+        raise InvalidConfigError(
+            f"{label}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
     except (ValueError, RecursionError) as error:
         raise InvalidConfigError(f"{label}: not readable as JSON ({error})") from None
     if not isinstance(data, dict):

@@ -11,7 +11,7 @@ counts, the stored bytes and ``verify`` are all derived from this one descriptio
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 NormKind = Literal["rmsnorm", "layernorm"]
 Stack = Literal["decoder", "encoder", "vision", "audio"]
@@ -125,7 +125,9 @@ class Indexer:
     top_k: int
     names: Names  # wq_b, wk, k_norm, weights_proj
     k_norm: Norm | None = None
-    shared: bool = False  # reuses the keys the previous layer's indexer picked: no weights, no scoring, no key cache (GLM-5)
+    shared: bool = (
+        False  # reuses the keys the previous layer's indexer picked: no weights, no scoring, no key cache (GLM-5)
+    )
     compressor: Compressor | None = None  # its keys are compressed entries of its own (DeepSeek-V4's CSA)
 
 
@@ -158,14 +160,18 @@ class Attention:
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
     q_width: int | None = None  # q's output and o's input when not heads × head_dim (DBRX: d_model)
-    input_size: int | None = None  # what q (and k, v without kv_input_size) read when not hidden_size (Zamba2: 2 · hidden)
+    input_size: int | None = (
+        None  # what q (and k, v without kv_input_size) read when not hidden_size (Zamba2: 2 · hidden)
+    )
     o_input: int | None = None  # o's input when neither q_width nor heads × v_head_dim (Helium: hidden_size)
     # Reads the keys and values an earlier layer of its kind computed (Gemma 3n, Gemma 4's last num_kv_shared_layers):
     # no k or v projection, and nothing cached of its own; its queries still attend to every cached key.
     kv_shared: bool = False
     values_from_keys: bool = False  # v is k's projection (Gemma 4's attention_k_eq_v): no v projection
     values_are_keys: bool = False  # the keys are also the values (DeepSeek-V4): no v projection, each key cached once
-    q_latent: int | None = None  # queries through a latent without MLA: q_a (→ q_latent), its RMSNorm q_a_layernorm, q_b
+    q_latent: int | None = (
+        None  # queries through a latent without MLA: q_a (→ q_latent), its RMSNorm q_a_layernorm, q_b
+    )
     o_latent: int | None = None  # the output through a latent: o_a (o input → o_latent), o_b (o_latent → hidden)
     o_groups: int = 1  # o_a is block-diagonal: each group maps its o input / o_groups values to o_latent / o_groups
     # Besides its window, the attention reads compressed entries of the keys: n // rate at context n, or the indexer's
@@ -223,7 +229,7 @@ class MoeFfn:
     zero_experts: int = 0  # identity experts the router may also pick, which hold and cost nothing (LongCat-Flash)
 
 
-Ffn = Union[DenseFfn, MoeFfn]
+Ffn = DenseFfn | MoeFfn
 
 
 @dataclass(frozen=True)
@@ -279,14 +285,14 @@ class Mixer:
     norms: tuple[tuple[str, Norm], ...] = ()
     state_elements: int = 0  # the recurrent state one sequence carries, besides the convolutions' windows
     state_update_flops: int = 0  # per token, besides the projections and convolutions
-    component: Component = "mixer"  # where its weights count: "attention" when the checkpoint keeps it in self_attn (MiniMax, Kimi)
+    component: Component = (
+        "mixer"  # where its weights count: "attention" when the checkpoint keeps it in self_attn (MiniMax, Kimi)
+    )
 
     @property
     def conv_state_elements(self) -> int:
         """The last kernel − 1 inputs each convolution keeps: Σ channels · (kernel − 1)."""
         return sum(conv.channels * (conv.kernel - 1) for conv in self.convs)
-
-
 
 
 @dataclass(frozen=True)
@@ -306,7 +312,9 @@ class Layer:
     cross_attention: Attention | None = None  # decoder layers of an encoder-decoder
     stack: Stack = "decoder"
     parameters: tuple[Parameter, ...] = ()  # learned tensors of the layer no block above holds
-    projections: tuple[Projection, ...] = ()  # linear maps of the layer no block above holds (Gemma 3n's per-layer input gate)
+    projections: tuple[
+        Projection, ...
+    ] = ()  # linear maps of the layer no block above holds (Gemma 3n's per-layer input gate)
     # FLOPs per token of matmuls that no weight describes, counted under other (Gemma 3n's AltUp: its router runs
     # twice, and its n copies of the hidden state are mixed by per-token coefficients); the family derives them.
     other_flops: int = 0

@@ -108,7 +108,14 @@ class Scheme:
         lead_t = tuple(lead)
 
         def q(suffix: str, q_dtype: str, q_shape: tuple[int, ...], role: Role = "quantization") -> Stored:
-            return Stored(f"{module}.{suffix}" if kind == "weight" else f"{name}_{suffix}", q_dtype, q_shape, role, component, name)
+            return Stored(
+                f"{module}.{suffix}" if kind == "weight" else f"{name}_{suffix}",
+                q_dtype,
+                q_shape,
+                role,
+                component,
+                name,
+            )
 
         if self.method == "fp8":
             stored = [Stored(name, "F8_E4M3", shape, "parameter", component)]
@@ -125,16 +132,26 @@ class Scheme:
             base = name if kind != "weight" else module
             groups = -(-in_f // 32)
             return [
-                Stored(f"{base}_blocks", "U8", lead_t + (out_f, groups, 16), "parameter", component, name, math.prod(shape)),
+                Stored(
+                    f"{base}_blocks", "U8", lead_t + (out_f, groups, 16), "parameter", component, name, math.prod(shape)
+                ),
                 Stored(f"{base}_scales", "U8", lead_t + (out_f, groups), "quantization", component, name),
             ]
         if self.method in ("gptq", "awq"):
             per_int = 32 // self.bits
             groups = -(-in_f // self.group_size) if self.group_size and self.group_size > 0 else 1
             if self.method == "gptq":  # qweight packs along the input, zeros along the output
-                stored = [Stored(f"{module}.qweight", "I32", (in_f // per_int, out_f), "parameter", component, name, out_f * in_f)]
+                stored = [
+                    Stored(
+                        f"{module}.qweight", "I32", (in_f // per_int, out_f), "parameter", component, name, out_f * in_f
+                    )
+                ]
             else:  # AWQ packs both along the output
-                stored = [Stored(f"{module}.qweight", "I32", (in_f, out_f // per_int), "parameter", component, name, out_f * in_f)]
+                stored = [
+                    Stored(
+                        f"{module}.qweight", "I32", (in_f, out_f // per_int), "parameter", component, name, out_f * in_f
+                    )
+                ]
             stored.append(q("qzeros", "I32", (groups, out_f // per_int)))
             stored.append(q("scales", "F16", (groups, out_f)))
             if self.method == "gptq":
@@ -160,7 +177,9 @@ class Scheme:
                 stored.append(q("weight_shape", "I64", (2,)))
             else:
                 stored = [Stored(name, "F8_E4M3", shape, "parameter", component)]
-            scales = {"tensor": (1,), "channel": (out_f, 1)}.get(self.strategy, (out_f, -(-in_f // (self.group_size or in_f))))
+            scales = {"tensor": (1,), "channel": (out_f, 1)}.get(
+                self.strategy, (out_f, -(-in_f // (self.group_size or in_f)))
+            )
             stored.append(q("weight_scale", self.scale_dtype, scales))
             if self.packed and self.zero_points:
                 stored.append(q("weight_zero_point", "I32", scales))
@@ -178,14 +197,16 @@ def parse_scheme(config: dict[str, Any] | None) -> Scheme | None:
     if not config:
         return None
     method = config.get("quant_method")
-    not_converted = tuple(str(m) for m in (config.get("modules_to_not_convert") or config.get("ignore") or []) if isinstance(m, str))
+    not_converted = tuple(
+        str(m) for m in (config.get("modules_to_not_convert") or config.get("ignore") or []) if isinstance(m, str)
+    )
     if method == "fp8":
         block = config.get("weight_block_size")
         scale = "F8_E8M0" if config.get("scale_fmt") == "ue8m0" else "F32"
         return Scheme(
             "fp8",
             bits=8,
-            block=tuple(block) if isinstance(block, list) and len(block) == 2 else None,  # type: ignore[arg-type]
+            block=tuple(block) if isinstance(block, list) and len(block) == 2 else None,
             scale_dtype=scale,
             activation_scale=config.get("activation_scheme") == "static",
             not_converted=not_converted,

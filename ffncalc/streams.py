@@ -84,7 +84,7 @@ def prepare() -> None:
         if not can_encode(stream) and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors=ASCII_ERRORS)
     if not isinstance(sys.stdout, GuardedOutput):
-        sys.stdout = GuardedOutput(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = GuardedOutput(sys.stdout)
 
 
 def silence_stdout() -> None:

@@ -19,12 +19,12 @@ from dataclasses import dataclass, replace
 
 from .spec import (
     Attention,
-    Compressor,
-    Indexer,
     Component,
+    Compressor,
     DenseFfn,
     Extra,
     Ffn,
+    Indexer,
     Layer,
     LearnedTensor,
     Linear,
@@ -35,7 +35,6 @@ from .spec import (
     Norm,
     PatchEmbedding,
     Runs,
-    Table,
 )
 
 
@@ -58,7 +57,9 @@ class Tensor:
     runs: Runs = "every_token"
     concat_axis: int = 0  # where parts fused under one name are joined (the output axis)
     transposed: bool = False  # a weight stored [in, out] (Conv1D, stacked experts), not torch's [out, in]
-    borrowed: bool = False  # held by another layer (Layer.borrowed): a token's FLOPs here, no parameter or stored tensor
+    borrowed: bool = (
+        False  # held by another layer (Layer.borrowed): a token's FLOPs here, no parameter or stored tensor
+    )
 
     @property
     def elements(self) -> int:
@@ -118,9 +119,7 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
     tensors: list[Tensor] = []
 
     def proj(part: str, in_f: int, out_f: int, bias: bool) -> None:
-        tensors.extend(
-            replace(t, part=prefix + part) for t in _linear_named(component, part, names, in_f, out_f, bias)
-        )
+        tensors.extend(replace(t, part=prefix + part) for t in _linear_named(component, part, names, in_f, out_f, bias))
 
     def q_latent(in_f: int, rank: int, latent_norm: Norm) -> None:
         proj("q_a", in_f, rank, attention.q_bias)
@@ -154,7 +153,9 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
         tensors.append(Tensor(component, prefix + "sinks", names["sinks"], (heads,)))
     if attention.relative_position_buckets:
         shape = (attention.relative_position_buckets, heads)
-        tensors.append(Tensor(component, prefix + "relative_position_bias", names["relative_position_bias"] + ".weight", shape))
+        tensors.append(
+            Tensor(component, prefix + "relative_position_bias", names["relative_position_bias"] + ".weight", shape)
+        )
     if attention.indexer is not None:
         tensors += indexer_tensors(attention.indexer, attention.hidden_size, component)
     if attention.compressor is not None:
@@ -229,8 +230,7 @@ def moe_tensors(moe: MoeFfn) -> list[Tensor]:
         routed = dense_ffn_tensors(expert, "routed_experts", leading=(experts,))
     else:  # concatenated along the first axis (DBRX: w1 is [E · I, H])
         routed = [
-            replace(t, shape=(experts * t.shape[0],) + t.shape[1:])
-            for t in dense_ffn_tensors(expert, "routed_experts")
+            replace(t, shape=(experts * t.shape[0],) + t.shape[1:]) for t in dense_ffn_tensors(expert, "routed_experts")
         ]
     tensors += [replace(t, used=k, of=experts) for t in routed]
     if moe.shared is not None:
@@ -325,9 +325,13 @@ def model_tensors(spec: ModelSpec) -> list[Tensor]:
     if spec.lm_head:
         # A tied head is the embedding table; a tied head with a bias (GPT-J style) keeps its bias.
         if not spec.tie_word_embeddings:
-            tensors.append(Tensor("lm_head", "lm_head", names.lm_head + ".weight", (spec.vocab_size, width), matmul=True))
+            tensors.append(
+                Tensor("lm_head", "lm_head", names.lm_head + ".weight", (spec.vocab_size, width), matmul=True)
+            )
         if spec.lm_head_bias:
-            tensors.append(Tensor("lm_head", "lm_head", names.lm_head_bias or names.lm_head + ".bias", (spec.vocab_size,)))
+            tensors.append(
+                Tensor("lm_head", "lm_head", names.lm_head_bias or names.lm_head + ".bias", (spec.vocab_size,))
+            )
     for extra in spec.extras:
         tensors += extra_tensors(extra)
     return tensors
@@ -357,7 +361,11 @@ def assemble(tensors: Iterable[Tensor], prefix: str = "") -> Iterator[tuple[str,
     for tensor in tensors:
         if tensor.borrowed:
             continue
-        names = [tensor.name.replace("{e}", str(e)) for e in range(tensor.copies)] if "{e}" in tensor.name else [tensor.name]
+        names = (
+            [tensor.name.replace("{e}", str(e)) for e in range(tensor.copies)]
+            if "{e}" in tensor.name
+            else [tensor.name]
+        )
         for name in names:
             full = prefix + name
             if full in joined:

@@ -15,14 +15,13 @@ import math
 from collections import defaultdict
 from typing import Literal
 
-
 from .accounting import ParamsReport
 from .checkpoint import Checkpoint, HeaderTensor
 from .results import ModelInfo, Result
 from .spec import CheckpointExtra, ModelSpec
 from .storage import Scheme, layout, parameter_layout
-from .units import DTYPE_BYTES
 from .tensors import assemble, embedding_width, layer_tensors
+from .units import DTYPE_BYTES
 
 Verdict = Literal["parameter", "quantization", "extra", "wrong shape", "unexpected", "missing"]
 
@@ -69,7 +68,9 @@ class VerifyReport(ModelInfo):
     ok: bool
 
 
-def expected_extras(spec: ModelSpec, dtype: str, scheme: Scheme | None) -> dict[str, tuple[tuple[int, ...], CheckpointExtra]]:
+def expected_extras(
+    spec: ModelSpec, dtype: str, scheme: Scheme | None
+) -> dict[str, tuple[tuple[int, ...], CheckpointExtra]]:
     """Every tensor the family says a checkpoint may hold beside the parameters: name → (shape, extra).
 
     Whole layers among them (multi-token prediction) are stored as the model's layers are, quantized alike.
@@ -84,7 +85,9 @@ def expected_extras(spec: ModelSpec, dtype: str, scheme: Scheme | None) -> dict[
                 found[stored.name] = (stored.shape, extra)
     if spec.tie_word_embeddings and spec.lm_head:
         shape = (spec.vocab_size, embedding_width(spec))
-        tied = CheckpointExtra("tied head stored again", "tie_word_embeddings: the head is the embedding table, already counted")
+        tied = CheckpointExtra(
+            "tied head stored again", "tie_word_embeddings: the head is the embedding table, already counted"
+        )
         found.setdefault(spec.names.lm_head + ".weight", (shape, tied))
     return found
 
@@ -124,7 +127,9 @@ def verify_checkpoint(
             if checkpoint.index_only or tuple(tensor.shape) == stored.shape:
                 params += stored.parameters
                 by_component[stored.component] += tensor.bytes
-                verdicts.append(_verdict(tensor, stored.role, None if stored.role == "parameter" else f"quantizes {stored.of}"))
+                verdicts.append(
+                    _verdict(tensor, stored.role, None if stored.role == "parameter" else f"quantizes {stored.of}")
+                )
             else:
                 by_component["unexplained"] += tensor.bytes
                 verdicts.append(_verdict(tensor, "wrong shape", "the model's tensor has another shape", stored.shape))
@@ -142,11 +147,20 @@ def verify_checkpoint(
                 verdicts.append(_verdict(tensor, "wrong shape", extra.name, shape))
         else:
             by_component["unexplained"] += tensor.bytes
-            verdicts.append(_verdict(tensor, "unexpected", "no module of the model holds it; transformers would not load it"))
+            verdicts.append(
+                _verdict(tensor, "unexpected", "no module of the model holds it; transformers would not load it")
+            )
     for name, stored in expected.items():
         if name not in seen:
-            verdicts.append(TensorVerdict(name=name, verdict="missing", dtype=stored.dtype, shape=list(stored.shape),
-                                          reason="the model has this tensor; the checkpoint does not store it"))
+            verdicts.append(
+                TensorVerdict(
+                    name=name,
+                    verdict="missing",
+                    dtype=stored.dtype,
+                    shape=list(stored.shape),
+                    reason="the model has this tensor; the checkpoint does not store it",
+                )
+            )
     counts: dict[str, int] = defaultdict(int)
     for verdict in verdicts:
         counts[verdict.verdict] += 1
@@ -177,7 +191,10 @@ def verify_checkpoint(
         counts=dict(counts),
         extras=[ExtraGroup(kind=k, tensors=n, elements=e, reason=reasons[k]) for k, (n, e) in groups.items()],
         tensors=[v for v in listed if v.verdict != "parameter"] + [v for v in listed if v.verdict == "parameter"],
-        ok=not bad and not checkpoint.missing_files and size_ok and (checkpoint.index_only or params == report.total_params),
+        ok=not bad
+        and not checkpoint.missing_files
+        and size_ok
+        and (checkpoint.index_only or params == report.total_params),
     )
 
 

@@ -12,12 +12,15 @@ from ffncalc import account, bundled_models
 
 from .agreement import built
 
+
 def _qwen3_next_mtp() -> int:
     """Qwen3-Next-80B-A3B's MTP module, from its config: hidden 2,048; attention of 16 heads (q also emits the gate)
     and 2 KV heads of 256 with per-head q/k norms; 512 experts and a shared expert of width 512; its router and
     the shared expert's gate."""
     hidden, head_dim, heads, kv_heads, experts, width = 2048, 256, 16, 2, 512, 512
-    attention = hidden * heads * head_dim * 2 + 2 * hidden * kv_heads * head_dim + heads * head_dim * hidden + 2 * head_dim
+    attention = (
+        hidden * heads * head_dim * 2 + 2 * hidden * kv_heads * head_dim + heads * head_dim * hidden + 2 * head_dim
+    )
     moe = experts * 3 * hidden * width + experts * hidden + 3 * hidden * width + hidden
     layer = attention + moe + 2 * hidden  # input and post-attention norms
     return layer + 2 * hidden * hidden + 3 * hidden  # fc, pre_fc_norm_embedding, pre_fc_norm_hidden, norm
@@ -38,7 +41,11 @@ PUBLISHED = {
     "TinyLlama/TinyLlama-1.1B-Chat-v1.0": (1_100_048_384, 0, "HF API safetensors BF16"),
     "dphn/dolphin-2.9.1-yi-1.5-34b": (34_388_917_248, 0, "HF API safetensors BF16"),
     "ibm-granite/granite-3b-code-instruct-128k": (6_965_007_360 // 2, 0, "index total_size 6,965,007,360 B / 2 (BF16)"),
-    "mistralai/Mistral-7B-v0.1": (7_241_732_096, 0, "huggingface_hub tests: zephyr-7b-beta, Mistral-7B-v0.1 architecture"),
+    "mistralai/Mistral-7B-v0.1": (
+        7_241_732_096,
+        0,
+        "huggingface_hub tests: zephyr-7b-beta, Mistral-7B-v0.1 architecture",
+    ),
     "mistralai/Mistral-7B-Instruct-v0.3": (14_496_047_104 // 2, 0, "index total_size 14,496,047,104 B / 2 (BF16)"),
     "Gensyn/Qwen2.5-0.5B-Instruct": (494_032_768, 0, "HF API safetensors BF16"),
     "Qwen/Qwen2.5-0.5B": (494_032_768, 0, "torchinfo 630,167,424 with the tied table twice, 494,032,768 unique"),
@@ -49,7 +56,11 @@ PUBLISHED = {
     # Tied in the config, yet the checkpoint stores lm_head.weight too: 151,936 × 1,024 more.
     "Qwen/Qwen3-0.6B": (751_632_384, 151_936 * 1_024, "HF API safetensors BF16"),
     "Qwen/Qwen3-32B": (32_762_123_264, 0, "HF API safetensors BF16"),
-    "Alibaba-NLP/Tongyi-DeepResearch-30B-A3B": (30_532_122_624, 0, "HF API safetensors BF16 (Qwen3-30B-A3B architecture)"),
+    "Alibaba-NLP/Tongyi-DeepResearch-30B-A3B": (
+        30_532_122_624,
+        0,
+        "HF API safetensors BF16 (Qwen3-30B-A3B architecture)",
+    ),
     "google/gemma-2b-it": (5_012_344_832 // 2, 0, "index total_size 5,012,344,832 B / 2 (BF16)"),
     "google/gemma-2-2b": (2_614_341_888, 0, "third-party table of model.parameters() totals"),
     "google/gemma-3-1b-it": (999_885_952, 0, "HF API safetensors BF16"),
@@ -67,7 +78,11 @@ PUBLISHED = {
     "facebook/opt-125m": (125_239_296, 0, "third-party table of model.parameters() totals"),
     # The config names BertForMaskedLM, which has no pooler and no next-sentence head; the pre-training
     # checkpoint stores both: 768·768 + 768 and 768·2 + 2 = 592,130.
-    "google-bert/bert-base-uncased": (110_106_428, 768 * 768 + 768 + 768 * 2 + 2, "huggingface.js safetensors spec: F32"),
+    "google-bert/bert-base-uncased": (
+        110_106_428,
+        768 * 768 + 768 + 768 * 2 + 2,
+        "huggingface.js safetensors spec: F32",
+    ),
     # The original T5 checkpoints also store decoder block 0's unused cross-attention relative bias (32 × heads).
     "google-t5/t5-small": (60_506_880, 32 * 8, "HF API safetensors F32"),
     "google-t5/t5-base": (222_903_936, 32 * 12, "HF API safetensors F32"),
@@ -78,7 +93,11 @@ PUBLISHED = {
     "google/flan-t5-base": (247_577_856, 32_128 * 768, "HF API safetensors F32"),
     "google/flan-t5-large": (783_150_080, 32_128 * 1024, "HF API safetensors F32"),
     # A tied head stored as well: 65,024 × 4,544 (tie_word_embeddings defaults to true for Falcon).
-    "tiiuae/falcon-7b-instruct": (14_434_379_520 // 2, 65_024 * 4_544, "pytorch .bin index total_size 14,434,379,520 B / 2"),
+    "tiiuae/falcon-7b-instruct": (
+        14_434_379_520 // 2,
+        65_024 * 4_544,
+        "pytorch .bin index total_size 14,434,379,520 B / 2",
+    ),
     "baidu/ERNIE-4.5-21B-A3B-Thinking": (21_821_012_480 + 4_425_408, 0, "HF API safetensors BF16 + F32 (routers)"),
     # F32 7,936 = the expert bias of 31 MoE layers × 256 experts, set by load balancing, not trained.
     "inclusionAI/Ling-flash-2.0": (102_889_697_280 + 7_936, 31 * 256, "HF API safetensors BF16 + F32"),
@@ -108,5 +127,7 @@ def test_total_matches_the_published_count(model):
 
 def test_every_bundled_model_has_an_independent_figure():
     """transformers built it, or (custom code transformers does not ship) a count was published."""
-    counted_by_transformers = {model for model in BUNDLED if "total_params" in BUILT.get(model.replace("/", "__", 1), {})}
+    counted_by_transformers = {
+        model for model in BUNDLED if "total_params" in BUILT.get(model.replace("/", "__", 1), {})
+    }
     assert set(BUNDLED) == counted_by_transformers | set(PUBLISHED)

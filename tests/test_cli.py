@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ffncalc import __version__, bundled_models
-from ffncalc.source import presets
 from ffncalc.json_schemas import JSON_DOCUMENTS
+from ffncalc.source import presets
 
 from .conftest import ROOT
 
@@ -41,13 +41,19 @@ def test_an_unknown_option_is_a_one_line_usage_error(ffncalc):
     run = ffncalc("params", "meta-llama/Llama-3.1-8B", "--jsn")
     assert run.exit_code == 2
     assert run.stdout == ""
-    assert run.stderr == "Error: No such option: --jsn (Possible options: --as, --json, --svg); see 'ffncalc params --help'\n"
+    assert (
+        run.stderr
+        == "Error: No such option: --jsn (Possible options: --as, --json, --svg); see 'ffncalc params --help'\n"
+    )
 
 
 def test_a_bad_choice_is_a_one_line_usage_error(ffncalc):
     run = ffncalc("crossover", "--by", "watts")
     assert run.exit_code == 2
-    assert run.stderr == "Error: Invalid value for '--by': 'watts' is not one of 'flops', 'bytes'; see 'ffncalc crossover --help'\n"
+    assert (
+        run.stderr
+        == "Error: Invalid value for '--by': 'watts' is not one of 'flops', 'bytes'; see 'ffncalc crossover --help'\n"
+    )
 
 
 def test_a_missing_argument_is_a_one_line_usage_error(ffncalc):

@@ -77,7 +77,9 @@ def test_backwards_says_plainly_when_no_setting_fits(ffncalc):
     # Qwen2.5-0.5B: 896 → at most int(1.5 · 2389) = 3583, rounded up to 4096; 4,864 is out of reach.
     run = ffncalc("derive-dim", "--model", "Qwen/Qwen2.5-0.5B")
     assert run.exit_code == 0
-    assert "No searched setting gives 4,864 from 896: it is 5.429 × hidden, not this rule." in " ".join(run.stdout.split())
+    assert "No searched setting gives 4,864 from 896: it is 5.429 × hidden, not this rule." in " ".join(
+        run.stdout.split()
+    )
 
 
 def test_qwen3_8b_is_three_times_hidden_and_only_large_roundings_reach_it():
@@ -102,7 +104,10 @@ def test_json_carries_steps_and_solve(ffncalc):
         (["--dim", "4096", "--mult", "0"], "Error: --mult must be a number above 0 and at most 64 (got 0.0)\n"),
         (["--dim", "4096", "--mult", "-1.3"], "Error: --mult must be a number above 0 and at most 64 (got -1.3)\n"),
         (["--dim", "4096", "--mult", "nan"], "Error: --mult must be a number above 0 and at most 64 (got nan)\n"),
-        (["--dim", "4096", "--multiple-of", "0"], "Error: --multiple-of must be a whole number from 1 to 16,777,216 (got 0)\n"),
+        (
+            ["--dim", "4096", "--multiple-of", "0"],
+            "Error: --multiple-of must be a whole number from 1 to 16,777,216 (got 0)\n",
+        ),
         (["--dim", "4096", "--target", "0"], "Error: --target must be a whole number from 1 to 16,777,216 (got 0)\n"),
         ([], "Error: give --dim (with --mult, --multiple-of or --target) or --model\n"),
     ],

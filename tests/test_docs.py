@@ -19,7 +19,12 @@ def test_cli_reference_matches_help():
 
 def test_readme_links_the_cli_reference_and_the_pictures():
     readme = (ROOT / "README.md").read_text()
-    for target in ("docs/cli-reference.md", "docs/params-llama-3.1-8b.svg", "docs/crossover-128k.svg", "docs/compare.svg"):
+    for target in (
+        "docs/cli-reference.md",
+        "docs/params-llama-3.1-8b.svg",
+        "docs/crossover-128k.svg",
+        "docs/compare.svg",
+    ):
         assert target in readme
         assert (ROOT / target).is_file()
 

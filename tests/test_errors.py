@@ -50,7 +50,9 @@ def test_a_missing_field_takes_transformers_default_and_says_so(ffncalc, write_c
     del config["intermediate_size"]
     run = ffncalc("params", str(write_config(config)), "--json")
     assert run.exit_code == 0
-    assert {"field": "intermediate_size", "value": 11008, "rule": None} in run.json()["defaults_used"]  # LlamaConfig's default
+    assert {"field": "intermediate_size", "value": 11008, "rule": None} in run.json()[
+        "defaults_used"
+    ]  # LlamaConfig's default
 
 
 def test_missing_model_type(ffncalc, write_config):

@@ -88,7 +88,12 @@ def test_layer_types_of_the_wrong_length_are_refused(ffncalc, write_config):
 
 def test_mistral_slides_4096_by_default_and_not_when_null(write_config):
     assert params_of(write_config, tiny_llama(model_type="mistral", num_key_value_heads=4)).layers[0].window == 4096
-    assert params_of(write_config, tiny_llama(model_type="mistral", num_key_value_heads=4, sliding_window=None)).layers[0].window is None
+    assert (
+        params_of(write_config, tiny_llama(model_type="mistral", num_key_value_heads=4, sliding_window=None))
+        .layers[0]
+        .window
+        is None
+    )
 
 
 def test_qwen2_biases_q_k_v_but_not_o(write_config):
@@ -102,7 +107,12 @@ def test_qwen2_biases_q_k_v_but_not_o(write_config):
 
 def test_qwen2_windows_only_layers_from_max_window_layers_when_enabled(write_config):
     config = tiny_llama(
-        model_type="qwen2", num_key_value_heads=4, num_hidden_layers=4, use_sliding_window=True, max_window_layers=2, sliding_window=256
+        model_type="qwen2",
+        num_key_value_heads=4,
+        num_hidden_layers=4,
+        use_sliding_window=True,
+        max_window_layers=2,
+        sliding_window=256,
     )
     full, sliding = params_of(write_config, config).layers
     assert full.indices == [0, 1] and sliding.indices == [2, 3] and sliding.window == 256
@@ -117,8 +127,14 @@ def test_qwen3_defaults_head_dim_to_128_and_norms_each_head(write_config):
 
 def test_qwen3_moe_keeps_mlp_only_layers_dense_and_follows_the_sparse_step(write_config):
     config = tiny_llama(
-        model_type="qwen3_moe", num_hidden_layers=6, head_dim=16, num_experts=4, num_experts_per_tok=2,
-        moe_intermediate_size=32, decoder_sparse_step=2, mlp_only_layers=[3],
+        model_type="qwen3_moe",
+        num_hidden_layers=6,
+        head_dim=16,
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=32,
+        decoder_sparse_step=2,
+        mlp_only_layers=[3],
     )
     dense, sparse = sorted(params_of(write_config, config).layers, key=lambda group: group.ffn_kind)
     assert dense.indices == [0, 2, 3, 4]  # 1 and 5 are sparse: (i + 1) % 2 == 0, and 3 is listed as dense
@@ -128,7 +144,15 @@ def test_qwen3_moe_keeps_mlp_only_layers_dense_and_follows_the_sparse_step(write
 
 
 def test_gpt2_reads_its_own_field_names_and_n_inner_null_is_four_times_n_embd(write_config):
-    config = {"model_type": "gpt2", "vocab_size": V, "n_embd": H, "n_layer": L, "n_head": HEADS, "n_positions": 32, "n_inner": None}
+    config = {
+        "model_type": "gpt2",
+        "vocab_size": V,
+        "n_embd": H,
+        "n_layer": L,
+        "n_head": HEADS,
+        "n_positions": 32,
+        "n_inner": None,
+    }
     report = params_of(write_config, config)
     (group,) = report.layers
     assert group.parts["ffn.up"] == H * 4 * H + 4 * H
@@ -139,7 +163,13 @@ def test_gpt2_reads_its_own_field_names_and_n_inner_null_is_four_times_n_embd(wr
 
 
 def test_gpt2_accepts_hidden_size_spelling(write_config):
-    config = {"model_type": "gpt2", "vocab_size": V, "hidden_size": H, "num_hidden_layers": L, "num_attention_heads": HEADS}
+    config = {
+        "model_type": "gpt2",
+        "vocab_size": V,
+        "hidden_size": H,
+        "num_hidden_layers": L,
+        "num_attention_heads": HEADS,
+    }
     assert params_of(write_config, config).components.embedding == (V + 1024) * H
 
 
@@ -159,9 +189,18 @@ def test_phi3_fused_projections_count_as_q_k_v_and_gate_up(write_config):
 
 def test_deepseek_mla_without_q_lora_projects_queries_directly(write_config):
     config = tiny_llama(
-        model_type="deepseek_v3", q_lora_rank=None, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4,
-        v_head_dim=8, n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1, moe_intermediate_size=32,
-        first_k_dense_replace=1, num_nextn_predict_layers=0,
+        model_type="deepseek_v3",
+        q_lora_rank=None,
+        kv_lora_rank=16,
+        qk_nope_head_dim=8,
+        qk_rope_head_dim=4,
+        v_head_dim=8,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        n_shared_experts=1,
+        moe_intermediate_size=32,
+        first_k_dense_replace=1,
+        num_nextn_predict_layers=0,
     )
     dense, sparse = params_of(write_config, config).layers
     assert dense.parts["attention.q"] == H * HEADS * (8 + 4)
@@ -239,7 +278,9 @@ def test_a_wrapper_whose_text_config_lacks_model_type_uses_the_wrappers_text_fam
     report = params_of(write_config, {"model_type": "mistral3", "text_config": text})
     assert report.model_type == "mistral3"
     assert report.layers[0].window == 4096  # MistralConfig's sliding_window default: a Mistral text model
-    assert {"field": "text_config.sliding_window", "value": 4096, "rule": None} in [d.model_dump() for d in report.defaults_used]
+    assert {"field": "text_config.sliding_window", "value": 4096, "rule": None} in [
+        d.model_dump() for d in report.defaults_used
+    ]
 
 
 def test_unknown_keys_are_ignored(write_config):

@@ -30,18 +30,35 @@ def test_apertus_xielu_buffers_are_saved_and_other_activations_learn_nothing():
 
 
 def test_apertus_checkpoint_as_transformers_saves_it_verifies(tmp_path):
-    config = {"model_type": "apertus", "vocab_size": 100, "hidden_size": 32, "intermediate_size": 40,
-              "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2, "torch_dtype": "bfloat16"}
+    config = {
+        "model_type": "apertus",
+        "vocab_size": 100,
+        "hidden_size": 32,
+        "intermediate_size": 40,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "torch_dtype": "bfloat16",
+    }
     layer = "model.layers.0."
     shapes = {
-        "model.embed_tokens.weight": [100, 32], "lm_head.weight": [100, 32], "model.norm.weight": [32],
-        layer + "attention_layernorm.weight": [32], layer + "feedforward_layernorm.weight": [32],
-        layer + "self_attn.q_proj.weight": [32, 32], layer + "self_attn.k_proj.weight": [16, 32],
-        layer + "self_attn.v_proj.weight": [16, 32], layer + "self_attn.o_proj.weight": [32, 32],
-        layer + "self_attn.q_norm.weight": [8], layer + "self_attn.k_norm.weight": [8],
-        layer + "mlp.up_proj.weight": [40, 32], layer + "mlp.down_proj.weight": [32, 40],
-        layer + "mlp.act_fn.alpha_p": [1], layer + "mlp.act_fn.alpha_n": [1],
-        layer + "mlp.act_fn.beta": [], layer + "mlp.act_fn.eps": [],
+        "model.embed_tokens.weight": [100, 32],
+        "lm_head.weight": [100, 32],
+        "model.norm.weight": [32],
+        layer + "attention_layernorm.weight": [32],
+        layer + "feedforward_layernorm.weight": [32],
+        layer + "self_attn.q_proj.weight": [32, 32],
+        layer + "self_attn.k_proj.weight": [16, 32],
+        layer + "self_attn.v_proj.weight": [16, 32],
+        layer + "self_attn.o_proj.weight": [32, 32],
+        layer + "self_attn.q_norm.weight": [8],
+        layer + "self_attn.k_norm.weight": [8],
+        layer + "mlp.up_proj.weight": [40, 32],
+        layer + "mlp.down_proj.weight": [32, 40],
+        layer + "mlp.act_fn.alpha_p": [1],
+        layer + "mlp.act_fn.alpha_n": [1],
+        layer + "mlp.act_fn.beta": [],
+        layer + "mlp.act_fn.eps": [],
     }
     report = verify(str(write_checkpoint(tmp_path / "apertus", config, {n: ("BF16", s) for n, s in shapes.items()})))
     assert report.ok, [t for t in report.tensors if t.verdict != "parameter"]

@@ -82,7 +82,9 @@ def test_question_answering_has_two_outputs_whatever_id2label_says():
 def test_mbart_and_pegasus_end_each_stack_with_a_layernorm():
     for config in ("synthetic__mbart.json", "synthetic__pegasus.json"):
         report = account(str(CONFIGS / config))
-        assert report.outside_layers["norm.final_norm"] == report.outside_layers["norm.model.encoder.layer_norm"] == 2 * 64
+        assert (
+            report.outside_layers["norm.final_norm"] == report.outside_layers["norm.model.encoder.layer_norm"] == 2 * 64
+        )
 
 
 def test_marian_separate_vocabularies_give_each_stack_its_table():

@@ -52,7 +52,9 @@ def test_cohere2_makes_every_pattern_th_layer_full_and_reads_a_head_dim_key():
 def test_cohere2_attention_scores_read_at_most_the_window_in_sliding_layers():
     # 2 · 4 heads · (32 + 32) per key; at 1,024: two sliding layers read 128 keys, two full ones 1,024.
     per_key = 2 * 4 * 64
-    assert flops(str(CONFIGS / "synthetic__cohere2.json"), 1024).per_token.attention_scores == per_key * (2 * 128 + 2 * 1024)
+    assert flops(str(CONFIGS / "synthetic__cohere2.json"), 1024).per_token.attention_scores == per_key * (
+        2 * 128 + 2 * 1024
+    )
 
 
 def test_cohere2_moe_dense_prefix_has_its_own_width_and_window_pattern():

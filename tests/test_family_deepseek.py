@@ -82,9 +82,11 @@ def v4_config(**overrides):
 def test_v4_pro_csa_layer_holds_its_compressor_indexer_and_hyper_connections_by_hand():
     hidden, heads, head_dim, q_lora, hc = 7168, 128, 512, 1536, 4
     attention = (
-        hidden * q_lora + q_lora * heads * head_dim  # wq_a, wq_b
+        hidden * q_lora
+        + q_lora * heads * head_dim  # wq_a, wq_b
         + hidden * head_dim  # wkv: one head, keys and values alike
-        + (16 * 1024) * (heads * head_dim // 16) + (16 * 1024) * hidden  # wo_a (block-diagonal), wo_b
+        + (16 * 1024) * (heads * head_dim // 16)
+        + (16 * 1024) * hidden  # wo_a (block-diagonal), wo_b
         + heads  # attn_sink
     )
     compressor = 2 * hidden * (2 * head_dim) + 4 * (2 * head_dim) + head_dim  # wkv, wgate, ape [4, 1024], norm
@@ -185,7 +187,11 @@ def test_v4_legacy_keys_build_what_the_modern_fields_say(write_config):
     # compress_ratios [0, 4, 128, 4, (0)], compress_rate_csa 8 / _hca 32 and num_hash_layers 1 are folded into
     # layer_types, compress_rates and mlp_layer_types; the extra ratio (the MTP layer's) is dropped.
     legacy = json.loads(V4_LEGACY.read_text())
-    modern = {k: v for k, v in legacy.items() if k not in ("compress_ratios", "compress_rate_csa", "compress_rate_hca", "num_hash_layers")}
+    modern = {
+        k: v
+        for k, v in legacy.items()
+        if k not in ("compress_ratios", "compress_rate_csa", "compress_rate_hca", "num_hash_layers")
+    }
     modern |= {
         "layer_types": [SLIDING, CSA, HCA, CSA],
         "compress_rates": {CSA: 8, HCA: 32},

@@ -38,8 +38,16 @@ def test_dots1_active_parameters_and_router_bias_buffers():
 
 @pytest.mark.parametrize("field", ["n_routed_experts", "n_shared_experts"])
 def test_dots1_moe_layers_need_their_expert_counts_as_transformers_does(field, write_config):
-    config = {"model_type": "dots1", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 4,
-              "num_hidden_layers": 2, "n_routed_experts": 4, "n_shared_experts": 1, "num_experts_per_tok": 2}
+    config = {
+        "model_type": "dots1",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "num_hidden_layers": 2,
+        "n_routed_experts": 4,
+        "n_shared_experts": 1,
+        "num_experts_per_tok": 2,
+    }
     del config[field]
     with pytest.raises(InvalidConfigError, match=f"{field}: required"):
         account(str(write_config(config)))

@@ -15,7 +15,11 @@ def test_ernie_4_5_default_model_is_the_0_3b_by_hand(write_config):
     # 128, vocabulary 103,424, tied. A layer: q and o 1,024 × 2,048, k and v 1,024 × 256, SwiGLU, two RMSNorms.
     hidden = 1024
     layer = 2 * hidden * 2048 + 2 * hidden * 256 + 3 * hidden * 3072 + 2 * hidden
-    assert account(str(write_config({"model_type": "ernie4_5"}))).total_params == 18 * layer + 103424 * hidden + hidden == 360_748_032
+    assert (
+        account(str(write_config({"model_type": "ernie4_5"}))).total_params
+        == 18 * layer + 103424 * hidden + hidden
+        == 360_748_032
+    )
 
 
 def test_ernie_4_5_use_bias_reaches_attention_and_mlp_but_not_the_head():

@@ -11,7 +11,7 @@ CONFIGS = ROOT / "tests" / "configs"
 
 
 def test_vaultgemma_keeps_two_norms_a_layer():
-    full, sliding = account(str(CONFIGS / "synthetic__vaultgemma.json")).layers
+    full, _sliding = account(str(CONFIGS / "synthetic__vaultgemma.json")).layers
     assert sorted(name for name in full.parts if name.startswith("norm.")) == [
         "norm.input_layernorm",
         "norm.pre_feedforward_layernorm",

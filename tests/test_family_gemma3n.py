@@ -22,7 +22,9 @@ TEXT = str(CONFIGS / "synthetic__gemma3n_text.json")
 # Gemma3nTextConfig's defaults (the E4B text model): hidden 2,048, 35 layers, 8 query heads and 2 KV heads of 256,
 # FFN 16,384, AltUp over 4 copies, LAuReL rank 64, per-layer inputs of 256, the last 15 layers sharing KV.
 H, LAYERS, P, N = 2048, 35, 256, 4
-ALTUP = H * N + N * N * N + N * N + H  # modality_router, prediction_coefs (n → n²), correction_coefs, correct_output_scale
+ALTUP = (
+    H * N + N * N * N + N * N + H
+)  # modality_router, prediction_coefs (n → n²), correction_coefs, correct_output_scale
 LAUREL = 2 * H * 64
 PER_LAYER_INPUT = 2 * H * P
 NORMS = 7 * H  # four sandwich norms, AltUp's router_norm, LAuReL's post norm, post_per_layer_input_norm
@@ -39,7 +41,8 @@ def test_gemma3n_default_model_by_hand(write_config):
     outside = (
         262400 * H  # embed_tokens (tied)
         + 262144 * LAYERS * P  # embed_tokens_per_layer
-        + H * LAYERS * P + P  # per_layer_model_projection and its norm
+        + H * LAYERS * P
+        + P  # per_layer_model_projection and its norm
         + 2 * 3 * H * H  # altup_projections and altup_unembed_projections, n − 1 each
         + H  # final norm
     )

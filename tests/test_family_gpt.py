@@ -31,7 +31,10 @@ def test_gpt_neo_alternates_global_and_local_layers():
 
 def test_gpt_neo_attention_layers_key_wins_over_attention_types():
     # attention_types asks for 3 global layers; the attention_layers key (local, global, local) is what transformers builds.
-    groups = {group.window: group.indices for group in account(str(CONFIGS / "synthetic__gpt_neo_attention_layers.json")).layers}
+    groups = {
+        group.window: group.indices
+        for group in account(str(CONFIGS / "synthetic__gpt_neo_attention_layers.json")).layers
+    }
     assert groups == {8: [0, 2], None: [1]}
 
 
@@ -69,7 +72,11 @@ def test_codegen_checkpoints_store_a_causal_mask_per_layer():
 def test_starcoder_c_attn_holds_queries_and_one_key_and_value_head():
     # n_embd 64 over 4 heads of 16; multi_query: c_attn emits 64 queries, then one key and one value head of 16.
     (layer,) = account(str(CONFIGS / "synthetic__gpt_bigcode.json")).layers
-    assert (layer.parts["attention.q"], layer.parts["attention.k"], layer.parts["attention.v"]) == (64 * 64 + 64, 64 * 16 + 16, 64 * 16 + 16)
+    assert (layer.parts["attention.q"], layer.parts["attention.k"], layer.parts["attention.v"]) == (
+        64 * 64 + 64,
+        64 * 16 + 16,
+        64 * 16 + 16,
+    )
     assert layer.attention_kind == "mqa"
 
 
@@ -78,8 +85,16 @@ def test_starcoder_with_cross_attention_by_hand(write_config):
     # vocabulary 1,000, tied. A layer: c_attn 64 · 192 + 192, c_proj 64 · 64 + 64; crossattention q_attn 64 · 64 + 64,
     # c_attn (keys and values) 64 · 128 + 128, c_proj 64 · 64 + 64; c_fc 64 · 256 + 256, c_proj 256 · 64 + 64;
     # ln_1, ln_2, ln_cross_attn 128 each.
-    config = {"model_type": "gpt_bigcode", "vocab_size": 1000, "n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 128,
-              "multi_query": False, "add_cross_attention": True}
+    config = {
+        "model_type": "gpt_bigcode",
+        "vocab_size": 1000,
+        "n_embd": 64,
+        "n_layer": 2,
+        "n_head": 4,
+        "n_positions": 128,
+        "multi_query": False,
+        "add_cross_attention": True,
+    }
     attention = 64 * 192 + 192 + 64 * 64 + 64
     cross = 64 * 64 + 64 + 64 * 128 + 128 + 64 * 64 + 64
     layer = attention + cross + 64 * 256 + 256 + 256 * 64 + 64 + 3 * 128
@@ -113,6 +128,14 @@ def test_starcoder2_every_layer_slides_within_its_window():
 def test_starcoder2_defaults_are_starcoder2_3b(write_config):
     # Starcoder2Config's defaults: H 3,072, 30 layers, 24 heads of 128, 2 KV heads, FFN 12,288, vocabulary 49,152, tied.
     hidden, ffn, vocab, kv = 3072, 12288, 49152, 2 * 128
-    layer = (hidden * hidden + hidden) * 2 + (hidden * kv + kv) * 2 + hidden * ffn + ffn + ffn * hidden + hidden + 2 * 2 * hidden
+    layer = (
+        (hidden * hidden + hidden) * 2
+        + (hidden * kv + kv) * 2
+        + hidden * ffn
+        + ffn
+        + ffn * hidden
+        + hidden
+        + 2 * 2 * hidden
+    )
     total = 30 * layer + vocab * hidden + 2 * hidden
     assert account(str(write_config({"model_type": "starcoder2"}))).total_params == total

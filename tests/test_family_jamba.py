@@ -19,13 +19,19 @@ SYNTHETIC = ROOT / "tests" / "configs" / "synthetic__jamba.json"
 def mamba_mixer(hidden, inner, state, dt_rank, kernel, proj_bias, conv_bias):
     """in_proj, conv, x_proj, dt_proj (+ bias), A_log, D, out_proj, and Jamba's RMSNorms on dt, B and C."""
     return (
-        hidden * 2 * inner + (2 * inner if proj_bias else 0)
-        + inner * kernel + (inner if conv_bias else 0)
+        hidden * 2 * inner
+        + (2 * inner if proj_bias else 0)
+        + inner * kernel
+        + (inner if conv_bias else 0)
         + inner * (dt_rank + 2 * state)
-        + dt_rank * inner + inner
-        + inner * state + inner
-        + inner * hidden + (hidden if proj_bias else 0)
-        + dt_rank + 2 * state
+        + dt_rank * inner
+        + inner
+        + inner * state
+        + inner
+        + inner * hidden
+        + (hidden if proj_bias else 0)
+        + dt_rank
+        + 2 * state
     )
 
 
@@ -33,8 +39,12 @@ def test_layers_attend_and_route_by_period_and_offset():
     # synthetic__jamba: 6 layers; attention where i % 4 == 1, MoE where i % 3 == 2
     kinds = {i: (g.attention_kind, g.ffn_kind) for g in account(str(SYNTHETIC)).layers for i in g.indices}
     assert kinds == {
-        0: ("mamba", "dense"), 1: ("gqa", "dense"), 2: ("mamba", "moe"),
-        3: ("mamba", "dense"), 4: ("mamba", "dense"), 5: ("gqa", "moe"),
+        0: ("mamba", "dense"),
+        1: ("gqa", "dense"),
+        2: ("mamba", "moe"),
+        3: ("mamba", "dense"),
+        4: ("mamba", "dense"),
+        5: ("gqa", "moe"),
     }
 
 
@@ -58,7 +68,9 @@ def test_jamba_v01_total_and_active_by_hand():
     mlp = 3 * 4096 * 14336
     mamba = mamba_mixer(4096, 8192, 16, 256, 4, proj_bias=False, conv_bias=True)
     attention = 2 * 4096 * 4096 + 2 * 4096 * 1024
-    total = 28 * mamba + 4 * attention + 16 * mlp + 16 * (4096 * 16 + 16 * mlp) + 32 * 2 * 4096 + 2 * 65536 * 4096 + 4096
+    total = (
+        28 * mamba + 4 * attention + 16 * mlp + 16 * (4096 * 16 + 16 * mlp) + 32 * 2 * 4096 + 2 * 65536 * 4096 + 4096
+    )
     report = account(str(JAMBA))
     assert report.total_params == total == 51_570_323_328  # the card: 52B
     assert report.active_params == total - 16 * 14 * mlp == 12_110_311_296  # the card: 12B active

@@ -30,8 +30,13 @@ def test_kimi_delta_attention_layer_by_hand():
 
 def test_linear_attn_config_numbers_its_layers_from_one():
     kinds = {index: g.attention_kind for g in account(str(KIMI)).layers for index in g.indices}
-    assert kinds == {0: "kimi_delta_attention", 1: "kimi_delta_attention", 2: "kimi_delta_attention", 3: "mla",
-                     4: "kimi_delta_attention"}
+    assert kinds == {
+        0: "kimi_delta_attention",
+        1: "kimi_delta_attention",
+        2: "kimi_delta_attention",
+        3: "mla",
+        4: "kimi_delta_attention",
+    }
 
 
 def test_kda_state_update_is_seven_flops_per_state_element_plus_its_convolutions():

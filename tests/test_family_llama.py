@@ -15,15 +15,28 @@ def test_smollm3_slides_only_on_its_layers_without_rope_when_told(write_config):
     full, sliding = account(str(CONFIGS / "synthetic__smollm3.json")).layers
     assert full.indices == [0, 2] and full.window is None
     assert sliding.indices == [1, 3] and sliding.window == 128
-    config = {"model_type": "smollm3", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 4,
-              "num_hidden_layers": 4, "sliding_window": 128}
+    config = {
+        "model_type": "smollm3",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "num_hidden_layers": 4,
+        "sliding_window": 128,
+    }
     (group,) = account(str(write_config(config))).layers  # use_sliding_window defaults to false
     assert group.window is None
 
 
 def test_smollm3_ties_its_embeddings_by_default(write_config):
-    config = {"model_type": "smollm3", "vocab_size": 1000, "hidden_size": 64, "num_attention_heads": 4,
-              "num_key_value_heads": 4, "num_hidden_layers": 1, "pad_token_id": 0}
+    config = {
+        "model_type": "smollm3",
+        "vocab_size": 1000,
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "num_hidden_layers": 1,
+        "pad_token_id": 0,
+    }
     report = account(str(write_config(config)))
     assert report.tie_word_embeddings and report.components.lm_head == 0
     assert report.components.embedding == 1000 * 64

@@ -21,7 +21,9 @@ LONGCAT = str(CONFIGS / "synthetic__longcat_flash.json")
 # of 16 + 8 (nope + rope) for queries and keys and 12 for values, attention_bias (q_a, kv_a, o); MLPs of 96;
 # 6 experts of 24, 2 per token.
 H = 64
-MLA = (H * 32 + 32) + 32 * 4 * 24 + (H * (16 + 8) + 24) + 16 * 4 * (16 + 12) + (4 * 12 * H + H)  # q_a, q_b, kv_a, kv_b, o
+MLA = (
+    (H * 32 + 32) + 32 * 4 * 24 + (H * (16 + 8) + 24) + 16 * 4 * (16 + 12) + (4 * 12 * H + H)
+)  # q_a, q_b, kv_a, kv_b, o
 MLA_NORMS = 32 + 16
 MLP = 3 * H * 96
 EXPERT = 3 * H * 24
@@ -31,9 +33,15 @@ BLOCK = MLA + MLA_NORMS + MLP + 2 * H  # one attention block, its MLP and its tw
 def test_a_layer_holds_two_attention_blocks_two_mlps_and_the_moe():
     names = checkpoint_tensors(load_config(LONGCAT).spec)
     layer = {name.removeprefix("model.layers.1.") for name in names if name.startswith("model.layers.1.")}
-    assert {"self_attn.0.q_a_proj.weight", "self_attn.1.q_a_proj.weight", "mlps.0.up_proj.weight",
-            "mlps.1.up_proj.weight", "input_layernorm.1.weight", "mlp.router.classifier.weight",
-            "mlp.experts.5.down_proj.weight"} <= layer
+    assert {
+        "self_attn.0.q_a_proj.weight",
+        "self_attn.1.q_a_proj.weight",
+        "mlps.0.up_proj.weight",
+        "mlps.1.up_proj.weight",
+        "input_layernorm.1.weight",
+        "mlp.router.classifier.weight",
+        "mlp.experts.5.down_proj.weight",
+    } <= layer
     assert not any(name.startswith("model.layers.3.") for name in names)  # 3 layers: 0, 1, 2
     total = 3 * (2 * BLOCK + H * 6 + 6 * EXPERT) + 2 * 1000 * H + H
     report = account(LONGCAT)
@@ -57,7 +65,7 @@ def test_zero_experts_widen_the_router_and_cost_nothing(write_config):
     assert report.active_params == report.total_params - 3 * (6 - 2) * EXPERT
     # transformers 5.24 builds this config with 421,872 parameters (tools/meta_count.py on the meta device): it also
     # gives the 3 zero experts gate and up weights of 24 × 64 in each of the 3 layers, which never run.
-    assert 421_872 - 3 * 3 * 2 * 24 * H == report.total_params
+    assert report.total_params == 421_872 - 3 * 3 * 2 * 24 * H
     per_token = flops(zero, 1).per_token
     assert per_token.ffn == 3 * 2 * (H * 9 + 2 * EXPERT + MLP) + 3 * 2 * MLP
 

@@ -96,7 +96,9 @@ def test_mamba2_layer_and_state_by_hand():
     assert report.layers[0].params == layer
     assert report.total_params == 3 * layer + 1000 * 48 + 48
     # 5 FLOPs per element of the 4 · 24 · 8 state, and the conv 2 · 128 · 3, in each of the 3 layers
-    assert flops(str(CONFIGS / "synthetic__mamba2.json"), 8192).per_token.mixer_state == 3 * (5 * 4 * 24 * 8 + 2 * conv_dim * 3)
+    assert flops(str(CONFIGS / "synthetic__mamba2.json"), 8192).per_token.mixer_state == 3 * (
+        5 * 4 * 24 * 8 + 2 * conv_dim * 3
+    )
 
 
 def test_mamba2_heads_must_tile_expand_times_hidden_as_transformers_requires(write_config):
@@ -133,4 +135,8 @@ def test_a_checkpoint_with_transformers_names_verifies(tmp_path):
         }
     report = verify(str(write_checkpoint(tmp_path / "mamba", config, tensors)))
     assert report.ok
-    assert report.checkpoint_params == report.ffncalc_params == 3 * mamba_layer(40, 120, 6, 3, 5, True, False) + 1000 * 40 + 40
+    assert (
+        report.checkpoint_params
+        == report.ffncalc_params
+        == 3 * mamba_layer(40, 120, 6, 3, 5, True, False) + 1000 * 40 + 40
+    )

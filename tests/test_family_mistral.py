@@ -39,13 +39,25 @@ def test_ministral_layer_types_give_the_window_to_sliding_layers():
 
 
 def test_ministral_slides_everywhere_by_default(write_config):
-    config = {"model_type": "ministral", "hidden_size": 64, "num_attention_heads": 4, "head_dim": 16, "num_hidden_layers": 3}
+    config = {
+        "model_type": "ministral",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "head_dim": 16,
+        "num_hidden_layers": 3,
+    }
     (group,) = account(str(write_config(config))).layers
     assert group.indices == [0, 1, 2] and group.window == 4096
 
 
 def test_ministral3_defaults_to_head_dim_128_and_full_attention(write_config):
-    config = {"model_type": "ministral3", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 1}
+    config = {
+        "model_type": "ministral3",
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "num_hidden_layers": 1,
+    }
     (group,) = account(str(write_config(config))).layers
     assert group.window is None
     assert group.parts["attention.q"] == 64 * 4 * 128 and group.parts["attention.k"] == 64 * 2 * 128

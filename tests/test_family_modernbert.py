@@ -37,8 +37,11 @@ def test_sliding_layers_attend_to_half_of_local_attention_either_side():
 
 def test_an_odd_local_attention_rounds_down_on_each_side():
     # local_attention 33: 16 keys either side, 33 keys in all; layer_types marks layer 1 global.
-    windows = {index: group.window for group in account(str(CONFIGS / "synthetic__modernbert_layer_types.json")).layers
-               for index in group.indices}
+    windows = {
+        index: group.window
+        for group in account(str(CONFIGS / "synthetic__modernbert_layer_types.json")).layers
+        for index in group.indices
+    }
     assert windows == {0: 33, 1: None, 2: 33, 3: 33}
 
 

@@ -14,7 +14,17 @@ def persimmon_layer(hidden: int, heads: int, ffn: int, qk_layernorm: bool = True
     """query_key_value 3H · H + 3H, dense H² + H, the MLP 2 · H · I + I + H, two LayerNorms 2H each, and with
     qk_layernorm a LayerNorm of H / heads (weight and bias) for queries and one for keys."""
     head_norms = 2 * 2 * (hidden // heads) if qk_layernorm else 0
-    return 3 * hidden * hidden + 3 * hidden + hidden * hidden + hidden + 2 * hidden * ffn + ffn + hidden + 4 * hidden + head_norms
+    return (
+        3 * hidden * hidden
+        + 3 * hidden
+        + hidden * hidden
+        + hidden
+        + 2 * hidden * ffn
+        + ffn
+        + hidden
+        + 4 * hidden
+        + head_norms
+    )
 
 
 def test_persimmon_layer_by_hand():

@@ -25,9 +25,18 @@ def test_phi_1_by_hand():
 
 def test_phi_2_is_its_published_count(write_config):
     # phi-2's architecture: H 2,560, 32 layers of 32 heads, FFN 10,240, vocabulary 51,200, partial rotary 0.4, untied.
-    config = {"model_type": "phi", "architectures": ["PhiForCausalLM"], "hidden_size": 2560, "intermediate_size": 10240,
-              "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 51200, "partial_rotary_factor": 0.4,
-              "max_position_embeddings": 2048, "tie_word_embeddings": False}
+    config = {
+        "model_type": "phi",
+        "architectures": ["PhiForCausalLM"],
+        "hidden_size": 2560,
+        "intermediate_size": 10240,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 32,
+        "vocab_size": 51200,
+        "partial_rotary_factor": 0.4,
+        "max_position_embeddings": 2048,
+        "tie_word_embeddings": False,
+    }
     hidden, ffn, vocab = 2560, 10240, 51200
     total = 32 * phi_layer(hidden, ffn) + 2 * vocab * hidden + vocab + 2 * hidden
     assert total == 2_779_683_840  # microsoft/phi-2, a third-party table of model.num_parameters() (ground_truth.json)

@@ -5,6 +5,7 @@ Every expected figure is derived by hand from the config's numbers.
 """
 
 import json
+from pathlib import Path
 
 from ffncalc import account, flops, load_config
 from ffncalc.tensors import checkpoint_tensors
@@ -41,7 +42,7 @@ def test_qwen3_5_full_attention_layer_gates_its_output_through_q_proj():
 
 
 def test_qwen3_5_wrapper_ties_by_its_own_flag_whose_default_is_false(write_config):
-    config = json.loads(open(QWEN3_5_08B).read())
+    config = json.loads(Path(QWEN3_5_08B).read_text())
     tied = account(QWEN3_5_08B)
     del config["tie_word_embeddings"]  # text_config still says true: the wrapper's flag decides
     untied = account(str(write_config(config)))
@@ -95,8 +96,16 @@ def test_qwen2_5_vl_reads_its_language_model_from_the_top_level():
 
 
 def test_qwen3_vl_text_alone_is_transformers_base_model_without_a_head(write_config):
-    config = {"model_type": "qwen3_vl_text", "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 128,
-              "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16}
+    config = {
+        "model_type": "qwen3_vl_text",
+        "vocab_size": 1000,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+    }
     report = account(str(write_config(config)))
     assert report.components.lm_head == 0
     assert "embed_tokens.weight" in checkpoint_tensors(load_config(str(write_config(config))).spec)

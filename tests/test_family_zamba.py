@@ -28,7 +28,9 @@ MLP_ADAPTER = 48 * 4 + 4 * 160
 
 def test_shared_blocks_count_once_and_each_use_adds_its_adapters():
     # 3 Mamba-2 layers (mixer + norm); 5 hybrid layers (own Mamba-2 + norm, linear 48 → 48, adapters); 2 blocks.
-    total = 3 * (MAMBA + 48) + 5 * (MAMBA + 48 + 48 * 48 + ATTENTION_ADAPTERS + MLP_ADAPTER) + 2 * BLOCK + 1000 * 48 + 48
+    total = (
+        3 * (MAMBA + 48) + 5 * (MAMBA + 48 + 48 * 48 + ATTENTION_ADAPTERS + MLP_ADAPTER) + 2 * BLOCK + 1000 * 48 + 48
+    )
     assert account(str(ZAMBA)).total_params == total == 277_040
 
 
@@ -53,7 +55,7 @@ def test_the_first_use_of_a_block_stores_it_with_every_uses_adapters():
 
     def adapters(layer):
         prefix = f"model.layers.{layer}.shared_transformer.feed_forward.gate_up_proj_adapter_list."
-        return sorted({name[len(prefix):].split(".")[0] for name in stored if name.startswith(prefix)})
+        return sorted({name[len(prefix) :].split(".")[0] for name in stored if name.startswith(prefix)})
 
     assert (adapters(1), adapters(3)) == (["0", "2", "4"], ["1", "3"])
     for layer in (4, 6, 7):

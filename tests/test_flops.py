@@ -186,7 +186,9 @@ def test_deepseek_v3_absorbed_mla_scores_run_over_the_latent():
 # --- against torch's FlopCounterMode ----------------------------------------------------------
 
 COUNTER = json.loads((EXPECTED / "flop_counter.json").read_text())["counts"]
-DENSE_COUNTED = sorted(name for name, value in COUNTER.items() if "error" not in value and "Mixtral" not in name and "DeepSeek" not in name)
+DENSE_COUNTED = sorted(
+    name for name, value in COUNTER.items() if "error" not in value and "Mixtral" not in name and "DeepSeek" not in name
+)
 
 
 @pytest.mark.parametrize("stem", DENSE_COUNTED)
@@ -247,7 +249,9 @@ def test_bytes_crossover_caps_sliding_layers_at_their_window():
 # --- contexts ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, tokens", [("8k", 8192), ("128k", 131_072), ("1M", 1_048_576), ("4096", 4096), ("1.5k", 1536)])
+@pytest.mark.parametrize(
+    "text, tokens", [("8k", 8192), ("128k", 131_072), ("1M", 1_048_576), ("4096", 4096), ("1.5k", 1536)]
+)
 def test_context_suffixes_are_binary(ffncalc, text, tokens):
     assert ffncalc("flops", LLAMA, "--ctx", text, "--json").json()["context"] == tokens
 
@@ -266,7 +270,7 @@ def test_bad_contexts_are_one_line_errors(ffncalc, text, message):
     run = ffncalc("crossover", "--ctx", text)
     assert run.exit_code == 2
     assert run.stdout == ""
-    assert run.stderr == f"Error: {message}" + run.stderr[len("Error: ") + len(message):]
+    assert run.stderr == f"Error: {message}" + run.stderr[len("Error: ") + len(message) :]
     assert run.stderr.count("\n") == 1
 
 

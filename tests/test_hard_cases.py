@@ -32,9 +32,15 @@ def growing(slopes, cross, n) -> int:
 
 profiles = st.builds(
     lambda windows, ffn, cross: ContextProfile(
-        attention_projections=0, ffn=ffn, lm_head=0, slopes=tuple(sorted(windows.items(), key=lambda w: (w[0] is None, w[0] or 0))), cross=cross
+        attention_projections=0,
+        ffn=ffn,
+        lm_head=0,
+        slopes=tuple(sorted(windows.items(), key=lambda w: (w[0] is None, w[0] or 0))),
+        cross=cross,
     ),
-    windows=st.dictionaries(st.one_of(st.none(), st.integers(1, 1 << 20)), st.integers(1, 1 << 30), min_size=2, max_size=5),
+    windows=st.dictionaries(
+        st.one_of(st.none(), st.integers(1, 1 << 20)), st.integers(1, 1 << 30), min_size=2, max_size=5
+    ),
     ffn=st.integers(0, 1 << 40),
     cross=st.sampled_from([0, 0, 7]),
 )
@@ -73,7 +79,12 @@ def llama_with_a_head_width_of_its_own(draw):
 @SETTINGS
 @given(llama_with_a_head_width_of_its_own())
 def test_heads_wider_or_narrower_than_hidden_over_heads_are_counted_from_head_dim(config):
-    h, heads, kv, d = config["hidden_size"], config["num_attention_heads"], config["num_key_value_heads"], config["head_dim"]
+    h, heads, kv, d = (
+        config["hidden_size"],
+        config["num_attention_heads"],
+        config["num_key_value_heads"],
+        config["head_dim"],
+    )
     layer = h * heads * d * 2 + 2 * h * kv * d + 3 * h * config["intermediate_size"] + 2 * h
     expected = config["num_hidden_layers"] * layer + 2 * config["vocab_size"] * h + h
     assert count_params(load_spec(config, "generated")).total_params == expected
@@ -112,7 +123,12 @@ def test_every_hybrid_pattern_with_groups_answers_every_command(config, write_co
         assert run.exit_code == 0, (args, run.stderr)
         assert "Error" not in run.stderr
     # in_proj of one Mamba-2 layer: z and x (inner each), B and C (groups · state each), dt (heads)
-    heads, head_dim, groups, state = config["mamba_num_heads"], config["mamba_head_dim"], config["n_groups"], config["ssm_state_size"]
+    heads, head_dim, groups, state = (
+        config["mamba_num_heads"],
+        config["mamba_head_dim"],
+        config["n_groups"],
+        config["ssm_state_size"],
+    )
     inner = heads * head_dim
     if "M" in config["hybrid_override_pattern"]:
         report = run_main("params", path, "--json").json()

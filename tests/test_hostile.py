@@ -56,7 +56,9 @@ hostile_model = st.one_of(
     path_text.map(lambda text: "./" + text + ".json"),
     st.integers(200, 5000).map(lambda n: "a" * n),  # longer than a file name may be
     st.integers(200, 5000).map(lambda n: "org/" + "b" * n),
-    st.sampled_from(["-", "--", "org/x.git", "org/x\n", "orgé/x", "a/b/c", "../../etc/passwd", "/dev/null", "/proc", "."]),
+    st.sampled_from(
+        ["-", "--", "org/x.git", "org/x\n", "orgé/x", "a/b/c", "../../etc/passwd", "/dev/null", "/proc", "."]
+    ),
 )
 
 
@@ -80,7 +82,11 @@ def test_any_model_argument_ends_in_a_documented_way_without_the_network(model, 
 
 
 @SETTINGS
-@given(name=st.binary(min_size=1, max_size=20).filter(lambda b: b"/" not in b and b"\x00" not in b and b not in (b".", b"..")))
+@given(
+    name=st.binary(min_size=1, max_size=20).filter(
+        lambda b: b"/" not in b and b"\x00" not in b and b not in (b".", b"..")
+    )
+)
 def test_a_folder_whose_name_is_not_utf8_prints_as_json_too(name, tmp_path_factory):
     folder = tmp_path_factory.mktemp("bytes") / os.fsdecode(name)
     folder.mkdir()
@@ -96,12 +102,16 @@ def test_a_folder_whose_name_is_not_utf8_prints_as_json_too(name, tmp_path_facto
 
 @SETTINGS
 @given(
-    option=st.sampled_from(["--ctx", "--batch", "--gpus", "--chunk", "--zero", "--dtype", "--kv-dtype", "--gpu-memory", "--image"]),
+    option=st.sampled_from(
+        ["--ctx", "--batch", "--gpus", "--chunk", "--zero", "--dtype", "--kv-dtype", "--gpu-memory", "--image"]
+    ),
     value=st.one_of(
         st.text(max_size=30),
         st.integers(-(10**6), 10**6).map(str),
         st.integers(1, 6000).map(lambda n: "9" * n),  # thousands of digits
-        st.sampled_from(["0", "-1", "1e400", "nan", "inf", "1.5k", "8k", "0x10", "1_000", "", " ", "12x", "x12", "99999999x1"]),
+        st.sampled_from(
+            ["0", "-1", "1e400", "nan", "inf", "1.5k", "8k", "0x10", "1_000", "", " ", "12x", "x12", "99999999x1"]
+        ),
     ),
 )
 def test_any_option_value_is_used_or_refused_in_one_line(option, value):
@@ -127,7 +137,9 @@ entry = st.fixed_dictionaries(
 
 @SETTINGS
 @given(
-    header=st.dictionaries(st.sampled_from(["model.embed_tokens.weight", "model.norm.weight", "lm_head.weight", "x"]), entry, max_size=4),
+    header=st.dictionaries(
+        st.sampled_from(["model.embed_tokens.weight", "model.norm.weight", "lm_head.weight", "x"]), entry, max_size=4
+    ),
     data=st.integers(0, 20_000),
     prefix=st.one_of(st.none(), st.integers(0, 2**64 - 1)),
 )
@@ -148,7 +160,9 @@ def test_a_corrupt_header_is_refused_or_checked_never_ok_by_accident(header, dat
 ENVIRONMENT = st.fixed_dictionaries(
     {},
     optional={
-        "HF_ENDPOINT": st.sampled_from(["", "notaurl", "http://", "ftp://x", "http://127.0.0.1:9", "https://huggingface.co/ x"]),
+        "HF_ENDPOINT": st.sampled_from(
+            ["", "notaurl", "http://", "ftp://x", "http://127.0.0.1:9", "https://huggingface.co/ x"]
+        ),
         "HF_HUB_ETAG_TIMEOUT": st.sampled_from(["", "abc", "-1", "0", "1e9", "10"]),
         "HF_HUB_DOWNLOAD_TIMEOUT": st.sampled_from(["", "x", "5"]),
         "HF_TOKEN": st.sampled_from(["", " ", "hf_a\nb", "hf_é", "hf_ok"]),

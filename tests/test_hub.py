@@ -7,9 +7,9 @@ HF_HOME, HF_TOKEN and HF_HUB_OFFLINE when it is imported.
 import json
 import os
 import socket
-import time
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -182,7 +182,11 @@ def retried_failures(tmp_path_factory):
     with FakeHub(repos) as server:
         runs = {
             "server error": (("params", "acme/broken"), server.url, {"FFNCALC_HUB_DEADLINE": "3"}),
-            "stalled": (("params", "acme/stalled"), server.url, {"FFNCALC_HUB_DEADLINE": "3", "HF_HUB_ETAG_TIMEOUT": "1"}),
+            "stalled": (
+                ("params", "acme/stalled"),
+                server.url,
+                {"FFNCALC_HUB_DEADLINE": "3", "HF_HUB_ETAG_TIMEOUT": "1"},
+            ),
             # HF_HUB_ETAG_TIMEOUT: how long huggingface_hub waits for the Hub's answer about a file
             "slow": (("params", "acme/slow"), server.url, {"HF_HUB_ETAG_TIMEOUT": "1"}),
         }
@@ -211,7 +215,7 @@ def test_a_server_error_is_given_up_on_within_the_deadline(retried_failures):
 
 def test_a_stalled_hub_is_given_up_on_within_the_deadline(retried_failures):
     _, endpoint, results = retried_failures
-    process, stdout, stderr, seconds = results["stalled"]
+    process, _stdout, stderr, seconds = results["stalled"]
     assert process.returncode == 5
     assert stderr == (
         f"Error: acme/stalled: the Hub ({endpoint}) did not answer for 3 s; try again later, or allow more time "
@@ -249,7 +253,10 @@ def test_a_hub_slower_than_the_etag_timeout_still_answers_on_the_retry(retried_f
 def test_a_malformed_deadline_is_one_line(hub, tmp_path):
     run = run_ffncalc("params", "acme/tiny", endpoint=hub.url, home=tmp_path, HF_HUB_ETAG_TIMEOUT="soon")
     assert run.returncode == 5
-    assert run.stderr == "Error: HF_HUB_ETAG_TIMEOUT must be a whole number of seconds from 1 to 3600, e.g. 10 (got 'soon')\n"
+    assert (
+        run.stderr
+        == "Error: HF_HUB_ETAG_TIMEOUT must be a whole number of seconds from 1 to 3600, e.g. 10 (got 'soon')\n"
+    )
 
 
 def test_a_preset_never_goes_to_the_hub(hub, tmp_path):
@@ -269,7 +276,9 @@ def test_a_timeout_is_explained_in_one_line():
 
     timeout = httpx2.ReadTimeout("timed out")
     message = str(explain_hub_failure(timeout, "acme/slow", None, None))
-    assert message.startswith("acme/slow: the Hub (") and message.endswith(") did not answer in time; try again, or check HF_ENDPOINT")
+    assert message.startswith("acme/slow: the Hub (") and message.endswith(
+        ") did not answer in time; try again, or check HF_ENDPOINT"
+    )
     try:
         raise LocalEntryNotFoundError("not cached") from timeout
     except LocalEntryNotFoundError as cache_miss:
@@ -277,7 +286,9 @@ def test_a_timeout_is_explained_in_one_line():
 
 
 def test_a_bundled_id_needs_no_network(tmp_path):
-    run = run_ffncalc("params", "meta-llama/Llama-3.1-8B", "--json", endpoint="http://127.0.0.1:9", home=tmp_path, HF_HUB_OFFLINE="1")
+    run = run_ffncalc(
+        "params", "meta-llama/Llama-3.1-8B", "--json", endpoint="http://127.0.0.1:9", home=tmp_path, HF_HUB_OFFLINE="1"
+    )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["source"] == "bundled"
 
@@ -341,7 +352,9 @@ def files_under(folder):
         (("verify", "acme/missing-shard"), 6, "model-00002-of-00002.safetensors is missing"),
     ],
 )
-def test_a_misbehaving_hub_is_one_line_and_writes_nothing_outside_the_cache(hostile_hub, tmp_path, args, exit_code, message):
+def test_a_misbehaving_hub_is_one_line_and_writes_nothing_outside_the_cache(
+    hostile_hub, tmp_path, args, exit_code, message
+):
     home = tmp_path / "hf-home"
     outside_before = files_under(tmp_path) - files_under(home) if home.exists() else files_under(tmp_path)
     run = run_ffncalc(*args, endpoint=hostile_hub.url, home=home, FFNCALC_HUB_DEADLINE="5")

@@ -53,7 +53,9 @@ def dotted(config, key):
 
 
 MOE_MODELS = sorted(
-    path.stem.replace("__", "/", 1) for path in BUNDLED.glob("*.json") if json.loads(path.read_text())["model_type"] in EXPERT_FIELDS
+    path.stem.replace("__", "/", 1)
+    for path in BUNDLED.glob("*.json")
+    if json.loads(path.read_text())["model_type"] in EXPERT_FIELDS
 )
 
 
@@ -101,9 +103,18 @@ def test_active_count_is_transformers_total_less_the_routed_experts_a_token_skip
 def test_active_without_embedding_keeps_a_tied_table_because_it_is_the_head(write_config):
     # qwen3_moe with tied embeddings: the table is the output head too, so it stays active.
     config = {
-        "model_type": "qwen3_moe", "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 128,
-        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
-        "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "tie_word_embeddings": True,
+        "model_type": "qwen3_moe",
+        "vocab_size": 1000,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+        "moe_intermediate_size": 32,
+        "tie_word_embeddings": True,
     }
     report = account(str(write_config(config)))
     assert report.active_params_without_embedding == report.active_params

@@ -37,7 +37,10 @@ def document(monkeypatch, *args):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("model", ["mistralai/Mixtral-8x7B-v0.1", "deepseek-ai/DeepSeek-V3", "nvidia/Nemotron-H-56B-Base-8K", "google-t5/t5-small"])
+@pytest.mark.parametrize(
+    "model",
+    ["mistralai/Mixtral-8x7B-v0.1", "deepseek-ai/DeepSeek-V3", "nvidia/Nemotron-H-56B-Base-8K", "google-t5/t5-small"],
+)
 def test_params_fits_and_shows_every_count_whole(monkeypatch, width, model):
     text = printed(monkeypatch, width, "params", model)
     assert_fits(text, width)
@@ -61,7 +64,9 @@ def test_flops_fits_and_shows_every_count_whole(monkeypatch, width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("args", [("--ctx", "128k"), ("--ctx", "1M", "--plot"), ("nvidia/Nemotron-H-56B-Base-8K", "--plot")])
+@pytest.mark.parametrize(
+    "args", [("--ctx", "128k"), ("--ctx", "1M", "--plot"), ("nvidia/Nemotron-H-56B-Base-8K", "--plot")]
+)
 def test_crossover_fits_every_width(monkeypatch, width, args):
     text = printed(monkeypatch, width, "crossover", *args)
     assert_fits(text, width)

@@ -103,6 +103,8 @@ def test_json_has_the_stable_fields_as_exact_integers(ffncalc):
     assert document["language_model_params"] == 8_030_261_248
     assert document["model_class"] == "LlamaForCausalLM"
     # Llama-3.1-8B's config gives no head_dim: LlamaConfig derives it, and the JSON says so.
-    assert document["defaults_used"] == [{"field": "head_dim", "value": 128, "rule": "hidden_size // num_attention_heads"}]
+    assert document["defaults_used"] == [
+        {"field": "head_dim", "value": 128, "rule": "hidden_size // num_attention_heads"}
+    ]
     assert document["layers"][0]["params"] == 218_112_000
     assert document["active_params"] is None

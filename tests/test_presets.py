@@ -25,8 +25,15 @@ def test_gpt3_175b_by_hand_and_beside_the_paper():
 
 @pytest.mark.parametrize(
     "name, published",
-    [("gpt3-small", 125e6), ("gpt3-medium", 350e6), ("gpt3-large", 760e6), ("gpt3-xl", 1.3e9),
-     ("gpt3-2.7b", 2.7e9), ("gpt3-6.7b", 6.7e9), ("gpt3-13b", 13.0e9)],
+    [
+        ("gpt3-small", 125e6),
+        ("gpt3-medium", 350e6),
+        ("gpt3-large", 760e6),
+        ("gpt3-xl", 1.3e9),
+        ("gpt3-2.7b", 2.7e9),
+        ("gpt3-6.7b", 6.7e9),
+        ("gpt3-13b", 13.0e9),
+    ],
 )
 def test_every_gpt3_size_rounds_to_the_papers_name(name, published):
     # Table 2.1's n_params are names rounded to 2-3 significant figures; the counts round to them within 3%.
@@ -46,7 +53,10 @@ def test_transformer_row_c_sweep_steps_by_the_ffn_alone():
     # Table 3 row (C): d_ff 1024 → 53M, base (2048) → 65M, 4096 → 90M. Each 1,024 of d_ff adds, in each of the
     # 12 layers, 2 · 512 · 1,024 weights and 1,024 biases: 12,595,200 — the paper's steps of 12M and 25M.
     step = 12 * (2 * 512 * 1024 + 1024)
-    small, base, large = (account(name).total_params for name in ("transformer-base-dff1024", "transformer-base", "transformer-base-dff4096"))
+    small, base, large = (
+        account(name).total_params
+        for name in ("transformer-base-dff1024", "transformer-base", "transformer-base-dff4096")
+    )
     assert base - small == step == 12_595_200
     assert large - base == 2 * step
 
@@ -64,7 +74,9 @@ def test_transformer_base_with_a_37000_token_shared_vocabulary():
 def test_params_table_shows_the_published_figure_beside_the_count(ffncalc):
     run = ffncalc("params", "gpt3-175b")
     text = " ".join(run.stdout.split())
-    assert "Published: 175,000,000,000 (Brown et al. 2020, Table 2.1); ffncalc counts 395,740,672 fewer (-0.23%)." in text
+    assert (
+        "Published: 175,000,000,000 (Brown et al. 2020, Table 2.1); ffncalc counts 395,740,672 fewer (-0.23%)." in text
+    )
 
 
 def test_models_lists_the_presets(ffncalc):

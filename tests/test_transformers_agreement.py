@@ -28,7 +28,9 @@ def loaded(stem, write_config):
 
 def towers_not_counted(record, report) -> bool:
     """transformers built a tower that ffncalc does not count yet for this family: compare the language model."""
-    return any(record["components"].get(name) for name in TOWERS) and not any(getattr(report.components, n) for n in TOWERS)
+    return any(record["components"].get(name) for name in TOWERS) and not any(
+        getattr(report.components, n) for n in TOWERS
+    )
 
 
 @pytest.mark.parametrize("stem", COUNTED)
@@ -88,7 +90,8 @@ DROPPED = sorted(
     (stem, key)
     for stem, record in BUILT.items()
     for key in record.get("dropped", {})
-    if (stem, key) not in TRANSFORMERS_BUGS and "Unrecognized model identifier" not in record["dropped"][key].get("error", "")
+    if (stem, key) not in TRANSFORMERS_BUGS
+    and "Unrecognized model identifier" not in record["dropped"][key].get("error", "")
 )
 
 
@@ -114,7 +117,9 @@ def test_a_config_without_one_key_equals_transformers_or_is_refused_as_transform
         # a key that changes the count, once left out, is among the defaults used: itself, a field it is another
         # name for, the fields nested under it, or a field derived from it
         adapter = type(load_config(str(path)).config)
-        names = {key} | {f for f, info in adapter.model_fields.items() if key in getattr(info.validation_alias, "choices", ())}
+        names = {key} | {
+            f for f, info in adapter.model_fields.items() if key in getattr(info.validation_alias, "choices", ())
+        }
         listed = report.defaults_used
         assert any(
             d.field.split(".")[-1] in names or d.field.startswith(key + ".") or key in (d.rule or "") for d in listed

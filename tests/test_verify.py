@@ -58,7 +58,11 @@ def test_a_tensor_of_the_wrong_shape_is_named_with_both_shapes(tmp_path):
     report = verify(str(write_checkpoint(tmp_path / "shape", config, tensors)))
     assert not report.ok
     (wrong,) = [t for t in report.tensors if t.verdict == "wrong shape"]
-    assert (wrong.name, wrong.shape, wrong.expected_shape) == ("model.layers.1.mlp.down_proj.weight", [64, 64], [64, 128])
+    assert (wrong.name, wrong.shape, wrong.expected_shape) == (
+        "model.layers.1.mlp.down_proj.weight",
+        [64, 64],
+        [64, 128],
+    )
 
 
 def test_an_unknown_tensor_is_named(tmp_path):
@@ -87,9 +91,18 @@ def gpt2_tensors(prefix=""):
     tensors = {prefix + "wte.weight": ("F32", [100, 32]), prefix + "wpe.weight": ("F32", [16, 32])}
     for i in range(2):
         for name, shape in {
-            "ln_1.weight": [32], "ln_1.bias": [32], "attn.c_attn.weight": [32, 96], "attn.c_attn.bias": [96],
-            "attn.c_proj.weight": [32, 32], "attn.c_proj.bias": [32], "ln_2.weight": [32], "ln_2.bias": [32],
-            "mlp.c_fc.weight": [32, 128], "mlp.c_fc.bias": [128], "mlp.c_proj.weight": [128, 32], "mlp.c_proj.bias": [32],
+            "ln_1.weight": [32],
+            "ln_1.bias": [32],
+            "attn.c_attn.weight": [32, 96],
+            "attn.c_attn.bias": [96],
+            "attn.c_proj.weight": [32, 32],
+            "attn.c_proj.bias": [32],
+            "ln_2.weight": [32],
+            "ln_2.bias": [32],
+            "mlp.c_fc.weight": [32, 128],
+            "mlp.c_fc.bias": [128],
+            "mlp.c_proj.weight": [128, 32],
+            "mlp.c_proj.bias": [32],
         }.items():
             tensors[f"{prefix}h.{i}.{name}"] = ("F32", shape)
     return tensors | {prefix + "ln_f.weight": ("F32", [32]), prefix + "ln_f.bias": ("F32", [32])}
@@ -117,28 +130,46 @@ def test_mxfp4_blocks_and_scales_are_matched_to_the_experts_they_pack(tmp_path):
     # one UE8M0 scale per block; everything else BF16.
     hidden, width, experts, vocab, heads, kv, head_dim = 64, 64, 4, 100, 4, 2, 16
     config = {
-        "model_type": "gpt_oss", "vocab_size": vocab, "hidden_size": hidden, "intermediate_size": width,
-        "num_hidden_layers": 1, "num_attention_heads": heads, "num_key_value_heads": kv, "head_dim": head_dim,
-        "num_local_experts": experts, "num_experts_per_tok": 2, "torch_dtype": "bfloat16",
-        "quantization_config": {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]},
+        "model_type": "gpt_oss",
+        "vocab_size": vocab,
+        "hidden_size": hidden,
+        "intermediate_size": width,
+        "num_hidden_layers": 1,
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv,
+        "head_dim": head_dim,
+        "num_local_experts": experts,
+        "num_experts_per_tok": 2,
+        "torch_dtype": "bfloat16",
+        "quantization_config": {
+            "quant_method": "mxfp4",
+            "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"],
+        },
     }
     layer = "model.layers.0."
     tensors = {
         "model.embed_tokens.weight": ("BF16", [vocab, hidden]),
-        layer + "self_attn.q_proj.weight": ("BF16", [heads * head_dim, hidden]), layer + "self_attn.q_proj.bias": ("BF16", [heads * head_dim]),
-        layer + "self_attn.k_proj.weight": ("BF16", [kv * head_dim, hidden]), layer + "self_attn.k_proj.bias": ("BF16", [kv * head_dim]),
-        layer + "self_attn.v_proj.weight": ("BF16", [kv * head_dim, hidden]), layer + "self_attn.v_proj.bias": ("BF16", [kv * head_dim]),
-        layer + "self_attn.o_proj.weight": ("BF16", [hidden, heads * head_dim]), layer + "self_attn.o_proj.bias": ("BF16", [hidden]),
+        layer + "self_attn.q_proj.weight": ("BF16", [heads * head_dim, hidden]),
+        layer + "self_attn.q_proj.bias": ("BF16", [heads * head_dim]),
+        layer + "self_attn.k_proj.weight": ("BF16", [kv * head_dim, hidden]),
+        layer + "self_attn.k_proj.bias": ("BF16", [kv * head_dim]),
+        layer + "self_attn.v_proj.weight": ("BF16", [kv * head_dim, hidden]),
+        layer + "self_attn.v_proj.bias": ("BF16", [kv * head_dim]),
+        layer + "self_attn.o_proj.weight": ("BF16", [hidden, heads * head_dim]),
+        layer + "self_attn.o_proj.bias": ("BF16", [hidden]),
         layer + "self_attn.sinks": ("BF16", [heads]),
-        layer + "mlp.router.weight": ("BF16", [experts, hidden]), layer + "mlp.router.bias": ("BF16", [experts]),
+        layer + "mlp.router.weight": ("BF16", [experts, hidden]),
+        layer + "mlp.router.bias": ("BF16", [experts]),
         layer + "mlp.experts.gate_up_proj_blocks": ("U8", [experts, 2 * width, hidden // 32, 16]),
         layer + "mlp.experts.gate_up_proj_scales": ("U8", [experts, 2 * width, hidden // 32]),
         layer + "mlp.experts.gate_up_proj_bias": ("BF16", [experts, 2 * width]),
         layer + "mlp.experts.down_proj_blocks": ("U8", [experts, hidden, width // 32, 16]),
         layer + "mlp.experts.down_proj_scales": ("U8", [experts, hidden, width // 32]),
         layer + "mlp.experts.down_proj_bias": ("BF16", [experts, hidden]),
-        layer + "input_layernorm.weight": ("BF16", [hidden]), layer + "post_attention_layernorm.weight": ("BF16", [hidden]),
-        "model.norm.weight": ("BF16", [hidden]), "lm_head.weight": ("BF16", [vocab, hidden]),
+        layer + "input_layernorm.weight": ("BF16", [hidden]),
+        layer + "post_attention_layernorm.weight": ("BF16", [hidden]),
+        "model.norm.weight": ("BF16", [hidden]),
+        "lm_head.weight": ("BF16", [vocab, hidden]),
     }
     report = verify(str(write_checkpoint(tmp_path / "gpt-oss", config, tensors)))
     assert report.ok, [t for t in report.tensors if t.verdict != "parameter"][:4]
@@ -152,26 +183,54 @@ def test_mxfp4_blocks_and_scales_are_matched_to_the_experts_they_pack(tmp_path):
 def test_fp8_scales_router_biases_and_mtp_layers_are_explained(tmp_path):
     # A tiny DeepSeek-V3: layer 0 dense, layer 1 MoE, and one multi-token-prediction module stored as layer 2.
     config = tiny_llama(
-        model_type="deepseek_v3", q_lora_rank=None, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4,
-        v_head_dim=8, n_routed_experts=2, num_experts_per_tok=1, n_shared_experts=1, moe_intermediate_size=32,
-        first_k_dense_replace=1, num_nextn_predict_layers=1, num_key_value_heads=4, torch_dtype="bfloat16",
-        quantization_config={"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128], "activation_scheme": "dynamic"},
+        model_type="deepseek_v3",
+        q_lora_rank=None,
+        kv_lora_rank=16,
+        qk_nope_head_dim=8,
+        qk_rope_head_dim=4,
+        v_head_dim=8,
+        n_routed_experts=2,
+        num_experts_per_tok=1,
+        n_shared_experts=1,
+        moe_intermediate_size=32,
+        first_k_dense_replace=1,
+        num_nextn_predict_layers=1,
+        num_key_value_heads=4,
+        torch_dtype="bfloat16",
+        quantization_config={
+            "quant_method": "fp8",
+            "fmt": "e4m3",
+            "weight_block_size": [128, 128],
+            "activation_scheme": "dynamic",
+        },
     )
     hidden, heads = 64, 4
 
     def fp8(name, out_f, in_f):  # one F32 scale per 128 × 128 block: [ceil(out/128), ceil(in/128)]
-        return {name + ".weight": ("F8_E4M3", [out_f, in_f]), name + ".weight_scale_inv": ("F32", [-(-out_f // 128), -(-in_f // 128)])}
+        return {
+            name + ".weight": ("F8_E4M3", [out_f, in_f]),
+            name + ".weight_scale_inv": ("F32", [-(-out_f // 128), -(-in_f // 128)]),
+        }
 
     def mla(layer):
         return (
-            fp8(layer + "self_attn.q_proj", heads * 12, hidden) | fp8(layer + "self_attn.kv_a_proj_with_mqa", 16 + 4, hidden)
-            | fp8(layer + "self_attn.kv_b_proj", heads * 16, 16) | fp8(layer + "self_attn.o_proj", hidden, heads * 8)
-            | {layer + "self_attn.kv_a_layernorm.weight": ("BF16", [16]), layer + "input_layernorm.weight": ("BF16", [hidden]),
-               layer + "post_attention_layernorm.weight": ("BF16", [hidden])}
+            fp8(layer + "self_attn.q_proj", heads * 12, hidden)
+            | fp8(layer + "self_attn.kv_a_proj_with_mqa", 16 + 4, hidden)
+            | fp8(layer + "self_attn.kv_b_proj", heads * 16, 16)
+            | fp8(layer + "self_attn.o_proj", hidden, heads * 8)
+            | {
+                layer + "self_attn.kv_a_layernorm.weight": ("BF16", [16]),
+                layer + "input_layernorm.weight": ("BF16", [hidden]),
+                layer + "post_attention_layernorm.weight": ("BF16", [hidden]),
+            }
         )
 
     def mlp(prefix, width):
-        return fp8(prefix + "gate_proj", width, hidden) | fp8(prefix + "up_proj", width, hidden) | fp8(prefix + "down_proj", hidden, width)
+        return (
+            fp8(prefix + "gate_proj", width, hidden)
+            | fp8(prefix + "up_proj", width, hidden)
+            | fp8(prefix + "down_proj", hidden, width)
+        )
 
     tensors = {"model.embed_tokens.weight": ("BF16", [1000, hidden])}
     tensors.update(mla("model.layers.0.") | mlp("model.layers.0.mlp.", 128))
@@ -180,8 +239,14 @@ def test_fp8_scales_router_biases_and_mtp_layers_are_explained(tmp_path):
         tensors.update(mlp(layer + "mlp.experts.0.", 32) | mlp(layer + "mlp.experts.1.", 32))
         tensors[layer + "mlp.gate.weight"] = ("BF16", [2, hidden])
         tensors[layer + "mlp.gate.e_score_correction_bias"] = ("F32", [2])
-    mtp = {"enorm.weight": [hidden], "hnorm.weight": [hidden], "eh_proj.weight": [hidden, 2 * hidden],
-           "shared_head.norm.weight": [hidden], "shared_head.head.weight": [1000, hidden], "embed_tokens.weight": [1000, hidden]}
+    mtp = {
+        "enorm.weight": [hidden],
+        "hnorm.weight": [hidden],
+        "eh_proj.weight": [hidden, 2 * hidden],
+        "shared_head.norm.weight": [hidden],
+        "shared_head.head.weight": [1000, hidden],
+        "embed_tokens.weight": [1000, hidden],
+    }
     tensors.update({"model.layers.2." + name: ("BF16", shape) for name, shape in mtp.items()})
     tensors.update({"model.norm.weight": ("BF16", [hidden]), "lm_head.weight": ("BF16", [1000, hidden])})
     report = verify(str(write_checkpoint(tmp_path / "deepseek", config, tensors)))
@@ -195,11 +260,13 @@ def test_fp8_scales_router_biases_and_mtp_layers_are_explained(tmp_path):
 
 
 def test_gptq_int4_weights_are_matched_with_their_zeros_scales_and_group_indices(tmp_path):
-    config = tiny_llama(torch_dtype="float16", quantization_config={"quant_method": "gptq", "bits": 4, "group_size": 32})
+    config = tiny_llama(
+        torch_dtype="float16", quantization_config={"quant_method": "gptq", "bits": 4, "group_size": 32}
+    )
     tensors = llama_tensors(config, dtype="F16")
     for name in list(tensors):
         if ".layers." in name and name.endswith("_proj.weight"):
-            dtype, (out_f, in_f) = tensors.pop(name)
+            _dtype, (out_f, in_f) = tensors.pop(name)
             module = name.removesuffix(".weight")
             # GPTQ: 8 int4 values per int32 along the input; a zero point and a scale per group of 32 inputs
             tensors |= {
@@ -224,8 +291,12 @@ def test_a_mistral_folder_reads_the_shards_its_index_names_and_ignores_consolida
     write_safetensors(folder / "model-00001-of-00002.safetensors", first)
     write_safetensors(folder / "model-00002-of-00002.safetensors", second)
     write_safetensors(folder / "consolidated.safetensors", tensors)  # Mistral's own format, the same weights
-    weight_map = {k: "model-00001-of-00002.safetensors" for k in first} | {k: "model-00002-of-00002.safetensors" for k in second}
-    (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 2 * 210_240}, "weight_map": weight_map}))
+    weight_map = {k: "model-00001-of-00002.safetensors" for k in first} | {
+        k: "model-00002-of-00002.safetensors" for k in second
+    }
+    (folder / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": 2 * 210_240}, "weight_map": weight_map})
+    )
     report = verify(str(folder))
     assert report.ok
     assert report.ignored == ["consolidated.safetensors"]
@@ -240,7 +311,9 @@ def test_a_shard_the_index_names_but_the_folder_lacks_is_named(tmp_path):
     (folder / "config.json").write_text(json.dumps(config))
     first = {k: v for k, v in tensors.items() if ".layers.1." not in k}
     write_safetensors(folder / "model-00001-of-00002.safetensors", first)
-    weight_map = {k: "model-00001-of-00002.safetensors" if k in first else "model-00002-of-00002.safetensors" for k in tensors}
+    weight_map = {
+        k: "model-00001-of-00002.safetensors" if k in first else "model-00002-of-00002.safetensors" for k in tensors
+    }
     (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
     report = verify(str(folder))
     assert not report.ok
@@ -253,7 +326,10 @@ def test_an_index_alone_is_matched_by_name_and_by_total_size(tmp_path):
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps(config))
     total = 2 * 210_240  # bytes of the hand count in BF16
-    index = {"metadata": {"total_size": total}, "weight_map": {name: "model-00001-of-00001.safetensors" for name in llama_tensors(config)}}
+    index = {
+        "metadata": {"total_size": total},
+        "weight_map": {name: "model-00001-of-00001.safetensors" for name in llama_tensors(config)},
+    }
     (folder / "model.safetensors.index.json").write_text(json.dumps(index))
     report = verify(str(folder))
     assert report.index_only and report.ok
@@ -282,8 +358,18 @@ def test_t5_encoder_and_decoder_blocks_are_matched_to_their_own_stack(tmp_path):
     # t5-small's layout, written by hand: shared table, encoder and decoder blocks numbered from 0 each,
     # relative bias in block 0 of each stack (and, as the original checkpoints do, in decoder block 0's
     # cross-attention too, which no module uses).
-    config = {"model_type": "t5", "vocab_size": 100, "d_model": 16, "d_kv": 4, "d_ff": 32, "num_layers": 2,
-              "num_decoder_layers": 2, "num_heads": 4, "relative_attention_num_buckets": 8, "feed_forward_proj": "relu"}
+    config = {
+        "model_type": "t5",
+        "vocab_size": 100,
+        "d_model": 16,
+        "d_kv": 4,
+        "d_ff": 32,
+        "num_layers": 2,
+        "num_decoder_layers": 2,
+        "num_heads": 4,
+        "relative_attention_num_buckets": 8,
+        "feed_forward_proj": "relu",
+    }
     attention = {name: ("F32", [16, 16]) for name in ("q.weight", "k.weight", "v.weight", "o.weight")}
     tensors = {"shared.weight": ("F32", [100, 16])}
     for stack in ("encoder", "decoder"):
@@ -327,9 +413,17 @@ def write_header(folder, header: dict, data: int):
 @pytest.mark.parametrize(
     ("entry", "data", "message"),
     [
-        ({"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}, 8, "the header describes 16 bytes of data but the file holds 8"),
+        (
+            {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
+            8,
+            "the header describes 16 bytes of data but the file holds 8",
+        ),
         ({"dtype": "F32", "shape": [2, 2], "data_offsets": [4, 20]}, 20, "starts at byte 4, not 0"),
-        ({"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 12]}, 12, "spans 12 bytes but its shape [2, 2] of F32 takes 16"),
+        (
+            {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 12]},
+            12,
+            "spans 12 bytes but its shape [2, 2] of F32 takes 16",
+        ),
         ({"dtype": "F32", "shape": [2, 2], "data_offsets": [16, 0]}, 16, "not [begin, end]"),
         ({"dtype": "F32", "shape": [2, 2], "data_offsets": [-4, 12]}, 16, "not [begin, end]"),
         ({"dtype": "F32", "shape": [2, 2]}, 16, "not [begin, end]"),

@@ -100,7 +100,9 @@ def test_pixtral_scales_an_image_down_to_its_longest_edge_and_pads_to_whole_patc
 
 def test_text_flops_are_the_language_models_alone_and_say_so(tmp_path):
     # the same text model as a text-only config (Gemma3ForCausalLM): a text token costs the same
-    text_only = json.loads((ROOT / "tests" / "configs" / "reconstructed__gemma-3-4b-it.json").read_text())["text_config"]
+    text_only = json.loads((ROOT / "tests" / "configs" / "reconstructed__gemma-3-4b-it.json").read_text())[
+        "text_config"
+    ]
     (tmp_path / "config.json").write_text(json.dumps(text_only))
     multimodal, alone = flops(GEMMA3_4B, context=1024), flops(str(tmp_path), context=1024)
     assert multimodal.image is None

@@ -37,7 +37,11 @@ def plain(value):
 
 def main() -> None:
     model_types = sorted(set(re.findall(r'^\s+"([\w.-]+)": "\w+:\w+",$', FAMILIES.read_text(), re.M)))
-    document = {"generated_by": "tools/config_defaults.py", "transformers_version": transformers.__version__, "classes": {}}
+    document = {
+        "generated_by": "tools/config_defaults.py",
+        "transformers_version": transformers.__version__,
+        "classes": {},
+    }
     for model_type in model_types:
         if model_type not in CONFIG_MAPPING:
             continue

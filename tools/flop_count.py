@@ -25,7 +25,7 @@ import transformers
 from torch.utils.flop_counter import FlopCounterMode
 
 sys.path.insert(0, str(Path(__file__).parent))
-from meta_count import load_config  # noqa: E402  - the same config loading as the parameter counts
+from meta_count import load_config
 
 
 def count(path: Path, tokens: int) -> dict:
@@ -64,7 +64,7 @@ def main(tokens: int, paths: list[str]) -> None:
         path = Path(arg)
         try:
             results[path.stem] = count(path, tokens)
-        except Exception as error:  # noqa: BLE001 - record and go on
+        except Exception as error:
             results[path.stem] = {"error": f"{type(error).__name__}: {error}"[:300]}
         print(path.stem, results[path.stem], file=sys.stderr)
     json.dump(

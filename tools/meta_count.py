@@ -71,7 +71,10 @@ def component_of(name: str) -> str:
     named = [module for module in modules if not module.isdigit()]  # input_layernorm.0: a ModuleList's entry (LongCat)
     last = named[-1] if named else ""
     # A tower's patch mergers hand its features to the language model: the projector, as multi_modal_projector is.
-    if re.search(r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.", name):
+    if re.search(
+        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.",
+        name,
+    ):
         return "projector"
     if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower)\.", name):
         return "vision" if "audio" not in name else "audio"
@@ -96,7 +99,8 @@ def component_of(name: str) -> str:
     if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention)\.", name):
         return "attention"
     if re.search(
-        r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|mlp_block|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.", name
+        r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|mlp_block|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.",
+        name,
     ):
         return "ffn"
     if re.search(r"\.(mlps|experts|router)\.", name):
@@ -116,9 +120,13 @@ def model_class(config, raw: dict[str, Any]):
     from transformers.models.auto import modeling_auto
 
     names = list(raw.get("architectures") or []) + [FALLBACK_CLASS.get(config.model_type, "")]
-    for mapping in ("MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
-                    "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "MODEL_FOR_PRETRAINING_MAPPING_NAMES",
-                    "MODEL_MAPPING_NAMES"):
+    for mapping in (
+        "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES",
+        "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+        "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
+        "MODEL_FOR_PRETRAINING_MAPPING_NAMES",
+        "MODEL_MAPPING_NAMES",
+    ):
         names.append(getattr(modeling_auto, mapping).get(config.model_type, ""))
     for name in names:
         cls = getattr(transformers, name, None) if isinstance(name, str) and name else None
@@ -177,7 +185,7 @@ def count(raw: dict[str, Any]) -> dict[str, Any]:
             "elements": sum(_numel(shape) for shape in tensors.values()),
             "sha256": digest(tensors),
         }
-    except Exception as error:  # noqa: BLE001 - a conversion that cannot run on the meta device
+    except Exception as error:
         checkpoint = {"error": f"{type(error).__name__}: {error}"[:300]}
     return {
         "model_class": type(model).__name__,
@@ -199,7 +207,7 @@ def _numel(shape: tuple[int, ...]) -> int:
 def safe_count(raw: dict[str, Any]) -> dict[str, Any]:
     try:
         return count(raw)
-    except Exception as error:  # noqa: BLE001 - transformers refusing a config is a result too
+    except Exception as error:
         return {"error": f"{type(error).__name__}: {error}"[:300]}
 
 
@@ -209,10 +217,9 @@ def record(stem: str, raw: dict[str, Any], drop_keys: bool) -> None:
     path = OUT / f"{stem}.json"
     old = json.loads(path.read_text()) if path.exists() else {}
     fresh = old.get("record_version") == RECORD_VERSION and old.get("transformers_version") == transformers.__version__
-    if fresh and old.get("config_sha256") == sha:
-        if not drop_keys or "dropped" in old:
-            print(stem, "cached", file=sys.stderr)
-            return
+    if fresh and old.get("config_sha256") == sha and (not drop_keys or "dropped" in old):
+        print(stem, "cached", file=sys.stderr)
+        return
     result: dict[str, Any] = {
         "generated_by": "tools/meta_count.py",
         "transformers_version": transformers.__version__,

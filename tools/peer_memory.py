@@ -22,7 +22,7 @@ from accelerate import init_empty_weights
 from accelerate.utils import calculate_maximum_sizes
 
 sys.path.insert(0, str(Path(__file__).parent))
-from meta_count import load_config, model_class  # noqa: E402 - the same config loading as the parameter counts
+from meta_count import load_config, model_class
 
 
 def main() -> None:
@@ -33,8 +33,16 @@ def main() -> None:
         with init_empty_weights():  # in float32, as estimate-memory builds it
             model = model_class(config, raw)._from_config(config, dtype=torch.float32)
         total, largest = calculate_maximum_sizes(model)
-        print(json.dumps({"config": Path(path).name, "float32_bytes": total, "float16_bytes": total // 2,
-                          "largest_layer_bytes": largest[0]}))
+        print(
+            json.dumps(
+                {
+                    "config": Path(path).name,
+                    "float32_bytes": total,
+                    "float16_bytes": total // 2,
+                    "largest_layer_bytes": largest[0],
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -36,7 +37,12 @@ def help_text(*args: str) -> str:
 
 
 def cli_reference() -> str:
-    sections = ["# ffncalc command-line reference", "", "Generated from `--help` by `python tools/write_docs.py`; a test checks it is current.", ""]
+    sections = [
+        "# ffncalc command-line reference",
+        "",
+        "Generated from `--help` by `python tools/write_docs.py`; a test checks it is current.",
+        "",
+    ]
     for args in [[]] + [[command] for command in commands()]:
         title = " ".join(["ffncalc", *args])
         sections += [f"## `{title}`", "", "```text", help_text(*args), "```", ""]
@@ -51,7 +57,9 @@ def command_output(command: str) -> str:
     environment = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR",)}
     environment.update(HELP_ENVIRONMENT)
     args = command.split()[1:]
-    run = subprocess.run([sys.executable, "-m", "ffncalc", *args], capture_output=True, text=True, env=environment, check=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "ffncalc", *args], capture_output=True, text=True, env=environment, check=True
+    )
     return "\n".join(line.rstrip() for line in run.stdout.splitlines()).strip("\n")
 
 
@@ -60,7 +68,9 @@ def readme_with_current_output(readme: str) -> str:
 
     def refill(match: re.Match) -> str:
         command = match[1]
-        return f"<!-- output: {command} -->\n```console\n$ {command}\n{command_output(command)}\n```\n<!-- end output -->"
+        return (
+            f"<!-- output: {command} -->\n```console\n$ {command}\n{command_output(command)}\n```\n<!-- end output -->"
+        )
 
     return README_OUTPUT.sub(refill, readme)
 
@@ -76,15 +86,20 @@ def svg_pictures() -> dict[str, str]:
 
     pictures = {}
     runs = {
-        "params-llama-3.1-8b": ("ffncalc params meta-llama/Llama-3.1-8B", lambda: [params_tables(account("meta-llama/Llama-3.1-8B"))]),
+        "params-llama-3.1-8b": (
+            "ffncalc params meta-llama/Llama-3.1-8B",
+            lambda: [params_tables(account("meta-llama/Llama-3.1-8B"))],
+        ),
         "crossover-128k": (
             "ffncalc crossover --ctx 128k",
-            lambda: (lambda r: [crossover_headline(r), crossover_table(r), crossover_chart(r)])(crossover("meta-llama/Llama-3.1-8B", "128k")),
+            lambda: (lambda r: [crossover_headline(r), crossover_table(r), crossover_chart(r)])(
+                crossover("meta-llama/Llama-3.1-8B", "128k")
+            ),
         ),
         "compare": ("ffncalc compare", lambda: [compare_table(compare(), 100)]),
     }
     for name, (title, renderables) in runs.items():
-        console = Console(record=True, width=100, file=open(os.devnull, "w"), force_terminal=True, color_system="truecolor")
+        console = Console(record=True, width=100, file=io.StringIO(), force_terminal=True, color_system="truecolor")
         for renderable in renderables():
             console.print(renderable)
         pictures[name] = console.export_svg(title=f"$ {title}")

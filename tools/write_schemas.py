@@ -1,6 +1,6 @@
 """Write the JSON Schema of every --json document to schemas/ (tests check they are current).
 
-    python tools/write_schemas.py
+python tools/write_schemas.py
 """
 
 import json

@@ -43,7 +43,9 @@ class ApertusConfig(DecoderConfig):
         norm = self.rms_norm()
         norms = (("attention_layernorm", norm), ("feedforward_layernorm", norm))
         scalars = tuple(Parameter("ffn", "activation", f"mlp.act_fn.{name}", (1,)) for name in ("alpha_p", "alpha_n"))
-        return self.layer(self.attention(window, **self.per_head_norms()), mlp, norms, parameters=scalars if self.xielu else ())
+        return self.layer(
+            self.attention(window, **self.per_head_norms()), mlp, norms, parameters=scalars if self.xielu else ()
+        )
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         if not self.xielu:

@@ -18,7 +18,9 @@ BAILING_ATTENTION = names(
     q_norm="attention.query_layernorm",
     k_norm="attention.key_layernorm",
 )
-BAILING_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+BAILING_SHARED = names(
+    gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
+)
 
 
 class BailingMoeConfig(DecoderConfig):
@@ -59,7 +61,9 @@ class BailingMoeConfig(DecoderConfig):
         attention = self.attention(window, q_bias=bias, k_bias=bias, v_bias=bias, o_bias=self.use_bias, **norms)
         if not self.sparse(index):
             return self.layer(attention, self.gated_ffn())
-        shared_width = (self.moe_shared_expert_intermediate_size or self.moe_intermediate_size) * self.num_shared_experts
+        shared_width = (
+            self.moe_shared_expert_intermediate_size or self.moe_intermediate_size
+        ) * self.num_shared_experts
         moe = self.moe_ffn(
             self.num_experts,
             self.num_experts_per_tok,

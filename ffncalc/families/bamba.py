@@ -87,7 +87,11 @@ class BambaConfig(DecoderConfig):
         return unused
 
     def mamba_head_dim(self) -> int:
-        return self.mamba_expand * self.hidden_size // self.mamba_n_heads if self.mamba_d_head == "auto" else self.mamba_d_head
+        return (
+            self.mamba_expand * self.hidden_size // self.mamba_n_heads
+            if self.mamba_d_head == "auto"
+            else self.mamba_d_head
+        )
 
     def attends(self) -> list[bool]:
         """Whether each layer attends (else it runs a Mamba-2 mixer)."""

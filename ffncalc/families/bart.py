@@ -23,13 +23,16 @@ from ..spec import (
     ModelNames,
     ModelSpec,
     Norm,
+    Runs,
     StoredTensor,
     Table,
     names,
 )
 
 SELF_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
-CROSS_ATTENTION = names(q="encoder_attn.q_proj", k="encoder_attn.k_proj", v="encoder_attn.v_proj", o="encoder_attn.out_proj")
+CROSS_ATTENTION = names(
+    q="encoder_attn.q_proj", k="encoder_attn.k_proj", v="encoder_attn.v_proj", o="encoder_attn.out_proj"
+)
 BART_MLP = names(up="fc1", down="fc2")
 
 Kind = Literal["model", "generation", "sequence", "question", "causal"]
@@ -70,7 +73,9 @@ class BartConfig(HFConfig):
     max_position_embeddings: PositionCount = 1024
     encoder_layers: LayerCount = Field(12, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
     encoder_ffn_dim: Width = 4096
-    encoder_attention_heads: HeadCount = Field(16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads"))
+    encoder_attention_heads: HeadCount = Field(
+        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
+    )
     decoder_layers: LayerCount = 12
     decoder_ffn_dim: Width = 4096
     decoder_attention_heads: HeadCount = 16
@@ -126,11 +131,15 @@ class BartConfig(HFConfig):
             "encoder output's keys and values once); the context is both the decoder's length and the encoder's."
         ]
         if self.kind == "causal":
-            notes = [f"{self.model_class()} is the decoder alone (with its cross-attention, which it runs only "
-                     "when given an encoder's states); the encoder is not built."]
+            notes = [
+                f"{self.model_class()} is the decoder alone (with its cross-attention, which it runs only "
+                "when given an encoder's states); the encoder is not built."
+            ]
         counted = self.model_class()
         if self.architectures and counted != self.architectures[0]:
-            notes.append(f"{self.architectures[0]} is not a {self.architecture} class ffncalc knows; counted as {counted}.")
+            notes.append(
+                f"{self.architectures[0]} is not a {self.architecture} class ffncalc knows; counted as {counted}."
+            )
         return notes
 
     # --- vocabularies (Marian may keep two) ---
@@ -166,7 +175,9 @@ class BartConfig(HFConfig):
         if kind == "encoder":
             ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
             norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
-            layer = Layer(name, self.attention(self.encoder_attention_heads, SELF_ATTENTION), ffn, norms, stack="encoder")
+            layer = Layer(
+                name, self.attention(self.encoder_attention_heads, SELF_ATTENTION), ffn, norms, stack="encoder"
+            )
             return (layer,) * self.encoder_layers
         heads = self.decoder_attention_heads
         ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
@@ -177,7 +188,7 @@ class BartConfig(HFConfig):
 
     def stack_extras(self, kind: Literal["encoder", "decoder"], root: str) -> list[Extra]:
         """A stack's position table, the LayerNorm on its embeddings, and (encoder) its final LayerNorm."""
-        runs = "not_generating" if kind == "encoder" else "every_token"
+        runs: Runs = "not_generating" if kind == "encoder" else "every_token"
         rows = self.max_position_embeddings + (2 if self.positions == "learned" else 0)
         extras = [Extra("embedding", f"{root}{kind}.embed_positions", Table(rows, self.d_model), runs)]
         if self.embedding_norm:
@@ -191,7 +202,9 @@ class BartConfig(HFConfig):
         tied = self.tie_word_embeddings
         if self.kind == "causal":
             return f"{root}decoder.embed_tokens", []
-        encoder = Extra("embedding", f"{root}encoder.embed_tokens", Table(self.vocab_size, self.d_model), "not_generating")
+        encoder = Extra(
+            "embedding", f"{root}encoder.embed_tokens", Table(self.vocab_size, self.d_model), "not_generating"
+        )
         decoder = Extra("embedding", f"{root}decoder.embed_tokens", Table(self.target_vocab_size, self.d_model))
         if self.shares_embeddings:
             return f"{root}shared", [] if tied else [encoder, decoder]
@@ -202,30 +215,39 @@ class BartConfig(HFConfig):
         if self.kind == "sequence":
             return [
                 Extra("other", "classification_head.dense", Linear(d_model, d_model, bias=True), "not_generating"),
-                Extra("other", "classification_head.out_proj", Linear(d_model, self.labels(), bias=True), "not_generating"),
+                Extra(
+                    "other", "classification_head.out_proj", Linear(d_model, self.labels(), bias=True), "not_generating"
+                ),
             ]
         if self.kind == "question":
-            return [Extra("other", "qa_outputs", Linear(d_model, 2, bias=True), "not_generating")]  # num_labels is set to 2
+            return [
+                Extra("other", "qa_outputs", Linear(d_model, 2, bias=True), "not_generating")
+            ]  # num_labels is set to 2
         return []
 
     def checkpoint_extras(self, root: str) -> tuple[CheckpointExtra, ...]:
         extras = []
         if self.kind == "generation":
-            extras.append(CheckpointExtra(
-                name="final_logits_bias buffer",
-                reason=f"1 × {self.head_vocab_size:,} added to the logits: a persistent buffer, zero unless resized",
-                tensors=(StoredTensor("final_logits_bias", (1, self.head_vocab_size)),),
-                buffer=True,
-            ))
+            extras.append(
+                CheckpointExtra(
+                    name="final_logits_bias buffer",
+                    reason=f"1 × {self.head_vocab_size:,} added to the logits: a persistent buffer, zero unless resized",
+                    tensors=(StoredTensor("final_logits_bias", (1, self.head_vocab_size)),),
+                    buffer=True,
+                )
+            )
         if self.tie_word_embeddings and self.shares_embeddings and self.kind != "causal":
-            extras.append(CheckpointExtra(
-                name="tied copies of the token table",
-                reason="the stacks read the shared table; some checkpoints store it again under each stack's name",
-                tensors=tuple(
-                    StoredTensor(f"{root}{kind}.embed_tokens.weight", (self.vocab_size, self.d_model)) for kind in ("encoder", "decoder")
-                ),
-                likely=False,
-            ))
+            extras.append(
+                CheckpointExtra(
+                    name="tied copies of the token table",
+                    reason="the stacks read the shared table; some checkpoints store it again under each stack's name",
+                    tensors=tuple(
+                        StoredTensor(f"{root}{kind}.embed_tokens.weight", (self.vocab_size, self.d_model))
+                        for kind in ("encoder", "decoder")
+                    ),
+                    likely=False,
+                )
+            )
         return tuple(extras)
 
     def to_spec(self) -> ModelSpec:

@@ -183,7 +183,9 @@ class DecoderConfig(HFConfig):
         return MoeFfn(
             hidden_size=self.hidden_size,
             num_experts=num_experts,
-            experts_per_token=min(experts_per_token, num_experts),  # more draws than experts: all (HFConfig.warnings says so)
+            experts_per_token=min(
+                experts_per_token, num_experts
+            ),  # more draws than experts: all (HFConfig.warnings says so)
             expert=expert,
             names=self.moe_names,
             shared=shared,
@@ -260,7 +262,9 @@ class LayerNormDecoder(HFConfig):
     def layer_norm(self, bias: bool = True) -> Norm:
         return Norm("layernorm", self.width, bias=bias)
 
-    def mha(self, heads: int, bias: bool, names: Names, kv_heads: int | None = None, head_dim: int | None = None) -> Attention:
+    def mha(
+        self, heads: int, bias: bool, names: Names, kv_heads: int | None = None, head_dim: int | None = None
+    ) -> Attention:
         """Attention whose q, k, v, o share one bias switch and one head width (default hidden / heads)."""
         width = head_dim or self.width // heads
         return Attention(self.width, heads, kv_heads or heads, width, width, names, bias, bias, bias, bias)

@@ -30,7 +30,10 @@ BERT_ATTENTION = names(
     q="attention.self.query", k="attention.self.key", v="attention.self.value", o="attention.output.dense"
 )
 BERT_CROSS_ATTENTION = names(
-    q="crossattention.self.query", k="crossattention.self.key", v="crossattention.self.value", o="crossattention.output.dense"
+    q="crossattention.self.query",
+    k="crossattention.self.key",
+    v="crossattention.self.value",
+    o="crossattention.output.dense",
 )
 BERT_MLP = names(up="intermediate.dense", down="output.dense")
 DISTILBERT_ATTENTION = names(q="attention.q_lin", k="attention.k_lin", v="attention.v_lin", o="attention.out_lin")
@@ -65,8 +68,11 @@ class _EncoderClasses(HFConfig):
     informational_fields = frozenset({"pad_token_id"})
     derived_defaults = {"num_labels": "len(id2label), else 2"}
     # the classes whose classifier is num_labels wide
-    labelled_classes: ClassVar[frozenset[str]] = frozenset({"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"})
+    labelled_classes: ClassVar[frozenset[str]] = frozenset(
+        {"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"}
+    )
 
+    vocab_size: int  # declared, with its default, by each family
     id2label: dict[str, Name] | None = None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
     pad_token_id: int | None = Field(0, strict=True)  # the token table's padding row: it must be a row of it
@@ -128,7 +134,9 @@ class _EncoderClasses(HFConfig):
     def notes(self) -> list[str]:
         counted = self.model_class()
         if not self.architectures:
-            return [f"The config names no class (architectures); counted as {counted}, ffncalc's default for {self.architecture}."]
+            return [
+                f"The config names no class (architectures); counted as {counted}, ffncalc's default for {self.architecture}."
+            ]
         if counted != self.architectures[0]:
             return [f"{self.architectures[0]} is not a {self.architecture} class ffncalc knows; counted as {counted}."]
         return []
@@ -172,7 +180,9 @@ class BertConfig(_EncoderClasses):
                 f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
             )
         if self.add_cross_attention and not self.is_decoder:
-            raise ValueError("add_cross_attention: cross-attention needs is_decoder (transformers refuses it otherwise)")
+            raise ValueError(
+                "add_cross_attention: cross-attention needs is_decoder (transformers refuses it otherwise)"
+            )
         return self
 
     def heads(self) -> tuple[bool, bool, bool, int | None]:
@@ -230,7 +240,9 @@ class BertConfig(_EncoderClasses):
     def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
         """Where the masked-LM head keeps its decoder and its bias; untied, the decoder has a bias of its own too."""
         decoder, bias = "cls.predictions.decoder", "cls.predictions.bias"
-        extras = [] if self.tie_word_embeddings else [Extra("lm_head", decoder + ".bias", LearnedTensor((self.vocab_size,)))]
+        extras = (
+            [] if self.tie_word_embeddings else [Extra("lm_head", decoder + ".bias", LearnedTensor((self.vocab_size,)))]
+        )
         return self.model_names(decoder, bias), extras
 
     def model_names(self, decoder: str, bias: str) -> ModelNames:
@@ -331,7 +343,11 @@ class RobertaConfig(BertConfig):
         return extras
 
     def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
-        extras = [] if self.tie_word_embeddings else [Extra("lm_head", "lm_head.decoder.bias", LearnedTensor((self.vocab_size,)))]
+        extras = (
+            []
+            if self.tie_word_embeddings
+            else [Extra("lm_head", "lm_head.decoder.bias", LearnedTensor((self.vocab_size,)))]
+        )
         return self.model_names("lm_head.decoder", "lm_head.bias"), extras
 
 
@@ -488,7 +504,9 @@ class DistilBertConfig(_EncoderClasses):
 
     def to_spec(self) -> ModelSpec:
         dim, heads = self.dim, self.n_heads
-        attention = Attention(dim, heads, heads, dim // heads, dim // heads, DISTILBERT_ATTENTION, True, True, True, True)
+        attention = Attention(
+            dim, heads, heads, dim // heads, dim // heads, DISTILBERT_ATTENTION, True, True, True, True
+        )
         ffn = DenseFfn(dim, self.hidden_dim, False, self.activation, DISTILBERT_MLP, bias=True)
         norms = (("sa_layer_norm", self.layer_norm()), ("output_layer_norm", self.layer_norm()))
         root = self.root

@@ -103,7 +103,9 @@ def required_field(field: str, config_class: str):
 
     def check(self):
         if getattr(self, field) is None:
-            raise ValueError(f"{field}: required field is missing ({config_class} leaves it None and cannot build the model)")
+            raise ValueError(
+                f"{field}: required field is missing ({config_class} leaves it None and cannot build the model)"
+            )
         return self
 
     return model_validator(mode="after")(check)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -14,7 +14,9 @@ from ..spec import DenseFfn, Layer, ModelSpec, MoeFfn, Norm, Parameter, names
 from .base import DecoderConfig
 from .blocks import periodic_layer_types, windows_of_layer_types
 
-COHERE_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+COHERE_SHARED = names(
+    gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
+)
 
 
 class CohereConfig(DecoderConfig):
@@ -63,11 +65,20 @@ class CohereConfig(DecoderConfig):
         return replace(super().to_spec(), final_norm=self.layer_norm())
 
 
-class _Cohere2Windows:
+if TYPE_CHECKING:  # a mixin: it relies on what its model class has
+    _Cohere2WindowsBase = CohereConfig
+else:
+    _Cohere2WindowsBase = object
+
+
+class _Cohere2Windows(_Cohere2WindowsBase):
     """Cohere2's windows: the layers ``layer_types`` marks sliding attend within sliding_window."""
 
     sliding_window: int | None
     layer_types: list[str] | None
+
+    def kinds(self) -> list[str]:  # pragma: no cover - each Cohere2 family lays out its own
+        raise NotImplementedError
 
     def resolved(self, field: str):
         return self.kinds() if field == "layer_types" else super().resolved(field)
@@ -151,7 +162,9 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereConfig):
     @model_validator(mode="after")
     def _check_mlp_layer_types(self) -> Cohere2MoeConfig:
         if self.mlp_layer_types is not None and len(self.mlp_layer_types) != self.num_hidden_layers:
-            raise ValueError(f"mlp_layer_types has {len(self.mlp_layer_types)} entries for {self.num_hidden_layers} layers")
+            raise ValueError(
+                f"mlp_layer_types has {len(self.mlp_layer_types)} entries for {self.num_hidden_layers} layers"
+            )
         if self.layer_types is None and self.first_k_dense_replace > self.num_hidden_layers:
             # transformers' default layer_types would then have first_k_dense_replace entries, and it refuses them
             raise ValueError(
@@ -184,7 +197,6 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereConfig):
         if self.mlp_layer_types is not None:
             return list(self.mlp_layer_types)
         return ["dense" if i < self.first_k_dense_replace else "sparse" for i in range(self.num_hidden_layers)]
-
 
     def layer_norm(self) -> Norm:
         return Norm("rmsnorm" if self.rms_norm_eps is not None else "layernorm", self.hidden_size)

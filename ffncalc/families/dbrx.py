@@ -8,7 +8,10 @@ from ..schema import ExpertCount, Flag, HeadCount, HFConfig, LayerCount, Nested,
 from ..spec import Attention, DenseFfn, Layer, ModelNames, ModelSpec, MoeFfn, Norm, names
 
 DBRX_ATTENTION = names(
-    q="norm_attn_norm.attn.Wqkv", k="norm_attn_norm.attn.Wqkv", v="norm_attn_norm.attn.Wqkv", o="norm_attn_norm.attn.out_proj"
+    q="norm_attn_norm.attn.Wqkv",
+    k="norm_attn_norm.attn.Wqkv",
+    v="norm_attn_norm.attn.Wqkv",
+    o="norm_attn_norm.attn.out_proj",
 )
 DBRX_MOE = names(router="ffn.router.layer", experts="ffn.experts.mlp")
 # w1 (gate) and v1 (up) are [E · I, H]; w2 (down) is stored the same way, i.e. transposed.

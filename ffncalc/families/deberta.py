@@ -23,7 +23,10 @@ from ..spec import (
 from .bert import BERT_MLP, _EncoderClasses
 
 DEBERTA_ATTENTION = names(
-    q="attention.self.query_proj", k="attention.self.key_proj", v="attention.self.value_proj", o="attention.output.dense"
+    q="attention.self.query_proj",
+    k="attention.self.key_proj",
+    v="attention.self.value_proj",
+    o="attention.output.dense",
 )
 
 # DeBERTa-v2's classes: (masked-LM head, pooler, classifier outputs).
@@ -65,10 +68,19 @@ class DebertaV2Config(_EncoderClasses):
     base_model_prefix = "deberta"
     classes = frozenset(DEBERTA_HEADS)
     # read by the modeling code with getattr, or from the config's keys by __post_init__ (pooler_hidden_size)
-    undeclared_keys = frozenset({
-        "num_labels", "attention_head_size", "share_att_key", "position_buckets", "norm_rel_ebd", "conv_kernel_size",
-        "conv_groups", "embedding_size", "pooler_hidden_size",
-    })
+    undeclared_keys = frozenset(
+        {
+            "num_labels",
+            "attention_head_size",
+            "share_att_key",
+            "position_buckets",
+            "norm_rel_ebd",
+            "conv_kernel_size",
+            "conv_groups",
+            "embedding_size",
+            "pooler_hidden_size",
+        }
+    )
     derived_defaults = {
         **_EncoderClasses.derived_defaults,
         "pooler_hidden_size": "hidden_size",
@@ -110,8 +122,11 @@ class DebertaV2Config(_EncoderClasses):
         return self
 
     def resolved(self, field: str):
-        defaults = {"pooler_hidden_size": self.hidden_size, "embedding_size": self.hidden_size,
-                    "attention_head_size": self.head_size}
+        defaults = {
+            "pooler_hidden_size": self.hidden_size,
+            "embedding_size": self.hidden_size,
+            "attention_head_size": self.head_size,
+        }
         if field in defaults and getattr(self, field) is None:
             return defaults[field]
         return super().resolved(field)
@@ -152,7 +167,16 @@ class DebertaV2Config(_EncoderClasses):
     def layer(self, root: str) -> Layer:
         hidden, heads, head_size = self.hidden_size, self.num_attention_heads, self.head_size
         attention = Attention(
-            hidden, heads, heads, head_size, head_size, DEBERTA_ATTENTION, True, True, True, True,
+            hidden,
+            heads,
+            heads,
+            head_size,
+            head_size,
+            DEBERTA_ATTENTION,
+            True,
+            True,
+            True,
+            True,
             o_input=hidden if heads * head_size != hidden else None,  # the output dense is hidden → hidden
         )
         ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BERT_MLP, bias=True)
@@ -166,8 +190,15 @@ class DebertaV2Config(_EncoderClasses):
                     projections.append(Parameter("attention", module, name + ".weight", (heads * head_size, hidden)))
                     projections.append(Parameter("attention", module, name + ".bias", (heads * head_size,)))
         relative_flops = len(terms) * 2 * heads * head_size * 2 * self.span()
-        return Layer(f"{root}encoder.layer.{{i}}", attention, ffn, norms, stack="encoder",
-                     parameters=tuple(projections), other_flops=relative_flops)
+        return Layer(
+            f"{root}encoder.layer.{{i}}",
+            attention,
+            ffn,
+            norms,
+            stack="encoder",
+            parameters=tuple(projections),
+            other_flops=relative_flops,
+        )
 
     def head_extras(self) -> list[Extra]:
         hidden, width = self.hidden_size, self.width
@@ -193,9 +224,13 @@ class DebertaV2Config(_EncoderClasses):
         root, hidden, width = self.root, self.hidden_size, self.width
         extras: list[Extra] = []
         if self.position_biased_input:
-            extras.append(Extra("embedding", f"{root}embeddings.position_embeddings", Table(self.max_position_embeddings, width)))
+            extras.append(
+                Extra("embedding", f"{root}embeddings.position_embeddings", Table(self.max_position_embeddings, width))
+            )
         if self.type_vocab_size > 0:
-            extras.append(Extra("embedding", f"{root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width)))
+            extras.append(
+                Extra("embedding", f"{root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))
+            )
         if width != hidden:  # transformers' component names put it with the embeddings it belongs to
             extras.append(Extra("embedding", f"{root}embeddings.embed_proj", Linear(width, hidden)))
         extras.append(Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm()))

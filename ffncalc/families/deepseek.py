@@ -31,7 +31,9 @@ from .base import DecoderConfig
 from .blocks import MLA_ATTENTION, is_sparse, mtp_extra
 
 DEEPSEEK_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
-SHARED_EXPERTS = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+SHARED_EXPERTS = names(
+    gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
+)
 
 
 INDEXER = names(
@@ -42,7 +44,9 @@ INDEXER = names(
 )
 
 
-def correction_bias_extra(layer_name: str, sparse: tuple[int, ...], experts: int, router: str = "mlp.gate") -> CheckpointExtra:
+def correction_bias_extra(
+    layer_name: str, sparse: tuple[int, ...], experts: int, router: str = "mlp.gate"
+) -> CheckpointExtra:
     """The router's e_score_correction_bias (one per expert) in each MoE layer: a persistent buffer, saved with the weights."""
     return CheckpointExtra(
         name="router e_score_correction_bias",
@@ -94,7 +98,7 @@ class MlpLayerTypes:
         return self.mlp_kinds()[index] == "sparse"
 
     def resolved(self, field: str):
-        return self.mlp_kinds() if field == "mlp_layer_types" else super().resolved(field)  # type: ignore[misc]
+        return self.mlp_kinds() if field == "mlp_layer_types" else super().resolved(field)
 
 
 def even_rope_check():
@@ -147,7 +151,9 @@ class DeepseekV3Config(DecoderConfig):
     num_attention_heads: HeadCount = 128
     num_key_value_heads: HeadCount | None = 128
     n_shared_experts: ExpertCountOrZero = 1
-    n_routed_experts: ExpertCountOrZero = Field(256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    n_routed_experts: ExpertCountOrZero = Field(
+        256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
+    )
     kv_lora_rank: Width = 512
     q_lora_rank: Width | None = 1536
     qk_rope_head_dim: Width = 64
@@ -156,7 +162,9 @@ class DeepseekV3Config(DecoderConfig):
     num_experts_per_tok: ExpertCount = 8
     first_k_dense_replace: LayerIndex = 3
     max_position_embeddings: PositionCount = 4096
-    num_nextn_predict_layers: LayerIndex = Field(1, validation_alias=AliasChoices("num_nextn_predict_layers", "num_mtp_layers"))
+    num_nextn_predict_layers: LayerIndex = Field(
+        1, validation_alias=AliasChoices("num_nextn_predict_layers", "num_mtp_layers")
+    )
     head_dim: ClassVar[None] = None  # MLA's widths come from the fields above
     mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "n_routed_experts")
@@ -253,10 +261,10 @@ class DeepseekV2Config(DeepseekV3Config):
     num_key_value_heads: HeadCount | None = None
     n_routed_experts: ExpertCountOrZero = Field(64, validation_alias=AliasChoices("n_routed_experts", "num_experts"))
     n_shared_experts: ExpertCountOrZero = 2
-    num_experts_per_tok: ExpertCount | None = None  # type: ignore[assignment]
+    num_experts_per_tok: ExpertCount | None = None
     first_k_dense_replace: LayerIndex = 0
     max_position_embeddings: PositionCount = 2048
-    num_nextn_predict_layers: ClassVar[int] = 0  # type: ignore[assignment]
+    num_nextn_predict_layers: ClassVar[int] = 0
     mlp_bias: ClassVar[bool] = False
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
@@ -283,7 +291,7 @@ class DeepseekV32Config(MlpLayerTypes, DeepseekV3Config):
     n_routed_experts: ExpertCountOrZero = Field(
         256, validation_alias=AliasChoices("num_experts", "n_routed_experts", "num_local_experts")
     )
-    q_lora_rank: Width = 1536  # type: ignore[assignment]
+    q_lora_rank: Width = 1536
     max_position_embeddings: PositionCount = 163840
     mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
     index_topk: Width = 2048
@@ -391,16 +399,20 @@ class DeepseekV4Config(DecoderConfig):
 
     vocab_size: Width = 129280
     hidden_size: Width = 4096
-    moe_intermediate_size: Width = Field(2048, validation_alias=AliasChoices("intermediate_size", "moe_intermediate_size"))
+    moe_intermediate_size: Width = Field(
+        2048, validation_alias=AliasChoices("intermediate_size", "moe_intermediate_size")
+    )
     num_hidden_layers: LayerCount = 43
     num_attention_heads: HeadCount = 64
-    head_dim: Width = 512  # type: ignore[assignment]
+    head_dim: Width = 512
     q_lora_rank: Width = 1024
     num_experts_per_tok: ExpertCount = 6
     # transformers builds 0 routed experts (which no token can be routed to); ffncalc refuses it.
     n_routed_experts: ExpertCount = Field(256, validation_alias=AliasChoices("num_local_experts", "n_routed_experts"))
     max_position_embeddings: PositionCount = 1048576
-    layer_types: list[Literal["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]] | None = None
+    layer_types: (
+        list[Literal["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]] | None
+    ) = None
     compress_rates: dict[str, Annotated[int, Field(strict=True)]] | None = None
     hc_mult: HeadCount = 4
     mlp_layer_types: list[Literal["hash_moe", "moe"]] | None = None
@@ -425,7 +437,11 @@ class DeepseekV4Config(DecoderConfig):
     @classmethod
     def _keep_the_first_layers(cls, raw: Any) -> Any:
         """__post_init__ keeps the first num_hidden_layers entries of layer_types and mlp_layer_types (more are fine)."""
-        count = raw.get("num_hidden_layers", cls.model_fields["num_hidden_layers"].default) if isinstance(raw, dict) else None
+        count = (
+            raw.get("num_hidden_layers", cls.model_fields["num_hidden_layers"].default)
+            if isinstance(raw, dict)
+            else None
+        )
         if not isinstance(count, int) or isinstance(count, bool):
             return raw
         lists = {key: raw[key][:count] for key in ("layer_types", "mlp_layer_types") if isinstance(raw.get(key), list)}
@@ -441,7 +457,9 @@ class DeepseekV4Config(DecoderConfig):
             if kind not in rates:
                 raise ValueError(f"compress_rates has no rate for {kind}, which a layer is")
             if not 1 <= rates[kind] <= MAX_WIDTH:  # transformers builds a rate of 0, whose compressor cannot run
-                raise ValueError(f"compress_rates: the rate of {kind} ({rates[kind]}) must be a whole number of tokens, 1 or more")
+                raise ValueError(
+                    f"compress_rates: the rate of {kind} ({rates[kind]}) must be a whole number of tokens, 1 or more"
+                )
         return self
 
     def warnings(self) -> list[str]:
@@ -580,7 +598,11 @@ class DeepseekV4Config(DecoderConfig):
                     name="hash router tid2eid",
                     reason=f"{len(hashed)} hash_moe layers × {self.vocab_size} tokens × {self.num_experts_per_tok} "
                     "experts: the fixed token → experts table, a buffer",
-                    tensors=(StoredTensor(f"{self.layer_name}.ffn.gate.tid2eid", (self.vocab_size, self.num_experts_per_tok)),),
+                    tensors=(
+                        StoredTensor(
+                            f"{self.layer_name}.ffn.gate.tid2eid", (self.vocab_size, self.num_experts_per_tok)
+                        ),
+                    ),
                     per_layer=hashed,
                     buffer=True,
                 )

@@ -12,7 +12,9 @@ from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
 
 DOTS_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
-DOTS_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+DOTS_SHARED = names(
+    gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
+)
 
 
 class Dots1Config(DecoderConfig):
@@ -45,7 +47,9 @@ class Dots1Config(DecoderConfig):
     num_attention_heads: HeadCount = 32
     num_key_value_heads: HeadCount | None = 32
     n_shared_experts: ExpertCount | None = None
-    n_routed_experts: ExpertCount | None = Field(None, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    n_routed_experts: ExpertCount | None = Field(
+        None, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
+    )
     num_experts_per_tok: ExpertCount | None = None
     first_k_dense_replace: LayerIndex = 0
     sliding_window: Width | None = 4096
@@ -58,7 +62,9 @@ class Dots1Config(DecoderConfig):
         if self.first_k_dense_replace < self.num_hidden_layers:
             for field in ("n_routed_experts", "n_shared_experts"):
                 if getattr(self, field) is None:
-                    raise ValueError(f"{field}: required field is missing (Dots1Config leaves it None and cannot build the MoE layers)")
+                    raise ValueError(
+                        f"{field}: required field is missing (Dots1Config leaves it None and cannot build the MoE layers)"
+                    )
         return self
 
     def resolved(self, field: str):
@@ -76,7 +82,9 @@ class Dots1Config(DecoderConfig):
         if self.first_k_dense_replace >= self.num_hidden_layers:  # no MoE layer
             return super().warnings()
         experts = self.n_routed_experts or 0
-        return super().warnings() + unroutable(self.num_experts_per_tok, experts, "num_experts_per_tok", "n_routed_experts")
+        return super().warnings() + unroutable(
+            self.num_experts_per_tok, experts, "num_experts_per_tok", "n_routed_experts"
+        )
 
     def notes(self) -> list[str]:
         if self.num_experts_per_tok is None and self.first_k_dense_replace < self.num_hidden_layers:
@@ -120,7 +128,9 @@ class Dots1Config(DecoderConfig):
             CheckpointExtra(
                 name="router e_score_correction_bias",
                 reason=f"{len(sparse)} MoE layers × {self.n_routed_experts} experts; a buffer set by load balancing, not trained",
-                tensors=(StoredTensor(self.layer_name + ".mlp.gate.e_score_correction_bias", (self.n_routed_experts,)),),
+                tensors=(
+                    StoredTensor(self.layer_name + ".mlp.gate.e_score_correction_bias", (self.n_routed_experts or 0,)),
+                ),
                 per_layer=sparse,
                 buffer=True,
             ),

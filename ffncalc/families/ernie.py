@@ -12,7 +12,9 @@ from ..spec import Layer, Parameter, names
 from .base import DecoderConfig
 from .blocks import is_sparse
 
-ERNIE_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+ERNIE_SHARED = names(
+    gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
+)
 
 
 class Ernie45Config(DecoderConfig):

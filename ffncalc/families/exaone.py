@@ -14,7 +14,9 @@ from .base import DecoderConfig
 from .blocks import periodic_layer_types, windows_of_layer_types
 
 EXAONE_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
-EXAONE_SHARED = names(gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj")
+EXAONE_SHARED = names(
+    gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
+)
 
 
 class Exaone4Config(DecoderConfig):
@@ -51,7 +53,9 @@ class Exaone4Config(DecoderConfig):
     def _check_pattern(self) -> Exaone4Config:
         if self.layer_types is None:
             if self.sliding_window is None:
-                raise ValueError("layer_types: required when sliding_window is null (transformers divides by a pattern of 0)")
+                raise ValueError(
+                    "layer_types: required when sliding_window is null (transformers divides by a pattern of 0)"
+                )
             if not isinstance(self.sliding_window_pattern, int):
                 raise ValueError(
                     f"layer_types: required when sliding_window_pattern is not an integer "
@@ -68,6 +72,7 @@ class Exaone4Config(DecoderConfig):
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
+        assert isinstance(self.sliding_window_pattern, int)  # _check_pattern refuses the rest
         return periodic_layer_types(self.num_hidden_layers, self.sliding_window_pattern)
 
     def layer_windows(self) -> list[int | None]:
@@ -107,12 +112,13 @@ class ExaoneMoeConfig(Exaone4Config):
     @model_validator(mode="after")
     def _check_mlp_layer_types(self) -> ExaoneMoeConfig:
         if self.mlp_layer_types is not None and len(self.mlp_layer_types) != self.num_hidden_layers:
-            raise ValueError(f"mlp_layer_types has {len(self.mlp_layer_types)} entries for {self.num_hidden_layers} layers")
+            raise ValueError(
+                f"mlp_layer_types has {len(self.mlp_layer_types)} entries for {self.num_hidden_layers} layers"
+            )
         return self
 
     def resolved(self, field: str):
         return list(self.mlp_kinds) if field == "mlp_layer_types" else super().resolved(field)
-
 
     def unused_fields(self) -> set[str]:
         return super().unused_fields() | ({"first_k_dense_replace"} if self.mlp_layer_types is not None else set())

@@ -142,7 +142,9 @@ class FalconH1Config(DecoderConfig):
     def _check_mamba_heads(self) -> FalconH1Config:
         inner = self.mamba_inner()
         if inner % self.mamba_n_heads:
-            raise ValueError(f"mamba_n_heads ({self.mamba_n_heads}) must divide the mixer's width ({inner}), as transformers requires")
+            raise ValueError(
+                f"mamba_n_heads ({self.mamba_n_heads}) must divide the mixer's width ({inner}), as transformers requires"
+            )
         if self.mamba_head_dim() * self.mamba_n_heads != inner:
             raise ValueError(
                 f"mamba_d_head × mamba_n_heads ({self.mamba_head_dim()} × {self.mamba_n_heads}) must equal the mixer's "

@@ -190,19 +190,22 @@ class Gemma3Config(MultimodalConfig):
         return (
             projector_module("multi_modal_projector.mm_soft_emb_norm", Norm("rmsnorm", tower.hidden_size)),
             projector_module(
-                "multi_modal_projector.mm_input_projection_weight", LearnedTensor((tower.hidden_size, text_hidden), matmul=True)
+                "multi_modal_projector.mm_input_projection_weight",
+                LearnedTensor((tower.hidden_size, text_hidden), matmul=True),
             ),
         )
 
-    def image_input(self, tower: Tower) -> ImageInput:
+    def image_input(self, tower: Tower) -> ImageInput | None:
         """SigLIP's patches of a 896 × 896 (image_size) image, average-pooled to mm_tokens_per_image tokens."""
-        return replace(tower.image, pooled_tokens=self.mm_tokens_per_image)
+        return None if tower.image is None else replace(tower.image, pooled_tokens=self.mm_tokens_per_image)
 
 
 # --- Gemma 4 and Gemma 3n: per-layer embeddings, layers that reuse another layer's keys and values --------------
 
 GEMMA4_MOE = names(router="router.proj", experts="experts")
-STACKED_EXPERTS = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True)  # [E, 2I, H], [E, H, I]
+STACKED_EXPERTS = names(
+    gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True
+)  # [E, 2I, H], [E, H, I]
 PER_LAYER_EMBEDDINGS_NOTE = (
     "per-layer embeddings: each token looks up num_hidden_layers · hidden_size_per_layer_input values in "
     "embed_tokens_per_layer (a lookup: no FLOPs, like the token embedding) and adds them to per_layer_model_projection "
@@ -291,7 +294,9 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
     config_class = "Gemma4TextConfig"
     default_model_class = "Gemma4ForCausalLM"
     heads_divide_hidden = False  # Gemma4TextConfig has no validate_architecture of its own
-    undeclared_keys = frozenset({"global_head_dim", "num_global_key_value_heads", "per_layer_config"})  # __post_init__ kwargs
+    undeclared_keys = frozenset(
+        {"global_head_dim", "num_global_key_value_heads", "per_layer_config"}
+    )  # __post_init__ kwargs
     derived_defaults = {"layer_types": "every sixth layer global, the others sliding; the last layer always global"}
     moe_names = GEMMA4_MOE
     expert_names = STACKED_EXPERTS
@@ -301,10 +306,10 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
     vocab_size: Width = 262144
     intermediate_size: Width = 9216
     num_hidden_layers: LayerCount = 30
-    num_key_value_heads: HeadCount = 4  # type: ignore[assignment]
-    head_dim: Width = 256  # type: ignore[assignment]
+    num_key_value_heads: HeadCount = 4
+    head_dim: Width = 256
     max_position_embeddings: PositionCount = 131072
-    sliding_window: Width = 512  # type: ignore[assignment]
+    sliding_window: Width = 512
     use_bidirectional_attention: Literal["all", "vision"] | None = None
     vocab_size_per_layer_input: Width = 262144
     hidden_size_per_layer_input: WidthOrZero = 256
@@ -369,9 +374,11 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
     def kinds(self) -> list[str]:
         """layer_types, every sixth layer global by default; transformers makes the last layer global whatever they say."""
         count = self.num_hidden_layers
-        kinds: list[str] = list(self.layer_types) if self.layer_types is not None else [
-            "full_attention" if (i + 1) % self.global_period == 0 else "sliding_attention" for i in range(count)
-        ]
+        kinds: list[str] = (
+            list(self.layer_types)
+            if self.layer_types is not None
+            else ["full_attention" if (i + 1) % self.global_period == 0 else "sliding_attention" for i in range(count)]
+        )
         kinds[-1] = "full_attention"
         return kinds
 
@@ -405,12 +412,16 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
             for key, layer in self.per_layer_config.items():
                 index = int(key) if key.strip().isdigit() else -1
                 if not 0 <= index < self.num_hidden_layers:
-                    raise ValueError(f"per_layer_config: {key!r} is not a layer index (0 to {self.num_hidden_layers - 1})")
+                    raise ValueError(
+                        f"per_layer_config: {key!r} is not a layer index (0 to {self.num_hidden_layers - 1})"
+                    )
                 unread = set(layer) - set(own) - {"skip"}  # skip: sub-layers to leave out, which Gemma 4 ignores
                 if unread:
                     raise ValueError(f"per_layer_config[{key!r}]: {sorted(unread)} cannot differ by layer in Gemma 4")
                 for field, value in layer.items():
-                    if field != "skip" and not (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_HEADS):
+                    if field != "skip" and not (
+                        isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_HEADS
+                    ):
                         raise ValueError(f"per_layer_config[{key!r}].{field}: must be a positive integer")
                 given[index] = {field: value for field, value in layer.items() if field != "skip"}
         differing = {index: {f: v for f, v in layer.items() if v != own[f]} for index, layer in given.items()}
@@ -449,7 +460,11 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
             per_token = experts if self.top_k_experts is None else self.top_k_experts
             ffn = self.moe_ffn(experts, per_token, self.moe_intermediate_size or 0, shared_width=mlp.intermediate_size)
             norm = self.rms_norm()
-            norms += (("post_feedforward_layernorm_1", norm), ("post_feedforward_layernorm_2", norm), ("pre_feedforward_layernorm_2", norm))
+            norms += (
+                ("post_feedforward_layernorm_1", norm),
+                ("post_feedforward_layernorm_2", norm),
+                ("pre_feedforward_layernorm_2", norm),
+            )
             fields["parameters"] = (
                 Parameter("ffn", "router", "router.scale", (self.hidden_size,)),
                 Parameter("ffn", "router", "router.per_expert_scale", (experts,)),
@@ -491,13 +506,15 @@ class Gemma4Config(MultimodalConfig):
     audio_prefix = "model.audio_tower."
     tower_when_absent = False
     lm_head_name = "lm_head"
-    undeclared_keys = frozenset({"vision_soft_tokens_per_image"})  # the processor's max_soft_tokens, saved with the model
+    undeclared_keys = frozenset(
+        {"vision_soft_tokens_per_image"}
+    )  # the processor's max_soft_tokens, saved with the model
     tie_word_embeddings: Flag = True
     vision_soft_tokens_per_image: Width | None = None
 
-    def image_input(self, tower: Tower) -> ImageInput:
+    def image_input(self, tower: Tower) -> ImageInput | None:
         """Every image padded to vision_soft_tokens_per_image · pooling_kernel_size² patches (280 tokens by default)."""
-        if self.vision_soft_tokens_per_image is None:
+        if self.vision_soft_tokens_per_image is None or tower.image is None:
             return tower.image
         return replace(tower.image, size=self.vision_soft_tokens_per_image * tower.image.merge**2)
 
@@ -552,12 +569,12 @@ class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
 
     vocab_size: Width = 262400
     hidden_size: Width = 2048
-    intermediate_size: Width | list[Width] = 16384  # type: ignore[assignment]
+    intermediate_size: Width | list[Width] = 16384
     num_hidden_layers: LayerCount = 35
-    num_key_value_heads: HeadCount = 2  # type: ignore[assignment]
-    head_dim: Width = 256  # type: ignore[assignment]
+    num_key_value_heads: HeadCount = 2
+    head_dim: Width = 256
     max_position_embeddings: PositionCount = 32768
-    sliding_window: Width = 512  # type: ignore[assignment]
+    sliding_window: Width = 512
     vocab_size_per_layer_input: Width = 262144
     hidden_size_per_layer_input: WidthOrZero = 256
     altup_active_idx: LayerIndex = 0
@@ -605,7 +622,10 @@ class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
-        return ["full_attention" if (i + 1) % self.global_period == 0 else "sliding_attention" for i in range(self.num_hidden_layers)]
+        return [
+            "full_attention" if (i + 1) % self.global_period == 0 else "sliding_attention"
+            for i in range(self.num_hidden_layers)
+        ]
 
     def layer_windows(self) -> list[int | None]:
         return windows_of_layer_types(self.kinds(), self.sliding_window)

@@ -61,8 +61,8 @@ class Glm4Config(GlmConfig):
     config_class = "Glm4Config"
     default_model_class = "Glm4ForCausalLM"
 
-    num_key_value_heads: HeadCount = 2  # type: ignore[assignment]
-    head_dim: Width = 128  # type: ignore[assignment]
+    num_key_value_heads: HeadCount = 2
+    head_dim: Width = 128
 
     def pre_norms(self) -> tuple[tuple[str, Norm], ...]:
         norm = self.rms_norm()
@@ -93,12 +93,14 @@ class Glm4MoeConfig(DecoderConfig):
     intermediate_size: Width = 10944
     num_hidden_layers: LayerCount = 46
     num_attention_heads: HeadCount = 96
-    num_key_value_heads: HeadCount = 8  # type: ignore[assignment]
+    num_key_value_heads: HeadCount = 8
     max_position_embeddings: PositionCount = 131072
     moe_intermediate_size: Width = 1408
     num_experts_per_tok: ExpertCount = 8
     n_shared_experts: ExpertCountOrZero = 1
-    n_routed_experts: ExpertCountOrZero = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    n_routed_experts: ExpertCountOrZero = Field(
+        128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
+    )
     first_k_dense_replace: LayerIndex = 1
     use_qk_norm: Flag = False
     num_mtp_layers: LayerIndex = Field(1, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
@@ -156,8 +158,10 @@ class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekV3Config):
     moe_intermediate_size: Width = 1536
     num_hidden_layers: LayerCount = 47
     num_attention_heads: HeadCount = 20
-    num_key_value_heads: HeadCount = 20  # type: ignore[assignment]
-    n_routed_experts: ExpertCountOrZero = Field(64, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    num_key_value_heads: HeadCount = 20
+    n_routed_experts: ExpertCountOrZero = Field(
+        64, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
+    )
     kv_lora_rank: Width = 512
     q_lora_rank: Width | None = 768
     qk_rope_head_dim: Width = Field(64, validation_alias=AliasChoices("head_dim", "qk_rope_head_dim"))
@@ -205,7 +209,7 @@ class GlmMoeDsaConfig(DeepseekV32Config):
     moe_intermediate_size: Width = 2048
     num_hidden_layers: LayerCount = 78
     num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount = 64  # type: ignore[assignment]
+    num_key_value_heads: HeadCount = 64
     q_lora_rank: Width = 2048
     v_head_dim: Width = 256
     qk_nope_head_dim: Width = 192

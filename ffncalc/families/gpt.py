@@ -25,7 +25,9 @@ NEOX_MLP = names(up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h")
 NEO_ATTENTION = names(
     q="attn.attention.q_proj", k="attn.attention.k_proj", v="attn.attention.v_proj", o="attn.attention.out_proj"
 )
-LINEAR_MLP = names(up="mlp.c_fc", down="mlp.c_proj")  # GPT-2's names on nn.Linear, not Conv1D (GPT-Neo, StarCoder 1 and 2)
+LINEAR_MLP = names(
+    up="mlp.c_fc", down="mlp.c_proj"
+)  # GPT-2's names on nn.Linear, not Conv1D (GPT-Neo, StarCoder 1 and 2)
 CODEGEN_ATTENTION = names(q="attn.qkv_proj", k="attn.qkv_proj", v="attn.qkv_proj", o="attn.out_proj")
 BIGCODE_ATTENTION = names(q="attn.c_attn", k="attn.c_attn", v="attn.c_attn", o="attn.c_proj")
 BIGCODE_CROSS_ATTENTION = names(
@@ -80,7 +82,9 @@ class Gpt2Config(LayerNormDecoder):
     def to_spec(self) -> ModelSpec:
         norm = self.layer_norm()
         ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, GPT2_MLP)
-        layer = Layer(self.layer_name, self.mha(self.n_head, True, GPT2_ATTENTION), ffn, (("ln_1", norm), ("ln_2", norm)))
+        layer = Layer(
+            self.layer_name, self.mha(self.n_head, True, GPT2_ATTENTION), ffn, (("ln_1", norm), ("ln_2", norm))
+        )
         n = self.n_positions
         masks = CheckpointExtra(
             name="attn.bias causal-mask buffers",
@@ -102,7 +106,12 @@ class Gpt2Config(LayerNormDecoder):
             self.tie_word_embeddings,
             vocab_size=self.vocab_size,
             position_embeddings=n,
-            names=ModelNames("transformer.wte", "transformer.ln_f", position_embeddings="transformer.wpe", base_model_prefix="transformer"),
+            names=ModelNames(
+                "transformer.wte",
+                "transformer.ln_f",
+                position_embeddings="transformer.wpe",
+                base_model_prefix="transformer",
+            ),
             checkpoint_extras=(masks, masked_bias),
         )
 
@@ -137,9 +146,16 @@ class GptjConfig(LayerNormDecoder):
 
     def to_spec(self) -> ModelSpec:
         ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, GPTJ_MLP)
-        layer = Layer(self.layer_name, self.mha(self.n_head, False, GPTJ_ATTENTION), ffn, (("ln_1", self.layer_norm()),))
+        layer = Layer(
+            self.layer_name, self.mha(self.n_head, False, GPTJ_ATTENTION), ffn, (("ln_1", self.layer_norm()),)
+        )
         return self.decoder_spec(
-            layer, self.n_layer, self.layer_norm(), self.tie_word_embeddings, vocab_size=self.vocab_size, lm_head_bias=True
+            layer,
+            self.n_layer,
+            self.layer_norm(),
+            self.tie_word_embeddings,
+            vocab_size=self.vocab_size,
+            lm_head_bias=True,
         )
 
     def notes(self) -> list[str]:
@@ -183,14 +199,18 @@ class GptNeoxConfig(LayerNormDecoder):
     def to_spec(self) -> ModelSpec:
         ffn = self.plain_ffn(self.intermediate_size, self.hidden_act, True, NEOX_MLP)
         norms = (("input_layernorm", self.layer_norm()), ("post_attention_layernorm", self.layer_norm()))
-        layer = Layer(self.layer_name, self.mha(self.num_attention_heads, self.attention_bias, NEOX_ATTENTION), ffn, norms)
+        layer = Layer(
+            self.layer_name, self.mha(self.num_attention_heads, self.attention_bias, NEOX_ATTENTION), ffn, norms
+        )
         return self.decoder_spec(
             layer,
             self.num_hidden_layers,
             self.layer_norm(),
             self.tie_word_embeddings,
             vocab_size=self.vocab_size,
-            names=ModelNames("gpt_neox.embed_in", "gpt_neox.final_layer_norm", lm_head="embed_out", base_model_prefix="gpt_neox"),
+            names=ModelNames(
+                "gpt_neox.embed_in", "gpt_neox.final_layer_norm", lm_head="embed_out", base_model_prefix="gpt_neox"
+            ),
         )
 
 
@@ -238,7 +258,7 @@ class GptNeoConfig(LayerNormDecoder):
         return self.hidden_size
 
     def layer_kinds(self) -> list[str]:
-        """"global" or "local" for each layer: attention_layers, or attention_types expanded."""
+        """ "global" or "local" for each layer: attention_layers, or attention_types expanded."""
         if self.attention_layers is not None:
             return list(self.attention_layers)
         types = self.attention_types if self.attention_types is not None else [(["global", "local"], 12)]
@@ -288,7 +308,12 @@ class GptNeoConfig(LayerNormDecoder):
             layers=tuple(local if kind == "local" else full for kind in self.layer_kinds()),
             final_norm=norm,
             tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames("transformer.wte", "transformer.ln_f", position_embeddings="transformer.wpe", base_model_prefix="transformer"),
+            names=ModelNames(
+                "transformer.wte",
+                "transformer.ln_f",
+                position_embeddings="transformer.wpe",
+                base_model_prefix="transformer",
+            ),
             position_embeddings=n,
             checkpoint_extras=(masks,),
         )
@@ -325,7 +350,9 @@ class CodeGenConfig(LayerNormDecoder):
 
     def to_spec(self) -> ModelSpec:
         ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, GPTJ_MLP)
-        layer = Layer(self.layer_name, self.mha(self.n_head, False, CODEGEN_ATTENTION), ffn, (("ln_1", self.layer_norm()),))
+        layer = Layer(
+            self.layer_name, self.mha(self.n_head, False, CODEGEN_ATTENTION), ffn, (("ln_1", self.layer_norm()),)
+        )
         n = self.n_positions
         masks = CheckpointExtra(
             name="attn.causal_mask buffers",
@@ -394,7 +421,9 @@ class GptBigCodeConfig(LayerNormDecoder):
         if self.add_cross_attention:
             cross = self.mha(self.n_head, True, BIGCODE_CROSS_ATTENTION)
             norms += (("ln_cross_attn", norm),)
-        layer = Layer(self.layer_name, self.mha(self.n_head, True, BIGCODE_ATTENTION, kv_heads), ffn, norms, cross_attention=cross)
+        layer = Layer(
+            self.layer_name, self.mha(self.n_head, True, BIGCODE_ATTENTION, kv_heads), ffn, norms, cross_attention=cross
+        )
         return self.decoder_spec(
             layer,
             self.n_layer,
@@ -402,7 +431,12 @@ class GptBigCodeConfig(LayerNormDecoder):
             self.tie_word_embeddings,
             vocab_size=self.vocab_size,
             position_embeddings=self.n_positions,
-            names=ModelNames("transformer.wte", "transformer.ln_f", position_embeddings="transformer.wpe", base_model_prefix="transformer"),
+            names=ModelNames(
+                "transformer.wte",
+                "transformer.ln_f",
+                position_embeddings="transformer.wpe",
+                base_model_prefix="transformer",
+            ),
         )
 
 

@@ -52,7 +52,7 @@ class JambaConfig(DecoderConfig):
     intermediate_size: Width = 14336
     num_hidden_layers: LayerCount = 32
     num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 8  # type: ignore[assignment]
+    num_key_value_heads: HeadCount = 8
     max_position_embeddings: PositionCount = 262144
     pad_token_id: int | None = Field(0, strict=True)
     num_experts_per_tok: ExpertCount = 2
@@ -98,14 +98,20 @@ class JambaConfig(DecoderConfig):
         layers = []
         for index in range(self.num_hidden_layers):
             attends = index % self.attn_layer_period == self.attn_layer_offset
-            sparse = self.num_experts > 1 and is_sparse(index, every=self.expert_layer_period, phase=self.expert_layer_offset)
+            sparse = self.num_experts > 1 and is_sparse(
+                index, every=self.expert_layer_period, phase=self.expert_layer_offset
+            )
             if (attends, sparse) not in built:
                 built[attends, sparse] = self.jamba_layer(attends, sparse)
             layers.append(built[attends, sparse])
         return tuple(layers)
 
     def jamba_layer(self, attends: bool, sparse: bool) -> Layer:
-        ffn = self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.intermediate_size) if sparse else self.gated_ffn()
+        ffn = (
+            self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.intermediate_size)
+            if sparse
+            else self.gated_ffn()
+        )
         norm = self.rms_norm()
         norms = (("input_layernorm", norm), ("pre_ff_layernorm", norm))
         if attends:

@@ -28,7 +28,11 @@ KIMI_SHARED = names(
     down="block_sparse_moe.shared_experts.down_proj",
 )
 # Where linear_attn_config keeps each KDA width (it wins over the field).
-LINEAR_ATTN_KEYS = {"linear_head_dim": "head_dim", "linear_num_heads": "num_heads", "linear_conv_kernel_dim": "short_conv_kernel_size"}
+LINEAR_ATTN_KEYS = {
+    "linear_head_dim": "head_dim",
+    "linear_num_heads": "num_heads",
+    "linear_conv_kernel_dim": "short_conv_kernel_size",
+}
 KIMI_DELTA_ATTENTION = names(
     q_proj="self_attn.q_proj",
     k_proj="self_attn.k_proj",
@@ -78,10 +82,12 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
     num_hidden_layers: LayerCount = 27
     num_attention_heads: HeadCount = 32
     num_key_value_heads: HeadCount | None = 32
-    n_shared_experts: ExpertCountOrZero = Field(1, validation_alias=AliasChoices("num_shared_experts", "n_shared_experts"))
+    n_shared_experts: ExpertCountOrZero = Field(
+        1, validation_alias=AliasChoices("num_shared_experts", "n_shared_experts")
+    )
     num_local_experts: ExpertCountOrZero = Field(256, validation_alias=AliasChoices("num_experts", "num_local_experts"))
     q_lora_rank: Width | None = None
-    num_experts_per_tok: ExpertCount | None = Field(  # type: ignore[assignment]
+    num_experts_per_tok: ExpertCount | None = Field(
         8, validation_alias=AliasChoices("num_experts_per_token", "num_experts_per_tok")
     )
     max_position_embeddings: PositionCount = Field(
@@ -114,7 +120,9 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
         for key in ("full_attn_layers", "kda_layers"):
             for layer in listed[key] or []:
                 if not isinstance(layer, int) or not 1 <= layer <= self.num_hidden_layers:
-                    raise ValueError(f"linear_attn_config.{key}: {layer!r} is not a layer between 1 and {self.num_hidden_layers}")
+                    raise ValueError(
+                        f"linear_attn_config.{key}: {layer!r} is not a layer between 1 and {self.num_hidden_layers}"
+                    )
                 named.add(layer)
         missing = sorted(set(range(1, self.num_hidden_layers + 1)) - named)
         if missing:

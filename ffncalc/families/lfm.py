@@ -56,7 +56,7 @@ class Lfm2Config(DecoderConfig):
     intermediate_size: Width = Field(12288, validation_alias=AliasChoices("block_ff_dim", "intermediate_size"))
     num_hidden_layers: LayerCount = 32
     num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 8  # type: ignore[assignment]
+    num_key_value_heads: HeadCount = 8
     max_position_embeddings: PositionCount = 128000
     pad_token_id: int | None = Field(0, strict=True)
     tie_word_embeddings: Flag = Field(True, validation_alias=AliasChoices("tie_embedding", "tie_word_embeddings"))

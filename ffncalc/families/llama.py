@@ -53,7 +53,9 @@ class SmolLM3Config(DecoderConfig):
     @model_validator(mode="after")
     def _check_rope_layers(self) -> SmolLM3Config:
         if self.no_rope_layers is not None and len(self.no_rope_layers) < self.num_hidden_layers:
-            raise ValueError(f"no_rope_layers has {len(self.no_rope_layers)} entries for {self.num_hidden_layers} layers")
+            raise ValueError(
+                f"no_rope_layers has {len(self.no_rope_layers)} entries for {self.num_hidden_layers} layers"
+            )
         return self
 
     def resolved(self, field: str):

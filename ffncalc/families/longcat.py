@@ -55,14 +55,17 @@ class LongcatFlashConfig(DecoderConfig):
     # num_hidden_layers: a property of LongcatFlashConfig (2 · num_layers) whose setter a config's key reaches;
     # router_bias: read by the router with getattr.
     undeclared_keys = frozenset({"num_hidden_layers", "router_bias"})
-    derived_defaults = {"qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim", "num_key_value_heads": "num_attention_heads"}
+    derived_defaults = {
+        "qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim",
+        "num_key_value_heads": "num_attention_heads",
+    }
     moe_names = LONGCAT_MOE
     routing_fields = ("moe_topk", "n_routed_experts")
 
     vocab_size: Width = 131072
     hidden_size: Width = 6144
     num_layers: LayerCount = 28
-    num_hidden_layers: LayerCount | None = None  # type: ignore[assignment]
+    num_hidden_layers: LayerCount | None = None
     num_attention_heads: HeadCount = 64
     max_position_embeddings: PositionCount = 131072
     intermediate_size: Width = Field(12288, validation_alias=AliasChoices("ffn_hidden_size", "intermediate_size"))
@@ -70,11 +73,13 @@ class LongcatFlashConfig(DecoderConfig):
     kv_lora_rank: Width = 512
     qk_nope_head_dim: Width = 128
     qk_rope_head_dim: Width = 64
-    head_dim: Width = 64  # type: ignore[assignment]  # the rotary width; MLA's widths come from the fields above
+    head_dim: Width = 64  # the rotary width; MLA's widths come from the fields above
     v_head_dim: Width = 128
     qk_head_dim: Width | None = None
     moe_topk: ExpertCount = Field(12, validation_alias=AliasChoices("moe_topk", "num_experts_per_tok"))
-    n_routed_experts: ExpertCountOrZero = Field(512, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    n_routed_experts: ExpertCountOrZero = Field(
+        512, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
+    )
     zero_expert_num: ExpertCountOrZero = 256
     expert_ffn_hidden_size: Width = Field(
         2048, validation_alias=AliasChoices("expert_ffn_hidden_size", "moe_intermediate_size")
@@ -91,11 +96,18 @@ class LongcatFlashConfig(DecoderConfig):
 
     def unused_fields(self) -> set[str]:
         # MLA caches its latent whatever the KV heads; head_dim is the rotary width, which holds no weights.
-        return {"num_key_value_heads", "head_dim"} | ({"num_layers"} if self.num_hidden_layers is not None else {"num_hidden_layers"})
+        return {"num_key_value_heads", "head_dim"} | (
+            {"num_layers"} if self.num_hidden_layers is not None else {"num_hidden_layers"}
+        )
 
     def warnings(self) -> list[str]:
         # Zero experts are experts the router may pick too.
-        return unroutable(self.moe_topk, self.n_routed_experts + self.zero_expert_num, "moe_topk", "n_routed_experts + zero_expert_num")
+        return unroutable(
+            self.moe_topk,
+            self.n_routed_experts + self.zero_expert_num,
+            "moe_topk",
+            "n_routed_experts + zero_expert_num",
+        )
 
     def notes(self) -> list[str]:
         if not self.zero_expert_num:
@@ -153,7 +165,9 @@ class LongcatFlashConfig(DecoderConfig):
         if not self.blocks:
             return ()
         layers = tuple(range(self.blocks))
-        extras = [correction_bias_extra(self.layer_name, layers, self.n_routed_experts + self.zero_expert_num, "mlp.router")]
+        extras = [
+            correction_bias_extra(self.layer_name, layers, self.n_routed_experts + self.zero_expert_num, "mlp.router")
+        ]
         if self.zero_expert_num and self.n_routed_experts:
             shape = (self.expert_ffn_hidden_size, self.hidden_size)
             zero = range(self.n_routed_experts, self.n_routed_experts + self.zero_expert_num)

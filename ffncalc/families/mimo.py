@@ -88,12 +88,14 @@ class MimoV2FlashConfig(MlpLayerTypes, DecoderConfig):
     intermediate_size: Width = 16384
     num_hidden_layers: LayerCount = 48
     num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount = 4  # type: ignore[assignment]
+    num_key_value_heads: HeadCount = 4
     max_position_embeddings: PositionCount = 131072
     moe_intermediate_size: Width = 2048
     num_experts_per_tok: ExpertCount = 8
-    n_routed_experts: ExpertCountOrZero = Field(256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
-    head_dim: Width = 192  # type: ignore[assignment]
+    n_routed_experts: ExpertCountOrZero = Field(
+        256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
+    )
+    head_dim: Width = 192
     v_head_dim: Width = 128
     sliding_window: Width = 129
     sliding_window_size: WidthOrZero | None = None  # not a field of MiMoV2FlashConfig: a key its __post_init__ reads
@@ -118,7 +120,8 @@ class MimoV2FlashConfig(MlpLayerTypes, DecoderConfig):
         if self.layer_types is not None:
             return list(self.layer_types)
         return [
-            "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(self.num_hidden_layers)
+            "full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention"
+            for i in range(self.num_hidden_layers)
         ]
 
     @property
@@ -138,7 +141,9 @@ class MimoV2FlashConfig(MlpLayerTypes, DecoderConfig):
             sinks=sliding,
         )
         if self.sparse(index):
-            return self.layer(attention, self.moe_ffn(self.n_routed_experts, self.num_experts_per_tok, self.moe_intermediate_size))
+            return self.layer(
+                attention, self.moe_ffn(self.n_routed_experts, self.num_experts_per_tok, self.moe_intermediate_size)
+            )
         return self.layer(attention, self.gated_ffn())
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:

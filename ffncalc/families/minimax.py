@@ -137,8 +137,8 @@ class MiniMaxM2Config(_MiniMaxMoe, DecoderConfig):
     intermediate_size: Width = 1536
     num_hidden_layers: LayerCount = 62
     num_attention_heads: HeadCount = 48
-    num_key_value_heads: HeadCount = 8  # type: ignore[assignment]
-    head_dim: Width = 128  # type: ignore[assignment]
+    num_key_value_heads: HeadCount = 8
+    head_dim: Width = 128
     max_position_embeddings: PositionCount = 196608
     num_experts_per_tok: ExpertCount = 8
     num_local_experts: ExpertCount = Field(256, validation_alias=AliasChoices("num_local_experts", "num_experts"))

@@ -142,9 +142,9 @@ class Mistral3Config(MultimodalConfig):
     multimodal_projector_bias: Flag = False
     vision_feature_layer: int | list[int] = -1
 
-    def image_input(self, tower: Tower) -> ImageInput:
+    def image_input(self, tower: Tower) -> ImageInput | None:
         """Pixtral's patches, spatial_merge_size² of them merged into one token by the projector."""
-        return replace(tower.image, merge=self.spatial_merge_size)
+        return None if tower.image is None else replace(tower.image, merge=self.spatial_merge_size)
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """Mistral3MultiModalProjector: an RMSNorm (vision hidden), the patch merger (spatial_merge_size² patches side

@@ -7,13 +7,13 @@ multiply-add, as everywhere; the projections and convolutions are counted by the
 
 from __future__ import annotations
 
-from ..spec import Component, Conv, Mixer, Names, Norm, Parameter, Projection, names
+from ..spec import Component, Conv, Mixer, Names, Norm, Parameter, Projection
 
 
 def mamba2_names(module: str) -> Names:
     """Where transformers' Mamba-2 mixers keep their parts, under MODULE ("mixer.", "mamba.")."""
     parts = ("in_proj", "conv1d", "dt_bias", "A_log", "D", "norm", "out_proj")
-    return names(**{part: module + part for part in parts})
+    return Names(tuple((part, module + part) for part in parts))
 
 
 def mamba(
@@ -97,10 +97,14 @@ def mamba2(
         kind="mamba2",
         projections=(
             Projection("in_proj", names["in_proj"], hidden, inner + conv_dim + heads, proj_bias),
-            Projection("out_proj", names["out_proj"], inner, hidden, proj_bias if out_proj_bias is None else out_proj_bias),
+            Projection(
+                "out_proj", names["out_proj"], inner, hidden, proj_bias if out_proj_bias is None else out_proj_bias
+            ),
         ),
         convs=(Conv(names["conv1d"], conv_dim, kernel, conv_bias),),
-        parameters=tuple(Parameter("mixer", "dt_bias, A_log, D", names[part], (heads,)) for part in ("dt_bias", "A_log", "D")),
+        parameters=tuple(
+            Parameter("mixer", "dt_bias, A_log, D", names[part], (heads,)) for part in ("dt_bias", "A_log", "D")
+        ),
         norms=((names["norm"], Norm("rmsnorm", inner)),) if gated_norm else (),
         state_elements=state_elements,
         state_update_flops=5 * state_elements,
@@ -142,7 +146,8 @@ def rg_lru(hidden: int, width: int, heads: int, kernel: int, names: Names) -> Mi
         for part in ("input_gate_weight", "recurrent_gate_weight")
     )
     gate_biases = tuple(
-        Parameter("mixer", "rg_lru gates", names[part], (heads, block)) for part in ("input_gate_bias", "recurrent_gate_bias")
+        Parameter("mixer", "rg_lru gates", names[part], (heads, block))
+        for part in ("input_gate_bias", "recurrent_gate_bias")
     )
     return Mixer(
         kind="rg_lru",
@@ -158,9 +163,7 @@ def rg_lru(hidden: int, width: int, heads: int, kernel: int, names: Names) -> Mi
     )
 
 
-def gated_deltanet(
-    hidden: int, k_heads: int, v_heads: int, k_dim: int, v_dim: int, kernel: int, names: Names
-) -> Mixer:
+def gated_deltanet(hidden: int, k_heads: int, v_heads: int, k_dim: int, v_dim: int, kernel: int, names: Names) -> Mixer:
     """Gated DeltaNet (Yang et al. 2024; Qwen3-Next, Qwen3.5): q, k (key heads) and v, z (value heads) and
     per value head b and a, from the input projections (fused or apart, as the names say); a
     depthwise conv over q, k, v; dt_bias and A_log per value head; an RMSNorm over each head; out_proj.
@@ -182,7 +185,9 @@ def gated_deltanet(
             Projection("out_proj", names["out_proj"], value, hidden),
         ),
         convs=(Conv(names["conv1d"], 2 * key + value, kernel, bias=False),),
-        parameters=tuple(Parameter("mixer", "dt_bias, A_log", names[part], (v_heads,)) for part in ("dt_bias", "A_log")),
+        parameters=tuple(
+            Parameter("mixer", "dt_bias, A_log", names[part], (v_heads,)) for part in ("dt_bias", "A_log")
+        ),
         norms=((names["norm"], Norm("rmsnorm", v_dim)),),
         state_elements=state_elements,
         state_update_flops=7 * state_elements,

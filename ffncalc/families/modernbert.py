@@ -47,7 +47,9 @@ class ModernBertConfig(_EncoderClasses):
     class_prefix = "ModernBert"
     base_model_prefix = "model"
     classes = frozenset(MODERNBERT_HEADS)
-    undeclared_keys = frozenset({"num_labels", "global_attn_every_n_layers"})  # __post_init__ reads the latter from the keys
+    undeclared_keys = frozenset(
+        {"num_labels", "global_attn_every_n_layers"}
+    )  # __post_init__ reads the latter from the keys
     derived_defaults = {
         **_EncoderClasses.derived_defaults,
         "layer_types": "every global_attn_every_n_layers-th layer (default 3), from the first, full; the others sliding",
@@ -111,8 +113,12 @@ class ModernBertConfig(_EncoderClasses):
         ffn = DenseFfn(hidden, self.intermediate_size, True, self.hidden_activation, MODERNBERT_MLP, self.mlp_bias)
         built = []
         for index, window in enumerate(windows_of_layer_types(self.kinds(), self.window())):
-            attention = Attention(hidden, heads, heads, head_dim, head_dim, MODERNBERT_ATTENTION, bias, bias, bias, bias, window=window)
-            norms = (("mlp_norm", self.norm()),) if index == 0 else (("attn_norm", self.norm()), ("mlp_norm", self.norm()))
+            attention = Attention(
+                hidden, heads, heads, head_dim, head_dim, MODERNBERT_ATTENTION, bias, bias, bias, bias, window=window
+            )
+            norms = (
+                (("mlp_norm", self.norm()),) if index == 0 else (("attn_norm", self.norm()), ("mlp_norm", self.norm()))
+            )
             built.append(Layer(f"{root}layers.{{i}}", attention, ffn, norms, stack="encoder"))
         return tuple(built)
 
@@ -135,7 +141,9 @@ class ModernBertConfig(_EncoderClasses):
             layers=self.layers(root),
             final_norm=self.norm(),
             tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames(f"{root}embeddings.tok_embeddings", f"{root}final_norm", lm_head="decoder", base_model_prefix="model"),
+            names=ModelNames(
+                f"{root}embeddings.tok_embeddings", f"{root}final_norm", lm_head="decoder", base_model_prefix="model"
+            ),
             lm_head=mlm,
             extras=tuple(extras),
         )

@@ -30,7 +30,9 @@ class MptConfig(LayerNormDecoder):
     informational_fields = frozenset({"max_seq_len"})
     context_field = "max_seq_len"
     layer_name = "transformer.blocks.{i}"
-    model_names = ModelNames(embed_tokens="transformer.wte", final_norm="transformer.norm_f", base_model_prefix="transformer")
+    model_names = ModelNames(
+        embed_tokens="transformer.wte", final_norm="transformer.norm_f", base_model_prefix="transformer"
+    )
 
     d_model: Width = Field(2048, validation_alias=AliasChoices("d_model", "hidden_size"))
     n_heads: HeadCount = Field(16, validation_alias=AliasChoices("n_heads", "num_attention_heads"))
@@ -72,5 +74,7 @@ class MptConfig(LayerNormDecoder):
     def to_spec(self) -> ModelSpec:
         norm = self.layer_norm(bias=False)
         ffn = DenseFfn(self.width, 4 * self.width, False, "gelu", MPT_MLP)
-        layer = Layer(self.layer_name, self.mha(self.n_heads, False, MPT_ATTENTION), ffn, (("norm_1", norm), ("norm_2", norm)))
+        layer = Layer(
+            self.layer_name, self.mha(self.n_heads, False, MPT_ATTENTION), ffn, (("norm_1", norm), ("norm_2", norm))
+        )
         return self.decoder_spec(layer, self.n_layers, norm, self.tie_word_embeddings, vocab_size=self.vocab_size)

@@ -236,14 +236,21 @@ class MultimodalConfig(HFConfig):
     def whole(self, spec: ModelSpec) -> ModelSpec:
         """SPEC (the relocated language model) with what the wrapper adds: each tower's layers and modules, its
         projector, and the output head a checkpoint written by transformers 4 may store although the model ties it."""
-        if spec.tie_word_embeddings and self.written_before(5, 0) and getattr(self.text, "tie_word_embeddings", None) is False:
+        if (
+            spec.tie_word_embeddings
+            and self.written_before(5, 0)
+            and getattr(self.text, "tie_word_embeddings", None) is False
+        ):
             head = StoredTensor(spec.names.lm_head + ".weight", (spec.vocab_size, spec.hidden_size))
             reason = (
                 f"written by transformers {self.transformers_version}, which took tie_word_embeddings from text_config "
                 "(false): the checkpoint stores its own output head; transformers 5 ties the head to the embeddings, "
                 "as the wrapper's tie_word_embeddings (default true) says, and does not use it"
             )
-            spec = replace(spec, checkpoint_extras=spec.checkpoint_extras + (CheckpointExtra("untied output head", reason, (head,)),))
+            spec = replace(
+                spec,
+                checkpoint_extras=spec.checkpoint_extras + (CheckpointExtra("untied output head", reason, (head,)),),
+            )
         text_hidden = spec.hidden_size
         if self.vision is not None:
             tower = self.vision.tower(self.vision_prefix)

@@ -70,11 +70,18 @@ class NemotronHConfig(DecoderConfig):
     config_class = "NemotronHConfig"
     default_model_class = "NemotronHForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {"layers_block_type": "hybrid_override_pattern if given, else [linear_attention, moe, full_attention, mlp]"}
+    derived_defaults = {
+        "layers_block_type": "hybrid_override_pattern if given, else [linear_attention, moe, full_attention, mlp]"
+    }
     layer_name = "backbone.layers.{i}"
     attention_names = NEMOTRON_ATTENTION
     mlp_names = NEMOTRON_MLP
-    moe_names = names(router="mixer.gate", experts="mixer.experts.{e}", latent_in="mixer.fc1_latent_proj", latent_out="mixer.fc2_latent_proj")
+    moe_names = names(
+        router="mixer.gate",
+        experts="mixer.experts.{e}",
+        latent_in="mixer.fc1_latent_proj",
+        latent_out="mixer.fc2_latent_proj",
+    )
     expert_names = names(up="up_proj", down="down_proj")
     shared_names = names(up="mixer.shared_experts.up_proj", down="mixer.shared_experts.down_proj")
     model_names = ModelNames("backbone.embeddings", "backbone.norm_f", base_model_prefix="backbone")
@@ -85,7 +92,7 @@ class NemotronHConfig(DecoderConfig):
         None, validation_alias=AliasChoices("layers_block_type", "layer_types"), max_length=1 << 14
     )
     hybrid_override_pattern: Name | None = Field(None, max_length=1 << 14)  # the older spelling
-    num_hidden_layers: LayerCount | None = None  # type: ignore[assignment]  # deprecated: the block types decide
+    num_hidden_layers: LayerCount | None = None  # deprecated: the block types decide
     tie_word_embeddings: Flag = False
     pad_token_id: int | None = Field(0, strict=True)
     num_attention_heads: HeadCount = 32
@@ -150,9 +157,23 @@ class NemotronHConfig(DecoderConfig):
         if not self.num_nextn_predict_layers:
             unused.add("mtp_layers_block_type")
         if "moe" not in blocks:
-            unused |= {"n_routed_experts", "moe_intermediate_size", "moe_shared_expert_intermediate_size", "moe_latent_size", "num_experts_per_tok"}
+            unused |= {
+                "n_routed_experts",
+                "moe_intermediate_size",
+                "moe_shared_expert_intermediate_size",
+                "moe_latent_size",
+                "num_experts_per_tok",
+            }
         if "linear_attention" not in blocks:
-            unused |= {"ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups", "conv_kernel", "use_conv_bias", "use_bias"}
+            unused |= {
+                "ssm_state_size",
+                "mamba_num_heads",
+                "mamba_head_dim",
+                "n_groups",
+                "conv_kernel",
+                "use_conv_bias",
+                "use_bias",
+            }
         if "full_attention" not in blocks:
             unused |= {"num_attention_heads", "num_key_value_heads", "head_dim"}
         if "mlp" not in blocks:
@@ -207,7 +228,9 @@ class NemotronHConfig(DecoderConfig):
             CheckpointExtra(
                 name="router e_score_correction_bias",
                 reason=f"{len(moe_layers)} MoE layers × {self.n_routed_experts} experts; a buffer set by load balancing, not trained",
-                tensors=(StoredTensor(self.layer_name + ".mixer.gate.e_score_correction_bias", (self.n_routed_experts,)),),
+                tensors=(
+                    StoredTensor(self.layer_name + ".mixer.gate.e_score_correction_bias", (self.n_routed_experts,)),
+                ),
                 per_layer=moe_layers,
                 buffer=True,
             ),

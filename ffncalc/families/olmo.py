@@ -5,7 +5,7 @@ q/k norms) and FlexOlmo (OLMo-2's layer around OLMoE's experts)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import AliasChoices, Field
 
@@ -37,7 +37,13 @@ class OlmoConfig(DecoderConfig):
         return replace(super().to_spec(), final_norm=None)
 
 
-class _Olmo2Layer:
+if TYPE_CHECKING:  # a mixin: it relies on what its model class has
+    _Olmo2LayerBase = DecoderConfig
+else:
+    _Olmo2LayerBase = object
+
+
+class _Olmo2Layer(_Olmo2LayerBase):
     """OLMo-2's layer around any FFN: an RMSNorm across all query heads (heads · head_dim) and one across
     all key heads; norms after attention and after the FFN instead of before."""
 
@@ -117,7 +123,6 @@ class OlmoeConfig(DecoderConfig):
     num_experts: ExpertCount = Field(64, validation_alias=AliasChoices("num_experts", "num_local_experts"))
     num_experts_per_tok: ExpertCount = 8
     mlp_bias: ClassVar[bool] = False
-
 
     def experts(self) -> MoeFfn:
         return self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.intermediate_size)

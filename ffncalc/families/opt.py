@@ -48,7 +48,9 @@ class OptConfig(LayerNormDecoder):
         return self.hidden_size
 
     def resolved(self, field: str):
-        return self.word_embed_proj_dim or self.hidden_size if field == "word_embed_proj_dim" else super().resolved(field)
+        return (
+            self.word_embed_proj_dim or self.hidden_size if field == "word_embed_proj_dim" else super().resolved(field)
+        )
 
     def norms(self, *modules: str) -> tuple[tuple[str, Norm], ...]:
         # Without elementwise affine a LayerNorm has no parameters at all.

@@ -66,7 +66,9 @@ class PresetConfig(HFConfig):
     @model_validator(mode="after")
     def _check(self) -> PresetConfig:
         if self.head_dim is None and self.hidden_size % self.num_heads:
-            raise ValueError(f"hidden_size ({self.hidden_size}) is not a multiple of num_heads ({self.num_heads}); give head_dim")
+            raise ValueError(
+                f"hidden_size ({self.hidden_size}) is not a multiple of num_heads ({self.num_heads}); give head_dim"
+            )
         return self
 
     def family_name(self) -> str:
@@ -96,7 +98,9 @@ class PresetConfig(HFConfig):
         name = f"{stack}.layers.{{i}}"
         if stack == "decoder" and self.layout == "encoder-decoder":
             norms = (("self_attention_norm", norm), ("cross_attention_norm", norm), ("ffn_norm", norm))
-            return Layer(name, self.attention(), ffn, norms, cross_attention=self.attention(PRESET_CROSS), stack="decoder")
+            return Layer(
+                name, self.attention(), ffn, norms, cross_attention=self.attention(PRESET_CROSS), stack="decoder"
+            )
         return Layer(name, self.attention(), ffn, (("attention_norm", norm), ("ffn_norm", norm)), stack=stack)
 
     def to_spec(self) -> ModelSpec:
@@ -115,7 +119,9 @@ class PresetConfig(HFConfig):
             layers=layers,
             final_norm=norm if self.final_norm else None,
             tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames("embed_tokens", "final_norm", position_embeddings="position_embeddings", base_model_prefix=""),
+            names=ModelNames(
+                "embed_tokens", "final_norm", position_embeddings="position_embeddings", base_model_prefix=""
+            ),
             position_embeddings=self.learned_positions,
             extras=extras,
         )

@@ -5,7 +5,7 @@ models of Qwen2.5-VL, Qwen3-VL and Qwen3.5 inside their multimodal wrappers."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -28,7 +28,9 @@ from .mixers import gated_deltanet
 from .multimodal import MultimodalConfig, relocate
 
 QWEN_MOE = names(router="mlp.gate", experts="mlp.experts.{e}", shared_expert_gate="mlp.shared_expert_gate")
-SHARED_EXPERT = names(gate="mlp.shared_expert.gate_proj", up="mlp.shared_expert.up_proj", down="mlp.shared_expert.down_proj")
+SHARED_EXPERT = names(
+    gate="mlp.shared_expert.gate_proj", up="mlp.shared_expert.up_proj", down="mlp.shared_expert.down_proj"
+)
 GATED_DELTANET = names(
     in_proj_qkv="linear_attn.in_proj_qkvz",
     in_proj_z="linear_attn.in_proj_qkvz",
@@ -56,7 +58,10 @@ class QwenWindows:
         window = self.sliding_window if self.use_sliding_window else None
         if self.layer_types is not None:
             return windows_of_layer_types(self.layer_types, window)
-        return [window if window is not None and i >= self.max_window_layers else None for i in range(self.num_hidden_layers)]
+        return [
+            window if window is not None and i >= self.max_window_layers else None
+            for i in range(self.num_hidden_layers)
+        ]
 
     def unused_fields(self) -> set[str]:
         return set() if self.use_sliding_window else {"sliding_window", "max_window_layers", "layer_types"}
@@ -181,7 +186,11 @@ class Qwen3MoeConfig(_QwenMoeRule, DecoderConfig):
         return set() if self.use_sliding_window else {"sliding_window"}
 
     def build_layer(self, index: int, window: int | None) -> Layer:
-        ffn = self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.moe_intermediate_size) if self.sparse(index) else self.gated_ffn()
+        ffn = (
+            self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.moe_intermediate_size)
+            if self.sparse(index)
+            else self.gated_ffn()
+        )
         return self.layer(self.attention(window, **self.per_head_norms()), ffn)
 
 
@@ -276,7 +285,9 @@ class Qwen3NextConfig(_SharedExpertMoe, _QwenMoeRule, DecoderConfig):
         if self.layer_types is not None:
             return list(self.layer_types)
         period = self.full_attention_interval
-        return ["full_attention" if (i + 1) % period == 0 else "linear_attention" for i in range(self.num_hidden_layers)]
+        return [
+            "full_attention" if (i + 1) % period == 0 else "linear_attention" for i in range(self.num_hidden_layers)
+        ]
 
     def build_layers(self) -> tuple[Layer, ...]:
         kinds = self.kinds()
@@ -294,7 +305,6 @@ class Qwen3NextConfig(_SharedExpertMoe, _QwenMoeRule, DecoderConfig):
         if kind == "full_attention":
             return self.layer(self.attention(None, q_gate=True, **self.per_head_norms()), ffn)
         return self.layer(None, ffn, mixer=self.gated_deltanet())
-
 
     def gated_deltanet(self) -> Mixer:
         return gated_deltanet(
@@ -349,7 +359,13 @@ QWEN3_5_GATED_DELTANET = names(
 )
 
 
-class _Qwen35Mtp:
+if TYPE_CHECKING:  # a mixin: it relies on what its model class has
+    _Qwen35MtpBase = Qwen3NextConfig
+else:
+    _Qwen35MtpBase = object
+
+
+class _Qwen35Mtp(_Qwen35MtpBase):
     """Qwen3.5's checkpoints keep ``mtp_num_hidden_layers`` multi-token-prediction modules under ``mtp.``, a key
     transformers does not read (its causal LM skips ``^mtp.*``): each a full-attention layer, laid out as Qwen3-Next's."""
 
@@ -378,7 +394,10 @@ class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextConfig):
     default_model_class = "Qwen3_5ForCausalLM"
     deltanet_names = QWEN3_5_GATED_DELTANET
     undeclared_keys = frozenset({"full_attention_interval", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"})
-    informational_fields = DecoderConfig.informational_fields | {"mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"}
+    informational_fields = DecoderConfig.informational_fields | {
+        "mtp_num_hidden_layers",
+        "mtp_use_dedicated_embeddings",
+    }
 
     vocab_size: Width = 248320
     hidden_size: Width = 4096
@@ -439,7 +458,7 @@ class _TextOfWrapper:
     model_type builds the base model (no head); the wrapper reads ``language_model_spec``."""
 
     def language_model_spec(self) -> ModelSpec:
-        return super().to_spec()  # type: ignore[misc]
+        return super().to_spec()
 
     def to_spec(self) -> ModelSpec:
         return base_model(self.language_model_spec())
@@ -501,7 +520,11 @@ class Qwen3VLMoeTextConfig(_TextOfWrapper, _QwenMoeRule, DecoderConfig):
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         sparse = self.sparse(index)
-        ffn = self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.moe_intermediate_size) if sparse else self.gated_ffn()
+        ffn = (
+            self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.moe_intermediate_size)
+            if sparse
+            else self.gated_ffn()
+        )
         return self.layer(self.attention(window, **self.per_head_norms()), ffn)
 
 
@@ -522,7 +545,7 @@ class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Config):
     num_hidden_layers: LayerCount = 80
     num_attention_heads: HeadCount = 64
     num_key_value_heads: HeadCount | None = 8
-    max_window_layers: LayerIndex | None = 80  # type: ignore[assignment]
+    max_window_layers: LayerIndex | None = 80
     head_dim: ClassVar[None] = None
     tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
 
@@ -600,7 +623,9 @@ class Qwen25VLConfig(Qwen3VLConfig):
     default_model_class = "Qwen2_5_VLForConditionalGeneration"
     text_model_type = "qwen2_5_vl_text"
     vision_model_type = "qwen2_5_vl_vision"
-    language_model_prefix = "model."  # its checkpoints predate the model.language_model. layout, as transformers saves them
+    language_model_prefix = (
+        "model."  # its checkpoints predate the model.language_model. layout, as transformers saves them
+    )
     vision_prefix = "visual."
 
     @model_validator(mode="before")

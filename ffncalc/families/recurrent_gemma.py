@@ -97,7 +97,9 @@ class RecurrentGemmaConfig(DecoderConfig):
         return self.lru_width or self.hidden_size
 
     def build_layers(self) -> tuple[Layer, ...]:
-        mlp = DenseFfn(self.hidden_size, self.intermediate_size // 2, True, self.hidden_activation, GRIFFIN_MLP, bias=True)
+        mlp = DenseFfn(
+            self.hidden_size, self.intermediate_size // 2, True, self.hidden_activation, GRIFFIN_MLP, bias=True
+        )
         norm = self.rms_norm()
         norms = (("temporal_pre_norm", norm), ("channel_pre_norm", norm))
         attention = self.attention(self.attention_window_size, o_bias=True)
@@ -106,4 +108,6 @@ class RecurrentGemmaConfig(DecoderConfig):
             "attention": self.layer(attention, mlp, norms),
             "recurrent": self.layer(None, mlp, norms, mixer=recurrent),
         }
-        return tuple(by_block[self.block_types[index % len(self.block_types)]] for index in range(self.num_hidden_layers))
+        return tuple(
+            by_block[self.block_types[index % len(self.block_types)]] for index in range(self.num_hidden_layers)
+        )

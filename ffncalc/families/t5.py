@@ -16,7 +16,12 @@ SELF_ATTENTION = names(
     o="layer.0.SelfAttention.o",
     relative_position_bias="layer.0.SelfAttention.relative_attention_bias",
 )
-CROSS_ATTENTION = names(q="layer.1.EncDecAttention.q", k="layer.1.EncDecAttention.k", v="layer.1.EncDecAttention.v", o="layer.1.EncDecAttention.o")
+CROSS_ATTENTION = names(
+    q="layer.1.EncDecAttention.q",
+    k="layer.1.EncDecAttention.k",
+    v="layer.1.EncDecAttention.v",
+    o="layer.1.EncDecAttention.o",
+)
 
 
 def t5_ffn_names(sublayer: int, gated: bool):
@@ -143,7 +148,10 @@ class T5Config(HFConfig):
             CheckpointExtra(
                 name="tied copies of the shared embedding",
                 reason="encoder.embed_tokens and decoder.embed_tokens are the shared table, stored again by some checkpoints",
-                tensors=(StoredTensor("encoder.embed_tokens.weight", width), StoredTensor("decoder.embed_tokens.weight", width)),
+                tensors=(
+                    StoredTensor("encoder.embed_tokens.weight", width),
+                    StoredTensor("decoder.embed_tokens.weight", width),
+                ),
                 likely=False,
             ),
         ]

@@ -122,7 +122,10 @@ class SiglipVisionConfig(TowerConfig):
         patches = (self.image_size // self.patch_size) ** 2
         layer_norm = Norm("layernorm", hidden, bias=True)
         extras = [
-            tower_module(prefix + "embeddings.patch_embedding", PatchEmbedding(self.num_channels, (self.patch_size,) * 2, hidden, True)),
+            tower_module(
+                prefix + "embeddings.patch_embedding",
+                PatchEmbedding(self.num_channels, (self.patch_size,) * 2, hidden, True),
+            ),
             tower_module(prefix + "embeddings.position_embedding", Table(patches, hidden)),
             tower_module(prefix + "post_layernorm", layer_norm),
         ]
@@ -204,7 +207,9 @@ class _QwenVisionFields(TowerConfig):
 
     def patch_embedding(self, bias: bool) -> PatchEmbedding:
         """A 3-D convolution over temporal_patch_size frames of patch_size² pixels (an image is repeated in time)."""
-        return PatchEmbedding(self.in_channels, (self.temporal_patch_size, self.patch_size, self.patch_size), self.hidden_size, bias)
+        return PatchEmbedding(
+            self.in_channels, (self.temporal_patch_size, self.patch_size, self.patch_size), self.hidden_size, bias
+        )
 
     def image_input(self, window_units: int | None = None) -> ImageInput:
         """smart_resize: each side rounded to a multiple of patch_size · spatial_merge_size (within the processor's
@@ -244,6 +249,7 @@ class Qwen25VLVisionConfig(_QwenVisionFields):
         )
         # Layers outside fullatt_block_indexes attend within windows of window_size pixels (in merged units).
         units = self.window_size // self.spatial_merge_size // self.patch_size
+        assert layer.attention is not None
         windowed = replace(layer, attention=replace(layer.attention, window=(units * self.spatial_merge_size) ** 2))
         layers = tuple(layer if i in self.fullatt_block_indexes else windowed for i in range(self.depth))
         return Tower(layers, extras, self.out_hidden_size, self.image_input(window_units=units))
@@ -363,8 +369,16 @@ class Llama4VisionConfig(TowerConfig):
             tower_module(prefix + "layernorm_pre", layer_norm),
             tower_module(prefix + "layernorm_post", layer_norm),
             # after pixel shuffle: one token for every (1 / pixel_shuffle_ratio)² patches
-            tower_module(prefix + "vision_adapter.mlp.fc1", Linear(self.intermediate_size, self.projector_input_dim), runs="per_image_token"),
-            tower_module(prefix + "vision_adapter.mlp.fc2", Linear(self.projector_output_dim, self.projector_output_dim), runs="per_image_token"),
+            tower_module(
+                prefix + "vision_adapter.mlp.fc1",
+                Linear(self.intermediate_size, self.projector_input_dim),
+                runs="per_image_token",
+            ),
+            tower_module(
+                prefix + "vision_adapter.mlp.fc2",
+                Linear(self.projector_output_dim, self.projector_output_dim),
+                runs="per_image_token",
+            ),
         )
         merge = round(1 / self.pixel_shuffle_ratio)
         image = ImageInput(self.patch_size, "tiles", self.image_size, merge=merge, extra_tokens=1)
@@ -378,7 +392,12 @@ GEMMA4_VISION_ATTENTION = names(
     q_norm="self_attn.q_norm", k_norm="self_attn.k_norm",
 )  # fmt: skip
 GEMMA4_VISION_MLP = names(gate="mlp.gate_proj.linear", up="mlp.up_proj.linear", down="mlp.down_proj.linear")
-GEMMA4_VISION_NORMS = ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm")
+GEMMA4_VISION_NORMS = (
+    "input_layernorm",
+    "post_attention_layernorm",
+    "pre_feedforward_layernorm",
+    "post_feedforward_layernorm",
+)
 
 
 class Gemma4VisionConfig(TowerConfig):
@@ -405,16 +424,24 @@ class Gemma4VisionConfig(TowerConfig):
     standardize: Flag = False
 
     def tower(self, prefix: str) -> Tower:
-        hidden, heads, kv_heads, head_dim = self.hidden_size, self.num_attention_heads, self.num_key_value_heads, self.head_dim
+        hidden, heads, kv_heads, head_dim = (
+            self.hidden_size,
+            self.num_attention_heads,
+            self.num_key_value_heads,
+            self.head_dim,
+        )
         head_norm = Norm("rmsnorm", head_dim)
-        attention = Attention(hidden, heads, kv_heads, head_dim, head_dim, GEMMA4_VISION_ATTENTION, q_norm=head_norm, k_norm=head_norm)
+        attention = Attention(
+            hidden, heads, kv_heads, head_dim, head_dim, GEMMA4_VISION_ATTENTION, q_norm=head_norm, k_norm=head_norm
+        )
         ffn = DenseFfn(hidden, self.intermediate_size, True, self.hidden_activation, GEMMA4_VISION_MLP)
         norms = tuple((name, Norm("rmsnorm", hidden)) for name in GEMMA4_VISION_NORMS)
         layer = Layer(prefix + "encoder.layers.{i}", attention, ffn, norms, stack="vision")
         extras = (
             tower_module(prefix + "patch_embedder.input_proj", Linear(3 * self.patch_size**2, hidden)),
             tower_module(
-                prefix + "patch_embedder.position_embedding_table", LearnedTensor((2, self.position_embedding_size, hidden))
+                prefix + "patch_embedder.position_embedding_table",
+                LearnedTensor((2, self.position_embedding_size, hidden)),
             ),
         )
         saved: list[CheckpointExtra] = []
@@ -426,10 +453,16 @@ class Gemma4VisionConfig(TowerConfig):
                 for bound in ("input_min", "input_max", "output_min", "output_max")
             )  # fmt: skip
             reason = "use_clipped_linears: each linear's clipping bounds, saved as buffers"
-            saved.append(CheckpointExtra("clipping bounds", reason, bounds, tuple(range(self.num_hidden_layers)), buffer=True))
+            saved.append(
+                CheckpointExtra("clipping bounds", reason, bounds, tuple(range(self.num_hidden_layers)), buffer=True)
+            )
         if self.standardize:
             std = (StoredTensor(prefix + "std_bias", (hidden,)), StoredTensor(prefix + "std_scale", (hidden,)))
-            saved.append(CheckpointExtra("standardization", "standardize: the output's bias and scale, saved as buffers", std, buffer=True))
+            saved.append(
+                CheckpointExtra(
+                    "standardization", "standardize: the output's bias and scale, saved as buffers", std, buffer=True
+                )
+            )
         # The processor pads every image to max_soft_tokens · pooling_kernel_size² patches, all computed; the pooler
         # averages each k × k of them into one soft token.
         k = self.pooling_kernel_size

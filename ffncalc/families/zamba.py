@@ -13,14 +13,23 @@ from typing import ClassVar, Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
-from ..spec import Attention, DenseFfn, Layer, ModelNames, Norm, Parameter, Projection, names
+from ..spec import Attention, Component, DenseFfn, Layer, ModelNames, Norm, Parameter, Projection, names
 from .base import DecoderConfig
 from .mixers import mamba2, mamba2_names
 
 ZambaBlock = Literal["linear_attention", "mamba", "hybrid"]
 SHARED = "shared_transformer."
-ZAMBA_ATTENTION = names(q=SHARED + "self_attn.q_proj", k=SHARED + "self_attn.k_proj", v=SHARED + "self_attn.v_proj", o=SHARED + "self_attn.o_proj")
-ZAMBA_MLP = names(gate=SHARED + "feed_forward.gate_up_proj", up=SHARED + "feed_forward.gate_up_proj", down=SHARED + "feed_forward.down_proj")
+ZAMBA_ATTENTION = names(
+    q=SHARED + "self_attn.q_proj",
+    k=SHARED + "self_attn.k_proj",
+    v=SHARED + "self_attn.v_proj",
+    o=SHARED + "self_attn.o_proj",
+)
+ZAMBA_MLP = names(
+    gate=SHARED + "feed_forward.gate_up_proj",
+    up=SHARED + "feed_forward.gate_up_proj",
+    down=SHARED + "feed_forward.down_proj",
+)
 
 
 # transformers' default layers_block_type (54 layers).
@@ -80,7 +89,7 @@ class Zamba2Config(DecoderConfig):
     n_mamba_heads: HeadCount = 8
     use_conv_bias: Flag = True  # declared, but transformers' Zamba2 convolution always has a bias
     add_bias_linear: Flag = False
-    intermediate_size: Width | None = None  # type: ignore[assignment]
+    intermediate_size: Width | None = None
     hidden_act: Name = "gelu"
     num_attention_heads: HeadCount = 32
     num_key_value_heads: HeadCount | None = None
@@ -116,8 +125,17 @@ class Zamba2Config(DecoderConfig):
     def unused_fields(self) -> set[str]:
         unused = {"use_conv_bias"}  # read by no module
         if "hybrid" not in self.blocks():  # no shared block, no attention, no MLP
-            unused |= {"intermediate_size", "hidden_act", "num_attention_heads", "num_key_value_heads", "num_mem_blocks",
-                       "use_shared_attention_adapter", "adapter_rank", "attention_hidden_size", "attention_head_dim"}
+            unused |= {
+                "intermediate_size",
+                "hidden_act",
+                "num_attention_heads",
+                "num_key_value_heads",
+                "num_mem_blocks",
+                "use_shared_attention_adapter",
+                "adapter_rank",
+                "attention_hidden_size",
+                "attention_head_dim",
+            }
         return unused
 
     def notes(self) -> list[str]:
@@ -160,14 +178,23 @@ class Zamba2Config(DecoderConfig):
         )
         return mixer, (prefix + "input_layernorm", self.rms_norm())
 
-    def adapters(self, use: int) -> list[tuple[str, str, int, int, int]]:
+    def adapters(self, use: int) -> list[tuple[Component, str, int, int, int]]:
         """The hybrid layer USE's adapters: (component, module, input, rank, output) of each."""
-        mlp = [("ffn", f"{SHARED}feed_forward.gate_up_proj_adapter_list.{use}", self.hidden_size, self.adapter_rank, 2 * self.ffn_width())]
+        mlp: list[tuple[Component, str, int, int, int]] = [
+            (
+                "ffn",
+                f"{SHARED}feed_forward.gate_up_proj_adapter_list.{use}",
+                self.hidden_size,
+                self.adapter_rank,
+                2 * self.ffn_width(),
+            )
+        ]
         if not self.use_shared_attention_adapter:
             return mlp
         width = self.attention_input()
-        attention = [
-            ("attention", f"{SHARED}self_attn.linear_{x}_adapter_list.{use}", width, self.adapter_rank, width) for x in "qkv"
+        attention: list[tuple[Component, str, int, int, int]] = [
+            ("attention", f"{SHARED}self_attn.linear_{x}_adapter_list.{use}", width, self.adapter_rank, width)
+            for x in "qkv"
         ]
         return attention + mlp
 

@@ -94,7 +94,9 @@ def compare_table(rows: list[CompareRow], width: int = 80) -> Group:
         cells = compare_cells(row)
         experts = ""
         if row.num_experts is not None:
-            experts = f"{row.num_experts}/{row.experts_per_token}" + (f"+{row.shared_experts}" if row.shared_experts else "")
+            experts = f"{row.num_experts}/{row.experts_per_token}" + (
+                f"+{row.shared_experts}" if row.shared_experts else ""
+            )
         label = labels[row.model] + ("" if row.layers == "all" else f" ({row.layers})")
         grid.add(
             label,
@@ -136,7 +138,13 @@ def compare_markdown(rows: list[CompareRow], file: TextIO | None = None) -> None
     out = file or sys.stdout
     names = list(COMPARE_HEADINGS)
     out.write("| " + " | ".join(COMPARE_HEADINGS[name] for name in names) + " |\n")
-    out.write("|" + "|".join("---" if name in ("model", "family", "layers", "activation", "ffn_kind") else "---:" for name in names) + "|\n")
+    out.write(
+        "|"
+        + "|".join(
+            "---" if name in ("model", "family", "layers", "activation", "ffn_kind") else "---:" for name in names
+        )
+        + "|\n"
+    )
     for row in rows:
         cells = compare_cells(row)
         out.write("| " + " | ".join(cells[name].replace("|", "\\|") for name in names) + " |\n")

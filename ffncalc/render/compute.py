@@ -59,7 +59,9 @@ def flops_table(report: FlopsReport, width: int = 80) -> Group:
         f"and for a prompt of {count(report.context)} tokens"
     )
     lines: list[RenderableType] = [
-        Text(f"Training on {count(report.context)} tokens (3 × forward): {count(report.training)} FLOPs ≈ {approx(report.training)}"),
+        Text(
+            f"Training on {count(report.context)} tokens (3 × forward): {count(report.training)} FLOPs ≈ {approx(report.training)}"
+        ),
     ]
     if report.mla_form == "absorbed":
         lines.append(Text("MLA in its weight-absorbed form (scores over the latent)."))
@@ -109,7 +111,11 @@ def crossover_headline(report: CrossoverReport) -> Text:
     if report.ffn == 0:
         return Text(f"The model has no FFN layer: from the first key, {what[0].lower() + what[1:]} exceed its 0 {per}.")
     exact = report.crossover_context
-    at = count(exact) if isinstance(exact, int) else f"{exact:,.2f} (first whole context {count(report.crossover_context_ceil or 0)})"
+    at = (
+        count(exact)
+        if isinstance(exact, int)
+        else f"{exact:,.2f} (first whole context {count(report.crossover_context_ceil or 0)})"
+    )
     return Text(f"{what} overtake the FFN ({count(report.ffn)} {per}) at n* = {at} tokens.")
 
 

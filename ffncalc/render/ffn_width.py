@@ -13,13 +13,18 @@ from .layout import Column, Grid, fit
 if TYPE_CHECKING:
     from ..ffn_width import DeriveDimReport
 
+
 def derive_dim_renderables(report: DeriveDimReport, width: int = 80) -> Group:
     """The forward steps as a table, the backward solve as multiplier → multiple_of values, and notes."""
     parts: list = []
     derivation = report.derivation
     if derivation is not None:
         multiplier = "no multiplier" if derivation.multiplier is None else f"multiplier {derivation.multiplier:g}"
-        parts.append(heading(f"intermediate_size for dim {count(derivation.dim)}, {multiplier}, multiple_of {derivation.multiple_of:,}"))
+        parts.append(
+            heading(
+                f"intermediate_size for dim {count(derivation.dim)}, {multiplier}, multiple_of {derivation.multiple_of:,}"
+            )
+        )
         grid = Grid([Column("Step", justify="left", key=True), Column("Formula", justify="left"), Column("Value")])
         for step in derivation.steps:
             grid.add(step.name, step.formula, count(step.value))

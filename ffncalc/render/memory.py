@@ -58,8 +58,15 @@ def memory_tables(report: MemoryReport, width: int = 80) -> Group:
         by_component.add(component, count(size), gib(size))
     parts += fit(by_dtype, width) + fit(by_component, width)
     if weights.unquantized_linear_bytes:
-        parts.append(Text(f"Linear weights the scheme leaves unquantized: {count(weights.unquantized_linear_bytes)} bytes.", style="dim"))
-    parts.append(heading(f"KV cache and recurrent state: {count(cache.bytes_per_token)} bytes per token beyond the windows"))
+        parts.append(
+            Text(
+                f"Linear weights the scheme leaves unquantized: {count(weights.unquantized_linear_bytes)} bytes.",
+                style="dim",
+            )
+        )
+    parts.append(
+        heading(f"KV cache and recurrent state: {count(cache.bytes_per_token)} bytes per token beyond the windows")
+    )
     kinds = Grid(
         [
             Column("Layers", justify="left", key=True),
@@ -81,9 +88,18 @@ def memory_tables(report: MemoryReport, width: int = 80) -> Group:
         )
     parts += fit(kinds, width)
     parts.append(heading("Where it fits (tensor parallelism across powers of two)"))
-    fits = Grid([Column("Accelerator", justify="left", key=True), Column("GiB"), Column("On one", justify="left"), Column("GPUs needed", "GPUs")])
+    fits = Grid(
+        [
+            Column("Accelerator", justify="left", key=True),
+            Column("GiB"),
+            Column("On one", justify="left"),
+            Column("GPUs needed", "GPUs"),
+        ]
+    )
     for row in report.accelerators:
-        fits.add(row.name, gib(row.memory), "yes" if row.fits_on_one else "no", str(row.tensor_parallel or "more than 64"))
+        fits.add(
+            row.name, gib(row.memory), "yes" if row.fits_on_one else "no", str(row.tensor_parallel or "more than 64")
+        )
     parts += fit(fits, width)
     training = report.training
     if training is not None:
@@ -93,7 +109,13 @@ def memory_tables(report: MemoryReport, width: int = 80) -> Group:
                 f"ZeRO stage {training.zero_stage} over {training.gpus} GPU{'s' if training.gpus > 1 else ''}"
             )
         )
-        grid = Grid([Column("What", justify="left", key=True, footer="Per GPU"), Column("Bytes", footer=count(training.per_gpu)), Column("GiB", footer=gib(training.per_gpu))])
+        grid = Grid(
+            [
+                Column("What", justify="left", key=True, footer="Per GPU"),
+                Column("Bytes", footer=count(training.per_gpu)),
+                Column("GiB", footer=gib(training.per_gpu)),
+            ]
+        )
         for label, value in (
             ("Weights (16-bit)", training.weights),
             ("Gradients (16-bit)", training.gradients),

@@ -48,7 +48,8 @@ def _params_renderables(report: ParamsReport, width: int) -> list[RenderableType
     total = report.total_params
     counted = f", as {report.model_class}" if report.model_class else ""
     towers = {
-        stack: sum(len(group.indices) for group in report.layers if group.stack == stack) for stack in ("vision", "audio")
+        stack: sum(len(group.indices) for group in report.layers if group.stack == stack)
+        for stack in ("vision", "audio")
     }
     tower_layers = "".join(f", a {n}-layer {stack} tower" for stack, n in towers.items() if n)
     title = f"{report.model} — {report.architecture} ({report.model_type}{counted}), {report.num_layers} layers{tower_layers}"
@@ -117,7 +118,12 @@ def _summary(report: ParamsReport) -> Grid:
     if components.other:
         row(COMPONENT_HEADINGS["other"], components.other)
     if components.language_model != total:  # a multimodal model: the rows above, then its towers
-        grid.add("Language model (the rows above)", count(components.language_model), share(components.language_model, total), style="bold")
+        grid.add(
+            "Language model (the rows above)",
+            count(components.language_model),
+            share(components.language_model, total),
+            style="bold",
+        )
         for name in ("vision", "audio", "projector"):
             if getattr(components, name):
                 row(COMPONENT_HEADINGS[name], getattr(components, name))
@@ -179,12 +185,16 @@ def _parts(report: ParamsReport) -> Grid:
         subtotals = [sum(v for name, v in named.items() if name.startswith(component + ".")) for named, _, _ in columns]
         grid.add(COMPONENT_HEADINGS[component], *[count(value) for value in subtotals], style="bold")
         for name in names:
-            grid.add("  " + name.split(".", 1)[1], *[count(named[name]) if name in named else "" for named, _, _ in columns])
+            grid.add(
+                "  " + name.split(".", 1)[1], *[count(named[name]) if name in named else "" for named, _, _ in columns]
+            )
     return grid
 
 
 def _outside(report: ParamsReport) -> Grid:
-    grid = Grid([Column("Part", justify="left", key=True), Column("Component", justify="left"), Column("Parameters", "Params")])
+    grid = Grid(
+        [Column("Part", justify="left", key=True), Column("Component", justify="left"), Column("Parameters", "Params")]
+    )
     for name, params in report.outside_layers.items():
         component, part = name.split(".", 1)
         grid.add(part, COMPONENT_HEADINGS.get(component, component.replace("_", " ")), count(params))
@@ -235,4 +245,6 @@ def families_table(families: dict[str, list[str]], width: int = 80) -> Group:
     for family, model_types in families.items():
         grid.add(family, ", ".join(model_types))
     note = Text("Another model_type can be counted with a family's rules: --as MODEL_TYPE.", style="dim")
-    return Group(heading(f"Supported families ({sum(len(t) for t in families.values())} model_types)"), *fit(grid, width), note)
+    return Group(
+        heading(f"Supported families ({sum(len(t) for t in families.values())} model_types)"), *fit(grid, width), note
+    )

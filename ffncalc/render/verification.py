@@ -24,7 +24,12 @@ def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
     if report.index_only:
         parts.append(Text(f"Only {report.files[0]} was found: names are matched, shapes are not known.", style="dim"))
     else:
-        stored = Grid([Column("Stored", justify="left", key=True, footer="Total"), Column("Bytes", footer=count(report.stored_bytes or 0))])
+        stored = Grid(
+            [
+                Column("Stored", justify="left", key=True, footer="Total"),
+                Column("Bytes", footer=count(report.stored_bytes or 0)),
+            ]
+        )
         for dtype, size in report.stored_bytes_by_dtype.items():
             stored.add(dtype, count(size))
         parts += fit(stored, width)
@@ -39,7 +44,13 @@ def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
         verdicts.add("Bytes the config gives", count(report.expected_bytes))
     parts += fit(verdicts, width)
     if report.extras:
-        extras = Grid([Column("Not parameters of the model", "Not parameters", justify="left", key=True), Column("Tensors"), Column("Elements")])
+        extras = Grid(
+            [
+                Column("Not parameters of the model", "Not parameters", justify="left", key=True),
+                Column("Tensors"),
+                Column("Elements"),
+            ]
+        )
         for extra in report.extras:
             extras.add(extra.kind, count(extra.tensors), count(extra.elements))
         parts += fit(extras, width)
