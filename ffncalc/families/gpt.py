@@ -122,6 +122,7 @@ class GptjConfig(LayerNormDecoder):
 
     architecture = "GPT-J"
     config_class = "GPTJConfig"
+    attention_names = GPTJ_ATTENTION
     default_model_class = "GPTJForCausalLM"
     derived_defaults = {"n_inner": "4 · n_embd"}
     informational_fields = frozenset({"n_positions"})
@@ -146,9 +147,8 @@ class GptjConfig(LayerNormDecoder):
 
     def to_spec(self) -> ModelSpec:
         ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, GPTJ_MLP)
-        layer = Layer(
-            self.layer_name, self.mha(self.n_head, False, GPTJ_ATTENTION), ffn, (("ln_1", self.layer_norm()),)
-        )
+        attention = self.mha(self.n_head, False, self.attention_names)
+        layer = Layer(self.layer_name, attention, ffn, (("ln_1", self.layer_norm()),))
         return self.decoder_spec(
             layer,
             self.n_layer,
@@ -156,7 +156,11 @@ class GptjConfig(LayerNormDecoder):
             self.tie_word_embeddings,
             vocab_size=self.vocab_size,
             lm_head_bias=True,
+            checkpoint_extras=self.checkpoint_extras(),
         )
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        return ()
 
     def notes(self) -> list[str]:
         """GPT-J-6B's model card gives n_parameters as mesh-transformer-jax counted them, over 8 shards."""
@@ -319,40 +323,20 @@ class GptNeoConfig(LayerNormDecoder):
         )
 
 
-class CodeGenConfig(LayerNormDecoder):
+class CodeGenConfig(GptjConfig):
     """configuration_codegen.py / modeling_codegen.py: GPT-J's parallel block (one LayerNorm, attention and
     MLP side by side) with q, k, v fused in qkv_proj (interleaved over 4 model-parallel shards: the shape is
     [3 · n_embd, n_embd] all the same); no attention biases; fc_in, fc_out and the untied head with biases."""
 
     architecture = "CodeGen"
-    config_class = "CodeGenConfig"
+    config_class = "CodeGenConfig"  # GPTJConfig's fields and defaults, field for field
     default_model_class = "CodeGenForCausalLM"
-    derived_defaults = {"n_inner": "4 · n_embd"}
-    informational_fields = frozenset({"n_positions"})  # only the rotary table (a non-persistent buffer) reads it
-    context_field = "n_positions"
+    attention_names = CODEGEN_ATTENTION
 
-    vocab_size: Width = 50400
-    n_positions: PositionCount = Field(2048, validation_alias=aliases("n_positions", "max_position_embeddings"))
-    n_embd: Width = Field(4096, validation_alias=aliases("n_embd", "hidden_size"))
-    n_layer: LayerCount = Field(28, validation_alias=aliases("n_layer", "num_hidden_layers"))
-    n_head: HeadCount = Field(16, validation_alias=aliases("n_head", "num_attention_heads"))
-    n_inner: Width | None = None
-    activation_function: Name = "gelu_new"
-    tie_word_embeddings: Flag = False
-    _check_heads = heads_divide("n_embd", "n_head")
+    def notes(self) -> list[str]:
+        return LayerNormDecoder.notes(self)  # not GPT-J-6B's card
 
-    @property
-    def width(self) -> int:
-        return self.n_embd
-
-    def resolved(self, field: str):
-        return self.n_inner or 4 * self.n_embd if field == "n_inner" else super().resolved(field)
-
-    def to_spec(self) -> ModelSpec:
-        ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, GPTJ_MLP)
-        layer = Layer(
-            self.layer_name, self.mha(self.n_head, False, CODEGEN_ATTENTION), ffn, (("ln_1", self.layer_norm()),)
-        )
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         n = self.n_positions
         masks = CheckpointExtra(
             name="attn.causal_mask buffers",
@@ -363,15 +347,7 @@ class CodeGenConfig(LayerNormDecoder):
             tensors=(StoredTensor(self.layer_name + ".attn.causal_mask", (1, 1, n, n)),),
             per_layer=tuple(range(self.n_layer)),
         )
-        return self.decoder_spec(
-            layer,
-            self.n_layer,
-            self.layer_norm(),
-            self.tie_word_embeddings,
-            vocab_size=self.vocab_size,
-            lm_head_bias=True,
-            checkpoint_extras=(masks,),
-        )
+        return (masks,)
 
 
 class GptBigCodeConfig(LayerNormDecoder):
