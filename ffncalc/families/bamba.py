@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field
 
 from ..schema import (
     ExpertCount,
@@ -20,12 +20,13 @@ from ..schema import (
 )
 from ..spec import DenseFfn, Layer, Mixer, ModelNames, MoeFfn, names
 from .base import DecoderConfig
+from .blocks import MambaHeads, mamba_heads_check
 from .mixers import mamba2, mamba2_names
 
 BAMBA_MAMBA = mamba2_names("mamba.")
 
 
-class BambaConfig(DecoderConfig):
+class BambaConfig(MambaHeads, DecoderConfig):
     """configuration_bamba.py / modeling_bamba.py.
 
     Layers in attn_layer_indices attend (Llama attention, attention_bias), the others run a Mamba-2 mixer of
@@ -62,19 +63,7 @@ class BambaConfig(DecoderConfig):
     mamba_conv_bias: Flag = True
     mamba_proj_bias: Flag = False
 
-    @model_validator(mode="after")
-    def _check_mamba_heads(self) -> BambaConfig:
-        inner = self.mamba_expand * self.hidden_size
-        if inner % self.mamba_n_heads:
-            raise ValueError(
-                f"mamba_n_heads ({self.mamba_n_heads}) must divide mamba_expand × hidden_size ({inner}), as transformers requires"
-            )
-        if self.mamba_head_dim() * self.mamba_n_heads != inner:
-            raise ValueError(
-                f"mamba_d_head × mamba_n_heads ({self.mamba_head_dim()} × {self.mamba_n_heads}) must equal "
-                f"mamba_expand × hidden_size ({inner}), as transformers requires"
-            )
-        return self
+    _check_mamba_heads = mamba_heads_check()
 
     def resolved(self, field: str):
         return self.mamba_head_dim() if field == "mamba_d_head" else super().resolved(field)
@@ -85,13 +74,6 @@ class BambaConfig(DecoderConfig):
         if all(attends):
             unused |= {"mamba_d_state", "mamba_d_conv", "mamba_n_groups", "mamba_conv_bias", "mamba_proj_bias"}
         return unused
-
-    def mamba_head_dim(self) -> int:
-        return (
-            self.mamba_expand * self.hidden_size // self.mamba_n_heads
-            if self.mamba_d_head == "auto"
-            else self.mamba_d_head
-        )
 
     def attends(self) -> list[bool]:
         """Whether each layer attends (else it runs a Mamba-2 mixer)."""

@@ -4,7 +4,8 @@
 - which layers are sparse (one rule with the knobs every MoE family turns);
 - which layers attend within a window (a period, or a config's ``layer_types``);
 - the multi-token-prediction modules some checkpoints store past the last layer;
-- fields transformers leaves None and cannot build a model without.
+- fields transformers leaves None and cannot build a model without;
+- the heads of a Mamba-2 mixer configured by head count and head width (Bamba, Falcon-H1).
 """
 
 from __future__ import annotations
@@ -105,6 +106,43 @@ def required_field(field: str, config_class: str):
         if getattr(self, field) is None:
             raise ValueError(
                 f"{field}: required field is missing ({config_class} leaves it None and cannot build the model)"
+            )
+        return self
+
+    return model_validator(mode="after")(check)
+
+
+class MambaHeads:
+    """Mamba-2 heads as Bamba and Falcon-H1 configure them: mamba_n_heads heads across the mixer's width
+    (mamba_expand · hidden_size, unless the family sets it otherwise), each mamba_d_head wide ("auto": the
+    width over the heads)."""
+
+    hidden_size: int
+    mamba_expand: int
+    mamba_n_heads: int
+    mamba_d_head: int | str
+
+    def mamba_inner(self) -> int:
+        return self.mamba_expand * self.hidden_size
+
+    def mamba_head_dim(self) -> int:
+        return self.mamba_inner() // self.mamba_n_heads if self.mamba_d_head == "auto" else int(self.mamba_d_head)
+
+
+def mamba_heads_check():
+    """A model validator for MambaHeads: the heads divide the mixer's width and, head_dim wide, fill it exactly,
+    as transformers requires."""
+
+    def check(self):
+        inner = self.mamba_inner()
+        if inner % self.mamba_n_heads:
+            raise ValueError(
+                f"mamba_n_heads ({self.mamba_n_heads}) must divide the mixer's width ({inner}), as transformers requires"
+            )
+        if self.mamba_head_dim() * self.mamba_n_heads != inner:
+            raise ValueError(
+                f"mamba_d_head × mamba_n_heads ({self.mamba_head_dim()} × {self.mamba_n_heads}) must equal the mixer's "
+                f"width ({inner}), as transformers requires"
             )
         return self
 

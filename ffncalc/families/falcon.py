@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Layer, ModelNames, ModelSpec, Norm, names
 from .base import DecoderConfig, LayerNormDecoder
+from .blocks import MambaHeads, mamba_heads_check
 from .gpt import heads_divide
 from .mixers import mamba2, mamba2_names
 
@@ -95,7 +96,7 @@ class FalconConfig(LayerNormDecoder):
 FALCON_H1_MAMBA = mamba2_names("mamba.")
 
 
-class FalconH1Config(DecoderConfig):
+class FalconH1Config(MambaHeads, DecoderConfig):
     """configuration_falcon_h1.py / modeling_falcon_h1.py.
 
     Every layer feeds its input_layernorm's output to Llama-style attention (attention_bias) and to a Mamba-2
@@ -138,19 +139,7 @@ class FalconH1Config(DecoderConfig):
     mamba_rms_norm: Flag = False
     projectors_bias: Flag = False
 
-    @model_validator(mode="after")
-    def _check_mamba_heads(self) -> FalconH1Config:
-        inner = self.mamba_inner()
-        if inner % self.mamba_n_heads:
-            raise ValueError(
-                f"mamba_n_heads ({self.mamba_n_heads}) must divide the mixer's width ({inner}), as transformers requires"
-            )
-        if self.mamba_head_dim() * self.mamba_n_heads != inner:
-            raise ValueError(
-                f"mamba_d_head × mamba_n_heads ({self.mamba_head_dim()} × {self.mamba_n_heads}) must equal the mixer's "
-                f"width ({inner}), as transformers requires"
-            )
-        return self
+    _check_mamba_heads = mamba_heads_check()
 
     def resolved(self, field: str):
         return self.mamba_head_dim() if field == "mamba_d_head" else super().resolved(field)
@@ -161,9 +150,6 @@ class FalconH1Config(DecoderConfig):
     def mamba_inner(self) -> int:
         """The mixer's width: mamba_d_ssm, else mamba_expand · hidden_size."""
         return self.mamba_expand * self.hidden_size if self.mamba_d_ssm is None else self.mamba_d_ssm
-
-    def mamba_head_dim(self) -> int:
-        return self.mamba_inner() // self.mamba_n_heads if self.mamba_d_head == "auto" else self.mamba_d_head
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         mixer = mamba2(
