@@ -5,22 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .accounting import ParamsReport, count_params
 from .errors import UsageError
-from .families import parse_config
 from .results import ModelInfo, Result
-from .schema import HFConfig
 from .source import bundled_models, load_raw_config, presets
-from .spec import ModelSpec
 from .units import bytes_per_element, parse_context, safetensors_dtype
 
-# flops, dims, compare and verify are imported by the functions that use them: a command
-# should not pay for creating the result classes of every other command.
+# The engine's modules are imported by the functions that use them: a command should not pay for
+# creating the classes of every other command (derive-dim --dim reads no config at all).
 if TYPE_CHECKING:
+    from .accounting import ParamsReport
     from .comparison import CompareRow
     from .compute import CrossoverReport, FlopsReport, Measure, MlaForm
     from .ffn_width import DeriveDimReport
     from .memory import MemoryReport
+    from .schema import HFConfig
+    from .spec import ModelSpec
     from .verification import VerifyReport
 
 
@@ -46,6 +45,8 @@ def load_config(
     AS_TYPE counts a config with another family's rules (forks, renamed custom code); the info says so.
     """
     raw = load_raw_config(model, revision=revision, token=token)
+    from .families import parse_config
+
     config = parse_config(raw.data, raw.name, as_type=as_type)
     notes = list(config.notes())
     if "auto_map" in raw.data:
@@ -73,6 +74,8 @@ def account(
 ) -> ParamsReport:
     """Every parameter of MODEL, by component and by layer."""
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
+    from .accounting import count_params
+
     report = count_params(loaded.spec, loaded.info)
     published = getattr(loaded.config, "published_params", None)
     if published:

@@ -179,12 +179,12 @@ def hub_status(as_json: bool) -> Iterator[None]:
     """While a config or header is fetched from the Hub, a status line on a terminal's stderr (none when piped or --json)."""
     from rich.console import Console
 
-    from . import hub
-
     console = Console(stderr=True)
     if as_json or not console.is_terminal:
         yield
         return
+    from . import hub  # only a terminal gets the status line
+
     status = console.status("")
     shown = False
 

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from .errors import UsageError
 from .results import Result
-from .schema import MAX_WIDTH
-from .spec import DenseFfn, ModelSpec, MoeFfn
+from .units import MAX_WIDTH
+
+if TYPE_CHECKING:
+    from .spec import DenseFfn, ModelSpec
 
 REFERENCE_MULTIPLE_OF = 256  # the default in Meta's ModelArgs
 SEARCH_MULTIPLIERS: tuple[float | None, ...] = (None,) + tuple(round(1 + 0.05 * step, 2) for step in range(11))
@@ -194,6 +197,8 @@ def derivation_notes(derivation: Derivation | None, solve: Solve | None) -> list
 
 def model_ffn(spec: ModelSpec) -> DenseFfn | None:
     """The FFN a model's width rule would size: its first dense FFN, else one expert; None without an FFN."""
+    from .spec import DenseFfn, MoeFfn
+
     ffns = [layer.ffn for layer in spec.layers if layer.ffn is not None and layer.stack in ("decoder", "encoder")]
     dense = next((ffn for ffn in ffns if isinstance(ffn, DenseFfn)), None)
     if dense is not None:

@@ -20,9 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .errors import InvalidConfigError
 from .results import DefaultUsed
 from .spec import ModelNames, ModelSpec, Names
+from .units import MAX_WIDTH
 
 # Ceilings: generous (16× the largest published value or more), so only nonsense trips them.
-MAX_WIDTH = 1 << 24  # hidden, FFN, head and vocabulary sizes: 16,777,216
 MAX_LAYERS = 1 << 14  # 16,384 layers
 MAX_HEADS = 1 << 16
 MAX_EXPERTS = 1 << 16

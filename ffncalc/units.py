@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from .errors import UsageError
 
+MAX_WIDTH = 1 << 24  # hidden, FFN, head and vocabulary sizes: 16,777,216
 MAX_CONTEXT = 1 << 40  # far beyond any context window; keeps the arithmetic meaningful
 CONTEXT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 # Context windows are powers of two, so k and M are binary: 128k = 131,072, 1M = 1,048,576.
