@@ -32,3 +32,18 @@ def test_readme_links_the_cli_reference_and_the_pictures():
 def test_readme_examples_are_real_current_output():
     readme = (ROOT / "README.md").read_text()
     assert load_docs_tool().readme_with_current_output(readme) == readme, "run python tools/write_docs.py"
+
+
+def test_the_pictures_are_the_current_output():
+    for name, svg in load_docs_tool().svg_pictures().items():
+        assert (ROOT / "docs" / f"{name}.svg").read_text() == svg, f"docs/{name}.svg: run python tools/write_docs.py"
+
+
+def test_every_command_has_help_and_a_section_in_the_reference():
+    from ffncalc.cli import app
+
+    reference = (ROOT / "docs" / "cli-reference.md").read_text()
+    for command in app.registered_commands:
+        name = command.name or command.callback.__name__.replace("_", "-")
+        assert (command.callback.__doc__ or "").strip(), f"{name} has no help"
+        assert f"## `ffncalc {name}`" in reference, name
