@@ -45,6 +45,15 @@ METADATA_FIELDS = frozenset(
 )
 
 
+# transformers 5.24's activations.ACT2FN: a model whose activation is not one of them fails to build.
+ACTIVATIONS = frozenset(
+    {
+        "gelu", "gelu_10", "gelu_accurate", "gelu_fast", "gelu_new", "gelu_python", "gelu_python_tanh",
+        "gelu_pytorch_tanh", "hardswish", "laplace", "leaky_relu", "linear", "mish", "prelu", "quick_gelu", "relu",
+        "relu2", "relu6", "sigmoid", "silu", "sqrtsoftplus", "swish", "tanh", "xielu",
+    }
+)  # fmt: skip
+
 # configuration_utils._LEGACY_LAYER_TYPE_REMAP (transformers 5.24)
 LEGACY_LAYER_TYPES = {
     "mamba": "linear_attention",

@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 from ffncalc import account, crossover, flops
+from ffncalc.errors import InvalidConfigError
 
 from .conftest import BUNDLED, ROOT
 
@@ -240,3 +241,12 @@ def test_t5_small_prefill_runs_the_encoder_over_the_input_and_projects_cross_key
     assert report.training == 3 * report.prefill.total
     assert report.per_token.total == decoder_per_token + 6 * n * per_key * 2
     assert any("with the encoder's output cached" in convention for convention in report.conventions)
+
+
+@pytest.mark.parametrize("projection", ["frobnicate", "gated-", "gated-frobnicate", "dense-gelu", "gated-gelu-x"])
+def test_t5_refuses_a_feed_forward_proj_transformers_cannot_build(write_config, projection):
+    # T5Config refuses a prefix other than "gated" and more than two parts; building the model then looks the
+    # activation up in ACT2FN, which has no "frobnicate" and no "" (transformers 5.24)
+    config = json.loads((BUNDLED / "google-t5__t5-small.json").read_text())
+    with pytest.raises(InvalidConfigError, match="feed_forward_proj"):
+        account(str(write_config({**config, "feed_forward_proj": projection})))

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, Width
+from ..schema import ACTIVATIONS, Flag, HeadCount, HFConfig, LayerCount, Name, Width
 from ..spec import Attention, CheckpointExtra, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
 
 SELF_ATTENTION = names(
@@ -61,9 +61,10 @@ class T5Config(HFConfig):
     @model_validator(mode="after")
     def _check_activation(self) -> T5Config:
         parts = self.feed_forward_proj.split("-")
-        if (len(parts) > 1 and parts[0] != "gated") or len(parts) > 2 or not parts[-1]:
+        if (len(parts) > 1 and parts[0] != "gated") or len(parts) > 2 or parts[-1] not in ACTIVATIONS:
             raise ValueError(
-                f"feed_forward_proj: {self.feed_forward_proj!r} is not 'gated-ACT' or 'ACT' (e.g. 'gated-gelu', 'relu')"
+                f"feed_forward_proj: {self.feed_forward_proj!r} is not 'gated-ACT' or 'ACT' with an activation "
+                "transformers knows (e.g. 'gated-gelu', 'relu')"
             )
         return self
 
