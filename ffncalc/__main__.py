@@ -1,3 +1,3 @@
-from ffncalc.cli import main
+from ffncalc.cli import run
 
-main()
+run()

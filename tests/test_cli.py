@@ -25,6 +25,21 @@ def test_installed_entry_points_run(command):
     assert json.loads(run.stdout)["total_params"] == 8_030_261_248
 
 
+@pytest.mark.parametrize(
+    "command",
+    [[str(Path(sys.executable).parent / "ffncalc")], [sys.executable, "-m", "ffncalc"]],
+    ids=["console-script", "python-m"],
+)
+def test_the_entry_points_end_at_once_with_the_commands_exit_code_and_all_output(command, tmp_path):
+    # The console script skips the interpreter's teardown (os._exit): the exit code and every line must survive it.
+    refused = subprocess.run([*command, "params", str(tmp_path / "missing.json")], capture_output=True, text=True)
+    assert refused.returncode == 2  # ConfigNotFoundError
+    assert refused.stderr.startswith("Error: ") and refused.stderr.count("\n") == 1
+    listed = subprocess.run([*command, "models", "--json"], capture_output=True, text=True)
+    assert listed.returncode == 0
+    assert len(json.loads(listed.stdout)) == len(bundled_models()) + len(presets())
+
+
 def test_version(ffncalc):
     run = ffncalc("--version")
     assert run.exit_code == 0
