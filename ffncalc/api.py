@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import UsageError
 from .results import ModelInfo, Result
 from .source import bundled_models, load_raw_config, presets
 from .units import bytes_per_element, parse_context, safetensors_dtype
+from .values import Value
 
 # The engine's modules are imported by the functions that use them: a command should not pay for
 # creating the classes of every other command (derive-dim --dim reads no config at all).
@@ -23,8 +23,7 @@ if TYPE_CHECKING:
     from .verification import VerifyReport
 
 
-@dataclass(frozen=True)
-class LoadedModel:
+class LoadedModel(Value):
     """A model's validated config and spec, with the name and source it was loaded under."""
 
     name: str

@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 import math
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import CheckpointError, ConfigNotFoundError
 from .source import find_bundled, looks_like_path, parse_config_text, presets, read_config_file
 from .units import DTYPE_BYTES
+from .values import Value
 
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024  # the format's own cap on the JSON header
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -30,8 +30,7 @@ SAFETENSORS_SINGLE = "model.safetensors"
 MAX_TENSORS = 1_000_000
 
 
-@dataclass(frozen=True)
-class HeaderTensor:
+class HeaderTensor(Value):
     """One tensor of a checkpoint: name, dtype as safetensors spells it (BF16, U8 …), shape, and its file."""
 
     name: str
@@ -48,8 +47,7 @@ class HeaderTensor:
         return self.elements * DTYPE_BYTES.get(self.dtype, 0)
 
 
-@dataclass(frozen=True)
-class Checkpoint:
+class Checkpoint(Value):
     """What a checkpoint stores. With ``index_only`` only the index was found: names, no shapes."""
 
     location: str
@@ -58,7 +56,7 @@ class Checkpoint:
     index_only: bool = False
     index_total_size: int | None = None
     missing_files: tuple[str, ...] = ()
-    ignored: tuple[str, ...] = field(default=())  # files and folders of other formats, not read
+    ignored: tuple[str, ...] = ()  # files and folders of other formats, not read
 
 
 def read_safetensors_header(path: Path) -> list[HeaderTensor]:

@@ -24,7 +24,6 @@ Conventions:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal, NamedTuple
 
@@ -32,6 +31,7 @@ from .accounting import Part, layer_parts, parts_of
 from .results import ModelInfo, Result
 from .spec import Attention, Indexer, Layer, Mixer, ModelSpec
 from .tensors import embedding_width, extra_tensors
+from .values import Value
 
 MlaForm = Literal["plain", "absorbed"]
 Measure = Literal["flops", "bytes"]
@@ -48,8 +48,7 @@ TRAINING_MULTIPLIER = 3  # forward + backward (≈ 2 × forward)
 Reach = tuple[int | None, int]
 
 
-@dataclass(frozen=True)
-class ContextProfile:
+class ContextProfile(Value):
     """A model reduced to what per-token cost needs: fixed parts, and slopes per attention window.
 
     ``slopes`` maps a window (None: full attention) to the cost each attended key adds, summed

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
@@ -35,6 +34,7 @@ from .spec import Attention, Layer, ModelSpec
 from .storage import Scheme, Stored, layout, parameter_layout
 from .tensors import assemble, layer_indices, layer_tensors, model_tensors
 from .units import DTYPE_BYTES
+from .values import Value
 
 GIB = 1 << 30
 Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
@@ -247,8 +247,7 @@ def compressed_elements(attention: Attention, context: int) -> int:
     return sum(width * attended_keys(context, None, rate) for _, width, rate in compressed_caches(attention))
 
 
-@dataclass(frozen=True)
-class _Kind:
+class _Kind(Value):
     kind: str
     per_token: int
     tokens: int

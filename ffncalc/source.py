@@ -15,11 +15,11 @@ import errno
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigNotFoundError, InvalidConfigError, UsageError
+from .values import Value
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024  # real configs are a few KB; the largest multimodal ones ~100 KB
 MAX_JSON_DEPTH = 64
@@ -43,8 +43,7 @@ def display_path(path: Path | str) -> str:
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
-@dataclass(frozen=True)
-class RawConfig:
+class RawConfig(Value):
     """A config.json's parsed content and where it came from."""
 
     data: dict[str, Any]

@@ -2,7 +2,7 @@
 
 A family adapter (``ffncalc.families``) turns one family's config.json fields into a
 ``ModelSpec``; nothing downstream knows which family a spec came from. Every class is a
-frozen, hashable dataclass, so identical layers compare equal and are counted once.
+frozen, hashable value (``values.Value``), so identical layers compare equal and are counted once.
 
 Each block also says where a checkpoint keeps its tensors (``Names``): the parameter
 counts, the stored bytes and ``verify`` are all derived from this one description.
@@ -10,8 +10,9 @@ counts, the stored bytes and ``verify`` are all derived from this one descriptio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from .values import Value
 
 NormKind = Literal["rmsnorm", "layernorm"]
 Stack = Literal["decoder", "encoder", "vision", "audio"]
@@ -37,8 +38,7 @@ Runs = Literal["every_token", "once_per_input", "not_generating", "per_patch", "
 ExpertStacking = Literal["stacked", "concatenated"]
 
 
-@dataclass(frozen=True)
-class Names:
+class Names(Value):
     """Where a block keeps its parts in a checkpoint: logical part → module name, relative to the layer.
 
     Parts given the same module name are stored fused, concatenated along the output
@@ -72,8 +72,7 @@ def names(transposed: bool | tuple[str, ...] = False, parameters: bool = False, 
     return Names(tuple(modules.items()), flipped, parameters)
 
 
-@dataclass(frozen=True)
-class Norm:
+class Norm(Value):
     """A normalisation layer: a weight of ``dim`` elements, plus a bias of ``dim`` for LayerNorm."""
 
     kind: NormKind
@@ -81,8 +80,7 @@ class Norm:
     bias: bool = False
 
 
-@dataclass(frozen=True)
-class Mla:
+class Mla(Value):
     """Multi-head latent attention (DeepSeek-V2/V3): queries and keys/values pass through low-rank latents."""
 
     q_lora_rank: int | None  # None: queries are projected directly from the hidden state
@@ -93,8 +91,7 @@ class Mla:
     latent_norm: NormKind = "rmsnorm"  # on each latent: q_a_layernorm (q_lora_rank), kv_a_layernorm (kv_lora_rank)
 
 
-@dataclass(frozen=True)
-class Compressor:
+class Compressor(Value):
     """Keys compressed along the sequence: every ``rate`` tokens pool into one entry of ``head_dim`` (a softmax-gated
     sum), which the attention reads beside its window (DeepSeek-V4's compressed attention).
 
@@ -109,8 +106,7 @@ class Compressor:
     series: int = 1
 
 
-@dataclass(frozen=True)
-class Indexer:
+class Indexer(Value):
     """A lightning indexer (DeepSeek-V3.2's sparse attention, GLM-5): it scores every key with a few small
     heads, and the attention then reads only the ``top_k`` keys it picks.
 
@@ -131,8 +127,7 @@ class Indexer:
     compressor: Compressor | None = None  # its keys are compressed entries of its own (DeepSeek-V4's CSA)
 
 
-@dataclass(frozen=True)
-class Attention:
+class Attention(Value):
     """One layer's attention: q, k, v, o (or MLA's latents), with the names it is stored under.
 
     ``qk_head_dim`` and ``v_head_dim`` are per-head widths; for MLA they are the
@@ -190,8 +185,7 @@ class Attention:
         return "gqa"
 
 
-@dataclass(frozen=True)
-class DenseFfn:
+class DenseFfn(Value):
     """A position-wise feed-forward block: gated (gate, up, down) or plain (up, down)."""
 
     hidden_size: int
@@ -202,8 +196,7 @@ class DenseFfn:
     bias: bool = False
 
 
-@dataclass(frozen=True)
-class MoeFfn:
+class MoeFfn(Value):
     """A mixture-of-experts block: a router picks ``experts_per_token`` of ``num_experts`` per token.
 
     ``expert`` is one routed expert, its names relative to ``names["experts"]``: a module per
@@ -232,8 +225,7 @@ class MoeFfn:
 Ffn = DenseFfn | MoeFfn
 
 
-@dataclass(frozen=True)
-class Projection:
+class Projection(Value):
     """A linear map inside a mixer or a layer: its part, stored module, widths, bias and component."""
 
     part: str
@@ -244,8 +236,7 @@ class Projection:
     component: Component = "mixer"
 
 
-@dataclass(frozen=True)
-class Conv:
+class Conv(Value):
     """A depthwise causal convolution over ``channels``, ``kernel`` positions wide (weight [channels, 1, kernel])."""
 
     module: str
@@ -254,8 +245,7 @@ class Conv:
     bias: bool = True
 
 
-@dataclass(frozen=True)
-class Parameter:
+class Parameter(Value):
     """A learned tensor that no block above describes (Mamba's A_log, ERNIE's expert-score bias): component, part, stored name, shape.
 
     ``matmul``: a token is multiplied by it, as by a linear weight (RG-LRU's block-diagonal gates, [heads, width, width]).
@@ -268,8 +258,7 @@ class Parameter:
     matmul: bool = False
 
 
-@dataclass(frozen=True)
-class Mixer:
+class Mixer(Value):
     """A sequence mixer that carries a fixed-size state instead of attending over the context:
     Mamba, Mamba-2, Gated DeltaNet, lightning attention, short convolutions …
 
@@ -295,8 +284,7 @@ class Mixer:
         return sum(conv.channels * (conv.kernel - 1) for conv in self.convs)
 
 
-@dataclass(frozen=True)
-class Layer:
+class Layer(Value):
     """One layer: attention (or another mixer), FFN, and the norms around them by module name.
 
     ``name`` is the layer's module in the checkpoint with ``{i}`` for its index in its stack
@@ -329,8 +317,7 @@ class Layer:
     index_offset: int = 0
 
 
-@dataclass(frozen=True)
-class Linear:
+class Linear(Value):
     """A linear map outside the layers (OPT's project_in/out, BERT's pooler)."""
 
     in_features: int
@@ -338,16 +325,14 @@ class Linear:
     bias: bool = False
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(Value):
     """A learned table looked up, not multiplied (token-type embeddings, a bias vector)."""
 
     rows: int
     dim: int = 1
 
 
-@dataclass(frozen=True)
-class PatchEmbedding:
+class PatchEmbedding(Value):
     """A convolution that cuts an image into patches and projects each: weight [out, channels, *patch] (+ bias [out]).
 
     ``patch`` is (height, width), or (frames, height, width) for a tower that also reads video (Qwen-VL).
@@ -359,8 +344,7 @@ class PatchEmbedding:
     bias: bool = False
 
 
-@dataclass(frozen=True)
-class LearnedTensor:
+class LearnedTensor(Value):
     """A learned tensor stored under the module's own name, not as ``.weight`` (an ``nn.Parameter``:
     Llama-4's class embedding, Gemma 3's projection matrix). ``matmul``: tokens are multiplied by it."""
 
@@ -368,8 +352,7 @@ class LearnedTensor:
     matmul: bool = False
 
 
-@dataclass(frozen=True)
-class Extra:
+class Extra(Value):
     """A model-level module outside the layers: the component it counts under, its stored name, and how often it runs."""
 
     component: Component
@@ -378,16 +361,14 @@ class Extra:
     runs: Runs = "every_token"
 
 
-@dataclass(frozen=True)
-class StoredTensor:
+class StoredTensor(Value):
     """A tensor a checkpoint may hold beside the parameters: its name (``{i}`` for a layer index) and shape."""
 
     name: str
     shape: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class CheckpointExtra:
+class CheckpointExtra(Value):
     """What a published checkpoint may store that is not a parameter of the model's modules, and why.
 
     ``tensors`` are named with ``{i}`` where they repeat per layer (``per_layer``: the indices);
@@ -403,8 +384,7 @@ class CheckpointExtra:
     buffer: bool = False  # a persistent buffer of transformers' modules: saved with every checkpoint it writes
 
 
-@dataclass(frozen=True)
-class ModelNames:
+class ModelNames(Value):
     """Where the modules outside the layers are stored, and the prefix of the base model.
 
     transformers loads a checkpoint saved from the base model (no ``base_model_prefix``) into
@@ -419,8 +399,7 @@ class ModelNames:
     lm_head_bias: str = ""  # where the head's bias is stored, when not beside its weight (BERT: cls.predictions.bias)
 
 
-@dataclass(frozen=True)
-class ImageInput:
+class ImageInput(Value):
     """How a vision tower reads an image: the family's resizing rule, its patches, and the tokens they become.
 
     ``resize``: "fixed" (every image becomes ``size`` × ``size``), "longest_edge" (scaled down to fit ``size``,
@@ -445,8 +424,7 @@ class ImageInput:
     merge_columns: int | None = None  # the columns of patches one token merges, where not ``merge``
 
 
-@dataclass(frozen=True)
-class ModelSpec:
+class ModelSpec(Value):
     """Everything the engine needs to count a model's parameters, FLOPs, bytes and tensors."""
 
     model_type: str

@@ -16,19 +16,18 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .errors import InvalidConfigError
 from .spec import ModelSpec
 from .tensors import Tensor, stored_parameters
 from .units import DTYPE_BYTES
+from .values import Value, replace
 
 Role = Literal["parameter", "quantization"]
 
 
-@dataclass(frozen=True)
-class Stored:
+class Stored(Value):
     """One tensor as a checkpoint stores it: what it holds (a parameter, or a quantization scale or zero
     point of ``of``), and the component of the model it belongs to."""
 
@@ -74,8 +73,7 @@ def excluded(module: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class Scheme:
+class Scheme(Value):
     """A quantization_config, reduced to what decides the stored layout."""
 
     method: str

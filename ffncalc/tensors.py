@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
 
 from .spec import (
     Attention,
@@ -36,10 +35,10 @@ from .spec import (
     PatchEmbedding,
     Runs,
 )
+from .values import Value, replace
 
 
-@dataclass(frozen=True)
-class Tensor:
+class Tensor(Value):
     """One parameter tensor: its part, its stored name (relative to its layer) and shape.
 
     ``copies`` > 1 stands for one tensor per routed expert, ``{e}`` in the name marking the

@@ -3,7 +3,6 @@ Command R7B / A (cohere2: three sliding-window layers in four) and Cohere2-MoE (
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -11,6 +10,7 @@ from pydantic import Field, model_validator
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelSpec, MoeFfn, Norm, Parameter, names
+from ..values import replace
 from .base import DecoderConfig
 from .blocks import periodic_layer_types, windows_of_layer_types
 

@@ -4,7 +4,6 @@ DeepSeek-V4: shared-key-value attention over a window and compressed keys, hyper
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
@@ -27,6 +26,7 @@ from ..spec import (
     StoredTensor,
     names,
 )
+from ..values import replace
 from .base import DecoderConfig
 from .blocks import MLA_ATTENTION, is_sparse, mtp_extra
 

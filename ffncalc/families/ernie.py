@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar
 
 from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
 from ..spec import Layer, Parameter, names
+from ..values import replace
 from .base import DecoderConfig
 from .blocks import is_sparse
 

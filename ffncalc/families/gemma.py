@@ -5,7 +5,6 @@ AltUp and LAuReL, Gemma 4's wider global heads and MoE block) and their wrappers
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
@@ -41,6 +40,7 @@ from ..spec import (
     Table,
     names,
 )
+from ..values import replace
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 from .multimodal import MultimodalConfig, Tower, audio_module, projector_module

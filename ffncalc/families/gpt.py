@@ -5,13 +5,13 @@ fused qkv_proj), and BigCode's StarCoder (gpt_bigcode: multi-query attention in 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, WidthOrZero
 from ..spec import Attention, CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
+from ..values import replace
 from .base import DecoderConfig, LayerNormDecoder
 
 GPT2_ATTENTION = names(q="attn.c_attn", k="attn.c_attn", v="attn.c_attn", o="attn.c_proj", transposed=True)

@@ -3,13 +3,13 @@ beside the first MLP whose router may also pick zero experts (identity experts t
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar
 
 from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, PositionCount, Width, unroutable
 from ..spec import Attention, CheckpointExtra, Ffn, Layer, Mla, Names, StoredTensor, names
+from ..values import replace
 from .base import DecoderConfig
 from .deepseek import correction_bias_extra, even_rope_check
 

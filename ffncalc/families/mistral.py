@@ -3,13 +3,13 @@ and Mistral 3 (a multimodal wrapper: Magistral, Devstral)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar, Literal
 
 from pydantic import Field
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Extra, ImageInput, Layer, Linear, Norm, names
+from ..values import replace
 from .base import DecoderConfig
 from .blocks import required_field, windows_of_layer_types
 from .multimodal import MultimodalConfig, Tower, projector_module

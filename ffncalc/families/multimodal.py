@@ -11,7 +11,6 @@ what an image costs (``flops --image``), not what an audio clip costs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -34,13 +33,13 @@ from ..spec import (
     StoredTensor,
     Table,
 )
+from ..values import Value, replace
 
 if TYPE_CHECKING:
     from .vision import TowerConfig
 
 
-@dataclass(frozen=True)
-class Tower:
+class Tower(Value):
     """A tower's layers (stack "vision" or "audio") and its modules outside them, named under the wrapper's prefix."""
 
     layers: tuple[Layer, ...]

@@ -3,13 +3,13 @@ a hybrid stack of Mamba-2, attention, MLP and MoE layers (with a latent MoE in N
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
+from ..values import replace
 from .base import DecoderConfig
 from .blocks import required_field
 from .mixers import mamba2, mamba2_names

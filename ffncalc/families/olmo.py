@@ -4,13 +4,13 @@ q/k norms) and FlexOlmo (OLMo-2's layer around OLMoE's experts)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Attention, Layer, ModelSpec, MoeFfn, Norm
+from ..values import replace
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 

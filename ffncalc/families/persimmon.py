@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, Norm, names
+from ..values import replace
 from .base import DecoderConfig
 
 PERSIMMON_ATTENTION = names(

@@ -3,13 +3,13 @@ Phi-3 / Phi-3.5 / Phi-4 (Llama's shapes, fused qkv_proj and gate_up_proj) and Ph
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar
 
 from pydantic import Field
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, Norm, names
+from ..values import replace
 from .base import DecoderConfig
 from .mistral import MIXTRAL_EXPERT, MIXTRAL_MOE
 

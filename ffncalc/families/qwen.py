@@ -4,7 +4,6 @@ models of Qwen2.5-VL, Qwen3-VL and Qwen3.5 inside their multimodal wrappers."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
@@ -22,6 +21,7 @@ from ..schema import (
     WidthOrZero,
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
+from ..values import replace
 from .base import DecoderConfig
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types
 from .mixers import gated_deltanet

@@ -3,11 +3,11 @@ biases and a LayerNorm per query and key head."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Layer, ModelSpec, Norm, Parameter
+from ..values import replace
 from .base import DecoderConfig
 
 

@@ -23,7 +23,6 @@ The audio towers (Gemma 3n, Gemma 4) are in families/audio.py.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from pydantic import AliasChoices, Field
@@ -48,6 +47,7 @@ from ..spec import (
     Table,
     names,
 )
+from ..values import replace
 from .multimodal import Tower, projector_module, tower_module
 
 

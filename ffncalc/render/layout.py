@@ -9,7 +9,6 @@ cropped or ellipsised, and a split or stacked table says so.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Literal
 
 from rich import box
@@ -19,12 +18,13 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from ..values import Value
+
 Justify = Literal["left", "right"]
 _MEASURE = Console(width=100_000, file=open("/dev/null", "w"), color_system=None)  # noqa: SIM115 - lives with the module
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(Value):
     """A column: its heading, a shorter one for narrow terminals, and whether it names the row."""
 
     heading: str
@@ -34,14 +34,14 @@ class Column:
     footer: str = ""
 
 
-@dataclass
 class Grid:
     """Columns and rows of formatted cells (plain text: escaped when drawn), with a style per row."""
 
-    columns: list[Column]
-    rows: list[list[str]] = field(default_factory=list)
-    styles: list[str | None] = field(default_factory=list)
-    show_header: bool = True
+    def __init__(self, columns: list[Column], show_header: bool = True) -> None:
+        self.columns = columns
+        self.rows: list[list[str]] = []
+        self.styles: list[str | None] = []
+        self.show_header = show_header
 
     def add(self, *cells: str, style: str | None = None) -> None:
         self.rows.append(list(cells))

@@ -1,0 +1,74 @@
+"""Frozen value classes (ffncalc/values.py) behave as frozen dataclasses: the spec relies on it."""
+
+import pytest
+
+from ffncalc.spec import Layer, Norm
+from ffncalc.values import Value, replace
+
+
+class Point(Value):
+    x: int
+    y: int = 0
+    label: str = ""
+
+
+def test_fields_are_taken_by_position_or_name_with_defaults():
+    assert Point(1, 2).__dict__ == {"x": 1, "y": 2, "label": ""}
+    assert Point(y=5, x=1) == Point(1, 5)
+
+
+def test_equal_values_have_equal_hashes_whatever_the_argument_order():
+    assert hash(Point(1, label="a", y=2)) == hash(Point(1, 2, "a"))
+    assert len({Norm("rmsnorm", 8), Norm(dim=8, kind="rmsnorm")}) == 1
+
+
+def test_values_of_different_classes_are_never_equal():
+    class Other(Value):
+        x: int
+        y: int = 0
+        label: str = ""
+
+    assert Point(1) != Other(1)
+
+
+def test_a_value_cannot_be_changed():
+    point = Point(1)
+    with pytest.raises(AttributeError, match="frozen"):
+        point.x = 2
+    with pytest.raises(AttributeError, match="frozen"):
+        del point.x
+
+
+def test_replace_copies_with_changes_and_refuses_unknown_fields():
+    point = Point(1, 2)
+    assert replace(point, y=3) == Point(1, 3)
+    assert point == Point(1, 2)
+    with pytest.raises(TypeError, match="unexpected"):
+        replace(point, z=1)
+
+
+def test_a_missing_field_or_too_many_are_refused():
+    with pytest.raises(TypeError, match="missing field 'x'"):
+        Point()
+    with pytest.raises(TypeError, match="takes 3 fields, 4 given"):
+        Point(1, 2, "a", 4)
+
+
+def test_a_field_without_default_after_one_with_is_refused_when_the_class_is_made():
+    with pytest.raises(TypeError, match="'b' without a default follows"):
+
+        class Bad(Value):
+            a: int = 0
+            b: int
+
+
+def test_subclasses_extend_their_base_fields():
+    class Labelled(Point):
+        colour: str = "red"
+
+    assert Labelled(1).__dict__ == {"x": 1, "y": 0, "label": "", "colour": "red"}
+
+
+def test_the_repr_names_every_field():
+    assert repr(Norm("layernorm", 4, True)) == "Norm(kind='layernorm', dim=4, bias=True)"
+    assert "Layer(name='model.layers.{i}'" in repr(Layer("model.layers.{i}", None, None, ()))
