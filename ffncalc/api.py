@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import UsageError
 from .results import ModelInfo, Result
-from .source import bundled_models, load_raw_config, presets
+from .source import RawConfig, bundled_models, load_raw_config, presets
 from .units import bytes_per_element, parse_context, safetensors_dtype
 from .values import Value
 
@@ -43,7 +44,11 @@ def load_config(
 
     AS_TYPE counts a config with another family's rules (forks, renamed custom code); the info says so.
     """
-    raw = load_raw_config(model, revision=revision, token=token)
+    return _loaded(load_raw_config(model, revision=revision, token=token), as_type)
+
+
+def _loaded(raw: RawConfig, as_type: str | None = None) -> LoadedModel:
+    """A config.json read from its source, validated and turned into a spec."""
     from .families import parse_config
 
     config = parse_config(raw.data, raw.name, as_type=as_type)
@@ -190,17 +195,31 @@ def derive_dim(
 
 
 def compare(
-    models: list[str] | None = None, sort: str | None = None, revision: str | None = None, token: str | None = None
+    models: list[str] | None = None,
+    sort: str | None = None,
+    revision: str | None = None,
+    token: str | None = None,
+    live: bool = False,
 ) -> list[CompareRow]:
-    """FFN width, ratio, gating and parameter shares of MODELS (default: the reference table), one row per FFN kind."""
-    from .comparison import COLUMNS, DEFAULT_MODELS, compare_rows, sort_rows
+    """FFN width, ratio, gating and parameter shares of MODELS (default: the reference table), one row per FFN kind.
+
+    Bundled configs and presets are read from the catalog while it is current; LIVE counts them anyway."""
+    from . import catalog
+    from .comparison import COLUMNS, DEFAULT_MODELS, CompareRow, compare_rows, sort_rows
 
     if sort and sort.lstrip("-") not in COLUMNS:
         raise UsageError(f"cannot sort by {sort!r}; columns: {', '.join(COLUMNS)} (prefix - to sort descending)")
     rows = []
     for model in models or DEFAULT_MODELS:
-        loaded = load_config(model, revision, token)
-        rows += compare_rows(loaded.name, loaded.spec, account(loaded))
+        raw = load_raw_config(model, revision=revision, token=token)
+        entry = (
+            None if live or raw.source not in ("bundled", "preset") else catalog.counted(raw.name, Path(raw.location))
+        )
+        if entry is not None:
+            rows += [CompareRow(**row) for row in entry["compare"]]
+        else:
+            loaded = _loaded(raw)
+            rows += compare_rows(loaded.name, loaded.spec, account(loaded))
     return sort_rows(rows, sort)
 
 
@@ -232,17 +251,26 @@ class BundledModel(Result):
     active_params_without_embedding: int | None  # what model cards quote as "active"
 
 
-def list_families() -> dict[str, list[str]]:
-    """Every supported family, as people name it, with the model_types it reads."""
+def list_families(live: bool = False) -> dict[str, list[str]]:
+    """Every supported family, as people name it, with the model_types it reads (from the catalog while it is
+    current, unless LIVE)."""
+    from . import catalog
     from .families import families
 
-    return families()
+    listed = None if live else catalog.families()
+    return listed if listed is not None else families()
 
 
-def list_bundled() -> list[BundledModel]:
-    """Every bundled config and preset, counted."""
+def list_bundled(live: bool = False) -> list[BundledModel]:
+    """Every bundled config and preset, counted (read from the catalog while it is current, unless LIVE)."""
+    from . import catalog
+
     rows = []
-    for name in list(bundled_models()) + list(presets()):
+    for name, path in [*bundled_models().items(), *presets().items()]:
+        entry = None if live else catalog.counted(name, path)
+        if entry is not None:
+            rows.append(BundledModel(**entry["model"]))
+            continue
         report = account(name)
         rows.append(
             BundledModel(

@@ -52,7 +52,7 @@ class RawConfig(Value):
     location: str  # the file read
 
 
-def _data_dir(packaged: str, checkout: str) -> Path:
+def data_dir(packaged: str, checkout: str) -> Path:
     """Data shipped inside the installed package, or under fixtures/ in a checkout."""
     inside = Path(__file__).parent / packaged
     if inside.is_dir():
@@ -62,12 +62,12 @@ def _data_dir(packaged: str, checkout: str) -> Path:
 
 def bundled_dir() -> Path:
     """Bundled real configs (fixtures/configs)."""
-    return _data_dir("bundled_configs", "configs")
+    return data_dir("bundled_configs", "configs")
 
 
 def presets_dir() -> Path:
     """Presets in ffncalc's own format, for models published without a config.json (fixtures/presets)."""
-    return _data_dir("bundled_presets", "presets")
+    return data_dir("bundled_presets", "presets")
 
 
 def presets() -> dict[str, Path]:
