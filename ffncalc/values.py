@@ -13,6 +13,8 @@ methods are written once, here, and read the field list each subclass records.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, ClassVar, TypeVar
 
 from typing_extensions import dataclass_transform  # typing has it from Python 3.11; pydantic depends on this
@@ -24,7 +26,9 @@ V = TypeVar("V", bound="Value")
 class Value:
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+    _field_names: ClassVar[frozenset[str]] = frozenset()
     _defaults: ClassVar[dict[str, Any]] = {}
+    _key: ClassVar[Callable[[Any], Any]]  # the fields' values in order (hash)
 
     def __init_subclass__(cls) -> None:
         own = [
@@ -33,26 +37,28 @@ class Value:
             if not str(annotation).startswith(("ClassVar", "typing.ClassVar"))
         ]
         cls._fields = tuple(dict.fromkeys((*cls._fields, *own)))
+        cls._field_names = frozenset(cls._fields)
         cls._defaults = {**cls._defaults, **{name: cls.__dict__[name] for name in own if name in cls.__dict__}}
+        cls._key = attrgetter(*cls._fields) if cls._fields else (lambda value: ())
         missing_default = [name for name in cls._fields if name not in cls._defaults]
         if missing_default and cls._fields.index(missing_default[-1]) > len(missing_default) - 1:
             raise TypeError(f"{cls.__name__}: field {missing_default[-1]!r} without a default follows fields with one")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = self._fields
-        if len(args) > len(fields):
-            raise TypeError(f"{type(self).__name__}() takes {len(fields)} fields, {len(args)} given")
-        values = dict(zip(fields, args, strict=False))
-        for name in fields[len(args) :]:
-            if name in kwargs:
-                values[name] = kwargs.pop(name)
-            elif name in self._defaults:
-                values[name] = self._defaults[name]
-            else:
-                raise TypeError(f"{type(self).__name__}() missing field {name!r}")
+        values = self._defaults.copy()
+        if args:
+            if len(args) > len(fields):
+                raise TypeError(f"{type(self).__name__}() takes {len(fields)} fields, {len(args)} given")
+            values.update(zip(fields, args, strict=False))
         if kwargs:
-            raise TypeError(f"{type(self).__name__}() got unexpected or repeated fields {sorted(kwargs)}")
-        object.__setattr__(self, "__dict__", values)  # in field order, so the hash below is the fields' hash
+            if not self._field_names.issuperset(kwargs) or any(name in kwargs for name in fields[: len(args)]):
+                raise TypeError(f"{type(self).__name__}() got unexpected or repeated fields {sorted(kwargs)}")
+            values.update(kwargs)
+        if len(values) < len(fields):
+            missing = next(name for name in fields if name not in values)
+            raise TypeError(f"{type(self).__name__}() missing field {missing!r}")
+        object.__setattr__(self, "__dict__", values)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -60,10 +66,10 @@ class Value:
         return self.__dict__ == other.__dict__
 
     def __hash__(self) -> int:
-        return hash(tuple(self.__dict__.values()))
+        return hash(type(self)._key(self))
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items())
+        fields = ", ".join(f"{name}={self.__dict__[name]!r}" for name in self._fields)
         return f"{type(self).__qualname__}({fields})"
 
     def __setattr__(self, name: str, value: Any) -> None:
