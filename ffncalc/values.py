@@ -6,8 +6,10 @@ and hash by its fields (identical layers compare equal and are counted once), a 
 no assignment. ``replace(value, field=…)`` is ``dataclasses.replace``.
 
 Why not ``dataclasses``: a dataclass compiles six generated methods when its module is imported,
-about 0.6 ms a class; ffncalc's start-up would spend more on that than on counting a model. These
-methods are written once, here, and read the field list each subclass records.
+about 0.6 ms a class; ffncalc's start-up would spend more on that than on counting a model. Here
+equality, hash, repr and immutability are written once, and read the field list each subclass
+records; only ``__init__`` is generated, as a dataclass's is (a generic one is three times slower,
+and a config makes some 240 values), and only for a class when its first value is made.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ V = TypeVar("V", bound="Value")
 class Value:
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
-    _field_names: ClassVar[frozenset[str]] = frozenset()
     _defaults: ClassVar[dict[str, Any]] = {}
     _key: ClassVar[Callable[[Any], Any]]  # the fields' values in order (hash)
 
@@ -37,28 +38,18 @@ class Value:
             if not str(annotation).startswith(("ClassVar", "typing.ClassVar"))
         ]
         cls._fields = tuple(dict.fromkeys((*cls._fields, *own)))
-        cls._field_names = frozenset(cls._fields)
         cls._defaults = {**cls._defaults, **{name: cls.__dict__[name] for name in own if name in cls.__dict__}}
         cls._key = attrgetter(*cls._fields) if cls._fields else (lambda value: ())
+        cls.__init__ = Value.__init__  # type: ignore[method-assign]  # its own, once its first value is made
         missing_default = [name for name in cls._fields if name not in cls._defaults]
         if missing_default and cls._fields.index(missing_default[-1]) > len(missing_default) - 1:
             raise TypeError(f"{cls.__name__}: field {missing_default[-1]!r} without a default follows fields with one")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        fields = self._fields
-        values = self._defaults.copy()
-        if args:
-            if len(args) > len(fields):
-                raise TypeError(f"{type(self).__name__}() takes {len(fields)} fields, {len(args)} given")
-            values.update(zip(fields, args, strict=False))
-        if kwargs:
-            if not self._field_names.issuperset(kwargs) or any(name in kwargs for name in fields[: len(args)]):
-                raise TypeError(f"{type(self).__name__}() got unexpected or repeated fields {sorted(kwargs)}")
-            values.update(kwargs)
-        if len(values) < len(fields):
-            missing = next(name for name in fields if name not in values)
-            raise TypeError(f"{type(self).__name__}() missing field {missing!r}")
-        object.__setattr__(self, "__dict__", values)
+        """The first value of a class: give the class its own __init__, then make the value with it."""
+        cls = type(self)
+        cls.__init__ = _generated_init(cls)  # type: ignore[method-assign]
+        cls.__init__(self, *args, **kwargs)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -77,6 +68,20 @@ class Value:
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} is frozen: cannot delete field {name!r}")
+
+
+def _generated_init(cls: type[Value]) -> Callable[..., None]:
+    """CLS's __init__, compiled from its field list as dataclasses does: def __init__(self, kind, dim, bias=…)
+    that sets the instance's __dict__ in field order. The names are the class's own annotations."""
+    defaults = {f"_default_{name}": value for name, value in cls._defaults.items()}
+    parameters = ", ".join(name + (f"=_default_{name}" if name in cls._defaults else "") for name in cls._fields)
+    values = ", ".join(f"{name!r}: {name}" for name in cls._fields)
+    source = f"def __init__(self, {parameters}):\n    _set(self, '__dict__', {{{values}}})\n"
+    namespace: dict[str, Any] = {"_set": object.__setattr__, **defaults}
+    exec(compile(source, f"<{cls.__qualname__}.__init__>", "exec"), namespace)
+    init: Callable[..., None] = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
 
 
 def replace(value: V, /, **changes: Any) -> V:
