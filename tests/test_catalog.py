@@ -90,3 +90,9 @@ def test_a_missing_or_corrupt_catalog_is_not_read(tmp_path, monkeypatch, fresh_c
 def test_the_family_list_from_the_catalog_is_the_adapters_own(fresh_catalog):
     assert list_families() == list_families(live=True)
     assert list_families()["DeepSeek-V3"] == ["deepseek_v3", "kimi_k2"]  # kimi_k2 declares DeepSeek-V3's classes
+
+
+def test_what_the_catalog_gives_equals_a_live_count(fresh_catalog):
+    assert list_bundled() == list_bundled(live=True)
+    assert compare() == compare(live=True)
+    assert compare(["openai/gpt-oss-20b", "gpt3-175b"]) == compare(["openai/gpt-oss-20b", "gpt3-175b"], live=True)

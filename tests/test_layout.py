@@ -63,7 +63,7 @@ def drawable(grid, indices, short):
     return True
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(grids())
 def test_a_grid_table_is_as_wide_as_rich_draws_the_same_table(case):
     grid, indices, short = case
@@ -72,7 +72,7 @@ def test_a_grid_table_is_as_wide_as_rich_draws_the_same_table(case):
     assert drawn == {GridTable(grid, indices, short, _cell_widths(grid)).width}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(grids())
 def test_a_grid_table_draws_every_character_and_style_as_rich_draws_the_same_table(case):
     grid, indices, short = case
