@@ -177,7 +177,7 @@ def retried_failures(tmp_path_factory):
     repos = {
         "acme/broken": FakeRepo(status=500),
         "acme/stalled": FakeRepo(files={"config.json": CONFIG}, delay=30),
-        "acme/slow": FakeRepo(files={"config.json": CONFIG}, delay=3),
+        "acme/slow": FakeRepo(files={"config.json": CONFIG}, delay=1.5),  # past the 1-s ETag timeout
     }
     with FakeHub(repos) as server:
         runs = {
