@@ -40,7 +40,8 @@ class Value:
         cls._fields = tuple(dict.fromkeys((*cls._fields, *own)))
         cls._defaults = {**cls._defaults, **{name: cls.__dict__[name] for name in own if name in cls.__dict__}}
         cls._key = attrgetter(*cls._fields) if cls._fields else (lambda value: ())
-        cls.__init__ = Value.__init__  # type: ignore[method-assign]  # its own, once its first value is made
+        if "__init__" not in cls.__dict__:  # its own, made when its first value is (not its base's)
+            cls.__init__ = Value.__init__  # type: ignore[method-assign]
         missing_default = [name for name in cls._fields if name not in cls._defaults]
         if missing_default and cls._fields.index(missing_default[-1]) > len(missing_default) - 1:
             raise TypeError(f"{cls.__name__}: field {missing_default[-1]!r} without a default follows fields with one")
