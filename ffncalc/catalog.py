@@ -47,9 +47,9 @@ def read_catalog() -> dict[str, Any]:
     """The catalog, or an empty one when it is missing, unreadable, or was written by other code than this."""
     try:
         catalog = json.loads(catalog_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(catalog, dict) or catalog.get("engine") != engine_fingerprint():
+        if not isinstance(catalog, dict) or catalog.get("engine") != engine_fingerprint():
+            return {}
+    except (OSError, ValueError):  # unreadable: everything is counted live, and says why if it cannot be
         return {}
     return catalog
 
@@ -57,7 +57,10 @@ def read_catalog() -> dict[str, Any]:
 def counted(name: str, path: Path) -> dict[str, Any] | None:
     """What the catalog holds for bundled config or preset NAME, if it was counted from PATH's current bytes."""
     entry = read_catalog().get("models", {}).get(name)
-    if not isinstance(entry, dict) or entry.get("sha256") != file_digest(path):
+    try:
+        if not isinstance(entry, dict) or entry.get("sha256") != file_digest(path):
+            return None
+    except OSError:  # counted live, which reports the file it cannot read
         return None
     return entry
 

@@ -10,6 +10,7 @@ import pytest
 
 from ffncalc import catalog, source
 from ffncalc.api import compare, list_bundled, list_families
+from ffncalc.errors import FfncalcError
 
 from .conftest import ROOT
 
@@ -96,3 +97,13 @@ def test_what_the_catalog_gives_equals_a_live_count(fresh_catalog):
     assert list_bundled() == list_bundled(live=True)
     assert compare() == compare(live=True)
     assert compare(["openai/gpt-oss-20b", "gpt3-175b"]) == compare(["openai/gpt-oss-20b", "gpt3-175b"], live=True)
+
+
+def test_an_unreadable_bundled_config_is_reported_as_a_live_count_would(tmp_path, monkeypatch, fresh_catalog):
+    shutil.copytree(source.bundled_dir(), tmp_path / "configs")
+    (tmp_path / "configs" / LLAMA_31_8B).unlink()
+    (tmp_path / "configs" / LLAMA_31_8B).mkdir()  # a folder where a config file should be: unreadable as a file
+    monkeypatch.setattr(source, "bundled_dir", lambda: tmp_path / "configs")
+    assert catalog.counted("meta-llama/Llama-3.1-8B", tmp_path / "configs" / LLAMA_31_8B) is None
+    with pytest.raises(FfncalcError):
+        list_bundled()
