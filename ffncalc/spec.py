@@ -384,6 +384,15 @@ class CheckpointExtra(Value):
     buffer: bool = False  # a persistent buffer of transformers' modules: saved with every checkpoint it writes
 
 
+class NotSaved(Value):
+    """Parameters the model builds that its checkpoints may lack: transformers leaves them out when it saves
+    (the class's ``_keys_to_ignore_on_save``), as they are computed when the model is made (Marian's
+    sinusoidal position tables). ``names`` are stored names; ``reason`` says why."""
+
+    names: tuple[str, ...]
+    reason: str
+
+
 class ModelNames(Value):
     """Where the modules outside the layers are stored, and the prefix of the base model.
 
@@ -441,3 +450,4 @@ class ModelSpec(Value):
     extras: tuple[Extra, ...] = ()
     checkpoint_extras: tuple[CheckpointExtra, ...] = ()
     image: ImageInput | None = None  # a multimodal model's vision tower: how it reads an image
+    not_saved: NotSaved | None = None  # parameters a checkpoint saved by transformers leaves out

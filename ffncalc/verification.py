@@ -23,7 +23,7 @@ from .storage import Scheme, layout, parameter_layout
 from .tensors import assemble, embedding_width, layer_tensors
 from .units import DTYPE_BYTES
 
-Verdict = Literal["parameter", "quantization", "extra", "wrong shape", "unexpected", "missing"]
+Verdict = Literal["parameter", "quantization", "extra", "wrong shape", "unexpected", "missing", "not saved"]
 
 
 class TensorVerdict(Result):
@@ -150,15 +150,21 @@ def verify_checkpoint(
             verdicts.append(
                 _verdict(tensor, "unexpected", "no module of the model holds it; transformers would not load it")
             )
+    not_saved = spec.not_saved
+    unsaved_params = 0  # parameters the model builds that transformers does not save, absent here
     for name, stored in expected.items():
         if name not in seen:
+            left_out = not_saved is not None and name in not_saved.names
+            unsaved_params += stored.parameters if left_out else 0
             verdicts.append(
                 TensorVerdict(
                     name=name,
-                    verdict="missing",
+                    verdict="not saved" if left_out else "missing",
                     dtype=stored.dtype,
                     shape=list(stored.shape),
-                    reason="the model has this tensor; the checkpoint does not store it",
+                    reason=not_saved.reason
+                    if left_out and not_saved is not None
+                    else "the model has this tensor; the checkpoint does not store it",
                 )
             )
     counts: dict[str, int] = defaultdict(int)
@@ -168,7 +174,8 @@ def verify_checkpoint(
     index_names = {known(t.name) for t in checkpoint.tensors} if checkpoint.index_only else set()
     expected_bytes = None
     if checkpoint.index_only and dtype is not None:
-        expected_bytes = sum(s.bytes for s in expected.values()) + sum(
+        unsaved = {v.name for v in verdicts if v.verdict == "not saved"}
+        expected_bytes = sum(s.bytes for name, s in expected.items() if name not in unsaved) + sum(
             _bytes(shape, dtype) for name, (shape, _) in extras.items() if name in index_names
         )
     size_ok = expected_bytes is None or checkpoint.index_total_size in (None, expected_bytes)
@@ -194,7 +201,7 @@ def verify_checkpoint(
         ok=not bad
         and not checkpoint.missing_files
         and size_ok
-        and (checkpoint.index_only or params == report.total_params),
+        and (checkpoint.index_only or params + unsaved_params == report.total_params),
     )
 
 

@@ -489,3 +489,44 @@ def test_safetensors_header_helper_round_trips():
     blob = safetensors_header({"a": ("F32", [2, 3])})
     length = int.from_bytes(blob[:8], "little")
     assert json.loads(blob[8 : 8 + length]) == {"a": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}}
+
+
+# --- parameters transformers does not save ----------------------------------------------------------------
+
+MARIAN = json.loads((Path(__file__).parent / "configs" / "synthetic__marian.json").read_text())
+# What transformers 5.24 wrote for MarianMTModel(config).save_pretrained() of that config (tools: side venv).
+MARIAN_SAVED = {
+    name: (dtype, shape)
+    for name, (dtype, shape) in json.loads(
+        (Path(__file__).parent / "expected" / "saved__synthetic__marian.json").read_text()
+    )["tensors"].items()
+}
+# Each stack's sinusoidal table: max_position_embeddings 128 rows of d_model 64.
+POSITION_TABLES = {f"model.{stack}.embed_positions.weight": ("F32", [128, 64]) for stack in ("encoder", "decoder")}
+
+
+def test_a_marian_checkpoint_as_transformers_saves_it_is_ok_without_its_position_tables(tmp_path):
+    report = verify(str(write_checkpoint(tmp_path / "m", MARIAN, MARIAN_SAVED)))
+    assert report.ok
+    assert report.counts["not saved"] == 2 and "missing" not in report.counts
+    # transformers counts 271,216 parameters for this model (tests/expected/transformers); the checkpoint holds
+    # all but the two tables of 128 × 64.
+    assert report.ffncalc_params == 271_216
+    assert report.checkpoint_params == 271_216 - 2 * 128 * 64 == 254_832
+    assert {t.name for t in report.tensors if t.verdict == "not saved"} == set(POSITION_TABLES)
+
+
+def test_a_marian_checkpoint_that_holds_its_position_tables_is_ok_too(tmp_path):
+    report = verify(str(write_checkpoint(tmp_path / "m", MARIAN, {**MARIAN_SAVED, **POSITION_TABLES})))
+    assert report.ok
+    assert "not saved" not in report.counts
+    assert report.checkpoint_params == 271_216
+
+
+def test_the_base_marian_model_saves_its_position_tables_so_their_absence_is_missing(tmp_path):
+    # MarianModel declares no _keys_to_ignore_on_save (modeling_marian.py); only MarianMTModel does.
+    base = {**MARIAN, "architectures": ["MarianModel"]}
+    saved = {name.removeprefix("model."): spec for name, spec in MARIAN_SAVED.items() if name.startswith("model.")}
+    report = verify(str(write_checkpoint(tmp_path / "m", base, saved)))
+    assert not report.ok
+    assert report.counts["missing"] == 2

@@ -23,11 +23,13 @@ from ..spec import (
     ModelNames,
     ModelSpec,
     Norm,
+    NotSaved,
     Runs,
     StoredTensor,
     Table,
     names,
 )
+from ..values import replace
 
 SELF_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
 CROSS_ATTENTION = names(
@@ -343,3 +345,14 @@ class MarianConfig(BartConfig):
     @property
     def head_vocab_size(self) -> int:
         return self.vocab_size if self.share_encoder_decoder_embeddings else self.target_vocab_size
+
+    def to_spec(self) -> ModelSpec:
+        spec = super().to_spec()
+        if self.kind != "generation":  # only MarianMTModel declares _keys_to_ignore_on_save
+            return spec
+        tables = ("model.encoder.embed_positions.weight", "model.decoder.embed_positions.weight")
+        reason = (
+            "sinusoidal position tables, computed when the model is built: MarianMTModel leaves them out when it "
+            "saves (_keys_to_ignore_on_save), and older checkpoints may hold them"
+        )
+        return replace(spec, not_saved=NotSaved(tables, reason))

@@ -34,7 +34,7 @@ def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
             stored.add(dtype, count(size))
         parts += fit(stored, width)
     verdicts = Grid([Column("What", justify="left", key=True), Column("Count")], show_header=False)
-    for verdict in ("parameter", "quantization", "extra", *PROBLEMS):
+    for verdict in ("parameter", "quantization", "extra", "not saved", *PROBLEMS):
         if report.counts.get(verdict):
             verdicts.add(_verdict_label(verdict), count(report.counts[verdict]))
     verdicts.add("Parameters in the checkpoint", count(report.checkpoint_params))
@@ -55,6 +55,10 @@ def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
             extras.add(extra.kind, count(extra.tensors), count(extra.elements))
         parts += fit(extras, width)
         parts += [Text(f"· {extra.kind}: {extra.reason}", style="dim") for extra in report.extras]
+    unsaved = [t for t in report.tensors if t.verdict == "not saved"]
+    if unsaved:
+        names = ", ".join(t.name for t in unsaved)
+        parts.append(Text(f"· not saved: {names}: {unsaved[0].reason}", style="dim"))
     problems = [t for t in report.tensors if t.verdict in PROBLEMS]
     for tensor in problems[:SHOWN]:
         detail = ""
@@ -81,6 +85,7 @@ def _verdict_label(verdict: str) -> str:
         "parameter": "Parameters",
         "quantization": "Quantization scales and zeros",
         "extra": "Explained extras",
+        "not saved": "Not saved, by design",
         "missing": "Missing",
         "unexpected": "Unexpected",
         "wrong shape": "Wrong shape",
