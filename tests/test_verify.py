@@ -6,6 +6,7 @@ hand; the real index files in tests/indexes are copies of ../shared/reference/in
 """
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -530,3 +531,16 @@ def test_the_base_marian_model_saves_its_position_tables_so_their_absence_is_mis
     report = verify(str(write_checkpoint(tmp_path / "m", base, saved)))
     assert not report.ok
     assert report.counts["missing"] == 2
+
+
+def test_an_index_of_a_marian_checkpoint_without_its_position_tables_gives_the_size_it_states(tmp_path):
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({**MARIAN, "torch_dtype": "float32"}))
+    # F32: 4 bytes an element, over every tensor transformers saved (position tables not among them).
+    total = sum(4 * math.prod(shape) for _, shape in MARIAN_SAVED.values())
+    index = {"metadata": {"total_size": total}, "weight_map": dict.fromkeys(MARIAN_SAVED, "model.safetensors")}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    report = verify(str(folder))
+    assert report.index_only and report.ok
+    assert report.expected_bytes == total == 4 * (254_832 + 1_000)  # the parameters saved, and final_logits_bias
