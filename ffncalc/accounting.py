@@ -13,6 +13,7 @@ No I/O and no formatting here: ``render`` and the CLI present what this returns.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
@@ -283,16 +284,20 @@ def _moe_summary(layers: tuple[Layer, ...]) -> MoeSummary | None:
     if not moe_layers:
         return None
     first = moe_layers[0]
+    blocks = Counter(moe_layers)  # identical MoE blocks are counted once, times their number
     return MoeSummary(
         moe_layers=len(moe_layers),
         num_experts=first.num_experts,
         experts_per_token=first.experts_per_token,
         num_shared_experts=first.num_shared_experts or (1 if first.shared is not None else 0),
         expert_params=dense_ffn_params(first.expert),
-        routed_expert_params=sum(moe.num_experts * dense_ffn_params(moe.expert) for moe in moe_layers),
-        shared_expert_params=sum(dense_ffn_params(moe.shared) for moe in moe_layers if moe.shared is not None),
+        routed_expert_params=sum(n * moe.num_experts * dense_ffn_params(moe.expert) for moe, n in blocks.items()),
+        shared_expert_params=sum(
+            n * dense_ffn_params(moe.shared) for moe, n in blocks.items() if moe.shared is not None
+        ),
         router_params=sum(
-            linear_params(moe.hidden_size, moe.num_experts + moe.zero_experts, moe.router_bias) for moe in moe_layers
+            n * linear_params(moe.hidden_size, moe.num_experts + moe.zero_experts, moe.router_bias)
+            for moe, n in blocks.items()
         ),
     )
 
