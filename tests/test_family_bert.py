@@ -88,11 +88,20 @@ def test_electra_small_discriminator_by_hand():
 
 def test_electra_generator_predicts_through_the_embedding_width():
     # electra-base-generator: H 256, embeddings 768: generator_predictions.dense 256 · 768 + 768, its LayerNorm 2 · 768,
-    # generator_lm_head tied to the word table, with a bias of 30,522.
+    # generator_lm_head tied to the word table, with a bias of 30,522. The transform is the masked-LM head's, as
+    # BERT's cls.predictions.transform: the head holds it and the bias.
     report = account("google/electra-base-generator")
-    assert report.outside_layers["other.generator_predictions.dense"] == 256 * 768 + 768
+    assert report.outside_layers["lm_head.generator_predictions.dense"] == 256 * 768 + 768
     assert report.outside_layers["norm.generator_predictions.LayerNorm"] == 2 * 768
-    assert report.components.lm_head == 30522
+    assert report.components.lm_head == 256 * 768 + 768 + 30522 == 227_898
+
+
+def test_distilbert_masked_lm_head_is_counted_as_the_head_as_berts_is():
+    # vocab_transform dim² + dim and the tied vocab_projector's bias (V) under lm_head, as BERT's transform and bias;
+    # vocab_layer_norm (2 · dim) under norm.
+    report = account("distilbert/distilbert-base-uncased")
+    assert report.components.lm_head == 768 * 768 + 768 + 30522 == 621_114
+    assert report.components.other == 0
 
 
 def test_electra_multiple_choice_summary_projects_to_the_labels_when_told():

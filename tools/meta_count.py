@@ -80,7 +80,12 @@ def component_of(name: str) -> str:
         return "vision" if "audio" not in name else "audio"
     if "norm" in last.lower() or last in ("ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
-    if re.search(r"(^|\.)(lm_head|embed_out)\.|(^|\.)cls\.predictions\.|(^|\.)generator_lm_head\.", name):
+    # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA)
+    if re.search(
+        r"(^|\.)(lm_head|embed_out)\.|(^|\.)cls\.predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
+        r"vocab_transform|vocab_projector)\.",
+        name,
+    ):
         return "lm_head"
     if re.search(
         r"(embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"

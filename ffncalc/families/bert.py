@@ -433,7 +433,7 @@ class ElectraConfig(BertConfig):
         generator, discriminator, classifier = ELECTRA_HEADS[self.head_class()]
         extras = []
         if generator:
-            extras.append(Extra("other", "generator_predictions.dense", Linear(hidden, width, bias=True)))
+            extras.append(Extra("lm_head", "generator_predictions.dense", Linear(hidden, width, bias=True)))
             extras.append(Extra("norm", "generator_predictions.LayerNorm", self.layer_norm(width)))
         if discriminator:
             extras.append(Extra("other", "discriminator_predictions.dense", Linear(hidden, hidden, bias=True)))
@@ -514,10 +514,10 @@ class DistilBertConfig(_EncoderClasses):
         mlm, pre_classifier, classifier = DISTILBERT_HEADS[self.head_class()]
         extras = [Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm())]
         if mlm:
-            # transformers' component names follow its modules: the transform and the projector's bias are "other"
-            extras.append(Extra("other", "vocab_transform", Linear(dim, dim, bias=True)))
+            # the masked-LM head, as BERT's cls.predictions: a transform, its LayerNorm, the tied projector's bias
+            extras.append(Extra("lm_head", "vocab_transform", Linear(dim, dim, bias=True)))
             extras.append(Extra("norm", "vocab_layer_norm", self.layer_norm()))
-            extras.append(Extra("other", "vocab_projector.bias", LearnedTensor((self.vocab_size,))))
+            extras.append(Extra("lm_head", "vocab_projector.bias", LearnedTensor((self.vocab_size,))))
         if pre_classifier:
             extras.append(self.linear("pre_classifier", dim, dim))
         if classifier is not None:
