@@ -451,3 +451,6 @@ class ModelSpec(Value):
     checkpoint_extras: tuple[CheckpointExtra, ...] = ()
     image: ImageInput | None = None  # a multimodal model's vision tower: how it reads an image
     not_saved: NotSaved | None = None  # parameters a checkpoint saved by transformers leaves out
+    # Stacked tensors (by the end of their name) that transformers transposes on load, axes 1 and 2, when a
+    # checkpoint stores them that way (its conversion_mapping: Transpose(1, 2, check_dims=True)).
+    transposed_on_load: tuple[str, ...] = ()

@@ -124,12 +124,14 @@ def verify_checkpoint(
         if name in expected:
             seen.add(name)
             stored = expected[name]
-            if checkpoint.index_only or tuple(tensor.shape) == stored.shape:
+            swapped = _transposed_on_load(spec, name, stored.shape, tuple(tensor.shape))
+            if checkpoint.index_only or tuple(tensor.shape) == stored.shape or swapped:
                 params += stored.parameters
                 by_component[stored.component] += tensor.bytes
-                verdicts.append(
-                    _verdict(tensor, stored.role, None if stored.role == "parameter" else f"quantizes {stored.of}")
-                )
+                reason = None if stored.role == "parameter" else f"quantizes {stored.of}"
+                if swapped:
+                    reason = "stored with axes 1 and 2 swapped, as published; transformers transposes it on load"
+                verdicts.append(_verdict(tensor, stored.role, reason, stored.shape if swapped else None))
             else:
                 by_component["unexplained"] += tensor.bytes
                 verdicts.append(_verdict(tensor, "wrong shape", "the model's tensor has another shape", stored.shape))
@@ -218,3 +220,13 @@ def _verdict(tensor: HeaderTensor, verdict: Verdict, reason: str | None, expecte
 
 def _bytes(shape: tuple[int, ...], dtype: str) -> int:
     return math.prod(shape) * DTYPE_BYTES[dtype]
+
+
+def _transposed_on_load(spec: ModelSpec, name: str, shape: tuple[int, ...], stored: tuple[int, ...]) -> bool:
+    """Whether a checkpoint's STORED shape is SHAPE with axes 1 and 2 swapped, for a tensor transformers
+    transposes on load (ModelSpec.transposed_on_load)."""
+    return (
+        len(shape) == 3
+        and stored == (shape[0], shape[2], shape[1])
+        and any(name.endswith(suffix) for suffix in spec.transposed_on_load)
+    )

@@ -544,3 +544,51 @@ def test_an_index_of_a_marian_checkpoint_without_its_position_tables_gives_the_s
     report = verify(str(folder))
     assert report.index_only and report.ok
     assert report.expected_bytes == total == 4 * (254_832 + 1_000)  # the parameters saved, and final_logits_bias
+
+
+# --- layouts transformers converts on load ------------------------------------------------------------------
+
+QWEN3_VL_MOE = json.loads((Path(__file__).parent / "configs" / "synthetic__qwen3_vl_moe.json").read_text())
+# What transformers 5.24 wrote for Qwen3VLMoeForConditionalGeneration(config).save_pretrained() of that config.
+QWEN3_VL_MOE_SAVED = {
+    name: (dtype, shape)
+    for name, (dtype, shape) in json.loads(
+        (Path(__file__).parent / "expected" / "saved__synthetic__qwen3_vl_moe.json").read_text()
+    )["tensors"].items()
+}
+
+
+def published_layout(tensors):
+    """The experts as published Qwen3-VL-MoE checkpoints store them: axes 1 and 2 swapped, which transformers'
+    conversion_mapping.py ("qwen3_vl_moe": Transpose(1, 2, check_dims=True)) undoes on load."""
+    return {
+        name: (
+            dtype,
+            [shape[0], shape[2], shape[1]] if name.endswith(("experts.gate_up_proj", "experts.down_proj")) else shape,
+        )
+        for name, (dtype, shape) in tensors.items()
+    }
+
+
+def test_a_qwen3_vl_moe_checkpoint_as_transformers_saves_it_is_ok(tmp_path):
+    report = verify(str(write_checkpoint(tmp_path / "q", QWEN3_VL_MOE, QWEN3_VL_MOE_SAVED)))
+    assert report.ok
+    assert report.checkpoint_params == report.ffncalc_params == 345_376  # transformers' count of the model
+
+
+def test_qwen3_vl_moe_experts_stored_as_published_are_ok_as_transformers_transposes_them_on_load(tmp_path):
+    report = verify(str(write_checkpoint(tmp_path / "q", QWEN3_VL_MOE, published_layout(QWEN3_VL_MOE_SAVED))))
+    assert report.ok
+    swapped = [t for t in report.tensors if t.reason and "transposes it on load" in t.reason]
+    # two layers, each with gate_up_proj [4, 64, 96] (to [4, 96, 64]) and down_proj [4, 48, 64] (to [4, 64, 48])
+    assert sorted(t.shape for t in swapped) == [[4, 48, 64], [4, 48, 64], [4, 64, 96], [4, 64, 96]]
+    assert report.checkpoint_params == 345_376
+
+
+def test_a_tensor_transformers_does_not_transpose_is_a_wrong_shape_when_swapped(tmp_path):
+    name = "model.language_model.layers.0.self_attn.k_proj.weight"  # [2 kv heads · 16, 64]
+    dtype, shape = QWEN3_VL_MOE_SAVED[name]
+    tensors = {**QWEN3_VL_MOE_SAVED, name: (dtype, shape[::-1])}
+    report = verify(str(write_checkpoint(tmp_path / "q", QWEN3_VL_MOE, tensors)))
+    assert not report.ok
+    assert [t.name for t in report.tensors if t.verdict == "wrong shape"] == [name]

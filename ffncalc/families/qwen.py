@@ -527,6 +527,12 @@ class Qwen3VLMoeTextConfig(_TextOfWrapper, _QwenMoeRule, DecoderConfig):
         )
         return self.layer(self.attention(window, **self.per_head_norms()), ffn)
 
+    def language_model_spec(self) -> ModelSpec:
+        # Published checkpoints store the experts [E, H, 2I] and [E, I, H]; transformers transposes them on load
+        # (conversion_mapping.py, "qwen3_vl_moe"), and saves them [E, 2I, H] and [E, H, I].
+        spec = super().language_model_spec()
+        return replace(spec, transposed_on_load=("mlp.experts.gate_up_proj", "mlp.experts.down_proj"))
+
 
 class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Config):
     """configuration_qwen2_5_vl.py / modeling_qwen2_5_vl.py: Qwen2's layers (q, k, v biases; Qwen's windows);

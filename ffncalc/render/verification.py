@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from rich.console import Group
@@ -55,6 +56,8 @@ def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
             extras.add(extra.kind, count(extra.tensors), count(extra.elements))
         parts += fit(extras, width)
         parts += [Text(f"· {extra.kind}: {extra.reason}", style="dim") for extra in report.extras]
+    explained = Counter(t.reason for t in report.tensors if t.verdict == "parameter" and t.reason)
+    parts += [Text(f"· {n:,} {'tensor' if n == 1 else 'tensors'} {why}", style="dim") for why, n in explained.items()]
     unsaved = [t for t in report.tensors if t.verdict == "not saved"]
     if unsaved:
         names = ", ".join(t.name for t in unsaved)
