@@ -494,14 +494,17 @@ def test_safetensors_header_helper_round_trips():
 
 # --- parameters transformers does not save ----------------------------------------------------------------
 
-MARIAN = json.loads((Path(__file__).parent / "configs" / "synthetic__marian.json").read_text())
-# What transformers 5.24 wrote for MarianMTModel(config).save_pretrained() of that config (tools: side venv).
-MARIAN_SAVED = {
-    name: (dtype, shape)
-    for name, (dtype, shape) in json.loads(
-        (Path(__file__).parent / "expected" / "saved__synthetic__marian.json").read_text()
-    )["tensors"].items()
-}
+
+def config_and_saved(stem: str) -> tuple[dict, dict[str, tuple[str, list[int]]]]:
+    """A synthetic config of tests/configs, and the tensors transformers 5.24 wrote when it saved the model the
+    config builds (save_pretrained in the side venv: tests/expected/saved__<stem>.json)."""
+    here = Path(__file__).parent
+    saved = json.loads((here / "expected" / f"saved__{stem}.json").read_text())["tensors"]
+    config = json.loads((here / "configs" / f"{stem}.json").read_text())
+    return config, {name: (dtype, shape) for name, (dtype, shape) in saved.items()}
+
+
+MARIAN, MARIAN_SAVED = config_and_saved("synthetic__marian")  # MarianMTModel
 # Each stack's sinusoidal table: max_position_embeddings 128 rows of d_model 64.
 POSITION_TABLES = {f"model.{stack}.embed_positions.weight": ("F32", [128, 64]) for stack in ("encoder", "decoder")}
 
@@ -548,14 +551,7 @@ def test_an_index_of_a_marian_checkpoint_without_its_position_tables_gives_the_s
 
 # --- layouts transformers converts on load ------------------------------------------------------------------
 
-QWEN3_VL_MOE = json.loads((Path(__file__).parent / "configs" / "synthetic__qwen3_vl_moe.json").read_text())
-# What transformers 5.24 wrote for Qwen3VLMoeForConditionalGeneration(config).save_pretrained() of that config.
-QWEN3_VL_MOE_SAVED = {
-    name: (dtype, shape)
-    for name, (dtype, shape) in json.loads(
-        (Path(__file__).parent / "expected" / "saved__synthetic__qwen3_vl_moe.json").read_text()
-    )["tensors"].items()
-}
+QWEN3_VL_MOE, QWEN3_VL_MOE_SAVED = config_and_saved("synthetic__qwen3_vl_moe")  # ...ForConditionalGeneration
 
 
 def published_layout(tensors):
