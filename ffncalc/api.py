@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
+from .loading import LoadedModel, load_config, loaded_from
+from .overrides import parse_override
 from .results import ModelInfo, Result
-from .source import RawConfig, bundled_models, load_raw_config, presets
+from .source import bundled_models, load_raw_config, presets
 from .units import bytes_per_element, parse_context, safetensors_dtype
-from .values import Value
+
+__all__ = ["LoadedModel", "load_config", "loaded_from"]  # re-exported: the library's front door loads models too
 
 # The engine's modules are imported by the functions that use them: a command should not pay for
 # creating the classes of every other command (derive-dim --dim reads no config at all).
@@ -19,65 +24,12 @@ if TYPE_CHECKING:
     from .compute import CrossoverReport, FlopsReport, Measure, MlaForm
     from .ffn_width import DeriveDimReport
     from .memory import MemoryReport
-    from .schema import HFConfig
-    from .spec import ModelSpec
     from .verification import VerifyReport
 
 
-class LoadedModel(Value):
-    """A model's validated config and spec, with the name and source it was loaded under."""
-
-    name: str
-    source: str  # "bundled", "preset", "file" or "hub"
-    config: HFConfig
-    spec: ModelSpec
-    info: ModelInfo
-
-
-CUSTOM_CODE_NOTE = "The repo declares custom code (auto_map); ffncalc read the config as data and ran none of it."
-
-
-def load_config(
-    model: str, revision: str | None = None, token: str | None = None, as_type: str | None = None
-) -> LoadedModel:
-    """Find MODEL's config.json (path, folder, bundled config or Hub id) and turn it into a spec.
-
-    AS_TYPE counts a config with another family's rules (forks, renamed custom code); the info says so.
-    """
-    return _loaded(load_raw_config(model, revision=revision, token=token), as_type)
-
-
-def _loaded(raw: RawConfig, as_type: str | None = None) -> LoadedModel:
-    """A config.json read from its source, validated and turned into a spec."""
-    from .families import parse_config
-
-    config = parse_config(raw.data, raw.name, as_type=as_type)
-    notes = list(config.notes())
-    if "auto_map" in raw.data:
-        notes.append(CUSTOM_CODE_NOTE)
-    counted_as = None
-    if as_type and as_type != raw.data.get("model_type"):
-        counted_as = as_type
-        notes.insert(0, f"model_type {raw.data.get('model_type')!r} counted with the rules of {as_type!r} (--as).")
-    info = ModelInfo(
-        model=raw.name,
-        source=raw.source,
-        model_type=str(raw.data.get("model_type")),
-        architecture=config.family_name(),
-        model_class=config.model_class() or None,
-        counted_as=counted_as,
-        defaults_used=config.defaults_used(),
-        notes=notes,
-        warnings=config.warnings(),
-    )
-    return LoadedModel(name=raw.name, source=raw.source, config=config, spec=config.to_spec(), info=info)
-
-
-def account(
-    model: str | LoadedModel, revision: str | None = None, token: str | None = None, as_type: str | None = None
-) -> ParamsReport:
+def account(model: str | LoadedModel) -> ParamsReport:
     """Every parameter of MODEL, by component and by layer."""
-    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
+    loaded = _load(model)
     from .accounting import count_params
 
     report = count_params(loaded.spec, loaded.info)
@@ -93,9 +45,6 @@ def flops(
     context: int | str | None = None,
     mla_form: MlaForm = "plain",
     causal: bool = True,
-    revision: str | None = None,
-    token: str | None = None,
-    as_type: str | None = None,
     image: str | None = None,
 ) -> FlopsReport:
     """FLOPs per token at CONTEXT (e.g. 8192 or "8k"; default DEFAULT_CONTEXT), prefill of that many tokens, and
@@ -106,7 +55,7 @@ def flops(
     if context is not None:
         parse_context(context)  # a bad --ctx or --image is refused before any download
     size = parse_image_size(image) if image is not None else None
-    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
+    loaded = _load(model)
     tokens, info = _context(context, loaded)
     report = count_flops(loaded.spec, tokens, info, mla_form=mla_form, causal=causal)
     if size is not None:
@@ -120,15 +69,12 @@ def crossover(
     measure: Measure = "flops",
     mla_form: MlaForm = "plain",
     dtype: str | None = None,
-    revision: str | None = None,
-    token: str | None = None,
-    as_type: str | None = None,
 ) -> CrossoverReport:
     """Where attention's context-dependent cost (FLOPs or KV-cache bytes) overtakes the FFN's."""
     from .compute import count_crossover
 
     tokens = parse_context(max_context)
-    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
+    loaded = _load(model)
     element_bytes = None
     if measure == "bytes":
         dtype = dtype or loaded.config.stored_dtype
@@ -150,10 +96,7 @@ def derive_dim(
     multiplier: float | None = None,
     multiple_of: int = 256,  # dims.REFERENCE_MULTIPLE_OF, the reference code's default
     target: int | None = None,
-    model: str | None = None,
-    revision: str | None = None,
-    token: str | None = None,
-    as_type: str | None = None,
+    model: str | LoadedModel | None = None,
 ) -> DeriveDimReport:
     """Meta's FFN width rule forwards (dim, multiplier, multiple_of) and/or backwards (which settings give target).
 
@@ -173,7 +116,7 @@ def derive_dim(
     if model is not None:
         if dim is not None or target is not None:
             raise UsageError("give either --model or --dim/--target, not both")
-        loaded = load_config(model, revision, token, as_type)
+        loaded = _load(model)
         ffn = model_ffn(loaded.spec)
         if ffn is None or not ffn.gated:
             return DeriveDimReport(
@@ -200,26 +143,36 @@ def compare(
     revision: str | None = None,
     token: str | None = None,
     live: bool = False,
+    overrides: Iterable[str] = (),
 ) -> list[CompareRow]:
     """FFN width, ratio, gating and parameter shares of MODELS (default: the reference table), one row per FFN kind.
 
-    Bundled configs and presets are read from the catalog while it is current; LIVE counts them anyway."""
+    A model written MODEL:KEY=VALUE[,KEY=VALUE] is that model with those fields changed (a variant beside its
+    original); OVERRIDES change every model. Bundled configs and presets are read from the catalog while it is
+    current and unchanged; LIVE counts them anyway."""
     from . import catalog
-    from .comparison import COLUMNS, DEFAULT_MODELS, CompareRow, compare_rows, sort_rows
+    from .comparison import COLUMNS, DEFAULT_MODELS, CompareRow, compare_rows, sort_field, sort_rows
+    from .overrides import parse_override, split_variant
 
-    if sort and sort.lstrip("-") not in COLUMNS:
-        raise UsageError(f"cannot sort by {sort!r}; columns: {', '.join(COLUMNS)} (prefix - to sort descending)")
-    rows = []
-    for model in models or DEFAULT_MODELS:
-        raw = load_raw_config(model, revision=revision, token=token)
-        entry = (
-            None if live or raw.source not in ("bundled", "preset") else catalog.counted(raw.name, Path(raw.location))
+    if sort and sort_field(sort) is None:
+        raise UsageError(
+            f"cannot sort by {sort!r}; use a heading (active, total, ffn share …) or a field: {', '.join(COLUMNS)} "
+            "(prefix - to sort descending)"
         )
+    common = tuple(parse_override(text) for text in overrides)
+    rows = []
+    for written in models or DEFAULT_MODELS:
+        model, own = split_variant(written)
+        changes = common + own
+        raw = load_raw_config(model, revision=revision, token=token)
+        counted = not live and not changes and raw.source in ("bundled", "preset")
+        entry = catalog.counted(raw.name, Path(raw.location)) if counted else None
         if entry is not None:
             rows += [CompareRow(**row) for row in entry["compare"]]
         else:
-            loaded = _loaded(raw)
-            rows += compare_rows(loaded.name, loaded.spec, account(loaded))
+            loaded = loaded_from(raw, overrides=changes)
+            name = loaded.name + (f" [{', '.join(loaded.info.overrides)}]" if changes else "")
+            rows += compare_rows(name, loaded.spec, account(loaded))
     return sort_rows(rows, sort)
 
 
@@ -252,76 +205,103 @@ class BundledModel(Result):
 
 
 def list_families(live: bool = False) -> dict[str, list[str]]:
-    """Every supported family, as people name it, with the model_types it reads (from the catalog while it is
-    current, unless LIVE)."""
+    """Every supported family, as people name it, with the model_types it reads (from the cache, unless LIVE)."""
     from . import catalog
-    from .families import families
 
     listed = None if live else catalog.families()
-    return listed if listed is not None else families()
+    return listed if listed is not None else refresh_catalog()["families"]
 
 
 def list_bundled(live: bool = False) -> list[BundledModel]:
-    """Every bundled config and preset, counted (read from the catalog while it is current, unless LIVE)."""
+    """Every bundled config and preset, counted (read from the cache, unless LIVE; a miss refreshes the cache)."""
     from . import catalog
 
-    rows = []
+    files = [*bundled_models().items(), *presets().items()]
+    entries = [None if live else catalog.counted(name, path) for name, path in files]
+    if any(entry is None for entry in entries):
+        models = refresh_catalog()["models"]
+        entries = [models[name] for name, _ in files]
+    return [BundledModel(**entry["model"]) for entry in entries if entry is not None]
+
+
+def refresh_catalog() -> dict[str, Any]:
+    """Count every bundled config and preset and every family now, and store it as the cache for later listings."""
+    from . import catalog
+    from .comparison import compare_rows
+    from .families import families
+
+    models = {}
     for name, path in [*bundled_models().items(), *presets().items()]:
-        entry = None if live else catalog.counted(name, path)
-        if entry is not None:
-            rows.append(BundledModel(**entry["model"]))
-            continue
-        report = account(name)
-        rows.append(
-            BundledModel(
-                model=name,
-                source=report.source,
-                architecture=report.architecture,
-                model_type=report.model_type,
-                total_params=report.total_params,
-                active_params=report.active_params,
-                active_params_without_embedding=report.active_params_without_embedding,
-            )
+        loaded = load_config(name)
+        report = account(loaded)
+        row = BundledModel(
+            model=name,
+            source=report.source,
+            architecture=report.architecture,
+            model_type=report.model_type,
+            total_params=report.total_params,
+            active_params=report.active_params,
+            active_params_without_embedding=report.active_params_without_embedding,
         )
-    return rows
+        models[name] = {
+            "sha256": catalog.file_digest(path),
+            "model": row.model_dump(mode="json"),
+            "compare": [r.model_dump(mode="json") for r in compare_rows(loaded.name, loaded.spec, report)],
+        }
+    built = {"families": families(), "models": models}
+    catalog.store(built)
+    return built
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryOptions:
+    """What `memory` counts: the context and batch, the weights' and cache's dtypes, training, and the GPUs."""
+
+    context: int | str | None = None  # tokens (8192 or "8k"); None: DEFAULT_CONTEXT, capped at the model's own limit
+    batch: int = 1
+    dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
+    kv_dtype: str | None = None  # the cache's element type; None: the weights' dtype (BF16 for quantized weights)
+    train: bool = False
+    optimizer: str = "adamw"
+    recompute: str = "none"
+    zero_stage: int = 0
+    gpus: int = 1
+    gpu_memory: str | None = None  # another accelerator's memory, e.g. "96GB"
+    chunk: int = 2048  # prefill chunk of the activation buffer, in tokens
+
+    def checked(self) -> MemoryOptions:
+        """These options, or a UsageError naming the first that cannot be counted (before any download)."""
+        if self.context is not None:
+            parse_context(self.context)
+        for name, value in (("batch", self.batch), ("gpus", self.gpus), ("chunk", self.chunk)):
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1 << 20:
+                raise UsageError(f"--{name} must be a whole number from 1 to {1 << 20:,} (got {value})")
+        if self.zero_stage not in (0, 1, 2, 3):
+            raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {self.zero_stage})")
+        return self
 
 
 def memory(
-    model: str | LoadedModel,
-    context: int | str | None = None,
-    batch: int = 1,
-    dtype: str | None = None,
-    kv_dtype: str | None = None,
-    train: bool = False,
-    optimizer: str = "adamw",
-    recompute: str = "none",
-    zero_stage: int = 0,
-    gpus: int = 1,
-    gpu_memory: str | None = None,
-    chunk: int = 2048,
-    revision: str | None = None,
-    token: str | None = None,
-    as_type: str | None = None,
+    model: str | LoadedModel, context: int | str | None = None, options: MemoryOptions | None = None, **changes: Any
 ) -> MemoryReport:
-    """Will MODEL fit: weights (as stored, or as DTYPE), KV cache at CONTEXT × BATCH, activations, training."""
+    """Will MODEL fit: weights (as stored, or as a dtype), KV cache at CONTEXT × batch, activations, training.
+
+    OPTIONS (or keyword CHANGES to the defaults, e.g. batch=8, kv_dtype="fp8") say what to count."""
     from .memory import ACCELERATORS, WHAT_IF, count_memory
     from .storage import parse_scheme
     from .units import parse_size
 
+    options = replace(options or MemoryOptions(), **changes)
     if context is not None:
-        parse_context(context)  # a bad --ctx is refused before any download
-    for name, value, low in (("--batch", batch, 1), ("--gpus", gpus, 1), ("--chunk", chunk, 1)):
-        if not isinstance(value, int) or value < low or value > 1 << 20:
-            raise UsageError(f"{name} must be a whole number from {low} to {1 << 20:,} (got {value})")
-    if zero_stage not in (0, 1, 2, 3):
-        raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {zero_stage})")
-    loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
-    tokens, info = _context(context, loaded)
+        options = replace(options, context=context)
+    options.checked()
+    loaded = _load(model)
+    tokens, info = _context(options.context, loaded)
     notes = list(info.notes)
-    if dtype is not None:
-        key = dtype.lower()
+    if options.dtype is not None:
+        key = options.dtype.lower()
         if key not in WHAT_IF:
-            raise UsageError(f"--dtype {dtype!r}: use one of {', '.join(WHAT_IF)}")
+            raise UsageError(f"--dtype {options.dtype!r}: use one of {', '.join(WHAT_IF)}")
         weight_dtype, scheme = WHAT_IF[key]
     else:
         stored = loaded.config.stored_dtype
@@ -332,31 +312,39 @@ def memory(
             )
         scheme = parse_scheme(loaded.config.quantization_config)
     cache_dtype = (
-        safetensors_dtype(kv_dtype)
-        if kv_dtype
+        safetensors_dtype(options.kv_dtype)
+        if options.kv_dtype
         else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
     )
     accelerators = dict(ACCELERATORS)
-    if gpu_memory is not None:
-        accelerators = {f"your GPU ({gpu_memory})": parse_size(gpu_memory)} | accelerators
-    report = count_memory(
+    if options.gpu_memory is not None:
+        accelerators = {f"your GPU ({options.gpu_memory})": parse_size(options.gpu_memory)} | accelerators
+    return count_memory(
         loaded.spec,
         info.model_copy(update={"notes": notes}),
         weight_dtype=weight_dtype,
         scheme=scheme,
         context=tokens,
-        batch=batch,
+        batch=options.batch,
         kv_dtype=cache_dtype,
-        chunk=chunk,
-        gpus=gpus,
+        chunk=options.chunk,
+        gpus=options.gpus,
         accelerators=accelerators,
-        train=train,
-        optimizer=optimizer,  # type: ignore[arg-type]
-        recompute=recompute,  # type: ignore[arg-type]
-        zero_stage=zero_stage,
+        train=options.train,
+        optimizer=options.optimizer,  # type: ignore[arg-type]
+        recompute=options.recompute,  # type: ignore[arg-type]
+        zero_stage=options.zero_stage,
         parameters=account(loaded).total_params,
     )
-    return report
+
+
+def kv_bytes_per_token(model: str | LoadedModel, dtype: str | None = None) -> int:
+    """Bytes one more token adds to MODEL's KV cache (one sequence, past every window), in DTYPE or the config's."""
+    from .memory import kv_cache
+
+    loaded = _load(model)
+    element = safetensors_dtype(dtype or loaded.config.stored_dtype or "bfloat16")
+    return kv_cache(loaded.spec, DEFAULT_CONTEXT, 1, element).bytes_per_token
 
 
 def _with_crossover_note(report: CrossoverReport, loaded: LoadedModel) -> CrossoverReport:
@@ -366,6 +354,38 @@ def _with_crossover_note(report: CrossoverReport, loaded: LoadedModel) -> Crosso
         note = f"the crossover ({point:,} tokens) lies beyond this config's {loaded.config.context_field} ({limit:,})"
         return report.model_copy(update={"notes": [*report.notes, note]})
     return report
+
+
+def export_config(model: str | LoadedModel) -> dict[str, Any]:
+    """The config ffncalc counted: the file as read, with its overrides applied and every default taken written in,
+    so that it can be saved, edited and counted again as a path (with the same result)."""
+    from .overrides import Override, apply_overrides
+
+    loaded = _load(model)
+    changed = apply_overrides(loaded.raw.data, tuple(parse_override(text) for text in loaded.info.overrides))
+    defaults = tuple(
+        Override(default.field, default.value)
+        for default in loaded.info.defaults_used
+        if _absent(changed, default.field.split("."))
+    )
+    return apply_overrides(changed, defaults)
+
+
+def _absent(data: dict[str, Any], path: list[str]) -> bool:
+    """Whether DATA leaves the dotted PATH out (or null), so that writing a default there changes nothing it says."""
+    for part in path[:-1]:
+        inner = data.get(part)
+        if inner is None:
+            return True
+        if not isinstance(inner, dict):
+            return False
+        data = inner
+    return data.get(path[-1]) is None
+
+
+def _load(model: str | LoadedModel) -> LoadedModel:
+    """MODEL as loaded: a LoadedModel as it is, a name loaded as it stands (load_config for a revision, --as or --set)."""
+    return model if isinstance(model, LoadedModel) else load_config(model)
 
 
 DEFAULT_CONTEXT = 8192  # flops and memory without --ctx; capped at the model's own limit

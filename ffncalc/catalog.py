@@ -1,34 +1,38 @@
-"""The bundled configs counted ahead of time, for the commands that summarise all of them.
+"""A cache of the bundled configs' counts, for the commands that summarise all of them.
 
-`ffncalc models` counts every bundled config and preset, `models --families` names every adapter,
-and `compare` counts several models: done live, that creates the pydantic adapters of dozens of
-families, about half a second, for a listing. ``tools/write_catalog.py`` runs this same engine over
-every bundled file and writes ``fixtures/catalog.json``, which those commands read instead.
+`ffncalc models` counts every bundled config and preset, `models --families` names every adapter, and `compare`
+counts several models: done live, that creates the pydantic adapters of dozens of families, about half a second,
+for a listing. The first listing counts live and stores what it counted here; later ones read it.
 
-It is never used stale: it holds a fingerprint of the engine's source (every .py file of the
-package) and the sha256 of each file it counted. When either differs (the code changed, a config
-was edited or added), that part is counted live. tests/test_catalog.py recounts every entry and
-fails when the catalog is not current.
+The cache lives in the user's cache folder (FFNCALC_CACHE_DIR, else $XDG_CACHE_HOME/ffncalc, else
+~/.cache/ffncalc), one file per engine: its name carries a fingerprint of the package's source, so a changed
+engine never reads another's counts, and each entry carries the sha256 of the file it counted, so an edited config
+is counted live. Nothing in the repository has to be regenerated when the code changes. An unreadable, corrupt or
+unwritable cache only means counting live. This module stores and reads; it counts nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .source import data_dir
 
-CATALOG_NAME = "catalog.json"
+def cache_dir() -> Path:
+    """FFNCALC_CACHE_DIR, else $XDG_CACHE_HOME/ffncalc, else ~/.cache/ffncalc."""
+    explicit = os.environ.get("FFNCALC_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ffncalc"
 
 
-def catalog_path() -> Path:
-    """The catalog shipped inside the installed package, or fixtures/catalog.json in a checkout."""
-    return data_dir("bundled_catalog", "") / CATALOG_NAME
-
-
+@cache
 def engine_fingerprint() -> str:
     """sha256 over the name and bytes of every .py file of the package: any change to the code changes it."""
     package = Path(__file__).parent
@@ -38,24 +42,29 @@ def engine_fingerprint() -> str:
     return digest.hexdigest()
 
 
+def catalog_path() -> Path:
+    """This engine's cache file."""
+    return cache_dir() / f"catalog-{engine_fingerprint()[:32]}.json"
+
+
 def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @cache
 def read_catalog() -> dict[str, Any]:
-    """The catalog, or an empty one when it is missing, unreadable, or was written by other code than this."""
+    """This engine's cache, or an empty one when it is missing, unreadable, or written by other code."""
     try:
         catalog = json.loads(catalog_path().read_text(encoding="utf-8"))
         if not isinstance(catalog, dict) or catalog.get("engine") != engine_fingerprint():
             return {}
-    except (OSError, ValueError):  # unreadable: everything is counted live, and says why if it cannot be
+    except (OSError, ValueError):
         return {}
     return catalog
 
 
 def counted(name: str, path: Path) -> dict[str, Any] | None:
-    """What the catalog holds for bundled config or preset NAME, if it was counted from PATH's current bytes."""
+    """What the cache holds for bundled config or preset NAME, if it was counted from PATH's current bytes."""
     entry = read_catalog().get("models", {}).get(name)
     try:
         if not isinstance(entry, dict) or entry.get("sha256") != file_digest(path):
@@ -66,22 +75,22 @@ def counted(name: str, path: Path) -> dict[str, Any] | None:
 
 
 def families() -> dict[str, list[str]] | None:
-    """Each family with its model_types, as the adapters name them; None when the catalog is not current."""
+    """Each family with its model_types, as the adapters name them; None when the cache does not hold them."""
     listed = read_catalog().get("families")
     return listed if isinstance(listed, dict) else None
 
 
-def build_catalog() -> dict[str, Any]:
-    """The catalog as this code counts it now: every bundled config and preset, and the family list."""
-    from .api import compare, list_bundled, list_families
-    from .source import bundled_models, presets
-
-    files = {**bundled_models(), **presets()}
-    models = {}
-    for row in list_bundled(live=True):
-        models[row.model] = {
-            "sha256": file_digest(files[row.model]),
-            "model": row.model_dump(mode="json"),
-            "compare": [compared.model_dump(mode="json") for compared in compare([row.model], live=True)],
-        }
-    return {"engine": engine_fingerprint(), "families": list_families(live=True), "models": models}
+def store(catalog: dict[str, Any]) -> None:
+    """Write CATALOG (its "engine" set to this engine) as this engine's cache, atomically; a failure is no error."""
+    folder = cache_dir()
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump({**catalog, "engine": engine_fingerprint()}, file)
+            os.replace(temporary, catalog_path())
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+    read_catalog.cache_clear()

@@ -44,7 +44,7 @@ _plain_argument_help()
 app = typer.Typer(
     name="ffncalc",
     help="Where a transformer's parameters, compute and memory go, exactly, from its config.json.",
-    no_args_is_help=True,
+    invoke_without_command=True,  # `ffncalc` alone prints the help (_root), as --help does
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: MODEL, not {MODEL}; no <bool> on flags; no padded lines in a pipe
@@ -98,6 +98,34 @@ HtmlOpt = Annotated[
 ]
 
 
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="What if: change a config field before counting, e.g. --set intermediate_size=16384 (VALUE is JSON or "
+        "a word; dotted keys reach nested configs, e.g. text_config.num_hidden_layers=40; repeatable).",
+        show_default=False,
+    ),
+]
+SweepOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--sweep",
+        metavar="KEY=VALUES",
+        help="One row of headline figures per value: KEY=1,2,4,8, KEY=START:STOP:STEP or KEY=1:64:x2 (doubling); "
+        "twice for a grid.",
+        show_default=False,
+    ),
+]
+ChartOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--chart", metavar="FIGURE", help="With --sweep: the figure to chart, e.g. active_params (default: the first)."
+    ),
+]
+
+
 def context_option(default: str) -> Any:
     return typer.Option(
         "--ctx",
@@ -138,6 +166,11 @@ class Recompute(str, Enum):
     selective = "selective"
     full = "full"
 
+
+SweepFormatOpt = Annotated[
+    OutputFormat,
+    typer.Option("--format", help="With --sweep: table, csv (raw values), markdown or json (as --json)."),
+]
 
 MlaOpt = Annotated[
     MlaForm | None,
@@ -211,6 +244,56 @@ def refuse(condition: bool, message: str) -> None:
         raise UsageError(message)
 
 
+def load_model(
+    model: str, revision: str | None, token: str | None, as_type: str | None, sets: list[str] | None, as_json: bool
+) -> Any:
+    """MODEL's config found, changed by any --set, validated and turned into a spec (a status line while the Hub is asked)."""
+    from .loading import load_config
+
+    with hub_status(as_json):
+        return load_config(model, revision=revision, token=token, as_type=as_type, overrides=sets or ())
+
+
+def sweep(
+    loaded: Any,
+    sweeps: list[str],
+    command: str,
+    measure: Callable[[Any], dict[str, Any]],
+    headlines: tuple[Any, ...],
+    chart: str | None,
+    as_json: bool,
+    output: OutputFormat,
+    svg: str | None,
+    html: str | None,
+) -> None:
+    """COMMAND's headline figures at each point of the --sweep values, as a table and chart, CSV, Markdown or JSON."""
+    from .overrides import parse_sweep
+    from .render.sweep import sweep_csv, sweep_markdown, sweep_renderables
+    from .sweeps import run_sweep
+
+    refuse(
+        as_json and output not in (OutputFormat.table, OutputFormat.json),
+        f"--json and --format {output.value} ask for two formats; choose one",
+    )
+    refuse(len(sweeps) > 2, "--sweep: at most two fields (a grid)")
+    parsed = tuple(parse_sweep(text) for text in sweeps)
+    refuse(len({s.key for s in parsed}) < len(parsed), "--sweep: each field once")
+    report = run_sweep(loaded, parsed, command, measure, headlines, chart)
+    if output == OutputFormat.csv:
+        warn(report)
+        sweep_csv(report)
+    elif output == OutputFormat.markdown:
+        warn(report)
+        sweep_markdown(report)
+    else:
+        emit(report, as_json or output == OutputFormat.json, sweep_renderables, svg, html)
+
+
+def no_sweep_options(chart: str | None, output: OutputFormat) -> None:
+    refuse(chart is not None, "--chart applies to --sweep; add --sweep KEY=VALUES")
+    refuse(output != OutputFormat.table and output != OutputFormat.json, f"--format {output.value} applies to --sweep")
+
+
 def _version(value: bool) -> None:
     if value:
         print(f"ffncalc {__version__}")
@@ -219,11 +302,15 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    context: typer.Context,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
 ) -> None:
     """Where a transformer's parameters, compute and memory go, exactly, from its config.json."""
+    if context.invoked_subcommand is None:
+        print(context.get_help())
+        raise typer.Exit()
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -232,6 +319,10 @@ def _root(
 @app.command()
 def params(
     model: ModelArg,
+    set_: SetOpt = None,
+    sweep_: SweepOpt = None,
+    chart: ChartOpt = None,
+    output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
@@ -241,11 +332,17 @@ def params(
 ) -> None:
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
     from .api import account
+
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    if sweep_:
+        from .sweeps import PARAMS_HEADLINES, params_headline
+
+        measure = lambda at: params_headline(account(at))  # noqa: E731
+        return sweep(loaded, sweep_, "params", measure, PARAMS_HEADLINES, chart, json, output, svg, html)
+    no_sweep_options(chart, output)
     from .render.params import params_tables
 
-    with hub_status(json):
-        report = account(model, revision=revision, token=token, as_type=as_type)
-    emit(report, json, params_tables, svg, html)
+    emit(account(loaded), json or output == OutputFormat.json, params_tables, svg, html)
 
 
 @app.command("flops")
@@ -270,6 +367,10 @@ def flops_command(
             "(multimodal models).",
         ),
     ] = None,
+    set_: SetOpt = None,
+    sweep_: SweepOpt = None,
+    chart: ChartOpt = None,
+    output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
@@ -283,21 +384,26 @@ def flops_command(
     window); grouped KV heads (GQA/MQA) save memory, not these FLOPs.
     """
     from .api import flops
-    from .render.compute import flops_table
+    from .images import parse_image_size
+    from .units import parse_context
 
     form: MlaFormName = "absorbed" if mla is MlaForm.absorbed else "plain"
-    with hub_status(json):
-        report = flops(
-            model,
-            ctx,
-            mla_form=form,
-            causal=not no_causal,
-            revision=revision,
-            token=token,
-            as_type=as_type,
-            image=image,
-        )
-    emit(report, json, flops_table, svg, html)
+    if ctx is not None:
+        parse_context(ctx)  # a bad --ctx or --image is refused before any download
+    if image is not None:
+        parse_image_size(image)
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    if sweep_:
+        from .sweeps import FLOPS_HEADLINES, flops_headline
+
+        refuse(image is not None, "--image and --sweep: sweep without --image")
+        measure = lambda at: flops_headline(flops(at, ctx, mla_form=form, causal=not no_causal))  # noqa: E731
+        return sweep(loaded, sweep_, "flops", measure, FLOPS_HEADLINES, chart, json, output, svg, html)
+    no_sweep_options(chart, output)
+    from .render.compute import flops_table
+
+    report = flops(loaded, ctx, mla_form=form, causal=not no_causal, image=image)
+    emit(report, json or output == OutputFormat.json, flops_table, svg, html)
 
 
 @app.command("crossover")
@@ -335,6 +441,10 @@ def crossover_command(
             "--plot/--no-plot", help="Draw the chart (default: when the terminal is at least 80 columns wide)."
         ),
     ] = None,
+    set_: SetOpt = None,
+    sweep_: SweepOpt = None,
+    chart: ChartOpt = None,
+    output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
@@ -346,8 +456,8 @@ def crossover_command(
 
     Contexts from 1k doubling up to --ctx, with the crossover n* as its own row.
     """
-    from .api import crossover
-    from .render.compute import crossover_renderables
+    from .api import crossover, kv_bytes_per_token
+    from .units import parse_context
 
     refuse(
         dtype is not None and by != Measure.bytes, "--dtype applies to --by bytes; add --by bytes, or leave --dtype out"
@@ -356,13 +466,28 @@ def crossover_command(
         mla is not None and by == Measure.bytes,
         "--mla applies to --by flops: the KV cache of MLA is its latent either way",
     )
+    parse_context(ctx)
     form: MlaFormName = "absorbed" if mla is MlaForm.absorbed else "plain"
-    with hub_status(json):
-        report = crossover(
-            model, ctx, measure=by.value, mla_form=form, dtype=dtype, revision=revision, token=token, as_type=as_type
-        )
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    if sweep_:
+        from .sweeps import CROSSOVER_HEADLINES, crossover_headline
 
-    emit(report, json, lambda report, width: crossover_renderables(report, width, plot), svg, html)
+        def measure(at: Any) -> dict[str, Any]:
+            report = crossover(at, ctx, measure=by.value, mla_form=form, dtype=dtype)
+            return crossover_headline(report, kv_bytes_per_token(at, dtype))
+
+        return sweep(loaded, sweep_, "crossover", measure, CROSSOVER_HEADLINES, chart, json, output, svg, html)
+    no_sweep_options(chart, output)
+    from .render.compute import crossover_renderables
+
+    report = crossover(loaded, ctx, measure=by.value, mla_form=form, dtype=dtype)
+    emit(
+        report,
+        json or output == OutputFormat.json,
+        lambda report, width: crossover_renderables(report, width, plot),
+        svg,
+        html,
+    )
 
 
 @app.command()
@@ -407,6 +532,10 @@ def memory(
     zero: Annotated[
         int, typer.Option("--zero", metavar="STAGE", help="With --train: ZeRO stage 0–3, sharding across --gpus.")
     ] = 0,
+    set_: SetOpt = None,
+    sweep_: SweepOpt = None,
+    chart: ChartOpt = None,
+    output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
@@ -419,30 +548,54 @@ def memory(
     Exact bytes from the config: the checkpoint's own dtype and quantization unless --dtype asks "what if";
     sliding windows, MLA latents and a hybrid's constant state as the model keeps them.
     """
+    from .api import MemoryOptions
     from .api import memory as count_memory
-    from .render.memory import memory_tables
 
     trained = optimizer != Optimizer.adamw or recompute != Recompute.none or zero != 0
     refuse(trained and not train, "--optimizer, --recompute and --zero apply to --train; add --train")
-    with hub_status(json):
-        report = count_memory(
-            model,
-            ctx,
-            batch,
-            dtype,
-            kv_dtype,
-            train,
-            optimizer.value,
-            recompute.value,
-            zero,
-            gpus,
-            gpu_memory,
-            chunk,
-            revision=revision,
-            token=token,
-            as_type=as_type,
-        )
-    emit(report, json, memory_tables, svg, html)
+    options = MemoryOptions(
+        context=ctx,
+        batch=batch,
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+        train=train,
+        optimizer=optimizer.value,
+        recompute=recompute.value,
+        zero_stage=zero,
+        gpus=gpus,
+        gpu_memory=gpu_memory,
+        chunk=chunk,
+    ).checked()
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    if sweep_:
+        from .sweeps import MEMORY_HEADLINES, memory_headline
+
+        measure = lambda at: memory_headline(count_memory(at, options=options))  # noqa: E731
+        return sweep(loaded, sweep_, "memory", measure, MEMORY_HEADLINES, chart, json, output, svg, html)
+    no_sweep_options(chart, output)
+    from .render.memory import memory_tables
+
+    emit(count_memory(loaded, options=options), json or output == OutputFormat.json, memory_tables, svg, html)
+
+
+@app.command("config")
+def config_command(
+    model: ModelArg,
+    set_: SetOpt = None,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    as_type: AsOpt = None,
+) -> None:
+    """The config ffncalc counts for MODEL, as JSON: the file as read, every default taken written in, --set applied.
+
+    Save it, edit it and pass the file back as MODEL: it counts the same as the original.
+    """
+    from .api import export_config
+    from .render import print_json
+
+    loaded = load_model(model, revision, token, as_type, set_, True)
+    warn(loaded.info)
+    print_json(export_config(loaded))
 
 
 @app.command("derive-dim")
@@ -472,6 +625,7 @@ def derive_dim_command(
             autocompletion=complete_model,
         ),
     ] = None,
+    set_: SetOpt = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
@@ -486,10 +640,12 @@ def derive_dim_command(
     from .api import derive_dim
     from .render.ffn_width import derive_dim_renderables
 
-    with hub_status(json):
-        report = derive_dim(
-            dim, mult, multiple_of, target=target, model=model, revision=revision, token=token, as_type=as_type
-        )
+    refuse(set_ is not None and model is None, "--set applies to --model; name the model to change")
+    refuse(
+        model is not None and (dim is not None or target is not None), "give either --model or --dim/--target, not both"
+    )
+    loaded = load_model(model, revision, token, as_type, set_, json) if model is not None else None
+    report = derive_dim(dim, mult, multiple_of, target=target, model=loaded)
     emit(report, json, derive_dim_renderables, svg, html)
 
 
@@ -500,7 +656,7 @@ def compare_command(
         typer.Argument(
             metavar="MODEL",
             help="Models to compare (default: Llama-2-7B, Llama-3.1-8B, Mistral-7B, Qwen3-8B, Qwen2.5-0.5B, "
-            "gemma-2-9b, DeepSeek-V3).",
+            "gemma-2-9b, DeepSeek-V3); MODEL:KEY=VALUE is a variant, e.g. meta-llama/Llama-3.1-8B:intermediate_size=16384.",
             show_default=False,
             autocompletion=complete_model,
         ),
@@ -510,12 +666,14 @@ def compare_command(
         typer.Option(
             "--sort",
             metavar="COLUMN",
-            help="Sort by a column, e.g. ffn_share; prefix - for descending, e.g. -ffn_share.",
+            help="Sort by a column, as headed or named in --json, e.g. active or ffn_share; prefix - for "
+            "descending, e.g. -active.",
         ),
     ] = None,
     output: Annotated[
         OutputFormat, typer.Option("--format", help="table, csv (raw values) or markdown; json is --json.")
     ] = OutputFormat.table,
+    set_: SetOpt = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     json: JsonOpt = False,
@@ -532,7 +690,7 @@ def compare_command(
         f"--json and --format {output.value} ask for two formats; choose one",
     )
     with hub_status(json):
-        rows = compare(models or None, sort, revision=revision, token=token)
+        rows = compare(models or None, sort, revision=revision, token=token, overrides=set_ or ())
     if json or output == OutputFormat.json:
         print_json(rows)
     elif output == OutputFormat.csv:

@@ -43,6 +43,33 @@ class CompareRow(Result):
 
 
 COLUMNS = tuple(CompareRow.model_fields)
+# The table's headings (long and short, as `compare` prints them) → the field they show, for --sort.
+HEADINGS = {
+    "model": "model",
+    "hidden": "hidden_size",
+    "ffnwidth": "ffn_width",
+    "width": "ffn_width",
+    "×hidden": "width_ratio",
+    "×h": "width_ratio",
+    "ratio": "width_ratio",
+    "ffn": "ffn_kind",
+    "experts": "num_experts",
+    "ffn/layer": "ffn_params_per_layer",
+    "ffnshare": "ffn_share",
+    "ffn%": "ffn_share",
+    "attentionshare": "attention_share",
+    "attn%": "attention_share",
+    "total": "total_params",
+    "active": "active_params",
+}
+
+
+def sort_field(column: str) -> str | None:
+    """A --sort column as people write it (a field name, or a heading of the table: -active, "FFN share") → field."""
+    name = column.lstrip("-").strip()
+    if name in COLUMNS:
+        return name
+    return HEADINGS.get("".join(name.lower().split()))
 
 
 def compare_rows(name: str, spec: ModelSpec, report: ParamsReport | None = None) -> list[CompareRow]:
@@ -94,7 +121,7 @@ def sort_rows(rows: list[CompareRow], column: str | None) -> list[CompareRow]:
     if not column:
         return rows
     descending = column.startswith("-")
-    name = column.lstrip("-")
+    name = sort_field(column) or column.lstrip("-")
     present = [row for row in rows if getattr(row, name) is not None]
     missing = [row for row in rows if getattr(row, name) is None]
     return sorted(present, key=lambda row: getattr(row, name), reverse=descending) + missing

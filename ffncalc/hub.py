@@ -259,16 +259,12 @@ def safetensors_metadata(repo_id: str, revision: str | None, token: str | None):
 
 
 def unreachable_error(repo_id: str, revision: str | None) -> HubError:
-    """The network is down: say so, how to work offline, and which bundled configs are close."""
+    """The network is down: say so, and how to work offline (the caller adds which bundled configs are close)."""
     from huggingface_hub import constants
 
-    from .source import closest_bundled
-
-    near = closest_bundled(repo_id)
-    bundled = f"; bundled and usable offline: {', '.join(near)}" if near else ""
     return HubError(
         f"{_where(repo_id, revision)}: cannot reach the Hub ({constants.ENDPOINT}); work offline with "
-        f"HF_HUB_OFFLINE=1 (cached configs) or a local config.json{bundled}"
+        "HF_HUB_OFFLINE=1 (cached configs) or a local config.json"
     )
 
 

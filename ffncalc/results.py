@@ -17,7 +17,7 @@ class DefaultUsed(Result):
     """A field the config left out, and the value transformers' configuration class gives it."""
 
     field: str
-    value: int | float | str | bool | list[int] | list[str] | list[list[int]] | None
+    value: int | float | str | bool | list[int] | list[str] | list[list[int]] | dict[str, int] | None
     rule: str | None = None  # how a derived default is computed, e.g. "hidden_size // num_attention_heads"
 
 
@@ -30,6 +30,7 @@ class ModelInfo(Result):
     architecture: str = ""  # the family, as people name it, e.g. "Llama"
     model_class: str | None = None  # the transformers class counted, e.g. "LlamaForCausalLM"
     counted_as: str | None = None  # --as: the family whose rules were applied to another model_type
+    overrides: list[str] = []  # --set: the fields changed from the config as read, as KEY=VALUE (VALUE in JSON)
     defaults_used: list[DefaultUsed] = []
     notes: list[str] = []
     warnings: list[str] = []  # the model transformers builds from this config cannot work as one

@@ -174,6 +174,10 @@ class HFConfig(BaseModel):
     def validate_nested(self) -> None:
         """Check nested configs that pydantic does not validate itself (a wrapper's text_config)."""
 
+    def nested_configs(self) -> dict[str, HFConfig]:
+        """Field → the config a nested block is read as by its own adapter (a wrapper's text_config); none here."""
+        return {}
+
     def notes(self) -> list[str]:
         """What a reader needs to know beside the numbers (quantized storage, custom code …)."""
         return []

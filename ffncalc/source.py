@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigNotFoundError, InvalidConfigError, UsageError
+from .errors import ConfigNotFoundError, FfncalcError, HubError, InvalidConfigError, UsageError
 from .values import Value
 
 MAX_CONFIG_BYTES = 4 * 1024 * 1024  # real configs are a few KB; the largest multimodal ones ~100 KB
@@ -50,6 +50,7 @@ class RawConfig(Value):
     name: str  # what to call the model in output
     source: str  # "bundled", "file", "hub"
     location: str  # the file read
+    note: str | None = None  # how the name was resolved, when it was not given in full
 
 
 def data_dir(packaged: str, checkout: str) -> Path:
@@ -98,16 +99,68 @@ def find_bundled(model: str) -> tuple[str, Path] | None:
     return None
 
 
+def _squashed(name: str) -> str:
+    """A name as people type it, for matching: lower case, no separators (Llama-3-8B → llama38b); dots stay (3.1)."""
+    return re.sub(r"[-_\s]+", "", name.lower())
+
+
+def bundled_by_short_name(model: str) -> list[str]:
+    """The bundled Hub ids a name without its organisation points to, best match first (several: ambiguous).
+
+    A name matches where its squashed form equals a bundled name's (Llama-3-8B → Meta-Llama-3-8B's suffix), ends or
+    starts it (Mixtral-8x7B → Mixtral-8x7B-v0.1), or stands inside it (gemma3 → gemma-3-1b-it); the best tier wins.
+    """
+    wanted = _squashed(model)
+    if not wanted or "/" in model:
+        return []
+    tiers: list[list[str]] = [[], [], []]
+    for repo_id in bundled_models():
+        name = _squashed(repo_id.split("/")[-1])
+        if name == wanted:
+            tiers[0].append(repo_id)
+        elif name.startswith(wanted) or name.endswith(wanted):
+            tiers[1].append(repo_id)
+        elif wanted in name:
+            tiers[2].append(repo_id)
+    return next((tier for tier in tiers if tier), [])
+
+
+# Suffixes of a model's variants (chat, instruction-tuned, dated or quantized releases): without them, a name
+# often names the base model that is bundled.
+VARIANT_SUFFIX = re.compile(
+    r"[-_](instruct|chat|it|base|hf|thinking|fp8|fp16|bf16|awq|gptq|gguf|\d{4}|v\d[\w.]*)$", re.I
+)
+
+
 def closest_bundled(model: str, limit: int = 3) -> list[str]:
-    """The bundled Hub ids nearest MODEL by spelling (meta-llama/Llama-3.1-8B-Instruct → meta-llama/Llama-3.1-8B)."""
+    """The bundled Hub ids nearest MODEL as people name models: the base of a variant first (Qwen3-30B-A3B for
+    Qwen3-30B-A3B-Instruct-2507), then by spelling."""
     import difflib
 
     ids = {repo_id.lower(): repo_id for repo_id in bundled_models()}
     wanted = model.lower()
-    # A variant of a bundled model (its -Instruct, a fine-tune named after it) first, then by spelling.
-    variants = sorted((key for key in ids if wanted.startswith(key)), key=len, reverse=True)
-    similar = difflib.get_close_matches(wanted, list(ids), n=limit, cutoff=0.75)
-    return [ids[key] for key in dict.fromkeys(variants + similar)][:limit]
+    found: list[str] = sorted((ids[key] for key in ids if wanted.startswith(key)), key=len, reverse=True)
+    base = model.split("/")[-1]
+    while VARIANT_SUFFIX.search(base):
+        base = VARIANT_SUFFIX.sub("", base)
+        exact = [repo_id for repo_id in bundled_models() if _squashed(repo_id.split("/")[-1]) == _squashed(base)]
+        if exact:
+            found += exact
+            break
+    names = {_squashed(repo_id.split("/")[-1]): repo_id for repo_id in bundled_models()}
+    found += [names[key] for key in difflib.get_close_matches(_squashed(base), list(names), n=limit, cutoff=0.75)]
+    found += [ids[key] for key in difflib.get_close_matches(wanted, list(ids), n=limit, cutoff=0.75)]
+    return list(dict.fromkeys(found))[:limit]
+
+
+def suggestion(model: str) -> str:
+    """What to say after a name found nowhere: the bundled models it is closest to, a variant's base first."""
+    near = closest_bundled(model)
+    if not near:
+        return "`ffncalc models` lists the bundled ones"
+    variant = _squashed(model.split("/")[-1]).startswith(_squashed(near[0].split("/")[-1]))
+    caveat = " (the base model: a variant's config may differ)" if variant else ""
+    return f"bundled and usable offline: {', '.join(near)}{caveat}"
 
 
 def load_raw_config(model: str, revision: str | None = None, token: str | None = None) -> RawConfig:
@@ -139,17 +192,47 @@ def load_raw_config(model: str, revision: str | None = None, token: str | None =
         if bundled is not None:
             repo_id, bundled_path = bundled
             return RawConfig(read_config_file(bundled_path), repo_id, "bundled", str(bundled_path))
+        matches = bundled_by_short_name(model)
+        if len(matches) == 1:
+            path = bundled_models()[matches[0]]
+            note = f"{model!r} is taken as the bundled {matches[0]} (the one bundled model of that name)"
+            return RawConfig(read_config_file(path), matches[0], "bundled", str(path), note)
+        if len(matches) > 1:
+            shown_matches = ", ".join(matches[:6]) + (f" and {len(matches) - 6} more" if len(matches) > 6 else "")
+            raise ConfigNotFoundError(
+                f"{_abbreviated(shown)!r} names {len(matches)} bundled models: {shown_matches}; name one"
+            )
     if not is_repo_id(model):
-        near = closest_bundled(model)
-        hint = f" (bundled and close: {', '.join(near)})" if near else ""
         raise ConfigNotFoundError(
-            f"{_abbreviated(shown)!r} is neither an existing path, a bundled model (see `ffncalc models`), nor a Hub id like org/name{hint}"
+            f"{_abbreviated(shown)!r} is neither an existing path, a bundled model, nor a Hub id like org/name; "
+            + suggestion(model)
+        )
+    if "/" not in model and revision is None and _offline():
+        raise ConfigNotFoundError(
+            f"{model!r} is not a bundled model (HF_HUB_OFFLINE is set, so the Hub was not asked); " + suggestion(model)
         )
     from .hub import download_config
 
-    downloaded = download_config(model, revision=revision, token=token)
+    try:
+        downloaded = download_config(model, revision=revision, token=token)
+    except FfncalcError as error:
+        if "/" not in model:  # a short name people type for a model, not an old Hub id: say so first
+            raise ConfigNotFoundError(
+                f"{model!r} is not a bundled model, and the Hub did not give it either ({error}); Hub ids are "
+                f"org/name; {suggestion(model)}"
+            ) from None
+        near = closest_bundled(model)
+        if near and isinstance(error, HubError):
+            raise type(error)(f"{error}; {suggestion(model)}") from None
+        raise
     label = model if revision is None else f"{model}@{revision}"
     return RawConfig(read_config_file(downloaded), label, "hub", str(downloaded))
+
+
+def _offline() -> bool:
+    """huggingface_hub's offline switch, read as it reads it (1, ON, YES, TRUE), without importing it."""
+    value = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
+    return value.upper() in ("1", "ON", "YES", "TRUE")
 
 
 def local_path(model: str) -> Path:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+# The catalog cache (ffncalc/catalog.py) of this test run: its own folder, never the user's.
+os.environ["FFNCALC_CACHE_DIR"] = tempfile.mkdtemp(prefix="ffncalc-test-cache-")
 
 from ffncalc.cli import main
 

@@ -1,7 +1,8 @@
-"""The catalog (fixtures/catalog.json) that `models`, `models --families` and `compare` read for bundled configs:
-current with the code, never used stale, and what a live count gives."""
+"""The catalog cache that `models`, `models --families` and `compare` read for bundled configs: written at the first
+listing into the user's cache folder, keyed by the engine, never used stale, and what a live count gives."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -18,29 +19,41 @@ LLAMA_31_8B = "meta-llama__Llama-3.1-8B.json"
 
 
 @pytest.fixture
-def fresh_catalog():
+def fresh_catalog(tmp_path, monkeypatch):
+    monkeypatch.setenv("FFNCALC_CACHE_DIR", str(tmp_path / "cache"))
     catalog.read_catalog.cache_clear()
     yield
     catalog.read_catalog.cache_clear()
 
 
-def test_the_catalog_is_what_the_current_code_counts():
-    written = json.loads(catalog.catalog_path().read_text(encoding="utf-8"))
-    assert written == build_now(), "the catalog is not current: run `python tools/write_catalog.py`"
+def test_the_first_listing_writes_the_cache_and_the_next_reads_it(fresh_catalog):
+    assert not catalog.catalog_path().exists()
+    first = list_bundled()
+    assert catalog.catalog_path().exists()
+    assert list_bundled() == first
+    assert catalog.read_catalog()["engine"] == catalog.engine_fingerprint()
 
 
-def build_now():
-    return json.loads(json.dumps(catalog.build_catalog()))  # as JSON holds it (tuples become lists)
+def test_a_cache_folder_that_cannot_be_written_still_lists(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("FFNCALC_CACHE_DIR", str(tmp_path / "file" / "cache"))  # under a file: mkdir fails
+    catalog.read_catalog.cache_clear()
+    assert {row.model: row.total_params for row in list_bundled()}["meta-llama/Llama-3.1-8B"] == 8_030_261_248
 
 
-def test_listing_the_bundled_configs_and_comparing_them_creates_no_family_adapter():
+def test_listing_the_bundled_configs_from_a_warm_cache_creates_no_family_adapter(tmp_path):
     code = (
         "import sys\n"
         "from ffncalc.api import compare, list_bundled, list_families\n"
         "list_bundled(); list_families(); compare()\n"
         "print(sorted(m for m in sys.modules if m.startswith('ffncalc.families.')))"
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    env = {**os.environ, "FFNCALC_CACHE_DIR": str(tmp_path)}
+    warm = subprocess.run(
+        [sys.executable, "-c", "from ffncalc.api import list_bundled; list_bundled()"], env=env, cwd=ROOT
+    )
+    assert warm.returncode == 0
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"
 
@@ -59,7 +72,7 @@ def test_an_edited_bundled_config_is_counted_live(tmp_path, monkeypatch, fresh_c
     listed = {row.model: row for row in list_bundled()}
     assert listed["meta-llama/Llama-3.1-8B"].total_params == expected == 4_540_469_248
     assert [row.total_params for row in compare(["meta-llama/Llama-3.1-8B"])] == [expected]
-    # unedited, so from the catalog: transformers counts 6,738,415,616 (tests/expected/transformers record)
+    # unedited: transformers counts 6,738,415,616 (tests/expected/transformers record)
     assert listed["meta-llama/Llama-2-7b-hf"].total_params == 6_738_415_616
 
 
@@ -80,6 +93,9 @@ def test_a_catalog_written_by_other_code_is_not_read(monkeypatch, fresh_catalog)
 
 def test_a_missing_or_corrupt_catalog_is_not_read(tmp_path, monkeypatch, fresh_catalog):
     monkeypatch.setattr(catalog, "catalog_path", lambda: tmp_path / "catalog.json")
+    assert catalog.read_catalog() == {}
+    (tmp_path / "catalog.json").write_text('{"engine": "other code", "models": {}}')
+    catalog.read_catalog.cache_clear()
     assert catalog.read_catalog() == {}
     (tmp_path / "catalog.json").write_text("{not json")
     catalog.read_catalog.cache_clear()

@@ -57,7 +57,17 @@ def test_sort_by_a_column_and_descending():
 def test_unknown_sort_column_is_a_one_line_error(ffncalc):
     run = ffncalc("compare", "--sort", "colour")
     assert run.exit_code == 2
-    assert run.stderr.startswith("Error: cannot sort by 'colour'; columns: model, family, layers,")
+    assert run.stderr.startswith(
+        "Error: cannot sort by 'colour'; use a heading (active, total, ffn share …) or a field: model, family, layers,"
+    )
+
+
+def test_sort_accepts_the_headings_the_table_shows(ffncalc):
+    by_heading = ffncalc("compare", "--sort", "-active", "--json").json()
+    by_field = ffncalc("compare", "--sort", "-active_params", "--json").json()
+    assert by_heading == by_field
+    actives = [row["active_params"] for row in by_heading]
+    assert actives == sorted(actives, reverse=True)
 
 
 def test_table_shows_one_line_per_row(ffncalc, monkeypatch):

@@ -499,8 +499,8 @@ class DeepseekV4Config(DecoderConfig):
         return rates
 
     def resolved(self, field: str):
-        if field == "compress_rates":  # a default is shown as a number, a string or a list: the dict as "kind: rate"
-            return [f"{kind}: {rate}" for kind, rate in self.rates().items()]
+        if field == "compress_rates":
+            return self.rates()
         derived = {"layer_types": self.attention_kinds, "mlp_layer_types": self.mlp_kinds}
         return derived[field]() if field in derived else super().resolved(field)
 

@@ -182,6 +182,10 @@ class MultimodalConfig(HFConfig):
     def max_context(self) -> int | None:
         return self.text.max_context()
 
+    def nested_configs(self) -> dict[str, HFConfig]:
+        towers = {"vision_config": self.vision, "audio_config": self.audio}
+        return {"text_config": self.text} | {field: tower for field, tower in towers.items() if tower is not None}
+
     def validate_nested(self) -> None:
         self.text  # noqa: B018 - validates text_config, raising a field-named error
         self.vision  # noqa: B018 - and vision_config

@@ -19,7 +19,19 @@ from rich.text import Text
 if TYPE_CHECKING:
     from ..results import ModelInfo
 
-__all__ = ["Group", "approx", "count", "export", "heading", "info_lines", "make_console", "print_json", "share", "show"]
+__all__ = [
+    "Group",
+    "approx",
+    "count",
+    "export",
+    "heading",
+    "info_lines",
+    "make_console",
+    "named",
+    "print_json",
+    "share",
+    "show",
+]
 
 
 MIN_WIDTH, FALLBACK_WIDTH = 40, 80  # below 40 columns the terminal wraps ffncalc's lines, which never break a number
@@ -126,6 +138,11 @@ def approx(value: float, unit: str = "") -> str:
 def approx_params(value: int) -> str:
     """8,030,261,248 → '8.03 B' (K, M, B, T as parameter counts are usually written)."""
     return approx(value).replace(" k", " K").replace(" G", " B")
+
+
+def named(info: ModelInfo) -> str:
+    """The model as a title names it: changed fields (--set) said in brackets, so a variant is never mistaken for it."""
+    return info.model + (f" [changed: {', '.join(info.overrides)}]" if info.overrides else "")
 
 
 def heading(text: str) -> Text:

@@ -87,7 +87,7 @@ def compare_table(rows: list[CompareRow], width: int = 80) -> Group:
             Column("FFN share", "FFN%"),
             Column("Attention share", "Attn%"),
             Column("Total"),
-            Column("Active (card)", "Active"),
+            Column("Active"),
         ]
     )
     for row in rows:
@@ -114,8 +114,8 @@ def compare_table(rows: list[CompareRow], width: int = 80) -> Group:
         )
     caption = Text(
         "Width: FFN width (one expert's for MoE); × hidden: width / hidden; Experts: routed/per token+shared. "
-        "Total: the whole model, a multimodal model's towers included. Active per text token; (card): without the "
-        "input embedding table, as model cards quote MoE models. Rounded: --format csv or --json for exact values.",
+        "Total: the whole model, a multimodal model's towers included. Active: per text token, with (and in "
+        "brackets without) the input embedding table; model cards quote either. Rounded: --format csv or --json for exact values.",
         style="dim",
     )
     return Group(heading("FFN design, side by side"), *fit(grid, width), caption)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from . import approx, count, heading, info_lines, share
+from . import approx, count, heading, info_lines, named, share
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def flops_table(report: FlopsReport, width: int = 80) -> Group:
             share(prefill_value, prefill.total),
         )
     title = (
-        f"{report.model} — FLOPs per generated token at context {count(report.context)}, "
+        f"{named(report)} — FLOPs per generated token at context {count(report.context)}, "
         f"and for a prompt of {count(report.context)} tokens"
     )
     lines: list[RenderableType] = [
@@ -145,7 +145,7 @@ def crossover_table(report: CrossoverReport, width: int = 80) -> Group:
             cells.append(approx(row.mixer + row.mixer_state + row.other))
         cells += [approx(row.lm_head), approx(row.total), f"{100 * row.ffn_share:.1f}%"]
         grid.add(*cells, style="bold" if row.is_crossover else None)
-    return Group(heading(f"{report.model} — {unit} by context"), *fit(grid, width))
+    return Group(heading(f"{named(report)} — {unit} by context"), *fit(grid, width))
 
 
 def crossover_chart(report: CrossoverReport, width: int = 80) -> RenderableType:

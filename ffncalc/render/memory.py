@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from . import count, heading, info_lines
+from . import count, heading, info_lines, named
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def memory_tables(report: MemoryReport, width: int = 80) -> Group:
     weights = report.weights
     stored = f"{weights.quantization}, the rest {weights.dtype}" if weights.quantization else weights.dtype
     parts: list[RenderableType] = [
-        heading(f"{report.model} — memory at context {count(cache.context)}, batch {count(cache.batch)}")
+        heading(f"{named(report)} — memory at context {count(cache.context)}, batch {count(cache.batch)}")
     ]
     summary = Grid(
         [

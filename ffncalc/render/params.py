@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from . import count, heading, info_lines, layer_ranges, share
+from . import count, heading, info_lines, layer_ranges, named, share
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _params_renderables(report: ParamsReport, width: int) -> list[RenderableType
         for stack in ("vision", "audio")
     }
     tower_layers = "".join(f", a {n}-layer {stack} tower" for stack, n in towers.items() if n)
-    title = f"{report.model} — {report.architecture} ({report.model_type}{counted}), {report.num_layers} layers{tower_layers}"
+    title = f"{named(report)} — {report.architecture} ({report.model_type}{counted}), {report.num_layers} layers{tower_layers}"
     renderables: list[RenderableType] = [heading(title)]
     renderables += fit(_summary(report), width)
     if report.published_params:
@@ -178,8 +178,8 @@ def _parts(report: ParamsReport) -> Grid:
     grid = Grid(headings)
     for component in COMPONENT_HEADINGS:
         names: list[str] = []
-        for named, _, _ in columns:
-            names += [name for name in named if name.startswith(component + ".") and name not in names]
+        for listed, _, _ in columns:
+            names += [name for name in listed if name.startswith(component + ".") and name not in names]
         if not names:
             continue
         subtotals = [sum(v for name, v in named.items() if name.startswith(component + ".")) for named, _, _ in columns]

@@ -1,0 +1,80 @@
+"""Loading a model: its config.json found and read (``source``), changed by any overrides (``overrides``),
+validated by its family's adapter (``families``) and turned into a spec, with what to say about it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from .overrides import Override, parse_override
+from .results import ModelInfo
+from .source import RawConfig, load_raw_config
+from .values import Value
+
+if TYPE_CHECKING:
+    from .schema import HFConfig
+    from .spec import ModelSpec
+
+
+class LoadedModel(Value):
+    """A model's validated config and spec, with the name and source it was loaded under."""
+
+    name: str
+    source: str  # "bundled", "preset", "file" or "hub"
+    config: HFConfig
+    spec: ModelSpec
+    info: ModelInfo
+    raw: RawConfig  # the config as read, before any override
+
+
+CUSTOM_CODE_NOTE = "The repo declares custom code (auto_map); ffncalc read the config as data and ran none of it."
+
+
+def load_config(
+    model: str,
+    revision: str | None = None,
+    token: str | None = None,
+    as_type: str | None = None,
+    overrides: Iterable[str | Override] = (),
+) -> LoadedModel:
+    """Find MODEL's config.json (path, folder, bundled config or Hub id) and turn it into a spec.
+
+    AS_TYPE counts a config with another family's rules (forks, renamed custom code); the info says so.
+    OVERRIDES ("intermediate_size=16384", or Override values) change fields of the config before it is read.
+    """
+    changes = tuple(item if isinstance(item, Override) else parse_override(item) for item in overrides)
+    return loaded_from(load_raw_config(model, revision=revision, token=token), as_type, changes)
+
+
+def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Override, ...] = ()) -> LoadedModel:
+    """A config.json read from its source, with OVERRIDES applied, validated and turned into a spec."""
+    from .families import parse_config
+    from .overrides import apply_overrides, check_read, follow_notes
+
+    data = apply_overrides(raw.data, overrides) if overrides else raw.data
+    config = parse_config(data, raw.name, as_type=as_type)
+    notes = list(config.notes())
+    if overrides:
+        check_read(config, overrides)
+        notes = follow_notes(config, overrides, raw.data) + notes
+    if raw.note:
+        notes.insert(0, raw.note)
+    if "auto_map" in raw.data:
+        notes.append(CUSTOM_CODE_NOTE)
+    counted_as = None
+    if as_type and as_type != raw.data.get("model_type"):
+        counted_as = as_type
+        notes.insert(0, f"model_type {raw.data.get('model_type')!r} counted with the rules of {as_type!r} (--as).")
+    info = ModelInfo(
+        model=raw.name,
+        source=raw.source,
+        model_type=str(data.get("model_type")),
+        architecture=config.family_name(),
+        model_class=config.model_class() or None,
+        counted_as=counted_as,
+        overrides=[str(override) for override in overrides],
+        defaults_used=config.defaults_used(),
+        notes=notes,
+        warnings=config.warnings(),
+    )
+    return LoadedModel(name=raw.name, source=raw.source, config=config, spec=config.to_spec(), info=info, raw=raw)

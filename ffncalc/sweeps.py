@@ -1,0 +1,164 @@
+"""Sweeps: one command's headline figures for each value of one or two swept config fields.
+
+Each point is the config as read with the sweep's values written in (``overrides``), counted by the same
+function the command uses; the headline figures of each command are declared once here (``HEADLINES``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .results import ModelInfo, Result
+
+if TYPE_CHECKING:
+    from .loading import LoadedModel
+    from .overrides import Override, Sweep
+
+Figure = int | float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """One figure a sweep reports: its JSON name, its heading, and its unit ("" for a count or a ratio)."""
+
+    name: str
+    heading: str
+    unit: str = ""
+
+
+class SweepColumn(Result):
+    name: str
+    heading: str
+    unit: str
+
+
+class SweepRow(Result):
+    """One point: the swept fields' values and the command's headline figures there."""
+
+    values: dict[str, Any]
+    figures: dict[str, Figure]
+
+
+class SweepReport(ModelInfo):
+    """`ffncalc COMMAND --sweep …`: the headline figures of COMMAND at each point of the sweep."""
+
+    command: str
+    swept: list[str]
+    columns: list[SweepColumn]
+    rows: list[SweepRow]
+    chart: str | None  # the figure charted against the (first) swept field
+
+
+def run_sweep(
+    loaded: LoadedModel,
+    sweeps: tuple[Sweep, ...],
+    command: str,
+    measure: Callable[[LoadedModel], dict[str, Figure]],
+    headlines: tuple[Headline, ...],
+    chart: str | None = None,
+) -> SweepReport:
+    """COMMAND's headline figures at every point of SWEEPS (a grid for two), each point counted from the config
+    as read with LOADED's own overrides and the point's values written in."""
+    from .errors import FfncalcError
+    from .loading import loaded_from
+    from .overrides import parse_override, sweep_points
+
+    base = tuple(parse_override(text) for text in loaded.info.overrides)
+    as_type = loaded.info.counted_as
+    rows = []
+    for point in sweep_points(sweeps):
+        try:
+            at_point = loaded_from(loaded.raw, as_type, _merged(base, point))
+        except FfncalcError as error:
+            shown = ", ".join(str(override) for override in point)
+            raise type(error)(f"--sweep at {shown}: {error}") from None
+        rows.append(SweepRow(values={override.key: override.value for override in point}, figures=measure(at_point)))
+    names = [headline.name for headline in headlines]
+    if chart is not None and chart not in names:
+        from .errors import UsageError
+
+        raise UsageError(f"--chart {chart!r}: chart one of {', '.join(names)}")
+    return SweepReport(
+        **loaded.info.model_dump(),
+        command=command,
+        swept=[sweep.key for sweep in sweeps],
+        columns=[SweepColumn(name=h.name, heading=h.heading, unit=h.unit) for h in headlines],
+        rows=rows,
+        chart=chart or names[0],
+    )
+
+
+def _merged(base: tuple[Override, ...], point: tuple[Override, ...]) -> tuple[Override, ...]:
+    """The --set overrides, then the point's values (a swept key replaces a --set of the same key)."""
+    swept = {override.key for override in point}
+    return tuple(override for override in base if override.key not in swept) + point
+
+
+# --- each command's headline figures ----------------------------------------------------------------
+
+
+def params_headline(report: Any) -> dict[str, Figure]:
+    """params: total, active per token (MoE; the total otherwise), FFN parameters and their share."""
+    total = report.total_params
+    return {
+        "total_params": total,
+        "active_params": report.active_params if report.active_params is not None else total,
+        "ffn_params": report.components.ffn,
+        "ffn_share": report.components.ffn / total if total else None,
+    }
+
+
+PARAMS_HEADLINES = (
+    Headline("total_params", "Total"),
+    Headline("active_params", "Active"),
+    Headline("ffn_params", "FFN"),
+    Headline("ffn_share", "FFN share"),
+)
+
+
+def flops_headline(report: Any) -> dict[str, Figure]:
+    """flops: FLOPs per generated token at the context, the FFN's share of them, and the prefill of that context."""
+    per_token = report.per_token
+    return {
+        "flops_per_token": per_token.total,
+        "ffn_share": per_token.ffn / per_token.total if per_token.total else None,
+        "prefill_flops": report.prefill.total,
+    }
+
+
+FLOPS_HEADLINES = (
+    Headline("flops_per_token", "FLOPs/token", "FLOPs"),
+    Headline("ffn_share", "FFN share"),
+    Headline("prefill_flops", "Prefill", "FLOPs"),
+)
+
+
+def crossover_headline(report: Any, kv_bytes_per_token: int) -> dict[str, Figure]:
+    """crossover: the first whole context where attention's cost reaches the FFN's (n*), and KV bytes per token."""
+    return {"crossover_context": report.crossover_context_ceil, "kv_bytes_per_token": kv_bytes_per_token}
+
+
+CROSSOVER_HEADLINES = (
+    Headline("crossover_context", "n*", "tokens"),
+    Headline("kv_bytes_per_token", "KV/token", "bytes"),
+)
+
+
+def memory_headline(report: Any) -> dict[str, Figure]:
+    """memory: weights, KV cache at the context and batch, the inference total, and per GPU."""
+    return {
+        "weights_bytes": report.weights.bytes,
+        "kv_cache_bytes": report.kv_cache.bytes,
+        "total_inference_bytes": report.total_inference,
+        "per_gpu_inference_bytes": report.per_gpu_inference,
+    }
+
+
+MEMORY_HEADLINES = (
+    Headline("weights_bytes", "Weights", "bytes"),
+    Headline("kv_cache_bytes", "KV cache", "bytes"),
+    Headline("total_inference_bytes", "Total", "bytes"),
+    Headline("per_gpu_inference_bytes", "Per GPU", "bytes"),
+)
