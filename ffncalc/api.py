@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .compute import CrossoverReport, FlopsReport, Measure, MlaForm
     from .ffn_width import DeriveDimReport
     from .memory import MemoryReport
+    from .speed import SpeedRun
     from .verification import VerifyReport
 
 
@@ -289,7 +290,6 @@ def memory(
     OPTIONS (or keyword CHANGES to the defaults, e.g. batch=8, kv_dtype="fp8") say what to count."""
     from .memory import ACCELERATORS, WHAT_IF, count_memory
     from .storage import parse_scheme
-    from .units import parse_size
 
     options = replace(options or MemoryOptions(), **changes)
     if context is not None:
@@ -318,7 +318,7 @@ def memory(
     )
     accelerators = dict(ACCELERATORS)
     if options.gpu_memory is not None:
-        accelerators = {f"your GPU ({options.gpu_memory})": parse_size(options.gpu_memory)} | accelerators
+        accelerators = {f"your GPU ({options.gpu_memory})": _gpu_memory(options.gpu_memory)} | accelerators
     return count_memory(
         loaded.spec,
         info.model_copy(update={"notes": notes}),
@@ -345,6 +345,14 @@ def kv_bytes_per_token(model: str | LoadedModel, dtype: str | None = None) -> in
     loaded = _load(model)
     element = safetensors_dtype(dtype or loaded.config.stored_dtype or "bfloat16")
     return kv_cache(loaded.spec, DEFAULT_CONTEXT, 1, element).bytes_per_token
+
+
+def _gpu_memory(text: str) -> int:
+    """--gpu-memory: a size (96GB, 80GiB) or an accelerator's name from the accelerator table (h100, mi300x)."""
+    from .accelerators import accelerator
+    from .units import SIZE, parse_size
+
+    return parse_size(text) if SIZE.match(text) or text.strip()[:1].isdigit() else accelerator(text).memory
 
 
 def _with_crossover_note(report: CrossoverReport, loaded: LoadedModel) -> CrossoverReport:
@@ -408,3 +416,139 @@ def _context(context: int | str | None, loaded: LoadedModel) -> tuple[int, Model
         warning = f"context {tokens:,} exceeds this config's {field} ({limit:,}); the figures are computed anyway"
         return tokens, info.model_copy(update={"warnings": [*info.warnings, warning]})
     return tokens, info
+
+
+def speed(
+    model: str | LoadedModel,
+    gpus: str | list[str] = "h100",
+    context: int | str | None = None,
+    prompt: int | str | None = None,
+    batches: str | list[int] = "1",
+    tensor_parallel: int = 1,
+    dtype: str | None = None,
+    kv_dtype: str | None = None,
+    compute_dtype: str | None = None,
+    compute_efficiency: float = 1.0,
+    bandwidth_efficiency: float = 1.0,
+    attention: str = "fused",
+    gpu_flops: float | None = None,
+    gpu_bandwidth: float | None = None,
+    gpu_memory: str | None = None,
+) -> SpeedRun:
+    """Roofline ceilings of decode (per --batch) and prefill of MODEL on each accelerator of GPUS (see ffncalc.speed)."""
+    from .accelerators import DTYPES, Accelerator, accelerator
+    from .memory import WHAT_IF, weight_layout
+    from .speed import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
+    from .storage import parse_scheme
+
+    if context is not None:
+        parse_context(context)
+    if prompt is not None:
+        parse_context(prompt)
+    batch_list = _batches(batches)
+    if not 1 <= tensor_parallel <= 1024:
+        raise UsageError(f"--tp must be a whole number from 1 to 1,024 (got {tensor_parallel})")
+    for name, value in (("--compute-efficiency", compute_efficiency), ("--bandwidth-efficiency", bandwidth_efficiency)):
+        if not 0 < value <= 1:
+            raise UsageError(f"{name} must be above 0 and at most 1, e.g. 0.7 (got {value})")
+    if attention not in ("fused", "eager"):
+        raise UsageError(f"--attention must be fused or eager (got {attention!r})")
+    if compute_dtype is not None and compute_dtype.lower() not in DTYPES:
+        raise UsageError(f"--compute-dtype {compute_dtype!r}: use one of {', '.join(DTYPES)}")
+    custom = gpu_flops is not None or gpu_bandwidth is not None
+    if custom and (gpu_flops is None or gpu_bandwidth is None):
+        raise UsageError("describe another chip with both --gpu-flops and --gpu-bandwidth (and --gpu-memory)")
+    chips: list[Accelerator] = []
+    if custom:
+        assert gpu_flops is not None and gpu_bandwidth is not None
+        if gpu_flops <= 0 or gpu_bandwidth <= 0:
+            raise UsageError("--gpu-flops and --gpu-bandwidth must be above 0, e.g. 989e12 and 3.35e12")
+        memory_bytes = _gpu_memory(gpu_memory) if gpu_memory is not None else 1 << 50
+        chips.append(
+            Accelerator(
+                "your GPU", (), (("bf16", round(gpu_flops)),), round(gpu_bandwidth), memory_bytes, None, "",
+                "as given", ("--gpu-flops, --gpu-bandwidth, --gpu-memory as given",),
+            )
+        )  # fmt: skip
+    else:
+        names = gpus.split(",") if isinstance(gpus, str) else gpus
+        chips = [accelerator(name) for name in names if name.strip()]
+        if not chips:
+            raise UsageError("--gpu names no accelerator; e.g. --gpu h100 or --gpu h100,h200")
+    loaded = _load(model)
+    tokens, info = _context(context, loaded)
+    prompt_tokens = parse_context(prompt) if prompt is not None else tokens
+    if dtype is not None:
+        key = dtype.lower()
+        if key not in WHAT_IF:
+            raise UsageError(f"--dtype {dtype!r}: use one of {', '.join(WHAT_IF)}")
+        weight_dtype, scheme = WHAT_IF[key]
+    else:
+        stored_dtype = loaded.config.stored_dtype
+        weight_dtype = safetensors_dtype(stored_dtype) if stored_dtype else "BF16"
+        scheme = parse_scheme(loaded.config.quantization_config)
+    cache_dtype = (
+        safetensors_dtype(kv_dtype)
+        if kv_dtype
+        else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
+    )
+    quantization = scheme.method if scheme else None
+    matmul_dtype = compute_dtype.lower() if compute_dtype else compute_dtype_for(weight_dtype, quantization)
+    stored = weight_layout(loaded.spec, weight_dtype, scheme)
+    reports, stopped = [], None
+    for chip in chips:
+        if tensor_parallel > 1 and chip.interconnect is None:
+            raise UsageError(
+                f"--tp {tensor_parallel} needs an interconnect bandwidth; {chip.name} has none in the table"
+            )
+        figures = gpu_figures(chip, matmul_dtype, compute_efficiency, bandwidth_efficiency)
+        for batch in batch_list:
+            report = estimate_speed(
+                loaded.spec,
+                info,
+                stored=stored,
+                weight_dtype=weight_dtype,
+                quantization=quantization,
+                gpu=figures,
+                batch=batch,
+                context=tokens,
+                prompt=prompt_tokens,
+                kv_dtype=cache_dtype,
+                gpus=tensor_parallel,
+                attention=attention,  # type: ignore[arg-type]
+            )
+            if not report.fits and len(batch_list) > 1 and batch != batch_list[0]:
+                stopped = (
+                    f"the sweep stops at batch {batch:,} on {chip.name}: weights + KV cache need "
+                    f"{report.memory_needed / (1 << 30):,.1f} GiB per GPU, more than its {chip.memory / (1 << 30):,.1f} GiB"
+                )
+                break
+            if not report.fits:
+                report = report.model_copy(
+                    update={
+                        "warnings": [
+                            *report.warnings,
+                            f"weights + KV cache need {report.memory_needed / (1 << 30):,.1f} GiB per GPU, more than "
+                            f"{chip.name}'s {chip.memory / (1 << 30):,.1f} GiB: it does not fit (--tp to split it)",
+                        ]
+                    }
+                )
+            reports.append(report)
+    return SpeedRun(reports=reports, stopped=stopped)
+
+
+MAX_BATCH = 1 << 20
+
+
+def _batches(batches: str | list[int]) -> list[int]:
+    """'1,8,64' → [1, 8, 64]; each a whole number from 1 to MAX_BATCH, ascending, no repeats."""
+    items = batches.split(",") if isinstance(batches, str) else [str(b) for b in batches]
+    values = []
+    for item in items:
+        text = item.strip()
+        if not text.isdigit() or not 1 <= int(text) <= MAX_BATCH:
+            raise UsageError(
+                f"--batch takes whole numbers from 1 to {MAX_BATCH:,} separated by commas, e.g. 1,8,64 (got {item.strip()[:20]!r})"
+            )
+        values.append(int(text))
+    return sorted(set(values))

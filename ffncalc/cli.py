@@ -515,7 +515,11 @@ def memory(
     ] = 1,
     gpu_memory: Annotated[
         str | None,
-        typer.Option("--gpu-memory", metavar="SIZE", help="Another accelerator's memory, e.g. 96GB or 80GiB."),
+        typer.Option(
+            "--gpu-memory",
+            metavar="SIZE",
+            help="Another accelerator's memory, e.g. 96GB or 80GiB, or a name from the accelerator table, e.g. h200.",
+        ),
     ] = None,
     chunk: Annotated[
         int, typer.Option("--chunk", metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens.")
@@ -743,6 +747,116 @@ def models(
         emit(list_families(), json, families_table, svg, html)
     else:
         emit(list_bundled(), json, models_table, svg, html)
+
+
+@app.command("speed")
+def speed_command(
+    model: ModelArg,
+    gpu: Annotated[
+        str,
+        typer.Option(
+            "--gpu", metavar="NAMES", help="Accelerators, comma-separated, e.g. h100 or h100,h200,b200,mi300x."
+        ),
+    ] = "h100",
+    ctx: Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)] = None,
+    prompt: Annotated[
+        str | None, typer.Option("--prompt", metavar="TOKENS", help="Prefill prompt length, e.g. 8k (default: --ctx).")
+    ] = None,
+    batch: Annotated[
+        str, typer.Option("--batch", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256.")
+    ] = "1",
+    tp: Annotated[int, typer.Option("--tp", metavar="N", help="Tensor parallelism across N accelerators, e.g. 8.")] = 1,
+    dtype: Annotated[
+        str | None,
+        typer.Option("--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"),
+    ] = None,
+    kv_dtype: Annotated[
+        str | None, typer.Option("--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8.")
+    ] = None,
+    compute_dtype: Annotated[
+        str | None,
+        typer.Option(
+            "--compute-dtype",
+            metavar="DTYPE",
+            help="Peak the matmuls run at: bf16, fp8, int8 or fp4 (default: the weights').",
+        ),
+    ] = None,
+    compute_efficiency: Annotated[
+        float, typer.Option("--compute-efficiency", metavar="X", help="Share of peak FLOP/s reached, e.g. 0.7.")
+    ] = 1.0,
+    bandwidth_efficiency: Annotated[
+        float, typer.Option("--bandwidth-efficiency", metavar="X", help="Share of peak bandwidth reached, e.g. 0.8.")
+    ] = 1.0,
+    attention: Annotated[
+        str,
+        typer.Option("--attention", metavar="KERNEL", help="fused (FlashAttention-style) or eager (scores in memory)."),
+    ] = "fused",
+    gpu_flops: Annotated[
+        float | None, typer.Option("--gpu-flops", metavar="FLOP/S", help="Another chip's dense peak, e.g. 989e12.")
+    ] = None,
+    gpu_bandwidth: Annotated[
+        float | None, typer.Option("--gpu-bandwidth", metavar="B/S", help="Another chip's bandwidth, e.g. 3.35e12.")
+    ] = None,
+    gpu_memory: Annotated[
+        str | None, typer.Option("--gpu-memory", metavar="SIZE", help="With --gpu-flops: its memory, e.g. 96GB.")
+    ] = None,
+    set_: SetOpt = None,
+    sweep_: SweepOpt = None,
+    chart: ChartOpt = None,
+    output: SweepFormatOpt = OutputFormat.table,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    as_type: AsOpt = None,
+    json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
+) -> None:
+    """How fast MODEL runs on an accelerator: decode TPOT and tokens/s by batch, prefill TTFT, what bounds each.
+
+    Roofline ceilings from the exact FLOPs and bytes of flops and memory: each operator takes max(FLOPs / peak,
+    bytes / bandwidth). Not a measurement; --compute-efficiency and --bandwidth-efficiency scale the peaks.
+    """
+    from .api import speed
+    from .render import print_json
+    from .render.speed import speed_renderables
+
+    refuse(gpu_memory is not None and gpu_flops is None, "--gpu-memory describes a chip given by --gpu-flops; add it")
+
+    def run_speed(at: Any) -> Any:
+        return speed(
+            at,
+            gpu,
+            ctx,
+            prompt,
+            batch,
+            tp,
+            dtype,
+            kv_dtype,
+            compute_dtype,
+            compute_efficiency,
+            bandwidth_efficiency,
+            attention,
+            gpu_flops,
+            gpu_bandwidth,
+            gpu_memory,
+        )
+
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    if sweep_:
+        from .sweeps import SPEED_HEADLINES, speed_headline
+
+        refuse("," in gpu or "," in batch, "--sweep counts one accelerator at one batch; give one --gpu and --batch")
+        measure = lambda at: speed_headline(run_speed(at).reports[0])  # noqa: E731
+        return sweep(loaded, sweep_, "speed", measure, SPEED_HEADLINES, chart, json, output, svg, html)
+    no_sweep_options(chart, output)
+    run = run_speed(loaded)
+    if run.stopped:
+        sys.stderr.write(f"Warning: {run.stopped}\n")
+    if json:
+        warn(run.reports[0])
+        print_json(run.reports[0] if len(run.reports) == 1 else run.reports)
+        return
+    emit(run.reports[0], False, lambda _, width: speed_renderables(run, width), svg, html)
 
 
 # --- entry point ----------------------------------------------------------------------------

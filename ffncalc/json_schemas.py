@@ -12,6 +12,7 @@ from .comparison import CompareRow
 from .compute import CrossoverReport, FlopsReport
 from .ffn_width import DeriveDimReport
 from .memory import MemoryReport
+from .speed import SpeedReport
 from .verification import VerifyReport
 
 JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
@@ -24,4 +25,5 @@ JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
     "verify": VerifyReport.model_json_schema,
     "memory": MemoryReport.model_json_schema,
     "families": TypeAdapter(dict[str, list[str]]).json_schema,  # models --families
+    "speed": SpeedReport.model_json_schema,  # one document; several accelerators or batches print a list of them
 }

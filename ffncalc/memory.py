@@ -28,6 +28,7 @@ import re
 from fractions import Fraction
 from typing import Literal
 
+from .accelerators import memory_sizes
 from .compute import attended_keys, indexer_reach
 from .results import ModelInfo, Result
 from .spec import Attention, Layer, ModelSpec
@@ -40,18 +41,9 @@ GIB = 1 << 30
 Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
 Recompute = Literal["none", "selective", "full"]
 
-# Accelerators as people name them → memory in bytes (the vendor's GB figure, in GiB).
-ACCELERATORS: dict[str, int] = {
-    "H100 80GB": 80 * GIB,
-    "H200 141GB": 141 * GIB,
-    "B200 192GB": 192 * GIB,
-    "A100 40GB": 40 * GIB,
-    "A100 80GB": 80 * GIB,
-    "L40S 48GB": 48 * GIB,
-    "L4 24GB": 24 * GIB,
-    "RTX 4090 24GB": 24 * GIB,
-    "MI300X 192GB": 192 * GIB,
-}
+# Accelerators as people name them → memory in bytes, from the one accelerator table (ffncalc/accelerators.py:
+# the size the driver reports where sourced, else the vendor's GB figure as GiB).
+ACCELERATORS: dict[str, int] = memory_sizes()
 TENSOR_PARALLEL = (1, 2, 4, 8, 16, 32, 64)
 
 # --dtype: a what-if for every weight. Plain dtypes store each element in it; the quantized ones quantize
@@ -462,7 +454,8 @@ def training_memory(
 # --- the report ------------------------------------------------------------------------------------
 
 CONVENTIONS = [
-    "bytes as exact integers; GiB = 2^30 bytes; accelerators by their vendor's figure in GiB, before runtime overhead",
+    "bytes as exact integers; GiB = 2^30 bytes; accelerators by the memory their driver reports where sourced (an H100 "
+    "80GB: 81,559 MiB), else their vendor's figure in GiB, before runtime overhead",
     "weights as the checkpoint stores them (dtype, quantization_config), or as --dtype asks; a tied head once",
     "KV cache per layer per token: kv_heads · (qk_head_dim + v_head_dim), MLA: kv_lora_rank + qk_rope_head_dim, "
     "capped at the window or chunk; none for a layer that reads another layer's KV; mixers: recurrent state and "

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .loading import LoadedModel
     from .overrides import Override, Sweep
 
-Figure = int | float | None
+Figure = bool | int | float | str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,4 +161,24 @@ MEMORY_HEADLINES = (
     Headline("kv_cache_bytes", "KV cache", "bytes"),
     Headline("total_inference_bytes", "Total", "bytes"),
     Headline("per_gpu_inference_bytes", "Per GPU", "bytes"),
+)
+
+
+def speed_headline(report: Any) -> dict[str, Figure]:
+    """speed: decode time per token (TPOT) and tokens/s of the batch, time to first token; roofline ceilings."""
+    return {
+        "seconds_per_step": report.decode.seconds_per_step,
+        "tokens_per_second": report.decode.tokens_per_second,
+        "ttft_seconds": report.prefill.seconds,
+        "memory_needed_bytes": report.memory_needed,
+        "fits": report.fits,
+    }
+
+
+SPEED_HEADLINES = (
+    Headline("tokens_per_second", "Tokens/s (ceiling)"),
+    Headline("seconds_per_step", "TPOT (s)"),
+    Headline("ttft_seconds", "TTFT (s)"),
+    Headline("memory_needed_bytes", "Memory", "bytes"),
+    Headline("fits", "Fits"),
 )

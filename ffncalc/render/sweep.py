@@ -38,6 +38,10 @@ def _unit(report: SweepReport, column: SweepColumn) -> str:
 def _figure(value: Figure, column: SweepColumn, gib: bool = False) -> str:
     if value is None:
         return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
     if column.name.endswith("share"):
         return share(round(float(value) * 1_000_000), 1_000_000)
     if gib:
@@ -80,7 +84,7 @@ def chart_lines(report: SweepReport, width: int) -> list[Text]:
     points = [
         (" ".join(_value(row.values[key]) for key in report.swept), row.figures.get(column.name)) for row in report.rows
     ]
-    numbers = [value for _, value in points if isinstance(value, (int, float))]
+    numbers = [value for _, value in points if isinstance(value, (int, float)) and not isinstance(value, bool)]
     if not numbers or len(points) > 200:  # a bar per point stops being a picture past a screenful or two
         return []
     top = max(abs(value) for value in numbers) or 1
@@ -91,7 +95,9 @@ def chart_lines(report: SweepReport, width: int) -> list[Text]:
     room = max(10, width - label_width - value_width - 4)
     lines = [Text(f"{column.heading}{_unit(report, column)} by {' × '.join(report.swept)}", style="bold")]
     for label, value in points:
-        length = round(room * abs(value) / top) if isinstance(value, (int, float)) else 0
+        length = (
+            round(room * abs(value) / top) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+        )
         lines.append(
             Text(f"{label:>{label_width}} │{BAR * length}{' ' * (room - length)} {shown[label]:>{value_width}}")
         )

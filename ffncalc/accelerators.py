@@ -1,0 +1,350 @@
+"""Accelerators as data: dense peak FLOP/s per dtype, memory bandwidth, memory size and interconnect, each with its
+source. One table, read by `speed`, `train` and `memory`.
+
+Conventions (stated once, here and in the commands' JSON ``conventions``):
+- peaks are DENSE matrix (tensor-core) peaks, never the 2:4-sparse figures datasheets print first; where a
+  datasheet prints only the sparse figure, the dense one is half of it;
+- 16-bit peaks are for FP32 accumulation where the vendor distinguishes (GeForce cards run FP16 accumulation at
+  twice the rate; training and inference engines accumulate in FP32);
+- memory is what the device reports to its driver where a report could be sourced (nvidia-smi's MiB: an
+  H100 "80 GB" shows 81,559 MiB), else the vendor's GB figure read as GiB, which ffncalc's `memory` has always
+  used; ``memory_source`` says which;
+- bandwidth is the vendor's peak in bytes per second (1 TB/s = 10¹² B/s); interconnect is per direction (a
+  "900 GB/s NVLink" is 900 GB/s bidirectional, 450 GB/s each way).
+
+Figures marked "unverified" in ``notes`` come from a secondary source whose page tabulates the vendor's figures;
+the vendor's own document was not read when the entry was written (2026-08, by the `speed` session).
+"""
+
+from __future__ import annotations
+
+from .errors import UsageError
+from .values import Value
+
+TERA, GIGA = 10**12, 10**9
+GIB, MIB = 1 << 30, 1 << 20
+DTYPES = ("bf16", "fp8", "int8", "fp4")  # peak keys: bf16 stands for BF16 and FP16 (the same peak on every entry)
+
+
+class Accelerator(Value):
+    """One accelerator: dense peaks (FLOP/s by dtype), bandwidth and interconnect (bytes/s), memory (bytes)."""
+
+    name: str  # as the tables print it, e.g. "H100 SXM"
+    aliases: tuple[str, ...]  # names people type, compared without case, spaces, '-' and '_'
+    peak_flops: tuple[tuple[str, int], ...]  # (dtype, dense FLOP/s)
+    bandwidth: int
+    memory: int
+    interconnect: int | None  # per direction; None: none that tensor parallelism would use
+    interconnect_name: str
+    memory_source: str  # "driver" (nvidia-smi) or "vendor GB as GiB"
+    sources: tuple[str, ...]
+    notes: str = ""
+
+    def peak(self, dtype: str) -> int | None:
+        """The dense peak for DTYPE, or None when the chip has no such unit."""
+        return dict(self.peak_flops).get(dtype)
+
+
+def _tflops(**peaks: float) -> tuple[tuple[str, int], ...]:
+    return tuple((dtype, round(value * TERA)) for dtype, value in peaks.items())
+
+
+NVIDIA_H100 = "NVIDIA H100 Tensor Core GPU datasheet, https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet (sparse figures halved)"
+NVIDIA_SMI = "nvidia-smi memory.total as printed in public logs (e.g. '81559MiB' for 'NVIDIA H100 80GB HBM3')"
+BLACKWELL = "NVIDIA Blackwell datasheet, https://nvdam.widen.net/s/wwnsxrhm2w/blackwell-datasheet-3384703, as tabulated at https://glennklockwood.com/garden/processors/B200"
+AMD_MI300X = "AMD Instinct MI300X data sheet, https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"
+GOOGLE_TPU = "Google Cloud TPU documentation, https://docs.cloud.google.com/tpu/docs/"
+
+ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
+    Accelerator(
+        "H100 SXM",
+        ("h100", "h100-sxm", "h100-sxm5", "h100-80gb"),
+        _tflops(bf16=989, fp8=1979, int8=1979),
+        3350 * GIGA,
+        81_559 * MIB,
+        450 * GIGA,
+        "NVLink 4 (900 GB/s bidirectional)",
+        "driver",
+        (NVIDIA_H100, NVIDIA_SMI),
+    ),
+    Accelerator(
+        "H100 PCIe",
+        ("h100-pcie",),
+        _tflops(bf16=756, fp8=1513, int8=1513),
+        2000 * GIGA,
+        80 * GIB,
+        64 * GIGA,
+        "PCIe Gen5 x16 (128 GB/s bidirectional)",
+        "vendor GB as GiB",
+        (NVIDIA_H100,),
+    ),
+    Accelerator(
+        "H800 SXM",
+        ("h800", "h800-sxm"),
+        _tflops(bf16=989, fp8=1979, int8=1979),
+        3350 * GIGA,
+        81_559 * MIB,
+        200 * GIGA,
+        "NVLink (400 GB/s bidirectional)",
+        "driver",
+        ("NVIDIA H800 product brief (H100 SXM compute and memory, NVLink cut to 400 GB/s)", NVIDIA_SMI),
+        "unverified: the H800 brief was not read; its compute equals the H100 SXM's as widely tabulated (LLMRoofline, "
+        "LLM-Prof hardware tables); nvidia-smi prints 81559MiB for 'NVIDIA H800'",
+    ),
+    Accelerator(
+        "H200 SXM",
+        ("h200", "h200-sxm"),
+        _tflops(bf16=989, fp8=1979, int8=1979),
+        4800 * GIGA,
+        143_771 * MIB,
+        450 * GIGA,
+        "NVLink 4 (900 GB/s bidirectional)",
+        "driver",
+        ("NVIDIA H200 datasheet, https://www.nvidia.com/en-us/data-center/h200/ (sparse figures halved)", NVIDIA_SMI),
+    ),
+    Accelerator(
+        "B200 HGX",
+        ("b200", "b200-hgx", "hgx-b200", "dgx-b200"),
+        _tflops(bf16=2250, fp8=4500, int8=4500, fp4=9000),
+        8000 * GIGA,
+        183_359 * MIB,
+        900 * GIGA,
+        "NVLink 5 (1.8 TB/s bidirectional)",
+        "driver",
+        (BLACKWELL, NVIDIA_SMI),
+        "the HGX B200 at 1,000 W; nvidia-smi prints 183359MiB ('180 GB')",
+    ),
+    Accelerator(
+        "GB200",
+        ("gb200", "gb200-nvl72", "b200-gb200"),
+        _tflops(bf16=2500, fp8=5000, int8=5000, fp4=10000),
+        8000 * GIGA,
+        192 * GIB,
+        900 * GIGA,
+        "NVLink 5 (1.8 TB/s bidirectional)",
+        "vendor GB as GiB",
+        (BLACKWELL,),
+        "one B200 GPU of a GB200 superchip at 1,200 W; the driver-reported memory was not sourced",
+    ),
+    Accelerator(
+        "B300 HGX",
+        ("b300", "b300-hgx", "hgx-b300", "blackwell-ultra"),
+        _tflops(bf16=2250, fp8=4500, int8=4500, fp4=13125),
+        8000 * GIGA,
+        288 * GIB,
+        900 * GIGA,
+        "NVLink 5 (1.8 TB/s bidirectional)",
+        "vendor GB as GiB",
+        ("https://glennklockwood.com/garden/processors/B300 (tabulating NVIDIA's HGX B300 figures)",),
+        "unverified: NVIDIA's B300 datasheet was not read; the FP4 dense figure is the secondary source's and "
+        "its dense/sparse ratio there is not 1:2; the driver-reported memory was not sourced",
+    ),
+    Accelerator(
+        "A100 40GB",
+        ("a100-40gb", "a100-40", "a100-sxm4-40gb"),
+        _tflops(bf16=312, int8=624),
+        1555 * GIGA,
+        40 * GIB,
+        300 * GIGA,
+        "NVLink 3 (600 GB/s bidirectional)",
+        "vendor GB as GiB",
+        (
+            "NVIDIA A100 datasheet, https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+        ),
+        "no FP8 units (Ampere)",
+    ),
+    Accelerator(
+        "A100 80GB",
+        ("a100", "a100-80gb", "a100-80", "a100-sxm4-80gb"),
+        _tflops(bf16=312, int8=624),
+        2039 * GIGA,
+        80 * GIB,
+        300 * GIGA,
+        "NVLink 3 (600 GB/s bidirectional)",
+        "vendor GB as GiB",
+        (
+            "NVIDIA A100 datasheet, https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
+        ),
+        "no FP8 units (Ampere); SXM 80 GB bandwidth",
+    ),
+    Accelerator(
+        "L40S",
+        ("l40s",),
+        _tflops(bf16=362.05, fp8=733, int8=733),
+        864 * GIGA,
+        46_068 * MIB,
+        32 * GIGA,
+        "PCIe Gen4 x16 (64 GB/s bidirectional)",
+        "driver",
+        ("NVIDIA L40S datasheet (dense columns: BF16 362.05, FP8 733 TFLOPS)", NVIDIA_SMI),
+        "nvidia-smi prints 46068MiB for the '48 GB' card",
+    ),
+    Accelerator(
+        "L4",
+        ("l4",),
+        _tflops(bf16=121, fp8=242.5, int8=242.5),
+        300 * GIGA,
+        24 * GIB,
+        32 * GIGA,
+        "PCIe Gen4 x16 (64 GB/s bidirectional)",
+        "vendor GB as GiB",
+        ("NVIDIA L4 datasheet (242 TFLOPS FP16 and 485 TFLOPS FP8 with sparsity, halved)",),
+        "the driver-reported memory was not sourced",
+    ),
+    Accelerator(
+        "RTX 4090",
+        ("rtx4090", "4090", "rtx-4090"),
+        _tflops(bf16=165.2, fp8=330.3, int8=660.6),
+        1008 * GIGA,
+        24_564 * MIB,
+        32 * GIGA,
+        "PCIe Gen4 x16 (no NVLink)",
+        "driver",
+        (
+            "NVIDIA Ada GPU architecture whitepaper, RTX 4090 column (FP32 accumulate), as tabulated at https://hmc-tech.com",
+            NVIDIA_SMI,
+        ),
+        "16-bit and FP8 with FP32 accumulation; GeForce runs FP16 accumulation at twice these",
+    ),
+    Accelerator(
+        "RTX 5090",
+        ("rtx5090", "5090", "rtx-5090"),
+        _tflops(bf16=209.5, fp8=419.2, int8=838.4, fp4=1676),
+        1792 * GIGA,
+        32_607 * MIB,
+        64 * GIGA,
+        "PCIe Gen5 x16 (no NVLink)",
+        "driver",
+        (
+            "NVIDIA RTX Blackwell GPU architecture whitepaper as tabulated at https://www.spheron.network/blog/nvidia-rtx-5090-specs/ (sparse FP16 838.4, FP8 1,676.8, FP4 3,352)",
+            NVIDIA_SMI,
+        ),
+        "unverified: dense FP32-accumulate figures derived from the sparse FP16-accumulate ones (÷ 4; FP4 ÷ 2); "
+        "the whitepaper itself was not read",
+    ),
+    Accelerator(
+        "MI300X",
+        ("mi300x", "mi300"),
+        _tflops(bf16=1307.4, fp8=2614.9, int8=2614.9),
+        5300 * GIGA,
+        192 * GIB,
+        448 * GIGA,
+        "Infinity Fabric (7 links, 896 GB/s aggregate bidirectional)",
+        "vendor GB as GiB",
+        (AMD_MI300X,),
+    ),
+    Accelerator(
+        "MI325X",
+        ("mi325x",),
+        _tflops(bf16=1307.4, fp8=2614.9, int8=2614.9),
+        6000 * GIGA,
+        256 * GIB,
+        448 * GIGA,
+        "Infinity Fabric (7 links, 896 GB/s aggregate bidirectional)",
+        "vendor GB as GiB",
+        ("AMD Instinct MI325X data sheet, https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html",),
+        "same compute as the MI300X; HBM3E 256 GB at 6 TB/s",
+    ),
+    Accelerator(
+        "MI355X",
+        ("mi355x", "mi355"),
+        _tflops(bf16=2500, fp8=5000, int8=5000, fp4=10000),
+        8000 * GIGA,
+        288 * GIB,
+        538 * GIGA,
+        "Infinity Fabric (1,075 GB/s aggregate bidirectional)",
+        "vendor GB as GiB",
+        ("AMD Instinct MI355X data sheet, https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html",),
+        "unverified: AMD's data sheet was not read; compute as AMD's June 2025 launch figures (FP16 2.5, FP8 5.0, "
+        "MXFP4 10 PFLOPS dense), interconnect as tabulated by third parties",
+    ),
+    Accelerator(
+        "TPU v5e",
+        ("v5e", "tpu-v5e", "tpuv5e"),
+        _tflops(bf16=197, int8=393),
+        819 * GIGA,
+        16 * GIB,
+        200 * GIGA,
+        "ICI (400 GB/s bidirectional per chip)",
+        "vendor GB as GiB",
+        (GOOGLE_TPU + "v5e",),
+    ),
+    Accelerator(
+        "TPU v5p",
+        ("v5p", "tpu-v5p", "tpuv5p"),
+        _tflops(bf16=459, fp8=459),
+        2765 * GIGA,
+        95 * GIB,
+        600 * GIGA,
+        "ICI (1,200 GB/s bidirectional per chip)",
+        "vendor GB as GiB",
+        (GOOGLE_TPU + "v5p",),
+        "FP8 runs at the BF16 rate (Google's table lists 459 for both)",
+    ),
+    Accelerator(
+        "TPU v6e",
+        ("v6e", "tpu-v6e", "trillium"),
+        _tflops(bf16=918, int8=1836),
+        1638 * GIGA,
+        32 * GIB,
+        400 * GIGA,
+        "ICI (800 GB/s bidirectional per chip)",
+        "vendor GB as GiB",
+        (GOOGLE_TPU + "v6e",),
+    ),
+    Accelerator(
+        "TPU7x",
+        ("tpu7x", "7x", "ironwood", "tpu-v7", "v7"),
+        _tflops(bf16=2307, fp8=4614),
+        7380 * GIGA,
+        192 * GIB,
+        600 * GIGA,
+        "ICI (1.2 TB/s bidirectional per chip)",
+        "vendor GB as GiB",
+        (GOOGLE_TPU + "tpu7x", GOOGLE_TPU + "ironwood-performance"),
+        "unverified: HBM bandwidth and ICI from Google's Ironwood announcement (7.37 TB/s, 1.2 TB/s); the docs' "
+        "table row was not read in full",
+    ),
+)
+
+
+def _key(name: str) -> str:
+    return "".join(character for character in name.lower() if character.isalnum())
+
+
+def _index() -> dict[str, Accelerator]:
+    index = {}
+    for entry in ACCELERATOR_TABLE:
+        for name in (entry.name, *entry.aliases):
+            index[_key(name)] = entry
+    return index
+
+
+def accelerator(name: str) -> Accelerator:
+    """The entry people mean by NAME (h100, H100-SXM, mi300x …); an unknown name is one line listing the names."""
+    found = _index().get(_key(name))
+    if found is None:
+        names = ", ".join(entry.aliases[0] for entry in ACCELERATOR_TABLE)
+        raise UsageError(
+            f"unknown accelerator {name.strip()[:40]!r}; use one of: {names} (or --gpu-flops/--gpu-bandwidth)"
+        )
+    return found
+
+
+# The accelerators `ffncalc memory` lists, under the names its table has always printed.
+MEMORY_TABLE = {
+    "H100 80GB": "h100",
+    "H200 141GB": "h200",
+    "B200 180GB": "b200",
+    "A100 40GB": "a100-40gb",
+    "A100 80GB": "a100-80gb",
+    "L40S 48GB": "l40s",
+    "L4 24GB": "l4",
+    "RTX 4090 24GB": "rtx4090",
+    "MI300X 192GB": "mi300x",
+}
+
+
+def memory_sizes() -> dict[str, int]:
+    """The memory table of `ffncalc memory`: name → bytes, from ACCELERATOR_TABLE."""
+    return {label: accelerator(name).memory for label, name in MEMORY_TABLE.items()}

@@ -1,0 +1,179 @@
+"""The tables and the batch chart of `ffncalc speed`. Every time shown is a roofline ceiling, and says so."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from . import approx, count, heading, info_lines
+from .layout import Column, Grid, fit
+
+if TYPE_CHECKING:
+    from ..speed import Phase, SpeedReport, SpeedRun
+
+GIB = 1 << 30
+CHART_WIDTH = 40
+
+
+def ms(seconds: float) -> str:
+    """A time with three significant figures in s, ms, µs or ns."""
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:#.3g} {unit}".replace(". ", " ")
+    return f"{seconds / 1e-9:#.3g} ns".replace(". ", " ") if seconds else "0"
+
+
+def rate(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.3g}"
+
+
+def speed_renderables(run: SpeedRun, width: int = 80) -> Group:
+    """One report: its components; several batches: the sweep and its chart; several accelerators: side by side."""
+    reports = run.reports
+    first = reports[0]
+    names = list(dict.fromkeys(report.gpu.name for report in reports))
+    parts: list[RenderableType] = [heading(_title(first, names))]
+    if len(names) > 1:
+        parts += _side_by_side(reports, names, width)
+    elif len(reports) > 1:
+        parts += _sweep(reports, width)
+    else:
+        parts += _components(first, width)
+    if run.stopped:
+        parts.append(Text(f"Note: {run.stopped}."))
+    parts += [Text(f"· {convention}", style="dim") for convention in first.conventions]
+    for report in reports[:1] if len(names) == 1 else reports:
+        if report.gpu.notes:
+            parts.append(Text(f"{report.gpu.name}: {report.gpu.notes}", style="dim"))
+    return Group(*parts, *info_lines(first))
+
+
+def _title(report: SpeedReport, names: list[str]) -> str:
+    tp = f", tensor parallel {report.tensor_parallel}" if report.tensor_parallel > 1 else ""
+    weights = f"{report.quantization} weights" if report.quantization else f"{report.weight_dtype} weights"
+    return (
+        f"{report.model} on {', '.join(names)} — {report.estimate} ({weights}, {report.gpu.compute_dtype} matmuls, "
+        f"KV {report.kv_dtype}, context {count(report.context)}, prompt {count(report.prompt)}{tp})"
+    )
+
+
+def _phase_grid(phase: Phase, title: str) -> Grid:
+    grid = Grid(
+        [
+            Column(title, justify="left", key=True, footer="Total"),
+            Column("FLOPs", footer=approx(phase.flops)),
+            Column("Bytes", footer=approx(phase.bytes, "B")),
+            Column("FLOP/B", "I"),
+            Column("Time", footer=ms(phase.seconds)),
+            Column("Bound", justify="left"),
+        ]
+    )
+    from ..speed import LABELS  # the labels live with the operators they name
+
+    for component in phase.components:
+        grid.add(
+            LABELS[component.name],
+            approx(component.flops),
+            approx(component.bytes, "B"),
+            f"{component.intensity:,.0f}" if component.intensity is not None else "–",
+            ms(component.seconds),
+            component.bound,
+        )
+    if phase.allreduce_bytes:
+        grid.add(
+            "All-reduce (interconnect)", "", approx(phase.allreduce_bytes, "B"), "", ms(phase.allreduce_seconds), "link"
+        )
+    return grid
+
+
+def _components(report: SpeedReport, width: int) -> list[RenderableType]:
+    decode, prefill, gpu = report.decode, report.prefill, report.gpu
+    lines: list[RenderableType] = [
+        Text(
+            f"Decode, batch {count(report.batch)}: {ms(decode.seconds_per_step)} per token (TPOT), "
+            f"{rate(decode.tokens_per_second)} tokens/s for the batch, {rate(decode.tokens_per_second_per_sequence)} per "
+            f"sequence; {decode.bound}-bound. Prefill of {count(report.prompt)} tokens: {ms(prefill.seconds)} to first "
+            f"token (TTFT); {prefill.bound}-bound. All roofline ceilings."
+        ),
+        Text(
+            f"{gpu.name}: {approx(gpu.peak_flops, 'FLOP/s')} dense {gpu.compute_dtype}, {approx(gpu.bandwidth, 'B/s')}; "
+            f"ridge point {gpu.ridge_point:,.0f} FLOPs per byte. Weights + KV: "
+            f"{report.memory_needed / GIB:,.2f} GiB of {gpu.memory / GIB:,.2f} GiB"
+            + ("." if report.fits else " — does not fit.")
+        ),
+    ]
+    lines += fit(_phase_grid(decode, f"Decode step (batch {count(report.batch)})"), width)
+    lines += fit(_phase_grid(prefill, f"Prefill ({count(report.prompt)} tokens)"), width)
+    return lines
+
+
+def _sweep(reports: list[SpeedReport], width: int) -> list[RenderableType]:
+    grid = Grid(
+        [
+            Column("Batch", key=True),
+            Column("TPOT"),
+            Column("Tokens/s"),
+            Column("Per seq", "Seq/s"),
+            Column("KV GiB", "KV"),
+            Column("Decode", justify="left"),
+        ]
+    )
+    for report in reports:
+        decode = report.decode
+        grid.add(
+            count(report.batch),
+            ms(decode.seconds_per_step),
+            rate(decode.tokens_per_second),
+            rate(decode.tokens_per_second_per_sequence),
+            f"{report.kv_bytes / GIB:,.2f}",
+            f"{decode.bound}-bound",
+        )
+    parts: list[RenderableType] = [
+        Text(f"Prefill of {count(reports[0].prompt)} tokens: {ms(reports[0].prefill.seconds)} to first token (TTFT).")
+    ]
+    parts += fit(grid, width)
+    parts.append(_chart(reports, width))
+    return parts
+
+
+def _chart(reports: list[SpeedReport], width: int) -> Text:
+    """Decode tokens/s against the batch, one bar a batch; where decode turns compute-bound is marked."""
+    label_width = max(len(count(report.batch)) for report in reports)
+    value_width = max(len(rate(report.decode.tokens_per_second)) for report in reports)
+    room = max(10, min(CHART_WIDTH, width - label_width - value_width - 6))
+    peak = max(report.decode.tokens_per_second for report in reports)
+    text = Text("Decode tokens/s by batch (roofline ceiling; ▓ compute-bound, █ memory-bound)\n")
+    for report in reports:
+        cells = max(1, round(report.decode.tokens_per_second / peak * room))
+        mark = "▓" if report.decode.bound == "compute" else "█"
+        text.append(f"{count(report.batch):>{label_width}} │{mark * cells} {rate(report.decode.tokens_per_second)}\n")
+    turn = next((report.batch for report in reports if report.decode.bound == "compute"), None)
+    text.append(
+        f"decode turns compute-bound at batch {count(turn)}"
+        if turn
+        else "decode stays memory-bound at every batch shown"
+    )
+    return text
+
+
+def _side_by_side(reports: list[SpeedReport], names: list[str], width: int) -> list[RenderableType]:
+    """One column per accelerator; a block of rows per batch."""
+    grid = Grid([Column("", justify="left", key=True), *[Column(name) for name in names]])
+    batches = list(dict.fromkeys(report.batch for report in reports))
+    by = {(report.gpu.name, report.batch): report for report in reports}
+    grid.add(
+        "Prefill TTFT",
+        *[ms(by[(name, batches[0])].prefill.seconds) if (name, batches[0]) in by else "–" for name in names],
+    )
+    for batch in batches:
+        cells = [by.get((name, batch)) for name in names]
+        grid.add(f"Batch {count(batch)}: TPOT", *[ms(c.decode.seconds_per_step) if c else "–" for c in cells])
+        grid.add(f"Batch {count(batch)}: tokens/s", *[rate(c.decode.tokens_per_second) if c else "–" for c in cells])
+        grid.add(f"Batch {count(batch)}: bound", *[c.decode.bound if c else "–" for c in cells])
+    grid.add(
+        "Fits (weights + KV)",
+        *[("yes" if by[(n, batches[0])].fits else "no") if (n, batches[0]) in by else "–" for n in names],
+    )
+    return fit(grid, width)

@@ -1,0 +1,497 @@
+"""How fast a model runs on an accelerator: a roofline over ffncalc's exact FLOPs and bytes. Pure arithmetic.
+
+Every figure is a ROOFLINE CEILING, not a measurement: each operator takes max(FLOPs ÷ peak, bytes ÷ bandwidth)
+and a step is the sum over its operators. The FLOPs are `flops`'s (ffncalc.compute), the weight bytes `memory`'s
+stored layout (ffncalc.memory.weight_layout: dtype and quantization as the checkpoint stores them), the KV bytes
+`memory`'s cache (windows, MLA latent, hybrid state); nothing here re-derives them. CONVENTIONS lists the rest.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Literal
+
+from .accelerators import Accelerator
+from .compute import (
+    ContextProfile,
+    causal_keys,
+    flops_profile,
+    generating_layers,
+    per_token_flops,
+    prefill_flops,
+)
+from .memory import Layout, kv_cache, kv_elements_per_token, per_gpu_cache
+from .results import ModelInfo, Result
+from .spec import ModelSpec, MoeFfn
+from .units import DTYPE_BYTES
+
+Bound = Literal["compute", "memory"]
+AttentionKernel = Literal["fused", "eager"]
+ACTIVATION_BYTES = 2  # activations and logits in 16-bit, as serving engines keep them
+
+OPERATORS = ("attention_projections", "attention_scores", "ffn", "mixers", "lm_head", "embedding", "other")
+LABELS = {
+    "attention_projections": "Attention projections",
+    "attention_scores": "Attention scores / KV",
+    "ffn": "FFN",
+    "mixers": "Mixers (state)",
+    "lm_head": "Output head",
+    "embedding": "Embedding rows",
+    "other": "Norms and other",
+}
+
+CONVENTIONS = [
+    "roofline ceiling: each operator takes max(FLOPs ÷ peak, bytes ÷ bandwidth) at the stated efficiencies; a step "
+    "is the sum over its operators (no overlap between operators, no launch or scheduling overhead)",
+    "FLOPs as `ffncalc flops` counts them (2 per multiply-add, matmuls only); bytes moved: weights as stored (dtype "
+    "and quantization scales, as `ffncalc memory` counts them), the KV cache and recurrent state as `memory` counts "
+    "them, and activations",
+    "decode: one new token for each of --batch sequences at context --ctx; every dense weight is read once per step "
+    "whatever the batch; an MoE layer reads the expected distinct experts under uniform routing, E·(1 − (1 − k/E)^B), "
+    "and its shared experts; the embedding reads the batch's rows, the output head its whole matrix",
+    "prefill: one prompt of --prompt tokens (time to first token); the output head runs for the last position only, "
+    "as serving engines do; causal attention as `flops` counts it",
+    "attention fused (FlashAttention-style) by default: scores never reach memory, the kernel reads Q, K, V and writes "
+    "the output; --attention eager also writes and reads the score matrix (16-bit)",
+    "KV cache: read whole at each decode step (sliding layers their window), each layer writes the new token's entry; "
+    "a mixer reads and writes its recurrent state once per step",
+    "activations: every operator reads its input and writes its output once per layer, tokens × hidden_size 16-bit "
+    "elements each way; the head writes tokens × vocab logits",
+    "MLA: decode in the weight-absorbed form (scores over the latent, as inference engines run it), prefill in the "
+    "plain form (keys and values up-projected)",
+    "tensor parallelism over N: FLOPs and matrices split by N, vectors and routers copied, the KV cache as `memory` "
+    "splits it; 2 all-reduces per layer (after attention and after the FFN or mixer), each moving "
+    "2·(N−1)/N × tokens × hidden × 2 bytes over the interconnect (per direction)",
+    "matmuls run at the peak of the weights' dtype (FP8 checkpoints on FP8 peaks where the chip has them) unless "
+    "--compute-dtype says otherwise",
+]
+
+
+# --- results ----------------------------------------------------------------------------------------
+
+
+class OperatorTime(Result):
+    """One operator (a component summed over its layers): its FLOPs, bytes, roofline time and what bounds it."""
+
+    name: str  # one of OPERATORS
+    flops: int
+    bytes: int
+    compute_seconds: float
+    memory_seconds: float
+    seconds: float  # max of the two
+    bound: Bound
+    intensity: float | None  # FLOPs per byte; None when nothing is moved
+
+
+class Phase(Result):
+    """A decode step or a prefill: operators, totals, the all-reduce, and the time (sum of operator times)."""
+
+    tokens: int  # tokens the step processes: the batch (decode) or the prompt (prefill)
+    flops: int
+    bytes: int
+    components: list[OperatorTime]
+    allreduce_bytes: int  # per GPU, per direction; 0 without tensor parallelism
+    allreduce_seconds: float
+    seconds: float  # Σ component seconds + all-reduce seconds
+    bound: Bound  # what bounds most of the time
+
+
+class DecodeStep(Phase):
+    seconds_per_step: float  # time per output token (TPOT)
+    tokens_per_second: float  # the whole batch: batch ÷ TPOT
+    tokens_per_second_per_sequence: float
+
+
+class Prefill(Phase):
+    prompt: int
+
+
+class GpuFigures(Result):
+    """The accelerator as the roofline uses it: the peak chosen, the bandwidth, the ridge point, and sources."""
+
+    name: str
+    compute_dtype: str
+    peak_flops: int  # dense, before --compute-efficiency
+    bandwidth: int  # bytes/s, before --bandwidth-efficiency
+    memory: int
+    interconnect: int | None
+    compute_efficiency: float
+    bandwidth_efficiency: float
+    ridge_point: float  # FLOPs per byte at which an operator turns compute-bound (after efficiencies)
+    sources: list[str]
+    notes: str = ""
+
+
+class SpeedReport(ModelInfo):
+    """`ffncalc speed --json`: one accelerator at one batch — decode, prefill, per component, all roofline ceilings."""
+
+    estimate: str  # "roofline ceiling", with the efficiencies assumed
+    gpu: GpuFigures
+    batch: int
+    context: int
+    prompt: int
+    tensor_parallel: int
+    weight_dtype: str
+    quantization: str | None
+    kv_dtype: str
+    attention: AttentionKernel
+    weight_bytes: int  # per GPU
+    kv_bytes: int  # per GPU, the whole batch at the context
+    memory_needed: int  # weights + KV per GPU
+    fits: bool
+    decode: DecodeStep
+    prefill: Prefill
+    conventions: list[str]
+
+
+class SpeedRun(Result):
+    """What `ffncalc speed` computed: one report per accelerator and batch (batches past the memory left out)."""
+
+    reports: list[SpeedReport]
+    stopped: str | None = None  # why the batch sweep stopped early
+
+
+# --- the model's traffic, by operator ------------------------------------------------------------------
+
+
+class Traffic(Result):
+    """FLOPs and bytes of one phase by operator (before any accelerator)."""
+
+    flops: dict[str, int]
+    bytes: dict[str, int]
+    allreduce_bytes: int
+
+
+def distinct_experts_fraction(num_experts: int, per_token: int, tokens: int) -> Fraction:
+    """Expected share of E experts a batch of B tokens touches under uniform routing: 1 − (1 − k/E)^B."""
+    return 1 - Fraction(num_experts - per_token, num_experts) ** tokens
+
+
+def _weights_by_operator(stored: Layout, gpus: int) -> dict[str, int]:
+    """Bytes of every stored tensor by operator, per GPU: matrices split by GPUS (rounded up), vectors and routers
+    copied; routed experts apart under 'routed_experts'."""
+    found = {name: 0 for name in (*OPERATORS, "routed_experts", "embedding_table")}
+    for tensor, count in stored:
+        split = len(tensor.shape) >= 2 and tensor.part != "router"
+        size = (-(-tensor.bytes // gpus) if split else tensor.bytes) * count
+        if tensor.part == "routed_experts":
+            found["routed_experts"] += size
+        elif tensor.component == "attention":
+            found["attention_projections"] += size
+        elif tensor.component in ("ffn", "mixer", "lm_head"):
+            found[{"ffn": "ffn", "mixer": "mixers", "lm_head": "lm_head"}[tensor.component]] += size
+        elif tensor.component == "embedding":
+            found["embedding_table"] += size
+        else:
+            found["other"] += size
+    return found
+
+
+def _moe_shape(spec: ModelSpec) -> tuple[int, int] | None:
+    """(E, k) of the model's MoE layers; None without one. ffncalc's families give every MoE layer the same E and k."""
+    for layer in generating_layers(spec):
+        if isinstance(layer.ffn, MoeFfn):
+            return layer.ffn.num_experts, layer.ffn.experts_per_token
+    return None
+
+
+def _layer_counts(spec: ModelSpec) -> dict[str, int]:
+    layers = generating_layers(spec)
+    return {
+        "attention": sum(layer.attention is not None for layer in layers),
+        "ffn": sum(layer.ffn is not None for layer in layers),
+        "mixers": sum(layer.mixer is not None for layer in layers),
+        "blocks": sum(
+            (layer.attention is not None) + (layer.ffn is not None or layer.mixer is not None) for layer in layers
+        ),
+    }
+
+
+def _activation_bytes(spec: ModelSpec, tokens: int, logits_tokens: int) -> dict[str, int]:
+    """Each operator reads its input and writes its output once per layer: 2 · tokens · hidden · 2 bytes; the head
+    reads its input and writes logits_tokens · vocab."""
+    counts = _layer_counts(spec)
+    each_way = tokens * spec.hidden_size * ACTIVATION_BYTES
+    return {
+        "attention_projections": 2 * each_way * counts["attention"],
+        "attention_scores": 0,  # Q read and output written: counted with the projections' outputs and inputs
+        "ffn": 2 * each_way * counts["ffn"],
+        "mixers": 2 * each_way * counts["mixers"],
+        "lm_head": logits_tokens * (spec.hidden_size + spec.vocab_size) * ACTIVATION_BYTES if spec.lm_head else 0,
+        "embedding": each_way,  # the rows it writes out
+        "other": 0,
+    }
+
+
+def _cache_split(spec: ModelSpec, context: int, batch: int, kv_dtype: str, gpus: int) -> tuple[int, int]:
+    """(attention KV bytes, mixer state bytes) per GPU for the batch at the context, as `memory` splits them."""
+    cache = kv_cache(spec, context, batch, kv_dtype)
+    state = sum(layer.bytes for layer in cache.layers if layer.elements_per_token == 0)
+    if gpus == 1:
+        return cache.bytes - state, state
+    total, _ = per_gpu_cache(spec, cache, gpus)
+    state_share = -(-state // gpus)
+    return total - state_share, state_share
+
+
+def _new_token_kv_bytes(spec: ModelSpec, kv_dtype: str) -> int:
+    """Bytes every layer writes for one new token: its KV entry (kv_heads · (qk + v), or MLA's latent)."""
+    layers = generating_layers(spec)
+    elements = sum(kv_elements_per_token(layer.attention) for layer in layers if layer.attention is not None)
+    return elements * DTYPE_BYTES[kv_dtype]
+
+
+def _score_elements(spec: ModelSpec, keys_of) -> int:
+    """Σ over attention layers of heads × keys: the score matrix an eager kernel writes and reads."""
+    return sum(
+        layer.attention.num_heads * keys_of(layer.attention.window)
+        for layer in generating_layers(spec)
+        if layer.attention is not None
+    )
+
+
+def decode_traffic(
+    spec: ModelSpec, stored: Layout, context: int, batch: int, kv_dtype: str, gpus: int, attention: AttentionKernel
+) -> Traffic:
+    """FLOPs and bytes of one decode step: B tokens at context n (see CONVENTIONS)."""
+    profile = flops_profile(spec, "absorbed")
+    per_token = per_token_flops(profile, context)
+    weights = _weights_by_operator(stored, gpus)
+    moe = _moe_shape(spec)
+    routed = weights["routed_experts"]
+    if moe is not None and routed:
+        routed = int(routed * distinct_experts_fraction(*moe, batch))
+    kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
+    kv_write = -(-_new_token_kv_bytes(spec, kv_dtype) * batch // gpus)
+    activations = _activation_bytes(spec, batch, batch)
+    embedding_rows = weights["embedding_table"] * min(batch, spec.vocab_size) // spec.vocab_size
+    head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)  # a tied head reads the table
+    eager = 2 * ACTIVATION_BYTES * batch * _score_elements(spec, lambda window: min(context, window or context))
+    bytes_ = {
+        "attention_projections": weights["attention_projections"] + activations["attention_projections"],
+        "attention_scores": kv_bytes + kv_write + (-(-eager // gpus) if attention == "eager" else 0),
+        "ffn": weights["ffn"] + routed + activations["ffn"],
+        "mixers": weights["mixers"] + 2 * state_bytes + activations["mixers"],
+        "lm_head": head + activations["lm_head"],
+        "embedding": embedding_rows + activations["embedding"],
+        "other": weights["other"],
+    }
+    flops = _flops_by_operator(per_token.model_dump(), batch, gpus)
+    return Traffic(flops=flops, bytes=bytes_, allreduce_bytes=_allreduce_bytes(spec, batch, gpus))
+
+
+def prefill_traffic(
+    spec: ModelSpec, stored: Layout, prompt: int, kv_dtype: str, gpus: int, attention: AttentionKernel
+) -> Traffic:
+    """FLOPs and bytes of a prompt of P tokens: weights once, the KV written and read once by the fused kernel."""
+    profile: ContextProfile = flops_profile(spec, "plain")
+    prefill = prefill_flops(profile, prompt).model_dump()
+    prefill["lm_head"] = profile.lm_head  # the head runs for the last position only
+    weights = _weights_by_operator(stored, gpus)
+    moe = _moe_shape(spec)
+    routed = weights["routed_experts"]
+    if moe is not None and routed:
+        routed = int(routed * distinct_experts_fraction(*moe, prompt))
+    kv_bytes, state_bytes = _cache_split(spec, prompt, 1, kv_dtype, gpus)
+    activations = _activation_bytes(spec, prompt, 1)
+    embedding_rows = weights["embedding_table"] * min(prompt, spec.vocab_size) // spec.vocab_size
+    head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)
+    eager = 2 * ACTIVATION_BYTES * _score_elements(spec, lambda window: causal_keys(prompt, window))
+    bytes_ = {
+        "attention_projections": weights["attention_projections"] + activations["attention_projections"],
+        "attention_scores": 2 * kv_bytes + (-(-eager // gpus) if attention == "eager" else 0),  # written, read back
+        "ffn": weights["ffn"] + routed + activations["ffn"],
+        "mixers": weights["mixers"] + 2 * state_bytes + activations["mixers"],
+        "lm_head": head + activations["lm_head"],
+        "embedding": embedding_rows + activations["embedding"],
+        "other": weights["other"],
+    }
+    flops = _flops_by_operator(prefill, 1, gpus)
+    return Traffic(flops=flops, bytes=bytes_, allreduce_bytes=_allreduce_bytes(spec, prompt, gpus))
+
+
+def _flops_by_operator(breakdown: dict[str, int], multiple: int, gpus: int) -> dict[str, int]:
+    """A FlopsBreakdown's fields as operators, × MULTIPLE tokens, split over GPUS (rounded up)."""
+
+    def share(value: int) -> int:
+        return -(-value * multiple // gpus)
+
+    return {
+        "attention_projections": share(breakdown["attention_projections"]),
+        "attention_scores": share(breakdown["attention_scores"]),
+        "ffn": share(breakdown["ffn"]),
+        "mixers": share(breakdown["mixer"] + breakdown["mixer_state"]),
+        "lm_head": share(breakdown["lm_head"]),
+        "embedding": 0,
+        "other": share(breakdown["other"]),
+    }
+
+
+def _allreduce_bytes(spec: ModelSpec, tokens: int, gpus: int) -> int:
+    """2 all-reduces per layer, each 2·(N−1)/N × tokens × hidden × 2 bytes per GPU (ring all-reduce)."""
+    if gpus == 1:
+        return 0
+    blocks = _layer_counts(spec)["blocks"]
+    return blocks * 2 * (gpus - 1) * tokens * spec.hidden_size * ACTIVATION_BYTES // gpus
+
+
+# --- the roofline ----------------------------------------------------------------------------------------
+
+
+class Roofline(Result):
+    """An accelerator's effective peak (FLOP/s) and bandwidth (B/s), and its interconnect per direction."""
+
+    peak: float
+    bandwidth: float
+    interconnect: float | None
+
+
+def operator_time(name: str, flops: int, bytes_: int, roof: Roofline) -> OperatorTime:
+    """max(FLOPs ÷ peak, bytes ÷ bandwidth), and which of the two it is."""
+    compute, memory = flops / roof.peak, bytes_ / roof.bandwidth
+    return OperatorTime(
+        name=name,
+        flops=flops,
+        bytes=bytes_,
+        compute_seconds=compute,
+        memory_seconds=memory,
+        seconds=max(compute, memory),
+        bound="compute" if compute > memory else "memory",
+        intensity=flops / bytes_ if bytes_ else None,
+    )
+
+
+def phase_times(traffic: Traffic, roof: Roofline) -> tuple[list[OperatorTime], float, Bound]:
+    """The operators that do anything, the all-reduce time, and what bounds most of the time."""
+    components = [
+        operator_time(name, traffic.flops[name], traffic.bytes[name], roof)
+        for name in OPERATORS
+        if traffic.flops[name] or traffic.bytes[name]
+    ]
+    allreduce = 0.0
+    if traffic.allreduce_bytes:
+        if roof.interconnect is None:
+            raise ValueError("tensor parallelism needs an interconnect bandwidth")
+        allreduce = traffic.allreduce_bytes / roof.interconnect
+    compute = sum(c.seconds for c in components if c.bound == "compute")
+    memory = sum(c.seconds for c in components if c.bound == "memory")
+    return components, allreduce, "compute" if compute > memory else "memory"
+
+
+def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
+    components, allreduce, bound = phase_times(traffic, roof)
+    seconds = sum(c.seconds for c in components) + allreduce
+    return DecodeStep(
+        tokens=batch,
+        flops=sum(traffic.flops.values()),
+        bytes=sum(traffic.bytes.values()),
+        components=components,
+        allreduce_bytes=traffic.allreduce_bytes,
+        allreduce_seconds=allreduce,
+        seconds=seconds,
+        bound=bound,
+        seconds_per_step=seconds,
+        tokens_per_second=batch / seconds,
+        tokens_per_second_per_sequence=1 / seconds,
+    )
+
+
+def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
+    components, allreduce, bound = phase_times(traffic, roof)
+    return Prefill(
+        tokens=prompt,
+        flops=sum(traffic.flops.values()),
+        bytes=sum(traffic.bytes.values()),
+        components=components,
+        allreduce_bytes=traffic.allreduce_bytes,
+        allreduce_seconds=allreduce,
+        seconds=sum(c.seconds for c in components) + allreduce,
+        bound=bound,
+        prompt=prompt,
+    )
+
+
+def compute_dtype_for(weight_dtype: str, quantization: str | None) -> str:
+    """The peak the matmuls run at, following the weights: FP8 checkpoints on FP8, everything else on BF16."""
+    if weight_dtype.startswith("F8") or (quantization or "").startswith("fp8"):
+        return "fp8"
+    return "bf16"
+
+
+def gpu_figures(
+    gpu: Accelerator, compute_dtype: str, compute_efficiency: float, bandwidth_efficiency: float
+) -> GpuFigures:
+    """The accelerator's figures for COMPUTE_DTYPE (a chip without that unit runs BF16, and the notes say so)."""
+    peak = gpu.peak(compute_dtype)
+    notes = gpu.notes
+    used = compute_dtype
+    if peak is None:
+        peak = gpu.peak("bf16") or 0
+        used = "bf16"
+        notes = (f"{gpu.name} has no {compute_dtype} units: matmuls at its BF16 peak. " + notes).strip()
+    return GpuFigures(
+        name=gpu.name,
+        compute_dtype=used,
+        peak_flops=peak,
+        bandwidth=gpu.bandwidth,
+        memory=gpu.memory,
+        interconnect=gpu.interconnect,
+        compute_efficiency=compute_efficiency,
+        bandwidth_efficiency=bandwidth_efficiency,
+        ridge_point=(peak * compute_efficiency) / (gpu.bandwidth * bandwidth_efficiency),
+        sources=list(gpu.sources),
+        notes=notes,
+    )
+
+
+def estimate_speed(
+    spec: ModelSpec,
+    info: ModelInfo,
+    *,
+    stored: Layout,
+    weight_dtype: str,
+    quantization: str | None,
+    gpu: GpuFigures,
+    batch: int,
+    context: int,
+    prompt: int,
+    kv_dtype: str,
+    gpus: int = 1,
+    attention: AttentionKernel = "fused",
+) -> SpeedReport:
+    """Decode at BATCH × CONTEXT and prefill of PROMPT on GPU (over GPUS with tensor parallelism): roofline ceilings."""
+    roof = Roofline(
+        peak=gpu.peak_flops * gpu.compute_efficiency,
+        bandwidth=gpu.bandwidth * gpu.bandwidth_efficiency,
+        interconnect=gpu.interconnect,
+    )
+    decode = decode_step(decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention), roof, batch)
+    prefill = prefill_step(prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention), roof, prompt)
+    weights = sum(_weights_by_operator(stored, gpus).values())
+    kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
+    needed = weights + kv_bytes + state_bytes
+    efficiency = (
+        ""
+        if gpu.compute_efficiency == 1 and gpu.bandwidth_efficiency == 1
+        else f", at {gpu.compute_efficiency:g} of peak FLOP/s and {gpu.bandwidth_efficiency:g} of peak bandwidth (assumed)"
+    )
+    return SpeedReport(
+        **info.model_dump(),
+        estimate=f"roofline ceiling{efficiency}",
+        gpu=gpu,
+        batch=batch,
+        context=context,
+        prompt=prompt,
+        tensor_parallel=gpus,
+        weight_dtype=weight_dtype,
+        quantization=quantization,
+        kv_dtype=kv_dtype,
+        attention=attention,
+        weight_bytes=weights,
+        kv_bytes=kv_bytes + state_bytes,
+        memory_needed=needed,
+        fits=needed <= gpu.memory,
+        decode=decode,
+        prefill=prefill,
+        conventions=CONVENTIONS,
+    )

@@ -1,0 +1,226 @@
+"""`ffncalc speed`: roofline ceilings of decode and prefill, each checked against a hand derivation written here.
+
+Hardware figures come from ffncalc/accelerators.py, whose sources are the vendors' datasheets (H100 SXM: 1,979
+TFLOP/s BF16 with sparsity → 989 dense; 3.35 TB/s; nvidia-smi's 81,559 MiB). Byte and FLOP counts are derived from
+the configs' numbers in each test.
+"""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from ffncalc.accelerators import ACCELERATOR_TABLE, accelerator
+from ffncalc.api import speed
+from ffncalc.errors import UsageError
+
+from .conftest import run_main
+from .test_output_width import assert_fits
+
+LLAMA = "meta-llama/Llama-3.1-8B"
+H100_BANDWIDTH = 3.35e12
+H100_BF16 = 989e12
+
+
+def one(run):
+    (report,) = run.reports
+    return report
+
+
+def component(phase, name):
+    (found,) = [c for c in phase.components if c.name == name]
+    return found
+
+
+def test_llama_3_1_8b_decode_at_batch_1_is_memory_bound_and_its_tpot_is_bytes_over_bandwidth():
+    # Llama-3.1-8B, BF16, context 8,192, batch 1, H100 SXM. Bytes one step moves:
+    # - every stored weight but the input embedding table: 16,060,522,496 − 128,256 × 4,096 × 2 = 15,009,849,344
+    #   (the table's one row read: 4,096 × 2 = 8,192)
+    # - the KV cache: 8,192 tokens × 131,072 bytes (2 × 8 KV heads × 128 × 32 layers × 2 bytes), + the new token's 131,072
+    # - activations, in and out of each operator: attention 32 × 2 × 4,096 × 2, FFN the same, the head
+    #   (4,096 + 128,256) × 2, the embedding's output row 4,096 × 2
+    weights = 16_060_522_496 - 128_256 * 4096 * 2 + 4096 * 2
+    kv = 8192 * 131_072 + 131_072
+    activations = 2 * (32 * 2 * 4096 * 2) + (4096 + 128_256) * 2 + 4096 * 2
+    report = one(speed(LLAMA, "h100", "8k", "8k", "1"))
+    assert report.decode.bytes == weights + kv + activations == 16_085_051_904
+    assert {c.bound for c in report.decode.components} == {"memory"}
+    assert report.decode.seconds_per_step == pytest.approx((weights + kv + activations) / H100_BANDWIDTH, rel=1e-12)
+    assert report.decode.seconds_per_step == pytest.approx(4.8015e-3, rel=1e-4)  # ≈ 208 tokens/s
+    # The issue's 5.11 ms also reads the whole 1.05 GB input table; a decode step reads only the batch's rows.
+
+
+def test_llama_3_1_8b_prefill_of_8192_tokens_is_compute_bound_with_the_head_run_once():
+    # Matmul FLOPs per prompt token: attention projections 2 · (4,096·4,096·2 + 4,096·1,024·2) · 32 = 2,684,354,560;
+    # FFN 2 · 3 · 4,096 · 14,336 · 32 = 11,274,289,152. Causal scores: 32 layers · 2 · 32 heads · (128 + 128) · Σ_{i≤n} i.
+    n = 8192
+    projections, ffn = 2_684_354_560 * n, 11_274_289_152 * n
+    scores = 32 * 2 * 32 * 256 * n * (n + 1) // 2
+    head = 2 * 4096 * 128_256  # the last position only
+    report = one(speed(LLAMA, "h100", "8k", "8k", "1"))
+    prefill = report.prefill
+    assert component(prefill, "attention_projections").flops == projections
+    assert component(prefill, "ffn").flops == ffn
+    assert component(prefill, "attention_scores").flops == scores
+    assert component(prefill, "lm_head").flops == head
+    for name in ("attention_projections", "attention_scores", "ffn"):
+        assert component(prefill, name).bound == "compute"
+    compute = (projections + scores + ffn) / H100_BF16
+    memory_bound = sum(c.seconds for c in prefill.components if c.bound == "memory")
+    assert prefill.seconds == pytest.approx(compute + memory_bound, rel=1e-12)
+    assert prefill.seconds == pytest.approx(0.1338, rel=1e-3)
+
+
+def test_per_component_times_add_up_and_tokens_per_second_is_batch_over_tpot():
+    for report in speed(LLAMA, "h100,mi300x", "32k", "4k", "1,16,256", tensor_parallel=2).reports:
+        decode = report.decode
+        assert decode.seconds == pytest.approx(sum(c.seconds for c in decode.components) + decode.allreduce_seconds)
+        assert decode.tokens_per_second == pytest.approx(report.batch / decode.seconds_per_step)
+        assert decode.flops == sum(c.flops for c in decode.components)
+        assert decode.bytes == sum(c.bytes for c in decode.components)
+
+
+def expected_routed_bytes(batch):
+    # Mixtral-8x7B: 32 layers × 8 experts × (3 × 14,336 × 4,096) weights × 2 bytes = 90,194,313,216 bytes of experts;
+    # at batch B each layer reads E · (1 − (1 − k/E)^B) distinct experts on average, E = 8, k = 2.
+    routed = 32 * 8 * 3 * 14_336 * 4096 * 2
+    return int(routed * (1 - Fraction(6, 8) ** batch))
+
+
+@pytest.mark.parametrize(("batch", "distinct"), [(1, Fraction(2)), (64, 8 * (1 - Fraction(3, 4) ** 64))])
+def test_mixtral_decode_reads_the_expected_distinct_experts(batch, distinct):
+    report = speed("mistralai/Mixtral-8x7B-v0.1", "h200", "8k", "1k", str(batch)).reports[0]
+    router = 32 * 8 * 4096 * 2
+    activations = 32 * 2 * batch * 4096 * 2
+    assert component(report.decode, "ffn").bytes == router + expected_routed_bytes(batch) + activations
+    assert expected_routed_bytes(batch) == int(32 * 3 * 14_336 * 4096 * 2 * distinct)
+    if batch == 1:
+        assert expected_routed_bytes(1) == 22_548_578_304  # exactly 2 of 8 experts
+
+
+def test_deepseek_v3_runs_its_fp8_matmuls_on_fp8_peaks_and_reads_its_mla_latent():
+    # DeepSeek-V3 stores FP8 (quant_method fp8): H100 SXM FP8 dense peak 1,979 TFLOP/s. Decode at 4,096 tokens reads the
+    # latent cache, 61 layers × (512 + 64) × 2 bytes = 70,272 bytes per token, and writes the new token's 70,272.
+    # Absorbed MLA scores per key: 2 · 128 heads · (512 + 64 + 512) per layer.
+    report = speed("deepseek-ai/DeepSeek-V3", "h100", "4k", "1k", "1").reports[0]
+    assert report.gpu.compute_dtype == "fp8" and report.gpu.peak_flops == 1979 * 10**12
+    scores = component(report.decode, "attention_scores")
+    assert scores.bytes == 4096 * 70_272 + 70_272
+    assert scores.flops == 61 * 2 * 128 * (512 + 64 + 512) * 4096
+
+
+def test_gemma_2_sliding_layers_read_at_most_their_window():
+    # gemma-2-9b at 32k: 21 sliding layers keep 4,096 tokens, 21 global layers 32,768; each layer 8 KV heads × (256 + 256)
+    # elements per token, in the weights' float32 by default: --kv-dtype bf16 makes it 2 bytes.
+    report = speed("google/gemma-2-9b", "h100", "32k", "1k", "1", kv_dtype="bf16").reports[0]
+    per_layer_token = 8 * 512 * 2
+    read = 21 * 4096 * per_layer_token + 21 * 32_768 * per_layer_token
+    assert component(report.decode, "attention_scores").bytes == read + 42 * per_layer_token
+
+
+def test_tensor_parallel_adds_two_allreduces_per_layer_over_the_interconnect():
+    # Llama-3.1-8B over 2 H100s at batch 4: 32 layers × 2 all-reduces × 2·(2−1)/2 × 4 tokens × 4,096 × 2 bytes,
+    # over NVLink 4's 450 GB/s per direction.
+    report = speed(LLAMA, "h100", "8k", "1k", "4", tensor_parallel=2).reports[0]
+    expected = 32 * 2 * 2 * 1 * 4 * 4096 * 2 // 2
+    assert report.decode.allreduce_bytes == expected == 2_097_152
+    assert report.decode.allreduce_seconds == pytest.approx(expected / 450e9)
+
+
+def test_efficiencies_scale_the_ceiling_and_are_labelled_assumptions():
+    ceiling = one(speed(LLAMA, "h100", "8k", "8k", "1"))
+    scaled = one(speed(LLAMA, "h100", "8k", "8k", "1", compute_efficiency=0.7, bandwidth_efficiency=0.8))
+    assert scaled.decode.seconds_per_step == pytest.approx(ceiling.decode.seconds_per_step / 0.8)
+    assert ceiling.estimate == "roofline ceiling"
+    assert scaled.estimate == "roofline ceiling, at 0.7 of peak FLOP/s and 0.8 of peak bandwidth (assumed)"
+
+
+def test_the_batch_sweep_stops_where_weights_and_kv_no_longer_fit():
+    # Llama-3.1-8B on an L4 (24 GiB): 16,060,522,496 bytes of weights + 131,072 bytes per token × 32,768 tokens per
+    # sequence = 4 GiB per sequence: 2 sequences fit (23.0 GiB), 4 do not.
+    run = speed(LLAMA, "l4", "32k", "1k", "1,2,4,8")
+    assert [r.batch for r in run.reports] == [1, 2]
+    assert run.stopped is not None and run.stopped.startswith("the sweep stops at batch 4 on L4")
+
+
+@pytest.mark.parametrize(
+    ("name", "entry"), [("h100", "H100 SXM"), ("H100-SXM", "H100 SXM"), ("mi300x", "MI300X"), ("ironwood", "TPU7x")]
+)
+def test_accelerators_are_found_by_the_names_people_type(name, entry):
+    assert accelerator(name).name == entry
+
+
+def test_an_unknown_accelerator_is_one_line_listing_the_names():
+    with pytest.raises(UsageError, match=r"^unknown accelerator 'h900'; use one of: h100, h100-pcie, "):
+        accelerator("h900")
+
+
+def test_h100_sxm_figures_are_its_datasheets_dense_peaks_and_the_memory_its_driver_reports():
+    h100 = accelerator("h100")
+    # The datasheet prints 1,979 (BF16) and 3,958 (FP8) TFLOP/s with sparsity; dense is half, 989.5 and 1,979,
+    # which torchtitan's get_peak_flops and the issue quote as 989 and 1,979.
+    assert h100.peak("bf16") == 989 * 10**12 and h100.peak("fp8") == 1979 * 10**12
+    assert h100.bandwidth == 3_350_000_000_000 and h100.interconnect == 900 * 10**9 // 2
+    assert h100.memory == 81_559 * 2**20  # nvidia-smi: "81559MiB"
+
+
+def test_every_accelerator_has_a_bf16_peak_a_bandwidth_a_memory_and_a_source():
+    for entry in ACCELERATOR_TABLE:
+        assert entry.peak("bf16") and entry.bandwidth and entry.memory and entry.sources, entry.name
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--gpu", "h900"], "Error: unknown accelerator 'h900'"),
+        (["--batch", "0"], "Error: --batch takes whole numbers from 1"),
+        (["--compute-efficiency", "1.5"], "Error: --compute-efficiency must be above 0 and at most 1"),
+        (["--attention", "flash"], "Error: --attention must be fused or eager"),
+        (["--gpu-flops", "1e15"], "Error: describe another chip with both --gpu-flops and --gpu-bandwidth"),
+    ],
+)
+def test_bad_options_are_one_line_errors(args, message):
+    run = run_main("speed", LLAMA, *args)
+    assert run.exit_code == 2
+    assert run.stderr.startswith(message) and run.stderr.count("\n") == 1
+    assert run.stdout == ""
+
+
+def test_json_has_the_keys_the_issue_names_with_exact_integers():
+    run = run_main("speed", LLAMA, "--json")
+    assert run.exit_code == 0, run.stderr
+    document = run.json()
+    assert document["gpu"]["name"] == "H100 SXM" and document["batch"] == 1
+    assert isinstance(document["decode"]["seconds_per_step"], float)
+    assert isinstance(document["decode"]["tokens_per_second"], float)
+    assert isinstance(document["prefill"]["seconds"], float)
+    assert all(c["bound"] in ("compute", "memory") for c in document["decode"]["components"])
+    assert document["decode"]["bytes"] == 16_085_051_904
+    assert document["estimate"] == "roofline ceiling" and document["conventions"]
+
+
+def test_several_batches_or_accelerators_print_a_list_of_documents():
+    run = run_main("speed", LLAMA, "--gpu", "h100,h200", "--batch", "1,8", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert [(d["gpu"]["name"], d["batch"]) for d in json.loads(run.stdout)] == [
+        ("H100 SXM", 1), ("H100 SXM", 8), ("H200 SXM", 1), ("H200 SXM", 8),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("width", [80, 120])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [LLAMA],
+        ["mistralai/Mixtral-8x7B-v0.1", "--gpu", "h200", "--batch", "1,2,4,8,16,32,64"],
+        [LLAMA, "--gpu", "h100,h200,b200,mi300x", "--batch", "1,64"],
+        [LLAMA, "--tp", "2", "--attention", "eager"],
+    ],
+)
+def test_speed_tables_fit_and_label_the_ceiling(monkeypatch, width, args):
+    monkeypatch.setenv("COLUMNS", str(width))
+    monkeypatch.setenv("NO_COLOR", "1")
+    run = run_main("speed", *args)
+    assert run.exit_code == 0, run.stderr
+    assert_fits(run.stdout, width)
+    assert "roofline ceiling" in run.stdout
