@@ -74,8 +74,9 @@ def crossover(
     """Where attention's context-dependent cost (FLOPs or KV-cache bytes) overtakes the FFN's."""
     from .compute import count_crossover
 
-    tokens = parse_context(max_context)
+    parse_context(max_context)
     loaded = _load(model)
+    tokens, info = _context(max_context, loaded)  # a context past the model's limit is counted, with a warning
     element_bytes = None
     if measure == "bytes":
         dtype = dtype or loaded.config.stored_dtype
@@ -83,7 +84,7 @@ def crossover(
     report = count_crossover(
         loaded.spec,
         tokens,
-        loaded.info,
+        info,
         measure=measure,
         mla_form=mla_form,
         dtype=dtype,

@@ -134,8 +134,9 @@ def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> in
 
 
 def indexer_score_flops_per_key(indexer: Indexer) -> int:
-    """The indexer scores each key with each of its heads: 2 · heads · head_dim (its head weighting is O(heads))."""
-    return FLOPS_PER_MULTIPLY_ADD * indexer.heads * indexer.head_dim
+    """The indexer scores each key with each head, then weighs the heads' scores (weights @ scores, a matmul):
+    2 · heads · head_dim + 2 · heads."""
+    return FLOPS_PER_MULTIPLY_ADD * indexer.heads * (indexer.head_dim + 1)
 
 
 def mixer_state_flops(mixer: Mixer) -> int:

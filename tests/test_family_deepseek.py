@@ -36,9 +36,10 @@ def test_v32_every_layer_has_an_indexer():
 
 
 def test_v32_attends_to_top_k_keys_and_scores_every_key():
-    # Per attended key 2 · 8 heads · ((16 + 8) + 16), at most 64 keys; the indexer 2 · 4 · 32 per key, all n.
+    # Per attended key 2 · 8 heads · ((16 + 8) + 16), at most 64 keys; the indexer 2 · 4 · 32 per key, all n,
+    # and its weighted sum of the 4 heads' scores (weights @ scores in modeling_deepseek_v32.py) 2 · 4 per key.
     for n in (32, 4096):
-        expected = 4 * (2 * 8 * (24 + 16) * min(n, 64) + 2 * 4 * 32 * n)
+        expected = 4 * (2 * 8 * (24 + 16) * min(n, 64) + (2 * 4 * 32 + 2 * 4) * n)
         assert flops(str(V32), n).per_token.attention_scores == expected
 
 
@@ -118,9 +119,11 @@ def test_v4_pro_published_counts_round_to_1_6_t_total_and_49_b_active_without_th
     ],
 )
 def test_v4_attends_to_its_window_and_compressed_entries(write_config, kind, context, keys, indexer_keys):
-    # Each key costs 2 · 4 heads · (32 + 32): keys are values, of head_dim; the indexer's 2 · 2 heads · 16.
+    # Each key costs 2 · 4 heads · (32 + 32): keys are values, of head_dim; the indexer's 2 · 2 heads · 16, and the
+    # weighted sum of its 2 heads' scores, 2 · 2.
     path = write_config(v4_config(layer_types=[kind] * 6))
-    assert flops(str(path), context).per_token.attention_scores == 6 * (2 * 4 * 64 * keys + 2 * 2 * 16 * indexer_keys)
+    per_indexer_key = 2 * 2 * 16 + 2 * 2
+    assert flops(str(path), context).per_token.attention_scores == 6 * (2 * 4 * 64 * keys + per_indexer_key * indexer_keys)
 
 
 def test_v4_causal_prefill_sees_the_entries_each_token_has_closed(write_config):
@@ -153,17 +156,18 @@ def test_v4_kv_cache_holds_the_window_and_the_compressed_entries(write_config):
 def test_v4_pro_crossover_falls_on_a_compressed_entry():
     # Past 4096 tokens the CSA layers read 128 + 1024 keys and score n // 4 indexer keys, the HCA layers read
     # 128 + n // 128: at n = 128 · a + 4 · b the scores are
-    #   262,144 · (30 · 1152 + 31 · (128 + a)) + 30 · 16,384 · (32 · a + b)  (2 · 128 heads · 1024 per key),
+    #   262,144 · (30 · 1152 + 31 · (128 + a)) + 30 · 16,512 · (32 · a + b)  (2 · 128 heads · 1024 per key;
+    #   the indexer 2 · 64 heads · 128 per key and the weighted sum of its 64 heads' scores, 2 · 64),
     # and the FFN is 61 × (router + 6 experts + the shared MLP): 2 · 7168 · (384 + 7 · 3 · 3072).
     ffn = 61 * 2 * 7168 * (384 + 7 * 3 * 3072)
 
     def scores(a, b):
-        return 262_144 * (30 * 1152 + 31 * (128 + a)) + 30 * 16_384 * (32 * a + b)
+        return 262_144 * (30 * 1152 + 31 * (128 + a)) + 30 * 16_512 * (32 * a + b)
 
-    assert scores(1955, 29) < ffn <= scores(1955, 30)  # first reached at 128 · 1955 + 4 · 30
+    assert scores(1945, 28) < ffn <= scores(1945, 29)  # first reached at 128 · 1945 + 4 · 29
     report = crossover(V4_PRO, "1m")
     assert report.ffn == ffn
-    assert report.crossover_context == report.crossover_context_ceil == 250_360
+    assert report.crossover_context == report.crossover_context_ceil == 128 * 1945 + 4 * 29 == 249_076
 
 
 def test_v4_hash_layers_store_a_token_to_experts_table_the_others_a_correction_bias():

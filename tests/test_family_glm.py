@@ -62,9 +62,10 @@ def test_glm5_indexer_parameters_by_hand():
 
 def test_glm5_attends_to_top_k_keys_and_its_indexer_scores_them_all():
     # 78 layers; per attended key 2 · 64 heads · (256 + 256); index_topk 2048 keys attended; the indexer
-    # scores every key with 32 heads of 128.
+    # scores every key with 32 heads of 128 and sums the heads' scores with per-token weights (weights @ scores in
+    # modeling_glm_moe_dsa.py, 2 · 32 per key: the 5,111,808 FLOPs per token at 1,024 that FlopCounterMode counts).
     n = 32768
-    scores = 78 * (2 * 64 * (256 + 256) * min(n, 2048) + 2 * 32 * 128 * n)
+    scores = 78 * (2 * 64 * (256 + 256) * min(n, 2048) + (2 * 32 * 128 + 2 * 32) * n)
     assert flops(GLM5_1, n).per_token.attention_scores == scores
 
 
@@ -75,10 +76,11 @@ def test_glm5_shared_layers_reuse_the_previous_indexer_and_hold_none():
     report = account(SHARED_INDEXER)
     assert group(report, 1).params - group(report, 2).params == indexer
     assert group(report, 2).indices == [2, 4]
-    # Only the four full layers score keys: 2 · 4 heads · 16 per key each.
+    # Only the four full layers score keys: 2 · 4 heads · 16 per key each, and weigh the 4 heads' scores, 2 · 4.
     at_1k, at_2k = (flops(SHARED_INDEXER, n).per_token.attention_scores for n in (1024, 2048))
     attended = 6 * 2 * 4 * (32 + 32) * 64  # every layer attends to its 64 (index_topk) keys
-    assert at_2k - at_1k == 4 * 2 * 4 * 16 * 1024 and at_1k == attended + 4 * 2 * 4 * 16 * 1024
+    per_key = 2 * 4 * 16 + 2 * 4
+    assert at_2k - at_1k == 4 * per_key * 1024 and at_1k == attended + 4 * per_key * 1024
 
 
 def test_glm4_moe_lite_reads_head_dim_as_the_rope_width(write_config):
