@@ -123,7 +123,9 @@ def test_v4_attends_to_its_window_and_compressed_entries(write_config, kind, con
     # weighted sum of its 2 heads' scores, 2 · 2.
     path = write_config(v4_config(layer_types=[kind] * 6))
     per_indexer_key = 2 * 2 * 16 + 2 * 2
-    assert flops(str(path), context).per_token.attention_scores == 6 * (2 * 4 * 64 * keys + per_indexer_key * indexer_keys)
+    assert flops(str(path), context).per_token.attention_scores == 6 * (
+        2 * 4 * 64 * keys + per_indexer_key * indexer_keys
+    )
 
 
 def test_v4_causal_prefill_sees_the_entries_each_token_has_closed(write_config):

@@ -7,6 +7,8 @@ Every expected figure is derived by hand from the config's numbers.
 import json
 from pathlib import Path
 
+import pytest
+
 from ffncalc import account, flops, load_config
 from ffncalc.tensors import checkpoint_tensors
 
@@ -109,3 +111,20 @@ def test_qwen3_vl_text_alone_is_transformers_base_model_without_a_head(write_con
     report = account(str(write_config(config)))
     assert report.components.lm_head == 0
     assert "embed_tokens.weight" in checkpoint_tensors(load_config(str(write_config(config))).spec)
+
+
+@pytest.mark.parametrize(
+    ("model_type", "architecture", "expected"),
+    [
+        # transformers 5.24 on the meta device: AutoModelForCausalLM.from_config(AutoConfig.for_model(model_type))
+        # builds Qwen3_5ForCausalLM (Qwen3_5MoeForCausalLM) from the text config alone: 8,953,803,264
+        # (34,660,610,688) parameters, where the whole default qwen3_5 (with its vision tower) has 9,407,453,936.
+        ("qwen3_5", "Qwen3_5ForCausalLM", 8_953_803_264),
+        ("qwen3_5_moe", "Qwen3_5MoeForCausalLM", 34_660_610_688),
+    ],
+)
+def test_a_causal_lm_class_counts_the_language_model_alone(write_config, model_type, architecture, expected):
+    path = write_config({"model_type": model_type, "architectures": [architecture]})
+    report = account(str(path))
+    assert report.total_params == expected
+    assert report.components.vision == 0

@@ -96,9 +96,18 @@ class MultimodalConfig(HFConfig):
     audio_defaults: ClassVar[dict[str, Any]] = {}
     audio_prefix: ClassVar[str] = "audio_tower."
 
+    #: Classes in ``architectures`` for which transformers builds the language model alone from this config
+    #: (AutoModelForCausalLM takes its text config): no towers, the text model's own layout and tying.
+    text_only_classes: ClassVar[frozenset[str]] = frozenset()
+
     text_config: dict[str, Any] | None = Field(None)
     vision_config: dict[str, Any] | None = Field(None)
     tie_word_embeddings: Flag = True
+
+    @property
+    def text_only(self) -> bool:
+        """Whether the class counted is the language model alone (architectures[0] in text_only_classes)."""
+        return self.model_class() in self.text_only_classes
 
     @cached_property
     def text(self) -> HFConfig:
@@ -199,11 +208,16 @@ class MultimodalConfig(HFConfig):
             if default.field != "tie_word_embeddings"  # the wrapper's own flag decides
         ]
         for field, tower in (("vision_config", self.vision), ("audio_config", self.audio)):
-            if tower is not None:
+            if tower is not None and not self.text_only:
                 nested += [replace_default(default, f"{field}.{default.field}") for default in tower.defaults_used()]
         return [d for d in own if d.field not in ("text_config", "vision_config", "audio_config")] + nested
 
     def notes(self) -> list[str]:
+        if self.text_only:
+            return [
+                f"{self.model_class()} is the language model alone: transformers builds {self.text.model_type} from "
+                "text_config, without the towers"
+            ] + self.text.notes()
         both = (("vision", self.vision), ("audio", self.audio))
         towers = [f"the {kind} tower ({tower.config_class})" for kind, tower in both if tower is not None]
         uncounted = self.uncounted_towers()
@@ -227,6 +241,13 @@ class MultimodalConfig(HFConfig):
         return self.text.warnings()
 
     def to_spec(self) -> ModelSpec:
+        """The whole model, or the language model alone where architectures[0] names a text-only class."""
+        if self.text_only:
+            return replace(self.text.to_spec(), model_type=self.model_type)
+        return self.wrapped_spec()
+
+    def wrapped_spec(self) -> ModelSpec:
+        """The language model relocated under the wrapper's prefix, with the towers and projectors."""
         spec = self.text.to_spec()
         spec = relocate(
             replace(spec, model_type=self.model_type, tie_word_embeddings=self.tie_word_embeddings),

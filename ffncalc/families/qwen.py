@@ -579,7 +579,7 @@ class Qwen3VLConfig(MultimodalConfig):
     lm_head_name = "lm_head"
     tie_word_embeddings: Flag = False
 
-    def to_spec(self) -> ModelSpec:
+    def wrapped_spec(self) -> ModelSpec:
         spec = getattr(self.text, "language_model_spec", self.text.to_spec)()
         spec = replace(spec, model_type=self.model_type, tie_word_embeddings=self.tied())
         return self.whole(relocate(spec, self.language_model_prefix, self.lm_head_name))
@@ -605,6 +605,7 @@ class Qwen35Config(Qwen3VLConfig):
     architecture = "Qwen3.5"
     config_class = "Qwen3_5Config"
     default_model_class = "Qwen3_5ForConditionalGeneration"
+    text_only_classes = frozenset({"Qwen3_5ForCausalLM"})
     text_model_type = "qwen3_5_text"
     vision_model_type = "qwen3_5_vision"
 
@@ -615,6 +616,7 @@ class Qwen35MoeConfig(Qwen35Config):
     architecture = "Qwen3.5-MoE"
     config_class = "Qwen3_5MoeConfig"
     default_model_class = "Qwen3_5MoeForConditionalGeneration"
+    text_only_classes = frozenset({"Qwen3_5MoeForCausalLM"})
     text_model_type = "qwen3_5_moe_text"
     vision_model_type = "qwen3_5_moe_vision"
 
