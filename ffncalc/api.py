@@ -66,17 +66,20 @@ def flops(
 
 def crossover(
     model: str | LoadedModel,
-    max_context: int | str = "128k",
+    max_context: int | str | None = None,
     measure: Measure = "flops",
     mla_form: MlaForm = "plain",
     dtype: str | None = None,
 ) -> CrossoverReport:
-    """Where attention's context-dependent cost (FLOPs or KV-cache bytes) overtakes the FFN's."""
+    """Where attention's context-dependent cost (FLOPs or KV-cache bytes) overtakes the FFN's, up to MAX_CONTEXT
+    (default DEFAULT_CROSSOVER_CONTEXT)."""
     from .compute import count_crossover
 
-    parse_context(max_context)
     loaded = _load(model)
-    tokens, info = _context(max_context, loaded)  # a context past the model's limit is counted, with a warning
+    if max_context is None:  # the default range, 128k, whatever the model's own limit (a note says where n* lies)
+        tokens, info = DEFAULT_CROSSOVER_CONTEXT, loaded.info
+    else:  # a chosen context past the model's limit is counted, with a warning
+        tokens, info = _context(max_context, loaded)
     element_bytes = None
     if measure == "bytes":
         dtype = dtype or loaded.config.stored_dtype
@@ -214,8 +217,10 @@ def list_families(live: bool = False) -> dict[str, list[str]]:
     return listed if listed is not None else refresh_catalog()["families"]
 
 
-def list_bundled(live: bool = False) -> list[BundledModel]:
-    """Every bundled config and preset, counted (read from the cache, unless LIVE; a miss refreshes the cache)."""
+def list_bundled(live: bool = False, query: str | None = None, family: str | None = None) -> list[BundledModel]:
+    """Every bundled config and preset, counted (from the cache, unless LIVE; a miss refreshes the cache): the
+    bundled ones first, then the presets, each by name. QUERY keeps those whose name, family or model_type holds
+    it (any case); FAMILY those of that family or model_type."""
     from . import catalog
 
     files = [*bundled_models().items(), *presets().items()]
@@ -223,7 +228,20 @@ def list_bundled(live: bool = False) -> list[BundledModel]:
     if any(entry is None for entry in entries):
         models = refresh_catalog()["models"]
         entries = [models[name] for name, _ in files]
-    return [BundledModel(**entry["model"]) for entry in entries if entry is not None]
+    rows = [BundledModel(**entry["model"]) for entry in entries if entry is not None]
+    if query is not None:
+        wanted = query.lower()
+        rows = [
+            row for row in rows if any(wanted in text.lower() for text in (row.model, row.architecture, row.model_type))
+        ]
+    if family is not None:
+        known = {name.lower() for row in rows for name in (row.architecture, row.model_type)}
+        if family.lower() not in known and not any(family.lower() in name for name in known):
+            raise UsageError(
+                f"--family {family!r}: no bundled model of that family; `ffncalc models --families` lists them"
+            )
+        rows = [row for row in rows if family.lower() in (row.architecture.lower(), row.model_type.lower())]
+    return sorted(rows, key=lambda row: (row.source != "bundled", row.model.lower()))
 
 
 def refresh_catalog() -> dict[str, Any]:
@@ -398,6 +416,7 @@ def _load(model: str | LoadedModel) -> LoadedModel:
 
 
 DEFAULT_CONTEXT = 8192  # flops and memory without --ctx; capped at the model's own limit
+DEFAULT_CROSSOVER_CONTEXT = 128 * 1024  # crossover without --ctx: contexts from 1k doubling up to 128k
 
 
 def _context(context: int | str | None, loaded: LoadedModel) -> tuple[int, ModelInfo]:

@@ -19,8 +19,8 @@ import math
 import stat
 from pathlib import Path
 
-from .errors import CheckpointError, ConfigNotFoundError
-from .source import find_bundled, looks_like_path, parse_config_text, presets, read_config_file
+from .errors import CheckpointError, ConfigNotFoundError, HubError
+from .source import find_bundled, looks_like_path, offline, parse_config_text, presets, read_config_file
 from .units import DTYPE_BYTES
 from .values import Value
 
@@ -222,4 +222,17 @@ def load_checkpoint(model: str, revision: str | None = None, token: str | None =
             f"{model} is a preset (a model published without weights): there is no checkpoint to verify"
         )
     bundled = find_bundled(model)  # a bundled id is the Hub repo of that name, in its canonical case
-    return fetch_hub_checkpoint(bundled[0] if bundled else model, revision, token)
+    if bundled is None:
+        return fetch_hub_checkpoint(model, revision, token)
+    headers_needed = (
+        "verify reads the checkpoint's safetensors headers, which the bundled config does not carry: "
+        "verify a local folder holding the checkpoint, or go online"
+    )
+    if offline():
+        raise CheckpointError(
+            f"{bundled[0]}: HF_HUB_OFFLINE is set, so the Hub's headers cannot be read; {headers_needed}"
+        )
+    try:
+        return fetch_hub_checkpoint(bundled[0], revision, token)
+    except HubError as error:
+        raise HubError(f"{error}; {headers_needed}") from None

@@ -417,7 +417,7 @@ def crossover_command(
             autocompletion=complete_model,
         ),
     ] = DEFAULT_MODEL,
-    ctx: Annotated[str, context_option("128k")] = "128k",
+    ctx: Annotated[str | None, context_option("128k")] = None,
     by: Annotated[
         Measure,
         typer.Option(
@@ -466,7 +466,8 @@ def crossover_command(
         mla is not None and by == Measure.bytes,
         "--mla applies to --by flops: the KV cache of MLA is its latent either way",
     )
-    parse_context(ctx)
+    if ctx is not None:
+        parse_context(ctx)
     form: MlaFormName = "absorbed" if mla is MlaForm.absorbed else "plain"
     loaded = load_model(model, revision, token, as_type, set_, json)
     if sweep_:
@@ -732,6 +733,18 @@ def verify_command(
 
 @app.command()
 def models(
+    query: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="QUERY",
+            help="Only the models whose name, family or model_type holds this text, e.g. qwen3 or llama.",
+            show_default=False,
+        ),
+    ] = None,
+    family: Annotated[
+        str | None,
+        typer.Option("--family", metavar="FAMILY", help="Only this family or model_type, e.g. Qwen3 or qwen3_moe."),
+    ] = None,
     families: Annotated[
         bool, typer.Option("--families", help="List the supported families and their model_types instead.")
     ] = False,
@@ -744,9 +757,10 @@ def models(
     from .render.params import families_table, models_table
 
     if families:
+        refuse(query is not None or family is not None, "--families lists every family; leave out QUERY and --family")
         emit(list_families(), json, families_table, svg, html)
     else:
-        emit(list_bundled(), json, models_table, svg, html)
+        emit(list_bundled(query=query, family=family), json, models_table, svg, html)
 
 
 @app.command("speed")

@@ -207,7 +207,7 @@ def load_raw_config(model: str, revision: str | None = None, token: str | None =
             f"{_abbreviated(shown)!r} is neither an existing path, a bundled model, nor a Hub id like org/name; "
             + suggestion(model)
         )
-    if "/" not in model and revision is None and _offline():
+    if "/" not in model and revision is None and offline():
         raise ConfigNotFoundError(
             f"{model!r} is not a bundled model (HF_HUB_OFFLINE is set, so the Hub was not asked); " + suggestion(model)
         )
@@ -229,7 +229,7 @@ def load_raw_config(model: str, revision: str | None = None, token: str | None =
     return RawConfig(read_config_file(downloaded), label, "hub", str(downloaded))
 
 
-def _offline() -> bool:
+def offline() -> bool:
     """huggingface_hub's offline switch, read as it reads it (1, ON, YES, TRUE), without importing it."""
     value = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
     return value.upper() in ("1", "ON", "YES", "TRUE")

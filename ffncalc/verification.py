@@ -149,9 +149,7 @@ def verify_checkpoint(
                 verdicts.append(_verdict(tensor, "wrong shape", extra.name, shape))
         else:
             by_component["unexplained"] += tensor.bytes
-            verdicts.append(
-                _verdict(tensor, "unexpected", "no module of the model holds it; transformers would not load it")
-            )
+            verdicts.append(_verdict(tensor, "unexpected", _unexpected_reason(tensor.name)))
     not_saved = spec.not_saved
     unsaved_params = 0  # parameters the model builds that transformers does not save, absent here
     for name, stored in expected.items():
@@ -230,3 +228,13 @@ def _transposed_on_load(spec: ModelSpec, name: str, shape: tuple[int, ...], stor
         and stored == (shape[0], shape[2], shape[1])
         and any(name.endswith(suffix) for suffix in spec.transposed_on_load)
     )
+
+
+def _unexpected_reason(name: str) -> str:
+    """Why a stored tensor no module holds is there, where its name tells: rotary tables of old checkpoints."""
+    if name.endswith("rotary_emb.inv_freq"):
+        return (
+            "a rotary inv_freq buffer, which transformers before 4.32 saved with the weights; the config's "
+            "transformers_version decides whether ffncalc expects them (this config's is 4.32 or later, or absent)"
+        )
+    return "no module of the model holds it; transformers would not load it"

@@ -88,14 +88,107 @@ def test_models_lists_every_bundled_config_with_its_total(ffncalc):
     assert rows["meta-llama/Llama-3.1-8B"]["active_params"] is None
 
 
-def test_models_table_has_a_row_per_bundled_config(ffncalc, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "160")  # wide enough for the whole table (narrower ones split it)
+@pytest.mark.parametrize("width", [80, 120])
+def test_models_lists_one_line_per_model_that_fits_the_terminal(ffncalc, monkeypatch, width):
+    monkeypatch.setenv("COLUMNS", str(width))
     run = ffncalc("models")
     assert run.exit_code == 0
-    lines = [" ".join(line.split()) for line in run.stdout.splitlines()]
-    assert "meta-llama/Llama-3.1-8B Llama 8,030,261,248" in lines
-    # cards' way leaves out the input table: 12,879,925,248 − 32,000 × 4,096 = 12,748,853,248
-    assert "mistralai/Mixtral-8x7B-v0.1 Mixtral 46,702,792,704 12,879,925,248 12,748,853,248" in lines
+    lines = run.stdout.splitlines()
+    assert all(len(line) <= width for line in lines)
+    rows = [" ".join(line.split()) for line in lines]
+    # Llama-3.1-8B: 8,030,261,248 (Meta's card) → 8.03 B; Mixtral-8x7B 46,702,792,704 total, 12,879,925,248 active
+    # per token (Mistral's announcement: 12.9B).
+    assert "meta-llama/Llama-3.1-8B Llama 8.03 B" in rows
+    assert "mistralai/Mixtral-8x7B-v0.1 Mixtral 46.7 B 12.9 B" in rows
+    listed = ffncalc("models", "--json").json()
+    note = 3 if width == 80 else 2  # the note under the table wraps to 3 lines at 80 columns, 2 at 120
+    assert len(lines) == len(listed) + 5 + note  # title, blank, heading, rule, one line a model, blank, the note
+
+
+def test_models_shortens_a_long_name_visibly_at_80_columns(ffncalc, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    rows = [line for line in ffncalc("models").stdout.splitlines() if "…" in line]
+    assert any(row.startswith(" context-labs/") and "Instruct-FP16" in row for row in rows)
+
+
+def test_models_query_filters_by_name_family_or_model_type(ffncalc):
+    names = [row["model"] for row in ffncalc("models", "qwen3-8b", "--json").json()]
+    assert names == ["Qwen/Qwen3-8B"]
+    by_family = ffncalc("models", "--family", "mixtral", "--json").json()
+    assert [row["model"] for row in by_family] == ["mistralai/Mixtral-8x22B-v0.1", "mistralai/Mixtral-8x7B-v0.1"]
+
+
+def test_models_piped_through_grep_keeps_the_figures_on_the_line(ffncalc):
+    line = next(line for line in ffncalc("models").stdout.splitlines() if "Qwen3-8B" in line)
+    assert line.split()[1:] == ["Qwen3", "8.19", "B"]  # Qwen3-8B: 8,190,735,360 (transformers' count)
+
+
+def test_models_json_is_in_the_tables_order(ffncalc, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    table = [line.split()[0] for line in ffncalc("models").stdout.splitlines()[4:] if line.startswith(" ")]
+    assert table == [row["model"] for row in ffncalc("models", "--json").json()]
+
+
+def test_ffncalc_alone_prints_the_help(ffncalc):
+    run = ffncalc()
+    assert run.exit_code == 0
+    assert run.stdout.startswith("Usage: ffncalc [OPTIONS] COMMAND [ARGS]...\n")
+    assert "Error" not in run.stdout + run.stderr
+
+
+def test_a_short_name_shared_by_two_bundled_models_lists_them(ffncalc):
+    run = ffncalc("params", "mixtral")
+    assert run.exit_code == 2  # ConfigNotFoundError: no config where the user pointed
+    assert run.stderr == (
+        "Error: 'mixtral' names 2 bundled models: mistralai/Mixtral-8x22B-v0.1, mistralai/Mixtral-8x7B-v0.1; name one\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "taken"),
+    [
+        ("Mixtral-8x7B", "mistralai/Mixtral-8x7B-v0.1"),
+        ("Llama-3-8B", "meta-llama/Meta-Llama-3-8B"),
+        ("gemma3", "google/gemma-3-1b-it"),
+    ],
+)
+def test_a_short_name_finds_the_one_bundled_model_it_names_and_says_so(ffncalc, typed, taken):
+    run = ffncalc("params", typed, "--json")
+    assert run.exit_code == 0
+    assert run.json()["model"] == taken
+    assert f"{typed!r} is taken as the bundled {taken} (the one bundled model of that name)" in run.json()["notes"]
+
+
+def test_offline_an_unknown_short_name_suggests_the_base_model_not_a_network_failure(ffncalc, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    run = ffncalc("params", "Qwen3-30B-A3B-Instruct-2507")
+    assert run.exit_code == 2
+    assert run.stderr.startswith(
+        "Error: 'Qwen3-30B-A3B-Instruct-2507' is not a bundled model (HF_HUB_OFFLINE is set, so the Hub was not "
+        "asked); bundled and usable offline: Qwen/Qwen3-30B-A3B,"
+    )
+    assert run.stderr.endswith("(the base model: a variant's config may differ)\n")
+
+
+def test_verify_of_a_bundled_id_offline_says_the_headers_are_needed(ffncalc, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    run = ffncalc("verify", "meta-llama/Llama-3.1-8B")
+    assert run.exit_code == 6
+    assert run.stderr == (
+        "Error: meta-llama/Llama-3.1-8B: HF_HUB_OFFLINE is set, so the Hub's headers cannot be read; verify reads "
+        "the checkpoint's safetensors headers, which the bundled config does not carry: verify a local folder "
+        "holding the checkpoint, or go online\n"
+    )
+
+
+def test_crossover_warns_when_the_chosen_context_passes_the_models_limit(ffncalc):
+    run = ffncalc("crossover", "meta-llama/Llama-3.1-8B", "--ctx", "2M", "--json")
+    assert run.exit_code == 0
+    # Llama-3.1-8B: max_position_embeddings 131,072; 2M = 2,097,152 tokens.
+    assert run.stderr == (
+        "Warning: context 2,097,152 exceeds this config's max_position_embeddings (131,072); the figures are "
+        "computed anyway\n"
+    )
 
 
 def test_a_bundled_model_is_found_by_its_name_alone_and_in_any_case(ffncalc):

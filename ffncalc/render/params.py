@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from . import count, heading, info_lines, layer_ranges, named, share
+from . import approx_params, count, heading, info_lines, layer_ranges, named, share
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
@@ -217,26 +217,42 @@ def _experts(report: ParamsReport) -> Grid:
 
 
 def models_table(models: Sequence[BundledModel], width: int = 80) -> Group:
-    """Bundled models: Hub id, family, total and active parameters (model_type is in --json)."""
-    grid = Grid(
-        [
-            Column("Model", justify="left", key=True),
-            Column("Family", justify="left"),
-            Column("Parameters", "Params"),
-            Column("Active / token", "Active"),
-            Column("Active, cards' way", "Card active"),
-        ]
-    )
-    for model in sorted(models, key=lambda m: (m.source != "bundled", m.model.lower())):
-        active = count(model.active_params) if model.active_params is not None else ""
-        card = count(model.active_params_without_embedding) if model.active_params_without_embedding is not None else ""
-        grid.add(model.model, model.architecture, count(model.total_params), active, card)
+    """Bundled models, one line each: Hub id, family, total and active parameters (rounded; exact in --json).
+
+    A name too long for the terminal is shortened in the middle with a visible "…" (the whole name is in --json)."""
+    family_room = 16  # the longest real family name (ERNIE-4.5-MoE) fits; a preset's long title is cut
+    rows = [
+        (
+            m.model,
+            m.architecture if len(m.architecture) <= family_room else m.architecture[: family_room - 1] + "…",
+            approx_params(m.total_params),
+            approx_params(m.active_params) if m.active_params else "",
+        )
+        for m in models
+    ]
+    columns = [Column("Family", justify="left"), Column("Params"), Column("Active")]
+    fixed = sum(max([len(c.heading)] + [len(row[i + 1]) for row in rows]) + 3 for i, c in enumerate(columns))
+    room = max(16, width - fixed - 2)
+    grid = Grid([Column("Model", justify="left", key=True), *columns])
+    for name, *cells in rows:
+        grid.add(_shortened(name, room), *cells)
+    title = "Bundled configs (by Hub id, offline) and presets (from papers)"
+    if not rows:
+        return Group(heading(title), Text("No bundled model matches; `ffncalc models` lists them all."))
     note = Text(
-        "Parameters: the whole model (language model, and vision tower and projector where the family has them). "
-        "Active, cards' way: active parameters without the input embedding table, as model cards quote them.",
+        "Params: the whole model (towers and projectors included). Active: per text token, input embedding "
+        "table included. Rounded: --json has exact counts and the active count without the table.",
         style="dim",
     )
-    return Group(heading("Bundled configs (by Hub id, offline) and presets (from papers)"), *fit(grid, width), note)
+    return Group(heading(f"{title}: {len(rows)}"), *fit(grid, width), note)
+
+
+def _shortened(name: str, room: int) -> str:
+    """NAME cut in the middle to ROOM characters, with a visible "…" (org/…-end keeps what tells models apart)."""
+    if len(name) <= room:
+        return name
+    head = (room - 1) // 2
+    return name[:head] + "…" + name[len(name) - (room - 1 - head) :]
 
 
 def families_table(families: dict[str, list[str]], width: int = 80) -> Group:

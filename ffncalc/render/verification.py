@@ -21,7 +21,7 @@ PROBLEMS = ("missing", "unexpected", "wrong shape")
 def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
     """Bytes by dtype, tensors by verdict, what is not a parameter and why, every problem by name, the verdict."""
     files = f"{len(report.files)} file{'s' if len(report.files) != 1 else ''}"
-    parts: list = [heading(f"{report.model}: {report.checkpoint} ({files})")]
+    parts: list = [heading(_title(report, files))]
     if report.index_only:
         parts.append(Text(f"Only {report.files[0]} was found: names are matched, shapes are not known.", style="dim"))
     else:
@@ -34,11 +34,13 @@ def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
         for dtype, size in report.stored_bytes_by_dtype.items():
             stored.add(dtype, count(size))
         parts += fit(stored, width)
-    verdicts = Grid([Column("What", justify="left", key=True), Column("Count")], show_header=False)
+    verdicts = Grid([Column("Stored tensors", justify="left", key=True), Column("Tensors")])
     for verdict in ("parameter", "quantization", "extra", "not saved", *PROBLEMS):
         if report.counts.get(verdict):
             verdicts.add(_verdict_label(verdict), count(report.counts[verdict]))
-    verdicts.add("Parameters in the checkpoint", count(report.checkpoint_params))
+    parts += fit(verdicts, width)
+    verdicts = Grid([Column("Parameters", justify="left", key=True), Column("Elements")])
+    verdicts.add("In the checkpoint", count(report.checkpoint_params))
     verdicts.add("ffncalc's count", count(report.ffncalc_params))
     if report.index_total_size is not None and report.expected_bytes is not None:
         verdicts.add("Index total_size (bytes)", count(report.index_total_size))
@@ -83,10 +85,22 @@ def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
     return Group(*parts)
 
 
+def _title(report: VerifyReport, files: str) -> str:
+    """What was checked against what: the model, and the checkpoint where it is not the model's own folder."""
+    import os
+
+    def shown(name: str) -> str:  # "." and ".." say nothing in a title: the folder's path does
+        return os.path.abspath(name) if name in (".", "..") else name
+
+    if report.checkpoint in (report.model, report.model.removesuffix("/config.json")):
+        return f"Checkpoint of {shown(report.checkpoint)} ({files})"
+    return f"{shown(report.model)}: checkpoint {shown(report.checkpoint)} ({files})"
+
+
 def _verdict_label(verdict: str) -> str:
     return {
         "parameter": "Parameters",
-        "quantization": "Quantization scales and zeros",
+        "quantization": "Quantization scales, zeros",
         "extra": "Explained extras",
         "not saved": "Not saved, by design",
         "missing": "Missing",
