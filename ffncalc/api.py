@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .ffn_width import DeriveDimReport
     from .memory import MemoryReport
     from .speed import SpeedRun
+    from .training import TrainReport
     from .verification import VerifyReport
 
 
@@ -572,3 +573,214 @@ def _batches(batches: str | list[int]) -> list[int]:
             )
         values.append(int(text))
     return sorted(set(values))
+
+
+@dataclass(frozen=True, slots=True)
+class TrainOptions:
+    """What `train` estimates: the run (tokens, sequence length), the hardware and the assumptions about it."""
+
+    tokens: int | str = "1T"  # 15T, 300B, 2e12 (decimal)
+    seq: int | str = 8192  # tokens per sequence: 8192 or "8k" (k = 1024)
+    gpu: str = "h100"
+    gpus: int = 1
+    dtype: str = "bf16"  # the matmuls' dtype: which dense peak
+    mfu: float | None = None  # None: DEFAULT_MFU, assumed (or the measured run's, with measured_tokens_per_second)
+    price: float | None = None  # per GPU-hour
+    days: float | None = None  # the inverse: the GPUs needed to finish in this many days
+    recompute: str = "none"
+    zero_stage: int = 1
+    measured_tokens_per_second: float | None = None
+    per_gpu: bool = False  # measured_tokens_per_second is per GPU
+    compute: float | None = None  # compute-optimal for this budget instead of the run's
+
+    def checked(self) -> TrainOptions:
+        """These options, or a UsageError naming the first that cannot be used (before any download)."""
+        from .training import parse_tokens
+
+        parse_tokens(self.tokens)
+        parse_context(self.seq)
+        if not isinstance(self.gpus, int) or isinstance(self.gpus, bool) or not 1 <= self.gpus <= 1 << 24:
+            raise UsageError(f"--gpus must be a whole number from 1 to {1 << 24:,} (got {self.gpus})")
+        if self.mfu is not None and not 0 < self.mfu <= 1:
+            raise UsageError(f"--mfu must be above 0 and at most 1, e.g. 0.4 (got {self.mfu})")
+        for name, value in (("--price", self.price), ("--days", self.days), ("--compute", self.compute)):
+            if value is not None and not (0 < value < float("inf")):
+                raise UsageError(f"{name} must be a positive number (got {value})")
+        if self.measured_tokens_per_second is not None and not 0 < self.measured_tokens_per_second < float("inf"):
+            raise UsageError(
+                f"--measured-tokens-per-second must be a positive number (got {self.measured_tokens_per_second})"
+            )
+        if self.per_gpu and self.measured_tokens_per_second is None:
+            raise UsageError("--per-gpu says how --measured-tokens-per-second was counted; add it")
+        if self.recompute not in ("none", "selective", "full"):
+            raise UsageError(f"--recompute must be none, selective or full (got {self.recompute!r})")
+        if self.zero_stage not in (0, 1, 2, 3):
+            raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {self.zero_stage})")
+        if self.days is not None and self.gpus != 1:
+            raise UsageError("--days finds the number of GPUs; give --days or --gpus, not both")
+        return self
+
+
+def train(model: str | LoadedModel, options: TrainOptions | None = None, **changes: Any) -> TrainReport:
+    """What training MODEL on OPTIONS.tokens costs: FLOPs, GPU-hours, days and cost at an assumed MFU; the MFU of
+    a measured run as each framework counts FLOPs; the compute-optimal size; training memory per GPU."""
+    import math
+    from fractions import Fraction
+
+    from .accelerators import DTYPES, accelerator
+    from .compute import count_flops
+    from .training import (
+        CONVENTION_NOTES,
+        CONVENTIONS,
+        DEFAULT_MFU,
+        HOURS_PER_DAY,
+        ComputeOptimalReport,
+        Convention,
+        Memory,
+        TrainReport,
+        chinchilla_20,
+        chinchilla_approach_3,
+        gpu_hours,
+        megatron_flops_per_token,
+        mfu_of,
+        nanogpt_flops_per_token,
+        palm_flops_per_token,
+        parse_tokens,
+        peer_shape,
+        recompute_flops,
+        scaled,
+        torchtitan_flops_per_token,
+        total_components,
+    )
+
+    options = replace(options or TrainOptions(), **changes).checked()
+    dtype = options.dtype.lower()
+    if dtype not in DTYPES:
+        raise UsageError(f"--dtype {options.dtype!r}: use one of {', '.join(DTYPES)}")
+    chip = accelerator(options.gpu)
+    peak = chip.peak(dtype)
+    if peak is None:
+        raise UsageError(f"{chip.name} has no {dtype} units; use --dtype bf16")
+    tokens, seq = parse_tokens(options.tokens), parse_context(options.seq)
+    loaded = _load(model)
+    info = loaded.info
+    limit = loaded.config.max_context()
+    if limit is not None and seq > limit:
+        warning = f"--seq {seq:,} exceeds this config's {loaded.config.context_field} ({limit:,}); counted anyway"
+        info = info.model_copy(update={"warnings": [*info.warnings, warning]})
+    flops = count_flops(loaded.spec, seq, info)
+    forward = flops.prefill
+    per_sequence = flops.training
+    total = scaled(per_sequence, tokens, seq)
+    hardware = total + scaled(
+        recompute_flops(forward.total, forward.attention_scores, options.recompute),  # type: ignore[arg-type]
+        tokens,
+        seq,
+    )
+    params_report = account(loaded)
+    active = params_report.active_params or params_report.language_model_params
+    shape = peer_shape(loaded.spec, active, params_report.components.embedding)
+
+    measured = options.measured_tokens_per_second
+    gpus = options.gpus
+    mfu, assumed = (options.mfu or DEFAULT_MFU), True  # given or the default, an assumption
+    hours = gpu_hours(total, mfu, peak)
+    if options.days is not None:
+        gpus = max(1, math.ceil(hours / (options.days * HOURS_PER_DAY)))
+    job_rate = None if measured is None else measured * (gpus if options.per_gpu else 1)
+    exact_per_token = Fraction(per_sequence, seq)
+    if job_rate is not None and options.mfu is None:  # the measured run's own MFU sets the time and cost
+        mfu, assumed = mfu_of(float(exact_per_token), job_rate, gpus, peak), False
+        hours = gpu_hours(total, mfu, peak)
+    fixed_forward = flops_profile_fixed(loaded.spec)
+    peers = {
+        "ffncalc": ("ffncalc compute.count_flops", exact_per_token),
+        "megatron": (
+            "NVIDIA/Megatron-LM megatron/training/training.py num_floating_point_operations @ d98e8a64",
+            megatron_flops_per_token(fixed_forward, shape, seq),
+        ),
+        "torchtitan": (
+            "pytorch/torchtitan torchtitan/models/utils.py get_*_model_nparams_and_flops @ b5bcd76c",
+            Fraction(torchtitan_flops_per_token(shape, seq)),
+        ),
+        "palm": ("PaLM (Chowdhery et al. 2022) appendix B", Fraction(palm_flops_per_token(shape, seq))),
+        "nanogpt": ("karpathy/nanoGPT model.py estimate_mfu @ 04a1d697", Fraction(nanogpt_flops_per_token(shape, seq))),
+    }
+    conventions = [
+        Convention(
+            name=name,
+            source=source,
+            flops_per_token=round(value),
+            ratio_to_exact=float(value / exact_per_token),
+            mfu=None if job_rate is None else mfu_of(float(value), job_rate, gpus, peak),
+            note=CONVENTION_NOTES[name],
+        )
+        for name, (source, value) in peers.items()
+    ]
+    hfu = None if job_rate is None else mfu_of(float(Fraction(hardware, tokens)), job_rate, gpus, peak)
+
+    budget = total if options.compute is None else round(options.compute)
+    compute_optimal = ComputeOptimalReport(
+        compute=budget,
+        compute_source="this run's total model FLOPs" if options.compute is None else "--compute",
+        rules=[chinchilla_20(budget), chinchilla_approach_3(budget)],
+        tokens_per_param=tokens / active,
+        times_past_20=tokens / active / 20,
+    )
+    memory_report = memory(
+        loaded,
+        seq,
+        MemoryOptions(train=True, gpus=gpus, zero_stage=options.zero_stage, recompute=options.recompute),
+    )
+    assert memory_report.training is not None
+    per_gpu = memory_report.training.per_gpu
+    notes = list(info.notes)
+    warnings = list(info.warnings)
+    if per_gpu > chip.memory:
+        warnings.append(
+            f"training memory is {per_gpu / (1 << 30):,.1f} GiB per GPU at ZeRO stage {options.zero_stage}, more than "
+            f"{chip.name}'s {chip.memory / (1 << 30):,.1f} GiB: it does not fit (--zero 3, --recompute full, or "
+            "more --gpus)"
+        )
+    return TrainReport(
+        **info.model_copy(update={"notes": notes, "warnings": warnings}).model_dump(),
+        tokens=tokens,
+        seq=seq,
+        params=active,
+        flops_per_sequence=per_sequence,
+        flops_per_token=round(exact_per_token),
+        total_flops=total,
+        components=total_components(forward.model_dump(), tokens, seq),
+        recompute=options.recompute,  # type: ignore[arg-type]
+        hardware_flops=hardware,
+        gpu=chip.name,
+        dtype=dtype,
+        peak_flops=peak,
+        gpus=gpus,
+        mfu=mfu,
+        mfu_assumed=assumed,
+        gpu_hours=hours,
+        days=hours / gpus / HOURS_PER_DAY,
+        price=options.price,
+        cost=None if options.price is None else hours * options.price,
+        memory=Memory(
+            per_gpu=per_gpu,
+            gpu_memory=chip.memory,
+            fits=per_gpu <= chip.memory,
+            zero_stage=options.zero_stage,
+            formula=memory_report.training.activations_formula,
+        ),
+        measured_tokens_per_second=job_rate,
+        hfu=hfu,
+        mfu_by_convention={convention.name: convention.mfu for convention in conventions},
+        flops_per_token_by_convention=conventions,
+        compute_optimal=compute_optimal,
+        conventions=CONVENTIONS + flops.conventions,
+    )
+
+
+def flops_profile_fixed(spec: Any) -> int:
+    """The forward matmul FLOPs one token costs whatever the context (compute.flops_profile's fixed part)."""
+    from .compute import flops_profile
+
+    return flops_profile(spec).fixed

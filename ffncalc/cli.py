@@ -873,6 +873,79 @@ def speed_command(
     emit(run.reports[0], False, lambda _, width: speed_renderables(run, width), svg, html)
 
 
+@app.command("train")
+def train_command(
+    model: ModelArg,
+    tokens: Annotated[
+        str, typer.Option("--tokens", metavar="N", help="Training tokens, e.g. 15T, 300B or 2e12 (decimal).")
+    ] = "1T",
+    seq: Annotated[
+        str, typer.Option("--seq", metavar="TOKENS", help="Sequence length, e.g. 8k (k = 1024). Default 8k.")
+    ] = "8k",
+    gpu: Annotated[
+        str, typer.Option("--gpu", metavar="NAME", help="Accelerator, as in speed, e.g. h100, h800, b200, mi300x.")
+    ] = "h100",
+    gpus: Annotated[int, typer.Option("--gpus", metavar="N", help="Accelerators in the job, e.g. 16384.")] = 1,
+    dtype: Annotated[
+        str, typer.Option("--dtype", metavar="DTYPE", help="Matmul dtype whose dense peak counts: bf16, fp8, …")
+    ] = "bf16",
+    mfu: Annotated[
+        float | None, typer.Option("--mfu", metavar="X", help="Model FLOPs utilisation assumed (default 0.4).")
+    ] = None,
+    price: Annotated[
+        float | None, typer.Option("--price", metavar="USD", help="Price per GPU-hour, e.g. 2.50.")
+    ] = None,
+    days: Annotated[
+        float | None, typer.Option("--days", metavar="D", help="Finish in D days: the GPUs needed (not with --gpus).")
+    ] = None,
+    recompute: Annotated[
+        str, typer.Option("--recompute", metavar="MODE", help="Activation recomputation: none, selective or full.")
+    ] = "none",
+    zero: Annotated[int, typer.Option("--zero", metavar="STAGE", help="ZeRO stage for memory: 0-3.")] = 1,
+    measured: Annotated[
+        float | None,
+        typer.Option(
+            "--measured-tokens-per-second",
+            metavar="X",
+            help="A measured run's tokens/s (the whole job's; --per-gpu for one GPU's): its MFU by each convention.",
+        ),
+    ] = None,
+    per_gpu: Annotated[bool, typer.Option("--per-gpu", help="--measured-tokens-per-second is per GPU.")] = False,
+    compute: Annotated[
+        float | None,
+        typer.Option("--compute", metavar="FLOPS", help="Compute-optimal size for this budget, e.g. 5.76e23."),
+    ] = None,
+    set_: SetOpt = None,
+    sweep_: SweepOpt = None,
+    chart: ChartOpt = None,
+    output: SweepFormatOpt = OutputFormat.table,
+    revision: RevisionOpt = None,
+    token: TokenOpt = None,
+    as_type: AsOpt = None,
+    json: JsonOpt = False,
+    svg: SvgOpt = None,
+    html: HtmlOpt = None,
+) -> None:
+    """What training MODEL on --tokens costs: FLOPs, GPU-hours, days and cost at an assumed MFU; the MFU of a
+    measured run as Megatron-LM, torchtitan, PaLM and nanoGPT count it; the compute-optimal size; memory per GPU.
+    """
+    from .api import TrainOptions, train
+
+    options = TrainOptions(
+        tokens, seq, gpu, gpus, dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute
+    ).checked()
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    if sweep_:
+        from .sweeps import TRAIN_HEADLINES, train_headline
+
+        measure = lambda at: train_headline(train(at, options))  # noqa: E731
+        return sweep(loaded, sweep_, "train", measure, TRAIN_HEADLINES, chart, json, output, svg, html)
+    no_sweep_options(chart, output)
+    from .render.training import train_renderables
+
+    emit(train(loaded, options), json or output == OutputFormat.json, train_renderables, svg, html)
+
+
 # --- entry point ----------------------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from .compute import CrossoverReport, FlopsReport
 from .ffn_width import DeriveDimReport
 from .memory import MemoryReport
 from .speed import SpeedReport
+from .training import TrainReport
 from .verification import VerifyReport
 
 JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
@@ -26,4 +27,5 @@ JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
     "memory": MemoryReport.model_json_schema,
     "families": TypeAdapter(dict[str, list[str]]).json_schema,  # models --families
     "speed": SpeedReport.model_json_schema,  # one document; several accelerators or batches print a list of them
+    "train": TrainReport.model_json_schema,
 }

@@ -182,3 +182,23 @@ SPEED_HEADLINES = (
     Headline("memory_needed_bytes", "Memory", "bytes"),
     Headline("fits", "Fits"),
 )
+
+
+def train_headline(report: Any) -> dict[str, Figure]:
+    """train: total model FLOPs, FLOPs per token, GPU-hours, days and cost (at the report's MFU, assumed or measured)."""
+    return {
+        "total_flops": report.total_flops,
+        "flops_per_token": report.flops_per_token,
+        "gpu_hours": report.gpu_hours,
+        "days": report.days,
+        "cost": report.cost,
+    }
+
+
+TRAIN_HEADLINES = (
+    Headline("total_flops", "Total FLOPs", "FLOPs"),
+    Headline("flops_per_token", "FLOPs/token", "FLOPs"),
+    Headline("gpu_hours", "GPU-hours (MFU assumed)"),
+    Headline("days", "Days (MFU assumed)"),
+    Headline("cost", "Cost (MFU assumed)"),
+)

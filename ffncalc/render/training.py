@@ -1,0 +1,163 @@
+"""The tables of `ffncalc train`. Every time and cost is at an MFU that is assumed (or measured), and says so."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from . import approx, approx_params, count, heading, info_lines, named
+from .layout import Column, Grid, fit
+
+if TYPE_CHECKING:
+    from ..training import TrainReport
+
+GIB = 1 << 30
+LABELS = {
+    "attention_projections": "Attention projections",
+    "attention_scores": "Attention scores",
+    "ffn": "FFN",
+    "lm_head": "Output head",
+    "mixer": "Mixer projections",
+    "mixer_state": "Mixer state",
+    "other": "Other",
+}
+CONVENTION_NAMES = {
+    "ffncalc": "ffncalc (exact)",
+    "megatron": "Megatron-LM",
+    "torchtitan": "torchtitan",
+    "palm": "PaLM 6N+12LHQT",
+    "nanogpt": "nanoGPT",
+}
+
+
+def mfu_label(report: TrainReport) -> str:
+    """'at MFU 0.4, assumed' or 'at MFU 0.372, measured': the label every time and cost carries."""
+    return f"at MFU {report.mfu:.3g}, " + ("assumed" if report.mfu_assumed else "measured")
+
+
+def train_renderables(report: TrainReport, width: int = 80) -> Group:
+    """The answer first (FLOPs, GPU-hours, days, cost), then components, conventions, compute-optimal, memory."""
+    parts: list[RenderableType] = [
+        heading(
+            f"Training {named(report)} on {count(report.tokens)} tokens, sequences of {count(report.seq)} — "
+            f"{report.gpus:,} × {report.gpu} ({report.dtype}, dense peak {approx(report.peak_flops, 'FLOP/s')})"
+        ),
+        *_answer(report),
+    ]
+    parts += fit(_components(report), width)
+    parts += fit(_conventions(report), width)
+    parts += [
+        Text(f"· {CONVENTION_NAMES[c.name]}: {c.note} ({c.source})", style="dim")
+        for c in report.flops_per_token_by_convention
+    ]
+    parts += fit(_compute_optimal(report), width)
+    parts.append(Text(_past_optimal(report)))
+    parts.append(Text(_memory(report)))
+    parts += [Text(f"· {convention}", style="dim") for convention in report.conventions[:6]]
+    return Group(*parts, *info_lines(report))
+
+
+def _answer(report: TrainReport) -> list[Text]:
+    flops = f"{report.total_flops:.3e} FLOPs ({approx(report.flops_per_token)} per token)"
+    if report.hardware_flops != report.total_flops:
+        flops += f", {report.hardware_flops:.3e} hardware FLOPs with {report.recompute} recomputation"
+    cost = f", cost {report.cost:,.0f} at {report.price:g} per GPU-hour" if report.cost is not None else ""
+    label = mfu_label(report)
+    return [
+        Text(f"{flops}."),
+        Text(
+            f"{label[0].upper()}{label[1:]}: {report.gpu_hours:,.0f} GPU-hours, {report.days:,.1f} days on "
+            f"{report.gpus:,} GPUs{cost}."
+        ),
+    ]
+
+
+def _components(report: TrainReport) -> Grid:
+    grid = Grid(
+        [
+            Column("Component", justify="left", key=True, footer="Total"),
+            Column("FLOPs/token", "Per token", footer=approx(report.flops_per_token)),
+            Column("Run FLOPs", "Run", footer=f"{report.components.total:.3e}"),
+            Column("Share", footer="100%"),
+        ]
+    )
+    components = report.components
+    for name, label in LABELS.items():
+        value = getattr(components, name)
+        if value:
+            grid.add(
+                label,
+                approx(value / report.tokens),
+                f"{value:.3e}",
+                f"{100 * value / components.total:.1f}%",
+            )
+    return grid
+
+
+def _conventions(report: TrainReport) -> Grid:
+    measured = report.measured_tokens_per_second is not None
+    columns = [
+        Column("Convention", justify="left", key=True),
+        Column("FLOPs/token", "Per token"),
+        Column("vs exact", "Ratio"),
+    ]
+    if measured:
+        columns.append(Column("MFU"))
+    grid = Grid(columns)
+    for convention in report.flops_per_token_by_convention:
+        cells = [
+            CONVENTION_NAMES[convention.name],
+            approx(convention.flops_per_token),
+            f"{convention.ratio_to_exact:.4f}",
+        ]
+        if measured:
+            cells.append(f"{100 * convention.mfu:.1f}%" if convention.mfu is not None else "–")
+        grid.add(*cells)
+    if measured and report.hfu is not None:
+        grid.add("HFU (ffncalc)", approx(report.hardware_flops / report.tokens), "", f"{100 * report.hfu:.1f}%")
+    return grid
+
+
+def _compute_optimal(report: TrainReport) -> Grid:
+    optimal = report.compute_optimal
+    grid = Grid(
+        [
+            Column(f"Compute-optimal for {optimal.compute:.3e} FLOPs", "Rule", justify="left", key=True),
+            Column("Params"),
+            Column("Tokens"),
+            Column("Loss"),
+        ]
+    )
+    for rule in optimal.rules:
+        grid.add(
+            rule.rule, approx_params(rule.params), approx_params(rule.tokens), f"{rule.loss:.3f}" if rule.loss else "–"
+        )
+    if optimal.tokens_per_param is not None and optimal.times_past_20 is not None:
+        grid.add(
+            "This run",
+            approx_params(report.params),
+            approx_params(report.tokens),
+            "–",
+        )
+    return grid
+
+
+def _past_optimal(report: TrainReport) -> str:
+    optimal = report.compute_optimal
+    if optimal.tokens_per_param is None or optimal.times_past_20 is None:
+        return ""
+    return (
+        f"This run: {optimal.tokens_per_param:,.0f} tokens per parameter, {optimal.times_past_20:,.1f}× the "
+        "compute-optimal 20."
+    )
+
+
+def _memory(report: TrainReport) -> str:
+    memory = report.memory
+    verdict = "fits" if memory.fits else "does not fit"
+    return (
+        f"Training memory per GPU (ZeRO stage {memory.zero_stage}, micro-batch 1 sequence, "
+        f"{'no' if report.recompute == 'none' else report.recompute} recomputation): {memory.per_gpu / GIB:,.1f} GiB of {memory.gpu_memory / GIB:,.1f} GiB — {verdict}."
+    )
