@@ -168,8 +168,13 @@ class ParamsReport(ModelInfo):
     outside_layers: dict[str, int]  # "component.name" → parameters: tables, final norm, head, heads and projections
     moe: MoeSummary | None
     active_params: int | None
-    active_params_without_embedding: int | None  # what model cards quote as "active": the input table left out
+    active_params_without_embedding: int | None  # active without the input embedding table (some cards quote this)
     checkpoint_extras: list[StoredExtra]
+    published_active: str | None = None  # a published active figure as written, e.g. "3.3B" (ffncalc/published.py)
+    published_active_source: str | None = None
+    published_active_matches: str | None = (
+        None  # which exact figure it rounds from: "the figure with the input table" …
+    )
     published_params: int | None = None  # presets: the paper's own figure, beside the count
     published_source: str | None = None
 

@@ -35,6 +35,18 @@ def account(model: str | LoadedModel) -> ParamsReport:
     from .accounting import count_params
 
     report = count_params(loaded.spec, loaded.info)
+    from .published import PUBLISHED_ACTIVE, matching
+
+    figure = PUBLISHED_ACTIVE.get(loaded.name) if not loaded.info.overrides else None
+    if figure is not None and report.active_params is not None and report.active_params_without_embedding is not None:
+        match = matching(figure, report.active_params, report.active_params_without_embedding)
+        report = report.model_copy(
+            update={
+                "published_active": f"{figure.billions}B",
+                "published_active_source": figure.source,
+                "published_active_matches": match,
+            }
+        )
     published = getattr(loaded.config, "published_params", None)
     if published:
         source = getattr(loaded.config, "published_source", None) or None

@@ -77,6 +77,9 @@ def _params_renderables(report: ParamsReport, width: int) -> list[RenderableType
             )
         )
         renderables += fit(_experts(report), width)
+        published = published_active_line(report)
+        if published is not None:
+            renderables.append(published)
     extras = report.checkpoint_extras
     if extras:
         renderables.append(heading("Stored by some checkpoints, not counted as parameters"))
@@ -210,10 +213,21 @@ def _experts(report: ParamsReport) -> Grid:
     if moe.shared_expert_params:
         grid.add("Shared experts", count(moe.shared_expert_params), share(moe.shared_expert_params, total))
     grid.add("Routers", count(moe.router_params), share(moe.router_params, total))
-    grid.add("Active per token", count(report.active_params), share(report.active_params, total))
+    grid.add("Active per token, input table included", count(report.active_params), share(report.active_params, total))
     without = report.active_params_without_embedding or 0
-    grid.add("  without the input table (as cards quote)", count(without), share(without, total))
+    grid.add("Active per token, input table left out", count(without), share(without, total))
     return grid
+
+
+def published_active_line(report: ParamsReport) -> Text | None:
+    """A published active figure beside the exact ones, and which of them it rounds from."""
+    if report.published_active is None:
+        return None
+    return Text(
+        f"Published: {report.published_active} active ({report.published_active_source}); it matches "
+        f"{report.published_active_matches}.",
+        style="dim",
+    )
 
 
 def models_table(models: Sequence[BundledModel], width: int = 80) -> Group:
