@@ -132,3 +132,15 @@ def test_a_multiplier_that_rounds_the_width_to_zero_warns(ffncalc):
     assert run.exit_code == 0
     assert run.json()["derivation"]["intermediate_size"] == 0
     assert run.stderr.startswith("Warning: ffn_dim_multiplier 1e-300 makes the FFN width 0")
+
+
+def test_a_width_no_setting_reaches_says_so_in_its_first_line():
+    # Meta's rule: int(2 · 4 · 4096 / 3) = 10,922, times a searched multiplier (none, 1 to 1.5 by 0.05), rounded
+    # up to a multiple_of. 14,000 lies between 1.25 × 10,922 = 13,652 and 1.3 × 10,922 = 14,198: rounding 13,652 up
+    # reaches 14,000 only for a multiple_of that divides 14,000 and exceeds 348 (none of 1 … 4,096 searched does:
+    # 512 and 1,024 give 13,824 and 14,336).
+    from .conftest import run_main
+
+    run = run_main("derive-dim", "--dim", "4096", "--target", "14000")
+    assert run.exit_code == 0
+    assert run.stdout.splitlines()[0] == "No setting of Llama's rule gives 14,000 from dim 4,096 (3.42 × dim)"

@@ -12,8 +12,9 @@ from ffncalc.published import PublishedActive
 
 from .conftest import run_main
 
-# Qwen3-30B-A3B: 151,936 × 2,048 input table; active per token 3,353,032,704 (transformers: the total less 120 of its
-# 128 experts in each of 48 layers; 30,532,122,624 is transformers' count, tests/expected/transformers − 48 × 120 × 3 × 2,048 × 768).
+# Qwen3-30B-A3B: 151,936 × 2,048 input table; active per token 3,353,032,704: the total, 30,532,122,624
+# (transformers' count, tests/expected/transformers/Qwen__Qwen3-30B-A3B.json), less 120 of its 128 experts of
+# 3 × 2,048 × 768 in each of 48 layers.
 QWEN3_30B_ACTIVE = 30_532_122_624 - 48 * 120 * 3 * 2048 * 768
 
 

@@ -50,6 +50,13 @@ def derive_dim_renderables(report: DeriveDimReport, width: int = 80) -> Group:
             grid.add("none" if factor is None else f"{factor:g}", ", ".join(f"{m:,}" for m in multiples))
         if solve.settings:
             parts += [heading(title), *fit(grid, width)]
+        else:  # the answer first: no setting of the rule gives this width
+            parts.append(
+                heading(
+                    f"{source}{'n' if source else 'N'}o setting of Llama's rule gives {count(solve.target)} from dim {count(solve.dim)} "
+                    f"({solve.ratio_to_dim:.3g} × dim)"
+                )
+            )
         searched = "none, " + ", ".join(f"{m:g}" for m in solve.searched_multipliers if m is not None)
         parts.append(
             Text(
