@@ -90,11 +90,41 @@ AsOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (exact integers) instead of tables.")]
+
+
+def _svg_path(path: str | None) -> str | None:
+    from .render.pictures import check_path
+
+    return None if path is None else check_path("--svg", path)
+
+
+def _html_path(path: str | None) -> str | None:
+    from .render.pictures import check_path
+
+    return None if path is None else check_path("--html", path)
+
+
 SvgOpt = Annotated[
-    str | None, typer.Option("--svg", metavar="FILE", help="Also save the tables as an SVG picture, e.g. out.svg.")
+    str | None,
+    typer.Option(
+        "--svg", metavar="FILE", callback=_svg_path, help="Also save the tables as an SVG picture, e.g. out.svg."
+    ),
 ]
 HtmlOpt = Annotated[
-    str | None, typer.Option("--html", metavar="FILE", help="Also save the tables as an HTML page, e.g. out.html.")
+    str | None,
+    typer.Option(
+        "--html", metavar="FILE", callback=_html_path, help="Also save the tables as an HTML page, e.g. out.html."
+    ),
+]
+WidthOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--width",
+        metavar="COLUMNS",
+        min=40,
+        max=400,
+        help="With --svg/--html: the picture's width in columns (default: wide enough that no table splits).",
+    ),
 ]
 
 
@@ -193,19 +223,32 @@ def warn(result: Any) -> None:
 
 
 def emit(
-    result: Any, as_json: bool, render: Callable[..., Any], svg: str | None = None, html: str | None = None
+    result: Any,
+    as_json: bool,
+    render: Callable[..., Any],
+    svg: str | None = None,
+    html: str | None = None,
+    width: int | None = None,
 ) -> None:
-    """One JSON document, or the tables ``render(result, width)`` builds (also saved as SVG or HTML when asked)."""
-    from .render import export, make_console, print_json, show
+    """One JSON document, or the tables ``render(result, width)`` builds (also saved as SVG or HTML when asked:
+    the pictures are written first, so that a failed write prints nothing)."""
+    from .render import make_console, print_json, show
 
+    refuse(width is not None and not (svg or html), "--width sets the picture's width; add --svg or --html")
+    if svg or html:
+        from .render import pictures
+
+        pictures.check_pair(svg, html, as_json)
+        drawn = render(result, pictures.MAX_WIDTH)
+        columns = width or pictures.natural_width(drawn)
+        title = "ffncalc" + (f" — {result.model}" if getattr(result, "model", None) else "")
+        pictures.save(render(result, columns), columns, title, svg, html)
     warn(result)
     if as_json:
         print_json(result)
         return
     console = make_console()
-    renderable = render(result, console.width)
-    show(console, renderable)
-    export(renderable, console.width, svg=svg, html=html)
+    show(console, render(result, console.width))
 
 
 @contextmanager
@@ -265,6 +308,7 @@ def sweep(
     output: OutputFormat,
     svg: str | None,
     html: str | None,
+    width: int | None = None,
 ) -> None:
     """COMMAND's headline figures at each point of the --sweep values, as a table and chart, CSV, Markdown or JSON."""
     from .overrides import parse_sweep
@@ -286,7 +330,7 @@ def sweep(
         warn(report)
         sweep_markdown(report)
     else:
-        emit(report, as_json or output == OutputFormat.json, sweep_renderables, svg, html)
+        emit(report, as_json or output == OutputFormat.json, sweep_renderables, svg, html, width)
 
 
 def no_sweep_options(chart: str | None, output: OutputFormat) -> None:
@@ -329,6 +373,7 @@ def params(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
     from .api import account
@@ -338,11 +383,11 @@ def params(
         from .sweeps import PARAMS_HEADLINES, params_headline
 
         measure = lambda at: params_headline(account(at))  # noqa: E731
-        return sweep(loaded, sweep_, "params", measure, PARAMS_HEADLINES, chart, json, output, svg, html)
+        return sweep(loaded, sweep_, "params", measure, PARAMS_HEADLINES, chart, json, output, svg, html, width)
     no_sweep_options(chart, output)
     from .render.params import params_tables
 
-    emit(account(loaded), json or output == OutputFormat.json, params_tables, svg, html)
+    emit(account(loaded), json or output == OutputFormat.json, params_tables, svg, html, width)
 
 
 @app.command("flops")
@@ -377,6 +422,7 @@ def flops_command(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """FLOPs per generated token at a context, by component; prefill of a prompt that long; training.
 
@@ -398,12 +444,12 @@ def flops_command(
 
         refuse(image is not None, "--image and --sweep: sweep without --image")
         measure = lambda at: flops_headline(flops(at, ctx, mla_form=form, causal=not no_causal))  # noqa: E731
-        return sweep(loaded, sweep_, "flops", measure, FLOPS_HEADLINES, chart, json, output, svg, html)
+        return sweep(loaded, sweep_, "flops", measure, FLOPS_HEADLINES, chart, json, output, svg, html, width)
     no_sweep_options(chart, output)
     from .render.compute import flops_table
 
     report = flops(loaded, ctx, mla_form=form, causal=not no_causal, image=image)
-    emit(report, json or output == OutputFormat.json, flops_table, svg, html)
+    emit(report, json or output == OutputFormat.json, flops_table, svg, html, width)
 
 
 @app.command("crossover")
@@ -451,6 +497,7 @@ def crossover_command(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """The context at which attention's growing cost overtakes the FFN's fixed cost, and the FFN share by context.
 
@@ -477,7 +524,7 @@ def crossover_command(
             report = crossover(at, ctx, measure=by.value, mla_form=form, dtype=dtype)
             return crossover_headline(report, kv_bytes_per_token(at, dtype))
 
-        return sweep(loaded, sweep_, "crossover", measure, CROSSOVER_HEADLINES, chart, json, output, svg, html)
+        return sweep(loaded, sweep_, "crossover", measure, CROSSOVER_HEADLINES, chart, json, output, svg, html, width)
     no_sweep_options(chart, output)
     from .render.compute import crossover_renderables
 
@@ -485,9 +532,10 @@ def crossover_command(
     emit(
         report,
         json or output == OutputFormat.json,
-        lambda report, width: crossover_renderables(report, width, plot),
+        lambda report, columns: crossover_renderables(report, columns, plot),
         svg,
         html,
+        width,
     )
 
 
@@ -547,6 +595,7 @@ def memory(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """Will MODEL fit: weights by dtype and quantization, KV cache by context and batch, training states.
 
@@ -576,11 +625,11 @@ def memory(
         from .sweeps import MEMORY_HEADLINES, memory_headline
 
         measure = lambda at: memory_headline(count_memory(at, options=options))  # noqa: E731
-        return sweep(loaded, sweep_, "memory", measure, MEMORY_HEADLINES, chart, json, output, svg, html)
+        return sweep(loaded, sweep_, "memory", measure, MEMORY_HEADLINES, chart, json, output, svg, html, width)
     no_sweep_options(chart, output)
     from .render.memory import memory_tables
 
-    emit(count_memory(loaded, options=options), json or output == OutputFormat.json, memory_tables, svg, html)
+    emit(count_memory(loaded, options=options), json or output == OutputFormat.json, memory_tables, svg, html, width)
 
 
 @app.command("config")
@@ -637,6 +686,7 @@ def derive_dim_command(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """How Llama's intermediate_size comes from hidden_size, ffn_dim_multiplier and multiple_of, step by step.
 
@@ -651,7 +701,7 @@ def derive_dim_command(
     )
     loaded = load_model(model, revision, token, as_type, set_, json) if model is not None else None
     report = derive_dim(dim, mult, multiple_of, target=target, model=loaded)
-    emit(report, json, derive_dim_renderables, svg, html)
+    emit(report, json, derive_dim_renderables, svg, html, width)
 
 
 @app.command("compare")
@@ -684,6 +734,7 @@ def compare_command(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """FFN choices side by side: width, width / hidden, gating, FFN parameters per layer, shares, totals."""
     from .api import compare
@@ -703,7 +754,7 @@ def compare_command(
     elif output == OutputFormat.markdown:
         compare_markdown(rows)
     else:
-        emit(rows, False, compare_table, svg, html)
+        emit(rows, False, compare_table, svg, html, width)
 
 
 @app.command("verify")
@@ -715,6 +766,7 @@ def verify_command(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """Check every tensor MODEL's checkpoint stores against the model, by name and shape, from headers only.
 
@@ -726,7 +778,7 @@ def verify_command(
 
     with hub_status(json):
         report = verify(model, revision=revision, token=token, as_type=as_type)
-    emit(report, json, verify_renderables, svg, html)
+    emit(report, json, verify_renderables, svg, html, width)
     if not report.ok:
         raise typer.Exit(1)
 
@@ -751,6 +803,7 @@ def models(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """List the bundled configs (usable offline by their Hub id) with their totals, or the supported families."""
     from .api import list_bundled, list_families
@@ -758,9 +811,9 @@ def models(
 
     if families:
         refuse(query is not None or family is not None, "--families lists every family; leave out QUERY and --family")
-        emit(list_families(), json, families_table, svg, html)
+        emit(list_families(), json, families_table, svg, html, width)
     else:
-        emit(list_bundled(query=query, family=family), json, models_table, svg, html)
+        emit(list_bundled(query=query, family=family), json, models_table, svg, html, width)
 
 
 @app.command("speed")
@@ -824,6 +877,7 @@ def speed_command(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """How fast MODEL runs on an accelerator: decode TPOT and tokens/s by batch, prefill TTFT, what bounds each.
 
@@ -861,7 +915,7 @@ def speed_command(
 
         refuse("," in gpu or "," in batch, "--sweep counts one accelerator at one batch; give one --gpu and --batch")
         measure = lambda at: speed_headline(run_speed(at).reports[0])  # noqa: E731
-        return sweep(loaded, sweep_, "speed", measure, SPEED_HEADLINES, chart, json, output, svg, html)
+        return sweep(loaded, sweep_, "speed", measure, SPEED_HEADLINES, chart, json, output, svg, html, width)
     no_sweep_options(chart, output)
     run = run_speed(loaded)
     if run.stopped:
@@ -870,7 +924,7 @@ def speed_command(
         warn(run.reports[0])
         print_json(run.reports[0] if len(run.reports) == 1 else run.reports)
         return
-    emit(run.reports[0], False, lambda _, width: speed_renderables(run, width), svg, html)
+    emit(run.reports[0], False, lambda _, columns: speed_renderables(run, columns), svg, html, width)
 
 
 @app.command("train")
@@ -925,6 +979,7 @@ def train_command(
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
+    width: WidthOpt = None,
 ) -> None:
     """What training MODEL on --tokens costs: FLOPs, GPU-hours, days and cost at an assumed MFU; the MFU of a
     measured run as Megatron-LM, torchtitan, PaLM and nanoGPT count it; the compute-optimal size; memory per GPU.
@@ -939,11 +994,11 @@ def train_command(
         from .sweeps import TRAIN_HEADLINES, train_headline
 
         measure = lambda at: train_headline(train(at, options))  # noqa: E731
-        return sweep(loaded, sweep_, "train", measure, TRAIN_HEADLINES, chart, json, output, svg, html)
+        return sweep(loaded, sweep_, "train", measure, TRAIN_HEADLINES, chart, json, output, svg, html, width)
     no_sweep_options(chart, output)
     from .render.training import train_renderables
 
-    emit(train(loaded, options), json or output == OutputFormat.json, train_renderables, svg, html)
+    emit(train(loaded, options), json or output == OutputFormat.json, train_renderables, svg, html, width)
 
 
 # --- entry point ----------------------------------------------------------------------------

@@ -7,7 +7,6 @@ number formatting (thousands separators, shares, rounded magnitudes).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -48,22 +47,6 @@ def make_console(file: TextIO | None = None) -> Console:
     elif console.width < MIN_WIDTH:
         console.width = MIN_WIDTH
     return console
-
-
-def export(renderable: object, width: int, svg: str | None = None, html: str | None = None) -> None:
-    """Save what was shown as an SVG picture or an HTML page, drawn as rich draws it at WIDTH columns."""
-    if svg is None and html is None:
-        return
-    recorder = Console(record=True, width=width, file=open(os.devnull, "w"), force_terminal=True)  # noqa: SIM115
-    recorder.print(renderable)
-    for path, save in ((svg, recorder.save_svg), (html, recorder.save_html)):
-        if path is not None:
-            try:
-                save(path, clear=False)
-            except OSError as error:
-                from ..errors import UsageError
-
-                raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def show(console: Console, *renderables: object) -> None:
