@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
@@ -147,6 +148,9 @@ SweepOpt = Annotated[
         "twice for a grid.",
         show_default=False,
     ),
+]
+BriefOpt = Annotated[
+    bool, typer.Option("--brief", help="Only the headline figures, in one short block (with --json: just those).")
 ]
 ChartOpt = Annotated[
     str | None,
@@ -333,6 +337,61 @@ def sweep(
         emit(report, as_json or output == OutputFormat.json, sweep_renderables, svg, html, width)
 
 
+def brief(report: Any, command: str, figures: dict[str, Any], headlines: tuple[Any, ...], as_json: bool) -> None:
+    """--brief: the headline figures of REPORT alone (the warnings still on stderr)."""
+    from .render import make_console, print_json, show
+    from .render.brief import brief_renderables
+
+    warn(report)
+    if as_json:
+        print_json(figures)
+        return
+    show(make_console(), brief_renderables(report, command, figures, headlines))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How a model command answers: a sweep, the headline figures alone, or the whole report (as JSON or tables,
+    and pictures)."""
+
+    sweeps: list[str] | None
+    chart: str | None
+    output: OutputFormat
+    brief: bool
+    as_json: bool
+    svg: str | None
+    html: str | None
+    width: int | None
+
+
+def respond(
+    loaded: Any,
+    command: str,
+    report_of: Callable[[Any], Any],
+    headline_of: Callable[[Any, Any], dict[str, Any]],
+    headlines: tuple[Any, ...],
+    render: Callable[..., Any],
+    answer: Answer,
+) -> None:
+    """COMMAND's answer for LOADED: at each --sweep point, as --brief headline figures, or the whole report."""
+    if answer.sweeps:
+        refuse(answer.brief, "--brief and --sweep: a sweep already shows the headline figures")
+
+        def measure(at: Any) -> dict[str, Any]:
+            return headline_of(at, report_of(at))
+
+        return sweep(
+            loaded, answer.sweeps, command, measure, headlines, answer.chart, answer.as_json, answer.output,
+            answer.svg, answer.html, answer.width,
+        )  # fmt: skip
+    no_sweep_options(answer.chart, answer.output)
+    report = report_of(loaded)
+    if answer.brief:
+        refuse(bool(answer.svg or answer.html), "--brief prints a few lines; draw pictures without it")
+        return brief(report, command, headline_of(loaded, report), headlines, answer.as_json)
+    emit(report, answer.as_json or answer.output == OutputFormat.json, render, answer.svg, answer.html, answer.width)
+
+
 def no_sweep_options(chart: str | None, output: OutputFormat) -> None:
     refuse(chart is not None, "--chart applies to --sweep; add --sweep KEY=VALUES")
     refuse(output != OutputFormat.table and output != OutputFormat.json, f"--format {output.value} applies to --sweep")
@@ -366,6 +425,7 @@ def params(
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
+    brief_: BriefOpt = False,
     output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
@@ -377,17 +437,13 @@ def params(
 ) -> None:
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
     from .api import account
-
-    loaded = load_model(model, revision, token, as_type, set_, json)
-    if sweep_:
-        from .sweeps import PARAMS_HEADLINES, params_headline
-
-        measure = lambda at: params_headline(account(at))  # noqa: E731
-        return sweep(loaded, sweep_, "params", measure, PARAMS_HEADLINES, chart, json, output, svg, html, width)
-    no_sweep_options(chart, output)
+    from .headlines import PARAMS_HEADLINES, params_headline
     from .render.params import params_tables
 
-    emit(account(loaded), json or output == OutputFormat.json, params_tables, svg, html, width)
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    headline = lambda _, report: params_headline(report)  # noqa: E731
+    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
+    respond(loaded, "params", account, headline, PARAMS_HEADLINES, params_tables, answer)
 
 
 @app.command("flops")
@@ -415,6 +471,7 @@ def flops_command(
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
+    brief_: BriefOpt = False,
     output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
@@ -438,18 +495,15 @@ def flops_command(
         parse_context(ctx)  # a bad --ctx or --image is refused before any download
     if image is not None:
         parse_image_size(image)
-    loaded = load_model(model, revision, token, as_type, set_, json)
-    if sweep_:
-        from .sweeps import FLOPS_HEADLINES, flops_headline
-
-        refuse(image is not None, "--image and --sweep: sweep without --image")
-        measure = lambda at: flops_headline(flops(at, ctx, mla_form=form, causal=not no_causal))  # noqa: E731
-        return sweep(loaded, sweep_, "flops", measure, FLOPS_HEADLINES, chart, json, output, svg, html, width)
-    no_sweep_options(chart, output)
+    from .headlines import FLOPS_HEADLINES, flops_headline
     from .render.compute import flops_table
 
-    report = flops(loaded, ctx, mla_form=form, causal=not no_causal, image=image)
-    emit(report, json or output == OutputFormat.json, flops_table, svg, html, width)
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    refuse(image is not None and bool(sweep_), "--image and --sweep: sweep without --image")
+    report_of = lambda at: flops(at, ctx, mla_form=form, causal=not no_causal, image=image)  # noqa: E731
+    headline = lambda _, report: flops_headline(report)  # noqa: E731
+    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
+    respond(loaded, "flops", report_of, headline, FLOPS_HEADLINES, flops_table, answer)
 
 
 @app.command("crossover")
@@ -490,6 +544,7 @@ def crossover_command(
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
+    brief_: BriefOpt = False,
     output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
@@ -516,27 +571,15 @@ def crossover_command(
     if ctx is not None:
         parse_context(ctx)
     form: MlaFormName = "absorbed" if mla is MlaForm.absorbed else "plain"
-    loaded = load_model(model, revision, token, as_type, set_, json)
-    if sweep_:
-        from .sweeps import CROSSOVER_HEADLINES, crossover_headline
-
-        def measure(at: Any) -> dict[str, Any]:
-            report = crossover(at, ctx, measure=by.value, mla_form=form, dtype=dtype)
-            return crossover_headline(report, kv_bytes_per_token(at, dtype))
-
-        return sweep(loaded, sweep_, "crossover", measure, CROSSOVER_HEADLINES, chart, json, output, svg, html, width)
-    no_sweep_options(chart, output)
+    from .headlines import CROSSOVER_HEADLINES, crossover_headline
     from .render.compute import crossover_renderables
 
-    report = crossover(loaded, ctx, measure=by.value, mla_form=form, dtype=dtype)
-    emit(
-        report,
-        json or output == OutputFormat.json,
-        lambda report, columns: crossover_renderables(report, columns, plot),
-        svg,
-        html,
-        width,
-    )
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    report_of = lambda at: crossover(at, ctx, measure=by.value, mla_form=form, dtype=dtype)  # noqa: E731
+    headline = lambda at, report: crossover_headline(report, kv_bytes_per_token(at, dtype))  # noqa: E731
+    render = lambda report, columns: crossover_renderables(report, columns, plot)  # noqa: E731
+    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
+    respond(loaded, "crossover", report_of, headline, CROSSOVER_HEADLINES, render, answer)
 
 
 @app.command()
@@ -588,6 +631,7 @@ def memory(
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
+    brief_: BriefOpt = False,
     output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
@@ -620,16 +664,14 @@ def memory(
         gpu_memory=gpu_memory,
         chunk=chunk,
     ).checked()
-    loaded = load_model(model, revision, token, as_type, set_, json)
-    if sweep_:
-        from .sweeps import MEMORY_HEADLINES, memory_headline
-
-        measure = lambda at: memory_headline(count_memory(at, options=options))  # noqa: E731
-        return sweep(loaded, sweep_, "memory", measure, MEMORY_HEADLINES, chart, json, output, svg, html, width)
-    no_sweep_options(chart, output)
+    from .headlines import MEMORY_HEADLINES, memory_headline
     from .render.memory import memory_tables
 
-    emit(count_memory(loaded, options=options), json or output == OutputFormat.json, memory_tables, svg, html, width)
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    report_of = lambda at: count_memory(at, options=options)  # noqa: E731
+    headline = lambda _, report: memory_headline(report)  # noqa: E731
+    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
+    respond(loaded, "memory", report_of, headline, MEMORY_HEADLINES, memory_tables, answer)
 
 
 @app.command("config")
@@ -870,6 +912,7 @@ def speed_command(
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
+    brief_: BriefOpt = False,
     output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
@@ -911,13 +954,19 @@ def speed_command(
 
     loaded = load_model(model, revision, token, as_type, set_, json)
     if sweep_:
-        from .sweeps import SPEED_HEADLINES, speed_headline
+        from .headlines import SPEED_HEADLINES, speed_headline
 
         refuse("," in gpu or "," in batch, "--sweep counts one accelerator at one batch; give one --gpu and --batch")
         measure = lambda at: speed_headline(run_speed(at).reports[0])  # noqa: E731
         return sweep(loaded, sweep_, "speed", measure, SPEED_HEADLINES, chart, json, output, svg, html, width)
     no_sweep_options(chart, output)
     run = run_speed(loaded)
+    if brief_:
+        from .headlines import SPEED_HEADLINES, speed_headline
+
+        refuse(len(run.reports) > 1, "--brief shows one accelerator at one batch; give one --gpu and --batch")
+        refuse(bool(svg or html), "--brief prints a few lines; draw pictures without it")
+        return brief(run.reports[0], "speed", speed_headline(run.reports[0]), SPEED_HEADLINES, json)
     if run.stopped:
         sys.stderr.write(f"Warning: {run.stopped}\n")
     if json:
@@ -972,6 +1021,7 @@ def train_command(
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
+    brief_: BriefOpt = False,
     output: SweepFormatOpt = OutputFormat.table,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
@@ -989,16 +1039,14 @@ def train_command(
     options = TrainOptions(
         tokens, seq, gpu, gpus, dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute
     ).checked()
-    loaded = load_model(model, revision, token, as_type, set_, json)
-    if sweep_:
-        from .sweeps import TRAIN_HEADLINES, train_headline
-
-        measure = lambda at: train_headline(train(at, options))  # noqa: E731
-        return sweep(loaded, sweep_, "train", measure, TRAIN_HEADLINES, chart, json, output, svg, html, width)
-    no_sweep_options(chart, output)
+    from .headlines import TRAIN_HEADLINES, train_headline
     from .render.training import train_renderables
 
-    emit(train(loaded, options), json or output == OutputFormat.json, train_renderables, svg, html, width)
+    loaded = load_model(model, revision, token, as_type, set_, json)
+    report_of = lambda at: train(at, options)  # noqa: E731
+    headline = lambda _, report: train_headline(report)  # noqa: E731
+    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
+    respond(loaded, "train", report_of, headline, TRAIN_HEADLINES, train_renderables, answer)
 
 
 # --- entry point ----------------------------------------------------------------------------

@@ -7,25 +7,14 @@ function the command uses; the headline figures of each command are declared onc
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .headlines import Figure, Headline
 from .results import ModelInfo, Result
 
 if TYPE_CHECKING:
     from .loading import LoadedModel
     from .overrides import Override, Sweep
-
-Figure = bool | int | float | str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Headline:
-    """One figure a sweep reports: its JSON name, its heading, and its unit ("" for a count or a ratio)."""
-
-    name: str
-    heading: str
-    unit: str = ""
 
 
 class SweepColumn(Result):
@@ -94,111 +83,3 @@ def _merged(base: tuple[Override, ...], point: tuple[Override, ...]) -> tuple[Ov
     """The --set overrides, then the point's values (a swept key replaces a --set of the same key)."""
     swept = {override.key for override in point}
     return tuple(override for override in base if override.key not in swept) + point
-
-
-# --- each command's headline figures ----------------------------------------------------------------
-
-
-def params_headline(report: Any) -> dict[str, Figure]:
-    """params: total, active per token (MoE; the total otherwise), FFN parameters and their share."""
-    total = report.total_params
-    return {
-        "total_params": total,
-        "active_params": report.active_params if report.active_params is not None else total,
-        "ffn_params": report.components.ffn,
-        "ffn_share": report.components.ffn / total if total else None,
-    }
-
-
-PARAMS_HEADLINES = (
-    Headline("total_params", "Total"),
-    Headline("active_params", "Active"),
-    Headline("ffn_params", "FFN"),
-    Headline("ffn_share", "FFN share"),
-)
-
-
-def flops_headline(report: Any) -> dict[str, Figure]:
-    """flops: FLOPs per generated token at the context, the FFN's share of them, and the prefill of that context."""
-    per_token = report.per_token
-    return {
-        "flops_per_token": per_token.total,
-        "ffn_share": per_token.ffn / per_token.total if per_token.total else None,
-        "prefill_flops": report.prefill.total,
-    }
-
-
-FLOPS_HEADLINES = (
-    Headline("flops_per_token", "FLOPs/token", "FLOPs"),
-    Headline("ffn_share", "FFN share"),
-    Headline("prefill_flops", "Prefill", "FLOPs"),
-)
-
-
-def crossover_headline(report: Any, kv_bytes_per_token: int) -> dict[str, Figure]:
-    """crossover: the first whole context where attention's cost reaches the FFN's (n*), and KV bytes per token."""
-    return {"crossover_context": report.crossover_context_ceil, "kv_bytes_per_token": kv_bytes_per_token}
-
-
-CROSSOVER_HEADLINES = (
-    Headline("crossover_context", "n*", "tokens"),
-    Headline("kv_bytes_per_token", "KV/token", "bytes"),
-)
-
-
-def memory_headline(report: Any) -> dict[str, Figure]:
-    """memory: weights, KV cache at the context and batch, the inference total, and per GPU."""
-    return {
-        "weights_bytes": report.weights.bytes,
-        "kv_cache_bytes": report.kv_cache.bytes,
-        "total_inference_bytes": report.total_inference,
-        "per_gpu_inference_bytes": report.per_gpu_inference,
-    }
-
-
-MEMORY_HEADLINES = (
-    Headline("weights_bytes", "Weights", "bytes"),
-    Headline("kv_cache_bytes", "KV cache", "bytes"),
-    Headline("total_inference_bytes", "Total", "bytes"),
-    Headline("per_gpu_inference_bytes", "Per GPU", "bytes"),
-)
-
-
-def speed_headline(report: Any) -> dict[str, Figure]:
-    """speed: decode time per token (TPOT) and tokens/s of the batch, time to first token; roofline ceilings."""
-    return {
-        "seconds_per_step": report.decode.seconds_per_step,
-        "tokens_per_second": report.decode.tokens_per_second,
-        "ttft_seconds": report.prefill.seconds,
-        "memory_needed_bytes": report.memory_needed,
-        "fits": report.fits,
-    }
-
-
-SPEED_HEADLINES = (
-    Headline("tokens_per_second", "Tokens/s (ceiling)"),
-    Headline("seconds_per_step", "TPOT (s)"),
-    Headline("ttft_seconds", "TTFT (s)"),
-    Headline("memory_needed_bytes", "Memory", "bytes"),
-    Headline("fits", "Fits"),
-)
-
-
-def train_headline(report: Any) -> dict[str, Figure]:
-    """train: total model FLOPs, FLOPs per token, GPU-hours, days and cost (at the report's MFU, assumed or measured)."""
-    return {
-        "total_flops": report.total_flops,
-        "flops_per_token": report.flops_per_token,
-        "gpu_hours": report.gpu_hours,
-        "days": report.days,
-        "cost": report.cost,
-    }
-
-
-TRAIN_HEADLINES = (
-    Headline("total_flops", "Total FLOPs", "FLOPs"),
-    Headline("flops_per_token", "FLOPs/token", "FLOPs"),
-    Headline("gpu_hours", "GPU-hours (MFU assumed)"),
-    Headline("days", "Days (MFU assumed)"),
-    Headline("cost", "Cost (MFU assumed)"),
-)

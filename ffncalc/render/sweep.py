@@ -10,7 +10,8 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from ..sweeps import Figure, SweepColumn, SweepReport
+from ..headlines import Figure
+from ..sweeps import SweepColumn, SweepReport
 from . import heading, info_lines, share
 from .layout import Column, Grid, fit
 

@@ -1,0 +1,36 @@
+"""--brief: a command's headline figures in one short block, the same figures a sweep row shows."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+
+from ..headlines import Figure, Headline
+from ..results import ModelInfo
+from . import heading, named, share
+
+GIB = 1 << 30
+
+
+def figure_text(value: Figure, headline: Headline) -> str:
+    """A headline figure for reading: exact integers with separators, GiB beside bytes, shares in percent."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    if headline.name.endswith("share") and isinstance(value, float):
+        return share(round(value * 1_000_000), 1_000_000)
+    if headline.unit == "bytes" and isinstance(value, int):
+        return f"{value:,} bytes" + (f" ({value / GIB:,.2f} GiB)" if value >= GIB else "")
+    text = f"{value:,}" if isinstance(value, int) else f"{value:.4g}"
+    return f"{text} {headline.unit}" if headline.unit and headline.unit != "bytes" else text
+
+
+def brief_renderables(
+    info: ModelInfo, command: str, figures: dict[str, Figure], headlines: tuple[Headline, ...]
+) -> Group:
+    width = max(len(h.heading) for h in headlines)
+    lines = [Text(f"{h.heading + ':':<{width + 1}} {figure_text(figures.get(h.name), h)}") for h in headlines]
+    return Group(heading(f"{named(info)} — {command}"), *lines)
