@@ -348,3 +348,13 @@ MEMORY_TABLE = {
 def memory_sizes() -> dict[str, int]:
     """The memory table of `ffncalc memory`: name → bytes, from ACCELERATOR_TABLE."""
     return {label: accelerator(name).memory for label, name in MEMORY_TABLE.items()}
+
+
+# What the runtime holds besides the model's tensors on every GPU: the CUDA context, cuBLAS/NCCL workspaces and
+# the caching allocator's fragmentation. "fits" in `memory` means after it; vLLM's own budget subtracts its
+# measured non-torch memory and CUDA graphs in its place. Overridable with --runtime-reserve.
+RUNTIME_RESERVE = 1 << 30
+RUNTIME_RESERVE_SOURCE = (
+    "assumed by ffncalc, not measured: 1 GiB, of the order of the CUDA context (~0.3-0.5 GiB with the CUDA 12 "
+    "lazy module loading) plus the 'non-torch memory' and 'CUDA graph' lines vLLM logs for mid-size models"
+)

@@ -288,7 +288,8 @@ def refresh_catalog() -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class MemoryOptions:
-    """What `memory` counts: the context and batch, the weights' and cache's dtypes, training, and the GPUs."""
+    """What `memory` counts: the context and batch, the weights' and cache's dtypes, training, the GPUs, and the
+    serving engine whose KV-cache arithmetic to follow."""
 
     context: int | str | None = None  # tokens (8192 or "8k"); None: DEFAULT_CONTEXT, capped at the model's own limit
     batch: int = 1
@@ -298,12 +299,26 @@ class MemoryOptions:
     optimizer: str = "adamw"
     recompute: str = "none"
     zero_stage: int = 0
-    gpus: int = 1
+    gpus: int = 1  # tensor parallelism (--tp)
     gpu_memory: str | None = None  # another accelerator's memory, e.g. "96GB"
     chunk: int = 2048  # prefill chunk of the activation buffer, in tokens
+    # Serving: an engine's KV-cache arithmetic (serving.py). "none", "vllm", "vllm@0.11" or "sglang".
+    engine: str = "none"
+    gpu: str | None = None  # the accelerator an engine's budget and --solve use; None: --gpu-memory, else h100
+    kv_budget: str | None = None  # the KV-cache memory per GPU the engine printed, e.g. "40GiB": skips the budget
+    gpu_memory_utilization: float | None = None  # vLLM's gpu_memory_utilization / SGLang's mem_fraction_static
+    max_num_batched_tokens: int | None = None  # None: vLLM's default for the accelerator
+    block_size: int | None = None  # None: vLLM's (16; 64 for MLA)
+    runtime_reserve: str | None = None  # None: accelerators.RUNTIME_RESERVE
+    solve: str | None = None  # "ctx", "batch" or "concurrency": the largest that fits
+    # Training
+    attention: str = "flash"  # "flash" (no s × s scores stored) or "eager" (Korthikanti et al.'s full formula)
+    lora_rank: int | None = None  # LoRA adapters of this rank on the attention and FFN projections, base frozen
 
     def checked(self) -> MemoryOptions:
         """These options, or a UsageError naming the first that cannot be counted (before any download)."""
+        from .serving import parse_engine
+
         if self.context is not None:
             parse_context(self.context)
         for name, value in (("batch", self.batch), ("gpus", self.gpus), ("chunk", self.chunk)):
@@ -311,6 +326,38 @@ class MemoryOptions:
                 raise UsageError(f"--{name} must be a whole number from 1 to {1 << 20:,} (got {value})")
         if self.zero_stage not in (0, 1, 2, 3):
             raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {self.zero_stage})")
+        engine = parse_engine(self.engine)
+        serving = (self.kv_budget, self.gpu_memory_utilization, self.max_num_batched_tokens, self.block_size)
+        if engine.engine == "none" and any(value is not None for value in serving):
+            raise UsageError(
+                "--kv-budget, --gpu-memory-utilization, --max-num-batched-tokens and --block-size apply to an "
+                "engine; add --engine vllm (or sglang)"
+            )
+        for name, number in (
+            ("--max-num-batched-tokens", self.max_num_batched_tokens),
+            ("--block-size", self.block_size),
+        ):
+            if number is not None and not 1 <= number <= 1 << 24:
+                raise UsageError(f"{name} must be a whole number from 1 to {1 << 24:,} (got {number})")
+        if self.gpu_memory_utilization is not None and not 0 < self.gpu_memory_utilization <= 1:
+            raise UsageError(
+                f"--gpu-memory-utilization must be above 0 and at most 1, e.g. 0.9 (got {self.gpu_memory_utilization})"
+            )
+        if self.solve is not None and self.solve not in ("ctx", "batch", "concurrency"):
+            raise UsageError(f"--solve must be ctx, batch or concurrency (got {self.solve!r})")
+        if self.solve == "concurrency" and engine.engine == "none":
+            raise UsageError("--solve concurrency is the engine's figure; add --engine vllm (or use --solve batch)")
+        if self.attention not in ("flash", "eager"):
+            raise UsageError(f"--attention must be flash or eager (got {self.attention!r})")
+        training_only = self.lora_rank is not None or self.attention != "flash"
+        if training_only and not self.train:
+            raise UsageError("--attention and --lora-rank apply to --train; add --train")
+        if self.lora_rank is not None and not 1 <= self.lora_rank <= 1 << 16:
+            raise UsageError(f"--lora-rank must be a whole number from 1 to 65,536 (got {self.lora_rank})")
+        if self.lora_rank is not None and self.zero_stage:
+            raise UsageError("--lora-rank with --zero is not modelled (ZeRO would shard only the adapters' states)")
+        if self.zero_stage == 3 and self.gpus == 1 and self.train:
+            raise UsageError("--zero 3 on one GPU shards nothing; give --tp/--gpus 2 or more, or --zero 0")
         return self
 
 
@@ -351,7 +398,8 @@ def memory(
     accelerators = dict(ACCELERATORS)
     if options.gpu_memory is not None:
         accelerators = {f"your GPU ({options.gpu_memory})": _gpu_memory(options.gpu_memory)} | accelerators
-    return count_memory(
+    reserve = _runtime_reserve(options.runtime_reserve)
+    report = count_memory(
         loaded.spec,
         info.model_copy(update={"notes": notes}),
         weight_dtype=weight_dtype,
@@ -367,7 +415,142 @@ def memory(
         recompute=options.recompute,  # type: ignore[arg-type]
         zero_stage=options.zero_stage,
         parameters=account(loaded).total_params,
+        reserve=reserve,
+        attention=options.attention,  # type: ignore[arg-type]
+        lora_rank=options.lora_rank,
     )
+    if options.engine.strip().lower() != "none" or options.solve is not None:
+        report = _serve(loaded, report, options, tokens, weight_dtype, scheme, cache_dtype, reserve)
+    return report
+
+
+def _runtime_reserve(text: str | None) -> int:
+    """--runtime-reserve: a size (0 for none), or accelerators.RUNTIME_RESERVE."""
+    from .accelerators import RUNTIME_RESERVE
+    from .units import parse_size
+
+    if text is None:
+        return RUNTIME_RESERVE
+    if text.strip().rstrip("GgMmIiBb").strip() in ("0", "0.0"):
+        return 0
+    return parse_size(text)
+
+
+def _serving_gpu(options: MemoryOptions) -> tuple[str, int]:
+    """The accelerator an engine's budget and --solve use: --gpu, else --gpu-memory, else the H100."""
+    from .accelerators import accelerator
+
+    if options.gpu is not None:
+        chip = accelerator(options.gpu)
+        return chip.name, chip.memory
+    if options.gpu_memory is not None:
+        return f"your GPU ({options.gpu_memory})", _gpu_memory(options.gpu_memory)
+    chip = accelerator("h100")
+    return chip.name, chip.memory
+
+
+def _serve(
+    loaded: LoadedModel,
+    report: MemoryReport,
+    options: MemoryOptions,
+    context: int,
+    weight_dtype: str,
+    scheme: Any,
+    cache_dtype: str,
+    reserve: int,
+) -> MemoryReport:
+    """The engine's KV-cache figures (serving.py) and --solve, added to REPORT."""
+    from fractions import Fraction
+
+    from .memory import inference_activations, per_gpu_weights, weight_layout
+    from .serving import (
+        VLLM_DEFAULTS_SOURCE,
+        VLLM_GPU_MEMORY_UTILIZATION,
+        Budget,
+        engine_report,
+        estimated_budget,
+        parse_engine,
+        vllm_default_max_num_batched_tokens,
+    )
+    from .units import DTYPE_BYTES, parse_size
+
+    version = parse_engine(options.engine)
+    gpu_name, gpu_memory = _serving_gpu(options)
+    tp = options.gpus
+    state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
+    if options.max_num_batched_tokens is not None:
+        batched, batched_source = options.max_num_batched_tokens, "--max-num-batched-tokens"
+    else:
+        batched = vllm_default_max_num_batched_tokens(gpu_memory, gpu_name)
+        batched_source = f"vLLM's default for `vllm serve` on {gpu_name} ({VLLM_DEFAULTS_SOURCE})"
+    engine = None
+    if version.engine != "none":
+        if options.kv_budget is not None:
+            budget = Budget(parse_size(options.kv_budget), True)
+        else:
+            utilization = (
+                Fraction(str(options.gpu_memory_utilization))
+                if options.gpu_memory_utilization is not None
+                else VLLM_GPU_MEMORY_UTILIZATION
+            )
+            weights, _ = per_gpu_weights(weight_layout(loaded.spec, weight_dtype, scheme), tp)
+            peak = inference_activations(loaded.spec, 1, batched, state_size).bytes
+            budget = estimated_budget(version.engine, gpu_memory, utilization, weights, peak, reserve)
+        engine = engine_report(
+            loaded.spec, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype], state_size=state_size,
+            tp=tp, batched=batched, batched_source=batched_source, block_size=options.block_size,
+        )  # fmt: skip
+    solved = None
+    if options.solve is not None:
+        solved = _solve(loaded, options, engine, context, gpu_name, gpu_memory - reserve)
+    return report.model_copy(update={"engine": engine, "solved": solved})
+
+
+def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: int, gpu_name: str, limit: int) -> Any:
+    """--solve: the engine's answer (its longest context, whole requests, concurrency) beside the largest whole
+    context or batch for which ffncalc's weights + KV cache + activations per GPU fit LIMIT (by bisection)."""
+    from .memory import Solved
+
+    plain = replace(
+        options, engine="none", solve=None, train=False, lora_rank=None, attention="flash", zero_stage=0,
+        kv_budget=None, gpu_memory_utilization=None, max_num_batched_tokens=None, block_size=None,
+    )  # fmt: skip
+
+    def per_gpu(ctx: int, batch: int) -> int:
+        return memory(loaded, options=replace(plain, context=ctx, batch=batch)).per_gpu_inference
+
+    if options.solve == "ctx":
+        without = _largest(lambda n: per_gpu(n, options.batch) <= limit, 1 << 24)
+        value: int | float = engine.max_context if engine is not None else without
+        how = f"the longest context of {options.batch:,} sequence(s)"
+    else:
+        without = _largest(lambda n: per_gpu(context, n) <= limit, 1 << 20)
+        if engine is None:
+            value = without
+        else:
+            value = engine.max_concurrency if options.solve == "concurrency" else int(engine.max_concurrency)
+        how = f"sequences of {context:,} tokens at once"
+    return Solved(
+        what=options.solve or "",
+        value=value,
+        without_engine=without,
+        memory=limit,
+        how=how + f" on {gpu_name} × {options.gpus} (tensor parallel), after the runtime reserve",
+    )
+
+
+def _largest(fits: Any, limit: int) -> int:
+    """The largest n in [1, LIMIT] with FITS(n) (FITS growing false past one point), or 0 when FITS(1) is false."""
+    if not fits(1):
+        return 0
+    low, high = 1, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def kv_bytes_per_token(model: str | LoadedModel, dtype: str | None = None) -> int:

@@ -603,7 +603,13 @@ def memory(
         ),
     ] = None,
     gpus: Annotated[
-        int, typer.Option("--gpus", metavar="N", help="GPUs to split the model across (tensor parallel), e.g. 8.")
+        int,
+        typer.Option(
+            "--gpus",
+            "--tp",
+            metavar="N",
+            help="GPUs to split the model across (tensor parallel; with --train, the ranks ZeRO shards across), e.g. 8.",
+        ),
     ] = 1,
     gpu_memory: Annotated[
         str | None,
@@ -611,6 +617,65 @@ def memory(
             "--gpu-memory",
             metavar="SIZE",
             help="Another accelerator's memory, e.g. 96GB or 80GiB, or a name from the accelerator table, e.g. h200.",
+        ),
+    ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            metavar="ENGINE",
+            help="Size the KV cache as a serving engine does: vllm, vllm@0.11 (an older version's arithmetic), "
+            "sglang, or none.",
+        ),
+    ] = "none",
+    gpu: Annotated[
+        str | None,
+        typer.Option(
+            "--gpu", metavar="NAME", help="The accelerator for --engine's budget and --solve, e.g. l40s (default h100)."
+        ),
+    ] = None,
+    kv_budget: Annotated[
+        str | None,
+        typer.Option(
+            "--kv-budget",
+            metavar="SIZE",
+            help="The KV-cache memory per GPU your engine printed, e.g. 40GiB (skips estimating the budget).",
+        ),
+    ] = None,
+    gpu_memory_utilization: Annotated[
+        float | None,
+        typer.Option(
+            "--gpu-memory-utilization",
+            metavar="X",
+            help="vLLM's gpu_memory_utilization (SGLang's mem_fraction_static), e.g. 0.9 (the default).",
+        ),
+    ] = None,
+    max_num_batched_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-num-batched-tokens",
+            metavar="N",
+            help="vLLM's max_num_batched_tokens, e.g. 2048 (default: vLLM's for the --gpu).",
+        ),
+    ] = None,
+    block_size: Annotated[
+        int | None,
+        typer.Option("--block-size", metavar="N", help="vLLM's block size in tokens (default 16; 64 for MLA)."),
+    ] = None,
+    runtime_reserve: Annotated[
+        str | None,
+        typer.Option(
+            "--runtime-reserve",
+            metavar="SIZE",
+            help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB (default 1GiB, assumed).",
+        ),
+    ] = None,
+    solve: Annotated[
+        str | None,
+        typer.Option(
+            "--solve",
+            metavar="WHAT",
+            help="The largest that fits on --gpu × --tp: ctx, batch or concurrency (with --engine).",
         ),
     ] = None,
     chunk: Annotated[
@@ -628,6 +693,22 @@ def memory(
     zero: Annotated[
         int, typer.Option("--zero", metavar="STAGE", help="With --train: ZeRO stage 0–3, sharding across --gpus.")
     ] = 0,
+    attention: Annotated[
+        str,
+        typer.Option(
+            "--attention",
+            metavar="KIND",
+            help="With --train: flash (no s×s scores stored, the default) or eager (Korthikanti et al.'s formula).",
+        ),
+    ] = "flash",
+    lora_rank: Annotated[
+        int | None,
+        typer.Option(
+            "--lora-rank",
+            metavar="R",
+            help="With --train: LoRA adapters of rank R on the attention and FFN projections, the base frozen as stored.",
+        ),
+    ] = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -663,6 +744,16 @@ def memory(
         gpus=gpus,
         gpu_memory=gpu_memory,
         chunk=chunk,
+        engine=engine,
+        gpu=gpu,
+        kv_budget=kv_budget,
+        gpu_memory_utilization=gpu_memory_utilization,
+        max_num_batched_tokens=max_num_batched_tokens,
+        block_size=block_size,
+        runtime_reserve=runtime_reserve,
+        solve=solve,
+        attention=attention,
+        lora_rank=lora_rank,
     ).checked()
     from .headlines import MEMORY_HEADLINES, memory_headline
     from .render.memory import memory_tables

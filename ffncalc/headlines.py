@@ -69,12 +69,15 @@ CROSSOVER_HEADLINES = (
 
 
 def memory_headline(report: Any) -> dict[str, Figure]:
-    """memory: weights, KV cache at the context and batch, the inference total, and per GPU."""
+    """memory: weights, KV cache at the context and batch, the inference total, per GPU; with --engine, its KV
+    capacity and maximum concurrency (None without one)."""
     return {
         "weights_bytes": report.weights.bytes,
         "kv_cache_bytes": report.kv_cache.bytes,
         "total_inference_bytes": report.total_inference,
         "per_gpu_inference_bytes": report.per_gpu_inference,
+        "kv_capacity_tokens": report.engine.kv_capacity_tokens if report.engine is not None else None,
+        "max_concurrency": report.engine.max_concurrency if report.engine is not None else None,
     }
 
 
@@ -83,6 +86,8 @@ MEMORY_HEADLINES = (
     Headline("kv_cache_bytes", "KV cache", "bytes"),
     Headline("total_inference_bytes", "Total", "bytes"),
     Headline("per_gpu_inference_bytes", "Per GPU", "bytes"),
+    Headline("kv_capacity_tokens", "KV tokens (engine)", "tokens"),
+    Headline("max_concurrency", "Concurrency (engine)"),
 )
 
 

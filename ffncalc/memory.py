@@ -31,7 +31,7 @@ from typing import Literal
 from .accelerators import memory_sizes
 from .compute import attended_keys, indexer_reach
 from .results import ModelInfo, Result
-from .spec import Attention, Layer, ModelSpec
+from .spec import Attention, DenseFfn, Layer, ModelSpec, MoeFfn
 from .storage import Scheme, Stored, layout, parameter_layout
 from .tensors import assemble, layer_indices, layer_tensors, model_tensors
 from .units import DTYPE_BYTES
@@ -111,18 +111,78 @@ class Accelerator(Result):
 
 
 class Training(Result):
-    """Training memory: weights, gradients, optimizer states and activations, per GPU under ZeRO."""
+    """Training memory: weights, gradients and optimizer states for the whole model and per GPU under ZeRO, and the
+    activations of one micro-batch (per GPU); per_gpu = the per-GPU rows + activations."""
 
     optimizer: Optimizer
     recompute: Recompute
-    gpus: int
+    attention: Literal["flash", "eager"]
+    gpus: int  # data-parallel ranks ZeRO shards across
     zero_stage: int
-    weights: int
-    gradients: int
-    optimizer_states: int
-    activations: int
+    micro_batch: int  # sequences per GPU per step (the global batch is micro_batch · gpus · accumulation steps)
+    trainable_parameters: int  # all of them, or LoRA's adapters
+    lora_rank: int | None
+    weights: int  # whole model (16-bit; with LoRA the frozen base as stored + 16-bit adapters)
+    gradients: int  # whole model
+    optimizer_states: int  # whole model
+    activations: int  # per GPU, one micro-batch
     activations_formula: str
+    weights_per_gpu: int
+    gradients_per_gpu: int
+    optimizer_states_per_gpu: int
     per_gpu: int
+
+
+KvKind = Literal["full", "sliding", "chunked", "mla", "mamba"]
+
+
+class KvGroup(Result):
+    """Layers of one KV-cache spec as the engine groups them: the spec, its layers, groups and blocks per request."""
+
+    kind: KvKind
+    window: int | None  # sliding window or attention chunk, tokens
+    layers: int
+    groups: int  # groups of layers_per_group layers (the last padded)
+    page_bytes: int  # one block of one layer, after vLLM unifies page sizes (the mean, where widths differ)
+    block_size: int
+    blocks_per_request: int  # per group, for one request of the context
+
+
+class EngineReport(Result):
+    """What the engine computes from the memory it has for the KV cache: blocks, tokens and concurrency."""
+
+    engine: str
+    version: str  # the version modelled, or "" for the source cited
+    source: str
+    budget_bytes: int  # KV-cache memory per GPU
+    budget_given: bool  # --kv-budget (as the engine printed it), not estimated
+    total_memory: int | None  # the accelerator's memory, when the budget is estimated
+    gpu_memory_utilization: float | None
+    weights_bytes: int | None  # per GPU, when estimated
+    activation_peak_bytes: int | None  # estimated peak of the profiling forward
+    runtime_reserve_bytes: int | None
+    max_num_batched_tokens: int
+    max_num_batched_tokens_source: str
+    tensor_parallel: int
+    block_size: int
+    layers_per_group: int
+    groups: list[KvGroup]
+    num_blocks: int
+    kv_capacity_tokens: int
+    context: int
+    max_concurrency: float
+    max_context: int  # the longest context one request can hold
+    notes: list[str]
+
+
+class Solved(Result):
+    """--solve: the largest context, batch or concurrency that fits, with and without the engine's budget."""
+
+    what: str  # "ctx", "batch" or "concurrency"
+    value: int | float  # the largest that fits (concurrency unrounded, as vLLM prints it)
+    without_engine: int  # the largest whole value for which weights + KV cache + activations fit the memory
+    memory: int  # the memory per GPU compared against (after the runtime reserve)
+    how: str
 
 
 class MemoryReport(ModelInfo):
@@ -136,7 +196,10 @@ class MemoryReport(ModelInfo):
     per_gpu_inference: int
     replicated: list[str]
     accelerators: list[Accelerator]
+    runtime_reserve: int  # subtracted from each accelerator's memory before "fits"
     training: Training | None
+    engine: EngineReport | None = None
+    solved: Solved | None = None
     conventions: list[str]
 
 
@@ -394,6 +457,73 @@ def per_gpu_cache(spec: ModelSpec, cache: KvCache, gpus: int) -> tuple[int, list
 # Bytes per parameter under mixed precision: 16-bit weights and gradients, and the optimizer's states
 # with an fp32 master copy of the weights (Rajbhandari et al. 2020, ZeRO, §3.1: 2 + 2 + 12 for Adam).
 OPTIMIZER_BYTES: dict[Optimizer, int] = {"adamw": 4 + 4 + 4, "adamw-8bit": 4 + 1 + 1, "sgd": 4 + 4}
+TrainAttention = Literal["flash", "eager"]
+
+
+def attention_activation_bytes(attention: Attention, s: int, b: int, h: int, flash: bool) -> int:
+    """One attention block's stored activations in 16-bit, Korthikanti et al. 2022 §4.1 generalised to the layer's real
+    widths: its input 2sbh, Q 2sb·(heads·qk), K 2sb·(kv_heads·qk), V 2sb·(kv_heads·v) (MLA: its decompressed heads
+    and its latents 2sb·(kv_lora_rank + rope + q_lora_rank)), the output projection's input 2sb·(heads·v) and the
+    dropout mask sbh; eager attention also keeps the scores' softmax 2·a·s·k·b, its dropout mask a·s·k·b and the
+    dropped-out probabilities 2·a·s·k·b (k: the keys attended, the window where there is one); FlashAttention keeps
+    instead the softmax's log-sum-exp, 4·a·s·b (fp32). GPT's layer (q = k = v = h heads) gives 11sbh + 5as²b."""
+    heads, kv_heads = attention.num_heads, attention.num_kv_heads
+    qk, v = attention.qk_head_dim, attention.v_head_dim
+    if attention.mla is not None:
+        kv_heads = heads
+        latents = attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim + (attention.mla.q_lora_rank or 0)
+    else:
+        latents = 0
+    values = 0 if attention.values_are_keys else kv_heads * v
+    widths = h + heads * qk + kv_heads * qk + values + heads * v + latents
+    keys = s if attention.window is None else min(s, attention.window)
+    scores = 4 * heads * s * b if flash else 5 * heads * s * keys * b
+    return 2 * s * b * widths + s * b * h + scores
+
+
+def ffn_activation_bytes(ffn: DenseFfn | MoeFfn, s: int, b: int, h: int) -> int:
+    """One FFN block's stored activations in 16-bit (Korthikanti et al. §4.1 generalised): its input 2sbh and dropout
+    mask sbh, and per token of every expert that runs on it (MoE: k routed experts and the shared ones) the
+    intermediate's activation input and output, 2·2sbf, and the up projection's output 2sbf where gated.
+    GPT's 4h MLP gives 19sbh."""
+
+    def intermediate(dense: DenseFfn, copies: int) -> int:
+        return copies * (3 if dense.gated else 2) * 2 * s * b * dense.intermediate_size
+
+    if isinstance(ffn, MoeFfn):
+        inner = intermediate(ffn.expert, ffn.experts_per_token)
+        if ffn.shared is not None:
+            inner += intermediate(ffn.shared, 1)
+    else:
+        inner = intermediate(ffn, 1)
+    return 2 * s * b * h + s * b * h + inner
+
+
+def layer_activation_bytes(layer: Layer, s: int, b: int, h: int, flash: bool) -> int:
+    """A layer's stored activations: its attention (or a mixer's projections' outputs, 2sb each, and its input 2sbh),
+    its FFN, and the inputs of its two norms, 4sbh."""
+    total = 4 * s * b * h
+    if layer.attention is not None:
+        total += attention_activation_bytes(layer.attention, s, b, h, flash)
+    if layer.mixer is not None:
+        total += 2 * s * b * h + sum(2 * s * b * projection.out_features for projection in layer.mixer.projections)
+    if layer.ffn is not None:
+        total += ffn_activation_bytes(layer.ffn, s, b, h)
+    return total
+
+
+def lora_parameters(spec: ModelSpec, rank: int) -> int:
+    """Σ over the attention and FFN projections (every routed expert's too; not routers) of rank · (in + out)."""
+    from .compute import generating_layers
+
+    total = 0
+    for layer in generating_layers(spec):
+        for tensor in layer_tensors(layer):
+            if tensor.component not in ("attention", "ffn") or tensor.part == "router" or len(tensor.shape) < 2:
+                continue
+            *stacked, rows, columns = tensor.shape
+            total += math.prod(stacked) * tensor.copies * rank * (rows + columns)
+    return total
 
 
 def training_memory(
@@ -405,48 +535,69 @@ def training_memory(
     recompute: Recompute,
     gpus: int,
     zero_stage: int,
+    attention: TrainAttention = "flash",
+    lora_rank: int | None = None,
+    frozen_weights: int = 0,
 ) -> Training:
-    """Weights 2Ψ + gradients 2Ψ + optimizer states (Adam 12Ψ) sharded by ZeRO stage, + activations per GPU.
+    """Weights 2Ψ + gradients 2Ψ + optimizer states (Adam 12Ψ) sharded by ZeRO stage over GPUS data-parallel ranks,
+    + the activations of one micro-batch on each GPU.
 
-    Activations, per transformer layer of s tokens, batch b, hidden h and a heads in 16-bit (Korthikanti et
-    al. 2022, "Reducing Activation Recomputation in Large Transformer Models", eq. 1): s·b·h·(34 + 5·a·s/h)
-    bytes without recomputation; s·b·h·34 with selective recomputation (the attention's a·s² terms
-    recomputed); 2·s·b·h with full recomputation (only each layer's input kept). Applied to every
-    generating layer with the model's hidden size and query heads; plus the logits, 4·s·b·vocab (float32).
-    The formula is the paper's GPT-style layer: gated, MoE and state-space layers keep other buffers.
+    Activations per layer (s tokens, micro-batch b, hidden h, 16-bit): layer_activation_bytes, Korthikanti et al.
+    2022 ("Reducing Activation Recomputation in Large Transformer Models", eq. 1: sbh·(34 + 5as/h) for GPT's layer)
+    generalised to the layer's real attention and FFN; FlashAttention (the default) stores no s × k scores;
+    selective recomputation drops them too (the paper's 34sbh); full recomputation keeps each layer's input,
+    2sbh. Plus the logits, 4·s·b·vocab (float32).
+    With LORA_RANK: the base weights frozen as stored (FROZEN_WEIGHTS bytes, no gradients, no states); the adapters
+    (lora_parameters) trained in mixed precision as above; their extra activations, 2sbr per adapter, are left out.
     """
     from .compute import generating_layers
 
-    weights, gradients = 2 * parameters, 2 * parameters
-    states = OPTIMIZER_BYTES[optimizer] * parameters
+    trained = parameters if lora_rank is None else lora_parameters(spec, lora_rank)
+    weights = 2 * trained if lora_rank is None else frozen_weights + 2 * trained
+    gradients = 2 * trained
+    states = OPTIMIZER_BYTES[optimizer] * trained
     s, b, h = context, batch, spec.hidden_size
     per_layer = []
     for layer in generating_layers(spec):
-        heads = layer.attention.num_heads if layer.attention is not None else 0
         if recompute == "full":
             per_layer.append(2 * s * b * h)
-        elif recompute == "selective":
-            per_layer.append(34 * s * b * h)
         else:
-            per_layer.append(34 * s * b * h + 5 * heads * s * s * b)
+            per_layer.append(
+                layer_activation_bytes(layer, s, b, h, flash=attention == "flash" or recompute == "selective")
+            )
     activations = sum(per_layer) + 4 * s * b * spec.vocab_size
-    formula = {
-        "none": "Σ layers s·b·h·(34 + 5·a·s/h) + 4·s·b·vocab (Korthikanti et al. 2022, no recomputation)",
-        "selective": "Σ layers 34·s·b·h + 4·s·b·vocab (Korthikanti et al. 2022, selective recomputation)",
-        "full": "Σ layers 2·s·b·h + 4·s·b·vocab (Korthikanti et al. 2022, full recomputation)",
-    }[recompute]
+    if recompute == "full":
+        formula = "Σ layers 2·s·b·h + 4·s·b·vocab (Korthikanti et al. 2022, full recomputation)"
+    elif attention == "eager" and recompute == "none":
+        formula = (
+            "Σ layers Korthikanti et al. 2022 eq. 1 with the layer's real widths, eager attention's a·s·k scores "
+            "kept (5·a·s·k·b) + 4·s·b·vocab"
+        )
+    else:
+        formula = (
+            "Σ layers Korthikanti et al. 2022 eq. 1 with the layer's real widths, no s × k scores stored "
+            f"({'FlashAttention' if recompute == 'none' else 'selective recomputation'}: 4·a·s·b of log-sum-exp) "
+            "+ 4·s·b·vocab"
+        )
     shard = {0: (1, 1, 1), 1: (1, 1, gpus), 2: (1, gpus, gpus), 3: (gpus, gpus, gpus)}[zero_stage]
     per_gpu = -(-weights // shard[0]) + -(-gradients // shard[1]) + -(-states // shard[2]) + activations
     return Training(
         optimizer=optimizer,
         recompute=recompute,
+        attention=attention,
         gpus=gpus,
         zero_stage=zero_stage,
+        micro_batch=batch,
+        trainable_parameters=trained,
+        lora_rank=lora_rank,
         weights=weights,
         gradients=gradients,
         optimizer_states=states,
         activations=activations,
         activations_formula=formula,
+        weights_per_gpu=-(-weights // shard[0]),
+        gradients_per_gpu=-(-gradients // shard[1]),
+        optimizer_states_per_gpu=-(-states // shard[2]),
         per_gpu=per_gpu,
     )
 
@@ -486,8 +637,15 @@ def count_memory(
     recompute: Recompute = "none",
     zero_stage: int = 0,
     parameters: int = 0,
+    reserve: int = 0,
+    attention: TrainAttention = "flash",
+    lora_rank: int | None = None,
 ) -> MemoryReport:
-    """Weights + KV cache + activations for inference, per GPU over GPUS; and with TRAIN, training memory."""
+    """Weights + KV cache + activations for inference, per GPU over GPUS; and with TRAIN, training memory.
+
+    "Where it fits" compares each accelerator's memory less RESERVE (the runtime's own) with the inference figure per
+    GPU under tensor parallelism, or with TRAIN the training figure per GPU (ZeRO over GPUS ranks, unchanged by the
+    table's tensor parallelism, which then only says whether one GPU holds it)."""
     stored = weight_layout(spec, weight_dtype, scheme)
     weights = weight_bytes(stored, weight_dtype, scheme)
     cache = kv_cache(spec, context, batch, kv_dtype)
@@ -501,21 +659,34 @@ def count_memory(
         return w + c + activations.bytes, copied + copied_cache
 
     per_gpu_total, replicated = per_gpu(gpus) if gpus > 1 else (total, [])
+    training = None
+    if train:
+        training = training_memory(
+            spec, parameters, context, batch, optimizer, recompute, gpus, zero_stage, attention, lora_rank,
+            frozen_weights=weights.bytes,
+        )  # fmt: skip
     rows = []
     for name, memory in accelerators.items():
-        needed = next(((n, per_gpu(n)[0]) for n in TENSOR_PARALLEL if per_gpu(n)[0] <= memory), (None, None))
+        usable = memory - reserve
+        if training is not None:
+            fits = training.per_gpu <= usable
+            needed: tuple[int | None, int | None] = (gpus, training.per_gpu) if fits else (None, None)
+            rows.append(
+                Accelerator(
+                    name=name, memory=memory, fits_on_one=fits, tensor_parallel=needed[0], per_gpu_bytes=needed[1]
+                )
+            )
+            continue
+        needed = next(((n, per_gpu(n)[0]) for n in TENSOR_PARALLEL if per_gpu(n)[0] <= usable), (None, None))
         rows.append(
             Accelerator(
                 name=name,
                 memory=memory,
-                fits_on_one=total <= memory,
+                fits_on_one=total <= usable,
                 tensor_parallel=needed[0],
                 per_gpu_bytes=needed[1],
             )
         )
-    training = None
-    if train:
-        training = training_memory(spec, parameters, context, batch, optimizer, recompute, gpus, zero_stage)
     return MemoryReport(
         **info.model_dump(),
         weights=weights,
@@ -526,6 +697,7 @@ def count_memory(
         per_gpu_inference=per_gpu_total,
         replicated=replicated,
         accelerators=rows,
+        runtime_reserve=reserve,
         training=training,
         conventions=CONVENTIONS + _compressed_conventions(spec),
     )

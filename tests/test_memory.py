@@ -94,14 +94,77 @@ def test_tensor_parallel_splits_matrices_and_kv_heads_and_copies_the_norms():
     assert "norms and biases (vectors)" in report.replicated
 
 
-def test_training_with_adamw_keeps_16_bytes_a_parameter_and_korthikantis_activations():
-    # 2 (bf16 weights) + 2 (gradients) + 12 (fp32 master, two moments) bytes per parameter; activations at
-    # s = 2048, b = 1, h = 4096, a = 32: 32 layers × s·b·h·(34 + 5·a·s/h) + 4·s·b·vocab.
-    report = memory(LLAMA, "2k", train=True)
-    training = report.training
+def test_training_with_adamw_keeps_16_bytes_a_parameter():
+    # 2 (bf16 weights) + 2 (gradients) + 12 (fp32 master, two moments) bytes per parameter
+    training = memory(LLAMA, "2k", train=True).training
     assert training.weights + training.gradients + training.optimizer_states == 16 * 8_030_261_248
-    s, h, a = 2048, 4096, 32
-    assert training.activations == 32 * (34 * s * h + 5 * a * s * s) + 4 * s * 128_256
+
+
+def test_eager_attention_on_gpt3_is_korthikantis_equation_1():
+    # Korthikanti et al. 2022 eq. 1, per layer: s·b·h·(34 + 5·a·s/h) bytes. Its terms: attention 11sbh (input 2,
+    # Q and K 4, V 2, output-projection input 2, dropout mask 1) + 5as²b (softmax 2, mask 1, dropped-out 2);
+    # MLP 19sbh (input 2, 4h pre-GeLU 8, post-GeLU 8, mask 1); two LayerNorm inputs 4sbh. GPT-3 Small: 12 layers,
+    # h = 768, a = 12, vocab 50,257; plus the fp32 logits 4·s·b·vocab.
+    s, b, h, a = 2048, 2, 768, 12
+    training = memory("gpt3-small", "2k", batch=b, train=True, attention="eager").training
+    assert training.activations == 12 * (34 * s * b * h + 5 * a * s * s * b) + 4 * s * b * 50_257
+
+
+def test_flash_attention_training_stores_no_score_matrix():
+    # Llama-3.1-8B at 8k, b = 1, per layer: norms 4sbh; attention: input h + Q 32·128 + K 8·128 + V 8·128 + output
+    # input 32·128 = 14,336 wide at 2 bytes, dropout mask sbh, the log-sum-exp 4·a·s·b; SwiGLU: input 2sbh, mask sbh,
+    # gate, up and activation outputs 3 · 2 · s · 14,336. Eager adds 5·a·s²·b − 4·a·s·b per layer.
+    s, h, a = 8192, 4096, 32
+    per_layer = 4 * s * h + (2 * s * 14_336 + s * h + 4 * a * s) + (3 * s * h + 3 * 2 * s * 14_336)
+    flash = memory(LLAMA, "8k", train=True).training
+    assert flash.activations == 32 * per_layer + 4 * s * 128_256
+    eager = memory(LLAMA, "8k", train=True, attention="eager").training
+    assert eager.activations - flash.activations == 32 * (5 * a * s * s - 4 * a * s)
+    assert flash.activations < 40 * (1 << 30) < eager.activations  # 358 GiB was the eager figure shown as the default
+
+
+def test_lora_trains_rank_r_adapters_on_every_attention_and_ffn_projection():
+    # Llama-3.1-8B, r = 16, per layer r · (in + out): q 4,096+4,096, k and v 4,096+1,024, o 4,096+4,096, gate, up and
+    # down 4,096+14,336: 16 · 81,920 = 1,310,720; 32 layers: 41,943,040 (PEFT prints this for all-linear r = 16).
+    training = memory(LLAMA, "2k", train=True, lora_rank=16).training
+    adapters = 32 * 16 * (2 * 8192 + 2 * 5120 + 3 * 18_432)
+    assert training.trainable_parameters == adapters == 41_943_040
+    # the base frozen as stored (16,060,522,496 bytes in BF16), 16-bit adapters; gradients and Adam only for these
+    assert training.weights == 16_060_522_496 + 2 * adapters
+    assert training.gradients == 2 * adapters
+    assert training.optimizer_states == 12 * adapters
+
+
+def test_qlora_keeps_the_base_in_its_4_bit_layout():
+    stored = memory(LLAMA, "2k", dtype="nf4").weights.bytes
+    training = memory(LLAMA, "2k", dtype="nf4", train=True, lora_rank=16).training
+    assert training.weights == stored + 2 * 41_943_040
+
+
+def test_zero_3_on_one_gpu_is_refused(ffncalc):
+    run = ffncalc("memory", LLAMA, "--train", "--zero", "3")
+    assert run.exit_code != 0
+    assert "shards nothing" in run.stderr
+
+
+def test_the_fits_table_answers_for_training_per_gpu_when_training():
+    report = memory(LLAMA, "2k", train=True, zero_stage=3, gpus=8)
+    h100 = next(row for row in report.accelerators if row.name.startswith("H100"))
+    assert h100.per_gpu_bytes == report.training.per_gpu
+    assert report.training.per_gpu == (
+        report.training.weights_per_gpu
+        + report.training.gradients_per_gpu
+        + report.training.optimizer_states_per_gpu
+        + report.training.activations
+    )
+
+
+def test_llama_8b_at_32k_times_8_does_not_fit_an_l40s_after_the_reserve():
+    # 47.83 GiB of weights, KV and activations; the L40S reports 46,068 MiB (44.99 GiB), less 1 GiB
+    report = memory(LLAMA, "32k", batch=8)
+    l40s = next(row for row in report.accelerators if row.name.startswith("L40S"))
+    assert report.total_inference > 46_068 * (1 << 20) - (1 << 30)
+    assert not l40s.fits_on_one
 
 
 def test_zero_stage_3_shards_weights_gradients_and_states_across_the_gpus():

@@ -31,6 +31,7 @@ def figure_text(value: Figure, headline: Headline) -> str:
 def brief_renderables(
     info: ModelInfo, command: str, figures: dict[str, Figure], headlines: tuple[Headline, ...]
 ) -> Group:
-    width = max(len(h.heading) for h in headlines)
-    lines = [Text(f"{h.heading + ':':<{width + 1}} {figure_text(figures.get(h.name), h)}") for h in headlines]
+    shown = [h for h in headlines if figures.get(h.name) is not None]  # an engine's figures only with --engine
+    width = max(len(h.heading) for h in shown)
+    lines = [Text(f"{h.heading + ':':<{width + 1}} {figure_text(figures.get(h.name), h)}") for h in shown]
     return Group(heading(f"{named(info)} — {command}"), *lines)

@@ -29,6 +29,10 @@ def memory_tables(report: MemoryReport, width: int = 80) -> Group:
     parts: list[RenderableType] = [
         heading(f"{named(report)} — memory at context {count(cache.context)}, batch {count(cache.batch)}")
     ]
+    if report.solved is not None:
+        parts += solved_lines(report)
+    if report.engine is not None:
+        parts += engine_lines(report, width)
     summary = Grid(
         [
             Column("What", justify="left", key=True, footer="Total for inference"),
@@ -87,7 +91,15 @@ def memory_tables(report: MemoryReport, width: int = 80) -> Group:
             count(layer.bytes),
         )
     parts += fit(kinds, width)
-    parts.append(heading("Where it fits (tensor parallelism across powers of two)"))
+    parts.append(
+        heading(
+            f"Where training fits: per GPU at ZeRO stage {report.training.zero_stage} over {report.training.gpus} "
+            f"GPU{'s' if report.training.gpus > 1 else ''}, after a {gib(report.runtime_reserve)} GiB runtime reserve"
+            if report.training is not None
+            else f"Where inference fits (tensor parallelism across powers of two), after a "
+            f"{gib(report.runtime_reserve)} GiB runtime reserve"
+        )
+    )
     fits = Grid(
         [
             Column("Accelerator", justify="left", key=True),
@@ -98,32 +110,125 @@ def memory_tables(report: MemoryReport, width: int = 80) -> Group:
     )
     for row in report.accelerators:
         fits.add(
-            row.name, gib(row.memory), "yes" if row.fits_on_one else "no", str(row.tensor_parallel or "more than 64")
+            row.name,
+            gib(row.memory),
+            "yes" if row.fits_on_one else "no",
+            str(row.tensor_parallel or ("no" if report.training is not None else "more than 64")),
         )
     parts += fit(fits, width)
     training = report.training
     if training is not None:
+        what = f"LoRA rank {training.lora_rank}" if training.lora_rank is not None else "full fine-tuning"
         parts.append(
             heading(
-                f"Training: {training.optimizer}, mixed precision, recomputation {training.recompute}, "
-                f"ZeRO stage {training.zero_stage} over {training.gpus} GPU{'s' if training.gpus > 1 else ''}"
+                f"Training ({what}): {training.optimizer}, mixed precision, {training.attention} attention, "
+                f"recomputation {training.recompute}, micro-batch {training.micro_batch}, ZeRO stage "
+                f"{training.zero_stage} over {training.gpus} GPU{'s' if training.gpus > 1 else ''}"
             )
         )
         grid = Grid(
             [
                 Column("What", justify="left", key=True, footer="Per GPU"),
-                Column("Bytes", footer=count(training.per_gpu)),
-                Column("GiB", footer=gib(training.per_gpu)),
+                Column("Whole model, bytes", "Model B"),
+                Column("Per GPU, bytes", "GPU B", footer=count(training.per_gpu)),
+                Column("Per GPU, GiB", "GiB", footer=gib(training.per_gpu)),
             ]
         )
-        for label, value in (
-            ("Weights (16-bit)", training.weights),
-            ("Gradients (16-bit)", training.gradients),
-            ("Optimizer states (fp32 master and moments)", training.optimizer_states),
-            ("Activations", training.activations),
+        frozen = "base as stored + 16-bit adapters" if training.lora_rank is not None else "16-bit"
+        for label, whole, each in (
+            (f"Weights ({frozen})", training.weights, training.weights_per_gpu),
+            ("Gradients (16-bit)", training.gradients, training.gradients_per_gpu),
+            (
+                "Optimizer states (fp32 master and moments)",
+                training.optimizer_states,
+                training.optimizer_states_per_gpu,
+            ),
+            ("Activations (one micro-batch)", None, training.activations),
         ):
-            grid.add(label, count(value), gib(value))
+            grid.add(label, "" if whole is None else count(whole), count(each), gib(each))
         parts += fit(grid, width)
-        parts.append(Text(f"Activations: {training.activations_formula}.", style="dim"))
+        parts.append(
+            Text(
+                f"Trained parameters: {count(training.trainable_parameters)}. Activations: "
+                f"{training.activations_formula}.",
+                style="dim",
+            )
+        )
     parts += [Text(f"· {convention}", style="dim") for convention in report.conventions]
     return Group(*parts, *info_lines(report))
+
+
+def solved_lines(report: MemoryReport) -> list[RenderableType]:
+    """--solve's answer first: the engine's figure (when there is one) and ffncalc's own without an engine."""
+    solved = report.solved
+    assert solved is not None
+    value = f"{solved.value:,.2f}" if isinstance(solved.value, float) else count(solved.value)
+    what = {"ctx": "Longest context", "batch": "Largest batch", "concurrency": "Maximum concurrency"}[solved.what]
+    lines: list[RenderableType] = []
+    if report.engine is not None:
+        lines.append(Text(f"{what} ({report.engine.engine}'s arithmetic): {value} — {solved.how}.", style="bold"))
+        lines.append(
+            Text(f"Without an engine's budget (weights + KV cache + activations): {count(solved.without_engine)}.")
+        )
+    else:
+        lines.append(Text(f"{what}: {count(solved.without_engine)} — {solved.how}.", style="bold"))
+    return lines
+
+
+def engine_lines(report: MemoryReport, width: int) -> list[RenderableType]:
+    """The engine's KV cache as it would log it, its budget, and its groups."""
+    engine = report.engine
+    assert engine is not None
+    name = engine.engine + (f"@{engine.version}" if engine.version else "")
+    parts: list[RenderableType] = [
+        Text(
+            f"{name}: KV cache {count(engine.kv_capacity_tokens)} tokens, {count(engine.num_blocks)} blocks of "
+            f"{count(engine.block_size)}; maximum concurrency for {count(engine.context)} tokens per request: "
+            f"{engine.max_concurrency:,.2f}x",
+            style="bold",
+        )
+    ]
+    if engine.budget_given:
+        budget = (
+            f"KV-cache memory per GPU as given: {count(engine.budget_bytes)} bytes ({gib(engine.budget_bytes)} GiB)"
+        )
+    else:
+        assert engine.total_memory is not None and engine.weights_bytes is not None
+        budget = (
+            f"KV-cache memory per GPU, estimated: {gib(engine.total_memory)} GiB × {engine.gpu_memory_utilization} − "
+            f"weights {gib(engine.weights_bytes)} − activation peak {gib(engine.activation_peak_bytes or 0)} − "
+            f"reserve {gib(engine.runtime_reserve_bytes or 0)} = {gib(engine.budget_bytes)} GiB (an estimate: the "
+            "engine measures its own; --kv-budget to start from its log)"
+        )
+    parts.append(Text(budget + "."))
+    groups = Grid(
+        [
+            Column("KV-cache spec", "Spec", justify="left", key=True),
+            Column("Layers"),
+            Column("Groups"),
+            Column("Page, bytes", "Page B"),
+            Column("Block, tokens", "Block"),
+            Column("Blocks/request", "Blk/req"),
+        ]
+    )
+    for group in engine.groups:
+        kind = group.kind + (f" (window {count(group.window)})" if group.window else "")
+        groups.add(
+            kind,
+            count(group.layers),
+            count(group.groups),
+            count(group.page_bytes),
+            count(group.block_size),
+            count(group.blocks_per_request),
+        )
+    parts += fit(groups, width)
+    parts.append(
+        Text(
+            f"max_num_batched_tokens {count(engine.max_num_batched_tokens)} ({engine.max_num_batched_tokens_source}); "
+            f"tensor parallel {engine.tensor_parallel}; longest single request {count(engine.max_context)} tokens. "
+            f"Arithmetic: {engine.source}.",
+            style="dim",
+        )
+    )
+    parts += [Text(f"· {note}", style="dim") for note in engine.notes]
+    return parts

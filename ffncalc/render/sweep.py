@@ -56,16 +56,22 @@ def title(report: SweepReport) -> str:
     return f"{report.model}{changed} — {report.command} by {swept} ({len(report.rows)} points)"
 
 
+def _shown(report: SweepReport) -> list[SweepColumn]:
+    """The columns with a value at some point (an engine's figures only where --engine was asked)."""
+    return [c for c in report.columns if any(row.figures.get(c.name) is not None for row in report.rows)]
+
+
 def sweep_renderables(report: SweepReport, width: int) -> RenderableType:
+    columns = _shown(report)
     grid = Grid(
         [Column(key, justify="right", key=True) for key in report.swept]
-        + [Column(c.heading + _unit(report, c)) for c in report.columns]
+        + [Column(c.heading + _unit(report, c)) for c in columns]
     )
-    gib = {c.name: _in_gib(report, c) for c in report.columns}
+    gib = {c.name: _in_gib(report, c) for c in columns}
     for row in report.rows:
         grid.add(
             *(_value(row.values[key]) for key in report.swept),
-            *(_figure(row.figures.get(c.name), c, gib[c.name]) for c in report.columns),
+            *(_figure(row.figures.get(c.name), c, gib[c.name]) for c in columns),
         )
     parts: list[RenderableType] = [heading(title(report)), *fit(grid, width)]
     chart = chart_lines(report, width)
