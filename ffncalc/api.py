@@ -50,9 +50,11 @@ def load_config(
 def _loaded(raw: RawConfig, as_type: str | None = None) -> LoadedModel:
     """A config.json read from its source, validated and turned into a spec."""
     from .families import parse_config
+    from .quantization import notes as quantization_notes
+    from .quantization import warnings as quantization_warnings
 
     config = parse_config(raw.data, raw.name, as_type=as_type)
-    notes = list(config.notes())
+    notes = list(config.notes()) + quantization_notes(config.quantization) + unread_quantization(raw.data)
     if "auto_map" in raw.data:
         notes.append(CUSTOM_CODE_NOTE)
     counted_as = None
@@ -68,9 +70,21 @@ def _loaded(raw: RawConfig, as_type: str | None = None) -> LoadedModel:
         counted_as=counted_as,
         defaults_used=config.defaults_used(),
         notes=notes,
-        warnings=config.warnings(),
+        warnings=config.warnings() + quantization_warnings(config.quantization),
     )
     return LoadedModel(name=raw.name, source=raw.source, config=config, spec=config.to_spec(), info=info)
+
+
+def unread_quantization(data: dict[str, object]) -> list[str]:
+    """MLX's own "quantization" key (mlx-lm writes it; transformers reads no such key): said, not read."""
+    block = data.get("quantization")
+    if not isinstance(block, dict) or data.get("quantization_config") is not None:
+        return []
+    described = ", ".join(f"{key} {block[key]}" for key in ("bits", "group_size") if key in block)
+    return [
+        f"The config's \"quantization\" block ({described or 'MLX'}) is MLX's, which transformers does not read; "
+        "ffncalc does not read it either: weights are counted unquantized, in the config's dtype"
+    ]
 
 
 def account(
@@ -234,7 +248,7 @@ def verify(
     loaded = load_config(model, revision, token, as_type)
     checkpoint = load_checkpoint(model, revision=revision, token=token)
     dtype = loaded.config.stored_dtype
-    scheme = parse_scheme(loaded.config.quantization_config)
+    scheme = parse_scheme(loaded.config.quantization)
     stored_dtype = safetensors_dtype(dtype) if dtype else None
     return verify_checkpoint(loaded.spec, account(loaded), checkpoint, stored_dtype, scheme)
 
@@ -330,7 +344,7 @@ def memory(
             notes.append(
                 "The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (--dtype to choose)."
             )
-        scheme = parse_scheme(loaded.config.quantization_config)
+        scheme = parse_scheme(loaded.config.quantization)
     cache_dtype = (
         safetensors_dtype(kv_dtype)
         if kv_dtype

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, ClassVar
+from functools import cached_property
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -21,6 +22,9 @@ from .errors import InvalidConfigError
 from .results import DefaultUsed
 from .spec import ModelNames, ModelSpec, Names
 from .units import MAX_WIDTH
+
+if TYPE_CHECKING:
+    from .quantization import Block
 
 # Ceilings: generous (16× the largest published value or more), so only nonsense trips them.
 MAX_LAYERS = 1 << 14  # 16,384 layers
@@ -174,6 +178,11 @@ class HFConfig(BaseModel):
     def validate_nested(self) -> None:
         """Check nested configs that pydantic does not validate itself (a wrapper's text_config)."""
 
+    @cached_property
+    def quantization(self) -> Block | None:
+        """The quantization_config, checked by its scheme's rules (None: the checkpoint is not quantized)."""
+        return read_quantization(self.quantization_config, "quantization_config")
+
     def notes(self) -> list[str]:
         """What a reader needs to know beside the numbers (quantized storage, custom code …)."""
         return []
@@ -209,10 +218,25 @@ def describe_validation_error(error: ValidationError, source: str, prefix: str =
             message = "required field is missing"
         elif "input" in item and item["type"] != "value_error" and not isinstance(item["input"], (dict, list)):
             message = f"{message} (got {_short(item['input'])})"
-        message = message.replace("Input should be", "must be")
+        message = re.sub(r" or instance of \w+", "", message.replace("Input should be", "must be"))
         problems.append(f"{location}: {message}" if location else message)
     shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
     return InvalidConfigError(f"{source}: {shown}" if source else shown)
+
+
+def read_quantization(raw: dict[str, Any] | None, where: str) -> Block | None:
+    """RAW (a quantization_config found at WHERE) validated by its scheme's rules; a refusal names the field."""
+    if raw is None:
+        return None
+    from .quantization import QuantizationError, read_block
+
+    try:
+        return read_block(raw)
+    except ValidationError as error:
+        raise describe_validation_error(error, "", prefix=where) from None
+    except QuantizationError as error:
+        location = f"{where}.{error.field}" if error.field else where
+        raise InvalidConfigError(f"{location}: {error.message}") from None
 
 
 def _short(value: Any) -> str:

@@ -18,7 +18,7 @@ from pydantic import Field, ValidationError
 
 from ..errors import InvalidConfigError
 from ..results import DefaultUsed
-from ..schema import Flag, HFConfig, describe_validation_error
+from ..schema import Flag, HFConfig, describe_validation_error, read_quantization
 from ..spec import (
     CheckpointExtra,
     Extra,
@@ -36,6 +36,7 @@ from ..spec import (
 from ..values import Value, replace
 
 if TYPE_CHECKING:
+    from ..quantization import Block
     from .vision import TowerConfig
 
 
@@ -181,6 +182,13 @@ class MultimodalConfig(HFConfig):
 
     def max_context(self) -> int | None:
         return self.text.max_context()
+
+    @cached_property
+    def quantization(self) -> Block | None:
+        """The wrapper's quantization_config, or its language model's (Kimi-K2.5's int4 release nests it there)."""
+        own = read_quantization(self.quantization_config, "quantization_config")
+        nested = read_quantization(self.text.quantization_config, "text_config.quantization_config")
+        return own if own is not None else nested
 
     def validate_nested(self) -> None:
         self.text  # noqa: B018 - validates text_config, raising a field-named error
