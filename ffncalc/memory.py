@@ -365,35 +365,51 @@ def per_gpu_weights(stored: Layout, gpus: int) -> tuple[int, list[str]]:
     return total, sorted(replicated)
 
 
-def per_gpu_cache(spec: ModelSpec, cache: KvCache, gpus: int) -> tuple[int, list[str]]:
-    """The KV cache split by KV heads (ceil(kv_heads / N) on each GPU); MLA's latent whole on each."""
-    if gpus == 1:
-        return cache.bytes, []
+def cache_shares(spec: ModelSpec, cache: KvCache) -> dict[tuple[str, int, int], int]:
+    """The cache's bytes by how they split: (how, bytes, heads) → layers, where how is "heads" (split by KV heads),
+    "copied" (MLA's latent, whole on each GPU) or "even" (a mixer's state, split evenly). One pass over the layers,
+    shared by every GPU count (a 16,384-layer model is walked once, not once per count)."""
     from .compute import generating_layers
 
-    share = 0
-    replicated = set()
+    shares: dict[tuple[str, int, int], int] = {}
     size = DTYPE_BYTES[cache.dtype]
+
+    def add(how: str, bytes_: int, heads: int = 0) -> None:
+        shares[how, bytes_, heads] = shares.get((how, bytes_, heads), 0) + 1
+
     for layer in generating_layers(spec):
         attention = layer.attention
         if attention is not None:
             elements = kv_elements_per_token(attention) * cached_tokens(attention, cache.context)
             bytes_ = (elements + compressed_elements(attention, cache.context)) * cache.batch * size
             if attention.mla is not None:
-                share += bytes_
-                replicated.add("MLA's latent KV cache")
+                add("copied", bytes_)
             else:
-                heads = attention.num_kv_heads
-                held = math.ceil(heads / gpus)
-                if gpus > heads:
-                    replicated.add("KV heads (fewer than GPUs: each GPU keeps one)")
-                share += bytes_ * held // heads
+                add("heads", bytes_, attention.num_kv_heads)
         if layer.cross_attention is not None:
             cross = layer.cross_attention
-            bytes_ = kv_elements_per_token(cross) * cache.context * cache.batch * size
-            share += bytes_ * math.ceil(cross.num_kv_heads / gpus) // cross.num_kv_heads
+            add("heads", kv_elements_per_token(cross) * cache.context * cache.batch * size, cross.num_kv_heads)
         if layer.mixer is not None:
-            share += -(-(layer.mixer.state_elements + layer.mixer.conv_state_elements) * cache.batch * size // gpus)
+            add("even", (layer.mixer.state_elements + layer.mixer.conv_state_elements) * cache.batch * size)
+    return shares
+
+
+def per_gpu_cache(shares: dict[tuple[str, int, int], int], total: int, gpus: int) -> tuple[int, list[str]]:
+    """The KV cache split by KV heads (ceil(kv_heads / N) on each GPU); MLA's latent whole on each."""
+    if gpus == 1:
+        return total, []
+    share = 0
+    replicated = set()
+    for (how, bytes_, heads), layers in shares.items():
+        if how == "copied":
+            share += bytes_ * layers
+            replicated.add("MLA's latent KV cache")
+        elif how == "heads":
+            if gpus > heads:
+                replicated.add("KV heads (fewer than GPUs: each GPU keeps one)")
+            share += bytes_ * math.ceil(heads / gpus) // heads * layers
+        else:
+            share += -(-bytes_ // gpus) * layers
     return share, sorted(replicated)
 
 
@@ -501,10 +517,12 @@ def count_memory(
     activations = inference_activations(spec, batch, min(chunk, context), DTYPE_BYTES[kv_dtype])
     total = weights.bytes + cache.bytes + activations.bytes
 
+    shares = cache_shares(spec, cache)
+
     @functools.cache
     def per_gpu(n: int) -> tuple[int, list[str]]:
         w, copied = per_gpu_weights(stored, n)
-        c, copied_cache = per_gpu_cache(spec, cache, n)
+        c, copied_cache = per_gpu_cache(shares, cache.bytes, n)
         return w + c + activations.bytes, copied + copied_cache
 
     per_gpu_total, replicated = per_gpu(gpus) if gpus > 1 else (total, [])

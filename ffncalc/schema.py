@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cached_property
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from collections.abc import Callable
+from functools import cached_property, wraps
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -25,6 +26,8 @@ from .units import MAX_WIDTH
 
 if TYPE_CHECKING:
     from .quantization import Block
+
+T = TypeVar("T")
 
 # Ceilings: generous (16× the largest published value or more), so only nonsense trips them.
 MAX_LAYERS = 1 << 14  # 16,384 layers
@@ -65,6 +68,25 @@ LEGACY_LAYER_TYPES = {
     "deepseek_sparse_attention": "indexed_attention",
     "qwen_sparse_attention": "indexed_attention",
 }
+
+
+def per_config(method: Callable[[Any], T]) -> Callable[[Any], T]:
+    """A no-argument method of a (frozen) config, computed once per config: a layer pattern (which layers are
+    sparse, which share an indexer) is read once per layer, and rebuilding it each time made 16,384 layers
+    quadratic (26 s for Llama 4). The cached value is shared: callers must not change it."""
+    key = f"_per_config_{method.__qualname__}"
+
+    @wraps(method)
+    def cached(self: Any) -> T:
+        found = self.__dict__.get(key, _MISSING)
+        if found is _MISSING:
+            found = self.__dict__[key] = method(self)
+        return found
+
+    return cached
+
+
+_MISSING = object()
 
 
 class Nested(BaseModel):
