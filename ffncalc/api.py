@@ -75,6 +75,30 @@ def _loaded(raw: RawConfig, as_type: str | None = None) -> LoadedModel:
     return LoadedModel(name=raw.name, source=raw.source, config=config, spec=config.to_spec(), info=info)
 
 
+# What each quantized --dtype lays every linear weight out as (memory.WHAT_IF's schemes, said in words).
+WHAT_IF_LAYOUTS = {
+    "fp8": "FP8 E4M3 weights with a float32 scale per 128 × 128 block (as DeepSeek and Qwen publish)",
+    "int8": "bitsandbytes LLM.int8: int8 weights with a float32 scale per output row",
+    "int4": "GPTQ layout: 4-bit weights packed in int32, a float16 scale and a packed zero point per group of 128 "
+    "inputs, and g_idx",
+    "nf4": "bitsandbytes NF4: two 4-bit values a byte, a float32 absmax per block of 64",
+    "mxfp4": "MXFP4: two 4-bit values a byte, one E8M0 scale per 32 values",
+}
+
+
+def cache_element_type(dtype: str, option: str) -> str:
+    """The safetensors dtype a KV cache is held in; a cache holds floats (bool, integers and E8M0 scales refused)."""
+    from .memory import CACHE_DTYPES
+
+    name = safetensors_dtype(dtype)
+    if name not in CACHE_DTYPES:
+        raise UsageError(
+            f"{option} {dtype!r} is not a type a KV cache holds; use a float type: bf16, fp16, fp32, fp8 (E4M3) "
+            "or float8_e5m2"
+        )
+    return name
+
+
 def unread_quantization(data: dict[str, object]) -> list[str]:
     """MLX's own "quantization" key (mlx-lm writes it; transformers reads no such key): said, not read."""
     block = data.get("quantization")
@@ -145,8 +169,10 @@ def crossover(
     loaded = model if isinstance(model, LoadedModel) else load_config(model, revision, token, as_type)
     element_bytes = None
     if measure == "bytes":
+        option = "--dtype" if dtype else "the config's torch_dtype"
         dtype = dtype or loaded.config.stored_dtype
         element_bytes = bytes_per_element(dtype)
+        cache_element_type(dtype or "", option)
     report = count_crossover(
         loaded.spec,
         tokens,
@@ -319,6 +345,9 @@ def memory(
 ) -> MemoryReport:
     """Will MODEL fit: weights (as stored, or as DTYPE), KV cache at CONTEXT × BATCH, activations, training."""
     from .memory import ACCELERATORS, WHAT_IF, count_memory
+
+    if kv_dtype is not None:
+        cache_element_type(kv_dtype, "--kv-dtype")  # refused before any download
     from .storage import parse_scheme
     from .units import parse_size
 
@@ -337,6 +366,8 @@ def memory(
         if key not in WHAT_IF:
             raise UsageError(f"--dtype {dtype!r}: use one of {', '.join(WHAT_IF)}")
         weight_dtype, scheme = WHAT_IF[key]
+        if key in WHAT_IF_LAYOUTS:
+            notes.append(f"--dtype {key}: {WHAT_IF_LAYOUTS[key]}; embeddings, norms and the head stay in BF16.")
     else:
         stored = loaded.config.stored_dtype
         weight_dtype = safetensors_dtype(stored) if stored else "BF16"
@@ -346,10 +377,16 @@ def memory(
             )
         scheme = parse_scheme(loaded.config.quantization)
     cache_dtype = (
-        safetensors_dtype(kv_dtype)
+        cache_element_type(kv_dtype, "--kv-dtype")
         if kv_dtype
         else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
     )
+    if train and scheme is not None:
+        notes.append(
+            f"--train with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "
+            "(2 bytes a weight and a gradient, the optimizer's float32 states); a quantized model is trained only as "
+            "a frozen base with adapters (QLoRA-style), which these figures do not count."
+        )
     accelerators = dict(ACCELERATORS)
     if gpu_memory is not None:
         accelerators = {f"your GPU ({gpu_memory})": parse_size(gpu_memory)} | accelerators

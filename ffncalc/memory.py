@@ -68,6 +68,12 @@ WHAT_IF: dict[str, tuple[str, Scheme | None]] = {
 }
 
 
+# Element types a KV cache or an activation can be held in: floats (an FP8 cache is E4M3 or E5M2; E8M0 is a
+# scale format, not a value type).
+CACHE_DTYPES = ("F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2")
+COMPUTE_DTYPES = ("F32", "F16", "BF16")
+
+
 class WeightBytes(Result):
     """The weights as stored: bytes in total, by dtype and by component, and what is left unquantized."""
 
@@ -514,7 +520,10 @@ def count_memory(
     stored = weight_layout(spec, weight_dtype, scheme)
     weights = weight_bytes(stored, weight_dtype, scheme)
     cache = kv_cache(spec, context, batch, kv_dtype)
-    activations = inference_activations(spec, batch, min(chunk, context), DTYPE_BYTES[kv_dtype])
+    # Activations are in the compute dtype (the weights' float dtype; BF16 for quantized weights), whatever the
+    # KV cache is stored in: an FP8 cache does not halve the FFN's intermediate.
+    compute_dtype = weight_dtype if weight_dtype in COMPUTE_DTYPES else "BF16"
+    activations = inference_activations(spec, batch, min(chunk, context), DTYPE_BYTES[compute_dtype])
     total = weights.bytes + cache.bytes + activations.bytes
 
     shares = cache_shares(spec, cache)

@@ -220,3 +220,18 @@ def test_a_patterned_family_at_16384_layers_answers_within_two_seconds(family, w
     run, elapsed = run_timed("memory", str(path), "--train", "--json")
     assert run.exit_code == 0, run.stderr
     assert elapsed < 2.0, elapsed
+
+
+# --- cache element types -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["bool", "BOOL", "U64", "I32", "uint8", "int8", "F8_E8M0"])
+@pytest.mark.parametrize(
+    "command",
+    [("memory", "--kv-dtype"), ("memory", "--train", "--kv-dtype"), ("crossover", "--by", "bytes", "--dtype")],
+)
+def test_a_cache_dtype_that_is_not_a_float_is_refused_in_one_line(dtype, command):
+    run, elapsed = run_timed(command[0], "meta-llama/Llama-3.1-8B", *command[1:], dtype, "--json")
+    assert_well_behaved(run, elapsed)
+    assert (run.exit_code, run.stdout) == (2, "")
+    assert "is not a type a KV cache holds" in run.stderr
