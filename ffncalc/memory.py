@@ -358,16 +358,26 @@ def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) ->
 # --- tensor parallelism ----------------------------------------------------------------------------
 
 
-def per_gpu_weights(stored: Layout, gpus: int) -> tuple[int, list[str]]:
-    """Matrices split evenly (rounded up), vectors and routers copied to every GPU; and what is copied."""
-    total, replicated = 0, set()
+def weight_shares(stored: Layout) -> dict[tuple[int, str], int]:
+    """The stored tensors by how they split: (bytes, "" for a matrix split evenly, or what is copied) → tensors.
+    One pass over the layout, shared by every GPU count."""
+    shares: dict[tuple[int, str], int] = {}
     for tensor, count in stored:
         router = tensor.part == "router"
-        if len(tensor.shape) >= 2 and not router:
-            total += -(-tensor.bytes // gpus) * count
+        how = "" if len(tensor.shape) >= 2 and not router else "routers" if router else "norms and biases (vectors)"
+        shares[tensor.bytes, how] = shares.get((tensor.bytes, how), 0) + count
+    return shares
+
+
+def per_gpu_weights(shares: dict[tuple[int, str], int], gpus: int) -> tuple[int, list[str]]:
+    """Matrices split evenly (rounded up), vectors and routers copied to every GPU; and what is copied."""
+    total, replicated = 0, set()
+    for (bytes_, how), count in shares.items():
+        if how:
+            total += bytes_ * count
+            replicated.add(how)
         else:
-            total += tensor.bytes * count
-            replicated.add("routers" if router else "norms and biases (vectors)")
+            total += -(-bytes_ // gpus) * count
     return total, sorted(replicated)
 
 
@@ -527,10 +537,11 @@ def count_memory(
     total = weights.bytes + cache.bytes + activations.bytes
 
     shares = cache_shares(spec, cache)
+    weights_split = weight_shares(stored)
 
     @functools.cache
     def per_gpu(n: int) -> tuple[int, list[str]]:
-        w, copied = per_gpu_weights(stored, n)
+        w, copied = per_gpu_weights(weights_split, n)
         c, copied_cache = per_gpu_cache(shares, cache.bytes, n)
         return w + c + activations.bytes, copied + copied_cache
 
