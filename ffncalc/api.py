@@ -29,6 +29,30 @@ if TYPE_CHECKING:
     from .verification import VerifyReport
 
 
+# What each quantized --dtype lays every linear weight out as (memory.WHAT_IF's schemes, said in words).
+WHAT_IF_LAYOUTS = {
+    "fp8": "FP8 E4M3 weights with a float32 scale per 128 × 128 block (as DeepSeek and Qwen publish)",
+    "int8": "bitsandbytes LLM.int8: int8 weights with a float32 scale per output row",
+    "int4": "GPTQ layout: 4-bit weights packed in int32, a float16 scale and a packed zero point per group of 128 "
+    "inputs, and g_idx",
+    "nf4": "bitsandbytes NF4: two 4-bit values a byte, a float32 absmax per block of 64",
+    "mxfp4": "MXFP4: two 4-bit values a byte, one E8M0 scale per 32 values",
+}
+
+
+def cache_element_type(dtype: str, option: str) -> str:
+    """The safetensors dtype a KV cache is held in; a cache holds floats (bool, integers and E8M0 scales refused)."""
+    from .memory import CACHE_DTYPES
+
+    name = safetensors_dtype(dtype)
+    if name not in CACHE_DTYPES:
+        raise UsageError(
+            f"{option} {dtype!r} is not a type a KV cache holds; use a float type: bf16, fp16, fp32, fp8 (E4M3) "
+            "or float8_e5m2"
+        )
+    return name
+
+
 def account(model: str | LoadedModel) -> ParamsReport:
     """Every parameter of MODEL, by component and by layer."""
     loaded = _load(model)
@@ -95,8 +119,10 @@ def crossover(
         tokens, info = _context(max_context, loaded)
     element_bytes = None
     if measure == "bytes":
+        option = "--dtype" if dtype else "the config's torch_dtype"
         dtype = dtype or loaded.config.stored_dtype
         element_bytes = bytes_per_element(dtype)
+        cache_element_type(dtype or "", option)
     report = count_crossover(
         loaded.spec,
         tokens,
@@ -205,7 +231,7 @@ def verify(
     loaded = load_config(model, revision, token, as_type)
     checkpoint = load_checkpoint(model, revision=revision, token=token)
     dtype = loaded.config.stored_dtype
-    scheme = parse_scheme(loaded.config.quantization_config)
+    scheme = parse_scheme(loaded.config.quantization)
     stored_dtype = safetensors_dtype(dtype) if dtype else None
     return verify_checkpoint(loaded.spec, account(loaded), checkpoint, stored_dtype, scheme)
 
@@ -326,6 +352,8 @@ class MemoryOptions:
                 raise UsageError(f"--{name} must be a whole number from 1 to {1 << 20:,} (got {value})")
         if self.zero_stage not in (0, 1, 2, 3):
             raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {self.zero_stage})")
+        if self.kv_dtype is not None:
+            cache_element_type(self.kv_dtype, "--kv-dtype")
         engine = parse_engine(self.engine)
         serving = (self.kv_budget, self.gpu_memory_utilization, self.max_num_batched_tokens, self.block_size)
         if engine.engine == "none" and any(value is not None for value in serving):
@@ -382,6 +410,8 @@ def memory(
         if key not in WHAT_IF:
             raise UsageError(f"--dtype {options.dtype!r}: use one of {', '.join(WHAT_IF)}")
         weight_dtype, scheme = WHAT_IF[key]
+        if key in WHAT_IF_LAYOUTS:
+            notes.append(f"--dtype {key}: {WHAT_IF_LAYOUTS[key]}; embeddings, norms and the head stay in BF16.")
     else:
         stored = loaded.config.stored_dtype
         weight_dtype = safetensors_dtype(stored) if stored else "BF16"
@@ -389,12 +419,18 @@ def memory(
             notes.append(
                 "The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (--dtype to choose)."
             )
-        scheme = parse_scheme(loaded.config.quantization_config)
+        scheme = parse_scheme(loaded.config.quantization)
     cache_dtype = (
-        safetensors_dtype(options.kv_dtype)
+        cache_element_type(options.kv_dtype, "--kv-dtype")
         if options.kv_dtype
         else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
     )
+    if options.train and scheme is not None:
+        notes.append(
+            f"--train with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "
+            "(2 bytes a weight and a gradient, the optimizer's float32 states); a quantized model is trained only as "
+            "a frozen base with adapters (QLoRA-style), which these figures do not count."
+        )
     accelerators = dict(ACCELERATORS)
     if options.gpu_memory is not None:
         accelerators = {f"your GPU ({options.gpu_memory})": _gpu_memory(options.gpu_memory)} | accelerators
@@ -462,7 +498,7 @@ def _serve(
     """The engine's KV-cache figures (serving.py) and --solve, added to REPORT."""
     from fractions import Fraction
 
-    from .memory import inference_activations, per_gpu_weights, weight_layout
+    from .memory import inference_activations, per_gpu_weights, weight_layout, weight_shares
     from .serving import (
         VLLM_DEFAULTS_SOURCE,
         VLLM_GPU_MEMORY_UTILIZATION,
@@ -493,7 +529,7 @@ def _serve(
                 if options.gpu_memory_utilization is not None
                 else VLLM_GPU_MEMORY_UTILIZATION
             )
-            weights, _ = per_gpu_weights(weight_layout(loaded.spec, weight_dtype, scheme), tp)
+            weights, _ = per_gpu_weights(weight_shares(weight_layout(loaded.spec, weight_dtype, scheme)), tp)
             peak = inference_activations(loaded.spec, 1, batched, state_size).bytes
             budget = estimated_budget(version.engine, gpu_memory, utilization, weights, peak, reserve)
         engine = engine_report(
@@ -702,9 +738,9 @@ def speed(
     else:
         stored_dtype = loaded.config.stored_dtype
         weight_dtype = safetensors_dtype(stored_dtype) if stored_dtype else "BF16"
-        scheme = parse_scheme(loaded.config.quantization_config)
+        scheme = parse_scheme(loaded.config.quantization)
     cache_dtype = (
-        safetensors_dtype(kv_dtype)
+        cache_element_type(kv_dtype, "--kv-dtype")
         if kv_dtype
         else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import stat
 from pathlib import Path
 
@@ -57,6 +58,7 @@ class Checkpoint(Value):
     index_total_size: int | None = None
     missing_files: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()  # files and folders of other formats, not read
+    index_problems: tuple[str, ...] = ()  # where the index disagrees with itself or with the shards it names
 
 
 def read_safetensors_header(path: Path) -> list[HeaderTensor]:
@@ -162,11 +164,12 @@ def read_local_checkpoint(folder: Path) -> Checkpoint:
         ignored = tuple(name for name in others if name not in files)
         present = [name for name in files if (folder / name).exists()]
         missing = tuple(name for name in files if name not in present)
-        if not present:
+        if not present:  # the names are still checked; the shards are missing files all the same
             tensors = tuple(HeaderTensor(name, "", (), file) for name, file in weight_map.items())
-            return Checkpoint(str(folder), (SAFETENSORS_INDEX,), tensors, True, total_size, (), ignored)
+            return Checkpoint(str(folder), (SAFETENSORS_INDEX,), tensors, True, total_size, missing, ignored)
         read = tuple(tensor for name in present for tensor in read_safetensors_header(folder / name))
-        return Checkpoint(str(folder), tuple(files), read, False, total_size, missing, ignored)
+        problems = index_problems(weight_map, total_size, read, missing, ignored)
+        return Checkpoint(str(folder), tuple(files), read, False, total_size, missing, ignored, problems)
     single = folder / SAFETENSORS_SINGLE
     if single.exists():
         ignored = tuple(others)
@@ -175,6 +178,42 @@ def read_local_checkpoint(folder: Path) -> Checkpoint:
     raise ConfigNotFoundError(
         f"{folder}: no {SAFETENSORS_SINGLE} and no {SAFETENSORS_INDEX}{found}; verify reads a checkpoint's headers"
     )
+
+
+SHARD = re.compile(r"^model-\d+-of-\d+\.safetensors$")
+
+
+def index_problems(
+    weight_map: dict[str, str],
+    total_size: int | None,
+    read: tuple[HeaderTensor, ...],
+    missing: tuple[str, ...],
+    ignored: tuple[str, ...],
+) -> tuple[str, ...]:
+    """Where an index disagrees with the shards it names (transformers loads each tensor from the shard the index
+    names, and only the tensors it names): a stored tensor it leaves out, an entry no shard stores, a tensor
+    listed under another shard, a shard beside it that it does not name, a total_size that is not the shards'
+    sum of tensor bytes (safetensors' own rule for metadata.total_size)."""
+    problems = []
+    stored = {tensor.name: tensor.file for tensor in read}
+    unlisted = sorted(name for name in stored if name not in weight_map)
+    absent = sorted(name for name, file in weight_map.items() if name not in stored and file not in missing)
+    moved = sorted(name for name, file in stored.items() if name in weight_map and weight_map[name] != file)
+
+    def named(what: str, names: list[str]) -> None:
+        if names:
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
+            problems.append(f"{len(names):,} {what}: {shown}")
+
+    named("stored tensor(s) the index does not list (transformers does not load them)", unlisted)
+    named("index entr(y/ies) no shard stores", absent)
+    named("tensor(s) stored in another shard than the index names", [f"{n} ({stored[n]})" for n in moved])
+    named("shard(s) beside the index that it does not name", [name for name in ignored if SHARD.match(name)])
+    if total_size is not None and not missing:
+        summed = sum(tensor.bytes for tensor in read)
+        if summed != total_size:
+            problems.append(f"metadata.total_size is {total_size:,} bytes; the shards' tensors hold {summed:,}")
+    return tuple(problems)
 
 
 def read_index(path: Path) -> tuple[dict[str, str], int | None]:

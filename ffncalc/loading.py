@@ -50,10 +50,12 @@ def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Ove
     """A config.json read from its source, with OVERRIDES applied, validated and turned into a spec."""
     from .families import parse_config
     from .overrides import apply_overrides, check_read, follow_notes
+    from .quantization import notes as quantization_notes
+    from .quantization import warnings as quantization_warnings
 
     data = apply_overrides(raw.data, overrides) if overrides else raw.data
     config = parse_config(data, raw.name, as_type=as_type)
-    notes = list(config.notes())
+    notes = list(config.notes()) + quantization_notes(config.quantization) + unread_quantization(data)
     if overrides:
         check_read(config, overrides)
         notes = follow_notes(config, overrides, raw.data) + notes
@@ -75,6 +77,18 @@ def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Ove
         overrides=[str(override) for override in overrides],
         defaults_used=config.defaults_used(),
         notes=notes,
-        warnings=config.warnings(),
+        warnings=config.warnings() + quantization_warnings(config.quantization),
     )
     return LoadedModel(name=raw.name, source=raw.source, config=config, spec=config.to_spec(), info=info, raw=raw)
+
+
+def unread_quantization(data: dict[str, object]) -> list[str]:
+    """MLX's own "quantization" key (mlx-lm writes it; transformers reads no such key): said, not read."""
+    block = data.get("quantization")
+    if not isinstance(block, dict) or data.get("quantization_config") is not None:
+        return []
+    described = ", ".join(f"{key} {block[key]}" for key in ("bits", "group_size") if key in block)
+    return [
+        f"The config's \"quantization\" block ({described or 'MLX'}) is MLX's, which transformers does not read; "
+        "ffncalc does not read it either: weights are counted unquantized, in the config's dtype"
+    ]

@@ -60,6 +60,12 @@ WHAT_IF: dict[str, tuple[str, Scheme | None]] = {
 }
 
 
+# Element types a KV cache or an activation can be held in: floats (an FP8 cache is E4M3 or E5M2; E8M0 is a
+# scale format, not a value type).
+CACHE_DTYPES = ("F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2")
+COMPUTE_DTYPES = ("F32", "F16", "BF16")
+
+
 class WeightBytes(Result):
     """The weights as stored: bytes in total, by dtype and by component, and what is left unquantized."""
 
@@ -407,48 +413,74 @@ def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) ->
 # --- tensor parallelism ----------------------------------------------------------------------------
 
 
-def per_gpu_weights(stored: Layout, gpus: int) -> tuple[int, list[str]]:
-    """Matrices split evenly (rounded up), vectors and routers copied to every GPU; and what is copied."""
-    total, replicated = 0, set()
+def weight_shares(stored: Layout) -> dict[tuple[int, str], int]:
+    """The stored tensors by how they split: (bytes, "" for a matrix split evenly, or what is copied) → tensors.
+    One pass over the layout, shared by every GPU count."""
+    shares: dict[tuple[int, str], int] = {}
     for tensor, count in stored:
         router = tensor.part == "router"
-        if len(tensor.shape) >= 2 and not router:
-            total += -(-tensor.bytes // gpus) * count
+        how = "" if len(tensor.shape) >= 2 and not router else "routers" if router else "norms and biases (vectors)"
+        shares[tensor.bytes, how] = shares.get((tensor.bytes, how), 0) + count
+    return shares
+
+
+def per_gpu_weights(shares: dict[tuple[int, str], int], gpus: int) -> tuple[int, list[str]]:
+    """Matrices split evenly (rounded up), vectors and routers copied to every GPU; and what is copied."""
+    total, replicated = 0, set()
+    for (bytes_, how), count in shares.items():
+        if how:
+            total += bytes_ * count
+            replicated.add(how)
         else:
-            total += tensor.bytes * count
-            replicated.add("routers" if router else "norms and biases (vectors)")
+            total += -(-bytes_ // gpus) * count
     return total, sorted(replicated)
 
 
-def per_gpu_cache(spec: ModelSpec, cache: KvCache, gpus: int) -> tuple[int, list[str]]:
-    """The KV cache split by KV heads (ceil(kv_heads / N) on each GPU); MLA's latent whole on each."""
-    if gpus == 1:
-        return cache.bytes, []
+def cache_shares(spec: ModelSpec, cache: KvCache) -> dict[tuple[str, int, int], int]:
+    """The cache's bytes by how they split: (how, bytes, heads) → layers, where how is "heads" (split by KV heads),
+    "copied" (MLA's latent, whole on each GPU) or "even" (a mixer's state, split evenly). One pass over the layers,
+    shared by every GPU count (a 16,384-layer model is walked once, not once per count)."""
     from .compute import generating_layers
 
-    share = 0
-    replicated = set()
+    shares: dict[tuple[str, int, int], int] = {}
     size = DTYPE_BYTES[cache.dtype]
+
+    def add(how: str, bytes_: int, heads: int = 0) -> None:
+        shares[how, bytes_, heads] = shares.get((how, bytes_, heads), 0) + 1
+
     for layer in generating_layers(spec):
         attention = layer.attention
         if attention is not None:
             elements = kv_elements_per_token(attention) * cached_tokens(attention, cache.context)
             bytes_ = (elements + compressed_elements(attention, cache.context)) * cache.batch * size
             if attention.mla is not None:
-                share += bytes_
-                replicated.add("MLA's latent KV cache")
+                add("copied", bytes_)
             else:
-                heads = attention.num_kv_heads
-                held = math.ceil(heads / gpus)
-                if gpus > heads:
-                    replicated.add("KV heads (fewer than GPUs: each GPU keeps one)")
-                share += bytes_ * held // heads
+                add("heads", bytes_, attention.num_kv_heads)
         if layer.cross_attention is not None:
             cross = layer.cross_attention
-            bytes_ = kv_elements_per_token(cross) * cache.context * cache.batch * size
-            share += bytes_ * math.ceil(cross.num_kv_heads / gpus) // cross.num_kv_heads
+            add("heads", kv_elements_per_token(cross) * cache.context * cache.batch * size, cross.num_kv_heads)
         if layer.mixer is not None:
-            share += -(-(layer.mixer.state_elements + layer.mixer.conv_state_elements) * cache.batch * size // gpus)
+            add("even", (layer.mixer.state_elements + layer.mixer.conv_state_elements) * cache.batch * size)
+    return shares
+
+
+def per_gpu_cache(shares: dict[tuple[str, int, int], int], total: int, gpus: int) -> tuple[int, list[str]]:
+    """The KV cache split by KV heads (ceil(kv_heads / N) on each GPU); MLA's latent whole on each."""
+    if gpus == 1:
+        return total, []
+    share = 0
+    replicated = set()
+    for (how, bytes_, heads), layers in shares.items():
+        if how == "copied":
+            share += bytes_ * layers
+            replicated.add("MLA's latent KV cache")
+        elif how == "heads":
+            if gpus > heads:
+                replicated.add("KV heads (fewer than GPUs: each GPU keeps one)")
+            share += bytes_ * math.ceil(heads / gpus) // heads * layers
+        else:
+            share += -(-bytes_ // gpus) * layers
     return share, sorted(replicated)
 
 
@@ -649,13 +681,19 @@ def count_memory(
     stored = weight_layout(spec, weight_dtype, scheme)
     weights = weight_bytes(stored, weight_dtype, scheme)
     cache = kv_cache(spec, context, batch, kv_dtype)
-    activations = inference_activations(spec, batch, min(chunk, context), DTYPE_BYTES[kv_dtype])
+    # Activations are in the compute dtype (the weights' float dtype; BF16 for quantized weights), whatever the
+    # KV cache is stored in: an FP8 cache does not halve the FFN's intermediate.
+    compute_dtype = weight_dtype if weight_dtype in COMPUTE_DTYPES else "BF16"
+    activations = inference_activations(spec, batch, min(chunk, context), DTYPE_BYTES[compute_dtype])
     total = weights.bytes + cache.bytes + activations.bytes
+
+    shares = cache_shares(spec, cache)
+    weights_split = weight_shares(stored)
 
     @functools.cache
     def per_gpu(n: int) -> tuple[int, list[str]]:
-        w, copied = per_gpu_weights(stored, n)
-        c, copied_cache = per_gpu_cache(spec, cache, n)
+        w, copied = per_gpu_weights(weights_split, n)
+        c, copied_cache = per_gpu_cache(shares, cache.bytes, n)
         return w + c + activations.bytes, copied + copied_cache
 
     per_gpu_total, replicated = per_gpu(gpus) if gpus > 1 else (total, [])

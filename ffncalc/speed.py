@@ -20,7 +20,7 @@ from .compute import (
     per_token_flops,
     prefill_flops,
 )
-from .memory import Layout, kv_cache, kv_elements_per_token, per_gpu_cache
+from .memory import Layout, cache_shares, kv_cache, kv_elements_per_token, per_gpu_cache
 from .results import ModelInfo, Result
 from .spec import ModelSpec, MoeFfn
 from .units import DTYPE_BYTES
@@ -229,7 +229,7 @@ def _cache_split(spec: ModelSpec, context: int, batch: int, kv_dtype: str, gpus:
     state = sum(layer.bytes for layer in cache.layers if layer.elements_per_token == 0)
     if gpus == 1:
         return cache.bytes - state, state
-    total, _ = per_gpu_cache(spec, cache, gpus)
+    total, _ = per_gpu_cache(cache_shares(spec, cache), cache.bytes, gpus)
     state_share = -(-state // gpus)
     return total - state_share, state_share
 

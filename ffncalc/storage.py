@@ -16,9 +16,21 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Literal
 
 from .errors import InvalidConfigError
+from .quantization import (
+    MODELOPT_READ,
+    AwqBlock,
+    BitsAndBytesBlock,
+    Block,
+    CompressedArgs,
+    CompressedTensorsBlock,
+    Fp8Block,
+    GptqBlock,
+    ModelOptBlock,
+    Mxfp4Block,
+)
 from .spec import ModelSpec
 from .tensors import Tensor, stored_parameters
 from .units import DTYPE_BYTES
@@ -91,8 +103,10 @@ class Scheme(Value):
     def quantizes(self, module: str, tensor: Tensor) -> bool:
         if not tensor.matmul or tensor.component in ("embedding", "lm_head") or tensor.part in ("router", "lm_head"):
             return False
-        if self.method == "mxfp4":  # gpt-oss: the stacked experts only
-            return tensor.part == "routed_experts"
+        if self.method == "mxfp4":  # gpt-oss: the stacked experts only, unless modules_to_not_convert names them
+            # transformers' replace_with_mxfp4_linear checks should_convert_module(f"{mlp}.experts", ...)
+            experts = module if module.endswith(".experts") else module.rpartition(".")[0]
+            return tensor.part == "routed_experts" and not excluded(experts, self.not_converted)
         # mxfp4-all (a what-if of ffncalc memory) quantizes every linear weight as gpt-oss does its experts
         return not excluded(module, self.not_converted)
 
@@ -136,24 +150,41 @@ class Scheme(Value):
                 Stored(f"{base}_scales", "U8", lead_t + (out_f, groups), "quantization", component, name),
             ]
         if self.method in ("gptq", "awq"):
-            per_int = 32 // self.bits
+            # AutoGPTQ's and GPTQModel's packers (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py; GPTQModel
+            # gptqmodel/nn_modules/qlinear/__init__.py, GPTQQuantLinear._register_gptq_buffers): qweight is
+            # [in // 32 · bits, out] and qzeros [groups, out // 32 · bits] for every width, 3 bits included (32
+            # 3-bit values in 3 int32 words); AWQ (gemm_awq.py) packs 4-bit weights along the output: [in, out // 32 · 4].
             groups = -(-in_f // self.group_size) if self.group_size and self.group_size > 0 else 1
-            if self.method == "gptq":  # qweight packs along the input, zeros along the output
-                stored = [
-                    Stored(
-                        f"{module}.qweight", "I32", (in_f // per_int, out_f), "parameter", component, name, out_f * in_f
-                    )
-                ]
-            else:  # AWQ packs both along the output
-                stored = [
-                    Stored(
-                        f"{module}.qweight", "I32", (in_f, out_f // per_int), "parameter", component, name, out_f * in_f
-                    )
-                ]
-            stored.append(q("qzeros", "I32", (groups, out_f // per_int)))
+            if self.method == "gptq":
+                packed = (in_f // 32 * self.bits, out_f)
+            else:
+                packed = (in_f, out_f // 32 * self.bits)
+            stored = [Stored(f"{module}.qweight", "I32", packed, "parameter", component, name, out_f * in_f)]
+            stored.append(q("qzeros", "I32", (groups, out_f // 32 * self.bits)))
             stored.append(q("scales", "F16", (groups, out_f)))
             if self.method == "gptq":
                 stored.append(q("g_idx", "I32", (in_f,)))
+            return stored
+        if self.method == "modelopt-fp8":
+            # vLLM's ModelOptFp8LinearMethod.create_weights (vllm/model_executor/layers/quantization/modelopt.py):
+            # FP8 weights with a float32 weight_scale and input_scale per module (scalars in the checkpoint).
+            return [
+                Stored(name, "F8_E4M3", shape, "parameter", component),
+                q("weight_scale", "F32", lead_t),
+                q("input_scale", "F32", lead_t),
+            ]
+        if self.method == "modelopt-nvfp4":
+            # vLLM's ModelOptNvFp4LinearMethod.create_weights (same file): two E2M1 values a byte, [out, in // 2] U8;
+            # an FP8 E4M3 scale per group of 16 along the input; a float32 global weight_scale_2 (and, for W4A4's
+            # NVFP4, an input_scale) per module.
+            group = self.group_size or 16
+            stored = [
+                Stored(name, "U8", lead_t + (out_f, in_f // 2), "parameter", component, name, math.prod(shape)),
+                q("weight_scale", "F8_E4M3", lead_t + (out_f, in_f // group)),
+                q("weight_scale_2", "F32", lead_t),
+            ]
+            if self.activation_scale:
+                stored.append(q("input_scale", "F32", lead_t))
             return stored
         if self.method == "bitsandbytes_4bit":
             elements = out_f * in_f
@@ -187,61 +218,63 @@ class Scheme(Value):
         raise InvalidConfigError(f"quantization_config.quant_method {self.method!r} is not one ffncalc knows")
 
 
-SCHEMES = ("fp8", "mxfp4", "gptq", "awq", "bitsandbytes_4bit", "bitsandbytes_8bit", "compressed-tensors")
-
-
-def parse_scheme(config: dict[str, Any] | None) -> Scheme | None:
-    """The scheme a quantization_config describes; None for an unquantized checkpoint."""
-    if not config:
+def parse_scheme(block: Block | None) -> Scheme | None:
+    """The stored layout a validated quantization_config describes; None for an unquantized checkpoint, or a scheme
+    ffncalc does not lay out (``quantization.notes`` says so)."""
+    if block is None:
         return None
-    method = config.get("quant_method")
-    not_converted = tuple(
-        str(m) for m in (config.get("modules_to_not_convert") or config.get("ignore") or []) if isinstance(m, str)
-    )
-    if method == "fp8":
-        block = config.get("weight_block_size")
-        scale = "F8_E8M0" if config.get("scale_fmt") == "ue8m0" else "F32"
+    if isinstance(block, Fp8Block):
         return Scheme(
             "fp8",
             bits=8,
-            block=tuple(block) if isinstance(block, list) and len(block) == 2 else None,
-            scale_dtype=scale,
-            activation_scale=config.get("activation_scheme") == "static",
-            not_converted=not_converted,
+            block=block.weight_block_size,
+            scale_dtype="F8_E8M0" if block.scale_fmt == "ue8m0" else "F32",
+            activation_scale=block.activation_scheme == "static",
+            not_converted=tuple(block.modules_to_not_convert or ()),
         )
-    if method == "mxfp4":
-        return Scheme("mxfp4", bits=4, not_converted=not_converted)
-    if method in ("gptq", "awq"):
-        bits = config.get("bits") or config.get("w_bit") or 4
-        group = config.get("group_size") or config.get("q_group_size") or 128
-        return Scheme(method, bits=int(bits), group_size=int(group), not_converted=not_converted or ("lm_head",))
-    if method == "bitsandbytes":
-        if config.get("load_in_4bit"):
-            return Scheme("bitsandbytes_4bit", bits=4, not_converted=tuple(config.get("llm_int8_skip_modules") or ()))
-        return Scheme("bitsandbytes_8bit", bits=8, not_converted=tuple(config.get("llm_int8_skip_modules") or ()))
-    if method == "compressed-tensors":
-        return _compressed_tensors(config, not_converted)
-    raise InvalidConfigError(
-        f"quantization_config.quant_method: {method!r} is not a scheme ffncalc knows ({', '.join(SCHEMES)})"
-    )
+    if isinstance(block, Mxfp4Block):
+        return Scheme("mxfp4", bits=4, not_converted=tuple(block.modules_to_not_convert or ()))
+    if isinstance(block, (GptqBlock, AwqBlock)):
+        return Scheme(
+            block.quant_method,
+            bits=block.bits,
+            group_size=block.group_size,
+            not_converted=tuple(block.modules_to_not_convert or ("lm_head",)),
+        )
+    if isinstance(block, BitsAndBytesBlock):
+        skipped = tuple(block.llm_int8_skip_modules or ())
+        if block.load_in_4bit:
+            return Scheme("bitsandbytes_4bit", bits=4, not_converted=skipped)
+        return Scheme("bitsandbytes_8bit", bits=8, not_converted=skipped)
+    if isinstance(block, CompressedTensorsBlock):
+        return _compressed_tensors(block)
+    if isinstance(block, ModelOptBlock) and block.quant_algo in MODELOPT_READ:
+        if block.quant_algo == "FP8":
+            return Scheme("modelopt-fp8", bits=8, not_converted=tuple(block.ignore or ()))
+        return Scheme(
+            "modelopt-nvfp4",
+            bits=4,
+            group_size=block.group_size or 16,
+            activation_scale=block.quant_algo == "NVFP4",
+            not_converted=tuple(block.ignore or ()),
+        )
+    return None
 
 
-def _compressed_tensors(config: dict[str, Any], not_converted: tuple[str, ...]) -> Scheme:
-    groups = config.get("config_groups") or {}
-    weights = next((g.get("weights") for g in groups.values() if isinstance(g, dict) and g.get("weights")), None) or {}
-    input_activations = next((g.get("input_activations") for g in groups.values() if isinstance(g, dict)), None)
-    kind = weights.get("type", "int")
-    bits = int(weights.get("num_bits", 8))
+def _compressed_tensors(block: CompressedTensorsBlock) -> Scheme:
+    groups = list(block.config_groups.values())
+    weights = next((group.weights for group in groups if group.weights is not None), None) or CompressedArgs()
+    activations = next((group.input_activations for group in groups if group.input_activations is not None), None)
     return Scheme(
         "compressed-tensors",
-        bits=bits,
-        group_size=weights.get("group_size"),
-        scale_dtype="BF16" if kind == "int" else "F32",
-        activation_scale=bool(input_activations) and not (input_activations or {}).get("dynamic", False),
-        not_converted=not_converted,
-        zero_points=not weights.get("symmetric", True),
-        packed=kind == "int",
-        strategy=weights.get("strategy", "group"),
+        bits=weights.num_bits,
+        group_size=weights.group_size if weights.group_size and weights.group_size > 0 else None,
+        scale_dtype="BF16" if weights.type == "int" else "F32",
+        activation_scale=activations is not None and activations.dynamic is False,
+        not_converted=tuple(block.ignore or ()),
+        zero_points=not weights.symmetric,
+        packed=weights.type == "int",
+        strategy=weights.strategy or "tensor",
     )
 
 

@@ -52,6 +52,7 @@ class VerifyReport(ModelInfo):
     checkpoint: str
     files: list[str]
     missing_files: list[str]
+    index_problems: list[str]  # where the index disagrees with itself or with its shards
     ignored: list[str]  # files and folders of other formats beside the checkpoint, not read
     index_only: bool
     stored_bytes: int | None  # Σ over the tensors read; None with only an index
@@ -185,6 +186,7 @@ def verify_checkpoint(
         checkpoint=checkpoint.location,
         files=list(checkpoint.files),
         missing_files=list(checkpoint.missing_files),
+        index_problems=list(checkpoint.index_problems),
         ignored=list(checkpoint.ignored),
         index_only=checkpoint.index_only,
         stored_bytes=None if checkpoint.index_only else sum(by_dtype.values()),
@@ -200,6 +202,7 @@ def verify_checkpoint(
         tensors=[v for v in listed if v.verdict != "parameter"] + [v for v in listed if v.verdict == "parameter"],
         ok=not bad
         and not checkpoint.missing_files
+        and not checkpoint.index_problems
         and size_ok
         and (checkpoint.index_only or params + unsaved_params == report.total_params),
     )

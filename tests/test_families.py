@@ -242,7 +242,7 @@ def test_gpt_oss_20b_stores_its_experts_in_mxfp4_as_the_hub_counts_them():
     from ffncalc.storage import parameter_layout, parse_scheme
 
     loaded = load_config("openai/gpt-oss-20b")
-    stored = parameter_layout(loaded.spec, "BF16", parse_scheme(loaded.config.quantization_config))
+    stored = parameter_layout(loaded.spec, "BF16", parse_scheme(loaded.config.quantization))
     weights = 24 * 32 * 3 * 2880 * 2880
     assert weights == 19_110_297_600
     bf16 = sum(t.elements for t in stored if t.dtype == "BF16")

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -193,3 +194,44 @@ def test_any_environment_ends_in_a_documented_way_and_a_bounded_time(environment
         assert run.stdout, "a successful run prints its tables"
     assert elapsed < 20, elapsed  # an unreachable endpoint fails at once; a deadline of 2 s or the default 10 s
     assert all(str(path).startswith(str(home / "hf")) for path in files_under(home))
+
+
+# --- layer patterns at scale -------------------------------------------------------------------------
+
+# Families whose layers follow a pattern each layer reads, at 16,384 layers (schema's MAX_LAYERS): transformers'
+# defaults otherwise. Rebuilding the pattern for each layer made them quadratic (Llama 4 26 s, GLM-5.1 28 s).
+PATTERNED = {
+    "llama4_text": {"model_type": "llama4_text", "num_hidden_layers": 16_384},
+    "llama4": {"model_type": "llama4", "text_config": {"num_hidden_layers": 16_384}},
+    "glm_moe_dsa": {"model_type": "glm_moe_dsa", "num_hidden_layers": 16_384},
+    "kimi_linear": {"model_type": "kimi_linear", "num_hidden_layers": 16_384},
+    "zamba2": {
+        "model_type": "zamba2",
+        "num_hidden_layers": 16_384,
+        "layers_block_type": ((["mamba"] * 5 + ["hybrid"]) * 2731)[:16_384],
+    },
+}
+
+
+@pytest.mark.parametrize("family", PATTERNED)
+def test_a_patterned_family_at_16384_layers_answers_within_two_seconds(family, write_config):
+    # memory --train builds the spec, counts every parameter, the KV cache per layer kind and training memory
+    path = write_config(PATTERNED[family], family)
+    run, elapsed = run_timed("memory", str(path), "--train", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert elapsed < 2.0, elapsed
+
+
+# --- cache element types -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["bool", "BOOL", "U64", "I32", "uint8", "int8", "F8_E8M0"])
+@pytest.mark.parametrize(
+    "command",
+    [("memory", "--kv-dtype"), ("memory", "--train", "--kv-dtype"), ("crossover", "--by", "bytes", "--dtype")],
+)
+def test_a_cache_dtype_that_is_not_a_float_is_refused_in_one_line(dtype, command):
+    run, elapsed = run_timed(command[0], "meta-llama/Llama-3.1-8B", *command[1:], dtype, "--json")
+    assert_well_behaved(run, elapsed)
+    assert (run.exit_code, run.stdout) == (2, "")
+    assert "is not a type a KV cache holds" in run.stderr

@@ -199,3 +199,18 @@ def test_an_unknown_what_if_dtype_is_refused_naming_the_choices(ffncalc):
     run = ffncalc("memory", LLAMA, "--dtype", "int3")
     assert run.exit_code == 2
     assert "--dtype 'int3': use one of fp32, bf16, fp16, fp8, int8, int4, nf4, mxfp4" in run.stderr
+
+
+def test_the_kv_dtype_does_not_change_the_activation_buffer():
+    # Llama-3.1-8B: batch 1 × chunk 2,048 × gate and up (2 × 14,336) × 2 bytes (BF16, the compute dtype) =
+    # 117,440,512 bytes, whether the cache is BF16 or FP8.
+    for kv_dtype in (None, "fp8"):
+        report = memory("meta-llama/Llama-3.1-8B", kv_dtype=kv_dtype)
+        assert report.activations.bytes == 2_048 * 2 * 14_336 * 2 == 117_440_512
+        assert report.activations.formula.endswith("· 2 bytes")
+
+
+def test_training_a_quantized_what_if_says_what_the_figures_mean():
+    report = memory("meta-llama/Llama-3.1-8B", dtype="int4", train=True)
+    assert any(note.startswith("--dtype int4: GPTQ layout") for note in report.notes)
+    assert any("QLoRA-style" in note for note in report.notes)

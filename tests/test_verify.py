@@ -333,8 +333,10 @@ def test_an_index_alone_is_matched_by_name_and_by_total_size(tmp_path):
     }
     (folder / "model.safetensors.index.json").write_text(json.dumps(index))
     report = verify(str(folder))
-    assert report.index_only and report.ok
+    assert report.index_only and set(report.counts) == {"parameter"}
     assert report.expected_bytes == report.index_total_size == total
+    # the names and the size agree, but the shard is not there: a missing file, not OK (issue 22)
+    assert report.missing_files == ["model-00001-of-00001.safetensors"] and not report.ok
 
 
 @pytest.mark.parametrize("index", sorted(path.stem for path in INDEXES.glob("*.json")))
@@ -342,9 +344,10 @@ def test_every_tensor_of_a_real_index_is_explained_and_its_bytes_equal_total_siz
     shutil.copy(BUNDLED / f"{index}.json", tmp_path / "config.json")
     shutil.copy(INDEXES / f"{index}.json", tmp_path / "model.safetensors.index.json")
     report = verify(str(tmp_path))
-    assert report.ok
     assert set(report.counts) <= {"parameter", "extra"}
-    assert report.expected_bytes == json.loads((INDEXES / f"{index}.json").read_text())["metadata"]["total_size"]
+    stored = json.loads((INDEXES / f"{index}.json").read_text())
+    assert report.expected_bytes == stored["metadata"]["total_size"]
+    assert report.missing_files == sorted(set(stored["weight_map"].values())) and not report.ok  # no shard here
 
 
 def test_falcon_7b_instruct_stores_its_tied_head_again(tmp_path):
@@ -545,7 +548,8 @@ def test_an_index_of_a_marian_checkpoint_without_its_position_tables_gives_the_s
     index = {"metadata": {"total_size": total}, "weight_map": dict.fromkeys(MARIAN_SAVED, "model.safetensors")}
     (folder / "model.safetensors.index.json").write_text(json.dumps(index))
     report = verify(str(folder))
-    assert report.index_only and report.ok
+    assert report.index_only and report.missing_files == ["model.safetensors"] and not report.ok
+    assert set(report.counts) <= {"parameter", "not saved", "extra"}
     assert report.expected_bytes == total == 4 * (254_832 + 1_000)  # the parameters saved, and final_logits_bias
 
 
@@ -588,3 +592,82 @@ def test_a_tensor_transformers_does_not_transpose_is_a_wrong_shape_when_swapped(
     report = verify(str(write_checkpoint(tmp_path / "q", QWEN3_VL_MOE, tensors)))
     assert not report.ok
     assert [t.name for t in report.tensors if t.verdict == "wrong shape"] == [name]
+
+
+# --- an index that disagrees with its shards ----------------------------------------------------------------
+
+
+def two_shards(tmp_path, edit_map=None, total=None):
+    """tiny_llama in two shards (layer 1 in the second) and an index naming them; EDIT_MAP changes the weight_map."""
+    config = tiny_llama(torch_dtype="bfloat16")
+    tensors = llama_tensors(config)
+    folder = tmp_path / "sharded"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    first = {k: v for k, v in tensors.items() if ".layers.1." not in k}
+    second = {k: v for k, v in tensors.items() if ".layers.1." in k}
+    write_safetensors(folder / "model-00001-of-00002.safetensors", first)
+    write_safetensors(folder / "model-00002-of-00002.safetensors", second)
+    weight_map = dict.fromkeys(first, "model-00001-of-00002.safetensors") | dict.fromkeys(
+        second, "model-00002-of-00002.safetensors"
+    )
+    if edit_map is not None:
+        edit_map(weight_map)
+    # 210,240 parameters in BF16 (the hand count of tiny_llama in this file)
+    index = {"metadata": {"total_size": 2 * 210_240 if total is None else total}, "weight_map": weight_map}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    return folder
+
+
+def test_an_index_that_agrees_with_its_shards_is_ok(tmp_path):
+    report = verify(str(two_shards(tmp_path)))
+    assert report.ok and report.index_problems == []
+
+
+def test_a_stored_tensor_the_index_does_not_list_is_an_index_problem(tmp_path):
+    report = verify(str(two_shards(tmp_path, lambda m: m.pop("model.norm.weight"))))
+    assert not report.ok
+    assert report.index_problems == [
+        "1 stored tensor(s) the index does not list (transformers does not load them): model.norm.weight"
+    ]
+
+
+def test_an_index_entry_no_shard_stores_is_an_index_problem(tmp_path):
+    extra = lambda m: m.update({"model.layers.0.mlp.extra.weight": "model-00001-of-00002.safetensors"})  # noqa: E731
+    report = verify(str(two_shards(tmp_path, extra)))
+    assert not report.ok
+    assert report.index_problems == ["1 index entr(y/ies) no shard stores: model.layers.0.mlp.extra.weight"]
+
+
+def test_a_tensor_listed_under_the_wrong_shard_is_an_index_problem(tmp_path):
+    moved = lambda m: m.update({"model.norm.weight": "model-00002-of-00002.safetensors"})  # noqa: E731
+    report = verify(str(two_shards(tmp_path, moved)))
+    assert not report.ok
+    assert report.index_problems == [
+        "1 tensor(s) stored in another shard than the index names: model.norm.weight (model-00001-of-00002.safetensors)"
+    ]
+
+
+def test_a_shard_beside_the_index_that_it_does_not_name_is_an_index_problem(tmp_path):
+    folder = two_shards(tmp_path)
+    write_safetensors(folder / "model-00003-of-00003.safetensors", {"x.weight": ("BF16", [2])})
+    report = verify(str(folder))
+    assert not report.ok
+    assert report.index_problems == [
+        "1 shard(s) beside the index that it does not name: model-00003-of-00003.safetensors"
+    ]
+
+
+def test_a_total_size_off_from_the_shards_sum_is_an_index_problem(tmp_path):
+    report = verify(str(two_shards(tmp_path, total=2 * 210_240 + 2)))
+    assert not report.ok
+    assert report.index_problems == ["metadata.total_size is 420,482 bytes; the shards' tensors hold 420,480"]
+
+
+def test_verify_exits_1_on_a_folder_with_an_index_and_none_of_its_shards(tmp_path, ffncalc):
+    folder = two_shards(tmp_path)
+    for shard in folder.glob("model-*.safetensors"):
+        shard.unlink()
+    run = ffncalc("verify", str(folder))
+    assert run.exit_code == 1
+    assert "Missing file: model-00001-of-00002.safetensors (the index names it)" in run.stdout

@@ -228,6 +228,7 @@ def parse_config(raw: dict[str, Any], source: str, as_type: str | None = None) -
     try:
         config = adapter.model_validate(raw)
         config.validate_nested()
+        config.quantization  # noqa: B018 - validates quantization_config (a wrapper's: also text_config's)
     except ValidationError as error:
         raise describe_validation_error(error, source) from None
     except FfncalcError as error:

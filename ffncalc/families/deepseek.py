@@ -8,7 +8,17 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import MAX_WIDTH, ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..schema import (
+    MAX_WIDTH,
+    ExpertCount,
+    ExpertCountOrZero,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    PositionCount,
+    Width,
+    per_config,
+)
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -91,6 +101,7 @@ class MlpLayerTypes:
     def default_mlp_kinds(self) -> list[str]:  # pragma: no cover - each adapter says its default
         raise NotImplementedError
 
+    @per_config
     def mlp_kinds(self) -> list[str]:
         return list(self.mlp_layer_types) if self.mlp_layer_types is not None else self.default_mlp_kinds()
 
@@ -481,6 +492,7 @@ class DeepseekV4Config(DecoderConfig):
             return [V4_LAYER_TYPES[ratio] for ratio in self.compress_ratios[:count]]
         return [HCA] * min(count, 2) + [CSA if i % 2 else HCA for i in range(max(count - 2, 0))]
 
+    @per_config
     def mlp_kinds(self) -> list[str]:
         """mlp_layer_types, or num_hash_layers (3) hash-routed layers, then top-k routed ones."""
         count = self.num_hidden_layers

@@ -8,7 +8,17 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..schema import (
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    PositionCount,
+    Width,
+    per_config,
+)
 from ..spec import CheckpointExtra, Layer, MoeFfn, Norm, names
 from .base import DecoderConfig
 from .deepseek import (
@@ -241,6 +251,7 @@ class GlmMoeDsaConfig(DeepseekV32Config):
             unused.add("index_topk_pattern")
         return unused
 
+    @per_config
     def indexer_kinds(self) -> list[str]:
         """Each layer's indexer: "full" (its own) or "shared" (the previous layer's picks)."""
         if self.indexer_types is not None:

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, WidthOrZero
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, WidthOrZero, per_config
 from ..spec import Extra, Layer, Linear, names
 from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
@@ -71,11 +71,13 @@ class SmolLM3Config(DecoderConfig):
             return {"sliding_window", "layer_types"} | rope
         return rope if self.layer_types is not None else set()
 
+    @per_config
     def rope_layers(self) -> list[int]:
         if self.no_rope_layers is not None:
             return list(self.no_rope_layers)
         return [int((i + 1) % self.no_rope_layer_interval != 0) for i in range(self.num_hidden_layers)]
 
+    @per_config
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
@@ -203,17 +205,20 @@ class Llama4TextConfig(DecoderConfig):
             return self.kinds()
         return super().resolved(field)
 
+    @per_config
     def sparse_layers(self) -> set[int]:
         if self.moe_layers is not None:
             return set(self.moe_layers)
         step = self.interleave_moe_layer_step
         return {i for i in range(self.num_hidden_layers) if is_sparse(i, every=step, phase=step - 1)}
 
+    @per_config
     def rope_layers(self) -> list[int]:
         if self.no_rope_layers:
             return list(self.no_rope_layers)
         return [int((i + 1) % self.no_rope_layer_interval != 0) for i in range(self.num_hidden_layers)]
 
+    @per_config
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)

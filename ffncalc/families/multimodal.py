@@ -18,7 +18,7 @@ from pydantic import Field, ValidationError
 
 from ..errors import InvalidConfigError
 from ..results import DefaultUsed
-from ..schema import Flag, HFConfig, describe_validation_error
+from ..schema import Flag, HFConfig, describe_validation_error, read_quantization
 from ..spec import (
     CheckpointExtra,
     Extra,
@@ -36,6 +36,7 @@ from ..spec import (
 from ..values import Value, replace
 
 if TYPE_CHECKING:
+    from ..quantization import Block
     from .vision import TowerConfig
 
 
@@ -194,6 +195,13 @@ class MultimodalConfig(HFConfig):
     def nested_configs(self) -> dict[str, HFConfig]:
         towers = {"vision_config": self.vision, "audio_config": self.audio}
         return {"text_config": self.text} | {field: tower for field, tower in towers.items() if tower is not None}
+
+    @cached_property
+    def quantization(self) -> Block | None:
+        """The wrapper's quantization_config, or its language model's (Kimi-K2.5's int4 release nests it there)."""
+        own = read_quantization(self.quantization_config, "quantization_config")
+        nested = read_quantization(self.text.quantization_config, "text_config.quantization_config")
+        return own if own is not None else nested
 
     def validate_nested(self) -> None:
         self.text  # noqa: B018 - validates text_config, raising a field-named error

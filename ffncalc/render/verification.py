@@ -73,6 +73,7 @@ def verify_renderables(report: VerifyReport, width: int = 80) -> Group:
     if len(problems) > SHOWN:
         parts.append(Text(f"… and {len(problems) - SHOWN:,} more (--json lists every tensor)"))
     parts += [Text(f"Missing file: {name} (the index names it)") for name in report.missing_files]
+    parts += [Text(f"Index: {problem}") for problem in report.index_problems]
     if report.ignored:
         parts.append(Text(f"Not read (not the format transformers loads): {', '.join(report.ignored)}", style="dim"))
     parts += [Text(f"Note: {note}") for note in report.notes]

@@ -1,0 +1,308 @@
+"""quantization_config at the border: each scheme's fields checked as the library that loads it checks them.
+
+A config's quantization_config (or one nested under text_config) is validated like the rest of the config:
+a value the scheme's loader refuses is refused here, with the field named. The authorities, by scheme:
+- transformers 5.24, utils/quantization_config.py: FineGrainedFP8Config.post_init (fp8, mxfp8),
+  GPTQConfig.post_init, AwqConfig.post_init, BitsAndBytesConfig.post_init and AutoQuantizationConfig.from_dict
+  (bitsandbytes), Mxfp4Config;
+- AWQ's bit width: GPTQModel's AWQ kernels (gptqmodel/nn_modules/qlinear/gemm_awq.py: SUPPORTS_BITS = [4],
+  "Only 4-bit are supported for now." in pack), as AutoAWQ's WQLinear_GEMM;
+- bitsandbytes' 4-bit types: bitsandbytes functional.quantize_4bit knows "fp4" and "nf4" only;
+- compressed-tensors: its QuantizationArgs (num_bits, type int|float, strategy, a positive group_size for the
+  group strategy, -1 meaning per channel);
+- NVIDIA ModelOpt (quant_method "modelopt"; transformers 5.24 has no loader for it, vLLM does):
+  vllm/model_executor/layers/quantization/modelopt.py (ModelOptQuantConfigBase.from_config: quant_algo,
+  group_size, ignore / exclude_modules).
+Schemes ffncalc does not lay out are accepted by name (``UNREAD``); the weights are then counted unquantized,
+and a note says so.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+Module = Annotated[str, Field(strict=True, max_length=1000)]
+Modules = Annotated[list[Module], Field(max_length=100_000)]
+Positive = Annotated[int, Field(strict=True, ge=1, le=1 << 24)]
+Flag = Annotated[bool, Field(strict=True)]
+
+# Every quant_method transformers 5.24's AutoQuantizationConfig knows (AUTO_QUANTIZATION_CONFIG_MAPPING), and
+# ModelOpt's, which vLLM and SGLang load.
+READ = ("fp8", "mxfp8", "mxfp4", "gptq", "awq", "bitsandbytes", "compressed-tensors", "modelopt")
+UNREAD = (
+    "aqlm", "auto-round", "bitnet", "eetq", "fbgemm_fp8", "fouroversix", "fp_quant", "gemma", "gguf", "higgs", "hqq",
+    "metal", "nvfp4", "quanto", "quark", "sinq", "spqr", "torchao", "vptq",
+)  # fmt: skip
+
+
+class Block(BaseModel):
+    """A quantization_config: unknown keys ignored, as the config classes take them as kwargs."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    quant_method: str
+
+
+class Fp8Block(Block):
+    """FineGrainedFP8Config (fp8, and mxfp8, which reuses it)."""
+
+    quant_method: Literal["fp8", "mxfp8"]
+    activation_scheme: Literal["dynamic", "static"] = "dynamic"
+    # transformers' default (128, 128) when the key is absent; null means one scale per tensor.
+    weight_block_size: tuple[Positive, Positive] | None = (128, 128)
+    scale_fmt: Literal["float", "ue8m0"] = "float"
+    expert_dtype: Literal["fp8", "fp4"] = "fp8"
+    modules_to_not_convert: Modules | None = Field(
+        None, validation_alias=AliasChoices("modules_to_not_convert", "ignored_layers")
+    )
+
+    @field_validator("activation_scheme", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value  # transformers lowercases it
+
+    def warnings(self) -> list[str]:
+        block = self.weight_block_size
+        if block is not None and block[0] * block[1] <= 4:
+            return [
+                f"quantization_config.weight_block_size {list(block)}: a float32 scale for every {block[0] * block[1]} "
+                "weight(s): the scales take as many bytes as the FP8 weights or more"
+            ]
+        return []
+
+
+class Mxfp4Block(Block):
+    """Mxfp4Config."""
+
+    quant_method: Literal["mxfp4"]
+    modules_to_not_convert: Modules | None = None
+    dequantize: Flag = False
+
+
+GroupSize = Annotated[int, Field(strict=True, ge=-1, le=1 << 24)]
+
+
+def _group_size(value: int) -> int:
+    if value == 0 or value < -1:  # GPTQConfig.post_init
+        raise ValueError("must be greater than 0 or equal to -1 (one group per input column)")
+    return value
+
+
+class GptqBlock(Block):
+    """GPTQConfig: bits 2, 3, 4 or 8; group_size > 0 or -1."""
+
+    quant_method: Literal["gptq"]
+    bits: Literal[2, 3, 4, 8] = Field(validation_alias=AliasChoices("bits", "w_bit"))
+    group_size: GroupSize = Field(128, validation_alias=AliasChoices("group_size", "q_group_size"))
+    desc_act: Flag = False
+    sym: Flag = True
+    damp_percent: float = Field(0.1, strict=False, gt=0, lt=1)
+    modules_to_not_convert: Modules | None = None
+
+    @field_validator("bits", mode="before")
+    @classmethod
+    def _strict_bits(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int):  # true and 4.0 are not bit widths
+            raise ValueError(f"must be 2, 3, 4 or 8 (got {json.dumps(value)})")
+        return value
+
+    _group = field_validator("group_size")(lambda cls, value: _group_size(value))
+
+
+class AwqBlock(Block):
+    """AwqConfig: 4-bit only (the AWQ kernels pack nothing else), group_size > 0 or -1."""
+
+    quant_method: Literal["awq"]
+    bits: Literal[4] = Field(4, validation_alias=AliasChoices("bits", "w_bit"))
+    group_size: GroupSize = Field(128, validation_alias=AliasChoices("group_size", "q_group_size"))
+    zero_point: Flag = True
+    version: Literal["gemm", "gemv", "gemv_fast", "llm-awq"] = Field(
+        "gemm", validation_alias=AliasChoices("version", "format")
+    )
+    modules_to_not_convert: Modules | None = None
+
+    @field_validator("bits", mode="before")
+    @classmethod
+    def _strict_bits(cls, value: Any) -> Any:
+        if value != 4 or isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be 4: AWQ's kernels pack 4-bit weights only (got {json.dumps(value)})")
+        return value
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+    _group = field_validator("group_size")(lambda cls, value: _group_size(value))
+
+
+class BitsAndBytesBlock(Block):
+    """BitsAndBytesConfig: exactly one of load_in_4bit and load_in_8bit."""
+
+    quant_method: Literal["bitsandbytes"] = "bitsandbytes"
+    load_in_4bit: Flag = False
+    load_in_8bit: Flag = False
+    llm_int8_threshold: float = Field(6.0, strict=True)
+    llm_int8_skip_modules: Modules | None = None
+    llm_int8_has_fp16_weight: Flag = False
+    bnb_4bit_quant_type: Literal["fp4", "nf4"] = "fp4"
+    bnb_4bit_use_double_quant: Flag = False
+    bnb_4bit_compute_dtype: Annotated[str, Field(strict=True, max_length=40)] | None = None
+    bnb_4bit_quant_storage: Literal["float16", "float32", "int8", "uint8", "float64", "bfloat16"] | None = None
+
+    @model_validator(mode="after")
+    def _one_width(self) -> BitsAndBytesBlock:
+        if self.load_in_4bit and self.load_in_8bit:
+            raise ValueError("load_in_4bit and load_in_8bit are both true; only one can be used")
+        if not (self.load_in_4bit or self.load_in_8bit):
+            raise ValueError("bitsandbytes needs load_in_4bit or load_in_8bit set to true")
+        return self
+
+
+class CompressedArgs(BaseModel):
+    """compressed-tensors' QuantizationArgs: the fields that decide the stored layout."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    num_bits: Annotated[int, Field(strict=True, ge=1, le=32)] = 8
+    type: Literal["int", "float"] = "int"
+    symmetric: Flag = True
+    dynamic: Flag | Literal["local"] = False
+    strategy: Literal["tensor", "channel", "group", "block", "token", "tensor_group", "attn_head"] | None = None
+    group_size: Annotated[int, Field(strict=True, ge=-1, le=1 << 24)] | None = None
+    block_structure: tuple[Positive, Positive] | None = None
+
+    @model_validator(mode="after")
+    def _strategy(self) -> CompressedArgs:
+        group = self.group_size
+        if group is not None and (group == 0 or group < -1):
+            raise ValueError(f"group_size must be greater than 0 or -1 (got {group})")
+        strategy = self.strategy
+        if strategy is None:
+            strategy = "channel" if group == -1 else "group" if group is not None else "tensor"
+            object.__setattr__(self, "strategy", strategy)
+        if strategy in ("group", "tensor_group") and (group is None or group <= 0):
+            raise ValueError(f"strategy {strategy!r} requires a positive group_size (got {group})")
+        if strategy == "block" and self.block_structure is None:
+            raise ValueError("strategy 'block' requires block_structure [rows, columns]")
+        return self
+
+
+class CompressedGroup(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    targets: Modules = []
+    weights: CompressedArgs | None = None
+    input_activations: CompressedArgs | None = None
+
+
+class CompressedTensorsBlock(Block):
+    """compressed-tensors' QuantizationConfig."""
+
+    quant_method: Literal["compressed-tensors"]
+    format: Annotated[str, Field(strict=True, max_length=100)] | None = None
+    config_groups: dict[Annotated[str, Field(max_length=200)], CompressedGroup] = Field({}, max_length=1000)
+    ignore: Modules | None = None
+
+
+class ModelOptBlock(Block):
+    """ModelOpt's quantization_config as vLLM reads it from config.json (quant_algo, group_size, ignore)."""
+
+    quant_method: Literal["modelopt"]
+    quant_algo: Annotated[str, Field(strict=True, max_length=100)]
+    group_size: Positive | None = None
+    ignore: Modules | None = Field(None, validation_alias=AliasChoices("ignore", "exclude_modules"))
+
+    @field_validator("quant_algo")
+    @classmethod
+    def _upper(cls, value: str) -> str:
+        return value.upper()  # vLLM upper-cases it (ModelOpt may emit lowercase)
+
+
+# The quant_algo values whose layout ffncalc writes out (vLLM's QUANT_ALGOS has more: FP8_PER_CHANNEL_PER_TOKEN,
+# FP8_PB_WO, W4A16_NVFP4, MXFP8, MIXED_PRECISION).
+MODELOPT_READ = ("FP8", "NVFP4", "W4A16_NVFP4")
+
+
+class UnreadBlock(Block):
+    """A scheme transformers knows that ffncalc does not lay out: named, not read."""
+
+    modules_to_not_convert: Modules | None = None
+
+
+BLOCKS: dict[str, type[Block]] = {
+    "fp8": Fp8Block,
+    "mxfp8": Fp8Block,
+    "mxfp4": Mxfp4Block,
+    "gptq": GptqBlock,
+    "awq": AwqBlock,
+    "bitsandbytes": BitsAndBytesBlock,
+    "compressed-tensors": CompressedTensorsBlock,
+    "modelopt": ModelOptBlock,
+}
+BLOCKS.update(dict.fromkeys(UNREAD, UnreadBlock))
+
+
+class QuantizationError(ValueError):
+    """A quantization_config a scheme's loader would refuse: ``field`` (under quantization_config) and why."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field, self.message = field, message
+
+
+def read_block(raw: Any) -> Block:
+    """The validated quantization_config; raises ValidationError or QuantizationError naming the field."""
+    if not isinstance(raw, dict):
+        raise QuantizationError("", f"must be an object (got {type(raw).__name__})")
+    method = raw.get("quant_method")
+    # transformers' AutoQuantizationConfig.from_dict: load_in_4bit/8bit make a bitsandbytes config, whatever else
+    if raw.get("load_in_4bit") is True or raw.get("load_in_8bit") is True:
+        method = "bitsandbytes"
+        raw = {**raw, "quant_method": method}
+    if isinstance(method, str) and method.lower().startswith("modelopt"):
+        method = "modelopt"
+        raw = {**raw, "quant_method": method}
+    if not isinstance(method, str) or method not in BLOCKS:
+        shown = json.dumps(method)[:40]
+        raise QuantizationError(
+            "quant_method",
+            f"{shown} is not a scheme transformers knows (e.g. fp8, gptq, awq, bitsandbytes, mxfp4, "
+            "compressed-tensors, or modelopt)",
+        )
+    return BLOCKS[method].model_validate(raw)
+
+
+def notes(block: Block | None, where: str = "quantization_config") -> list[str]:
+    """What a reader must know about a quantization block ffncalc does not lay out."""
+    if isinstance(block, UnreadBlock):
+        return [
+            f"{where}: quant_method {block.quant_method!r} is not read by ffncalc: weights are counted unquantized, "
+            "in the config's dtype (memory and verify do not know this scheme's packed layout)"
+        ]
+    if isinstance(block, ModelOptBlock) and block.quant_algo not in MODELOPT_READ:
+        return [
+            f"{where}: ModelOpt quant_algo {block.quant_algo!r} is not read by ffncalc (it reads "
+            f"{', '.join(MODELOPT_READ)}): weights are counted unquantized, in the config's dtype"
+        ]
+    return []
+
+
+def warnings(block: Block | None) -> list[str]:
+    return block.warnings() if isinstance(block, Fp8Block) else []
+
+
+__all__ = [
+    "BLOCKS",
+    "READ",
+    "UNREAD",
+    "Block",
+    "QuantizationError",
+    "ValidationError",
+    "notes",
+    "read_block",
+    "warnings",
+]

@@ -1,0 +1,208 @@
+"""quantization_config: validated at the border as each scheme's loader validates it, and laid out as each packer
+writes it (GPTQ at every bit width, MXFP4's exclusions, ModelOpt NVFP4 and FP8, a block nested under text_config)."""
+
+import json
+
+import pytest
+
+from ffncalc.api import load_config, memory, verify
+
+from .checkpoints import llama_tensors, write_checkpoint
+from .conftest import BUNDLED, tiny_llama
+
+LLAMA = json.loads((BUNDLED / "meta-llama__Llama-3.1-8B.json").read_text())
+
+# tiny_llama's linear layers as (in_features, out_features), per layer: q, k, v, o (64 → 64), gate and up
+# (64 → 128), down (128 → 64); 2 layers. Everything else (embedding 1000 × 64, untied head 1000 × 64, 5 norms of
+# 64) stays in the config's dtype.
+TINY_LINEARS = [(64, 64)] * 4 + [(64, 128)] * 2 + [(128, 64)]
+TINY_UNQUANTIZED_ELEMENTS = 2 * 1000 * 64 + 5 * 64
+
+
+def gptq_bytes(in_f: int, out_f: int, bits: int, group: int) -> int:
+    """AutoGPTQ's QuantLinear buffers (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py, AutoGPTQ 0.7):
+    qweight int32 [in // 32 · bits, out], qzeros int32 [ceil(in / group), out // 32 · bits],
+    scales float16 [ceil(in / group), out], g_idx int32 [in]."""
+    groups = -(-in_f // group)
+    return 4 * (in_f // 32 * bits) * out_f + 4 * groups * (out_f // 32 * bits) + 2 * groups * out_f + 4 * in_f
+
+
+def test_gptq_3_bit_weights_take_the_bytes_autogptq_packs_them_in(write_config):
+    quantized = {"quant_method": "gptq", "bits": 3, "group_size": 32}
+    report = memory(str(write_config(tiny_llama(torch_dtype="float16", quantization_config=quantized))))
+    linear = 2 * sum(gptq_bytes(i, o, 3, 32) for i, o in TINY_LINEARS)
+    # q (64 → 64): qweight 4·6·64 + qzeros 4·2·6 + scales 2·2·64 + g_idx 4·64 = 2,096 bytes; gate (64 → 128):
+    # 4·6·128 + 4·2·12 + 2·2·128 + 4·64 = 3,936; down (128 → 64): 4·12·64 + 4·4·6 + 2·4·64 + 4·128 = 4,192
+    assert linear == 2 * (4 * 2_096 + 2 * 3_936 + 4_192)
+    assert report.weights.bytes == linear + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_a_correctly_packed_3_bit_gptq_checkpoint_verifies(tmp_path):
+    config = tiny_llama(torch_dtype="float16", quantization_config={"quant_method": "gptq", "bits": 3})
+    tensors = llama_tensors(config, dtype="F16")
+    for name in list(tensors):
+        if ".layers." in name and name.endswith("_proj.weight"):
+            _dtype, (out_f, in_f) = tensors.pop(name)
+            module = name.removesuffix(".weight")
+            groups = -(-in_f // 128)  # GPTQConfig's default group_size, 128
+            tensors |= {
+                module + ".qweight": ("I32", [in_f // 32 * 3, out_f]),  # 32 values in 3 words
+                module + ".qzeros": ("I32", [groups, out_f // 32 * 3]),
+                module + ".scales": ("F16", [groups, out_f]),
+                module + ".g_idx": ("I32", [in_f]),
+            }
+    report = verify(str(write_checkpoint(tmp_path / "gptq3", config, tensors)))
+    assert report.ok, [t for t in report.tensors if t.verdict != "parameter"][:4]
+
+
+def test_mxfp4_modules_to_not_convert_naming_the_experts_keeps_them_in_bf16(write_config):
+    # transformers' replace_with_mxfp4_linear asks should_convert_module(f"{mlp}.experts", modules_to_not_convert).
+    # The Hub's safetensors counts for gpt-oss-20b (shared/reference/ground_truth.json): 1,804,459,584 BF16 elements
+    # besides the experts' 24 × 32 × 3 × 2,880 × 2,880 = 19,110,297,600 weights; all of them in BF16 here.
+    config = json.loads((BUNDLED / "openai__gpt-oss-20b.json").read_text())
+    config["quantization_config"]["modules_to_not_convert"].append("model.layers.*.mlp.experts")
+    report = memory(str(write_config(config)))
+    assert report.weights.bytes == 2 * (1_804_459_584 + 19_110_297_600)
+
+
+def test_mxfp4_without_exclusions_of_the_experts_packs_them():
+    # The same Hub counts: the U8 blocks hold two 4-bit values a byte, one U8 scale per 32 values.
+    report = memory("openai/gpt-oss-20b")
+    weights = 19_110_297_600
+    assert report.weights.bytes == 2 * 1_804_459_584 + weights // 2 + weights // 32
+
+
+def test_modelopt_nvfp4_is_read_with_its_fp8_group_scales_and_global_scales(write_config):
+    # vLLM's ModelOptNvFp4LinearMethod (modelopt.py): weight U8 [out, in // 2], weight_scale F8_E4M3
+    # [out, in // 16], weight_scale_2 and input_scale float32 scalars, per linear layer; lm_head ignored.
+    quantized = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "ignore": ["lm_head"]}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(o * i // 2 + o * i // 16 + 4 + 4 for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+    assert report.weights.quantization == "modelopt-nvfp4"
+
+
+def test_modelopt_fp8_is_read_with_its_per_tensor_scales(write_config):
+    # vLLM's ModelOptFp8LinearMethod: weight F8_E4M3 [out, in], weight_scale and input_scale float32 per module.
+    quantized = {"quant_method": "modelopt", "quant_algo": "fp8", "ignore": ["lm_head"]}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(o * i + 4 + 4 for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_a_quantization_config_nested_under_text_config_is_read(write_config):
+    # Mistral 3 with its language model's block only (as multimodal int4/fp8 releases nest it): the language model's
+    # linear layers in FP8 with a float32 scale per 128 × 128 block, not the 16-bit size.
+    plain = memory("mistralai/Magistral-Small-2509")
+    config = json.loads((BUNDLED / "mistralai__Magistral-Small-2509.json").read_text())
+    config.pop("quantization_config", None)
+    config["text_config"]["quantization_config"] = {"quant_method": "fp8", "weight_block_size": [128, 128]}
+    nested = memory(str(write_config(config)))
+    assert nested.weights.quantization == "fp8"
+    assert nested.weights.bytes < plain.weights.bytes * 6 // 10
+
+
+def test_a_bad_value_in_a_nested_quantization_config_names_its_place(write_config, ffncalc):
+    config = json.loads((BUNDLED / "mistralai__Magistral-Small-2509.json").read_text())
+    config["text_config"]["quantization_config"] = {"quant_method": "gptq", "bits": 5}
+    run = ffncalc("params", str(write_config(config)))
+    assert run.exit_code == 3 and run.stdout == ""
+    assert "text_config.quantization_config.bits: must be 2, 3, 4 or 8" in run.stderr
+
+
+def test_a_scheme_ffncalc_does_not_lay_out_is_said_not_silently_counted_at_16_bits(write_config):
+    report = memory(str(write_config(dict(LLAMA, quantization_config={"quant_method": "hqq"}))))
+    assert any("quant_method 'hqq' is not read by ffncalc" in note for note in report.notes)
+
+
+def test_the_mlx_quantization_block_is_said_not_read():
+    report = load_config("mlx-community/aya-23-8B-8bit").info
+    assert any(
+        "MLX's, which transformers does not read" in note and "bits 8, group_size 64" in note for note in report.notes
+    )
+
+
+def test_fp8_without_weight_block_size_takes_transformers_default_blocks(write_config):
+    # FineGrainedFP8Config's default weight_block_size is (128, 128); null means one scale per tensor. With hidden
+    # 256 and FFN 512: q, k, v, o are 2 × 2 blocks, gate and up (512 × 256) and down (256 × 512) 4 × 2: 40 float32
+    # scales a layer, against 7 scalars.
+    wide = {"hidden_size": 256, "intermediate_size": 512}
+    absent = memory(str(write_config(tiny_llama(**wide, quantization_config={"quant_method": "fp8"}), "absent")))
+    per_tensor = tiny_llama(**wide, quantization_config={"quant_method": "fp8", "weight_block_size": None})
+    none = memory(str(write_config(per_tensor, "none")))
+    assert absent.weights.by_dtype["F32"] == 2 * 40 * 4
+    assert none.weights.by_dtype["F32"] == 2 * 7 * 4
+
+
+REFUSED = [
+    ({"quant_method": "fp8", "weight_block_size": "128"}, "quantization_config.weight_block_size"),
+    ({"quant_method": "fp8", "weight_block_size": [0, 128]}, "quantization_config.weight_block_size.0"),
+    ({"quant_method": "fp8", "weight_block_size": [-1, 128]}, "quantization_config.weight_block_size.0"),
+    ({"quant_method": "fp8", "weight_block_size": [128.5, 128]}, "quantization_config.weight_block_size.0"),
+    ({"quant_method": "fp8", "weight_block_size": {"a": 1}}, "quantization_config.weight_block_size"),
+    ({"quant_method": "fp8", "activation_scheme": "sometimes"}, "quantization_config.activation_scheme"),
+    ({"quant_method": "gptq", "bits": "four"}, "quantization_config.bits"),
+    ({"quant_method": "gptq", "bits": 0}, "quantization_config.bits"),
+    ({"quant_method": "gptq", "bits": 5}, "quantization_config.bits"),
+    ({"quant_method": "gptq", "bits": 2.5}, "quantization_config.bits"),
+    ({"quant_method": "gptq", "bits": True}, "quantization_config.bits"),
+    ({"quant_method": "gptq", "bits": -4}, "quantization_config.bits"),
+    ({"quant_method": "gptq", "bits": 64}, "quantization_config.bits"),
+    ({"quant_method": "gptq", "bits": 4, "group_size": 0}, "quantization_config.group_size"),
+    ({"quant_method": "gptq", "bits": 4, "group_size": -5}, "quantization_config.group_size"),
+    ({"quant_method": "gptq", "bits": 4, "group_size": "four"}, "quantization_config.group_size"),
+    ({"quant_method": "awq", "bits": 3}, "quantization_config.bits"),
+    ({"quant_method": "bitsandbytes", "load_in_4bit": True, "load_in_8bit": True}, "quantization_config"),
+    ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf5"}, "bnb_4bit_quant_type"),
+    ({"quant_method": "bitsandbytes", "load_in_8bit": True, "llm_int8_skip_modules": 3}, "llm_int8_skip_modules"),
+    (
+        {"quant_method": "bitsandbytes", "load_in_8bit": True, "llm_int8_skip_modules": ["a", 1]},
+        "llm_int8_skip_modules.1",
+    ),
+    ({"quant_method": "compressed-tensors", "ignore": 7}, "quantization_config.ignore"),
+    ({"quant_method": "compressed-tensors", "ignore": ["lm_head", 2]}, "quantization_config.ignore.1"),
+    (
+        {"quant_method": "compressed-tensors", "config_groups": {"g": {"weights": {"num_bits": "four"}}}},
+        "config_groups.g.weights.num_bits",
+    ),
+    (
+        {
+            "quant_method": "compressed-tensors",
+            "config_groups": {"g": {"weights": {"group_size": 0, "strategy": "group"}}},
+        },
+        "config_groups.g.weights",
+    ),
+    (
+        {
+            "quant_method": "compressed-tensors",
+            "config_groups": {"g": {"weights": {"group_size": None, "strategy": "group"}}},
+        },
+        "config_groups.g.weights",
+    ),
+    (
+        {"quant_method": "compressed-tensors", "config_groups": {"g": {"weights": {"group_size": -1 - 1}}}},
+        "config_groups.g.weights",
+    ),
+    ({"quant_method": "compressed-tensors", "config_groups": {"g": {"weights": [4]}}}, "config_groups.g.weights"),
+    ({"quant_method": "modelopt"}, "quantization_config.quant_algo"),
+    ({"quant_method": "no-such-scheme"}, "quantization_config.quant_method"),
+    ([4], "quantization_config"),
+]
+
+
+@pytest.mark.parametrize(("block", "field"), REFUSED, ids=[json.dumps(block)[:60] for block, _ in REFUSED])
+@pytest.mark.parametrize("command", ["params", "memory", "verify"])
+def test_a_quantization_config_its_loader_refuses_is_refused_naming_the_field(
+    block, field, command, write_config, ffncalc
+):
+    run = ffncalc(command, str(write_config(dict(LLAMA, quantization_config=block)).parent), "--json")
+    assert (run.exit_code, run.stdout) == (3, "")
+    assert run.stderr.startswith("Error: ") and run.stderr.count("\n") == 1, run.stderr
+    assert ": quantization_config" in run.stderr and field in run.stderr, run.stderr
+
+
+def test_fp8_blocks_of_one_weight_are_counted_with_a_warning(write_config, ffncalc):
+    config = dict(LLAMA, quantization_config={"quant_method": "fp8", "weight_block_size": [1, 1]})
+    run = ffncalc("memory", str(write_config(config)), "--json")
+    assert run.exit_code == 0
+    assert "Warning: quantization_config.weight_block_size [1, 1]" in run.stderr
