@@ -30,6 +30,7 @@ from typing import Literal, NamedTuple
 from .accounting import Part, layer_parts, parts_of
 from .results import ModelInfo, Result
 from .spec import Attention, Indexer, Layer, Mixer, ModelSpec
+from .structure import Reach, attended_keys, attention_kv_elements, attention_reach, generating_layers, indexer_reach
 from .tensors import embedding_width, extra_tensors
 from .values import Value
 
@@ -41,11 +42,6 @@ TRAINING_MULTIPLIER = 3  # forward + backward (≈ 2 × forward)
 
 
 # --- the per-model profile: everything that does not depend on the context --------------------
-
-
-# How far a layer reaches at context n: (cap, rate) reads min(n // rate, cap) keys; rate 1 for the keys themselves
-# (cap: a window or an indexer's top_k; None: the whole context), rate > 1 for compressed entries of rate tokens each.
-Reach = tuple[int | None, int]
 
 
 class ContextProfile(Value):
@@ -85,13 +81,6 @@ class ContextProfile(Value):
         ]
 
 
-def attended_keys(context: int, window: int | None, rate: int = 1) -> int:
-    """Keys one token reads at context n: min(n // rate, window); rate 1 for the keys themselves (n, or min(n, window)
-    in a sliding-window layer), rate > 1 for the entries that each pool rate tokens; window None: no cap."""
-    keys = context // rate
-    return keys if window is None else min(keys, window)
-
-
 def causal_keys(tokens: int, window: int | None, rate: int = 1) -> int:
     """Σ_{i=1..n} min(i // rate, window): the keys a causal prompt of n tokens attends to in one head."""
 
@@ -102,25 +91,6 @@ def causal_keys(tokens: int, window: int | None, rate: int = 1) -> int:
     if window is None or tokens < rate * window:
         return uncapped(tokens)
     return uncapped(rate * window - 1) + (tokens - rate * window + 1) * window
-
-
-def attention_reach(attention: Attention) -> tuple[Reach, ...]:
-    """Keys a token attends to at context n, as reaches: min(n, window) (an indexer's top_k instead, picking among
-    all keys), + with a compressor min(n // rate, top_k) of its entries (all n // rate without an indexer)."""
-    indexer, compressor = attention.indexer, attention.compressor
-    top_k = indexer.top_k if indexer is not None else None
-    if compressor is None:
-        return ((top_k if indexer is not None else attention.window, 1),)
-    return ((attention.window, 1), (top_k, compressor.rate))
-
-
-def indexer_reach(attention: Attention) -> Reach | None:
-    """Keys an indexer scores at context n: all n, or the n // rate compressed entries; None without one of its own."""
-    indexer = attention.indexer
-    if indexer is None or indexer.shared:
-        return None
-    compressor = indexer.compressor or attention.compressor
-    return (None, compressor.rate if compressor is not None else 1)
 
 
 def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> int:
@@ -143,13 +113,6 @@ def mixer_state_flops(mixer: Mixer) -> int:
     """Per token, besides the projections: each depthwise conv (2 · channels · kernel) and the state update."""
     convs = sum(FLOPS_PER_MULTIPLY_ADD * conv.channels * conv.kernel for conv in mixer.convs)
     return convs + mixer.state_update_flops
-
-
-def generating_layers(spec: ModelSpec) -> list[Layer]:
-    """The layers a text token runs: the decoder stack (an encoder-decoder's encoder runs once over the input;
-    a multimodal model's towers run once per image), or an encoder-only model's encoder."""
-    decoder = [layer for layer in spec.layers if layer.stack == "decoder"]
-    return decoder or [layer for layer in spec.layers if layer.stack == "encoder"]
 
 
 def _extra_parts(spec: ModelSpec) -> list[Part]:
@@ -276,8 +239,6 @@ def encoder_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProf
 def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
     """Bytes one decode step reads at batch 1: active weights and mixer states once, plus the KV cache per key
     (its per-token size from ffncalc.memory)."""
-    from .memory import attention_kv_elements
-
     layers = generating_layers(spec)
     weights = _active_weights(layers)
     states = sum(

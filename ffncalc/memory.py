@@ -29,10 +29,10 @@ from fractions import Fraction
 from typing import Literal
 
 from .accelerators import memory_sizes
-from .compute import attended_keys, indexer_reach
 from .results import ModelInfo, Result
 from .spec import Attention, DenseFfn, Layer, ModelSpec, MoeFfn
 from .storage import Scheme, Stored, layout, parameter_layout
+from .structure import attended_keys, attention_kv_elements, generating_layers, indexer_reach
 from .tensors import assemble, layer_indices, layer_tensors, model_tensors
 from .units import DTYPE_BYTES
 from .values import Value
@@ -266,15 +266,6 @@ def weight_bytes(stored: Layout, dtype: str, scheme: Scheme | None) -> WeightByt
 # --- the KV cache and recurrent state --------------------------------------------------------------
 
 
-def attention_kv_elements(attention: Attention) -> int:
-    """Per layer per token: kv_heads · (qk_head_dim + v_head_dim), kv_heads · qk_head_dim where the keys are the values;
-    MLA caches its latent, kv_lora_rank + qk_rope_head_dim."""
-    if attention.mla is not None:
-        return attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim
-    values = 0 if attention.values_are_keys else attention.v_head_dim
-    return attention.num_kv_heads * (attention.qk_head_dim + values)
-
-
 def kv_elements_per_token(attention: Attention) -> int:
     """The attention's KV elements per token, + a sparse-attention indexer's key (head_dim) when it scores every token's
     key; none for an attention that reads another layer's keys and values (that layer caches them)."""
@@ -343,8 +334,6 @@ def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
 
 def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
     """Σ over the generating layers of per-token elements × cached tokens (or entries), + fixed states, × batch × dtype bytes."""
-    from .compute import generating_layers
-
     size = DTYPE_BYTES[dtype]
     counted: dict[tuple[str, int, int, int], int] = {}
     rates: dict[str, int] = {}
@@ -383,7 +372,6 @@ def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
 
 def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) -> Activations:
     """The largest buffer of one forward over a prefill chunk: the FFN's intermediate, the hidden states, or the logits."""
-    from .compute import generating_layers
     from .spec import MoeFfn
 
     widest = 0
@@ -440,8 +428,6 @@ def cache_shares(spec: ModelSpec, cache: KvCache) -> dict[tuple[str, int, int], 
     """The cache's bytes by how they split: (how, bytes, heads) → layers, where how is "heads" (split by KV heads),
     "copied" (MLA's latent, whole on each GPU) or "even" (a mixer's state, split evenly). One pass over the layers,
     shared by every GPU count (a 16,384-layer model is walked once, not once per count)."""
-    from .compute import generating_layers
-
     shares: dict[tuple[str, int, int], int] = {}
     size = DTYPE_BYTES[cache.dtype]
 
@@ -546,8 +532,6 @@ def layer_activation_bytes(layer: Layer, s: int, b: int, h: int, flash: bool) ->
 
 def lora_parameters(spec: ModelSpec, rank: int) -> int:
     """Σ over the attention and FFN projections (every routed expert's too; not routers) of rank · (in + out)."""
-    from .compute import generating_layers
-
     total = 0
     for layer in generating_layers(spec):
         for tensor in layer_tensors(layer):
@@ -582,8 +566,6 @@ def training_memory(
     With LORA_RANK: the base weights frozen as stored (FROZEN_WEIGHTS bytes, no gradients, no states); the adapters
     (lora_parameters) trained in mixed precision as above; their extra activations, 2sbr per adapter, are left out.
     """
-    from .compute import generating_layers
-
     trained = parameters if lora_rank is None else lora_parameters(spec, lora_rank)
     weights = 2 * trained if lora_rank is None else frozen_weights + 2 * trained
     gradients = 2 * trained
@@ -742,7 +724,5 @@ def count_memory(
 
 
 def _compressed_conventions(spec: ModelSpec) -> list[str]:
-    from .compute import generating_layers
-
     attentions = [layer.attention for layer in generating_layers(spec) if layer.attention is not None]
     return [COMPRESSED_CONVENTION] if any(a.compressor or a.values_are_keys for a in attentions) else []

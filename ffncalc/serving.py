@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from .compute import generating_layers
 from .errors import UsageError
 from .memory import EngineReport, KvGroup, KvKind
 from .spec import Layer, ModelSpec
+from .structure import generating_layers
 
 VLLM_SOURCE = "vllm-project/vllm @ 001cabc1 (main, 2026): vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py"
 VLLM_HYBRID_SOURCE = (

@@ -128,7 +128,8 @@ class PeerShape:
 
 def peer_shape(spec: ModelSpec, params: int, embedding_params: int) -> PeerShape:
     """The fields the peers' formulas read, from the spec and the parameter counts."""
-    from .compute import FLOPS_PER_MULTIPLY_ADD, generating_layers
+    from .compute import FLOPS_PER_MULTIPLY_ADD
+    from .structure import generating_layers
 
     layers = generating_layers(spec)
     return PeerShape(

@@ -214,12 +214,14 @@ PATTERNED = {
 
 
 @pytest.mark.parametrize("family", PATTERNED)
-def test_a_patterned_family_at_16384_layers_answers_within_two_seconds(family, write_config):
-    # memory --train builds the spec, counts every parameter, the KV cache per layer kind and training memory
+def test_a_patterned_family_at_16384_layers_is_linear_not_quadratic(family, write_config):
+    # memory --train builds the spec, counts every parameter, the KV cache per layer kind and training memory.
+    # Quadratic rules took 26–50 s here; linear ones take about 1 s on a quiet machine (bench/run.py holds the
+    # 2 s target). 10 s separates the two even on a loaded two-core CI machine.
     path = write_config(PATTERNED[family], family)
     run, elapsed = run_timed("memory", str(path), "--train", "--json")
     assert run.exit_code == 0, run.stderr
-    assert elapsed < 2.0, elapsed
+    assert elapsed < 10.0, elapsed
 
 
 # --- cache element types -----------------------------------------------------------------------------------

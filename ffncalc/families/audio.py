@@ -30,8 +30,7 @@ from ..spec import (
     StoredTensor,
     names,
 )
-from .multimodal import Tower, audio_module
-from .vision import TowerConfig
+from .towers import Tower, TowerConfig, audio_module
 
 
 def conformer_layer(

@@ -43,7 +43,8 @@ from ..spec import (
 from ..values import replace
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
-from .multimodal import MultimodalConfig, Tower, audio_module, projector_module
+from .multimodal import MultimodalConfig
+from .towers import Tower, audio_module, projector_module
 
 
 class GemmaConfig(DecoderConfig):

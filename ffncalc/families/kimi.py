@@ -16,7 +16,8 @@ from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount
 from ..spec import CheckpointExtra, Extra, Layer, Linear, Mixer, MoeFfn, Norm, names
 from .deepseek import DeepseekV3Config, MlpLayerTypes, correction_bias_extra, entries_check
 from .mixers import kimi_delta_attention
-from .multimodal import MultimodalConfig, Tower, projector_module, tower_module
+from .multimodal import MultimodalConfig
+from .towers import Tower, projector_module, tower_module
 
 # transformers saves every FFN under block_sparse_moe (its conversion renames mlp → block_sparse_moe), dense ones too.
 KIMI_MLP = names(gate="block_sparse_moe.gate_proj", up="block_sparse_moe.up_proj", down="block_sparse_moe.down_proj")

@@ -11,7 +11,8 @@ from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Posit
 from ..spec import Extra, Layer, Linear, names
 from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
-from .multimodal import MultimodalConfig, Tower, projector_module
+from .multimodal import MultimodalConfig
+from .towers import Tower, projector_module
 
 
 class LlamaConfig(DecoderConfig):

@@ -12,7 +12,8 @@ from ..spec import Extra, ImageInput, Layer, Linear, Norm, names
 from ..values import replace
 from .base import DecoderConfig
 from .blocks import required_field, windows_of_layer_types
-from .multimodal import MultimodalConfig, Tower, projector_module
+from .multimodal import MultimodalConfig
+from .towers import Tower, projector_module
 
 
 class MistralConfig(DecoderConfig):

@@ -24,50 +24,15 @@ from ..spec import (
     Extra,
     ImageInput,
     Layer,
-    LearnedTensor,
-    Linear,
     ModelNames,
     ModelSpec,
-    Norm,
-    PatchEmbedding,
     StoredTensor,
-    Table,
 )
-from ..values import Value, replace
+from ..values import replace
+from .towers import Tower, TowerConfig
 
 if TYPE_CHECKING:
     from ..quantization import Block
-    from .vision import TowerConfig
-
-
-class Tower(Value):
-    """A tower's layers (stack "vision" or "audio") and its modules outside them, named under the wrapper's prefix."""
-
-    layers: tuple[Layer, ...]
-    extras: tuple[Extra, ...]
-    hidden_size: int  # the width of what it hands on (before any projector)
-    image: ImageInput | None  # how it reads an image as patches (None: an audio tower, a convolutional one)
-    checkpoint_extras: tuple[CheckpointExtra, ...] = ()  # buffers its modules save
-
-
-Module = Linear | Norm | Table | PatchEmbedding | LearnedTensor
-
-
-def tower_module(name: str, module: Module, component: str = "vision", runs: str = "per_patch") -> Extra:
-    """A module of a tower or projector outside its layers: it runs for each patch of an image, or for each token
-    the image becomes (runs="per_image_token"), never for a text token."""
-    return Extra(component, name, module, runs=runs)  # type: ignore[arg-type]
-
-
-def projector_module(name: str, module: Module) -> Extra:
-    """A module that carries the tower's merged features into the language model: once per image token."""
-    return tower_module(name, module, "projector", "per_image_token")
-
-
-def audio_module(name: str, module: Module, component: str = "audio") -> Extra:
-    """A module of an audio tower outside its layers, or (component="projector") of its projector: it runs for the
-    frames of a clip, never for a text token (ffncalc counts no audio FLOPs)."""
-    return tower_module(name, module, component, "per_audio_frame")
 
 
 class MultimodalConfig(HFConfig):
@@ -146,7 +111,6 @@ class MultimodalConfig(HFConfig):
     def _tower(self, field: str, own_type: str, defaults: dict[str, Any]) -> TowerConfig | None:
         """The tower FIELD holds (absent or null: the wrapper's default tower, or none where it is optional)."""
         from . import TOWERS, adapter_for
-        from .vision import TowerConfig
 
         given = getattr(self, field, None)
         if not own_type or not self._present(field):

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import AliasChoices, Field
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, LayerIndex, Name, Width
+from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, Width
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -37,7 +37,6 @@ from ..spec import (
     Layer,
     LearnedTensor,
     Linear,
-    ModelSpec,
     Names,
     Norm,
     NormKind,
@@ -48,23 +47,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .multimodal import Tower, projector_module, tower_module
-
-
-class TowerConfig(HFConfig):
-    """A vision config: its fields and transformers' defaults; ``tower(prefix)`` builds it under PREFIX."""
-
-    model_type: Name = ""
-
-    def tower(self, prefix: str) -> Tower:  # pragma: no cover - every tower overrides it
-        raise NotImplementedError
-
-    def uncounted(self) -> str | None:
-        """Why ffncalc cannot count this tower (the wrapper then counts its language model alone); None: it can."""
-        return None
-
-    def to_spec(self) -> ModelSpec:  # pragma: no cover - towers are counted inside their wrapper
-        raise NotImplementedError(f"{self.config_class} is counted inside a multimodal model")
+from .towers import Tower, TowerConfig, projector_module, tower_module
 
 
 def vit_layer(

@@ -1,0 +1,66 @@
+"""The pieces of a vision or audio tower that wrappers and tower adapters share: what a built tower is, its
+modules outside the layers, and the adapter every tower config derives from. Both ``multimodal`` (the wrappers)
+and ``vision``/``audio`` (the towers) build on this module; neither imports the other's internals."""
+
+from __future__ import annotations
+
+from ..schema import HFConfig, Name
+from ..spec import (
+    CheckpointExtra,
+    Extra,
+    ImageInput,
+    Layer,
+    LearnedTensor,
+    Linear,
+    ModelSpec,
+    Norm,
+    PatchEmbedding,
+    Table,
+)
+from ..values import Value
+
+
+class Tower(Value):
+    """A tower's layers (stack "vision" or "audio") and its modules outside them, named under the wrapper's prefix."""
+
+    layers: tuple[Layer, ...]
+    extras: tuple[Extra, ...]
+    hidden_size: int  # the width of what it hands on (before any projector)
+    image: ImageInput | None  # how it reads an image as patches (None: an audio tower, a convolutional one)
+    checkpoint_extras: tuple[CheckpointExtra, ...] = ()  # buffers its modules save
+
+
+Module = Linear | Norm | Table | PatchEmbedding | LearnedTensor
+
+
+def tower_module(name: str, module: Module, component: str = "vision", runs: str = "per_patch") -> Extra:
+    """A module of a tower or projector outside its layers: it runs for each patch of an image, or for each token
+    the image becomes (runs="per_image_token"), never for a text token."""
+    return Extra(component, name, module, runs=runs)  # type: ignore[arg-type]
+
+
+def projector_module(name: str, module: Module) -> Extra:
+    """A module that carries the tower's merged features into the language model: once per image token."""
+    return tower_module(name, module, "projector", "per_image_token")
+
+
+def audio_module(name: str, module: Module, component: str = "audio") -> Extra:
+    """A module of an audio tower outside its layers, or (component="projector") of its projector: it runs for the
+    frames of a clip, never for a text token (ffncalc counts no audio FLOPs)."""
+    return tower_module(name, module, component, "per_audio_frame")
+
+
+class TowerConfig(HFConfig):
+    """A vision config: its fields and transformers' defaults; ``tower(prefix)`` builds it under PREFIX."""
+
+    model_type: Name = ""
+
+    def tower(self, prefix: str) -> Tower:  # pragma: no cover - every tower overrides it
+        raise NotImplementedError
+
+    def uncounted(self) -> str | None:
+        """Why ffncalc cannot count this tower (the wrapper then counts its language model alone); None: it can."""
+        return None
+
+    def to_spec(self) -> ModelSpec:  # pragma: no cover - towers are counted inside their wrapper
+        raise NotImplementedError(f"{self.config_class} is counted inside a multimodal model")
