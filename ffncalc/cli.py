@@ -27,21 +27,8 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 
 
-def _plain_argument_help() -> None:
-    """typer 0.29 writes a required argument as {MODEL} in the usage line and labels it with its type (MODEL
-    <str>); ffncalc's help names it MODEL, as click does (options are named by their metavars)."""
-    from typer import core
-
-    def usage_name(argument: core.TyperArgument) -> str:
-        name = argument.display_name_raw
-        return (name if argument.required else f"[{name}]") + ("..." if argument.nargs != 1 else "")
-
-    core.TyperArgument._usage_display_name = usage_name  # type: ignore[assignment]
-    core.TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[assignment]
-
-
-_plain_argument_help()
-
+# Help is typer's own: a required argument reads {MODEL} in the usage line and MODEL <str> in its list, typer's
+# convention since 0.29; ffncalc touches no private attribute of typer to restyle it.
 app = typer.Typer(
     name="ffncalc",
     help="Where a transformer's parameters, compute and memory go, exactly, from its config.json.",

@@ -31,12 +31,6 @@ Reporter = Callable[[str], None]
 #: Where progress goes (the command line sets a status line; the library stays silent).
 reporter: Reporter | None = None
 DEFAULT_DEADLINE = 10.0
-UNREACHABLE = re.compile(
-    r"Name or service not known|nodename nor servname|Temporary failure in name resolution|"
-    r"getaddrinfo failed|Connection refused|No address associated|Network is unreachable|"
-    r"No route to host",
-    re.I,
-)
 
 
 def report(message: str) -> None:
@@ -77,23 +71,26 @@ def deadline() -> float:
     return max(DEFAULT_DEADLINE, int(etag) + 2 if etag else 0)
 
 
-class _Watch(logging.Handler):
-    """Reads huggingface_hub's retry warnings: reports each one, and notes when the network is down."""
+class _Attempt:
+    """What the current attempt has seen: the network down (a connection that could not be made, by exception type)
+    and the last HTTP status the Hub answered with that huggingface_hub retries (429 and 5xx). huggingface_hub's client reports both to it (``_client``)."""
+
+    def __init__(self) -> None:
+        self.unreachable = threading.Event()
+        self.status = ""
+
+
+_attempt = _Attempt()
+
+
+class _RetryReport(logging.Handler):
+    """huggingface_hub's retry warnings, passed to the status line (for display only: nothing is decided on them)."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.unreachable = threading.Event()
-        self.status = ""  # the last HTTP status the Hub answered with
 
     def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        status = re.search(r"HTTP Error (\d+)", message)
-        if status:
-            self.status = status[1]
-        if UNREACHABLE.search(message):
-            self.unreachable.set()
-        elif "Retrying in" in message or "HTTP Error" in message:
-            report(message.strip())
+        report(record.getMessage().strip())
 
 
 def bounded(call: Callable[[], T], what: str, repo_id: str, revision: str | None, token: str | None) -> T:
@@ -101,11 +98,12 @@ def bounded(call: Callable[[], T], what: str, repo_id: str, revision: str | None
     limit = deadline()
     from huggingface_hub.utils import logging as hub_logging
 
+    global _attempt
     hub_logging.set_verbosity_warning()
     logger = hub_logging.get_logger("huggingface_hub")
-    watch = _Watch()
+    watch = _attempt = _Attempt()
     # Its warnings are ours to report, not to print: its own handlers step aside while it works.
-    handlers, logger.handlers = logger.handlers, [watch]
+    handlers, logger.handlers = logger.handlers, [_RetryReport()]
     propagate, logger.propagate = logger.propagate, False
     outcome: dict[str, Any] = {}
     done = threading.Event()
@@ -170,32 +168,75 @@ SAFE_ETAG = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 
 
 def guard_cache() -> None:
-    """From now on, huggingface_hub stores what a server sends only under names that stay inside its cache.
+    """From now on, huggingface_hub's requests go through ffncalc's client (its public ``set_client_factory``),
+    which refuses a server's answer that would name a cache file outside the cache, and notes a network that is down.
 
     hf_hub_download names cache files after the X-Repo-Commit and ETag headers without checking them
     (huggingface_hub 2.4); a mirror or an HF_ENDPOINT that answers with "../" in one would make it write
-    anywhere. The headers are checked where it reads them, before anything is written. Installed once per
+    anywhere. The headers are checked as each answer arrives, before anything is written. Installed once per
     process (an abandoned attempt may still be running in its thread), it only ever refuses such answers.
     """
-    from huggingface_hub import file_download
-    from huggingface_hub.errors import RemoteEntryNotFoundError
-
-    original = file_download.get_hf_file_metadata
-    if getattr(original, "ffncalc_guard", False):
+    global _guarded
+    if _guarded:
         return
+    from huggingface_hub import set_client_factory
 
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        try:
-            metadata = original(*args, **kwargs)
-        except RemoteEntryNotFoundError as error:  # its answer's commit names the .no_exist marker it writes
-            _check_header("X-Repo-Commit", error.response.headers.get("X-Repo-Commit"), SAFE_COMMIT)
-            raise
-        _check_header("X-Repo-Commit", metadata.commit_hash, SAFE_COMMIT)
-        _check_header("ETag", metadata.etag, SAFE_ETAG)
-        return metadata
+    set_client_factory(_client)
+    _guarded = True
 
-    checked.ffncalc_guard = True  # type: ignore[attr-defined]
-    file_download.get_hf_file_metadata = checked
+
+_guarded = False
+
+
+def _client() -> Any:
+    """huggingface_hub's HTTP client as its default factory makes it (redirects followed, no overall timeout: it sets
+    its own per call), with ffncalc's checks: offline mode honoured, answers checked, a failed connection noted."""
+    import httpx2
+    from huggingface_hub import constants
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    def offline(request: Any) -> None:
+        if constants.HF_HUB_OFFLINE:  # what huggingface_hub's own client does first
+            raise OfflineModeIsEnabled(f"Cannot reach {request.url}: offline mode is enabled (HF_HUB_OFFLINE)")
+
+    def checked(response: Any) -> None:
+        # The commit names a folder even in a "not found" answer (huggingface_hub's .no_exist marker); an ETag names
+        # a blob only in an answer that delivers one.
+        _check_header("X-Repo-Commit", response.headers.get("X-Repo-Commit"), SAFE_COMMIT)
+        if response.status_code >= 400:
+            if response.status_code == 429 or response.status_code >= 500:  # what huggingface_hub retries
+                _attempt.status = str(response.status_code)
+            return
+        for name in ("X-Linked-Etag", "ETag"):
+            _check_header(name, _etag(response.headers.get(name)), SAFE_ETAG)
+
+    class Watched(httpx2.BaseTransport):
+        """A transport that notes, by exception type, a connection that could not be made (the network is down)."""
+
+        def __init__(self) -> None:
+            self.inner = httpx2.HTTPTransport()
+
+        def handle_request(self, request: Any) -> Any:
+            try:
+                return self.inner.handle_request(request)
+            except httpx2.ConnectError:
+                _attempt.unreachable.set()
+                raise
+
+        def close(self) -> None:
+            self.inner.close()
+
+    return httpx2.Client(
+        event_hooks={"request": [offline], "response": [checked]},
+        follow_redirects=True,
+        timeout=None,
+        transport=Watched(),
+    )
+
+
+def _etag(value: str | None) -> str | None:
+    """An ETag as huggingface_hub names files after it: without a weak W/ prefix and quotes."""
+    return None if value is None else value.removeprefix("W/").strip('"')
 
 
 def _check_header(name: str, value: str | None, pattern: re.Pattern[str]) -> None:
@@ -331,16 +372,17 @@ def explain_hub_failure(error: BaseException, repo_id: str, revision: str | None
     for kinds, message in table:
         if isinstance(error, kinds):
             return message()
-    kinds_by_name = {cls.__name__ for cls in type(error).__mro__}  # httpx2's classes, imported by huggingface_hub
-    if "TooManyRedirects" in kinds_by_name:
+    import httpx2  # huggingface_hub's HTTP client, whose failures reach us as they are
+
+    if isinstance(error, httpx2.TooManyRedirects):
         return HubError(
             f"{where}: the Hub ({constants.ENDPOINT}) redirects in a loop; check HF_ENDPOINT, or try again later"
         )
-    if "TimeoutException" in kinds_by_name or isinstance(error, TimeoutError):
+    if isinstance(error, (httpx2.TimeoutException, TimeoutError)):
         return HubError(
             f"{where}: the Hub ({constants.ENDPOINT}) did not answer in time; try again, or check HF_ENDPOINT"
         )
-    if "TransportError" in kinds_by_name or isinstance(error, OSError):
+    if isinstance(error, (httpx2.TransportError, OSError)):
         return unreachable_error(repo_id, revision)
     if isinstance(error, (ValueError, TypeError)):  # huggingface_hub validating an id, a revision or an endpoint
         return HubError(f"{where}: {_clip(str(error))}")
