@@ -136,6 +136,7 @@ SweepOpt = Annotated[
         show_default=False,
     ),
 ]
+ExplainOpt = Annotated[bool, typer.Option("--explain", help="Also say how each figure is counted (the conventions).")]
 BriefOpt = Annotated[
     bool, typer.Option("--brief", help="Only the headline figures, in one short block (with --json: just those).")
 ]
@@ -688,6 +689,7 @@ def memory(
             help="With --train: flash (no s×s scores stored, the default) or eager (Korthikanti et al.'s formula).",
         ),
     ] = "flash",
+    explain: ExplainOpt = False,
     lora_rank: Annotated[
         int | None,
         typer.Option(
@@ -748,8 +750,9 @@ def memory(
     loaded = load_model(model, revision, token, as_type, set_, json)
     report_of = lambda at: count_memory(at, options=options)  # noqa: E731
     headline = lambda _, report: memory_headline(report)  # noqa: E731
+    render = lambda report, columns: memory_tables(report, columns, explain)  # noqa: E731
     answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
-    respond(loaded, "memory", report_of, headline, MEMORY_HEADLINES, memory_tables, answer)
+    respond(loaded, "memory", report_of, headline, MEMORY_HEADLINES, render, answer)
 
 
 @app.command("config")

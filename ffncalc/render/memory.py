@@ -21,13 +21,34 @@ def gib(value: int) -> str:
     return f"{value / GIB:,.2f}"
 
 
-def memory_tables(report: MemoryReport, width: int = 80) -> Group:
-    """Weights, KV cache and activations in bytes and GiB, the total, where it fits, and training."""
+def answer(report: MemoryReport) -> Text:
+    """The answer in one line: what it needs, per GPU, and the smallest listed accelerator it fits on."""
+    training = report.training
+    needed = training.per_gpu if training is not None else report.per_gpu_inference
+    what = "training" if training is not None else "inference"
+    each = (
+        f" per GPU over {report.gpus if training is None else training.gpus}"
+        if report.gpus > 1 or (training is not None and training.gpus > 1)
+        else ""
+    )
+    fitting = [row for row in report.accelerators if row.fits_on_one]
+    if fitting:
+        smallest = min(fitting, key=lambda row: row.memory)
+        where = f"fits on one {smallest.name} ({gib(smallest.memory)} GiB usable) and the larger ones listed"
+    else:
+        where = "fits on none of the listed accelerators alone"
+    return Text(f"{gib(needed)} GiB for {what}{each}: {where}.", style="bold")
+
+
+def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) -> Group:
+    """The answer, then weights, KV cache and activations in bytes and GiB, where it fits, training, the answer
+    again; the conventions with EXPLAIN (--json always carries them)."""
     cache = report.kv_cache
     weights = report.weights
     stored = f"{weights.quantization}, the rest {weights.dtype}" if weights.quantization else weights.dtype
     parts: list[RenderableType] = [
-        heading(f"{named(report)} — memory at context {count(cache.context)}, batch {count(cache.batch)}")
+        heading(f"{named(report)} — memory at context {count(cache.context)}, batch {count(cache.batch)}"),
+        answer(report),
     ]
     if report.solved is not None:
         parts += solved_lines(report)
@@ -154,8 +175,11 @@ def memory_tables(report: MemoryReport, width: int = 80) -> Group:
                 style="dim",
             )
         )
-    parts += [Text(f"· {convention}", style="dim") for convention in report.conventions]
-    return Group(*parts, *info_lines(report))
+    if explain:
+        parts += [Text(f"· {convention}", style="dim") for convention in report.conventions]
+    else:
+        parts.append(Text("How each figure is counted: --explain (and --json, under conventions).", style="dim"))
+    return Group(*parts, *info_lines(report), answer(report))
 
 
 def solved_lines(report: MemoryReport) -> list[RenderableType]:
