@@ -47,9 +47,10 @@ def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) 
     weights = report.weights
     stored = f"{weights.quantization}, the rest {weights.dtype}" if weights.quantization else weights.dtype
     parts: list[RenderableType] = [
-        heading(f"{named(report)} — memory at context {count(cache.context)}, batch {count(cache.batch)}"),
-        answer(report),
+        heading(f"{named(report)} — memory at context {count(cache.context)}, batch {count(cache.batch)}")
     ]
+    if report.solved is None and report.engine is None:  # else their own answers come first
+        parts.append(answer(report))
     if report.solved is not None:
         parts += solved_lines(report)
     if report.engine is not None:
