@@ -870,7 +870,7 @@ def compare_command(
     width: WidthOpt = None,
 ) -> None:
     """FFN choices side by side: width, width / hidden, gating, FFN parameters per layer, shares, totals."""
-    from .api import compare
+    from .api import compare_models
     from .render import print_json
     from .render.comparison import compare_csv, compare_markdown, compare_table
 
@@ -879,7 +879,9 @@ def compare_command(
         f"--json and --format {output.value} ask for two formats; choose one",
     )
     with hub_status(json):
-        rows = compare(models or None, sort, revision=revision, token=token, overrides=set_ or ())
+        comparison = compare_models(models or None, sort, revision=revision, token=token, overrides=set_ or ())
+    rows = comparison.rows
+    warn(comparison)
     if json or output == OutputFormat.json:
         print_json(rows)
     elif output == OutputFormat.csv:
