@@ -214,3 +214,20 @@ def test_training_a_quantized_what_if_says_what_the_figures_mean():
     report = memory("meta-llama/Llama-3.1-8B", dtype="int4", train=True)
     assert any(note.startswith("--dtype int4: GPTQ layout") for note in report.notes)
     assert any("QLoRA-style" in note for note in report.notes)
+
+
+@pytest.mark.parametrize(
+    ("width", "heading"),
+    [
+        (80, " Layers       N   El/tok/layer   Tokens   State el/layer           Bytes"),
+        (120, " Layers      Count   Elements/token/layer   Tokens   State elements/layer           Bytes"),
+    ],
+)
+def test_the_kv_table_says_its_per_token_figure_is_elements_per_layer(ffncalc, monkeypatch, width, heading):
+    # Llama-3.1-8B caches k and v of 8 KV heads × 128 = 2,048 elements per token in each of 32 layers; in BF16
+    # that is 2,048 × 2 bytes × 32 = 131,072 bytes per token, the figure in the table's title.
+    monkeypatch.setenv("COLUMNS", str(width))
+    lines = ffncalc("memory", "meta-llama/Llama-3.1-8B").stdout.splitlines()
+    title = lines.index("KV cache and recurrent state: 131,072 bytes per token beyond the windows")
+    assert lines[title + 2] == heading
+    assert lines[title + 4].split() == ["attention", "32", "2,048", "8,192", "1,073,741,824"]
