@@ -465,7 +465,7 @@ def memory(
         )
     accelerators = dict(ACCELERATORS)
     if options.gpu_memory is not None:
-        accelerators = {f"your GPU ({options.gpu_memory})": _gpu_memory(options.gpu_memory)} | accelerators
+        accelerators = {f"your GPU ({options.gpu_memory.strip()})": _gpu_memory(options.gpu_memory)} | accelerators
     reserve = _runtime_reserve(options.runtime_reserve)
     report = count_memory(
         loaded.spec,

@@ -616,7 +616,8 @@ def memory(
         typer.Option(
             "--gpu-memory",
             metavar="SIZE",
-            help="Another accelerator's memory, e.g. 96GB or 80GiB, or a name from the accelerator table, e.g. h200.",
+            help="Another accelerator's memory with its unit, e.g. 96GB (GB = 10^9 bytes) or 80GiB (GiB = 2^30 bytes; "
+            "a bare number is refused), or a name from the accelerator table, e.g. h200.",
         ),
     ] = None,
     engine: Annotated[
@@ -1000,7 +1001,12 @@ def speed_command(
         float | None, typer.Option("--gpu-bandwidth", metavar="B/S", help="Another chip's bandwidth, e.g. 3.35e12.")
     ] = None,
     gpu_memory: Annotated[
-        str | None, typer.Option("--gpu-memory", metavar="SIZE", help="With --gpu-flops: its memory, e.g. 96GB.")
+        str | None,
+        typer.Option(
+            "--gpu-memory",
+            metavar="SIZE",
+            help="With --gpu-flops: its memory with its unit, e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes).",
+        ),
     ] = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
