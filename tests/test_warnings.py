@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.checkpoints import llama_tensors, write_checkpoint
-from tests.conftest import tiny_llama
+from tests.conftest import ROOT, tiny_llama
 
 UNGROUPED = (
     "Warning: num_attention_heads (4) is not a multiple of num_key_value_heads (3): transformers builds the "
@@ -113,3 +113,54 @@ def test_falcon_without_the_new_architecture_reads_no_kv_heads_and_does_not_warn
     run = ffncalc("params", str(write_config(config)))
     assert run.exit_code == 0
     assert run.stderr == ""
+
+
+# --- --as: a config counted with another family's rules ------------------------------------------------------
+
+
+def test_a_mamba_config_counted_as_llama_says_what_was_assumed_and_what_was_ignored(ffncalc):
+    # state-spaces/mamba-130m-hf's config (bundled) has 35 keys; 4 are metadata (architectures, model_type,
+    # torch_dtype, transformers_version). LlamaConfig names six of the rest as fields ffncalc reads (hidden_act,
+    # hidden_size, intermediate_size, num_hidden_layers, pad_token_id, vocab_size); the other 25 (conv_kernel,
+    # state_size, expand …) mean nothing to it, and it has no heads: LlamaConfig's default of 32 stands in.
+    run = ffncalc("params", "state-spaces/mamba-130m-hf", "--as", "llama", "--json")
+    assert run.exit_code == 0
+    assert run.stderr == (
+        "Warning: --as llama: the config does not give num_attention_heads; LlamaConfig's defaults were assumed "
+        "(num_attention_heads = 32), and 25 of its keys are ignored: it may not be a llama config at all\n"
+    )
+    assert run.json()["notes"][0] == (
+        "model_type 'mamba' counted with the rules of 'llama' (LlamaConfig) (--as): they read 6 (hidden_act, "
+        "hidden_size, intermediate_size, num_hidden_layers, pad_token_id, vocab_size) of the config's keys and "
+        "ignore 25 (bos_token_id, conv_kernel, d_inner, d_model, eos_token_id, expand, fused_add_norm, "
+        "initializer_range and 17 more)."
+    )
+    assert run.json()["counted_as"] == "llama"
+
+
+def test_a_wrapper_counted_as_its_text_model_warns_that_every_size_is_a_default(ffncalc):
+    # Gemma 3's wrapper config keeps the language model under text_config; Gemma3TextConfig reads top-level keys,
+    # of which the wrapper has none: every size is Gemma3TextConfig's default (transformers 5.24:
+    # configuration_gemma3.py, vocab_size 262208, hidden_size 2304, … the 2B text model).
+    run = ffncalc(
+        "params", str(ROOT / "tests" / "configs" / "reconstructed__gemma-3-4b-it.json"), "--as", "gemma3_text"
+    )
+    assert run.exit_code == 0
+    assert run.stderr.startswith(
+        "Warning: --as gemma3_text: the config does not give vocab_size, hidden_size, intermediate_size, "
+        "num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim, sliding_window, "
+        "sliding_window_pattern; Gemma3TextConfig's defaults were assumed (vocab_size = 262208, "
+    )
+    assert run.stderr.endswith("and 8 of its keys are ignored: it may not be a gemma3_text config at all\n")
+
+
+def test_a_renamed_llama_counted_as_llama_is_noted_without_a_warning(ffncalc, write_config):
+    config = tiny_llama(model_type="acme_llama", num_key_value_heads=2)
+    run = ffncalc("params", str(write_config(config)), "--as", "llama", "--json")
+    assert run.exit_code == 0
+    assert run.stderr == ""
+    assert run.json()["notes"][0] == (
+        "model_type 'acme_llama' counted with the rules of 'llama' (LlamaConfig) (--as): they read 6 (vocab_size, "
+        "hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, num_key_value_heads) of the "
+        "config's keys and ignore none."
+    )
