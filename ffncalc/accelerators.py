@@ -140,7 +140,7 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "its dense/sparse ratio there is not 1:2; the driver-reported memory was not sourced",
     ),
     Accelerator(
-        "A100 40GB",
+        "A100 40 GiB",
         ("a100-40gb", "a100-40", "a100-sxm4-40gb"),
         _tflops(bf16=312, int8=624),
         1555 * GIGA,
@@ -154,7 +154,7 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "no FP8 units (Ampere)",
     ),
     Accelerator(
-        "A100 80GB",
+        "A100 80 GiB",
         ("a100", "a100-80gb", "a100-80", "a100-sxm4-80gb"),
         _tflops(bf16=312, int8=624),
         2039 * GIGA,
@@ -331,23 +331,16 @@ def accelerator(name: str) -> Accelerator:
     return found
 
 
-# The accelerators `ffncalc memory` lists, under the names its table has always printed.
-MEMORY_TABLE = {
-    "H100 80GB": "h100",
-    "H200 141GB": "h200",
-    "B200 180GB": "b200",
-    "A100 40GB": "a100-40gb",
-    "A100 80GB": "a100-80gb",
-    "L40S 48GB": "l40s",
-    "L4 24GB": "l4",
-    "RTX 4090 24GB": "rtx4090",
-    "MI300X 192GB": "mi300x",
-}
+# The accelerators `ffncalc memory` lists, by product name. Marketing sizes ("H100 80GB") stay out of the names:
+# ffncalc's one unit rule (units.UNIT_RULE, GB = 10^9 bytes) would read "80GB" as 74.5 GiB, while the card holds
+# 79.65 GiB; the table's GiB column says what each holds. The two A100s, which differ only in memory, are named
+# by it in GiB (each holds the vendor's figure in GiB, memory_source).
+MEMORY_TABLE = ("h100", "h200", "b200", "a100-40gb", "a100-80gb", "l40s", "l4", "rtx4090", "mi300x")
 
 
 def memory_sizes() -> dict[str, int]:
     """The memory table of `ffncalc memory`: name → bytes, from ACCELERATOR_TABLE."""
-    return {label: accelerator(name).memory for label, name in MEMORY_TABLE.items()}
+    return {accelerator(alias).name: accelerator(alias).memory for alias in MEMORY_TABLE}
 
 
 # What the runtime holds besides the model's tensors on every GPU: the CUDA context, cuBLAS/NCCL workspaces and

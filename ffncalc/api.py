@@ -157,14 +157,20 @@ def derive_dim(
     )
 
     name = None
+    model_warnings: list[str] = []  # the model's own, as params prints them
     if model is not None:
         if dim is not None or target is not None:
             raise UsageError("give either --model or --dim/--target, not both")
         loaded = _load(model)
+        model_warnings = loaded.info.warnings
         ffn = model_ffn(loaded.spec)
         if ffn is None or not ffn.gated:
             return DeriveDimReport(
-                model=loaded.name, derivation=None, solve=None, notes=[not_a_gated_ffn(loaded.name, ffn)]
+                model=loaded.name,
+                derivation=None,
+                solve=None,
+                notes=[not_a_gated_ffn(loaded.name, ffn)],
+                warnings=model_warnings,
             )
         name, dim, target = loaded.name, ffn.hidden_size, ffn.intermediate_size
     if dim is None:
@@ -177,7 +183,7 @@ def derive_dim(
         derivation=derivation,
         solve=solve,
         notes=derivation_notes(derivation, solve),
-        warnings=degenerate(derivation),
+        warnings=model_warnings + degenerate(derivation),
     )
 
 
@@ -194,6 +200,26 @@ def compare(
     A model written MODEL:KEY=VALUE[,KEY=VALUE] is that model with those fields changed (a variant beside its
     original); OVERRIDES change every model. Bundled configs and presets are read from the catalog while it is
     current and unchanged; LIVE counts them anyway."""
+    return compare_models(models, sort, revision, token, live, overrides).rows
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """compare's rows, and the warnings of the models they come from (each prefixed with its model's name)."""
+
+    rows: list[CompareRow]
+    warnings: list[str]
+
+
+def compare_models(
+    models: list[str] | None = None,
+    sort: str | None = None,
+    revision: str | None = None,
+    token: str | None = None,
+    live: bool = False,
+    overrides: Iterable[str] = (),
+) -> Comparison:
+    """compare(), with the warnings `params` would print for each model (`compare` prints them on stderr)."""
     from . import catalog
     from .comparison import COLUMNS, DEFAULT_MODELS, CompareRow, compare_rows, sort_field, sort_rows
     from .overrides import parse_override, split_variant
@@ -204,7 +230,8 @@ def compare(
             "(prefix - to sort descending)"
         )
     common = tuple(parse_override(text) for text in overrides)
-    rows = []
+    rows: list[CompareRow] = []
+    warnings: list[str] = []
     for written in models or DEFAULT_MODELS:
         model, own = split_variant(written)
         changes = common + own
@@ -213,11 +240,15 @@ def compare(
         entry = catalog.counted(raw.name, Path(raw.location)) if counted else None
         if entry is not None:
             rows += [CompareRow(**row) for row in entry["compare"]]
+            said = list(entry["warnings"])
+            name = raw.name
         else:
             loaded = loaded_from(raw, overrides=changes)
             name = loaded.name + (f" [{', '.join(loaded.info.overrides)}]" if changes else "")
             rows += compare_rows(name, loaded.spec, account(loaded))
-    return sort_rows(rows, sort)
+            said = loaded.info.warnings
+        warnings += [f"{name}: {warning}" for warning in said]
+    return Comparison(sort_rows(rows, sort), warnings)
 
 
 def verify(
@@ -306,6 +337,7 @@ def refresh_catalog() -> dict[str, Any]:
             "sha256": catalog.file_digest(path),
             "model": row.model_dump(mode="json"),
             "compare": [r.model_dump(mode="json") for r in compare_rows(loaded.name, loaded.spec, report)],
+            "warnings": loaded.info.warnings,
         }
     built = {"families": families(), "models": models}
     catalog.store(built)
@@ -433,7 +465,7 @@ def memory(
         )
     accelerators = dict(ACCELERATORS)
     if options.gpu_memory is not None:
-        accelerators = {f"your GPU ({options.gpu_memory})": _gpu_memory(options.gpu_memory)} | accelerators
+        accelerators = {f"your GPU ({options.gpu_memory.strip()})": _gpu_memory(options.gpu_memory)} | accelerators
     reserve = _runtime_reserve(options.runtime_reserve)
     report = count_memory(
         loaded.spec,

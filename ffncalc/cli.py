@@ -604,7 +604,8 @@ def memory(
         typer.Option(
             "--gpu-memory",
             metavar="SIZE",
-            help="Another accelerator's memory, e.g. 96GB or 80GiB, or a name from the accelerator table, e.g. h200.",
+            help="Another accelerator's memory with its unit, e.g. 96GB (GB = 10^9 bytes) or 80GiB (GiB = 2^30 bytes; "
+            "a bare number is refused), or a name from the accelerator table, e.g. h200.",
         ),
     ] = None,
     engine: Annotated[
@@ -860,7 +861,7 @@ def compare_command(
     width: WidthOpt = None,
 ) -> None:
     """FFN choices side by side: width, width / hidden, gating, FFN parameters per layer, shares, totals."""
-    from .api import compare
+    from .api import compare_models
     from .render import print_json
     from .render.comparison import compare_csv, compare_markdown, compare_table
 
@@ -869,7 +870,9 @@ def compare_command(
         f"--json and --format {output.value} ask for two formats; choose one",
     )
     with hub_status(json):
-        rows = compare(models or None, sort, revision=revision, token=token, overrides=set_ or ())
+        comparison = compare_models(models or None, sort, revision=revision, token=token, overrides=set_ or ())
+    rows = comparison.rows
+    warn(comparison)
     if json or output == OutputFormat.json:
         print_json(rows)
     elif output == OutputFormat.csv:
@@ -988,7 +991,12 @@ def speed_command(
         float | None, typer.Option("--gpu-bandwidth", metavar="B/S", help="Another chip's bandwidth, e.g. 3.35e12.")
     ] = None,
     gpu_memory: Annotated[
-        str | None, typer.Option("--gpu-memory", metavar="SIZE", help="With --gpu-flops: its memory, e.g. 96GB.")
+        str | None,
+        typer.Option(
+            "--gpu-memory",
+            metavar="SIZE",
+            help="With --gpu-flops: its memory with its unit, e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes).",
+        ),
     ] = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,

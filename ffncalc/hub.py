@@ -49,11 +49,32 @@ def check_environment() -> None:
         if text is not None and not (text.strip().isdigit() and 0 < int(text) <= 3600):
             raise HubError(f"{name} must be a whole number of seconds from 1 to 3600, e.g. 10 (got {text!r})")
     endpoint = os.environ.get("HF_ENDPOINT")
-    if endpoint is not None and not re.match(r"^https?://[^\s/?#]+[^\s]*$", endpoint):
-        raise HubError(f"HF_ENDPOINT must be an http(s) URL, e.g. https://huggingface.co (got {endpoint!r})")
+    if endpoint is not None:
+        check_endpoint(endpoint)
     home = os.environ.get("HF_HOME")
     if home is not None and os.path.exists(home) and not os.path.isdir(home):
         raise HubError(f"HF_HOME ({home}) is a file; point it at a folder for huggingface_hub's cache")
+
+
+def check_endpoint(endpoint: str) -> None:
+    """HF_ENDPOINT as huggingface_hub 2.4 reads it when imported (constants.py: urlsplit(ENDPOINT).hostname, which
+    raises ValueError on a bracket left open), then as its HTTP client does (a port of 0 to 65535): anything else
+    would fail inside huggingface_hub, after its import has printed to stdout."""
+    problem = None
+    if not re.match(r"^https?://[^\s/?#]+[^\s]*$", endpoint):
+        problem = "must be an http(s) URL"
+    else:
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(endpoint.rstrip("/"))
+            parts.port  # noqa: B018 - reading it checks it (ValueError: not a number, or out of 0-65535)
+            if not parts.hostname:
+                problem = "names no host"
+        except ValueError as error:
+            problem = f"is not a usable URL ({' '.join(str(error).split())})"
+    if problem:
+        raise HubError(f"HF_ENDPOINT {problem}, e.g. https://huggingface.co (got {endpoint!r})")
 
 
 def deadline() -> float:

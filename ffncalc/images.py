@@ -48,10 +48,19 @@ def image_grid(rule: ImageInput, width: int, height: int) -> ImageGrid:
         resized_w = resized_h = rule.size
     elif rule.resize == "patch_budget":
         resized_w, resized_h = _patch_budget(rule, width, height)
-    elif rule.resize == "longest_edge":  # Pixtral: scaled down to fit, then whole patches (the last one padded)
+    elif rule.resize == "longest_edge":  # Pixtral: scaled down to fit, then whole merged units (the last padded)
         ratio = max(width / rule.size, height / rule.size)
         w, h = (math.floor(width / ratio), math.floor(height / ratio)) if ratio > 1 else (width, height)
-        resized_w, resized_h = -(-w // p) * p, -(-h // p) * p
+        if not (w and h):
+            raise UsageError(
+                f"--image {width}x{height}: scaled to fit {rule.size} px, its short side becomes 0 px, which "
+                "transformers' PixtralImageProcessor cannot resize to (it refuses the image); a side may be at most "
+                f"{rule.size} times the other"
+            )
+        # transformers 5.24 pixtral/processing_pixtral.py (_process_images): the image processor is handed
+        # patch_size · spatial_merge_size, so each side is padded to whole merged units, not whole patches.
+        unit = p * rule.merge
+        resized_w, resized_h = -(-w // unit) * unit, -(-h // unit) * unit
     else:  # Qwen's smart_resize: each side to the nearest multiple of the factor (Python's round), at least one
         resized_w = max(rule.size, round(width / rule.size) * rule.size)
         resized_h = max(rule.size, round(height / rule.size) * rule.size)

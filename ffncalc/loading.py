@@ -64,9 +64,12 @@ def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Ove
     if "auto_map" in raw.data:
         notes.append(CUSTOM_CODE_NOTE)
     counted_as = None
+    warnings = config.warnings() + quantization_warnings(config.quantization)
     if as_type and as_type != raw.data.get("model_type"):
         counted_as = as_type
-        notes.insert(0, f"model_type {raw.data.get('model_type')!r} counted with the rules of {as_type!r} (--as).")
+        note, assumed = counted_as_report(config, data, as_type)
+        notes.insert(0, note)
+        warnings = assumed + warnings
     info = ModelInfo(
         model=raw.name,
         source=raw.source,
@@ -77,9 +80,49 @@ def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Ove
         overrides=[str(override) for override in overrides],
         defaults_used=config.defaults_used(),
         notes=notes,
-        warnings=config.warnings() + quantization_warnings(config.quantization),
+        warnings=warnings,
     )
     return LoadedModel(name=raw.name, source=raw.source, config=config, spec=config.to_spec(), info=info, raw=raw)
+
+
+def counted_as_report(config: HFConfig, data: dict[str, object], as_type: str) -> tuple[str, list[str]]:
+    """--as: a note naming the config's keys the family's rules read and those they ignore, and a warning when the
+    family's defaults stand in for sizes the config does not give (a config of another lineage, such as a Mamba
+    config counted as llama, or a wrapper counted as its own text model)."""
+    from .overrides import readable_keys
+    from .schema import METADATA_FIELDS
+
+    readable = readable_keys(config)
+    keys = [key for key in data if key not in METADATA_FIELDS]
+    read = [key for key in keys if key in readable]
+    ignored = [key for key in keys if key not in readable]
+    family = f"{as_type!r} ({config.config_class})"
+    note = (
+        f"model_type {data.get('model_type')!r} counted with the rules of {family} (--as): they read "
+        f"{_some(read)} of the config's keys and ignore {_some(ignored)}."
+    )
+    # Sizes taken from the family's defaults (not derived from the config's own fields by a rule).
+    assumed = [
+        default
+        for default in config.defaults_used()
+        if default.rule is None and isinstance(default.value, int) and not isinstance(default.value, bool)
+    ]
+    if not assumed:
+        return note, []
+    fields = ", ".join(default.field for default in assumed)
+    values = ", ".join(f"{default.field} = {default.value}" for default in assumed)
+    return note, [
+        f"--as {as_type}: the config does not give {fields}; {config.config_class}'s defaults were assumed "
+        f"({values}), and {len(ignored)} of its keys are ignored: it may not be a {as_type} config at all"
+    ]
+
+
+def _some(keys: list[str], shown: int = 8) -> str:
+    """'3 (a, b, c)', or the first SHOWN names and how many more; 'none' for no key."""
+    if not keys:
+        return "none"
+    names = ", ".join(keys[:shown]) + (f" and {len(keys) - shown} more" if len(keys) > shown else "")
+    return f"{len(keys)} ({names})"
 
 
 def unread_quantization(data: dict[str, object]) -> list[str]:

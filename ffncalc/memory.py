@@ -619,8 +619,9 @@ def training_memory(
 # --- the report ------------------------------------------------------------------------------------
 
 CONVENTIONS = [
-    "bytes as exact integers; GiB = 2^30 bytes; accelerators by the memory their driver reports where sourced (an H100 "
-    "80GB: 81,559 MiB), else their vendor's figure in GiB, before runtime overhead",
+    "bytes as exact integers; GB = 10^9 bytes, GiB = 2^30 bytes, in every option and label; accelerators by product "
+    "name, with the memory their driver reports where sourced (an H100 SXM, sold as '80GB': 81,559 MiB), else their "
+    "vendor's figure in GiB, before runtime overhead",
     "weights as the checkpoint stores them (dtype, quantization_config), or as --dtype asks; a tied head once",
     "KV cache per layer per token: kv_heads · (qk_head_dim + v_head_dim), MLA: kv_lora_rank + qk_rope_head_dim, "
     "capped at the window or chunk; none for a layer that reads another layer's KV; mixers: recurrent state and "

@@ -85,7 +85,7 @@ def check_read(config: HFConfig, overrides: tuple[Override, ...]) -> None:
         _check_path(config, override.path, override.key)
 
 
-def _readable(model: BaseModel) -> dict[str, str]:
+def readable_keys(model: BaseModel) -> dict[str, str]:
     """Every key MODEL's adapter reads → the field it fills (field names and their config.json aliases)."""
     keys: dict[str, str] = {}
     for name, field in type(model).model_fields.items():
@@ -101,7 +101,7 @@ def _readable(model: BaseModel) -> dict[str, str]:
 
 def _check_path(model: BaseModel, path: tuple[str, ...], shown: str) -> None:
     head, rest = path[0], path[1:]
-    readable = _readable(model)
+    readable = readable_keys(model)
     if head not in readable:
         near = difflib.get_close_matches(head, list(readable), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(near)}?" if near else " (nothing ffncalc counts depends on it)"

@@ -273,6 +273,17 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def ungroupable(heads: int, kv_heads: int, heads_field: str, kv_field: str) -> list[str]:
+    """The warning for query heads that do not group over the KV heads (fewer of them than KV heads, or not a
+    multiple): transformers builds the projections, and its attention then fails; ffncalc counts the projections."""
+    if not kv_heads or heads % kv_heads == 0:
+        return []
+    return [
+        f"{heads_field} ({heads}) is not a multiple of {kv_field} ({kv_heads}): transformers builds the "
+        "projections, but attention cannot group the heads"
+    ]
+
+
 def unroutable(per_token: int | None, experts: int | None, per_token_field: str, experts_field: str) -> list[str]:
     """The warning for more experts per token than experts. transformers builds such a model (its top-k then fails
     on the first token); ffncalc counts it, with every expert active (families' MoE builder caps the count)."""

@@ -69,14 +69,21 @@ def bytes_per_element(dtype: str | None) -> int:
 
 SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(GiB|GB|TiB|TB|MiB|MB)?\s*$", re.I)
 SIZE_UNITS = {"gib": 1 << 30, "gb": 10**9, "tib": 1 << 40, "tb": 10**12, "mib": 1 << 20, "mb": 10**6}
+#: The one unit rule of every size ffncalc reads or prints (stated in the help and the README).
+UNIT_RULE = "GB = 10^9 bytes, GiB = 2^30 bytes"
 
 
 def parse_size(text: str) -> int:
-    """'96GB' → 96·10⁹ bytes, '80GiB' → 80·2³⁰, a bare number → GiB (as GPU memory is usually meant)."""
+    """'96GB' → 96·10⁹ bytes, '80GiB' → 80·2³⁰ (UNIT_RULE); a bare number is refused: GPU memory is sold in
+    "GB" that are sometimes GiB, so the reader says which."""
     match = SIZE.match(text)
     if match is None or len(match[1]) > 30:  # thousands of digits would only be refused later, and slowly
         raise UsageError(f"memory size {text[:40]!r} is not a size; use e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes)")
-    unit = (match[2] or "GiB").lower()
+    if match[2] is None:
+        raise UsageError(
+            f"memory size {text.strip()!r} has no unit; write {match[1]}GB (10^9 bytes) or {match[1]}GiB (2^30 bytes)"
+        )
+    unit = match[2].lower()
     value = int(Fraction(match[1]) * SIZE_UNITS[unit])
     if not 0 < value <= 1 << 50:
         raise UsageError(f"memory size {text!r} must be above 0 and at most 1 PiB")

@@ -56,3 +56,62 @@ def test_every_default_is_transformers_default(model_type):
         if theirs != default and not (theirs is None and default == []):
             wrong[name] = (default, theirs)
     assert wrong == {}, f"{known['class']}: ffncalc's default vs transformers' {wrong}"
+
+
+# --- defaults a wrapper takes for a nested block the config leaves out ------------------------------------------
+
+# transformers 5.24, mistral3/configuration_mistral3.py, Mistral3Config.sub_configs_defaults: the text_config and
+# vision_config a bare {"model_type": "mistral3"} is built with (the architectural keys; max_position_embeddings
+# is informational in every adapter, as at the top level).
+MISTRAL3_DEFAULT_BLOCKS = {
+    "text_config.model_type": "mistral",
+    "text_config.head_dim": 128,
+    "text_config.hidden_act": "silu",
+    "text_config.hidden_size": 5120,
+    "text_config.intermediate_size": 32768,
+    "text_config.num_attention_heads": 32,
+    "text_config.num_hidden_layers": 40,
+    "text_config.num_key_value_heads": 8,
+    "text_config.sliding_window": None,
+    "text_config.vocab_size": 131072,
+    "vision_config.model_type": "pixtral",
+    "vision_config.image_size": 1540,
+    "vision_config.patch_size": 14,
+}
+
+
+def test_mistral3_without_text_config_lists_the_default_language_model_it_counts(ffncalc, write_config):
+    # transformers 5.24 builds Mistral3ForConditionalGeneration(Mistral3Config()) on the meta device with
+    # 23,340,272,640 parameters: the 24B language model of the default text_config, which must be said.
+    run = ffncalc("params", str(write_config({"model_type": "mistral3"})), "--json")
+    assert run.json()["total_params"] == 23_340_272_640
+    listed = {default["field"]: default["value"] for default in run.json()["defaults_used"]}
+    assert {field: listed.get(field, "not listed") for field in MISTRAL3_DEFAULT_BLOCKS} == MISTRAL3_DEFAULT_BLOCKS
+
+
+def _wrappers() -> list[str]:
+    from ffncalc.families.multimodal import MultimodalConfig
+
+    return [
+        model_type
+        for model_type in FAMILIES
+        if isinstance(adapter := adapter_for(model_type), type) and issubclass(adapter, MultimodalConfig)
+    ]
+
+
+# Qwen2.5-VL reads a missing text_config from the config's own top-level keys: its text defaults are the
+# wrapper's own fields, listed at the top level.
+@pytest.mark.parametrize("model_type", [name for name in _wrappers() if name != "qwen2_5_vl"])
+def test_a_bare_wrapper_lists_every_text_config_field_it_counts_with(ffncalc, write_config, model_type, tmp_path):
+    # Every default taken is listed: `ffncalc config` writes each listed default in, and the text_config it writes
+    # is then a whole config for the language model's adapter, which has no default left to take.
+    bare = write_config({"model_type": model_type})
+    text = json.loads(ffncalc("config", str(bare)).stdout)["text_config"]
+    text_only = tmp_path / "text" / "config.json"
+    text_only.parent.mkdir()
+    text_only.write_text(json.dumps(text))
+    listed = {d["field"] for d in ffncalc("params", str(bare), "--json").json()["defaults_used"]}
+    assert "text_config.model_type" in listed
+    # nothing the text adapter reads was left for it to fill in: every field it defaults is one the wrapper listed
+    again = ffncalc("params", str(text_only), "--json").json()["defaults_used"]
+    assert [d["field"] for d in again if d["field"] != "tie_word_embeddings"] == []

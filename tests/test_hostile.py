@@ -162,7 +162,16 @@ ENVIRONMENT = st.fixed_dictionaries(
     {},
     optional={
         "HF_ENDPOINT": st.sampled_from(
-            ["", "notaurl", "http://", "ftp://x", "http://127.0.0.1:9", "https://huggingface.co/ x"]
+            [
+                "",
+                "notaurl",
+                "http://",
+                "ftp://x",
+                "http://127.0.0.1:9",
+                "https://huggingface.co/ x",
+                "http://[::1",
+                "http://localhost:99999",
+            ]
         ),
         "HF_HUB_ETAG_TIMEOUT": st.sampled_from(["", "abc", "-1", "0", "1e9", "10"]),
         "HF_HUB_DOWNLOAD_TIMEOUT": st.sampled_from(["", "x", "5"]),

@@ -378,3 +378,29 @@ def test_verify_prints_no_progress_bar(hub, tmp_path):
     run = run_ffncalc("verify", "acme/sharded", endpoint=hub.url, home=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stderr == ""
+
+
+# huggingface_hub 2.4 parses HF_ENDPOINT when imported (constants.py: urlsplit(ENDPOINT).hostname) and prints
+# "Error importing huggingface_hub.file_download: …" to stdout when that fails; its HTTP client refuses a port
+# outside 0-65535. ffncalc reads the variable first.
+UNUSABLE_ENDPOINTS = {
+    "http://[::1": "HF_ENDPOINT is not a usable URL (Invalid IPv6 URL)",
+    "http://localhost:99999": "HF_ENDPOINT is not a usable URL (Port out of range 0-65535)",
+    "http://localhost:port": "HF_ENDPOINT is not a usable URL (Port could not be cast to integer value as 'port')",
+    "http://:80": "HF_ENDPOINT names no host",
+}
+
+
+@pytest.mark.parametrize("endpoint", UNUSABLE_ENDPOINTS)
+@pytest.mark.parametrize("command", (("params", "acme/not-bundled"), ("verify", "acme/not-bundled")))
+def test_an_unusable_hf_endpoint_is_one_line_naming_it_and_nothing_on_stdout(tmp_path, endpoint, command):
+    run = run_ffncalc(*command, endpoint=endpoint, home=tmp_path / "hf")
+    assert run.returncode == 5
+    assert run.stdout == ""
+    assert run.stderr == (f"Error: {UNUSABLE_ENDPOINTS[endpoint]}, e.g. https://huggingface.co (got {endpoint!r})\n")
+
+
+def test_a_bundled_model_is_counted_whatever_hf_endpoint_says(tmp_path):
+    run = run_ffncalc("params", "meta-llama/Llama-3.1-8B", "--brief", endpoint="http://[::1", home=tmp_path / "hf")
+    assert run.returncode == 0, run.stderr
+    assert "8,030,261,248" in run.stdout  # Meta's published total for Llama 3.1 8B

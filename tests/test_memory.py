@@ -4,6 +4,7 @@ Every figure is derived by hand in the test from the config's numbers, or is a r
 """
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -178,8 +179,8 @@ def test_zero_stage_3_shards_weights_gradients_and_states_across_the_gpus():
 def test_a_model_fits_an_accelerator_or_names_how_many_it_needs():
     report = memory(LLAMA, "8k")
     by_name = {row.name: row for row in report.accelerators}
-    assert by_name["H100 80GB"].fits_on_one and by_name["H100 80GB"].tensor_parallel == 1
-    assert not by_name["L4 24GB"].fits_on_one or report.total_inference <= 24 << 30
+    assert by_name["H100 SXM"].fits_on_one and by_name["H100 SXM"].tensor_parallel == 1
+    assert not by_name["L4"].fits_on_one or report.total_inference <= 24 << 30
 
 
 def test_a_context_beyond_max_position_embeddings_is_computed_with_a_warning(ffncalc):
@@ -214,3 +215,45 @@ def test_training_a_quantized_what_if_says_what_the_figures_mean():
     report = memory("meta-llama/Llama-3.1-8B", dtype="int4", train=True)
     assert any(note.startswith("--dtype int4: GPTQ layout") for note in report.notes)
     assert any("QLoRA-style" in note for note in report.notes)
+
+
+@pytest.mark.parametrize(
+    ("width", "heading"),
+    [
+        (80, " Layers       N   El/tok/layer   Tokens   State el/layer           Bytes"),
+        (120, " Layers      Count   Elements/token/layer   Tokens   State elements/layer           Bytes"),
+    ],
+)
+def test_the_kv_table_says_its_per_token_figure_is_elements_per_layer(ffncalc, monkeypatch, width, heading):
+    # Llama-3.1-8B caches k and v of 8 KV heads × 128 = 2,048 elements per token in each of 32 layers; in BF16
+    # that is 2,048 × 2 bytes × 32 = 131,072 bytes per token, the figure in the table's title.
+    monkeypatch.setenv("COLUMNS", str(width))
+    lines = ffncalc("memory", "meta-llama/Llama-3.1-8B").stdout.splitlines()
+    title = lines.index("KV cache and recurrent state: 131,072 bytes per token beyond the windows")
+    assert lines[title + 2] == heading
+    assert lines[title + 4].split() == ["attention", "32", "2,048", "8,192", "1,073,741,824"]
+
+
+@pytest.mark.parametrize("option", ["--gpu-memory", "--runtime-reserve"])
+def test_a_size_without_a_unit_is_refused_naming_both_units(ffncalc, option):
+    run = ffncalc("memory", "meta-llama/Llama-3.1-8B", option, "96")
+    assert run.exit_code == 2
+    assert run.stdout == ""
+    assert run.stderr == "Error: memory size '96' has no unit; write 96GB (10^9 bytes) or 96GiB (2^30 bytes)\n"
+
+
+def test_gpu_memory_in_gb_is_decimal_and_shown_in_gib_beside_the_accelerators(ffncalc):
+    # 96GB = 96 · 10^9 bytes = 89.406… GiB; the H100 SXM holds 81,559 MiB = 79.647… GiB (nvidia-smi)
+    document = ffncalc("memory", "meta-llama/Llama-3.1-8B", "--gpu-memory", "96GB", "--json").json()
+    by_name = {row["name"]: row["memory"] for row in document["accelerators"]}
+    assert by_name["your GPU (96GB)"] == 96 * 10**9
+    assert by_name["H100 SXM"] == 81_559 * 2**20
+
+
+def test_no_accelerator_label_carries_a_size_that_breaks_the_unit_rule(ffncalc):
+    # A label "H100 80GB" would read, by GB = 10^9 bytes, as 74.5 GiB; the card holds 79.65 GiB. A size in a
+    # label must be the memory the row counts, in the unit it names.
+    document = ffncalc("memory", "meta-llama/Llama-3.1-8B", "--json").json()
+    for row in document["accelerators"]:
+        for number, unit in re.findall(r"(\d+)\s*(GiB|GB)", row["name"]):
+            assert int(number) * {"GiB": 2**30, "GB": 10**9}[unit] == row["memory"], row

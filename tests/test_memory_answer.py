@@ -18,7 +18,7 @@ def test_the_answer_is_the_second_and_the_last_line(monkeypatch, width):
     expected_bytes = 16_060_522_496 + 32_768 * 8 * 131_072 + 8 * 2048 * 28_672 * 2
     assert f"{expected_bytes / 2**30:.2f}" == "47.83"
     lines = run_main("memory", LLAMA, "--ctx", "32k", "--batch", "8").stdout.splitlines()
-    answer = "47.83 GiB for inference: fits on one H100 80GB (79.65 GiB usable) and the larger ones listed."
+    answer = "47.83 GiB for inference: fits on one H100 SXM (79.65 GiB usable) and the larger ones listed."
     assert " ".join(lines[1:3]).startswith(answer) or lines[1] == answer
     assert " ".join(lines[-2:]).endswith(answer) or lines[-1] == answer
 

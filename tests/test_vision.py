@@ -101,6 +101,41 @@ def test_pixtral_scales_an_image_down_to_its_longest_edge_and_pads_to_whole_patc
     assert (image.patches, image.image_tokens) == (110 * 74, 37 * 55)
 
 
+@pytest.mark.parametrize("size", ["100000x1", "1x100000", "1541x1"])
+def test_pixtral_refuses_an_image_whose_short_side_scales_to_nothing(ffncalc, size):
+    # transformers 5.24, pixtral/image_processing_pixtral.py: get_resize_output_image_size scales 100000 × 1 by
+    # 100000 / 1540 and floors the height to 0 (1541 × 1: 1 / (1541 / 1540) floors to 0 too); _num_image_tokens
+    # makes (0 - 1) // 14 + 1 = 0 patch rows, and TorchvisionBackend.resize then refuses SizeDict(height=0)
+    # ("Size must contain 'height' and 'width' keys …"). No image of that shape reaches the tower.
+    run = ffncalc("flops", "mistralai/Magistral-Small-2509", "--image", size)
+    width, height = size.split("x")
+    assert run.exit_code == 2
+    assert run.stdout == ""
+    assert run.stderr == (
+        f"Error: --image {width}x{height}: scaled to fit 1540 px, its short side becomes 0 px, which transformers' "
+        "PixtralImageProcessor cannot resize to (it refuses the image); a side may be at most 1540 times the other\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "resized", "patches", "tokens"),
+    [
+        # 1540 × 1 is not scaled (ratio 1); each side is padded to whole units of 14 · 2 = 28 px: 1540 × 28,
+        # 2 × 110 patches, merged 2 × 2 into 1 × 55 tokens.
+        ("1540x1", (1540, 28), 2 * 110, 55),
+        # 1010 × 10: ceil(1010 / 28) = 37 units → 1036 px, 74 patch columns; 10 px → one unit of 28, 2 rows.
+        ("1010x10", (1036, 28), 2 * 74, 37),
+    ],
+)
+def test_mistral_3_pads_each_side_to_whole_merged_units(size, resized, patches, tokens):
+    # transformers 5.24: AutoProcessor maps mistral3 to PixtralProcessor, whose _process_images hands the image
+    # processor patch_size · spatial_merge_size (14 · 2); get_resize_output_image_size rounds each side up to that
+    # unit ((side - 1) // unit + 1 units), and replace_image_token makes height // 28 rows of width // 28 tokens.
+    image = flops("mistralai/Magistral-Small-2509", image=size).image
+    assert (image.resized_width, image.resized_height) == resized
+    assert (image.patches, image.image_tokens) == (patches, tokens)
+
+
 def test_text_flops_are_the_language_models_alone_and_say_so(tmp_path):
     # the same text model as a text-only config (Gemma3ForCausalLM): a text token costs the same
     text_only = json.loads((ROOT / "tests" / "configs" / "reconstructed__gemma-3-4b-it.json").read_text())[

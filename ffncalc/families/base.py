@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, ungroupable
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -89,12 +89,9 @@ class DecoderConfig(HFConfig):
                 f"hidden_size {self.hidden_size} over {self.num_attention_heads} heads leaves heads of width 0: "
                 "transformers builds such a model, but it cannot attend"
             )
-        if self.num_attention_heads % self.kv_heads:
-            found.append(
-                f"num_attention_heads ({self.num_attention_heads}) is not a multiple of num_key_value_heads "
-                f"({self.kv_heads}): transformers builds the projections, but attention cannot group the heads"
-            )
-        return found
+        return found + ungroupable(
+            self.num_attention_heads, self.kv_heads, "num_attention_heads", "num_key_value_heads"
+        )
 
     # --- resolved values (transformers' defaulting rules) ---
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, HFConfig, LayerCount, Nested, PositionCount, Width
+from ..schema import ExpertCount, Flag, HeadCount, HFConfig, LayerCount, Nested, PositionCount, Width, ungroupable
 from ..spec import Attention, DenseFfn, Layer, ModelNames, ModelSpec, MoeFfn, Norm, names
 
 DBRX_ATTENTION = names(
@@ -62,6 +62,11 @@ class DbrxConfig(HFConfig):
         if self.d_model < self.n_heads:
             raise ValueError(f"d_model ({self.d_model}) is smaller than n_heads ({self.n_heads})")
         return self
+
+    def warnings(self) -> list[str]:
+        # modeling_dbrx.py: num_key_value_groups = n_heads // kv_n_heads (0 when there are more KV heads)
+        found = super().warnings()
+        return found + ungroupable(self.n_heads, self.attn_config.kv_n_heads, "n_heads", "attn_config.kv_n_heads")
 
     def to_spec(self) -> ModelSpec:
         hidden, heads = self.d_model, self.n_heads

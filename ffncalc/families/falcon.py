@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, ungroupable
 from ..spec import Layer, ModelNames, ModelSpec, Norm, names
 from .base import DecoderConfig, LayerNormDecoder
 from .blocks import MambaHeads, mamba_heads_check
@@ -69,6 +69,14 @@ class FalconConfig(LayerNormDecoder):
         if self.new_decoder_architecture:
             return self.num_kv_heads or self.num_attention_heads
         return 1 if self.multi_query else self.num_attention_heads
+
+    def warnings(self) -> list[str]:
+        # modeling_falcon.py (new_decoder_architecture) views the fused projection as num_heads // num_kv_heads + 2
+        # heads per KV head; only that architecture reads num_kv_heads for its weights.
+        found = super().warnings()
+        if not self.new_decoder_architecture:
+            return found
+        return found + ungroupable(self.num_attention_heads, self.kv_heads(), "num_attention_heads", "num_kv_heads")
 
     def norms(self) -> tuple[tuple[str, Norm], ...]:
         norm = self.layer_norm()

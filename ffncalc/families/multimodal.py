@@ -18,7 +18,7 @@ from pydantic import Field, ValidationError
 
 from ..errors import InvalidConfigError
 from ..results import DefaultUsed
-from ..schema import Flag, HFConfig, describe_validation_error, read_quantization
+from ..schema import METADATA_FIELDS, Flag, HFConfig, describe_validation_error, read_quantization
 from ..spec import (
     CheckpointExtra,
     Extra,
@@ -173,16 +173,37 @@ class MultimodalConfig(HFConfig):
         self.audio  # noqa: B018 - and audio_config
 
     def defaults_used(self) -> list[DefaultUsed]:
+        """The wrapper's own defaults, then each nested block's: what the wrapper fills in (its model_type, and the
+        whole default block when the config has none), then what that block's own adapter fills in."""
         own = super().defaults_used()
-        nested = [
+        nested = self._block_defaults("text_config", self.text, self.text_defaults) + [
             replace_default(default, "text_config." + default.field)
             for default in self.text.defaults_used()
             if default.field != "tie_word_embeddings"  # the wrapper's own flag decides
         ]
-        for field, tower in (("vision_config", self.vision), ("audio_config", self.audio)):
+        for field, tower, defaults in (
+            ("vision_config", self.vision, self.vision_defaults),
+            ("audio_config", self.audio, self.audio_defaults),
+        ):
             if tower is not None and not self.text_only:
+                nested += self._block_defaults(field, tower, defaults)
                 nested += [replace_default(default, f"{field}.{default.field}") for default in tower.defaults_used()]
         return [d for d in own if d.field not in ("text_config", "vision_config", "audio_config")] + nested
+
+    def _block_defaults(self, field: str, block: HFConfig, defaults: dict[str, Any]) -> list[DefaultUsed]:
+        """What the wrapper's configuration class fills into FIELD when the config has no such block: the
+        model_type it reads the block as, and each field of its default block (sub_configs_defaults). The block's
+        adapter sees those as given, so its own defaults_used cannot list them. (A block built from the config's
+        own top-level keys, as Qwen2.5-VL's flat configs are read, is not absent.)"""
+        if getattr(self, field, None) is not None:
+            return []
+        rule = f"{self.config_class}'s default {field}"
+        skip = METADATA_FIELDS | block.informational_fields
+        return [DefaultUsed(field=f"{field}.model_type", value=block.model_type, rule=rule)] + [
+            DefaultUsed(field=f"{field}.{key}", value=value, rule=rule)
+            for key, value in defaults.items()
+            if key not in skip
+        ]
 
     def notes(self) -> list[str]:
         if self.text_only:

@@ -97,9 +97,9 @@ def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) 
         [
             Column("Layers", justify="left", key=True),
             Column("Count", "N"),
-            Column("Per token", "Elements"),
+            Column("Elements/token/layer", "El/tok/layer"),
             Column("Tokens"),
-            Column("Fixed state", "State"),
+            Column("State elements/layer", "State el/layer"),
             Column("Bytes"),
         ]
     )
