@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, TextIO
 
 from pydantic import BaseModel
@@ -91,7 +92,36 @@ def share(part: int, whole: int) -> str:
 
 
 def layer_ranges(indices: Sequence[int]) -> str:
-    """[0, 1, 2, 5, 7, 8] → '0–2, 5, 7–8'."""
+    """Layer indices as people read them: [0, 1, 2, 5, 7, 8] → '0–2, 5, 7–8'; every other layer as 'even 0–34' or
+    'odd 1–35'; any other step as 'every 6th, 5–53'; all but such a pattern as '0–25 but every 6th, 5–23'."""
+    if len(indices) >= 3:
+        step = _step(indices)
+        if step is not None:
+            return _every(indices[0], indices[-1], step)
+        whole = range(indices[0], indices[-1] + 1)
+        present = set(indices)
+        missing = [index for index in whole if index not in present]
+        if len(missing) >= 2 and _step(missing) is not None:
+            return f"{indices[0]}–{indices[-1]} but {_every(missing[0], missing[-1], _step(missing) or 1)}"
+    return _runs(indices)
+
+
+def _step(indices: Sequence[int]) -> int | None:
+    """The common difference of INDICES when they step evenly by 2 or more, else None."""
+    step = indices[1] - indices[0]
+    if step < 2 or any(b - a != step for a, b in pairwise(indices)):
+        return None
+    return step
+
+
+def _every(first: int, last: int, step: int) -> str:
+    if step == 2:
+        return f"{'even' if first % 2 == 0 else 'odd'} {first}–{last}"
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(step % 10 if step % 100 not in (11, 12, 13) else 0, "th")
+    return f"every {step}{suffix}, {first}–{last}"
+
+
+def _runs(indices: Sequence[int]) -> str:
     ranges: list[str] = []
     start = previous = indices[0]
     for index in list(indices[1:]) + [None]:

@@ -37,9 +37,9 @@ def flops_table(report: FlopsReport, width: int = 80) -> Group:
             Column("Component", justify="left", key=True, footer="Total"),
             Column("Per token", "Token", footer=count(per_token.total)),
             Column("≈", footer=approx(per_token.total)),
-            Column("Share", "%", footer="100.0%"),
+            Column("Share", "Token %", footer="100.0%"),
             Column(f"Prefill ({causal})", "Prefill", footer=count(prefill.total)),
-            Column("Share", "%", footer="100.0%"),
+            Column("Share", "Prefill %", footer="100.0%"),
         ]
     )
     for label, field in FLOPS_ROWS:

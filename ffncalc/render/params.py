@@ -65,7 +65,10 @@ def _params_renderables(report: ParamsReport, width: int) -> list[RenderableType
             )
         )
     renderables += [heading("Layers"), *fit(_layers(report), width)]
-    renderables += [heading("Parts of one layer"), *fit(_parts(report), width)]
+    stacks = list(dict.fromkeys(group.stack for group in report.layers))
+    for stack in stacks:  # a tower's parts in a table of their own
+        title = "Parts of one layer" if len(stacks) == 1 else f"Parts of one {stack} layer"
+        renderables += [heading(title), *fit(_parts(report, stack), width)]
     renderables += [heading("Outside the layers"), *fit(_outside(report), width)]
     if report.moe is not None and report.active_params is not None:
         moe = report.moe
@@ -160,38 +163,57 @@ def _layers(report: ParamsReport) -> Grid:
     return grid
 
 
-def _parts(report: ParamsReport) -> Grid:
-    """One column per distinct set of parts (layers differing only in their window share one)."""
-    stacks = len({group.stack for group in report.layers}) > 1
-    structures: dict[tuple, tuple[str, list[int]]] = {}
+def _parts(report: ParamsReport, stack: str) -> Grid:
+    """STACK's layers, one column per distinct set of parts (layers differing only in their window share one); only
+    the components its layers hold."""
+    structures: dict[tuple, list[int]] = {}
     for group in report.layers:
-        structures.setdefault((group.stack, tuple(group.parts.items())), (group.stack, []))[1].extend(group.indices)
-    columns = [(dict(items), stack, sorted(indices)) for (stack, items), (_, indices) in structures.items()]
+        if group.stack == stack:
+            structures.setdefault(tuple(group.parts.items()), []).extend(group.indices)
+    columns = [(dict(items), sorted(indices)) for items, indices in structures.items()]
     headings = [Column("Part", justify="left", key=True)]
-    for _, stack, indices in columns:
-        ranges = layer_ranges(indices)
-        where = f"{stack} " if stacks else ""
+    long = [_column_heading(parts, indices) for parts, indices in columns]
+    short = [f"{len(indices)} layers" for _, indices in columns]
+    if len(set(short)) < len(short):  # two columns of as many layers: say what each holds
+        short = [f"{len(indices)} {_held(parts)}" for parts, indices in columns]
+    for number, (text, brief) in enumerate(zip(long, short)):
         if len(columns) == 1:
-            text = "each layer"
-        elif len(ranges) <= 20:
-            text = f"{where}{'layers ' if not stacks else ''}{ranges}"
-        else:
-            text = f"{len(indices)} {where}layers"
-        headings.append(Column(text))
+            text = brief = "each layer"
+        elif long.count(text) > 1:  # the same layers described alike: number them
+            text = f"{text} ({long[: number + 1].count(text)})"
+        headings.append(Column(text, brief))
     grid = Grid(headings)
     for component in COMPONENT_HEADINGS:
         names: list[str] = []
-        for listed, _, _ in columns:
+        for listed, _ in columns:
             names += [name for name in listed if name.startswith(component + ".") and name not in names]
-        if not names:
+        subtotals = [sum(v for name, v in named.items() if name.startswith(component + ".")) for named, _ in columns]
+        if not names or not any(subtotals):
             continue
-        subtotals = [sum(v for name, v in named.items() if name.startswith(component + ".")) for named, _, _ in columns]
         grid.add(COMPONENT_HEADINGS[component], *[count(value) for value in subtotals], style="bold")
         for name in names:
             grid.add(
-                "  " + name.split(".", 1)[1], *[count(named[name]) if name in named else "" for named, _, _ in columns]
+                "  " + name.split(".", 1)[1], *[count(named[name]) if name in named else "" for named, _ in columns]
             )
     return grid
+
+
+def _column_heading(parts: dict[str, int], indices: list[int]) -> str:
+    """Which layers a column is: their indices where that reads short, else how many and what they hold."""
+    ranges = layer_ranges(indices)
+    if len(ranges) <= 24:
+        return f"layers {ranges}"
+    return f"{len(indices)} {_held(parts)} layers"
+
+
+def _held(parts: dict[str, int]) -> str:
+    """What a layer holds of attention, mixers and FFN: "attention+FFN", "mixer", …"""
+    held = [
+        label
+        for component, label in (("attention", "attention"), ("mixer", "mixer"), ("ffn", "FFN"))
+        if any(value for name, value in parts.items() if name.startswith(component + "."))
+    ]
+    return "+".join(held) or "other"
 
 
 def _outside(report: ParamsReport) -> Grid:
