@@ -17,6 +17,14 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "account": "api",
+    "export_config": "api",
+    "list_bundled": "api",
+    "list_families": "api",
+    "memory": "api",
+    "MemoryOptions": "api",
+    "speed": "api",
+    "train": "api",
+    "TrainOptions": "api",
     "compare": "api",
     "crossover": "api",
     "derive_dim": "api",
@@ -54,7 +62,24 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
     # ruff: noqa: F401
     from .accounting import ParamsReport, count_params
-    from .api import LoadedModel, account, compare, crossover, derive_dim, flops, load_config, verify
+    from .api import (
+        LoadedModel,
+        MemoryOptions,
+        TrainOptions,
+        account,
+        compare,
+        crossover,
+        derive_dim,
+        export_config,
+        flops,
+        list_bundled,
+        list_families,
+        load_config,
+        memory,
+        speed,
+        train,
+        verify,
+    )
     from .compute import CrossoverReport, FlopsReport
     from .errors import FfncalcError
     from .families import load_spec, supported_model_types

@@ -244,3 +244,17 @@ def test_every_command_runs_on_every_bundled_model_and_preset(model):
         run = run_main(*args)
         assert run.exit_code == 0, (args, run.stderr)
         assert run.stderr == ""
+
+
+def test_the_python_api_has_a_function_for_every_command():
+    import ffncalc
+
+    # params, flops, crossover, memory, speed, train, verify, derive-dim, compare, models, models --families, config
+    for name in (
+        "account", "flops", "crossover", "memory", "speed", "train", "verify", "derive_dim", "compare",
+        "list_bundled", "list_families", "export_config", "load_config",
+    ):  # fmt: skip
+        assert callable(getattr(ffncalc, name)), name
+    llama = ffncalc.load_config("meta-llama/Llama-3.1-8B")
+    # 32,768 × 8 tokens × 131,072 KV bytes + 16,060,522,496 weight bytes + the 939,524,096-byte activation buffer
+    assert ffncalc.memory(llama, "32k", batch=8).total_inference == 32_768 * 8 * 131_072 + 16_060_522_496 + 939_524_096

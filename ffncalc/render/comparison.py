@@ -33,7 +33,7 @@ COMPARE_HEADINGS = {
     "attention_share": "Attention share",
     "total_params": "Total",
     "active_params": "Active / token",
-    "active_params_without_embedding": "Active, cards' way",
+    "active_params_without_embedding": "Active without input table",
 }
 
 
