@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from .comparison import CompareRow
     from .compute import CrossoverReport, FlopsReport, Measure, MlaForm
     from .ffn_width import DeriveDimReport
-    from .memory import MemoryReport
-    from .speed import SpeedRun
+    from .footprint import MemoryReport
+    from .roofline import SpeedRun
     from .training import TrainReport
     from .verification import VerifyReport
 
@@ -42,7 +42,7 @@ WHAT_IF_LAYOUTS = {
 
 def cache_element_type(dtype: str, option: str) -> str:
     """The safetensors dtype a KV cache is held in; a cache holds floats (bool, integers and E8M0 scales refused)."""
-    from .memory import CACHE_DTYPES
+    from .footprint import CACHE_DTYPES
 
     name = safetensors_dtype(dtype)
     if name not in CACHE_DTYPES:
@@ -427,7 +427,7 @@ def memory(
     """Will MODEL fit: weights (as stored, or as a dtype), KV cache at CONTEXT × batch, activations, training.
 
     OPTIONS (or keyword CHANGES to the defaults, e.g. batch=8, kv_dtype="fp8") say what to count."""
-    from .memory import ACCELERATORS, WHAT_IF, count_memory
+    from .footprint import ACCELERATORS, WHAT_IF, count_memory
     from .storage import parse_scheme
 
     options = replace(options or MemoryOptions(), **changes)
@@ -530,7 +530,7 @@ def _serve(
     """The engine's KV-cache figures (serving.py) and --solve, added to REPORT."""
     from fractions import Fraction
 
-    from .memory import inference_activations, per_gpu_weights, weight_layout, weight_shares
+    from .footprint import inference_activations, per_gpu_weights, weight_layout, weight_shares
     from .serving import (
         VLLM_DEFAULTS_SOURCE,
         VLLM_GPU_MEMORY_UTILIZATION,
@@ -577,7 +577,7 @@ def _serve(
 def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: int, gpu_name: str, limit: int) -> Any:
     """--solve: the engine's answer (its longest context, whole requests, concurrency) beside the largest whole
     context or batch for which ffncalc's weights + KV cache + activations per GPU fit LIMIT (by bisection)."""
-    from .memory import Solved
+    from .footprint import Solved
 
     plain = replace(
         options, engine="none", solve=None, train=False, lora_rank=None, attention="flash", zero_stage=0,
@@ -623,7 +623,7 @@ def _largest(fits: Any, limit: int) -> int:
 
 def kv_bytes_per_token(model: str | LoadedModel, dtype: str | None = None) -> int:
     """Bytes one more token adds to MODEL's KV cache (one sequence, past every window), in DTYPE or the config's."""
-    from .memory import kv_cache
+    from .footprint import kv_cache
 
     loaded = _load(model)
     element = safetensors_dtype(dtype or loaded.config.stored_dtype or "bfloat16")
@@ -721,8 +721,8 @@ def speed(
 ) -> SpeedRun:
     """Roofline ceilings of decode (per --batch) and prefill of MODEL on each accelerator of GPUS (see ffncalc.speed)."""
     from .accelerators import DTYPES, Accelerator, accelerator
-    from .memory import WHAT_IF, weight_layout
-    from .speed import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
+    from .footprint import WHAT_IF, weight_layout
+    from .roofline import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
     from .storage import parse_scheme
 
     if context is not None:

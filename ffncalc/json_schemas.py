@@ -11,8 +11,8 @@ from .api import BundledModel
 from .comparison import CompareRow
 from .compute import CrossoverReport, FlopsReport
 from .ffn_width import DeriveDimReport
-from .memory import MemoryReport
-from .speed import SpeedReport
+from .footprint import MemoryReport
+from .roofline import SpeedReport
 from .training import TrainReport
 from .verification import VerifyReport
 

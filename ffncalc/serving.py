@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Literal
 
 from .errors import UsageError
-from .memory import EngineReport, KvGroup, KvKind
+from .footprint import EngineReport, KvGroup, KvKind
 from .spec import Layer, ModelSpec
 from .structure import generating_layers
 

@@ -11,7 +11,7 @@ from . import count, heading, info_lines, named
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
-    from ..memory import MemoryReport
+    from ..footprint import MemoryReport
 
 GIB = 1 << 30
 

@@ -11,7 +11,7 @@ from . import approx, count, heading, info_lines
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
-    from ..speed import Phase, SpeedReport, SpeedRun
+    from ..roofline import Phase, SpeedReport, SpeedRun
 
 GIB = 1 << 30
 CHART_WIDTH = 40
@@ -70,7 +70,7 @@ def _phase_grid(phase: Phase, title: str) -> Grid:
             Column("Bound", justify="left"),
         ]
     )
-    from ..speed import LABELS  # the labels live with the operators they name
+    from ..roofline import LABELS  # the labels live with the operators they name
 
     for component in phase.components:
         grid.add(

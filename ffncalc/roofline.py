@@ -2,7 +2,7 @@
 
 Every figure is a ROOFLINE CEILING, not a measurement: each operator takes max(FLOPs ÷ peak, bytes ÷ bandwidth)
 and a step is the sum over its operators. The FLOPs are `flops`'s (ffncalc.compute), the weight bytes `memory`'s
-stored layout (ffncalc.memory.weight_layout: dtype and quantization as the checkpoint stores them), the KV bytes
+stored layout (ffncalc.footprint.weight_layout: dtype and quantization as the checkpoint stores them), the KV bytes
 `memory`'s cache (windows, MLA latent, hybrid state); nothing here re-derives them. CONVENTIONS lists the rest.
 """
 
@@ -20,7 +20,7 @@ from .compute import (
     per_token_flops,
     prefill_flops,
 )
-from .memory import Layout, cache_shares, kv_cache, kv_elements_per_token, per_gpu_cache
+from .footprint import Layout, cache_shares, kv_cache, kv_elements_per_token, per_gpu_cache
 from .results import ModelInfo, Result
 from .spec import ModelSpec, MoeFfn
 from .units import DTYPE_BYTES

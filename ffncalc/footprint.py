@@ -1,4 +1,4 @@
-"""Memory: will a model fit — its weights as stored, the KV cache and recurrent state by context and batch,
+"""Memory footprint: will a model fit — its weights as stored, the KV cache and recurrent state by context and batch,
 the activations of one forward, and for training the gradients, optimizer states and activations.
 
 Conventions:
