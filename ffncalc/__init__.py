@@ -23,6 +23,7 @@ _EXPORTS = {
     "memory": "api",
     "MemoryOptions": "api",
     "speed": "api",
+    "SpeedOptions": "api",
     "train": "api",
     "TrainOptions": "api",
     "compare": "api",
@@ -65,6 +66,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from .api import (
         LoadedModel,
         MemoryOptions,
+        SpeedOptions,
         TrainOptions,
         account,
         compare,

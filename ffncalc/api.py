@@ -19,12 +19,14 @@ __all__ = ["LoadedModel", "load_config", "loaded_from"]  # re-exported: the libr
 # The engine's modules are imported by the functions that use them: a command should not pay for
 # creating the classes of every other command (derive-dim --dim reads no config at all).
 if TYPE_CHECKING:
+    from .accelerators import Accelerator
     from .accounting import ParamsReport
     from .comparison import CompareRow
     from .compute import CrossoverReport, FlopsReport, Measure, MlaForm
     from .ffn_width import DeriveDimReport
     from .footprint import MemoryReport
     from .roofline import SpeedRun
+    from .storage import Scheme
     from .training import TrainReport
     from .verification import VerifyReport
 
@@ -427,8 +429,7 @@ def memory(
     """Will MODEL fit: weights (as stored, or as a dtype), KV cache at CONTEXT × batch, activations, training.
 
     OPTIONS (or keyword CHANGES to the defaults, e.g. batch=8, kv_dtype="fp8") say what to count."""
-    from .footprint import ACCELERATORS, WHAT_IF, count_memory
-    from .storage import parse_scheme
+    from .footprint import ACCELERATORS, count_memory
 
     options = replace(options or MemoryOptions(), **changes)
     if context is not None:
@@ -437,26 +438,9 @@ def memory(
     loaded = _load(model)
     tokens, info = _context(options.context, loaded)
     notes = list(info.notes)
-    if options.dtype is not None:
-        key = options.dtype.lower()
-        if key not in WHAT_IF:
-            raise UsageError(f"--dtype {options.dtype!r}: use one of {', '.join(WHAT_IF)}")
-        weight_dtype, scheme = WHAT_IF[key]
-        if key in WHAT_IF_LAYOUTS:
-            notes.append(f"--dtype {key}: {WHAT_IF_LAYOUTS[key]}; embeddings, norms and the head stay in BF16.")
-    else:
-        stored = loaded.config.stored_dtype
-        weight_dtype = safetensors_dtype(stored) if stored else "BF16"
-        if stored is None:
-            notes.append(
-                "The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (--dtype to choose)."
-            )
-        scheme = parse_scheme(loaded.config.quantization)
-    cache_dtype = (
-        cache_element_type(options.kv_dtype, "--kv-dtype")
-        if options.kv_dtype
-        else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
-    )
+    weights = stored_as(loaded, options.dtype, options.kv_dtype)
+    weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
+    notes += weights.notes
     if options.train and scheme is not None:
         notes.append(
             f"--train with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "
@@ -674,6 +658,44 @@ def _absent(data: dict[str, Any], path: list[str]) -> bool:
     return data.get(path[-1]) is None
 
 
+@dataclass(frozen=True, slots=True)
+class StoredAs:
+    """How a command takes the weights and the cache: the dtype of what is not quantized, the quantization scheme,
+    the KV cache's element type, and what to say about the choice."""
+
+    dtype: str
+    scheme: Scheme | None
+    cache_dtype: str
+    notes: tuple[str, ...]
+
+
+def stored_as(loaded: LoadedModel, dtype: str | None, kv_dtype: str | None) -> StoredAs:
+    """The weights as the checkpoint stores them (the config's dtype and quantization_config), or as DTYPE asks
+    (WHAT_IF); the cache in KV_DTYPE, else the weights' float type (BF16 for quantized weights)."""
+    from .footprint import WHAT_IF
+    from .storage import parse_scheme
+
+    notes: list[str] = []
+    if dtype is not None:
+        key = dtype.lower()
+        if key not in WHAT_IF:
+            raise UsageError(f"--dtype {dtype!r}: use one of {', '.join(WHAT_IF)}")
+        weight_dtype, scheme = WHAT_IF[key]
+        if key in WHAT_IF_LAYOUTS:
+            notes.append(f"--dtype {key}: {WHAT_IF_LAYOUTS[key]}; embeddings, norms and the head stay in BF16.")
+    else:
+        stored = loaded.config.stored_dtype
+        weight_dtype = safetensors_dtype(stored) if stored else "BF16"
+        if stored is None:
+            notes.append(
+                "The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (--dtype to choose)."
+            )
+        scheme = parse_scheme(loaded.config.quantization)
+    floats = weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"
+    cache_dtype = cache_element_type(kv_dtype, "--kv-dtype") if kv_dtype else floats
+    return StoredAs(weight_dtype, scheme, cache_dtype, tuple(notes))
+
+
 def _load(model: str | LoadedModel) -> LoadedModel:
     """MODEL as loaded: a LoadedModel as it is, a name loaded as it stands (load_config for a revision, --as or --set)."""
     return model if isinstance(model, LoadedModel) else load_config(model)
@@ -702,80 +724,101 @@ def _context(context: int | str | None, loaded: LoadedModel) -> tuple[int, Model
     return tokens, info
 
 
-def speed(
-    model: str | LoadedModel,
-    gpus: str | list[str] = "h100",
-    context: int | str | None = None,
-    prompt: int | str | None = None,
-    batches: str | list[int] = "1",
-    tensor_parallel: int = 1,
-    dtype: str | None = None,
-    kv_dtype: str | None = None,
-    compute_dtype: str | None = None,
-    compute_efficiency: float = 1.0,
-    bandwidth_efficiency: float = 1.0,
-    attention: str = "fused",
-    gpu_flops: float | None = None,
-    gpu_bandwidth: float | None = None,
-    gpu_memory: str | None = None,
-) -> SpeedRun:
-    """Roofline ceilings of decode (per --batch) and prefill of MODEL on each accelerator of GPUS (see ffncalc.speed)."""
-    from .accelerators import DTYPES, Accelerator, accelerator
-    from .footprint import WHAT_IF, weight_layout
-    from .roofline import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
-    from .storage import parse_scheme
+@dataclass(frozen=True, slots=True)
+class SpeedOptions:
+    """What `speed` estimates: the accelerators, context, prompt and batches, parallelism, dtypes and efficiencies."""
 
-    if context is not None:
-        parse_context(context)
-    if prompt is not None:
-        parse_context(prompt)
-    batch_list = _batches(batches)
-    if not 1 <= tensor_parallel <= 1024:
-        raise UsageError(f"--tp must be a whole number from 1 to 1,024 (got {tensor_parallel})")
-    for name, value in (("--compute-efficiency", compute_efficiency), ("--bandwidth-efficiency", bandwidth_efficiency)):
-        if not 0 < value <= 1:
-            raise UsageError(f"{name} must be above 0 and at most 1, e.g. 0.7 (got {value})")
-    if attention not in ("fused", "eager"):
-        raise UsageError(f"--attention must be fused or eager (got {attention!r})")
-    if compute_dtype is not None and compute_dtype.lower() not in DTYPES:
-        raise UsageError(f"--compute-dtype {compute_dtype!r}: use one of {', '.join(DTYPES)}")
-    custom = gpu_flops is not None or gpu_bandwidth is not None
-    if custom and (gpu_flops is None or gpu_bandwidth is None):
-        raise UsageError("describe another chip with both --gpu-flops and --gpu-bandwidth (and --gpu-memory)")
-    chips: list[Accelerator] = []
-    if custom:
-        assert gpu_flops is not None and gpu_bandwidth is not None
-        if gpu_flops <= 0 or gpu_bandwidth <= 0:
+    gpus: str | tuple[str, ...] = "h100"  # accelerator names from the table, comma-separated or as a tuple
+    context: int | str | None = None  # decode context (default DEFAULT_CONTEXT, capped at the model's limit)
+    prompt: int | str | None = None  # prefill prompt (default: the context)
+    batches: str | tuple[int, ...] = "1"  # "1,8,64" or (1, 8, 64)
+    tensor_parallel: int = 1
+    dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
+    kv_dtype: str | None = None
+    compute_dtype: str | None = None  # the matmuls' dtype (default: the weights')
+    compute_efficiency: float = 1.0
+    bandwidth_efficiency: float = 1.0
+    attention: str = "fused"  # "fused" (FlashAttention-style) or "eager"
+    gpu_flops: float | None = None  # another chip: dense FLOP/s, bytes/s and memory
+    gpu_bandwidth: float | None = None
+    gpu_memory: str | None = None
+
+    def checked(self) -> SpeedOptions:
+        """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
+        from .accelerators import DTYPES
+
+        for text in (self.context, self.prompt):
+            if text is not None:
+                parse_context(text)
+        _batches(self.batches)
+        if not 1 <= self.tensor_parallel <= 1024:
+            raise UsageError(f"--tp must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
+        for name, value in (
+            ("--compute-efficiency", self.compute_efficiency),
+            ("--bandwidth-efficiency", self.bandwidth_efficiency),
+        ):
+            if not 0 < value <= 1:
+                raise UsageError(f"{name} must be above 0 and at most 1, e.g. 0.7 (got {value})")
+        if self.attention not in ("fused", "eager"):
+            raise UsageError(f"--attention must be fused or eager (got {self.attention!r})")
+        if self.compute_dtype is not None and self.compute_dtype.lower() not in DTYPES:
+            raise UsageError(f"--compute-dtype {self.compute_dtype!r}: use one of {', '.join(DTYPES)}")
+        if self.kv_dtype is not None:
+            cache_element_type(self.kv_dtype, "--kv-dtype")
+        if (self.gpu_flops is None) != (self.gpu_bandwidth is None):
+            raise UsageError("describe another chip with both --gpu-flops and --gpu-bandwidth (and --gpu-memory)")
+        if (
+            self.gpu_flops is not None
+            and self.gpu_bandwidth is not None
+            and min(self.gpu_flops, self.gpu_bandwidth) <= 0
+        ):
             raise UsageError("--gpu-flops and --gpu-bandwidth must be above 0, e.g. 989e12 and 3.35e12")
-        memory_bytes = _gpu_memory(gpu_memory) if gpu_memory is not None else 1 << 50
-        chips.append(
-            Accelerator(
-                "your GPU", (), (("bf16", round(gpu_flops)),), round(gpu_bandwidth), memory_bytes, None, "",
-                "as given", ("--gpu-flops, --gpu-bandwidth, --gpu-memory as given",),
-            )
-        )  # fmt: skip
-    else:
-        names = gpus.split(",") if isinstance(gpus, str) else gpus
+        return self
+
+    def chips(self) -> list[Accelerator]:
+        """The accelerators to estimate on: the one --gpu-flops/--gpu-bandwidth describe, or those named."""
+        from .accelerators import Accelerator, accelerator
+
+        if self.gpu_flops is not None and self.gpu_bandwidth is not None:
+            memory_bytes = _gpu_memory(self.gpu_memory) if self.gpu_memory is not None else 1 << 50
+            return [
+                Accelerator(
+                    "your GPU", (), (("bf16", round(self.gpu_flops)),), round(self.gpu_bandwidth), memory_bytes, None,
+                    "", "as given", ("--gpu-flops, --gpu-bandwidth, --gpu-memory as given",),
+                )
+            ]  # fmt: skip
+        names = self.gpus.split(",") if isinstance(self.gpus, str) else list(self.gpus)
         chips = [accelerator(name) for name in names if name.strip()]
         if not chips:
             raise UsageError("--gpu names no accelerator; e.g. --gpu h100 or --gpu h100,h200")
+        return chips
+
+
+def speed(
+    model: str | LoadedModel,
+    gpus: str | tuple[str, ...] | None = None,
+    options: SpeedOptions | None = None,
+    **changes: Any,
+) -> SpeedRun:
+    """Roofline ceilings of decode (per batch) and prefill of MODEL on each accelerator of GPUS (see
+    ffncalc.roofline); OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
+    from .footprint import weight_layout
+    from .roofline import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
+
+    options = replace(options or SpeedOptions(), **changes)
+    if gpus is not None:
+        options = replace(options, gpus=gpus)
+    options.checked()
+    chips = options.chips()
+    batch_list = _batches(options.batches)
+    context, prompt, dtype, kv_dtype = options.context, options.prompt, options.dtype, options.kv_dtype
+    compute_dtype, tensor_parallel, attention = options.compute_dtype, options.tensor_parallel, options.attention
+    compute_efficiency, bandwidth_efficiency = options.compute_efficiency, options.bandwidth_efficiency
     loaded = _load(model)
     tokens, info = _context(context, loaded)
     prompt_tokens = parse_context(prompt) if prompt is not None else tokens
-    if dtype is not None:
-        key = dtype.lower()
-        if key not in WHAT_IF:
-            raise UsageError(f"--dtype {dtype!r}: use one of {', '.join(WHAT_IF)}")
-        weight_dtype, scheme = WHAT_IF[key]
-    else:
-        stored_dtype = loaded.config.stored_dtype
-        weight_dtype = safetensors_dtype(stored_dtype) if stored_dtype else "BF16"
-        scheme = parse_scheme(loaded.config.quantization)
-    cache_dtype = (
-        cache_element_type(kv_dtype, "--kv-dtype")
-        if kv_dtype
-        else (weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16")
-    )
+    weights = stored_as(loaded, dtype, kv_dtype)
+    weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     quantization = scheme.method if scheme else None
     matmul_dtype = compute_dtype.lower() if compute_dtype else compute_dtype_for(weight_dtype, quantization)
     stored = weight_layout(loaded.spec, weight_dtype, scheme)
@@ -824,7 +867,7 @@ def speed(
 MAX_BATCH = 1 << 20
 
 
-def _batches(batches: str | list[int]) -> list[int]:
+def _batches(batches: str | tuple[int, ...] | list[int]) -> list[int]:
     """'1,8,64' → [1, 8, 64]; each a whole number from 1 to MAX_BATCH, ascending, no repeats."""
     items = batches.split(",") if isinstance(batches, str) else [str(b) for b in batches]
     values = []
@@ -846,7 +889,7 @@ class TrainOptions:
     seq: int | str = 8192  # tokens per sequence: 8192 or "8k" (k = 1024)
     gpu: str = "h100"
     gpus: int = 1
-    dtype: str = "bf16"  # the matmuls' dtype: which dense peak
+    compute_dtype: str = "bf16"  # the matmuls' dtype: which dense peak
     mfu: float | None = None  # None: DEFAULT_MFU, assumed (or the measured run's, with measured_tokens_per_second)
     price: float | None = None  # per GPU-hour
     days: float | None = None  # the inverse: the GPUs needed to finish in this many days
@@ -917,13 +960,13 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     )
 
     options = replace(options or TrainOptions(), **changes).checked()
-    dtype = options.dtype.lower()
+    dtype = options.compute_dtype.lower()
     if dtype not in DTYPES:
-        raise UsageError(f"--dtype {options.dtype!r}: use one of {', '.join(DTYPES)}")
+        raise UsageError(f"--compute-dtype {options.compute_dtype!r}: use one of {', '.join(DTYPES)}")
     chip = accelerator(options.gpu)
     peak = chip.peak(dtype)
     if peak is None:
-        raise UsageError(f"{chip.name} has no {dtype} units; use --dtype bf16")
+        raise UsageError(f"{chip.name} has no {dtype} units; use --compute-dtype bf16")
     tokens, seq = parse_tokens(options.tokens), parse_context(options.seq)
     loaded = _load(model)
     info = loaded.info

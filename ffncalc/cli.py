@@ -1016,30 +1016,31 @@ def speed_command(
     Roofline ceilings from the exact FLOPs and bytes of flops and memory: each operator takes max(FLOPs / peak,
     bytes / bandwidth). Not a measurement; --compute-efficiency and --bandwidth-efficiency scale the peaks.
     """
-    from .api import speed
+    from .api import SpeedOptions, speed
     from .render import print_json
     from .render.speed import speed_renderables
 
     refuse(gpu_memory is not None and gpu_flops is None, "--gpu-memory describes a chip given by --gpu-flops; add it")
 
+    options = SpeedOptions(
+        gpus=gpu,
+        context=ctx,
+        prompt=prompt,
+        batches=batch,
+        tensor_parallel=tp,
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+        compute_dtype=compute_dtype,
+        compute_efficiency=compute_efficiency,
+        bandwidth_efficiency=bandwidth_efficiency,
+        attention=attention,
+        gpu_flops=gpu_flops,
+        gpu_bandwidth=gpu_bandwidth,
+        gpu_memory=gpu_memory,
+    ).checked()
+
     def run_speed(at: Any) -> Any:
-        return speed(
-            at,
-            gpu,
-            ctx,
-            prompt,
-            batch,
-            tp,
-            dtype,
-            kv_dtype,
-            compute_dtype,
-            compute_efficiency,
-            bandwidth_efficiency,
-            attention,
-            gpu_flops,
-            gpu_bandwidth,
-            gpu_memory,
-        )
+        return speed(at, options=options)
 
     loaded = load_model(model, revision, token, as_type, set_, json)
     if sweep_:
@@ -1078,8 +1079,13 @@ def train_command(
         str, typer.Option("--gpu", metavar="NAME", help="Accelerator, as in speed, e.g. h100, h800, b200, mi300x.")
     ] = "h100",
     gpus: Annotated[int, typer.Option("--gpus", metavar="N", help="Accelerators in the job, e.g. 16384.")] = 1,
-    dtype: Annotated[
-        str, typer.Option("--dtype", metavar="DTYPE", help="Matmul dtype whose dense peak counts: bf16, fp8, …")
+    compute_dtype: Annotated[
+        str,
+        typer.Option(
+            "--compute-dtype",
+            metavar="DTYPE",
+            help="The matmuls' dtype, whose dense peak counts: bf16, fp8, … (as in speed)",
+        ),
     ] = "bf16",
     mfu: Annotated[
         float | None, typer.Option("--mfu", metavar="X", help="Model FLOPs utilisation assumed (default 0.4).")
@@ -1126,7 +1132,7 @@ def train_command(
     from .api import TrainOptions, train
 
     options = TrainOptions(
-        tokens, seq, gpu, gpus, dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute
+        tokens, seq, gpu, gpus, compute_dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute
     ).checked()
     from .headlines import TRAIN_HEADLINES, train_headline
     from .render.training import train_renderables

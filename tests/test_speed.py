@@ -42,7 +42,7 @@ def test_llama_3_1_8b_decode_at_batch_1_is_memory_bound_and_its_tpot_is_bytes_ov
     weights = 16_060_522_496 - 128_256 * 4096 * 2 + 4096 * 2
     kv = 8192 * 131_072 + 131_072
     activations = 2 * (32 * 2 * 4096 * 2) + (4096 + 128_256) * 2 + 4096 * 2
-    report = one(speed(LLAMA, "h100", "8k", "8k", "1"))
+    report = one(speed(LLAMA, "h100", context="8k", prompt="8k", batches="1"))
     assert report.decode.bytes == weights + kv + activations == 16_085_051_904
     assert {c.bound for c in report.decode.components} == {"memory"}
     assert report.decode.seconds_per_step == pytest.approx((weights + kv + activations) / H100_BANDWIDTH, rel=1e-12)
@@ -57,7 +57,7 @@ def test_llama_3_1_8b_prefill_of_8192_tokens_is_compute_bound_with_the_head_run_
     projections, ffn = 2_684_354_560 * n, 11_274_289_152 * n
     scores = 32 * 2 * 32 * 256 * n * (n + 1) // 2
     head = 2 * 4096 * 128_256  # the last position only
-    report = one(speed(LLAMA, "h100", "8k", "8k", "1"))
+    report = one(speed(LLAMA, "h100", context="8k", prompt="8k", batches="1"))
     prefill = report.prefill
     assert component(prefill, "attention_projections").flops == projections
     assert component(prefill, "ffn").flops == ffn
@@ -72,7 +72,9 @@ def test_llama_3_1_8b_prefill_of_8192_tokens_is_compute_bound_with_the_head_run_
 
 
 def test_per_component_times_add_up_and_tokens_per_second_is_batch_over_tpot():
-    for report in speed(LLAMA, "h100,mi300x", "32k", "4k", "1,16,256", tensor_parallel=2).reports:
+    for report in speed(
+        LLAMA, "h100,mi300x", context="32k", prompt="4k", batches="1,16,256", tensor_parallel=2
+    ).reports:
         decode = report.decode
         assert decode.seconds == pytest.approx(sum(c.seconds for c in decode.components) + decode.allreduce_seconds)
         assert decode.tokens_per_second == pytest.approx(report.batch / decode.seconds_per_step)
@@ -89,7 +91,7 @@ def expected_routed_bytes(batch):
 
 @pytest.mark.parametrize(("batch", "distinct"), [(1, Fraction(2)), (64, 8 * (1 - Fraction(3, 4) ** 64))])
 def test_mixtral_decode_reads_the_expected_distinct_experts(batch, distinct):
-    report = speed("mistralai/Mixtral-8x7B-v0.1", "h200", "8k", "1k", str(batch)).reports[0]
+    report = speed("mistralai/Mixtral-8x7B-v0.1", "h200", context="8k", prompt="1k", batches=str(batch)).reports[0]
     router = 32 * 8 * 4096 * 2
     activations = 32 * 2 * batch * 4096 * 2
     assert component(report.decode, "ffn").bytes == router + expected_routed_bytes(batch) + activations
@@ -102,7 +104,7 @@ def test_deepseek_v3_runs_its_fp8_matmuls_on_fp8_peaks_and_reads_its_mla_latent(
     # DeepSeek-V3 stores FP8 (quant_method fp8): H100 SXM FP8 dense peak 1,979 TFLOP/s. Decode at 4,096 tokens reads the
     # latent cache, 61 layers × (512 + 64) × 2 bytes = 70,272 bytes per token, and writes the new token's 70,272.
     # Absorbed MLA scores per key: 2 · 128 heads · (512 + 64 + 512) per layer.
-    report = speed("deepseek-ai/DeepSeek-V3", "h100", "4k", "1k", "1").reports[0]
+    report = speed("deepseek-ai/DeepSeek-V3", "h100", context="4k", prompt="1k", batches="1").reports[0]
     assert report.gpu.compute_dtype == "fp8" and report.gpu.peak_flops == 1979 * 10**12
     scores = component(report.decode, "attention_scores")
     assert scores.bytes == 4096 * 70_272 + 70_272
@@ -112,7 +114,7 @@ def test_deepseek_v3_runs_its_fp8_matmuls_on_fp8_peaks_and_reads_its_mla_latent(
 def test_gemma_2_sliding_layers_read_at_most_their_window():
     # gemma-2-9b at 32k: 21 sliding layers keep 4,096 tokens, 21 global layers 32,768; each layer 8 KV heads × (256 + 256)
     # elements per token, in the weights' float32 by default: --kv-dtype bf16 makes it 2 bytes.
-    report = speed("google/gemma-2-9b", "h100", "32k", "1k", "1", kv_dtype="bf16").reports[0]
+    report = speed("google/gemma-2-9b", "h100", context="32k", prompt="1k", batches="1", kv_dtype="bf16").reports[0]
     per_layer_token = 8 * 512 * 2
     read = 21 * 4096 * per_layer_token + 21 * 32_768 * per_layer_token
     assert component(report.decode, "attention_scores").bytes == read + 42 * per_layer_token
@@ -121,15 +123,17 @@ def test_gemma_2_sliding_layers_read_at_most_their_window():
 def test_tensor_parallel_adds_two_allreduces_per_layer_over_the_interconnect():
     # Llama-3.1-8B over 2 H100s at batch 4: 32 layers × 2 all-reduces × 2·(2−1)/2 × 4 tokens × 4,096 × 2 bytes,
     # over NVLink 4's 450 GB/s per direction.
-    report = speed(LLAMA, "h100", "8k", "1k", "4", tensor_parallel=2).reports[0]
+    report = speed(LLAMA, "h100", context="8k", prompt="1k", batches="4", tensor_parallel=2).reports[0]
     expected = 32 * 2 * 2 * 1 * 4 * 4096 * 2 // 2
     assert report.decode.allreduce_bytes == expected == 2_097_152
     assert report.decode.allreduce_seconds == pytest.approx(expected / 450e9)
 
 
 def test_efficiencies_scale_the_ceiling_and_are_labelled_assumptions():
-    ceiling = one(speed(LLAMA, "h100", "8k", "8k", "1"))
-    scaled = one(speed(LLAMA, "h100", "8k", "8k", "1", compute_efficiency=0.7, bandwidth_efficiency=0.8))
+    ceiling = one(speed(LLAMA, "h100", context="8k", prompt="8k", batches="1"))
+    scaled = one(
+        speed(LLAMA, "h100", context="8k", prompt="8k", batches="1", compute_efficiency=0.7, bandwidth_efficiency=0.8)
+    )
     assert scaled.decode.seconds_per_step == pytest.approx(ceiling.decode.seconds_per_step / 0.8)
     assert ceiling.estimate == "roofline ceiling"
     assert scaled.estimate == "roofline ceiling, at 0.7 of peak FLOP/s and 0.8 of peak bandwidth (assumed)"
@@ -138,7 +142,7 @@ def test_efficiencies_scale_the_ceiling_and_are_labelled_assumptions():
 def test_the_batch_sweep_stops_where_weights_and_kv_no_longer_fit():
     # Llama-3.1-8B on an L4 (24 GiB): 16,060,522,496 bytes of weights + 131,072 bytes per token × 32,768 tokens per
     # sequence = 4 GiB per sequence: 2 sequences fit (23.0 GiB), 4 do not.
-    run = speed(LLAMA, "l4", "32k", "1k", "1,2,4,8")
+    run = speed(LLAMA, "l4", context="32k", prompt="1k", batches="1,2,4,8")
     assert [r.batch for r in run.reports] == [1, 2]
     assert run.stopped is not None and run.stopped.startswith("the sweep stops at batch 4 on L4")
 

@@ -245,7 +245,7 @@ def test_a_run_that_does_not_fit_says_so():
         (["--tokens", "lots"], "Error: --tokens 'lots' is not a number of tokens"),
         (["--mfu", "1.5"], "Error: --mfu must be above 0 and at most 1"),
         (["--gpu", "h900"], "Error: unknown accelerator 'h900'"),
-        (["--gpu", "a100", "--dtype", "fp8"], "Error: A100 80 GiB has no fp8 units"),
+        (["--gpu", "a100", "--compute-dtype", "fp8"], "Error: A100 80 GiB has no fp8 units"),
         (["--per-gpu"], "Error: --per-gpu says how --measured-tokens-per-second was counted"),
         (["--days", "30", "--gpus", "8"], "Error: --days finds the number of GPUs"),
         (["--recompute", "some"], "Error: --recompute must be none, selective or full"),
