@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .accounting import ParamsReport
     from .comparison import CompareRow
     from .compute import CrossoverReport, FlopsReport, Measure, MlaForm
+    from .coverage import FamilyCoverage
     from .ffn_width import DeriveDimReport
     from .footprint import MemoryReport
     from .roofline import SpeedRun
@@ -279,6 +280,14 @@ class BundledModel(Result):
     total_params: int
     active_params: int | None
     active_params_without_embedding: int | None  # what model cards quote as "active"
+
+
+def family_coverage(live: bool = False) -> FamilyCoverage:
+    """Every family with its model_types, and how many of transformers' model_types each task covers (the others
+    listed with the reason)."""
+    from .coverage import task_coverage
+
+    return task_coverage(list_families(live))
 
 
 def list_families(live: bool = False) -> dict[str, list[str]]:

@@ -932,12 +932,12 @@ def models(
     width: WidthOpt = None,
 ) -> None:
     """List the bundled configs (usable offline by their Hub id) with their totals, or the supported families."""
-    from .api import list_bundled, list_families
+    from .api import family_coverage, list_bundled
     from .render.params import families_table, models_table
 
     if families:
         refuse(query is not None or family is not None, "--families lists every family; leave out QUERY and --family")
-        emit(list_families(), json, families_table, svg, html, width)
+        emit(family_coverage(), json, families_table, svg, html, width)
     else:
         emit(list_bundled(query=query, family=family), json, models_table, svg, html, width)
 

@@ -14,6 +14,7 @@ from .layout import Column, Grid, fit
 if TYPE_CHECKING:
     from ..accounting import ParamsReport
     from ..api import BundledModel
+    from ..coverage import FamilyCoverage
 
 COMPONENT_HEADINGS = {
     "attention": "Attention",
@@ -291,12 +292,36 @@ def _shortened(name: str, room: int) -> str:
     return name[:head] + "…" + name[len(name) - (room - 1 - head) :]
 
 
-def families_table(families: dict[str, list[str]], width: int = 80) -> Group:
-    """The supported families, as people name them, with the model_types each reads."""
-    grid = Grid([Column("Family", justify="left", key=True), Column("model_type", justify="left")])
-    for family, model_types in families.items():
-        grid.add(family, ", ".join(model_types))
-    note = Text("Another model_type can be counted with a family's rules: --as MODEL_TYPE.", style="dim")
-    return Group(
-        heading(f"Supported families ({sum(len(t) for t in families.values())} model_types)"), *fit(grid, width), note
-    )
+def families_table(coverage: FamilyCoverage, width: int = 80) -> Group:
+    """The supported families by task (transformers' auto mappings), how many of each task's model_types they
+    cover, and the model_types known but not counted."""
+    by_type = {model_type: family for family, model_types in coverage.families.items() for model_type in model_types}
+    total = len(by_type)
+    parts: list[RenderableType] = [
+        heading(f"Supported families: {total} model_types, by task as {coverage.transformers} lists them"),
+    ]
+    summary = Grid([Column("Task", justify="left", key=True), Column("Counted"), Column("Of"), Column("Share")])
+    for task in coverage.tasks:
+        summary.add(task.title, str(len(task.counted)), str(task.transformers_model_types),
+                    share(len(task.counted), task.transformers_model_types))  # fmt: skip
+    parts += fit(summary, width)
+    for task in coverage.tasks:
+        grouped: dict[str, list[str]] = {}
+        for model_type in task.counted:
+            grouped.setdefault(by_type[model_type], []).append(model_type)
+        parts += [Text(""), heading(f"{task.title}: {len(task.counted)} of {task.transformers_model_types}")]
+        if grouped:
+            grid = Grid([Column("Family", justify="left", key=True), Column("model_type", justify="left")])
+            for family in sorted(grouped, key=str.lower):
+                grid.add(family, ", ".join(grouped[family]))
+            parts += fit(grid, width)
+        if task.not_counted:
+            reasons: dict[str, list[str]] = {}
+            for item in task.not_counted:
+                reasons.setdefault(item.reason, []).append(item.model_type)
+            for reason, model_types in reasons.items():
+                parts.append(Text(f"Known, {reason} ({len(model_types)}): {', '.join(model_types)}.", style="dim"))
+    if coverage.outside_tasks:
+        parts += [Text(""), Text(f"Also counted, in none of these mappings: {', '.join(coverage.outside_tasks)}.")]
+    parts.append(Text("Another model_type can be counted with a family's rules: --as MODEL_TYPE.", style="dim"))
+    return Group(*parts)

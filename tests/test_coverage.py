@@ -1,0 +1,40 @@
+"""models --families: the families by task, as transformers 5.24's auto mappings list the tasks' model_types
+(ffncalc/transformers_tasks.json, written from transformers by tools/transformers_tasks.py), with how many each
+task covers and every model_type known but not counted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ffncalc.families import supported_model_types
+
+from .conftest import run_main
+
+TASKS = json.loads((Path(__file__).resolve().parent.parent / "ffncalc" / "transformers_tasks.json").read_text())
+
+
+def test_every_model_type_of_every_task_is_counted_or_listed_as_not_counted():
+    coverage = run_main("models", "--families", "--json").json()
+    supported = set(supported_model_types())
+    for task in coverage["tasks"]:
+        listed = TASKS["tasks"][task["task"]]["model_types"]
+        not_counted = [item["model_type"] for item in task["not_counted"]]
+        assert sorted(task["counted"] + not_counted) == sorted(listed)
+        assert set(task["counted"]) == set(listed) & supported
+        assert task["transformers_model_types"] == len(listed)
+
+
+def test_the_summary_says_how_many_of_each_tasks_model_types_are_counted(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    lines = [" ".join(line.split()) for line in run_main("models", "--families").stdout.splitlines()]
+    causal = TASKS["tasks"]["text"]["model_types"]
+    counted = len(set(causal) & set(supported_model_types()))
+    share = f"{100 * counted / len(causal):.1f}%"
+    assert f"Text (causal language models) {counted} {len(causal)} {share}" in lines
+
+
+def test_model_types_in_no_mapping_are_said():
+    coverage = run_main("models", "--families", "--json").json()
+    named = {model_type for task in TASKS["tasks"].values() for model_type in task["model_types"]}
+    assert coverage["outside_tasks"] == sorted(set(supported_model_types()) - named)
