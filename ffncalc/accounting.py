@@ -226,14 +226,20 @@ def count_params(spec: ModelSpec, info: ModelInfo | None = None) -> ParamsReport
 
 
 def group_layers(layers: tuple[Layer, ...]) -> dict[Layer, list[int]]:
-    """Identical layers together (a layer knows its stack), with their indices within their stack."""
-    groups: dict[Layer, list[int]] = {}
+    """Identical layers together (a layer knows its stack), with their indices within their stack.
+
+    A layer object a builder reuses is grouped by identity first, so that each distinct object is hashed (a walk of
+    its whole structure) once, not once per layer: a 16,384-layer model, or a sweep of thousands of configs."""
+    by_object: dict[int, tuple[Layer, list[int]]] = {}
     position: dict[str, int] = {}
     for layer in layers:
         index = position.get(layer.stack, 0)
         position[layer.stack] = index + 1
-        groups.setdefault(layer, []).append(index)
-    return groups
+        by_object.setdefault(id(layer), (layer, []))[1].append(index)
+    groups: dict[Layer, list[int]] = {}
+    for layer, indices in by_object.values():
+        groups.setdefault(layer, []).extend(indices)
+    return {layer: sorted(indices) for layer, indices in groups.items()}
 
 
 def mixer_kind(layer: Layer) -> str:

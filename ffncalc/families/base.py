@@ -207,8 +207,17 @@ class DecoderConfig(HFConfig):
         return self.layer(self.attention(window), self.gated_ffn())
 
     def build_layers(self) -> tuple[Layer, ...]:
-        """Every layer, in one pass over the windows: a 16k-layer config stays linear."""
-        return tuple(self.build_layer(index, window) for index, window in enumerate(self.layer_windows()))
+        """Every layer, in one pass over the windows: a 16k-layer config stays linear. Llama's own layer depends on
+        its window alone, so one is built per window and reused; a family that overrides build_layer (its layers
+        may differ by index) gets one built per index."""
+        windows = self.layer_windows()
+        if type(self).build_layer is not DecoderConfig.build_layer:
+            return tuple(self.build_layer(index, window) for index, window in enumerate(windows))
+        built: dict[int | None, Layer] = {}
+        for index, window in enumerate(windows):
+            if window not in built:
+                built[window] = self.build_layer(index, window)
+        return tuple(built[window] for window in windows)
 
     def rotary_extras(self) -> tuple[CheckpointExtra, ...]:
         """Rotary ``inv_freq`` tables: buffers that transformers before 4.32 saved with the weights (Llama-2-7b)."""
