@@ -137,7 +137,25 @@ def in_process() -> dict[str, float]:
         start = time.perf_counter()
         [profile.fixed + profile.growing(n) for n in contexts]
         sweep[model] = time.perf_counter() - start
-    return {"configs_per_second": configs_per_second, "sweep_100k_seconds": max(sweep.values())}
+    # --sweep: 10,000 points of params on Llama-3.1-8B, each counted from the config with its value written in.
+    from ffncalc.api import account
+    from ffncalc.headlines import PARAMS_HEADLINES, params_headline
+    from ffncalc.overrides import parse_sweep
+    from ffncalc.sweeps import run_sweep
+
+    llama = load_config("meta-llama/Llama-3.1-8B")
+    start = time.perf_counter()
+    points = run_sweep(
+        llama, (parse_sweep("intermediate_size=1:10000"),), "params", lambda at: params_headline(account(at)),
+        PARAMS_HEADLINES,
+    )  # fmt: skip
+    sweep_points_seconds = time.perf_counter() - start
+    assert len(points.rows) == 10_000
+    return {
+        "configs_per_second": configs_per_second,
+        "sweep_100k_seconds": max(sweep.values()),
+        "sweep_10k_params_seconds": sweep_points_seconds,
+    }
 
 
 # Families whose layers follow a pattern that each layer reads (which layers are sparse, which skip RoPE, which
@@ -271,6 +289,11 @@ def main() -> None:
             throughput["configs_per_second"] >= 2000,
         ),
         (
+            "--sweep of 10,000 points of params (Llama-3.1-8B) < 5 s",
+            throughput["sweep_10k_params_seconds"],
+            throughput["sweep_10k_params_seconds"] < 5,
+        ),
+        (
             "100,000-context FLOPs sweep < 0.5 s",
             throughput["sweep_100k_seconds"],
             throughput["sweep_100k_seconds"] < 0.5,
@@ -291,6 +314,7 @@ def main() -> None:
         "ffncalc_over_transformers": None if transformers_seconds is None else params / transformers_seconds,
         "configs_per_second": throughput["configs_per_second"],
         "sweep_100k_seconds": throughput["sweep_100k_seconds"],
+        "sweep_10k_params_seconds": throughput["sweep_10k_params_seconds"],
         "scaling_seconds": grown,
         "compare_all_seconds": compare_all,
         "targets": [{"target": name, "value": value, "met": met} for name, value, met in targets],
