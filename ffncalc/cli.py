@@ -807,6 +807,7 @@ def derive_dim_command(
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
+    brief_: BriefOpt = False,
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
@@ -823,8 +824,13 @@ def derive_dim_command(
     refuse(
         model is not None and (dim is not None or target is not None), "give either --model or --dim/--target, not both"
     )
+    refuse(brief_ and bool(svg or html), "--brief prints a few lines; draw pictures without it")
     loaded = load_model(model, revision, token, as_type, set_, json) if model is not None else None
     report = derive_dim(dim, mult, multiple_of, target=target, model=loaded)
+    if brief_:
+        from .headlines import DERIVE_DIM_HEADLINES, derive_dim_headline
+
+        return brief(report, "derive-dim", derive_dim_headline(report), DERIVE_DIM_HEADLINES, json)
     emit(report, json, derive_dim_renderables, svg, html, width)
 
 
@@ -855,6 +861,7 @@ def compare_command(
     set_: SetOpt = None,
     revision: RevisionOpt = None,
     token: TokenOpt = None,
+    brief_: BriefOpt = False,
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
@@ -873,7 +880,12 @@ def compare_command(
         comparison = compare_models(models or None, sort, revision=revision, token=token, overrides=set_ or ())
     rows = comparison.rows
     warn(comparison)
-    if json or output == OutputFormat.json:
+    if brief_:
+        from .render.comparison import compare_brief
+
+        refuse(output != OutputFormat.table or json, "--brief prints a few lines; leave out --format and --json")
+        emit(rows, False, compare_brief, svg, html, width)
+    elif json or output == OutputFormat.json:
         print_json(rows)
     elif output == OutputFormat.csv:
         compare_csv(rows)
@@ -889,6 +901,7 @@ def verify_command(
     revision: RevisionOpt = None,
     token: TokenOpt = None,
     as_type: AsOpt = None,
+    brief_: BriefOpt = False,
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
@@ -902,9 +915,15 @@ def verify_command(
     from .api import verify
     from .render.verification import verify_renderables
 
+    refuse(brief_ and bool(svg or html), "--brief prints a few lines; draw pictures without it")
     with hub_status(json):
         report = verify(model, revision=revision, token=token, as_type=as_type)
-    emit(report, json, verify_renderables, svg, html, width)
+    if brief_:
+        from .headlines import VERIFY_HEADLINES, verify_headline
+
+        brief(report, "verify", verify_headline(report), VERIFY_HEADLINES, json)
+    else:
+        emit(report, json, verify_renderables, svg, html, width)
     if not report.ok:
         raise typer.Exit(1)
 
@@ -926,6 +945,7 @@ def models(
     families: Annotated[
         bool, typer.Option("--families", help="List the supported families and their model_types instead.")
     ] = False,
+    brief_: BriefOpt = False,
     json: JsonOpt = False,
     svg: SvgOpt = None,
     html: HtmlOpt = None,
@@ -939,7 +959,10 @@ def models(
         refuse(query is not None or family is not None, "--families lists every family; leave out QUERY and --family")
         emit(family_coverage(), json, families_table, svg, html, width)
     else:
-        emit(list_bundled(query=query, family=family), json, models_table, svg, html, width)
+        from .render.params import models_brief
+
+        render = models_brief if brief_ else models_table
+        emit(list_bundled(query=query, family=family), json, render, svg, html, width)
 
 
 @app.command("speed")

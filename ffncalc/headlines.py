@@ -129,3 +129,40 @@ TRAIN_HEADLINES = (
     Headline("days", "Days (MFU assumed)"),
     Headline("cost", "Cost (MFU assumed)"),
 )
+
+
+def verify_headline(report: Any) -> dict[str, Figure]:
+    """verify: the verdict, the tensors stored and how many are problems, the parameters found against ffncalc's."""
+    problems = sum(report.counts.get(kind, 0) for kind in ("missing", "unexpected", "wrong shape"))
+    return {
+        "verdict": "OK" if report.ok else "NOT OK",
+        "stored_tensors": sum(report.counts.values()),
+        "problem_tensors": problems + len(report.missing_files) + len(report.index_problems),
+        "checkpoint_params": report.checkpoint_params,
+        "ffncalc_params": report.ffncalc_params,
+    }
+
+
+VERIFY_HEADLINES = (
+    Headline("verdict", "Verdict"),
+    Headline("stored_tensors", "Stored tensors"),
+    Headline("problem_tensors", "Problems"),
+    Headline("checkpoint_params", "Parameters stored"),
+    Headline("ffncalc_params", "ffncalc's count"),
+)
+
+
+def derive_dim_headline(report: Any) -> dict[str, Figure]:
+    """derive-dim: the width the rule gives, and how many searched settings reach the target."""
+    return {
+        "intermediate_size": report.derivation.intermediate_size if report.derivation is not None else None,
+        "target": report.solve.target if report.solve is not None else None,
+        "settings_found": len(report.solve.settings) if report.solve is not None else None,
+    }
+
+
+DERIVE_DIM_HEADLINES = (
+    Headline("intermediate_size", "intermediate_size"),
+    Headline("target", "Target"),
+    Headline("settings_found", "Settings that give it"),
+)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import run_main
+from .conftest import BUNDLED, run_main
 
 LLAMA = "meta-llama/Llama-3.1-8B"
 
@@ -55,3 +55,36 @@ def test_brief_with_a_sweep_is_refused():
     run = run_main("params", LLAMA, "--brief", "--sweep", "num_hidden_layers=1,2")
     assert run.exit_code == 2
     assert run.stderr == "Error: --brief and --sweep: a sweep already shows the headline figures\n"
+
+
+def test_derive_dim_brief_is_the_width():
+    # Llama 3 8B: 4 · 4096 = 16,384 → int(2 · 16,384 / 3) = 10,922 → int(1.3 · 10,922) = 14,198 → 1,024 · 14 = 14,336
+    assert run_main("derive-dim", "--dim", "4096", "--mult", "1.3", "--multiple-of", "1024", "--brief").stdout == (
+        "derive-dim\nintermediate_size: 14,336\n"
+    )
+
+
+def test_compare_brief_is_one_line_a_row():
+    # Llama-3.1-8B: FFN 14,336 = 3.50 × 4,096; 5,637,144,576 of 8,030,261,248 parameters = 70.2%
+    lines = run_main("compare", LLAMA, "--brief").stdout.splitlines()
+    assert lines == ["FFN design, side by side", "Llama-3.1-8B: FFN 14,336 (3.50 × 4,096), 70.2% of 8.03 B parameters"]
+
+
+def test_models_brief_is_the_names_whole():
+    names = run_main("models", "mixtral", "--brief").stdout.splitlines()
+    assert names == ["mistralai/Mixtral-8x22B-v0.1", "mistralai/Mixtral-8x7B-v0.1"]
+
+
+def test_verify_brief_of_an_index_without_its_shards_is_not_ok(tmp_path):
+    import json
+
+    config = (BUNDLED / "meta-llama__Llama-3.1-8B.json").read_text()
+    (tmp_path / "config.json").write_text(config)
+    index = {
+        "metadata": {"total_size": 2},
+        "weight_map": {"model.embed_tokens.weight": "model-00001-of-00001.safetensors"},
+    }
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index))
+    run = run_main("verify", str(tmp_path), "--brief", "--json")
+    assert run.exit_code == 1
+    assert run.json()["verdict"] == "NOT OK"

@@ -6,7 +6,7 @@ from rich.console import Group
 from rich.text import Text
 
 from ..headlines import Figure, Headline
-from ..results import ModelInfo
+from ..results import ModelInfo, Result
 from . import heading, named, share
 
 GIB = 1 << 30
@@ -29,9 +29,11 @@ def figure_text(value: Figure, headline: Headline) -> str:
 
 
 def brief_renderables(
-    info: ModelInfo, command: str, figures: dict[str, Figure], headlines: tuple[Headline, ...]
+    info: ModelInfo | Result, command: str, figures: dict[str, Figure], headlines: tuple[Headline, ...]
 ) -> Group:
+    """A title (the model, where the report names one) and one "heading: figure" line per headline figure."""
+    title = named(info) if isinstance(info, ModelInfo) else getattr(info, "model", None)
     shown = [h for h in headlines if figures.get(h.name) is not None]  # an engine's figures only with --engine
     width = max(len(h.heading) for h in shown)
     lines = [Text(f"{h.heading + ':':<{width + 1}} {figure_text(figures.get(h.name), h)}") for h in shown]
-    return Group(heading(f"{named(info)} — {command}"), *lines)
+    return Group(heading(f"{title} — {command}" if title else command), *lines)

@@ -148,3 +148,17 @@ def compare_markdown(rows: list[CompareRow], file: TextIO | None = None) -> None
     for row in rows:
         cells = compare_cells(row)
         out.write("| " + " | ".join(cells[name].replace("|", "\\|") for name in names) + " |\n")
+
+
+def compare_brief(rows: list[CompareRow], width: int = 80) -> Group:
+    """--brief: one line per row, its FFN width against hidden and its share of the parameters."""
+    labels = short_labels([row.model for row in rows])
+    lines = [
+        Text(
+            f"{labels[row.model]}{'' if row.layers == 'all' else f' ({row.layers})'}: FFN {row.ffn_width:,} "
+            f"({row.width_ratio:.2f} × {row.hidden_size:,}), {100 * row.ffn_share:.1f}% of "
+            f"{approx_params(row.total_params)} parameters"
+        )
+        for row in rows
+    ]
+    return Group(heading("FFN design, side by side"), *lines)

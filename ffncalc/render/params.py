@@ -284,6 +284,11 @@ def models_table(models: Sequence[BundledModel], width: int = 80) -> Group:
     return Group(heading(f"{title}: {len(rows)}"), *fit(grid, width), note)
 
 
+def models_brief(models: Sequence[BundledModel], width: int = 80) -> Group:
+    """--brief: the bundled models' names, one a line (whole: a pipe to grep or xargs takes them as they are)."""
+    return Group(*(Text(model.model) for model in models))
+
+
 def _shortened(name: str, room: int) -> str:
     """NAME cut in the middle to ROOM characters, with a visible "…" (org/…-end keeps what tells models apart)."""
     if len(name) <= room:
