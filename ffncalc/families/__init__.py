@@ -23,6 +23,7 @@ from ..spec import ModelSpec
 FAMILIES: dict[str, str] = {
     # Llama and its direct descendants
     "llama": "llama:LlamaConfig",
+    "internlm3": "llama:InternLM3Config",
     "smollm3": "llama:SmolLM3Config",
     "granite": "llama:GraniteConfig",
     "granitemoe": "llama:GraniteMoeConfig",
