@@ -103,6 +103,7 @@ FAMILIES: dict[str, str] = {
     "cohere": "cohere:CohereConfig",
     "cohere2": "cohere:Cohere2Config",
     "cohere2_moe": "cohere:Cohere2MoeConfig",
+    "exaone": "exaone:ExaoneConfig",
     "exaone4": "exaone:Exaone4Config",
     "exaone_moe": "exaone:ExaoneMoeConfig",
     "seed_oss": "seed:SeedOssConfig",
