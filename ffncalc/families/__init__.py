@@ -120,6 +120,7 @@ FAMILIES: dict[str, str] = {
     "flex_olmo": "olmo:FlexOlmoConfig",
     "ernie4_5": "ernie:Ernie45Config",
     "ernie4_5_moe": "ernie:Ernie45MoeConfig",
+    "minicpm3": "minicpm:MiniCPM3Config",
     "mimo": "mimo:MimoConfig",
     "mimo_v2_flash": "mimo:MimoV2FlashConfig",
     "longcat_flash": "longcat:LongcatFlashConfig",
