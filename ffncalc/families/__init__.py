@@ -118,6 +118,7 @@ FAMILIES: dict[str, str] = {
     "olmo3": "olmo:Olmo3Config",
     "olmoe": "olmo:OlmoeConfig",
     "flex_olmo": "olmo:FlexOlmoConfig",
+    "olmo_hybrid": "olmo:OlmoHybridConfig",
     "ernie4_5": "ernie:Ernie45Config",
     "ernie4_5_moe": "ernie:Ernie45MoeConfig",
     "minicpm3": "minicpm:MiniCPM3Config",
