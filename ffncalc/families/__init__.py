@@ -28,6 +28,8 @@ FAMILIES: dict[str, str] = {
     "granite": "llama:GraniteConfig",
     "granitemoe": "llama:GraniteMoeConfig",
     "granitemoeshared": "llama:GraniteMoeSharedConfig",
+    "granite_swa": "llama:GraniteSWAConfig",
+    "granitemoe_swa": "llama:GraniteMoeSWAConfig",
     "llama4_text": "llama:Llama4TextConfig",
     "llama4": "llama:Llama4Config",
     # Mistral
