@@ -60,6 +60,7 @@ FAMILIES: dict[str, str] = {
     "deepseek_v32": "deepseek:DeepseekV32Config",
     "deepseek_v4": "deepseek:DeepseekV4Config",
     "kimi_k2": "deepseek:DeepseekV3Config",
+    "sarvam_mla": "deepseek:SarvamMLAConfig",
     # Moonshot AI
     "kimi_linear": "kimi:KimiLinearConfig",
     "kimi_k25": "kimi:KimiK25Config",
@@ -67,6 +68,7 @@ FAMILIES: dict[str, str] = {
     "glm": "glm:GlmConfig",
     "glm4": "glm:Glm4Config",
     "glm4_moe": "glm:Glm4MoeConfig",
+    "sarvam_moe": "glm:SarvamMoEConfig",
     "glm4_moe_lite": "glm:Glm4MoeLiteConfig",
     "glm_moe_dsa": "glm:GlmMoeDsaConfig",
     # MiniMax
