@@ -69,6 +69,7 @@ FAMILIES: dict[str, str] = {
     "glm4": "glm:Glm4Config",
     "glm4_moe": "glm:Glm4MoeConfig",
     "sarvam_moe": "glm:SarvamMoEConfig",
+    "solar_open": "glm:SolarOpenConfig",
     "glm4_moe_lite": "glm:Glm4MoeLiteConfig",
     "glm_moe_dsa": "glm:GlmMoeDsaConfig",
     # MiniMax

@@ -1,7 +1,7 @@
 """GLM (Zhipu AI / Z.ai): GLM and GLM-4 (Llama's layers with q/k/v biases and a fused gate_up_proj; GLM-4
 adds a norm after attention and after the MLP), GLM-4.5 (GQA beside DeepSeek-V3's MoE), GLM-4.7-Flash
 (DeepSeek-V3's MLA and MoE) and GLM-5 (DeepSeek-V3.2's sparse attention, layers sharing their indexer's picks);
-Sarvam-MoE (sarvam_moe), which transformers builds as GLM-4.5."""
+Sarvam-MoE (sarvam_moe), which transformers builds as GLM-4.5, and Solar Open (GLM-4.5's experts in every layer)."""
 
 from __future__ import annotations
 
@@ -199,6 +199,51 @@ class SarvamMoEConfig(Glm4MoeConfig):
     attention_bias: Flag = Field(False, validation_alias=AliasChoices("attention_bias", "use_qkv_bias"))
     use_qk_norm: Flag = True
     num_mtp_layers: LayerIndex = Field(0, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
+
+
+class SolarOpenConfig(DecoderConfig):
+    """configuration_solar_open.py / modular_solar_open.py (Solar-Open-100B): Llama's attention (attention_bias on q,
+    k and v; o without a bias; head_dim 128) and GLM-4.5's MoE in every layer: routed experts and one shared MLP of
+    n_shared_experts × moe_intermediate_size, the router's correction bias a saved buffer. It has no dense layer,
+    no q/k norms and no multi-token-prediction layers (SolarOpenConfig drops GLM-4.5's fields for them)."""
+
+    architecture = "Solar Open"
+    config_class = "SolarOpenConfig"
+    default_model_class = "SolarOpenForCausalLM"
+    heads_divide_hidden = False
+    derived_defaults = {}
+    moe_names = DEEPSEEK_MOE
+
+    vocab_size: Width = 196608
+    hidden_size: Width = 4096
+    num_hidden_layers: LayerCount = 48
+    num_attention_heads: HeadCount = 64
+    num_key_value_heads: HeadCount = 8
+    head_dim: Width = 128
+    max_position_embeddings: PositionCount = 131072
+    moe_intermediate_size: Width = 1280
+    num_experts_per_tok: ExpertCount = 8
+    n_shared_experts: ExpertCountOrZero = 1
+    n_routed_experts: ExpertCount = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    intermediate_size: ClassVar[None] = None  # every layer is a MoE
+    mlp_bias: ClassVar[bool] = False
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        width = self.moe_intermediate_size
+        moe = self.moe_ffn(
+            self.n_routed_experts,
+            self.num_experts_per_tok,
+            width,
+            shared_width=width * self.n_shared_experts,
+            num_shared_experts=self.n_shared_experts,
+            shared_names=SHARED_EXPERTS,
+        )
+        return self.layer(self.attention(window, o_bias=False), moe)
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        every = tuple(range(self.num_hidden_layers))
+        return (*super().checkpoint_extras(), correction_bias_extra(self.layer_name, every, self.n_routed_experts))
 
 
 class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekV3Config):
