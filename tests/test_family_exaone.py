@@ -1,4 +1,4 @@
-"""LG AI Research's EXAONE 4.0 and K-EXAONE (exaone_moe).
+"""LG AI Research's EXAONE 3 (exaone), EXAONE 4.0 and K-EXAONE (exaone_moe).
 
 Every expected figure is derived by hand from the config's numbers.
 """
@@ -8,12 +8,34 @@ import json
 import pytest
 
 from ffncalc import account, flops
+from ffncalc.api import load_config
 from ffncalc.errors import InvalidConfigError
+from ffncalc.tensors import checkpoint_tensors
 
 from .conftest import BUNDLED, ROOT
 
 CONFIGS = ROOT / "tests" / "configs"
 EXAONE = "LGAI-EXAONE/EXAONE-4.0-32B"
+
+
+def test_exaone_3_default_model_by_hand(write_config):
+    # ExaoneConfig(): H 4,096, FFN 14,336, 32 layers of 32 query and 8 KV heads of 128, vocabulary 102,400,
+    # untied. A layer: q and out 4,096², k and v 4,096 × 1,024, SwiGLU 3 · H · I, two RMSNorms; outside:
+    # embedding and head V · H, the final RMSNorm.
+    hidden, ffn, vocab = 4096, 14336, 102400
+    layer = 2 * hidden * hidden + 2 * hidden * 1024 + 3 * hidden * ffn + 2 * hidden
+    report = account(str(write_config({"model_type": "exaone"})))
+    assert report.total_params == 32 * layer + 2 * vocab * hidden + hidden == 7_818_448_896
+
+
+def test_exaone_3_reads_num_layers_and_keeps_its_checkpoint_names():
+    # num_layers 2 (the attribute_map's name for num_hidden_layers); the tensors are saved under the remote code's
+    # names, which transformers 5.24 maps to Llama's on load (conversion_mapping.py, "exaone").
+    model = load_config(str(CONFIGS / "synthetic__exaone.json"))
+    stored = checkpoint_tensors(model.spec)
+    assert "transformer.h.1.attn.attention.out_proj.weight" in stored
+    assert {"transformer.wte.weight", "transformer.ln_f.weight", "transformer.h.0.mlp.c_fc_0.weight"} <= set(stored)
+    assert not any(name.startswith("model.") for name in stored)
 
 
 def test_exaone_4_32b_by_hand():

@@ -11,7 +11,7 @@ import pytest
 from ffncalc import crossover, flops, load_config
 from ffncalc.compute import flops_profile, prefill_flops
 
-from .conftest import EXPECTED
+from .conftest import EXPECTED, ROOT
 
 LLAMA = "meta-llama/Llama-3.1-8B"
 
@@ -193,10 +193,16 @@ DENSE_COUNTED = sorted(
 
 @pytest.mark.parametrize("stem", DENSE_COUNTED)
 def test_non_causal_prefill_matches_flop_counter_mode(stem):
-    # FlopCounterMode: one eager forward of 512 tokens on the meta device (tools/flop_count.py); 512 is
-    # within every window, so full non-causal scores and no windowing is what ffncalc computes too.
+    # FlopCounterMode: one eager forward of 512 tokens (16 for the small synthetic configs of tests/configs, recorded
+    # with transformers 5.24) on the meta device (tools/flop_count.py); that is within every window, so full
+    # non-causal scores and no windowing is what ffncalc computes too.
     counted = COUNTER[stem]
-    report = flops(stem.replace("__", "/", 1), 512, causal=False).prefill
+    source = (
+        str(ROOT / "tests" / "configs" / f"{stem}.json")
+        if stem.startswith("synthetic__")
+        else stem.replace("__", "/", 1)
+    )
+    report = flops(source, counted["tokens"], causal=False).prefill
     assert report.ffn == counted["mlp"]
     assert report.lm_head == counted["lm_head"]
     assert report.attention_projections + report.attention_scores == counted["attention"]

@@ -23,10 +23,13 @@ from ..spec import ModelSpec
 FAMILIES: dict[str, str] = {
     # Llama and its direct descendants
     "llama": "llama:LlamaConfig",
+    "internlm3": "llama:InternLM3Config",
     "smollm3": "llama:SmolLM3Config",
     "granite": "llama:GraniteConfig",
     "granitemoe": "llama:GraniteMoeConfig",
     "granitemoeshared": "llama:GraniteMoeSharedConfig",
+    "granite_swa": "llama:GraniteSWAConfig",
+    "granitemoe_swa": "llama:GraniteMoeSWAConfig",
     "llama4_text": "llama:Llama4TextConfig",
     "llama4": "llama:Llama4Config",
     # Mistral
@@ -57,6 +60,7 @@ FAMILIES: dict[str, str] = {
     "deepseek_v32": "deepseek:DeepseekV32Config",
     "deepseek_v4": "deepseek:DeepseekV4Config",
     "kimi_k2": "deepseek:DeepseekV3Config",
+    "sarvam_mla": "deepseek:SarvamMLAConfig",
     # Moonshot AI
     "kimi_linear": "kimi:KimiLinearConfig",
     "kimi_k25": "kimi:KimiK25Config",
@@ -64,6 +68,8 @@ FAMILIES: dict[str, str] = {
     "glm": "glm:GlmConfig",
     "glm4": "glm:Glm4Config",
     "glm4_moe": "glm:Glm4MoeConfig",
+    "sarvam_moe": "glm:SarvamMoEConfig",
+    "solar_open": "glm:SolarOpenConfig",
     "glm4_moe_lite": "glm:Glm4MoeLiteConfig",
     "glm_moe_dsa": "glm:GlmMoeDsaConfig",
     # MiniMax
@@ -102,6 +108,7 @@ FAMILIES: dict[str, str] = {
     "cohere": "cohere:CohereConfig",
     "cohere2": "cohere:Cohere2Config",
     "cohere2_moe": "cohere:Cohere2MoeConfig",
+    "exaone": "exaone:ExaoneConfig",
     "exaone4": "exaone:Exaone4Config",
     "exaone_moe": "exaone:ExaoneMoeConfig",
     "seed_oss": "seed:SeedOssConfig",
@@ -116,8 +123,10 @@ FAMILIES: dict[str, str] = {
     "olmo3": "olmo:Olmo3Config",
     "olmoe": "olmo:OlmoeConfig",
     "flex_olmo": "olmo:FlexOlmoConfig",
+    "olmo_hybrid": "olmo:OlmoHybridConfig",
     "ernie4_5": "ernie:Ernie45Config",
     "ernie4_5_moe": "ernie:Ernie45MoeConfig",
+    "minicpm3": "minicpm:MiniCPM3Config",
     "mimo": "mimo:MimoConfig",
     "mimo_v2_flash": "mimo:MimoV2FlashConfig",
     "longcat_flash": "longcat:LongcatFlashConfig",

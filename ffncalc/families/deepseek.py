@@ -1,4 +1,5 @@
-"""DeepSeek-V2 and V3 (and R1, Kimi-K2, which declare V3's architecture): MLA attention, a dense-then-MoE stack;
+"""DeepSeek-V2 and V3 (and R1, Kimi-K2, which declare V3's architecture; Sarvam's sarvam_mla, which transformers builds
+as V3): MLA attention, a dense-then-MoE stack;
 DeepSeek-V3.2: V3 with a lightning indexer choosing the keys each layer attends to (DeepSeek Sparse Attention);
 DeepSeek-V4: shared-key-value attention over a window and compressed keys, hyper-connections, hash-routed MoE."""
 
@@ -55,13 +56,17 @@ INDEXER = names(
 
 
 def correction_bias_extra(
-    layer_name: str, sparse: tuple[int, ...], experts: int, router: str = "mlp.gate"
+    layer_name: str,
+    sparse: tuple[int, ...],
+    experts: int,
+    router: str = "mlp.gate",
+    stored_as: str = "e_score_correction_bias",
 ) -> CheckpointExtra:
     """The router's e_score_correction_bias (one per expert) in each MoE layer: a persistent buffer, saved with the weights."""
     return CheckpointExtra(
         name="router e_score_correction_bias",
         reason=f"{len(sparse)} MoE layers × {experts} experts; a buffer set by load balancing, not trained",
-        tensors=(StoredTensor(f"{layer_name}.{router}.e_score_correction_bias", (experts,)),),
+        tensors=(StoredTensor(f"{layer_name}.{router}.{stored_as}", (experts,)),),
         per_layer=sparse,
         buffer=True,
     )
@@ -280,6 +285,35 @@ class DeepseekV2Config(DeepseekV3Config):
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return self.rotary_extras()
+
+
+class SarvamMLAConfig(DeepseekV3Config):
+    """configuration_sarvam_mla.py / modular_sarvam_mla.py (Sarvam-105B): DeepSeek-V3's model (transformers builds
+    DeepseekV3ForCausalLM) with Sarvam's defaults: queries without a latent (q_lora_rank null), 128 experts after one
+    dense layer, no multi-token-prediction layers. Its configs may use the remote code's names (num_experts,
+    num_shared_experts, num_mtp_layers); a head_dim or q_head_dim key is ignored, as transformers ignores it."""
+
+    architecture = "Sarvam-MLA"
+    config_class = "SarvamMLAConfig"
+    default_model_class = "DeepseekV3ForCausalLM"
+
+    vocab_size: Width = 262144
+    hidden_size: Width = 4096
+    intermediate_size: Width = 16384
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 64
+    num_key_value_heads: HeadCount | None = None
+    n_routed_experts: ExpertCountOrZero = Field(
+        128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts", "num_experts")
+    )
+    n_shared_experts: ExpertCountOrZero = Field(
+        1, validation_alias=AliasChoices("n_shared_experts", "num_shared_experts")
+    )
+    q_lora_rank: Width | None = None
+    first_k_dense_replace: LayerIndex = 1
+    num_nextn_predict_layers: LayerIndex = Field(
+        0, validation_alias=AliasChoices("num_nextn_predict_layers", "num_mtp_layers")
+    )
 
 
 class DeepseekV32Config(MlpLayerTypes, DeepseekV3Config):

@@ -1,22 +1,58 @@
-"""LG AI Research's EXAONE: EXAONE 4.0 (per-head q/k norms, norms after the sublayers, three sliding-window
-layers in four) and K-EXAONE (exaone_moe: its MoE, with DeepSeek-V3's router)."""
+"""LG AI Research's EXAONE: EXAONE 3 and 3.5 (Llama's layer under GPT-2-style names), EXAONE 4.0 (per-head q/k
+norms, norms after the sublayers, three sliding-window layers in four) and K-EXAONE (exaone_moe: its MoE, with
+DeepSeek-V3's router)."""
 
 from __future__ import annotations
 
 from functools import cached_property
 from typing import ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Name, Width
-from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
+from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
+from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, MoeFfn, Norm, StoredTensor, names
 from .base import DecoderConfig
 from .blocks import periodic_layer_types, windows_of_layer_types
 
+# EXAONE 3's checkpoints keep the names of its remote code; transformers 5.24 renames them on load to Llama's
+# (conversion_mapping.py, "exaone") and back on save.
+EXAONE3_ATTENTION = names(
+    q="attn.attention.q_proj", k="attn.attention.k_proj", v="attn.attention.v_proj", o="attn.attention.out_proj"
+)
+EXAONE3_MLP = names(gate="mlp.c_fc_0", up="mlp.c_fc_1", down="mlp.c_proj")
 EXAONE_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
 EXAONE_SHARED = names(
     gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
 )
+
+
+class ExaoneConfig(DecoderConfig):
+    """configuration_exaone.py / modular_exaone.py (EXAONE 3.0, 3.5): transformers builds LlamaForCausalLM;
+    its configs name the layers num_layers and the activation activation_function (the attribute_map). The
+    checkpoint keeps GPT-2-style module names: transformer.h.{i} with attn.attention.{q,k,v,out}_proj,
+    mlp.c_fc_0 (gate), c_fc_1 (up), c_proj (down), ln_1 and ln_2; transformer.wte and transformer.ln_f."""
+
+    architecture = "EXAONE-3"
+    config_class = "ExaoneConfig"
+    default_model_class = "LlamaForCausalLM"
+    layer_name = "transformer.h.{i}"
+    attention_names = EXAONE3_ATTENTION
+    mlp_names = EXAONE3_MLP
+    model_names = ModelNames(
+        embed_tokens="transformer.wte", final_norm="transformer.ln_f", base_model_prefix="transformer"
+    )
+
+    vocab_size: Width = 102400
+    intermediate_size: Width = 14336
+    num_hidden_layers: LayerCount = Field(32, validation_alias=AliasChoices("num_hidden_layers", "num_layers"))
+    num_key_value_heads: HeadCount | None = 8
+    hidden_act: Name = Field("silu", validation_alias=AliasChoices("hidden_act", "activation_function"))
+    max_position_embeddings: PositionCount = 4096
+    pad_token_id: int | None = Field(0, strict=True)
+
+    def pre_norms(self) -> tuple[tuple[str, Norm], ...]:
+        norm = self.rms_norm()
+        return (("ln_1", norm), ("ln_2", norm))
 
 
 class Exaone4Config(DecoderConfig):

@@ -1,6 +1,7 @@
 """GLM (Zhipu AI / Z.ai): GLM and GLM-4 (Llama's layers with q/k/v biases and a fused gate_up_proj; GLM-4
 adds a norm after attention and after the MLP), GLM-4.5 (GQA beside DeepSeek-V3's MoE), GLM-4.7-Flash
-(DeepSeek-V3's MLA and MoE) and GLM-5 (DeepSeek-V3.2's sparse attention, layers sharing their indexer's picks)."""
+(DeepSeek-V3's MLA and MoE) and GLM-5 (DeepSeek-V3.2's sparse attention, layers sharing their indexer's picks);
+Sarvam-MoE (sarvam_moe), which transformers builds as GLM-4.5, and Solar Open (GLM-4.5's experts in every layer)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from ..schema import (
     Width,
     per_config,
 )
-from ..spec import CheckpointExtra, Layer, MoeFfn, Norm, names
+from ..spec import CheckpointExtra, Layer, ModelNames, MoeFfn, Norm, names
 from .base import DecoderConfig
 from .deepseek import (
     DEEPSEEK_MOE,
@@ -34,6 +35,14 @@ from .deepseek import (
 )
 
 GLM_MLP = names(gate="mlp.gate_up_proj", up="mlp.gate_up_proj", down="mlp.down_proj")
+SARVAM_ATTENTION = names(
+    q="attention.query_key_value",
+    k="attention.query_key_value",
+    v="attention.query_key_value",
+    o="attention.dense",
+    q_norm="attention.query_layernorm",
+    k_norm="attention.key_layernorm",
+)
 
 
 class GlmConfig(DecoderConfig):
@@ -97,6 +106,7 @@ class Glm4MoeConfig(DecoderConfig):
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     informational_fields = DecoderConfig.informational_fields | {"num_mtp_layers"}
     moe_names = DEEPSEEK_MOE
+    correction_bias_name: ClassVar[str] = "e_score_correction_bias"  # the router's buffer, under mlp.gate
 
     vocab_size: Width = 151552
     hidden_size: Width = 4096
@@ -143,10 +153,97 @@ class Glm4MoeConfig(DecoderConfig):
         extras = list(super().checkpoint_extras())
         sparse = tuple(i for i in range(self.num_hidden_layers) if self.sparse(i))
         if sparse:
-            extras.append(correction_bias_extra(self.layer_name, sparse, self.n_routed_experts))
+            extras.append(
+                correction_bias_extra(
+                    self.layer_name, sparse, self.n_routed_experts, stored_as=self.correction_bias_name
+                )
+            )
         if self.num_mtp_layers:
             extras.append(nextn_extra(self, self.num_mtp_layers, self.gqa_layer(self.moe()), self.n_routed_experts))
         return tuple(extras)
+
+
+class SarvamMoEConfig(Glm4MoeConfig):
+    """configuration_sarvam_moe.py / modular_sarvam_moe.py (Sarvam-30B): GLM-4.5's model (transformers builds
+    Glm4MoeForCausalLM) with Sarvam's defaults: per-head q/k norms on, head_dim 64, one dense layer then 128
+    experts, no multi-token-prediction layers. Its configs may use the remote code's names (num_experts,
+    num_shared_experts, use_qkv_bias, num_mtp_layers), and its checkpoints keep the remote code's modules:
+    model.word_embeddings, attention.query_key_value (q, k and v fused), attention.dense,
+    attention.query_layernorm and key_layernorm, the router's mlp.gate.expert_bias (transformers renames them on
+    load: conversion_mapping.py, "sarvam_moe")."""
+
+    architecture = "Sarvam-MoE"
+    config_class = "SarvamMoEConfig"
+    default_model_class = "Glm4MoeForCausalLM"
+    derived_defaults = {}
+    undeclared_keys = frozenset()
+    attention_names = SARVAM_ATTENTION
+    model_names = ModelNames(embed_tokens="model.word_embeddings", final_norm="model.norm")
+    correction_bias_name = "expert_bias"
+
+    vocab_size: Width = 262144
+    intermediate_size: Width = 8192
+    num_hidden_layers: LayerCount = 19
+    num_attention_heads: HeadCount = 64
+    num_key_value_heads: HeadCount = 4
+    head_dim: Width = 64
+    pad_token_id: int | None = Field(0, strict=True)
+    moe_intermediate_size: Width = 1024
+    num_experts_per_tok: ExpertCount = 6
+    n_shared_experts: ExpertCountOrZero = Field(
+        1, validation_alias=AliasChoices("n_shared_experts", "num_shared_experts")
+    )
+    n_routed_experts: ExpertCountOrZero = Field(
+        128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts", "num_experts")
+    )
+    attention_bias: Flag = Field(False, validation_alias=AliasChoices("attention_bias", "use_qkv_bias"))
+    use_qk_norm: Flag = True
+    num_mtp_layers: LayerIndex = Field(0, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
+
+
+class SolarOpenConfig(DecoderConfig):
+    """configuration_solar_open.py / modular_solar_open.py (Solar-Open-100B): Llama's attention (attention_bias on q,
+    k and v; o without a bias; head_dim 128) and GLM-4.5's MoE in every layer: routed experts and one shared MLP of
+    n_shared_experts × moe_intermediate_size, the router's correction bias a saved buffer. It has no dense layer,
+    no q/k norms and no multi-token-prediction layers (SolarOpenConfig drops GLM-4.5's fields for them)."""
+
+    architecture = "Solar Open"
+    config_class = "SolarOpenConfig"
+    default_model_class = "SolarOpenForCausalLM"
+    heads_divide_hidden = False
+    derived_defaults = {}
+    moe_names = DEEPSEEK_MOE
+
+    vocab_size: Width = 196608
+    hidden_size: Width = 4096
+    num_hidden_layers: LayerCount = 48
+    num_attention_heads: HeadCount = 64
+    num_key_value_heads: HeadCount = 8
+    head_dim: Width = 128
+    max_position_embeddings: PositionCount = 131072
+    moe_intermediate_size: Width = 1280
+    num_experts_per_tok: ExpertCount = 8
+    n_shared_experts: ExpertCountOrZero = 1
+    n_routed_experts: ExpertCount = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    intermediate_size: ClassVar[None] = None  # every layer is a MoE
+    mlp_bias: ClassVar[bool] = False
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        width = self.moe_intermediate_size
+        moe = self.moe_ffn(
+            self.n_routed_experts,
+            self.num_experts_per_tok,
+            width,
+            shared_width=width * self.n_shared_experts,
+            num_shared_experts=self.n_shared_experts,
+            shared_names=SHARED_EXPERTS,
+        )
+        return self.layer(self.attention(window, o_bias=False), moe)
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        every = tuple(range(self.num_hidden_layers))
+        return (*super().checkpoint_extras(), correction_bias_extra(self.layer_name, every, self.n_routed_experts))
 
 
 class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekV3Config):

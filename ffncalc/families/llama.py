@@ -1,14 +1,14 @@
-"""Llama (2, 3, 3.1–3.3 and the many models that reuse its layout), SmolLM3, Granite, Granite-MoE (and its
-shared-expert variant), and Llama-4."""
+"""Llama (2, 3, 3.1–3.3 and the many models that reuse its layout), InternLM3, SmolLM3, Granite, Granite-MoE (and
+its shared-expert variant), Granite's sliding-window variants (Granite-SWA, Granite-MoE-SWA), and Llama-4."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, WidthOrZero, per_config
-from ..spec import Extra, Layer, Linear, names
+from ..spec import Attention, Extra, Layer, Linear, names
 from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
 from .multimodal import MultimodalConfig
@@ -19,6 +19,36 @@ class LlamaConfig(DecoderConfig):
     """configuration_llama.py: q/k/v/o share ``attention_bias``; gate/up/down share ``mlp_bias``."""
 
     architecture = "Llama"
+
+
+class InternLM3Config(DecoderConfig):
+    """configuration_internlm3.py: Llama's implementation (transformers builds LlamaForCausalLM) with InternLM3's
+    defaults; its configs name the bias switches qkv_bias (q, k, v and o) and bias (the MLP), and transformers
+    refuses them unequal."""
+
+    architecture = "InternLM3"
+    config_class = "InternLM3Config"
+    default_model_class = "LlamaForCausalLM"
+    derived_defaults = {}  # head_dim and num_key_value_heads have defaults of their own (null: as Llama's)
+
+    vocab_size: Width = 128512
+    intermediate_size: Width = 10240
+    num_hidden_layers: LayerCount = 48
+    num_key_value_heads: HeadCount | None = 2
+    head_dim: Width | None = 128
+    max_position_embeddings: PositionCount = 32768
+    pad_token_id: int | None = Field(2, strict=True)
+    attention_bias: Flag = Field(False, validation_alias=AliasChoices("attention_bias", "qkv_bias"))
+    mlp_bias: Flag = Field(False, validation_alias=AliasChoices("mlp_bias", "bias"))
+
+    @model_validator(mode="after")
+    def _check_biases(self) -> InternLM3Config:
+        if self.attention_bias != self.mlp_bias:
+            raise ValueError(
+                f"qkv_bias ({self.attention_bias}) must equal bias ({self.mlp_bias}), as transformers requires: it "
+                "builds InternLM3 with Llama's layer"
+            )
+        return self
 
 
 class SmolLM3Config(DecoderConfig):
@@ -144,6 +174,77 @@ class GraniteMoeSharedConfig(GraniteMoeConfig):
             shared_names=self.shared_names,
         )
         return self.layer(self.attention(window), moe)
+
+
+if TYPE_CHECKING:  # a mixin: it relies on what its model class has
+    _SlidingWithSinksBase = DecoderConfig
+else:
+    _SlidingWithSinksBase = object
+
+
+class _SlidingWithSinks(_SlidingWithSinksBase):
+    """Granite-SWA's attention: a learned sink logit per head (self_attn.sinks) in every layer; ``layer_types``
+    (default: layer i full when i % 4 == 0, the others sliding) gives the sliding layers a window of
+    sliding_window. layer_rope_theta (0: no RoPE in that layer) changes no parameter."""
+
+    sliding_window: int | None
+    layer_types: list[str] | None
+
+    def attention(self, window: int | None, **overrides: Any) -> Attention:
+        return super().attention(window, sinks=True, **overrides)
+
+    @per_config
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return ["full_attention" if i % 4 == 0 else "sliding_attention" for i in range(self.num_hidden_layers)]
+
+    def resolved(self, field: str):
+        return self.kinds() if field == "layer_types" else super().resolved(field)
+
+    def layer_windows(self) -> list[int | None]:
+        return windows_of_layer_types(self.kinds(), self.sliding_window)
+
+
+SWA_DERIVED = {"layer_types": "full_attention where i % 4 == 0, the others sliding_attention"}
+
+
+class GraniteSWAConfig(_SlidingWithSinks, GraniteConfig):
+    """configuration_granite_swa.py / modular_granite_swa.py: Granite's layer with Granite-SWA's attention (sinks,
+    sliding windows)."""
+
+    architecture = "Granite-SWA"
+    config_class = "GraniteSWAConfig"
+    default_model_class = "GraniteSWAForCausalLM"
+    derived_defaults = {**GraniteConfig.derived_defaults, **SWA_DERIVED}
+
+    vocab_size: Width = 100352
+    hidden_size: Width = 2560
+    intermediate_size: Width = 8192
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 20
+    num_key_value_heads: HeadCount | None = 4
+    max_position_embeddings: PositionCount = 8192
+    tie_word_embeddings: Flag = True
+    sliding_window: Width | None = 128
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = Field(None, max_length=1 << 14)
+
+
+class GraniteMoeSWAConfig(_SlidingWithSinks, GraniteMoeSharedConfig):
+    """configuration_granitemoe_swa.py / modular_granitemoe_swa.py: Granite-MoE-Shared's layer (experts, and a shared
+    MLP when shared_intermediate_size > 0) with Granite-SWA's attention (sinks, sliding windows)."""
+
+    architecture = "Granite-MoE-SWA"
+    config_class = "GraniteMoeSWAConfig"
+    default_model_class = "GraniteMoeSWAForCausalLM"
+    derived_defaults = {**GraniteMoeSharedConfig.derived_defaults, **SWA_DERIVED}
+    # transformers 5.24 has no conversion for this model_type (GraniteMoe's renames input_linear and output_linear):
+    # its checkpoints keep the modules' own names, the experts stacked as gate_up_proj [E, 2I, H], down_proj [E, H, I].
+    moe_names = names(router="block_sparse_moe.router", experts="block_sparse_moe.experts")
+    expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True)
+
+    sliding_window: Width | None = 128
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = Field(None, max_length=1 << 14)
 
 
 class Llama4TextConfig(DecoderConfig):

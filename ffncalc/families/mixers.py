@@ -163,10 +163,22 @@ def rg_lru(hidden: int, width: int, heads: int, kernel: int, names: Names) -> Mi
     )
 
 
-def gated_deltanet(hidden: int, k_heads: int, v_heads: int, k_dim: int, v_dim: int, kernel: int, names: Names) -> Mixer:
+def gated_deltanet(
+    hidden: int,
+    k_heads: int,
+    v_heads: int,
+    k_dim: int,
+    v_dim: int,
+    kernel: int,
+    names: Names,
+    *,
+    separate_qkv: bool = False,
+) -> Mixer:
     """Gated DeltaNet (Yang et al. 2024; Qwen3-Next, Qwen3.5): q, k (key heads) and v, z (value heads) and
     per value head b and a, from the input projections (fused or apart, as the names say); a
     depthwise conv over q, k, v; dt_bias and A_log per value head; an RMSNorm over each head; out_proj.
+    With separate_qkv (OLMo Hybrid) q, k and v have projections and convolutions of their own (q_proj,
+    k_proj, v_proj; q_conv1d, k_conv1d, v_conv1d): the same widths, stored apart.
 
     State: a k_dim × v_dim matrix S per value head. Per token, for each element of
     S_t = α·S_{t−1} + β·(v − α·S_{t−1}ᵀk)·kᵀ and o = S_tᵀq: the read S_{t−1}ᵀk (1 multiply-add, 2 FLOPs),
@@ -175,16 +187,23 @@ def gated_deltanet(hidden: int, k_heads: int, v_heads: int, k_dim: int, v_dim: i
     """
     key, value = k_heads * k_dim, v_heads * v_dim
     state_elements = v_heads * k_dim * v_dim
+    widths = (("q", key), ("k", key), ("v", value))
+    if separate_qkv:
+        qkv = tuple(Projection(f"{part}_proj", names[f"{part}_proj"], hidden, width) for part, width in widths)
+        convs = tuple(Conv(names[f"{part}_conv1d"], width, kernel, bias=False) for part, width in widths)
+    else:
+        qkv = (Projection("in_proj_qkv", names["in_proj_qkv"], hidden, 2 * key + value),)
+        convs = (Conv(names["conv1d"], 2 * key + value, kernel, bias=False),)
     return Mixer(
         kind="gated_deltanet",
-        projections=(
-            Projection("in_proj_qkv", names["in_proj_qkv"], hidden, 2 * key + value),
+        projections=qkv
+        + (
             Projection("in_proj_z", names["in_proj_z"], hidden, value),
             Projection("in_proj_b", names["in_proj_b"], hidden, v_heads),
             Projection("in_proj_a", names["in_proj_a"], hidden, v_heads),
             Projection("out_proj", names["out_proj"], value, hidden),
         ),
-        convs=(Conv(names["conv1d"], 2 * key + value, kernel, bias=False),),
+        convs=convs,
         parameters=tuple(
             Parameter("mixer", "dt_bias, A_log", names[part], (v_heads,)) for part in ("dt_bias", "A_log")
         ),

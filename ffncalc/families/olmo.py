@@ -1,18 +1,20 @@
 """AllenAI's OLMo family: the first OLMo (LayerNorms without parameters), OLMo-2 (norms after the sublayers,
 q/k norms across heads), OLMo-3 (OLMo-2 with three sliding-window layers in four), OLMoE (a MoE with OLMo's
-q/k norms) and FlexOlmo (OLMo-2's layer around OLMoE's experts)."""
+q/k norms), FlexOlmo (OLMo-2's layer around OLMoE's experts) and OLMo Hybrid (Gated DeltaNet layers among
+OLMo-3's attention layers)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width
-from ..spec import Attention, Layer, ModelSpec, MoeFfn, Norm
+from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width, per_config
+from ..spec import Attention, Layer, Mixer, ModelSpec, MoeFfn, Norm, names
 from ..values import replace
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
+from .mixers import gated_deltanet
 
 
 class OlmoConfig(DecoderConfig):
@@ -155,3 +157,125 @@ class FlexOlmoConfig(_Olmo2Layer, OlmoeConfig):
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.olmo2_attention(window), self.experts(), self.post_norms())
+
+
+# Where OLMo Hybrid's checkpoints keep the Gated DeltaNet: q, k, v apart, each with its own convolution (transformers
+# 5.24 concatenates the three convolutions into linear_attn.conv1d on load: conversion_mapping.py, "olmo_hybrid").
+OLMO_HYBRID_DELTANET = names(
+    q_proj="linear_attn.q_proj",
+    k_proj="linear_attn.k_proj",
+    v_proj="linear_attn.v_proj",
+    q_conv1d="linear_attn.q_conv1d",
+    k_conv1d="linear_attn.k_conv1d",
+    v_conv1d="linear_attn.v_conv1d",
+    in_proj_z="linear_attn.g_proj",
+    in_proj_b="linear_attn.b_proj",
+    in_proj_a="linear_attn.a_proj",
+    dt_bias="linear_attn.dt_bias",
+    A_log="linear_attn.A_log",
+    norm="linear_attn.o_norm",
+    out_proj="linear_attn.o_proj",
+)
+
+
+class OlmoHybridConfig(_Olmo2Layer, DecoderConfig):
+    """configuration_olmo_hybrid.py / modeling_olmo_hybrid.py: ``layer_types`` (default: every fourth layer full
+    attention, the others linear; the last full if none is) picks OLMo-3's attention layer (q/k norms across heads,
+    norms after the sublayers, no window) or a Gated DeltaNet layer with Llama's norms before the sublayers. The
+    DeltaNet's key heads are linear_key_head_dim = int(0.75 · hidden / key heads) wide by default, its value heads
+    twice that; a gate projection g_proj (the z of Qwen3-Next) and a gated RMSNorm over each value head.
+
+    Checkpoints name the linear layers' norms attention_layer_norm and feedforward_layer_norm, and the attention
+    layers' norm after attention feedforward_layer_norm too (transformers renames both on load).
+    """
+
+    architecture = "OLMo-Hybrid"
+    config_class = "OlmoHybridConfig"
+    default_model_class = "OlmoHybridForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    derived_defaults = {
+        **DecoderConfig.derived_defaults,
+        "layer_types": "every fourth layer full_attention, the others linear_attention (the last full if none is)",
+        "linear_num_key_heads": "num_attention_heads",
+        "linear_num_value_heads": "num_attention_heads",
+        "linear_key_head_dim": "int(0.75 * hidden_size / linear_num_key_heads)",
+        "linear_value_head_dim": "2 * linear_key_head_dim",
+    }
+
+    vocab_size: Width = 100352
+    hidden_size: Width = 3840
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 30
+    max_position_embeddings: PositionCount = 65536
+    pad_token_id: int | None = Field(100277, strict=True)
+    layer_types: list[Literal["linear_attention", "full_attention"]] | None = Field(None, max_length=1 << 14)
+    linear_num_key_heads: HeadCount | None = None
+    linear_num_value_heads: HeadCount | None = None
+    linear_key_head_dim: Width | None = None
+    linear_value_head_dim: Width | None = None
+    linear_conv_kernel_dim: Width = 4
+    mlp_bias: ClassVar[bool] = False
+
+    @model_validator(mode="after")
+    def _check_layer_kinds(self) -> OlmoHybridConfig:
+        kinds = self.kinds()
+        if "linear_attention" not in kinds:
+            raise ValueError(
+                "layer_types: OLMo Hybrid needs at least one linear_attention layer, as transformers requires"
+            )
+        if "full_attention" not in kinds:
+            raise ValueError(
+                "layer_types: OLMo Hybrid needs at least one full_attention layer, as transformers requires"
+            )
+        if self.key_head_dim() == 0:
+            raise ValueError(
+                f"linear_key_head_dim: 0.75 · hidden_size over {self.key_heads()} key heads leaves heads of width 0"
+            )
+        return self
+
+    @per_config
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        kinds = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(self.num_hidden_layers)]
+        if "full_attention" not in kinds:
+            kinds[-1] = "full_attention"
+        return kinds
+
+    def key_heads(self) -> int:
+        return self.linear_num_key_heads or self.num_attention_heads
+
+    def key_head_dim(self) -> int:
+        # int(0.75 * hidden / heads) in transformers: exact in integers as 3 · hidden // (4 · heads)
+        return self.linear_key_head_dim or 3 * self.hidden_size // (4 * self.key_heads())
+
+    def resolved(self, field: str):
+        derived = {
+            "layer_types": self.kinds,
+            "linear_num_key_heads": self.key_heads,
+            "linear_num_value_heads": lambda: self.linear_num_value_heads or self.num_attention_heads,
+            "linear_key_head_dim": self.key_head_dim,
+            "linear_value_head_dim": lambda: self.linear_value_head_dim or 2 * self.key_head_dim(),
+        }
+        return derived[field]() if field in derived else super().resolved(field)
+
+    def deltanet(self) -> Mixer:
+        return gated_deltanet(
+            self.hidden_size,
+            self.key_heads(),
+            self.resolved("linear_num_value_heads"),
+            self.key_head_dim(),
+            self.resolved("linear_value_head_dim"),
+            self.linear_conv_kernel_dim,
+            OLMO_HYBRID_DELTANET,
+            separate_qkv=True,
+        )
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        norm = self.rms_norm()
+        if self.kinds()[index] == "full_attention":
+            norms = (("feedforward_layer_norm", norm), ("post_feedforward_layernorm", norm))
+            return self.layer(self.olmo2_attention(None), self.gated_ffn(), norms)
+        norms = (("attention_layer_norm", norm), ("feedforward_layer_norm", norm))
+        return self.layer(None, self.gated_ffn(), norms, mixer=self.deltanet())
