@@ -12,16 +12,26 @@ from . import heading, named, share
 GIB = 1 << 30
 
 
-def figure_text(value: Figure, headline: Headline) -> str:
-    """A headline figure for reading: exact integers with separators, GiB beside bytes, shares in percent."""
+def word(value: Figure, name: str) -> str | None:
+    """A figure that reads as a word whatever its unit: none (–), yes/no, a text, a share in percent; None for a
+    number, which each table writes in its own unit."""
     if value is None:
         return "–"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, str):
         return value
-    if headline.name.endswith("share") and isinstance(value, float):
-        return share(round(value * 1_000_000), 1_000_000)
+    if name.endswith("share"):
+        return share(round(float(value) * 1_000_000), 1_000_000)
+    return None
+
+
+def figure_text(value: Figure, headline: Headline) -> str:
+    """A headline figure for reading: exact integers with separators, GiB beside bytes, shares in percent."""
+    as_word = word(value, headline.name)
+    if as_word is not None:
+        return as_word
+    assert isinstance(value, (int, float))
     if headline.unit == "bytes" and isinstance(value, int):
         return f"{value:,} bytes" + (f" ({value / GIB:,.2f} GiB)" if value >= GIB else "")
     text = f"{value:,}" if isinstance(value, int) else f"{value:.4g}"

@@ -12,7 +12,8 @@ from rich.text import Text
 
 from ..headlines import Figure
 from ..sweeps import SweepColumn, SweepReport
-from . import heading, info_lines, share
+from . import heading, info_lines
+from .brief import word
 from .layout import Column, Grid, fit
 
 GIB = 1 << 30
@@ -37,14 +38,10 @@ def _unit(report: SweepReport, column: SweepColumn) -> str:
 
 
 def _figure(value: Figure, column: SweepColumn, gib: bool = False) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, str):
-        return value
-    if column.name.endswith("share"):
-        return share(round(float(value) * 1_000_000), 1_000_000)
+    as_word = word(value, column.name)
+    if as_word is not None:
+        return as_word
+    assert isinstance(value, (int, float))
     if gib:
         return f"{value / GIB:,.2f}"
     return f"{value:,}" if isinstance(value, int) else f"{value:.4g}"
