@@ -55,7 +55,7 @@ def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Ove
 
     data = apply_overrides(raw.data, overrides) if overrides else raw.data
     config = parse_config(data, raw.name, as_type=as_type)
-    notes = list(config.notes()) + quantization_notes(config.quantization) + unread_quantization(data)
+    notes = list(config.notes()) + quantization_notes(config.quantization)
     if overrides:
         check_read(config, overrides)
         notes = follow_notes(config, overrides, raw.data) + notes
@@ -123,15 +123,3 @@ def _some(keys: list[str], shown: int = 8) -> str:
         return "none"
     names = ", ".join(keys[:shown]) + (f" and {len(keys) - shown} more" if len(keys) > shown else "")
     return f"{len(keys)} ({names})"
-
-
-def unread_quantization(data: dict[str, object]) -> list[str]:
-    """MLX's own "quantization" key (mlx-lm writes it; transformers reads no such key): said, not read."""
-    block = data.get("quantization")
-    if not isinstance(block, dict) or data.get("quantization_config") is not None:
-        return []
-    described = ", ".join(f"{key} {block[key]}" for key in ("bits", "group_size") if key in block)
-    return [
-        f"The config's \"quantization\" block ({described or 'MLX'}) is MLX's, which transformers does not read; "
-        "ffncalc does not read it either: weights are counted unquantized, in the config's dtype"
-    ]

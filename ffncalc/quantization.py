@@ -227,6 +227,32 @@ class ModelOptBlock(Block):
 MODELOPT_READ = ("FP8", "NVFP4", "W4A16_NVFP4")
 
 
+class MlxBlock(Block):
+    """mlx-lm's "quantization" block (no quant_method: mlx-lm writes {"group_size", "bits"}, and newer versions the
+    same as quantization_config): affine quantization of every Linear and Embedding whose input width divides by
+    group_size (mlx-lm 0.28, mlx_lm/utils.py quantize_model's class_predicate; mlx.nn.QuantizedLinear and
+    QuantizedEmbedding store weight as uint32 [out, in · bits / 32] and scales and biases [out, in / group_size] in
+    the model's dtype)."""
+
+    quant_method: str = "mlx"
+    bits: Annotated[int, Field(strict=True)] = 4
+    group_size: Annotated[int, Field(strict=True)] = 64
+
+    @field_validator("bits")
+    @classmethod
+    def _bits(cls, value: int) -> int:
+        if value not in (2, 3, 4, 5, 6, 8):  # mlx.core.quantize's affine widths
+            raise ValueError(f"must be 2, 3, 4, 5, 6 or 8, as mlx quantizes (got {value})")
+        return value
+
+    @field_validator("group_size")
+    @classmethod
+    def _group(cls, value: int) -> int:
+        if value not in (32, 64, 128):  # mlx.core.quantize's group sizes
+            raise ValueError(f"must be 32, 64 or 128, as mlx quantizes (got {value})")
+        return value
+
+
 class UnreadBlock(Block):
     """A scheme transformers knows that ffncalc does not lay out: named, not read."""
 
@@ -274,6 +300,13 @@ def read_block(raw: Any) -> Block:
             "compressed-tensors, or modelopt)",
         )
     return BLOCKS[method].model_validate(raw)
+
+
+def read_mlx(raw: Any) -> Block:
+    """mlx-lm's "quantization" block, validated; raises ValidationError or QuantizationError naming the field."""
+    if not isinstance(raw, dict):
+        raise QuantizationError("", f"must be an object (got {type(raw).__name__})")
+    return MlxBlock.model_validate({key: value for key, value in raw.items() if key in ("bits", "group_size")})
 
 
 def notes(block: Block | None, where: str = "quantization_config") -> list[str]:

@@ -48,7 +48,15 @@ Name = Annotated[str, Field(strict=True, max_length=200)]
 
 # Fields every config may carry that say nothing about the architecture's size.
 METADATA_FIELDS = frozenset(
-    {"model_type", "architectures", "torch_dtype", "dtype", "quantization_config", "transformers_version"}
+    {
+        "model_type",
+        "architectures",
+        "torch_dtype",
+        "dtype",
+        "quantization_config",
+        "mlx_quantization",
+        "transformers_version",
+    }
 )
 
 
@@ -113,6 +121,8 @@ class HFConfig(BaseModel):
     torch_dtype: Name | None = None
     dtype: Name | None = None  # transformers ≥ 4.56 writes `dtype` instead of `torch_dtype`
     quantization_config: dict[str, Any] | None = None
+    # mlx-lm's own key for its quantization (transformers reads no such key): "quantization" in config.json
+    mlx_quantization: dict[str, Any] | None = Field(None, validation_alias="quantization")
     transformers_version: Name | None = None  # the version that wrote the config (and the checkpoint)
 
     #: A readable family name for tables.
@@ -206,7 +216,12 @@ class HFConfig(BaseModel):
 
     @cached_property
     def quantization(self) -> Block | None:
-        """The quantization_config, checked by its scheme's rules (None: the checkpoint is not quantized)."""
+        """The quantization_config, checked by its scheme's rules (None: the checkpoint is not quantized); an mlx-lm
+        checkpoint's "quantization" block where it has no quantization_config of a scheme transformers knows
+        (newer mlx-lm writes the same block as quantization_config, without a quant_method)."""
+        mlx = self.mlx_quantization
+        if mlx is not None and (self.quantization_config is None or "quant_method" not in self.quantization_config):
+            return read_quantization(mlx, "quantization", mlx=True)
         return read_quantization(self.quantization_config, "quantization_config")
 
     def notes(self) -> list[str]:
@@ -250,14 +265,15 @@ def describe_validation_error(error: ValidationError, source: str, prefix: str =
     return InvalidConfigError(f"{source}: {shown}" if source else shown)
 
 
-def read_quantization(raw: dict[str, Any] | None, where: str) -> Block | None:
-    """RAW (a quantization_config found at WHERE) validated by its scheme's rules; a refusal names the field."""
+def read_quantization(raw: dict[str, Any] | None, where: str, mlx: bool = False) -> Block | None:
+    """RAW (a quantization_config found at WHERE, or with MLX mlx-lm's block) validated by its scheme's rules; a
+    refusal names the field."""
     if raw is None:
         return None
-    from .quantization import QuantizationError, read_block
+    from .quantization import QuantizationError, read_block, read_mlx
 
     try:
-        return read_block(raw)
+        return read_mlx(raw) if mlx else read_block(raw)
     except ValidationError as error:
         raise describe_validation_error(error, "", prefix=where) from None
     except QuantizationError as error:

@@ -28,6 +28,7 @@ from .quantization import (
     CompressedTensorsBlock,
     Fp8Block,
     GptqBlock,
+    MlxBlock,
     ModelOptBlock,
     Mxfp4Block,
 )
@@ -101,6 +102,8 @@ class Scheme(Value):
     strategy: str = "group"  # compressed-tensors: tensor, channel or group
 
     def quantizes(self, module: str, tensor: Tensor) -> bool:
+        if self.method == "mlx":  # every Linear and Embedding weight (the widths are checked where they are known)
+            return (tensor.matmul or tensor.component == "embedding") and not excluded(module, self.not_converted)
         if not tensor.matmul or tensor.component in ("embedding", "lm_head") or tensor.part in ("router", "lm_head"):
             return False
         if self.method == "mxfp4":  # gpt-oss: the stacked experts only, unless modules_to_not_convert names them
@@ -129,6 +132,17 @@ class Scheme(Value):
                 name,
             )
 
+        if self.method == "mlx":
+            # mlx.nn.QuantizedLinear / QuantizedEmbedding: weight uint32 [out, in · bits / 32], scales and biases
+            # [out, in / group_size] in the model's dtype; a width group_size does not divide stays unquantized.
+            group = self.group_size or 64
+            if in_f % group or (in_f * self.bits) % 32 or lead_t:
+                return [Stored(name, dtype, shape, "parameter", component)]
+            return [
+                Stored(name, "U32", (out_f, in_f * self.bits // 32), "parameter", component, name, out_f * in_f),
+                q("scales", dtype, (out_f, in_f // group)),
+                q("biases", dtype, (out_f, in_f // group)),
+            ]
         if self.method == "fp8":
             stored = [Stored(name, "F8_E4M3", shape, "parameter", component)]
             if self.block is None:
@@ -232,6 +246,8 @@ def parse_scheme(block: Block | None) -> Scheme | None:
             activation_scale=block.activation_scheme == "static",
             not_converted=tuple(block.modules_to_not_convert or ()),
         )
+    if isinstance(block, MlxBlock):
+        return Scheme("mlx", bits=block.bits, group_size=block.group_size)
     if isinstance(block, Mxfp4Block):
         return Scheme("mxfp4", bits=4, not_converted=tuple(block.modules_to_not_convert or ()))
     if isinstance(block, (GptqBlock, AwqBlock)):

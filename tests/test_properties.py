@@ -32,7 +32,7 @@ def decoder_config(draw, model_type):
     kv_heads = draw(st.integers(1, 4))
     heads = kv_heads * draw(st.integers(1, 4))
     head_dim = draw(st.sampled_from([4, 8, 16]))
-    layers = draw(st.integers(1, 6))
+    layers = draw(st.integers(4 if model_type == "olmo_hybrid" else 1, 6))  # OLMo Hybrid refuses a stack of one kind
     vocab = draw(st.integers(1, 5000))
     config = {
         "model_type": model_type,

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from ffncalc.api import load_config, memory, verify
+from ffncalc.api import memory, verify
 
 from .checkpoints import llama_tensors, write_checkpoint
 from .conftest import BUNDLED, tiny_llama
@@ -113,13 +113,6 @@ def test_a_bad_value_in_a_nested_quantization_config_names_its_place(write_confi
 def test_a_scheme_ffncalc_does_not_lay_out_is_said_not_silently_counted_at_16_bits(write_config):
     report = memory(str(write_config(dict(LLAMA, quantization_config={"quant_method": "hqq"}))))
     assert any("quant_method 'hqq' is not read by ffncalc" in note for note in report.notes)
-
-
-def test_the_mlx_quantization_block_is_said_not_read():
-    report = load_config("mlx-community/aya-23-8B-8bit").info
-    assert any(
-        "MLX's, which transformers does not read" in note and "bits 8, group_size 64" in note for note in report.notes
-    )
 
 
 def test_fp8_without_weight_block_size_takes_transformers_default_blocks(write_config):
