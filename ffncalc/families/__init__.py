@@ -54,6 +54,8 @@ FAMILIES: dict[str, str] = {
     "qwen3_vl_moe": "qwen:Qwen3VLMoeConfig",
     "qwen2_5_vl_text": "qwen:Qwen25VLTextConfig",
     "qwen2_5_vl": "qwen:Qwen25VLConfig",
+    "qwen2_vl_text": "qwen:Qwen2VLTextConfig",
+    "qwen2_vl": "qwen:Qwen2VLConfig",
     # DeepSeek and the models that declare its architecture
     "deepseek_v2": "deepseek:DeepseekV2Config",
     "deepseek_v3": "deepseek:DeepseekV3Config",
@@ -170,6 +172,7 @@ FAMILIES: dict[str, str] = {
 TOWERS: dict[str, str] = {
     "siglip_vision_model": "vision:SiglipVisionConfig",
     "pixtral": "vision:PixtralVisionConfig",
+    "qwen2_vl_vision": "vision:Qwen2VLVisionConfig",
     "qwen2_5_vl_vision": "vision:Qwen25VLVisionConfig",
     "qwen3_vl_vision": "vision:Qwen3VLVisionConfig",
     "qwen3_vl_moe_vision": "vision:Qwen3VLMoeVisionConfig",

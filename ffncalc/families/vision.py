@@ -169,6 +169,7 @@ class PixtralVisionConfig(TowerConfig):
 # --- Qwen-VL --------------------------------------------------------------------------------------
 
 QWEN_VL_ATTENTION = names(q="attn.qkv", k="attn.qkv", v="attn.qkv", o="attn.proj")
+QWEN2_VL_MLP = names(up="mlp.fc1", down="mlp.fc2")
 QWEN25_VL_MLP = names(gate="mlp.gate_proj", up="mlp.up_proj", down="mlp.down_proj")
 QWEN3_VL_MLP = names(up="mlp.linear_fc1", down="mlp.linear_fc2")
 
@@ -204,6 +205,47 @@ class _QwenVisionFields(TowerConfig):
     def merged_width(self) -> int:
         """The merger reads spatial_merge_size² neighbouring patches side by side: hidden · merge²."""
         return self.hidden_size * self.spatial_merge_size**2
+
+
+class Qwen2VLVisionConfig(TowerConfig):
+    """configuration_qwen2_vl.py (Qwen2VLVisionConfig) / modeling_qwen2_vl.py: a patch convolution without bias,
+    LayerNorm blocks embed_dim wide with fused qkv and a plain FFN (embed_dim · mlp_ratio), all with biases; the
+    merger (PatchMerger): LayerNorm ln_q (embed_dim), mlp.0 (merged → merged) and mlp.2 (merged → hidden_size), with
+    biases. ``hidden_size`` is what the merger hands on, the language model's width."""
+
+    config_class = "Qwen2VLVisionConfig"
+
+    depth: LayerCount = Field(32, validation_alias=AliasChoices("depth", "num_hidden_layers"))
+    embed_dim: Width = 1280
+    hidden_size: Width = 3584
+    hidden_act: Name = "quick_gelu"
+    mlp_ratio: Width = 4
+    num_heads: HeadCount = Field(16, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
+    in_channels: Width = 3
+    patch_size: Width = 14
+    spatial_merge_size: Width = 2
+    temporal_patch_size: Width = 2
+
+    def tower(self, prefix: str) -> Tower:
+        width = self.embed_dim
+        layer = vit_layer(
+            prefix + "blocks.{i}", width, self.num_heads, width * self.mlp_ratio, self.hidden_act,
+            attention_names=QWEN_VL_ATTENTION, ffn_names=QWEN2_VL_MLP, norm_names=("norm1", "norm2"),
+            norm_kind="layernorm", bias=True, gated=False,
+        )  # fmt: skip
+        merged = width * self.spatial_merge_size**2
+        patch = (self.temporal_patch_size, self.patch_size, self.patch_size)
+        extras = (
+            tower_module(prefix + "patch_embed.proj", PatchEmbedding(self.in_channels, patch, width)),
+            tower_module(prefix + "merger.ln_q", Norm("layernorm", width, bias=True), "projector"),
+            projector_module(prefix + "merger.mlp.0", Linear(merged, merged, True)),
+            projector_module(prefix + "merger.mlp.2", Linear(merged, self.hidden_size, True)),
+        )
+        # smart_resize, as Qwen2.5-VL's processor (image_processing_qwen2_vl.py): sides to multiples of patch · merge
+        image = ImageInput(
+            self.patch_size, "multiple", self.patch_size * self.spatial_merge_size, merge=self.spatial_merge_size
+        )
+        return Tower((layer,) * self.depth, extras, self.hidden_size, image)
 
 
 class Qwen25VLVisionConfig(_QwenVisionFields):
