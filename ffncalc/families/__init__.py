@@ -56,6 +56,9 @@ FAMILIES: dict[str, str] = {
     "qwen2_5_vl": "qwen:Qwen25VLConfig",
     "qwen2_vl_text": "qwen:Qwen2VLTextConfig",
     "qwen2_vl": "qwen:Qwen2VLConfig",
+    # LLaVA
+    "llava": "llava:LlavaConfig",
+    "llava_next": "llava:LlavaNextConfig",
     # DeepSeek and the models that declare its architecture
     "deepseek_v2": "deepseek:DeepseekV2Config",
     "deepseek_v3": "deepseek:DeepseekV3Config",
@@ -170,6 +173,7 @@ FAMILIES: dict[str, str] = {
 
 # The towers a multimodal wrapper may name in its vision_config (families/vision.py) or audio_config (families/audio.py).
 TOWERS: dict[str, str] = {
+    "clip_vision_model": "vision:ClipVisionConfig",
     "siglip_vision_model": "vision:SiglipVisionConfig",
     "pixtral": "vision:PixtralVisionConfig",
     "qwen2_vl_vision": "vision:Qwen2VLVisionConfig",

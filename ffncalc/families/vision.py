@@ -7,10 +7,12 @@ layers form the "vision" stack: their parameters count under the ``vision`` comp
 text token never runs them (``ffncalc flops --image`` does).
 
 The towers:
+- CLIP (LLaVA): a ViT with LayerNorms and biases, a class token, a learned position per patch;
 - SigLIP (Gemma 3): a ViT with LayerNorms and biases, a learned position per patch, and an optional
   attention-pooling head;
 - Pixtral (Mistral 3): RMSNorms, a gated FFN, no biases, rotary positions;
-- the Qwen2.5-VL vision transformer (RMSNorms, gated FFN, fused qkv) and the Qwen3-VL / Qwen3.5 one
+- the Qwen2-VL vision transformer (LayerNorms, plain FFN, fused qkv), the Qwen2.5-VL one (RMSNorms, gated FFN,
+  fused qkv) and the Qwen3-VL / Qwen3.5 one
   (LayerNorms, plain FFN, a learned position table; Qwen3-VL adds "deepstack" mergers that feed
   intermediate layers to the language model), each with its patch merger;
 - the Llama-4 vision encoder: a class token, a pixel-shuffle adapter;
@@ -128,6 +130,50 @@ class SiglipVisionConfig(TowerConfig):
             ]
         image = ImageInput(self.patch_size, "fixed", self.image_size)
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
+
+
+# --- CLIP (LLaVA) --------------------------------------------------------------------------------
+
+CLIP_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
+
+
+class ClipVisionConfig(TowerConfig):
+    """configuration_clip.py (CLIPVisionConfig) / modeling_clip.py (CLIPVisionModel, saved without its vision_model.
+    level inside a wrapper): a class token, a patch convolution without bias, a learned position per patch and
+    for the class token, a LayerNorm before the layers (pre_layrnorm, transformers' spelling), LayerNorm layers with
+    biases and a plain FFN, and post_layernorm (on the class token only: no FLOPs that matter)."""
+
+    config_class = "CLIPVisionConfig"
+
+    hidden_size: Width = 768
+    intermediate_size: Width = 3072
+    num_hidden_layers: LayerCount = 12
+    num_attention_heads: HeadCount = 12
+    num_channels: Width = 3
+    image_size: Width = 224
+    patch_size: Width = 32
+    hidden_act: Name = "quick_gelu"
+
+    def tower(self, prefix: str) -> Tower:
+        hidden = self.hidden_size
+        layer = vit_layer(
+            prefix + "encoder.layers.{i}", hidden, self.num_attention_heads, self.intermediate_size, self.hidden_act,
+            attention_names=CLIP_ATTENTION, ffn_names=SIGLIP_MLP, norm_names=("layer_norm1", "layer_norm2"),
+            norm_kind="layernorm", bias=True, gated=False,
+        )  # fmt: skip
+        patches = (self.image_size // self.patch_size) ** 2
+        layer_norm = Norm("layernorm", hidden, bias=True)
+        patch = PatchEmbedding(self.num_channels, (self.patch_size,) * 2, hidden)
+        extras = (
+            tower_module(prefix + "embeddings.class_embedding", LearnedTensor((hidden,))),
+            tower_module(prefix + "embeddings.patch_embedding", patch),
+            tower_module(prefix + "embeddings.position_embedding", Table(patches + 1, hidden)),
+            tower_module(prefix + "pre_layrnorm", layer_norm),
+            tower_module(prefix + "post_layernorm", layer_norm),
+        )
+        # CLIPImageProcessor: the shortest edge resized to image_size, then a centre crop of image_size square
+        image = ImageInput(self.patch_size, "fixed", self.image_size, extra_tokens=1)
+        return Tower((layer,) * self.num_hidden_layers, extras, hidden, image)
 
 
 # --- Pixtral (Mistral 3) -------------------------------------------------------------------------
