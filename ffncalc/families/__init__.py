@@ -90,6 +90,7 @@ FAMILIES: dict[str, str] = {
     "gemma4": "gemma:Gemma4Config",
     "gemma3n_text": "gemma:Gemma3nTextConfig",
     "gemma3n": "gemma:Gemma3nConfig",
+    "paligemma": "gemma:PaliGemmaConfig",
     "recurrent_gemma": "recurrent_gemma:RecurrentGemmaConfig",
     # Phi
     "phi": "phi:PhiConfig",
