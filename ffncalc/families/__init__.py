@@ -59,6 +59,9 @@ FAMILIES: dict[str, str] = {
     # LLaVA
     "llava": "llava:LlavaConfig",
     "llava_next": "llava:LlavaNextConfig",
+    # Idefics3 and SmolVLM (Hugging Face)
+    "idefics3": "idefics:Idefics3Config",
+    "smolvlm": "idefics:SmolVLMConfig",
     # DeepSeek and the models that declare its architecture
     "deepseek_v2": "deepseek:DeepseekV2Config",
     "deepseek_v3": "deepseek:DeepseekV3Config",
@@ -176,6 +179,8 @@ FAMILIES: dict[str, str] = {
 TOWERS: dict[str, str] = {
     "clip_vision_model": "vision:ClipVisionConfig",
     "siglip_vision_model": "vision:SiglipVisionConfig",
+    "idefics3_vision": "vision:Idefics3VisionConfig",
+    "smolvlm_vision": "vision:SmolVLMVisionConfig",
     "pixtral": "vision:PixtralVisionConfig",
     "qwen2_vl_vision": "vision:Qwen2VLVisionConfig",
     "qwen2_5_vl_vision": "vision:Qwen25VLVisionConfig",

@@ -80,12 +80,10 @@ SIGLIP_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_att
 SIGLIP_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-class SiglipVisionConfig(TowerConfig):
-    """configuration_siglip.py / modeling_siglip.py (SiglipVisionModel): a patch convolution with a bias, a
-    learned position per patch, LayerNorm encoder layers with biases, a final LayerNorm and, with
-    vision_use_head, an attention-pooling head (a probe token, nn.MultiheadAttention, an MLP)."""
-
-    config_class = "SiglipVisionConfig"
+class _SiglipFields(TowerConfig):
+    """The fields SigLIP's vision config and its variable-resolution copies (Idefics3, SmolVLM) share, and the
+    tower they build: a patch convolution with a bias, a learned position per patch (image_size / patch_size
+    squared), LayerNorm encoder layers with biases and a plain FFN, a final LayerNorm."""
 
     hidden_size: Width = 768
     intermediate_size: Width = 3072
@@ -95,9 +93,9 @@ class SiglipVisionConfig(TowerConfig):
     image_size: Width = 224
     patch_size: Width = 16
     hidden_act: Name = "gelu_pytorch_tanh"
-    vision_use_head: Flag = True
 
-    def tower(self, prefix: str) -> Tower:
+    def siglip_tower(self, prefix: str, image: ImageInput, head: bool = False) -> Tower:
+        """The tower under PREFIX that reads IMAGE, with SigLIP's attention-pooling head when HEAD."""
         hidden, inner = self.hidden_size, self.intermediate_size
         layer = vit_layer(
             prefix + "encoder.layers.{i}", hidden, self.num_attention_heads, inner, self.hidden_act,
@@ -114,10 +112,10 @@ class SiglipVisionConfig(TowerConfig):
             tower_module(prefix + "embeddings.position_embedding", Table(patches, hidden)),
             tower_module(prefix + "post_layernorm", layer_norm),
         ]
-        if self.vision_use_head:  # its pooled output feeds no language model: left out of an image's FLOPs
-            head = prefix + "head."
+        if head:  # its pooled output feeds no language model: left out of an image's FLOPs
+            pooling = prefix + "head."
             extras += [
-                tower_module(head + name, module, runs="not_generating")
+                tower_module(pooling + name, module, runs="not_generating")
                 for name, module in (
                     ("probe", LearnedTensor((1, 1, hidden))),
                     ("attention.in_proj_weight", LearnedTensor((3 * hidden, hidden), matmul=True)),
@@ -128,8 +126,44 @@ class SiglipVisionConfig(TowerConfig):
                     ("mlp.fc2", Linear(inner, hidden, True)),
                 )
             ]
-        image = ImageInput(self.patch_size, "fixed", self.image_size)
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
+
+
+class SiglipVisionConfig(_SiglipFields):
+    """configuration_siglip.py / modeling_siglip.py (SiglipVisionModel): SigLIP's tower and, with vision_use_head, an
+    attention-pooling head (a probe token, nn.MultiheadAttention, an MLP). Every image is resized to image_size."""
+
+    config_class = "SiglipVisionConfig"
+
+    vision_use_head: Flag = True
+
+    def tower(self, prefix: str) -> Tower:
+        image = ImageInput(self.patch_size, "fixed", self.image_size)
+        return self.siglip_tower(prefix, image, head=self.vision_use_head)
+
+
+class Idefics3VisionConfig(_SiglipFields):
+    """configuration_idefics3.py (Idefics3VisionConfig) / modeling_idefics3.py (Idefics3VisionTransformer): SigLIP's
+    tower without a head, its positions interpolated over any image (NaViT); the image processor cuts an image
+    into tiles of image_size square (and a global view), and the connector's pixel shuffle merges each tile's
+    patches (the wrapper's scale_factor)."""
+
+    config_class = "Idefics3VisionConfig"
+
+    hidden_size: Width = 1152
+    intermediate_size: Width = 3072
+    num_hidden_layers: LayerCount = 12
+    num_attention_heads: HeadCount = 16
+    patch_size: Width = 32
+
+    def tower(self, prefix: str) -> Tower:
+        return self.siglip_tower(prefix, ImageInput(self.patch_size, "tiles", self.image_size))
+
+
+class SmolVLMVisionConfig(Idefics3VisionConfig):
+    """configuration_smolvlm.py (SmolVLMVisionConfig): Idefics3's tower and defaults."""
+
+    config_class = "SmolVLMVisionConfig"
 
 
 # --- CLIP (LLaVA) --------------------------------------------------------------------------------
