@@ -62,6 +62,8 @@ FAMILIES: dict[str, str] = {
     # Idefics3 and SmolVLM (Hugging Face)
     "idefics3": "idefics:Idefics3Config",
     "smolvlm": "idefics:SmolVLMConfig",
+    # InternVL (OpenGVLab)
+    "internvl": "internvl:InternVLConfig",
     # DeepSeek and the models that declare its architecture
     "deepseek_v2": "deepseek:DeepseekV2Config",
     "deepseek_v3": "deepseek:DeepseekV3Config",
@@ -181,6 +183,7 @@ TOWERS: dict[str, str] = {
     "siglip_vision_model": "vision:SiglipVisionConfig",
     "idefics3_vision": "vision:Idefics3VisionConfig",
     "smolvlm_vision": "vision:SmolVLMVisionConfig",
+    "internvl_vision": "vision:InternVLVisionConfig",
     "pixtral": "vision:PixtralVisionConfig",
     "qwen2_vl_vision": "vision:Qwen2VLVisionConfig",
     "qwen2_5_vl_vision": "vision:Qwen25VLVisionConfig",

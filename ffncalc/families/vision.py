@@ -10,6 +10,7 @@ The towers:
 - CLIP (LLaVA): a ViT with LayerNorms and biases, a class token, a learned position per patch;
 - SigLIP (Gemma 3): a ViT with LayerNorms and biases, a learned position per patch, and an optional
   attention-pooling head;
+- InternViT (InternVL): a class token, layer-scale vectors, optional q/k RMSNorms over all heads;
 - Pixtral (Mistral 3): RMSNorms, a gated FFN, no biases, rotary positions;
 - the Qwen2-VL vision transformer (LayerNorms, plain FFN, fused qkv), the Qwen2.5-VL one (RMSNorms, gated FFN,
   fused qkv) and the Qwen3-VL / Qwen3.5 one
@@ -25,9 +26,9 @@ The audio towers (Gemma 3n, Gemma 4) are in families/audio.py.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, Width
 from ..spec import (
@@ -208,6 +209,92 @@ class ClipVisionConfig(TowerConfig):
         # CLIPImageProcessor: the shortest edge resized to image_size, then a centre crop of image_size square
         image = ImageInput(self.patch_size, "fixed", self.image_size, extra_tokens=1)
         return Tower((layer,) * self.num_hidden_layers, extras, hidden, image)
+
+
+# --- InternViT (InternVL) ------------------------------------------------------------------------
+
+INTERNVL_ATTENTION = names(
+    q="attention.q_proj", k="attention.k_proj", v="attention.v_proj", o="attention.projection_layer",
+    q_norm="attention.q_norm", k_norm="attention.k_norm",
+)  # fmt: skip
+
+
+class InternVLVisionConfig(TowerConfig):
+    """configuration_internvl.py (InternVLVisionConfig) / modeling_internvl.py (InternVLVisionModel): a class token
+    (cls_token), a biased patch convolution, a learned position per patch and for the class token
+    (use_absolute_position_embeddings), a mask token (use_mask_token); layers with q, k, v (attention_bias), a biased
+    output projection, RMSNorms over all heads on q and k (use_qk_norm), a plain biased FFN, two norms (norm_type:
+    LayerNorms with biases, or RMSNorms) and two layer-scale vectors (lambda_1, lambda_2); a final LayerNorm unless
+    use_mean_pooling. image_size and patch_size are (height, width) pairs or one number for both."""
+
+    config_class = "InternVLVisionConfig"
+
+    hidden_size: Width = 1024
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 16
+    attention_bias: Flag = False
+    use_qk_norm: Flag = False
+    intermediate_size: Width = 4096
+    hidden_act: Name = "gelu"
+    norm_type: Literal["layer_norm", "rms_norm"] = "layer_norm"
+    image_size: Width | list[Width] = [448, 448]
+    patch_size: Width | list[Width] = [14, 14]
+    num_channels: Width = 3
+    use_mask_token: Flag = False
+    use_absolute_position_embeddings: Flag = True
+    use_mean_pooling: Flag = True
+
+    @staticmethod
+    def _pair(value: int | list[int]) -> tuple[int, int]:
+        if isinstance(value, int):
+            return value, value
+        if len(value) != 2:
+            raise ValueError("must be one number or a (height, width) pair")
+        return value[0], value[1]
+
+    @model_validator(mode="after")
+    def _check_pairs(self) -> InternVLVisionConfig:
+        self._pair(self.image_size)
+        self._pair(self.patch_size)
+        return self
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        (image_h, image_w), (patch_h, patch_w) = self._pair(self.image_size), self._pair(self.patch_size)
+        norm: Norm = Norm("layernorm", hidden, bias=True) if self.norm_type == "layer_norm" else Norm("rmsnorm", hidden)
+        qk_norm = Norm("rmsnorm", hidden) if self.use_qk_norm else None  # over all heads
+        bias = self.attention_bias
+        head_dim = hidden // heads
+        attention = Attention(
+            hidden, heads, heads, head_dim, head_dim, INTERNVL_ATTENTION, bias, bias, bias, True, qk_norm, qk_norm
+        )
+        ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, SIGLIP_MLP, True)
+        scales = tuple(Parameter("vision", name, name, (hidden,)) for name in ("lambda_1", "lambda_2"))
+        layer = Layer(
+            prefix + "encoder.layer.{i}", attention, ffn, (("layernorm_before", norm), ("layernorm_after", norm)),
+            stack="vision", parameters=scales,
+        )  # fmt: skip
+        patches = (image_h // patch_h) * (image_w // patch_w)
+        extras = [
+            tower_module(prefix + "embeddings.cls_token", LearnedTensor((1, 1, hidden))),
+            tower_module(
+                prefix + "embeddings.patch_embeddings.projection",
+                PatchEmbedding(self.num_channels, (patch_h, patch_w), hidden, True),
+            ),
+        ]
+        if self.use_mask_token:
+            extras.append(tower_module(prefix + "embeddings.mask_token", LearnedTensor((1, 1, hidden))))
+        if self.use_absolute_position_embeddings:
+            extras.append(
+                tower_module(prefix + "embeddings.position_embeddings", LearnedTensor((1, patches + 1, hidden)))
+            )
+        if not self.use_mean_pooling:
+            extras.append(tower_module(prefix + "layernorm", Norm("layernorm", hidden, bias=True)))
+        # the image processor (GotOcr2ImageProcessor's crop_to_patches) cuts tiles of image_size square; ffncalc
+        # counts one. A tower of oblong tiles has no rule here.
+        square = image_h == image_w and patch_h == patch_w
+        image = ImageInput(patch_h, "tiles", image_h, extra_tokens=1) if square else None
+        return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
 
 
 # --- Pixtral (Mistral 3) -------------------------------------------------------------------------
