@@ -224,7 +224,7 @@ def decoder_config(draw, model_type):
             "decoder_sparse_step": draw(st.integers(1, 3)),
             "mlp_only_layers": draw(st.lists(st.integers(0, layers - 1), unique=True, max_size=layers)),
         }
-    if model_type == "qwen2_5_vl_text":
+    if model_type in ("qwen2_5_vl_text", "qwen2_vl_text"):
         config["use_sliding_window"] = draw(st.booleans())
         config["max_window_layers"] = draw(st.integers(0, layers))
     if model_type in ("glm4_moe", "minimax", "minimax_m2", "glm", "glm4") and draw(st.booleans()):
@@ -940,7 +940,10 @@ WRAPPERS |= {
     "qwen3_vl": "qwen3_vl_text",
     "qwen3_vl_moe": "qwen3_vl_moe_text",
     "qwen2_5_vl": "qwen2_5_vl_text",
+    "qwen2_vl": "qwen2_vl_text",
 }
+WRAPPERS |= {"llava": "llama", "llava_next": "llama", "paligemma": "gemma", "idefics3": "llama", "smolvlm": "llama"}
+WRAPPERS |= {"internvl": "qwen2"}
 WRAPPERS |= {"kimi_k25": "deepseek_v3"}
 ENCODERS = {"bert", "t5", "mt5"} | set(BERT_LINEAGE) | set(SEQ2SEQ)
 OWN_FIELD_NAMES = {

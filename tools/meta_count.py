@@ -70,9 +70,11 @@ def component_of(name: str) -> str:
     modules = name.split(".")[:-1]
     named = [module for module in modules if not module.isdigit()]  # input_layernorm.0: a ModuleList's entry (LongCat)
     last = named[-1] if named else ""
-    # A tower's patch mergers hand its features to the language model: the projector, as multi_modal_projector is.
+    # A tower's patch mergers hand its features to the language model: the projector, as multi_modal_projector is
+    # (and Idefics3's connector, added with it: no record built before holds a module of that name).
     if re.search(
-        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.",
+        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector)\.|"
+        r"(^|\.)visual\.(merger|deepstack_merger_list)\.",
         name,
     ):
         return "projector"

@@ -54,6 +54,16 @@ FAMILIES: dict[str, str] = {
     "qwen3_vl_moe": "qwen:Qwen3VLMoeConfig",
     "qwen2_5_vl_text": "qwen:Qwen25VLTextConfig",
     "qwen2_5_vl": "qwen:Qwen25VLConfig",
+    "qwen2_vl_text": "qwen:Qwen2VLTextConfig",
+    "qwen2_vl": "qwen:Qwen2VLConfig",
+    # LLaVA
+    "llava": "llava:LlavaConfig",
+    "llava_next": "llava:LlavaNextConfig",
+    # Idefics3 and SmolVLM (Hugging Face)
+    "idefics3": "idefics:Idefics3Config",
+    "smolvlm": "idefics:SmolVLMConfig",
+    # InternVL (OpenGVLab)
+    "internvl": "internvl:InternVLConfig",
     # DeepSeek and the models that declare its architecture
     "deepseek_v2": "deepseek:DeepseekV2Config",
     "deepseek_v3": "deepseek:DeepseekV3Config",
@@ -85,6 +95,7 @@ FAMILIES: dict[str, str] = {
     "gemma4": "gemma:Gemma4Config",
     "gemma3n_text": "gemma:Gemma3nTextConfig",
     "gemma3n": "gemma:Gemma3nConfig",
+    "paligemma": "gemma:PaliGemmaConfig",
     "recurrent_gemma": "recurrent_gemma:RecurrentGemmaConfig",
     # Phi
     "phi": "phi:PhiConfig",
@@ -168,8 +179,13 @@ FAMILIES: dict[str, str] = {
 
 # The towers a multimodal wrapper may name in its vision_config (families/vision.py) or audio_config (families/audio.py).
 TOWERS: dict[str, str] = {
+    "clip_vision_model": "vision:ClipVisionConfig",
     "siglip_vision_model": "vision:SiglipVisionConfig",
+    "idefics3_vision": "vision:Idefics3VisionConfig",
+    "smolvlm_vision": "vision:SmolVLMVisionConfig",
+    "internvl_vision": "vision:InternVLVisionConfig",
     "pixtral": "vision:PixtralVisionConfig",
+    "qwen2_vl_vision": "vision:Qwen2VLVisionConfig",
     "qwen2_5_vl_vision": "vision:Qwen25VLVisionConfig",
     "qwen3_vl_vision": "vision:Qwen3VLVisionConfig",
     "qwen3_vl_moe_vision": "vision:Qwen3VLMoeVisionConfig",

@@ -724,3 +724,41 @@ def gemma3n_embedder(prefix: str, vocab: int, width: int, text_hidden: int, modu
         module(prefix + "soft_embedding_norm", Norm("rmsnorm", width)),
         module(prefix + "embedding_projection", Linear(width, text_hidden)),
     )
+
+
+class PaliGemmaConfig(MultimodalConfig):
+    """configuration_paligemma.py / modeling_paligemma.py: a SigLIP tower without its pooling head, one linear
+    (vision hidden → projection_dim, with bias) and a Gemma (PaliGemma 2: Gemma 2) language model built by
+    AutoModel; the top-level tie_word_embeddings (default true) decides tying. Every image is read at the tower's
+    image_size square, one token a patch."""
+
+    architecture = "PaliGemma"
+    config_class = "PaliGemmaConfig"
+    default_model_class = "PaliGemmaForConditionalGeneration"
+    text_model_type = "gemma"
+    text_defaults = {  # PaliGemmaConfig.sub_configs_defaults (the keys the language model's adapter reads)
+        "model_type": "gemma",
+        "hidden_size": 2048,
+        "num_hidden_layers": 18,
+        "intermediate_size": 16384,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 1,
+        "vocab_size": 257152,
+    }
+    vision_model_type = "siglip_vision_model"
+    vision_defaults = {
+        "model_type": "siglip_vision_model",
+        "intermediate_size": 4096,
+        "hidden_size": 1152,
+        "patch_size": 14,
+        "image_size": 224,
+        "num_hidden_layers": 27,
+        "num_attention_heads": 16,
+        "vision_use_head": False,
+    }
+    tie_word_embeddings: Flag = True
+    projection_dim: Width = 2048
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """PaliGemmaMultiModalProjector: one linear, vision hidden → projection_dim, with bias."""
+        return (projector_module("multi_modal_projector.linear", Linear(tower.hidden_size, self.projection_dim, True)),)

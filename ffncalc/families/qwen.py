@@ -647,3 +647,22 @@ class Qwen25VLConfig(Qwen3VLConfig):
 
     def tied(self) -> bool:
         return self.tie_word_embeddings or (self.text_config or {}).get("tie_word_embeddings") is True
+
+
+class Qwen2VLTextConfig(Qwen25VLTextConfig):
+    """configuration_qwen2_vl.py (Qwen2VLTextConfig): the fields and defaults of Qwen2.5-VL's language model."""
+
+    architecture = "Qwen2-VL"
+    config_class = "Qwen2VLTextConfig"
+    default_model_class = "Qwen2VLTextModel"
+
+
+class Qwen2VLConfig(Qwen25VLConfig):
+    """configuration_qwen2_vl.py: Qwen2.5-VL's wrapper (a flat config's top-level keys are the language model's;
+    its tie_word_embeddings, when true, ties the wrapper) around Qwen2-VL's tower and merger."""
+
+    architecture = "Qwen2-VL"
+    config_class = "Qwen2VLConfig"
+    default_model_class = "Qwen2VLForConditionalGeneration"
+    text_model_type = "qwen2_vl_text"
+    vision_model_type = "qwen2_vl_vision"

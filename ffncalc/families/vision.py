@@ -7,10 +7,13 @@ layers form the "vision" stack: their parameters count under the ``vision`` comp
 text token never runs them (``ffncalc flops --image`` does).
 
 The towers:
+- CLIP (LLaVA): a ViT with LayerNorms and biases, a class token, a learned position per patch;
 - SigLIP (Gemma 3): a ViT with LayerNorms and biases, a learned position per patch, and an optional
   attention-pooling head;
+- InternViT (InternVL): a class token, layer-scale vectors, optional q/k RMSNorms over all heads;
 - Pixtral (Mistral 3): RMSNorms, a gated FFN, no biases, rotary positions;
-- the Qwen2.5-VL vision transformer (RMSNorms, gated FFN, fused qkv) and the Qwen3-VL / Qwen3.5 one
+- the Qwen2-VL vision transformer (LayerNorms, plain FFN, fused qkv), the Qwen2.5-VL one (RMSNorms, gated FFN,
+  fused qkv) and the Qwen3-VL / Qwen3.5 one
   (LayerNorms, plain FFN, a learned position table; Qwen3-VL adds "deepstack" mergers that feed
   intermediate layers to the language model), each with its patch merger;
 - the Llama-4 vision encoder: a class token, a pixel-shuffle adapter;
@@ -23,9 +26,9 @@ The audio towers (Gemma 3n, Gemma 4) are in families/audio.py.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, Width
 from ..spec import (
@@ -78,12 +81,10 @@ SIGLIP_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_att
 SIGLIP_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-class SiglipVisionConfig(TowerConfig):
-    """configuration_siglip.py / modeling_siglip.py (SiglipVisionModel): a patch convolution with a bias, a
-    learned position per patch, LayerNorm encoder layers with biases, a final LayerNorm and, with
-    vision_use_head, an attention-pooling head (a probe token, nn.MultiheadAttention, an MLP)."""
-
-    config_class = "SiglipVisionConfig"
+class _SiglipFields(TowerConfig):
+    """The fields SigLIP's vision config and its variable-resolution copies (Idefics3, SmolVLM) share, and the
+    tower they build: a patch convolution with a bias, a learned position per patch (image_size / patch_size
+    squared), LayerNorm encoder layers with biases and a plain FFN, a final LayerNorm."""
 
     hidden_size: Width = 768
     intermediate_size: Width = 3072
@@ -93,9 +94,9 @@ class SiglipVisionConfig(TowerConfig):
     image_size: Width = 224
     patch_size: Width = 16
     hidden_act: Name = "gelu_pytorch_tanh"
-    vision_use_head: Flag = True
 
-    def tower(self, prefix: str) -> Tower:
+    def siglip_tower(self, prefix: str, image: ImageInput, head: bool = False) -> Tower:
+        """The tower under PREFIX that reads IMAGE, with SigLIP's attention-pooling head when HEAD."""
         hidden, inner = self.hidden_size, self.intermediate_size
         layer = vit_layer(
             prefix + "encoder.layers.{i}", hidden, self.num_attention_heads, inner, self.hidden_act,
@@ -112,10 +113,10 @@ class SiglipVisionConfig(TowerConfig):
             tower_module(prefix + "embeddings.position_embedding", Table(patches, hidden)),
             tower_module(prefix + "post_layernorm", layer_norm),
         ]
-        if self.vision_use_head:  # its pooled output feeds no language model: left out of an image's FLOPs
-            head = prefix + "head."
+        if head:  # its pooled output feeds no language model: left out of an image's FLOPs
+            pooling = prefix + "head."
             extras += [
-                tower_module(head + name, module, runs="not_generating")
+                tower_module(pooling + name, module, runs="not_generating")
                 for name, module in (
                     ("probe", LearnedTensor((1, 1, hidden))),
                     ("attention.in_proj_weight", LearnedTensor((3 * hidden, hidden), matmul=True)),
@@ -126,7 +127,173 @@ class SiglipVisionConfig(TowerConfig):
                     ("mlp.fc2", Linear(inner, hidden, True)),
                 )
             ]
+        return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
+
+
+class SiglipVisionConfig(_SiglipFields):
+    """configuration_siglip.py / modeling_siglip.py (SiglipVisionModel): SigLIP's tower and, with vision_use_head, an
+    attention-pooling head (a probe token, nn.MultiheadAttention, an MLP). Every image is resized to image_size."""
+
+    config_class = "SiglipVisionConfig"
+
+    vision_use_head: Flag = True
+
+    def tower(self, prefix: str) -> Tower:
         image = ImageInput(self.patch_size, "fixed", self.image_size)
+        return self.siglip_tower(prefix, image, head=self.vision_use_head)
+
+
+class Idefics3VisionConfig(_SiglipFields):
+    """configuration_idefics3.py (Idefics3VisionConfig) / modeling_idefics3.py (Idefics3VisionTransformer): SigLIP's
+    tower without a head, its positions interpolated over any image (NaViT); the image processor cuts an image
+    into tiles of image_size square (and a global view), and the connector's pixel shuffle merges each tile's
+    patches (the wrapper's scale_factor)."""
+
+    config_class = "Idefics3VisionConfig"
+
+    hidden_size: Width = 1152
+    intermediate_size: Width = 3072
+    num_hidden_layers: LayerCount = 12
+    num_attention_heads: HeadCount = 16
+    patch_size: Width = 32
+
+    def tower(self, prefix: str) -> Tower:
+        return self.siglip_tower(prefix, ImageInput(self.patch_size, "tiles", self.image_size))
+
+
+class SmolVLMVisionConfig(Idefics3VisionConfig):
+    """configuration_smolvlm.py (SmolVLMVisionConfig): Idefics3's tower and defaults."""
+
+    config_class = "SmolVLMVisionConfig"
+
+
+# --- CLIP (LLaVA) --------------------------------------------------------------------------------
+
+CLIP_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
+
+
+class ClipVisionConfig(TowerConfig):
+    """configuration_clip.py (CLIPVisionConfig) / modeling_clip.py (CLIPVisionModel, saved without its vision_model.
+    level inside a wrapper): a class token, a patch convolution without bias, a learned position per patch and
+    for the class token, a LayerNorm before the layers (pre_layrnorm, transformers' spelling), LayerNorm layers with
+    biases and a plain FFN, and post_layernorm (on the class token only: no FLOPs that matter)."""
+
+    config_class = "CLIPVisionConfig"
+
+    hidden_size: Width = 768
+    intermediate_size: Width = 3072
+    num_hidden_layers: LayerCount = 12
+    num_attention_heads: HeadCount = 12
+    num_channels: Width = 3
+    image_size: Width = 224
+    patch_size: Width = 32
+    hidden_act: Name = "quick_gelu"
+
+    def tower(self, prefix: str) -> Tower:
+        hidden = self.hidden_size
+        layer = vit_layer(
+            prefix + "encoder.layers.{i}", hidden, self.num_attention_heads, self.intermediate_size, self.hidden_act,
+            attention_names=CLIP_ATTENTION, ffn_names=SIGLIP_MLP, norm_names=("layer_norm1", "layer_norm2"),
+            norm_kind="layernorm", bias=True, gated=False,
+        )  # fmt: skip
+        patches = (self.image_size // self.patch_size) ** 2
+        layer_norm = Norm("layernorm", hidden, bias=True)
+        patch = PatchEmbedding(self.num_channels, (self.patch_size,) * 2, hidden)
+        extras = (
+            tower_module(prefix + "embeddings.class_embedding", LearnedTensor((hidden,))),
+            tower_module(prefix + "embeddings.patch_embedding", patch),
+            tower_module(prefix + "embeddings.position_embedding", Table(patches + 1, hidden)),
+            tower_module(prefix + "pre_layrnorm", layer_norm),
+            tower_module(prefix + "post_layernorm", layer_norm),
+        )
+        # CLIPImageProcessor: the shortest edge resized to image_size, then a centre crop of image_size square
+        image = ImageInput(self.patch_size, "fixed", self.image_size, extra_tokens=1)
+        return Tower((layer,) * self.num_hidden_layers, extras, hidden, image)
+
+
+# --- InternViT (InternVL) ------------------------------------------------------------------------
+
+INTERNVL_ATTENTION = names(
+    q="attention.q_proj", k="attention.k_proj", v="attention.v_proj", o="attention.projection_layer",
+    q_norm="attention.q_norm", k_norm="attention.k_norm",
+)  # fmt: skip
+
+
+class InternVLVisionConfig(TowerConfig):
+    """configuration_internvl.py (InternVLVisionConfig) / modeling_internvl.py (InternVLVisionModel): a class token
+    (cls_token), a biased patch convolution, a learned position per patch and for the class token
+    (use_absolute_position_embeddings), a mask token (use_mask_token); layers with q, k, v (attention_bias), a biased
+    output projection, RMSNorms over all heads on q and k (use_qk_norm), a plain biased FFN, two norms (norm_type:
+    LayerNorms with biases, or RMSNorms) and two layer-scale vectors (lambda_1, lambda_2); a final LayerNorm unless
+    use_mean_pooling. image_size and patch_size are (height, width) pairs or one number for both."""
+
+    config_class = "InternVLVisionConfig"
+
+    hidden_size: Width = 1024
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 16
+    attention_bias: Flag = False
+    use_qk_norm: Flag = False
+    intermediate_size: Width = 4096
+    hidden_act: Name = "gelu"
+    norm_type: Literal["layer_norm", "rms_norm"] = "layer_norm"
+    image_size: Width | list[Width] = [448, 448]
+    patch_size: Width | list[Width] = [14, 14]
+    num_channels: Width = 3
+    use_mask_token: Flag = False
+    use_absolute_position_embeddings: Flag = True
+    use_mean_pooling: Flag = True
+
+    @staticmethod
+    def _pair(value: int | list[int]) -> tuple[int, int]:
+        if isinstance(value, int):
+            return value, value
+        if len(value) != 2:
+            raise ValueError("must be one number or a (height, width) pair")
+        return value[0], value[1]
+
+    @model_validator(mode="after")
+    def _check_pairs(self) -> InternVLVisionConfig:
+        self._pair(self.image_size)
+        self._pair(self.patch_size)
+        return self
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        (image_h, image_w), (patch_h, patch_w) = self._pair(self.image_size), self._pair(self.patch_size)
+        norm: Norm = Norm("layernorm", hidden, bias=True) if self.norm_type == "layer_norm" else Norm("rmsnorm", hidden)
+        qk_norm = Norm("rmsnorm", hidden) if self.use_qk_norm else None  # over all heads
+        bias = self.attention_bias
+        head_dim = hidden // heads
+        attention = Attention(
+            hidden, heads, heads, head_dim, head_dim, INTERNVL_ATTENTION, bias, bias, bias, True, qk_norm, qk_norm
+        )
+        ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, SIGLIP_MLP, True)
+        scales = tuple(Parameter("vision", name, name, (hidden,)) for name in ("lambda_1", "lambda_2"))
+        layer = Layer(
+            prefix + "encoder.layer.{i}", attention, ffn, (("layernorm_before", norm), ("layernorm_after", norm)),
+            stack="vision", parameters=scales,
+        )  # fmt: skip
+        patches = (image_h // patch_h) * (image_w // patch_w)
+        extras = [
+            tower_module(prefix + "embeddings.cls_token", LearnedTensor((1, 1, hidden))),
+            tower_module(
+                prefix + "embeddings.patch_embeddings.projection",
+                PatchEmbedding(self.num_channels, (patch_h, patch_w), hidden, True),
+            ),
+        ]
+        if self.use_mask_token:
+            extras.append(tower_module(prefix + "embeddings.mask_token", LearnedTensor((1, 1, hidden))))
+        if self.use_absolute_position_embeddings:
+            extras.append(
+                tower_module(prefix + "embeddings.position_embeddings", LearnedTensor((1, patches + 1, hidden)))
+            )
+        if not self.use_mean_pooling:
+            extras.append(tower_module(prefix + "layernorm", Norm("layernorm", hidden, bias=True)))
+        # the image processor (GotOcr2ImageProcessor's crop_to_patches) cuts tiles of image_size square; ffncalc
+        # counts one. A tower of oblong tiles has no rule here.
+        square = image_h == image_w and patch_h == patch_w
+        image = ImageInput(patch_h, "tiles", image_h, extra_tokens=1) if square else None
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
 
 
@@ -169,6 +336,7 @@ class PixtralVisionConfig(TowerConfig):
 # --- Qwen-VL --------------------------------------------------------------------------------------
 
 QWEN_VL_ATTENTION = names(q="attn.qkv", k="attn.qkv", v="attn.qkv", o="attn.proj")
+QWEN2_VL_MLP = names(up="mlp.fc1", down="mlp.fc2")
 QWEN25_VL_MLP = names(gate="mlp.gate_proj", up="mlp.up_proj", down="mlp.down_proj")
 QWEN3_VL_MLP = names(up="mlp.linear_fc1", down="mlp.linear_fc2")
 
@@ -204,6 +372,47 @@ class _QwenVisionFields(TowerConfig):
     def merged_width(self) -> int:
         """The merger reads spatial_merge_size² neighbouring patches side by side: hidden · merge²."""
         return self.hidden_size * self.spatial_merge_size**2
+
+
+class Qwen2VLVisionConfig(TowerConfig):
+    """configuration_qwen2_vl.py (Qwen2VLVisionConfig) / modeling_qwen2_vl.py: a patch convolution without bias,
+    LayerNorm blocks embed_dim wide with fused qkv and a plain FFN (embed_dim · mlp_ratio), all with biases; the
+    merger (PatchMerger): LayerNorm ln_q (embed_dim), mlp.0 (merged → merged) and mlp.2 (merged → hidden_size), with
+    biases. ``hidden_size`` is what the merger hands on, the language model's width."""
+
+    config_class = "Qwen2VLVisionConfig"
+
+    depth: LayerCount = Field(32, validation_alias=AliasChoices("depth", "num_hidden_layers"))
+    embed_dim: Width = 1280
+    hidden_size: Width = 3584
+    hidden_act: Name = "quick_gelu"
+    mlp_ratio: Width = 4
+    num_heads: HeadCount = Field(16, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
+    in_channels: Width = 3
+    patch_size: Width = 14
+    spatial_merge_size: Width = 2
+    temporal_patch_size: Width = 2
+
+    def tower(self, prefix: str) -> Tower:
+        width = self.embed_dim
+        layer = vit_layer(
+            prefix + "blocks.{i}", width, self.num_heads, width * self.mlp_ratio, self.hidden_act,
+            attention_names=QWEN_VL_ATTENTION, ffn_names=QWEN2_VL_MLP, norm_names=("norm1", "norm2"),
+            norm_kind="layernorm", bias=True, gated=False,
+        )  # fmt: skip
+        merged = width * self.spatial_merge_size**2
+        patch = (self.temporal_patch_size, self.patch_size, self.patch_size)
+        extras = (
+            tower_module(prefix + "patch_embed.proj", PatchEmbedding(self.in_channels, patch, width)),
+            tower_module(prefix + "merger.ln_q", Norm("layernorm", width, bias=True), "projector"),
+            projector_module(prefix + "merger.mlp.0", Linear(merged, merged, True)),
+            projector_module(prefix + "merger.mlp.2", Linear(merged, self.hidden_size, True)),
+        )
+        # smart_resize, as Qwen2.5-VL's processor (image_processing_qwen2_vl.py): sides to multiples of patch · merge
+        image = ImageInput(
+            self.patch_size, "multiple", self.patch_size * self.spatial_merge_size, merge=self.spatial_merge_size
+        )
+        return Tower((layer,) * self.depth, extras, self.hidden_size, image)
 
 
 class Qwen25VLVisionConfig(_QwenVisionFields):
