@@ -254,6 +254,22 @@ def main() -> None:
         "ffncalc verify (Mistral-7B index)": [FFNCALC, "verify", str(INDEXED)],
         "ffncalc models": [FFNCALC, "models"],
         "ffncalc models --families": [FFNCALC, "models", "--families"],
+        "ffncalc speed meta-llama/Llama-3.1-8B": [FFNCALC, "speed", "meta-llama/Llama-3.1-8B"],
+        "ffncalc train meta-llama/Llama-3.1-8B --tokens 15T": [
+            FFNCALC,
+            "train",
+            "meta-llama/Llama-3.1-8B",
+            "--tokens",
+            "15T",
+        ],
+        "ffncalc config meta-llama/Llama-3.1-8B": [FFNCALC, "config", "meta-llama/Llama-3.1-8B"],
+        "ffncalc params --sweep num_hidden_layers=16,32,64": [
+            FFNCALC,
+            "params",
+            "meta-llama/Llama-3.1-8B",
+            "--sweep",
+            "num_hidden_layers=16,32,64",
+        ],
     }
     # For reference, not a target: compare of the same seven models as local files, which the catalog does not
     # hold, so each is validated and counted live (the family adapters created, as for params).
@@ -274,7 +290,7 @@ def main() -> None:
         grown = scaling(Path(folder)) | patterned(Path(folder))
     commands_ratio = {name: seconds / floor for name, seconds in times.items() if name.startswith("ffncalc ")}
     targets = [
-        *((f"{name} cold start / stack floor ≤ 1.25", ratio, ratio <= 1.25) for name, ratio in commands_ratio.items()),
+        *((f"{name} cold start / stack floor ≤ 1.1", ratio, ratio <= 1.1) for name, ratio in commands_ratio.items()),
         ("(for reference) params / imports only ≤ 1.25", params / imports_only, params / imports_only <= 1.25),
         ("import ffncalc over bare Python < 50 ms", import_cost * 1000, import_cost < 0.050),
         (
