@@ -6,10 +6,14 @@ from the Hub with range requests. Files are chosen as transformers chooses them:
 ``model.safetensors.index.json`` names, else ``model.safetensors``; other formats beside them
 (Mistral's ``consolidated.safetensors``, ``original/``) are not read, and the report says so.
 
-A header is checked against the format's rules before it is trusted (what the reference
-implementation enforces on load): known dtypes, shapes of non-negative integers, byte spans that
-are contiguous from 0, cover the data exactly and match shape × dtype size, and a file as long as
-the header says.
+Every header is checked by one function, ``validate_header``, whichever parser read it (ffncalc's own for a
+folder, huggingface_hub's ``get_safetensors_metadata`` for the Hub), against the format's rules as the reference
+implementation enforces them on load (safetensors' ``Metadata::validate``): known dtypes, shapes of non-negative
+integers, byte spans that are contiguous from 0 and match shape × dtype size, no size past what 64 bits hold, and
+at most ``MAX_TENSORS`` tensors. Both parsers read the JSON with Python's json: a name given twice in one header
+keeps its last entry, and the offsets then tell whether data went missing (a gap where the first one was).
+Across the files of a checkpoint a name is stored once. Only a folder's file has a known length: there, the data
+must also end where the file does.
 """
 
 from __future__ import annotations
@@ -18,17 +22,23 @@ import json
 import math
 import re
 import stat
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import CheckpointError, ConfigNotFoundError, HubError
 from .source import find_bundled, looks_like_path, offline, parse_config_text, presets, read_config_file
 from .units import DTYPE_BYTES
 from .values import Value
 
+if TYPE_CHECKING:
+    from huggingface_hub import SafetensorsRepoMetadata
+
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024  # the format's own cap on the JSON header
 SAFETENSORS_INDEX = "model.safetensors.index.json"
 SAFETENSORS_SINGLE = "model.safetensors"
-MAX_TENSORS = 1_000_000
+MAX_TENSORS = 1_000_000  # a header naming more is refused (the largest published checkpoints hold ~100,000)
+MAX_BYTES = 2**64 - 1  # safetensors reads sizes and offsets as 64-bit integers and refuses what overflows them
 
 
 class HeaderTensor(Value):
@@ -92,25 +102,59 @@ def read_safetensors_header(path: Path) -> list[HeaderTensor]:
     return tensors
 
 
+# One header entry as a parser hands it over, unchecked: name, dtype, shape, data_offsets.
+Entry = tuple[str, object, object, object]
+
+
 def parse_safetensors_header(header: bytes, where: str, file: str = "") -> tuple[list[HeaderTensor], int]:
-    """The JSON header of a safetensors file → its tensors and the data bytes it says follow, after the format's checks."""
+    """The JSON header of a safetensors file → its tensors and the data bytes it says follow, after validate_header."""
     try:
         data = parse_config_text(header, where)
     except Exception as error:
         raise CheckpointError(f"{where}: the safetensors header is not valid JSON ({error})") from None
-    if len(data) > MAX_TENSORS:
-        raise CheckpointError(f"{where}: {len(data):,} tensors is more than a safetensors header can sensibly hold")
-    spans = []
-    tensors = []
+    entries: list[Entry] = []
     for name, entry in data.items():
         if name == "__metadata__":
             continue
-        tensor, span = _checked_entry(name, entry, where)
-        tensors.append(HeaderTensor(name, tensor[0], tensor[1], file))
-        spans.append((span, name))
+        if not isinstance(entry, dict):
+            raise CheckpointError(f"{where}: tensor {name!r} has no dtype, shape and data_offsets in the header")
+        entries.append((name, entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")))
+    return validate_header(entries, where, file)
+
+
+def validate_header(entries: Sequence[Entry], where: str, file: str) -> tuple[list[HeaderTensor], int]:
+    """One file's header entries, from either parser → its tensors and the data bytes they span, or CheckpointError:
+    at most MAX_TENSORS; each dtype one of safetensors'; each shape a list of integers ≥ 0; each data_offsets
+    [begin, end] with begin ≤ end < 2^64 and end − begin = Π shape × dtype size; the spans contiguous from 0."""
+    if len(entries) > MAX_TENSORS:
+        raise CheckpointError(f"{where}: {len(entries):,} tensors is more than a safetensors header can sensibly hold")
+    spans = []
+    tensors = []
+    for name, dtype, shape, offsets in entries:
+        if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
+            raise CheckpointError(
+                f"{where}: tensor {name!r} has dtype {dtype!r}, not one of safetensors' ({', '.join(DTYPE_BYTES)})"
+            )
+        if not isinstance(shape, (list, tuple)) or not all(_count(size) for size in shape):
+            raise CheckpointError(f"{where}: tensor {name!r} has shape {_shown(shape)}, not a list of sizes ≥ 0")
+        if not (
+            isinstance(offsets, (list, tuple))
+            and len(offsets) == 2
+            and all(_count(o) and o <= MAX_BYTES for o in offsets)
+            and offsets[0] <= offsets[1]
+        ):
+            raise CheckpointError(f"{where}: tensor {name!r} has data_offsets {_shown(offsets)}, not [begin, end]")
+        needed = math.prod(shape) * DTYPE_BYTES[dtype]
+        if offsets[1] - offsets[0] != needed:
+            raise CheckpointError(
+                f"{where}: tensor {name!r} spans {offsets[1] - offsets[0]:,} bytes but its shape {list(shape)} of "
+                f"{dtype} takes {needed:,}"
+            )
+        tensors.append(HeaderTensor(name, dtype, tuple(shape), file))
+        spans.append((offsets[0], offsets[1], name))
     spans.sort()
     end = 0
-    for (start, stop), name in spans:
+    for start, stop, name in spans:
         if start != end:
             raise CheckpointError(
                 f"{where}: tensor {name!r} starts at byte {start:,}, not {end:,}: its data_offsets overlap or leave a gap"
@@ -119,31 +163,26 @@ def parse_safetensors_header(header: bytes, where: str, file: str = "") -> tuple
     return tensors, end
 
 
-def _checked_entry(name: str, entry: object, where: str) -> tuple[tuple[str, tuple[int, ...]], tuple[int, int]]:
-    if not isinstance(entry, dict):
-        raise CheckpointError(f"{where}: tensor {name!r} has no dtype, shape and data_offsets in the header")
-    dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if not isinstance(dtype, str) or dtype not in DTYPE_BYTES:
-        raise CheckpointError(
-            f"{where}: tensor {name!r} has dtype {dtype!r}, not one of safetensors' ({', '.join(DTYPE_BYTES)})"
-        )
-    if not isinstance(shape, list) or not all(_count(size) for size in shape):
-        raise CheckpointError(f"{where}: tensor {name!r} has shape {json.dumps(shape)[:40]}, not a list of sizes ≥ 0")
-    if not (
-        isinstance(offsets, list) and len(offsets) == 2 and all(_count(o) for o in offsets) and offsets[0] <= offsets[1]
-    ):
-        raise CheckpointError(f"{where}: tensor {name!r} has data_offsets {json.dumps(offsets)[:40]}, not [begin, end]")
-    span = offsets[1] - offsets[0]
-    if span != math.prod(shape) * DTYPE_BYTES[dtype]:
-        raise CheckpointError(
-            f"{where}: tensor {name!r} spans {span:,} bytes but its shape {shape} of {dtype} takes "
-            f"{math.prod(shape) * DTYPE_BYTES[dtype]:,}"
-        )
-    return (dtype, tuple(shape)), (offsets[0], offsets[1])
+def check_names_unique(tensors: Iterable[HeaderTensor], where: str) -> None:
+    """A tensor name is stored in one file of a checkpoint only: which copy would be loaded is otherwise undefined."""
+    seen: dict[str, str] = {}
+    for tensor in tensors:
+        first = seen.setdefault(tensor.name, tensor.file)
+        if first != tensor.file:
+            raise CheckpointError(f"{where}: tensor {tensor.name!r} is stored in both {first} and {tensor.file}")
 
 
 def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _shown(value: object) -> str:
+    """A value from a header, as JSON and at most 40 characters (a header may hold anything)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text[:40]
 
 
 def read_local_checkpoint(folder: Path) -> Checkpoint:
@@ -168,6 +207,7 @@ def read_local_checkpoint(folder: Path) -> Checkpoint:
             tensors = tuple(HeaderTensor(name, "", (), file) for name, file in weight_map.items())
             return Checkpoint(str(folder), (SAFETENSORS_INDEX,), tensors, True, total_size, missing, ignored)
         read = tuple(tensor for name in present for tensor in read_safetensors_header(folder / name))
+        check_names_unique(read, str(folder))
         problems = index_problems(weight_map, total_size, read, missing, ignored)
         return Checkpoint(str(folder), tuple(files), read, False, total_size, missing, ignored, problems)
     single = folder / SAFETENSORS_SINGLE
@@ -234,17 +274,30 @@ def read_index(path: Path) -> tuple[dict[str, str], int | None]:
 
 
 def fetch_hub_checkpoint(repo_id: str, revision: str | None, token: str | None) -> Checkpoint:
-    """Every tensor's name, dtype and shape from the Hub, reading only the safetensors headers (range requests)."""
+    """Every tensor's name, dtype and shape from the Hub, reading only the safetensors headers (range requests),
+    validated as a folder's are."""
     from .hub import safetensors_metadata
 
-    metadata = safetensors_metadata(repo_id, revision, token)
-    tensors = [
-        HeaderTensor(name, info.dtype, tuple(info.shape), file)
-        for file, file_metadata in metadata.files_metadata.items()
-        for name, info in file_metadata.tensors.items()
-    ]
     label = repo_id if revision is None else f"{repo_id}@{revision}"
-    return Checkpoint(label, tuple(sorted(metadata.files_metadata)), tuple(tensors))
+    return hub_checkpoint(label, safetensors_metadata(repo_id, revision, token))
+
+
+def hub_checkpoint(label: str, metadata: SafetensorsRepoMetadata) -> Checkpoint:
+    """What huggingface_hub's parser read from a Hub repo's headers, through validate_header file by file; a sharded
+    repo's index is held against its shards as a folder's is."""
+    tensors: list[HeaderTensor] = []
+    for file, file_metadata in sorted(metadata.files_metadata.items()):
+        entries = [(name, info.dtype, info.shape, info.data_offsets) for name, info in file_metadata.tensors.items()]
+        tensors += validate_header(entries, f"{label}/{file}", file)[0]
+    check_names_unique(tensors, label)
+    problems: tuple[str, ...] = ()
+    if metadata.sharded:
+        index = metadata.metadata or {}
+        total_size = index.get("total_size") if isinstance(index, dict) else None
+        problems = index_problems(
+            metadata.weight_map, total_size if _count(total_size) else None, tuple(tensors), (), ()
+        )
+    return Checkpoint(label, tuple(sorted(metadata.files_metadata)), tuple(tensors), index_problems=problems)
 
 
 def load_checkpoint(model: str, revision: str | None = None, token: str | None = None) -> Checkpoint:

@@ -77,3 +77,18 @@ def llama_tensors(config: dict, dtype: str = "BF16", prefix: str = "model.") -> 
     tensors[f"{prefix}norm.weight"] = (dtype, [hidden])
     tensors["lm_head.weight"] = (dtype, [vocab, hidden])
     return tensors
+
+
+def header_entries(*entries: tuple[str, str, list, list]) -> bytes:
+    """A safetensors header's JSON text from (name, dtype, shape, data_offsets) entries written as given: a name may
+    repeat, and nothing is checked (for headers that break the format's rules)."""
+    items = [
+        f"{json.dumps(name)}: {json.dumps({'dtype': dtype, 'shape': shape, 'data_offsets': offsets})}"
+        for name, dtype, shape, offsets in entries
+    ]
+    return ("{" + ", ".join(items) + "}").encode()
+
+
+def safetensors_file(header: bytes, data: int) -> bytes:
+    """A whole safetensors file: the length prefix, HEADER, and DATA zero bytes."""
+    return len(header).to_bytes(8, "little") + header + bytes(data)

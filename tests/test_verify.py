@@ -401,6 +401,8 @@ def test_t5_encoder_and_decoder_blocks_are_matched_to_their_own_stack(tmp_path):
 
 
 # --- corrupt checkpoints -----------------------------------------------------------------------
+# The rules a header shares with the Hub's (dtype, shape, offsets, spans) are held on both paths with the same
+# headers in tests/test_header_validation.py; here, what only a folder's file can break.
 
 
 def write_header(folder, header: dict, data: int):
@@ -422,17 +424,8 @@ def write_header(folder, header: dict, data: int):
             8,
             "the header describes 16 bytes of data but the file holds 8",
         ),
-        ({"dtype": "F32", "shape": [2, 2], "data_offsets": [4, 20]}, 20, "starts at byte 4, not 0"),
-        (
-            {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 12]},
-            12,
-            "spans 12 bytes but its shape [2, 2] of F32 takes 16",
-        ),
-        ({"dtype": "F32", "shape": [2, 2], "data_offsets": [16, 0]}, 16, "not [begin, end]"),
         ({"dtype": "F32", "shape": [2, 2], "data_offsets": [-4, 12]}, 16, "not [begin, end]"),
         ({"dtype": "F32", "shape": [2, 2]}, 16, "not [begin, end]"),
-        ({"dtype": "f32", "shape": [2, 2], "data_offsets": [0, 16]}, 16, "has dtype 'f32'"),
-        ({"dtype": "F33", "shape": [2, 2], "data_offsets": [0, 16]}, 16, "has dtype 'F33'"),
         ({"dtype": "F32", "shape": [2, "2"], "data_offsets": [0, 16]}, 16, "not a list of sizes"),
     ],
 )
