@@ -141,7 +141,7 @@ def crossover(
 def derive_dim(
     dim: int | None = None,
     multiplier: float | None = None,
-    multiple_of: int = 256,  # dims.REFERENCE_MULTIPLE_OF, the reference code's default
+    multiple_of: int = 256,  # ffn_width.REFERENCE_MULTIPLE_OF, the reference code's default
     target: int | None = None,
     model: str | LoadedModel | None = None,
 ) -> DeriveDimReport:

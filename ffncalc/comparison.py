@@ -7,7 +7,7 @@ from .results import Result
 from .spec import DenseFfn, ModelSpec, MoeFfn, names
 from .tensors import ffn_tensors
 
-# The models of the reference table (../shared/reference/README.md), all bundled.
+# The models of the reference table (tests/reference/README.md), all bundled.
 DEFAULT_MODELS = (
     "meta-llama/Llama-2-7b-hf",
     "meta-llama/Llama-3.1-8B",

@@ -1,6 +1,6 @@
 """--brief: each command's headline figures in one short block (and with --json, just those figures).
 
-Llama-3.1-8B's figures are worked by hand in ../shared/reference/README.md, copied here with their derivation."""
+Llama-3.1-8B's figures are worked by hand in tests/reference/README.md, copied here with their derivation."""
 
 from __future__ import annotations
 

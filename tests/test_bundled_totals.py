@@ -1,6 +1,6 @@
 """Every bundled config's total against a published count, where one exists.
 
-PUBLISHED holds counts published for the checkpoints (copied from ../shared/reference/ground_truth.json,
+PUBLISHED holds counts published for the checkpoints (copied from tests/reference/ground_truth.json,
 with where each comes from) and, where the checkpoint stores more than the model's parameters, the
 exact difference and why. test_transformers_agreement.py holds every bundled config against
 transformers building it; this file is the second, independent source.

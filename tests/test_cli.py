@@ -82,7 +82,7 @@ def test_models_lists_every_bundled_config_with_its_total(ffncalc):
     assert run.exit_code == 0
     rows = {row["model"]: row for row in run.json()}
     assert set(rows) == set(bundled_models()) | set(presets())
-    # published totals (../shared/reference): Llama-3.1-8B; Mixtral-8x7B total and active (issue 2)
+    # Llama-3.1-8B: published total (tests/reference/ground_truth.json); Mixtral-8x7B active: issue 2's figure
     assert rows["meta-llama/Llama-3.1-8B"]["total_params"] == 8_030_261_248
     assert rows["mistralai/Mixtral-8x7B-v0.1"]["active_params"] == 12_879_925_248
     assert rows["meta-llama/Llama-3.1-8B"]["active_params"] is None

@@ -1,4 +1,4 @@
-"""`ffncalc compare`: FFN choices side by side. Widths and ratios from ../shared/reference/README.md;
+"""`ffncalc compare`: FFN choices side by side. Widths and ratios from tests/reference/README.md;
 FFN shares come from the params engine, tested in test_params_llama31.py and test_bundled_totals.py."""
 
 import csv

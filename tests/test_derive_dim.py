@@ -1,7 +1,7 @@
 """`ffncalc derive-dim`: Meta's FFN width rule, forwards and backwards.
 
 h = 4·dim; h = int(2·h/3); h = int(multiplier·h) if any; h = multiple_of · ceil(h / multiple_of),
-with Python float arithmetic as in Meta's llama/model.py. Figures: ../shared/reference/README.md.
+with Python float arithmetic as in Meta's llama/model.py. Figures: tests/reference/README.md.
 """
 
 import pytest

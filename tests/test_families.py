@@ -235,7 +235,7 @@ def test_kimi_k2_is_read_as_data_with_a_note_that_its_custom_code_did_not_run():
 
 
 def test_gpt_oss_20b_stores_its_experts_in_mxfp4_as_the_hub_counts_them():
-    # The Hub's safetensors counts (shared/reference/ground_truth.json): BF16 1,804,459,584 elements and
+    # The Hub's safetensors counts (tests/reference/ground_truth.json): BF16 1,804,459,584 elements and
     # U8 19,707,494,400, where the Hub counts each byte of packed 4-bit blocks as two parameters: the
     # 19,110,297,600 expert weights (24 layers × 32 experts × 3 × 2,880 × 2,880) and one UE8M0 scale per 32.
     from ffncalc.api import load_config

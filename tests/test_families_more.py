@@ -23,7 +23,7 @@ CONFIGS = ROOT / "tests" / "configs"
 @pytest.mark.parametrize(
     "name, published",
     [
-        # ../shared/reference/ground_truth.json, "Official total params" of the Pythia suite
+        # tests/reference/ground_truth.json, "Official total params" of the Pythia suite
         ("EleutherAI__pythia-70m", 70_426_624),
         ("EleutherAI__pythia-160m", 162_322_944),
         ("EleutherAI__pythia-410m", 405_334_016),

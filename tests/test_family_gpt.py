@@ -19,7 +19,7 @@ def test_gpt_neo_125m_by_hand_is_its_published_count():
     hidden, vocab, positions = 768, 50257, 2048
     layer = 3 * hidden * hidden + hidden * hidden + hidden + 8 * hidden * hidden + 4 * hidden + hidden + 4 * hidden
     total = 12 * layer + vocab * hidden + positions * hidden + 2 * hidden
-    assert total == 125_198_592  # a third-party table of model.num_parameters() (ground_truth.json)
+    assert total == 125_198_592  # a third-party table of model.num_parameters() (tests/reference/ground_truth.json)
     assert account(NEO_125M).total_params == total
 
 

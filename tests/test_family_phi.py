@@ -39,7 +39,8 @@ def test_phi_2_is_its_published_count(write_config):
     }
     hidden, ffn, vocab = 2560, 10240, 51200
     total = 32 * phi_layer(hidden, ffn) + 2 * vocab * hidden + vocab + 2 * hidden
-    assert total == 2_779_683_840  # microsoft/phi-2, a third-party table of model.num_parameters() (ground_truth.json)
+    # microsoft/phi-2, a third-party table of model.num_parameters() (tests/reference/ground_truth.json)
+    assert total == 2_779_683_840
     assert account(str(write_config(config))).total_params == total
 
 

@@ -1,6 +1,6 @@
 """`ffncalc flops` and `ffncalc crossover`: FLOPs per token against context, worked by hand.
 
-Conventions (ffncalc/flops.py): 2 FLOPs per multiply-add; a token at context n attends to n keys
+Conventions (ffncalc/compute.py): 2 FLOPs per multiply-add; a token at context n attends to n keys
 (min(n, window) in a sliding layer); each key costs 2 · heads · (qk_head_dim + v_head_dim).
 """
 
@@ -15,7 +15,7 @@ from .conftest import EXPECTED, ROOT
 
 LLAMA = "meta-llama/Llama-3.1-8B"
 
-# Llama-3.1-8B, from ../shared/reference/README.md: 2 × (FFN 5,637,144,576 + attention 1,342,177,280
+# Llama-3.1-8B, from tests/reference/README.md: 2 × (FFN 5,637,144,576 + attention 1,342,177,280
 # + head 525,336,576) matmul weights; scores 4 · n · 4096 per layer, 32 layers → 524,288 · n.
 LLAMA_FFN = 2 * 5_637_144_576
 LLAMA_FIXED = 2 * (5_637_144_576 + 1_342_177_280 + 525_336_576)

@@ -68,7 +68,7 @@ def test_weights_as_stored_equal_a_real_indexs_total_size(tmp_path, index):
 
 def test_gpt_oss_20b_stores_its_experts_in_mxfp4():
     # BF16 1,804,459,584 elements; U8 9,555,148,800 bytes of 4-bit blocks and 597,196,800 scales (the Hub's
-    # safetensors counts, shared/reference/ground_truth.json); the config names no dtype: bfloat16 assumed.
+    # safetensors counts, tests/reference/ground_truth.json); the config names no dtype: bfloat16 assumed.
     report = memory("openai/gpt-oss-20b")
     assert report.weights.by_dtype == {"BF16": 2 * 1_804_459_584, "U8": 9_555_148_800 + 597_196_800}
     assert any("names no dtype" in note for note in report.notes)

@@ -57,7 +57,7 @@ def test_a_correctly_packed_3_bit_gptq_checkpoint_verifies(tmp_path):
 
 def test_mxfp4_modules_to_not_convert_naming_the_experts_keeps_them_in_bf16(write_config):
     # transformers' replace_with_mxfp4_linear asks should_convert_module(f"{mlp}.experts", modules_to_not_convert).
-    # The Hub's safetensors counts for gpt-oss-20b (shared/reference/ground_truth.json): 1,804,459,584 BF16 elements
+    # The Hub's safetensors counts for gpt-oss-20b (tests/reference/ground_truth.json): 1,804,459,584 BF16 elements
     # besides the experts' 24 × 32 × 3 × 2,880 × 2,880 = 19,110,297,600 weights; all of them in BF16 here.
     config = json.loads((BUNDLED / "openai__gpt-oss-20b.json").read_text())
     config["quantization_config"]["modules_to_not_convert"].append("model.layers.*.mlp.experts")

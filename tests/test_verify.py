@@ -2,7 +2,7 @@
 tensor of one, or an extra explained by its reason; missing, unexpected and misshapen tensors named.
 
 The checkpoints are written by the tests (tests/checkpoints.py): real headers, names and shapes by
-hand; the real index files in tests/indexes are copies of ../shared/reference/index.
+hand; the real index files in tests/indexes are byte-for-byte copies of published indexes (tests/reference/SOURCE.md).
 """
 
 import json

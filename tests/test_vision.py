@@ -1,7 +1,7 @@
 """Multimodal models counted whole: the vision tower and projector per block and by name, and what one image costs.
 
 Figures: transformers 5.24 building the model on the meta device (tools/meta_count.py), published
-checkpoint sizes (../shared/reference/ground_truth.json), and hand derivations written here.
+checkpoint sizes (tests/reference/ground_truth.json), and hand derivations written here.
 """
 
 import json
