@@ -154,6 +154,20 @@ def literals(annotation: Any) -> set[str]:
     return {value for arg in typing.get_args(annotation) for value in literals(arg)}
 
 
+# Families whose transformers class refuses a stack of one layer kind, with where it says so: their layer_types are
+# drawn to hold both kinds (and at least two layers).
+MIXED_KINDS = {
+    "olmo_hybrid": "transformers 5.24 configuration_olmo_hybrid.py: layer_types must hold linear and full attention",
+}
+
+# Fields a family's transformers class requires to be equal, with where it says so: the second takes the first's value.
+EQUAL_FIELDS = {
+    "internlm3": (
+        ("attention_bias", "mlp_bias"),  # config.json's qkv_bias and bias
+        "transformers 5.24 builds InternLM3 with Llama's layer: one switch (tests/test_family_internlm3.py)",
+    ),
+}
+
 # Values a family's transformers class refuses though its field takes them elsewhere, with where it says so.
 REFUSED = {
     ("dbrx", "tie_word_embeddings"): (True, "transformers 5.24 configuration_dbrx.py __post_init__ raises ValueError"),
@@ -312,6 +326,8 @@ def _hidden(d: Draft, name: str) -> Any:
 
 @rule("num_layers", "encoder_layers", "num_hidden_layers", "n_layer", "n_layers", first=True)
 def _layers(d: Draft, name: str) -> Any:
+    if d.model_type in MIXED_KINDS:
+        d.size["layers"] = max(d.size["layers"], 2)
     return d.layers()
 
 
@@ -417,6 +433,10 @@ def _layer_types(d: Draft, name: str) -> Any:
     found = kinds(d.model_type, "layer_types")
     if not found:
         return SKIP
+    if d.model_type in MIXED_KINDS and len(found) >= 2:
+        drawn = d.per_layer(found)
+        drawn[0], drawn[-1] = found[0], found[1]  # both kinds, wherever else they fall
+        return drawn
     if d.has("num_kv_shared_layers") or required(d.model_type, name):  # Gemma 3n and 4 decide sharing by the kinds
         return d.per_layer(found)
     if d.draw(st.booleans()):
@@ -739,6 +759,11 @@ def family_config(draw, model_type: str) -> dict[str, Any]:
             value = function(d, name)
             if value is not SKIP:
                 d.config[name] = value
+    if model_type in EQUAL_FIELDS:
+        fields, _ = EQUAL_FIELDS[model_type]
+        drawn = [d.config[field] for field in fields if field in d.config]
+        if drawn:  # one drawn value for all, written out so that no default differs
+            d.config.update(dict.fromkeys(fields, drawn[0]))
     return {d.draw(st.sampled_from(other_names(model_type, name))): value for name, value in d.config.items()}
 
 
