@@ -51,6 +51,10 @@ FALLBACK_CLASS = {
     "mbart": "MBartForConditionalGeneration",
     "marian": "MarianMTModel",
     "pegasus": "PegasusForConditionalGeneration",
+    "megatron-bert": "MegatronBertForPreTraining",
+    "camembert": "CamembertForMaskedLM",
+    "roberta-prelayernorm": "RobertaPreLayerNormForMaskedLM",
+    "xlm-roberta-xl": "XLMRobertaXLForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
@@ -78,7 +82,7 @@ def component_of(name: str) -> str:
         return "projector"
     if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower)\.", name):
         return "vision" if "audio" not in name else "audio"
-    if "norm" in last.lower() or last in ("ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
+    if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA)
     if re.search(
