@@ -21,7 +21,7 @@ def layer(hidden: int, ffn: int) -> int:
 def test_xlm_roberta_xl_defaults_by_hand(write_config):
     # XLMRobertaXLConfig(): H 2,560, 36 layers, FFN 10,240, vocabulary 250,880, 514 positions, one token type, no
     # LayerNorm on the embeddings, one after the last layer (2H); the masked-LM head: dense H² + H, layer_norm 2H,
-    # its bias V, the decoder tied. 3.48 B: the "XL" of Goyal et al. 2021 (3.5 B).
+    # its bias V, the decoder tied.
     hidden, vocab = 2560, 250880
     embeddings = vocab * hidden + 514 * hidden + 1 * hidden
     total = embeddings + 36 * layer(hidden, 10240) + 2 * hidden + hidden * hidden + hidden + 2 * hidden + vocab
