@@ -55,6 +55,7 @@ FALLBACK_CLASS = {
     "camembert": "CamembertForMaskedLM",
     "roberta-prelayernorm": "RobertaPreLayerNormForMaskedLM",
     "xlm-roberta-xl": "XLMRobertaXLForMaskedLM",
+    "mpnet": "MPNetForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(

@@ -159,6 +159,7 @@ FAMILIES: dict[str, str] = {
     "distilbert": "bert:DistilBertConfig",
     "deberta-v2": "deberta:DebertaV2Config",
     "modernbert": "modernbert:ModernBertConfig",
+    "mpnet": "mpnet:MPNetConfig",
     "gte": "rotary_bert:GteConfig",
     "nomic_bert": "rotary_bert:NomicBertConfig",
     "jina_embeddings_v3": "rotary_bert:JinaEmbeddingsV3Config",
