@@ -56,6 +56,10 @@ FALLBACK_CLASS = {
     "roberta-prelayernorm": "RobertaPreLayerNormForMaskedLM",
     "xlm-roberta-xl": "XLMRobertaXLForMaskedLM",
     "mpnet": "MPNetForMaskedLM",
+    "plbart": "PLBartForConditionalGeneration",
+    "m2m_100": "M2M100ForConditionalGeneration",
+    "blenderbot": "BlenderbotForConditionalGeneration",
+    "blenderbot-small": "BlenderbotSmallForConditionalGeneration",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(

@@ -169,6 +169,10 @@ FAMILIES: dict[str, str] = {
     "mbart": "bart:MBartConfig",
     "marian": "bart:MarianConfig",
     "pegasus": "bart:PegasusConfig",
+    "plbart": "bart:PLBartConfig",
+    "m2m_100": "bart:M2M100Config",
+    "blenderbot": "bart:BlenderbotConfig",
+    "blenderbot-small": "bart:BlenderbotSmallConfig",
     # ffncalc's own format, for models published without a config.json
     "ffncalc": "preset:PresetConfig",
 }
