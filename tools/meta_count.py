@@ -57,6 +57,8 @@ FALLBACK_CLASS = {
     "xlm-roberta-xl": "XLMRobertaXLForMaskedLM",
     "mpnet": "MPNetForMaskedLM",
     "plbart": "PLBartForConditionalGeneration",
+    "umt5": "UMT5ForConditionalGeneration",
+    "switch_transformers": "SwitchTransformersForConditionalGeneration",
     "m2m_100": "M2M100ForConditionalGeneration",
     "blenderbot": "BlenderbotForConditionalGeneration",
     "blenderbot-small": "BlenderbotSmallForConditionalGeneration",

@@ -165,6 +165,8 @@ FAMILIES: dict[str, str] = {
     "jina_embeddings_v3": "rotary_bert:JinaEmbeddingsV3Config",
     "t5": "t5:T5Config",
     "mt5": "t5:MT5Config",
+    "umt5": "t5:UMT5Config",
+    "switch_transformers": "t5:SwitchTransformersConfig",
     "bart": "bart:BartConfig",
     "mbart": "bart:MBartConfig",
     "marian": "bart:MarianConfig",
