@@ -24,6 +24,8 @@ TASK_TITLES = {
 NOT_COUNTED_REASONS: dict[str, str] = {
     "jetmoe": "it routes attention heads to experts (each expert its own q and o, with a router), which ffncalc's "
     "spec cannot express yet",
+    "longt5": "its encoder's transient-global attention also attends to one summary token per global_block_size "
+    "tokens, computed from the sequence, which ffncalc's spec cannot express yet",
 }
 NOT_YET = "not counted yet"
 

@@ -58,6 +58,7 @@ FALLBACK_CLASS = {
     "mpnet": "MPNetForMaskedLM",
     "plbart": "PLBartForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
+    "whisper": "WhisperForConditionalGeneration",
     "switch_transformers": "SwitchTransformersForConditionalGeneration",
     "m2m_100": "M2M100ForConditionalGeneration",
     "blenderbot": "BlenderbotForConditionalGeneration",
@@ -93,7 +94,7 @@ def component_of(name: str) -> str:
         return "norm"
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA)
     if re.search(
-        r"(^|\.)(lm_head|embed_out)\.|(^|\.)cls\.predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
+        r"(^|\.)(lm_head|embed_out|proj_out)\.|(^|\.)cls\.predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
         r"vocab_transform|vocab_projector)\.",
         name,
     ):

@@ -175,6 +175,8 @@ FAMILIES: dict[str, str] = {
     "m2m_100": "bart:M2M100Config",
     "blenderbot": "bart:BlenderbotConfig",
     "blenderbot-small": "bart:BlenderbotSmallConfig",
+    # Speech
+    "whisper": "whisper:WhisperConfig",
     # ffncalc's own format, for models published without a config.json
     "ffncalc": "preset:PresetConfig",
 }
