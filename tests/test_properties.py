@@ -584,6 +584,39 @@ def encoder_config(draw, model_type):
         "num_heads": heads,
         "feed_forward_proj": draw(st.sampled_from(["relu", "gated-gelu"])),
         "tie_word_embeddings": draw(st.booleans()),
+    } | (
+        {
+            "num_experts": draw(st.integers(1, 4)),
+            "num_sparse_encoder_layers": draw(st.integers(0, 5)),
+            "num_sparse_decoder_layers": draw(st.integers(0, 5)),
+            "router_bias": draw(st.booleans()),
+        }
+        if model_type == "switch_transformers"
+        else {}
+    )
+
+
+@st.composite
+def whisper_config(draw):
+    """Whisper: any class, its stacks' own depths, heads and widths, tied or not."""
+    heads = draw(st.integers(1, 8))
+    vocab = draw(st.integers(1, 5000))
+    return {
+        "model_type": "whisper",
+        "architectures": ["Whisper" + draw(st.sampled_from(["Model", "ForConditionalGeneration", "ForCausalLM"]))],
+        "vocab_size": vocab,
+        "pad_token_id": draw(st.none() | st.integers(0, vocab - 1)),
+        "d_model": heads * draw(st.integers(1, 16)),
+        "encoder_layers": draw(st.integers(1, 4)),
+        "decoder_layers": draw(st.integers(1, 4)),
+        "encoder_attention_heads": heads,
+        "decoder_attention_heads": draw(st.sampled_from([d for d in range(1, heads + 1) if heads % d == 0])),
+        "encoder_ffn_dim": draw(st.integers(1, 256)),
+        "decoder_ffn_dim": draw(st.integers(1, 256)),
+        "num_mel_bins": draw(st.integers(1, 128)),
+        "max_source_positions": draw(st.integers(1, 1500)),
+        "max_target_positions": draw(st.integers(1, 448)),
+        "tie_word_embeddings": draw(st.booleans()),
     }
 
 
@@ -603,6 +636,14 @@ BERT_LINEAGE = {
     "distilbert": "DistilBert",
     "deberta-v2": "DebertaV2",
     "modernbert": "ModernBert",
+    "camembert": "Camembert",
+    "xlm-roberta-xl": "XLMRobertaXL",
+    "roberta-prelayernorm": "RobertaPreLayerNorm",
+    "megatron-bert": "MegatronBert",
+    "mpnet": "MPNet",
+    "gte": "Gte",
+    "nomic_bert": "NomicBert",
+    "jina_embeddings_v3": "JinaEmbeddingsV3",
 }
 SEQ2SEQ = {
     "bart": (
@@ -615,6 +656,10 @@ SEQ2SEQ = {
     ),
     "marian": ("Marian", ["Model", "MTModel", "ForCausalLM"]),
     "pegasus": ("Pegasus", ["Model", "ForConditionalGeneration", "ForCausalLM"]),
+    "plbart": ("PLBart", ["Model", "ForConditionalGeneration", "ForSequenceClassification", "ForCausalLM"]),
+    "m2m_100": ("M2M100", ["Model", "ForConditionalGeneration"]),
+    "blenderbot": ("Blenderbot", ["Model", "ForConditionalGeneration", "ForCausalLM"]),
+    "blenderbot-small": ("BlenderbotSmall", ["Model", "ForConditionalGeneration", "ForCausalLM"]),
 }
 
 
@@ -643,6 +688,8 @@ def bert_lineage_config(draw, model_type, heads, vocab, layers):
         if model_type == "marian":
             config |= {"decoder_vocab_size": decoder_vocab, "share_encoder_decoder_embeddings": draw(st.booleans())}
         return config | ({"num_labels": labels} if labels else {})
+    if model_type == "mpnet":  # its padding row is 1, whatever pad_token_id says
+        vocab = config["vocab_size"] = max(vocab, 2)
     cls = draw(st.sampled_from(ENCODER_CLASSES))
     pad = draw(st.one_of(st.none(), st.integers(0, vocab - 1)))
     config |= {"architectures": [BERT_LINEAGE[model_type] + cls], "pad_token_id": pad}
@@ -680,8 +727,14 @@ def bert_lineage_config(draw, model_type, heads, vocab, layers):
             "classifier_bias": draw(st.booleans()),
         }
     config["max_position_embeddings"] = draw(
-        st.integers((pad or 0) + 1, (pad or 0) + 1024)
-    )  # RoBERTa pads positions too
+        st.integers((pad or 0) + 2, (pad or 0) + 1024)
+    )  # RoBERTa pads positions too (MPNet at row 1)
+    if model_type == "gte":
+        config["type_vocab_size"] = draw(st.integers(0, 2))
+    if model_type == "nomic_bert":
+        config["head_dim"] = draw(st.none() | st.integers(1, 16))
+    if model_type == "mpnet":
+        config["relative_attention_num_buckets"] = draw(st.integers(1, 64))
     if model_type == "deberta-v2":
         return config | {
             "type_vocab_size": draw(st.integers(0, 2)),
@@ -942,7 +995,7 @@ WRAPPERS |= {
     "qwen2_5_vl": "qwen2_5_vl_text",
 }
 WRAPPERS |= {"kimi_k25": "deepseek_v3"}
-ENCODERS = {"bert", "t5", "mt5"} | set(BERT_LINEAGE) | set(SEQ2SEQ)
+ENCODERS = {"bert", "t5", "mt5", "umt5", "switch_transformers"} | set(BERT_LINEAGE) | set(SEQ2SEQ)
 OWN_FIELD_NAMES = {
     "gptj",
     "bloom",
@@ -956,7 +1009,7 @@ OWN_FIELD_NAMES = {
     "gpt_bigcode",
     "mpt",
 }
-GENERATORS = {"gpt2": gpt2_config(), "ffncalc": preset_config()} | {
+GENERATORS = {"gpt2": gpt2_config(), "ffncalc": preset_config(), "whisper": whisper_config()} | {
     model_type: encoder_config(model_type)
     if model_type in ENCODERS
     else layer_norm_config(model_type)
@@ -965,7 +1018,7 @@ GENERATORS = {"gpt2": gpt2_config(), "ffncalc": preset_config()} | {
     if model_type in WRAPPERS
     else decoder_config(model_type)
     for model_type in supported_model_types()
-    if model_type not in ("gpt2", "ffncalc")
+    if model_type not in ("gpt2", "ffncalc", "whisper")
 }
 STATE_SPACE = {
     "mamba",
