@@ -26,6 +26,8 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "and its token table has 8 rows more than its head; ffncalc's spec expresses neither yet",
     "jetmoe": "it routes attention heads to experts (each expert its own q and o, with a router), which ffncalc's "
     "spec cannot express yet",
+    "longt5": "its encoder's transient-global attention also attends to one summary token per global_block_size "
+    "tokens, computed from the sequence, which ffncalc's spec cannot express yet",
 }
 NOT_YET = "not counted yet"
 

@@ -168,6 +168,12 @@ EQUAL_FIELDS = {
     ),
 }
 
+# Least values a family needs of a field, with why: MPNet's padding row is 1 (its tables need two rows).
+AT_LEAST = {
+    ("mpnet", "vocab_size"): (2, "MPNetConfig's pad_token_id 1 is a row of the token table"),
+    ("mpnet", "max_position_embeddings"): (2, "MPNet's position ids start after its padding row 1"),
+}
+
 # Values a family's transformers class refuses though its field takes them elsewhere, with where it says so.
 REFUSED = {
     ("dbrx", "tie_word_embeddings"): (True, "transformers 5.24 configuration_dbrx.py __post_init__ raises ValueError"),
@@ -759,6 +765,9 @@ def family_config(draw, model_type: str) -> dict[str, Any]:
             value = function(d, name)
             if value is not SKIP:
                 d.config[name] = value
+    for (family, name), (least, _) in AT_LEAST.items():
+        if family == model_type and isinstance(d.config.get(name), int):
+            d.config[name] = max(d.config[name], least)
     if model_type in EQUAL_FIELDS:
         fields, _ = EQUAL_FIELDS[model_type]
         drawn = [d.config[field] for field in fields if field in d.config]

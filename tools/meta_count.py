@@ -51,6 +51,18 @@ FALLBACK_CLASS = {
     "mbart": "MBartForConditionalGeneration",
     "marian": "MarianMTModel",
     "pegasus": "PegasusForConditionalGeneration",
+    "megatron-bert": "MegatronBertForPreTraining",
+    "camembert": "CamembertForMaskedLM",
+    "roberta-prelayernorm": "RobertaPreLayerNormForMaskedLM",
+    "xlm-roberta-xl": "XLMRobertaXLForMaskedLM",
+    "mpnet": "MPNetForMaskedLM",
+    "plbart": "PLBartForConditionalGeneration",
+    "umt5": "UMT5ForConditionalGeneration",
+    "whisper": "WhisperForConditionalGeneration",
+    "switch_transformers": "SwitchTransformersForConditionalGeneration",
+    "m2m_100": "M2M100ForConditionalGeneration",
+    "blenderbot": "BlenderbotForConditionalGeneration",
+    "blenderbot-small": "BlenderbotSmallForConditionalGeneration",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
@@ -80,11 +92,11 @@ def component_of(name: str) -> str:
         return "projector"
     if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower)\.", name):
         return "vision" if "audio" not in name else "audio"
-    if "norm" in last.lower() or last in ("ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
+    if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA)
     if re.search(
-        r"(^|\.)(lm_head|embed_out)\.|(^|\.)cls\.predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
+        r"(^|\.)(lm_head|embed_out|proj_out)\.|(^|\.)cls\.predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
         r"vocab_transform|vocab_projector)\.",
         name,
     ):

@@ -67,7 +67,11 @@ class BartConfig(HFConfig):
         "ForCausalLM": "causal",
     }
     default_labels: ClassVar[int] = 3  # BartConfig.__post_init__'s num_labels
-    positions: ClassVar[Literal["learned", "sinusoidal"]] = "learned"
+    # learned tables; sinusoidal ones held as frozen parameters (counted, saved); or computed into a buffer that is
+    # neither a parameter nor saved (M2M-100)
+    positions: ClassVar[Literal["learned", "sinusoidal", "computed"]] = "learned"
+    position_offset: ClassVar[int] = 2  # a learned table's rows past max_position_embeddings (fairseq's; Blenderbot: 0)
+    logits_bias: ClassVar[bool] = True  # the seq2seq LM adds a final_logits_bias buffer (M2M-100 does not)
     embedding_norm: ClassVar[bool] = True  # layernorm_embedding on each stack's input
     final_norms: ClassVar[bool] = False  # a layer_norm at the end of each stack (pre-LN families)
 
@@ -191,8 +195,10 @@ class BartConfig(HFConfig):
     def stack_extras(self, kind: Literal["encoder", "decoder"], root: str) -> list[Extra]:
         """A stack's position table, the LayerNorm on its embeddings, and (encoder) its final LayerNorm."""
         runs: Runs = "not_generating" if kind == "encoder" else "every_token"
-        rows = self.max_position_embeddings + (2 if self.positions == "learned" else 0)
-        extras = [Extra("embedding", f"{root}{kind}.embed_positions", Table(rows, self.d_model), runs)]
+        rows = self.max_position_embeddings + (self.position_offset if self.positions == "learned" else 0)
+        extras = []
+        if self.positions != "computed":
+            extras.append(Extra("embedding", f"{root}{kind}.embed_positions", Table(rows, self.d_model), runs))
         if self.embedding_norm:
             extras.append(Extra("norm", f"{root}{kind}.layernorm_embedding", self.layer_norm(), runs))
         if self.final_norms and kind == "encoder":  # the decoder's is the spec's final norm
@@ -229,7 +235,7 @@ class BartConfig(HFConfig):
 
     def checkpoint_extras(self, root: str) -> tuple[CheckpointExtra, ...]:
         extras = []
-        if self.kind == "generation":
+        if self.kind == "generation" and self.logits_bias:
             extras.append(
                 CheckpointExtra(
                     name="final_logits_bias buffer",
@@ -356,3 +362,106 @@ class MarianConfig(BartConfig):
             "saves (_keys_to_ignore_on_save), and older checkpoints may hold them"
         )
         return replace(spec, not_saved=NotSaved(tables, reason))
+
+
+class PLBartConfig(BartConfig):
+    """configuration_plbart.py / modeling_plbart.py (PLBART, code and text): BART's layout (post-LN, learned
+    positions with fairseq's offset of 2, layernorm_embedding) with its own defaults; classifiers 2 wide unless the
+    config says; no question-answering class."""
+
+    architecture = "PLBART"
+    config_class = "PLBartConfig"
+    default_model_class = "PLBartForConditionalGeneration"
+    derived_defaults = {"num_labels": "len(id2label), else 2"}
+    class_prefix = "PLBart"
+    classes = {
+        "Model": "model",
+        "ForConditionalGeneration": "generation",
+        "ForSequenceClassification": "sequence",
+        "ForCausalLM": "causal",
+    }
+    default_labels = 2
+
+    vocab_size: Width = 50005
+    encoder_layers: LayerCount = Field(6, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_ffn_dim: Width = 3072
+    encoder_attention_heads: HeadCount = Field(
+        12, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
+    )
+    decoder_layers: LayerCount = 6
+    decoder_ffn_dim: Width = 3072
+    decoder_attention_heads: HeadCount = 12
+    d_model: Width = Field(768, validation_alias=AliasChoices("d_model", "hidden_size"))
+
+
+class M2M100Config(BartConfig):
+    """configuration_m2m_100.py / modeling_m2m_100.py (M2M-100, NLLB-200's dense models): pre-LN layers and a final
+    LayerNorm on each stack, no LayerNorm on the embeddings; sinusoidal positions computed into a buffer that is
+    neither a parameter nor saved; no final_logits_bias; the bare model and the seq2seq LM only."""
+
+    architecture = "M2M-100"
+    config_class = "M2M100Config"
+    default_model_class = "M2M100ForConditionalGeneration"
+    derived_defaults = {}
+    class_prefix = "M2M100"
+    classes = {"Model": "model", "ForConditionalGeneration": "generation"}
+    positions = "computed"
+    embedding_norm = False
+    final_norms = True
+    logits_bias = False
+
+    vocab_size: Width = 128112
+    activation_function: Name = "relu"
+
+
+class BlenderbotConfig(BartConfig):
+    """configuration_blenderbot.py / modeling_blenderbot.py: pre-LN layers and a final LayerNorm on each stack, no
+    LayerNorm on the embeddings, learned positions of exactly max_position_embeddings rows; no classifiers."""
+
+    architecture = "Blenderbot"
+    config_class = "BlenderbotConfig"
+    default_model_class = "BlenderbotForConditionalGeneration"
+    derived_defaults = {}
+    class_prefix = "Blenderbot"
+    classes = {"Model": "model", "ForConditionalGeneration": "generation", "ForCausalLM": "causal"}
+    position_offset = 0
+    embedding_norm = False
+    final_norms = True
+
+    vocab_size: Width = 8008
+    max_position_embeddings: PositionCount = 128
+    encoder_layers: LayerCount = Field(2, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_ffn_dim: Width = 10240
+    encoder_attention_heads: HeadCount = Field(
+        32, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
+    )
+    decoder_layers: LayerCount = 24
+    decoder_ffn_dim: Width = 10240
+    decoder_attention_heads: HeadCount = 32
+    d_model: Width = Field(2560, validation_alias=AliasChoices("d_model", "hidden_size"))
+    pad_token_id: int | None = Field(0, strict=True)
+
+
+class BlenderbotSmallConfig(BartConfig):
+    """configuration_blenderbot_small.py / modeling_blenderbot_small.py: BART's post-LN layers and layernorm_embedding,
+    learned positions of exactly max_position_embeddings rows; no classifiers."""
+
+    architecture = "Blenderbot-Small"
+    config_class = "BlenderbotSmallConfig"
+    default_model_class = "BlenderbotSmallForConditionalGeneration"
+    derived_defaults = {}
+    class_prefix = "BlenderbotSmall"
+    classes = {"Model": "model", "ForConditionalGeneration": "generation", "ForCausalLM": "causal"}
+    position_offset = 0
+
+    max_position_embeddings: PositionCount = 512
+    encoder_layers: LayerCount = Field(8, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_ffn_dim: Width = 2048
+    encoder_attention_heads: HeadCount = Field(
+        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
+    )
+    decoder_layers: LayerCount = 8
+    decoder_ffn_dim: Width = 2048
+    decoder_attention_heads: HeadCount = 16
+    d_model: Width = Field(512, validation_alias=AliasChoices("d_model", "hidden_size"))
+    pad_token_id: int | None = Field(0, strict=True)

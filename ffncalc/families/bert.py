@@ -160,6 +160,14 @@ class BertConfig(_EncoderClasses):
     class_prefix = "Bert"
     base_model_prefix = "bert"
     classes = frozenset(HEADS)
+    # Where a layer keeps its LayerNorms, by the sublayer they belong to: post-LN BERT normalises each sublayer's
+    # output; the pre-LN descendants (Megatron-BERT, RoBERTa-PreLayerNorm, XLM-RoBERTa-XL) its input, under names
+    # of their own. The same parameters either way; only where they are stored differs.
+    attention_norm: ClassVar[str] = "attention.output.LayerNorm"
+    ffn_norm: ClassVar[str] = "output.LayerNorm"
+    cross_attention_norm: ClassVar[str] = "crossattention.output.LayerNorm"
+    embeddings_norm: ClassVar[bool] = True  # a LayerNorm on the summed embeddings
+    encoder_norm: ClassVar[str] = ""  # a LayerNorm after the last layer (pre-LN encoders): its module under the root
 
     vocab_size: Width = 30522
     hidden_size: Width = 768
@@ -201,21 +209,20 @@ class BertConfig(_EncoderClasses):
         head_dim = hidden // heads
         attention = Attention(hidden, heads, heads, head_dim, head_dim, BERT_ATTENTION, True, True, True, True)
         ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BERT_MLP, bias=True)
-        norms = (("attention.output.LayerNorm", self.layer_norm()), ("output.LayerNorm", self.layer_norm()))
+        norms = ((self.attention_norm, self.layer_norm()), (self.ffn_norm, self.layer_norm()))
         cross = None
         if self.add_cross_attention:
             cross = Attention(hidden, heads, heads, head_dim, head_dim, BERT_CROSS_ATTENTION, True, True, True, True)
-            norms += (("crossattention.output.LayerNorm", self.layer_norm()),)
+            norms += ((self.cross_attention_norm, self.layer_norm()),)
         return Layer(f"{self.root}encoder.layer.{{i}}", attention, ffn, norms, cross_attention=cross, stack="encoder")
 
     def embeddings(self, width: int) -> list[Extra]:
         """The token-type table and the embeddings' LayerNorm (the word table is the spec's, and so is the position
         table when it is hidden_size wide)."""
         root = self.root
-        extras = [
-            Extra("embedding", f"{root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width)),
-            Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm(width)),
-        ]
+        extras = [Extra("embedding", f"{root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))]
+        if self.embeddings_norm:
+            extras.append(Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm(width)))
         if width != self.hidden_size:
             positions = Table(self.max_position_embeddings, width)
             extras.insert(0, Extra("embedding", f"{root}embeddings.position_embeddings", positions))
@@ -249,7 +256,7 @@ class BertConfig(_EncoderClasses):
         """The word and position tables under the encoder's root; the masked-LM decoder and its bias."""
         return ModelNames(
             f"{self.root}embeddings.word_embeddings",
-            "",
+            f"{self.root}{self.encoder_norm}" if self.encoder_norm else "",
             lm_head=decoder,
             position_embeddings=f"{self.root}embeddings.position_embeddings",
             base_model_prefix=self.base_model_prefix,
@@ -272,7 +279,7 @@ class BertConfig(_EncoderClasses):
             hidden_size=self.hidden_size,
             vocab_size=self.vocab_size,
             layers=(self.encoder_layer(),) * self.num_hidden_layers,
-            final_norm=None,
+            final_norm=self.layer_norm() if self.encoder_norm else None,
             tie_word_embeddings=self.tie_word_embeddings,
             names=stored,
             position_embeddings=self.max_position_embeddings if width == self.hidden_size else 0,
@@ -282,6 +289,29 @@ class BertConfig(_EncoderClasses):
             extras=tuple(self.embeddings(width) + self.head_extras() + (mlm_extras if mlm else [])),
             checkpoint_extras=(self.position_ids(self.max_position_embeddings),),
         )
+
+
+class MegatronBertConfig(BertConfig):
+    """configuration_megatron_bert.py / modeling_megatron_bert.py (NVIDIA's Megatron-BERT): BERT's classes and
+    heads under bert.*, pre-LN: a LayerNorm before attention (attention.ln), one before the MLP (ln), one before
+    cross-attention (crossattention.ln) and one after the last layer (encoder.ln); none on the embeddings."""
+
+    architecture = "Megatron-BERT"
+    config_class = "MegatronBertConfig"
+    default_model_class = "MegatronBertForPreTraining"
+    class_prefix = "MegatronBert"
+    classes = frozenset(HEADS) - {"LMHeadModel"}
+    attention_norm = "attention.ln"
+    ffn_norm = "ln"
+    cross_attention_norm = "crossattention.ln"
+    embeddings_norm = False
+    encoder_norm = "encoder.ln"
+
+    vocab_size: Width = 29056
+    hidden_size: Width = 1024
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 16
+    intermediate_size: Width = 4096
 
 
 # RoBERTa's classes: (pooler, masked-LM head, classifier) — its sequence classifier is a dense layer and out_proj.
@@ -361,6 +391,57 @@ class XLMRobertaConfig(RobertaConfig):
     class_prefix = "XLMRoberta"
 
     vocab_size: Width = 30522
+
+
+class CamembertConfig(XLMRobertaConfig):
+    """configuration_camembert.py / modeling_camembert.py: XLM-RoBERTa's model (RoBERTa's layout under roberta.*,
+    BERT's default vocabulary size) under CamemBERT's class names."""
+
+    architecture = "CamemBERT"
+    config_class = "CamembertConfig"
+    default_model_class = "CamembertForMaskedLM"
+    class_prefix = "Camembert"
+
+
+class RobertaPreLayerNormConfig(RobertaConfig):
+    """configuration_roberta_prelayernorm.py / modeling_roberta_prelayernorm.py: RoBERTa's model and heads, pre-LN,
+    under roberta_prelayernorm.*: a LayerNorm before attention (attention.LayerNorm), one before the MLP
+    (intermediate.LayerNorm), one before cross-attention, and one after the last layer, held by the model itself
+    (LayerNorm); the embeddings keep theirs."""
+
+    architecture = "RoBERTa-PreLayerNorm"
+    config_class = "RobertaPreLayerNormConfig"
+    default_model_class = "RobertaPreLayerNormForMaskedLM"
+    class_prefix = "RobertaPreLayerNorm"
+    base_model_prefix = "roberta_prelayernorm"
+    attention_norm = "attention.LayerNorm"
+    ffn_norm = "intermediate.LayerNorm"
+    cross_attention_norm = "crossattention.LayerNorm"
+    encoder_norm = "LayerNorm"
+
+
+class XLMRobertaXLConfig(RobertaConfig):
+    """configuration_xlm_roberta_xl.py / modeling_xlm_roberta_xl.py: RoBERTa's model and heads under roberta.*,
+    pre-LN: a LayerNorm before attention (attention.self_attn_layer_norm, and crossattention's), one before the
+    MLP (LayerNorm), one after the last layer (encoder.LayerNorm); none on the embeddings."""
+
+    architecture = "XLM-RoBERTa-XL"
+    config_class = "XLMRobertaXLConfig"
+    default_model_class = "XLMRobertaXLForMaskedLM"
+    class_prefix = "XLMRobertaXL"
+    attention_norm = "attention.self_attn_layer_norm"
+    ffn_norm = "LayerNorm"
+    cross_attention_norm = "crossattention.self_attn_layer_norm"
+    embeddings_norm = False
+    encoder_norm = "encoder.LayerNorm"
+
+    vocab_size: Width = 250880
+    hidden_size: Width = 2560
+    num_hidden_layers: LayerCount = 36
+    num_attention_heads: HeadCount = 32
+    intermediate_size: Width = 10240
+    max_position_embeddings: PositionCount = 514
+    type_vocab_size: Width = 1
 
 
 # ELECTRA's classes: (generator head, discriminator head, classifier).

@@ -1,13 +1,28 @@
-"""T5 and mT5: encoder-decoders with relative position buckets and no biases."""
+"""T5 and its descendants: encoder-decoders with relative position buckets and no biases. T5, mT5, UMT5 (a
+bias table in every block) and Switch Transformers (top-1 experts in every few blocks)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ACTIVATIONS, Flag, HeadCount, HFConfig, LayerCount, Name, Width
-from ..spec import Attention, CheckpointExtra, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
+from ..schema import ACTIVATIONS, Flag, HeadCount, HFConfig, LayerCount, Name, Width, WidthOrZero
+from ..spec import (
+    Attention,
+    CheckpointExtra,
+    DenseFfn,
+    Extra,
+    Layer,
+    ModelNames,
+    ModelSpec,
+    MoeFfn,
+    Norm,
+    StoredTensor,
+    Table,
+    names,
+)
+from ..values import replace
 
 SELF_ATTENTION = names(
     q="layer.0.SelfAttention.q",
@@ -31,7 +46,86 @@ def t5_ffn_names(sublayer: int, gated: bool):
     return names(up=prefix + "wi", down=prefix + "wo")
 
 
-class T5Config(HFConfig):
+class _T5Stacks(HFConfig):
+    """What T5's descendants share: an encoder and a decoder stack of blocks (layer.0 self-attention, in the decoder
+    layer.1 cross-attention, then the feed-forward sublayer), RMS layer norms (weight only) before each sublayer and
+    after each stack, no biases, attention num_heads · d_kv wide, relative-position buckets × heads in the first
+    block of each stack (in every block with ``bias_every_layer``), one ``shared`` token table."""
+
+    derived_defaults = {"num_decoder_layers": "num_layers"}
+    bias_every_layer: ClassVar[bool] = False  # UMT5: each block its own relative_attention_bias
+
+    vocab_size: Width = 32128
+    d_model: Width = Field(512, validation_alias=AliasChoices("d_model", "hidden_size"))
+    d_kv: Width = Field(64, validation_alias=AliasChoices("d_kv", "head_dim"))
+    d_ff: Width = 2048
+    num_layers: LayerCount = Field(6, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))
+    num_decoder_layers: LayerCount | None = None
+    num_heads: HeadCount = Field(8, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
+    relative_attention_num_buckets: Width = 32
+    tie_word_embeddings: Flag = True
+
+    def resolved(self, field: str):
+        return self.decoder_layers if field == "num_decoder_layers" else super().resolved(field)
+
+    @property
+    def decoder_layers(self) -> int:
+        return self.num_decoder_layers or self.num_layers
+
+    def attention(self, attention_names, buckets: int = 0) -> Attention:
+        d_kv, heads = self.d_kv, self.num_heads
+        return Attention(self.d_model, heads, heads, d_kv, d_kv, attention_names, relative_position_buckets=buckets)
+
+    def ffn(self, kind: Literal["encoder", "decoder"], index: int, sublayer: int) -> DenseFfn | MoeFfn:
+        """The feed-forward sublayer of block INDEX of a stack (its module: layer.SUBLAYER)."""
+        raise NotImplementedError  # pragma: no cover - each family builds its own
+
+    def stack(self, kind: Literal["encoder", "decoder"], count: int) -> tuple[Layer, ...]:
+        norm = Norm("rmsnorm", self.d_model)
+        name = f"{kind}.block.{{i}}"
+        layers = []
+        for index in range(count):
+            buckets = self.relative_attention_num_buckets if index == 0 or self.bias_every_layer else 0
+            attention = self.attention(SELF_ATTENTION, buckets)
+            if kind == "encoder":
+                norms = (("layer.0.layer_norm", norm), ("layer.1.layer_norm", norm))
+                layers.append(Layer(name, attention, self.ffn(kind, index, 1), norms, stack="encoder"))
+            else:
+                norms = (("layer.0.layer_norm", norm), ("layer.1.layer_norm", norm), ("layer.2.layer_norm", norm))
+                cross = self.attention(CROSS_ATTENTION)
+                ffn = self.ffn(kind, index, 2)
+                layers.append(Layer(name, attention, ffn, norms, cross_attention=cross, stack="decoder"))
+        return tuple(layers)
+
+    def model_tied(self) -> bool:
+        """Whether the head is the shared table."""
+        return True
+
+    def to_spec(self) -> ModelSpec:
+        norm = Norm("rmsnorm", self.d_model)
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=self.d_model,
+            vocab_size=self.vocab_size,
+            layers=self.stack("encoder", self.num_layers) + self.stack("decoder", self.decoder_layers),
+            final_norm=norm,  # the decoder's final_layer_norm
+            tie_word_embeddings=self.model_tied(),
+            names=ModelNames("shared", "decoder.final_layer_norm", base_model_prefix=""),
+            extras=(Extra("norm", "encoder.final_layer_norm", norm, "not_generating"),),
+            checkpoint_extras=self.stored_extras(),
+        )
+
+    def stored_extras(self) -> tuple[CheckpointExtra, ...]:
+        return ()
+
+    def notes(self) -> list[str]:
+        return [
+            "Encoder-decoder: per generated token only the decoder runs (its cross-attention projects the "
+            "encoder output's keys and values once); the context is both the decoder's length and the encoder's."
+        ]
+
+
+class T5Config(_T5Stacks):
     """configuration_t5.py / modeling_t5.py.
 
     No biases anywhere; RMS layer norms (weight only). Attention width is num_heads · d_kv. The
@@ -45,16 +139,7 @@ class T5Config(HFConfig):
     config_class = "T5Config"
     default_model_class = "T5ForConditionalGeneration"
     undeclared_keys = frozenset({"tie_word_embeddings"})  # popped by __post_init__: the model always ties
-    derived_defaults = {"num_decoder_layers": "num_layers"}
 
-    vocab_size: Width = 32128
-    d_model: Width = Field(512, validation_alias=AliasChoices("d_model", "hidden_size"))
-    d_kv: Width = Field(64, validation_alias=AliasChoices("d_kv", "head_dim"))
-    d_ff: Width = 2048
-    num_layers: LayerCount = Field(6, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))
-    num_decoder_layers: LayerCount | None = None
-    num_heads: HeadCount = Field(8, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    relative_attention_num_buckets: Width = 32
     feed_forward_proj: Name = "relu"
     tie_word_embeddings: Flag = True  # read for the checkpoint's layout only: the model ties regardless
 
@@ -68,57 +153,16 @@ class T5Config(HFConfig):
             )
         return self
 
-    def resolved(self, field: str):
-        return self.decoder_layers if field == "num_decoder_layers" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         return {"tie_word_embeddings"}  # the model ties whatever it says
-
-    @property
-    def decoder_layers(self) -> int:
-        return self.num_decoder_layers or self.num_layers
 
     @property
     def gated(self) -> bool:
         return self.feed_forward_proj.startswith("gated-")
 
-    def attention(self, attention_names, buckets: int = 0) -> Attention:
-        d_kv, heads = self.d_kv, self.num_heads
-        return Attention(self.d_model, heads, heads, d_kv, d_kv, attention_names, relative_position_buckets=buckets)
-
-    def ffn(self, sublayer: int) -> DenseFfn:
+    def ffn(self, kind: Literal["encoder", "decoder"], index: int, sublayer: int) -> DenseFfn:
         activation = self.feed_forward_proj.split("-")[-1]
         return DenseFfn(self.d_model, self.d_ff, self.gated, activation, t5_ffn_names(sublayer, self.gated))
-
-    def stack(self, kind: Literal["encoder", "decoder"], count: int) -> tuple[Layer, ...]:
-        norm = Norm("rmsnorm", self.d_model)
-        name = f"{kind}.block.{{i}}"
-        layers = []
-        for index in range(count):
-            buckets = self.relative_attention_num_buckets if index == 0 else 0
-            attention = self.attention(SELF_ATTENTION, buckets)
-            if kind == "encoder":
-                norms = (("layer.0.layer_norm", norm), ("layer.1.layer_norm", norm))
-                layers.append(Layer(name, attention, self.ffn(1), norms, stack="encoder"))
-            else:
-                norms = (("layer.0.layer_norm", norm), ("layer.1.layer_norm", norm), ("layer.2.layer_norm", norm))
-                cross = self.attention(CROSS_ATTENTION)
-                layers.append(Layer(name, attention, self.ffn(2), norms, cross_attention=cross, stack="decoder"))
-        return tuple(layers)
-
-    def to_spec(self) -> ModelSpec:
-        norm = Norm("rmsnorm", self.d_model)
-        return ModelSpec(
-            model_type=self.model_type,
-            hidden_size=self.d_model,
-            vocab_size=self.vocab_size,
-            layers=self.stack("encoder", self.num_layers) + self.stack("decoder", self.decoder_layers),
-            final_norm=norm,  # the decoder's final_layer_norm
-            tie_word_embeddings=True,
-            names=ModelNames("shared", "decoder.final_layer_norm", base_model_prefix=""),
-            extras=(Extra("norm", "encoder.final_layer_norm", norm, "not_generating"),),
-            checkpoint_extras=self.stored_extras(),
-        )
 
     def stored_extras(self) -> tuple[CheckpointExtra, ...]:
         width = (self.vocab_size, self.d_model)
@@ -158,12 +202,6 @@ class T5Config(HFConfig):
         ]
         return tuple(extras)
 
-    def notes(self) -> list[str]:
-        return [
-            "Encoder-decoder: per generated token only the decoder runs (its cross-attention projects the "
-            "encoder output's keys and values once); the context is both the decoder's length and the encoder's."
-        ]
-
 
 class MT5Config(T5Config):
     """configuration_mt5.py: T5's layout with mT5's defaults (gated-gelu, a 250,112-token vocabulary)."""
@@ -176,3 +214,76 @@ class MT5Config(T5Config):
     num_layers: LayerCount = Field(8, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))
     num_heads: HeadCount = Field(6, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
     feed_forward_proj: Name = "gated-gelu"
+
+
+class UMT5Config(MT5Config):
+    """configuration_umt5.py / modeling_umt5.py: mT5's layout and defaults, with a relative_attention_bias table in
+    every block of each stack, not only the first."""
+
+    architecture = "UMT5"
+    config_class = "UMT5Config"
+    default_model_class = "UMT5ForConditionalGeneration"
+    bias_every_layer = True
+
+
+class SwitchTransformersConfig(_T5Stacks):
+    """configuration_switch_transformers.py / modeling_switch_transformers.py (Google's Switch Transformers).
+
+    T5's blocks, where some feed-forward sublayers are a top-1 mixture of experts: a router (router.classifier,
+    bias with router_bias) and num_experts expert MLPs (wi → wo with dense_act_fn, as the dense sublayer's, layer.N.mlp.wi and wo). Block i
+    of a stack is sparse when i % step == 1 or step == 1, step = layers // num_sparse_*_layers (with 0 sparse layers
+    transformers sets step = layers, which still makes block 1 sparse, and every block of a one-block stack).
+    The head is tied to the shared table unless tie_word_embeddings is false. expert_capacity (tokens an expert
+    takes before it drops the rest) changes no parameter; ffncalc counts each token through its expert.
+    """
+
+    architecture = "Switch Transformers"
+    config_class = "SwitchTransformersConfig"
+    default_model_class = "SwitchTransformersForConditionalGeneration"
+    derived_defaults = {"num_decoder_layers": "num_layers (when null)"}
+
+    d_model: Width = Field(768, validation_alias=AliasChoices("d_model", "hidden_size"))
+    num_layers: LayerCount = Field(12, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))
+    num_decoder_layers: LayerCount | None = 12
+    num_heads: HeadCount = Field(12, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
+    num_experts: Width = 8
+    num_sparse_encoder_layers: WidthOrZero = 3
+    num_sparse_decoder_layers: WidthOrZero = 3
+    router_bias: Flag = False
+    dense_act_fn: Name = "relu"
+
+    def model_tied(self) -> bool:
+        return self.tie_word_embeddings
+
+    def to_spec(self) -> ModelSpec:
+        """T5's; untied, each stack reads its own token table beside shared and the head (nothing is tied)."""
+        spec = super().to_spec()
+        if self.tie_word_embeddings:
+            return spec
+        tables = (
+            Extra("embedding", "encoder.embed_tokens", Table(self.vocab_size, self.d_model), "not_generating"),
+            Extra("embedding", "decoder.embed_tokens", Table(self.vocab_size, self.d_model)),
+        )
+        return replace(spec, extras=spec.extras + tables)
+
+    def sparse(self, kind: Literal["encoder", "decoder"], index: int) -> bool:
+        """Whether block INDEX of a stack routes its tokens to experts (SwitchTransformersStack's rule)."""
+        layers = self.num_layers if kind == "encoder" else self.decoder_layers
+        sparse = self.num_sparse_encoder_layers if kind == "encoder" else self.num_sparse_decoder_layers
+        step = layers // sparse if sparse > 0 else layers
+        return step > 0 and (index % step == 1 or step == 1)
+
+    def ffn(self, kind: Literal["encoder", "decoder"], index: int, sublayer: int) -> DenseFfn | MoeFfn:
+        prefix = f"layer.{sublayer}.mlp."
+        if not self.sparse(kind, index):
+            dense_names = names(up=prefix + "wi", down=prefix + "wo")
+            return DenseFfn(self.d_model, self.d_ff, False, self.dense_act_fn, dense_names)
+        expert = DenseFfn(self.d_model, self.d_ff, False, self.dense_act_fn, names(up="wi", down="wo"))
+        return MoeFfn(
+            hidden_size=self.d_model,
+            num_experts=self.num_experts,
+            experts_per_token=1,
+            expert=expert,
+            names=names(router=prefix + "router.classifier", experts=prefix + "experts.expert_{e}"),
+            router_bias=self.router_bias,
+        )

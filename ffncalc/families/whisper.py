@@ -1,0 +1,165 @@
+"""OpenAI's Whisper: a speech encoder (two convolutions over log-mel frames, then pre-LN layers) and a text decoder
+with cross-attention, in BART's module names."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import AliasChoices, Field, model_validator
+
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
+from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, ModelNames, ModelSpec, Norm, Runs, Table
+from .bart import BART_MLP, CROSS_ATTENTION, SELF_ATTENTION
+
+Kind = Literal["model", "generation", "causal"]
+
+
+class WhisperConfig(HFConfig):
+    """configuration_whisper.py / modeling_whisper.py.
+
+    Encoder: conv1 (num_mel_bins → d_model, 3 taps) and conv2 (d_model → d_model, 3 taps, stride 2) with biases,
+    a position table of max_source_positions rows (a parameter transformers freezes: counted and saved), pre-LN
+    layers, a final layer_norm. Decoder: a token table, a learned position table of max_target_positions rows,
+    pre-LN layers with cross-attention (encoder_attn), a final layer_norm. Every attention's k_proj has no bias;
+    q, v and out_proj, fc1 and fc2 have. The head (proj_out) is tied to the decoder's token table unless
+    tie_word_embeddings is false. Classes: WhisperModel, WhisperForConditionalGeneration, WhisperForCausalLM (the
+    decoder alone, its cross-attention run only when given an encoder's states).
+    """
+
+    architecture = "Whisper"
+    config_class = "WhisperConfig"
+    default_model_class = "WhisperForConditionalGeneration"
+    informational_fields = frozenset({"pad_token_id"})
+    context_field = "max_target_positions"  # the decoder's longest context
+    class_prefix: ClassVar[str] = "Whisper"
+    classes: ClassVar[dict[str, Kind]] = {
+        "Model": "model",
+        "ForConditionalGeneration": "generation",
+        "ForCausalLM": "causal",
+    }
+
+    vocab_size: Width = 51865
+    num_mel_bins: Width = 80
+    encoder_layers: LayerCount = Field(4, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_attention_heads: HeadCount = Field(  # WhisperConfig.attribute_map: both other names are this field
+        6, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads", "num_key_value_heads")
+    )
+    decoder_layers: LayerCount = 4
+    decoder_attention_heads: HeadCount = 6
+    encoder_ffn_dim: Width = 1536
+    decoder_ffn_dim: Width = 1536
+    activation_function: Name = "gelu"
+    d_model: Width = Field(384, validation_alias=AliasChoices("d_model", "hidden_size"))
+    max_source_positions: PositionCount = 1500
+    max_target_positions: PositionCount = 448
+    pad_token_id: int | None = Field(50256, strict=True)  # the token table's padding row: it must be a row of it
+    tie_word_embeddings: Flag = True
+
+    @model_validator(mode="after")
+    def _check_shapes(self) -> WhisperConfig:
+        for field in ("encoder_attention_heads", "decoder_attention_heads"):
+            if self.d_model % getattr(self, field):
+                raise ValueError(f"d_model ({self.d_model}) is not a multiple of {field} ({getattr(self, field)})")
+        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
+            raise ValueError(
+                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size "
+                f"{self.vocab_size}); torch refuses such a padding_idx"
+            )
+        return self
+
+    def model_class(self) -> str:
+        named = (self.architectures or [""])[0]
+        return named if named.removeprefix(self.class_prefix) in self.classes else self.default_model_class
+
+    @property
+    def kind(self) -> Kind:
+        return self.classes[self.model_class().removeprefix(self.class_prefix)]
+
+    def unused_fields(self) -> set[str]:
+        if self.kind != "causal":
+            return set()
+        return {"num_mel_bins", "encoder_layers", "encoder_attention_heads", "encoder_ffn_dim", "max_source_positions"}
+
+    def notes(self) -> list[str]:
+        if self.kind == "causal":
+            notes = [
+                f"{self.model_class()} is the decoder alone (with its cross-attention, which it runs only when given "
+                "an encoder's states); the encoder is not built."
+            ]
+        else:
+            notes = [
+                "Encoder-decoder: per generated token only the decoder runs (its cross-attention projects the "
+                "encoder output's keys and values once); the context is both the decoder's length and the encoder's, "
+                "while Whisper's encoder output always has max_source_positions "
+                f"({self.max_source_positions:,}) positions: at a shorter context the cross-attention's cache and "
+                "scores are counted for that many encoder positions only."
+            ]
+        if self.architectures and self.model_class() != self.architectures[0]:
+            notes.append(
+                f"{self.architectures[0]} is not a Whisper class ffncalc knows; counted as {self.model_class()}."
+            )
+        return notes
+
+    def layer_norm(self) -> Norm:
+        return Norm("layernorm", self.d_model, bias=True)
+
+    def attention(self, heads: int, attention_names) -> Attention:
+        """q, v and out_proj with biases, k_proj without (WhisperAttention)."""
+        width = self.d_model // heads
+        return Attention(self.d_model, heads, heads, width, width, attention_names, True, False, True, True)
+
+    def stack(self, kind: Literal["encoder", "decoder"], root: str) -> tuple[Layer, ...]:
+        norm = self.layer_norm()
+        name = f"{root}{kind}.layers.{{i}}"
+        if kind == "encoder":
+            ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
+            attention = self.attention(self.encoder_attention_heads, SELF_ATTENTION)
+            norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
+            return (Layer(name, attention, ffn, norms, stack="encoder"),) * self.encoder_layers
+        heads = self.decoder_attention_heads
+        ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
+        norms = (("self_attn_layer_norm", norm), ("encoder_attn_layer_norm", norm), ("final_layer_norm", norm))
+        cross = self.attention(heads, CROSS_ATTENTION)
+        layer = Layer(name, self.attention(heads, SELF_ATTENTION), ffn, norms, cross_attention=cross, stack="decoder")
+        return (layer,) * self.decoder_layers
+
+    def encoder_extras(self, root: str) -> list[Extra]:
+        """The convolutions over the log-mel frames, the position table and the final LayerNorm: none runs for a
+        generated token."""
+        d = self.d_model
+        runs: Runs = "not_generating"
+        prefix = f"{root}encoder."
+        return [
+            Extra("other", prefix + "conv1.weight", LearnedTensor((d, self.num_mel_bins, 3), matmul=True), runs),
+            Extra("other", prefix + "conv1.bias", LearnedTensor((d,)), runs),
+            Extra("other", prefix + "conv2.weight", LearnedTensor((d, d, 3), matmul=True), runs),
+            Extra("other", prefix + "conv2.bias", LearnedTensor((d,)), runs),
+            Extra("embedding", prefix + "embed_positions", Table(self.max_source_positions, d), runs),
+            Extra("norm", prefix + "layer_norm", self.layer_norm(), runs),
+        ]
+
+    def to_spec(self) -> ModelSpec:
+        root = "" if self.kind == "model" else "model."
+        causal = self.kind == "causal"
+        layers = self.stack("decoder", root) if causal else self.stack("encoder", root) + self.stack("decoder", root)
+        runs: Runs = "every_token"
+        positions = Extra(
+            "embedding", f"{root}decoder.embed_positions", Table(self.max_target_positions, self.d_model), runs
+        )
+        extras = ([] if causal else self.encoder_extras(root)) + [positions]
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=self.d_model,
+            vocab_size=self.vocab_size,
+            layers=layers,
+            final_norm=self.layer_norm(),
+            tie_word_embeddings=self.tie_word_embeddings,
+            names=ModelNames(
+                f"{root}decoder.embed_tokens",
+                f"{root}decoder.layer_norm",
+                lm_head="proj_out",
+                base_model_prefix="model",
+            ),
+            lm_head=self.kind != "model",
+            extras=tuple(extras),
+        )
