@@ -82,6 +82,8 @@ FAMILIES: dict[str, str] = {
     "solar_open": "glm:SolarOpenConfig",
     "glm4_moe_lite": "glm:Glm4MoeLiteConfig",
     "glm_moe_dsa": "glm:GlmMoeDsaConfig",
+    "glm4v_text": "glm4v:Glm4vTextConfig",
+    "glm4v": "glm4v:Glm4vConfig",
     # MiniMax
     "minimax": "minimax:MiniMaxConfig",
     "minimax_m2": "minimax:MiniMaxM2Config",
@@ -191,6 +193,7 @@ TOWERS: dict[str, str] = {
     "qwen3_vl_moe_vision": "vision:Qwen3VLMoeVisionConfig",
     "qwen3_5_vision": "vision:Qwen35VisionConfig",
     "qwen3_5_moe_vision": "vision:Qwen35MoeVisionConfig",
+    "glm4v_vision": "vision:Glm4vVisionConfig",
     "llama4_vision_model": "vision:Llama4VisionConfig",
     "gemma4_vision": "vision:Gemma4VisionConfig",
     "kimi_k25_vision": "vision:KimiK25VisionConfig",

@@ -16,6 +16,8 @@ The towers:
   fused qkv) and the Qwen3-VL / Qwen3.5 one
   (LayerNorms, plain FFN, a learned position table; Qwen3-VL adds "deepstack" mergers that feed
   intermediate layers to the language model), each with its patch merger;
+- the GLM-4.1V vision encoder: RMSNorm blocks with a gated FFN, a learned position table, a convolution merging
+  2 × 2 patches and a gated merger;
 - the Llama-4 vision encoder: a class token, a pixel-shuffle adapter;
 - the Gemma 4 vision encoder: Gemma layers, a table of x and y positions, pooling into soft tokens;
 - MoonViT (Kimi-K2.5): a ViT with a learned position grid and 2-D rotary positions, merged 2 × 2 by the projector;
@@ -513,6 +515,70 @@ class Qwen3VLMoeVisionConfig(Qwen3VLVisionConfig):
     """configuration_qwen3_vl_moe.py (Qwen3VLMoeVisionConfig): the same tower."""
 
     config_class = "Qwen3VLMoeVisionConfig"
+
+
+# --- GLM-4.1V / GLM-4.5V ---------------------------------------------------------------------------
+
+
+class Glm4vVisionConfig(TowerConfig):
+    """configuration_glm4v.py (Glm4vVisionConfig) / modeling_glm4v.py (Glm4vVisionModel): a patch convolution over
+    temporal_patch_size frames with a bias, an RMSNorm after it (post_conv_layernorm), a learned position per patch
+    of an image_size square (embeddings.position_embedding, interpolated to each image: no matmul); RMSNorm blocks with
+    fused qkv (bias: attention_bias), proj without bias and a gated FFN hidden → out_hidden_size → hidden without
+    biases (Glm4VisionMlp reads out_hidden_size, not intermediate_size); a final RMSNorm (post_layernorm), then
+    downsample, a convolution of spatial_merge_size² patches into out_hidden_size with a bias, and the merger
+    (Glm4vVisionPatchMerger): proj (out → out), a LayerNorm with bias, gate and up (out → intermediate_size) and
+    down (intermediate_size → out), no biases."""
+
+    config_class = "Glm4vVisionConfig"
+
+    depth: LayerCount = Field(24, validation_alias=AliasChoices("depth", "num_hidden_layers"))
+    hidden_size: Width = 1536
+    hidden_act: Name = "silu"
+    attention_bias: Flag = False
+    num_heads: HeadCount = Field(12, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
+    in_channels: Width = 3
+    image_size: Width = 336
+    patch_size: Width = 14
+    spatial_merge_size: Width = 2
+    temporal_patch_size: Width = 2
+    out_hidden_size: Width = 4096
+    intermediate_size: Width = 13696
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads, out = self.hidden_size, self.num_heads, self.out_hidden_size
+        bias = self.attention_bias
+        # qkv is hidden → 3 · hidden and proj hidden → hidden whatever the heads: heads that do not divide hidden
+        # are counted as one head of the whole width (such a tower cannot run)
+        heads, head_dim = (heads, hidden // heads) if hidden % heads == 0 else (1, hidden)
+        attention = Attention(hidden, heads, heads, head_dim, head_dim, QWEN_VL_ATTENTION, bias, bias, bias, False)
+        ffn = DenseFfn(hidden, out, True, self.hidden_act, QWEN25_VL_MLP, False)
+        norm = Norm("rmsnorm", hidden)
+        layer = Layer(prefix + "blocks.{i}", attention, ffn, (("norm1", norm), ("norm2", norm)), stack="vision")
+        merge, inner = self.spatial_merge_size, self.intermediate_size
+        patch = (self.temporal_patch_size, self.patch_size, self.patch_size)
+        merger = prefix + "merger."
+        extras = (
+            tower_module(prefix + "patch_embed.proj", PatchEmbedding(self.in_channels, patch, hidden, True)),
+            tower_module(prefix + "post_conv_layernorm", norm),
+            tower_module(
+                prefix + "embeddings.position_embedding", Table((self.image_size // self.patch_size) ** 2, hidden)
+            ),
+            tower_module(prefix + "post_layernorm", norm),
+            # once per token: merge × merge patches into one
+            tower_module(
+                prefix + "downsample", PatchEmbedding(hidden, (merge, merge), out, True), runs="per_image_token"
+            ),
+            projector_module(merger + "proj", Linear(out, out)),
+            tower_module(merger + "post_projection_norm", Norm("layernorm", out, bias=True), "projector"),
+            projector_module(merger + "gate_proj", Linear(out, inner)),
+            projector_module(merger + "up_proj", Linear(out, inner)),
+            projector_module(merger + "down_proj", Linear(inner, out)),
+        )
+        # Glm4vImageProcessor's smart_resize: each side to the nearest multiple of patch_size · spatial_merge_size
+        # (within its min and max pixels, size["shortest_edge"] and ["longest_edge"], not in config.json)
+        image = ImageInput(self.patch_size, "multiple", self.patch_size * merge, merge=merge)
+        return Tower((layer,) * self.depth, extras, out, image)
 
 
 # --- Llama 4 --------------------------------------------------------------------------------------
