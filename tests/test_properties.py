@@ -229,9 +229,9 @@ def decoder_config(draw, model_type):
         config["max_window_layers"] = draw(st.integers(0, layers))
     if model_type in ("glm4_moe", "minimax", "minimax_m2", "glm", "glm4") and draw(st.booleans()):
         config["pad_token_id"] = None  # their default padding row (151329) is past a small vocabulary
-    if model_type in ("glm", "glm4", "glm4_moe"):
+    if model_type in ("glm", "glm4", "glm4_moe", "glm4v_moe_text"):
         config["attention_bias"] = draw(st.booleans())
-    if model_type == "glm4_moe":
+    if model_type in ("glm4_moe", "glm4v_moe_text"):
         config |= {
             "n_routed_experts": experts,
             "num_experts_per_tok": per_token,
@@ -944,7 +944,7 @@ WRAPPERS |= {
 }
 WRAPPERS |= {"llava": "llama", "llava_next": "llama", "paligemma": "gemma", "idefics3": "llama", "smolvlm": "llama"}
 WRAPPERS |= {"internvl": "qwen2"}
-WRAPPERS |= {"glm4v": "glm4v_text"}
+WRAPPERS |= {"glm4v": "glm4v_text", "glm4v_moe": "glm4v_moe_text"}
 WRAPPERS |= {"kimi_k25": "deepseek_v3"}
 ENCODERS = {"bert", "t5", "mt5"} | set(BERT_LINEAGE) | set(SEQ2SEQ)
 OWN_FIELD_NAMES = {

@@ -84,6 +84,8 @@ FAMILIES: dict[str, str] = {
     "glm_moe_dsa": "glm:GlmMoeDsaConfig",
     "glm4v_text": "glm4v:Glm4vTextConfig",
     "glm4v": "glm4v:Glm4vConfig",
+    "glm4v_moe_text": "glm4v:Glm4vMoeTextConfig",
+    "glm4v_moe": "glm4v:Glm4vMoeConfig",
     # MiniMax
     "minimax": "minimax:MiniMaxConfig",
     "minimax_m2": "minimax:MiniMaxM2Config",
@@ -194,6 +196,7 @@ TOWERS: dict[str, str] = {
     "qwen3_5_vision": "vision:Qwen35VisionConfig",
     "qwen3_5_moe_vision": "vision:Qwen35MoeVisionConfig",
     "glm4v_vision": "vision:Glm4vVisionConfig",
+    "glm4v_moe_vision": "vision:Glm4vMoeVisionConfig",
     "llama4_vision_model": "vision:Llama4VisionConfig",
     "gemma4_vision": "vision:Gemma4VisionConfig",
     "kimi_k25_vision": "vision:KimiK25VisionConfig",

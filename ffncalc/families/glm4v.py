@@ -1,4 +1,4 @@
-"""GLM-V (Zhipu AI / Z.ai): GLM-4.1V, GLM-4.5V and GLM-4.6V, a GLM-4.1V vision encoder around a GLM-4 language model
+"""GLM-V (Zhipu AI / Z.ai): GLM-4.1V and GLM-4.5V, a GLM-4.1V vision encoder around a GLM-4 language model
 (GLM-4.1V) or a GLM-4.5 one (GLM-4.5V), in Qwen3-VL's layout (model.language_model., model.visual., lm_head)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from ..schema import PositionCount
-from .glm import Glm4Config
+from ..schema import Flag, PositionCount, Width
+from .glm import Glm4Config, Glm4MoeConfig
 from .qwen import Qwen3VLConfig, _TextOfWrapper
 
 
@@ -42,3 +42,34 @@ class Glm4vConfig(Qwen3VLConfig):
 
     def tied(self) -> bool:
         return self.tie_word_embeddings or (self.text_config or {}).get("tie_word_embeddings") is True
+
+
+class Glm4vMoeTextConfig(_TextOfWrapper, Glm4MoeConfig):
+    """configuration_glm4v_moe.py (Glm4vMoeTextConfig) / modeling_glm4v_moe.py (Glm4vMoeTextModel): GLM-4.5's layers
+    (q, k and v biased by attention_bias, default true here; o without; a config's head_dim read with getattr, else
+    hidden / heads; dense below first_k_dense_replace, then routed and shared experts and the router's correction
+    bias, a saved buffer) without per-head q/k norms or multi-token-prediction layers (the class drops use_qk_norm
+    and num_mtp_layers); no head of its own."""
+
+    architecture = "GLM-4.5V"
+    config_class = "Glm4vMoeTextConfig"
+    default_model_class = "Glm4vMoeTextModel"
+    informational_fields = Glm4MoeConfig.informational_fields - {"num_mtp_layers"}
+
+    vocab_size: Width = 151424
+    max_position_embeddings: PositionCount = 65536
+    attention_bias: Flag = True
+    use_qk_norm: ClassVar[bool] = False
+    num_mtp_layers: ClassVar[int] = 0
+    tie_word_embeddings: ClassVar[bool] = False  # the wrapper's flag decides (and text_config's, when true)
+
+
+class Glm4vMoeConfig(Glm4vConfig):
+    """configuration_glm4v_moe.py (Glm4vMoeConfig): GLM-4.1V's wrapper and tying rule around a GLM-4.5V language
+    model."""
+
+    architecture = "GLM-4.5V"
+    config_class = "Glm4vMoeConfig"
+    default_model_class = "Glm4vMoeForConditionalGeneration"
+    text_model_type = "glm4v_moe_text"
+    vision_model_type = "glm4v_moe_vision"

@@ -581,6 +581,12 @@ class Glm4vVisionConfig(TowerConfig):
         return Tower((layer,) * self.depth, extras, out, image)
 
 
+class Glm4vMoeVisionConfig(Glm4vVisionConfig):
+    """configuration_glm4v_moe.py (Glm4vMoeVisionConfig): GLM-4.1V's tower and defaults."""
+
+    config_class = "Glm4vMoeVisionConfig"
+
+
 # --- Llama 4 --------------------------------------------------------------------------------------
 
 LLAMA4_VISION_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.o_proj")
