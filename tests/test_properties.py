@@ -944,7 +944,7 @@ WRAPPERS |= {
 }
 WRAPPERS |= {"llava": "llama", "llava_next": "llama", "paligemma": "gemma", "idefics3": "llama", "smolvlm": "llama"}
 WRAPPERS |= {"internvl": "qwen2"}
-WRAPPERS |= {"glm4v": "glm4v_text", "glm4v_moe": "glm4v_moe_text"}
+WRAPPERS |= {"glm4v": "glm4v_text", "glm4v_moe": "glm4v_moe_text", "glm46v": "glm4v_moe_text"}
 WRAPPERS |= {"kimi_k25": "deepseek_v3"}
 ENCODERS = {"bert", "t5", "mt5"} | set(BERT_LINEAGE) | set(SEQ2SEQ)
 OWN_FIELD_NAMES = {

@@ -86,6 +86,7 @@ FAMILIES: dict[str, str] = {
     "glm4v": "glm4v:Glm4vConfig",
     "glm4v_moe_text": "glm4v:Glm4vMoeTextConfig",
     "glm4v_moe": "glm4v:Glm4vMoeConfig",
+    "glm46v": "glm4v:Glm46VConfig",
     # MiniMax
     "minimax": "minimax:MiniMaxConfig",
     "minimax_m2": "minimax:MiniMaxM2Config",
