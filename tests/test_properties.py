@@ -760,6 +760,20 @@ def wrapper_config(draw, model_type, text_model_type):
             "merge_kernel_size": draw(st.lists(st.integers(1, 3), min_size=2, max_size=2)),
         }
         config["projection_hidden_size"] = hidden
+    if (
+        model_type == "aya_vision"
+    ):  # a small SigLIP: its default one (1152 over 14 heads) is refused, as transformers does
+        heads = draw(st.integers(1, 4))
+        config["vision_config"] = {
+            "hidden_size": heads * draw(st.integers(1, 16)),
+            "num_attention_heads": heads,
+            "num_hidden_layers": draw(st.integers(1, 2)),
+            "intermediate_size": draw(st.integers(1, 64)),
+            "image_size": 56,
+            "patch_size": 14,
+            "vision_use_head": draw(st.booleans()),
+        }
+        config["downsample_factor"] = draw(st.integers(1, 2))
     if model_type in ("gemma4", "gemma3n") and draw(st.booleans()):  # a small audio tower (Gemma 4: else none)
         heads = draw(st.integers(1, 4))
         config["audio_config"] = {
@@ -943,7 +957,7 @@ WRAPPERS |= {
     "qwen2_vl": "qwen2_vl_text",
 }
 WRAPPERS |= {"llava": "llama", "llava_next": "llama", "paligemma": "gemma", "idefics3": "llama", "smolvlm": "llama"}
-WRAPPERS |= {"internvl": "qwen2"}
+WRAPPERS |= {"internvl": "qwen2", "aya_vision": "cohere2"}
 WRAPPERS |= {"glm4v": "glm4v_text", "glm4v_moe": "glm4v_moe_text", "glm46v": "glm4v_moe_text"}
 WRAPPERS |= {"kimi_k25": "deepseek_v3"}
 ENCODERS = {"bert", "t5", "mt5"} | set(BERT_LINEAGE) | set(SEQ2SEQ)

@@ -62,6 +62,8 @@ FAMILIES: dict[str, str] = {
     # Idefics3 and SmolVLM (Hugging Face)
     "idefics3": "idefics:Idefics3Config",
     "smolvlm": "idefics:SmolVLMConfig",
+    # Aya Vision (Cohere)
+    "aya_vision": "aya_vision:AyaVisionConfig",
     # InternVL (OpenGVLab)
     "internvl": "internvl:InternVLConfig",
     # DeepSeek and the models that declare its architecture

@@ -97,6 +97,16 @@ class _SiglipFields(TowerConfig):
     patch_size: Width = 16
     hidden_act: Name = "gelu_pytorch_tanh"
 
+    @model_validator(mode="after")
+    def _check_heads(self) -> _SiglipFields:
+        # SiglipAttention (modeling_siglip.py) raises "embed_dim must be divisible by num_heads"
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError(
+                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads "
+                f"({self.num_attention_heads}); transformers' SiglipAttention refuses it"
+            )
+        return self
+
     def siglip_tower(self, prefix: str, image: ImageInput, head: bool = False) -> Tower:
         """The tower under PREFIX that reads IMAGE, with SigLIP's attention-pooling head when HEAD."""
         hidden, inner = self.hidden_size, self.intermediate_size
