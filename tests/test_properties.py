@@ -187,7 +187,7 @@ def decoder_config(draw, model_type):
             "decoder_sparse_step": draw(st.integers(1, 3)),
             "mlp_only_layers": draw(st.lists(st.integers(0, layers - 1), unique=True, max_size=layers)),
         }
-    if model_type in ("deepseek_v3", "kimi_k2", "deepseek_v2"):
+    if model_type in ("deepseek_v3", "kimi_k2", "deepseek_v2", "mistral4"):
         config |= {
             "q_lora_rank": draw(st.one_of(st.none(), st.integers(1, 64))),
             "kv_lora_rank": draw(st.integers(1, 64)),

@@ -38,6 +38,7 @@ FAMILIES: dict[str, str] = {
     "ministral3": "mistral:Ministral3Config",
     "mixtral": "mistral:MixtralConfig",
     "mistral3": "mistral:Mistral3Config",
+    "mistral4": "mistral:Mistral4Config",
     # Qwen
     "qwen2": "qwen:Qwen2Config",
     "qwen2_moe": "qwen:Qwen2MoeConfig",
