@@ -740,7 +740,9 @@ def preset_config(draw):
 @st.composite
 def wrapper_config(draw, model_type, text_model_type):
     """A multimodal wrapper around a generated text config, with or without the text config's model_type."""
-    text = draw(decoder_config(text_model_type))
+    text = draw(
+        state_space_config(text_model_type) if text_model_type in STATE_SPACE else decoder_config(text_model_type)
+    )
     if draw(st.booleans()):
         del text["model_type"]
     config = {"model_type": model_type, "text_config": text}
@@ -957,7 +959,7 @@ WRAPPERS |= {
     "qwen2_vl": "qwen2_vl_text",
 }
 WRAPPERS |= {"llava": "llama", "llava_next": "llama", "paligemma": "gemma", "idefics3": "llama", "smolvlm": "llama"}
-WRAPPERS |= {"internvl": "qwen2", "aya_vision": "cohere2"}
+WRAPPERS |= {"internvl": "qwen2", "aya_vision": "cohere2", "lfm2_vl": "lfm2"}
 WRAPPERS |= {"glm4v": "glm4v_text", "glm4v_moe": "glm4v_moe_text", "glm46v": "glm4v_moe_text"}
 WRAPPERS |= {"kimi_k25": "deepseek_v3"}
 ENCODERS = {"bert", "t5", "mt5"} | set(BERT_LINEAGE) | set(SEQ2SEQ)

@@ -166,6 +166,7 @@ FAMILIES: dict[str, str] = {
     "zamba2": "zamba:Zamba2Config",
     "lfm2": "lfm:Lfm2Config",
     "lfm2_moe": "lfm:Lfm2MoeConfig",
+    "lfm2_vl": "lfm:Lfm2VlConfig",
     # Encoders and encoder-decoders
     "bert": "bert:BertConfig",
     "roberta": "bert:RobertaConfig",
@@ -189,6 +190,7 @@ FAMILIES: dict[str, str] = {
 TOWERS: dict[str, str] = {
     "clip_vision_model": "vision:ClipVisionConfig",
     "siglip_vision_model": "vision:SiglipVisionConfig",
+    "siglip2_vision_model": "vision:Siglip2VisionConfig",
     "idefics3_vision": "vision:Idefics3VisionConfig",
     "smolvlm_vision": "vision:SmolVLMVisionConfig",
     "internvl_vision": "vision:InternVLVisionConfig",

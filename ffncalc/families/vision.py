@@ -9,7 +9,7 @@ text token never runs them (``ffncalc flops --image`` does).
 The towers:
 - CLIP (LLaVA): a ViT with LayerNorms and biases, a class token, a learned position per patch;
 - SigLIP (Gemma 3): a ViT with LayerNorms and biases, a learned position per patch, and an optional
-  attention-pooling head;
+  attention-pooling head; SigLIP 2 (LFM2-VL): the same layers after a linear patch embedding;
 - InternViT (InternVL): a class token, layer-scale vectors, optional q/k RMSNorms over all heads;
 - Pixtral (Mistral 3): RMSNorms, a gated FFN, no biases, rotary positions;
 - the Qwen2-VL vision transformer (LayerNorms, plain FFN, fused qkv), the Qwen2.5-VL one (RMSNorms, gated FFN,
@@ -83,23 +83,22 @@ SIGLIP_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_att
 SIGLIP_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-class _SiglipFields(TowerConfig):
-    """The fields SigLIP's vision config and its variable-resolution copies (Idefics3, SmolVLM) share, and the
-    tower they build: a patch convolution with a bias, a learned position per patch (image_size / patch_size
-    squared), LayerNorm encoder layers with biases and a plain FFN, a final LayerNorm."""
+class _SiglipLayers(TowerConfig):
+    """The fields SigLIP's and SigLIP 2's vision configs share, and the tower they build around their patch
+    embeddings: LayerNorm encoder layers with biases and a plain FFN, a final LayerNorm, and optionally the
+    attention-pooling head."""
 
     hidden_size: Width = 768
     intermediate_size: Width = 3072
     num_hidden_layers: LayerCount = 12
     num_attention_heads: HeadCount = 12
     num_channels: Width = 3
-    image_size: Width = 224
     patch_size: Width = 16
     hidden_act: Name = "gelu_pytorch_tanh"
 
     @model_validator(mode="after")
-    def _check_heads(self) -> _SiglipFields:
-        # SiglipAttention (modeling_siglip.py) raises "embed_dim must be divisible by num_heads"
+    def _check_heads(self) -> _SiglipLayers:
+        # SiglipAttention (modeling_siglip.py) and Siglip2Attention raise "embed_dim must be divisible by num_heads"
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads "
@@ -107,24 +106,16 @@ class _SiglipFields(TowerConfig):
             )
         return self
 
-    def siglip_tower(self, prefix: str, image: ImageInput, head: bool = False) -> Tower:
-        """The tower under PREFIX that reads IMAGE, with SigLIP's attention-pooling head when HEAD."""
+    def encoder_tower(self, prefix: str, image: ImageInput, embeddings: tuple[Extra, ...], head: bool) -> Tower:
+        """The tower under PREFIX that reads IMAGE through EMBEDDINGS, with SigLIP's attention-pooling head when HEAD."""
         hidden, inner = self.hidden_size, self.intermediate_size
         layer = vit_layer(
             prefix + "encoder.layers.{i}", hidden, self.num_attention_heads, inner, self.hidden_act,
             attention_names=SIGLIP_ATTENTION, ffn_names=SIGLIP_MLP, norm_names=("layer_norm1", "layer_norm2"),
             norm_kind="layernorm", bias=True, gated=False,
         )  # fmt: skip
-        patches = (self.image_size // self.patch_size) ** 2
         layer_norm = Norm("layernorm", hidden, bias=True)
-        extras = [
-            tower_module(
-                prefix + "embeddings.patch_embedding",
-                PatchEmbedding(self.num_channels, (self.patch_size,) * 2, hidden, True),
-            ),
-            tower_module(prefix + "embeddings.position_embedding", Table(patches, hidden)),
-            tower_module(prefix + "post_layernorm", layer_norm),
-        ]
+        extras = [*embeddings, tower_module(prefix + "post_layernorm", layer_norm)]
         if head:  # its pooled output feeds no language model: left out of an image's FLOPs
             pooling = prefix + "head."
             extras += [
@@ -140,6 +131,25 @@ class _SiglipFields(TowerConfig):
                 )
             ]
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
+
+
+class _SiglipFields(_SiglipLayers):
+    """SigLIP's vision config and its variable-resolution copies (Idefics3, SmolVLM): a patch convolution with a bias
+    and a learned position per patch (image_size / patch_size squared) before SigLIP's layers."""
+
+    image_size: Width = 224
+
+    def siglip_tower(self, prefix: str, image: ImageInput, head: bool = False) -> Tower:
+        """The tower under PREFIX that reads IMAGE, with SigLIP's attention-pooling head when HEAD."""
+        patches = (self.image_size // self.patch_size) ** 2
+        embeddings = (
+            tower_module(
+                prefix + "embeddings.patch_embedding",
+                PatchEmbedding(self.num_channels, (self.patch_size,) * 2, self.hidden_size, True),
+            ),
+            tower_module(prefix + "embeddings.position_embedding", Table(patches, self.hidden_size)),
+        )
+        return self.encoder_tower(prefix, image, embeddings, head)
 
 
 class SiglipVisionConfig(_SiglipFields):
@@ -177,6 +187,29 @@ class SmolVLMVisionConfig(Idefics3VisionConfig):
     """configuration_smolvlm.py (SmolVLMVisionConfig): Idefics3's tower and defaults."""
 
     config_class = "SmolVLMVisionConfig"
+
+
+class Siglip2VisionConfig(_SiglipLayers):
+    """configuration_siglip2.py (Siglip2VisionConfig) / modeling_siglip2.py (Siglip2VisionModel, NaFlex): patches of
+    patch_size² pixels projected by a linear with a bias, a learned grid of num_patches positions (resized to each
+    image: no matmul), SigLIP's layers, post_layernorm and (vision_use_head) its pooling head. Its image processor
+    resizes an image to at most num_patches patches, padded to num_patches, all computed."""
+
+    config_class = "Siglip2VisionConfig"
+
+    vision_use_head: Flag = True
+    num_patches: Width = 256
+
+    def tower(self, prefix: str) -> Tower:
+        embeddings = (
+            tower_module(
+                prefix + "embeddings.patch_embedding",
+                Linear(self.num_channels * self.patch_size**2, self.hidden_size, True),
+            ),
+            tower_module(prefix + "embeddings.position_embedding", Table(self.num_patches, self.hidden_size)),
+        )
+        image = ImageInput(self.patch_size, "budget", self.num_patches)
+        return self.encoder_tower(prefix, image, embeddings, self.vision_use_head)
 
 
 # --- CLIP (LLaVA) --------------------------------------------------------------------------------
