@@ -4,8 +4,11 @@ Every expected figure is derived by hand from the config's numbers; transformers
 (tests/expected/transformers/synthetic__lfm2_vl.json, defaults__lfm2_vl.json).
 """
 
+import pytest
+
 from ffncalc import account
 from ffncalc.api import flops
+from ffncalc.errors import UsageError
 
 from .conftest import ROOT
 
@@ -40,3 +43,11 @@ def test_one_tile_through_lfm2_vls_tower_by_hand():
     assert image.ffn == layers * 2 * (2 * width * inner) * patches
     assert image.attention_scores == layers * 2 * heads * (head_dim + head_dim) * patches * patches
     assert image.projector == 2 * (192 * 80 + 80 * 64) * tokens
+
+
+def test_lfm2_vl_at_another_downsample_factor_has_no_image_rule(write_config):
+    # at downsample_factor 3 the processor pads each image or tile to max(256 · 9, 32²) = 2,304 patches, not a
+    # tile's 1,024: ffncalc states no image's FLOPs rather than a wrong figure
+    config = write_config({"model_type": "lfm2_vl", "downsample_factor": 3})
+    with pytest.raises(UsageError, match="whose image rule ffncalc knows"):
+        flops(str(config), image="800x600")
