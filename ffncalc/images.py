@@ -105,8 +105,9 @@ def count_image_flops(spec: ModelSpec, model: str, width: int, height: int) -> I
     rule = spec.image
     if rule is None:
         raise UsageError(
-            f"{model}: --image needs a vision transformer tower (one that reads an image as patches) that ffncalc "
-            "counts; this model has none (a convolutional tower, as Gemma 3n's, is counted by parameter only)"
+            f"{model}: --image needs a vision transformer tower (one that reads an image as patches) whose image rule "
+            "ffncalc knows; this model has none (a convolutional tower, as Gemma 3n's, or one whose image processor "
+            "reads this config's images by a rule ffncalc lacks, is counted by parameter only)"
         )
     grid = image_grid(rule, width, height)
     patches = grid.rows * grid.columns

@@ -716,11 +716,12 @@ def _text(d: Draft, name: str) -> Any:
 @rule("vision_config", "audio_config")
 def _tower(d: Draft, name: str) -> Any:
     tower_type = nested_type(d.model_type, name)
-    if tower_type is None or tower_type not in TOWER_GENERATED:
+    required_tower = (d.model_type, name) in TOWER_REQUIRED
+    if tower_type is None or (tower_type not in TOWER_GENERATED and not required_tower):
         return SKIP
     tower = dict(d.draw(family_config(tower_type)))
     del tower["model_type"]
-    return d.maybe(st.just(tower))
+    return tower if required_tower else d.maybe(st.just(tower))
 
 
 @rule("projection_hidden_size")
@@ -736,6 +737,11 @@ def _conformer_heads(d: Draft, name: str) -> Any:
 
 # The towers drawn small (others keep the wrapper's default tower): MoonViT and the audio Conformers.
 TOWER_GENERATED = {"kimi_k25_vision", "gemma4_audio", "gemma3n_audio"}
+# Wrappers whose default tower transformers refuses, so that a config must give one, with where it says so.
+TOWER_REQUIRED = {
+    ("aya_vision", "vision_config"): "transformers 5.24 SiglipAttention refuses AyaVisionConfig's default tower "
+    "(hidden 1152 over 14 heads)",
+}
 
 
 def draft_sizes(draw: Callable[[st.SearchStrategy[Any]], Any]) -> dict[str, int]:

@@ -38,6 +38,7 @@ FAMILIES: dict[str, str] = {
     "ministral3": "mistral:Ministral3Config",
     "mixtral": "mistral:MixtralConfig",
     "mistral3": "mistral:Mistral3Config",
+    "mistral4": "mistral:Mistral4Config",
     # Qwen
     "qwen2": "qwen:Qwen2Config",
     "qwen2_moe": "qwen:Qwen2MoeConfig",
@@ -62,6 +63,8 @@ FAMILIES: dict[str, str] = {
     # Idefics3 and SmolVLM (Hugging Face)
     "idefics3": "idefics:Idefics3Config",
     "smolvlm": "idefics:SmolVLMConfig",
+    # Aya Vision (Cohere)
+    "aya_vision": "aya_vision:AyaVisionConfig",
     # InternVL (OpenGVLab)
     "internvl": "internvl:InternVLConfig",
     # DeepSeek and the models that declare its architecture
@@ -82,6 +85,11 @@ FAMILIES: dict[str, str] = {
     "solar_open": "glm:SolarOpenConfig",
     "glm4_moe_lite": "glm:Glm4MoeLiteConfig",
     "glm_moe_dsa": "glm:GlmMoeDsaConfig",
+    "glm4v_text": "glm4v:Glm4vTextConfig",
+    "glm4v": "glm4v:Glm4vConfig",
+    "glm4v_moe_text": "glm4v:Glm4vMoeTextConfig",
+    "glm4v_moe": "glm4v:Glm4vMoeConfig",
+    "glm46v": "glm4v:Glm46VConfig",
     # MiniMax
     "minimax": "minimax:MiniMaxConfig",
     "minimax_m2": "minimax:MiniMaxM2Config",
@@ -158,6 +166,7 @@ FAMILIES: dict[str, str] = {
     "zamba2": "zamba:Zamba2Config",
     "lfm2": "lfm:Lfm2Config",
     "lfm2_moe": "lfm:Lfm2MoeConfig",
+    "lfm2_vl": "lfm:Lfm2VlConfig",
     # Encoders and encoder-decoders
     "bert": "bert:BertConfig",
     "roberta": "bert:RobertaConfig",
@@ -197,6 +206,7 @@ FAMILIES: dict[str, str] = {
 TOWERS: dict[str, str] = {
     "clip_vision_model": "vision:ClipVisionConfig",
     "siglip_vision_model": "vision:SiglipVisionConfig",
+    "siglip2_vision_model": "vision:Siglip2VisionConfig",
     "idefics3_vision": "vision:Idefics3VisionConfig",
     "smolvlm_vision": "vision:SmolVLMVisionConfig",
     "internvl_vision": "vision:InternVLVisionConfig",
@@ -207,6 +217,8 @@ TOWERS: dict[str, str] = {
     "qwen3_vl_moe_vision": "vision:Qwen3VLMoeVisionConfig",
     "qwen3_5_vision": "vision:Qwen35VisionConfig",
     "qwen3_5_moe_vision": "vision:Qwen35MoeVisionConfig",
+    "glm4v_vision": "vision:Glm4vVisionConfig",
+    "glm4v_moe_vision": "vision:Glm4vMoeVisionConfig",
     "llama4_vision_model": "vision:Llama4VisionConfig",
     "gemma4_vision": "vision:Gemma4VisionConfig",
     "kimi_k25_vision": "vision:KimiK25VisionConfig",

@@ -1,5 +1,6 @@
 """Liquid AI's LFM2 and LFM2-MoE: gated short convolutions in most layers, attention (with per-head q/k norms)
-in the others, each followed by a gated MLP (LFM2) or, past the first num_dense_layers, a MoE (LFM2-MoE)."""
+in the others, each followed by a gated MLP (LFM2) or, past the first num_dense_layers, a MoE (LFM2-MoE); and
+LFM2-VL, a SigLIP 2 tower and a pixel-unshuffle projector around an LFM2."""
 
 from __future__ import annotations
 
@@ -9,10 +10,25 @@ from typing import ClassVar, Literal
 from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
-from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelNames, MoeFfn, StoredTensor, names
+from ..spec import (
+    CheckpointExtra,
+    DenseFfn,
+    Extra,
+    ImageInput,
+    Layer,
+    Linear,
+    Mixer,
+    ModelNames,
+    MoeFfn,
+    Norm,
+    StoredTensor,
+    names,
+)
 from .base import DecoderConfig
 from .blocks import required_field
 from .mixers import short_conv
+from .multimodal import MultimodalConfig
+from .towers import Tower, projector_module
 
 LFM_ATTENTION = names(
     q="self_attn.q_proj",
@@ -177,3 +193,62 @@ class Lfm2MoeConfig(Lfm2Config):
                 buffer=True,
             ),
         )
+
+
+# Lfm2VlImageProcessor's defaults (image_processing_lfm2_vl.py; preprocessor_config.json may set others, config.json
+# does not hold them): an image too large for max_image_tokens is cut into tiles of tile_size px (and a thumbnail),
+# each read in encoder_patch_size patches; every image or tile is padded to max_num_patches = max(max_image_tokens ·
+# downsample_factor², (tile_size / encoder_patch_size)²) patches, all computed.
+LFM2_VL_TILE_SIZE = 512
+LFM2_VL_ENCODER_PATCH_SIZE = 16
+LFM2_VL_MAX_IMAGE_TOKENS = 256
+
+
+class Lfm2VlConfig(MultimodalConfig):
+    """configuration_lfm2_vl.py / modeling_lfm2_vl.py: a vision tower (SigLIP 2 by default) and a language model (LFM2
+    by default), each built by AutoModel, saved as model.vision_tower. and model.language_model.; the projector
+    (Lfm2VlMultiModalProjector) reads downsample_factor² patches side by side: a LayerNorm with bias
+    (projector_use_layernorm), linear_1 into projector_hidden_size and linear_2 into the text width, biased by
+    projector_bias. The top-level tie_word_embeddings (default true; a tie_embedding key wins) decides tying."""
+
+    architecture = "LFM2-VL"
+    config_class = "Lfm2VlConfig"
+    default_model_class = "Lfm2VlForConditionalGeneration"
+    text_model_type = "lfm2"
+    text_defaults = {"model_type": "lfm2"}
+    vision_model_type = "siglip2_vision_model"
+    vision_defaults = {"model_type": "siglip2_vision_model"}
+    language_model_prefix = "model.language_model."
+    vision_prefix = "model.vision_tower."
+    lm_head_name = "lm_head"
+    informational_fields = frozenset({"projector_hidden_act"})
+
+    tie_word_embeddings: Flag = Field(True, validation_alias=AliasChoices("tie_embedding", "tie_word_embeddings"))
+    projector_hidden_act: str = "gelu"
+    projector_hidden_size: Width = 2560
+    projector_bias: Flag = True
+    projector_use_layernorm: Flag = True
+    downsample_factor: Width = 2
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
+        """One tile of LFM2_VL_TILE_SIZE px: (512 / 16)² = 1,024 patches, pixel-unshuffled downsample_factor² into one
+        token each. At downsample_factor 2 that is also what every image is padded to (max_num_patches), so an image
+        small enough not to be cut costs the tower as much, with fewer tokens; other factors or patch sizes pad
+        otherwise, and have no rule here."""
+        if tower.image is None or self.downsample_factor != 2 or tower.image.patch_size != LFM2_VL_ENCODER_PATCH_SIZE:
+            return None
+        return ImageInput(tower.image.patch_size, "tiles", LFM2_VL_TILE_SIZE, merge=self.downsample_factor)
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        merged, inner, bias = (
+            tower.hidden_size * self.downsample_factor**2,
+            self.projector_hidden_size,
+            self.projector_bias,
+        )
+        modules: tuple[tuple[str, Linear | Norm], ...] = (
+            ("linear_1", Linear(merged, inner, bias)),
+            ("linear_2", Linear(inner, text_hidden, bias)),
+        )
+        if self.projector_use_layernorm:
+            modules = (("layer_norm", Norm("layernorm", merged, bias=True)),) + modules
+        return tuple(projector_module("model.multi_modal_projector." + name, module) for name, module in modules)

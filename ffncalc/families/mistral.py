@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
-from ..spec import Extra, ImageInput, Layer, Linear, Norm, names
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..spec import CheckpointExtra, Extra, ImageInput, Layer, Linear, Norm, names
 from ..values import replace
 from .base import DecoderConfig
 from .blocks import required_field, windows_of_layer_types
+from .deepseek import DeepseekV3Config
 from .multimodal import MultimodalConfig
 from .towers import Tower, projector_module
 
@@ -163,3 +164,38 @@ class Mistral3Config(MultimodalConfig):
                 ("linear_2", Linear(text_hidden, text_hidden, bias)),
             )
         )
+
+
+class Mistral4Config(DeepseekV3Config):
+    """configuration_mistral4.py / modeling_mistral4.py (Mistral 4): DeepSeek-V3's MLA and dense-then-MoE stack with
+    Mistral 4's defaults; the router (softmax) has no correction bias, there are no multi-token-prediction layers, and
+    transformers saves the routed experts stacked, gate and up fused (Mistral4Experts: mlp.experts.gate_up_proj
+    [E, 2I, H], down_proj [E, H, I]; conversion_mapping.py has no entry for mistral4)."""
+
+    architecture = "Mistral 4"
+    config_class = "Mistral4Config"
+    default_model_class = "Mistral4ForCausalLM"
+    moe_names = names(router="mlp.gate", experts="mlp.experts")
+    expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True)
+
+    vocab_size: Width = 131072
+    hidden_size: Width = 4096
+    intermediate_size: Width = 12288
+    moe_intermediate_size: Width = 2048
+    num_hidden_layers: LayerCount = 36
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = 32
+    n_routed_experts: ExpertCountOrZero = Field(
+        128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
+    )
+    kv_lora_rank: Width = 256
+    q_lora_rank: Width | None = 1024
+    qk_nope_head_dim: Width = 64
+    num_experts_per_tok: ExpertCount | None = 4
+    first_k_dense_replace: LayerIndex = 0
+    max_position_embeddings: PositionCount = 1048576
+    pad_token_id: int | None = Field(11, strict=True)
+    num_nextn_predict_layers: ClassVar[int] = 0
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        return self.rotary_extras()

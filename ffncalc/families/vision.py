@@ -9,13 +9,15 @@ text token never runs them (``ffncalc flops --image`` does).
 The towers:
 - CLIP (LLaVA): a ViT with LayerNorms and biases, a class token, a learned position per patch;
 - SigLIP (Gemma 3): a ViT with LayerNorms and biases, a learned position per patch, and an optional
-  attention-pooling head;
+  attention-pooling head; SigLIP 2 (LFM2-VL): the same layers after a linear patch embedding;
 - InternViT (InternVL): a class token, layer-scale vectors, optional q/k RMSNorms over all heads;
 - Pixtral (Mistral 3): RMSNorms, a gated FFN, no biases, rotary positions;
 - the Qwen2-VL vision transformer (LayerNorms, plain FFN, fused qkv), the Qwen2.5-VL one (RMSNorms, gated FFN,
   fused qkv) and the Qwen3-VL / Qwen3.5 one
   (LayerNorms, plain FFN, a learned position table; Qwen3-VL adds "deepstack" mergers that feed
   intermediate layers to the language model), each with its patch merger;
+- the GLM-4.1V vision encoder: RMSNorm blocks with a gated FFN, a learned position table, a convolution merging
+  2 × 2 patches and a gated merger;
 - the Llama-4 vision encoder: a class token, a pixel-shuffle adapter;
 - the Gemma 4 vision encoder: Gemma layers, a table of x and y positions, pooling into soft tokens;
 - MoonViT (Kimi-K2.5): a ViT with a learned position grid and 2-D rotary positions, merged 2 × 2 by the projector;
@@ -81,38 +83,39 @@ SIGLIP_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_att
 SIGLIP_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-class _SiglipFields(TowerConfig):
-    """The fields SigLIP's vision config and its variable-resolution copies (Idefics3, SmolVLM) share, and the
-    tower they build: a patch convolution with a bias, a learned position per patch (image_size / patch_size
-    squared), LayerNorm encoder layers with biases and a plain FFN, a final LayerNorm."""
+class _SiglipLayers(TowerConfig):
+    """The fields SigLIP's and SigLIP 2's vision configs share, and the tower they build around their patch
+    embeddings: LayerNorm encoder layers with biases and a plain FFN, a final LayerNorm, and optionally the
+    attention-pooling head."""
 
     hidden_size: Width = 768
     intermediate_size: Width = 3072
     num_hidden_layers: LayerCount = 12
     num_attention_heads: HeadCount = 12
     num_channels: Width = 3
-    image_size: Width = 224
     patch_size: Width = 16
     hidden_act: Name = "gelu_pytorch_tanh"
 
-    def siglip_tower(self, prefix: str, image: ImageInput, head: bool = False) -> Tower:
-        """The tower under PREFIX that reads IMAGE, with SigLIP's attention-pooling head when HEAD."""
+    @model_validator(mode="after")
+    def _check_heads(self) -> _SiglipLayers:
+        # SiglipAttention (modeling_siglip.py) and Siglip2Attention raise "embed_dim must be divisible by num_heads"
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError(
+                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads "
+                f"({self.num_attention_heads}); transformers' SiglipAttention refuses it"
+            )
+        return self
+
+    def encoder_tower(self, prefix: str, image: ImageInput, embeddings: tuple[Extra, ...], head: bool) -> Tower:
+        """The tower under PREFIX that reads IMAGE through EMBEDDINGS, with SigLIP's attention-pooling head when HEAD."""
         hidden, inner = self.hidden_size, self.intermediate_size
         layer = vit_layer(
             prefix + "encoder.layers.{i}", hidden, self.num_attention_heads, inner, self.hidden_act,
             attention_names=SIGLIP_ATTENTION, ffn_names=SIGLIP_MLP, norm_names=("layer_norm1", "layer_norm2"),
             norm_kind="layernorm", bias=True, gated=False,
         )  # fmt: skip
-        patches = (self.image_size // self.patch_size) ** 2
         layer_norm = Norm("layernorm", hidden, bias=True)
-        extras = [
-            tower_module(
-                prefix + "embeddings.patch_embedding",
-                PatchEmbedding(self.num_channels, (self.patch_size,) * 2, hidden, True),
-            ),
-            tower_module(prefix + "embeddings.position_embedding", Table(patches, hidden)),
-            tower_module(prefix + "post_layernorm", layer_norm),
-        ]
+        extras = [*embeddings, tower_module(prefix + "post_layernorm", layer_norm)]
         if head:  # its pooled output feeds no language model: left out of an image's FLOPs
             pooling = prefix + "head."
             extras += [
@@ -128,6 +131,25 @@ class _SiglipFields(TowerConfig):
                 )
             ]
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
+
+
+class _SiglipFields(_SiglipLayers):
+    """SigLIP's vision config and its variable-resolution copies (Idefics3, SmolVLM): a patch convolution with a bias
+    and a learned position per patch (image_size / patch_size squared) before SigLIP's layers."""
+
+    image_size: Width = 224
+
+    def siglip_tower(self, prefix: str, image: ImageInput, head: bool = False) -> Tower:
+        """The tower under PREFIX that reads IMAGE, with SigLIP's attention-pooling head when HEAD."""
+        patches = (self.image_size // self.patch_size) ** 2
+        embeddings = (
+            tower_module(
+                prefix + "embeddings.patch_embedding",
+                PatchEmbedding(self.num_channels, (self.patch_size,) * 2, self.hidden_size, True),
+            ),
+            tower_module(prefix + "embeddings.position_embedding", Table(patches, self.hidden_size)),
+        )
+        return self.encoder_tower(prefix, image, embeddings, head)
 
 
 class SiglipVisionConfig(_SiglipFields):
@@ -165,6 +187,29 @@ class SmolVLMVisionConfig(Idefics3VisionConfig):
     """configuration_smolvlm.py (SmolVLMVisionConfig): Idefics3's tower and defaults."""
 
     config_class = "SmolVLMVisionConfig"
+
+
+class Siglip2VisionConfig(_SiglipLayers):
+    """configuration_siglip2.py (Siglip2VisionConfig) / modeling_siglip2.py (Siglip2VisionModel, NaFlex): patches of
+    patch_size² pixels projected by a linear with a bias, a learned grid of num_patches positions (resized to each
+    image: no matmul), SigLIP's layers, post_layernorm and (vision_use_head) its pooling head. Its image processor
+    resizes an image to at most num_patches patches, padded to num_patches, all computed."""
+
+    config_class = "Siglip2VisionConfig"
+
+    vision_use_head: Flag = True
+    num_patches: Width = 256
+
+    def tower(self, prefix: str) -> Tower:
+        embeddings = (
+            tower_module(
+                prefix + "embeddings.patch_embedding",
+                Linear(self.num_channels * self.patch_size**2, self.hidden_size, True),
+            ),
+            tower_module(prefix + "embeddings.position_embedding", Table(self.num_patches, self.hidden_size)),
+        )
+        image = ImageInput(self.patch_size, "budget", self.num_patches)
+        return self.encoder_tower(prefix, image, embeddings, self.vision_use_head)
 
 
 # --- CLIP (LLaVA) --------------------------------------------------------------------------------
@@ -513,6 +558,76 @@ class Qwen3VLMoeVisionConfig(Qwen3VLVisionConfig):
     """configuration_qwen3_vl_moe.py (Qwen3VLMoeVisionConfig): the same tower."""
 
     config_class = "Qwen3VLMoeVisionConfig"
+
+
+# --- GLM-4.1V / GLM-4.5V ---------------------------------------------------------------------------
+
+
+class Glm4vVisionConfig(TowerConfig):
+    """configuration_glm4v.py (Glm4vVisionConfig) / modeling_glm4v.py (Glm4vVisionModel): a patch convolution over
+    temporal_patch_size frames with a bias, an RMSNorm after it (post_conv_layernorm), a learned position per patch
+    of an image_size square (embeddings.position_embedding, interpolated to each image: no matmul); RMSNorm blocks with
+    fused qkv (bias: attention_bias), proj without bias and a gated FFN hidden → out_hidden_size → hidden without
+    biases (Glm4VisionMlp reads out_hidden_size, not intermediate_size); a final RMSNorm (post_layernorm), then
+    downsample, a convolution of spatial_merge_size² patches into out_hidden_size with a bias, and the merger
+    (Glm4vVisionPatchMerger): proj (out → out), a LayerNorm with bias, gate and up (out → intermediate_size) and
+    down (intermediate_size → out), no biases."""
+
+    config_class = "Glm4vVisionConfig"
+
+    depth: LayerCount = Field(24, validation_alias=AliasChoices("depth", "num_hidden_layers"))
+    hidden_size: Width = 1536
+    hidden_act: Name = "silu"
+    attention_bias: Flag = False
+    num_heads: HeadCount = Field(12, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
+    in_channels: Width = 3
+    image_size: Width = 336
+    patch_size: Width = 14
+    spatial_merge_size: Width = 2
+    temporal_patch_size: Width = 2
+    out_hidden_size: Width = 4096
+    intermediate_size: Width = 13696
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads, out = self.hidden_size, self.num_heads, self.out_hidden_size
+        bias = self.attention_bias
+        # qkv is hidden → 3 · hidden and proj hidden → hidden whatever the heads: heads that do not divide hidden
+        # are counted as one head of the whole width (such a tower cannot run)
+        heads, head_dim = (heads, hidden // heads) if hidden % heads == 0 else (1, hidden)
+        attention = Attention(hidden, heads, heads, head_dim, head_dim, QWEN_VL_ATTENTION, bias, bias, bias, False)
+        ffn = DenseFfn(hidden, out, True, self.hidden_act, QWEN25_VL_MLP, False)
+        norm = Norm("rmsnorm", hidden)
+        layer = Layer(prefix + "blocks.{i}", attention, ffn, (("norm1", norm), ("norm2", norm)), stack="vision")
+        merge, inner = self.spatial_merge_size, self.intermediate_size
+        patch = (self.temporal_patch_size, self.patch_size, self.patch_size)
+        merger = prefix + "merger."
+        extras = (
+            tower_module(prefix + "patch_embed.proj", PatchEmbedding(self.in_channels, patch, hidden, True)),
+            tower_module(prefix + "post_conv_layernorm", norm),
+            tower_module(
+                prefix + "embeddings.position_embedding", Table((self.image_size // self.patch_size) ** 2, hidden)
+            ),
+            tower_module(prefix + "post_layernorm", norm),
+            # once per token: merge × merge patches into one
+            tower_module(
+                prefix + "downsample", PatchEmbedding(hidden, (merge, merge), out, True), runs="per_image_token"
+            ),
+            projector_module(merger + "proj", Linear(out, out)),
+            tower_module(merger + "post_projection_norm", Norm("layernorm", out, bias=True), "projector"),
+            projector_module(merger + "gate_proj", Linear(out, inner)),
+            projector_module(merger + "up_proj", Linear(out, inner)),
+            projector_module(merger + "down_proj", Linear(inner, out)),
+        )
+        # Glm4vImageProcessor's smart_resize: each side to the nearest multiple of patch_size · spatial_merge_size
+        # (within its min and max pixels, size["shortest_edge"] and ["longest_edge"], not in config.json)
+        image = ImageInput(self.patch_size, "multiple", self.patch_size * merge, merge=merge)
+        return Tower((layer,) * self.depth, extras, out, image)
+
+
+class Glm4vMoeVisionConfig(Glm4vVisionConfig):
+    """configuration_glm4v_moe.py (Glm4vMoeVisionConfig): GLM-4.1V's tower and defaults."""
+
+    config_class = "Glm4vMoeVisionConfig"
 
 
 # --- Llama 4 --------------------------------------------------------------------------------------

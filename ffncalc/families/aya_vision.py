@@ -1,0 +1,66 @@
+"""Aya Vision (Cohere): a SigLIP tower, a pixel-shuffle projector with a SwiGLU, and a Cohere 2 language model (by
+default), in LLaVA's layout."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..schema import Flag, Width
+from ..spec import Extra, ImageInput, Linear, Norm
+from ..values import replace
+from .multimodal import MultimodalConfig
+from .towers import Tower, projector_module
+
+
+class AyaVisionConfig(MultimodalConfig):
+    """configuration_aya_vision.py / modeling_aya_vision.py: a vision tower (SigLIP by default; AutoModel builds what
+    vision_config names), AyaVisionMultiModalProjector (the features pixel-shuffled downsample_factor² side by side, a
+    LayerNorm over them, linear_1 into alignment_intermediate_size (a key read with getattr; default: the text width),
+    a SwiGLU halving it, linear_2 into the text width, both biased) and a language model built by AutoModel; saved as
+    LLaVA saves (conversion_mapping.py: "aya_vision" → "llava"); the top-level tie_word_embeddings (default true)
+    decides tying."""
+
+    architecture = "Aya Vision"
+    config_class = "AyaVisionConfig"
+    default_model_class = "AyaVisionForConditionalGeneration"
+    text_model_type = "cohere2"
+    text_defaults = {"model_type": "cohere2"}
+    vision_model_type = "siglip_vision_model"
+    # AyaVisionConfig.sub_configs_defaults' init_kwargs (SigLIP's 1152 over 14 heads: transformers refuses to build it)
+    vision_defaults = {
+        "model_type": "siglip_vision_model",
+        "hidden_size": 1152,
+        "intermediate_size": 4304,
+        "patch_size": 14,
+        "image_size": 384,
+        "num_hidden_layers": 26,
+        "num_attention_heads": 14,
+        "vision_use_head": False,
+    }
+    undeclared_keys = frozenset({"alignment_intermediate_size"})
+    derived_defaults = {"alignment_intermediate_size": "text_config.hidden_size"}
+
+    tie_word_embeddings: Flag = True
+    vision_feature_select_strategy: Literal["default", "full"] = "full"
+    vision_feature_layer: int | list[int] = -1
+    downsample_factor: Width = 2
+    alignment_intermediate_size: Width | None = None
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
+        """One tile of image_size square (GotOcr2ImageProcessor's crop_to_patches cuts an image into such tiles and
+        a global view), its patches merged downsample_factor² into one token."""
+        if tower.image is None:
+            return None
+        return replace(tower.image, resize="tiles", merge=self.downsample_factor)
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        merged = tower.hidden_size * self.downsample_factor**2
+        inner = self.alignment_intermediate_size or text_hidden
+        return tuple(
+            projector_module("multi_modal_projector." + name, module)
+            for name, module in (
+                ("layernorm", Norm("layernorm", merged, bias=True)),
+                ("linear_1", Linear(merged, inner, True)),
+                ("linear_2", Linear(inner // 2, text_hidden, True)),
+            )
+        )

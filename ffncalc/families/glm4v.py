@@ -1,0 +1,114 @@
+"""GLM-V (Zhipu AI / Z.ai): GLM-4.1V, GLM-4.5V and GLM-4.6V, a GLM-4.1V vision encoder around a GLM-4 language model
+(GLM-4.1V) or a GLM-4.5 one (GLM-4.5V), in Qwen3-VL's layout (model.language_model., model.visual., lm_head)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from ..schema import Flag, PositionCount, Width
+from ..spec import Layer, ModelSpec, MoeFfn, names
+from ..values import replace
+from .glm import Glm4Config, Glm4MoeConfig
+from .multimodal import relocate
+from .qwen import Qwen3VLConfig, _TextOfWrapper
+
+
+class Glm4vTextConfig(_TextOfWrapper, Glm4Config):
+    """configuration_glm4v.py (Glm4vTextConfig) / modeling_glm4v.py (Glm4vTextModel): GLM-4's layers (q, k and v with
+    biases always, o without; gate_up_proj; four RMSNorms a layer); head_dim is hidden_size // num_attention_heads
+    (floored: Glm4vTextAttention never refuses); no head of its own."""
+
+    architecture = "GLM-4.1V"
+    config_class = "Glm4vTextConfig"
+    default_model_class = "Glm4vTextModel"
+    heads_divide_hidden = False
+    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
+
+    max_position_embeddings: PositionCount = 32768
+    pad_token_id: int | None = Field(None, strict=True)
+    head_dim: ClassVar[None] = None
+    attention_bias: ClassVar[bool] = True
+    tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
+
+
+class Glm4vConfig(Qwen3VLConfig):
+    """configuration_glm4v.py (Glm4vConfig): the top-level tie_word_embeddings (default false) decides tying, or
+    text_config's when true (Glm4vConfig.__post_init__, for checkpoints saved before transformers 5)."""
+
+    architecture = "GLM-4.1V"
+    config_class = "Glm4vConfig"
+    default_model_class = "Glm4vForConditionalGeneration"
+    text_model_type = "glm4v_text"
+    vision_model_type = "glm4v_vision"
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings or (self.text_config or {}).get("tie_word_embeddings") is True
+
+
+class Glm4vMoeTextConfig(_TextOfWrapper, Glm4MoeConfig):
+    """configuration_glm4v_moe.py (Glm4vMoeTextConfig) / modeling_glm4v_moe.py (Glm4vMoeTextModel): GLM-4.5's layers
+    (q, k and v biased by attention_bias, default true here; o without; a config's head_dim read with getattr, else
+    hidden / heads; dense below first_k_dense_replace, then routed and shared experts and the router's correction
+    bias, a saved buffer) without per-head q/k norms or multi-token-prediction layers (the class drops use_qk_norm
+    and num_mtp_layers); no head of its own."""
+
+    architecture = "GLM-4.5V"
+    config_class = "Glm4vMoeTextConfig"
+    default_model_class = "Glm4vMoeTextModel"
+    informational_fields = Glm4MoeConfig.informational_fields - {"num_mtp_layers"}
+
+    vocab_size: Width = 151424
+    max_position_embeddings: PositionCount = 65536
+    attention_bias: Flag = True
+    use_qk_norm: ClassVar[bool] = False
+    num_mtp_layers: ClassVar[int] = 0
+    tie_word_embeddings: ClassVar[bool] = False  # the wrapper's flag decides (and text_config's, when true)
+
+
+class Glm4vMoeConfig(Glm4vConfig):
+    """configuration_glm4v_moe.py (Glm4vMoeConfig): GLM-4.1V's wrapper and tying rule around a GLM-4.5V language
+    model."""
+
+    architecture = "GLM-4.5V"
+    config_class = "Glm4vMoeConfig"
+    default_model_class = "Glm4vMoeForConditionalGeneration"
+    text_model_type = "glm4v_moe_text"
+    vision_model_type = "glm4v_moe_vision"
+
+
+class Glm46VConfig(Qwen3VLConfig):
+    """configuration_glm46v.py / modeling_glm46v.py (GLM-4.6V): the tower and the language model each built by
+    AutoModel from its config (by default GLM-4.1V's, glm4v_vision and glm4v_text), in GLM-4.1V's layout; only the
+    top-level tie_word_embeddings (default false) ties: Glm46VConfig has no rule reading text_config's."""
+
+    architecture = "GLM-4.6V"
+    config_class = "Glm46VConfig"
+    default_model_class = "Glm46VForConditionalGeneration"
+    text_model_type = "glm4v_text"
+    vision_model_type = "glm4v_vision"
+
+    def wrapped_spec(self) -> ModelSpec:
+        spec = getattr(self.text, "language_model_spec", self.text.to_spec)()
+        if self.text.model_type in SAVED_STACKED:
+            spec = replace(spec, layers=tuple(stacked_experts(layer) for layer in spec.layers))
+        spec = replace(spec, model_type=self.model_type, tie_word_embeddings=self.tied())
+        return self.whole(relocate(spec, self.language_model_prefix, self.lm_head_name))
+
+
+# transformers' conversion_mapping.py splits the stacked experts of a model (or of a sub-model) by its model_type: it
+# lists glm4v_moe, not glm46v nor glm4v_moe_text, so GLM-4.6V saves a GLM-4.5V language model's experts as
+# Glm4vMoeTextExperts holds them, gate and up fused: mlp.experts.gate_up_proj [E, 2I, H] and down_proj [E, H, I].
+SAVED_STACKED = frozenset({"glm4v_moe_text"})
+STACKED_MOE = names(router="mlp.gate", experts="mlp.experts")
+STACKED_EXPERT = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True)
+
+
+def stacked_experts(layer: Layer) -> Layer:
+    """LAYER with its routed experts stored stacked, as STACKED_MOE and STACKED_EXPERT name them."""
+    if not isinstance(layer.ffn, MoeFfn):
+        return layer
+    return replace(
+        layer, ffn=replace(layer.ffn, names=STACKED_MOE, expert=replace(layer.ffn.expert, names=STACKED_EXPERT))
+    )
