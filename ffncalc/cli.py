@@ -81,15 +81,19 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (
 
 
 def _svg_path(path: str | None) -> str | None:
+    if path is None:  # typer calls back for an option left out too: nothing to import then
+        return None
     from .render.pictures import check_path
 
-    return None if path is None else check_path("--svg", path)
+    return check_path("--svg", path)
 
 
 def _html_path(path: str | None) -> str | None:
+    if path is None:
+        return None
     from .render.pictures import check_path
 
-    return None if path is None else check_path("--html", path)
+    return check_path("--html", path)
 
 
 SvgOpt = Annotated[

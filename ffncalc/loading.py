@@ -4,7 +4,7 @@ validated by its family's adapter (``families``) and turned into a spec, with wh
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .overrides import Override, parse_override
 from .results import ModelInfo
@@ -50,12 +50,12 @@ def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Ove
     """A config.json read from its source, with OVERRIDES applied, validated and turned into a spec."""
     from .families import parse_config
     from .overrides import apply_overrides, check_read, follow_notes
-    from .quantization import notes as quantization_notes
-    from .quantization import warnings as quantization_warnings
 
     data = apply_overrides(raw.data, overrides) if overrides else raw.data
     config = parse_config(data, raw.name, as_type=as_type)
-    notes = list(config.notes()) + quantization_notes(config.quantization)
+    block = config.quantization
+    quantization_notes, quantization_warnings = _quantization_words(block)
+    notes = list(config.notes()) + quantization_notes
     if overrides:
         check_read(config, overrides)
         notes = follow_notes(config, overrides, raw.data) + notes
@@ -64,7 +64,7 @@ def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Ove
     if "auto_map" in raw.data:
         notes.append(CUSTOM_CODE_NOTE)
     counted_as = None
-    warnings = config.warnings() + quantization_warnings(config.quantization)
+    warnings = config.warnings() + quantization_warnings
     if as_type and as_type != raw.data.get("model_type"):
         counted_as = as_type
         note, assumed = counted_as_report(config, data, as_type)
@@ -123,3 +123,12 @@ def _some(keys: list[str], shown: int = 8) -> str:
         return "none"
     names = ", ".join(keys[:shown]) + (f" and {len(keys) - shown} more" if len(keys) > shown else "")
     return f"{len(keys)} ({names})"
+
+
+def _quantization_words(block: Any) -> tuple[list[str], list[str]]:
+    """The notes and warnings a quantization block calls for (none, and nothing imported, without one)."""
+    if block is None:
+        return [], []
+    from .quantization import notes, warnings
+
+    return notes(block), warnings(block)

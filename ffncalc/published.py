@@ -8,7 +8,6 @@ figure matches (``matching``), instead of calling either "what cards quote".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +20,8 @@ class PublishedActive:
     def rounds(self, count: int) -> bool:
         """Whether COUNT, in billions, rounded or cut to the published figure's precision, is that figure (cards
         do both: Qwen3-30B-A3B's 3,353,032,704 is published as 3.3B)."""
+        from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal  # only when a published figure is compared
+
         published = Decimal(self.billions)
         exponent = published.as_tuple().exponent
         assert isinstance(exponent, int)

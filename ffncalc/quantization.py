@@ -41,7 +41,7 @@ UNREAD = (
 class Block(BaseModel):
     """A quantization_config: unknown keys ignored, as the config classes take them as kwargs."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, defer_build=True)
 
     quant_method: str
 
@@ -165,7 +165,7 @@ class BitsAndBytesBlock(Block):
 class CompressedArgs(BaseModel):
     """compressed-tensors' QuantizationArgs: the fields that decide the stored layout."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
     num_bits: Annotated[int, Field(strict=True, ge=1, le=32)] = 8
     type: Literal["int", "float"] = "int"
@@ -192,7 +192,7 @@ class CompressedArgs(BaseModel):
 
 
 class CompressedGroup(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
     targets: Modules = []
     weights: CompressedArgs | None = None

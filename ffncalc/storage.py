@@ -16,26 +16,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .errors import InvalidConfigError
-from .quantization import (
-    MODELOPT_READ,
-    AwqBlock,
-    BitsAndBytesBlock,
-    Block,
-    CompressedArgs,
-    CompressedTensorsBlock,
-    Fp8Block,
-    GptqBlock,
-    MlxBlock,
-    ModelOptBlock,
-    Mxfp4Block,
-)
 from .spec import ModelSpec
 from .tensors import Tensor, stored_parameters
 from .units import DTYPE_BYTES
 from .values import Value, replace
+
+if TYPE_CHECKING:  # the quantization blocks are imported where a config has one (their classes cost start-up)
+    from .quantization import Block, CompressedTensorsBlock
 
 Role = Literal["parameter", "quantization"]
 
@@ -237,6 +227,18 @@ def parse_scheme(block: Block | None) -> Scheme | None:
     ffncalc does not lay out (``quantization.notes`` says so)."""
     if block is None:
         return None
+    from .quantization import (
+        MODELOPT_READ,
+        AwqBlock,
+        BitsAndBytesBlock,
+        CompressedTensorsBlock,
+        Fp8Block,
+        GptqBlock,
+        MlxBlock,
+        ModelOptBlock,
+        Mxfp4Block,
+    )
+
     if isinstance(block, Fp8Block):
         return Scheme(
             "fp8",
@@ -278,6 +280,8 @@ def parse_scheme(block: Block | None) -> Scheme | None:
 
 
 def _compressed_tensors(block: CompressedTensorsBlock) -> Scheme:
+    from .quantization import CompressedArgs
+
     groups = list(block.config_groups.values())
     weights = next((group.weights for group in groups if group.weights is not None), None) or CompressedArgs()
     activations = next((group.input_activations for group in groups if group.input_activations is not None), None)
