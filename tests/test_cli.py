@@ -246,6 +246,21 @@ def test_every_command_runs_on_every_bundled_model_and_preset(model):
         assert run.stderr == ""
 
 
+@pytest.mark.parametrize("model", [*bundled_models(), *presets()])
+def test_speed_and_train_answer_for_every_bundled_model_and_preset(model):
+    from .conftest import run_main
+
+    # a large model does not fit one H100: that is a warning (on stderr), never an error
+    for args in (
+        ["speed", model, "--ctx", "512", "--json"],
+        ["train", model, "--tokens", "1T", "--seq", "512", "--json"],
+    ):
+        run = run_main(*args)
+        assert run.exit_code == 0, (args, run.stderr)
+        assert all(line.startswith("Warning: ") for line in run.stderr.splitlines()), run.stderr
+        assert run.json()["model"] == model or run.json()["model"].endswith(model)
+
+
 def test_the_python_api_has_a_function_for_every_command():
     import ffncalc
 
