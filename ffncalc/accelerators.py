@@ -18,6 +18,8 @@ the vendor's own document was not read when the entry was written (2026-08, by t
 
 from __future__ import annotations
 
+from functools import cache
+
 from .errors import UsageError
 from .values import Value
 
@@ -312,6 +314,7 @@ def _key(name: str) -> str:
     return "".join(character for character in name.lower() if character.isalnum())
 
 
+@cache
 def _index() -> dict[str, Accelerator]:
     index = {}
     for entry in ACCELERATOR_TABLE:
