@@ -1,0 +1,141 @@
+"""Granite (configuration_granite.py), Granite-MoE and its shared-expert variant, and Granite's sliding-window
+variants (Granite-SWA, Granite-MoE-SWA)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import Field
+
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, WidthOrZero, per_config
+from ..spec import Attention, Layer, names
+from .base import DecoderConfig
+from .blocks import windows_of_layer_types
+
+
+class GraniteConfig(DecoderConfig):
+    """configuration_granite.py: Llama's modules; its embedding, attention, residual and logits
+    multipliers scale activations, not parameters."""
+
+    architecture = "Granite"
+    config_class = "GraniteConfig"
+    default_model_class = "GraniteForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+
+
+class GraniteMoeConfig(DecoderConfig):
+    """configuration_granitemoe.py / modeling_granitemoe.py: Llama attention (no mlp_bias); every FFN
+    a MoE whose experts are stored stacked, gate and up fused (input_linear [E, 2I, H],
+    output_linear [E, H, I]), routed by router.layer."""
+
+    architecture = "Granite-MoE"
+    config_class = "GraniteMoeConfig"
+    default_model_class = "GraniteMoeForCausalLM"
+    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    moe_names = names(router="block_sparse_moe.router.layer", experts="block_sparse_moe")
+    expert_names = names(gate="input_linear", up="input_linear", down="output_linear")
+
+    num_local_experts: ExpertCount = 8
+    num_experts_per_tok: ExpertCount = 2
+    mlp_bias: ClassVar[bool] = False
+    routing_fields = ("num_experts_per_tok", "num_local_experts")
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        moe = self.moe_ffn(self.num_local_experts, self.num_experts_per_tok, self.intermediate_size)
+        return self.layer(self.attention(window), moe)
+
+
+class GraniteMoeSharedConfig(GraniteMoeConfig):
+    """configuration_granitemoeshared.py / modular_granitemoeshared.py: Granite-MoE's layer plus, with
+    shared_intermediate_size > 0, a shared MLP beside the experts in every layer, gate and up fused
+    (shared_mlp.input_linear [2S, H], output_linear [H, S])."""
+
+    architecture = "Granite-MoE-Shared"
+    config_class = "GraniteMoeSharedConfig"
+    default_model_class = "GraniteMoeSharedForCausalLM"
+    shared_names = names(gate="shared_mlp.input_linear", up="shared_mlp.input_linear", down="shared_mlp.output_linear")
+
+    shared_intermediate_size: WidthOrZero = 0
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        moe = self.moe_ffn(
+            self.num_local_experts,
+            self.num_experts_per_tok,
+            self.intermediate_size,
+            shared_width=self.shared_intermediate_size,
+            shared_names=self.shared_names,
+        )
+        return self.layer(self.attention(window), moe)
+
+
+if TYPE_CHECKING:  # a mixin: it relies on what its model class has
+    _SlidingWithSinksBase = DecoderConfig
+else:
+    _SlidingWithSinksBase = object
+
+
+class _SlidingWithSinks(_SlidingWithSinksBase):
+    """Granite-SWA's attention: a learned sink logit per head (self_attn.sinks) in every layer; ``layer_types``
+    (default: layer i full when i % 4 == 0, the others sliding) gives the sliding layers a window of
+    sliding_window. layer_rope_theta (0: no RoPE in that layer) changes no parameter."""
+
+    sliding_window: int | None
+    layer_types: list[str] | None
+
+    def attention(self, window: int | None, **overrides: Any) -> Attention:
+        return super().attention(window, sinks=True, **overrides)
+
+    @per_config
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return ["full_attention" if i % 4 == 0 else "sliding_attention" for i in range(self.num_hidden_layers)]
+
+    def resolved(self, field: str):
+        return self.kinds() if field == "layer_types" else super().resolved(field)
+
+    def layer_windows(self) -> list[int | None]:
+        return windows_of_layer_types(self.kinds(), self.sliding_window)
+
+
+SWA_DERIVED = {"layer_types": "full_attention where i % 4 == 0, the others sliding_attention"}
+
+
+class GraniteSWAConfig(_SlidingWithSinks, GraniteConfig):
+    """configuration_granite_swa.py / modular_granite_swa.py: Granite's layer with Granite-SWA's attention (sinks,
+    sliding windows)."""
+
+    architecture = "Granite-SWA"
+    config_class = "GraniteSWAConfig"
+    default_model_class = "GraniteSWAForCausalLM"
+    derived_defaults = {**GraniteConfig.derived_defaults, **SWA_DERIVED}
+
+    vocab_size: Width = 100352
+    hidden_size: Width = 2560
+    intermediate_size: Width = 8192
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 20
+    num_key_value_heads: HeadCount | None = 4
+    max_position_embeddings: PositionCount = 8192
+    tie_word_embeddings: Flag = True
+    sliding_window: Width | None = 128
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = Field(None, max_length=1 << 14)
+
+
+class GraniteMoeSWAConfig(_SlidingWithSinks, GraniteMoeSharedConfig):
+    """configuration_granitemoe_swa.py / modular_granitemoe_swa.py: Granite-MoE-Shared's layer (experts, and a shared
+    MLP when shared_intermediate_size > 0) with Granite-SWA's attention (sinks, sliding windows)."""
+
+    architecture = "Granite-MoE-SWA"
+    config_class = "GraniteMoeSWAConfig"
+    default_model_class = "GraniteMoeSWAForCausalLM"
+    derived_defaults = {**GraniteMoeSharedConfig.derived_defaults, **SWA_DERIVED}
+    # transformers 5.24 has no conversion for this model_type (GraniteMoe's renames input_linear and output_linear):
+    # its checkpoints keep the modules' own names, the experts stacked as gate_up_proj [E, 2I, H], down_proj [E, H, I].
+    moe_names = names(router="block_sparse_moe.router", experts="block_sparse_moe.experts")
+    expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True)
+
+    sliding_window: Width | None = 128
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = Field(None, max_length=1 << 14)
