@@ -5,7 +5,7 @@ types, its own module names)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -125,6 +125,46 @@ class _EncoderClasses(HFConfig):
             reason=f"1 × {rows:,} position indices: a persistent buffer before transformers 4.31, so stored by checkpoints saved then",
             tensors=(StoredTensor(f"{self.root}embeddings.position_ids", (1, rows)),),
             likely=self.written_before(4, 31),
+        )
+
+    def encoder_spec(
+        self,
+        layer: Layer,
+        count: int,
+        hidden: int,
+        extras: list[Extra],
+        *,
+        tie: bool,
+        lm_head: str,
+        mlm: bool,
+        head_bias: bool = False,
+        lm_head_bias: str = "",
+        positions: bool = True,
+        **fields: Any,
+    ) -> ModelSpec:
+        """An encoder-only model: COUNT copies of LAYER after the token table under the family's root (and its learned
+        positions), no final norm, with the masked-LM head at LM_HEAD when MLM (with HEAD_BIAS a bias, stored at
+        LM_HEAD_BIAS where not beside the weight)."""
+        root = self.root
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=hidden,
+            vocab_size=self.vocab_size,
+            layers=(layer,) * count,
+            final_norm=None,
+            tie_word_embeddings=tie,
+            names=ModelNames(
+                f"{root}embeddings.word_embeddings",
+                "",
+                lm_head=lm_head,
+                position_embeddings=f"{root}embeddings.position_embeddings" if positions else "",
+                base_model_prefix=self.base_model_prefix,
+                lm_head_bias=lm_head_bias,
+            ),
+            lm_head=mlm,
+            lm_head_bias=head_bias,
+            extras=tuple(extras),
+            **fields,
         )
 
     def linear(self, name: str, in_features: int, out_features: int) -> Extra:
@@ -604,22 +644,14 @@ class DistilBertConfig(_EncoderClasses):
         if classifier is not None:
             module = "qa_outputs" if self.head_class() == "ForQuestionAnswering" else "classifier"
             extras.append(self.linear(module, dim, classifier if isinstance(classifier, int) else self.labels()))
-        return ModelSpec(
-            model_type=self.model_type,
-            hidden_size=dim,
-            vocab_size=self.vocab_size,
-            layers=(layer,) * self.n_layers,
-            final_norm=None,
-            tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames(
-                f"{root}embeddings.word_embeddings",
-                "",
-                lm_head="vocab_projector",
-                position_embeddings=f"{root}embeddings.position_embeddings",
-                base_model_prefix="distilbert",
-            ),
+        return self.encoder_spec(
+            layer,
+            self.n_layers,
+            dim,
+            extras,
+            tie=self.tie_word_embeddings,
+            lm_head="vocab_projector",
+            mlm=mlm,
             position_embeddings=self.max_position_embeddings,
-            lm_head=mlm,
-            extras=tuple(extras),
             checkpoint_extras=(self.position_ids(self.max_position_embeddings),),
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
-from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, Table, names
+from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelSpec, Norm, Table, names
 from .bert import BERT_MLP, ROBERTA_HEADS, _EncoderClasses
 
 MPNET_ATTENTION = names(q="attention.attn.q", k="attention.attn.k", v="attention.attn.v", o="attention.attn.o")
@@ -88,23 +88,15 @@ class MPNetConfig(_EncoderClasses):
             # read by every layer's attention scores (one bias per bucket and head), looked up, not multiplied
             Extra("other", f"{root}encoder.relative_attention_bias", Table(self.relative_attention_num_buckets, heads)),
         ]
-        return ModelSpec(
-            model_type=self.model_type,
-            hidden_size=hidden,
-            vocab_size=self.vocab_size,
-            layers=(layer,) * self.num_hidden_layers,
-            final_norm=None,
-            tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames(
-                f"{root}embeddings.word_embeddings",
-                "",
-                lm_head="lm_head.decoder",
-                position_embeddings=f"{root}embeddings.position_embeddings",
-                base_model_prefix=self.base_model_prefix,
-                lm_head_bias="lm_head.bias",
-            ),
+        return self.encoder_spec(
+            layer,
+            self.num_hidden_layers,
+            hidden,
+            extras + self.head_extras(),
+            tie=self.tie_word_embeddings,
+            lm_head="lm_head.decoder",
+            mlm=mlm,
+            head_bias=mlm,
+            lm_head_bias="lm_head.bias",
             position_embeddings=self.max_position_embeddings,
-            lm_head=mlm,
-            lm_head_bias=mlm,
-            extras=tuple(extras + self.head_extras()),
         )

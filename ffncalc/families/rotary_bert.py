@@ -20,7 +20,6 @@ from ..spec import (
     Layer,
     LearnedTensor,
     Linear,
-    ModelNames,
     ModelSpec,
     Names,
     Norm,
@@ -128,23 +127,17 @@ class _RotaryEncoder(_EncoderClasses):
             extras.append(self.linear("classifier.out_proj", hidden, self.labels()))
         elif classifier is not None:
             extras.append(self.linear("qa_outputs" if classifier == "qa" else "classifier", hidden, self.labels()))
-        return ModelSpec(
-            model_type=self.model_type,
-            hidden_size=hidden,
-            vocab_size=self.vocab_size,
-            layers=(layer,) * self.num_hidden_layers,
-            final_norm=None,
-            tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames(
-                f"{root}embeddings.word_embeddings",
-                "",
-                lm_head=decoder,
-                base_model_prefix=self.base_model_prefix,
-                lm_head_bias=bias,
-            ),
-            lm_head=mlm,
-            lm_head_bias=mlm,
-            extras=tuple(extras),
+        return self.encoder_spec(
+            layer,
+            self.num_hidden_layers,
+            hidden,
+            extras,
+            tie=self.tie_word_embeddings,
+            lm_head=decoder,
+            mlm=mlm,
+            head_bias=mlm,
+            lm_head_bias=bias,
+            positions=False,
         )
 
 
