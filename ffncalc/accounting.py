@@ -52,8 +52,9 @@ def parts_of(tensors: Iterable[Tensor]) -> list[Part]:
     parts: dict[tuple[str, str], Part] = {}
     for tensor in tensors:
         key = (tensor.component, tensor.part)
-        params = 0 if tensor.borrowed else tensor.elements
-        matmul = tensor.elements if tensor.matmul else 0
+        elements = tensor.elements
+        params = 0 if tensor.borrowed else elements
+        matmul = elements if tensor.matmul else 0
         part = parts.get(key)
         if part is None:
             parts[key] = Part(tensor.component, tensor.part, params, matmul, tensor.used, tensor.of, tensor.runs)

@@ -95,6 +95,47 @@ def per_config(method: Callable[[Any], T]) -> Callable[[Any], T]:
 
 
 _MISSING = object()
+_KEYWORDS = object()  # separates a call's keyword arguments from its positional ones in per_arguments' key
+
+
+_LAYER_TYPE_FIELDS = frozenset({"layer_types", "mtp_layer_types", "layers_block_type", "mtp_layers_block_type"})
+_layer_type_keys_of: dict[type, frozenset[str]] = {}
+
+
+def _layer_type_keys(cls: type[BaseModel]) -> frozenset[str]:
+    """The keys a config class reads layer types from (each field's name and aliases), found once per class."""
+    found = _layer_type_keys_of.get(cls)
+    if found is None:
+        keys: set[str] = set()
+        for name, field in cls.model_fields.items():
+            names = {name, *getattr(field.validation_alias, "choices", ())}
+            if names & _LAYER_TYPE_FIELDS:
+                keys |= names
+        found = _layer_type_keys_of[cls] = frozenset(keys)
+    return found
+
+
+def per_arguments(builder: Callable[..., T]) -> Callable[..., T]:
+    """A block builder of a (frozen) config, run once per config and arguments: equal calls give the same block
+    object, so identical layers built one index at a time are one object, which accounting groups without
+    walking it (a sweep counts thousands of configs). Blocks are immutable values, so sharing them is safe."""
+    key = f"_per_arguments_{builder.__qualname__}"
+
+    @wraps(builder)
+    def cached(self: Any, *args: Any, **kwargs: Any) -> T:
+        built = self.__dict__.get(key)
+        if built is None:
+            built = self.__dict__[key] = {}
+        call = (args, _KEYWORDS, tuple(kwargs.items())) if kwargs else args
+        try:
+            found = built.get(call, _MISSING)
+        except TypeError:  # an unhashable argument (a list): build it every time
+            return builder(self, *args, **kwargs)
+        if found is _MISSING:
+            found = built[call] = builder(self, *args, **kwargs)
+        return found
+
+    return cached
 
 
 class Nested(BaseModel):
@@ -148,14 +189,10 @@ class HFConfig(BaseModel):
         if not isinstance(raw, dict):
             return raw
         remapped = dict(raw)
-        for name, field in cls.model_fields.items():
-            keys = {name, *getattr(field.validation_alias, "choices", ())}
-            if not keys & {"layer_types", "mtp_layer_types", "layers_block_type", "mtp_layers_block_type"}:
-                continue
-            for key in keys & set(raw):
-                value = raw[key]
-                if isinstance(value, list):
-                    remapped[key] = [LEGACY_LAYER_TYPES.get(v, v) if isinstance(v, str) else v for v in value]
+        for key in _layer_type_keys(cls) & raw.keys():
+            value = raw[key]
+            if isinstance(value, list):
+                remapped[key] = [LEGACY_LAYER_TYPES.get(v, v) if isinstance(v, str) else v for v in value]
         return remapped
 
     @property

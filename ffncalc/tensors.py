@@ -118,7 +118,8 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
     tensors: list[Tensor] = []
 
     def proj(part: str, in_f: int, out_f: int, bias: bool) -> None:
-        tensors.extend(replace(t, part=prefix + part) for t in _linear_named(component, part, names, in_f, out_f, bias))
+        transposed = part in names.transposed
+        tensors.extend(linear(component, prefix + part, names[part], in_f, out_f, bias, transposed=transposed))
 
     def q_latent(in_f: int, rank: int, latent_norm: Norm) -> None:
         proj("q_a", in_f, rank, attention.q_bias)

@@ -22,6 +22,7 @@ from typing import Any, ClassVar, TypeVar
 from typing_extensions import dataclass_transform  # typing has it from Python 3.11; pydantic depends on this
 
 V = TypeVar("V", bound="Value")
+_HASH = "__hash"  # where a value keeps its hash once computed: not a field, never compared or copied
 
 
 @dataclass_transform(frozen_default=True)
@@ -53,12 +54,20 @@ class Value:
         cls.__init__(self, *args, **kwargs)
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self.__dict__ == other.__dict__
+        key = type(self)._key
+        return bool(key(self) == key(other))
 
     def __hash__(self) -> int:
-        return hash(type(self)._key(self))
+        """The fields' hash, computed once: a value is immutable, and builders share blocks (one Norm, one
+        attention) between layers, so a layer's hash reads its blocks' cached hashes instead of walking them."""
+        found: int | None = self.__dict__.get(_HASH)
+        if found is None:
+            found = self.__dict__[_HASH] = hash(type(self)._key(self))
+        return found
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={self.__dict__[name]!r}" for name in self._fields)
@@ -87,4 +96,5 @@ def _generated_init(cls: type[Value]) -> Callable[..., None]:
 
 def replace(value: V, /, **changes: Any) -> V:
     """A copy of VALUE with CHANGES to its fields, as dataclasses.replace."""
-    return type(value)(**{**value.__dict__, **changes})
+    fields = value.__dict__
+    return type(value)(**{name: fields[name] for name in value._fields if name not in changes}, **changes)

@@ -287,3 +287,12 @@ def test_unknown_keys_are_ignored(write_config):
     plain = params_of(write_config, tiny_llama())
     noisy = params_of(write_config, tiny_llama(rope_scaling={"factor": 8.0}, something_new=[1, 2], use_cache=True))
     assert plain.total_params == noisy.total_params
+
+
+def test_identical_layers_built_one_index_at_a_time_are_one_object():
+    # Qwen3-30B-A3B builds each layer by its index (which layers are sparse); all 48 are the same MoE layer, and the
+    # builders hand out one block per distinct call, so accounting groups them without walking 48 structures.
+    from ffncalc.api import load_config
+
+    layers = load_config("Qwen/Qwen3-30B-A3B").spec.layers
+    assert len(layers) == 48 and len({id(layer) for layer in layers}) == 1

@@ -1,5 +1,7 @@
 """Frozen value classes (ffncalc/values.py) behave as frozen dataclasses: the spec relies on it."""
 
+from functools import cached_property
+
 import pytest
 
 from ffncalc.spec import Layer, Norm
@@ -86,3 +88,26 @@ def test_subclasses_extend_their_base_fields():
 def test_the_repr_names_every_field():
     assert repr(Norm("layernorm", 4, True)) == "Norm(kind='layernorm', dim=4, bias=True)"
     assert "Layer(name='model.layers.{i}'" in repr(Layer("model.layers.{i}", None, None, ()))
+
+
+def test_a_hashed_value_stays_equal_to_an_unhashed_one_and_its_copies_carry_no_stale_hash():
+    hashed = Point(1, 2)
+    hash(hashed)  # kept on the value once computed
+    assert hashed == Point(1, 2) and Point(1, 2) == hashed
+    changed = replace(hashed, y=3)
+    assert changed == Point(1, 3) and hash(changed) == hash(Point(1, 3))
+    assert repr(hashed) == "Point(x=1, y=2, label='')"
+
+
+def test_equality_reads_the_fields_alone_so_a_cached_property_does_not_change_it():
+    class Area(Value):
+        width: int
+        height: int
+
+        @cached_property
+        def area(self) -> int:
+            return self.width * self.height
+
+    measured = Area(2, 3)
+    assert measured.area == 6
+    assert measured == Area(2, 3) and hash(measured) == hash(Area(2, 3))

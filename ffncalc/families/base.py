@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, ungroupable
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, per_arguments, ungroupable
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -116,9 +116,11 @@ class DecoderConfig(HFConfig):
 
     # --- builders ---
 
+    @per_arguments
     def rms_norm(self, dim: int | None = None) -> Norm:
         return Norm("rmsnorm", dim or self.hidden_size)
 
+    @per_arguments
     def attention(self, window: int | None, **overrides: Any) -> Attention:
         """Standard q/k/v/o attention with this config's heads; ``overrides`` set biases, norms, sinks."""
         fields: dict[str, Any] = dict(
@@ -142,6 +144,7 @@ class DecoderConfig(HFConfig):
         norm = self.rms_norm(self.resolved_head_dim)
         return {"q_norm": norm, "k_norm": norm}
 
+    @per_arguments
     def gated_ffn(self, width: int | None = None, bias: bool | None = None, names: Names | None = None) -> DenseFfn:
         return DenseFfn(
             hidden_size=self.hidden_size,
@@ -152,6 +155,7 @@ class DecoderConfig(HFConfig):
             bias=self.mlp_bias if bias is None else bias,
         )
 
+    @per_arguments
     def moe_ffn(
         self,
         num_experts: int,
@@ -193,11 +197,13 @@ class DecoderConfig(HFConfig):
             latent_size=latent_size,
         )
 
+    @per_arguments
     def pre_norms(self) -> tuple[tuple[str, Norm], ...]:
         """Llama's two RMSNorms per layer: before attention and before the FFN."""
         norm = self.rms_norm()
         return (("input_layernorm", norm), ("post_attention_layernorm", norm))
 
+    @per_arguments
     def layer(self, attention: Attention | None, ffn: DenseFfn | MoeFfn | None, norms=None, **fields: Any) -> Layer:
         """A layer under this family's module name, with Llama's norms unless told otherwise."""
         return Layer(self.layer_name, attention, ffn, self.pre_norms() if norms is None else norms, **fields)
