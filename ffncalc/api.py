@@ -368,7 +368,9 @@ class MemoryOptions:
     optimizer: str = "adamw"
     recompute: str = "none"
     zero_stage: int = 0
-    gpus: int = 1  # tensor parallelism (--tp)
+    gpus: int = 1  # inference: the GPUs the model is split across (tensor parallel); training: all GPUs of the job
+    tensor_parallel: int | None = None  # None: inference over `gpus`, training without tensor parallelism
+    sequence_parallel: bool = False  # training: Megatron's sequence parallelism across the tensor-parallel ranks
     gpu_memory: str | None = None  # another accelerator's memory, e.g. "96GB"
     chunk: int = 2048  # prefill chunk of the activation buffer, in tokens
     # Serving: an engine's KV-cache arithmetic (serving.py). "none", "vllm", "vllm@0.11" or "sglang".
@@ -427,9 +429,41 @@ class MemoryOptions:
             raise UsageError(f"--lora-rank must be a whole number from 1 to 65,536 (got {self.lora_rank})")
         if self.lora_rank is not None and self.zero_stage:
             raise UsageError("--lora-rank with --zero is not modelled (ZeRO would shard only the adapters' states)")
-        if self.zero_stage == 3 and self.gpus == 1 and self.train:
-            raise UsageError("--zero 3 on one GPU shards nothing; give --tp/--gpus 2 or more, or --zero 0")
+        tp = self.tensor_parallel
+        if tp is not None and (not isinstance(tp, int) or isinstance(tp, bool) or not 1 <= tp <= 1 << 20):
+            raise UsageError(f"--tp must be a whole number from 1 to {1 << 20:,} (got {tp})")
+        if tp is not None and self.gpus > 1 and self.gpus % tp:
+            raise UsageError(
+                f"--gpus {self.gpus} is not a multiple of --tp {tp}: data-parallel ranks are --gpus ÷ --tp"
+            )
+        if tp is not None and self.gpus > 1 and not self.train and self.gpus != tp:
+            raise UsageError("without --train the model is split across --tp GPUs; give --tp or --gpus, not both")
+        if self.sequence_parallel and not self.train:
+            raise UsageError("--sequence-parallel applies to --train; add --train")
+        if self.sequence_parallel and (tp or 1) < 2:
+            raise UsageError("--sequence-parallel splits activations across tensor-parallel ranks; add --tp 2 or more")
+        if self.lora_rank is not None and (tp or 1) > 1:
+            raise UsageError(
+                "--lora-rank with --tp is not modelled (how adapters split across ranks varies); drop --tp"
+            )
+        if self.zero_stage == 3 and self.train and self.data_parallel == 1:
+            raise UsageError("--zero 3 on one data-parallel rank shards nothing; give --gpus 2 or more, or --zero 0")
         return self
+
+    @property
+    def inference_parallel(self) -> int:
+        """The GPUs inference splits the model across: --tp, else --gpus."""
+        return self.tensor_parallel or self.gpus
+
+    @property
+    def training_parallel(self) -> int:
+        """Training's tensor-parallel ranks: --tp, else none."""
+        return self.tensor_parallel or 1
+
+    @property
+    def data_parallel(self) -> int:
+        """Training's data-parallel ranks (what ZeRO shards across): all the job's GPUs ÷ --tp."""
+        return max(self.gpus, self.training_parallel) // self.training_parallel
 
 
 def memory(
@@ -469,13 +503,15 @@ def memory(
         batch=options.batch,
         kv_dtype=cache_dtype,
         chunk=options.chunk,
-        gpus=options.gpus,
+        gpus=options.inference_parallel,
         accelerators=accelerators,
         train=options.train,
         optimizer=options.optimizer,  # type: ignore[arg-type]
         recompute=options.recompute,  # type: ignore[arg-type]
         zero_stage=options.zero_stage,
-        parameters=account(loaded).total_params,
+        data_parallel=options.data_parallel,
+        tensor_parallel=options.training_parallel,
+        sequence_parallel=options.sequence_parallel,
         reserve=reserve,
         attention=options.attention,  # type: ignore[arg-type]
         lora_rank=options.lora_rank,
@@ -537,7 +573,7 @@ def _serve(
 
     version = parse_engine(options.engine)
     gpu_name, gpu_memory = _serving_gpu(options)
-    tp = options.gpus
+    tp = options.inference_parallel
     state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
     if options.max_num_batched_tokens is not None:
         batched, batched_source = options.max_num_batched_tokens, "--max-num-batched-tokens"
@@ -596,7 +632,7 @@ def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: in
         value=value,
         without_engine=without,
         memory=limit,
-        how=how + f" on {gpu_name} × {options.gpus} (tensor parallel), after the runtime reserve",
+        how=how + f" on {gpu_name} × {options.inference_parallel} (tensor parallel), after the runtime reserve",
     )
 
 
@@ -907,6 +943,10 @@ class TrainOptions:
     measured_tokens_per_second: float | None = None
     per_gpu: bool = False  # measured_tokens_per_second is per GPU
     compute: float | None = None  # compute-optimal for this budget instead of the run's
+    tensor_parallel: int = 1  # ranks each matrix is split across; the data-parallel ranks are gpus ÷ tensor_parallel
+    sequence_parallel: bool = False  # Megatron's sequence parallelism across the tensor-parallel ranks
+    micro_batch: int = 1  # sequences per GPU per forward: what activations are stored for
+    global_batch: int | None = None  # sequences per optimizer step; None: micro_batch × data-parallel ranks
 
     def checked(self) -> TrainOptions:
         """These options, or a UsageError naming the first that cannot be used (before any download)."""
@@ -933,6 +973,20 @@ class TrainOptions:
             raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {self.zero_stage})")
         if self.days is not None and self.gpus != 1:
             raise UsageError("--days finds the number of GPUs; give --days or --gpus, not both")
+        for name, number in (
+            ("--tp", self.tensor_parallel),
+            ("--micro-batch", self.micro_batch),
+            ("--global-batch", self.global_batch),
+        ):
+            if number is not None and (not isinstance(number, int) or isinstance(number, bool) or number < 1):
+                raise UsageError(f"{name} must be a whole number of at least 1 (got {number})")
+        if self.days is None and self.gpus % self.tensor_parallel:
+            raise UsageError(
+                f"--gpus {self.gpus} is not a multiple of --tp {self.tensor_parallel}: data-parallel ranks are "
+                "--gpus ÷ --tp"
+            )
+        if self.sequence_parallel and self.tensor_parallel < 2:
+            raise UsageError("--sequence-parallel splits activations across tensor-parallel ranks; add --tp 2 or more")
         return self
 
 
@@ -949,6 +1003,7 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         CONVENTIONS,
         DEFAULT_MFU,
         HOURS_PER_DAY,
+        Batch,
         ComputeOptimalReport,
         Convention,
         Memory,
@@ -1000,8 +1055,17 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     gpus = options.gpus
     mfu, assumed = (options.mfu or DEFAULT_MFU), True  # given or the default, an assumption
     hours = gpu_hours(total, mfu, peak)
-    if options.days is not None:
-        gpus = max(1, math.ceil(hours / (options.days * HOURS_PER_DAY)))
+    tp = options.tensor_parallel
+    if options.days is not None:  # whole tensor-parallel groups
+        gpus = max(1, math.ceil(hours / (options.days * HOURS_PER_DAY) / tp)) * tp
+    data_parallel = gpus // tp
+    per_step = options.micro_batch * data_parallel
+    global_batch = options.global_batch or per_step
+    if global_batch % per_step:
+        raise UsageError(
+            f"--global-batch {global_batch:,} is not a multiple of --micro-batch × data-parallel ranks "
+            f"({options.micro_batch} × {data_parallel:,} = {per_step:,})"
+        )
     job_rate = None if measured is None else measured * (gpus if options.per_gpu else 1)
     exact_per_token = Fraction(per_sequence, seq)
     if job_rate is not None and options.mfu is None:  # the measured run's own MFU sets the time and cost
@@ -1045,7 +1109,15 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     memory_report = memory(
         loaded,
         seq,
-        MemoryOptions(train=True, gpus=gpus, zero_stage=options.zero_stage, recompute=options.recompute),
+        MemoryOptions(
+            train=True,
+            batch=options.micro_batch,
+            gpus=gpus,
+            tensor_parallel=tp,
+            sequence_parallel=options.sequence_parallel,
+            zero_stage=options.zero_stage,
+            recompute=options.recompute,
+        ),
     )
     assert memory_report.training is not None
     per_gpu = memory_report.training.per_gpu
@@ -1078,6 +1150,16 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         days=hours / gpus / HOURS_PER_DAY,
         price=options.price,
         cost=None if options.price is None else hours * options.price,
+        batch=Batch(
+            micro_batch=options.micro_batch,
+            data_parallel=data_parallel,
+            tensor_parallel=tp,
+            sequence_parallel=options.sequence_parallel,
+            accumulation_steps=global_batch // per_step,
+            global_batch=global_batch,
+            tokens_per_step=global_batch * seq,
+            steps=-(-tokens // (global_batch * seq)),
+        ),
         memory=Memory(
             per_gpu=per_gpu,
             gpu_memory=chip.memory,

@@ -598,11 +598,27 @@ def memory(
         int,
         typer.Option(
             "--gpus",
-            "--tp",
             metavar="N",
-            help="GPUs to split the model across (tensor parallel; with --train, the ranks ZeRO shards across), e.g. 8.",
+            help="GPUs to split the model across (tensor parallel); with --train, all the job's GPUs (ZeRO shards "
+            "across --gpus ÷ --tp data-parallel ranks), e.g. 8.",
         ),
     ] = 1,
+    tp: Annotated[
+        int | None,
+        typer.Option(
+            "--tp",
+            metavar="N",
+            help="Tensor parallelism across N GPUs, e.g. 2 (default: --gpus for inference, none for --train).",
+        ),
+    ] = None,
+    sequence_parallel: Annotated[
+        bool,
+        typer.Option(
+            "--sequence-parallel",
+            help="With --train and --tp: also split the norms' and dropouts' activations (Megatron's sequence "
+            "parallelism).",
+        ),
+    ] = False,
     gpu_memory: Annotated[
         str | None,
         typer.Option(
@@ -736,6 +752,8 @@ def memory(
         recompute=recompute.value,
         zero_stage=zero,
         gpus=gpus,
+        tensor_parallel=tp,
+        sequence_parallel=sequence_parallel,
         gpu_memory=gpu_memory,
         chunk=chunk,
         engine=engine,
@@ -1127,6 +1145,23 @@ def train_command(
         str, typer.Option("--recompute", metavar="MODE", help="Activation recomputation: none, selective or full.")
     ] = "none",
     zero: Annotated[int, typer.Option("--zero", metavar="STAGE", help="ZeRO stage for memory: 0-3.")] = 1,
+    tp: Annotated[
+        int, typer.Option("--tp", metavar="N", help="Tensor parallelism: each matrix split across N GPUs, e.g. 8.")
+    ] = 1,
+    sequence_parallel: Annotated[
+        bool, typer.Option("--sequence-parallel", help="With --tp: Megatron's sequence parallelism for activations.")
+    ] = False,
+    micro_batch: Annotated[
+        int, typer.Option("--micro-batch", metavar="N", help="Sequences per GPU per forward, e.g. 2.")
+    ] = 1,
+    global_batch: Annotated[
+        int | None,
+        typer.Option(
+            "--global-batch",
+            metavar="N",
+            help="Sequences per optimizer step, e.g. 1024 (default: --micro-batch × data-parallel ranks).",
+        ),
+    ] = None,
     measured: Annotated[
         float | None,
         typer.Option(
@@ -1159,8 +1194,9 @@ def train_command(
     from .api import TrainOptions, train
 
     options = TrainOptions(
-        tokens, seq, gpu, gpus, compute_dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute
-    ).checked()
+        tokens, seq, gpu, gpus, compute_dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute,
+        tp, sequence_parallel, micro_batch, global_batch,
+    ).checked()  # fmt: skip
     from .headlines import TRAIN_HEADLINES, train_headline
     from .render.training import train_renderables
 

@@ -117,16 +117,20 @@ class Accelerator(Result):
 
 
 class Training(Result):
-    """Training memory: weights, gradients and optimizer states for the whole model and per GPU under ZeRO, and the
-    activations of one micro-batch (per GPU); per_gpu = the per-GPU rows + activations."""
+    """Training memory: weights, gradients and optimizer states for the whole model, and per GPU under tensor
+    parallelism and ZeRO, and the activations of one micro-batch (per GPU); per_gpu = the per-GPU rows + activations."""
 
     optimizer: Optimizer
     recompute: Recompute
     attention: Literal["flash", "eager"]
-    gpus: int  # data-parallel ranks ZeRO shards across
+    gpus: int  # data_parallel · tensor_parallel
+    data_parallel: int  # the ranks ZeRO shards across
+    tensor_parallel: int  # the ranks each matrix and the activations between norms are split across
+    sequence_parallel: bool  # the activations of norms and dropouts split across the tensor-parallel ranks too
     zero_stage: int
     micro_batch: int  # sequences per GPU per step (the global batch is micro_batch · gpus · accumulation steps)
     trainable_parameters: int  # all of them, or LoRA's adapters
+    trainable_parameters_per_rank: int  # one tensor-parallel rank's share: matrices split, vectors copied
     lora_rank: int | None
     weights: int  # whole model (16-bit; with LoRA the frozen base as stored + 16-bit adapters)
     gradients: int  # whole model
@@ -406,10 +410,25 @@ def weight_shares(stored: Layout) -> dict[tuple[int, str], int]:
     One pass over the layout, shared by every GPU count."""
     shares: dict[tuple[int, str], int] = {}
     for tensor, count in stored:
-        router = tensor.part == "router"
-        how = "" if len(tensor.shape) >= 2 and not router else "routers" if router else "norms and biases (vectors)"
+        how = _tensor_parallel_split(tensor)
         shares[tensor.bytes, how] = shares.get((tensor.bytes, how), 0) + count
     return shares
+
+
+def _tensor_parallel_split(tensor: Stored) -> str:
+    """How tensor parallelism splits a stored tensor: "" for a matrix split evenly, else what is copied."""
+    if tensor.part == "router":
+        return "routers"
+    return "" if len(tensor.shape) >= 2 else "norms and biases (vectors)"
+
+
+def tensor_parallel_parameters(stored: Layout, ranks: int) -> int:
+    """Parameters on one of RANKS tensor-parallel ranks: each matrix's ⌈parameters / ranks⌉, vectors and routers
+    whole (copied to every rank)."""
+    return sum(
+        count * (tensor.parameters if _tensor_parallel_split(tensor) else -(-tensor.parameters // ranks))
+        for tensor, count in stored
+    )
 
 
 def per_gpu_weights(shares: dict[tuple[int, str], int], gpus: int) -> tuple[int, list[str]]:
@@ -478,13 +497,14 @@ OPTIMIZER_BYTES: dict[Optimizer, int] = {"adamw": 4 + 4 + 4, "adamw-8bit": 4 + 1
 TrainAttention = Literal["flash", "eager"]
 
 
-def attention_activation_bytes(attention: Attention, s: int, b: int, h: int, flash: bool) -> int:
+def attention_activation_bytes(attention: Attention, s: int, b: int, h: int, flash: bool) -> tuple[int, int]:
     """One attention block's stored activations in 16-bit, Korthikanti et al. 2022 §4.1 generalised to the layer's real
-    widths: its input 2sbh, Q 2sb·(heads·qk), K 2sb·(kv_heads·qk), V 2sb·(kv_heads·v) (MLA: its decompressed heads
-    and its latents 2sb·(kv_lora_rank + rope + q_lora_rank)), the output projection's input 2sb·(heads·v) and the
-    dropout mask sbh; eager attention also keeps the scores' softmax 2·a·s·k·b, its dropout mask a·s·k·b and the
-    dropped-out probabilities 2·a·s·k·b (k: the keys attended, the window where there is one); FlashAttention keeps
-    instead the softmax's log-sum-exp, 4·a·s·b (fp32). GPT's layer (q = k = v = h heads) gives 11sbh + 5as²b."""
+    widths, as (copied on every tensor-parallel rank, split across them): copied, its input 2sbh and the dropout
+    mask sbh; split, Q 2sb·(heads·qk), K 2sb·(kv_heads·qk), V 2sb·(kv_heads·v) (MLA: its decompressed heads and
+    its latents 2sb·(kv_lora_rank + rope + q_lora_rank)), the output projection's input 2sb·(heads·v), and eager
+    attention's softmax 2·a·s·k·b, its dropout mask a·s·k·b and the dropped-out probabilities 2·a·s·k·b (k: the
+    keys attended, the window where there is one), or FlashAttention's log-sum-exp, 4·a·s·b (fp32).
+    GPT's layer (q = k = v = h heads) gives 3sbh + (8sbh + 5as²b)."""
     heads, kv_heads = attention.num_heads, attention.num_kv_heads
     qk, v = attention.qk_head_dim, attention.v_head_dim
     if attention.mla is not None:
@@ -493,17 +513,17 @@ def attention_activation_bytes(attention: Attention, s: int, b: int, h: int, fla
     else:
         latents = 0
     values = 0 if attention.values_are_keys else kv_heads * v
-    widths = h + heads * qk + kv_heads * qk + values + heads * v + latents
+    widths = heads * qk + kv_heads * qk + values + heads * v + latents
     keys = s if attention.window is None else min(s, attention.window)
     scores = 4 * heads * s * b if flash else 5 * heads * s * keys * b
-    return 2 * s * b * widths + s * b * h + scores
+    return 2 * s * b * h + s * b * h, 2 * s * b * widths + scores
 
 
-def ffn_activation_bytes(ffn: DenseFfn | MoeFfn, s: int, b: int, h: int) -> int:
-    """One FFN block's stored activations in 16-bit (Korthikanti et al. §4.1 generalised): its input 2sbh and dropout
-    mask sbh, and per token of every expert that runs on it (MoE: k routed experts and the shared ones) the
-    intermediate's activation input and output, 2·2sbf, and the up projection's output 2sbf where gated.
-    GPT's 4h MLP gives 19sbh."""
+def ffn_activation_bytes(ffn: DenseFfn | MoeFfn, s: int, b: int, h: int) -> tuple[int, int]:
+    """One FFN block's stored activations in 16-bit (Korthikanti et al. §4.1 generalised), as (copied, split): its
+    input 2sbh and dropout mask sbh copied; split, per token of every expert that runs on it (MoE: k routed experts
+    and the shared ones) the intermediate's activation input and output, 2·2sbf, and the up projection's output
+    2sbf where gated. GPT's 4h MLP gives 3sbh + 16sbh."""
 
     def intermediate(dense: DenseFfn, copies: int) -> int:
         return copies * (3 if dense.gated else 2) * 2 * s * b * dense.intermediate_size
@@ -514,20 +534,24 @@ def ffn_activation_bytes(ffn: DenseFfn | MoeFfn, s: int, b: int, h: int) -> int:
             inner += intermediate(ffn.shared, 1)
     else:
         inner = intermediate(ffn, 1)
-    return 2 * s * b * h + s * b * h + inner
+    return 2 * s * b * h + s * b * h, inner
 
 
-def layer_activation_bytes(layer: Layer, s: int, b: int, h: int, flash: bool) -> int:
-    """A layer's stored activations: its attention (or a mixer's projections' outputs, 2sb each, and its input 2sbh),
-    its FFN, and the inputs of its two norms, 4sbh."""
-    total = 4 * s * b * h
+def layer_activations(layer: Layer, s: int, b: int, h: int, flash: bool) -> tuple[int, int]:
+    """A layer's stored activations as (copied on every tensor-parallel rank, split across them): the inputs of its
+    two norms, 4sbh, copied; its attention and FFN as their blocks say; a mixer's input 2sbh copied and its
+    projections' outputs, 2sb each, split. GPT's layer: 10sbh copied, 24sbh + 5as²b split (Korthikanti et al.)."""
+    copied, split = 4 * s * b * h, 0
+    blocks = []
     if layer.attention is not None:
-        total += attention_activation_bytes(layer.attention, s, b, h, flash)
+        blocks.append(attention_activation_bytes(layer.attention, s, b, h, flash))
     if layer.mixer is not None:
-        total += 2 * s * b * h + sum(2 * s * b * projection.out_features for projection in layer.mixer.projections)
+        blocks.append((2 * s * b * h, sum(2 * s * b * p.out_features for p in layer.mixer.projections)))
     if layer.ffn is not None:
-        total += ffn_activation_bytes(layer.ffn, s, b, h)
-    return total
+        blocks.append(ffn_activation_bytes(layer.ffn, s, b, h))
+    for block_copied, block_split in blocks:
+        copied, split = copied + block_copied, split + block_split
+    return copied, split
 
 
 def lora_parameters(spec: ModelSpec, rank: int) -> int:
@@ -544,42 +568,54 @@ def lora_parameters(spec: ModelSpec, rank: int) -> int:
 
 def training_memory(
     spec: ModelSpec,
-    parameters: int,
+    stored: Layout,
     context: int,
     batch: int,
     optimizer: Optimizer,
     recompute: Recompute,
-    gpus: int,
+    data_parallel: int,
     zero_stage: int,
     attention: TrainAttention = "flash",
     lora_rank: int | None = None,
     frozen_weights: int = 0,
+    tensor_parallel: int = 1,
+    sequence_parallel: bool = False,
 ) -> Training:
-    """Weights 2Ψ + gradients 2Ψ + optimizer states (Adam 12Ψ) sharded by ZeRO stage over GPUS data-parallel ranks,
-    + the activations of one micro-batch on each GPU.
+    """Weights 2Ψ + gradients 2Ψ + optimizer states (Adam 12Ψ) of one tensor-parallel rank's share Ψ (matrices split
+    across TENSOR_PARALLEL ranks, vectors and routers copied), sharded by ZeRO stage over DATA_PARALLEL ranks, + the
+    activations of one micro-batch on each GPU.
 
-    Activations per layer (s tokens, micro-batch b, hidden h, 16-bit): layer_activation_bytes, Korthikanti et al.
-    2022 ("Reducing Activation Recomputation in Large Transformer Models", eq. 1: sbh·(34 + 5as/h) for GPT's layer)
-    generalised to the layer's real attention and FFN; FlashAttention (the default) stores no s × k scores;
+    Activations per layer (s tokens, micro-batch b, hidden h, 16-bit): layer_activations, Korthikanti et al. 2022
+    ("Reducing Activation Recomputation in Large Transformer Models", eq. 1: sbh·(34 + 5as/h) for GPT's layer; with
+    t-way tensor parallelism sbh·(10 + 24/t + 5as/(ht)), eq. 2; with sequence parallelism too sbh·(34/t + 5as/(ht)),
+    eq. 4) generalised to the layer's real attention and FFN; FlashAttention (the default) stores no s × k scores;
     selective recomputation drops them too (the paper's 34sbh); full recomputation keeps each layer's input,
-    2sbh. Plus the logits, 4·s·b·vocab (float32).
+    2sbh (÷ t with sequence parallelism). Plus the logits, 4·s·b·vocab (float32), split across the tensor-parallel
+    ranks as Megatron's vocabulary-parallel output layer splits them. Per GPU: ⌈(copied · (1, or t with sequence
+    parallelism … ÷ t) + split) ÷ t⌉.
     With LORA_RANK: the base weights frozen as stored (FROZEN_WEIGHTS bytes, no gradients, no states); the adapters
     (lora_parameters) trained in mixed precision as above; their extra activations, 2sbr per adapter, are left out.
     """
-    trained = parameters if lora_rank is None else lora_parameters(spec, lora_rank)
-    weights = 2 * trained if lora_rank is None else frozen_weights + 2 * trained
-    gradients = 2 * trained
-    states = OPTIMIZER_BYTES[optimizer] * trained
+    t = tensor_parallel
+    if lora_rank is None:
+        trained = sum(tensor.parameters * count for tensor, count in stored)
+        per_rank = tensor_parallel_parameters(stored, t)
+    else:  # LoRA under tensor parallelism is refused before this (api.MemoryOptions.checked)
+        trained = per_rank = lora_parameters(spec, lora_rank)
+    frozen = 0 if lora_rank is None else frozen_weights
+    weights, gradients, states = frozen + 2 * trained, 2 * trained, OPTIMIZER_BYTES[optimizer] * trained
+    rank_weights, rank_gradients = frozen + 2 * per_rank, 2 * per_rank
+    rank_states = OPTIMIZER_BYTES[optimizer] * per_rank
     s, b, h = context, batch, spec.hidden_size
-    per_layer = []
+    copied, split = 0, 4 * s * b * spec.vocab_size
     for layer in generating_layers(spec):
         if recompute == "full":
-            per_layer.append(2 * s * b * h)
+            copied += 2 * s * b * h
         else:
-            per_layer.append(
-                layer_activation_bytes(layer, s, b, h, flash=attention == "flash" or recompute == "selective")
-            )
-    activations = sum(per_layer) + 4 * s * b * spec.vocab_size
+            flash = attention == "flash" or recompute == "selective"
+            layer_copied, layer_split = layer_activations(layer, s, b, h, flash)
+            copied, split = copied + layer_copied, split + layer_split
+    activations = -(-(copied * (1 if sequence_parallel else t) + split) // t)
     if recompute == "full":
         formula = "Σ layers 2·s·b·h + 4·s·b·vocab (Korthikanti et al. 2022, full recomputation)"
     elif attention == "eager" and recompute == "none":
@@ -593,26 +629,38 @@ def training_memory(
             f"({'FlashAttention' if recompute == 'none' else 'selective recomputation'}: 4·a·s·b of log-sum-exp) "
             "+ 4·s·b·vocab"
         )
-    shard = {0: (1, 1, 1), 1: (1, 1, gpus), 2: (1, gpus, gpus), 3: (gpus, gpus, gpus)}[zero_stage]
-    per_gpu = -(-weights // shard[0]) + -(-gradients // shard[1]) + -(-states // shard[2]) + activations
+    if t > 1:
+        formula += (
+            f"; over {t} tensor-parallel ranks: norms', dropouts' and blocks' inputs "
+            + ("split too (sequence parallelism, eq. 4)" if sequence_parallel else "copied on each (eq. 2)")
+            + ", the rest split"
+        )
+    n = data_parallel
+    shard = {0: (1, 1, 1), 1: (1, 1, n), 2: (1, n, n), 3: (n, n, n)}[zero_stage]
+    weights_per_gpu, gradients_per_gpu = -(-rank_weights // shard[0]), -(-rank_gradients // shard[1])
+    states_per_gpu = -(-rank_states // shard[2])
     return Training(
         optimizer=optimizer,
         recompute=recompute,
         attention=attention,
-        gpus=gpus,
+        gpus=n * t,
+        data_parallel=n,
+        tensor_parallel=t,
+        sequence_parallel=sequence_parallel,
         zero_stage=zero_stage,
         micro_batch=batch,
         trainable_parameters=trained,
+        trainable_parameters_per_rank=per_rank,
         lora_rank=lora_rank,
         weights=weights,
         gradients=gradients,
         optimizer_states=states,
         activations=activations,
         activations_formula=formula,
-        weights_per_gpu=-(-weights // shard[0]),
-        gradients_per_gpu=-(-gradients // shard[1]),
-        optimizer_states_per_gpu=-(-states // shard[2]),
-        per_gpu=per_gpu,
+        weights_per_gpu=weights_per_gpu,
+        gradients_per_gpu=gradients_per_gpu,
+        optimizer_states_per_gpu=states_per_gpu,
+        per_gpu=weights_per_gpu + gradients_per_gpu + states_per_gpu + activations,
     )
 
 
@@ -651,7 +699,9 @@ def count_memory(
     optimizer: Optimizer = "adamw",
     recompute: Recompute = "none",
     zero_stage: int = 0,
-    parameters: int = 0,
+    data_parallel: int = 1,
+    tensor_parallel: int = 1,
+    sequence_parallel: bool = False,
     reserve: int = 0,
     attention: TrainAttention = "flash",
     lora_rank: int | None = None,
@@ -659,8 +709,9 @@ def count_memory(
     """Weights + KV cache + activations for inference, per GPU over GPUS; and with TRAIN, training memory.
 
     "Where it fits" compares each accelerator's memory less RESERVE (the runtime's own) with the inference figure per
-    GPU under tensor parallelism, or with TRAIN the training figure per GPU (ZeRO over GPUS ranks, unchanged by the
-    table's tensor parallelism, which then only says whether one GPU holds it)."""
+    GPU under tensor parallelism over GPUS, or with TRAIN the training figure per GPU (TENSOR_PARALLEL ranks, with
+    SEQUENCE_PARALLEL or not, times DATA_PARALLEL ranks ZeRO shards across), which then only says whether one GPU
+    holds it."""
     stored = weight_layout(spec, weight_dtype, scheme)
     weights = weight_bytes(stored, weight_dtype, scheme)
     cache = kv_cache(spec, context, batch, kv_dtype)
@@ -683,15 +734,15 @@ def count_memory(
     training = None
     if train:
         training = training_memory(
-            spec, parameters, context, batch, optimizer, recompute, gpus, zero_stage, attention, lora_rank,
-            frozen_weights=weights.bytes,
+            spec, stored, context, batch, optimizer, recompute, data_parallel, zero_stage, attention, lora_rank,
+            frozen_weights=weights.bytes, tensor_parallel=tensor_parallel, sequence_parallel=sequence_parallel,
         )  # fmt: skip
     rows = []
     for name, memory in accelerators.items():
         usable = memory - reserve
         if training is not None:
             fits = training.per_gpu <= usable
-            needed: tuple[int | None, int | None] = (gpus, training.per_gpu) if fits else (None, None)
+            needed: tuple[int | None, int | None] = (training.gpus, training.per_gpu) if fits else (None, None)
             rows.append(
                 Accelerator(
                     name=name, memory=memory, fits_on_one=fits, tensor_parallel=needed[0], per_gpu_bytes=needed[1]

@@ -259,6 +259,19 @@ class Memory(Result):
     formula: str
 
 
+class Batch(Result):
+    """How the job is laid out: global batch = micro-batch × data-parallel ranks × accumulation steps."""
+
+    micro_batch: int  # sequences per GPU per forward (what activations are stored for)
+    data_parallel: int  # gpus ÷ tensor_parallel
+    tensor_parallel: int
+    sequence_parallel: bool
+    accumulation_steps: int
+    global_batch: int  # sequences per optimizer step
+    tokens_per_step: int  # global_batch × seq
+    steps: int  # ⌈tokens ÷ tokens_per_step⌉
+
+
 class TrainReport(ModelInfo):
     """`ffncalc train --json`: what training MODEL on --tokens costs, and the MFU of a measured run by convention."""
 
@@ -281,6 +294,7 @@ class TrainReport(ModelInfo):
     days: float
     price: float | None  # per GPU-hour
     cost: float | None
+    batch: Batch
     memory: Memory
     measured_tokens_per_second: float | None  # the whole job's
     hfu: float | None  # the measured run's hardware FLOPs utilisation by ffncalc's count

@@ -257,3 +257,56 @@ def test_no_accelerator_label_carries_a_size_that_breaks_the_unit_rule(ffncalc):
     for row in document["accelerators"]:
         for number, unit in re.findall(r"(\d+)\s*(GiB|GB)", row["name"]):
             assert int(number) * {"GiB": 2**30, "GB": 10**9}[unit] == row["memory"], row
+
+
+def test_tensor_parallelism_splits_gpt3s_activations_as_korthikantis_equation_2():
+    # Korthikanti et al. 2022 eq. 2, t-way tensor parallelism: s·b·h·(10 + 24/t + 5·a·s/(h·t)) per layer — the two
+    # norms' inputs (4), the attention's and MLP's inputs (2 + 2) and dropout masks (1 + 1) stay whole on every rank;
+    # the fp32 logits are split (Megatron's vocabulary-parallel output layer). GPT-3 Small, t = 2.
+    s, b, h, a, t = 2048, 2, 768, 12, 2
+    training = memory("gpt3-small", "2k", batch=b, train=True, attention="eager", tensor_parallel=t).training
+    per_layer = 10 * s * b * h + (24 * s * b * h + 5 * a * s * s * b) // t
+    assert training.activations == 12 * per_layer + 4 * s * b * 50_257 // t
+
+
+def test_sequence_parallelism_splits_the_rest_as_korthikantis_equation_4():
+    # eq. 4, tensor and sequence parallelism: s·b·h·(34/t + 5·a·s/(h·t)) per layer.
+    s, b, h, a, t = 2048, 2, 768, 12, 2
+    training = memory(
+        "gpt3-small", "2k", batch=b, train=True, attention="eager", tensor_parallel=t, sequence_parallel=True
+    ).training
+    assert training.activations == (12 * (34 * s * b * h + 5 * a * s * s * b) + 4 * s * b * 50_257) // t
+
+
+def test_tensor_parallel_ranks_hold_half_of_each_matrix_and_every_norm():
+    # Llama-3.1-8B over 2 tensor-parallel ranks (ZeRO 0): 8,030,261,248 parameters, 266,240 of them norm weights
+    # copied on both ranks, the rest halved; 2 bytes a weight, 2 a gradient, 12 of Adam's states.
+    training = memory(LLAMA, "2k", train=True, tensor_parallel=2).training
+    per_rank = (8_030_261_248 - 266_240) // 2 + 266_240
+    assert training.trainable_parameters_per_rank == per_rank
+    assert (training.weights_per_gpu, training.gradients_per_gpu) == (2 * per_rank, 2 * per_rank)
+    assert training.optimizer_states_per_gpu == 12 * per_rank
+    assert training.weights == 2 * 8_030_261_248  # the whole model's row stays whole
+
+
+def test_zero_shards_over_the_data_parallel_ranks_left_by_tensor_parallelism():
+    # 8 GPUs, --tp 2: 4 data-parallel ranks; ZeRO stage 1 shards Adam's states of one rank's share over them.
+    training = memory(LLAMA, "2k", train=True, gpus=8, tensor_parallel=2, zero_stage=1).training
+    per_rank = (8_030_261_248 - 266_240) // 2 + 266_240
+    assert (training.gpus, training.data_parallel, training.tensor_parallel) == (8, 4, 2)
+    assert training.optimizer_states_per_gpu == -(-12 * per_rank // 4)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--train", "--sequence-parallel"], "add --tp 2 or more"),
+        (["--sequence-parallel", "--tp", "2"], "applies to --train"),
+        (["--train", "--gpus", "6", "--tp", "4"], "--gpus 6 is not a multiple of --tp 4"),
+        (["--train", "--tp", "2", "--lora-rank", "8"], "--lora-rank with --tp is not modelled"),
+        (["--gpus", "4", "--tp", "2"], "give --tp or --gpus, not both"),
+    ],
+)
+def test_parallelism_options_that_cannot_be_counted_are_refused(ffncalc, args, message):
+    run = ffncalc("memory", LLAMA, *args)
+    assert run.exit_code != 0 and message in run.stderr and "Traceback" not in run.stderr and run.stdout == ""

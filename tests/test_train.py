@@ -264,3 +264,29 @@ def test_sweep_reports_the_train_headlines():
     rows = run.json()["rows"]
     assert [row["values"]["num_hidden_layers"] for row in rows] == [16, 32]
     assert rows[1]["figures"]["total_flops"] == train(LLAMA_8B, tokens="1T").total_flops
+
+
+def test_the_global_batch_is_micro_batch_times_data_parallel_ranks_times_accumulation_steps():
+    # 64 GPUs at --tp 4: 16 data-parallel ranks; 512 sequences a step at micro-batch 2: 512 / (2 · 16) = 16
+    # accumulation steps; 15T tokens ÷ (512 · 8,192) tokens a step = 3,576,278.6…, so 3,576,279 steps.
+    report = train(LLAMA_8B, tokens="15T", gpus=64, tensor_parallel=4, micro_batch=2, global_batch=512)
+    batch = report.batch
+    assert (batch.data_parallel, batch.accumulation_steps, batch.tokens_per_step) == (16, 16, 4_194_304)
+    assert batch.steps == -(-15 * 10**12 // 4_194_304) == 3_576_279
+
+
+def test_training_memory_stores_activations_for_the_micro_batch_not_the_global_batch():
+    one = train(LLAMA_8B, gpus=8, global_batch=8).memory.per_gpu
+    assert train(LLAMA_8B, gpus=8, global_batch=1024).memory.per_gpu == one
+    assert train(LLAMA_8B, gpus=8, micro_batch=2, global_batch=16).memory.per_gpu > one
+
+
+def test_a_global_batch_the_ranks_cannot_share_is_refused():
+    run = run_main("train", LLAMA_8B, "--gpus", "64", "--tp", "4", "--micro-batch", "2", "--global-batch", "500")
+    assert run.exit_code != 0
+    assert "--global-batch 500 is not a multiple of --micro-batch × data-parallel ranks (2 × 16 = 32)" in run.stderr
+
+
+def test_days_buys_whole_tensor_parallel_groups():
+    report = train(LLAMA_8B, tokens="15T", days=30, tensor_parallel=8)
+    assert report.gpus % 8 == 0 and report.batch.data_parallel == report.gpus // 8

@@ -11,7 +11,7 @@ from . import count, heading, info_lines, named
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
-    from ..footprint import MemoryReport
+    from ..footprint import MemoryReport, Training
 
 GIB = 1 << 30
 
@@ -19,6 +19,17 @@ GIB = 1 << 30
 def gib(value: int) -> str:
     """Bytes as GiB with two decimals (the tables' one unit; --json has the bytes)."""
     return f"{value / GIB:,.2f}"
+
+
+def parallelism(training: Training) -> str:
+    """How training is spread: "ZeRO stage 1 over 8 GPUs", or with tensor parallelism "ZeRO stage 1 over 4
+    data-parallel ranks × 2 tensor-parallel (sequence parallel)"."""
+    zero = f"ZeRO stage {training.zero_stage} over "
+    if training.tensor_parallel == 1:
+        return zero + f"{training.gpus} GPU{'s' if training.gpus > 1 else ''}"
+    ranks = f"{training.data_parallel} data-parallel rank{'s' if training.data_parallel > 1 else ''}"
+    sequence = " (sequence parallel)" if training.sequence_parallel else ""
+    return zero + f"{ranks} × {training.tensor_parallel} tensor-parallel{sequence}"
 
 
 def answer(report: MemoryReport) -> Text:
@@ -115,8 +126,8 @@ def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) 
     parts += fit(kinds, width)
     parts.append(
         heading(
-            f"Where training fits: per GPU at ZeRO stage {report.training.zero_stage} over {report.training.gpus} "
-            f"GPU{'s' if report.training.gpus > 1 else ''}, after a {gib(report.runtime_reserve)} GiB runtime reserve"
+            f"Where training fits: per GPU at {parallelism(report.training)}, after a {gib(report.runtime_reserve)} "
+            "GiB runtime reserve"
             if report.training is not None
             else f"Where inference fits (tensor parallelism across powers of two), after a "
             f"{gib(report.runtime_reserve)} GiB runtime reserve"
@@ -144,8 +155,7 @@ def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) 
         parts.append(
             heading(
                 f"Training ({what}): {training.optimizer}, mixed precision, {training.attention} attention, "
-                f"recomputation {training.recompute}, micro-batch {training.micro_batch}, ZeRO stage "
-                f"{training.zero_stage} over {training.gpus} GPU{'s' if training.gpus > 1 else ''}"
+                f"recomputation {training.recompute}, micro-batch {training.micro_batch}, {parallelism(training)}"
             )
         )
         grid = Grid(

@@ -54,6 +54,7 @@ def train_renderables(report: TrainReport, width: int = 80) -> Group:
     ]
     parts += fit(_compute_optimal(report), width)
     parts.append(Text(_past_optimal(report)))
+    parts.append(Text(_batch(report)))
     parts.append(Text(_memory(report)))
     parts += [Text(f"· {convention}", style="dim") for convention in report.conventions[:6]]
     return Group(*parts, *info_lines(report))
@@ -155,9 +156,26 @@ def _past_optimal(report: TrainReport) -> str:
 
 
 def _memory(report: TrainReport) -> str:
-    memory = report.memory
+    memory, batch = report.memory, report.batch
     verdict = "fits" if memory.fits else "does not fit"
+    micro = f"micro-batch {batch.micro_batch} sequence{'s' if batch.micro_batch > 1 else ''}"
+    tensor = ""
+    if batch.tensor_parallel > 1:
+        tensor = f", {batch.tensor_parallel}-way tensor parallel" + (
+            " + sequence parallel" if batch.sequence_parallel else ""
+        )
     return (
-        f"Training memory per GPU (ZeRO stage {memory.zero_stage}, micro-batch 1 sequence, "
+        f"Training memory per GPU (ZeRO stage {memory.zero_stage}, {micro}{tensor}, "
         f"{'no' if report.recompute == 'none' else report.recompute} recomputation): {memory.per_gpu / GIB:,.1f} GiB of {memory.gpu_memory / GIB:,.1f} GiB — {verdict}."
+    )
+
+
+def _batch(report: TrainReport) -> str:
+    batch = report.batch
+    return (
+        f"Global batch {batch.global_batch:,} sequence{'s' if batch.global_batch > 1 else ''} "
+        f"({batch.tokens_per_step:,} tokens) a step = micro-batch "
+        f"{batch.micro_batch} × {batch.data_parallel:,} data-parallel rank{'s' if batch.data_parallel > 1 else ''} × "
+        f"{batch.accumulation_steps:,} accumulation step{'s' if batch.accumulation_steps > 1 else ''}: "
+        f"{batch.steps:,} optimizer steps."
     )
