@@ -31,10 +31,13 @@ Flag = Annotated[bool, Field(strict=True)]
 
 # Every quant_method transformers 5.24's AutoQuantizationConfig knows (AUTO_QUANTIZATION_CONFIG_MAPPING), and
 # ModelOpt's, which vLLM and SGLang load.
-READ = ("fp8", "mxfp8", "mxfp4", "gptq", "awq", "bitsandbytes", "compressed-tensors", "modelopt")
+READ = (
+    "fp8", "mxfp8", "mxfp4", "gptq", "awq", "bitsandbytes", "compressed-tensors", "modelopt", "fbgemm_fp8", "eetq",
+    "bitnet",
+)  # fmt: skip
 UNREAD = (
-    "aqlm", "auto-round", "bitnet", "eetq", "fbgemm_fp8", "fouroversix", "fp_quant", "gemma", "gguf", "higgs", "hqq",
-    "metal", "nvfp4", "quanto", "quark", "sinq", "spqr", "torchao", "vptq",
+    "aqlm", "auto-round", "fouroversix", "fp_quant", "gemma", "gguf", "higgs", "hqq", "metal", "nvfp4", "quanto",
+    "quark", "sinq", "spqr", "torchao", "vptq",
 )  # fmt: skip
 
 
@@ -253,6 +256,35 @@ class MlxBlock(Block):
         return value
 
 
+class FbgemmFp8Block(Block):
+    """FbgemmFp8Config (transformers 5.24 utils/quantization_config.py): FP8 weights with a float32 scale per output
+    row (integrations/fbgemm_fp8.py, FbgemmFp8Linear)."""
+
+    quant_method: Literal["fbgemm_fp8"]
+    modules_to_not_convert: Modules | None = None
+
+
+class EetqBlock(Block):
+    """EetqConfig: int8 weights stored [in, out] with a float16 scale per output (integrations/eetq.py, EetqLinear);
+    its post_init accepts weights "int8" only."""
+
+    quant_method: Literal["eetq"]
+    weights: Literal["int8"] = "int8"
+    modules_to_not_convert: Modules | None = None
+
+
+class BitNetBlock(Block):
+    """BitNetQuantConfig: ternary weights. BitLinear packs four to a byte, uint8 [out // 4, in], with one weight_scale
+    in the model's dtype; AutoBitLinear keeps [out, in] in the model's dtype, with the scale when offline
+    (integrations/bitnet.py)."""
+
+    quant_method: Literal["bitnet"]
+    linear_class: Literal["bitlinear", "autobitlinear"] = "bitlinear"
+    quantization_mode: Literal["online", "offline"] = "offline"
+    use_rms_norm: Flag = False
+    modules_to_not_convert: Modules | None = None
+
+
 class UnreadBlock(Block):
     """A scheme transformers knows that ffncalc does not lay out: named, not read."""
 
@@ -268,6 +300,9 @@ BLOCKS: dict[str, type[Block]] = {
     "bitsandbytes": BitsAndBytesBlock,
     "compressed-tensors": CompressedTensorsBlock,
     "modelopt": ModelOptBlock,
+    "fbgemm_fp8": FbgemmFp8Block,
+    "eetq": EetqBlock,
+    "bitnet": BitNetBlock,
 }
 BLOCKS.update(dict.fromkeys(UNREAD, UnreadBlock))
 
@@ -316,6 +351,13 @@ def notes(block: Block | None, where: str = "quantization_config") -> list[str]:
             f"{where}: quant_method {block.quant_method!r} is not read by ffncalc: weights are counted unquantized, "
             "in the config's dtype (memory and verify do not know this scheme's packed layout)"
         ]
+    if isinstance(block, BitNetBlock) and block.linear_class == "autobitlinear":
+        return [
+            f"{where}: BitNet's AutoBitLinear weights are counted as it creates them, [out, in] in the config's dtype; "
+            "a checkpoint may hold them packed four to a byte instead (transformers unpacks either when loading)"
+        ]
+    if isinstance(block, BitNetBlock) and block.use_rms_norm:
+        return [f"{where}: use_rms_norm adds an RMSNorm to every BitLinear, which ffncalc does not count"]
     if isinstance(block, ModelOptBlock) and block.quant_algo not in MODELOPT_READ:
         return [
             f"{where}: ModelOpt quant_algo {block.quant_algo!r} is not read by ffncalc (it reads "

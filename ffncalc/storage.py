@@ -76,6 +76,11 @@ def excluded(module: str, patterns: Iterable[str]) -> bool:
     return False
 
 
+# Schemes whose transformers integration swaps nn.Linear modules only (a stacked experts parameter or a GPT-2 Conv1D
+# keeps its dtype): fbgemm_fp8 (Llama 4's experts have a class of their own there, not laid out here), eetq, bitnet.
+LINEAR_ONLY = ("fbgemm_fp8", "eetq", "bitnet", "bitnet-auto")
+
+
 class Scheme(Value):
     """A quantization_config, reduced to what decides the stored layout."""
 
@@ -85,6 +90,7 @@ class Scheme(Value):
     block: tuple[int, int] | None = None  # FP8 blocks (out, in); None: one scale per tensor
     scale_dtype: str = "F32"
     activation_scale: bool = False  # FP8 static activations store an input scale per module
+    weight_scale: bool = False  # BitNet's AutoBitLinear, offline: one weight_scale per module
     not_converted: tuple[str, ...] = ()
     zero_points: bool = True  # GPTQ / AWQ asymmetric; compressed-tensors symmetric has none
     act_order: bool = False  # GPTQ desc_act: g_idx per input channel (stored either way by AutoGPTQ)
@@ -96,6 +102,8 @@ class Scheme(Value):
             return (tensor.matmul or tensor.component == "embedding") and not excluded(module, self.not_converted)
         if not tensor.matmul or tensor.component in ("embedding", "lm_head") or tensor.part in ("router", "lm_head"):
             return False
+        if self.method in LINEAR_ONLY and (len(tensor.shape) != 2 or tensor.transposed):
+            return False  # these replace nn.Linear modules: stacked experts and Conv1D weights stay as they are
         if self.method == "mxfp4":  # gpt-oss: the stacked experts only, unless modules_to_not_convert names them
             # transformers' replace_with_mxfp4_linear checks should_convert_module(f"{mlp}.experts", ...)
             experts = module if module.endswith(".experts") else module.rpartition(".")[0]
@@ -219,6 +227,24 @@ class Scheme(Value):
             if self.activation_scale:
                 stored.append(q("input_scale", self.scale_dtype, (1,)))
             return stored
+        if self.method == "fbgemm_fp8":
+            # transformers 5.24 integrations/fbgemm_fp8.py, FbgemmFp8Linear: weight float8_e4m3fn [out, in],
+            # weight_scale float32 [out, 1] (input_scale_ub is a buffer it does not save).
+            return [Stored(name, "F8_E4M3", shape, "parameter", component), q("weight_scale", "F32", (out_f, 1))]
+        if self.method == "eetq":
+            # integrations/eetq.py, EetqLinear: weight int8 stored [in, out], weight_scales float16 [out].
+            return [Stored(name, "I8", (in_f, out_f), "parameter", component), q("weight_scales", "F16", (out_f,))]
+        if self.method == "bitnet":
+            # integrations/bitnet.py, BitLinear: four ternary values a byte along the output, uint8 [out // 4, in],
+            # and one weight_scale in the model's dtype.
+            return [
+                Stored(name, "U8", (out_f // 4, in_f), "parameter", component, name, out_f * in_f),
+                q("weight_scale", dtype, (1,)),
+            ]
+        if self.method == "bitnet-auto":
+            # AutoBitLinear (an nn.Linear): [out, in] in the model's dtype; offline, one weight_scale too.
+            stored = [Stored(name, dtype, shape, "parameter", component)]
+            return stored + ([q("weight_scale", dtype, (1,))] if self.weight_scale else [])
         raise InvalidConfigError(f"quantization_config.quant_method {self.method!r} is not one ffncalc knows")
 
 
@@ -230,8 +256,11 @@ def parse_scheme(block: Block | None) -> Scheme | None:
     from .quantization import (
         MODELOPT_READ,
         AwqBlock,
+        BitNetBlock,
         BitsAndBytesBlock,
         CompressedTensorsBlock,
+        EetqBlock,
+        FbgemmFp8Block,
         Fp8Block,
         GptqBlock,
         MlxBlock,
@@ -266,6 +295,18 @@ def parse_scheme(block: Block | None) -> Scheme | None:
         return Scheme("bitsandbytes_8bit", bits=8, not_converted=skipped)
     if isinstance(block, CompressedTensorsBlock):
         return _compressed_tensors(block)
+    if isinstance(block, FbgemmFp8Block):
+        return Scheme("fbgemm_fp8", bits=8, not_converted=tuple(block.modules_to_not_convert or ()))
+    if isinstance(block, EetqBlock):
+        return Scheme("eetq", bits=8, not_converted=tuple(block.modules_to_not_convert or ()))
+    if isinstance(block, BitNetBlock):
+        auto = block.linear_class == "autobitlinear"
+        return Scheme(
+            "bitnet-auto" if auto else "bitnet",
+            bits=16 if auto else 2,
+            weight_scale=auto and block.quantization_mode == "offline",
+            not_converted=tuple(block.modules_to_not_convert or ()),
+        )
     if isinstance(block, ModelOptBlock) and block.quant_algo in MODELOPT_READ:
         if block.quant_algo == "FP8":
             return Scheme("modelopt-fp8", bits=8, not_converted=tuple(block.ignore or ()))

@@ -90,6 +90,43 @@ def test_modelopt_fp8_is_read_with_its_per_tensor_scales(write_config):
     assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
 
 
+def test_fbgemm_fp8_stores_fp8_weights_with_a_float32_scale_per_output_row(write_config):
+    # transformers 5.24 integrations/fbgemm_fp8.py, FbgemmFp8Linear's state_dict on the meta device (4,096 → 1,024):
+    # weight float8_e4m3fn (1024, 4096), weight_scale float32 (1024, 1). Per linear layer: out · in + 4 · out bytes.
+    quantized = {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(o * i + 4 * o for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+    assert report.weights.quantization == "fbgemm_fp8"
+
+
+def test_eetq_stores_int8_weights_input_major_with_a_float16_scale_per_output(write_config):
+    # integrations/eetq.py, EetqLinear's state_dict (4,096 → 1,024): weight int8 (4096, 1024), weight_scales
+    # float16 (1024,). Per linear layer: in · out + 2 · out bytes.
+    quantized = {"quant_method": "eetq", "weights": "int8"}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(i * o + 2 * o for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_bitnet_packs_four_ternary_weights_a_byte_with_one_scale_per_module(write_config):
+    # integrations/bitnet.py, BitLinear's state_dict (4,096 → 1,024, bfloat16): weight uint8 (256, 4096),
+    # weight_scale bfloat16 (1,). Per linear layer: out // 4 · in + 2 bytes.
+    quantized = {"quant_method": "bitnet", "linear_class": "bitlinear", "quantization_mode": "offline"}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(o // 4 * i + 2 for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_bitnets_autobitlinear_keeps_16_bit_weights_and_says_a_checkpoint_may_pack_them(write_config):
+    # AutoBitLinear's state_dict (offline, bfloat16): weight bfloat16 (out, in) and weight_scale bfloat16 (1,).
+    quantized = {"quant_method": "bitnet", "linear_class": "autobitlinear", "quantization_mode": "offline"}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(2 * o * i + 2 for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+    assert any("packed four to a byte" in note for note in report.notes)
+
+
 def test_a_quantization_config_nested_under_text_config_is_read(write_config):
     # Mistral 3 with its language model's block only (as multimodal int4/fp8 releases nest it): the language model's
     # linear layers in FP8 with a float32 scale per 128 × 128 block, not the 16-bit size.
@@ -145,6 +182,10 @@ REFUSED = [
     ({"quant_method": "gptq", "bits": 4, "group_size": -5}, "quantization_config.group_size"),
     ({"quant_method": "gptq", "bits": 4, "group_size": "four"}, "quantization_config.group_size"),
     ({"quant_method": "awq", "bits": 3}, "quantization_config.bits"),
+    ({"quant_method": "eetq", "weights": "int4"}, "quantization_config.weights"),  # EetqConfig: int8 only
+    ({"quant_method": "bitnet", "linear_class": "ternary"}, "quantization_config.linear_class"),
+    ({"quant_method": "bitnet", "quantization_mode": "sometimes"}, "quantization_config.quantization_mode"),
+    ({"quant_method": "fbgemm_fp8", "modules_to_not_convert": "lm_head"}, "quantization_config.modules_to_not_convert"),
     ({"quant_method": "bitsandbytes", "load_in_4bit": True, "load_in_8bit": True}, "quantization_config"),
     ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf5"}, "bnb_4bit_quant_type"),
     ({"quant_method": "bitsandbytes", "load_in_8bit": True, "llm_int8_skip_modules": 3}, "llm_int8_skip_modules"),
