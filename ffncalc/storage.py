@@ -211,6 +211,20 @@ class Scheme(Value):
                 Stored(name, "I8", shape, "parameter", component),
                 Stored(f"{module}.SCB", "F32", (out_f,), "quantization", component, name),
             ]
+        if self.method == "compressed-tensors-nvfp4":
+            # NVFP4 (format nvfp4-pack-quantized; vLLM compressed_tensors_w4a4_nvfp4.py create_weights, as
+            # checkpointed per module): two E2M1 values a byte, weight_packed U8 [out, in // 2]; an FP8 E4M3 scale
+            # per group of 16 along the input; a float32 weight_global_scale, and input_global_scale for W4A4.
+            group = self.group_size or 16
+            stored = [
+                Stored(f"{module}.weight_packed", "U8", lead_t + (out_f, in_f // 2), "parameter", component, name,
+                       math.prod(shape)),
+                q("weight_scale", "F8_E4M3", lead_t + (out_f, in_f // group)),
+                q("weight_global_scale", "F32", lead_t + (1,)),
+            ]  # fmt: skip
+            if self.activation_scale:
+                stored.append(q("input_global_scale", "F32", lead_t + (1,)))
+            return stored
         if self.method == "compressed-tensors":
             if self.packed:
                 packed = (out_f, in_f * self.bits // 32)
@@ -218,9 +232,12 @@ class Scheme(Value):
                 stored.append(q("weight_shape", "I64", (2,)))
             else:
                 stored = [Stored(name, "F8_E4M3", shape, "parameter", component)]
-            scales = {"tensor": (1,), "channel": (out_f, 1)}.get(
-                self.strategy, (out_f, -(-in_f // (self.group_size or in_f)))
-            )
+            if self.strategy == "block" and self.block is not None:  # vLLM's BlockQuantScaleParameter
+                scales = (-(-out_f // self.block[0]), -(-in_f // self.block[1]))
+            else:
+                scales = {"tensor": (1,), "channel": (out_f, 1)}.get(
+                    self.strategy, (out_f, -(-in_f // (self.group_size or in_f)))
+                )
             stored.append(q("weight_scale", self.scale_dtype, scales))
             if self.packed and self.zero_points:
                 stored.append(q("weight_zero_point", "I32", scales))
@@ -326,6 +343,14 @@ def _compressed_tensors(block: CompressedTensorsBlock) -> Scheme:
     groups = list(block.config_groups.values())
     weights = next((group.weights for group in groups if group.weights is not None), None) or CompressedArgs()
     activations = next((group.input_activations for group in groups if group.input_activations is not None), None)
+    if weights.type == "float" and weights.num_bits == 4:  # NVFP4: E2M1 values, FP8 group scales, a global scale
+        return Scheme(
+            "compressed-tensors-nvfp4",
+            bits=4,
+            group_size=weights.group_size if weights.group_size and weights.group_size > 0 else 16,
+            activation_scale=activations is not None,
+            not_converted=tuple(block.ignore or ()),
+        )
     return Scheme(
         "compressed-tensors",
         bits=weights.num_bits,
@@ -336,6 +361,7 @@ def _compressed_tensors(block: CompressedTensorsBlock) -> Scheme:
         zero_points=not weights.symmetric,
         packed=weights.type == "int",
         strategy=weights.strategy or "tensor",
+        block=weights.block_structure,
     )
 
 

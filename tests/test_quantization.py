@@ -152,6 +152,39 @@ def test_a_scheme_ffncalc_does_not_lay_out_is_said_not_silently_counted_at_16_bi
     assert any("quant_method 'hqq' is not read by ffncalc" in note for note in report.notes)
 
 
+NVFP4_ARGS = {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16, "symmetric": True}
+
+
+def test_compressed_tensors_nvfp4_packs_two_values_a_byte_with_fp8_group_scales_and_global_scales(write_config):
+    # llm-compressor's NVFP4 (format nvfp4-pack-quantized), as vLLM's CompressedTensorsW4A4Fp4.create_weights
+    # (compressed_tensors_w4a4_nvfp4.py) reads each module: weight_packed U8 [out, in // 2], weight_scale F8_E4M3
+    # [out, in // 16], weight_global_scale and input_global_scale float32 [1]; lm_head ignored.
+    group = {"targets": ["Linear"], "weights": NVFP4_ARGS, "input_activations": dict(NVFP4_ARGS, dynamic="local")}
+    quantized = {
+        "quant_method": "compressed-tensors",
+        "format": "nvfp4-pack-quantized",
+        "config_groups": {"group_0": group},
+        "ignore": ["lm_head"],
+    }
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(o * i // 2 + o * i // 16 + 4 + 4 for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_compressed_tensors_fp8_blocks_keep_one_float32_scale_per_block(write_config):
+    # FP8_BLOCK (strategy block, block_structure [128, 128]): vLLM's BlockQuantScaleParameter, float32
+    # [⌈out / 128⌉, ⌈in / 128⌉]. Hidden 256, FFN 512: q, k, v, o 2 × 2 blocks, gate and up 4 × 2, down 2 × 4: 40 a layer.
+    weights = {"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128]}
+    quantized = {
+        "quant_method": "compressed-tensors",
+        "format": "float-quantized",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights}},
+        "ignore": ["lm_head"],
+    }
+    config = tiny_llama(hidden_size=256, intermediate_size=512, torch_dtype="bfloat16", quantization_config=quantized)
+    assert memory(str(write_config(config))).weights.by_dtype["F32"] == 2 * 40 * 4
+
+
 def test_fp8_without_weight_block_size_takes_transformers_default_blocks(write_config):
     # FineGrainedFP8Config's default weight_block_size is (128, 128); null means one scale per tensor. With hidden
     # 256 and FFN 512: q, k, v, o are 2 × 2 blocks, gate and up (512 × 256) and down (256 × 512) 4 × 2: 40 float32
