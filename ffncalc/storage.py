@@ -232,6 +232,7 @@ class Scheme(Value):
                 stored.append(q("weight_shape", "I64", (2,)))
             else:
                 stored = [Stored(name, "F8_E4M3", shape, "parameter", component)]
+            scales: tuple[int, ...]
             if self.strategy == "block" and self.block is not None:  # vLLM's BlockQuantScaleParameter
                 scales = (-(-out_f // self.block[0]), -(-in_f // self.block[1]))
             else:
