@@ -29,7 +29,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ffncalc import supported_model_types
-from ffncalc.families import FAMILIES, TOWERS, adapter_for
+from ffncalc.families import adapter_for
+from ffncalc.families.registry import index
 
 from .agreement import built, config_of
 from .conftest import EXPECTED
@@ -74,7 +75,7 @@ def family_fields(model_type: str) -> frozenset[str]:
 
 
 def adapter(model_type: str) -> Any:
-    return adapter_for(model_type, TOWERS if model_type in TOWERS else FAMILIES)
+    return adapter_for(model_type, "towers" if model_type in index("towers") else "families")
 
 
 @cache

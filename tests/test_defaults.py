@@ -9,7 +9,8 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from ffncalc.families import FAMILIES, TOWERS, adapter_for
+from ffncalc.families import adapter_for
+from ffncalc.families.registry import index
 from ffncalc.schema import METADATA_FIELDS
 
 from .conftest import EXPECTED
@@ -19,7 +20,7 @@ TRANSFORMERS = json.loads((EXPECTED / "transformers_defaults.json").read_text())
 
 def declared_fields(model_type):
     """(field, names the config may use for it, default) for each architectural field the adapter reads."""
-    adapter = adapter_for(model_type, TOWERS if model_type in TOWERS else FAMILIES)
+    adapter = adapter_for(model_type, "towers" if model_type in index("towers") else "families")
     for name, field in adapter.model_fields.items():
         if name in METADATA_FIELDS or name in adapter.undeclared_keys:
             continue
@@ -94,7 +95,7 @@ def _wrappers() -> list[str]:
 
     return [
         model_type
-        for model_type in FAMILIES
+        for model_type in index()
         if isinstance(adapter := adapter_for(model_type), type) and issubclass(adapter, MultimodalConfig)
     ]
 

@@ -9,7 +9,8 @@ import pytest
 
 from ffncalc.api import account, load_config
 from ffncalc.errors import UsageError
-from ffncalc.families import FAMILIES, adapter_for
+from ffncalc.families import adapter_for
+from ffncalc.families.registry import index
 from ffncalc.overrides import parse_sweep
 
 from .conftest import run_main
@@ -110,7 +111,7 @@ def test_a_dotted_key_under_a_plain_field_is_refused():
     assert "hidden_size is not a nested config" in run.stderr
 
 
-@pytest.mark.parametrize("model_type", sorted(t for t in FAMILIES if t != "ffncalc"))
+@pytest.mark.parametrize("model_type", sorted(t for t in index() if t != "ffncalc"))
 def test_every_family_accepts_an_override_of_each_of_its_fields_and_refuses_an_unknown_one(model_type):
     from ffncalc.overrides import Override, check_read
 

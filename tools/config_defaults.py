@@ -4,8 +4,8 @@ A side script (torch and transformers in a side venv, see tools/meta_count.py):
 
     /tmp/side/bin/python tools/config_defaults.py > tests/expected/transformers_defaults.json
 
-For each model_type ffncalc supports (read from ffncalc/families/__init__.py as text, so ffncalc
-need not be importable here) it records the configuration class, its dataclass fields with
+For each model_type ffncalc supports (its families' @family and @tower registrations, read from their source, so
+ffncalc need not be importable here) it records the configuration class, its dataclass fields with
 their defaults, and its attribute_map (the other names a config may use for a field). The test
 tests/test_defaults.py holds every adapter's declared fields and defaults against this.
 """
@@ -13,16 +13,27 @@ tests/test_defaults.py holds every adapter's declared fields and defaults agains
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import math
-import re
 import sys
 from pathlib import Path
 
 import transformers
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
-FAMILIES = Path(__file__).resolve().parent.parent / "ffncalc" / "families" / "__init__.py"
+REGISTRY = Path(__file__).resolve().parent.parent / "ffncalc" / "families" / "registry.py"
+
+
+def registered_model_types() -> list[str]:
+    """Every model_type a family or tower registers, read by ffncalc's own index of the modules' syntax trees
+    (registry.scan), loaded from its file: it imports nothing of ffncalc's, so ffncalc need not be installed here."""
+    spec = importlib.util.spec_from_file_location("ffncalc_registry", REGISTRY)
+    assert spec is not None and spec.loader is not None
+    registry = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(registry)
+    found = registry.scan(REGISTRY.parent)
+    return sorted(set(found["families"]) | set(found["towers"]))
 
 
 def plain(value):
@@ -36,7 +47,7 @@ def plain(value):
 
 
 def main() -> None:
-    model_types = sorted(set(re.findall(r'^\s+"([\w.-]+)": "\w+:\w+",$', FAMILIES.read_text(), re.M)))
+    model_types = registered_model_types()
     document = {
         "generated_by": "tools/config_defaults.py",
         "transformers_version": transformers.__version__,

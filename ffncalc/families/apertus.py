@@ -10,8 +10,10 @@ from pydantic import Field
 from ..schema import Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, Layer, Parameter, StoredTensor
 from .base import DecoderConfig
+from .registry import family
 
 
+@family("apertus")
 class ApertusConfig(DecoderConfig):
     """configuration_apertus.py / modular_apertus.py: q/k RMSNorms per head; norms before attention
     (attention_layernorm) and before the MLP (feedforward_layernorm); a plain up/down MLP without bias.

@@ -5,8 +5,10 @@ from __future__ import annotations
 from ..schema import Name, PositionCount, Width
 from ..spec import DenseFfn, Layer
 from .base import DecoderConfig
+from .registry import family
 
 
+@family("arcee")
 class ArceeConfig(DecoderConfig):
     """configuration_arcee.py / modular_arcee.py: LlamaConfig's fields and checks (hidden_size a multiple of
     the heads) with AFM's defaults; the MLP is plain, up and down with mlp_bias (NemotronMLP's layout)."""

@@ -30,6 +30,7 @@ from ..spec import (
     StoredTensor,
     names,
 )
+from .registry import tower
 from .towers import Tower, TowerConfig, audio_module
 
 
@@ -112,6 +113,7 @@ GEMMA4_AUDIO_CLIPPED = (
 )  # fmt: skip
 
 
+@tower("gemma4_audio")
 class Gemma4AudioConfig(TowerConfig):
     """configuration_gemma4.py (Gemma4AudioConfig) / modeling_gemma4.py (Gemma4AudioModel): two convolutions of 3 × 3
     (1 → subsampling_conv_channels[0] → [1], no bias, each with a LayerNorm without bias), input_proj_linear
@@ -182,6 +184,7 @@ GEMMA3N_AUDIO_LIGHT_CONV = {
 Kernel = Annotated[list[Width], Field(min_length=2, max_length=2)]  # (time, frequency): transformers unpacks two
 
 
+@tower("gemma3n_audio")
 class Gemma3nAudioConfig(TowerConfig):
     """configuration_gemma3n.py (Gemma3nAudioConfig) / modeling_gemma3n.py (Gemma3nAudioEncoder): two convolutions
     (1 → sscp_conv_channel_size[0] → [1], kernels sscp_conv_kernel_size, strides sscp_conv_stride_size, no bias,

@@ -9,9 +9,11 @@ from ..schema import Flag, Width
 from ..spec import Extra, ImageInput, Linear, Norm
 from ..values import replace
 from .multimodal import MultimodalConfig
+from .registry import family
 from .towers import Tower, projector_module
 
 
+@family("aya_vision")
 class AyaVisionConfig(MultimodalConfig):
     """configuration_aya_vision.py / modeling_aya_vision.py: a vision tower (SigLIP by default; AutoModel builds what
     vision_config names), AyaVisionMultiModalProjector (the features pixel-shuffled downsample_factor² side by side, a

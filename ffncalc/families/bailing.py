@@ -8,6 +8,7 @@ from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerIndex, Width
 from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
 from .base import DecoderConfig
 from .blocks import is_sparse
+from .registry import family
 
 # The names of inclusionAI's modeling_bailing_moe_v2.py (no transformers class to check them against).
 BAILING_ATTENTION = names(
@@ -23,6 +24,7 @@ BAILING_SHARED = names(
 )
 
 
+@family("bailing_moe")
 class BailingMoeConfig(DecoderConfig):
     """BailingMoeV2 (Ling-flash-2.0): fused query_key_value and dense (biases from use_qkv_bias /
     use_bias), per-head RMSNorm on q and k (use_qk_norm); the first first_k_dense_replace layers

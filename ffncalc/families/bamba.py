@@ -22,10 +22,12 @@ from ..spec import DenseFfn, Layer, Mixer, ModelNames, MoeFfn, names
 from .base import DecoderConfig
 from .blocks import MambaHeads, mamba_heads_check
 from .mixers import mamba2, mamba2_names
+from .registry import family
 
 BAMBA_MAMBA = mamba2_names("mamba.")
 
 
+@family("bamba")
 class BambaConfig(MambaHeads, DecoderConfig):
     """configuration_bamba.py / modeling_bamba.py.
 
@@ -104,6 +106,7 @@ class BambaConfig(MambaHeads, DecoderConfig):
         return tuple(attention_layer if attends else mamba_layer for attends in self.attends())
 
 
+@family("granitemoehybrid")
 class GraniteMoeHybridConfig(BambaConfig):
     """configuration_granitemoehybrid.py / modeling_granitemoehybrid.py: Bamba's Mamba-2 and attention layers,
     picked by layer_types (default: every layer Mamba-2), with Granite's norms (input_layernorm,

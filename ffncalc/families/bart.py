@@ -30,6 +30,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
+from .registry import family
 
 SELF_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
 CROSS_ATTENTION = names(
@@ -40,6 +41,7 @@ BART_MLP = names(up="fc1", down="fc2")
 Kind = Literal["model", "generation", "sequence", "question", "causal"]
 
 
+@family("bart")
 class BartConfig(HFConfig):
     """configuration_bart.py / modeling_bart.py.
 
@@ -285,6 +287,7 @@ class BartConfig(HFConfig):
         )
 
 
+@family("mbart")
 class MBartConfig(BartConfig):
     """configuration_mbart.py / modeling_mbart.py: BART's model with pre-LN layers and a final LayerNorm on each
     stack (layer_norm) beside the one on its embeddings; classifiers 2 wide unless the config says."""
@@ -297,6 +300,7 @@ class MBartConfig(BartConfig):
     final_norms = True
 
 
+@family("pegasus")
 class PegasusConfig(BartConfig):
     """configuration_pegasus.py / modeling_pegasus.py: pre-LN layers and a final LayerNorm on each stack, no
     LayerNorm on the embeddings; sinusoidal positions, max_position_embeddings rows per stack, held as frozen
@@ -315,6 +319,7 @@ class PegasusConfig(BartConfig):
     pad_token_id: int | None = Field(0, strict=True)
 
 
+@family("marian")
 class MarianConfig(BartConfig):
     """configuration_marian.py / modeling_marian.py (OPUS-MT): post-LN layers without LayerNorms on the
     embeddings or at the ends; sinusoidal positions, max_position_embeddings rows per stack, held as frozen
@@ -364,6 +369,7 @@ class MarianConfig(BartConfig):
         return replace(spec, not_saved=NotSaved(tables, reason))
 
 
+@family("plbart")
 class PLBartConfig(BartConfig):
     """configuration_plbart.py / modeling_plbart.py (PLBART, code and text): BART's layout (post-LN, learned
     positions with fairseq's offset of 2, layernorm_embedding) with its own defaults; classifiers 2 wide unless the
@@ -394,6 +400,7 @@ class PLBartConfig(BartConfig):
     d_model: Width = Field(768, validation_alias=AliasChoices("d_model", "hidden_size"))
 
 
+@family("m2m_100")
 class M2M100Config(BartConfig):
     """configuration_m2m_100.py / modeling_m2m_100.py (M2M-100, NLLB-200's dense models): pre-LN layers and a final
     LayerNorm on each stack, no LayerNorm on the embeddings; sinusoidal positions computed into a buffer that is
@@ -414,6 +421,7 @@ class M2M100Config(BartConfig):
     activation_function: Name = "relu"
 
 
+@family("blenderbot")
 class BlenderbotConfig(BartConfig):
     """configuration_blenderbot.py / modeling_blenderbot.py: pre-LN layers and a final LayerNorm on each stack, no
     LayerNorm on the embeddings, learned positions of exactly max_position_embeddings rows; no classifiers."""
@@ -442,6 +450,7 @@ class BlenderbotConfig(BartConfig):
     pad_token_id: int | None = Field(0, strict=True)
 
 
+@family("blenderbot-small")
 class BlenderbotSmallConfig(BartConfig):
     """configuration_blenderbot_small.py / modeling_blenderbot_small.py: BART's post-LN layers and layernorm_embedding,
     learned positions of exactly max_position_embeddings rows; no classifiers."""

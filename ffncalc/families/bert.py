@@ -25,6 +25,7 @@ from ..spec import (
     Table,
     names,
 )
+from .registry import family
 
 BERT_ATTENTION = names(
     q="attention.self.query", k="attention.self.key", v="attention.self.value", o="attention.output.dense"
@@ -182,6 +183,7 @@ class _EncoderClasses(HFConfig):
         return []
 
 
+@family("bert")
 class BertConfig(_EncoderClasses):
     """configuration_bert.py / modeling_bert.py.
 
@@ -331,6 +333,7 @@ class BertConfig(_EncoderClasses):
         )
 
 
+@family("megatron-bert")
 class MegatronBertConfig(BertConfig):
     """configuration_megatron_bert.py / modeling_megatron_bert.py (NVIDIA's Megatron-BERT): BERT's classes and
     heads under bert.*, pre-LN: a LayerNorm before attention (attention.ln), one before the MLP (ln), one before
@@ -366,6 +369,7 @@ ROBERTA_HEADS: dict[str, tuple[bool, bool, str | None]] = {
 }
 
 
+@family("roberta")
 class RobertaConfig(BertConfig):
     """configuration_roberta.py / modeling_roberta.py: BERT's encoder (positions offset past the padding
     row, which changes no shape) under roberta.*; the masked-LM head lm_head (dense, layer_norm, a decoder
@@ -421,6 +425,7 @@ class RobertaConfig(BertConfig):
         return self.model_names("lm_head.decoder", "lm_head.bias"), extras
 
 
+@family("xlm-roberta")
 class XLMRobertaConfig(RobertaConfig):
     """configuration_xlm_roberta.py / modeling_xlm_roberta.py: RoBERTa's model under its own class names
     (the checkpoints' modules are still roberta.*), with BERT's default vocabulary size."""
@@ -433,6 +438,7 @@ class XLMRobertaConfig(RobertaConfig):
     vocab_size: Width = 30522
 
 
+@family("camembert")
 class CamembertConfig(XLMRobertaConfig):
     """configuration_camembert.py / modeling_camembert.py: XLM-RoBERTa's model (RoBERTa's layout under roberta.*,
     BERT's default vocabulary size) under CamemBERT's class names."""
@@ -443,6 +449,7 @@ class CamembertConfig(XLMRobertaConfig):
     class_prefix = "Camembert"
 
 
+@family("roberta-prelayernorm")
 class RobertaPreLayerNormConfig(RobertaConfig):
     """configuration_roberta_prelayernorm.py / modeling_roberta_prelayernorm.py: RoBERTa's model and heads, pre-LN,
     under roberta_prelayernorm.*: a LayerNorm before attention (attention.LayerNorm), one before the MLP
@@ -460,6 +467,7 @@ class RobertaPreLayerNormConfig(RobertaConfig):
     encoder_norm = "LayerNorm"
 
 
+@family("xlm-roberta-xl")
 class XLMRobertaXLConfig(RobertaConfig):
     """configuration_xlm_roberta_xl.py / modeling_xlm_roberta_xl.py: RoBERTa's model and heads under roberta.*,
     pre-LN: a LayerNorm before attention (attention.self_attn_layer_norm, and crossattention's), one before the
@@ -497,6 +505,7 @@ ELECTRA_HEADS: dict[str, tuple[bool, bool, str | None]] = {
 }
 
 
+@family("electra")
 class ElectraConfig(BertConfig):
     """configuration_electra.py / modeling_electra.py: BERT's encoder under electra.*, its embeddings
     (word, position, token type, LayerNorm) embedding_size wide and projected to hidden_size
@@ -587,6 +596,7 @@ DISTILBERT_HEADS: dict[str, tuple[bool, bool, int | str | None]] = {
 }
 
 
+@family("distilbert")
 class DistilBertConfig(_EncoderClasses):
     """configuration_distilbert.py / modeling_distilbert.py: word and position tables (learned, or
     initialised with sinusoids by sinusoidal_pos_embds: a parameter either way) and a LayerNorm, no token

@@ -8,6 +8,7 @@ from ..schema import Flag, HeadCount, LayerCount, Width
 from ..spec import Extra, Layer, ModelNames, ModelSpec, names
 from .base import LayerNormDecoder
 from .gpt import heads_divide
+from .registry import family
 
 BLOOM_ATTENTION = names(
     q="self_attention.query_key_value",
@@ -18,6 +19,7 @@ BLOOM_ATTENTION = names(
 BLOOM_MLP = names(up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h")
 
 
+@family("bloom")
 class BloomConfig(LayerNormDecoder):
     """configuration_bloom.py / modeling_bloom.py: ALiBi (no parameters); a LayerNorm on the word
     embeddings; fused query_key_value, dense and a 4·H FFN, all with biases; a tied head."""

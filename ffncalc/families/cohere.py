@@ -13,12 +13,14 @@ from ..spec import DenseFfn, Layer, ModelSpec, MoeFfn, Norm, Parameter, names
 from ..values import replace
 from .base import DecoderConfig
 from .blocks import periodic_layer_types, windows_of_layer_types
+from .registry import family
 
 COHERE_SHARED = names(
     gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
 )
 
 
+@family("cohere")
 class CohereConfig(DecoderConfig):
     """configuration_cohere.py / modeling_cohere.py: attention and the MLP read the same input, behind one
     LayerNorm without bias (input_layernorm); embeddings tied by default. With use_qk_norm, a LayerNorm
@@ -87,6 +89,7 @@ class _Cohere2Windows(_Cohere2WindowsBase):
         return windows_of_layer_types(self.kinds(), self.sliding_window)
 
 
+@family("cohere2")
 class Cohere2Config(_Cohere2Windows, CohereConfig):
     """configuration_cohere2.py / modular_cohere2.py: Cohere's parallel layer without q/k norms. ``layer_types``
     (default: every sliding_window_pattern-th layer full, a key read only for that, 4) gives the sliding
@@ -118,6 +121,7 @@ class Cohere2Config(_Cohere2Windows, CohereConfig):
         return periodic_layer_types(self.num_hidden_layers, self.sliding_window_pattern)
 
 
+@family("cohere2_moe")
 class Cohere2MoeConfig(_Cohere2Windows, CohereConfig):
     """configuration_cohere2_moe.py / modeling_cohere2_moe.py: Cohere2's parallel layer (head_dim a field,
     128) with a MoE: routed experts of width intermediate_size (stored stacked, saved one module per

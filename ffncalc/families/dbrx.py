@@ -6,6 +6,7 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, Flag, HeadCount, HFConfig, LayerCount, Nested, PositionCount, Width, ungroupable
 from ..spec import Attention, DenseFfn, Layer, ModelNames, ModelSpec, MoeFfn, Norm, names
+from .registry import family
 
 DBRX_ATTENTION = names(
     q="norm_attn_norm.attn.Wqkv",
@@ -34,6 +35,7 @@ class DbrxFfnConfig(Nested):
         return self
 
 
+@family("dbrx")
 class DbrxConfig(HFConfig):
     """configuration_dbrx.py / modeling_dbrx.py: d_model, n_heads, n_layers; attn_config and ffn_config
     nested. Fused Wqkv (d_model + 2 · kv heads · head_dim wide) and out_proj (d_model), without biases;

@@ -21,6 +21,7 @@ from ..spec import (
     names,
 )
 from .bert import BERT_MLP, _EncoderClasses
+from .registry import family
 
 DEBERTA_ATTENTION = names(
     q="attention.self.query_proj",
@@ -40,6 +41,7 @@ DEBERTA_HEADS: dict[str, tuple[bool, bool, int | str | None]] = {
 }
 
 
+@family("deberta-v2")
 class DebertaV2Config(_EncoderClasses):
     """configuration_deberta_v2.py / modeling_deberta_v2.py.
 

@@ -40,6 +40,7 @@ from ..spec import (
 from ..values import replace
 from .base import DecoderConfig
 from .blocks import MLA_ATTENTION, is_sparse, mtp_extra
+from .registry import family
 
 DEEPSEEK_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
 SHARED_EXPERTS = names(
@@ -142,6 +143,7 @@ def entries_check(field: str, exact: bool):
     return model_validator(mode="after")(check)
 
 
+@family("deepseek_v3", "kimi_k2")
 class DeepseekV3Config(DecoderConfig):
     """configuration_deepseek_v3.py / modeling_deepseek_v3.py.
 
@@ -257,6 +259,7 @@ class DeepseekV3Config(DecoderConfig):
         return notes
 
 
+@family("deepseek_v2")
 class DeepseekV2Config(DeepseekV3Config):
     """configuration_deepseek_v2.py: V3's MLA and dense-then-MoE stack with V2's defaults; queries may
     skip the low-rank latent (q_lora_rank null: q_proj); the router has no correction bias, and there
@@ -287,6 +290,7 @@ class DeepseekV2Config(DeepseekV3Config):
         return self.rotary_extras()
 
 
+@family("sarvam_mla")
 class SarvamMLAConfig(DeepseekV3Config):
     """configuration_sarvam_mla.py / modular_sarvam_mla.py (Sarvam-105B): DeepSeek-V3's model (transformers builds
     DeepseekV3ForCausalLM) with Sarvam's defaults: queries without a latent (q_lora_rank null), 128 experts after one
@@ -316,6 +320,7 @@ class SarvamMLAConfig(DeepseekV3Config):
     )
 
 
+@family("deepseek_v32")
 class DeepseekV32Config(MlpLayerTypes, DeepseekV3Config):
     """configuration_deepseek_v32.py / modeling_deepseek_v32.py: V3's MLA (queries always through the latent)
     with a lightning indexer in every layer, which picks the index_topk keys the attention reads; each
@@ -409,6 +414,7 @@ def compressor_names(module: str) -> Names:
     return names(kv=f"{module}.wkv", gate=f"{module}.wgate", position_bias=f"{module}.ape", norm=f"{module}.norm")
 
 
+@family("deepseek_v4")
 class DeepseekV4Config(DecoderConfig):
     """configuration_deepseek_v4.py / modeling_deepseek_v4.py: every layer attends within a sliding window through one
     key-value head whose keys are also its values (kv_proj → head_dim, an RMSNorm), queries through a latent (q_a,

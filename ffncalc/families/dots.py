@@ -10,6 +10,7 @@ from ..schema import ExpertCount, HeadCount, LayerCount, LayerIndex, Width, unro
 from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
 from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
+from .registry import family
 
 DOTS_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
 DOTS_SHARED = names(
@@ -17,6 +18,7 @@ DOTS_SHARED = names(
 )
 
 
+@family("dots1")
 class Dots1Config(DecoderConfig):
     """configuration_dots1.py / modular_dots1.py.
 

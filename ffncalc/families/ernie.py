@@ -11,12 +11,14 @@ from ..spec import Layer, Parameter, names
 from ..values import replace
 from .base import DecoderConfig
 from .blocks import is_sparse
+from .registry import family
 
 ERNIE_SHARED = names(
     gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
 )
 
 
+@family("ernie4_5")
 class Ernie45Config(DecoderConfig):
     """configuration_ernie4_5.py / modular_ernie4_5.py: Llama's layer with one bias switch, use_bias, for q, k,
     v, o and the MLP (the head has none); head_dim 128 unless the config says null (then hidden_size // heads)."""
@@ -47,6 +49,7 @@ class Ernie45Config(DecoderConfig):
         return self.layer(attention, self.gated_ffn(bias=bias))
 
 
+@family("ernie4_5_moe")
 class Ernie45MoeConfig(DecoderConfig):
     """configuration_ernie4_5_moe.py / modeling_ernie4_5_moe.py.
 

@@ -13,6 +13,7 @@ from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, Laye
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, MoeFfn, Norm, StoredTensor, names
 from .base import DecoderConfig
 from .blocks import periodic_layer_types, windows_of_layer_types
+from .registry import family
 
 # EXAONE 3's checkpoints keep the names of its remote code; transformers 5.24 renames them on load to Llama's
 # (conversion_mapping.py, "exaone") and back on save.
@@ -26,6 +27,7 @@ EXAONE_SHARED = names(
 )
 
 
+@family("exaone")
 class ExaoneConfig(DecoderConfig):
     """configuration_exaone.py / modular_exaone.py (EXAONE 3.0, 3.5): transformers builds LlamaForCausalLM;
     its configs name the layers num_layers and the activation activation_function (the attribute_map). The
@@ -55,6 +57,7 @@ class ExaoneConfig(DecoderConfig):
         return (("ln_1", norm), ("ln_2", norm))
 
 
+@family("exaone4")
 class Exaone4Config(DecoderConfig):
     """configuration_exaone4.py / modular_exaone4.py: no biases; RMSNorm on each query and key head; OLMo-2's
     norms after attention and after the FFN. ``layer_types`` (default: every sliding_window_pattern-th layer
@@ -120,6 +123,7 @@ class Exaone4Config(DecoderConfig):
         return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn(), norms)
 
 
+@family("exaone_moe")
 class ExaoneMoeConfig(Exaone4Config):
     """configuration_exaone_moe.py / modular_exaone_moe.py: EXAONE 4.0's attention and windows, Llama's norms
     before the sublayers. ``mlp_layer_types`` (default: the first first_k_dense_replace layers dense) picks a

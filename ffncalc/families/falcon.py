@@ -13,6 +13,7 @@ from .base import DecoderConfig, LayerNormDecoder
 from .blocks import MambaHeads, mamba_heads_check
 from .gpt import heads_divide
 from .mixers import mamba2, mamba2_names
+from .registry import family
 
 FALCON_ATTENTION = names(
     q="self_attention.query_key_value",
@@ -23,6 +24,7 @@ FALCON_ATTENTION = names(
 FALCON_MLP = names(up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h")
 
 
+@family("falcon")
 class FalconConfig(LayerNormDecoder):
     """configuration_falcon.py / modeling_falcon.py.
 
@@ -104,6 +106,7 @@ class FalconConfig(LayerNormDecoder):
 FALCON_H1_MAMBA = mamba2_names("mamba.")
 
 
+@family("falcon_h1")
 class FalconH1Config(MambaHeads, DecoderConfig):
     """configuration_falcon_h1.py / modeling_falcon_h1.py.
 

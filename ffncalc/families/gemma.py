@@ -44,9 +44,11 @@ from ..values import replace
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 from .multimodal import MultimodalConfig
+from .registry import family
 from .towers import Tower, audio_module, projector_module
 
 
+@family("gemma")
 class GemmaConfig(DecoderConfig):
     """configuration_gemma.py: embeddings tied unless told otherwise; head_dim 256 by default.
 
@@ -73,6 +75,7 @@ class GemmaConfig(DecoderConfig):
     pad_token_id: int | None = Field(0, strict=True)
 
 
+@family("gemma2")
 class Gemma2Config(GemmaConfig):
     """configuration_gemma2.py: norms before and after both attention and FFN; windows from layer_types,
     by default on the even-indexed layers (every second layer global). transformers refuses a hidden
@@ -124,6 +127,7 @@ class Gemma2Config(GemmaConfig):
         return self.layer(self.attention(window), self.gated_ffn(), self.sandwich_norms())
 
 
+@family("vaultgemma")
 class VaultGemmaConfig(Gemma2Config):
     """configuration_vaultgemma.py / modular_vaultgemma.py: Gemma-2's layer without the norms after attention
     and after the FFN (input_layernorm and pre_feedforward_layernorm remain); Gemma-2's windows."""
@@ -138,6 +142,7 @@ class VaultGemmaConfig(Gemma2Config):
         return self.layer(self.attention(window), self.gated_ffn(), norms)
 
 
+@family("gemma3_text")
 class Gemma3TextConfig(Gemma2Config):
     """configuration_gemma3.py (text): Gemma-2's layer plus RMSNorm on each query and key head; by
     default every ``sliding_window_pattern``-th layer (6, a key read only for layer_types) is global.
@@ -172,6 +177,7 @@ class Gemma3TextConfig(Gemma2Config):
         return self.layer(attention, self.gated_ffn(), self.sandwich_norms())
 
 
+@family("gemma3")
 class Gemma3Config(MultimodalConfig):
     """configuration_gemma3.py: a SigLIP vision tower and a projector around a Gemma-3 text model; the
     top-level tie_word_embeddings (default true) decides tying."""
@@ -274,6 +280,7 @@ class PerLayerEmbeddings:
         )
 
 
+@family("gemma4_text")
 class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
     """configuration_gemma4.py / modeling_gemma4.py (text): Gemma-3's layer (four norms, q/k norms; v is normed
     without a weight) and a one-element layer_scalar buffer, and options:
@@ -491,6 +498,7 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
         return replace(spec, extras=self.per_layer_embeddings() if self.has_per_layer_embeddings() else ())
 
 
+@family("gemma4")
 class Gemma4Config(MultimodalConfig):
     """configuration_gemma4.py: a Gemma 4 language model under ``model.language_model.``, with an optional vision
     tower and an optional audio tower (a Conformer, families/audio.py), each with its embedder; the top-level
@@ -542,6 +550,7 @@ class Gemma4Config(MultimodalConfig):
         return found
 
 
+@family("gemma3n_text")
 class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
     """configuration_gemma3n.py / modeling_gemma3n.py (text): Gemma-3's layer (four norms, q/k norms; v normed
     without a weight), and around it:
@@ -680,6 +689,7 @@ class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
         return replace(spec, extras=self.per_layer_embeddings() + altup)
 
 
+@family("gemma3n")
 class Gemma3nConfig(Gemma4Config):
     """configuration_gemma3n.py: a Gemma 3n language model under ``model.language_model.``, a vision tower (timm's
     MobileNet-V5, families/vision.py) and an audio tower (a Conformer, families/audio.py), both always built, each
@@ -726,6 +736,7 @@ def gemma3n_embedder(prefix: str, vocab: int, width: int, text_hidden: int, modu
     )
 
 
+@family("paligemma")
 class PaliGemmaConfig(MultimodalConfig):
     """configuration_paligemma.py / modeling_paligemma.py: a SigLIP tower without its pooling head, one linear
     (vision hidden → projection_dim, with bias) and a Gemma (PaliGemma 2: Gemma 2) language model built by

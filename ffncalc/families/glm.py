@@ -33,6 +33,7 @@ from .deepseek import (
     even_rope_check,
     nextn_extra,
 )
+from .registry import family
 
 GLM_MLP = names(gate="mlp.gate_up_proj", up="mlp.gate_up_proj", down="mlp.down_proj")
 SARVAM_ATTENTION = names(
@@ -45,6 +46,7 @@ SARVAM_ATTENTION = names(
 )
 
 
+@family("glm")
 class GlmConfig(DecoderConfig):
     """configuration_glm.py / modeling_glm.py: Llama's layers with biases on q, k and v (attention_bias,
     default true; o has none), gate and up fused in mlp.gate_up_proj; head_dim 128 unless given."""
@@ -72,6 +74,7 @@ class GlmConfig(DecoderConfig):
         return self.layer(self.attention(window, o_bias=False), self.gated_ffn())
 
 
+@family("glm4")
 class Glm4Config(GlmConfig):
     """configuration_glm4.py / modeling_glm4.py: GLM's layers with two more RMSNorms, on the attention's
     output (post_self_attn_layernorm) and on the MLP's (post_mlp_layernorm)."""
@@ -88,6 +91,7 @@ class Glm4Config(GlmConfig):
         return super().pre_norms() + (("post_self_attn_layernorm", norm), ("post_mlp_layernorm", norm))
 
 
+@family("glm4_moe")
 class Glm4MoeConfig(DecoderConfig):
     """configuration_glm4_moe.py / modeling_glm4_moe.py (GLM-4.5, GLM-4.6): grouped-query attention with
     q/k/v biases (attention_bias) and optional per-head q/k RMSNorms (use_qk_norm); DeepSeek-V3's FFNs:
@@ -163,6 +167,7 @@ class Glm4MoeConfig(DecoderConfig):
         return tuple(extras)
 
 
+@family("sarvam_moe")
 class SarvamMoEConfig(Glm4MoeConfig):
     """configuration_sarvam_moe.py / modular_sarvam_moe.py (Sarvam-30B): GLM-4.5's model (transformers builds
     Glm4MoeForCausalLM) with Sarvam's defaults: per-head q/k norms on, head_dim 64, one dense layer then 128
@@ -201,6 +206,7 @@ class SarvamMoEConfig(Glm4MoeConfig):
     num_mtp_layers: LayerIndex = Field(0, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
 
 
+@family("solar_open")
 class SolarOpenConfig(DecoderConfig):
     """configuration_solar_open.py / modular_solar_open.py (Solar-Open-100B): Llama's attention (attention_bias on q,
     k and v; o without a bias; head_dim 128) and GLM-4.5's MoE in every layer: routed experts and one shared MLP of
@@ -246,6 +252,7 @@ class SolarOpenConfig(DecoderConfig):
         return (*super().checkpoint_extras(), correction_bias_extra(self.layer_name, every, self.n_routed_experts))
 
 
+@family("glm4_moe_lite")
 class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekV3Config):
     """configuration_glm4_moe_lite.py (GLM-4.7-Flash): DeepSeek-V3's MLA and MoE, each layer's FFN as
     mlp_layer_types says (default: the first dense, the rest MoE). A config's head_dim is its
@@ -292,6 +299,7 @@ class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekV3Config):
         return tuple(sparse if self.sparse(i) else dense for i in range(self.num_hidden_layers))
 
 
+@family("glm_moe_dsa")
 class GlmMoeDsaConfig(DeepseekV32Config):
     """configuration_glm_moe_dsa.py / modeling_glm_moe_dsa.py (GLM-5): DeepSeek-V3.2's sparse attention and
     MoE with GLM-5's widths; a layer whose indexer_types entry is "shared" has no indexer and attends to

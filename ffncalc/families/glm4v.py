@@ -13,8 +13,10 @@ from ..values import replace
 from .glm import Glm4Config, Glm4MoeConfig
 from .multimodal import relocate
 from .qwen import Qwen3VLConfig, _TextOfWrapper
+from .registry import family
 
 
+@family("glm4v_text")
 class Glm4vTextConfig(_TextOfWrapper, Glm4Config):
     """configuration_glm4v.py (Glm4vTextConfig) / modeling_glm4v.py (Glm4vTextModel): GLM-4's layers (q, k and v with
     biases always, o without; gate_up_proj; four RMSNorms a layer); head_dim is hidden_size // num_attention_heads
@@ -33,6 +35,7 @@ class Glm4vTextConfig(_TextOfWrapper, Glm4Config):
     tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
 
 
+@family("glm4v")
 class Glm4vConfig(Qwen3VLConfig):
     """configuration_glm4v.py (Glm4vConfig): the top-level tie_word_embeddings (default false) decides tying, or
     text_config's when true (Glm4vConfig.__post_init__, for checkpoints saved before transformers 5)."""
@@ -47,6 +50,7 @@ class Glm4vConfig(Qwen3VLConfig):
         return self.tie_word_embeddings or (self.text_config or {}).get("tie_word_embeddings") is True
 
 
+@family("glm4v_moe_text")
 class Glm4vMoeTextConfig(_TextOfWrapper, Glm4MoeConfig):
     """configuration_glm4v_moe.py (Glm4vMoeTextConfig) / modeling_glm4v_moe.py (Glm4vMoeTextModel): GLM-4.5's layers
     (q, k and v biased by attention_bias, default true here; o without; a config's head_dim read with getattr, else
@@ -67,6 +71,7 @@ class Glm4vMoeTextConfig(_TextOfWrapper, Glm4MoeConfig):
     tie_word_embeddings: ClassVar[bool] = False  # the wrapper's flag decides (and text_config's, when true)
 
 
+@family("glm4v_moe")
 class Glm4vMoeConfig(Glm4vConfig):
     """configuration_glm4v_moe.py (Glm4vMoeConfig): GLM-4.1V's wrapper and tying rule around a GLM-4.5V language
     model."""
@@ -78,6 +83,7 @@ class Glm4vMoeConfig(Glm4vConfig):
     vision_model_type = "glm4v_moe_vision"
 
 
+@family("glm46v")
 class Glm46VConfig(Qwen3VLConfig):
     """configuration_glm46v.py / modeling_glm46v.py (GLM-4.6V): the tower and the language model each built by
     AutoModel from its config (by default GLM-4.1V's, glm4v_vision and glm4v_text), in GLM-4.1V's layout; only the

@@ -13,6 +13,7 @@ from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCoun
 from ..spec import Attention, CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
 from ..values import replace
 from .base import DecoderConfig, LayerNormDecoder
+from .registry import family
 
 GPT2_ATTENTION = names(q="attn.c_attn", k="attn.c_attn", v="attn.c_attn", o="attn.c_proj", transposed=True)
 GPT2_MLP = names(up="mlp.c_fc", down="mlp.c_proj", transposed=True)
@@ -51,6 +52,7 @@ def heads_divide(width_field: str, heads_field: str):
     return model_validator(mode="after")(check)
 
 
+@family("gpt2")
 class Gpt2Config(LayerNormDecoder):
     """configuration_gpt2.py / modeling_gpt2.py: n_embd / n_layer / n_head / n_positions (hidden_size
     etc. accepted too); ``n_inner: null`` means 4 · n_embd. Conv1D stores weights [in, out]; c_attn
@@ -116,6 +118,7 @@ class Gpt2Config(LayerNormDecoder):
         )
 
 
+@family("gptj")
 class GptjConfig(LayerNormDecoder):
     """configuration_gptj.py / modeling_gptj.py: attention and FFN in parallel after one LayerNorm;
     q, k, v, out without biases; fc_in and fc_out with; an untied head with a bias."""
@@ -174,6 +177,7 @@ class GptjConfig(LayerNormDecoder):
         ]
 
 
+@family("gpt_neox")
 class GptNeoxConfig(LayerNormDecoder):
     """configuration_gpt_neox.py / modeling_gpt_neox.py: fused query_key_value and dense with biases
     (attention_bias), two LayerNorms a layer, an untied embed_out head; use_parallel_residual changes
@@ -218,6 +222,7 @@ class GptNeoxConfig(LayerNormDecoder):
         )
 
 
+@family("gpt_neo")
 class GptNeoConfig(LayerNormDecoder):
     """configuration_gpt_neo.py / modeling_gpt_neo.py: GPT-2's layout with nn.Linear projections (q, k, v
     without biases, out_proj with), learned positions, a tied head. Each layer's attention is "global" or
@@ -323,6 +328,7 @@ class GptNeoConfig(LayerNormDecoder):
         )
 
 
+@family("codegen")
 class CodeGenConfig(GptjConfig):
     """configuration_codegen.py / modeling_codegen.py: GPT-J's parallel block (one LayerNorm, attention and
     MLP side by side) with q, k, v fused in qkv_proj (interleaved over 4 model-parallel shards: the shape is
@@ -350,6 +356,7 @@ class CodeGenConfig(GptjConfig):
         return (masks,)
 
 
+@family("gpt_bigcode")
 class GptBigCodeConfig(LayerNormDecoder):
     """configuration_gpt_bigcode.py / modeling_gpt_bigcode.py (SantaCoder, StarCoder): GPT-2's layout with
     nn.Linear projections; c_attn holds q (n_embd) and one key and value head (multi_query, the default) or a
@@ -416,6 +423,7 @@ class GptBigCodeConfig(LayerNormDecoder):
         )
 
 
+@family("starcoder2")
 class Starcoder2Config(DecoderConfig):
     """configuration_starcoder2.py / modeling_starcoder2.py: Llama's layout (GQA, rotary, model.layers) with
     LayerNorms (weight and bias) and a plain MLP (c_fc, c_proj); q, k, v, o and the MLP biased by use_bias;

@@ -8,10 +8,12 @@ from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Wi
 from ..spec import Layer, names
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
+from .registry import family
 
 MXFP4_BLOCK = 32  # values that share one UE8M0 scale
 
 
+@family("gpt_oss")
 class GptOssConfig(DecoderConfig):
     """configuration_gpt_oss.py / modeling_gpt_oss.py.
 

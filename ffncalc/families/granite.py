@@ -11,8 +11,10 @@ from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Wi
 from ..spec import Attention, Layer, names
 from .base import DecoderConfig
 from .blocks import windows_of_layer_types
+from .registry import family
 
 
+@family("granite")
 class GraniteConfig(DecoderConfig):
     """configuration_granite.py: Llama's modules; its embedding, attention, residual and logits
     multipliers scale activations, not parameters."""
@@ -24,6 +26,7 @@ class GraniteConfig(DecoderConfig):
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
 
 
+@family("granitemoe")
 class GraniteMoeConfig(DecoderConfig):
     """configuration_granitemoe.py / modeling_granitemoe.py: Llama attention (no mlp_bias); every FFN
     a MoE whose experts are stored stacked, gate and up fused (input_linear [E, 2I, H],
@@ -47,6 +50,7 @@ class GraniteMoeConfig(DecoderConfig):
         return self.layer(self.attention(window), moe)
 
 
+@family("granitemoeshared")
 class GraniteMoeSharedConfig(GraniteMoeConfig):
     """configuration_granitemoeshared.py / modular_granitemoeshared.py: Granite-MoE's layer plus, with
     shared_intermediate_size > 0, a shared MLP beside the experts in every layer, gate and up fused
@@ -103,6 +107,7 @@ class _SlidingWithSinks(_SlidingWithSinksBase):
 SWA_DERIVED = {"layer_types": "full_attention where i % 4 == 0, the others sliding_attention"}
 
 
+@family("granite_swa")
 class GraniteSWAConfig(_SlidingWithSinks, GraniteConfig):
     """configuration_granite_swa.py / modular_granite_swa.py: Granite's layer with Granite-SWA's attention (sinks,
     sliding windows)."""
@@ -124,6 +129,7 @@ class GraniteSWAConfig(_SlidingWithSinks, GraniteConfig):
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = Field(None, max_length=1 << 14)
 
 
+@family("granitemoe_swa")
 class GraniteMoeSWAConfig(_SlidingWithSinks, GraniteMoeSharedConfig):
     """configuration_granitemoe_swa.py / modular_granitemoe_swa.py: Granite-MoE-Shared's layer (experts, and a shared
     MLP when shared_intermediate_size > 0) with Granite-SWA's attention (sinks, sliding windows)."""

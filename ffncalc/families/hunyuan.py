@@ -11,6 +11,7 @@ from ..schema import MAX_LAYERS, ExpertCount, Width, unroutable
 from ..spec import Layer, MoeFfn, names
 from .base import DecoderConfig
 from .blocks import required_field
+from .registry import family
 
 HUNYUAN_ATTENTION = names(
     q="self_attn.q_proj",
@@ -24,6 +25,7 @@ HUNYUAN_MOE = names(router="mlp.gate.wg", experts="mlp.experts.{e}")
 HUNYUAN_SHARED = names(gate="mlp.shared_mlp.gate_proj", up="mlp.shared_mlp.up_proj", down="mlp.shared_mlp.down_proj")
 
 
+@family("hunyuan_v1_dense")
 class HunYuanDenseV1Config(DecoderConfig):
     """configuration_hunyuan_v1_dense.py / modular_hunyuan_v1_dense.py: Llama's layer (attention_bias on q, k,
     v, o; no MLP bias) with an RMSNorm on each query and key head (query_layernorm, key_layernorm).
@@ -51,6 +53,7 @@ class HunYuanDenseV1Config(DecoderConfig):
         return self.gated_ffn()
 
 
+@family("hunyuan_v1_moe")
 class HunYuanMoEV1Config(HunYuanDenseV1Config):
     """configuration_hunyuan_v1_moe.py / modular_hunyuan_v1_moe.py: the dense model's attention; every FFN a MoE
     of num_experts routed experts of width intermediate_size (stored stacked, saved one module per expert,

@@ -8,9 +8,11 @@ from ..schema import Flag, Width
 from ..spec import Extra, ImageInput, Linear
 from ..values import replace
 from .multimodal import MultimodalConfig
+from .registry import family
 from .towers import Tower, projector_module
 
 
+@family("idefics3")
 class Idefics3Config(MultimodalConfig):
     """configuration_idefics3.py / modeling_idefics3.py: Idefics3VisionTransformer, Idefics3Connector (pixel
     shuffle by scale_factor, then modality_projection.proj: vision hidden · scale_factor² → text hidden, no bias)
@@ -39,6 +41,7 @@ class Idefics3Config(MultimodalConfig):
         return (projector_module("model.connector.modality_projection.proj", Linear(merged, text_hidden)),)
 
 
+@family("smolvlm")
 class SmolVLMConfig(Idefics3Config):
     """configuration_smolvlm.py / modeling_smolvlm.py: Idefics3's layout and defaults under SmolVLM's names."""
 

@@ -9,9 +9,11 @@ from ..schema import Flag
 from ..spec import Extra, ImageInput, Linear, Norm
 from ..values import replace
 from .multimodal import MultimodalConfig
+from .registry import family
 from .towers import Tower, projector_module
 
 
+@family("internvl")
 class InternVLConfig(MultimodalConfig):
     """configuration_internvl.py / modeling_internvl.py: InternVLVisionModel, InternVLMultiModalProjector (the tower's
     features pixel-shuffled by downsample_ratio: (1 / ratio)² patches side by side, a LayerNorm over them,

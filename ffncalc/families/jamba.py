@@ -13,6 +13,7 @@ from ..spec import Layer, ModelNames, names
 from .base import DecoderConfig
 from .blocks import is_sparse
 from .mixers import mamba
+from .registry import family
 
 JAMBA_MAMBA = names(
     in_proj="mamba.in_proj",
@@ -28,6 +29,7 @@ JAMBA_MAMBA = names(
 )
 
 
+@family("jamba")
 class JambaConfig(DecoderConfig):
     """configuration_jamba.py / modeling_jamba.py.
 

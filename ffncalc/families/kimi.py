@@ -17,6 +17,7 @@ from ..spec import CheckpointExtra, Extra, Layer, Linear, Mixer, MoeFfn, Norm, n
 from .deepseek import DeepseekV3Config, MlpLayerTypes, correction_bias_extra, entries_check
 from .mixers import kimi_delta_attention
 from .multimodal import MultimodalConfig
+from .registry import family
 from .towers import Tower, projector_module, tower_module
 
 # transformers saves every FFN under block_sparse_moe (its conversion renames mlp → block_sparse_moe), dense ones too.
@@ -53,6 +54,7 @@ KIMI_DELTA_ATTENTION = names(
 )
 
 
+@family("kimi_linear")
 class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
     """configuration_kimi_linear.py / modeling_kimi_linear.py.
 
@@ -200,6 +202,7 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
         return self.rotary_extras() + (bias,)
 
 
+@family("kimi_k25")
 class KimiK25Config(MultimodalConfig):
     """configuration_kimi_k25.py / modeling_kimi_k25.py: a DeepSeek-V3 language model (text_config's kimi_k2 is read
     as deepseek_v3), the MoonViT vision tower (Kimi_K25VisionConfig) and a projector; the top-level

@@ -28,6 +28,7 @@ from .base import DecoderConfig
 from .blocks import required_field
 from .mixers import short_conv
 from .multimodal import MultimodalConfig
+from .registry import family
 from .towers import Tower, projector_module
 
 LFM_ATTENTION = names(
@@ -43,6 +44,7 @@ LFM_SHORT_CONV = names(in_proj="conv.in_proj", conv="conv.conv", out_proj="conv.
 LfmLayerType = Literal["conv", "full_attention"]
 
 
+@family("lfm2")
 class Lfm2Config(DecoderConfig):
     """configuration_lfm2.py / modeling_lfm2.py.
 
@@ -138,6 +140,7 @@ class Lfm2Config(DecoderConfig):
         return tuple(layers)
 
 
+@family("lfm2_moe")
 class Lfm2MoeConfig(Lfm2Config):
     """configuration_lfm2_moe.py / modeling_lfm2_moe.py: LFM2's layers; the first num_dense_layers have a gated
     MLP of intermediate_size, the others a MoE of num_experts (w1, w3, w2 each, routed by gate) with, with
@@ -204,6 +207,7 @@ LFM2_VL_ENCODER_PATCH_SIZE = 16
 LFM2_VL_MAX_IMAGE_TOKENS = 256
 
 
+@family("lfm2_vl")
 class Lfm2VlConfig(MultimodalConfig):
     """configuration_lfm2_vl.py / modeling_lfm2_vl.py: a vision tower (SigLIP 2 by default) and a language model (LFM2
     by default), each built by AutoModel, saved as model.vision_tower. and model.language_model.; the projector

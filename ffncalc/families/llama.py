@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from .base import DecoderConfig
+from .registry import family
 
 
+@family("llama")
 class LlamaConfig(DecoderConfig):
     """configuration_llama.py: q/k/v/o share ``attention_bias``; gate/up/down share ``mlp_bias``."""
 

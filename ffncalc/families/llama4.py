@@ -10,9 +10,11 @@ from ..spec import Extra, Layer, Linear, names
 from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
 from .multimodal import MultimodalConfig
+from .registry import family
 from .towers import Tower, projector_module
 
 
+@family("llama4_text")
 class Llama4TextConfig(DecoderConfig):
     """configuration_llama4.py (text model) / modeling_llama4.py.
 
@@ -110,6 +112,7 @@ class Llama4TextConfig(DecoderConfig):
         return self.layer(attention, moe)
 
 
+@family("llama4")
 class Llama4Config(MultimodalConfig):
     """configuration_llama4.py: a vision encoder and a projector around a Llama-4 text model; the
     top-level tie_word_embeddings (default false) decides tying."""

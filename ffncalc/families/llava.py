@@ -9,6 +9,7 @@ from ..schema import Flag
 from ..spec import Extra, ImageInput, LearnedTensor, Linear, ModelSpec
 from ..values import replace
 from .multimodal import MultimodalConfig, relocate
+from .registry import family
 from .towers import Tower, projector_module, tower_module
 
 # LlavaConfig.sub_configs_defaults: the CLIP ViT-L/14 at 336 px of llava-1.5 (the keys its tower reads).
@@ -23,6 +24,7 @@ CLIP_VIT_L_336 = {
 }
 
 
+@family("llava")
 class LlavaConfig(MultimodalConfig):
     """configuration_llava.py / modeling_llava.py: a vision tower (CLIP by default; AutoModel builds whatever
     vision_config names), LlavaMultiModalProjector and a language model (Llama by default) built by AutoModel;
@@ -73,6 +75,7 @@ class LlavaConfig(MultimodalConfig):
         )
 
 
+@family("llava_next")
 class LlavaNextConfig(LlavaConfig):
     """configuration_llava_next.py / modeling_llava_next.py: LLaVA's wrapper and projector with image_newline (a
     learned vector of the text width, appended after each row of features). An image is read as tiles of the

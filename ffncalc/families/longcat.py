@@ -12,6 +12,7 @@ from ..spec import Attention, CheckpointExtra, Ffn, Layer, Mla, Names, StoredTen
 from ..values import replace
 from .base import DecoderConfig
 from .deepseek import correction_bias_extra, even_rope_check
+from .registry import family
 
 LONGCAT_MOE = names(router="mlp.router.classifier", experts="mlp.experts.{e}")
 
@@ -32,6 +33,7 @@ def sublayer_names(block: int) -> tuple[Names, Names]:
     return mla, mlp
 
 
+@family("longcat_flash")
 class LongcatFlashConfig(DecoderConfig):
     """configuration_longcat_flash.py / modeling_longcat_flash.py.
 

@@ -12,6 +12,7 @@ from pydantic import model_validator
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Width
 from ..spec import Layer, Mixer, ModelNames, ModelSpec, Norm, names
 from .mixers import mamba, mamba2, mamba2_names
+from .registry import family
 
 MAMBA_LAYER = "backbone.layers.{i}"
 MAMBA_MODEL = ModelNames("backbone.embeddings", "backbone.norm_f", base_model_prefix="backbone")
@@ -52,6 +53,7 @@ class _StateSpaceStack(HFConfig):
         )
 
 
+@family("mamba")
 class MambaConfig(_StateSpaceStack):
     """configuration_mamba.py / modeling_mamba.py: Mamba's selective-scan mixer of width intermediate_size.
 
@@ -106,6 +108,7 @@ class MambaConfig(_StateSpaceStack):
         )
 
 
+@family("falcon_mamba")
 class FalconMambaConfig(MambaConfig):
     """configuration_falcon_mamba.py / modeling_falcon_mamba.py: Mamba's layers; the RMSNorms on dt, B and C
     (dt_layernorm, b_layernorm, c_layernorm) have no weights (non-persistent buffers of ones)."""
@@ -115,6 +118,7 @@ class FalconMambaConfig(MambaConfig):
     default_model_class = "FalconMambaForCausalLM"
 
 
+@family("mamba2")
 class Mamba2Config(_StateSpaceStack):
     """configuration_mamba2.py / modeling_mamba2.py: Mamba-2 mixers of num_heads × head_dim, which
     transformers requires to equal expand · hidden_size; n_groups groups of B and C; untied by default."""

@@ -22,8 +22,10 @@ from .base import DecoderConfig
 from .blocks import mtp_extra
 from .deepseek import MlpLayerTypes, correction_bias_extra, entries_check
 from .qwen import Qwen2Config
+from .registry import family
 
 
+@family("mimo")
 class MimoConfig(Qwen2Config):
     """XiaomiMiMo/MiMo (custom code, read as data, never run): Qwen2's layers, plus
     num_nextn_predict_layers multi-token-prediction layers that the causal LM does not run. Each, as
@@ -54,6 +56,7 @@ class MimoConfig(Qwen2Config):
         return super().checkpoint_extras() + (mtp_extra(count, 0, layer, tensors, reason),)
 
 
+@family("mimo_v2_flash")
 class MimoV2FlashConfig(MlpLayerTypes, DecoderConfig):
     """configuration_mimo_v2_flash.py / modeling_mimo_v2_flash.py (XiaomiMiMo/MiMo-V2-Flash).
 

@@ -8,8 +8,10 @@ from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Attention, Layer, Mla
 from .base import DecoderConfig
 from .blocks import MLA_ATTENTION
+from .registry import family
 
 
+@family("minicpm3")
 class MiniCPM3Config(DecoderConfig):
     """configuration_minicpm3.py / modular_minicpm3.py: Llama's decoder layer, SwiGLU and norms around
     DeepseekV2Attention (MLA: queries through a q_lora_rank latent, or q_proj when q_lora_rank is null; keys and

@@ -12,6 +12,7 @@ from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width
 from ..spec import CheckpointExtra, Layer, Mixer, Norm, StoredTensor, names
 from .base import DecoderConfig
 from .mixers import lightning_attention
+from .registry import family
 
 MINIMAX_MOE = names(router="block_sparse_moe.gate", experts="block_sparse_moe.experts.{e}")
 MINIMAX_EXPERT = names(gate="w1", up="w3", down="w2")
@@ -34,6 +35,7 @@ class _MiniMaxMoe:
         return self.moe_ffn(self.num_local_experts, self.num_experts_per_tok, self.intermediate_size)  # type: ignore[attr-defined]
 
 
+@family("minimax")
 class MiniMaxConfig(_MiniMaxMoe, DecoderConfig):
     """configuration_minimax.py / modeling_minimax.py (MiniMax-Text-01): layer_types (default: even layers full
     attention, odd layers linear) picks softmax attention (windowed by sliding_window when set) or lightning
@@ -114,6 +116,7 @@ class MiniMaxConfig(_MiniMaxMoe, DecoderConfig):
         return tuple(extras)
 
 
+@family("minimax_m2")
 class MiniMaxM2Config(_MiniMaxMoe, DecoderConfig):
     """configuration_minimax_m2.py / modeling_minimax_m2.py (MiniMax-M2, M2.5, M2.7): softmax attention in
     every layer, its q and k RMSNorms across all heads (widths heads · head_dim and kv_heads · head_dim);

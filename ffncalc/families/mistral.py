@@ -14,9 +14,11 @@ from .base import DecoderConfig
 from .blocks import required_field, windows_of_layer_types
 from .deepseek import DeepseekV3Config
 from .multimodal import MultimodalConfig
+from .registry import family
 from .towers import Tower, projector_module
 
 
+@family("mistral")
 class MistralConfig(DecoderConfig):
     """configuration_mistral.py / modeling_mistral.py: no bias switches (none are read); every layer
     slides within ``sliding_window`` (4,096 unless the config says null)."""
@@ -37,6 +39,7 @@ class MistralConfig(DecoderConfig):
         return [self.sliding_window] * self.num_hidden_layers
 
 
+@family("ministral")
 class MinistralConfig(MistralConfig):
     """configuration_ministral.py / modular_ministral.py: Mistral's layer; ``layer_types`` (default: every
     layer sliding while sliding_window is set) gives the sliding layers the window.
@@ -65,6 +68,7 @@ class MinistralConfig(MistralConfig):
         return super().layer_windows()
 
 
+@family("ministral3")
 class Ministral3Config(MistralConfig):
     """configuration_ministral3.py: Mistral's layer with Ministral 3's defaults (head_dim 128, no window);
     the language model of Devstral Small 2 and Mistral 3 models."""
@@ -86,6 +90,7 @@ MIXTRAL_MOE = names(router="block_sparse_moe.gate", experts="block_sparse_moe.ex
 MIXTRAL_EXPERT = names(gate="w1", up="w3", down="w2")
 
 
+@family("mixtral")
 class MixtralConfig(DecoderConfig):
     """configuration_mixtral.py / modeling_mixtral.py: Mistral's attention (window off by default);
     every FFN a block-sparse MoE of gated experts, stored one module per expert (w1 gate, w3 up, w2 down)."""
@@ -115,6 +120,7 @@ class MixtralConfig(DecoderConfig):
         return self.layer(self.attention(window), moe)
 
 
+@family("mistral3")
 class Mistral3Config(MultimodalConfig):
     """configuration_mistral3.py: a Pixtral vision tower and a projector around a Mistral (or Ministral 3)
     language model; the top-level tie_word_embeddings (default true) decides tying."""
@@ -166,6 +172,7 @@ class Mistral3Config(MultimodalConfig):
         )
 
 
+@family("mistral4")
 class Mistral4Config(DeepseekV3Config):
     """configuration_mistral4.py / modeling_mistral4.py (Mistral 4): DeepSeek-V3's MLA and dense-then-MoE stack with
     Mistral 4's defaults; the router (softmax) has no correction bias, there are no multi-token-prediction layers, and

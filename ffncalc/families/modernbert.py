@@ -11,6 +11,7 @@ from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, names
 from .bert import _EncoderClasses
 from .blocks import windows_of_layer_types
+from .registry import family
 
 MODERNBERT_ATTENTION = names(q="attn.Wqkv", k="attn.Wqkv", v="attn.Wqkv", o="attn.Wo")
 MODERNBERT_MLP = names(gate="mlp.Wi", up="mlp.Wi", down="mlp.Wo")  # Wi emits the activated half, then the gate
@@ -27,6 +28,7 @@ MODERNBERT_HEADS: dict[str, tuple[bool, int | str | None]] = {
 }
 
 
+@family("modernbert")
 class ModernBertConfig(_EncoderClasses):
     """configuration_modernbert.py / modeling_modernbert.py.
 

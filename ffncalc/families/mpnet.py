@@ -8,11 +8,13 @@ from pydantic import Field, model_validator
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelSpec, Norm, Table, names
 from .bert import BERT_MLP, ROBERTA_HEADS, _EncoderClasses
+from .registry import family
 
 MPNET_ATTENTION = names(q="attention.attn.q", k="attention.attn.k", v="attention.attn.v", o="attention.attn.o")
 MPNET_HEADS = {name: heads for name, heads in ROBERTA_HEADS.items() if name != "ForCausalLM"}
 
 
+@family("mpnet")
 class MPNetConfig(_EncoderClasses):
     """configuration_mpnet.py / modeling_mpnet.py.
 

@@ -10,11 +10,13 @@ from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, names
 from .base import LayerNormDecoder
 from .gpt import heads_divide
+from .registry import family
 
 MPT_ATTENTION = names(q="attn.Wqkv", k="attn.Wqkv", v="attn.Wqkv", o="attn.out_proj")
 MPT_MLP = names(up="ffn.up_proj", down="ffn.down_proj")
 
 
+@family("mpt")
 class MptConfig(LayerNormDecoder):
     """configuration_mpt.py / modeling_mpt.py as transformers builds MPT: every layer's Wqkv ([3 · d, d]),
     out_proj, and an MLP of width 4 · d_model (up_proj, down_proj), none with biases; LayerNorms with their

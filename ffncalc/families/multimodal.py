@@ -110,7 +110,8 @@ class MultimodalConfig(HFConfig):
 
     def _tower(self, field: str, own_type: str, defaults: dict[str, Any]) -> TowerConfig | None:
         """The tower FIELD holds (absent or null: the wrapper's default tower, or none where it is optional)."""
-        from . import TOWERS, adapter_for
+        from . import adapter_for
+        from .registry import lookup
 
         given = getattr(self, field, None)
         if not own_type or not self._present(field):
@@ -118,8 +119,8 @@ class MultimodalConfig(HFConfig):
         raw = dict(given) if given is not None else dict(defaults)
         named = raw.get("model_type")
         # transformers maps a tower config named after the wrapper (qwen3_vl) to the wrapper's own tower.
-        model_type = named if isinstance(named, str) and named in TOWERS else own_type
-        adapter = adapter_for(model_type, TOWERS)
+        model_type = named if isinstance(named, str) and lookup(named, "towers") is not None else own_type
+        adapter = adapter_for(model_type, "towers")
         assert adapter is not None and issubclass(adapter, TowerConfig), model_type
         try:
             return adapter.model_validate({**raw, "model_type": model_type})

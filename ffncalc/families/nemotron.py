@@ -13,6 +13,7 @@ from ..values import replace
 from .base import DecoderConfig
 from .blocks import required_field
 from .mixers import mamba2, mamba2_names
+from .registry import family
 
 NemotronBlock = Literal["linear_attention", "full_attention", "mlp", "moe"]
 PATTERN_LETTERS: dict[str, NemotronBlock] = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
@@ -21,6 +22,7 @@ NEMOTRON_MLP = names(up="mixer.up_proj", down="mixer.down_proj")
 NEMOTRON_MAMBA = mamba2_names("mixer.")
 
 
+@family("nemotron")
 class NemotronConfig(DecoderConfig):
     """configuration_nemotron.py / modeling_nemotron.py: Llama's attention (attention_bias on q, k, v, o); a
     plain up/down MLP (squared ReLU by default, mlp_bias); LayerNorm1P (a LayerNorm with weight and bias,
@@ -56,6 +58,7 @@ class NemotronConfig(DecoderConfig):
         return replace(super().to_spec(), final_norm=self.layer_norm())
 
 
+@family("nemotron_h")
 class NemotronHConfig(DecoderConfig):
     """configuration_nemotron_h.py / modeling_nemotron_h.py.
 

@@ -15,8 +15,10 @@ from ..values import replace
 from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 from .mixers import gated_deltanet
+from .registry import family
 
 
+@family("olmo")
 class OlmoConfig(DecoderConfig):
     """configuration_olmo.py / modeling_olmo.py (OLMo-1B/7B, OLMo-1.7): Llama's attention (biased by
     attention_bias) and SwiGLU; its LayerNorms, before each sublayer and at the end, have neither weight nor
@@ -62,6 +64,7 @@ class _Olmo2Layer(_Olmo2LayerBase):
         return (("post_attention_layernorm", norm), ("post_feedforward_layernorm", norm))
 
 
+@family("olmo2")
 class Olmo2Config(_Olmo2Layer, DecoderConfig):
     """configuration_olmo2.py / modeling_olmo2.py: OLMo-2's layer (q/k norms across heads, norms after the
     sublayers) around Llama's MLP."""
@@ -80,6 +83,7 @@ class Olmo2Config(_Olmo2Layer, DecoderConfig):
         return self.layer(self.olmo2_attention(window), self.gated_ffn(), self.post_norms())
 
 
+@family("olmo3")
 class Olmo3Config(Olmo2Config):
     """configuration_olmo3.py / modular_olmo3.py: OLMo-2's layer; ``layer_types`` (default: every fourth
     layer full, the others sliding) gives the sliding layers a window of ``sliding_window``."""
@@ -103,6 +107,7 @@ class Olmo3Config(Olmo2Config):
         return [periodic_window(i, self.sliding_window, 4) for i in range(self.num_hidden_layers)]
 
 
+@family("olmoe")
 class OlmoeConfig(DecoderConfig):
     """configuration_olmoe.py / modeling_olmoe.py: Llama's layer with a MoE FFN in every layer (Llama's
     expert names); RMSNorm across the queries of width hidden_size and across the keys of width
@@ -138,6 +143,7 @@ class OlmoeConfig(DecoderConfig):
         return self.layer(attention, self.experts())
 
 
+@family("flex_olmo")
 class FlexOlmoConfig(_Olmo2Layer, OlmoeConfig):
     """configuration_flex_olmo.py / modular_flex_olmo.py: OLMo-2's attention (q/k norms of heads · head_dim)
     and post-sublayer norms around OLMoE's experts in every layer."""
@@ -178,6 +184,7 @@ OLMO_HYBRID_DELTANET = names(
 )
 
 
+@family("olmo_hybrid")
 class OlmoHybridConfig(_Olmo2Layer, DecoderConfig):
     """configuration_olmo_hybrid.py / modeling_olmo_hybrid.py: ``layer_types`` (default: every fourth layer full
     attention, the others linear; the last full if none is) picks OLMo-3's attention layer (q/k norms across heads,

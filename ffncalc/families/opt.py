@@ -10,11 +10,13 @@ from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Extra, Layer, Linear, ModelNames, ModelSpec, Norm, names
 from .base import LayerNormDecoder
 from .gpt import heads_divide
+from .registry import family
 
 OPT_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
 OPT_MLP = names(up="fc1", down="fc2")
 
 
+@family("opt")
 class OptConfig(LayerNormDecoder):
     """configuration_opt.py / modeling_opt.py: learned positions with 2 extra rows (the offset kept
     from fairseq); tokens embedded at word_embed_proj_dim and projected in and out when it differs

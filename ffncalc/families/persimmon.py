@@ -8,6 +8,7 @@ from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, Norm, names
 from ..values import replace
 from .base import DecoderConfig
+from .registry import family
 
 PERSIMMON_ATTENTION = names(
     q="self_attn.query_key_value",
@@ -20,6 +21,7 @@ PERSIMMON_ATTENTION = names(
 PERSIMMON_MLP = names(up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h")
 
 
+@family("persimmon")
 class PersimmonConfig(DecoderConfig):
     """configuration_persimmon.py / modeling_persimmon.py: q, k, v fused in query_key_value ([3 · H, H], heads
     interleaved) and dense, with biases; with qk_layernorm (the default) a LayerNorm with bias over each query

@@ -12,6 +12,7 @@ from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, Norm, names
 from ..values import replace
 from .base import DecoderConfig
 from .mistral import MIXTRAL_EXPERT, MIXTRAL_MOE
+from .registry import family
 
 PHI_ATTENTION = names(
     q="self_attn.q_proj",
@@ -26,6 +27,7 @@ PHI3_ATTENTION = names(q="self_attn.qkv_proj", k="self_attn.qkv_proj", v="self_a
 PHI3_MLP = names(gate="mlp.gate_up_proj", up="mlp.gate_up_proj", down="mlp.down_proj")
 
 
+@family("phi")
 class PhiConfig(DecoderConfig):
     """configuration_phi.py / modeling_phi.py (phi-1, phi-1.5, phi-2): one LayerNorm before attention and a
     plain MLP (fc1, fc2) that run side by side; q, k, v, dense, fc1, fc2 and the untied head all with biases.
@@ -65,6 +67,7 @@ class PhiConfig(DecoderConfig):
         return replace(super().to_spec(), final_norm=self.layer_norm(), lm_head_bias=True)
 
 
+@family("phi3")
 class Phi3Config(DecoderConfig):
     """configuration_phi3.py / modeling_phi3.py: q, k, v fused in qkv_proj and gate, up in gate_up_proj
     (names, not counts, change); no bias switches, so none are read. Windows: every layer slides
@@ -91,6 +94,7 @@ class Phi3Config(DecoderConfig):
         return [self.sliding_window] * self.num_hidden_layers
 
 
+@family("phimoe")
 class PhimoeConfig(DecoderConfig):
     """configuration_phimoe.py: Mixtral's layout with LayerNorms (weight and bias) instead of RMSNorms,
     biased attention (attention_bias) and a head bias (lm_head_bias)."""

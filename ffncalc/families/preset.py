@@ -27,12 +27,14 @@ from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm, Stack, names
+from .registry import family
 
 PRESET_ATTENTION = names(q="attention.q", k="attention.k", v="attention.v", o="attention.o")
 PRESET_CROSS = names(q="cross_attention.q", k="cross_attention.k", v="cross_attention.v", o="cross_attention.o")
 PRESET_FFN = names(gate="ffn.gate", up="ffn.up", down="ffn.down")
 
 
+@family("ffncalc")
 class PresetConfig(HFConfig):
     """A model described directly in ffncalc's terms: no family defaults to apply.
 

@@ -26,6 +26,7 @@ from .base import DecoderConfig
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types
 from .mixers import gated_deltanet
 from .multimodal import MultimodalConfig, relocate
+from .registry import family
 
 QWEN_MOE = names(router="mlp.gate", experts="mlp.experts.{e}", shared_expert_gate="mlp.shared_expert_gate")
 SHARED_EXPERT = names(
@@ -67,6 +68,7 @@ class QwenWindows:
         return set() if self.use_sliding_window else {"sliding_window", "max_window_layers", "layer_types"}
 
 
+@family("qwen2")
 class Qwen2Config(QwenWindows, DecoderConfig):
     """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o and the MLP none."""
 
@@ -91,6 +93,7 @@ class Qwen2Config(QwenWindows, DecoderConfig):
         return self.layer(self.attention(window, o_bias=False), self.gated_ffn())
 
 
+@family("qwen3")
 class Qwen3Config(QwenWindows, DecoderConfig):
     """configuration_qwen3.py: Qwen2's windows; head_dim 128; attention_bias on q, k, v and o; RMSNorm on each query and key head."""
 
@@ -151,6 +154,7 @@ class _SharedExpertMoe:
         )
 
 
+@family("qwen3_moe")
 class Qwen3MoeConfig(_QwenMoeRule, DecoderConfig):
     """configuration_qwen3_moe.py: Qwen3 attention (q/k norms; head_dim hidden / heads unless given);
     Qwen's sparse rule; routed experts only (no shared expert, whatever the config says: Qwen3-Coder
@@ -194,6 +198,7 @@ class Qwen3MoeConfig(_QwenMoeRule, DecoderConfig):
         return self.layer(self.attention(window, **self.per_head_norms()), ffn)
 
 
+@family("qwen2_moe")
 class Qwen2MoeConfig(_SharedExpertMoe, _QwenMoeRule, Qwen2Config):
     """configuration_qwen2_moe.py: Qwen2 attention (q/k/v biases from qkv_bias); Qwen's sparse rule with
     one shared expert behind a sigmoid gate. Windows: on the odd-numbered layers (i + 1 odd) below
@@ -233,6 +238,7 @@ class Qwen2MoeConfig(_SharedExpertMoe, _QwenMoeRule, Qwen2Config):
         return self.moe() if self.sparse(index) else self.gated_ffn()
 
 
+@family("qwen3_next")
 class Qwen3NextConfig(_SharedExpertMoe, _QwenMoeRule, DecoderConfig):
     """configuration_qwen3_next.py / modeling_qwen3_next.py.
 
@@ -384,6 +390,7 @@ class _Qwen35Mtp(_Qwen35MtpBase):
         ]
 
 
+@family("qwen3_5_text")
 class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextConfig):
     """configuration_qwen3_5.py / modeling_qwen3_5.py: Qwen3-Next's layers (gated full attention every
     full_attention_interval-th layer, Gated DeltaNet elsewhere) with in_proj_qkv, in_proj_z, in_proj_b and
@@ -416,6 +423,7 @@ class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextConfig):
     mlp_only_layers: ClassVar[list[int]] = []
 
 
+@family("qwen3_5_moe_text")
 class Qwen35MoeTextConfig(_Qwen35Mtp, Qwen3NextConfig):
     """configuration_qwen3_5_moe.py / modeling_qwen3_5_moe.py: Qwen3.5's layers with an MoE block in every
     layer (routed experts, and a shared expert behind a sigmoid gate, whatever its width)."""
@@ -464,6 +472,7 @@ class _TextOfWrapper:
         return base_model(self.language_model_spec())
 
 
+@family("qwen3_vl_text")
 class Qwen3VLTextConfig(_TextOfWrapper, DecoderConfig):
     """configuration_qwen3_vl.py / modeling_qwen3_vl.py: Qwen3's attention (per-head q/k RMSNorms, head_dim
     128, attention_bias on q, k, v and o) without windows; no head of its own (Qwen3VLTextModel)."""
@@ -486,6 +495,7 @@ class Qwen3VLTextConfig(_TextOfWrapper, DecoderConfig):
         return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn())
 
 
+@family("qwen3_vl_moe_text")
 class Qwen3VLMoeTextConfig(_TextOfWrapper, _QwenMoeRule, DecoderConfig):
     """configuration_qwen3_vl_moe.py: Qwen3-VL's attention (head_dim hidden / heads unless given) and Qwen's
     sparse rule; the routed experts stacked, gate and up fused (mlp.experts.gate_up_proj [E, 2I, H])."""
@@ -534,6 +544,7 @@ class Qwen3VLMoeTextConfig(_TextOfWrapper, _QwenMoeRule, DecoderConfig):
         return replace(spec, transposed_on_load=("mlp.experts.gate_up_proj", "mlp.experts.down_proj"))
 
 
+@family("qwen2_5_vl_text")
 class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Config):
     """configuration_qwen2_5_vl.py / modeling_qwen2_5_vl.py: Qwen2's layers (q, k, v biases; Qwen's windows);
     head_dim is always hidden / heads, which must divide it (the attention refuses otherwise)."""
@@ -565,6 +576,7 @@ class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Config):
         return [window if i >= start else None for i in range(self.num_hidden_layers)]
 
 
+@family("qwen3_vl")
 class Qwen3VLConfig(MultimodalConfig):
     """configuration_qwen3_vl.py: a vision tower around a Qwen3-VL language model, stored under
     ``model.language_model.``; the top-level tie_word_embeddings (default false) decides tying."""
@@ -588,6 +600,7 @@ class Qwen3VLConfig(MultimodalConfig):
         return self.tie_word_embeddings
 
 
+@family("qwen3_vl_moe")
 class Qwen3VLMoeConfig(Qwen3VLConfig):
     """configuration_qwen3_vl_moe.py: the same wrapper around a Qwen3-VL-MoE language model."""
 
@@ -598,6 +611,7 @@ class Qwen3VLMoeConfig(Qwen3VLConfig):
     vision_model_type = "qwen3_vl_moe_vision"
 
 
+@family("qwen3_5")
 class Qwen35Config(Qwen3VLConfig):
     """configuration_qwen3_5.py: a vision tower around a Qwen3.5 language model, laid out as Qwen3-VL's
     (``model.language_model.``; the top-level tie_word_embeddings, default false, decides tying)."""
@@ -610,6 +624,7 @@ class Qwen35Config(Qwen3VLConfig):
     vision_model_type = "qwen3_5_vision"
 
 
+@family("qwen3_5_moe")
 class Qwen35MoeConfig(Qwen35Config):
     """configuration_qwen3_5_moe.py: the same wrapper around a Qwen3.5-MoE language model."""
 
@@ -621,6 +636,7 @@ class Qwen35MoeConfig(Qwen35Config):
     vision_model_type = "qwen3_5_moe_vision"
 
 
+@family("qwen2_5_vl")
 class Qwen25VLConfig(Qwen3VLConfig):
     """configuration_qwen2_5_vl.py: Qwen2.5-VL's language model, whose fields a config may keep at the top
     level: without text_config, transformers takes the text model's keys from there. The language model's
@@ -649,6 +665,7 @@ class Qwen25VLConfig(Qwen3VLConfig):
         return self.tie_word_embeddings or (self.text_config or {}).get("tie_word_embeddings") is True
 
 
+@family("qwen2_vl_text")
 class Qwen2VLTextConfig(Qwen25VLTextConfig):
     """configuration_qwen2_vl.py (Qwen2VLTextConfig): the fields and defaults of Qwen2.5-VL's language model."""
 
@@ -657,6 +674,7 @@ class Qwen2VLTextConfig(Qwen25VLTextConfig):
     default_model_class = "Qwen2VLTextModel"
 
 
+@family("qwen2_vl")
 class Qwen2VLConfig(Qwen25VLConfig):
     """configuration_qwen2_vl.py: Qwen2.5-VL's wrapper (a flat config's top-level keys are the language model's;
     its tie_word_embeddings, when true, ties the wrapper) around Qwen2-VL's tower and merger."""

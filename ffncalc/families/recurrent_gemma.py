@@ -14,6 +14,7 @@ from ..schema import Flag, HeadCount, LayerCount, Name, Width
 from ..spec import DenseFfn, Layer, ModelNames, names
 from .base import DecoderConfig
 from .mixers import rg_lru
+from .registry import family
 
 TEMPORAL = "temporal_block."
 GRIFFIN_ATTENTION = names(q=TEMPORAL + "q_proj", k=TEMPORAL + "k_proj", v=TEMPORAL + "v_proj", o=TEMPORAL + "o_proj")
@@ -32,6 +33,7 @@ RG_LRU = names(
 BLOCK_CYCLES = 100  # transformers repeats block_types 100 times and cuts the list at num_hidden_layers
 
 
+@family("recurrent_gemma")
 class RecurrentGemmaConfig(DecoderConfig):
     """configuration_recurrent_gemma.py / modeling_recurrent_gemma.py.
 

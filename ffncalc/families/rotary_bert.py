@@ -28,6 +28,7 @@ from ..spec import (
     names,
 )
 from .bert import _EncoderClasses
+from .registry import family
 
 Classifier = Literal["labels", "dense", "qa"] | None
 
@@ -141,6 +142,7 @@ class _RotaryEncoder(_EncoderClasses):
         )
 
 
+@family("gte")
 class GteConfig(_RotaryEncoder):
     """configuration_gte.py / modeling_gte.py (Alibaba-NLP's gte-multilingual, gte-v1.5).
 
@@ -183,6 +185,7 @@ class GteConfig(_RotaryEncoder):
         return (Parameter("ffn", "down_bias", "mlp.down_proj.bias", (self.hidden_size,)),)
 
 
+@family("nomic_bert")
 class NomicBertConfig(_RotaryEncoder):
     """configuration_nomic_bert.py / modeling_nomic_bert.py (nomic-embed-text).
 
@@ -236,6 +239,7 @@ class NomicBertConfig(_RotaryEncoder):
         return DenseFfn(self.hidden_size, self.intermediate_size, True, self.hidden_act, self.mlp_names, bias=False)
 
 
+@family("jina_embeddings_v3")
 class JinaEmbeddingsV3Config(_RotaryEncoder):
     """configuration_jina_embeddings_v3.py / modeling_jina_embeddings_v3.py: XLM-RoBERTa's vocabulary with rotary
     positions. Embeddings: word and token-type tables, emb_ln. Layers (post-LN), with biases: mixer.Wqkv and

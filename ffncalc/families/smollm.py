@@ -9,8 +9,10 @@ from pydantic import Field, model_validator
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width, per_config
 from .base import DecoderConfig
 from .blocks import windows_of_layer_types
+from .registry import family
 
 
+@family("smollm3")
 class SmolLM3Config(DecoderConfig):
     """configuration_smollm3.py / modeling_smollm3.py: Llama's layer, embeddings tied. With use_sliding_window,
     the layers ``layer_types`` marks sliding (default: those without RoPE, ``no_rope_layers`` 0, by default

@@ -9,8 +9,10 @@ from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Layer, ModelSpec, Norm, Parameter
 from ..values import replace
 from .base import DecoderConfig
+from .registry import family
 
 
+@family("stablelm")
 class StableLmConfig(DecoderConfig):
     """configuration_stablelm.py / modeling_stablelm.py: q, k, v biased by use_qkv_bias, o never; SwiGLU
     without biases; LayerNorms with biases before attention and (unless use_parallel_residual, where the

@@ -23,6 +23,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
+from .registry import family
 
 SELF_ATTENTION = names(
     q="layer.0.SelfAttention.q",
@@ -125,6 +126,7 @@ class _T5Stacks(HFConfig):
         ]
 
 
+@family("t5")
 class T5Config(_T5Stacks):
     """configuration_t5.py / modeling_t5.py.
 
@@ -203,6 +205,7 @@ class T5Config(_T5Stacks):
         return tuple(extras)
 
 
+@family("mt5")
 class MT5Config(T5Config):
     """configuration_mt5.py: T5's layout with mT5's defaults (gated-gelu, a 250,112-token vocabulary)."""
 
@@ -216,6 +219,7 @@ class MT5Config(T5Config):
     feed_forward_proj: Name = "gated-gelu"
 
 
+@family("umt5")
 class UMT5Config(MT5Config):
     """configuration_umt5.py / modeling_umt5.py: mT5's layout and defaults, with a relative_attention_bias table in
     every block of each stack, not only the first."""
@@ -226,6 +230,7 @@ class UMT5Config(MT5Config):
     bias_every_layer = True
 
 
+@family("switch_transformers")
 class SwitchTransformersConfig(_T5Stacks):
     """configuration_switch_transformers.py / modeling_switch_transformers.py (Google's Switch Transformers).
 

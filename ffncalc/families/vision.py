@@ -1,7 +1,7 @@
 """Vision towers of multimodal models, counted as the language model is: per layer, by stored name.
 
 A wrapper (``families/multimodal.py``) reads its ``vision_config`` with one of the tower adapters
-here, chosen by the config's model_type (``TOWERS`` in ``families/__init__.py``) or else the
+here, chosen by the config's model_type (the classes registered with ``@tower``) or else the
 wrapper's own, and stores the tower under its prefix; the wrapper adds its projector. A tower's
 layers form the "vision" stack: their parameters count under the ``vision`` component, and a
 text token never runs them (``ffncalc flops --image`` does).
@@ -52,6 +52,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
+from .registry import tower
 from .towers import Tower, TowerConfig, projector_module, tower_module
 
 
@@ -152,6 +153,7 @@ class _SiglipFields(_SiglipLayers):
         return self.encoder_tower(prefix, image, embeddings, head)
 
 
+@tower("siglip_vision_model")
 class SiglipVisionConfig(_SiglipFields):
     """configuration_siglip.py / modeling_siglip.py (SiglipVisionModel): SigLIP's tower and, with vision_use_head, an
     attention-pooling head (a probe token, nn.MultiheadAttention, an MLP). Every image is resized to image_size."""
@@ -165,6 +167,7 @@ class SiglipVisionConfig(_SiglipFields):
         return self.siglip_tower(prefix, image, head=self.vision_use_head)
 
 
+@tower("idefics3_vision")
 class Idefics3VisionConfig(_SiglipFields):
     """configuration_idefics3.py (Idefics3VisionConfig) / modeling_idefics3.py (Idefics3VisionTransformer): SigLIP's
     tower without a head, its positions interpolated over any image (NaViT); the image processor cuts an image
@@ -183,12 +186,14 @@ class Idefics3VisionConfig(_SiglipFields):
         return self.siglip_tower(prefix, ImageInput(self.patch_size, "tiles", self.image_size))
 
 
+@tower("smolvlm_vision")
 class SmolVLMVisionConfig(Idefics3VisionConfig):
     """configuration_smolvlm.py (SmolVLMVisionConfig): Idefics3's tower and defaults."""
 
     config_class = "SmolVLMVisionConfig"
 
 
+@tower("siglip2_vision_model")
 class Siglip2VisionConfig(_SiglipLayers):
     """configuration_siglip2.py (Siglip2VisionConfig) / modeling_siglip2.py (Siglip2VisionModel, NaFlex): patches of
     patch_size² pixels projected by a linear with a bias, a learned grid of num_patches positions (resized to each
@@ -217,6 +222,7 @@ class Siglip2VisionConfig(_SiglipLayers):
 CLIP_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
 
 
+@tower("clip_vision_model")
 class ClipVisionConfig(TowerConfig):
     """configuration_clip.py (CLIPVisionConfig) / modeling_clip.py (CLIPVisionModel, saved without its vision_model.
     level inside a wrapper): a class token, a patch convolution without bias, a learned position per patch and
@@ -264,6 +270,7 @@ INTERNVL_ATTENTION = names(
 )  # fmt: skip
 
 
+@tower("internvl_vision")
 class InternVLVisionConfig(TowerConfig):
     """configuration_internvl.py (InternVLVisionConfig) / modeling_internvl.py (InternVLVisionModel): a class token
     (cls_token), a biased patch convolution, a learned position per patch and for the class token
@@ -348,6 +355,7 @@ PIXTRAL_ATTENTION = names(q="attention.q_proj", k="attention.k_proj", v="attenti
 PIXTRAL_FFN = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
 
 
+@tower("pixtral")
 class PixtralVisionConfig(TowerConfig):
     """configuration_pixtral.py / modeling_pixtral.py: a patch convolution without bias, an RMSNorm before the
     layers (ln_pre), RMSNorm layers with a gated FFN and no biases; head_dim = hidden_size // heads."""
@@ -419,6 +427,7 @@ class _QwenVisionFields(TowerConfig):
         return self.hidden_size * self.spatial_merge_size**2
 
 
+@tower("qwen2_vl_vision")
 class Qwen2VLVisionConfig(TowerConfig):
     """configuration_qwen2_vl.py (Qwen2VLVisionConfig) / modeling_qwen2_vl.py: a patch convolution without bias,
     LayerNorm blocks embed_dim wide with fused qkv and a plain FFN (embed_dim · mlp_ratio), all with biases; the
@@ -460,6 +469,7 @@ class Qwen2VLVisionConfig(TowerConfig):
         return Tower((layer,) * self.depth, extras, self.hidden_size, image)
 
 
+@tower("qwen2_5_vl_vision")
 class Qwen25VLVisionConfig(_QwenVisionFields):
     """configuration_qwen2_5_vl.py (Qwen2_5_VLVisionConfig) / modeling_qwen2_5_vl.py: RMSNorm blocks, fused qkv
     with bias, a gated FFN with biases; window attention except in fullatt_block_indexes (no parameter
@@ -492,6 +502,7 @@ class Qwen25VLVisionConfig(_QwenVisionFields):
         return Tower(layers, extras, self.out_hidden_size, self.image_input(window_units=units))
 
 
+@tower("qwen3_5_vision")
 class Qwen35VisionConfig(_QwenVisionFields):
     """configuration_qwen3_5.py (Qwen3_5VisionConfig) / modeling_qwen3_5.py: a patch convolution with bias, a
     learned position table (num_position_embeddings), LayerNorm blocks with fused qkv and a plain FFN, all with
@@ -533,12 +544,14 @@ class Qwen35VisionConfig(_QwenVisionFields):
         return ()
 
 
+@tower("qwen3_5_moe_vision")
 class Qwen35MoeVisionConfig(Qwen35VisionConfig):
     """configuration_qwen3_5_moe.py (Qwen3_5MoeVisionConfig): the same tower."""
 
     config_class = "Qwen3_5MoeVisionConfig"
 
 
+@tower("qwen3_vl_vision")
 class Qwen3VLVisionConfig(Qwen35VisionConfig):
     """configuration_qwen3_vl.py (Qwen3VLVisionConfig): Qwen3.5's tower, plus one "deepstack" merger for each of
     deepstack_visual_indexes, whose LayerNorm reads the merged width (use_postshuffle_norm)."""
@@ -554,6 +567,7 @@ class Qwen3VLVisionConfig(Qwen35VisionConfig):
         return mergers
 
 
+@tower("qwen3_vl_moe_vision")
 class Qwen3VLMoeVisionConfig(Qwen3VLVisionConfig):
     """configuration_qwen3_vl_moe.py (Qwen3VLMoeVisionConfig): the same tower."""
 
@@ -563,6 +577,7 @@ class Qwen3VLMoeVisionConfig(Qwen3VLVisionConfig):
 # --- GLM-4.1V / GLM-4.5V ---------------------------------------------------------------------------
 
 
+@tower("glm4v_vision")
 class Glm4vVisionConfig(TowerConfig):
     """configuration_glm4v.py (Glm4vVisionConfig) / modeling_glm4v.py (Glm4vVisionModel): a patch convolution over
     temporal_patch_size frames with a bias, an RMSNorm after it (post_conv_layernorm), a learned position per patch
@@ -624,6 +639,7 @@ class Glm4vVisionConfig(TowerConfig):
         return Tower((layer,) * self.depth, extras, out, image)
 
 
+@tower("glm4v_moe_vision")
 class Glm4vMoeVisionConfig(Glm4vVisionConfig):
     """configuration_glm4v_moe.py (Glm4vMoeVisionConfig): GLM-4.1V's tower and defaults."""
 
@@ -636,6 +652,7 @@ LLAMA4_VISION_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="s
 LLAMA4_VISION_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
+@tower("llama4_vision_model")
 class Llama4VisionConfig(TowerConfig):
     """configuration_llama4.py (Llama4VisionConfig) / modeling_llama4.py: patches unfolded and projected by one
     linear without bias, a class token and a learned position per patch (+1 for the class token), LayerNorms
@@ -707,6 +724,7 @@ GEMMA4_VISION_NORMS = (
 )
 
 
+@tower("gemma4_vision")
 class Gemma4VisionConfig(TowerConfig):
     """configuration_gemma4.py (Gemma4VisionConfig) / modeling_gemma4.py (Gemma4VisionModel): patches of patch_size²
     pixels projected by one linear without bias, a learned table of x and y positions [2, position_embedding_size,
@@ -791,6 +809,7 @@ KIMI_K25_MAX_PATCHES = 16384
 KIMI_K25_MAX_PATCHES_PER_SIDE = 512  # its size["max_height"], read as patches
 
 
+@tower("kimi_k25_vision")
 class KimiK25VisionConfig(TowerConfig):
     """configuration_kimi_k25.py (Kimi_K25VisionConfig) / modeling_kimi_k25.py (Kimi_K25VisionModel, MoonViT): a patch
     convolution with bias, a learned position grid [pos_emb_height, pos_emb_width, hidden] (resampled to each image's
@@ -920,6 +939,7 @@ def mobilenet_block(name: str, block: str, in_channels: int, index_offset: int) 
     return layer, out
 
 
+@tower("gemma3n_vision")
 class Gemma3nVisionConfig(TowerConfig):
     """configuration_gemma3n.py (Gemma3nVisionConfig): a timm model (TimmWrapperModel, timm.create_model(architecture,
     num_classes=0, **model_args)), saved under timm_model. ffncalc counts timm's mobilenetv5_300m_enc (MobileNet-V5, as

@@ -10,10 +10,12 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, ModelNames, ModelSpec, Norm, Runs, Table
 from .bart import BART_MLP, CROSS_ATTENTION, SELF_ATTENTION
+from .registry import family
 
 Kind = Literal["model", "generation", "causal"]
 
 
+@family("whisper")
 class WhisperConfig(HFConfig):
     """configuration_whisper.py / modeling_whisper.py.
 

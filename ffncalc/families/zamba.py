@@ -16,6 +16,7 @@ from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, Component, DenseFfn, Layer, ModelNames, Norm, Parameter, Projection, names
 from .base import DecoderConfig
 from .mixers import mamba2, mamba2_names
+from .registry import family
 
 ZambaBlock = Literal["linear_attention", "mamba", "hybrid"]
 SHARED = "shared_transformer."
@@ -44,6 +45,7 @@ DEFAULT_BLOCKS: list[ZambaBlock] = (
 )
 
 
+@family("zamba2")
 class Zamba2Config(DecoderConfig):
     """configuration_zamba2.py / modeling_zamba2.py.
 

@@ -1,0 +1,100 @@
+"""Which adapter class reads which model_type: each class says so itself, with ``@family("llama")``.
+
+A family module registers its adapters where it defines them; adding a family is adding its module. A command
+reads one config, and creating every adapter class to learn which one it needs would cost half a second (pydantic
+classes are costly to make), so the decorators are also read from the modules' bytes, without importing them: an
+index of model_type → "module:Class" from each top-level ``@family(...)`` or ``@tower(...)`` line (string
+literals only) and the class it decorates. Reading the 70-odd modules takes about 1.5 ms, so nothing is cached
+and nothing is written. A test imports every module and checks that the classes register exactly this index.
+This module imports nothing of ffncalc's, so tools can read the index without pydantic.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Literal, TypeVar
+
+C = TypeVar("C", bound=type)
+Kind = Literal["families", "towers"]
+
+FOLDER = Path(__file__).parent
+NOT_FAMILY_MODULES = frozenset({"__init__.py", "registry.py"})
+
+DECORATOR_KINDS: dict[str, Kind] = {"family": "families", "tower": "towers"}
+
+# Filled as family modules are imported: (kind, model_type) → the class that registered it.
+registered: dict[tuple[Kind, str], type] = {}
+
+
+def family(*model_types: str) -> Callable[[C], C]:
+    """Register the decorated adapter class as the reader of MODEL_TYPES' configs."""
+    return _register("families", model_types)
+
+
+def tower(*model_types: str) -> Callable[[C], C]:
+    """Register the decorated adapter class as the tower a multimodal wrapper's vision or audio config names."""
+    return _register("towers", model_types)
+
+
+def _register(kind: Kind, model_types: tuple[str, ...]) -> Callable[[C], C]:
+    def register(cls: C) -> C:
+        for model_type in model_types:
+            registered[kind, model_type] = cls
+        return cls
+
+    return register
+
+
+# --- the index, read from the source ----------------------------------------------------------------------
+
+DECORATED = re.compile(rb"@(family|tower)\(([^)]*)\)\nclass (\w+)")
+LITERALS = re.compile(rb'\s*"([\w.-]+)"\s*(?:,|$)')
+
+
+def scan(folder: Path = FOLDER) -> dict[Kind, dict[str, str]]:
+    """Every top-level ``@family(...)`` and ``@tower(...)`` in FOLDER's modules: kind → model_type → "module:Class".
+    Nothing is imported or run; a decorator with anything but string literals, or a model_type registered twice,
+    is refused naming the module."""
+    found: dict[Kind, dict[str, str]] = {"families": {}, "towers": {}}
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py") or name in NOT_FAMILY_MODULES:
+            continue
+        data = b"\n" + (folder / name).read_bytes()
+        start = data.find(b"\n@")
+        while start != -1:
+            match = DECORATED.match(data, start + 1)
+            start = data.find(b"\n@", start + 1)
+            if match is None:
+                continue
+            decorator, arguments, cls = match[1].decode(), match[2], match[3].decode()
+            model_types = [literal.decode() for literal in LITERALS.findall(arguments)]
+            if b"".join(LITERALS.sub(b"", arguments).split()) or not model_types:
+                raise ValueError(f"{name}: @{decorator} on {cls} takes model_types as string literals")
+            kind = DECORATOR_KINDS[decorator]
+            for model_type in model_types:
+                if model_type in found[kind]:
+                    raise ValueError(
+                        f"{name}: {cls} registers {model_type!r}, already registered by {found[kind][model_type]}"
+                    )
+                found[kind][model_type] = f"{name[:-3]}:{cls}"
+    return found
+
+
+@cache
+def index(kind: Kind = "families") -> dict[str, str]:
+    """Every model_type of KIND and its "module:Class" (read once a process)."""
+    return scan()[kind]
+
+
+def lookup(model_type: str, kind: Kind = "families") -> str | None:
+    """The "module:Class" registered for MODEL_TYPE, or None."""
+    return index(kind).get(model_type)
+
+
+def is_registered(cls: type, model_type: str, kind: Kind = "families") -> bool:
+    """Whether CLS, once its module is imported, registered MODEL_TYPE."""
+    return registered.get((kind, model_type)) is cls
