@@ -183,6 +183,10 @@ FAMILIES: dict[str, str] = {
     "gte": "rotary_bert:GteConfig",
     "nomic_bert": "rotary_bert:NomicBertConfig",
     "jina_embeddings_v3": "rotary_bert:JinaEmbeddingsV3Config",
+    # Encoders added in coverage round three (issue 28)
+    "data2vec-text": "bert:Data2VecTextConfig",
+    "ernie": "bert:ErnieConfig",
+    "roformer": "bert:RoFormerConfig",
     "t5": "t5:T5Config",
     "mt5": "t5:MT5Config",
     "umt5": "t5:UMT5Config",

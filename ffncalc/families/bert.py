@@ -207,6 +207,7 @@ class BertConfig(_EncoderClasses):
     ffn_norm: ClassVar[str] = "output.LayerNorm"
     cross_attention_norm: ClassVar[str] = "crossattention.output.LayerNorm"
     embeddings_norm: ClassVar[bool] = True  # a LayerNorm on the summed embeddings
+    absolute_positions: ClassVar[bool] = True  # a learned position table (RoFormer rotates queries and keys instead)
     encoder_norm: ClassVar[str] = ""  # a LayerNorm after the last layer (pre-LN encoders): its module under the root
 
     vocab_size: Width = 30522
@@ -263,7 +264,7 @@ class BertConfig(_EncoderClasses):
         extras = [Extra("embedding", f"{root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))]
         if self.embeddings_norm:
             extras.append(Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm(width)))
-        if width != self.hidden_size:
+        if width != self.hidden_size and self.absolute_positions:
             positions = Table(self.max_position_embeddings, width)
             extras.insert(0, Extra("embedding", f"{root}embeddings.position_embeddings", positions))
         return extras
@@ -275,14 +276,21 @@ class BertConfig(_EncoderClasses):
         if pooler:
             extras.append(self.linear(f"{self.root}pooler.dense", hidden, hidden))
         if mlm:
-            extras.append(Extra("lm_head", "cls.predictions.transform.dense", Linear(hidden, hidden, bias=True)))
-            extras.append(Extra("norm", "cls.predictions.transform.LayerNorm", self.layer_norm()))
+            extras += self.prediction_transform()
         if nsp:
             extras.append(self.linear("cls.seq_relationship", hidden, 2))
         if classifier is not None:
             module = "qa_outputs" if self.head_class() == "ForQuestionAnswering" else "classifier"
             extras.append(self.linear(module, hidden, classifier))
         return extras
+
+    def prediction_transform(self) -> list[Extra]:
+        """The masked-LM head's transform: cls.predictions.transform's dense (hidden → the word table's width) and LayerNorm."""
+        width = self.embedding_width()
+        return [
+            Extra("lm_head", "cls.predictions.transform.dense", Linear(self.hidden_size, width, bias=True)),
+            Extra("norm", "cls.predictions.transform.LayerNorm", self.layer_norm(width)),
+        ]
 
     def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
         """Where the masked-LM head keeps its decoder and its bias; untied, the decoder has a bias of its own too."""
@@ -314,6 +322,7 @@ class BertConfig(_EncoderClasses):
         mlm = self.has_mlm()
         stored, mlm_extras = self.masked_lm()
         width = self.embedding_width()
+        learned = self.absolute_positions and width == self.hidden_size  # a narrower position table is an extra
         return ModelSpec(
             model_type=self.model_type,
             hidden_size=self.hidden_size,
@@ -322,12 +331,12 @@ class BertConfig(_EncoderClasses):
             final_norm=self.layer_norm() if self.encoder_norm else None,
             tie_word_embeddings=self.tie_word_embeddings,
             names=stored,
-            position_embeddings=self.max_position_embeddings if width == self.hidden_size else 0,
+            position_embeddings=self.max_position_embeddings if learned else 0,
             embedding_dim=width if width != self.hidden_size else None,
             lm_head=mlm,
             lm_head_bias=mlm,
             extras=tuple(self.embeddings(width) + self.head_extras() + (mlm_extras if mlm else [])),
-            checkpoint_extras=(self.position_ids(self.max_position_embeddings),),
+            checkpoint_extras=(self.position_ids(self.max_position_embeddings),) if self.absolute_positions else (),
         )
 
 
@@ -352,6 +361,32 @@ class MegatronBertConfig(BertConfig):
     num_hidden_layers: LayerCount = 24
     num_attention_heads: HeadCount = 16
     intermediate_size: Width = 4096
+
+
+class ErnieConfig(BertConfig):
+    """configuration_ernie.py / modeling_ernie.py (Baidu's ERNIE 1.0 to 3.0, nghuyong/ernie-*): BERT's model, classes
+    and heads under ernie.* (no LMHeadModel), with a task-type table (task_type_vocab_size rows) in the embeddings when
+    use_task_id."""
+
+    architecture = "ERNIE"
+    config_class = "ErnieConfig"
+    default_model_class = "ErnieForMaskedLM"
+    class_prefix = "Ernie"
+    base_model_prefix = "ernie"
+    classes = frozenset(HEADS) - {"LMHeadModel"}
+
+    task_type_vocab_size: Width = 3
+    use_task_id: Flag = False
+
+    def unused_fields(self) -> set[str]:
+        return super().unused_fields() | (set() if self.use_task_id else {"task_type_vocab_size"})
+
+    def embeddings(self, width: int) -> list[Extra]:
+        extras = super().embeddings(width)
+        if self.use_task_id:
+            tasks = Table(self.task_type_vocab_size, width)
+            extras.append(Extra("embedding", f"{self.root}embeddings.task_type_embeddings", tasks))
+        return extras
 
 
 # RoBERTa's classes: (pooler, masked-LM head, classifier) — its sequence classifier is a dense layer and out_proj.
@@ -443,6 +478,17 @@ class CamembertConfig(XLMRobertaConfig):
     class_prefix = "Camembert"
 
 
+class Data2VecTextConfig(XLMRobertaConfig):
+    """configuration_data2vec_text.py / modeling_data2vec_text.py (Meta's data2vec, its text model): RoBERTa's model
+    and heads (positions offset past the padding row), BERT's default vocabulary size, under data2vec_text.*."""
+
+    architecture = "Data2Vec-Text"
+    config_class = "Data2VecTextConfig"
+    default_model_class = "Data2VecTextForMaskedLM"
+    class_prefix = "Data2VecText"
+    base_model_prefix = "data2vec_text"
+
+
 class RobertaPreLayerNormConfig(RobertaConfig):
     """configuration_roberta_prelayernorm.py / modeling_roberta_prelayernorm.py: RoBERTa's model and heads, pre-LN,
     under roberta_prelayernorm.*: a LayerNorm before attention (attention.LayerNorm), one before the MLP
@@ -512,6 +558,7 @@ class ElectraConfig(BertConfig):
     class_prefix = "Electra"
     base_model_prefix = "electra"
     classes = frozenset(ELECTRA_HEADS)
+    head_table: ClassVar[dict[str, tuple[bool, bool, str | None]]] = ELECTRA_HEADS
     undeclared_keys = frozenset({"num_labels", "summary_proj_to_labels"})  # read with getattr / hasattr
 
     embedding_size: Width = 128
@@ -525,7 +572,8 @@ class ElectraConfig(BertConfig):
     @model_validator(mode="after")
     def _check_summary(self) -> ElectraConfig:
         if self.head_class() == "ForMultipleChoice" and self.summary_type == "attn":
-            raise ValueError("summary_type: 'attn' is not implemented by transformers' ElectraSequenceSummary")
+            summary = f"{self.class_prefix}SequenceSummary"
+            raise ValueError(f"summary_type: 'attn' is not implemented by transformers' {summary}")
         return self
 
     def labels_matter(self) -> bool:
@@ -541,7 +589,7 @@ class ElectraConfig(BertConfig):
         return self.embedding_size
 
     def has_mlm(self) -> bool:
-        return ELECTRA_HEADS[self.head_class()][0]
+        return self.head_table[self.head_class()][0]
 
     def embeddings(self, width: int) -> list[Extra]:
         extras = super().embeddings(width)
@@ -549,13 +597,20 @@ class ElectraConfig(BertConfig):
             extras.append(Extra("other", f"{self.root}embeddings_project", Linear(width, self.hidden_size, bias=True)))
         return extras
 
+    def prediction_transform(self) -> list[Extra]:
+        """The generator's transform: generator_predictions' dense (hidden → embedding_size) and LayerNorm."""
+        width = self.embedding_width()
+        return [
+            Extra("lm_head", "generator_predictions.dense", Linear(self.hidden_size, width, bias=True)),
+            Extra("norm", "generator_predictions.LayerNorm", self.layer_norm(width)),
+        ]
+
     def head_extras(self) -> list[Extra]:
-        hidden, width = self.hidden_size, self.embedding_size
-        generator, discriminator, classifier = ELECTRA_HEADS[self.head_class()]
+        hidden = self.hidden_size
+        generator, discriminator, classifier = self.head_table[self.head_class()]
         extras = []
         if generator:
-            extras.append(Extra("lm_head", "generator_predictions.dense", Linear(hidden, width, bias=True)))
-            extras.append(Extra("norm", "generator_predictions.LayerNorm", self.layer_norm(width)))
+            extras += self.prediction_transform()
         if discriminator:
             extras.append(Extra("other", "discriminator_predictions.dense", Linear(hidden, hidden, bias=True)))
             extras.append(Extra("other", "discriminator_predictions.dense_prediction", Linear(hidden, 1, bias=True)))
@@ -574,6 +629,60 @@ class ElectraConfig(BertConfig):
 
     def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
         return self.model_names("generator_lm_head", "generator_lm_head.bias"), []
+
+
+# RoFormer's classes: ELECTRA's (masked-LM head, —, classifier), with no discriminator.
+ROFORMER_HEADS = {name: heads for name, heads in ELECTRA_HEADS.items() if name != "ForPreTraining"}
+
+
+class RoFormerConfig(ElectraConfig):
+    """configuration_roformer.py / modeling_roformer.py (Zhuiyi's RoFormer), ELECTRA's model with rotary positions:
+    word and token-type tables and a LayerNorm embedding_size wide (hidden_size unless the config says), projected to
+    hidden_size (embeddings_project) when the two differ; no position table, but a sinusoidal table of
+    max_position_embeddings × head size (encoder.embed_positions, a frozen parameter) that rotates queries and keys;
+    BERT's post-LN layers; no pooler. Heads: BERT's masked-LM cls.predictions (transform dense to embedding_size,
+    LayerNorm, a decoder tied to the word table, with its bias), ELECTRA's classifiers (a dense layer and out_proj for
+    sequences; sequence_summary, a projection only when the config sets summary_use_proj, for multiple choice)."""
+
+    architecture = "RoFormer"
+    config_class = "RoFormerConfig"
+    default_model_class = "RoFormerForMaskedLM"
+    class_prefix = "RoFormer"
+    base_model_prefix = "roformer"
+    classes = frozenset(ROFORMER_HEADS)
+    head_table = ROFORMER_HEADS
+    absolute_positions = False
+    # RoFormerSequenceSummary reads them with getattr / hasattr: RoFormerConfig declares none of them
+    undeclared_keys = frozenset({"num_labels", "summary_type", "summary_use_proj", "summary_proj_to_labels"})
+    derived_defaults = {**ElectraConfig.derived_defaults, "embedding_size": "hidden_size"}
+
+    vocab_size: Width = 50000
+    embedding_size: Width | None = None
+    hidden_size: Width = 768
+    num_attention_heads: HeadCount = 12
+    intermediate_size: Width = 3072
+    max_position_embeddings: PositionCount = 1536
+    summary_type: Name = "last"
+    summary_use_proj: Flag = False
+
+    def resolved(self, field: str):
+        if field == "embedding_size" and self.embedding_size is None:
+            return self.hidden_size
+        return super().resolved(field)
+
+    def embedding_width(self) -> int:
+        return self.embedding_size or self.hidden_size
+
+    def embeddings(self, width: int) -> list[Extra]:
+        head_size = self.hidden_size // self.num_attention_heads
+        positions = Table(self.max_position_embeddings, head_size)
+        return [*super().embeddings(width), Extra("embedding", f"{self.root}encoder.embed_positions", positions)]
+
+    def prediction_transform(self) -> list[Extra]:
+        return BertConfig.prediction_transform(self)
+
+    def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
+        return BertConfig.masked_lm(self)
 
 
 # DistilBERT's classes: (masked-LM head, pre_classifier, classifier outputs).
