@@ -59,6 +59,7 @@ FALLBACK_CLASS = {
     "data2vec-text": "Data2VecTextForMaskedLM",
     "ernie": "ErnieForMaskedLM",
     "roformer": "RoFormerForMaskedLM",
+    "deberta": "DebertaForMaskedLM",
     "plbart": "PLBartForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     "whisper": "WhisperForConditionalGeneration",

@@ -187,6 +187,7 @@ FAMILIES: dict[str, str] = {
     "data2vec-text": "bert:Data2VecTextConfig",
     "ernie": "bert:ErnieConfig",
     "roformer": "bert:RoFormerConfig",
+    "deberta": "deberta:DebertaConfig",
     "t5": "t5:T5Config",
     "mt5": "t5:MT5Config",
     "umt5": "t5:UMT5Config",
