@@ -60,6 +60,7 @@ FALLBACK_CLASS = {
     "ernie": "ErnieForMaskedLM",
     "roformer": "RoFormerForMaskedLM",
     "deberta": "DebertaForMaskedLM",
+    "eurobert": "EuroBertForMaskedLM",
     "plbart": "PLBartForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     "whisper": "WhisperForConditionalGeneration",

@@ -188,6 +188,7 @@ FAMILIES: dict[str, str] = {
     "ernie": "bert:ErnieConfig",
     "roformer": "bert:RoFormerConfig",
     "deberta": "deberta:DebertaConfig",
+    "eurobert": "eurobert:EuroBertConfig",
     "t5": "t5:T5Config",
     "mt5": "t5:MT5Config",
     "umt5": "t5:UMT5Config",
