@@ -189,6 +189,7 @@ FAMILIES: dict[str, str] = {
     "roformer": "bert:RoFormerConfig",
     "deberta": "deberta:DebertaConfig",
     "eurobert": "eurobert:EuroBertConfig",
+    "albert": "albert:AlbertConfig",
     "t5": "t5:T5Config",
     "mt5": "t5:MT5Config",
     "umt5": "t5:UMT5Config",
