@@ -1,5 +1,5 @@
-"""BERT's descendants that keep its post-LN layers: Data2Vec-Text (RoBERTa's model), ERNIE (a task-type table) and
-RoFormer (rotary positions, ELECTRA's narrower embeddings).
+"""BERT's descendants that keep its post-LN layers: Data2Vec-Text (RoBERTa's model), ERNIE (a task-type table),
+RoFormer (rotary positions, ELECTRA's narrower embeddings) and LayoutLM (tables for a token's box on the page).
 
 Totals, components and tensors are held to transformers 5.24 by tests/test_transformers_agreement.py; here each
 expected figure is derived by hand from the config's numbers.
@@ -59,3 +59,17 @@ def test_roformer_multiple_choice_projects_the_summary_only_when_the_config_asks
     report = account(str(CONFIGS / "synthetic__roformer_multiple_choice.json"))
     assert report.outside_layers["other.sequence_summary.summary"] == 64 * 3 + 3
     assert report.outside_layers["other.classifier"] == 64 + 1
+
+
+def test_layoutlm_defaults_are_bert_base_with_four_box_tables_and_its_pooler(write_config):
+    # LayoutLMConfig(), LayoutLMForMaskedLM: BERT-base's masked LM, x, y, h and w tables of 1,024 rows × 768, and the
+    # pooler (H² + H), which LayoutLMModel always builds
+    total = bert_base_masked_lm(30522, 512, 2) + 4 * 1024 * 768 + 768 * 768 + 768
+    assert total == 113_250_618
+    assert account(str(write_config({"model_type": "layoutlm"}))).total_params == total
+
+
+def test_layoutlm_is_never_a_decoder(write_config):
+    # LayoutLMConfig has no is_decoder or add_cross_attention: the keys change nothing
+    config = {"model_type": "layoutlm", "is_decoder": True, "add_cross_attention": True}
+    assert account(str(write_config(config))).total_params == 113_250_618

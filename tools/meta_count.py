@@ -62,6 +62,7 @@ FALLBACK_CLASS = {
     "deberta": "DebertaForMaskedLM",
     "eurobert": "EuroBertForMaskedLM",
     "albert": "AlbertForMaskedLM",
+    "layoutlm": "LayoutLMForMaskedLM",
     "plbart": "PLBartForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     "whisper": "WhisperForConditionalGeneration",

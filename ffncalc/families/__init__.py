@@ -190,6 +190,7 @@ FAMILIES: dict[str, str] = {
     "deberta": "deberta:DebertaConfig",
     "eurobert": "eurobert:EuroBertConfig",
     "albert": "albert:AlbertConfig",
+    "layoutlm": "bert:LayoutLMConfig",
     "t5": "t5:T5Config",
     "mt5": "t5:MT5Config",
     "umt5": "t5:UMT5Config",

@@ -182,24 +182,10 @@ class _EncoderClasses(HFConfig):
         return []
 
 
-class BertConfig(_EncoderClasses):
-    """configuration_bert.py / modeling_bert.py.
+class BertLayout(_EncoderClasses):
+    """BERT's fields, defaults and builders without its decoder switches: what BertConfig shares with the encoders
+    that copy its modules but never attend to an encoder's states (LayoutLM)."""
 
-    Embeddings: word, position and token-type tables and a LayerNorm. Layers (post-LN): q, k, v and
-    output dense with biases, then LayerNorm; intermediate and output dense with biases, then
-    LayerNorm; a decoder (is_decoder) with add_cross_attention also attends to an encoder's states
-    (crossattention: the same four projections and a LayerNorm). The class in ``architectures`` decides
-    the heads, as transformers builds it: a pooler (dense + tanh), the masked-LM head (a dense transform,
-    a LayerNorm, and a decoder tied to the word table, with its own bias beside the head's), the
-    next-sentence head (dense to 2), or a classifier.
-    """
-
-    architecture = "BERT"
-    config_class = "BertConfig"
-    default_model_class = "BertForPreTraining"  # what bert-base-uncased and most BERT checkpoints store
-    class_prefix = "Bert"
-    base_model_prefix = "bert"
-    classes = frozenset(HEADS)
     # Where a layer keeps its LayerNorms, by the sublayer they belong to: post-LN BERT normalises each sublayer's
     # output; the pre-LN descendants (Megatron-BERT, RoBERTa-PreLayerNorm, XLM-RoBERTa-XL) its input, under names
     # of their own. The same parameters either way; only where they are stored differs.
@@ -209,6 +195,7 @@ class BertConfig(_EncoderClasses):
     embeddings_norm: ClassVar[bool] = True  # a LayerNorm on the summed embeddings
     absolute_positions: ClassVar[bool] = True  # a learned position table (RoFormer rotates queries and keys instead)
     encoder_norm: ClassVar[str] = ""  # a LayerNorm after the last layer (pre-LN encoders): its module under the root
+    bert_heads: ClassVar[dict[str, tuple[bool, bool, bool, int | str | None]]] = HEADS  # what each class adds
 
     vocab_size: Width = 30522
     hidden_size: Width = 768
@@ -218,25 +205,23 @@ class BertConfig(_EncoderClasses):
     hidden_act: Name = "gelu"
     max_position_embeddings: PositionCount = 512
     type_vocab_size: Width = 2
-    is_decoder: Flag = False
-    add_cross_attention: Flag = False
     tie_word_embeddings: Flag = True
 
     @model_validator(mode="after")
-    def _check_heads(self) -> BertConfig:
+    def _check_heads(self) -> BertLayout:
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
             )
-        if self.add_cross_attention and not self.is_decoder:
-            raise ValueError(
-                "add_cross_attention: cross-attention needs is_decoder (transformers refuses it otherwise)"
-            )
         return self
+
+    def cross_attends(self) -> bool:
+        """Whether each layer also attends to an encoder's states (a decoder with add_cross_attention)."""
+        return False
 
     def heads(self) -> tuple[bool, bool, bool, int | None]:
         """(pooler, masked-LM head, next-sentence head, classifier width) of the class counted."""
-        pooler, mlm, nsp, classifier = HEADS[self.head_class()]
+        pooler, mlm, nsp, classifier = self.bert_heads[self.head_class()]
         if classifier == "labels":
             classifier = self.labels()
         return pooler, mlm, nsp, classifier if isinstance(classifier, int) else None
@@ -252,7 +237,7 @@ class BertConfig(_EncoderClasses):
         ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BERT_MLP, bias=True)
         norms = ((self.attention_norm, self.layer_norm()), (self.ffn_norm, self.layer_norm()))
         cross = None
-        if self.add_cross_attention:
+        if self.cross_attends():
             cross = Attention(hidden, heads, heads, head_dim, head_dim, BERT_CROSS_ATTENTION, True, True, True, True)
             norms += ((self.cross_attention_norm, self.layer_norm()),)
         return Layer(f"{self.root}encoder.layer.{{i}}", attention, ffn, norms, cross_attention=cross, stack="encoder")
@@ -340,6 +325,40 @@ class BertConfig(_EncoderClasses):
         )
 
 
+class BertConfig(BertLayout):
+    """configuration_bert.py / modeling_bert.py.
+
+    Embeddings: word, position and token-type tables and a LayerNorm. Layers (post-LN): q, k, v and
+    output dense with biases, then LayerNorm; intermediate and output dense with biases, then
+    LayerNorm; a decoder (is_decoder) with add_cross_attention also attends to an encoder's states
+    (crossattention: the same four projections and a LayerNorm). The class in ``architectures`` decides
+    the heads, as transformers builds it: a pooler (dense + tanh), the masked-LM head (a dense transform,
+    a LayerNorm, and a decoder tied to the word table, with its own bias beside the head's), the
+    next-sentence head (dense to 2), or a classifier.
+    """
+
+    architecture = "BERT"
+    config_class = "BertConfig"
+    default_model_class = "BertForPreTraining"  # what bert-base-uncased and most BERT checkpoints store
+    class_prefix = "Bert"
+    base_model_prefix = "bert"
+    classes = frozenset(HEADS)
+
+    is_decoder: Flag = False
+    add_cross_attention: Flag = False
+
+    @model_validator(mode="after")
+    def _check_cross_attention(self) -> BertConfig:
+        if self.add_cross_attention and not self.is_decoder:
+            raise ValueError(
+                "add_cross_attention: cross-attention needs is_decoder (transformers refuses it otherwise)"
+            )
+        return self
+
+    def cross_attends(self) -> bool:
+        return self.add_cross_attention
+
+
 class MegatronBertConfig(BertConfig):
     """configuration_megatron_bert.py / modeling_megatron_bert.py (NVIDIA's Megatron-BERT): BERT's classes and
     heads under bert.*, pre-LN: a LayerNorm before attention (attention.ln), one before the MLP (ln), one before
@@ -386,6 +405,39 @@ class ErnieConfig(BertConfig):
         if self.use_task_id:
             tasks = Table(self.task_type_vocab_size, width)
             extras.append(Extra("embedding", f"{self.root}embeddings.task_type_embeddings", tasks))
+        return extras
+
+
+# LayoutLM's classes, as BERT's: every one holds the pooler (LayoutLMModel always builds it).
+LAYOUTLM_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
+    "Model": (True, False, False, None),
+    "ForMaskedLM": (True, True, False, None),
+    "ForSequenceClassification": (True, False, False, "labels"),
+    "ForTokenClassification": (True, False, False, "labels"),
+    "ForQuestionAnswering": (True, False, False, "labels"),
+}
+
+
+class LayoutLMConfig(BertLayout):
+    """configuration_layoutlm.py / modeling_layoutlm.py (Microsoft's LayoutLM, v1): BERT's encoder and heads under
+    layoutlm.*, never a decoder, with four more tables in the embeddings for a token's box on the page (x, y, h and
+    w position embeddings, max_2d_position_embeddings rows each); the pooler in every class."""
+
+    architecture = "LayoutLM"
+    config_class = "LayoutLMConfig"
+    default_model_class = "LayoutLMForMaskedLM"
+    class_prefix = "LayoutLM"
+    base_model_prefix = "layoutlm"
+    classes = frozenset(LAYOUTLM_HEADS)
+    bert_heads = LAYOUTLM_HEADS
+
+    max_2d_position_embeddings: Width = 1024
+
+    def embeddings(self, width: int) -> list[Extra]:
+        extras = super().embeddings(width)
+        for axis in "xyhw":
+            table = Table(self.max_2d_position_embeddings, width)
+            extras.append(Extra("embedding", f"{self.root}embeddings.{axis}_position_embeddings", table))
         return extras
 
 
