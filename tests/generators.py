@@ -311,6 +311,7 @@ PLAIN: dict[str, st.SearchStrategy[Any]] = {
     "pos_emb_width": st.integers(1, 8),
     "merge_kernel_size": st.lists(st.integers(1, 3), min_size=2, max_size=2),
     "conf_num_hidden_layers": st.integers(1, 2),
+    "inner_group_num": st.integers(1, 3),
     "input_feat_size": st.integers(4, 64),
 }
 
@@ -336,6 +337,11 @@ def _layers(d: Draft, name: str) -> Any:
     if d.model_type in MIXED_KINDS:
         d.size["layers"] = max(d.size["layers"], 2)
     return d.layers()
+
+
+@rule("num_hidden_groups")
+def _layer_groups(d: Draft, name: str) -> Any:  # ALBERT: groups of shared layers, at most one a layer
+    return d.draw(st.integers(1, d.layers()))
 
 
 @rule("num_attention_heads", "n_head", "num_heads", "n_heads", "encoder_attention_heads")

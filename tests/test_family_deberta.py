@@ -1,4 +1,4 @@
-"""DeBERTa-v2 and -v3: BERT's encoder with disentangled attention over a table of relative positions.
+"""DeBERTa (v1), DeBERTa-v2 and -v3: BERT's encoder with disentangled attention over a table of relative positions.
 
 Every expected figure is derived by hand from the config's numbers.
 """
@@ -77,3 +77,51 @@ def test_the_new_masked_lm_head_scores_against_the_word_table_itself():
     report = account(str(CONFIGS / "synthetic__deberta_v2_new_head.json"))
     assert report.components.lm_head == 64 * 64 + 64 + 1000
     assert report.outside_layers["lm_head.lm_head"] == 1000  # lm_predictions.lm_head.bias: no weight of its own
+
+
+# --- DeBERTa v1 (model_type deberta) ----------------------------------------------------------------------------------
+
+V1 = str(CONFIGS / "synthetic__deberta.json")
+V1_TALKING = str(CONFIGS / "synthetic__deberta_talking_head_untied.json")
+
+
+def test_deberta_v1_defaults_by_hand(write_config):
+    # DebertaConfig(), DebertaForMaskedLM: vocabulary 50,265, H 768, 512 positions, no token types, no relative
+    # attention; 12 post-LN layers: in_proj 3H² (no bias), q_bias and v_bias H each, output dense H² + H, FFN 3,072
+    # with biases, two LayerNorms; the legacy head: transform H² + H, LayerNorm 2H, bias V, the decoder tied.
+    hidden, ffn, vocab = 768, 3072, 50265
+    layer = 3 * hidden * hidden + 2 * hidden + hidden * hidden + hidden + 2 * hidden * ffn + ffn + hidden + 4 * hidden
+    total = (vocab + 512) * hidden + 2 * hidden + 12 * layer + hidden * hidden + 3 * hidden + vocab
+    assert total == 124_685_913
+    assert account(str(write_config({"model_type": "deberta"}))).total_params == total
+
+
+def test_deberta_v1_fuses_q_k_v_without_a_bias_and_keeps_q_and_v_biases_apart():
+    (layer,) = account(V1).layers
+    assert layer.parts["attention.q"] == layer.parts["attention.k"] == layer.parts["attention.v"] == 64 * 64
+    assert layer.parts["attention.q_bias"] == layer.parts["attention.v_bias"] == 64
+
+
+def test_deberta_v1_projects_relative_keys_without_a_bias_and_relative_queries_with_one():
+    # c2p: pos_proj 64 × 64; p2c: pos_q_proj 64 × 64 + 64
+    (layer,) = account(V1).layers
+    assert layer.parts["attention.pos_proj"] == 64 * 64
+    assert layer.parts["attention.pos_q_proj"] == 64 * 64 + 64
+
+
+def test_deberta_v1_relative_table_spans_max_position_embeddings_without_max_relative_positions():
+    # max_relative_positions -1: 2 · 130 rows of 64
+    assert account(V1).outside_layers["other.deberta.encoder.rel_embeddings"] == 2 * 130 * 64
+
+
+def test_deberta_v1_relative_terms_cost_each_token_its_heads_against_every_relative_position():
+    # c2p and p2c: each 2 · 4 heads · 16 · (2 · 130) FLOPs per token and layer, 2 layers; the head's transform
+    # (2 · 64 · 64) is the rest of "other".
+    assert flops(V1, 64).per_token.other == 2 * 2 * (2 * 4 * 16 * 2 * 130) + 2 * 64 * 64
+
+
+def test_deberta_v1_talking_heads_are_heads_squared_and_their_flops_are_said_to_be_left_out():
+    report = account(V1_TALKING)
+    (layer,) = report.layers
+    assert layer.parts["attention.head_logits_proj"] == layer.parts["attention.head_weights_proj"] == 4 * 4
+    assert any(note.startswith("talking_head:") for note in report.notes)

@@ -5,7 +5,8 @@ A side script like tools/meta_count.py (needs torch and transformers; no weights
     /tmp/side/bin/python tools/flop_count.py 512 fixtures/configs/meta-llama__Llama-3.1-8B.json ... \
         > tests/expected/flop_counter.json
 
-For each config it builds the causal LM with eager attention on the meta device, runs one
+For each config it builds the causal LM (a masked LM for a model_type with none: EuroBERT) with eager attention
+on the meta device, runs one
 forward of N tokens (batch 1) under FlopCounterMode and records the FLOPs of every matmul,
 grouped by the module that ran it (self_attn, mlp, lm_head). Eager attention computes the full
 N × N score matrix (masked entries included) and no windowing, so the total is
@@ -23,6 +24,7 @@ from pathlib import Path
 import torch
 import transformers
 from torch.utils.flop_counter import FlopCounterMode
+from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 sys.path.insert(0, str(Path(__file__).parent))
 from meta_count import load_config
@@ -33,15 +35,18 @@ def count(path: Path, tokens: int) -> dict:
     config._attn_implementation = "eager"
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="eager")
+        causal = config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+        auto = transformers.AutoModelForCausalLM if causal else transformers.AutoModelForMaskedLM
+        model = auto.from_config(config, attn_implementation="eager")
     model.eval()
     input_ids = torch.zeros((1, tokens), dtype=torch.long, device="meta")
-    # An explicit all-ones mask: without one, transformers inspects position ids for packed
-    # sequences, which needs values the meta device does not have.
-    attention_mask = torch.ones((1, tokens), dtype=torch.long, device="meta")
+    # A causal LM gets an explicit all-ones mask: without one, transformers inspects position ids for packed
+    # sequences, which needs values the meta device does not have. A masked LM gets none: transformers would read an
+    # all-ones mask's values to skip it; without one it attends to every key, as the mask says.
+    attention_mask = torch.ones((1, tokens), dtype=torch.long, device="meta") if causal else None
     counter = FlopCounterMode(display=False, depth=None)
     with counter, torch.no_grad():
-        model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False)
+        model(input_ids=input_ids, attention_mask=attention_mask, **({"use_cache": False} if causal else {}))
     per_module = counter.get_flop_counts()
     groups = {"attention": 0, "mlp": 0, "lm_head": 0}
     for name, by_op in per_module.items():

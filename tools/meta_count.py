@@ -56,6 +56,13 @@ FALLBACK_CLASS = {
     "roberta-prelayernorm": "RobertaPreLayerNormForMaskedLM",
     "xlm-roberta-xl": "XLMRobertaXLForMaskedLM",
     "mpnet": "MPNetForMaskedLM",
+    "data2vec-text": "Data2VecTextForMaskedLM",
+    "ernie": "ErnieForMaskedLM",
+    "roformer": "RoFormerForMaskedLM",
+    "deberta": "DebertaForMaskedLM",
+    "eurobert": "EuroBertForMaskedLM",
+    "albert": "AlbertForMaskedLM",
+    "layoutlm": "LayoutLMForMaskedLM",
     "plbart": "PLBartForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     "whisper": "WhisperForConditionalGeneration",
@@ -94,9 +101,10 @@ def component_of(name: str) -> str:
         return "vision" if "audio" not in name else "audio"
     if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
-    # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA)
+    # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA, ALBERT's
+    # predictions at the top)
     if re.search(
-        r"(^|\.)(lm_head|embed_out|proj_out)\.|(^|\.)cls\.predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
+        r"(^|\.)(lm_head|embed_out|proj_out)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
         r"vocab_transform|vocab_projector)\.",
         name,
     ):
@@ -118,7 +126,8 @@ def component_of(name: str) -> str:
     if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention)\.", name):
         return "attention"
     if re.search(
-        r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|mlp_block|fc1|fc2|DenseReluDense|intermediate|output\.dense)\.",
+        r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|ffn_output|mlp_block|fc1|fc2|DenseReluDense|intermediate|"
+        r"output\.dense)\.",
         name,
     ):
         return "ffn"

@@ -183,25 +183,10 @@ class _EncoderClasses(HFConfig):
         return []
 
 
-@family("bert")
-class BertConfig(_EncoderClasses):
-    """configuration_bert.py / modeling_bert.py.
+class BertLayout(_EncoderClasses):
+    """BERT's fields, defaults and builders without its decoder switches: what BertConfig shares with the encoders
+    that copy its modules but never attend to an encoder's states (LayoutLM)."""
 
-    Embeddings: word, position and token-type tables and a LayerNorm. Layers (post-LN): q, k, v and
-    output dense with biases, then LayerNorm; intermediate and output dense with biases, then
-    LayerNorm; a decoder (is_decoder) with add_cross_attention also attends to an encoder's states
-    (crossattention: the same four projections and a LayerNorm). The class in ``architectures`` decides
-    the heads, as transformers builds it: a pooler (dense + tanh), the masked-LM head (a dense transform,
-    a LayerNorm, and a decoder tied to the word table, with its own bias beside the head's), the
-    next-sentence head (dense to 2), or a classifier.
-    """
-
-    architecture = "BERT"
-    config_class = "BertConfig"
-    default_model_class = "BertForPreTraining"  # what bert-base-uncased and most BERT checkpoints store
-    class_prefix = "Bert"
-    base_model_prefix = "bert"
-    classes = frozenset(HEADS)
     # Where a layer keeps its LayerNorms, by the sublayer they belong to: post-LN BERT normalises each sublayer's
     # output; the pre-LN descendants (Megatron-BERT, RoBERTa-PreLayerNorm, XLM-RoBERTa-XL) its input, under names
     # of their own. The same parameters either way; only where they are stored differs.
@@ -209,7 +194,9 @@ class BertConfig(_EncoderClasses):
     ffn_norm: ClassVar[str] = "output.LayerNorm"
     cross_attention_norm: ClassVar[str] = "crossattention.output.LayerNorm"
     embeddings_norm: ClassVar[bool] = True  # a LayerNorm on the summed embeddings
+    absolute_positions: ClassVar[bool] = True  # a learned position table (RoFormer rotates queries and keys instead)
     encoder_norm: ClassVar[str] = ""  # a LayerNorm after the last layer (pre-LN encoders): its module under the root
+    bert_heads: ClassVar[dict[str, tuple[bool, bool, bool, int | str | None]]] = HEADS  # what each class adds
 
     vocab_size: Width = 30522
     hidden_size: Width = 768
@@ -219,25 +206,23 @@ class BertConfig(_EncoderClasses):
     hidden_act: Name = "gelu"
     max_position_embeddings: PositionCount = 512
     type_vocab_size: Width = 2
-    is_decoder: Flag = False
-    add_cross_attention: Flag = False
     tie_word_embeddings: Flag = True
 
     @model_validator(mode="after")
-    def _check_heads(self) -> BertConfig:
+    def _check_heads(self) -> BertLayout:
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
             )
-        if self.add_cross_attention and not self.is_decoder:
-            raise ValueError(
-                "add_cross_attention: cross-attention needs is_decoder (transformers refuses it otherwise)"
-            )
         return self
+
+    def cross_attends(self) -> bool:
+        """Whether each layer also attends to an encoder's states (a decoder with add_cross_attention)."""
+        return False
 
     def heads(self) -> tuple[bool, bool, bool, int | None]:
         """(pooler, masked-LM head, next-sentence head, classifier width) of the class counted."""
-        pooler, mlm, nsp, classifier = HEADS[self.head_class()]
+        pooler, mlm, nsp, classifier = self.bert_heads[self.head_class()]
         if classifier == "labels":
             classifier = self.labels()
         return pooler, mlm, nsp, classifier if isinstance(classifier, int) else None
@@ -253,7 +238,7 @@ class BertConfig(_EncoderClasses):
         ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BERT_MLP, bias=True)
         norms = ((self.attention_norm, self.layer_norm()), (self.ffn_norm, self.layer_norm()))
         cross = None
-        if self.add_cross_attention:
+        if self.cross_attends():
             cross = Attention(hidden, heads, heads, head_dim, head_dim, BERT_CROSS_ATTENTION, True, True, True, True)
             norms += ((self.cross_attention_norm, self.layer_norm()),)
         return Layer(f"{self.root}encoder.layer.{{i}}", attention, ffn, norms, cross_attention=cross, stack="encoder")
@@ -265,7 +250,7 @@ class BertConfig(_EncoderClasses):
         extras = [Extra("embedding", f"{root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))]
         if self.embeddings_norm:
             extras.append(Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm(width)))
-        if width != self.hidden_size:
+        if width != self.hidden_size and self.absolute_positions:
             positions = Table(self.max_position_embeddings, width)
             extras.insert(0, Extra("embedding", f"{root}embeddings.position_embeddings", positions))
         return extras
@@ -277,14 +262,21 @@ class BertConfig(_EncoderClasses):
         if pooler:
             extras.append(self.linear(f"{self.root}pooler.dense", hidden, hidden))
         if mlm:
-            extras.append(Extra("lm_head", "cls.predictions.transform.dense", Linear(hidden, hidden, bias=True)))
-            extras.append(Extra("norm", "cls.predictions.transform.LayerNorm", self.layer_norm()))
+            extras += self.prediction_transform()
         if nsp:
             extras.append(self.linear("cls.seq_relationship", hidden, 2))
         if classifier is not None:
             module = "qa_outputs" if self.head_class() == "ForQuestionAnswering" else "classifier"
             extras.append(self.linear(module, hidden, classifier))
         return extras
+
+    def prediction_transform(self) -> list[Extra]:
+        """The masked-LM head's transform: cls.predictions.transform's dense (hidden → the word table's width) and LayerNorm."""
+        width = self.embedding_width()
+        return [
+            Extra("lm_head", "cls.predictions.transform.dense", Linear(self.hidden_size, width, bias=True)),
+            Extra("norm", "cls.predictions.transform.LayerNorm", self.layer_norm(width)),
+        ]
 
     def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
         """Where the masked-LM head keeps its decoder and its bias; untied, the decoder has a bias of its own too."""
@@ -316,6 +308,7 @@ class BertConfig(_EncoderClasses):
         mlm = self.has_mlm()
         stored, mlm_extras = self.masked_lm()
         width = self.embedding_width()
+        learned = self.absolute_positions and width == self.hidden_size  # a narrower position table is an extra
         return ModelSpec(
             model_type=self.model_type,
             hidden_size=self.hidden_size,
@@ -324,13 +317,48 @@ class BertConfig(_EncoderClasses):
             final_norm=self.layer_norm() if self.encoder_norm else None,
             tie_word_embeddings=self.tie_word_embeddings,
             names=stored,
-            position_embeddings=self.max_position_embeddings if width == self.hidden_size else 0,
+            position_embeddings=self.max_position_embeddings if learned else 0,
             embedding_dim=width if width != self.hidden_size else None,
             lm_head=mlm,
             lm_head_bias=mlm,
             extras=tuple(self.embeddings(width) + self.head_extras() + (mlm_extras if mlm else [])),
-            checkpoint_extras=(self.position_ids(self.max_position_embeddings),),
+            checkpoint_extras=(self.position_ids(self.max_position_embeddings),) if self.absolute_positions else (),
         )
+
+
+@family("bert")
+class BertConfig(BertLayout):
+    """configuration_bert.py / modeling_bert.py.
+
+    Embeddings: word, position and token-type tables and a LayerNorm. Layers (post-LN): q, k, v and
+    output dense with biases, then LayerNorm; intermediate and output dense with biases, then
+    LayerNorm; a decoder (is_decoder) with add_cross_attention also attends to an encoder's states
+    (crossattention: the same four projections and a LayerNorm). The class in ``architectures`` decides
+    the heads, as transformers builds it: a pooler (dense + tanh), the masked-LM head (a dense transform,
+    a LayerNorm, and a decoder tied to the word table, with its own bias beside the head's), the
+    next-sentence head (dense to 2), or a classifier.
+    """
+
+    architecture = "BERT"
+    config_class = "BertConfig"
+    default_model_class = "BertForPreTraining"  # what bert-base-uncased and most BERT checkpoints store
+    class_prefix = "Bert"
+    base_model_prefix = "bert"
+    classes = frozenset(HEADS)
+
+    is_decoder: Flag = False
+    add_cross_attention: Flag = False
+
+    @model_validator(mode="after")
+    def _check_cross_attention(self) -> BertConfig:
+        if self.add_cross_attention and not self.is_decoder:
+            raise ValueError(
+                "add_cross_attention: cross-attention needs is_decoder (transformers refuses it otherwise)"
+            )
+        return self
+
+    def cross_attends(self) -> bool:
+        return self.add_cross_attention
 
 
 @family("megatron-bert")
@@ -355,6 +383,67 @@ class MegatronBertConfig(BertConfig):
     num_hidden_layers: LayerCount = 24
     num_attention_heads: HeadCount = 16
     intermediate_size: Width = 4096
+
+
+@family("ernie")
+class ErnieConfig(BertConfig):
+    """configuration_ernie.py / modeling_ernie.py (Baidu's ERNIE 1.0 to 3.0, nghuyong/ernie-*): BERT's model, classes
+    and heads under ernie.* (no LMHeadModel), with a task-type table (task_type_vocab_size rows) in the embeddings when
+    use_task_id."""
+
+    architecture = "ERNIE"
+    config_class = "ErnieConfig"
+    default_model_class = "ErnieForMaskedLM"
+    class_prefix = "Ernie"
+    base_model_prefix = "ernie"
+    classes = frozenset(HEADS) - {"LMHeadModel"}
+
+    task_type_vocab_size: Width = 3
+    use_task_id: Flag = False
+
+    def unused_fields(self) -> set[str]:
+        return super().unused_fields() | (set() if self.use_task_id else {"task_type_vocab_size"})
+
+    def embeddings(self, width: int) -> list[Extra]:
+        extras = super().embeddings(width)
+        if self.use_task_id:
+            tasks = Table(self.task_type_vocab_size, width)
+            extras.append(Extra("embedding", f"{self.root}embeddings.task_type_embeddings", tasks))
+        return extras
+
+
+# LayoutLM's classes, as BERT's: every one holds the pooler (LayoutLMModel always builds it).
+LAYOUTLM_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
+    "Model": (True, False, False, None),
+    "ForMaskedLM": (True, True, False, None),
+    "ForSequenceClassification": (True, False, False, "labels"),
+    "ForTokenClassification": (True, False, False, "labels"),
+    "ForQuestionAnswering": (True, False, False, "labels"),
+}
+
+
+@family("layoutlm")
+class LayoutLMConfig(BertLayout):
+    """configuration_layoutlm.py / modeling_layoutlm.py (Microsoft's LayoutLM, v1): BERT's encoder and heads under
+    layoutlm.*, never a decoder, with four more tables in the embeddings for a token's box on the page (x, y, h and
+    w position embeddings, max_2d_position_embeddings rows each); the pooler in every class."""
+
+    architecture = "LayoutLM"
+    config_class = "LayoutLMConfig"
+    default_model_class = "LayoutLMForMaskedLM"
+    class_prefix = "LayoutLM"
+    base_model_prefix = "layoutlm"
+    classes = frozenset(LAYOUTLM_HEADS)
+    bert_heads = LAYOUTLM_HEADS
+
+    max_2d_position_embeddings: Width = 1024
+
+    def embeddings(self, width: int) -> list[Extra]:
+        extras = super().embeddings(width)
+        for axis in "xyhw":
+            table = Table(self.max_2d_position_embeddings, width)
+            extras.append(Extra("embedding", f"{self.root}embeddings.{axis}_position_embeddings", table))
+        return extras
 
 
 # RoBERTa's classes: (pooler, masked-LM head, classifier) — its sequence classifier is a dense layer and out_proj.
@@ -449,6 +538,18 @@ class CamembertConfig(XLMRobertaConfig):
     class_prefix = "Camembert"
 
 
+@family("data2vec-text")
+class Data2VecTextConfig(XLMRobertaConfig):
+    """configuration_data2vec_text.py / modeling_data2vec_text.py (Meta's data2vec, its text model): RoBERTa's model
+    and heads (positions offset past the padding row), BERT's default vocabulary size, under data2vec_text.*."""
+
+    architecture = "Data2Vec-Text"
+    config_class = "Data2VecTextConfig"
+    default_model_class = "Data2VecTextForMaskedLM"
+    class_prefix = "Data2VecText"
+    base_model_prefix = "data2vec_text"
+
+
 @family("roberta-prelayernorm")
 class RobertaPreLayerNormConfig(RobertaConfig):
     """configuration_roberta_prelayernorm.py / modeling_roberta_prelayernorm.py: RoBERTa's model and heads, pre-LN,
@@ -521,6 +622,7 @@ class ElectraConfig(BertConfig):
     class_prefix = "Electra"
     base_model_prefix = "electra"
     classes = frozenset(ELECTRA_HEADS)
+    head_table: ClassVar[dict[str, tuple[bool, bool, str | None]]] = ELECTRA_HEADS
     undeclared_keys = frozenset({"num_labels", "summary_proj_to_labels"})  # read with getattr / hasattr
 
     embedding_size: Width = 128
@@ -534,7 +636,8 @@ class ElectraConfig(BertConfig):
     @model_validator(mode="after")
     def _check_summary(self) -> ElectraConfig:
         if self.head_class() == "ForMultipleChoice" and self.summary_type == "attn":
-            raise ValueError("summary_type: 'attn' is not implemented by transformers' ElectraSequenceSummary")
+            summary = f"{self.class_prefix}SequenceSummary"
+            raise ValueError(f"summary_type: 'attn' is not implemented by transformers' {summary}")
         return self
 
     def labels_matter(self) -> bool:
@@ -550,7 +653,7 @@ class ElectraConfig(BertConfig):
         return self.embedding_size
 
     def has_mlm(self) -> bool:
-        return ELECTRA_HEADS[self.head_class()][0]
+        return self.head_table[self.head_class()][0]
 
     def embeddings(self, width: int) -> list[Extra]:
         extras = super().embeddings(width)
@@ -558,13 +661,20 @@ class ElectraConfig(BertConfig):
             extras.append(Extra("other", f"{self.root}embeddings_project", Linear(width, self.hidden_size, bias=True)))
         return extras
 
+    def prediction_transform(self) -> list[Extra]:
+        """The generator's transform: generator_predictions' dense (hidden → embedding_size) and LayerNorm."""
+        width = self.embedding_width()
+        return [
+            Extra("lm_head", "generator_predictions.dense", Linear(self.hidden_size, width, bias=True)),
+            Extra("norm", "generator_predictions.LayerNorm", self.layer_norm(width)),
+        ]
+
     def head_extras(self) -> list[Extra]:
-        hidden, width = self.hidden_size, self.embedding_size
-        generator, discriminator, classifier = ELECTRA_HEADS[self.head_class()]
+        hidden = self.hidden_size
+        generator, discriminator, classifier = self.head_table[self.head_class()]
         extras = []
         if generator:
-            extras.append(Extra("lm_head", "generator_predictions.dense", Linear(hidden, width, bias=True)))
-            extras.append(Extra("norm", "generator_predictions.LayerNorm", self.layer_norm(width)))
+            extras += self.prediction_transform()
         if discriminator:
             extras.append(Extra("other", "discriminator_predictions.dense", Linear(hidden, hidden, bias=True)))
             extras.append(Extra("other", "discriminator_predictions.dense_prediction", Linear(hidden, 1, bias=True)))
@@ -583,6 +693,61 @@ class ElectraConfig(BertConfig):
 
     def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
         return self.model_names("generator_lm_head", "generator_lm_head.bias"), []
+
+
+# RoFormer's classes: ELECTRA's (masked-LM head, —, classifier), with no discriminator.
+ROFORMER_HEADS = {name: heads for name, heads in ELECTRA_HEADS.items() if name != "ForPreTraining"}
+
+
+@family("roformer")
+class RoFormerConfig(ElectraConfig):
+    """configuration_roformer.py / modeling_roformer.py (Zhuiyi's RoFormer), ELECTRA's model with rotary positions:
+    word and token-type tables and a LayerNorm embedding_size wide (hidden_size unless the config says), projected to
+    hidden_size (embeddings_project) when the two differ; no position table, but a sinusoidal table of
+    max_position_embeddings × head size (encoder.embed_positions, a frozen parameter) that rotates queries and keys;
+    BERT's post-LN layers; no pooler. Heads: BERT's masked-LM cls.predictions (transform dense to embedding_size,
+    LayerNorm, a decoder tied to the word table, with its bias), ELECTRA's classifiers (a dense layer and out_proj for
+    sequences; sequence_summary, a projection only when the config sets summary_use_proj, for multiple choice)."""
+
+    architecture = "RoFormer"
+    config_class = "RoFormerConfig"
+    default_model_class = "RoFormerForMaskedLM"
+    class_prefix = "RoFormer"
+    base_model_prefix = "roformer"
+    classes = frozenset(ROFORMER_HEADS)
+    head_table = ROFORMER_HEADS
+    absolute_positions = False
+    # RoFormerSequenceSummary reads them with getattr / hasattr: RoFormerConfig declares none of them
+    undeclared_keys = frozenset({"num_labels", "summary_type", "summary_use_proj", "summary_proj_to_labels"})
+    derived_defaults = {**ElectraConfig.derived_defaults, "embedding_size": "hidden_size"}
+
+    vocab_size: Width = 50000
+    embedding_size: Width | None = None
+    hidden_size: Width = 768
+    num_attention_heads: HeadCount = 12
+    intermediate_size: Width = 3072
+    max_position_embeddings: PositionCount = 1536
+    summary_type: Name = "last"
+    summary_use_proj: Flag = False
+
+    def resolved(self, field: str):
+        if field == "embedding_size" and self.embedding_size is None:
+            return self.hidden_size
+        return super().resolved(field)
+
+    def embedding_width(self) -> int:
+        return self.embedding_size or self.hidden_size
+
+    def embeddings(self, width: int) -> list[Extra]:
+        head_size = self.hidden_size // self.num_attention_heads
+        positions = Table(self.max_position_embeddings, head_size)
+        return [*super().embeddings(width), Extra("embedding", f"{self.root}encoder.embed_positions", positions)]
+
+    def prediction_transform(self) -> list[Extra]:
+        return BertConfig.prediction_transform(self)
+
+    def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
+        return BertConfig.masked_lm(self)
 
 
 # DistilBERT's classes: (masked-LM head, pre_classifier, classifier outputs).

@@ -1,5 +1,5 @@
-"""Microsoft's DeBERTa-v2 and -v3 (model_type deberta-v2): BERT's post-LN encoder with disentangled attention,
-where queries and keys also score a table of relative positions."""
+"""Microsoft's DeBERTa (model_type deberta) and DeBERTa-v2 and -v3 (deberta-v2): BERT's post-LN encoder with
+disentangled attention, where queries and keys also score a table of relative positions."""
 
 from __future__ import annotations
 
@@ -29,6 +29,13 @@ DEBERTA_ATTENTION = names(
     v="attention.self.value_proj",
     o="attention.output.dense",
 )
+# DeBERTa v1 fuses q, k and v in one projection without a bias (its q_bias and v_bias are tensors of their own)
+DEBERTA_V1_ATTENTION = names(
+    q="attention.self.in_proj",
+    k="attention.self.in_proj",
+    v="attention.self.in_proj",
+    o="attention.output.dense",
+)
 
 # DeBERTa-v2's classes: (masked-LM head, pooler, classifier outputs).
 DEBERTA_HEADS: dict[str, tuple[bool, bool, int | str | None]] = {
@@ -41,60 +48,24 @@ DEBERTA_HEADS: dict[str, tuple[bool, bool, int | str | None]] = {
 }
 
 
-@family("deberta-v2")
-class DebertaV2Config(_EncoderClasses):
-    """configuration_deberta_v2.py / modeling_deberta_v2.py.
+class _DisentangledEncoder(_EncoderClasses):
+    """What DeBERTa and DeBERTa-v2 share: the embeddings, the relative-position table, the heads and their fields."""
 
-    Embeddings: a word table embedding_size wide (hidden_size unless the config says), a position table
-    when position_biased_input, a token-type table when type_vocab_size > 0, embed_proj (no bias) to
-    hidden_size when the widths differ, and a LayerNorm. Layers (post-LN): query_proj, key_proj,
-    value_proj of heads · attention_head_size (hidden_size // heads unless the config says), the output
-    dense (hidden → hidden) and BERT's MLP, with biases. With relative_attention the encoder holds
-    rel_embeddings, 2 · span rows (span: position_buckets when > 0, else max_relative_positions, else
-    max_position_embeddings), normalised by a LayerNorm when norm_rel_ebd says "layer_norm"; each layer
-    projects them with pos_key_proj (for "c2p" in pos_att_type) and pos_query_proj ("p2c") unless
-    share_att_key reuses key_proj and query_proj. conv_kernel_size > 0 adds a convolution (conv.conv,
-    hidden → hidden over conv_kernel_size positions, conv_groups groups) and its LayerNorm after the first
-    layer.
-
-    FLOPs: the relative terms cost each token, per layer and per term (c2p, p2c), 2 · heads ·
-    attention_head_size · 2 · span (its query against every relative position's key, or its key against
-    every relative position's query), counted under other. The projections of the 2 · span relative
-    embeddings run once per forward pass, whatever its length: their weights are not charged per token.
-    """
-
-    architecture = "DeBERTa-v2"
-    config_class = "DebertaV2Config"
-    default_model_class = "DebertaV2ForMaskedLM"
-    class_prefix = "DebertaV2"
     base_model_prefix = "deberta"
     classes = frozenset(DEBERTA_HEADS)
     # read by the modeling code with getattr, or from the config's keys by __post_init__ (pooler_hidden_size)
-    undeclared_keys = frozenset(
-        {
-            "num_labels",
-            "attention_head_size",
-            "share_att_key",
-            "position_buckets",
-            "norm_rel_ebd",
-            "conv_kernel_size",
-            "conv_groups",
-            "embedding_size",
-            "pooler_hidden_size",
-        }
-    )
+    undeclared_keys = frozenset({"num_labels", "embedding_size", "pooler_hidden_size"})
     derived_defaults = {
         **_EncoderClasses.derived_defaults,
         "pooler_hidden_size": "hidden_size",
         "embedding_size": "hidden_size",
-        "attention_head_size": "hidden_size // num_attention_heads",
     }
 
-    vocab_size: Width = 128100
-    hidden_size: Width = 1536
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 24
-    intermediate_size: Width = 6144
+    vocab_size: Width = 50265
+    hidden_size: Width = 768
+    num_hidden_layers: LayerCount = 12
+    num_attention_heads: HeadCount = 12
+    intermediate_size: Width = 3072
     hidden_act: Name = "gelu"
     max_position_embeddings: PositionCount = 512
     type_vocab_size: WidthOrZero = 0
@@ -104,31 +75,19 @@ class DebertaV2Config(_EncoderClasses):
     pos_att_type: Name | list[Name] | None = None
     legacy: Flag = True
     tie_word_embeddings: Flag = True
-    attention_head_size: Width | None = None
-    share_att_key: Flag = False
-    position_buckets: int = Field(-1, strict=True, le=1 << 26)
-    norm_rel_ebd: Name = "none"
-    conv_kernel_size: int = Field(0, strict=True, le=1 << 10)
-    conv_groups: Width = 1
     embedding_size: Width | None = None
     pooler_hidden_size: Width | None = None
 
     @model_validator(mode="after")
-    def _check_shapes(self) -> DebertaV2Config:
+    def _check_heads(self) -> _DisentangledEncoder:
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
             )
-        if self.conv_kernel_size > 0 and self.hidden_size % self.conv_groups:
-            raise ValueError(f"hidden_size ({self.hidden_size}) is not a multiple of conv_groups ({self.conv_groups})")
         return self
 
     def resolved(self, field: str):
-        defaults = {
-            "pooler_hidden_size": self.hidden_size,
-            "embedding_size": self.hidden_size,
-            "attention_head_size": self.head_size,
-        }
+        defaults = {"pooler_hidden_size": self.hidden_size, "embedding_size": self.hidden_size}
         if field in defaults and getattr(self, field) is None:
             return defaults[field]
         return super().resolved(field)
@@ -136,14 +95,8 @@ class DebertaV2Config(_EncoderClasses):
     def unused_fields(self) -> set[str]:
         unused = {"pooler_hidden_size"} if not DEBERTA_HEADS[self.head_class()][1] else set()
         if not self.relative_attention:
-            unused |= {"max_relative_positions", "position_buckets", "share_att_key", "pos_att_type"}
-        if self.conv_kernel_size <= 0:
-            unused.add("conv_groups")
+            unused |= {"max_relative_positions", "pos_att_type"}
         return unused
-
-    @property
-    def head_size(self) -> int:
-        return self.attention_head_size or self.hidden_size // self.num_attention_heads
 
     @property
     def width(self) -> int:
@@ -158,49 +111,25 @@ class DebertaV2Config(_EncoderClasses):
         return [term for term in ("c2p", "p2c") if term in kinds] if self.relative_attention else []
 
     def span(self) -> int:
-        """The relative positions either side: position_buckets, else max_relative_positions, else max_position_embeddings."""
-        if self.position_buckets > 0:
-            return self.position_buckets
+        """The relative positions either side: max_relative_positions, else max_position_embeddings."""
         return self.max_relative_positions if self.max_relative_positions >= 1 else self.max_position_embeddings
 
     def layer_norm(self, dim: int | None = None) -> Norm:
         return Norm("layernorm", dim or self.hidden_size, bias=True)
 
-    def layer(self, root: str) -> Layer:
-        hidden, heads, head_size = self.hidden_size, self.num_attention_heads, self.head_size
-        attention = Attention(
-            hidden,
-            heads,
-            heads,
-            head_size,
-            head_size,
-            DEBERTA_ATTENTION,
-            True,
-            True,
-            True,
-            True,
-            o_input=hidden if heads * head_size != hidden else None,  # the output dense is hidden → hidden
-        )
-        ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BERT_MLP, bias=True)
-        norms = (("attention.output.LayerNorm", self.layer_norm()), ("output.LayerNorm", self.layer_norm()))
-        projections: list[Parameter] = []  # run over the relative embeddings once per forward pass, not per token
-        terms = self.position_terms()
-        if not self.share_att_key:
-            for term, module in (("c2p", "pos_key_proj"), ("p2c", "pos_query_proj")):
-                if term in terms:
-                    name = f"attention.self.{module}"
-                    projections.append(Parameter("attention", module, name + ".weight", (heads * head_size, hidden)))
-                    projections.append(Parameter("attention", module, name + ".bias", (heads * head_size,)))
-        relative_flops = len(terms) * 2 * heads * head_size * 2 * self.span()
-        return Layer(
-            f"{root}encoder.layer.{{i}}",
-            attention,
-            ffn,
-            norms,
-            stack="encoder",
-            parameters=tuple(projections),
-            other_flops=relative_flops,
-        )
+    def relative_flops(self, head_size: int) -> int:
+        """Each relative term (c2p, p2c) per token and layer: 2 · heads · head size · 2 · span, its query against every
+        relative position's key (or its key against every relative position's query)."""
+        return len(self.position_terms()) * 2 * self.num_attention_heads * head_size * 2 * self.span()
+
+    def layer(self, root: str) -> Layer:  # pragma: no cover - each version builds its own
+        raise NotImplementedError
+
+    def encoder_extras(self, root: str) -> list[Extra]:
+        """What the encoder holds beside its layers: the relative-position table (2 · span rows) when relative_attention."""
+        if not self.relative_attention:
+            return []
+        return [Extra("other", f"{root}encoder.rel_embeddings", Table(2 * self.span(), self.hidden_size))]
 
     def head_extras(self) -> list[Extra]:
         hidden, width = self.hidden_size, self.width
@@ -236,15 +165,7 @@ class DebertaV2Config(_EncoderClasses):
         if width != hidden:  # transformers' component names put it with the embeddings it belongs to
             extras.append(Extra("embedding", f"{root}embeddings.embed_proj", Linear(width, hidden)))
         extras.append(Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm()))
-        if self.relative_attention:
-            extras.append(Extra("other", f"{root}encoder.rel_embeddings", Table(2 * self.span(), hidden)))
-        if "layer_norm" in [kind.strip() for kind in self.norm_rel_ebd.lower().split("|")]:
-            extras.append(Extra("norm", f"{root}encoder.LayerNorm", self.layer_norm()))
-        if self.conv_kernel_size > 0:  # a convolution is a token mixer: transformers' component names say "mixer"
-            shape = (hidden, hidden // self.conv_groups, self.conv_kernel_size)
-            extras.append(Extra("mixer", f"{root}encoder.conv.conv.weight", LearnedTensor(shape, matmul=True)))
-            extras.append(Extra("mixer", f"{root}encoder.conv.conv.bias", LearnedTensor((hidden,))))
-            extras.append(Extra("norm", f"{root}encoder.conv.LayerNorm", self.layer_norm()))
+        extras += self.encoder_extras(root)
         mlm = DEBERTA_HEADS[self.head_class()][0]
         legacy_mlm = mlm and self.legacy
         return ModelSpec(
@@ -267,3 +188,198 @@ class DebertaV2Config(_EncoderClasses):
             extras=tuple(extras + self.head_extras()),
             checkpoint_extras=(self.position_ids(self.max_position_embeddings),),
         )
+
+
+@family("deberta")
+class DebertaConfig(_DisentangledEncoder):
+    """configuration_deberta.py / modeling_deberta.py (DeBERTa v1: microsoft/deberta-base, -large).
+
+    Embeddings, relative-position table and heads as DeBERTa-v2's (below), but no multiple-choice class. Layers
+    (post-LN): q, k and v fused in one in_proj without a bias (hidden → 3 · hidden), with q_bias and v_bias beside it;
+    the output dense and BERT's MLP with biases. With relative_attention each layer projects the 2 · span relative
+    embeddings with pos_proj (no bias, for "c2p") and pos_q_proj ("p2c"); span is max_relative_positions, else
+    max_position_embeddings. talking_head (a key the modeling code reads with getattr) adds head_logits_proj and
+    head_weights_proj, heads × heads each, without biases.
+
+    FLOPs: the relative terms as DeBERTa-v2's. The talking heads mix the heads of every query-key score and of every
+    attention weight: 2 · heads² FLOPs each per query-key pair, which ffncalc's per-key attention cost does not hold:
+    they are left out of the FLOPs, and a note says so.
+    """
+
+    architecture = "DeBERTa"
+    config_class = "DebertaConfig"
+    default_model_class = "DebertaForMaskedLM"
+    class_prefix = "Deberta"
+    classes = frozenset(DEBERTA_HEADS) - {"ForMultipleChoice"}
+    undeclared_keys = _DisentangledEncoder.undeclared_keys | {"talking_head"}
+
+    talking_head: Flag = False
+
+    def notes(self) -> list[str]:
+        if not self.talking_head:
+            return super().notes()
+        return [
+            *super().notes(),
+            "talking_head: the head-mixing projections' 2 · heads² FLOPs per query-key pair, twice a layer, are not in "
+            "the FLOPs (their parameters are counted).",
+        ]
+
+    def layer(self, root: str) -> Layer:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        head_size = hidden // heads
+        attention = Attention(hidden, heads, heads, head_size, head_size, DEBERTA_V1_ATTENTION, o_bias=True)
+        ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BERT_MLP, bias=True)
+        norms = (("attention.output.LayerNorm", self.layer_norm()), ("output.LayerNorm", self.layer_norm()))
+        parameters = [
+            Parameter("attention", "q_bias", "attention.self.q_bias", (hidden,)),
+            Parameter("attention", "v_bias", "attention.self.v_bias", (hidden,)),
+        ]
+        # run over the relative embeddings once per forward pass, not per token
+        terms = self.position_terms()
+        if "c2p" in terms:
+            parameters.append(Parameter("attention", "pos_proj", "attention.self.pos_proj.weight", (hidden, hidden)))
+        if "p2c" in terms:
+            parameters.append(
+                Parameter("attention", "pos_q_proj", "attention.self.pos_q_proj.weight", (hidden, hidden))
+            )
+            parameters.append(Parameter("attention", "pos_q_proj", "attention.self.pos_q_proj.bias", (hidden,)))
+        if self.talking_head:  # they mix scores, not tokens: no FLOPs per token here (see the class's docstring)
+            for module in ("head_logits_proj", "head_weights_proj"):
+                parameters.append(Parameter("attention", module, f"attention.self.{module}.weight", (heads, heads)))
+        return Layer(
+            f"{root}encoder.layer.{{i}}",
+            attention,
+            ffn,
+            norms,
+            stack="encoder",
+            parameters=tuple(parameters),
+            other_flops=self.relative_flops(head_size),
+        )
+
+
+@family("deberta-v2")
+class DebertaV2Config(_DisentangledEncoder):
+    """configuration_deberta_v2.py / modeling_deberta_v2.py.
+
+    Embeddings: a word table embedding_size wide (hidden_size unless the config says), a position table
+    when position_biased_input, a token-type table when type_vocab_size > 0, embed_proj (no bias) to
+    hidden_size when the widths differ, and a LayerNorm. Layers (post-LN): query_proj, key_proj,
+    value_proj of heads · attention_head_size (hidden_size // heads unless the config says), the output
+    dense (hidden → hidden) and BERT's MLP, with biases. With relative_attention the encoder holds
+    rel_embeddings, 2 · span rows (span: position_buckets when > 0, else max_relative_positions, else
+    max_position_embeddings), normalised by a LayerNorm when norm_rel_ebd says "layer_norm"; each layer
+    projects them with pos_key_proj (for "c2p" in pos_att_type) and pos_query_proj ("p2c") unless
+    share_att_key reuses key_proj and query_proj. conv_kernel_size > 0 adds a convolution (conv.conv,
+    hidden → hidden over conv_kernel_size positions, conv_groups groups) and its LayerNorm after the first
+    layer.
+
+    FLOPs: the relative terms cost each token, per layer and per term (c2p, p2c), 2 · heads ·
+    attention_head_size · 2 · span (its query against every relative position's key, or its key against
+    every relative position's query), counted under other. The projections of the 2 · span relative
+    embeddings run once per forward pass, whatever its length: their weights are not charged per token.
+    """
+
+    architecture = "DeBERTa-v2"
+    config_class = "DebertaV2Config"
+    default_model_class = "DebertaV2ForMaskedLM"
+    class_prefix = "DebertaV2"
+    undeclared_keys = _DisentangledEncoder.undeclared_keys | {
+        "attention_head_size",
+        "share_att_key",
+        "position_buckets",
+        "norm_rel_ebd",
+        "conv_kernel_size",
+        "conv_groups",
+    }
+    derived_defaults = {
+        **_DisentangledEncoder.derived_defaults,
+        "attention_head_size": "hidden_size // num_attention_heads",
+    }
+
+    vocab_size: Width = 128100
+    hidden_size: Width = 1536
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 24
+    intermediate_size: Width = 6144
+    attention_head_size: Width | None = None
+    share_att_key: Flag = False
+    position_buckets: int = Field(-1, strict=True, le=1 << 26)
+    norm_rel_ebd: Name = "none"
+    conv_kernel_size: int = Field(0, strict=True, le=1 << 10)
+    conv_groups: Width = 1
+
+    @model_validator(mode="after")
+    def _check_conv_groups(self) -> DebertaV2Config:
+        if self.conv_kernel_size > 0 and self.hidden_size % self.conv_groups:
+            raise ValueError(f"hidden_size ({self.hidden_size}) is not a multiple of conv_groups ({self.conv_groups})")
+        return self
+
+    def resolved(self, field: str):
+        if field == "attention_head_size" and self.attention_head_size is None:
+            return self.head_size
+        return super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        unused = super().unused_fields()
+        if not self.relative_attention:
+            unused |= {"position_buckets", "share_att_key"}
+        if self.conv_kernel_size <= 0:
+            unused.add("conv_groups")
+        return unused
+
+    @property
+    def head_size(self) -> int:
+        return self.attention_head_size or self.hidden_size // self.num_attention_heads
+
+    def span(self) -> int:
+        """The relative positions either side: position_buckets, else max_relative_positions, else max_position_embeddings."""
+        return self.position_buckets if self.position_buckets > 0 else super().span()
+
+    def layer(self, root: str) -> Layer:
+        hidden, heads, head_size = self.hidden_size, self.num_attention_heads, self.head_size
+        attention = Attention(
+            hidden,
+            heads,
+            heads,
+            head_size,
+            head_size,
+            DEBERTA_ATTENTION,
+            True,
+            True,
+            True,
+            True,
+            o_input=hidden if heads * head_size != hidden else None,  # the output dense is hidden → hidden
+        )
+        ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BERT_MLP, bias=True)
+        norms = (("attention.output.LayerNorm", self.layer_norm()), ("output.LayerNorm", self.layer_norm()))
+        projections: list[Parameter] = []  # run over the relative embeddings once per forward pass, not per token
+        terms = self.position_terms()
+        if not self.share_att_key:
+            for term, module in (("c2p", "pos_key_proj"), ("p2c", "pos_query_proj")):
+                if term in terms:
+                    name = f"attention.self.{module}"
+                    projections.append(Parameter("attention", module, name + ".weight", (heads * head_size, hidden)))
+                    projections.append(Parameter("attention", module, name + ".bias", (heads * head_size,)))
+        return Layer(
+            f"{root}encoder.layer.{{i}}",
+            attention,
+            ffn,
+            norms,
+            stack="encoder",
+            parameters=tuple(projections),
+            other_flops=self.relative_flops(head_size),
+        )
+
+    def encoder_extras(self, root: str) -> list[Extra]:
+        """The relative-position table, its LayerNorm (norm_rel_ebd "layer_norm") and the convolution after the first
+        layer (conv_kernel_size > 0)."""
+        hidden = self.hidden_size
+        extras = super().encoder_extras(root)
+        if "layer_norm" in [kind.strip() for kind in self.norm_rel_ebd.lower().split("|")]:
+            extras.append(Extra("norm", f"{root}encoder.LayerNorm", self.layer_norm()))
+        if self.conv_kernel_size > 0:  # a convolution is a token mixer: transformers' component names say "mixer"
+            shape = (hidden, hidden // self.conv_groups, self.conv_kernel_size)
+            extras.append(Extra("mixer", f"{root}encoder.conv.conv.weight", LearnedTensor(shape, matmul=True)))
+            extras.append(Extra("mixer", f"{root}encoder.conv.conv.bias", LearnedTensor((hidden,))))
+            extras.append(Extra("norm", f"{root}encoder.conv.LayerNorm", self.layer_norm()))
+        return extras
