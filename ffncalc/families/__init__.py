@@ -134,6 +134,7 @@ FAMILIES: dict[str, str] = {
     "apertus": "apertus:ApertusConfig",
     "hunyuan_v1_dense": "hunyuan:HunYuanDenseV1Config",
     "hunyuan_v1_moe": "hunyuan:HunYuanMoEV1Config",
+    "hy_v3": "hunyuan:HYV3Config",
     "dots1": "dots:Dots1Config",
     "arcee": "arcee:ArceeConfig",
     "helium": "helium:HeliumConfig",
