@@ -32,6 +32,9 @@ FAMILIES: dict[str, str] = {
     "granitemoe_swa": "granite:GraniteMoeSWAConfig",
     "llama4_text": "llama4:Llama4TextConfig",
     "llama4": "llama4:Llama4Config",
+    "cwm": "cwm:CwmConfig",
+    "iquestcoder": "iquestcoder:IQuestCoderConfig",
+    "bitnet": "bitnet:BitNetConfig",
     # Mistral
     "mistral": "mistral:MistralConfig",
     "ministral": "mistral:MinistralConfig",
@@ -157,6 +160,8 @@ FAMILIES: dict[str, str] = {
     "stablelm": "stablelm:StableLmConfig",
     "mpt": "mpt:MptConfig",
     "persimmon": "persimmon:PersimmonConfig",
+    "jais2": "jais:Jais2Config",
+    "nanochat": "nanochat:NanoChatConfig",
     # State-space models, and hybrids of state-space mixers or short convolutions with attention
     "mamba": "mamba:MambaConfig",
     "falcon_mamba": "mamba:FalconMambaConfig",
