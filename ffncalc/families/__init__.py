@@ -60,6 +60,7 @@ FAMILIES: dict[str, str] = {
     "qwen2_5_vl": "qwen:Qwen25VLConfig",
     "qwen2_vl_text": "qwen:Qwen2VLTextConfig",
     "qwen2_vl": "qwen:Qwen2VLConfig",
+    "mellum": "mellum:MellumConfig",
     # LLaVA
     "llava": "llava:LlavaConfig",
     "llava_next": "llava:LlavaNextConfig",
@@ -140,6 +141,8 @@ FAMILIES: dict[str, str] = {
     "hy_v3": "hunyuan:HYV3Config",
     "dots1": "dots:Dots1Config",
     "arcee": "arcee:ArceeConfig",
+    "afmoe": "arcee:AfmoeConfig",
+    "laguna": "laguna:LagunaConfig",
     "helium": "helium:HeliumConfig",
     "olmo": "olmo:OlmoConfig",
     "olmo2": "olmo:Olmo2Config",
