@@ -115,6 +115,8 @@ FAMILIES: dict[str, str] = {
     "phimoe": "phi:PhimoeConfig",
     # OpenAI's and EleutherAI's GPTs
     "gpt2": "gpt:Gpt2Config",
+    "gpt-sw3": "gpt:GptSw3Config",
+    "openai-gpt": "gpt:OpenAIGPTConfig",
     "gptj": "gpt:GptjConfig",
     "gpt_neox": "gpt:GptNeoxConfig",
     "gpt_neo": "gpt:GptNeoConfig",
