@@ -78,6 +78,7 @@ FAMILIES: dict[str, str] = {
     "deepseek_v4": "deepseek:DeepseekV4Config",
     "kimi_k2": "deepseek:DeepseekV3Config",
     "sarvam_mla": "deepseek:SarvamMLAConfig",
+    "youtu": "youtu:YoutuConfig",
     # Moonshot AI
     "kimi_linear": "kimi:KimiLinearConfig",
     "kimi_k25": "kimi:KimiK25Config",

@@ -20,7 +20,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
 from .base import DecoderConfig
-from .blocks import required_field
+from .blocks import MlpLayerTypes, entries_check, required_field
 
 HUNYUAN_ATTENTION = names(
     q="self_attn.q_proj",
@@ -101,7 +101,7 @@ HY_V3_MOE = names(router="mlp.router.gate", experts="mlp.experts.{e}")
 HY_V3_SHARED = names(gate="mlp.shared_mlp.gate_proj", up="mlp.shared_mlp.up_proj", down="mlp.shared_mlp.down_proj")
 
 
-class HYV3Config(DecoderConfig):
+class HYV3Config(MlpLayerTypes, DecoderConfig):
     """configuration_hy_v3.py / modular_hy_v3.py (Hy3): Apertus's attention (an RMSNorm on each query and key
     head; attention_bias on q, k, v, o); a layer's FFN by mlp_layer_types (default: the first dense, the others
     sparse). Dense: a gated MLP of intermediate_size (mlp_bias). Sparse: num_experts routed experts of
@@ -133,28 +133,17 @@ class HYV3Config(DecoderConfig):
     moe_intermediate_size: Width = 1536
     mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
     routing_fields = ("num_experts_per_tok", "num_experts")
+    # HYV3Config has no layer_types, so validate_layer_type never checks this list: the model indexes it by layer
+    _check_mlp_layer_types = entries_check("mlp_layer_types", exact=False)
 
-    @model_validator(mode="after")
-    def _check_mlp_layer_types(self) -> HYV3Config:
-        if self.mlp_layer_types is not None and len(self.mlp_layer_types) < self.num_hidden_layers:
-            raise ValueError(
-                f"mlp_layer_types has {len(self.mlp_layer_types)} entries for {self.num_hidden_layers} layers"
-            )
-        return self
-
-    def resolved(self, field: str):
-        return self.mlp_kinds() if field == "mlp_layer_types" else super().resolved(field)
-
-    def mlp_kinds(self) -> list[str]:
-        if self.mlp_layer_types is not None:
-            return list(self.mlp_layer_types[: self.num_hidden_layers])
+    def default_mlp_kinds(self) -> list[str]:
         return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
 
     def sparse_layers(self) -> tuple[int, ...]:
-        return tuple(index for index, kind in enumerate(self.mlp_kinds()) if kind == "sparse")
+        return tuple(index for index in range(self.num_hidden_layers) if self.sparse(index))
 
     def unused_fields(self) -> set[str]:
-        kinds = set(self.mlp_kinds())
+        kinds = set(self.mlp_kinds()[: self.num_hidden_layers])
         unused = set() if "dense" in kinds else {"intermediate_size"}
         if "sparse" not in kinds:
             unused |= {"num_experts", "num_experts_per_tok", "num_shared_experts", "moe_intermediate_size"}
@@ -175,7 +164,7 @@ class HYV3Config(DecoderConfig):
             ),
         }
         built = {kind: self.layer(attention, ffn) for kind, ffn in ffns.items()}
-        return tuple(built[kind] for kind in self.mlp_kinds())
+        return tuple(built[kind] for kind in self.mlp_kinds()[: self.num_hidden_layers])
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         sparse = self.sparse_layers()

@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from ..schema import MAX_HEADS, MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, MoeFfn, Parameter, Projection, names
 from .base import DecoderConfig
-from .blocks import windows_of_layer_types
+from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
 
 LAGUNA_SHARED = names(
     gate="mlp.shared_expert.gate_proj", up="mlp.shared_expert.up_proj", down="mlp.shared_expert.down_proj"
@@ -18,7 +18,7 @@ LAGUNA_SHARED = names(
 MlpKind = Literal["dense", "sparse"]
 
 
-class LagunaConfig(DecoderConfig):
+class LagunaConfig(MlpLayerTypes, DecoderConfig):
     """configuration_laguna.py / modular_laguna.py: each layer's query heads from num_attention_heads_per_layer
     (default num_attention_heads), key and value heads num_key_value_heads, all head_dim wide; attention_bias on q,
     k, v, o; an RMSNorm on each query and key head; an output gate g_proj (no bias) of one unit per head (gating
@@ -67,12 +67,12 @@ class LagunaConfig(DecoderConfig):
     mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
 
+    # validate_layer_type and LagunaConfig.validate_architecture: one entry per layer
+    _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)
+    _check_heads_per_layer = entries_check("num_attention_heads_per_layer", exact=True)
+
     @model_validator(mode="after")
-    def _check_per_layer_lists(self) -> LagunaConfig:
-        for field in ("mlp_layer_types", "num_attention_heads_per_layer"):
-            value = getattr(self, field)
-            if value is not None and len(value) != self.num_hidden_layers:
-                raise ValueError(f"{field} has {len(value)} entries for {self.num_hidden_layers} layers")
+    def _check_router_weight(self) -> LagunaConfig:
         if self.moe_apply_router_weight_on_input:
             raise ValueError("moe_apply_router_weight_on_input: transformers' Laguna does not support true yet")
         return self
@@ -80,8 +80,6 @@ class LagunaConfig(DecoderConfig):
     def resolved(self, field: str):
         if field == "layer_types":
             return self.kinds()
-        if field == "mlp_layer_types":
-            return self.mlp_kinds()
         if field == "num_attention_heads_per_layer":
             return self.heads_per_layer()
         return super().resolved(field)
@@ -89,9 +87,7 @@ class LagunaConfig(DecoderConfig):
     def kinds(self) -> list[str]:
         return list(self.layer_types) if self.layer_types is not None else ["full_attention"] * self.num_hidden_layers
 
-    def mlp_kinds(self) -> list[str]:
-        if self.mlp_layer_types is not None:
-            return list(self.mlp_layer_types)
+    def default_mlp_kinds(self) -> list[str]:
         return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
 
     def heads_per_layer(self) -> list[int]:
@@ -123,7 +119,7 @@ class LagunaConfig(DecoderConfig):
             component="attention",
         )
         attention = self.attention(window, num_heads=heads, **self.per_head_norms())
-        if self.mlp_kinds()[index] == "dense":
+        if not self.sparse(index):
             return self.layer(attention, self.gated_ffn(), projections=(gate,))
         bias = Parameter("ffn", "e_score_correction_bias", "mlp.experts.e_score_correction_bias", (self.num_experts,))
         return self.layer(attention, self.moe(), projections=(gate,), parameters=(bias,))

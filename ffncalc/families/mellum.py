@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field
 
 from ..schema import MAX_LAYERS, ExpertCount, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer
 from .base import DecoderConfig
-from .blocks import windows_of_layer_types
+from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
 
 
-class MellumConfig(DecoderConfig):
+class MellumConfig(MlpLayerTypes, DecoderConfig):
     """configuration_mellum.py / modular_mellum.py: Qwen3-MoE's attention (attention_bias on q, k, v, o; an RMSNorm
     on each query and key head); layers in layer_types' sliding_attention attend within sliding_window (default:
     every layer full); mlp_layer_types (default: every layer sparse) picks a gated MLP of intermediate_size or
@@ -50,27 +50,16 @@ class MellumConfig(DecoderConfig):
     mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
     mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
-
-    @model_validator(mode="after")
-    def _check_mlp_layer_types(self) -> MellumConfig:
-        if self.mlp_layer_types is not None and len(self.mlp_layer_types) != self.num_hidden_layers:
-            raise ValueError(
-                f"mlp_layer_types has {len(self.mlp_layer_types)} entries for {self.num_hidden_layers} layers"
-            )
-        return self
+    _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)  # validate_layer_type: one per layer
 
     def resolved(self, field: str):
-        if field == "layer_types":
-            return self.kinds()
-        if field == "mlp_layer_types":
-            return self.mlp_kinds()
-        return super().resolved(field)
+        return self.kinds() if field == "layer_types" else super().resolved(field)
 
     def kinds(self) -> list[str]:
         return list(self.layer_types) if self.layer_types is not None else ["full_attention"] * self.num_hidden_layers
 
-    def mlp_kinds(self) -> list[str]:
-        return list(self.mlp_layer_types) if self.mlp_layer_types is not None else ["sparse"] * self.num_hidden_layers
+    def default_mlp_kinds(self) -> list[str]:
+        return ["sparse"] * self.num_hidden_layers
 
     def unused_fields(self) -> set[str]:
         unused = set() if "sliding_attention" in self.kinds() else {"sliding_window"}
