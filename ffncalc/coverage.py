@@ -30,6 +30,9 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "tokens, computed from the sequence, which ffncalc's spec cannot express yet",
     "ernie4_5_vl_moe": "each MoE layer holds two routed expert sets of different widths, one run by text tokens and "
     "one by image tokens; ffncalc's spec has one set a layer, so a text token's active parameters cannot be stated yet",
+    "diffllama": "its differential attention runs two attention calls per layer that share q and k, each over one "
+    "half of the value heads, and subtracts them: the scores are computed twice and each head mixes two value halves, "
+    "which ffncalc's spec cannot express yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
 }

@@ -139,3 +139,20 @@ def test_starcoder2_defaults_are_starcoder2_3b(write_config):
     )
     total = 30 * layer + vocab * hidden + 2 * hidden
     assert account(str(write_config({"model_type": "starcoder2"}))).total_params == total
+
+
+def test_openai_gpt_default_model_by_hand(write_config):
+    # OpenAIGPTConfig(): n_embd 768, 12 layers, MLP 4 · 768, vocabulary 40,478, 512 positions, head tied to
+    # tokens_embed. A layer: c_attn 768 × 2,304 and c_proj 768², c_fc and c_proj 768 × 3,072, all with biases, and
+    # two LayerNorms (post-norm); no final norm.
+    hidden = 768
+    layer = hidden * 3 * hidden + 3 * hidden + hidden * hidden + hidden
+    layer += 2 * hidden * 4 * hidden + 4 * hidden + hidden + 2 * 2 * hidden
+    report = account(str(write_config({"model_type": "openai-gpt"})))
+    assert report.total_params == 12 * layer + 40478 * hidden + 512 * hidden == 116_534_784
+    assert report.components.norm == 12 * 2 * 2 * hidden
+
+
+def test_gpt_sw3_is_read_as_gpt2(write_config):
+    # transformers maps "gpt-sw3" to GPT2Config: its default model is GPT-2 small, 124,439,808 parameters
+    assert account(str(write_config({"model_type": "gpt-sw3"}))).total_params == 124_439_808

@@ -111,6 +111,7 @@ def component_of(name: str) -> str:
         return "lm_head"
     if re.search(
         r"(embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
+        r"tokens_embed|positions_embed|"
         r"token_type_embeddings|^shared|^model\.shared)\.",
         name,
     ):

@@ -5,6 +5,7 @@
 - which layers attend within a window (a period, or a config's ``layer_types``);
 - the multi-token-prediction modules some checkpoints store past the last layer;
 - fields transformers leaves None and cannot build a model without;
+- per-layer lists (mlp_layer_types and the like) and their lengths;
 - the heads of a Mamba-2 mixer configured by head count and head width (Bamba, Falcon-H1).
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Collection, Sequence
 
 from pydantic import model_validator
 
+from ..schema import per_config
 from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
 
 # Where a Llama-lineage checkpoint keeps each part, relative to model.layers.{i}.
@@ -144,6 +146,41 @@ def mamba_heads_check():
                 f"mamba_d_head × mamba_n_heads ({self.mamba_head_dim()} × {self.mamba_n_heads}) must equal the mixer's "
                 f"width ({inner}), as transformers requires"
             )
+        return self
+
+    return model_validator(mode="after")(check)
+
+
+class MlpLayerTypes:
+    """``mlp_layer_types`` ("dense" or "sparse" per layer), as transformers' newer configs list each layer's FFN;
+    ``default_mlp_kinds`` when the config leaves it out."""
+
+    mlp_layer_types: list[str] | None
+    num_hidden_layers: int
+
+    def default_mlp_kinds(self) -> list[str]:  # pragma: no cover - each adapter says its default
+        raise NotImplementedError
+
+    @per_config
+    def mlp_kinds(self) -> list[str]:
+        return list(self.mlp_layer_types) if self.mlp_layer_types is not None else self.default_mlp_kinds()
+
+    def sparse(self, index: int) -> bool:
+        return self.mlp_kinds()[index] == "sparse"
+
+    def resolved(self, field: str):
+        return self.mlp_kinds() if field == "mlp_layer_types" else super().resolved(field)
+
+
+def entries_check(field: str, exact: bool):
+    """A model validator: the per-layer list FIELD has num_hidden_layers entries (EXACT), or at least that many
+    (transformers indexes it by layer without checking its length)."""
+
+    def check(self):
+        entries = getattr(self, field)
+        layers = self.num_hidden_layers
+        if entries is not None and (len(entries) != layers if exact else len(entries) < layers):
+            raise ValueError(f"{field} has {len(entries)} entries for {layers} layers")
         return self
 
     return model_validator(mode="after")(check)

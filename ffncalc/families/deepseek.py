@@ -39,7 +39,7 @@ from ..spec import (
 )
 from ..values import replace
 from .base import DecoderConfig
-from .blocks import MLA_ATTENTION, is_sparse, mtp_extra
+from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse, mtp_extra
 from .registry import family
 
 DEEPSEEK_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
@@ -97,47 +97,12 @@ def nextn_extra(config: DecoderConfig, count: int, layer: Layer, experts: int) -
     )
 
 
-class MlpLayerTypes:
-    """``mlp_layer_types`` ("dense" or "sparse" per layer), as transformers' newer configs list each layer's FFN;
-    ``default_mlp_kinds`` when the config leaves it out."""
-
-    mlp_layer_types: list[str] | None
-    num_hidden_layers: int
-
-    def default_mlp_kinds(self) -> list[str]:  # pragma: no cover - each adapter says its default
-        raise NotImplementedError
-
-    @per_config
-    def mlp_kinds(self) -> list[str]:
-        return list(self.mlp_layer_types) if self.mlp_layer_types is not None else self.default_mlp_kinds()
-
-    def sparse(self, index: int) -> bool:
-        return self.mlp_kinds()[index] == "sparse"
-
-    def resolved(self, field: str):
-        return self.mlp_kinds() if field == "mlp_layer_types" else super().resolved(field)
-
-
 def even_rope_check():
     """A model validator: transformers' validate_rope refuses an odd rotary width (head_dim is qk_rope_head_dim here)."""
 
     def check(self):
         if self.qk_rope_head_dim % 2:
             raise ValueError(f"qk_rope_head_dim ({self.qk_rope_head_dim}) is odd: RoPE needs an even rotary width")
-        return self
-
-    return model_validator(mode="after")(check)
-
-
-def entries_check(field: str, exact: bool):
-    """A model validator: the per-layer list FIELD has num_hidden_layers entries (EXACT), or at least that many
-    (transformers indexes it by layer without checking its length)."""
-
-    def check(self):
-        entries = getattr(self, field)
-        layers = self.num_hidden_layers
-        if entries is not None and (len(entries) != layers if exact else len(entries) < layers):
-            raise ValueError(f"{field} has {len(entries)} entries for {layers} layers")
         return self
 
     return model_validator(mode="after")(check)

@@ -22,14 +22,13 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, Layer, ModelNames, MoeFfn, Norm, names
 from .base import DecoderConfig
+from .blocks import MlpLayerTypes, entries_check
 from .deepseek import (
     DEEPSEEK_MOE,
     SHARED_EXPERTS,
     DeepseekV3Config,
     DeepseekV32Config,
-    MlpLayerTypes,
     correction_bias_extra,
-    entries_check,
     even_rope_check,
     nextn_extra,
 )

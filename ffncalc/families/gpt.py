@@ -1,5 +1,5 @@
-"""The GPT lineage: OpenAI's GPT-2 (learned positions, Conv1D), EleutherAI's GPT-Neo (local attention on
-alternate layers), GPT-J (parallel blocks) and GPT-NeoX (Pythia), Salesforce's CodeGen (GPT-J's block with a
+"""The GPT lineage: OpenAI's GPT-1 (openai-gpt: post-norm) and GPT-2 (learned positions, Conv1D; GPT-SW3 reads
+as it), EleutherAI's GPT-Neo (local attention on alternate layers), GPT-J (parallel blocks) and GPT-NeoX (Pythia), Salesforce's CodeGen (GPT-J's block with a
 fused qkv_proj), and BigCode's StarCoder (gpt_bigcode: multi-query attention in a fused c_attn) and StarCoder2
 (a Llama-shaped decoder with LayerNorms and biases)."""
 
@@ -115,6 +115,61 @@ class Gpt2Config(LayerNormDecoder):
                 base_model_prefix="transformer",
             ),
             checkpoint_extras=(masks, masked_bias),
+        )
+
+
+@family("gpt-sw3")
+class GptSw3Config(Gpt2Config):
+    """GPT-SW3 (AI Sweden): transformers reads its model_type as a GPT2Config and builds GPT2LMHeadModel
+    (configuration_auto.py maps "gpt-sw3" to GPT2Config)."""
+
+    architecture = "GPT-SW3"
+
+
+@family("openai-gpt")
+class OpenAIGPTConfig(LayerNormDecoder):
+    """configuration_openai.py / modeling_openai.py (GPT-1): GPT-2's Conv1D blocks (c_attn with q, k, v side by
+    side, c_proj; mlp.c_fc, mlp.c_proj; all with biases) in post-norm order (ln_1 after attention, ln_2 after the
+    MLP), no final norm; learned positions (positions_embed); the head tied to tokens_embed unless the config
+    says otherwise."""
+
+    architecture = "GPT-1"
+    config_class = "OpenAIGPTConfig"
+    default_model_class = "OpenAIGPTLMHeadModel"
+    context_field = "n_positions"
+
+    vocab_size: Width = 40478
+    n_positions: PositionCount = Field(512, validation_alias=aliases("n_positions", "max_position_embeddings"))
+    n_embd: Width = Field(768, validation_alias=aliases("n_embd", "hidden_size"))
+    n_layer: LayerCount = Field(12, validation_alias=aliases("n_layer", "num_hidden_layers"))
+    n_head: HeadCount = Field(12, validation_alias=aliases("n_head", "num_attention_heads"))
+    afn: Name = "gelu"
+    tie_word_embeddings: Flag = True
+    _check_heads = heads_divide("n_embd", "n_head")
+
+    @property
+    def width(self) -> int:
+        return self.n_embd
+
+    def to_spec(self) -> ModelSpec:
+        norm = self.layer_norm()
+        ffn = self.plain_ffn(4 * self.width, self.afn, True, GPT2_MLP)
+        layer = Layer(
+            self.layer_name, self.mha(self.n_head, True, GPT2_ATTENTION), ffn, (("ln_1", norm), ("ln_2", norm))
+        )
+        return self.decoder_spec(
+            layer,
+            self.n_layer,
+            None,
+            self.tie_word_embeddings,
+            vocab_size=self.vocab_size,
+            position_embeddings=self.n_positions,
+            names=ModelNames(
+                "transformer.tokens_embed",
+                "",
+                position_embeddings="transformer.positions_embed",
+                base_model_prefix="transformer",
+            ),
         )
 
 

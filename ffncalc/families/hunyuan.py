@@ -1,16 +1,26 @@
-"""Tencent's Hunyuan: the dense model (hunyuan_v1_dense: Llama's layer with per-head q/k norms) and its MoE
-(hunyuan_v1_moe: routed experts beside a shared MLP in every layer)."""
+"""Tencent's Hunyuan: the dense model (hunyuan_v1_dense: Llama's layer with per-head q/k norms), its MoE
+(hunyuan_v1_moe: routed experts beside a shared MLP in every layer) and Hy3 (hy_v3: a dense first layer, then
+sigmoid-routed experts beside a shared MLP)."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import MAX_LAYERS, ExpertCount, Width, unroutable
-from ..spec import Layer, MoeFfn, names
+from ..schema import (
+    MAX_LAYERS,
+    ExpertCount,
+    ExpertCountOrZero,
+    HeadCount,
+    LayerCount,
+    PositionCount,
+    Width,
+    unroutable,
+)
+from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
 from .base import DecoderConfig
-from .blocks import required_field
+from .blocks import MlpLayerTypes, entries_check, required_field
 from .registry import family
 
 HUNYUAN_ATTENTION = names(
@@ -88,3 +98,88 @@ class HunYuanMoEV1Config(HunYuanDenseV1Config):
         top_k = self.top_k(index)
         width = self.intermediate_size
         return self.moe_ffn(self.num_experts, top_k, width, shared_width=width, shared_names=HUNYUAN_SHARED)
+
+
+HY_V3_MOE = names(router="mlp.router.gate", experts="mlp.experts.{e}")
+HY_V3_SHARED = names(gate="mlp.shared_mlp.gate_proj", up="mlp.shared_mlp.up_proj", down="mlp.shared_mlp.down_proj")
+
+
+@family("hy_v3")
+class HYV3Config(MlpLayerTypes, DecoderConfig):
+    """configuration_hy_v3.py / modular_hy_v3.py (Hy3): Apertus's attention (an RMSNorm on each query and key
+    head; attention_bias on q, k, v, o); a layer's FFN by mlp_layer_types (default: the first dense, the others
+    sparse). Dense: a gated MLP of intermediate_size (mlp_bias). Sparse: num_experts routed experts of
+    moe_intermediate_size (a sigmoid router without bias, its correction bias a persistent buffer) beside one shared
+    MLP of num_shared_experts × moe_intermediate_size (mlp_bias).
+
+    transformers keeps the experts stacked and renames on load; it saves them under the checkpoint's names
+    (conversion_mapping.py, "hy_v3"): mlp.experts.{e}.*, mlp.router.gate, mlp.shared_mlp, mlp.expert_bias.
+    """
+
+    architecture = "Hy3"
+    config_class = "HYV3Config"
+    default_model_class = "HYV3ForCausalLM"
+    heads_divide_hidden = False  # the attention reads head_dim; HYV3Config does not check hidden_size
+    derived_defaults = {"mlp_layer_types": "dense for the first layer, sparse for the others"}
+    moe_names = HY_V3_MOE
+
+    vocab_size: Width = 120832
+    hidden_size: Width = 4096
+    intermediate_size: Width = 13312
+    num_hidden_layers: LayerCount = 80
+    num_attention_heads: HeadCount = 64
+    num_key_value_heads: HeadCount = 8
+    head_dim: Width = 128
+    max_position_embeddings: PositionCount = 131072
+    num_experts: ExpertCount = Field(192, validation_alias=AliasChoices("num_experts", "num_local_experts"))
+    num_experts_per_tok: ExpertCount = 8
+    num_shared_experts: ExpertCountOrZero = 1
+    moe_intermediate_size: Width = 1536
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
+    routing_fields = ("num_experts_per_tok", "num_experts")
+    # HYV3Config has no layer_types, so validate_layer_type never checks this list: the model indexes it by layer
+    _check_mlp_layer_types = entries_check("mlp_layer_types", exact=False)
+
+    def default_mlp_kinds(self) -> list[str]:
+        return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
+
+    def sparse_layers(self) -> tuple[int, ...]:
+        return tuple(index for index in range(self.num_hidden_layers) if self.sparse(index))
+
+    def unused_fields(self) -> set[str]:
+        kinds = set(self.mlp_kinds()[: self.num_hidden_layers])
+        unused = set() if "dense" in kinds else {"intermediate_size"}
+        if "sparse" not in kinds:
+            unused |= {"num_experts", "num_experts_per_tok", "num_shared_experts", "moe_intermediate_size"}
+        return unused
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        attention = self.attention(None, **self.per_head_norms())
+        shared_width = self.num_shared_experts * self.moe_intermediate_size
+        ffns: dict[str, DenseFfn | MoeFfn] = {
+            "dense": self.gated_ffn(),
+            "sparse": self.moe_ffn(
+                self.num_experts,
+                self.num_experts_per_tok,
+                self.moe_intermediate_size,
+                shared_width=shared_width,
+                shared_names=HY_V3_SHARED,
+                shared_bias=self.mlp_bias,
+            ),
+        }
+        built = {kind: self.layer(attention, ffn) for kind, ffn in ffns.items()}
+        return tuple(built[kind] for kind in self.mlp_kinds()[: self.num_hidden_layers])
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        sparse = self.sparse_layers()
+        if not sparse:
+            return super().checkpoint_extras()
+        bias = CheckpointExtra(
+            name="router expert_bias",
+            reason=f"{len(sparse)} MoE layers × {self.num_experts} experts; the router's correction bias, a buffer "
+            "set by load balancing, not trained",
+            tensors=(StoredTensor(self.layer_name + ".mlp.expert_bias", (self.num_experts,)),),
+            per_layer=sparse,
+            buffer=True,
+        )
+        return super().checkpoint_extras() + (bias,)

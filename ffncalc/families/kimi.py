@@ -14,7 +14,8 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
 from ..spec import CheckpointExtra, Extra, Layer, Linear, Mixer, MoeFfn, Norm, names
-from .deepseek import DeepseekV3Config, MlpLayerTypes, correction_bias_extra, entries_check
+from .blocks import MlpLayerTypes, entries_check
+from .deepseek import DeepseekV3Config, correction_bias_extra
 from .mixers import kimi_delta_attention
 from .multimodal import MultimodalConfig
 from .registry import family

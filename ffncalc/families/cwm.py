@@ -1,0 +1,51 @@
+"""Meta's Code World Model (CWM): Llama's layer without attention biases, sliding and full layers by layer_types."""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import Field
+
+from ..schema import MAX_LAYERS, HeadCount, LayerCount, PositionCount, Width
+from .base import DecoderConfig
+from .blocks import windows_of_layer_types
+from .registry import family
+
+
+@family("cwm")
+class CwmConfig(DecoderConfig):
+    """configuration_cwm.py / modular_cwm.py: q, k, v and o without biases (CwmAttention builds them so), Llama's
+    MLP (mlp_bias); the layers in layer_types' sliding_attention attend within sliding_window (default: every
+    fourth layer from the first full, the others sliding; a sliding_window of 0 or null turns the windows off)."""
+
+    architecture = "CWM"
+    config_class = "CwmConfig"
+    default_model_class = "CwmForCausalLM"
+    derived_defaults = {
+        "layer_types": "full_attention on every fourth layer from the first, sliding_attention on the others"
+    }
+
+    vocab_size: Width = 128256
+    hidden_size: Width = 6144
+    intermediate_size: Width = 21504
+    num_hidden_layers: LayerCount = 64
+    num_attention_heads: HeadCount = 48
+    num_key_value_heads: HeadCount | None = 8
+    head_dim: Width | None = 128
+    max_position_embeddings: PositionCount = 131072
+    sliding_window: Annotated[int, Field(strict=True, ge=0)] | None = 8192
+    layer_types: (
+        Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
+    ) = None
+    attention_bias: ClassVar[bool] = False
+
+    def resolved(self, field: str):
+        return self.kinds() if field == "layer_types" else super().resolved(field)
+
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return ["full_attention" if index % 4 == 0 else "sliding_attention" for index in range(self.num_hidden_layers)]
+
+    def layer_windows(self) -> list[int | None]:
+        return windows_of_layer_types(self.kinds(), self.sliding_window or None)
