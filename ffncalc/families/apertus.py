@@ -3,18 +3,16 @@ activation learns two scalars per layer."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import Field
 
 from ..schema import Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, Layer, Parameter, StoredTensor
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .registry import family
 
 
 @family("apertus")
-class ApertusConfig(DecoderConfig):
+class ApertusConfig(AttentionBias, DecoderConfig):
     """configuration_apertus.py / modular_apertus.py: q/k RMSNorms per head; norms before attention
     (attention_layernorm) and before the MLP (feedforward_layernorm); a plain up/down MLP without bias.
 
@@ -34,7 +32,6 @@ class ApertusConfig(DecoderConfig):
     hidden_act: Name = "xielu"
     max_position_embeddings: PositionCount = 65536
     pad_token_id: int | None = Field(3, strict=True)
-    mlp_bias: ClassVar[bool] = False
 
     @property
     def xielu(self) -> bool:

@@ -3,7 +3,7 @@ gated attention with q/k norms, sliding and full layers, dense then MoE layers w
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -19,13 +19,13 @@ from ..schema import (
     Width,
 )
 from ..spec import DenseFfn, Layer, MoeFfn, Parameter, Projection, names
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig, MlpBias
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
 @family("arcee")
-class ArceeConfig(DecoderConfig):
+class ArceeConfig(AttentionBias, MlpBias, DecoderConfig):
     """configuration_arcee.py / modular_arcee.py: LlamaConfig's fields and checks (hidden_size a multiple of
     the heads) with AFM's defaults; the MLP is plain, up and down with mlp_bias (NemotronMLP's layout)."""
 
@@ -51,7 +51,7 @@ AFMOE_NORMS = ("input_layernorm", "post_attention_layernorm", "pre_mlp_layernorm
 
 
 @family("afmoe")
-class AfmoeConfig(DecoderConfig):
+class AfmoeConfig(AttentionBias, DecoderConfig):
     """configuration_afmoe.py / modular_afmoe.py (Arcee's Trinity): Llama's attention (attention_bias on q, k, v, o)
     with an RMSNorm on each query and key head and an output gate, gate_proj (hidden → heads · head_dim, no bias),
     whose sigmoid scales the heads' output before o_proj; four RMSNorms a layer (before and after attention and the
@@ -90,7 +90,6 @@ class AfmoeConfig(DecoderConfig):
     layer_types: (
         Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
     ) = None
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
 
     def resolved(self, field: str):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerIndex, Width
 from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
 from .base import DecoderConfig
@@ -50,8 +48,6 @@ class BailingMoeConfig(DecoderConfig):
     use_bias: Flag = False
     use_qk_norm: Flag = False
     moe_router_enable_expert_bias: Flag = False
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
 
     def sparse(self, index: int) -> bool:

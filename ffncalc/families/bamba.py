@@ -19,7 +19,7 @@ from ..schema import (
     WidthOrZero,
 )
 from ..spec import DenseFfn, Layer, Mixer, ModelNames, MoeFfn, names
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig, MlpBias
 from .blocks import MambaHeads, mamba_heads_check
 from .mixers import mamba2, mamba2_names
 from .registry import family
@@ -27,8 +27,7 @@ from .registry import family
 BAMBA_MAMBA = mamba2_names("mamba.")
 
 
-@family("bamba")
-class BambaConfig(MambaHeads, DecoderConfig):
+class BambaLayers(AttentionBias, MambaHeads, DecoderConfig):
     """configuration_bamba.py / modeling_bamba.py.
 
     Layers in attn_layer_indices attend (Llama attention, attention_bias), the others run a Mamba-2 mixer of
@@ -106,8 +105,13 @@ class BambaConfig(MambaHeads, DecoderConfig):
         return tuple(attention_layer if attends else mamba_layer for attends in self.attends())
 
 
+@family("bamba")
+class BambaConfig(MlpBias, BambaLayers):
+    """configuration_bamba.py: Bamba's layers with the MLP's bias switch, mlp_bias (GraniteMoeHybrid has none)."""
+
+
 @family("granitemoehybrid")
-class GraniteMoeHybridConfig(BambaConfig):
+class GraniteMoeHybridConfig(BambaLayers):
     """configuration_granitemoehybrid.py / modeling_granitemoehybrid.py: Bamba's Mamba-2 and attention layers,
     picked by layer_types (default: every layer Mamba-2), with Granite's norms (input_layernorm,
     post_attention_layernorm) and Granite-MoE's experts (stacked, gate and up fused, routed by router.layer)
@@ -119,7 +123,7 @@ class GraniteMoeHybridConfig(BambaConfig):
     config_class = "GraniteMoeHybridConfig"
     default_model_class = "GraniteMoeHybridForCausalLM"
     derived_defaults = {
-        **BambaConfig.derived_defaults,
+        **BambaLayers.derived_defaults,
         "num_key_value_heads": "num_attention_heads",
         "layer_types": "linear_attention for every layer",
     }
@@ -144,7 +148,6 @@ class GraniteMoeHybridConfig(BambaConfig):
         None, validation_alias=AliasChoices("layer_types", "layers_block_type"), max_length=1 << 14
     )
     attn_layer_indices: ClassVar[None] = None
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def resolved(self, field: str):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, per_arguments, ungroupable
 from ..spec import (
@@ -27,6 +27,19 @@ from ..spec import (
     StoredTensor,
 )
 from .blocks import EXPERT_MLP, LLAMA_ATTENTION, LLAMA_LAYER, LLAMA_MLP, LLAMA_MODEL, LLAMA_MOE
+
+
+class AttentionBias(BaseModel):
+    """attention_bias: biases on q, k, v and o, a switch of Llama's configuration class and of many descendants'.
+    A family whose configuration class has it composes this bundle; one whose class has none leaves it out."""
+
+    attention_bias: Flag = False
+
+
+class MlpBias(BaseModel):
+    """mlp_bias: biases on the MLP's projections (Llama's configuration class and some descendants')."""
+
+    mlp_bias: Flag = False
 
 
 class DecoderConfig(HFConfig):
@@ -58,8 +71,6 @@ class DecoderConfig(HFConfig):
     hidden_act: Name = "silu"
     max_position_embeddings: PositionCount = 2048
     tie_word_embeddings: Flag = False
-    attention_bias: Flag = False
-    mlp_bias: Flag = False
     pad_token_id: int | None = Field(None, strict=True)  # the embedding's padding row: it must be a row of the table
 
     #: Whether transformers refuses a hidden_size that is not a multiple of num_attention_heads
@@ -103,6 +114,17 @@ class DecoderConfig(HFConfig):
     def resolved_head_dim(self) -> int:
         return self.head_dim or self.hidden_size // self.num_attention_heads
 
+    @property
+    def attention_biased(self) -> bool:
+        """attention_bias where the family's configuration class has the switch (AttentionBias), or where the family
+        fixes it (a ClassVar); else no biases."""
+        return bool(getattr(self, "attention_bias", False))
+
+    @property
+    def mlp_biased(self) -> bool:
+        """mlp_bias where the family's configuration class has the switch (MlpBias) or fixes it; else no biases."""
+        return bool(getattr(self, "mlp_bias", False))
+
     def resolved(self, field: str) -> Any:
         if field == "head_dim":
             return self.resolved_head_dim
@@ -130,10 +152,10 @@ class DecoderConfig(HFConfig):
             qk_head_dim=self.resolved_head_dim,
             v_head_dim=self.resolved_head_dim,
             names=self.attention_names,
-            q_bias=self.attention_bias,
-            k_bias=self.attention_bias,
-            v_bias=self.attention_bias,
-            o_bias=self.attention_bias,
+            q_bias=self.attention_biased,
+            k_bias=self.attention_biased,
+            v_bias=self.attention_biased,
+            o_bias=self.attention_biased,
             window=window,
         )
         fields.update(overrides)
@@ -152,7 +174,7 @@ class DecoderConfig(HFConfig):
             gated=True,
             activation=self.hidden_act,
             names=names or self.mlp_names,
-            bias=self.mlp_bias if bias is None else bias,
+            bias=self.mlp_biased if bias is None else bias,
         )
 
     @per_arguments

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..schema import HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .registry import family
 
 
 @family("bitnet")
-class BitNetConfig(DecoderConfig):
+class BitNetConfig(AttentionBias, DecoderConfig):
     """configuration_bitnet.py / modular_bitnet.py: Llama's attention (attention_bias on q, k, v, o) whose output
     passes an RMSNorm of hidden_size (attn_sub_norm) before o_proj; a gated MLP without biases (GemmaMLP, relu2)
     whose product passes an RMSNorm of intermediate_size (ffn_sub_norm) before down_proj.
@@ -35,7 +33,6 @@ class BitNetConfig(DecoderConfig):
     num_key_value_heads: HeadCount | None = 5
     hidden_act: Name = "relu2"
     max_position_embeddings: PositionCount = 2048
-    mlp_bias: ClassVar[bool] = False  # GemmaMLP has no bias switch
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         mlp = DenseFfn(self.hidden_size, self.intermediate_size, True, self.hidden_act, self.mlp_names)

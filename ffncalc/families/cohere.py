@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelSpec, MoeFfn, Norm, Parameter, names
 from ..values import replace
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import periodic_layer_types, windows_of_layer_types
 from .registry import family
 
@@ -21,7 +21,7 @@ COHERE_SHARED = names(
 
 
 @family("cohere")
-class CohereConfig(DecoderConfig):
+class CohereConfig(AttentionBias, DecoderConfig):
     """configuration_cohere.py / modeling_cohere.py: attention and the MLP read the same input, behind one
     LayerNorm without bias (input_layernorm); embeddings tied by default. With use_qk_norm, a LayerNorm
     over each query head and each key head, its weight [heads, head_dim]."""
@@ -41,7 +41,6 @@ class CohereConfig(DecoderConfig):
     tie_word_embeddings: Flag = True
     pad_token_id: int | None = Field(0, strict=True)
     use_qk_norm: Flag = False
-    mlp_bias: ClassVar[bool] = False
 
     def layer_norm(self) -> Norm:
         return Norm("layernorm", self.hidden_size)

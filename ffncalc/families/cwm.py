@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from ..schema import MAX_LAYERS, HeadCount, LayerCount, PositionCount, Width
-from .base import DecoderConfig
+from .base import DecoderConfig, MlpBias
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
 @family("cwm")
-class CwmConfig(DecoderConfig):
+class CwmConfig(MlpBias, DecoderConfig):
     """configuration_cwm.py / modular_cwm.py: q, k, v and o without biases (CwmAttention builds them so), Llama's
     MLP (mlp_bias); the layers in layer_types' sliding_attention attend within sliding_window (default: every
     fourth layer from the first full, the others sliding; a sliding_window of 0 or null turns the windows off)."""
@@ -37,7 +37,6 @@ class CwmConfig(DecoderConfig):
     layer_types: (
         Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
     ) = None
-    attention_bias: ClassVar[bool] = False
 
     def resolved(self, field: str):
         return self.kinds() if field == "layer_types" else super().resolved(field)

@@ -38,7 +38,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig, MlpBias
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse, mtp_extra
 from .registry import family
 
@@ -109,7 +109,7 @@ def even_rope_check():
 
 
 @family("deepseek_v3", "kimi_k2")
-class DeepseekV3Config(DecoderConfig):
+class DeepseekV3Config(AttentionBias, DecoderConfig):
     """configuration_deepseek_v3.py / modeling_deepseek_v3.py.
 
     Layer i has an MoE FFN when i ≥ ``first_k_dense_replace`` (transformers' rule; DeepSeek's own
@@ -149,7 +149,6 @@ class DeepseekV3Config(DecoderConfig):
         1, validation_alias=AliasChoices("num_nextn_predict_layers", "num_mtp_layers")
     )
     head_dim: ClassVar[None] = None  # MLA's widths come from the fields above
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     def sparse(self, index: int) -> bool:
@@ -249,7 +248,6 @@ class DeepseekV2Config(DeepseekV3Config):
     first_k_dense_replace: LayerIndex = 0
     max_position_embeddings: PositionCount = 2048
     num_nextn_predict_layers: ClassVar[int] = 0
-    mlp_bias: ClassVar[bool] = False
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return self.rotary_extras()
@@ -380,7 +378,7 @@ def compressor_names(module: str) -> Names:
 
 
 @family("deepseek_v4")
-class DeepseekV4Config(DecoderConfig):
+class DeepseekV4Config(MlpBias, DecoderConfig):
     """configuration_deepseek_v4.py / modeling_deepseek_v4.py: every layer attends within a sliding window through one
     key-value head whose keys are also its values (kv_proj → head_dim, an RMSNorm), queries through a latent (q_a,
     q_a_norm, q_b), a sink per head, and a grouped low-rank output (o_a block-diagonal over o_groups, then o_b).
@@ -447,7 +445,6 @@ class DeepseekV4Config(DecoderConfig):
     # whatever num_key_value_heads says, and no attention bias.
     intermediate_size: ClassVar[None] = None
     num_key_value_heads: ClassVar[None] = None
-    attention_bias: ClassVar[bool] = False
 
     @model_validator(mode="before")
     @classmethod

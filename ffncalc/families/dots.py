@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, HeadCount, LayerCount, LayerIndex, Width, unroutable
 from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
 from .registry import family
 
@@ -19,7 +19,7 @@ DOTS_SHARED = names(
 
 
 @family("dots1")
-class Dots1Config(DecoderConfig):
+class Dots1Config(AttentionBias, DecoderConfig):
     """configuration_dots1.py / modular_dots1.py.
 
     Layer i is MoE when i ≥ first_k_dense_replace: n_routed_experts routed experts of
@@ -57,7 +57,6 @@ class Dots1Config(DecoderConfig):
     sliding_window: Width | None = 4096
     max_window_layers: LayerIndex = 62
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    mlp_bias: ClassVar[bool] = False
 
     @model_validator(mode="after")
     def _check_experts(self) -> Dots1Config:

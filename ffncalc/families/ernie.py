@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
@@ -40,8 +38,6 @@ class Ernie45Config(DecoderConfig):
     tie_word_embeddings: Flag = True
     use_bias: Flag = False
     pad_token_id: int | None = Field(0, strict=True)
-    attention_bias: ClassVar[bool] = False  # use_bias decides
-    mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         bias = self.use_bias
@@ -83,8 +79,6 @@ class Ernie45MoeConfig(DecoderConfig):
     moe_layer_start_index: LayerIndex = 1
     moe_layer_end_index: int = Field(-1, strict=True, ge=-1, le=1 << 14)
     moe_layer_interval: LayerCount = 1
-    attention_bias: ClassVar[bool] = False  # use_bias decides
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("moe_k", "moe_num_experts")
 
     def sparse(self, index: int) -> bool:

@@ -5,13 +5,13 @@ DeepSeek-V3's router)."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, MoeFfn, Norm, StoredTensor, names
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig, MlpBias
 from .blocks import periodic_layer_types, windows_of_layer_types
 from .registry import family
 
@@ -28,7 +28,7 @@ EXAONE_SHARED = names(
 
 
 @family("exaone")
-class ExaoneConfig(DecoderConfig):
+class ExaoneConfig(AttentionBias, MlpBias, DecoderConfig):
     """configuration_exaone.py / modular_exaone.py (EXAONE 3.0, 3.5): transformers builds LlamaForCausalLM;
     its configs name the layers num_layers and the activation activation_function (the attribute_map). The
     checkpoint keeps GPT-2-style module names: transformer.h.{i} with attn.attention.{q,k,v,out}_proj,
@@ -85,8 +85,6 @@ class Exaone4Config(DecoderConfig):
     sliding_window: Width | None = 4096
     sliding_window_pattern: LayerCount | Name | None = 4
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
 
     @model_validator(mode="after")
     def _check_pattern(self) -> Exaone4Config:

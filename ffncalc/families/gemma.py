@@ -41,7 +41,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 from .multimodal import MultimodalConfig
 from .registry import family
@@ -49,7 +49,7 @@ from .towers import Tower, audio_module, projector_module
 
 
 @family("gemma")
-class GemmaConfig(DecoderConfig):
+class GemmaConfig(AttentionBias, DecoderConfig):
     """configuration_gemma.py: embeddings tied unless told otherwise; head_dim 256 by default.
 
     Gemma's RMSNorm scales by (1 + weight), which changes its values, not its size.
@@ -71,7 +71,6 @@ class GemmaConfig(DecoderConfig):
     hidden_act: Name = "gelu_pytorch_tanh"
     max_position_embeddings: PositionCount = 8192
     tie_word_embeddings: Flag = True
-    mlp_bias: ClassVar[bool] = False
     pad_token_id: int | None = Field(0, strict=True)
 
 

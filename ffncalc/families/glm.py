@@ -21,7 +21,7 @@ from ..schema import (
     per_config,
 )
 from ..spec import CheckpointExtra, Layer, ModelNames, MoeFfn, Norm, names
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import (
     DEEPSEEK_MOE,
@@ -45,10 +45,10 @@ SARVAM_ATTENTION = names(
 )
 
 
-@family("glm")
-class GlmConfig(DecoderConfig):
-    """configuration_glm.py / modeling_glm.py: Llama's layers with biases on q, k and v (attention_bias,
-    default true; o has none), gate and up fused in mlp.gate_up_proj; head_dim 128 unless given."""
+class GlmLayers(DecoderConfig):
+    """configuration_glm.py / modeling_glm.py: Llama's layers with biases on q, k and v (attention_bias, default
+    true; o has none), gate and up fused in mlp.gate_up_proj; head_dim 128 unless given. The layers alone: GLM and
+    GLM-4 add the attention_bias switch, GLM-4V's language model has biases always."""
 
     architecture = "GLM"
     config_class = "GlmConfig"
@@ -65,16 +65,20 @@ class GlmConfig(DecoderConfig):
     num_key_value_heads: HeadCount | None = 2
     head_dim: Width | None = 128
     max_position_embeddings: PositionCount = 131072
-    attention_bias: Flag = True
     pad_token_id: int | None = Field(151329, strict=True)
-    mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, o_bias=False), self.gated_ffn())
 
 
-@family("glm4")
-class Glm4Config(GlmConfig):
+@family("glm")
+class GlmConfig(GlmLayers):
+    """configuration_glm.py: GLM's layers and their attention_bias switch (default true)."""
+
+    attention_bias: Flag = True
+
+
+class Glm4Layers(GlmLayers):
     """configuration_glm4.py / modeling_glm4.py: GLM's layers with two more RMSNorms, on the attention's
     output (post_self_attn_layernorm) and on the MLP's (post_mlp_layernorm)."""
 
@@ -90,8 +94,15 @@ class Glm4Config(GlmConfig):
         return super().pre_norms() + (("post_self_attn_layernorm", norm), ("post_mlp_layernorm", norm))
 
 
+@family("glm4")
+class Glm4Config(Glm4Layers):
+    """configuration_glm4.py: GLM-4's layers and their attention_bias switch (default true)."""
+
+    attention_bias: Flag = True
+
+
 @family("glm4_moe")
-class Glm4MoeConfig(DecoderConfig):
+class Glm4MoeConfig(AttentionBias, DecoderConfig):
     """configuration_glm4_moe.py / modeling_glm4_moe.py (GLM-4.5, GLM-4.6): grouped-query attention with
     q/k/v biases (attention_bias) and optional per-head q/k RMSNorms (use_qk_norm); DeepSeek-V3's FFNs:
     dense below first_k_dense_replace, above it routed experts, the shared experts as one MLP of
@@ -127,7 +138,6 @@ class Glm4MoeConfig(DecoderConfig):
     first_k_dense_replace: LayerIndex = 1
     use_qk_norm: Flag = False
     num_mtp_layers: LayerIndex = Field(1, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     def sparse(self, index: int) -> bool:
@@ -206,7 +216,7 @@ class SarvamMoEConfig(Glm4MoeConfig):
 
 
 @family("solar_open")
-class SolarOpenConfig(DecoderConfig):
+class SolarOpenConfig(AttentionBias, DecoderConfig):
     """configuration_solar_open.py / modular_solar_open.py (Solar-Open-100B): Llama's attention (attention_bias on q,
     k and v; o without a bias; head_dim 128) and GLM-4.5's MoE in every layer: routed experts and one shared MLP of
     n_shared_experts × moe_intermediate_size, the router's correction bias a saved buffer. It has no dense layer,
@@ -231,7 +241,6 @@ class SolarOpenConfig(DecoderConfig):
     n_shared_experts: ExpertCountOrZero = 1
     n_routed_experts: ExpertCount = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
     intermediate_size: ClassVar[None] = None  # every layer is a MoE
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     def build_layer(self, index: int, window: int | None) -> Layer:

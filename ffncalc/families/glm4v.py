@@ -10,14 +10,14 @@ from pydantic import Field
 from ..schema import Flag, PositionCount, Width
 from ..spec import Layer, ModelSpec, MoeFfn, names
 from ..values import replace
-from .glm import Glm4Config, Glm4MoeConfig
+from .glm import Glm4Layers, Glm4MoeConfig
 from .multimodal import relocate
 from .qwen import Qwen3VLConfig, _TextOfWrapper
 from .registry import family
 
 
 @family("glm4v_text")
-class Glm4vTextConfig(_TextOfWrapper, Glm4Config):
+class Glm4vTextConfig(_TextOfWrapper, Glm4Layers):
     """configuration_glm4v.py (Glm4vTextConfig) / modeling_glm4v.py (Glm4vTextModel): GLM-4's layers (q, k and v with
     biases always, o without; gate_up_proj; four RMSNorms a layer); head_dim is hidden_size // num_attention_heads
     (floored: Glm4vTextAttention never refuses); no head of its own."""

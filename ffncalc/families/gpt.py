@@ -5,7 +5,7 @@ fused qkv_proj), and BigCode's StarCoder (gpt_bigcode: multi-query attention in 
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -503,8 +503,6 @@ class Starcoder2Config(DecoderConfig):
     sliding_window: Width | None = None
     use_bias: Flag = True
     tie_word_embeddings: Flag = True
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, names
@@ -46,7 +46,6 @@ class GptOssConfig(DecoderConfig):
     num_local_experts: ExpertCount = 128
     num_experts_per_tok: ExpertCount = 4
     attention_bias: Flag = True
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def resolved(self, field: str):

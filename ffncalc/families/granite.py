@@ -3,19 +3,19 @@ variants (Granite-SWA, Granite-MoE-SWA)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, WidthOrZero, per_config
 from ..spec import Attention, Layer, names
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig, MlpBias
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
 @family("granite")
-class GraniteConfig(DecoderConfig):
+class GraniteConfig(AttentionBias, MlpBias, DecoderConfig):
     """configuration_granite.py: Llama's modules; its embedding, attention, residual and logits
     multipliers scale activations, not parameters."""
 
@@ -27,7 +27,7 @@ class GraniteConfig(DecoderConfig):
 
 
 @family("granitemoe")
-class GraniteMoeConfig(DecoderConfig):
+class GraniteMoeConfig(AttentionBias, DecoderConfig):
     """configuration_granitemoe.py / modeling_granitemoe.py: Llama attention (no mlp_bias); every FFN
     a MoE whose experts are stored stacked, gate and up fused (input_linear [E, 2I, H],
     output_linear [E, H, I]), routed by router.layer."""
@@ -42,7 +42,6 @@ class GraniteMoeConfig(DecoderConfig):
 
     num_local_experts: ExpertCount = 8
     num_experts_per_tok: ExpertCount = 2
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def build_layer(self, index: int, window: int | None) -> Layer:

@@ -4,7 +4,7 @@ every expert_layer_period-th (a gated MLP elsewhere)."""
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -69,8 +69,6 @@ class JambaConfig(DecoderConfig):
     mamba_dt_rank: Width | Literal["auto"] = "auto"
     mamba_conv_bias: Flag = True
     mamba_proj_bias: Flag = False
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
 
     @model_validator(mode="after")

@@ -3,13 +3,13 @@ expert, a router whose correction bias is a parameter."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from ..schema import MAX_HEADS, MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, MoeFfn, Parameter, Projection, names
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
 from .registry import family
 
@@ -20,7 +20,7 @@ MlpKind = Literal["dense", "sparse"]
 
 
 @family("laguna")
-class LagunaConfig(MlpLayerTypes, DecoderConfig):
+class LagunaConfig(AttentionBias, MlpLayerTypes, DecoderConfig):
     """configuration_laguna.py / modular_laguna.py: each layer's query heads from num_attention_heads_per_layer
     (default num_attention_heads), key and value heads num_key_value_heads, all head_dim wide; attention_bias on q,
     k, v, o; an RMSNorm on each query and key head; an output gate g_proj (no bias) of one unit per head (gating
@@ -66,7 +66,6 @@ class LagunaConfig(MlpLayerTypes, DecoderConfig):
         Annotated[list[Annotated[int, Field(strict=True, ge=1, le=MAX_HEADS)]], Field(max_length=MAX_LAYERS)] | None
     ) = None
     moe_apply_router_weight_on_input: bool = Field(False, strict=True)
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
 
     # validate_layer_type and LagunaConfig.validate_architecture: one entry per layer

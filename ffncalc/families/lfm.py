@@ -85,8 +85,6 @@ class Lfm2Config(DecoderConfig):
     block_auto_adjust_ff_dim: Flag = True
     full_attn_idxs: list[LayerIndex] | None = Field(None, max_length=1 << 14)
     layer_types: list[LfmLayerType] | None = Field(None, max_length=1 << 14)
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
     hidden_act: ClassVar[str] = "silu"  # the MLP's activation, not a field
 
     def resolved(self, field: str):

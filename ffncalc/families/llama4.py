@@ -3,7 +3,7 @@ and the multimodal wrapper with its vision tower."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, per_config
 from ..spec import Extra, Layer, Linear, names
@@ -63,7 +63,6 @@ class Llama4TextConfig(DecoderConfig):
     attention_chunk_size: Width | None = 8192
     layer_types: list[Literal["full_attention", "chunked_attention"]] | None = None
     attention_bias: Flag = False
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def resolved(self, field: str):

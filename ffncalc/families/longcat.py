@@ -3,14 +3,12 @@ beside the first MLP whose router may also pick zero experts (identity experts t
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, PositionCount, Width, unroutable
 from ..spec import Attention, CheckpointExtra, Ffn, Layer, Mla, Names, StoredTensor, names
 from ..values import replace
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .deepseek import correction_bias_extra, even_rope_check
 from .registry import family
 
@@ -34,7 +32,7 @@ def sublayer_names(block: int) -> tuple[Names, Names]:
 
 
 @family("longcat_flash")
-class LongcatFlashConfig(DecoderConfig):
+class LongcatFlashConfig(AttentionBias, DecoderConfig):
     """configuration_longcat_flash.py / modeling_longcat_flash.py.
 
     A layer of the checkpoint (model.layers.{i}, num_layers of them) is two spec layers in a row, as transformers
@@ -87,7 +85,6 @@ class LongcatFlashConfig(DecoderConfig):
         2048, validation_alias=AliasChoices("expert_ffn_hidden_size", "moe_intermediate_size")
     )
     router_bias: Flag = False  # not a field of LongcatFlashConfig: a key the router reads
-    mlp_bias: ClassVar[bool] = False
 
     _even_rope = even_rope_check()
 

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field
 
 from ..schema import MAX_LAYERS, ExpertCount, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
 from .registry import family
 
 
 @family("mellum")
-class MellumConfig(MlpLayerTypes, DecoderConfig):
+class MellumConfig(AttentionBias, MlpLayerTypes, DecoderConfig):
     """configuration_mellum.py / modular_mellum.py: Qwen3-MoE's attention (attention_bias on q, k, v, o; an RMSNorm
     on each query and key head); layers in layer_types' sliding_attention attend within sliding_window (default:
     every layer full); mlp_layer_types (default: every layer sparse) picks a gated MLP of intermediate_size or
@@ -50,7 +50,6 @@ class MellumConfig(MlpLayerTypes, DecoderConfig):
         Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
     ) = None
     mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)  # validate_layer_type: one per layer
 

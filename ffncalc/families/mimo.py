@@ -3,7 +3,7 @@ hybrid sliding-window attention with sinks, value heads narrower than query/key 
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 
@@ -18,7 +18,7 @@ from ..schema import (
     WidthOrZero,
 )
 from ..spec import CheckpointExtra, Layer, StoredTensor, names
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import mtp_extra
 from .deepseek import MlpLayerTypes, correction_bias_extra, entries_check
 from .qwen import Qwen2Config
@@ -57,7 +57,7 @@ class MimoConfig(Qwen2Config):
 
 
 @family("mimo_v2_flash")
-class MimoV2FlashConfig(MlpLayerTypes, DecoderConfig):
+class MimoV2FlashConfig(AttentionBias, MlpLayerTypes, DecoderConfig):
     """configuration_mimo_v2_flash.py / modeling_mimo_v2_flash.py (XiaomiMiMo/MiMo-V2-Flash).
 
     Attention: queries and keys of head_dim (192), values of v_head_dim (128), o_proj without a bias. Sliding layers
@@ -104,7 +104,6 @@ class MimoV2FlashConfig(MlpLayerTypes, DecoderConfig):
     sliding_window_size: WidthOrZero | None = None  # not a field of MiMoV2FlashConfig: a key its __post_init__ reads
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
     mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
-    mlp_bias: ClassVar[bool] = False
 
     _mlp_entries = entries_check("mlp_layer_types", exact=True)
 

@@ -4,7 +4,7 @@ with a correction bias)."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 
@@ -65,8 +65,6 @@ class MiniMaxConfig(_MiniMaxMoe, DecoderConfig):
     num_local_experts: ExpertCount = Field(8, validation_alias=AliasChoices("num_local_experts", "num_experts"))
     layer_types: list[Literal["full_attention", "linear_attention"]] | None = None
     block_size: Width = 256
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def resolved(self, field: str):
@@ -145,8 +143,6 @@ class MiniMaxM2Config(_MiniMaxMoe, DecoderConfig):
     max_position_embeddings: PositionCount = 196608
     num_experts_per_tok: ExpertCount = 8
     num_local_experts: ExpertCount = Field(256, validation_alias=AliasChoices("num_local_experts", "num_experts"))
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def build_layer(self, index: int, window: int | None) -> Layer:

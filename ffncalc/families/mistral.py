@@ -32,8 +32,6 @@ class MistralConfig(DecoderConfig):
     num_key_value_heads: HeadCount | None = 8
     max_position_embeddings: PositionCount = 131072
     sliding_window: Width | None = 4096
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers
@@ -108,8 +106,6 @@ class MixtralConfig(DecoderConfig):
     sliding_window: Width | None = None
     num_local_experts: ExpertCount = 8
     num_experts_per_tok: ExpertCount = 2
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def layer_windows(self) -> list[int | None]:

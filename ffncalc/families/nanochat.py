@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import Field
 
 from ..schema import HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelSpec, names
 from ..values import replace
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .registry import family
 
 NANOCHAT_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
 @family("nanochat")
-class NanoChatConfig(DecoderConfig):
+class NanoChatConfig(AttentionBias, DecoderConfig):
     """configuration_nanochat.py / modular_nanochat.py: q, k, v and o with attention_bias; every norm (before
     attention and the MLP, on each query and key head, at the end) is an RMSNorm without a weight, so holds no
     parameter; an fc1/fc2 MLP of hidden_act (relu2) without biases; the logits soft-capped (no parameter)."""
@@ -37,7 +35,6 @@ class NanoChatConfig(DecoderConfig):
     hidden_act: Name = "relu2"
     max_position_embeddings: PositionCount = 2048
     pad_token_id: int | None = Field(1, strict=True)
-    mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         mlp = DenseFfn(self.hidden_size, self.intermediate_size, False, self.hidden_act, self.mlp_names)

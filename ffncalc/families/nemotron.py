@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
 from ..values import replace
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig, MlpBias
 from .blocks import required_field
 from .mixers import mamba2, mamba2_names
 from .registry import family
@@ -23,7 +23,7 @@ NEMOTRON_MAMBA = mamba2_names("mixer.")
 
 
 @family("nemotron")
-class NemotronConfig(DecoderConfig):
+class NemotronConfig(AttentionBias, MlpBias, DecoderConfig):
     """configuration_nemotron.py / modeling_nemotron.py: Llama's attention (attention_bias on q, k, v, o); a
     plain up/down MLP (squared ReLU by default, mlp_bias); LayerNorm1P (a LayerNorm with weight and bias,
     scaling by 1 + weight) before attention, before the MLP and at the end.
@@ -119,7 +119,6 @@ class NemotronHConfig(DecoderConfig):
     num_experts_per_tok: ExpertCount = 2
     num_nextn_predict_layers: LayerIndex = 0
     mtp_layers_block_type: list[NemotronBlock] | None = Field(None, max_length=64)
-    attention_bias: ClassVar[bool] = False
     hidden_act: ClassVar[str] = "relu2"  # mlp_hidden_act names it
     routing_fields = ("num_experts_per_tok", "n_routed_experts")
 

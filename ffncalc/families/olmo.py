@@ -5,21 +5,21 @@ OLMo-3's attention layers)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width, per_config
 from ..spec import Attention, Layer, Mixer, ModelSpec, MoeFfn, Norm, names
 from ..values import replace
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 from .mixers import gated_deltanet
 from .registry import family
 
 
 @family("olmo")
-class OlmoConfig(DecoderConfig):
+class OlmoConfig(AttentionBias, DecoderConfig):
     """configuration_olmo.py / modeling_olmo.py (OLMo-1B/7B, OLMo-1.7): Llama's attention (biased by
     attention_bias) and SwiGLU; its LayerNorms, before each sublayer and at the end, have neither weight nor
     bias, so a layer holds only projections. clip_qkv clamps activations: no parameters."""
@@ -32,7 +32,6 @@ class OlmoConfig(DecoderConfig):
 
     vocab_size: Width = 50304
     pad_token_id: int | None = Field(1, strict=True)
-    mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window), self.gated_ffn(), norms=())
@@ -65,7 +64,7 @@ class _Olmo2Layer(_Olmo2LayerBase):
 
 
 @family("olmo2")
-class Olmo2Config(_Olmo2Layer, DecoderConfig):
+class Olmo2Config(AttentionBias, _Olmo2Layer, DecoderConfig):
     """configuration_olmo2.py / modeling_olmo2.py: OLMo-2's layer (q/k norms across heads, norms after the
     sublayers) around Llama's MLP."""
 
@@ -77,7 +76,6 @@ class Olmo2Config(_Olmo2Layer, DecoderConfig):
 
     vocab_size: Width = 50304
     pad_token_id: int | None = Field(1, strict=True)
-    mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.olmo2_attention(window), self.gated_ffn(), self.post_norms())
@@ -108,7 +106,7 @@ class Olmo3Config(Olmo2Config):
 
 
 @family("olmoe")
-class OlmoeConfig(DecoderConfig):
+class OlmoeConfig(AttentionBias, DecoderConfig):
     """configuration_olmoe.py / modeling_olmoe.py: Llama's layer with a MoE FFN in every layer (Llama's
     expert names); RMSNorm across the queries of width hidden_size and across the keys of width
     (hidden_size // heads) · kv_heads, whatever head_dim says."""
@@ -129,7 +127,6 @@ class OlmoeConfig(DecoderConfig):
     pad_token_id: int | None = Field(1, strict=True)
     num_experts: ExpertCount = Field(64, validation_alias=AliasChoices("num_experts", "num_local_experts"))
     num_experts_per_tok: ExpertCount = 8
-    mlp_bias: ClassVar[bool] = False
 
     def experts(self) -> MoeFfn:
         return self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.intermediate_size)
@@ -185,7 +182,7 @@ OLMO_HYBRID_DELTANET = names(
 
 
 @family("olmo_hybrid")
-class OlmoHybridConfig(_Olmo2Layer, DecoderConfig):
+class OlmoHybridConfig(AttentionBias, _Olmo2Layer, DecoderConfig):
     """configuration_olmo_hybrid.py / modeling_olmo_hybrid.py: ``layer_types`` (default: every fourth layer full
     attention, the others linear; the last full if none is) picks OLMo-3's attention layer (q/k norms across heads,
     norms after the sublayers, no window) or a Gated DeltaNet layer with Llama's norms before the sublayers. The
@@ -222,7 +219,6 @@ class OlmoHybridConfig(_Olmo2Layer, DecoderConfig):
     linear_key_head_dim: Width | None = None
     linear_value_head_dim: Width | None = None
     linear_conv_kernel_dim: Width = 4
-    mlp_bias: ClassVar[bool] = False
 
     @model_validator(mode="after")
     def _check_layer_kinds(self) -> OlmoHybridConfig:

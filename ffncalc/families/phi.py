@@ -87,8 +87,6 @@ class Phi3Config(DecoderConfig):
     intermediate_size: Width = 8192
     max_position_embeddings: PositionCount = 4096
     sliding_window: Width | None = None
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers
@@ -116,7 +114,6 @@ class PhimoeConfig(DecoderConfig):
     num_experts_per_tok: ExpertCount = 2
     attention_bias: Flag = False
     lm_head_bias: Flag = False
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def layer_windows(self) -> list[int | None]:

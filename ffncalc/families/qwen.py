@@ -22,7 +22,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
 from ..values import replace
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types
 from .mixers import gated_deltanet
 from .multimodal import MultimodalConfig, relocate
@@ -87,14 +87,13 @@ class Qwen2Config(QwenWindows, DecoderConfig):
     max_window_layers: LayerIndex = 28
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
     attention_bias: ClassVar[bool] = True  # q, k, v; o never has one
-    mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, o_bias=False), self.gated_ffn())
 
 
 @family("qwen3")
-class Qwen3Config(QwenWindows, DecoderConfig):
+class Qwen3Config(AttentionBias, QwenWindows, DecoderConfig):
     """configuration_qwen3.py: Qwen2's windows; head_dim 128; attention_bias on q, k, v and o; RMSNorm on each query and key head."""
 
     architecture = "Qwen3"
@@ -112,7 +111,6 @@ class Qwen3Config(QwenWindows, DecoderConfig):
     sliding_window: Width | None = 4096
     max_window_layers: LayerIndex = 28
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn())
@@ -155,7 +153,7 @@ class _SharedExpertMoe:
 
 
 @family("qwen3_moe")
-class Qwen3MoeConfig(_QwenMoeRule, DecoderConfig):
+class Qwen3MoeConfig(AttentionBias, _QwenMoeRule, DecoderConfig):
     """configuration_qwen3_moe.py: Qwen3 attention (q/k norms; head_dim hidden / heads unless given);
     Qwen's sparse rule; routed experts only (no shared expert, whatever the config says: Qwen3-Coder
     has 0). With use_sliding_window every layer slides."""
@@ -180,7 +178,6 @@ class Qwen3MoeConfig(_QwenMoeRule, DecoderConfig):
     moe_intermediate_size: Width = 768
     decoder_sparse_step: LayerCount = 1
     mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
 
     def layer_windows(self) -> list[int | None]:
@@ -239,7 +236,7 @@ class Qwen2MoeConfig(_SharedExpertMoe, _QwenMoeRule, Qwen2Config):
 
 
 @family("qwen3_next")
-class Qwen3NextConfig(_SharedExpertMoe, _QwenMoeRule, DecoderConfig):
+class Qwen3NextConfig(AttentionBias, _SharedExpertMoe, _QwenMoeRule, DecoderConfig):
     """configuration_qwen3_next.py / modeling_qwen3_next.py.
 
     ``layer_types`` (default: every full_attention_interval-th layer full, the rest linear) picks
@@ -278,7 +275,6 @@ class Qwen3NextConfig(_SharedExpertMoe, _QwenMoeRule, DecoderConfig):
     # Not a field of Qwen3NextConfig: read from the config's keys to build layer_types.
     full_attention_interval: LayerCount = 4
     deltanet_names: ClassVar[Names] = GATED_DELTANET
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
 
     def resolved(self, field: str):
@@ -473,7 +469,7 @@ class _TextOfWrapper:
 
 
 @family("qwen3_vl_text")
-class Qwen3VLTextConfig(_TextOfWrapper, DecoderConfig):
+class Qwen3VLTextConfig(AttentionBias, _TextOfWrapper, DecoderConfig):
     """configuration_qwen3_vl.py / modeling_qwen3_vl.py: Qwen3's attention (per-head q/k RMSNorms, head_dim
     128, attention_bias on q, k, v and o) without windows; no head of its own (Qwen3VLTextModel)."""
 
@@ -489,14 +485,13 @@ class Qwen3VLTextConfig(_TextOfWrapper, DecoderConfig):
     head_dim: Width | None = 128
     max_position_embeddings: PositionCount = 128000
     tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
-    mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn())
 
 
 @family("qwen3_vl_moe_text")
-class Qwen3VLMoeTextConfig(_TextOfWrapper, _QwenMoeRule, DecoderConfig):
+class Qwen3VLMoeTextConfig(AttentionBias, _TextOfWrapper, _QwenMoeRule, DecoderConfig):
     """configuration_qwen3_vl_moe.py: Qwen3-VL's attention (head_dim hidden / heads unless given) and Qwen's
     sparse rule; the routed experts stacked, gate and up fused (mlp.experts.gate_up_proj [E, 2I, H])."""
 
@@ -521,7 +516,6 @@ class Qwen3VLMoeTextConfig(_TextOfWrapper, _QwenMoeRule, DecoderConfig):
     num_experts_per_tok: ExpertCount = 4
     num_experts: ExpertCountOrZero = Field(60, validation_alias=AliasChoices("num_experts", "num_local_experts"))
     mlp_only_layers: list[LayerIndex] | None = None
-    mlp_bias: ClassVar[bool] = False
     routing_fields = ("num_experts_per_tok", "num_experts")
 
     def sparse(self, index: int) -> bool:

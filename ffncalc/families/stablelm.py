@@ -37,8 +37,6 @@ class StableLmConfig(DecoderConfig):
     qk_layernorm: Flag = False
     use_parallel_residual: Flag = False
     head_dim: ClassVar[None] = None
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
 
     def layer_norm(self) -> Norm:
         return Norm("layernorm", self.hidden_size, bias=True)

@@ -6,13 +6,13 @@ from typing import ClassVar
 
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, Mla
-from .base import DecoderConfig
+from .base import AttentionBias, DecoderConfig
 from .blocks import MLA_ATTENTION
 from .registry import family
 
 
 @family("youtu")
-class YoutuConfig(DecoderConfig):
+class YoutuConfig(AttentionBias, DecoderConfig):
     """configuration_youtu.py / modular_youtu.py: DeepseekV3Attention (queries through a q_lora_rank latent unless it
     is null, keys and values through a kv_lora_rank latent; attention_bias on q_a, kv_a and o_proj) and a gated MLP
     of intermediate_size without biases in every layer; tied embeddings by default. DeepSeek-V3's MoE fields are
@@ -39,7 +39,6 @@ class YoutuConfig(DecoderConfig):
     max_position_embeddings: PositionCount = 131072
     tie_word_embeddings: Flag = True
     head_dim: ClassVar[None] = None  # MLA's widths come from the fields above
-    mlp_bias: ClassVar[bool] = False
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         mla = Mla(

@@ -105,8 +105,6 @@ class Zamba2Config(DecoderConfig):
     attention_head_dim: Width | None = Field(None, validation_alias=AliasChoices("attention_head_dim", "head_dim"))
     mamba_headdim: Width | None = None
     head_dim: ClassVar[None] = None
-    attention_bias: ClassVar[bool] = False
-    mlp_bias: ClassVar[bool] = False
 
     @model_validator(mode="after")
     def _check_blocks(self) -> Zamba2Config:
