@@ -80,6 +80,9 @@ class Norm(Value):
     bias: bool = False
 
 
+Norms = tuple[tuple[str, Norm], ...]  # a layer's norms: (the module name, the norm) in stored order
+
+
 class Mla(Value):
     """Multi-head latent attention (DeepSeek-V2/V3): queries and keys/values pass through low-rank latents."""
 
@@ -271,7 +274,7 @@ class Mixer(Value):
     projections: tuple[Projection, ...]
     convs: tuple[Conv, ...] = ()
     parameters: tuple[Parameter, ...] = ()
-    norms: tuple[tuple[str, Norm], ...] = ()
+    norms: Norms = ()
     state_elements: int = 0  # the recurrent state one sequence carries, besides the convolutions' windows
     state_update_flops: int = 0  # per token, besides the projections and convolutions
     component: Component = (
@@ -295,7 +298,7 @@ class Layer(Value):
     name: str
     attention: Attention | None
     ffn: Ffn | None
-    norms: tuple[tuple[str, Norm], ...]
+    norms: Norms
     mixer: Mixer | None = None
     cross_attention: Attention | None = None  # decoder layers of an encoder-decoder
     stack: Stack = "decoder"

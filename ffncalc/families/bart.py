@@ -23,6 +23,7 @@ from ..spec import (
     ModelNames,
     ModelSpec,
     Norm,
+    Norms,
     NotSaved,
     Runs,
     StoredTensor,
@@ -182,7 +183,7 @@ class BartConfig(HFConfig):
         name = f"{root}{kind}.layers.{{i}}"
         if kind == "encoder":
             ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
-            norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
+            norms: Norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
             layer = Layer(
                 name, self.attention(self.encoder_attention_heads, SELF_ATTENTION), ffn, norms, stack="encoder"
             )

@@ -21,6 +21,7 @@ from ..spec import (
     ModelNames,
     ModelSpec,
     Norm,
+    Norms,
     StoredTensor,
     Table,
     names,
@@ -236,7 +237,7 @@ class BertLayout(_EncoderClasses):
         head_dim = hidden // heads
         attention = Attention(hidden, heads, heads, head_dim, head_dim, BERT_ATTENTION, True, True, True, True)
         ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BERT_MLP, bias=True)
-        norms = ((self.attention_norm, self.layer_norm()), (self.ffn_norm, self.layer_norm()))
+        norms: Norms = ((self.attention_norm, self.layer_norm()), (self.ffn_norm, self.layer_norm()))
         cross = None
         if self.cross_attends():
             cross = Attention(hidden, heads, heads, head_dim, head_dim, BERT_CROSS_ATTENTION, True, True, True, True)

@@ -12,10 +12,11 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import model_validator
 
-from ..schema import per_config
+from ..schema import HFConfig, per_config
 from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
 
 # Where a Llama-lineage checkpoint keeps each part, relative to model.layers.{i}.
@@ -151,11 +152,17 @@ def mamba_heads_check():
     return model_validator(mode="after")(check)
 
 
-class MlpLayerTypes:
+if TYPE_CHECKING:  # a mixin: it relies on what its model class has
+    _MlpLayerTypesBase = HFConfig
+else:
+    _MlpLayerTypesBase = object
+
+
+class MlpLayerTypes(_MlpLayerTypesBase):
     """``mlp_layer_types`` ("dense" or "sparse" per layer), as transformers' newer configs list each layer's FFN;
     ``default_mlp_kinds`` when the config leaves it out."""
 
-    mlp_layer_types: list[str] | None
+    mlp_layer_types: Sequence[str] | None  # each family narrows it to its own layer types
     num_hidden_layers: int
 
     def default_mlp_kinds(self) -> list[str]:  # pragma: no cover - each adapter says its default

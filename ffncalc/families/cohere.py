@@ -3,6 +3,7 @@ Command R7B / A (cohere2: three sliding-window layers in four) and Cohere2-MoE (
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -76,7 +77,7 @@ class _Cohere2Windows(_Cohere2WindowsBase):
     """Cohere2's windows: the layers ``layer_types`` marks sliding attend within sliding_window."""
 
     sliding_window: int | None
-    layer_types: list[str] | None
+    layer_types: Sequence[str] | None  # each family narrows it to its own layer types
 
     def kinds(self) -> list[str]:  # pragma: no cover - each Cohere2 family lays out its own
         raise NotImplementedError

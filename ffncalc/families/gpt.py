@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, WidthOrZero
-from ..spec import Attention, CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
+from ..spec import Attention, CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, Norms, StoredTensor, names
 from ..values import replace
 from .base import DecoderConfig, LayerNormDecoder
 from .registry import family
@@ -454,7 +454,7 @@ class GptBigCodeConfig(LayerNormDecoder):
         norm = self.layer_norm()
         kv_heads = 1 if self.multi_query else self.n_head
         ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, LINEAR_MLP)
-        norms = (("ln_1", norm), ("ln_2", norm))
+        norms: Norms = (("ln_1", norm), ("ln_2", norm))
         cross = None
         if self.add_cross_attention:
             cross = self.mha(self.n_head, True, BIGCODE_CROSS_ATTENTION)

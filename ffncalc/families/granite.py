@@ -3,6 +3,7 @@ variants (Granite-SWA, Granite-MoE-SWA)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
@@ -85,7 +86,7 @@ class _SlidingWithSinks(_SlidingWithSinksBase):
     sliding_window. layer_rope_theta (0: no RoPE in that layer) changes no parameter."""
 
     sliding_window: int | None
-    layer_types: list[str] | None
+    layer_types: Sequence[str] | None  # each family narrows it to its own layer types
 
     def attention(self, window: int | None, **overrides: Any) -> Attention:
         return super().attention(window, sinks=True, **overrides)

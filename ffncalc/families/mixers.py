@@ -7,7 +7,7 @@ multiply-add, as everywhere; the projections and convolutions are counted by the
 
 from __future__ import annotations
 
-from ..spec import Component, Conv, Mixer, Names, Norm, Parameter, Projection
+from ..spec import Component, Conv, Mixer, Names, Norm, Norms, Parameter, Projection
 
 
 def mamba2_names(module: str) -> Names:
@@ -38,7 +38,7 @@ def mamba(
     6 FLOPs per element.
     """
     state_elements = inner * state
-    norms = ()
+    norms: Norms = ()
     if dt_bc_norms:
         norms = (
             (names["dt_norm"], Norm("rmsnorm", dt_rank)),

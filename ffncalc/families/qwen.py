@@ -4,6 +4,7 @@ models of Qwen2.5-VL, Qwen3-VL and Qwen3.5 inside their multimodal wrappers."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
@@ -14,6 +15,7 @@ from ..schema import (
     ExpertCountOrZero,
     Flag,
     HeadCount,
+    HFConfig,
     LayerCount,
     LayerIndex,
     PositionCount,
@@ -53,7 +55,7 @@ class QwenWindows:
     use_sliding_window: bool
     sliding_window: int | None
     max_window_layers: int
-    layer_types: list[str] | None
+    layer_types: Sequence[str] | None  # each family narrows it to its own layer types
 
     def layer_windows(self) -> list[int | None]:
         window = self.sliding_window if self.use_sliding_window else None
@@ -457,7 +459,13 @@ def base_model(spec: ModelSpec) -> ModelSpec:
     return relocate(replace(spec, lm_head=False), "", spec.names.lm_head)
 
 
-class _TextOfWrapper:
+if TYPE_CHECKING:  # a mixin: it relies on what its model class has
+    _TextOfWrapperBase = HFConfig
+else:
+    _TextOfWrapperBase = object
+
+
+class _TextOfWrapper(_TextOfWrapperBase):
     """A language model that transformers builds with a head only inside its multimodal wrapper: alone, its
     model_type builds the base model (no head); the wrapper reads ``language_model_spec``."""
 

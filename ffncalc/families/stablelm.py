@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
-from ..spec import Layer, ModelSpec, Norm, Parameter
+from ..spec import Layer, ModelSpec, Norm, Norms, Parameter
 from ..values import replace
 from .base import DecoderConfig
 from .registry import family
@@ -55,7 +55,7 @@ class StableLmConfig(DecoderConfig):
     def build_layer(self, index: int, window: int | None) -> Layer:
         bias = self.use_qkv_bias
         attention = self.attention(window, q_bias=bias, k_bias=bias, v_bias=bias, o_bias=False)
-        norms = (("input_layernorm", self.layer_norm()),)
+        norms: Norms = (("input_layernorm", self.layer_norm()),)
         if not self.use_parallel_residual:
             norms += (("post_attention_layernorm", self.layer_norm()),)
         return self.layer(attention, self.gated_ffn(), norms, parameters=self.head_norms())

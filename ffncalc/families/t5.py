@@ -18,6 +18,7 @@ from ..spec import (
     ModelSpec,
     MoeFfn,
     Norm,
+    Norms,
     StoredTensor,
     Table,
     names,
@@ -89,7 +90,7 @@ class _T5Stacks(HFConfig):
             buckets = self.relative_attention_num_buckets if index == 0 or self.bias_every_layer else 0
             attention = self.attention(SELF_ATTENTION, buckets)
             if kind == "encoder":
-                norms = (("layer.0.layer_norm", norm), ("layer.1.layer_norm", norm))
+                norms: Norms = (("layer.0.layer_norm", norm), ("layer.1.layer_norm", norm))
                 layers.append(Layer(name, attention, self.ffn(kind, index, 1), norms, stack="encoder"))
             else:
                 norms = (("layer.0.layer_norm", norm), ("layer.1.layer_norm", norm), ("layer.2.layer_norm", norm))

@@ -8,7 +8,7 @@ from typing import ClassVar, Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
-from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, ModelNames, ModelSpec, Norm, Runs, Table
+from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, ModelNames, ModelSpec, Norm, Norms, Runs, Table
 from .bart import BART_MLP, CROSS_ATTENTION, SELF_ATTENTION
 from .registry import family
 
@@ -116,7 +116,7 @@ class WhisperConfig(HFConfig):
         if kind == "encoder":
             ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
             attention = self.attention(self.encoder_attention_heads, SELF_ATTENTION)
-            norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
+            norms: Norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
             return (Layer(name, attention, ffn, norms, stack="encoder"),) * self.encoder_layers
         heads = self.decoder_attention_heads
         ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)

@@ -8,7 +8,7 @@ adapters of its own, stored in the block beside the others.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, cast
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -34,14 +34,15 @@ ZAMBA_MLP = names(
 
 
 # transformers' default layers_block_type (54 layers).
-DEFAULT_BLOCKS: list[ZambaBlock] = (
+DEFAULT_BLOCKS = cast(
+    "list[ZambaBlock]",
     ["linear_attention"]
     + (["linear_attention"] * 5 + ["hybrid"]) * 7
     + ["linear_attention"] * 4
     + ["hybrid"]
     + ["linear_attention"] * 3
     + ["hybrid"]
-    + ["linear_attention"] * 2
+    + ["linear_attention"] * 2,
 )
 
 
