@@ -998,6 +998,7 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
 
     from .accelerators import DTYPES, accelerator
     from .compute import count_flops
+    from .footprint import training_memory, weight_layout
     from .training import (
         CONVENTION_NOTES,
         CONVENTIONS,
@@ -1106,21 +1107,23 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         tokens_per_param=tokens / active,
         times_past_20=tokens / active / 20,
     )
-    memory_report = memory(
-        loaded,
+    if options.zero_stage == 3 and data_parallel == 1:
+        raise UsageError("--zero 3 on one data-parallel rank shards nothing; give --gpus 2 or more, or --zero 0")
+    # Full training in 16-bit mixed precision, as `memory --train` counts it (footprint.training_memory), without the
+    # inference figures memory() would add.
+    training = training_memory(
+        loaded.spec,
+        weight_layout(loaded.spec, "BF16", None),
         seq,
-        MemoryOptions(
-            train=True,
-            batch=options.micro_batch,
-            gpus=gpus,
-            tensor_parallel=tp,
-            sequence_parallel=options.sequence_parallel,
-            zero_stage=options.zero_stage,
-            recompute=options.recompute,
-        ),
+        options.micro_batch,
+        "adamw",
+        options.recompute,  # type: ignore[arg-type]
+        data_parallel,
+        options.zero_stage,
+        tensor_parallel=tp,
+        sequence_parallel=options.sequence_parallel,
     )
-    assert memory_report.training is not None
-    per_gpu = memory_report.training.per_gpu
+    per_gpu = training.per_gpu
     notes = list(info.notes)
     warnings = list(info.warnings)
     if per_gpu > chip.memory:
@@ -1165,7 +1168,7 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
             gpu_memory=chip.memory,
             fits=per_gpu <= chip.memory,
             zero_stage=options.zero_stage,
-            formula=memory_report.training.activations_formula,
+            formula=training.activations_formula,
         ),
         measured_tokens_per_second=job_rate,
         hfu=hfu,

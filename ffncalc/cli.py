@@ -523,7 +523,7 @@ def crossover_command(
         typer.Option(
             "--dtype",
             metavar="DTYPE",
-            help="With --by bytes: element type, e.g. bfloat16 (default: the config's dtype).",
+            help="With --by bytes: element type, e.g. bf16 or fp8 (as --kv-dtype elsewhere) (default: the config's dtype).",
         ),
     ] = None,
     mla: MlaOpt = None,
