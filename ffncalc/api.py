@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import UsageError
 from .loading import LoadedModel, load_config, loaded_from
 from .overrides import parse_override
-from .results import ModelInfo, Result
+from .results import Remarks, Result
 from .source import bundled_models, load_raw_config, presets
 from .units import bytes_per_element, parse_context, safetensors_dtype
 
@@ -97,11 +97,12 @@ def flops(
         parse_context(context)  # a bad --ctx or --image is refused before any download
     size = parse_image_size(image) if image is not None else None
     loaded = _load(model)
-    tokens, info = _context(context, loaded)
-    report = count_flops(loaded.spec, tokens, info, mla_form=mla_form, causal=causal)
+    remarks = Remarks()
+    tokens = _context(context, loaded, remarks)
+    report = count_flops(loaded.spec, tokens, loaded.info, mla_form=mla_form, causal=causal)
     if size is not None:
-        report = report.model_copy(update={"image": count_image_flops(loaded.spec, info.model, *size)})
-    return report
+        report = report.model_copy(update={"image": count_image_flops(loaded.spec, loaded.info.model, *size)})
+    return remarks.about(report)
 
 
 def crossover(
@@ -116,10 +117,11 @@ def crossover(
     from .compute import count_crossover
 
     loaded = _load(model)
+    remarks = Remarks()
     if max_context is None:  # the default range, 128k, whatever the model's own limit (a note says where n* lies)
-        tokens, info = DEFAULT_CROSSOVER_CONTEXT, loaded.info
+        tokens = DEFAULT_CROSSOVER_CONTEXT
     else:  # a chosen context past the model's limit is counted, with a warning
-        tokens, info = _context(max_context, loaded)
+        tokens = _context(max_context, loaded, remarks)
     element_bytes = None
     if measure == "bytes":
         option = "--dtype" if dtype else "the config's torch_dtype"
@@ -129,13 +131,18 @@ def crossover(
     report = count_crossover(
         loaded.spec,
         tokens,
-        info,
+        loaded.info,
         measure=measure,
         mla_form=mla_form,
         dtype=dtype,
         bytes_per_element=element_bytes,
     )
-    return _with_crossover_note(report, loaded)
+    limit, point = loaded.config.max_context(), report.crossover_context_ceil
+    if limit is not None and point is not None and point > limit:  # reached by no input the model was built for
+        remarks.notes.append(
+            f"the crossover ({point:,} tokens) lies beyond this config's {loaded.config.context_field} ({limit:,})"
+        )
+    return remarks.about(report)
 
 
 def derive_dim(
@@ -479,13 +486,13 @@ def memory(
         options = replace(options, context=context)
     options.checked()
     loaded = _load(model)
-    tokens, info = _context(options.context, loaded)
-    notes = list(info.notes)
+    remarks = Remarks()
+    tokens = _context(options.context, loaded, remarks)
     weights = stored_as(loaded, options.dtype, options.kv_dtype)
     weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
-    notes += weights.notes
+    remarks.notes += weights.notes
     if options.train and scheme is not None:
-        notes.append(
+        remarks.notes.append(
             f"--train with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "
             "(2 bytes a weight and a gradient, the optimizer's float32 states); a quantized model is trained only as "
             "a frozen base with adapters (QLoRA-style), which these figures do not count."
@@ -496,7 +503,7 @@ def memory(
     reserve = _runtime_reserve(options.runtime_reserve)
     report = count_memory(
         loaded.spec,
-        info.model_copy(update={"notes": notes}),
+        loaded.info,
         weight_dtype=weight_dtype,
         scheme=scheme,
         context=tokens,
@@ -518,7 +525,7 @@ def memory(
     )
     if options.engine.strip().lower() != "none" or options.solve is not None:
         report = _serve(loaded, report, options, tokens, weight_dtype, scheme, cache_dtype, reserve)
-    return report
+    return remarks.about(report)
 
 
 def _runtime_reserve(text: str | None) -> int:
@@ -667,15 +674,6 @@ def _gpu_memory(text: str) -> int:
     return parse_size(text) if SIZE.match(text) or text.strip()[:1].isdigit() else accelerator(text).memory
 
 
-def _with_crossover_note(report: CrossoverReport, loaded: LoadedModel) -> CrossoverReport:
-    """A crossover past the config's max_position_embeddings is reached by no input the model was built for."""
-    limit, point = loaded.config.max_context(), report.crossover_context_ceil
-    if limit is not None and point is not None and point > limit:
-        note = f"the crossover ({point:,} tokens) lies beyond this config's {loaded.config.context_field} ({limit:,})"
-        return report.model_copy(update={"notes": [*report.notes, note]})
-    return report
-
-
 def export_config(model: str | LoadedModel) -> dict[str, Any]:
     """The config ffncalc counted: the file as read, with its overrides applied and every default taken written in,
     so that it can be saved, edited and counted again as a path (with the same result)."""
@@ -750,23 +748,24 @@ DEFAULT_CONTEXT = 8192  # flops and memory without --ctx; capped at the model's 
 DEFAULT_CROSSOVER_CONTEXT = 128 * 1024  # crossover without --ctx: contexts from 1k doubling up to 128k
 
 
-def _context(context: int | str | None, loaded: LoadedModel) -> tuple[int, ModelInfo]:
-    """The context to count at, and the model's info with what to say about it.
+def _context(context: int | str | None, loaded: LoadedModel, remarks: Remarks) -> int:
+    """The context to count at, with what to say about it in REMARKS.
 
     Without a context: DEFAULT_CONTEXT, or the config's longest context if that is shorter (a note says
     so). A context the user chose beyond that limit is counted anyway, with a warning.
     """
-    limit, info, field = loaded.config.max_context(), loaded.info, loaded.config.context_field
+    limit, field = loaded.config.max_context(), loaded.config.context_field
     if context is None:
         if limit is not None and limit < DEFAULT_CONTEXT:
-            note = f"context: {limit:,} tokens, this config's {field} (--ctx to choose another)"
-            return limit, info.model_copy(update={"notes": [*info.notes, note]})
-        return DEFAULT_CONTEXT, info
+            remarks.notes.append(f"context: {limit:,} tokens, this config's {field} (--ctx to choose another)")
+            return limit
+        return DEFAULT_CONTEXT
     tokens = parse_context(context)
     if limit is not None and tokens > limit:
-        warning = f"context {tokens:,} exceeds this config's {field} ({limit:,}); the figures are computed anyway"
-        return tokens, info.model_copy(update={"warnings": [*info.warnings, warning]})
-    return tokens, info
+        remarks.warnings.append(
+            f"context {tokens:,} exceeds this config's {field} ({limit:,}); the figures are computed anyway"
+        )
+    return tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -860,7 +859,8 @@ def speed(
     compute_dtype, tensor_parallel, attention = options.compute_dtype, options.tensor_parallel, options.attention
     compute_efficiency, bandwidth_efficiency = options.compute_efficiency, options.bandwidth_efficiency
     loaded = _load(model)
-    tokens, info = _context(context, loaded)
+    remarks = Remarks()
+    tokens = _context(context, loaded, remarks)
     prompt_tokens = parse_context(prompt) if prompt is not None else tokens
     weights = stored_as(loaded, dtype, kv_dtype)
     weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
@@ -877,7 +877,7 @@ def speed(
         for batch in batch_list:
             report = estimate_speed(
                 loaded.spec,
-                info,
+                loaded.info,
                 stored=stored,
                 weight_dtype=weight_dtype,
                 quantization=quantization,
@@ -895,17 +895,13 @@ def speed(
                     f"{report.memory_needed / (1 << 30):,.1f} GiB per GPU, more than its {chip.memory / (1 << 30):,.1f} GiB"
                 )
                 break
+            fit = Remarks(list(remarks.notes), list(remarks.warnings))
             if not report.fits:
-                report = report.model_copy(
-                    update={
-                        "warnings": [
-                            *report.warnings,
-                            f"weights + KV cache need {report.memory_needed / (1 << 30):,.1f} GiB per GPU, more than "
-                            f"{chip.name}'s {chip.memory / (1 << 30):,.1f} GiB: it does not fit (--tp to split it)",
-                        ]
-                    }
+                fit.warnings.append(
+                    f"weights + KV cache need {report.memory_needed / (1 << 30):,.1f} GiB per GPU, more than "
+                    f"{chip.name}'s {chip.memory / (1 << 30):,.1f} GiB: it does not fit (--tp to split it)"
                 )
-            reports.append(report)
+            reports.append(fit.about(report))
     return SpeedRun(reports=reports, stopped=stopped)
 
 
@@ -1034,11 +1030,12 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         raise UsageError(f"{chip.name} has no {dtype} units; use --compute-dtype bf16")
     tokens, seq = parse_tokens(options.tokens), parse_context(options.seq)
     loaded = _load(model)
-    info = loaded.info
+    info, remarks = loaded.info, Remarks()
     limit = loaded.config.max_context()
     if limit is not None and seq > limit:
-        warning = f"--seq {seq:,} exceeds this config's {loaded.config.context_field} ({limit:,}); counted anyway"
-        info = info.model_copy(update={"warnings": [*info.warnings, warning]})
+        remarks.warnings.append(
+            f"--seq {seq:,} exceeds this config's {loaded.config.context_field} ({limit:,}); counted anyway"
+        )
     flops = count_flops(loaded.spec, seq, info)
     forward = flops.prefill
     per_sequence = flops.training
@@ -1124,16 +1121,14 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         sequence_parallel=options.sequence_parallel,
     )
     per_gpu = training.per_gpu
-    notes = list(info.notes)
-    warnings = list(info.warnings)
     if per_gpu > chip.memory:
-        warnings.append(
+        remarks.warnings.append(
             f"training memory is {per_gpu / (1 << 30):,.1f} GiB per GPU at ZeRO stage {options.zero_stage}, more than "
             f"{chip.name}'s {chip.memory / (1 << 30):,.1f} GiB: it does not fit (--zero 3, --recompute full, or "
             "more --gpus)"
         )
-    return TrainReport(
-        **info.model_copy(update={"notes": notes, "warnings": warnings}).model_dump(),
+    report = TrainReport(
+        **dict(info),
         tokens=tokens,
         seq=seq,
         params=active,
@@ -1177,6 +1172,7 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         compute_optimal=compute_optimal,
         conventions=CONVENTIONS + flops.conventions,
     )
+    return remarks.about(report)
 
 
 def flops_profile_fixed(spec: Any) -> int:

@@ -6,6 +6,9 @@ Results are frozen pydantic models: typed fields with exact integers, rendered a
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import TypeVar
+
 from pydantic import BaseModel, ConfigDict
 
 
@@ -34,3 +37,24 @@ class ModelInfo(Result):
     defaults_used: list[DefaultUsed] = []
     notes: list[str] = []
     warnings: list[str] = []  # the model transformers builds from this config cannot work as one
+
+
+Report = TypeVar("Report", bound=ModelInfo)
+
+
+@dataclass
+class Remarks:
+    """What a command says about its answer beyond what loading the model said: the notes and warnings it gathers
+    as it works (a context past the model's limit, a scheme not read, a model that does not fit), given to the
+    finished report in one place (results are frozen)."""
+
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def about(self, report: Report) -> Report:
+        """REPORT with these remarks after its own."""
+        if not (self.notes or self.warnings):
+            return report
+        return report.model_copy(
+            update={"notes": [*report.notes, *self.notes], "warnings": [*report.warnings, *self.warnings]}
+        )
