@@ -7,12 +7,12 @@ from pydantic import Field
 
 from ..schema import Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, Layer, Parameter, StoredTensor
-from .base import AttentionBias, DecoderConfig
+from .base import AttentionBias, DecoderConfig, HeadDim, KvHeads
 from .registry import family
 
 
 @family("apertus")
-class ApertusConfig(AttentionBias, DecoderConfig):
+class ApertusConfig(HeadDim, KvHeads, AttentionBias, DecoderConfig):
     """configuration_apertus.py / modular_apertus.py: q/k RMSNorms per head; norms before attention
     (attention_layernorm) and before the MLP (feedforward_layernorm); a plain up/down MLP without bias.
 

@@ -42,6 +42,31 @@ class MlpBias(BaseModel):
     mlp_bias: Flag = False
 
 
+class KvHeads(BaseModel):
+    """num_key_value_heads: grouped-query attention's key-value heads (None: one per query head)."""
+
+    num_key_value_heads: HeadCount | None = None
+
+
+class HeadDim(BaseModel):
+    """head_dim: each head's width, where the configuration class lets it differ from hidden_size // heads."""
+
+    head_dim: Width | None = None
+
+
+class HiddenAct(BaseModel):
+    """hidden_act: the MLP's activation, where the configuration class lets a config choose it."""
+
+    hidden_act: Name = "silu"
+
+
+class MaxPositions(BaseModel):
+    """max_position_embeddings: the longest context the model was built for (advice only: a rotary model has no
+    table of positions)."""
+
+    max_position_embeddings: PositionCount = 2048
+
+
 class DecoderConfig(HFConfig):
     """configuration_llama.py: the fields of a Llama-style decoder, with LlamaConfig's defaults."""
 
@@ -66,10 +91,6 @@ class DecoderConfig(HFConfig):
     intermediate_size: Width = 11008
     num_hidden_layers: LayerCount = 32
     num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = None
-    head_dim: Width | None = None
-    hidden_act: Name = "silu"
-    max_position_embeddings: PositionCount = 2048
     tie_word_embeddings: Flag = False
     pad_token_id: int | None = Field(None, strict=True)  # the embedding's padding row: it must be a row of the table
 
@@ -108,11 +129,21 @@ class DecoderConfig(HFConfig):
 
     @property
     def kv_heads(self) -> int:
-        return self.num_key_value_heads or self.num_attention_heads
+        """num_key_value_heads where the family has the field (KvHeads) and the config sets it, else every head."""
+        return getattr(self, "num_key_value_heads", None) or self.num_attention_heads
 
     @property
     def resolved_head_dim(self) -> int:
-        return self.head_dim or self.hidden_size // self.num_attention_heads
+        """head_dim where the family has the field (HeadDim) and the config sets it, else hidden_size // heads."""
+        return getattr(self, "head_dim", None) or self.hidden_size // self.num_attention_heads
+
+    @property
+    def activation(self) -> str:
+        """The MLP's activation: hidden_act, the field (HiddenAct) or the value a family fixes (a ClassVar)."""
+        found = getattr(self, "hidden_act", None)
+        if not isinstance(found, str):  # pragma: no cover - every family has the field or fixes the value
+            raise TypeError(f"{type(self).__name__} names no MLP activation (hidden_act)")
+        return found
 
     @property
     def attention_biased(self) -> bool:
@@ -172,7 +203,7 @@ class DecoderConfig(HFConfig):
             hidden_size=self.hidden_size,
             intermediate_size=width or self.intermediate_size,
             gated=True,
-            activation=self.hidden_act,
+            activation=self.activation,
             names=names or self.mlp_names,
             bias=self.mlp_biased if bias is None else bias,
         )
@@ -198,7 +229,7 @@ class DecoderConfig(HFConfig):
     ) -> MoeFfn:
         """The one MoE builder: routed experts of ``expert_width`` (gated unless told otherwise), and
         optionally a shared MLP of ``shared_width``; with ``latent_size`` the experts run at that width."""
-        act = activation or self.hidden_act
+        act = activation or self.activation
         shared = None
         if shared_width:
             shared = DenseFfn(self.hidden_size, shared_width, gated, act, shared_names or self.mlp_names, shared_bias)

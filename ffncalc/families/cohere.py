@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelSpec, MoeFfn, Norm, Parameter, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig
+from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, KvHeads
 from .blocks import periodic_layer_types, windows_of_layer_types
 from .registry import family
 
@@ -22,7 +22,7 @@ COHERE_SHARED = names(
 
 
 @family("cohere")
-class CohereConfig(AttentionBias, DecoderConfig):
+class CohereConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, DecoderConfig):
     """configuration_cohere.py / modeling_cohere.py: attention and the MLP read the same input, behind one
     LayerNorm without bias (input_layernorm); embeddings tied by default. With use_qk_norm, a LayerNorm
     over each query head and each key head, its weight [heads, head_dim]."""

@@ -38,7 +38,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, MlpBias
+from .base import AttentionBias, DecoderConfig, HiddenAct, MlpBias
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse, mtp_extra
 from .registry import family
 
@@ -109,7 +109,7 @@ def even_rope_check():
 
 
 @family("deepseek_v3", "kimi_k2")
-class DeepseekV3Config(AttentionBias, DecoderConfig):
+class DeepseekV3Config(HiddenAct, AttentionBias, DecoderConfig):
     """configuration_deepseek_v3.py / modeling_deepseek_v3.py.
 
     Layer i has an MoE FFN when i ≥ ``first_k_dense_replace`` (transformers' rule; DeepSeek's own
@@ -378,7 +378,7 @@ def compressor_names(module: str) -> Names:
 
 
 @family("deepseek_v4")
-class DeepseekV4Config(MlpBias, DecoderConfig):
+class DeepseekV4Config(HiddenAct, MlpBias, DecoderConfig):
     """configuration_deepseek_v4.py / modeling_deepseek_v4.py: every layer attends within a sliding window through one
     key-value head whose keys are also its values (kv_proj → head_dim, an RMSNorm), queries through a latent (q_a,
     q_a_norm, q_b), a sink per head, and a grouped low-rank output (o_a block-diagonal over o_groups, then o_b).

@@ -11,7 +11,7 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, MoeFfn, Norm, StoredTensor, names
-from .base import AttentionBias, DecoderConfig, MlpBias
+from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, MaxPositions, MlpBias
 from .blocks import periodic_layer_types, windows_of_layer_types
 from .registry import family
 
@@ -28,7 +28,7 @@ EXAONE_SHARED = names(
 
 
 @family("exaone")
-class ExaoneConfig(AttentionBias, MlpBias, DecoderConfig):
+class ExaoneConfig(HeadDim, AttentionBias, MlpBias, DecoderConfig):
     """configuration_exaone.py / modular_exaone.py (EXAONE 3.0, 3.5): transformers builds LlamaForCausalLM;
     its configs name the layers num_layers and the activation activation_function (the attribute_map). The
     checkpoint keeps GPT-2-style module names: transformer.h.{i} with attn.attention.{q,k,v,out}_proj,
@@ -58,7 +58,7 @@ class ExaoneConfig(AttentionBias, MlpBias, DecoderConfig):
 
 
 @family("exaone4")
-class Exaone4Config(DecoderConfig):
+class Exaone4Config(HeadDim, HiddenAct, MaxPositions, DecoderConfig):
     """configuration_exaone4.py / modular_exaone4.py: no biases; RMSNorm on each query and key head; OLMo-2's
     norms after attention and after the FFN. ``layer_types`` (default: every sliding_window_pattern-th layer
     full, the others sliding) gives the sliding layers a window of sliding_window.

@@ -12,7 +12,7 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, WidthOrZero
 from ..spec import Attention, CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, Norms, StoredTensor, names
 from ..values import replace
-from .base import DecoderConfig, LayerNormDecoder
+from .base import DecoderConfig, HeadDim, LayerNormDecoder
 from .registry import family
 
 GPT2_ATTENTION = names(q="attn.c_attn", k="attn.c_attn", v="attn.c_attn", o="attn.c_proj", transposed=True)
@@ -479,7 +479,7 @@ class GptBigCodeConfig(LayerNormDecoder):
 
 
 @family("starcoder2")
-class Starcoder2Config(DecoderConfig):
+class Starcoder2Config(HeadDim, DecoderConfig):
     """configuration_starcoder2.py / modeling_starcoder2.py: Llama's layout (GQA, rotary, model.layers) with
     LayerNorms (weight and bias) and a plain MLP (c_fc, c_proj); q, k, v, o and the MLP biased by use_bias;
     every layer slides within sliding_window when one is set; a tied head."""

@@ -10,13 +10,13 @@ from pydantic import Field
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, WidthOrZero, per_config
 from ..spec import Attention, Layer, names
-from .base import AttentionBias, DecoderConfig, MlpBias
+from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, KvHeads, MaxPositions, MlpBias
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
 @family("granite")
-class GraniteConfig(AttentionBias, MlpBias, DecoderConfig):
+class GraniteConfig(HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, DecoderConfig):
     """configuration_granite.py: Llama's modules; its embedding, attention, residual and logits
     multipliers scale activations, not parameters."""
 
@@ -28,7 +28,7 @@ class GraniteConfig(AttentionBias, MlpBias, DecoderConfig):
 
 
 @family("granitemoe")
-class GraniteMoeConfig(AttentionBias, DecoderConfig):
+class GraniteMoeConfig(HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, DecoderConfig):
     """configuration_granitemoe.py / modeling_granitemoe.py: Llama attention (no mlp_bias); every FFN
     a MoE whose experts are stored stacked, gate and up fused (input_linear [E, 2I, H],
     output_linear [E, H, I]), routed by router.layer."""

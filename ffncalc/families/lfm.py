@@ -24,7 +24,7 @@ from ..spec import (
     StoredTensor,
     names,
 )
-from .base import DecoderConfig
+from .base import DecoderConfig, HeadDim
 from .blocks import required_field
 from .mixers import short_conv
 from .multimodal import MultimodalConfig
@@ -45,7 +45,7 @@ LfmLayerType = Literal["conv", "full_attention"]
 
 
 @family("lfm2")
-class Lfm2Config(DecoderConfig):
+class Lfm2Config(HeadDim, DecoderConfig):
     """configuration_lfm2.py / modeling_lfm2.py.
 
     layer_types picks each layer's operator: a short convolution ("conv": in_proj to B, C, x; a depthwise conv

@@ -8,7 +8,7 @@ from pydantic import AliasChoices, Field
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, PositionCount, Width, unroutable
 from ..spec import Attention, CheckpointExtra, Ffn, Layer, Mla, Names, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig
+from .base import AttentionBias, DecoderConfig, HiddenAct, KvHeads
 from .deepseek import correction_bias_extra, even_rope_check
 from .registry import family
 
@@ -32,7 +32,7 @@ def sublayer_names(block: int) -> tuple[Names, Names]:
 
 
 @family("longcat_flash")
-class LongcatFlashConfig(AttentionBias, DecoderConfig):
+class LongcatFlashConfig(HiddenAct, KvHeads, AttentionBias, DecoderConfig):
     """configuration_longcat_flash.py / modeling_longcat_flash.py.
 
     A layer of the checkpoint (model.layers.{i}, num_layers of them) is two spec layers in a row, as transformers

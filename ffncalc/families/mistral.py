@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
 from ..spec import CheckpointExtra, Extra, ImageInput, Layer, Linear, Norm, names
 from ..values import replace
-from .base import DecoderConfig
+from .base import DecoderConfig, HeadDim, HiddenAct
 from .blocks import required_field, windows_of_layer_types
 from .deepseek import DeepseekV3Config
 from .multimodal import MultimodalConfig
@@ -19,7 +19,7 @@ from .towers import Tower, projector_module
 
 
 @family("mistral")
-class MistralConfig(DecoderConfig):
+class MistralConfig(HeadDim, HiddenAct, DecoderConfig):
     """configuration_mistral.py / modeling_mistral.py: no bias switches (none are read); every layer
     slides within ``sliding_window`` (4,096 unless the config says null)."""
 
@@ -89,7 +89,7 @@ MIXTRAL_EXPERT = names(gate="w1", up="w3", down="w2")
 
 
 @family("mixtral")
-class MixtralConfig(DecoderConfig):
+class MixtralConfig(HeadDim, HiddenAct, DecoderConfig):
     """configuration_mixtral.py / modeling_mixtral.py: Mistral's attention (window off by default);
     every FFN a block-sparse MoE of gated experts, stored one module per expert (w1 gate, w3 up, w2 down)."""
 

@@ -24,7 +24,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig
+from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types
 from .mixers import gated_deltanet
 from .multimodal import MultimodalConfig, relocate
@@ -71,7 +71,7 @@ class QwenWindows:
 
 
 @family("qwen2")
-class Qwen2Config(QwenWindows, DecoderConfig):
+class Qwen2Config(HeadDim, HiddenAct, QwenWindows, DecoderConfig):
     """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o and the MLP none."""
 
     architecture = "Qwen2"
@@ -95,7 +95,7 @@ class Qwen2Config(QwenWindows, DecoderConfig):
 
 
 @family("qwen3")
-class Qwen3Config(AttentionBias, QwenWindows, DecoderConfig):
+class Qwen3Config(HiddenAct, AttentionBias, QwenWindows, DecoderConfig):
     """configuration_qwen3.py: Qwen2's windows; head_dim 128; attention_bias on q, k, v and o; RMSNorm on each query and key head."""
 
     architecture = "Qwen3"
@@ -155,7 +155,7 @@ class _SharedExpertMoe:
 
 
 @family("qwen3_moe")
-class Qwen3MoeConfig(AttentionBias, _QwenMoeRule, DecoderConfig):
+class Qwen3MoeConfig(HeadDim, HiddenAct, AttentionBias, _QwenMoeRule, DecoderConfig):
     """configuration_qwen3_moe.py: Qwen3 attention (q/k norms; head_dim hidden / heads unless given);
     Qwen's sparse rule; routed experts only (no shared expert, whatever the config says: Qwen3-Coder
     has 0). With use_sliding_window every layer slides."""
@@ -238,7 +238,7 @@ class Qwen2MoeConfig(_SharedExpertMoe, _QwenMoeRule, Qwen2Config):
 
 
 @family("qwen3_next")
-class Qwen3NextConfig(AttentionBias, _SharedExpertMoe, _QwenMoeRule, DecoderConfig):
+class Qwen3NextConfig(HiddenAct, AttentionBias, _SharedExpertMoe, _QwenMoeRule, DecoderConfig):
     """configuration_qwen3_next.py / modeling_qwen3_next.py.
 
     ``layer_types`` (default: every full_attention_interval-th layer full, the rest linear) picks
@@ -477,7 +477,7 @@ class _TextOfWrapper(_TextOfWrapperBase):
 
 
 @family("qwen3_vl_text")
-class Qwen3VLTextConfig(AttentionBias, _TextOfWrapper, DecoderConfig):
+class Qwen3VLTextConfig(HiddenAct, AttentionBias, _TextOfWrapper, DecoderConfig):
     """configuration_qwen3_vl.py / modeling_qwen3_vl.py: Qwen3's attention (per-head q/k RMSNorms, head_dim
     128, attention_bias on q, k, v and o) without windows; no head of its own (Qwen3VLTextModel)."""
 
@@ -499,7 +499,7 @@ class Qwen3VLTextConfig(AttentionBias, _TextOfWrapper, DecoderConfig):
 
 
 @family("qwen3_vl_moe_text")
-class Qwen3VLMoeTextConfig(AttentionBias, _TextOfWrapper, _QwenMoeRule, DecoderConfig):
+class Qwen3VLMoeTextConfig(HeadDim, HiddenAct, AttentionBias, _TextOfWrapper, _QwenMoeRule, DecoderConfig):
     """configuration_qwen3_vl_moe.py: Qwen3-VL's attention (head_dim hidden / heads unless given) and Qwen's
     sparse rule; the routed experts stacked, gate and up fused (mlp.experts.gate_up_proj [E, 2I, H])."""
 
