@@ -93,4 +93,16 @@ def store(catalog: dict[str, Any]) -> None:
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+        _forget_old(folder)
     read_catalog.cache_clear()
+
+
+KEPT = 8  # catalogs kept: each version of the code (each checkout or install sharing the folder) writes its own
+
+
+def _forget_old(folder: Path) -> None:
+    """Remove all but the KEPT most recently written catalogs: every code change writes a new one."""
+    written = sorted(folder.glob("catalog-*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
+    for path in written[KEPT:]:
+        with contextlib.suppress(OSError):
+            path.unlink()

@@ -34,6 +34,20 @@ def test_the_first_listing_writes_the_cache_and_the_next_reads_it(fresh_catalog)
     assert catalog.read_catalog()["engine"] == catalog.engine_fingerprint()
 
 
+def test_only_the_most_recent_catalogs_are_kept(tmp_path, fresh_catalog):
+    # each change of the code writes a catalog of its own; older ones would pile up in the user's cache folder
+    folder = catalog.cache_dir()
+    folder.mkdir(parents=True)
+    for age in range(12):
+        old = folder / f"catalog-old{age:02d}.json"
+        old.write_text("{}")
+        os.utime(old, (1_000_000 + age, 1_000_000 + age))
+    catalog.store({"models": {}})
+    kept = sorted(path.name for path in folder.glob("catalog-*.json"))
+    assert len(kept) == catalog.KEPT and catalog.catalog_path().name in kept
+    assert "catalog-old11.json" in kept and "catalog-old04.json" not in kept
+
+
 def test_a_cache_folder_that_cannot_be_written_still_lists(tmp_path, monkeypatch):
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("FFNCALC_CACHE_DIR", str(tmp_path / "file" / "cache"))  # under a file: mkdir fails
