@@ -97,7 +97,8 @@ def component_of(name: str) -> str:
         name,
     ):
         return "projector"
-    if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower)\.", name):
+    # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower.
+    if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower|vision_embed_tokens)\.", name):
         return "vision" if "audio" not in name else "audio"
     if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
