@@ -90,14 +90,16 @@ def component_of(name: str) -> str:
     named = [module for module in modules if not module.isdigit()]  # input_layernorm.0: a ModuleList's entry (LongCat)
     last = named[-1] if named else ""
     # A tower's patch mergers hand its features to the language model: the projector, as multi_modal_projector is
-    # (and Idefics3's connector, added with it: no record built before holds a module of that name).
+    # (and Idefics3's connector and DeepSeek-VL's aligner, added with them: no record built before holds a module of
+    # either name).
     if re.search(
-        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector)\.|"
+        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner)\.|"
         r"(^|\.)visual\.(merger|deepstack_merger_list)\.",
         name,
     ):
         return "projector"
-    if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower)\.", name):
+    # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower.
+    if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower|vision_embed_tokens)\.", name):
         return "vision" if "audio" not in name else "audio"
     if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"

@@ -1,5 +1,5 @@
-"""Aya Vision (Cohere): a SigLIP tower, a pixel-shuffle projector with a SwiGLU, and a Cohere 2 language model (by
-default), in LLaVA's layout."""
+"""Aya Vision and Command A Vision (Cohere): a SigLIP tower, a pixel-shuffle projector with a SwiGLU, and a Cohere 2
+language model (by default); Aya Vision in LLaVA's layout, Command A Vision as transformers builds it."""
 
 from __future__ import annotations
 
@@ -65,4 +65,52 @@ class AyaVisionConfig(MultimodalConfig):
                 ("linear_1", Linear(merged, inner, True)),
                 ("linear_2", Linear(inner // 2, text_hidden, True)),
             )
+        )
+
+
+@family("cohere2_vision")
+class Cohere2VisionConfig(MultimodalConfig):
+    """configuration_cohere2_vision.py / modeling_cohere2_vision.py (Command A Vision): a vision tower (SigLIP by
+    default; AutoModel builds what vision_config names), Cohere2VisionMultiModalProjector (the features
+    pixel-shuffled downsample_factor² side by side, linear_1 into alignment_intermediate_size, a SwiGLU halving it,
+    linear_2 into the text width, both biased, no LayerNorm) and a Cohere 2 language model (by default), saved as
+    transformers builds them (model.vision_tower., model.multi_modal_projector., model.language_model., lm_head);
+    the top-level tie_word_embeddings (default true) decides tying."""
+
+    architecture = "Command A Vision"
+    config_class = "Cohere2VisionConfig"
+    default_model_class = "Cohere2VisionForConditionalGeneration"
+    text_model_type = "cohere2"
+    text_defaults = {"model_type": "cohere2"}
+    vision_model_type = "siglip_vision_model"
+    # Cohere2VisionConfig.sub_configs_defaults' init_kwargs (vision_use_head left to SigLIP's default: the head is built)
+    vision_defaults = {
+        "model_type": "siglip_vision_model",
+        "hidden_size": 1152,
+        "intermediate_size": 3072,
+        "image_size": 512,
+        "num_hidden_layers": 27,
+        "num_attention_heads": 12,
+    }
+    language_model_prefix = "model.language_model."
+    lm_head_name = "lm_head"
+    vision_prefix = "model.vision_tower."
+
+    tie_word_embeddings: Flag = True
+    downsample_factor: Width = 2
+    alignment_intermediate_size: Width = 36864
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
+        """One tile of image_size square (Cohere2VisionImageProcessor's crop_to_patches cuts an image into such tiles
+        and a thumbnail), its patches merged downsample_factor² into one token."""
+        if tower.image is None:
+            return None
+        return replace(tower.image, resize="tiles", merge=self.downsample_factor)
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        merged = tower.hidden_size * self.downsample_factor**2
+        inner = self.alignment_intermediate_size
+        return (
+            projector_module("model.multi_modal_projector.linear_1", Linear(merged, inner, True)),
+            projector_module("model.multi_modal_projector.linear_2", Linear(inner // 2, text_hidden, True)),
         )

@@ -1,12 +1,16 @@
-"""LLaVA (a CLIP tower, a two-layer projector, any language model transformers' AutoModel builds) and LLaVA-NeXT
-(the same, with a learned image_newline that ends each row of an image's features)."""
+"""LLaVA (a CLIP tower, a two-layer projector, any language model transformers' AutoModel builds), LLaVA-NeXT
+(the same, with a learned image_newline that ends each row of an image's features) and its descendants:
+LLaVA-NeXT-Video (an optional convolutional pooler for video frames), LLaVA-OneVision (SigLIP and Qwen2 by default)
+and ViP-LLaVA (a LayerNorm over several feature layers before the projector)."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..schema import Flag
-from ..spec import Extra, ImageInput, LearnedTensor, Linear, ModelSpec
+from pydantic import AliasChoices, Field
+
+from ..schema import Flag, Width
+from ..spec import Extra, ImageInput, LearnedTensor, Linear, ModelSpec, Norm, PatchEmbedding
 from ..values import replace
 from .multimodal import MultimodalConfig, relocate
 from .registry import family
@@ -97,3 +101,112 @@ class LlavaNextConfig(LlavaConfig):
         # transformers files it under no module (its meta_count "other"); it is added to the features, not multiplied
         newline = tower_module("image_newline", LearnedTensor((text_hidden,)), "other", "per_image_token")
         return super().projector(tower, text_hidden) + (newline,)
+
+
+@family("llava_next_video")
+class LlavaNextVideoConfig(LlavaNextConfig):
+    """configuration_llava_next_video.py / modeling_llava_next_video.py: LLaVA-NeXT's model, defaults and layout
+    (conversion_mapping.py: "llava_next_video" → "llava_next"), and vision_resampler (LlavaNextVideoPooler), which
+    pools a video frame's features spatial_pool_stride² into one: average or max pooling hold no weights; "conv" is
+    a convolution with a bias, vision hidden → spatial_pool_out_channels (a key read with getattr; default: the
+    vision hidden), that runs for videos only."""
+
+    architecture = "LLaVA-NeXT-Video"
+    config_class = "LlavaNextVideoConfig"
+    default_model_class = "LlavaNextVideoForConditionalGeneration"
+    informational_fields = frozenset(
+        {"projector_hidden_act", "image_seq_length", "video_seq_length", "image_grid_pinpoints"}
+    )
+    undeclared_keys = frozenset({"spatial_pool_out_channels"})
+    derived_defaults = {"spatial_pool_out_channels": "vision_config.hidden_size"}
+
+    spatial_pool_mode: Literal["average", "max", "conv"] = "average"
+    spatial_pool_stride: Width = 2
+    spatial_pool_out_channels: Width | None = None
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        modules = super().projector(tower, text_hidden)
+        if self.spatial_pool_mode != "conv":
+            return modules
+        stride, out = self.spatial_pool_stride, self.spatial_pool_out_channels or tower.hidden_size
+        # transformers files it under no module (meta_count's "other") and saves it as it builds it, under model.
+        # (conversion_mapping.py's "llava_next" renames no vision_resampler); an image never runs it
+        pool = PatchEmbedding(tower.hidden_size, (stride, stride), out, True)
+        return modules + (Extra("other", "model.vision_resampler.pool", pool, runs="not_generating"),)
+
+
+# LlavaOnevisionConfig.sub_configs_defaults: the SigLIP so400m tower at 384 px without its pooling head.
+SIGLIP_SO400M_384 = {
+    "model_type": "siglip_vision_model",
+    "hidden_size": 1152,
+    "intermediate_size": 4304,
+    "patch_size": 14,
+    "image_size": 384,
+    "num_hidden_layers": 26,
+    "num_attention_heads": 16,
+    "vision_use_head": False,
+}
+
+
+@family("llava_onevision")
+class LlavaOnevisionConfig(LlavaNextConfig):
+    """configuration_llava_onevision.py / modeling_llava_onevision.py: LLaVA-NeXT's model and layout
+    (conversion_mapping.py: "llava_onevision" → "llava_next") with a SigLIP tower and a Qwen2 language model by
+    default, every feature kept ("full") from the last layer (-1). An image is read as tiles of the tower's
+    image_size ("anyres_max_9"); ffncalc counts the FLOPs of one tile."""
+
+    architecture = "LLaVA-OneVision"
+    config_class = "LlavaOnevisionConfig"
+    default_model_class = "LlavaOnevisionForConditionalGeneration"
+    text_model_type = "qwen2"
+    text_defaults = {"model_type": "qwen2"}
+    vision_model_type = "siglip_vision_model"
+    vision_defaults = SIGLIP_SO400M_384
+    informational_fields = frozenset(
+        {"projector_hidden_act", "image_seq_length", "image_grid_pinpoints", "vision_aspect_ratio"}
+    )
+
+    vision_feature_select_strategy: Literal["default", "full"] = "full"
+    vision_feature_layer: int | list[int] = -1
+
+
+@family("vipllava")
+class VipLlavaConfig(MultimodalConfig):
+    """configuration_vipllava.py / modeling_vipllava.py: LLaVA's tower and layout (conversion_mapping.py: "vipllava" →
+    "llava") whose projector reads several layers' features side by side (vision_feature_layer, also
+    vision_feature_layers), each without the class token, through a LayerNorm (projector_layernorm, with a bias),
+    linear_1 (vision hidden × layers → text hidden) and linear_2 (text → text), both biased. Only the wrapper's
+    tie_word_embeddings (default false) decides tying."""
+
+    architecture = "ViP-LLaVA"
+    config_class = "VipLlavaConfig"
+    default_model_class = "VipLlavaForConditionalGeneration"
+    text_model_type = "llama"
+    text_defaults = {"model_type": "llama"}
+    vision_model_type = "clip_vision_model"
+    vision_defaults = CLIP_VIT_L_336
+    informational_fields = frozenset({"projector_hidden_act", "image_seq_length"})
+
+    tie_word_embeddings: Flag = False
+    vision_feature_layer: int | list[int] = Field(
+        [-2, -5, -8, -11, 6], validation_alias=AliasChoices("vision_feature_layer", "vision_feature_layers")
+    )
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
+        """Every layer's features without the first (CLIP's class token), as "default" selects."""
+        image = tower.image
+        if image is None or image.resize != "fixed":
+            return image
+        return replace(image, pooled_tokens=(image.size // image.patch_size) ** 2 + image.extra_tokens - 1)
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        layers_read = 1 if isinstance(self.vision_feature_layer, int) else len(self.vision_feature_layer)
+        width = tower.hidden_size * layers_read
+        return tuple(
+            projector_module("multi_modal_projector." + name, module)
+            for name, module in (
+                ("projector_layernorm", Norm("layernorm", width, bias=True)),
+                ("linear_1", Linear(width, text_hidden, True)),
+                ("linear_2", Linear(text_hidden, text_hidden, True)),
+            )
+        )

@@ -186,6 +186,19 @@ class Idefics3VisionConfig(_SiglipFields):
         return self.siglip_tower(prefix, ImageInput(self.patch_size, "tiles", self.image_size))
 
 
+@tower("idefics2_vision")
+class Idefics2VisionConfig(Idefics3VisionConfig):
+    """configuration_idefics2.py (Idefics2VisionConfig) / modeling_idefics2.py (Idefics2VisionTransformer): Idefics3's
+    tower (SigLIP's without a head) with SigLIP's default sizes."""
+
+    config_class = "Idefics2VisionConfig"
+
+    hidden_size: Width = 768
+    intermediate_size: Width = 3072
+    num_hidden_layers: LayerCount = 12
+    num_attention_heads: HeadCount = 12
+
+
 @tower("smolvlm_vision")
 class SmolVLMVisionConfig(Idefics3VisionConfig):
     """configuration_smolvlm.py (SmolVLMVisionConfig): Idefics3's tower and defaults."""
