@@ -445,6 +445,8 @@ class ModelSpec(Value):
     names: ModelNames
     position_embeddings: int = 0  # rows of a learned absolute position table (GPT-2); 0 for rotary
     embedding_dim: int | None = None  # the token table's width when it differs from hidden (OPT-350m)
+    # An untied head's input width when it is not the token table's (RemBERT's output_embedding_size)
+    lm_head_dim: int | None = None
     lm_head_bias: bool = False
     lm_head: bool = True  # False for a base model or an encoder without a language-modelling head
     extras: tuple[Extra, ...] = ()

@@ -293,6 +293,11 @@ def embedding_width(spec: ModelSpec) -> int:
     return spec.embedding_dim or spec.hidden_size
 
 
+def lm_head_width(spec: ModelSpec) -> int:
+    """The head's input width: the token table's, unless an untied head reads another (RemBERT)."""
+    return spec.lm_head_dim or embedding_width(spec)
+
+
 def extra_tensors(extra: Extra) -> list[Tensor]:
     """A model-level linear, norm, table, patch embedding or learned tensor, under its component."""
     module, part = extra.module, extra.name
@@ -326,7 +331,9 @@ def model_tensors(spec: ModelSpec) -> list[Tensor]:
         # A tied head is the embedding table; a tied head with a bias (GPT-J style) keeps its bias.
         if not spec.tie_word_embeddings:
             tensors.append(
-                Tensor("lm_head", "lm_head", names.lm_head + ".weight", (spec.vocab_size, width), matmul=True)
+                Tensor(
+                    "lm_head", "lm_head", names.lm_head + ".weight", (spec.vocab_size, lm_head_width(spec)), matmul=True
+                )
             )
         if spec.lm_head_bias:
             tensors.append(
