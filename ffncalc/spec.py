@@ -249,6 +249,7 @@ class Parameter(Value):
     """A learned tensor that no block above describes (Mamba's A_log, ERNIE's expert-score bias): component, part, stored name, shape.
 
     ``matmul``: a token is multiplied by it, as by a linear weight (RG-LRU's block-diagonal gates, [heads, width, width]).
+    ``of``: the part holds that many alternatives, of which a token uses one (X-MOD's adapter per language).
     """
 
     component: Component
@@ -256,6 +257,7 @@ class Parameter(Value):
     name: str
     shape: tuple[int, ...]
     matmul: bool = False
+    of: int = 1
 
 
 class Mixer(Value):

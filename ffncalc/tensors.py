@@ -279,7 +279,7 @@ def layer_tensors(layer: Layer) -> list[Tensor]:
         tensors += ffn_tensors(layer.ffn)
     for module, layer_norm in layer.norms:
         tensors += norm(module, module, layer_norm)
-    tensors += [Tensor(p.component, p.part, p.name, p.shape, matmul=p.matmul) for p in layer.parameters]
+    tensors += [Tensor(p.component, p.part, p.name, p.shape, matmul=p.matmul, of=p.of) for p in layer.parameters]
     for p in layer.projections:
         tensors += linear(p.component, p.part, p.module, p.in_features, p.out_features, p.bias)
     if layer.borrowed:
