@@ -252,6 +252,7 @@ class Parameter(Value):
     """A learned tensor that no block above describes (Mamba's A_log, ERNIE's expert-score bias): component, part, stored name, shape.
 
     ``matmul``: a token is multiplied by it, as by a linear weight (RG-LRU's block-diagonal gates, [heads, width, width]).
+    ``of``: the part holds that many alternatives, of which a token uses one (X-MOD's adapter per language).
     """
 
     component: Component
@@ -259,6 +260,7 @@ class Parameter(Value):
     name: str
     shape: tuple[int, ...]
     matmul: bool = False
+    of: int = 1
 
 
 class Mixer(Value):
@@ -448,6 +450,8 @@ class ModelSpec(Value):
     names: ModelNames
     position_embeddings: int = 0  # rows of a learned absolute position table (GPT-2); 0 for rotary
     embedding_dim: int | None = None  # the token table's width when it differs from hidden (OPT-350m)
+    # An untied head's input width when it is not the token table's (RemBERT's output_embedding_size)
+    lm_head_dim: int | None = None
     lm_head_bias: bool = False
     lm_head: bool = True  # False for a base model or an encoder without a language-modelling head
     extras: tuple[Extra, ...] = ()

@@ -279,7 +279,7 @@ def layer_tensors(layer: Layer) -> list[Tensor]:
         tensors += ffn_tensors(layer.ffn)
     for module, layer_norm in layer.norms:
         tensors += norm(module, module, layer_norm)
-    tensors += [Tensor(p.component, p.part, p.name, p.shape, matmul=p.matmul) for p in layer.parameters]
+    tensors += [Tensor(p.component, p.part, p.name, p.shape, matmul=p.matmul, of=p.of) for p in layer.parameters]
     for p in layer.projections:
         tensors += linear(p.component, p.part, p.module, p.in_features, p.out_features, p.bias)
     if layer.borrowed:
@@ -291,6 +291,11 @@ def layer_tensors(layer: Layer) -> list[Tensor]:
 
 def embedding_width(spec: ModelSpec) -> int:
     return spec.embedding_dim or spec.hidden_size
+
+
+def lm_head_width(spec: ModelSpec) -> int:
+    """The head's input width: the token table's, unless an untied head reads another (RemBERT)."""
+    return spec.lm_head_dim or embedding_width(spec)
 
 
 def extra_tensors(extra: Extra) -> list[Tensor]:
@@ -326,7 +331,9 @@ def model_tensors(spec: ModelSpec) -> list[Tensor]:
         # A tied head is the embedding table; a tied head with a bias (GPT-J style) keeps its bias.
         if not spec.tie_word_embeddings:
             tensors.append(
-                Tensor("lm_head", "lm_head", names.lm_head + ".weight", (spec.vocab_size, width), matmul=True)
+                Tensor(
+                    "lm_head", "lm_head", names.lm_head + ".weight", (spec.vocab_size, lm_head_width(spec)), matmul=True
+                )
             )
         if spec.lm_head_bias:
             tensors.append(

@@ -234,16 +234,21 @@ def divisors(n: int) -> list[int]:
 # --- sizes every family shares, under the names its class gives them ---------------------------------------------
 
 
-@rule("vocab_size")
+@rule("vocab_size", "src_vocab_size", "tgt_vocab_size")  # FSMT's source and target tables: one size, so tying holds
 def _vocab(d: Draft, name: str) -> Any:
     return d.size["vocab"]
+
+
+# Families whose padding row is a size, not only a row: never None, with where transformers says so.
+PAD_REQUIRED = {"fsmt": "transformers 5.24 modeling_fsmt.py: position tables of max_position_embeddings + pad + 1 rows"}
 
 
 @rule("pad_token_id")
 def _pad(
     d: Draft, name: str
 ) -> Any:  # inside the vocabulary, or none (some defaults, GLM's 151329, are past a small one)
-    return d.draw(st.none() | st.integers(0, d.size["vocab"] - 1))
+    rows = st.integers(0, d.size["vocab"] - 1)
+    return d.draw(rows if d.model_type in PAD_REQUIRED else st.none() | rows)
 
 
 # Fields drawn from a fixed range, whatever else the config holds.

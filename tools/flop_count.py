@@ -5,12 +5,13 @@ A side script like tools/meta_count.py (needs torch and transformers; no weights
     /tmp/side/bin/python tools/flop_count.py 512 fixtures/configs/meta-llama__Llama-3.1-8B.json ... \
         > tests/expected/flop_counter.json
 
-For each config it builds the causal LM (a masked LM for a model_type with none: EuroBERT) with eager attention
-on the meta device, runs one
-forward of N tokens (batch 1) under FlopCounterMode and records the FLOPs of every matmul,
-grouped by the module that ran it (self_attn, mlp, lm_head). Eager attention computes the full
-N × N score matrix (masked entries included) and no windowing, so the total is
-N × ffncalc's per-token FLOPs at context N with non-causal scores, for N within every window.
+For each config it builds the causal LM (the masked LM for an encoder that is not a decoder: BERT, EuroBERT …)
+with eager attention on the meta device, runs one forward of N tokens (batch 1) under FlopCounterMode and records
+the FLOPs of every matmul, grouped by the module that ran it: a layer's attention (self_attn, attn, or BERT's
+attention), its MLP (mlp, BERT's intermediate and output, DistilBERT's ffn) and the output embedding (lm_head,
+cls.predictions.decoder). Eager attention computes the full N × N score matrix (masked entries included) and no
+windowing, so the total is N × ffncalc's per-token FLOPs at context N with non-causal scores, for N within every
+window.
 Dense models only: MoE routing needs real values, which the meta device does not have.
 """
 
@@ -24,10 +25,20 @@ from pathlib import Path
 import torch
 import transformers
 from torch.utils.flop_counter import FlopCounterMode
-from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+from transformers import masking_utils
+from transformers.models.auto.modeling_auto import (
+    MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+    MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from meta_count import load_config
+
+# An encoder that makes its own all-ones attention mask (RemBERT) has transformers read its values to skip it, which
+# the meta device cannot: every mask here is all ones (none is passed to a masked LM), so the answer is known.
+masking_utils._ignore_bidirectional_mask_sdpa = lambda padding_mask, kv_length, local_size: (
+    local_size is None or kv_length < local_size
+)
 
 
 def count(path: Path, tokens: int) -> dict:
@@ -35,10 +46,14 @@ def count(path: Path, tokens: int) -> dict:
     config._attn_implementation = "eager"
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        causal = config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+        # an encoder that can also be a decoder (BERT, RoBERTa …) runs as its masked LM unless the config says is_decoder
+        masked = config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES and not getattr(config, "is_decoder", False)
+        causal = config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not masked
         auto = transformers.AutoModelForCausalLM if causal else transformers.AutoModelForMaskedLM
         model = auto.from_config(config, attn_implementation="eager")
     model.eval()
+    if not causal:  # warn_if_padding_and_no_attention_mask reads input_ids' values, which the meta device lacks
+        model.config.pad_token_id = None
     input_ids = torch.zeros((1, tokens), dtype=torch.long, device="meta")
     # A causal LM gets an explicit all-ones mask: without one, transformers inspects position ids for packed
     # sequences, which needs values the meta device does not have. A masked LM gets none: transformers would read an
@@ -48,17 +63,24 @@ def count(path: Path, tokens: int) -> dict:
     with counter, torch.no_grad():
         model(input_ids=input_ids, attention_mask=attention_mask, **({"use_cache": False} if causal else {}))
     per_module = counter.get_flop_counts()
+    # The head is the module holding the output embedding (lm_head, BERT's cls.predictions.decoder, RoBERTa's
+    # lm_head.decoder): a masked-LM head's transform before it is not the head's matmul.
+    output = model.get_output_embeddings()
+    head = next(name for name, module in model.named_modules() if module is output)
     groups = {"attention": 0, "mlp": 0, "lm_head": 0}
     for name, by_op in per_module.items():
         parts = name.split(".")
-        if len(parts) < 2 or name.count(".") > 4:
+        if len(parts) < 2 or name.count(".") > 5:
             continue
         flops = sum(by_op.values())
-        if parts[-1] in ("self_attn", "attn") and parts[-2].isdigit():
+        layer = parts[-2].isdigit()
+        # a layer's attention (self_attn, attn; BERT's attention: self and output.dense) and its MLP (mlp; BERT's
+        # intermediate and output, DistilBERT's ffn)
+        if parts[-1] in ("self_attn", "attn", "attention") and layer:
             groups["attention"] += flops
-        elif parts[-1] == "mlp" and parts[-2].isdigit():
+        elif parts[-1] in ("mlp", "intermediate", "output", "ffn") and layer:
             groups["mlp"] += flops
-        elif parts[-1] == "lm_head":
+        elif ".".join(parts[1:]) == head:
             groups["lm_head"] += flops
     return {"tokens": tokens, "total": counter.get_total_flops(), **groups}
 

@@ -104,9 +104,9 @@ def component_of(name: str) -> str:
     if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA, ALBERT's
-    # predictions at the top)
+    # predictions at the top); FSMT's head is its decoder's output_projection (no record before holds such a name)
     if re.search(
-        r"(^|\.)(lm_head|embed_out|proj_out)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
+        r"(^|\.)(lm_head|embed_out|proj_out|output_projection)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
         r"vocab_transform|vocab_projector)\.",
         name,
     ):

@@ -475,3 +475,74 @@ class BlenderbotSmallConfig(BartConfig):
     decoder_attention_heads: HeadCount = 16
     d_model: Width = Field(512, validation_alias=AliasChoices("d_model", "hidden_size"))
     pad_token_id: int | None = Field(0, strict=True)
+
+
+@family("fsmt")
+class FSMTConfig(BartConfig):
+    """configuration_fsmt.py / modeling_fsmt.py (fairseq's WMT19 translation models, facebook/wmt19-*): BART's post-LN
+    layers without LayerNorms on the embeddings or at the ends, a source table (src_vocab_size) for the encoder and a
+    target table (tgt_vocab_size) for the decoder, and the head inside the decoder (decoder.output_projection, no
+    bias). Sinusoidal positions held as frozen parameters (counted and saved), max_position_embeddings + pad_token_id + 1
+    rows per stack. tie_word_embeddings ties the source table and the head to the target table. The bare model and
+    the seq2seq LM only, which differ by the model. prefix alone; no final_logits_bias."""
+
+    architecture = "FSMT"
+    config_class = "FSMTConfig"
+    default_model_class = "FSMTForConditionalGeneration"
+    derived_defaults = {}
+    class_prefix = "FSMT"
+    classes = {"Model": "model", "ForConditionalGeneration": "generation"}
+    positions = "sinusoidal"
+    embedding_norm = False
+    logits_bias = False
+
+    vocab_size: Width = Field(42024, validation_alias=AliasChoices("tgt_vocab_size", "vocab_size"))
+    src_vocab_size: Width = 42024
+    activation_function: Name = "relu"
+    pad_token_id: int | None = Field(1, strict=True)
+    tie_word_embeddings: Flag = False
+
+    @model_validator(mode="after")
+    def _check_tables(self) -> FSMTConfig:
+        if self.pad_token_id is None or self.pad_token_id < 0:
+            raise ValueError(
+                f"pad_token_id ({self.pad_token_id}): FSMT's position tables have max_position_embeddings + "
+                "pad_token_id + 1 rows, so it must be a row index (0 or more)"
+            )
+        if self.tie_word_embeddings and self.src_vocab_size != self.vocab_size:
+            raise ValueError(
+                f"tie_word_embeddings: the source table ({self.src_vocab_size} rows) cannot be tied to the target "
+                f"table (tgt_vocab_size {self.vocab_size})"
+            )
+        if self.pad_token_id >= self.src_vocab_size:
+            raise ValueError(
+                f"pad_token_id ({self.pad_token_id}) is not a row of the source table (src_vocab_size "
+                f"{self.src_vocab_size}); torch refuses such a padding_idx"
+            )
+        return self
+
+    def unused_fields(self) -> set[str]:
+        return set()
+
+    def to_spec(self) -> ModelSpec:
+        root = "" if self.kind == "model" else "model."
+        d_model, rows = self.d_model, self.max_position_embeddings + (self.pad_token_id or 0) + 1
+        extras = [
+            Extra("embedding", f"{root}encoder.embed_positions", Table(rows, d_model), "not_generating"),
+            Extra("embedding", f"{root}decoder.embed_positions", Table(rows, d_model)),
+        ]
+        if not self.tie_word_embeddings:
+            source = Table(self.src_vocab_size, d_model)
+            extras.insert(0, Extra("embedding", f"{root}encoder.embed_tokens", source, "not_generating"))
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=d_model,
+            vocab_size=self.vocab_size,
+            layers=self.stack("encoder", root) + self.stack("decoder", root),
+            final_norm=None,
+            tie_word_embeddings=self.tie_word_embeddings,
+            names=ModelNames(
+                f"{root}decoder.embed_tokens", "", lm_head=f"{root}decoder.output_projection", base_model_prefix="model"
+            ),
+            extras=tuple(extras),
+        )

@@ -459,25 +459,17 @@ ROBERTA_HEADS: dict[str, tuple[bool, bool, str | None]] = {
 }
 
 
-@family("roberta")
-class RobertaConfig(BertConfig):
-    """configuration_roberta.py / modeling_roberta.py: BERT's encoder (positions offset past the padding
-    row, which changes no shape) under roberta.*; the masked-LM head lm_head (dense, layer_norm, a decoder
-    tied to the word table, and a bias lm_head.bias); a sequence classifier of a dense layer and out_proj
-    on the first token, no pooler; a multiple-choice classifier (one output) on the pooler."""
+class RobertaLayout(BertLayout):
+    """RoBERTa's fields, heads and checks without BERT's decoder switches: what RobertaConfig shares with the encoders
+    that copy its modules but never attend to an encoder's states (I-BERT)."""
 
-    architecture = "RoBERTa"
-    config_class = "RobertaConfig"
-    default_model_class = "RobertaForMaskedLM"  # what roberta-base and most RoBERTa checkpoints store
-    class_prefix = "Roberta"
-    base_model_prefix = "roberta"
     classes = frozenset(ROBERTA_HEADS)
 
     vocab_size: Width = 50265
     pad_token_id: int | None = Field(1, strict=True)
 
     @model_validator(mode="after")
-    def _check_position_padding(self) -> RobertaConfig:
+    def _check_position_padding(self) -> RobertaLayout:
         positions = self.max_position_embeddings
         if self.pad_token_id is not None and not -positions <= self.pad_token_id < positions:
             raise ValueError(
@@ -513,6 +505,20 @@ class RobertaConfig(BertConfig):
             else [Extra("lm_head", "lm_head.decoder.bias", LearnedTensor((self.vocab_size,)))]
         )
         return self.model_names("lm_head.decoder", "lm_head.bias"), extras
+
+
+@family("roberta")
+class RobertaConfig(RobertaLayout, BertConfig):
+    """configuration_roberta.py / modeling_roberta.py: BERT's encoder (positions offset past the padding
+    row, which changes no shape) under roberta.*; the masked-LM head lm_head (dense, layer_norm, a decoder
+    tied to the word table, and a bias lm_head.bias); a sequence classifier of a dense layer and out_proj
+    on the first token, no pooler; a multiple-choice classifier (one output) on the pooler."""
+
+    architecture = "RoBERTa"
+    config_class = "RobertaConfig"
+    default_model_class = "RobertaForMaskedLM"  # what roberta-base and most RoBERTa checkpoints store
+    class_prefix = "Roberta"
+    base_model_prefix = "roberta"
 
 
 @family("xlm-roberta")
