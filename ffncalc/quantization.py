@@ -33,10 +33,10 @@ Flag = Annotated[bool, Field(strict=True)]
 # ModelOpt's, which vLLM and SGLang load.
 READ = (
     "fp8", "mxfp8", "mxfp4", "gptq", "awq", "bitsandbytes", "compressed-tensors", "modelopt", "fbgemm_fp8", "eetq",
-    "bitnet",
+    "bitnet", "aqlm",
 )  # fmt: skip
 UNREAD = (
-    "aqlm", "auto-round", "fouroversix", "fp_quant", "gemma", "gguf", "higgs", "hqq", "metal", "nvfp4", "quanto",
+    "auto-round", "fouroversix", "fp_quant", "gemma", "gguf", "higgs", "hqq", "metal", "nvfp4", "quanto",
     "quark", "sinq", "spqr", "torchao", "vptq",
 )  # fmt: skip
 
@@ -285,6 +285,20 @@ class BitNetBlock(Block):
     modules_to_not_convert: Modules | None = None
 
 
+class AqlmBlock(Block):
+    """AqlmConfig (transformers 5.24; post_init wants ints): weights as sums of num_codebooks codes, each picking one
+    of 2^nbits_per_codebook vectors of out_group_size × in_group_size weights (aqlm's QuantizedLinear)."""
+
+    quant_method: Literal["aqlm"]
+    in_group_size: Positive = 8
+    out_group_size: Positive = 1
+    num_codebooks: Positive = 1
+    # A codebook holds 2^nbits vectors: AQLM's setups (and its CUDA kernels, kernel_selector.py) use 8 or 16 bits;
+    # past 16 a codebook would outweigh the weights it encodes.
+    nbits_per_codebook: Annotated[int, Field(strict=True, ge=1, le=16)] = 16
+    linear_weights_not_to_quantize: Modules | None = None
+
+
 class UnreadBlock(Block):
     """A scheme transformers knows that ffncalc does not lay out: named, not read."""
 
@@ -303,6 +317,7 @@ BLOCKS: dict[str, type[Block]] = {
     "fbgemm_fp8": FbgemmFp8Block,
     "eetq": EetqBlock,
     "bitnet": BitNetBlock,
+    "aqlm": AqlmBlock,
 }
 BLOCKS.update(dict.fromkeys(UNREAD, UnreadBlock))
 

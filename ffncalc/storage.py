@@ -78,7 +78,7 @@ def excluded(module: str, patterns: Iterable[str]) -> bool:
 
 # Schemes whose transformers integration swaps nn.Linear modules only (a stacked experts parameter or a GPT-2 Conv1D
 # keeps its dtype): fbgemm_fp8 (Llama 4's experts have a class of their own there, not laid out here), eetq, bitnet.
-LINEAR_ONLY = ("fbgemm_fp8", "eetq", "bitnet", "bitnet-auto")
+LINEAR_ONLY = ("fbgemm_fp8", "eetq", "bitnet", "bitnet-auto", "aqlm")
 
 
 class Scheme(Value):
@@ -91,6 +91,7 @@ class Scheme(Value):
     scale_dtype: str = "F32"
     activation_scale: bool = False  # FP8 static activations store an input scale per module
     weight_scale: bool = False  # BitNet's AutoBitLinear, offline: one weight_scale per module
+    codebooks: tuple[int, int, int, int] | None = None  # AQLM: (num_codebooks, nbits, out_group_size, in_group_size)
     not_converted: tuple[str, ...] = ()
     zero_points: bool = True  # GPTQ / AWQ asymmetric; compressed-tensors symmetric has none
     act_order: bool = False  # GPTQ desc_act: g_idx per input channel (stored either way by AutoGPTQ)
@@ -263,6 +264,20 @@ class Scheme(Value):
             # AutoBitLinear (an nn.Linear): [out, in] in the model's dtype; offline, one weight_scale too.
             stored = [Stored(name, dtype, shape, "parameter", component)]
             return stored + ([q("weight_scale", dtype, (1,))] if self.weight_scale else [])
+        if self.method == "aqlm" and self.codebooks is not None:
+            # aqlm 1.x inference.py, QuantizedLinear: codebooks [num_codebooks, 2^nbits, out_group, in_group] and
+            # scales [out // out_group, 1, 1, 1] in the model's dtype; codes [out // out_group, in // in_group,
+            # num_codebooks] in the smallest int of nbits (aqlm/utils.py get_int_dtype: int8, int16, int32, int64).
+            books, nbits, out_group, in_group = self.codebooks
+            code_dtype = next(
+                name for bits, name in ((8, "I8"), (16, "I16"), (32, "I32"), (64, "I64")) if nbits <= bits
+            )
+            return [
+                Stored(f"{module}.codes", code_dtype, (out_f // out_group, in_f // in_group, books), "parameter",
+                       component, name, out_f * in_f),
+                q("codebooks", dtype, (books, 1 << nbits, out_group, in_group)),
+                q("scales", dtype, (out_f // out_group, 1, 1, 1)),
+            ]  # fmt: skip
         raise InvalidConfigError(f"quantization_config.quant_method {self.method!r} is not one ffncalc knows")
 
 
@@ -273,6 +288,7 @@ def parse_scheme(block: Block | None) -> Scheme | None:
         return None
     from .quantization import (
         MODELOPT_READ,
+        AqlmBlock,
         AwqBlock,
         BitNetBlock,
         BitsAndBytesBlock,
@@ -313,6 +329,14 @@ def parse_scheme(block: Block | None) -> Scheme | None:
         return Scheme("bitsandbytes_8bit", bits=8, not_converted=skipped)
     if isinstance(block, CompressedTensorsBlock):
         return _compressed_tensors(block)
+    if isinstance(block, AqlmBlock):
+        books, nbits = block.num_codebooks, block.nbits_per_codebook
+        return Scheme(
+            "aqlm",
+            bits=max(1, round(books * nbits / (block.in_group_size * block.out_group_size))),
+            codebooks=(block.num_codebooks, block.nbits_per_codebook, block.out_group_size, block.in_group_size),
+            not_converted=tuple(block.linear_weights_not_to_quantize or ()),
+        )
     if isinstance(block, FbgemmFp8Block):
         return Scheme("fbgemm_fp8", bits=8, not_converted=tuple(block.modules_to_not_convert or ()))
     if isinstance(block, EetqBlock):

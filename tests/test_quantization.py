@@ -127,6 +127,20 @@ def test_bitnets_autobitlinear_keeps_16_bit_weights_and_says_a_checkpoint_may_pa
     assert any("packed four to a byte" in note for note in report.notes)
 
 
+@pytest.mark.parametrize(
+    "books, nbits, code_bytes",
+    [(1, 16, 2), (2, 8, 1)],  # aqlm/utils.py get_int_dtype: int16 codes for 16-bit codebooks, int8 for 8-bit
+)
+def test_aqlm_stores_codes_codebooks_and_scales_as_aqlms_quantized_linear(write_config, books, nbits, code_bytes):
+    # aqlm 1.x inference.py, QuantizedLinear (in_group_size 8, out_group_size 1), per linear layer: codes
+    # [out, in // 8, books] of code_bytes, codebooks [books, 2^nbits, 1, 8] and scales [out, 1, 1, 1] in bfloat16.
+    quantized = {"quant_method": "aqlm", "in_group_size": 8, "out_group_size": 1, "num_codebooks": books,
+                 "nbits_per_codebook": nbits, "linear_weights_not_to_quantize": ["lm_head.weight"]}  # fmt: skip
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(code_bytes * o * (i // 8) * books + 2 * books * (1 << nbits) * 8 + 2 * o for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
 def test_a_quantization_config_nested_under_text_config_is_read(write_config):
     # Mistral 3 with its language model's block only (as multimodal int4/fp8 releases nest it): the language model's
     # linear layers in FP8 with a float32 scale per 128 × 128 block, not the 16-bit size.
@@ -216,6 +230,9 @@ REFUSED = [
     ({"quant_method": "gptq", "bits": 4, "group_size": "four"}, "quantization_config.group_size"),
     ({"quant_method": "awq", "bits": 3}, "quantization_config.bits"),
     ({"quant_method": "eetq", "weights": "int4"}, "quantization_config.weights"),  # EetqConfig: int8 only
+    ({"quant_method": "aqlm", "in_group_size": "8"}, "quantization_config.in_group_size"),  # post_init wants an int
+    ({"quant_method": "aqlm", "nbits_per_codebook": 0}, "quantization_config.nbits_per_codebook"),
+    ({"quant_method": "aqlm", "nbits_per_codebook": 64}, "quantization_config.nbits_per_codebook"),
     ({"quant_method": "bitnet", "linear_class": "ternary"}, "quantization_config.linear_class"),
     ({"quant_method": "bitnet", "quantization_mode": "sometimes"}, "quantization_config.quantization_mode"),
     ({"quant_method": "fbgemm_fp8", "modules_to_not_convert": "lm_head"}, "quantization_config.modules_to_not_convert"),
