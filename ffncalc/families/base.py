@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, per_arguments, ungroupable
 from ..spec import (
@@ -29,38 +29,44 @@ from ..spec import (
 from .blocks import EXPERT_MLP, LLAMA_ATTENTION, LLAMA_LAYER, LLAMA_MLP, LLAMA_MODEL, LLAMA_MOE
 
 
-class AttentionBias(BaseModel):
+class Bundle(BaseModel):
+    """A few fields a family composes into its adapter; never validated alone, so its schema is not built."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class AttentionBias(Bundle):
     """attention_bias: biases on q, k, v and o, a switch of Llama's configuration class and of many descendants'.
     A family whose configuration class has it composes this bundle; one whose class has none leaves it out."""
 
     attention_bias: Flag = False
 
 
-class MlpBias(BaseModel):
+class MlpBias(Bundle):
     """mlp_bias: biases on the MLP's projections (Llama's configuration class and some descendants')."""
 
     mlp_bias: Flag = False
 
 
-class KvHeads(BaseModel):
+class KvHeads(Bundle):
     """num_key_value_heads: grouped-query attention's key-value heads (None: one per query head)."""
 
     num_key_value_heads: HeadCount | None = None
 
 
-class HeadDim(BaseModel):
+class HeadDim(Bundle):
     """head_dim: each head's width, where the configuration class lets it differ from hidden_size // heads."""
 
     head_dim: Width | None = None
 
 
-class HiddenAct(BaseModel):
+class HiddenAct(Bundle):
     """hidden_act: the MLP's activation, where the configuration class lets a config choose it."""
 
     hidden_act: Name = "silu"
 
 
-class MaxPositions(BaseModel):
+class MaxPositions(Bundle):
     """max_position_embeddings: the longest context the model was built for (advice only: a rotary model has no
     table of positions)."""
 
