@@ -140,6 +140,14 @@ SweepOpt = Annotated[
         show_default=False,
     ),
 ]
+SequenceParallelOpt = Annotated[
+    bool,
+    typer.Option(
+        "--sequence-parallel",
+        help="With --tp in training: also split the norms' and dropouts' activations (Megatron's sequence "
+        "parallelism).",
+    ),
+]
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Also say how each figure is counted (the conventions).")]
 BriefOpt = Annotated[
     bool, typer.Option("--brief", help="Only the headline figures, in one short block (with --json: just those).")
@@ -611,14 +619,7 @@ def memory(
             help="Tensor parallelism across N GPUs, e.g. 2 (default: --gpus for inference, none for --train).",
         ),
     ] = None,
-    sequence_parallel: Annotated[
-        bool,
-        typer.Option(
-            "--sequence-parallel",
-            help="With --train and --tp: also split the norms' and dropouts' activations (Megatron's sequence "
-            "parallelism).",
-        ),
-    ] = False,
+    sequence_parallel: SequenceParallelOpt = False,
     gpu_memory: Annotated[
         str | None,
         typer.Option(
@@ -1148,9 +1149,7 @@ def train_command(
     tp: Annotated[
         int, typer.Option("--tp", metavar="N", help="Tensor parallelism: each matrix split across N GPUs, e.g. 8.")
     ] = 1,
-    sequence_parallel: Annotated[
-        bool, typer.Option("--sequence-parallel", help="With --tp: Megatron's sequence parallelism for activations.")
-    ] = False,
+    sequence_parallel: SequenceParallelOpt = False,
     micro_batch: Annotated[
         int, typer.Option("--micro-batch", metavar="N", help="Sequences per GPU per forward, e.g. 2.")
     ] = 1,
