@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from fractions import Fraction
 from typing import Literal
 
@@ -223,10 +222,10 @@ def weight_layout(spec: ModelSpec, dtype: str, scheme: Scheme | None) -> Layout:
     """Every parameter tensor as stored in DTYPE, quantized where SCHEME quantizes; identical layers laid out once.
 
     Memory needs sizes, not names: a layer repeated N times is laid out for its first index and counted N
-    times (linear in distinct layers, not in tensors). A scheme whose exclusions may name single layers
-    (a digit or a character class in a pattern) is laid out tensor by tensor, since they decide by name.
+    times (linear in distinct layers, not in tensors). A scheme whose patterns may name single layers
+    (``Scheme.names_layers``) is laid out tensor by tensor, since they decide by name.
     """
-    if scheme is not None and any(re.search(r"\d|\\[dw]|[\[{]", pattern) for pattern in scheme.not_converted):
+    if scheme is not None and scheme.names_layers:
         return [(tensor, 1) for tensor in parameter_layout(spec, dtype, scheme)]
     grouped: Layout = [(tensor, 1) for tensor in layout(assemble(model_tensors(spec)), dtype, scheme)]
     first_and_count: dict[Layer, list[int]] = {}

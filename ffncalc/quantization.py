@@ -12,14 +12,17 @@ a value the scheme's loader refuses is refused here, with the field named. The a
   group strategy, -1 meaning per channel);
 - NVIDIA ModelOpt (quant_method "modelopt"; transformers 5.24 has no loader for it, vLLM does):
   vllm/model_executor/layers/quantization/modelopt.py (ModelOptQuantConfigBase.from_config: quant_algo,
-  group_size, ignore / exclude_modules).
-Schemes ffncalc does not lay out are accepted by name (``UNREAD``); the weights are then counted unquantized,
-and a note says so.
+  group_size, ignore / exclude_modules);
+- transformers 5.24 MetalConfig.post_init (metal), GemmaQuantizationConfig (gemma: num_bits 2, 4 or 8, per-module
+  overrides by regex), FPQuantConfig.post_init (fp_quant), AutoRoundConfig.post_init (auto-round).
+Schemes ffncalc does not lay out are accepted by name (``UNREAD``), each with the reason it is not read
+(``UNREAD_BECAUSE``); the weights are then counted unquantized, and a note says so and why.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -33,12 +36,39 @@ Flag = Annotated[bool, Field(strict=True)]
 # ModelOpt's, which vLLM and SGLang load.
 READ = (
     "fp8", "mxfp8", "mxfp4", "gptq", "awq", "bitsandbytes", "compressed-tensors", "modelopt", "fbgemm_fp8", "eetq",
-    "bitnet", "aqlm",
+    "bitnet", "aqlm", "metal", "gemma", "fp_quant", "auto-round",
 )  # fmt: skip
-UNREAD = (
-    "auto-round", "fouroversix", "fp_quant", "gemma", "gguf", "higgs", "hqq", "metal", "nvfp4", "quanto",
-    "quark", "sinq", "spqr", "torchao", "vptq",
-)  # fmt: skip
+
+# Why each scheme ffncalc does not lay out is not read (transformers 5.24's quantizers/quantizer_*.py and
+# integrations/*.py). LOAD_TIME: the checkpoint itself holds the unquantized weights, so the unquantized count is
+# the checkpoint's size (loaded, the weights take less).
+LOAD_TIME = "quantizes at load time"
+UNREAD_BECAUSE = {
+    "nvfp4": f"{LOAD_TIME}: transformers refuses pre-quantized NVFP4 checkpoints and cannot save one "
+    "(NVFP4HfQuantizer.is_serializable is False), so the checkpoint holds unquantized weights",
+    "quanto": f"{LOAD_TIME}: transformers cannot save a quanto model (QuantoHfQuantizer.is_serializable is False), "
+    "so the checkpoint holds unquantized weights",
+    "gguf": "the weights are in a GGUF file, each tensor in the llama.cpp block type chosen when it was converted; "
+    "config.json does not say which",
+    "torchao": "each weight is a torchao tensor subclass saved as its parts (_weight_qdata, _weight_scale …), whose "
+    "shapes depend on the subclass and packing format torchao chose; the checkpoint's safetensors metadata records "
+    "them, config.json does not",
+    "sinq": "each module is stored as SINQLinear's state, W_q and an encoded 'meta' tensor whose size the sinq "
+    "package decides; config.json does not describe it",
+    "hqq": "transformers 5.24 has no loader for HQQ weights (its HQQ quantizer defines no load or quantize "
+    "operation); hqq's HQQLinear stores W_q, scale, zero and a dozen metadata tensors per module, not laid out here",
+    "higgs": "HIGGS weights are FLUTE-packed and repacked for each GPU (tune_metadata); ffncalc does not lay out "
+    "FLUTE's packing",
+    "spqr": "each module's sparse outliers have their own shapes, listed per tensor in quantization_config.shapes, "
+    "stored by spqr_quant's QuantizedLinear; ffncalc does not lay them out",
+    "vptq": "each layer's vector-quantization codebooks (config_for_layers) are stored by vptq's VQuantLinear; "
+    "ffncalc does not lay them out",
+    "quark": "AMD Quark's export lays each layer out from its own weight and activation specs (global_quant_config, "
+    "layer_quant_config); ffncalc does not lay them out",
+    "fouroversix": "the fouroversix package's QuantizedModule decides the stored tensors (master weights or not, "
+    "per-module overrides); ffncalc does not lay them out",
+}
+UNREAD = tuple(sorted(UNREAD_BECAUSE))
 
 
 class Block(BaseModel):
@@ -299,6 +329,149 @@ class AqlmBlock(Block):
     linear_weights_not_to_quantize: Modules | None = None
 
 
+class MetalBlock(Block):
+    """MetalConfig (transformers 5.24): affine quantization of every nn.Linear for Apple's Metal kernels; post_init
+    wants bits 2, 4 or 8 and a positive group_size."""
+
+    quant_method: Literal["metal"]
+    bits: Annotated[int, Field(strict=True)] = 4
+    group_size: Positive = 64
+    modules_to_not_convert: Modules | None = None
+    dequantize: Flag = False
+
+    @field_validator("bits")
+    @classmethod
+    def _bits(cls, value: int) -> int:
+        if value not in (2, 4, 8):
+            raise ValueError(f"must be 2, 4 or 8, as MetalConfig accepts (got {value})")
+        return value
+
+
+GemmaBits = Annotated[int, Field(strict=True)]
+
+
+def _gemma_bits(value: int) -> int:
+    if value not in (2, 4, 8):  # GemmaQuantizationConfig's widths; QuantizedLinear would store any other as int8
+        raise ValueError(f"must be 2, 4 or 8, as GemmaQuantizationConfig documents (got {value})")
+    return value
+
+
+class GemmaOverride(BaseModel):
+    """One entry of module_quant_configs: its keys are passed to QuantizedLinear, which takes num_bits only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    num_bits: GemmaBits | None = None
+
+    _bits = field_validator("num_bits")(lambda cls, value: None if value is None else _gemma_bits(value))
+
+
+class GemmaBlock(Block):
+    """GemmaQuantizationConfig (transformers 5.24): int2/4/8 weights for pre-quantized Gemma checkpoints, with bit
+    widths per module by regex (integrations/gemma_quant.py replace_with_quant_layers)."""
+
+    quant_method: Literal["gemma"]
+    num_bits: GemmaBits = 4
+    quantize_embeddings: Flag = False
+    module_quant_configs: dict[Annotated[str, Field(max_length=1000)], GemmaOverride] | None = Field(
+        None, max_length=10_000
+    )
+    modules_to_not_convert: Modules | None = None
+
+    _bits = field_validator("num_bits")(lambda cls, value: _gemma_bits(value))
+
+    @field_validator("module_quant_configs")
+    @classmethod
+    def _patterns(cls, value: dict[str, GemmaOverride] | None) -> dict[str, GemmaOverride] | None:
+        for pattern in value or {}:
+            try:  # transformers joins the patterns into one regex and searches each module name with it
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"{pattern[:60]!r} is not a regular expression ({error})") from None
+        return value
+
+
+class FpQuantBlock(Block):
+    """FPQuantConfig (transformers 5.24; post_init's checks): NVFP4 or MXFP4 weights behind a Hadamard rotation,
+    stored by fp_quant's FPQuantLinear."""
+
+    quant_method: Literal["fp_quant"]
+    forward_dtype: Literal["nvfp4", "mxfp4"] = "nvfp4"
+    forward_method: Literal["abs_max", "quest"] = "abs_max"
+    backward_dtype: Literal["bf16", "mxfp8", "mxfp4"] = "bf16"
+    store_master_weights: Flag = False
+    hadamard_group_size: Positive | None = None
+    pseudoquantization: Flag = False
+    transform_init: Literal["hadamard", "identity", "gsr"] = "hadamard"
+    modules_to_not_convert: Modules | None = None
+
+    @model_validator(mode="after")
+    def _post_init(self) -> FpQuantBlock:
+        nvfp4 = self.forward_dtype == "nvfp4"
+        if self.hadamard_group_size is None:
+            object.__setattr__(self, "hadamard_group_size", 16 if nvfp4 else 32)
+        sizes = (16, 32, 64, 128) if nvfp4 else (32, 64, 128)
+        if self.hadamard_group_size not in sizes:
+            raise ValueError(
+                f"hadamard_group_size must be one of {', '.join(map(str, sizes))} for {self.forward_dtype} "
+                f"(got {self.hadamard_group_size})"
+            )
+        if nvfp4 and self.forward_method != "abs_max":
+            raise ValueError("forward_method must be 'abs_max' for nvfp4")
+        if self.backward_dtype != "bf16" and nvfp4:
+            raise ValueError(f"backward_dtype {self.backward_dtype!r} needs forward_dtype 'mxfp4'")
+        return self
+
+
+# auto-round's packing formats ffncalc lays out (auto-round writes auto_gptq for symmetric int weights).
+AUTO_ROUND_READ = ("auto_round:auto_gptq",)
+
+
+class AutoRoundBlock(Block):
+    """AutoRoundConfig (transformers 5.24; post_init: bits 2 to 8, group_size > 0 or -1) and the fields auto-round
+    0.16 writes beside them (export/export_to_autoround/export.py save_quantized_as_autoround)."""
+
+    quant_method: Literal["auto-round"]
+    bits: Annotated[int, Field(strict=True)] = 4
+    group_size: GroupSize = 128
+    sym: Flag = True
+    packing_format: Annotated[str, Field(strict=True, max_length=100)] = "auto_round:gptq"
+    data_type: Annotated[str, Field(strict=True, max_length=40)] = "int"
+    act_bits: Annotated[int, Field(strict=True, ge=1, le=32)] = 16
+    extra_config: dict[Annotated[str, Field(max_length=1000)], Any] | None = Field(None, max_length=100_000)
+    block_name_to_quantize: Annotated[str, Field(strict=True, max_length=10_000)] | Modules | None = None
+
+    @field_validator("bits")
+    @classmethod
+    def _bits(cls, value: int) -> int:
+        if value not in range(2, 9):
+            raise ValueError(f"must be 2 to 8, as AutoRoundConfig accepts (got {value})")
+        return value
+
+    _group = field_validator("group_size")(lambda cls, value: _group_size(value))
+
+    @property
+    def blocks(self) -> tuple[str, ...]:
+        """The block prefixes quantized (auto-round splits a string at commas)."""
+        names = self.block_name_to_quantize
+        if isinstance(names, str):
+            return tuple(name.strip() for name in names.split(",") if name.strip())
+        return tuple(names or ())
+
+    def unread(self) -> str:
+        """Why ffncalc does not lay this export out ('' when it does)."""
+        if self.packing_format not in AUTO_ROUND_READ:
+            return f"packing_format {self.packing_format!r} (ffncalc lays out {', '.join(AUTO_ROUND_READ)})"
+        if self.data_type != "int" or self.act_bits < 16 or self.bits not in (2, 4, 8):
+            return (
+                f"{self.bits}-bit {self.data_type} weights with {self.act_bits}-bit activations (ffncalc lays out "
+                "2-, 4- and 8-bit int weights with 16-bit activations)"
+            )
+        if self.extra_config:
+            return "extra_config gives some layers their own settings, which ffncalc does not lay out"
+        return ""
+
+
 class UnreadBlock(Block):
     """A scheme transformers knows that ffncalc does not lay out: named, not read."""
 
@@ -318,6 +491,10 @@ BLOCKS: dict[str, type[Block]] = {
     "eetq": EetqBlock,
     "bitnet": BitNetBlock,
     "aqlm": AqlmBlock,
+    "metal": MetalBlock,
+    "gemma": GemmaBlock,
+    "fp_quant": FpQuantBlock,
+    "auto-round": AutoRoundBlock,
 }
 BLOCKS.update(dict.fromkeys(UNREAD, UnreadBlock))
 
@@ -362,9 +539,23 @@ def read_mlx(raw: Any) -> Block:
 def notes(block: Block | None, where: str = "quantization_config") -> list[str]:
     """What a reader must know about a quantization block ffncalc does not lay out."""
     if isinstance(block, UnreadBlock):
+        because = UNREAD_BECAUSE[block.quant_method]
+        counted = (
+            "the checkpoint's weights are counted as stored, unquantized, in the config's dtype"
+            if because.startswith(LOAD_TIME)
+            else "weights are counted unquantized, in the config's dtype (memory and verify do not know its layout)"
+        )
+        return [f"{where}: quant_method {block.quant_method!r} is not read by ffncalc: {because}; {counted}"]
+    if isinstance(block, AutoRoundBlock) and block.unread():
         return [
-            f"{where}: quant_method {block.quant_method!r} is not read by ffncalc: weights are counted unquantized, "
-            "in the config's dtype (memory and verify do not know this scheme's packed layout)"
+            f"{where}: auto-round's {block.unread()} is not read by ffncalc: weights are counted unquantized, in the "
+            "config's dtype"
+        ]
+    if isinstance(block, GemmaBlock) and block.quantize_embeddings:
+        return [
+            f"{where}: quantize_embeddings: the checkpoint packs the embedding table too (QuantizedEmbedding, with a "
+            "float32 scale per block of each row, the block count set by the checkpoint); ffncalc counts the table "
+            "in the config's dtype"
         ]
     if isinstance(block, BitNetBlock) and block.linear_class == "autobitlinear":
         return [

@@ -13,6 +13,7 @@ scales and zero points it adds. Conventions:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable
@@ -78,7 +79,12 @@ def excluded(module: str, patterns: Iterable[str]) -> bool:
 
 # Schemes whose transformers integration swaps nn.Linear modules only (a stacked experts parameter or a GPT-2 Conv1D
 # keeps its dtype): fbgemm_fp8 (Llama 4's experts have a class of their own there, not laid out here), eetq, bitnet.
-LINEAR_ONLY = ("fbgemm_fp8", "eetq", "bitnet", "bitnet-auto", "aqlm")
+LINEAR_ONLY = ("fbgemm_fp8", "eetq", "bitnet", "bitnet-auto", "aqlm", "metal", "gemma", "fp_quant")
+
+
+@functools.lru_cache(maxsize=64)
+def _alternation(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?P<g{index}>{pattern})" for index, pattern in enumerate(patterns)))
 
 
 class Scheme(Value):
@@ -97,6 +103,10 @@ class Scheme(Value):
     act_order: bool = False  # GPTQ desc_act: g_idx per input channel (stored either way by AutoGPTQ)
     packed: bool = True  # compressed-tensors: int weights packed into I32 (False: float8 weights)
     strategy: str = "group"  # compressed-tensors: tensor, channel or group
+    bit_overrides: tuple[tuple[str, int], ...] = ()  # gemma: (module regex, num_bits), searched as one alternation
+    blocks: tuple[str, ...] = ()  # auto-round: the block prefixes it quantized (empty: every block)
+    weights_as: str = "packed"  # fp_quant: packed (qweight), master (weight) or pseudo (dqweight)
+    hadamard: int = 0  # fp_quant: hadamard_group_size, the side of its two rotation matrices
 
     def quantizes(self, module: str, tensor: Tensor) -> bool:
         if self.method == "mlx":  # every Linear and Embedding weight (the widths are checked where they are known)
@@ -105,12 +115,33 @@ class Scheme(Value):
             return False
         if self.method in LINEAR_ONLY and (len(tensor.shape) != 2 or tensor.transposed):
             return False  # these replace nn.Linear modules: stacked experts and Conv1D weights stay as they are
+        if self.method == "auto-round":  # its QuantLinear replaces Linear and Conv1D modules within the blocks
+            in_blocks = not self.blocks or any(module.startswith(f"{block}.") for block in self.blocks)
+            return len(tensor.shape) == 2 and in_blocks and not excluded(module, self.not_converted)
         if self.method == "mxfp4":  # gpt-oss: the stacked experts only, unless modules_to_not_convert names them
             # transformers' replace_with_mxfp4_linear checks should_convert_module(f"{mlp}.experts", ...)
             experts = module if module.endswith(".experts") else module.rpartition(".")[0]
             return tensor.part == "routed_experts" and not excluded(experts, self.not_converted)
         # mxfp4-all (a what-if of ffncalc memory) quantizes every linear weight as gpt-oss does its experts
         return not excluded(module, self.not_converted)
+
+    @property
+    def names_layers(self) -> bool:
+        """Whether a pattern may name single layers (a digit or a character class in it): exclusions, gemma's
+        per-module widths, auto-round's blocks. Identical layers may then be stored differently."""
+        patterns = (*self.not_converted, *(pattern for pattern, _ in self.bit_overrides), *self.blocks)
+        return any(re.search(r"\d|\\[dw]|[\[{]", pattern) for pattern in patterns)
+
+    def gemma_bits(self, module: str) -> int:
+        """A module's width under gemma's module_quant_configs: transformers joins the patterns into one alternation
+        and takes the override of the group that matched first in ``re.search`` (replace_with_quant_layers)."""
+        if not self.bit_overrides:
+            return self.bits
+        match = _alternation(tuple(pattern for pattern, _ in self.bit_overrides)).search(module)
+        if match is None:
+            return self.bits
+        group = next(int(key[1:]) for key, value in match.groupdict().items() if value is not None)
+        return self.bit_overrides[group][1] or self.bits
 
     def store(self, name: str, shape: tuple[int, ...], tensor: Tensor, dtype: str) -> list[Stored]:
         """The tensors a quantized weight of SHAPE ([..., out, in]) is stored as."""
@@ -162,13 +193,15 @@ class Scheme(Value):
                 ),
                 Stored(f"{base}_scales", "U8", lead_t + (out_f, groups), "quantization", component, name),
             ]
-        if self.method in ("gptq", "awq"):
+        if self.method in ("gptq", "awq", "auto-round"):
             # AutoGPTQ's and GPTQModel's packers (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py; GPTQModel
             # gptqmodel/nn_modules/qlinear/__init__.py, GPTQQuantLinear._register_gptq_buffers): qweight is
             # [in // 32 · bits, out] and qzeros [groups, out // 32 · bits] for every width, 3 bits included (32
             # 3-bit values in 3 int32 words); AWQ (gemm_awq.py) packs 4-bit weights along the output: [in, out // 32 · 4].
+            # auto-round 0.16.1's auto_gptq export (auto_round_extension/torch/qlinear_torch_zp.py QuantLinear, built
+            # without g_idx by export_to_autoround/export.py pack_layer) stores GPTQ's qweight, qzeros and scales.
             groups = -(-in_f // self.group_size) if self.group_size and self.group_size > 0 else 1
-            if self.method == "gptq":
+            if self.method != "awq":
                 packed = (in_f // 32 * self.bits, out_f)
             else:
                 packed = (in_f, out_f // 32 * self.bits)
@@ -264,6 +297,53 @@ class Scheme(Value):
             # AutoBitLinear (an nn.Linear): [out, in] in the model's dtype; offline, one weight_scale too.
             stored = [Stored(name, dtype, shape, "parameter", component)]
             return stored + ([q("weight_scale", dtype, (1,))] if self.weight_scale else [])
+        if self.method == "metal":
+            # transformers 5.24 integrations/metal_quantization.py: MetalLinear's weight uint32 [out, in // (32 //
+            # bits)]; scales and qbiases [out, in // group_size], which MetalQuantize saves in the model's dtype.
+            group = self.group_size or 64
+            return [
+                Stored(name, "U32", (out_f, in_f // (32 // self.bits)), "parameter", component, name, out_f * in_f),
+                q("scales", dtype, (out_f, in_f // group)),
+                q("qbiases", dtype, (out_f, in_f // group)),
+            ]
+        if self.method == "gemma":
+            # integrations/gemma_quant.py, QuantizedLinear: int2 and int4 packed four and two to a uint8 byte along
+            # the input ([out, ⌈in / 4⌉], [out, ⌈in / 2⌉]), int8 as [out, in]; weight_scale float32 [out, 1]; the
+            # SRQ activation scales input_activation_scale and output_activation_scale, float32 scalars.
+            bits = self.gemma_bits(module)
+            if bits == 8:
+                weight = Stored(name, "I8", (out_f, in_f), "parameter", component)
+            else:
+                per_byte = 8 // bits
+                weight = Stored(name, "U8", (out_f, -(-in_f // per_byte)), "parameter", component, name, out_f * in_f)
+            return [
+                weight,
+                q("weight_scale", "F32", (out_f, 1)),
+                q("input_activation_scale", "F32", ()),
+                q("output_activation_scale", "F32", ()),
+            ]
+        if self.method == "fp_quant":
+            # fp_quant 0.3.2 fp_quant/module/linear.py, FPQuantLinear after pre_forward (what a checkpoint saves):
+            # qweight uint8 [out, in // 2] (two FP4 values a byte) and scales uint8 [out, in // 16] (NVFP4's E4M3) or
+            # [out, in // 32] (MXFP4's E8M0); dqweight or weight [out, in] in the model's dtype instead when
+            # pseudo-quantized or keeping master weights. Always: weight_global_scale and act_global_scale [1] and
+            # forward_ and backward_hadamard_matrix [h, h] (h: hadamard_group_size), in the model's dtype.
+            group = self.group_size or 16
+            h = self.hadamard
+            if self.weights_as == "packed":
+                stored = [
+                    Stored(f"{module}.qweight", "U8", (out_f, in_f // 2), "parameter", component, name, out_f * in_f),
+                    q("scales", "U8", (out_f, in_f // group)),
+                ]
+            else:
+                kept = "weight" if self.weights_as == "master" else "dqweight"
+                stored = [Stored(f"{module}.{kept}", dtype, (out_f, in_f), "parameter", component, name)]
+            return stored + [
+                q("weight_global_scale", dtype, (1,)),
+                q("act_global_scale", dtype, (1,)),
+                q("forward_hadamard_matrix", dtype, (h, h)),
+                q("backward_hadamard_matrix", dtype, (h, h)),
+            ]
         if self.method == "aqlm" and self.codebooks is not None:
             # aqlm 1.x inference.py, QuantizedLinear: codebooks [num_codebooks, 2^nbits, out_group, in_group] and
             # scales [out // out_group, 1, 1, 1] in the model's dtype; codes [out // out_group, in // in_group,
@@ -289,6 +369,7 @@ def parse_scheme(block: Block | None) -> Scheme | None:
     from .quantization import (
         MODELOPT_READ,
         AqlmBlock,
+        AutoRoundBlock,
         AwqBlock,
         BitNetBlock,
         BitsAndBytesBlock,
@@ -296,7 +377,10 @@ def parse_scheme(block: Block | None) -> Scheme | None:
         EetqBlock,
         FbgemmFp8Block,
         Fp8Block,
+        FpQuantBlock,
+        GemmaBlock,
         GptqBlock,
+        MetalBlock,
         MlxBlock,
         ModelOptBlock,
         Mxfp4Block,
@@ -349,6 +433,38 @@ def parse_scheme(block: Block | None) -> Scheme | None:
             weight_scale=auto and block.quantization_mode == "offline",
             not_converted=tuple(block.modules_to_not_convert or ()),
         )
+    if isinstance(block, MetalBlock):
+        return Scheme(
+            "metal",
+            bits=block.bits,
+            group_size=block.group_size,
+            not_converted=tuple(block.modules_to_not_convert or ()),
+        )
+    if isinstance(block, GemmaBlock):
+        overrides = tuple(
+            (pattern, override.num_bits or 0) for pattern, override in (block.module_quant_configs or {}).items()
+        )
+        return Scheme(
+            "gemma",
+            bits=block.num_bits,
+            bit_overrides=overrides,
+            not_converted=tuple(block.modules_to_not_convert or ()),
+        )
+    if isinstance(block, FpQuantBlock):
+        nvfp4 = block.forward_dtype == "nvfp4"
+        return Scheme(
+            "fp_quant",
+            bits=16 if block.store_master_weights or block.pseudoquantization else 4,
+            group_size=16 if nvfp4 else 32,
+            hadamard=block.hadamard_group_size or 0,
+            weights_as="master" if block.store_master_weights else "pseudo" if block.pseudoquantization else "packed",
+            # FPQuantConfig.post_init: modules_to_not_convert None means ["lm_head"]
+            not_converted=tuple(
+                block.modules_to_not_convert if block.modules_to_not_convert is not None else ["lm_head"]
+            ),
+        )
+    if isinstance(block, AutoRoundBlock) and not block.unread():
+        return Scheme("auto-round", bits=block.bits, group_size=block.group_size, blocks=block.blocks)
     if isinstance(block, ModelOptBlock) and block.quant_algo in MODELOPT_READ:
         if block.quant_algo == "FP8":
             return Scheme("modelopt-fp8", bits=8, not_converted=tuple(block.ignore or ()))

@@ -141,6 +141,132 @@ def test_aqlm_stores_codes_codebooks_and_scales_as_aqlms_quantized_linear(write_
     assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
 
 
+def test_metal_packs_weights_in_uint32_with_scales_and_biases_per_group_in_the_models_dtype(write_config):
+    # transformers 5.24 integrations/metal_quantization.py: MetalLinear's state_dict on the meta device (4-bit, group
+    # 64, 4,096 → 1,024): weight uint32 (1024, 512), scales and qbiases (1024, 64); MetalQuantize saves scales and
+    # qbiases in the model's dtype (bfloat16 on a bfloat16 tensor). Per linear layer, 4-bit, group 32, bfloat16:
+    # out · in / 8 words of 4 bytes + 2 tensors · out · in / 32 · 2 bytes. Whole model, as replace_with_metal_linear on
+    # tiny_llama's LlamaForCausalLM on the meta device in the side venv adds it up: 307,840 bytes.
+    quantized = {"quant_method": "metal", "bits": 4, "group_size": 32}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(4 * o * i // 8 + 2 * 2 * o * (i // 32) for i, o in TINY_LINEARS)
+    assert per_layer == 4 * 2_560 + 2 * 5_120 + 5_120  # q: 2,048 + 512; gate: 4,096 + 1,024; down: 4,096 + 1,024
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS == 307_840
+    assert report.weights.quantization == "metal"
+
+
+def test_a_metal_checkpoint_as_metal_quantize_saves_it_verifies(tmp_path):
+    # MetalQuantize.convert: {name}.weight uint32 [out, in // 8] (4-bit), {name}.scales and {name}.qbiases
+    # [out, in // 64] in the tensor's dtype (bfloat16 here).
+    config = tiny_llama(torch_dtype="bfloat16", quantization_config={"quant_method": "metal", "bits": 4})
+    tensors = llama_tensors(config, dtype="BF16")
+    for name in list(tensors):
+        if ".layers." in name and name.endswith("_proj.weight"):
+            _dtype, (out_f, in_f) = tensors.pop(name)
+            module = name.removesuffix(".weight")
+            tensors |= {
+                name: ("U32", [out_f, in_f // 8]),
+                module + ".scales": ("BF16", [out_f, in_f // 64]),
+                module + ".qbiases": ("BF16", [out_f, in_f // 64]),
+            }
+    report = verify(str(write_checkpoint(tmp_path / "metal", config, tensors)))
+    assert report.ok, [t for t in report.tensors if t.verdict != "parameter"][:4]
+
+
+def test_gemma_stores_each_module_at_the_width_its_first_matching_pattern_gives(write_config):
+    # integrations/gemma_quant.py, QuantizedLinear on the meta device: int8 weight [out, in]; int4 and int2 packed in
+    # uint8 [out, ⌈in / 2⌉] and [out, ⌈in / 4⌉]; weight_scale float32 [out, 1]; input_ and output_activation_scale
+    # float32 scalars (8 bytes). replace_with_quant_layers searches one alternation of the patterns, so in
+    # "mlp.down_proj" the earlier "mlp" (2 bits) wins over "proj$" (8 bits), listed first: attention 8-bit, the FFN
+    # 2-bit. Whole model, as replace_with_quant_layers on tiny_llama's LlamaForCausalLM (meta device) adds it up:
+    # 306,416 bytes.
+    quantized = {"quant_method": "gemma", "num_bits": 4, "module_quant_configs": {"proj$": {"num_bits": 8},
+                 "mlp": {"num_bits": 2}}}  # fmt: skip
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    attention = 4 * (64 * 64 + 4 * 64 + 8)  # 8-bit
+    ffn = 2 * (128 * (64 // 4) + 4 * 128 + 8) + (64 * (128 // 4) + 4 * 64 + 8)  # 2-bit gate, up and down
+    assert report.weights.bytes == 2 * (attention + ffn) + 2 * TINY_UNQUANTIZED_ELEMENTS == 306_416
+
+
+def test_fp_quant_nvfp4_stores_packed_values_e4m3_scales_global_scales_and_its_rotations(write_config):
+    # fp_quant 0.3.2 fp_quant/module/linear.py, FPQuantLinear (built on the meta device in a side venv, 4,096 →
+    # 1,024, bfloat16, NVFP4, hadamard_group_size 16): qweight uint8 (1024, 2048), scales uint8 (1024, 256),
+    # weight_global_scale and act_global_scale bfloat16 (1,), forward_ and backward_hadamard_matrix bfloat16 (16, 16);
+    # pre_forward drops weight and dqweight before a save. FPQuantConfig's defaults: nvfp4, hadamard 16, lm_head
+    # left out. Per linear layer: out · in / 2 + out · in / 16 + 2 · 2 + 2 · 16 · 16 · 2 bytes.
+    report = memory(
+        str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config={"quant_method": "fp_quant"})))
+    )
+    per_layer = sum(o * i // 2 + o * i // 16 + 4 + 1_024 for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+    assert report.weights.quantization == "fp_quant"
+
+
+def test_fp_quant_mxfp4_keeps_one_e8m0_scale_per_32_values_and_rotations_of_its_hadamard_size(write_config):
+    # The same class with forward_dtype mxfp4 and hadamard_group_size 64: scales uint8 [out, in // 32], the two
+    # rotation matrices 64 × 64 in bfloat16.
+    quantized = {"quant_method": "fp_quant", "forward_dtype": "mxfp4", "hadamard_group_size": 64}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(o * i // 2 + o * i // 32 + 4 + 2 * 64 * 64 * 2 for i, o in TINY_LINEARS)
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_auto_round_auto_gptq_export_stores_gptqs_tensors_without_g_idx(write_config):
+    # auto-round 0.16.1: export_to_autoround/export.py pack_layer builds auto_round_extension/torch/qlinear_torch_zp.py's
+    # QuantLinear without g_idx; on the meta device (4-bit, group 128, 4,096 → 1,024) its buffers are qweight int32
+    # (512, 1024), qzeros int32 (32, 128) and scales float16 (32, 1024). Per linear layer, 4-bit, group 32:
+    # 4 · in / 32 · 4 · out + 4 · ⌈in / 32⌉ · out / 32 · 4 + 2 · ⌈in / 32⌉ · out bytes; only model.layers is quantized.
+    quantized = {"quant_method": "auto-round", "bits": 4, "group_size": 32, "sym": True,
+                 "packing_format": "auto_round:auto_gptq", "block_name_to_quantize": "model.layers"}  # fmt: skip
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    per_layer = sum(
+        4 * (i // 32 * 4) * o + 4 * -(-i // 32) * (o // 32 * 4) + 2 * -(-i // 32) * o for i, o in TINY_LINEARS
+    )
+    assert per_layer == 4 * 2_368 + 2 * 4_736 + 4_736  # q: 2,048 + 64 + 256; gate: 4,096 + 128 + 512; down: the same
+    assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_auto_round_leaves_modules_outside_block_name_to_quantize_unquantized(write_config):
+    quantized = {"quant_method": "auto-round", "bits": 4, "group_size": 32, "packing_format": "auto_round:auto_gptq",
+                 "block_name_to_quantize": ["model.layers.1"]}  # fmt: skip
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    layer_16_bit = 2 * sum(i * o for i, o in TINY_LINEARS)  # layer 0 as stored in bfloat16
+    layer_4_bit = 4 * 2_368 + 2 * 4_736 + 4_736  # layer 1, as in the test above
+    assert report.weights.bytes == layer_16_bit + layer_4_bit + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+@pytest.mark.parametrize(
+    "block, why",
+    [
+        ({"quant_method": "quanto", "weights": "int4"}, "quantizes at load time: transformers cannot save a quanto"),
+        ({"quant_method": "nvfp4"}, "quantizes at load time: transformers refuses pre-quantized NVFP4"),
+        ({"quant_method": "gguf"}, "the weights are in a GGUF file"),
+        ({"quant_method": "torchao", "quant_type": {"default": {}}}, "torchao tensor subclass"),
+        ({"quant_method": "auto-round", "packing_format": "auto_round:auto_awq"}, "auto-round's packing_format"),
+        ({"quant_method": "auto-round", "packing_format": "auto_round:auto_gptq", "extra_config": {"a": {"bits": 8}}},
+         "extra_config gives some layers their own settings"),
+    ],
+)  # fmt: skip
+def test_a_scheme_not_laid_out_says_why_and_counts_the_weights_unquantized(write_config, block, why):
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=block))))
+    (note,) = [note for note in report.notes if note.startswith("quantization_config: ")]
+    assert why in note and "is not read by ffncalc" in note and "unquantized, in the config's dtype" in note
+    assert report.weights.bytes == 2 * (2 * sum(i * o for i, o in TINY_LINEARS) + TINY_UNQUANTIZED_ELEMENTS)
+
+
+def test_every_scheme_transformers_knows_is_read_or_says_why_not():
+    from ffncalc.quantization import BLOCKS, READ, UNREAD, UNREAD_BECAUSE
+
+    # transformers 5.24 utils/quantization_config.py, QuantizationMethod: 26 methods, and ModelOpt (vLLM's).
+    transformers_methods = {
+        "bitsandbytes", "gptq", "awq", "aqlm", "vptq", "quanto", "eetq", "higgs", "hqq", "compressed-tensors",
+        "fbgemm_fp8", "torchao", "gguf", "bitnet", "spqr", "fp8", "quark", "fp_quant", "auto-round", "mxfp4", "nvfp4",
+        "mxfp8", "metal", "fouroversix", "sinq", "gemma",
+    }  # fmt: skip
+    assert set(READ) | set(UNREAD) == transformers_methods | {"modelopt"} == set(BLOCKS)
+    assert not set(READ) & set(UNREAD) and set(UNREAD) == set(UNREAD_BECAUSE)
+
+
 def test_a_quantization_config_nested_under_text_config_is_read(write_config):
     # Mistral 3 with its language model's block only (as multimodal int4/fp8 releases nest it): the language model's
     # linear layers in FP8 with a float32 scale per 128 × 128 block, not the 16-bit size.
@@ -269,6 +395,16 @@ REFUSED = [
     ),
     ({"quant_method": "compressed-tensors", "config_groups": {"g": {"weights": [4]}}}, "config_groups.g.weights"),
     ({"quant_method": "modelopt"}, "quantization_config.quant_algo"),
+    ({"quant_method": "metal", "bits": 3}, "quantization_config.bits"),  # MetalConfig.post_init: 2, 4 or 8
+    ({"quant_method": "metal", "group_size": 0}, "quantization_config.group_size"),
+    ({"quant_method": "gemma", "num_bits": 3}, "quantization_config.num_bits"),
+    ({"quant_method": "gemma", "module_quant_configs": {"(mlp": {"num_bits": 2}}}, "module_quant_configs"),
+    ({"quant_method": "gemma", "module_quant_configs": {"mlp": {"bits": 2}}}, "module_quant_configs.mlp.bits"),
+    ({"quant_method": "fp_quant", "forward_dtype": "int4"}, "quantization_config.forward_dtype"),
+    ({"quant_method": "fp_quant", "hadamard_group_size": 8}, "hadamard_group_size must be one of 16, 32, 64, 128"),
+    ({"quant_method": "fp_quant", "forward_method": "quest"}, "forward_method must be 'abs_max' for nvfp4"),
+    ({"quant_method": "auto-round", "bits": 9}, "quantization_config.bits"),
+    ({"quant_method": "auto-round", "group_size": 0}, "quantization_config.group_size"),
     ({"quant_method": "no-such-scheme"}, "quantization_config.quant_method"),
     ([4], "quantization_config"),
 ]
