@@ -98,8 +98,14 @@ def component_of(name: str) -> str:
         name,
     ):
         return "projector"
-    # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower.
-    if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower|vision_embed_tokens)\.", name):
+    # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower. Video-LLaVA's
+    # image_tower and video_tower, and DeepSeek-VL hybrid's high-resolution side (its SAM tower, the second neck and
+    # strided convolutions over its output, their scalar gate), are vision too (no record before holds such a name).
+    if re.search(
+        r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower|vision_embed_tokens|image_tower|"
+        r"video_tower|high_res_vision_model|high_res_vision_neck|high_res_vision_proj)\.|(^|\.)high_res_vision_alpha$",
+        name,
+    ):
         return "vision" if "audio" not in name else "audio"
     if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
