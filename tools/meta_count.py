@@ -90,10 +90,10 @@ def component_of(name: str) -> str:
     named = [module for module in modules if not module.isdigit()]  # input_layernorm.0: a ModuleList's entry (LongCat)
     last = named[-1] if named else ""
     # A tower's patch mergers hand its features to the language model: the projector, as multi_modal_projector is
-    # (and Idefics3's connector and DeepSeek-VL's aligner, added with them: no record built before holds a module of
-    # either name).
+    # (and Idefics3's connector, DeepSeek-VL's aligner and LightOnOCR's vision_projection, added with them: no record
+    # built before holds a module of any of these names).
     if re.search(
-        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner)\.|"
+        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection)\.|"
         r"(^|\.)visual\.(merger|deepstack_merger_list)\.",
         name,
     ):

@@ -195,3 +195,21 @@ class GotOcr2Config(MultimodalConfig):
             ),
             projector_module("multi_modal_projector.multimodal_projector", Linear(text_hidden, text_hidden, True)),
         )
+
+
+@tower("pp_chart2table_vision")
+class PPChart2TableVisionConfig(GotOcr2VisionConfig):
+    """configuration_pp_chart2table.py (PPChart2TableVisionConfig): GOT-OCR2's tower, fields and defaults."""
+
+    config_class = "PPChart2TableVisionConfig"
+
+
+@family("pp_chart2table")
+class PPChart2TableConfig(GotOcr2Config):
+    """configuration_pp_chart2table.py (PPChart2TableConfig): PP-Chart2Table, which transformers builds as
+    GotOcr2ForConditionalGeneration (the image-text-to-text mapping) with GOT-OCR2's default Qwen2 and layout
+    (conversion_mapping.py: "pp_chart2table" → "llava")."""
+
+    architecture = "PP-Chart2Table"
+    config_class = "PPChart2TableConfig"
+    vision_model_type = "pp_chart2table_vision"
