@@ -480,7 +480,7 @@ def count_flops(
         ]
     )
     conventions += compressed_conventions(spec)
-    if any(layer.stack in ("vision", "audio") for layer in spec.layers):
+    if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (--image WxH for what an image costs)" if spec.image is not None else ""
         conventions.append(f"per text token: a text token runs the language model only{image}")
     return FlopsReport(

@@ -15,7 +15,9 @@ from typing import Literal
 from .values import Value
 
 NormKind = Literal["rmsnorm", "layernorm"]
-Stack = Literal["decoder", "encoder", "vision", "audio"]
+# A "video" stack is a second vision tower that reads videos only (Video-LLaVA's video_tower): counted with the
+# vision tower's parameters, never run for an image or a text token.
+Stack = Literal["decoder", "encoder", "vision", "video", "audio"]
 Component = Literal[
     "ffn",
     "attention",
@@ -33,8 +35,17 @@ Component = Literal[
 # encoder's input (cross-attention keys and values), or not while generating at all (a pooler).
 # A tower's modules never run for a text token: they run for each patch of an image (a patch
 # embedding), or for each token the image becomes in the language model (a projector after merging);
-# an audio tower's, for each frame of a clip (ffncalc counts no audio FLOPs).
-Runs = Literal["every_token", "once_per_input", "not_generating", "per_patch", "per_image_token", "per_audio_frame"]
+# an audio tower's, for each frame of a clip, and a video tower's, for each frame of a video (ffncalc counts FLOPs
+# of neither).
+Runs = Literal[
+    "every_token",
+    "once_per_input",
+    "not_generating",
+    "per_patch",
+    "per_image_token",
+    "per_audio_frame",
+    "per_video_frame",
+]
 ExpertStacking = Literal["stacked", "concatenated"]
 
 

@@ -284,8 +284,9 @@ def layer_tensors(layer: Layer) -> list[Tensor]:
         tensors += linear(p.component, p.part, p.module, p.in_features, p.out_features, p.bias)
     if layer.borrowed:
         tensors = [replace(t, borrowed=True) if t.name.startswith(layer.borrowed) else t for t in tensors]
-    if layer.stack in ("vision", "audio"):  # a tower's parts count under the tower
-        tensors = [replace(t, component=layer.stack) for t in tensors]
+    if layer.stack in ("vision", "video", "audio"):  # a tower's parts count under the tower (a video tower: vision)
+        component: Component = "audio" if layer.stack == "audio" else "vision"
+        tensors = [replace(t, component=component) for t in tensors]
     return tensors
 
 

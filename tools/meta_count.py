@@ -90,16 +90,22 @@ def component_of(name: str) -> str:
     named = [module for module in modules if not module.isdigit()]  # input_layernorm.0: a ModuleList's entry (LongCat)
     last = named[-1] if named else ""
     # A tower's patch mergers hand its features to the language model: the projector, as multi_modal_projector is
-    # (and Idefics3's connector and DeepSeek-VL's aligner, added with them: no record built before holds a module of
-    # either name).
+    # (and Idefics3's connector, DeepSeek-VL's aligner and LightOnOCR's vision_projection, added with them: no record
+    # built before holds a module of any of these names).
     if re.search(
-        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner)\.|"
+        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection)\.|"
         r"(^|\.)visual\.(merger|deepstack_merger_list)\.",
         name,
     ):
         return "projector"
-    # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower.
-    if re.search(r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower|vision_embed_tokens)\.", name):
+    # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower. Video-LLaVA's
+    # image_tower and video_tower, and DeepSeek-VL hybrid's high-resolution side (its SAM tower, the second neck and
+    # strided convolutions over its output, their scalar gate), are vision too (no record before holds such a name).
+    if re.search(
+        r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower|vision_embed_tokens|image_tower|"
+        r"video_tower|high_res_vision_model|high_res_vision_neck|high_res_vision_proj)\.|(^|\.)high_res_vision_alpha$",
+        name,
+    ):
         return "vision" if "audio" not in name else "audio"
     if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"

@@ -4,6 +4,8 @@ projector of two strided convolutions and a linear, and a Qwen2 language model, 
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, Width
@@ -28,17 +30,14 @@ SAM_ATTENTION = names(q="attn.qkv", k="attn.qkv", v="attn.qkv", o="attn.proj")
 SAM_MLP = names(up="mlp.lin1", down="mlp.lin2")
 
 
-@tower("got_ocr2_vision")
-class GotOcr2VisionConfig(TowerConfig):
-    """configuration_got_ocr2.py (GotOcr2VisionConfig) / modeling_got_ocr2.py (GotOcr2VisionEncoder, SAM's ViT): a
-    biased patch convolution, a learned position per patch of an image_size square (use_abs_pos); LayerNorm layers with
-    fused qkv (qkv_bias), a biased proj and a plain biased FFN mlp_dim wide; each layer's attention holds relative
-    position tables rel_pos_h and rel_pos_w (use_rel_pos), 2 · window_size − 1 rows of head_dim, or 2 · (image_size
-    / patch_size) − 1 for the global layers (global_attn_indexes, which attend over the whole image); then the neck:
+class _SamEncoderFields(TowerConfig):
+    """SAM's ViT image encoder as GOT-OCR2 (GotOcr2VisionEncoder) and SAM (SamVisionEncoder) build it: a biased patch
+    convolution, a learned position per patch of an image_size square (use_abs_pos); LayerNorm layers with fused qkv
+    (qkv_bias), a biased proj and a plain biased FFN (``mlp_width``); each layer's attention holds relative position
+    tables rel_pos_h and rel_pos_w (use_rel_pos), 2 · window_size − 1 rows of head_dim, or 2 · (image_size /
+    patch_size) − 1 for the global layers (global_attn_indexes, which attend over the whole image); then the neck:
     a 1 × 1 convolution into output_channels, a LayerNorm, a 3 × 3 convolution, a LayerNorm (no biases on either
     convolution)."""
-
-    config_class = "GotOcr2VisionConfig"
 
     hidden_size: Width = 768
     output_channels: Width = 256
@@ -53,23 +52,26 @@ class GotOcr2VisionConfig(TowerConfig):
     use_rel_pos: Flag = True
     window_size: int = Field(14, ge=0)
     global_attn_indexes: list[LayerIndex] = [2, 5, 8, 11]
-    mlp_dim: Width = 3072
 
     @model_validator(mode="after")
-    def _check_heads(self) -> GotOcr2VisionConfig:
+    def _check_heads(self) -> _SamEncoderFields:
         if self.hidden_size % self.num_attention_heads:  # qkv is split into heads of hidden // heads: it fails
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads "
-                f"({self.num_attention_heads}); transformers' GotOcr2VisionAttention cannot split it"
+                f"({self.num_attention_heads}); transformers' SAM vision attention cannot split it"
             )
         return self
+
+    @property
+    def mlp_width(self) -> int:  # pragma: no cover - each encoder says how it sizes its FFN
+        raise NotImplementedError
 
     def layer(self, name: str, span: int) -> Layer:
         """One layer whose attention spans SPAN patches a side (its window, or the whole grid)."""
         hidden, heads = self.hidden_size, self.num_attention_heads
         head_dim, bias = hidden // heads, self.qkv_bias
         attention = Attention(hidden, heads, heads, head_dim, head_dim, SAM_ATTENTION, bias, bias, bias, True)
-        ffn = DenseFfn(hidden, self.mlp_dim, False, self.hidden_act, SAM_MLP, True)
+        ffn = DenseFfn(hidden, self.mlp_width, False, self.hidden_act, SAM_MLP, True)
         norm = Norm("layernorm", hidden, bias=True)
         tables = (
             tuple(
@@ -106,6 +108,46 @@ class GotOcr2VisionConfig(TowerConfig):
         # grid are FLOPs ffncalc's image arithmetic does not express; the tower is counted by parameter.
         image: ImageInput | None = None
         return Tower(layers, tuple(extras), out, image)
+
+
+@tower("got_ocr2_vision")
+class GotOcr2VisionConfig(_SamEncoderFields):
+    """configuration_got_ocr2.py (GotOcr2VisionConfig) / modeling_got_ocr2.py (GotOcr2VisionEncoder, SAM's ViT), its
+    FFN mlp_dim wide."""
+
+    config_class = "GotOcr2VisionConfig"
+
+    mlp_dim: Width = 3072
+
+    @property
+    def mlp_width(self) -> int:
+        return self.mlp_dim
+
+
+@tower("sam_vision_model")
+class SamVisionConfig(_SamEncoderFields):
+    """configuration_sam.py (SamVisionConfig) / modeling_sam.py (SamVisionModel: SamVisionEncoder under
+    vision_encoder.), its FFN mlp_dim wide, or int(hidden_size · mlp_ratio) when mlp_dim is absent or null
+    (SamVisionConfig.__post_init__). num_pos_feats sizes SAM's prompt encoder, which a tower alone does not build."""
+
+    config_class = "SamVisionConfig"
+    informational_fields = frozenset({"num_pos_feats"})
+    derived_defaults = {"mlp_dim": "int(hidden_size × mlp_ratio)"}
+
+    mlp_ratio: float = Field(4.0, gt=0)
+    mlp_dim: Width | None = None
+
+    @property
+    def mlp_width(self) -> int:
+        return self.resolved("mlp_dim")
+
+    def resolved(self, field: str) -> Any:
+        if field == "mlp_dim" and self.mlp_dim is None:
+            return int(self.hidden_size * self.mlp_ratio)  # transformers' float product, truncated
+        return super().resolved(field)
+
+    def tower(self, prefix: str) -> Tower:
+        return super().tower(prefix + "vision_encoder.")
 
 
 # GotOcr2Config.sub_configs_defaults' text init_kwargs (the keys a Qwen2 reads for its size and tying).
@@ -153,3 +195,21 @@ class GotOcr2Config(MultimodalConfig):
             ),
             projector_module("multi_modal_projector.multimodal_projector", Linear(text_hidden, text_hidden, True)),
         )
+
+
+@tower("pp_chart2table_vision")
+class PPChart2TableVisionConfig(GotOcr2VisionConfig):
+    """configuration_pp_chart2table.py (PPChart2TableVisionConfig): GOT-OCR2's tower, fields and defaults."""
+
+    config_class = "PPChart2TableVisionConfig"
+
+
+@family("pp_chart2table")
+class PPChart2TableConfig(GotOcr2Config):
+    """configuration_pp_chart2table.py (PPChart2TableConfig): PP-Chart2Table, which transformers builds as
+    GotOcr2ForConditionalGeneration (the image-text-to-text mapping) with GOT-OCR2's default Qwen2 and layout
+    (conversion_mapping.py: "pp_chart2table" → "llava")."""
+
+    architecture = "PP-Chart2Table"
+    config_class = "PPChart2TableConfig"
+    vision_model_type = "pp_chart2table_vision"

@@ -1,6 +1,7 @@
 """LLaVA (a CLIP tower, a two-layer projector, any language model transformers' AutoModel builds), LLaVA-NeXT
 (the same, with a learned image_newline that ends each row of an image's features) and its descendants:
-LLaVA-NeXT-Video (an optional convolutional pooler for video frames), LLaVA-OneVision (SigLIP and Qwen2 by default)
+LLaVA-NeXT-Video (an optional convolutional pooler for video frames), Video-LLaVA (a second tower for videos),
+LLaVA-OneVision (SigLIP and Qwen2 by default)
 and ViP-LLaVA (a LayerNorm over several feature layers before the projector)."""
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from pydantic import AliasChoices, Field
 from ..schema import Flag, Width
 from ..spec import Extra, ImageInput, LearnedTensor, Linear, ModelSpec, Norm, PatchEmbedding
 from ..values import replace
-from .multimodal import MultimodalConfig, relocate
+from .multimodal import MultimodalConfig, relocate, with_tower
 from .registry import family
-from .towers import Tower, projector_module, tower_module
+from .towers import Tower, projector_module, tower_module, video_tower
 
 # LlavaConfig.sub_configs_defaults: the CLIP ViT-L/14 at 336 px of llava-1.5 (the keys its tower reads).
 CLIP_VIT_L_336 = {
@@ -133,6 +134,37 @@ class LlavaNextVideoConfig(LlavaNextConfig):
         # (conversion_mapping.py's "llava_next" renames no vision_resampler); an image never runs it
         pool = PatchEmbedding(tower.hidden_size, (stride, stride), out, True)
         return modules + (Extra("other", "model.vision_resampler.pool", pool, runs="not_generating"),)
+
+
+# VideoLlavaConfig.sub_configs_defaults: the CLIP ViT-L/14 at 224 px (the keys its tower reads).
+CLIP_VIT_L_224 = {**CLIP_VIT_L_336, "image_size": 224}
+
+
+@family("video_llava")
+class VideoLlavaConfig(LlavaConfig):
+    """configuration_video_llava.py / modeling_video_llava.py: two towers built alike from vision_config (CLIP at
+    224 px by default), image_tower for images and video_tower for videos, LLaVA's projector and a language model
+    (Llama by default), saved as transformers 4 laid them out (conversion_mapping.py's "video_llava": image_tower.,
+    video_tower., multi_modal_projector., language_model.model., language_model.lm_head). An image runs the image
+    tower only; the video tower counts with the vision tower's parameters. Only the wrapper's tie_word_embeddings
+    (default false) decides tying: VideoLlavaConfig has no __post_init__ that reads text_config's."""
+
+    architecture = "Video-LLaVA"
+    config_class = "VideoLlavaConfig"
+    default_model_class = "VideoLlavaForConditionalGeneration"
+    vision_defaults = CLIP_VIT_L_224
+    vision_prefix = "image_tower."
+    informational_fields = frozenset({"projector_hidden_act", "image_seq_length", "video_seq_length"})
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
+
+    def whole(self, spec: ModelSpec) -> ModelSpec:
+        """LLaVA's model with the image tower, then the video tower: the same tower again, run for videos only."""
+        spec = super().whole(spec)
+        if self.vision is None:  # pragma: no cover - CLIP is always counted
+            return spec
+        return with_tower(spec, video_tower(self.vision.tower("video_tower.")), (), image=spec.image)
 
 
 # LlavaOnevisionConfig.sub_configs_defaults: the SigLIP so400m tower at 384 px without its pooling head.

@@ -202,3 +202,72 @@ class Mistral4Config(DeepseekV3Config):
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return self.rotary_extras()
+
+
+@family("lighton_ocr")
+class LightOnOcrConfig(MultimodalConfig):
+    """configuration_lighton_ocr.py / modeling_lighton_ocr.py: Mistral 3's shape under other names, saved as built
+    (no conversion_mapping.py entry): a Pixtral tower (model.vision_encoder.), LightOnOcrMultiModalProjector
+    (model.vision_projection.: an RMSNorm of the vision width, the patch merger spatial_merge_size² patches side by
+    side → vision hidden, linear_1 vision → text, linear_2 text → text, none biased) and a Qwen3 language model
+    (model.language_model., lm_head); the top-level tie_word_embeddings (default true) decides tying. No image rule:
+    LightOnOcrProcessor resizes to whole patches of the image processor's own patch_size (preprocessor_config.json,
+    not config.json), not to whole merges as Mistral 3's does; the model is counted by parameter."""
+
+    architecture = "LightOnOCR"
+    config_class = "LightOnOcrConfig"
+    default_model_class = "LightOnOcrForConditionalGeneration"
+    text_model_type = "qwen3"
+    text_defaults = {  # LightOnOcrConfig.sub_configs_defaults' text init_kwargs (the keys a Qwen3 reads)
+        "model_type": "qwen3",
+        "head_dim": 128,
+        "hidden_act": "silu",
+        "hidden_size": 1024,
+        "intermediate_size": 3072,
+        "max_position_embeddings": 40960,
+        "num_attention_heads": 16,
+        "num_hidden_layers": 28,
+        "num_key_value_heads": 8,
+        "sliding_window": None,
+        "vocab_size": 151936,
+    }
+    vision_model_type = "pixtral"
+    vision_defaults = {  # its vision init_kwargs (the keys a Pixtral tower reads)
+        "model_type": "pixtral",
+        "head_dim": 64,
+        "hidden_act": "silu",
+        "hidden_size": 1024,
+        "image_size": 1540,
+        "intermediate_size": 4096,
+        "num_attention_heads": 16,
+        "num_channels": 3,
+        "num_hidden_layers": 24,
+        "patch_size": 14,
+    }
+    language_model_prefix = "model.language_model."
+    lm_head_name = "lm_head"
+    vision_prefix = "model.vision_encoder."
+
+    tie_word_embeddings: Flag = True
+    spatial_merge_size: Width = 2
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
+        return None
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        width, merged = tower.hidden_size, tower.hidden_size * self.spatial_merge_size**2
+        return tuple(
+            projector_module("model.vision_projection." + name, module)
+            for name, module in (
+                ("norm", Norm("rmsnorm", width)),
+                ("patch_merger.merging_layer", Linear(merged, width)),
+                ("linear_1", Linear(width, text_hidden)),
+                ("linear_2", Linear(text_hidden, text_hidden)),
+            )
+        )
+
+    def notes(self) -> list[str]:
+        return super().notes() + [
+            "no image rule: its processor resizes to whole patches of the image processor's own patch size, which "
+            "config.json does not hold; counted by parameter only (flops --image refuses)"
+        ]

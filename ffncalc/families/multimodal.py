@@ -92,17 +92,33 @@ class MultimodalConfig(HFConfig):
         except ValidationError as error:
             raise describe_validation_error(error, "", prefix="text_config") from None
 
-    @cached_property
-    def vision(self) -> TowerConfig | None:
-        """The vision tower's config, validated by its tower adapter; None without one, or where ffncalc counts none."""
-        tower = self._tower("vision_config", self.vision_model_type, self.vision_defaults)
-        return tower if tower is not None and tower.uncounted() is None else None
+    def tower_blocks(self) -> tuple[tuple[str, str, dict[str, Any]], ...]:
+        """Each block that configures a tower: (its field, the tower's model_type when the block names none of the
+        known towers, the block when the config has none). A wrapper with a second vision tower adds its block."""
+        return (
+            ("vision_config", self.vision_model_type, self.vision_defaults),
+            ("audio_config", self.audio_model_type, self.audio_defaults),
+        )
 
     @cached_property
+    def towers(self) -> dict[str, TowerConfig]:
+        """Each tower ffncalc counts, by the field that configures it, validated by its tower adapter."""
+        found = {}
+        for field, own_type, defaults in self.tower_blocks():
+            tower = self._tower(field, own_type, defaults)
+            if tower is not None and tower.uncounted() is None:
+                found[field] = tower
+        return found
+
+    @property
+    def vision(self) -> TowerConfig | None:
+        """The vision tower's config; None without one, or where ffncalc counts none."""
+        return self.towers.get("vision_config")
+
+    @property
     def audio(self) -> TowerConfig | None:
-        """The audio tower's config, validated by its tower adapter; None without one, or where ffncalc counts none."""
-        tower = self._tower("audio_config", self.audio_model_type, self.audio_defaults)
-        return tower if tower is not None and tower.uncounted() is None else None
+        """The audio tower's config; None without one, or where ffncalc counts none."""
+        return self.towers.get("audio_config")
 
     def _present(self, field: str) -> bool:
         """Whether the model has the tower FIELD configures: given, or the wrapper's default where it has one."""
@@ -130,16 +146,13 @@ class MultimodalConfig(HFConfig):
     def uncounted_towers(self) -> list[str]:
         """The towers this model has that ffncalc does not count, each with the reason."""
         found = []
-        for field, own_type, defaults in (
-            ("vision_config", self.vision_model_type, self.vision_defaults),
-            ("audio_config", self.audio_model_type, self.audio_defaults),
-        ):
+        for field, own_type, defaults in self.tower_blocks():
             if not self._present(field):
                 continue
             tower = self._tower(field, own_type, defaults)
             reason = "not counted yet" if tower is None else tower.uncounted()
             if reason is not None:
-                found.append(f"its {field.removesuffix('_config')} tower: {reason}")
+                found.append(f"its {tower_kind(field)} tower: {reason}")
         return found
 
     def image_input(self, tower: Tower) -> ImageInput | None:
@@ -158,8 +171,7 @@ class MultimodalConfig(HFConfig):
         return self.text.max_context()
 
     def nested_configs(self) -> dict[str, HFConfig]:
-        towers = {"vision_config": self.vision, "audio_config": self.audio}
-        return {"text_config": self.text} | {field: tower for field, tower in towers.items() if tower is not None}
+        return {"text_config": self.text} | self.towers
 
     @cached_property
     def quantization(self) -> Block | None:
@@ -170,8 +182,7 @@ class MultimodalConfig(HFConfig):
 
     def validate_nested(self) -> None:
         self.text  # noqa: B018 - validates text_config, raising a field-named error
-        self.vision  # noqa: B018 - and vision_config
-        self.audio  # noqa: B018 - and audio_config
+        self.towers  # noqa: B018 - and each tower's block
 
     def defaults_used(self) -> list[DefaultUsed]:
         """The wrapper's own defaults, then each nested block's: what the wrapper fills in (its model_type, and the
@@ -182,14 +193,13 @@ class MultimodalConfig(HFConfig):
             for default in self.text.defaults_used()
             if default.field != "tie_word_embeddings"  # the wrapper's own flag decides
         ]
-        for field, tower, defaults in (
-            ("vision_config", self.vision, self.vision_defaults),
-            ("audio_config", self.audio, self.audio_defaults),
-        ):
+        for field, _, defaults in self.tower_blocks():
+            tower = self.towers.get(field)
             if tower is not None and not self.text_only:
                 nested += self._block_defaults(field, tower, defaults)
                 nested += [replace_default(default, f"{field}.{default.field}") for default in tower.defaults_used()]
-        return [d for d in own if d.field not in ("text_config", "vision_config", "audio_config")] + nested
+        blocks = {"text_config"} | {field for field, _, _ in self.tower_blocks()}
+        return [d for d in own if d.field not in blocks] + nested
 
     def _block_defaults(self, field: str, block: HFConfig, defaults: dict[str, Any]) -> list[DefaultUsed]:
         """What the wrapper's configuration class fills into FIELD when the config has no such block: the
@@ -212,8 +222,7 @@ class MultimodalConfig(HFConfig):
                 f"{self.model_class()} is the language model alone: transformers builds {self.text.model_type} from "
                 "text_config, without the towers"
             ] + self.text.notes()
-        both = (("vision", self.vision), ("audio", self.audio))
-        towers = [f"the {kind} tower ({tower.config_class})" for kind, tower in both if tower is not None]
+        towers = [f"the {tower_kind(field)} tower ({tower.config_class})" for field, tower in self.towers.items()]
         uncounted = self.uncounted_towers()
         if not towers:
             counted = f"{self.model_type} is multimodal: its language model ({self.text.model_type}) is counted"
@@ -289,6 +298,12 @@ def with_tower(spec: ModelSpec, tower: Tower, projector: tuple[Extra, ...], imag
         checkpoint_extras=spec.checkpoint_extras + tower.checkpoint_extras,
         image=image,
     )
+
+
+def tower_kind(field: str) -> str:
+    """What a tower block's field calls its tower: "vision_config" → "vision", "high_res_vision_config" → "high-res
+    vision"."""
+    return field.removesuffix("_config").replace("high_res_", "high-res ").replace("_", " ")
 
 
 def replace_default(default: DefaultUsed, field: str) -> DefaultUsed:

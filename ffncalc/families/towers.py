@@ -17,7 +17,7 @@ from ..spec import (
     PatchEmbedding,
     Table,
 )
-from ..values import Value
+from ..values import Value, replace
 
 
 class Tower(Value):
@@ -48,6 +48,23 @@ def audio_module(name: str, module: Module, component: str = "audio") -> Extra:
     """A module of an audio tower outside its layers, or (component="projector") of its projector: it runs for the
     frames of a clip, never for a text token (ffncalc counts no audio FLOPs)."""
     return tower_module(name, module, component, "per_audio_frame")
+
+
+def video_tower(tower: Tower) -> Tower:
+    """TOWER as a tower that reads videos only (Video-LLaVA's video_tower): its layers in the "video" stack and its
+    modules run per video frame, so that an image's FLOPs leave it out; its parameters count as the vision tower's."""
+    return replace(
+        tower,
+        layers=tuple(replace(layer, stack="video") for layer in tower.layers),
+        extras=tuple(replace(extra, runs="per_video_frame") for extra in tower.extras),
+    )
+
+
+def after(tower: Tower, layers: int) -> Tower:
+    """TOWER as a second tower in the same stack after one of LAYERS layers: its layers numbered from 0 still."""
+    return replace(
+        tower, layers=tuple(replace(layer, index_offset=layer.index_offset + layers) for layer in tower.layers)
+    )
 
 
 class TowerConfig(HFConfig):

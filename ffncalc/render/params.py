@@ -50,7 +50,7 @@ def _params_renderables(report: ParamsReport, width: int) -> list[RenderableType
     counted = f", as {report.model_class}" if report.model_class else ""
     towers = {
         stack: sum(len(group.indices) for group in report.layers if group.stack == stack)
-        for stack in ("vision", "audio")
+        for stack in ("vision", "video", "audio")
     }
     tower_layers = "".join(f", a {n}-layer {stack} tower" for stack, n in towers.items() if n)
     title = f"{named(report)} — {report.architecture} ({report.model_type}{counted}), {report.num_layers} layers{tower_layers}"
