@@ -66,6 +66,7 @@ FALLBACK_CLASS = {
     "plbart": "PLBartForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     "whisper": "WhisperForConditionalGeneration",
+    "moonshine": "MoonshineForConditionalGeneration",
     "switch_transformers": "SwitchTransformersForConditionalGeneration",
     "m2m_100": "M2M100ForConditionalGeneration",
     "blenderbot": "BlenderbotForConditionalGeneration",
