@@ -20,11 +20,17 @@ from .compute import (
     audio_front_end_flops,
     cross_kv_weights,
     extra_weights_by_runs,
-    prefill_flops,
-    stack_profile,
+    score_flops_per_key,
 )
 from .errors import UsageError
 from .spec import AudioInput, ModelSpec
+from .tensors import Tensor, attention_tensors, ffn_tensors
+
+
+def matmul_weights(tensors: list[Tensor]) -> int:
+    """The elements of the tensors a position is multiplied by (weights, not biases or norms)."""
+    return sum(tensor.elements for tensor in tensors if tensor.matmul)
+
 
 MAX_SECONDS = 86_400  # a day of audio: beyond it a figure is no longer about one clip
 
@@ -68,7 +74,7 @@ def audio_convention(spec: ModelSpec) -> str:
 
 def count_audio_flops(spec: ModelSpec, model: str, seconds: Fraction) -> AudioFlops:
     """Per window: convolutions (2 · weights · frames or positions) + layers (2 · weights · positions, + 2 · heads ·
-    (qk + v) · positions²) + cross-attention keys and values (2 · weights · positions) or projector (2 · weights ·
+    (qk + v) · positions²; a tower's layers counted as images.py counts a vision tower's) + cross-attention keys and values (2 · weights · positions) or projector (2 · weights ·
     tokens); times ⌈seconds / window⌉ windows."""
     rule = spec.audio
     if rule is None:
@@ -77,15 +83,20 @@ def count_audio_flops(spec: ModelSpec, model: str, seconds: Fraction) -> AudioFl
             "has none whose rule ffncalc knows (an audio tower of variable length is counted by parameter only)"
         )
     windows = math.ceil(seconds / window_seconds(rule))
-    layers = [layer for layer in spec.layers if layer.stack == rule.stack]
-    window = prefill_flops(stack_profile(layers), rule.positions, causal=False)
+    n = rule.positions
+    projections = ffn = scores = 0
+    for layer in (layer for layer in spec.layers if layer.stack == rule.stack):
+        if layer.attention is not None:
+            projections += FLOPS_PER_MULTIPLY_ADD * matmul_weights(attention_tensors(layer.attention)) * n
+            scores += score_flops_per_key(layer.attention) * n * n  # each position attends to all in its window
+        if layer.ffn is not None:
+            ffn += FLOPS_PER_MULTIPLY_ADD * matmul_weights(ffn_tensors(layer.ffn)) * n
     encoder_decoder = rule.tokens is None
     cross_kv = FLOPS_PER_MULTIPLY_ADD * cross_kv_weights(spec) * rule.positions if encoder_decoder else 0
     per_token = extra_weights_by_runs(spec).get("per_audio_token", 0)
     projector = 0 if encoder_decoder else FLOPS_PER_MULTIPLY_ADD * per_token * (rule.tokens or 0)
     front_end = audio_front_end_flops(spec)
-    layers_flops = window.attention_projections + window.attention_scores + window.ffn
-    per_window = front_end + layers_flops + cross_kv + projector
+    per_window = front_end + projections + scores + ffn + cross_kv + projector
     return AudioFlops(
         seconds=whole(seconds),
         window_seconds=whole(window_seconds(rule)),
@@ -94,9 +105,9 @@ def count_audio_flops(spec: ModelSpec, model: str, seconds: Fraction) -> AudioFl
         encoder_positions=windows * rule.positions,
         audio_tokens=None if rule.tokens is None else windows * rule.tokens,
         front_end=windows * front_end,
-        attention_projections=windows * window.attention_projections,
-        attention_scores=windows * window.attention_scores,
-        ffn=windows * window.ffn,
+        attention_projections=windows * projections,
+        attention_scores=windows * scores,
+        ffn=windows * ffn,
         cross_attention_kv=windows * cross_kv,
         projector=windows * projector,
         total=windows * per_window,

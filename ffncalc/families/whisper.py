@@ -22,12 +22,11 @@ from ..spec import (
     Runs,
     Table,
 )
+from .audio import WHISPER_FRAMES_PER_SECOND
 from .bart import BART_MLP, CROSS_ATTENTION, SELF_ATTENTION
 from .registry import family
 
 Kind = Literal["model", "generation", "causal"]
-# WhisperFeatureExtractor (feature_extraction_whisper.py, transformers 5.24): sampling_rate 16,000, hop_length 160.
-WHISPER_FRAMES_PER_SECOND = 16_000 // 160
 
 
 @family("whisper")
