@@ -87,21 +87,29 @@ def flops(
     mla_form: MlaForm = "plain",
     causal: bool = True,
     image: str | None = None,
+    audio: str | float | None = None,
 ) -> FlopsReport:
     """FLOPs per token at CONTEXT (e.g. 8192 or "8k"; default DEFAULT_CONTEXT), prefill of that many tokens, and
-    training; with IMAGE ("1024x768"), what one image costs the vision tower and projector."""
+    training; with IMAGE ("1024x768"), what one image costs the vision tower and projector; with AUDIO (seconds,
+    e.g. "45"), what a clip of that length costs the speech encoder."""
     from .compute import count_flops
     from .images import count_image_flops, parse_image_size
+    from .speech import audio_convention, count_audio_flops, parse_audio_seconds
 
     if context is not None:
-        parse_context(context)  # a bad --ctx or --image is refused before any download
+        parse_context(context)  # a bad --ctx, --image or --audio is refused before any download
     size = parse_image_size(image) if image is not None else None
+    seconds = parse_audio_seconds(str(audio)) if audio is not None else None
     loaded = _load(model)
     remarks = Remarks()
     tokens = _context(context, loaded, remarks)
     report = count_flops(loaded.spec, tokens, loaded.info, mla_form=mla_form, causal=causal)
     if size is not None:
         report = report.model_copy(update={"image": count_image_flops(loaded.spec, loaded.info.model, *size)})
+    if seconds is not None:
+        clip = count_audio_flops(loaded.spec, loaded.info.model, seconds)
+        conventions = report.conventions + [audio_convention(loaded.spec)]
+        report = report.model_copy(update={"audio": clip, "conventions": conventions})
     return remarks.about(report)
 
 

@@ -468,6 +468,15 @@ def flops_command(
             "(multimodal models).",
         ),
     ] = None,
+    audio: Annotated[
+        str | None,
+        typer.Option(
+            "--audio",
+            metavar="SECONDS",
+            help="Also what an audio clip that long costs the speech encoder, e.g. 45 (Whisper reads 30-second "
+            "windows).",
+        ),
+    ] = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -488,6 +497,7 @@ def flops_command(
     """
     from .api import flops
     from .images import parse_image_size
+    from .speech import parse_audio_seconds
     from .units import parse_context
 
     form: MlaFormName = "absorbed" if mla is MlaForm.absorbed else "plain"
@@ -495,12 +505,15 @@ def flops_command(
         parse_context(ctx)  # a bad --ctx or --image is refused before any download
     if image is not None:
         parse_image_size(image)
+    if audio is not None:
+        parse_audio_seconds(audio)
     from .headlines import FLOPS_HEADLINES, flops_headline
     from .render.compute import flops_table
 
     loaded = load_model(model, revision, token, as_type, set_, json)
     refuse(image is not None and bool(sweep_), "--image and --sweep: sweep without --image")
-    report_of = lambda at: flops(at, ctx, mla_form=form, causal=not no_causal, image=image)  # noqa: E731
+    refuse(audio is not None and bool(sweep_), "--audio and --sweep: sweep without --audio")
+    report_of = lambda at: flops(at, ctx, mla_form=form, causal=not no_causal, image=image, audio=audio)  # noqa: E731
     headline = lambda _, report: flops_headline(report)  # noqa: E731
     answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
     respond(loaded, "flops", report_of, headline, FLOPS_HEADLINES, flops_table, answer)

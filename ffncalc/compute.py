@@ -62,17 +62,27 @@ class ContextProfile(Value):
     mixer_state: int = 0  # their convolutions and state updates: the same at any context
     other: int = 0  # model-level linears a token runs (OPT's project_in/out)
     cross: int = 0  # cross-attention: the cost of each encoder position a decoder token attends to
+    cross_keys: int | None = None  # the encoder positions it attends to when fixed (Whisper); None: the context
 
     @property
     def fixed(self) -> int:
         return self.attention_projections + self.ffn + self.lm_head + self.mixer + self.mixer_state + self.other
 
+    @property
+    def cross_slope(self) -> int:
+        """What cross-attention adds per token of context: cross, unless the encoder's length is fixed."""
+        return self.cross if self.cross_keys is None else 0
+
+    def encoder_positions(self, context: int) -> int:
+        """The encoder positions a decoder token attends to: the fixed number, or the context."""
+        return context if self.cross_keys is None else self.cross_keys
+
     def growing(self, context: int) -> int:
-        """Σ over reaches of slope · keys(context, cap, rate), + cross · n (the encoder's length is the context too)."""
-        return (
-            sum(slope * attended_keys(context, cap, rate) for (cap, rate), slope in self.reaches())
-            + self.cross * context
-        )
+        """Σ over reaches of slope · keys(context, cap, rate), + cross · the encoder positions (the context, unless
+        the encoder's length is fixed)."""
+        return sum(
+            slope * attended_keys(context, cap, rate) for (cap, rate), slope in self.reaches()
+        ) + self.cross * self.encoder_positions(context)
 
     def reaches(self) -> list[tuple[Reach, int]]:
         """Every slope by its reach (cap, rate): the windows' at rate 1, the compressed entries' at theirs."""
@@ -213,20 +223,17 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         other=FLOPS_PER_MULTIPLY_ADD * (weights["other"] + _extra_weights(spec))
         + sum(layer.other_flops for layer in layers),
         cross=cross,
+        cross_keys=spec.cross_attention_keys,
     )
 
 
-def encoder_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfile | None:
-    """FLOPs per input token of an encoder-decoder's encoder stack, with the cross-attention keys and values
-    every decoder layer projects from each encoder position; None for other models."""
-    layers = encoder_layers(spec)
-    if not layers:
-        return None
+def stack_profile(layers: list[Layer], mla_form: MlaForm = "plain", attention_projections: int = 0) -> ContextProfile:
+    """FLOPs per position of a stack that reads its whole input at once (an encoder, an audio tower): 2 · its matmul
+    weights, + 2 · ATTENTION_PROJECTIONS weights more, and the score slopes."""
     weights = _active_weights(layers)
-    cross_kv = _active_weights(generating_layers(spec), runs="once_per_input")["attention"]
     reaches, _ = _attention_slopes(layers, lambda attention: score_flops_per_key(attention, mla_form))
     return ContextProfile(
-        attention_projections=FLOPS_PER_MULTIPLY_ADD * (weights["attention"] + cross_kv),
+        attention_projections=FLOPS_PER_MULTIPLY_ADD * (weights["attention"] + attention_projections),
         ffn=FLOPS_PER_MULTIPLY_ADD * weights["ffn"],
         lm_head=0,
         slopes=reaches.slopes,
@@ -234,6 +241,36 @@ def encoder_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProf
         mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"],
         mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
     )
+
+
+def cross_kv_weights(spec: ModelSpec) -> int:
+    """The cross-attention key and value weights of the decoder layers: each encoder position runs them once."""
+    return _active_weights(generating_layers(spec), runs="once_per_input")["attention"]
+
+
+def encoder_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfile | None:
+    """FLOPs per input token of an encoder-decoder's encoder stack, with the cross-attention keys and values
+    every decoder layer projects from each encoder position; None for other models."""
+    layers = encoder_layers(spec)
+    return stack_profile(layers, mla_form, cross_kv_weights(spec)) if layers else None
+
+
+def extra_weights_by_runs(spec: ModelSpec) -> dict[str, int]:
+    """The matmul weights of the model-level modules, by how often they run (Runs)."""
+    weights: dict[str, int] = {}
+    for part in _extra_parts(spec):
+        weights[part.runs] = weights.get(part.runs, 0) + part.active_matmul_weights
+    return weights
+
+
+def audio_front_end_flops(spec: ModelSpec) -> int:
+    """One window's convolutions before the encoder's layers: 2 · (weights run per frame · frames + weights run per
+    position · positions); 0 without a fixed audio window."""
+    if spec.audio is None:
+        return 0
+    weights = extra_weights_by_runs(spec)
+    per_frame, per_position = weights.get("per_audio_frame", 0), weights.get("per_audio_position", 0)
+    return FLOPS_PER_MULTIPLY_ADD * (per_frame * spec.audio.frames + per_position * spec.audio.positions)
 
 
 def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
@@ -259,6 +296,7 @@ def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
         mixer_state=states * bytes_per_element,
         other=(weights["other"] + _extra_weights(spec)) * bytes_per_element,
         cross=cross,
+        cross_keys=spec.cross_attention_keys,
     )
 
 
@@ -271,7 +309,7 @@ def crossover_context(profile: ContextProfile) -> Fraction | None:
     m itself when a step reaches it.
     """
     target = profile.ffn
-    if not any(value for _, value in profile.reaches()) and not profile.cross:
+    if not any(value for _, value in profile.reaches()) and not profile.cross_slope:
         return None
     if target <= 0:
         return Fraction(0)
@@ -286,17 +324,19 @@ def crossover_context(profile: ContextProfile) -> Fraction | None:
         middle = (low + high) // 2
         low, high = (low, middle) if profile.growing(middle) >= target else (middle, high)
     before = profile.growing(high - 1)
-    slope = profile.cross + sum(value for window, value in profile.slopes if window is None or window >= high)
+    slope = profile.cross_slope + sum(value for window, value in profile.slopes if window is None or window >= high)
     if slope and before + slope >= target:
         return Fraction(high - 1) + Fraction(target - before, slope)
     return Fraction(high)
 
 
 def plateau(profile: ContextProfile) -> int | None:
-    """The most the growing part can reach when every reach is capped: Σ slope · cap; None when some layer is not."""
-    if profile.cross or any(cap is None and value for (cap, _), value in profile.reaches()):
+    """The most the growing part can reach when every reach is capped: Σ slope · cap (+ cross · the fixed encoder
+    positions); None when some layer is not."""
+    if profile.cross_slope or any(cap is None and value for (cap, _), value in profile.reaches()):
         return None
-    return sum(value * cap for (cap, _), value in profile.reaches() if value and cap is not None)
+    capped = sum(value * cap for (cap, _), value in profile.reaches() if value and cap is not None)
+    return capped + profile.cross * profile.encoder_positions(0)
 
 
 # --- results ----------------------------------------------------------------------------------
@@ -333,6 +373,25 @@ class ImageFlops(Result):
     total: int
 
 
+class AudioFlops(Result):
+    """What one audio clip costs a speech encoder: ``audio`` in ``ffncalc flops --audio --json``. The encoder reads
+    whole windows (the last padded): the figures are for all of them."""
+
+    seconds: int | float  # as asked
+    window_seconds: int | float  # frames per window / frames per second
+    windows: int  # ⌈seconds / window_seconds⌉
+    frames: int  # log-mel frames, all windows
+    encoder_positions: int  # what the convolutions leave, all windows
+    audio_tokens: int | None  # what the clip becomes in the language model's sequence; None: an encoder-decoder
+    front_end: int  # the convolutions over the frames
+    attention_projections: int
+    attention_scores: int
+    ffn: int
+    cross_attention_kv: int  # an encoder-decoder's decoder projects each position's keys and values once per layer
+    projector: int
+    total: int
+
+
 class FlopsReport(ModelInfo):
     """Decode FLOPs per token at one context, prefill of a prompt that long, and training. `ffncalc flops --json`."""
 
@@ -344,6 +403,7 @@ class FlopsReport(ModelInfo):
     training: int
     conventions: list[str]
     image: ImageFlops | None = None  # with --image: one image through the vision tower and projector
+    audio: AudioFlops | None = None  # with --audio: one clip through the speech encoder (and projector)
 
 
 class CrossoverRow(Result):
@@ -436,10 +496,10 @@ def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
 
 def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> FlopsBreakdown:
     """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n)); cross-attention
-    always n · n (every decoder position sees the whole encoded input)."""
+    always n · the encoder positions (every decoder position sees the whole encoded input: n, or a fixed length)."""
     if causal:
         scores = sum(slope * causal_keys(tokens, cap, rate) for (cap, rate), slope in profile.reaches())
-        scores += profile.cross * tokens * tokens
+        scores += profile.cross * tokens * profile.encoder_positions(tokens)
     else:
         scores = tokens * profile.growing(tokens)
     return _breakdown(profile, tokens, scores)
@@ -454,8 +514,12 @@ def count_flops(
     causal = causal and not encoder_only  # an encoder's tokens see the whole input
     prefill = prefill_flops(profile, context, causal)
     encoder = encoder_profile(spec, mla_form)
-    if encoder is not None:  # the encoder reads the n input tokens once, bidirectionally
-        prefill = _sum(prefill, prefill_flops(encoder, context, causal=False))
+    if encoder is not None:  # the encoder reads its input once, bidirectionally: n tokens, or one audio window
+        positions = context if spec.cross_attention_keys is None else spec.cross_attention_keys
+        encoded = prefill_flops(encoder, positions, causal=False)
+        front_end = audio_front_end_flops(spec) if spec.audio is not None and spec.audio.stack == "encoder" else 0
+        encoded = encoded.model_copy(update={"other": encoded.other + front_end, "total": encoded.total + front_end})
+        prefill = _sum(prefill, encoded)
     conventions = (
         CONVENTIONS
         + (
@@ -463,15 +527,7 @@ def count_flops(
             if encoder_only
             else []
         )
-        + (
-            [
-                "encoder-decoder: per token is one generated (decoder) token with the encoder's output cached; the "
-                "prefill runs the encoder over n input tokens (each attending to all n) and the decoder over n target "
-                "tokens, and projects the encoder output's cross-attention keys and values once"
-            ]
-            if encoder is not None
-            else []
-        )
+        + ([encoder_decoder_convention(spec)] if encoder is not None else [])
         + [
             "prefill: causal (token i attends to i keys, capped by the window)"
             if causal
@@ -482,7 +538,8 @@ def count_flops(
     conventions += compressed_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (--image WxH for what an image costs)" if spec.image is not None else ""
-        conventions.append(f"per text token: a text token runs the language model only{image}")
+        audio = " (--audio SECONDS for what a clip costs)" if spec.audio is not None else ""
+        conventions.append(f"per text token: a text token runs the language model only{image}{audio}")
     return FlopsReport(
         **(info or ModelInfo(model_type=spec.model_type)).model_dump(),
         context=context,
@@ -492,6 +549,24 @@ def count_flops(
         prefill=prefill,
         training=TRAINING_MULTIPLIER * prefill.total,
         conventions=conventions,
+    )
+
+
+def encoder_decoder_convention(spec: ModelSpec) -> str:
+    """How an encoder-decoder's per-token and prefill figures read its encoder: over n input tokens, or over one
+    fixed window of audio."""
+    audio = spec.audio
+    if audio is not None and spec.cross_attention_keys is not None:
+        return (
+            f"encoder-decoder over audio: per token is one generated (decoder) token, its cross-attention reading the "
+            f"encoder's {spec.cross_attention_keys:,} positions (one window of audio, whatever the context); the prefill runs the encoder over one window ({audio.frames:,} mel frames through its "
+            f"convolutions, {audio.positions:,} positions through its layers, each attending to all), projects the "
+            "cross-attention keys and values once, and runs the decoder over n target tokens"
+        )
+    return (
+        "encoder-decoder: per token is one generated (decoder) token with the encoder's output cached; the "
+        "prefill runs the encoder over n input tokens (each attending to all n) and the decoder over n target "
+        "tokens, and projects the encoder output's cross-attention keys and values once"
     )
 
 

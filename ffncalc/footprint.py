@@ -12,7 +12,8 @@ Conventions:
   chunk (chunked attention) of tokens; a layer with compressed keys also keeps its n // rate entries
   (and its indexer's compressed keys), not the partial window still being pooled; a layer that reads
   another layer's keys and values (Gemma 3n's and Gemma 4's shared KV) caches none; an encoder-decoder's
-  decoder layers also cache the encoder output's keys and values (the encoder's length is the context);
+  decoder layers also cache the encoder output's keys and values (the encoder's length is the context, or
+  fixed: Whisper's encoder output is always max_source_positions long);
   a state-space or linear-attention mixer keeps its recurrent state and its convolutions' last inputs,
   whatever the context;
 - tensor parallelism over N GPUs splits every matrix (linear weights, embedding, head) evenly and keeps a
@@ -308,9 +309,16 @@ class _Kind(Value):
     tokens: int
     fixed: int
     rate: int = 1  # a compressed cache: one entry per rate tokens (tokens counts entries)
+    grows: bool = True  # False: as many tokens whatever the context (a fixed-length encoder's output)
 
 
-def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
+def cross_attention_tokens(spec: ModelSpec, context: int) -> int:
+    """The encoder positions a cross-attention layer caches: the fixed number (Whisper's max_source_positions),
+    or the context (the encoder's input is as long as the decoder's)."""
+    return context if spec.cross_attention_keys is None else spec.cross_attention_keys
+
+
+def _cache_kind(layer: Layer, context: int, cross_keys: int | None) -> list[_Kind]:
     kinds = []
     attention = layer.attention
     if attention is not None and not attention.kv_shared:
@@ -326,9 +334,12 @@ def _cache_kind(layer: Layer, context: int) -> list[_Kind]:
         for what, width, rate in compressed_caches(attention):
             kinds.append(_Kind(f"{what} (1 per {rate:,} tokens)", width, attended_keys(context, None, rate), 0, rate))
     if layer.cross_attention is not None:
-        kinds.append(
-            _Kind("cross-attention (encoder output)", kv_elements_per_token(layer.cross_attention), context, 0)
-        )
+        elements = kv_elements_per_token(layer.cross_attention)
+        if cross_keys is None:  # the encoder's input is as long as the context
+            kinds.append(_Kind("cross-attention (encoder output)", elements, context, 0))
+        else:
+            name = f"cross-attention (encoder output, {cross_keys:,} positions)"
+            kinds.append(_Kind(name, elements, cross_keys, 0, grows=False))
     if layer.mixer is not None:
         state = layer.mixer.state_elements + layer.mixer.conv_state_elements
         kinds.append(_Kind(f"{layer.mixer.kind} state", 0, 0, state))
@@ -340,11 +351,14 @@ def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
     size = DTYPE_BYTES[dtype]
     counted: dict[tuple[str, int, int, int], int] = {}
     rates: dict[str, int] = {}
+    fixed_length: set[str] = set()
     for layer in generating_layers(spec):
-        for kind in _cache_kind(layer, context):
+        for kind in _cache_kind(layer, context, spec.cross_attention_keys):
             key = (kind.kind, kind.per_token, kind.tokens, kind.fixed)
             counted[key] = counted.get(key, 0) + 1
             rates[kind.kind] = kind.rate
+            if not kind.grows:
+                fixed_length.add(kind.kind)
     layers = [
         CacheLayer(
             kind=kind,
@@ -358,7 +372,11 @@ def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
     ]
     # One more token of one sequence grows only the layers that keep every token, and the compressed caches by an
     # entry every rate tokens: their elements / rate on average (rounded down).
-    growing = [(cache, rates[cache.kind]) for cache in layers if cache.tokens == context or rates[cache.kind] > 1]
+    growing = [
+        (cache, rates[cache.kind])
+        for cache in layers
+        if cache.kind not in fixed_length and (cache.tokens == context or rates[cache.kind] > 1)
+    ]
     per_token = int(sum(Fraction(cache.layers * cache.elements_per_token * size, rate) for cache, rate in growing))
     return KvCache(
         dtype=dtype,
@@ -463,7 +481,8 @@ def cache_shares(spec: ModelSpec, cache: KvCache) -> dict[tuple[str, int, int], 
                 add("heads", bytes_, attention.num_kv_heads)
         if layer.cross_attention is not None:
             cross = layer.cross_attention
-            add("heads", kv_elements_per_token(cross) * cache.context * cache.batch * size, cross.num_kv_heads)
+            tokens = cross_attention_tokens(spec, cache.context)
+            add("heads", kv_elements_per_token(cross) * tokens * cache.batch * size, cross.num_kv_heads)
         if layer.mixer is not None:
             add("even", (layer.mixer.state_elements + layer.mixer.conv_state_elements) * cache.batch * size)
     return shares

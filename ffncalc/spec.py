@@ -35,8 +35,9 @@ Component = Literal[
 # encoder's input (cross-attention keys and values), or not while generating at all (a pooler).
 # A tower's modules never run for a text token: they run for each patch of an image (a patch
 # embedding), or for each token the image becomes in the language model (a projector after merging);
-# an audio tower's, for each frame of a clip, and a video tower's, for each frame of a video (ffncalc counts FLOPs
-# of neither).
+# an audio tower's, for each mel frame of a clip (a convolution at the frame rate), each position its convolutions
+# leave (one that strides), or each token the clip becomes in the language model (a projector after pooling); a
+# video tower's, for each frame of a video (ffncalc counts no video FLOPs).
 Runs = Literal[
     "every_token",
     "once_per_input",
@@ -44,6 +45,8 @@ Runs = Literal[
     "per_patch",
     "per_image_token",
     "per_audio_frame",
+    "per_audio_position",
+    "per_audio_token",
     "per_video_frame",
 ]
 ExpertStacking = Literal["stacked", "concatenated"]
@@ -449,6 +452,20 @@ class ImageInput(Value):
     merge_columns: int | None = None  # the columns of patches one token merges, where not ``merge``
 
 
+class AudioInput(Value):
+    """How a speech encoder reads a clip: in windows of ``frames`` log-mel frames (``frames_per_second`` of them a
+    second; the last window padded), which its convolutions reduce to ``positions`` encoder positions (Whisper:
+    3,000 frames at 100 a second, 30 s, 1,500 positions), run by the layers of ``stack`` ("encoder" in an
+    encoder-decoder, "audio" in a tower). An audio tower hands ``tokens`` per window on to the language model
+    (after any pooling); an encoder-decoder, none (its decoder reads the positions by cross-attention)."""
+
+    frames: int
+    frames_per_second: int
+    positions: int
+    stack: Stack
+    tokens: int | None = None
+
+
 class ModelSpec(Value):
     """Everything the engine needs to count a model's parameters, FLOPs, bytes and tensors."""
 
@@ -468,6 +485,10 @@ class ModelSpec(Value):
     extras: tuple[Extra, ...] = ()
     checkpoint_extras: tuple[CheckpointExtra, ...] = ()
     image: ImageInput | None = None  # a multimodal model's vision tower: how it reads an image
+    audio: AudioInput | None = None  # a speech encoder with a fixed window: how it reads a clip
+    # The encoder positions every cross-attention reads, whatever the context (Whisper's encoder output is always
+    # max_source_positions long); None: as many as the context (the encoder's input is as long as the decoder's).
+    cross_attention_keys: int | None = None
     not_saved: NotSaved | None = None  # parameters a checkpoint saved by transformers leaves out
     # Stacked tensors (by the end of their name) that transformers transposes on load, axes 1 and 2, when a
     # checkpoint stores them that way (its conversion_mapping: Transpose(1, 2, check_dims=True)).

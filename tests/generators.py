@@ -349,7 +349,15 @@ def _layer_groups(d: Draft, name: str) -> Any:  # ALBERT: groups of shared layer
     return d.draw(st.integers(1, d.layers()))
 
 
-@rule("num_attention_heads", "n_head", "num_heads", "n_heads", "encoder_attention_heads")
+@rule(
+    "num_attention_heads",
+    "n_head",
+    "num_heads",
+    "n_heads",
+    "encoder_attention_heads",
+    "encoder_num_attention_heads",
+    "decoder_num_attention_heads",
+)
 def _heads(d: Draft, name: str) -> Any:
     return d.size["heads"]
 
@@ -359,7 +367,7 @@ def _decoder_heads(d: Draft, name: str) -> Any:
     return d.draw(st.sampled_from(divisors(d.size["heads"])))
 
 
-@rule("num_key_value_heads", "num_kv_heads")
+@rule("num_key_value_heads", "num_kv_heads", "encoder_num_key_value_heads", "decoder_num_key_value_heads")
 def _kv_heads(d: Draft, name: str) -> Any:
     if required(d.model_type, name):
         return d.size["kv_heads"]

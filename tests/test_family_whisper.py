@@ -52,16 +52,6 @@ def test_whisper_causal_lm_is_the_decoder_alone():
     assert tensors["model.decoder.layers.2.encoder_attn.k_proj.weight"] == (64, 64)
 
 
-def test_whisper_memory_caches_cross_attention_and_defaults_to_the_decoders_context(ffncalc):
-    # context 40 (max_target_positions, the default's cap), 3 decoder layers: self-attention keys and values
-    # 2 · 64 · 40 and cross-attention's 2 · 64 · 40 per layer, 2 bytes each (BF16)
-    run = ffncalc("memory", str(CONFIGS / "synthetic__whisper.json"), "--json")
-    assert run.exit_code == 0
-    cache = run.json()["kv_cache"]
-    assert cache["context"] == 40
-    assert cache["bytes"] == 3 * 2 * (2 * 64 * 40) * 2
-
-
 def test_num_key_value_heads_is_the_encoders_heads_as_whisperconfig_maps_it(write_config):
     # transformers 5.24 WhisperConfig.attribute_map: num_key_value_heads → encoder_attention_heads
     by_alias = account(str(write_config({"model_type": "whisper", "d_model": 12, "num_key_value_heads": 4}, "alias")))

@@ -104,7 +104,18 @@ def test_a_folder_whose_name_is_not_utf8_prints_as_json_too(name, tmp_path_facto
 @SETTINGS
 @given(
     option=st.sampled_from(
-        ["--ctx", "--batch", "--gpus", "--chunk", "--zero", "--dtype", "--kv-dtype", "--gpu-memory", "--image"]
+        [
+            "--ctx",
+            "--batch",
+            "--gpus",
+            "--chunk",
+            "--zero",
+            "--dtype",
+            "--kv-dtype",
+            "--gpu-memory",
+            "--image",
+            "--audio",
+        ]
     ),
     value=st.one_of(
         st.text(max_size=30),
@@ -116,7 +127,7 @@ def test_a_folder_whose_name_is_not_utf8_prints_as_json_too(name, tmp_path_facto
     ),
 )
 def test_any_option_value_is_used_or_refused_in_one_line(option, value):
-    command = "flops" if option in ("--ctx", "--image") else "memory"
+    command = "flops" if option in ("--ctx", "--image", "--audio") else "memory"
     run, elapsed = run_timed(command, "meta-llama/Llama-3.1-8B", option, value, "--json")
     assert_well_behaved(run, elapsed)
 

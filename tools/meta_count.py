@@ -66,6 +66,8 @@ FALLBACK_CLASS = {
     "plbart": "PLBartForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     "whisper": "WhisperForConditionalGeneration",
+    "moonshine": "MoonshineForConditionalGeneration",
+    "speech_to_text": "Speech2TextForConditionalGeneration",
     "switch_transformers": "SwitchTransformersForConditionalGeneration",
     "m2m_100": "M2M100ForConditionalGeneration",
     "blenderbot": "BlenderbotForConditionalGeneration",
@@ -130,6 +132,8 @@ def component_of(name: str) -> str:
         return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included
     if re.search(r"\.(mixer|temporal_block)\.(q_proj|k_proj|v_proj|o_proj)", name):
         return "attention"  # RecurrentGemma names its attention and its recurrent block alike (temporal_block)
+    if re.search(r"(^|\.)encoder\.conv\.conv_layers\.", name):
+        return "other"  # S2T's convolutional subsampler, before the encoder's layers (no record before holds one)
     if re.search(r"\.(mixer|linear_attn|mamba|conv|temporal_block)\.", name):
         return "mixer"  # state-space mixers, LFM2's short convolution (conv), RecurrentGemma's RG-LRU block
     if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention)\.", name):

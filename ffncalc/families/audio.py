@@ -1,21 +1,26 @@
 """Audio towers of multimodal models: counted as vision towers are (``families/vision.py``), per layer and by
-stored name, under the "audio" stack and component. Their FLOPs are not counted.
+stored name, under the "audio" stack and component.
 
-Both are the Universal Speech Model's Conformer (Gemma 3n and Gemma 4): two strided convolutions subsample the
+Whisper's encoder as a tower (Voxtral, Qwen2-Audio): two convolutions over a fixed window of log-mel frames, a
+learned position per window position, pre-LN layers; what a clip costs is counted (``flops --audio``).
+
+The Universal Speech Model's Conformer (Gemma 3n and Gemma 4): two strided convolutions subsample the
 mel spectrogram (4× in time and in frequency), a linear reads the channels × frequencies of each frame, and each
 Conformer block runs a half-step FFN, local self-attention with relative positions, a light convolution
 (a gated linear, a depthwise causal convolution, a linear) and a second half-step FFN, each between RMSNorms.
+Their FLOPs are not counted (they read clips of any length, by a rule ffncalc does not hold).
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 
-from ..schema import Flag, HeadCount, LayerCount, Name, Width
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import (
     Attention,
+    AudioInput,
     CheckpointExtra,
     Conv,
     DenseFfn,
@@ -28,10 +33,100 @@ from ..spec import (
     Parameter,
     Projection,
     StoredTensor,
+    Table,
     names,
 )
+from ..values import replace
+from .bart import BART_MLP, SELF_ATTENTION
 from .registry import tower
 from .towers import Tower, TowerConfig, audio_module
+
+# WhisperFeatureExtractor (feature_extraction_whisper.py, transformers 5.24): sampling_rate 16,000, hop_length 160.
+WHISPER_FRAMES_PER_SECOND = 16_000 // 160
+
+
+def whisper_encoder_tower(
+    prefix: str, hidden: int, layers: int, heads: int, ffn: int, activation: str, mel_bins: int, positions: int
+) -> Tower:
+    """Whisper's encoder (WhisperEncoder's layout) under PREFIX: conv1 (mel_bins → hidden, 3 taps) at every frame and
+    conv2 (hidden → hidden, 3 taps, stride 2) at every position, with biases; a table of POSITIONS rows; pre-LN layers
+    (q, v, out_proj biased, k_proj not; fc1, fc2 biased; two LayerNorms); a final LayerNorm. It reads exactly
+    2 · POSITIONS frames (its forward refuses any other length): one window, 30 s at 1,500 positions."""
+    head_dim = hidden // heads
+    attention = Attention(hidden, heads, heads, head_dim, head_dim, SELF_ATTENTION, True, False, True, True)
+    norm = Norm("layernorm", hidden, bias=True)
+    layer = Layer(
+        prefix + "layers.{i}",
+        attention,
+        DenseFfn(hidden, ffn, False, activation, BART_MLP, bias=True),
+        (("self_attn_layer_norm", norm), ("final_layer_norm", norm)),
+        stack="audio",
+    )
+    extras = (
+        audio_module(prefix + "conv1.weight", LearnedTensor((hidden, mel_bins, 3), matmul=True)),
+        audio_module(prefix + "conv1.bias", LearnedTensor((hidden,))),
+        audio_module(
+            prefix + "conv2.weight", LearnedTensor((hidden, hidden, 3), matmul=True), runs="per_audio_position"
+        ),
+        audio_module(prefix + "conv2.bias", LearnedTensor((hidden,)), runs="per_audio_position"),
+        audio_module(prefix + "embed_positions", Table(positions, hidden), runs="per_audio_position"),
+        audio_module(prefix + "layer_norm", norm, runs="per_audio_position"),
+    )
+    audio = AudioInput(
+        frames=2 * positions, frames_per_second=WHISPER_FRAMES_PER_SECOND, positions=positions, stack="audio"
+    )
+    return Tower((layer,) * layers, extras, hidden, None, audio=audio)
+
+
+@tower("voxtral_encoder")
+class VoxtralEncoderConfig(TowerConfig):
+    """configuration_voxtral.py (VoxtralEncoderConfig) / modeling_voxtral.py (VoxtralEncoder): Whisper's encoder,
+    whose output the wrapper regroups (see VoxtralConfig)."""
+
+    config_class = "VoxtralEncoderConfig"
+
+    hidden_size: Width = Field(1280, validation_alias=AliasChoices("hidden_size", "d_model"))
+    intermediate_size: Width = Field(5120, validation_alias=AliasChoices("intermediate_size", "encoder_ffn_dim"))
+    num_hidden_layers: LayerCount = Field(32, validation_alias=AliasChoices("num_hidden_layers", "encoder_layers"))
+    num_attention_heads: HeadCount = Field(
+        20, validation_alias=AliasChoices("num_attention_heads", "encoder_attention_heads")
+    )
+    activation_function: Name = "gelu"
+    num_mel_bins: Width = 128
+    max_source_positions: PositionCount = 1500
+
+    def tower(self, prefix: str) -> Tower:
+        return whisper_encoder_tower(
+            prefix, self.hidden_size, self.num_hidden_layers, self.num_attention_heads, self.intermediate_size,
+            self.activation_function, self.num_mel_bins, self.max_source_positions,
+        )  # fmt: skip
+
+
+@tower("qwen2_audio_encoder")
+class Qwen2AudioEncoderConfig(TowerConfig):
+    """configuration_qwen2_audio.py (Qwen2AudioEncoderConfig) / modeling_qwen2_audio.py (Qwen2AudioEncoder):
+    Whisper's encoder, its last layer's output average-pooled two positions into one (AvgPool1d(2, stride 2), no
+    weights) before the final LayerNorm."""
+
+    config_class = "Qwen2AudioEncoderConfig"
+
+    d_model: Width = Field(1280, validation_alias=AliasChoices("d_model", "hidden_size"))
+    encoder_ffn_dim: Width = Field(5120, validation_alias=AliasChoices("encoder_ffn_dim", "intermediate_size"))
+    encoder_layers: LayerCount = Field(32, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_attention_heads: HeadCount = Field(
+        20, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
+    )
+    activation_function: Name = "gelu"
+    num_mel_bins: Width = 128
+    max_source_positions: PositionCount = 1500
+
+    def tower(self, prefix: str) -> Tower:
+        tower = whisper_encoder_tower(
+            prefix, self.d_model, self.encoder_layers, self.encoder_attention_heads, self.encoder_ffn_dim,
+            self.activation_function, self.num_mel_bins, self.max_source_positions,
+        )  # fmt: skip
+        assert tower.audio is not None
+        return replace(tower, audio=replace(tower.audio, tokens=self.max_source_positions // 2))
 
 
 def conformer_layer(

@@ -6,7 +6,8 @@ The wrapper's top-level fields count where transformers reads them: ``tie_word_e
 (the wrapper class's default when the key is absent), the dtype, and what shapes its projector. A
 checkpoint of the wrapper keeps the language model under its own prefix (``language_model.model.``
 for the LLaVA-style layout of Gemma 3, Mistral 3 and Llama 4) and each tower under another. ffncalc counts
-what an image costs (``flops --image``), not what an audio clip costs.
+what an image costs (``flops --image``), and what an audio clip costs (``flops --audio``) where the audio tower
+reads fixed windows (Whisper's).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..errors import InvalidConfigError
 from ..results import DefaultUsed
 from ..schema import METADATA_FIELDS, Flag, HFConfig, describe_validation_error, read_quantization
 from ..spec import (
+    AudioInput,
     CheckpointExtra,
     Extra,
     ImageInput,
@@ -35,8 +37,10 @@ if TYPE_CHECKING:
     from ..quantization import Block
 
 
-class MultimodalConfig(HFConfig):
-    """A wrapper: ``text_config`` holds the language model; each wrapper names its text model_type and layout."""
+class MultimodalLayers(HFConfig):
+    """A wrapper: ``text_config`` holds the language model; each wrapper names its text model_type and layout. This
+    base declares neither vision_config nor tie_word_embeddings, as an audio-language model's configuration class
+    (Voxtral's, Qwen2-Audio's) has neither: its head is tied by ``tied()`` (never, here)."""
 
     #: The language model's model_type when ``text_config`` names none.
     text_model_type: ClassVar[str] = ""
@@ -45,6 +49,8 @@ class MultimodalConfig(HFConfig):
     #: Where the checkpoint keeps the language model: its prefix replaces the text model's "model.".
     language_model_prefix: ClassVar[str] = "language_model.model."
     lm_head_name: ClassVar[str] = "language_model.lm_head"
+    #: Whether a given text_config is read over text_defaults (VoxtralConfig.__post_init__ merges them); else alone.
+    text_defaults_under_given: ClassVar[bool] = False
     #: Starts of names renamed once under that prefix, (old, new): Kimi-K2.5 saves its layers as blocks.
     language_model_renames: ClassVar[tuple[tuple[str, str], ...]] = ()
 
@@ -67,8 +73,10 @@ class MultimodalConfig(HFConfig):
     text_only_classes: ClassVar[frozenset[str]] = frozenset()
 
     text_config: dict[str, Any] | None = Field(None)
-    vision_config: dict[str, Any] | None = Field(None)
-    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        """Whether the output head is the token table (no: a wrapper without tie_word_embeddings ties nothing)."""
+        return False
 
     @property
     def text_only(self) -> bool:
@@ -80,7 +88,12 @@ class MultimodalConfig(HFConfig):
         """The language model's config, validated by its own family's adapter."""
         from . import adapter_for
 
-        raw = dict(self.text_config) if self.text_config is not None else dict(self.text_defaults)
+        if self.text_config is None:
+            raw = dict(self.text_defaults)
+        else:
+            raw = (
+                {**self.text_defaults, **self.text_config} if self.text_defaults_under_given else dict(self.text_config)
+            )
         model_type = raw.get("model_type") or self.text_model_type
         if not isinstance(model_type, str):
             raise InvalidConfigError("text_config.model_type: must be a string")
@@ -167,6 +180,11 @@ class MultimodalConfig(HFConfig):
         """The modules that carry the audio tower's features into the language model (none by default)."""
         return ()
 
+    def audio_input(self, tower: Tower) -> AudioInput | None:
+        """How a clip becomes windows, positions and tokens: the tower's rule, unless the wrapper's projector
+        regroups its positions."""
+        return tower.audio
+
     def max_context(self) -> int | None:
         return self.text.max_context()
 
@@ -236,8 +254,11 @@ class MultimodalConfig(HFConfig):
         notes = [counted]
         if uncounted:
             notes.append(f"not counted, nor its projector: {'; '.join(uncounted)}")
-        if self.audio is not None:
-            notes.append("audio FLOPs are not counted: ffncalc estimates what an image costs (--image), not audio")
+        if self.audio is not None and self.audio_input(self.audio.tower(self.audio_prefix)) is None:
+            notes.append(
+                "audio FLOPs are not counted: ffncalc estimates what a clip costs (--audio) only for towers that read "
+                "fixed windows of audio, as Whisper's"
+            )
         return notes + self.text.notes()
 
     def warnings(self) -> list[str]:
@@ -253,7 +274,7 @@ class MultimodalConfig(HFConfig):
         """The language model relocated under the wrapper's prefix, with the towers and projectors."""
         spec = self.text.to_spec()
         spec = relocate(
-            replace(spec, model_type=self.model_type, tie_word_embeddings=self.tie_word_embeddings),
+            replace(spec, model_type=self.model_type, tie_word_embeddings=self.tied()),
             self.language_model_prefix,
             self.lm_head_name,
             self.language_model_renames,
@@ -286,7 +307,18 @@ class MultimodalConfig(HFConfig):
         if self.audio is not None:
             tower = self.audio.tower(self.audio_prefix)
             spec = with_tower(spec, tower, self.audio_projector(tower, text_hidden), image=spec.image)
+            spec = replace(spec, audio=self.audio_input(tower))
         return spec
+
+
+class MultimodalConfig(MultimodalLayers):
+    """A wrapper with a vision tower (vision_config) whose head is tied by its tie_word_embeddings flag."""
+
+    vision_config: dict[str, Any] | None = Field(None)
+    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
 
 
 def with_tower(spec: ModelSpec, tower: Tower, projector: tuple[Extra, ...], image: ImageInput | None) -> ModelSpec:

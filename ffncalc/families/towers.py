@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..schema import HFConfig, Name
 from ..spec import (
+    AudioInput,
     CheckpointExtra,
     Extra,
     ImageInput,
@@ -28,6 +29,7 @@ class Tower(Value):
     hidden_size: int  # the width of what it hands on (before any projector)
     image: ImageInput | None  # how it reads an image as patches (None: an audio tower, a convolutional one)
     checkpoint_extras: tuple[CheckpointExtra, ...] = ()  # buffers its modules save
+    audio: AudioInput | None = None  # how an audio tower reads a clip, where it reads fixed windows (Whisper's)
 
 
 Module = Linear | Norm | Table | PatchEmbedding | LearnedTensor
@@ -44,10 +46,11 @@ def projector_module(name: str, module: Module) -> Extra:
     return tower_module(name, module, "projector", "per_image_token")
 
 
-def audio_module(name: str, module: Module, component: str = "audio") -> Extra:
-    """A module of an audio tower outside its layers, or (component="projector") of its projector: it runs for the
-    frames of a clip, never for a text token (ffncalc counts no audio FLOPs)."""
-    return tower_module(name, module, component, "per_audio_frame")
+def audio_module(name: str, module: Module, component: str = "audio", runs: str = "per_audio_frame") -> Extra:
+    """A module of an audio tower outside its layers, or (component="projector") of its projector: it runs for each
+    frame of a clip (runs="per_audio_position": each position its convolutions leave; "per_audio_token": each token
+    the clip becomes in the language model), never for a text token."""
+    return tower_module(name, module, component, runs)
 
 
 def video_tower(tower: Tower) -> Tower:

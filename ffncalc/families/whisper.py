@@ -8,7 +8,21 @@ from typing import ClassVar, Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
-from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, ModelNames, ModelSpec, Norm, Norms, Runs, Table
+from ..spec import (
+    Attention,
+    AudioInput,
+    DenseFfn,
+    Extra,
+    Layer,
+    LearnedTensor,
+    ModelNames,
+    ModelSpec,
+    Norm,
+    Norms,
+    Runs,
+    Table,
+)
+from .audio import WHISPER_FRAMES_PER_SECOND
 from .bart import BART_MLP, CROSS_ATTENTION, SELF_ATTENTION
 from .registry import family
 
@@ -90,11 +104,11 @@ class WhisperConfig(HFConfig):
             ]
         else:
             notes = [
-                "Encoder-decoder: per generated token only the decoder runs (its cross-attention projects the "
-                "encoder output's keys and values once); the context is both the decoder's length and the encoder's, "
-                "while Whisper's encoder output always has max_source_positions "
-                f"({self.max_source_positions:,}) positions: at a shorter context the cross-attention's cache and "
-                "scores are counted for that many encoder positions only."
+                "Encoder-decoder: per generated token only the decoder runs, its cross-attention reading the "
+                f"encoder's output, always max_source_positions ({self.max_source_positions:,}) positions whatever "
+                "the context (the encoder reads one window of twice as many mel frames, 30 s at 1,500 positions, and "
+                "refuses any other length): its cache and scores are counted for that many. flops --audio SECONDS: "
+                "what a clip costs the encoder."
             ]
         if self.architectures and self.model_class() != self.architectures[0]:
             notes.append(
@@ -126,19 +140,31 @@ class WhisperConfig(HFConfig):
         return (layer,) * self.decoder_layers
 
     def encoder_extras(self, root: str) -> list[Extra]:
-        """The convolutions over the log-mel frames, the position table and the final LayerNorm: none runs for a
-        generated token."""
+        """The convolutions over the log-mel frames (conv1 keeps the frame rate, conv2 strides by 2: it runs per
+        position), the position table and the final LayerNorm: none runs for a generated token."""
         d = self.d_model
-        runs: Runs = "not_generating"
+        frame: Runs = "per_audio_frame"
+        position: Runs = "per_audio_position"
         prefix = f"{root}encoder."
         return [
-            Extra("other", prefix + "conv1.weight", LearnedTensor((d, self.num_mel_bins, 3), matmul=True), runs),
-            Extra("other", prefix + "conv1.bias", LearnedTensor((d,)), runs),
-            Extra("other", prefix + "conv2.weight", LearnedTensor((d, d, 3), matmul=True), runs),
-            Extra("other", prefix + "conv2.bias", LearnedTensor((d,)), runs),
-            Extra("embedding", prefix + "embed_positions", Table(self.max_source_positions, d), runs),
-            Extra("norm", prefix + "layer_norm", self.layer_norm(), runs),
+            Extra("other", prefix + "conv1.weight", LearnedTensor((d, self.num_mel_bins, 3), matmul=True), frame),
+            Extra("other", prefix + "conv1.bias", LearnedTensor((d,)), frame),
+            Extra("other", prefix + "conv2.weight", LearnedTensor((d, d, 3), matmul=True), position),
+            Extra("other", prefix + "conv2.bias", LearnedTensor((d,)), position),
+            Extra("embedding", prefix + "embed_positions", Table(self.max_source_positions, d), position),
+            Extra("norm", prefix + "layer_norm", self.layer_norm(), position),
         ]
+
+    def audio_input(self) -> AudioInput:
+        """WhisperEncoder.forward refuses any input but max_source_positions · 2 frames (conv1's stride 1 times
+        conv2's 2), which conv2 halves back to max_source_positions; WhisperFeatureExtractor makes 100 frames a
+        second (16 kHz, a hop of 160 samples) and pads every clip to a whole window (30 s at 1,500 positions)."""
+        return AudioInput(
+            frames=2 * self.max_source_positions,
+            frames_per_second=WHISPER_FRAMES_PER_SECOND,
+            positions=self.max_source_positions,
+            stack="encoder",
+        )
 
     def to_spec(self) -> ModelSpec:
         root = "" if self.kind == "model" else "model."
@@ -164,4 +190,8 @@ class WhisperConfig(HFConfig):
             ),
             lm_head=self.kind != "model",
             extras=tuple(extras),
+            # The encoder's output is always max_source_positions long, however short the clip (or the context);
+            # the decoder alone (ForCausalLM) reads whatever encoder states it is given.
+            audio=None if causal else self.audio_input(),
+            cross_attention_keys=None if causal else self.max_source_positions,
         )

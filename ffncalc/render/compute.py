@@ -67,7 +67,8 @@ def flops_table(report: FlopsReport, width: int = 80) -> Group:
         lines.append(Text("MLA in its weight-absorbed form (scores over the latent)."))
     lines += [Text(f"· {convention}", style="dim") for convention in report.conventions]
     image = _image_renderables(report, width) if report.image is not None else []
-    return Group(heading(title), *fit(grid, width), *lines, *image, *info_lines(report))
+    audio = _audio_renderables(report, width) if report.audio is not None else []
+    return Group(heading(title), *fit(grid, width), *lines, *image, *audio, *info_lines(report))
 
 
 def _image_renderables(report: FlopsReport, width: int) -> list[RenderableType]:
@@ -89,6 +90,35 @@ def _image_renderables(report: FlopsReport, width: int) -> list[RenderableType]:
         ("Projector", image.projector),
     ):
         grid.add(label, count(value), approx(value), share(value, image.total))
+    return [heading(title), *fit(grid, width)]
+
+
+def _audio_renderables(report: FlopsReport, width: int) -> list[RenderableType]:
+    """One audio clip through the speech encoder: the windows it is read as, and the FLOPs by part."""
+    audio = report.audio
+    assert audio is not None
+    windows = f"{count(audio.windows)} window{'s' if audio.windows != 1 else ''} of {audio.window_seconds} s"
+    into = (
+        "positions for the decoder's cross-attention"
+        if audio.audio_tokens is None
+        else f"positions, {count(audio.audio_tokens)} tokens in the language model"
+    )
+    title = (
+        f"A {audio.seconds:,} s clip: {windows}, {count(audio.frames)} mel frames, "
+        f"{count(audio.encoder_positions)} encoder {into}"
+    )
+    grid = Grid([Column("Part", justify="left", key=True, footer="Total"), Column("FLOPs", footer=count(audio.total)),
+                 Column("≈", footer=approx(audio.total)), Column("Share", "%", footer="100.0%")])  # fmt: skip
+    rows = (
+        ("Convolutions", audio.front_end),
+        ("Attention projections", audio.attention_projections),
+        ("Attention scores", audio.attention_scores),
+        ("FFN", audio.ffn),
+        ("Cross-attention K, V" if audio.audio_tokens is None else "Projector",
+         audio.cross_attention_kv if audio.audio_tokens is None else audio.projector),
+    )  # fmt: skip
+    for label, value in rows:
+        grid.add(label, count(value), approx(value), share(value, audio.total))
     return [heading(title), *fit(grid, width)]
 
 

@@ -1,0 +1,110 @@
+"""Audio-language models: Whisper's encoder as an audio tower, a projector, and a language model that reads the
+clip's tokens among its text (Voxtral, Qwen2-Audio). Their checkpoints keep transformers 4's layout (conversion
+mapping "qwen2_audio"): language_model.model., language_model.lm_head, audio_tower., multi_modal_projector."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..spec import AudioInput, Extra, Linear
+from ..values import replace
+from .multimodal import MultimodalLayers
+from .registry import family
+from .towers import Tower, audio_module
+
+# VoxtralConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): Voxtral-Mini-3B's Llama.
+VOXTRAL_TEXT = {
+    "model_type": "llama",
+    "vocab_size": 131072,
+    "hidden_size": 3072,
+    "intermediate_size": 8192,
+    "num_hidden_layers": 30,
+    "num_key_value_heads": 8,
+    "max_position_embeddings": 131072,
+    "rms_norm_eps": 1e-05,
+    "use_cache": True,
+    "rope_theta": 100000000.0,
+    "head_dim": 128,
+}
+# Qwen2AudioConfig.sub_configs_defaults["audio_config"].init_kwargs: Qwen2-Audio-7B's encoder.
+QWEN2_AUDIO_ENCODER = {
+    "model_type": "qwen2_audio_encoder",
+    "d_model": 1280,
+    "encoder_attention_heads": 20,
+    "encoder_ffn_dim": 5120,
+    "encoder_layers": 32,
+    "num_mel_bins": 128,
+    "max_source_positions": 1500,
+    "activation_function": "gelu",
+}
+
+
+class AudioLanguageConfig(MultimodalLayers):
+    """A wrapper with an audio tower and no vision tower, whose configuration class has no tie_word_embeddings and
+    whose ForConditionalGeneration declares no tied weights: its lm_head is its own."""
+
+    audio_config: dict[str, Any] | None = None
+
+
+@family("voxtral")
+class VoxtralConfig(AudioLanguageConfig):
+    """configuration_voxtral.py / modeling_voxtral.py (transformers 5.24): VoxtralEncoder (Whisper's encoder), a
+    language model built by AutoModel (Llama by default; a given text_config is read over the defaults, as
+    VoxtralConfig.__post_init__ merges them) and VoxtralMultiModalProjector, which reads the encoder's output
+    regrouped into rows of the encoder's intermediate_size (4 positions of 1,280 become one row of 5,120):
+    linear_1 (intermediate_size → text hidden) and linear_2 (text → text), no biases. The head is never tied
+    (VoxtralForConditionalGeneration declares no tied weights)."""
+
+    architecture = "Voxtral"
+    config_class = "VoxtralConfig"
+    default_model_class = "VoxtralForConditionalGeneration"
+    text_model_type = "llama"
+    text_defaults = VOXTRAL_TEXT
+    text_defaults_under_given = True
+    audio_model_type = "voxtral_encoder"
+    audio_defaults = {"model_type": "voxtral_encoder"}
+    informational_fields = frozenset({"projector_hidden_act", "audio_token_id"})
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        inner = self.audio_width()
+        return (
+            audio_module("multi_modal_projector.linear_1", Linear(inner, text_hidden), "projector", "per_audio_token"),
+            audio_module("multi_modal_projector.linear_2", Linear(text_hidden, text_hidden), "projector", "per_audio_token"),
+        )  # fmt: skip
+
+    def audio_width(self) -> int:
+        """The width of the rows the projector reads: the encoder's intermediate_size."""
+        from .audio import VoxtralEncoderConfig
+
+        assert isinstance(self.audio, VoxtralEncoderConfig)
+        return self.audio.intermediate_size
+
+    def audio_input(self, tower: Tower) -> AudioInput | None:
+        """A window's positions · hidden values regrouped into rows of intermediate_size: its tokens (375 for
+        1,500 positions of 1,280 and rows of 5,120); none where they do not divide (the reshape would mix windows)."""
+        rule = tower.audio
+        values = None if rule is None else rule.positions * tower.hidden_size
+        if rule is None or values is None or values % self.audio_width():
+            return None
+        return replace(rule, tokens=values // self.audio_width())
+
+
+@family("qwen2_audio")
+class Qwen2AudioConfig(AudioLanguageConfig):
+    """configuration_qwen2_audio.py / modeling_qwen2_audio.py (transformers 5.24): Qwen2AudioEncoder (Whisper's
+    encoder, its output average-pooled two positions into one), Qwen2AudioMultiModalProjector (one linear, the
+    encoder's d_model → text hidden, with bias) and a language model built by AutoModel (Qwen2 by default). The head
+    is never tied (Qwen2AudioForConditionalGeneration declares no tied weights)."""
+
+    architecture = "Qwen2-Audio"
+    config_class = "Qwen2AudioConfig"
+    default_model_class = "Qwen2AudioForConditionalGeneration"
+    text_model_type = "qwen2"
+    text_defaults: ClassVar[dict[str, Any]] = {"model_type": "qwen2"}
+    audio_model_type = "qwen2_audio_encoder"
+    audio_defaults = QWEN2_AUDIO_ENCODER
+    informational_fields = frozenset({"audio_token_index"})
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        linear = Linear(tower.hidden_size, text_hidden, True)
+        return (audio_module("multi_modal_projector.linear", linear, "projector", "per_audio_token"),)
