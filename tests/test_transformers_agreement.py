@@ -93,7 +93,10 @@ SAVED_RENAMED = {
         (r"(^|\.)LayerNorm\.weight$", r"\1LayerNorm.gamma"),
         (r"(^|\.)LayerNorm\.bias$", r"\1LayerNorm.beta"),
         (r"(^|\.)rotary_embeddings\.inv_freq$", r"\1encoder.layer.*.attention.self.rotary_embeddings.inv_freq"),
-    )
+    ),
+    # Hy4's mapping ("hy_v4") renames the checkpoint's attention gate linear_gate to gate_proj; reverted, it writes
+    # every gate_proj as linear_gate, the MLPs' too, which ffncalc names as the model does (gate_proj).
+    "hy_v4": ((r"\.gate_proj\.weight$", ".linear_gate.weight"),),
 }
 
 
