@@ -26,7 +26,15 @@ def test_zamba_default_model_by_hand(write_config):
     # 7,424, q, k, v 7,424 × 16 · 464, o 7,424 × H, an RMSNorm, the gated MLP 3 · H · 14,848.
     hidden, inner = 3712, 7424
     mamba = (
-        hidden * 2 * inner + 5 * inner + inner * 264 + inner * 232 + inner + inner * 16 + inner + inner * hidden + hidden
+        hidden * 2 * inner
+        + 5 * inner
+        + inner * 264
+        + inner * 232
+        + inner
+        + inner * 16
+        + inner
+        + inner * hidden
+        + hidden
     )
     block = inner + 3 * inner * inner + inner * hidden + hidden + 3 * hidden * 14848
     total = 76 * mamba + block + 13 * hidden * hidden + 32000 * hidden + hidden
