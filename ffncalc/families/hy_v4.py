@@ -11,6 +11,7 @@ from pydantic import AliasChoices, Field
 from ..schema import (
     MAX_LAYERS,
     ExpertCount,
+    ExpertCountOrZero,
     HeadCount,
     LayerCount,
     PositionCount,
@@ -107,7 +108,7 @@ class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, DecoderConfig):
     max_position_embeddings: PositionCount = 262144
     pad_token_id: int | None = Field(120002, strict=True)
     n_routed_experts: ExpertCount = Field(256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
-    n_shared_experts: ExpertCount = 1
+    n_shared_experts: ExpertCountOrZero = 1
     num_experts_per_tok: ExpertCount = 8
     q_lora_rank: Width = 1536
     kv_lora_rank: Width = 512

@@ -298,7 +298,6 @@ class ZambaConfig(DecoderConfig):
     num_attention_heads: HeadCount = 16
     attention_head_dim: Width | None = Field(None, validation_alias=AliasChoices("attention_head_dim", "head_dim"))
     num_key_value_heads: HeadCount = 16
-    n_mamba_heads: HeadCount = 2
     hidden_act: Name = "gelu"
     pad_token_id: int | None = Field(0, strict=True)
     max_position_embeddings: PositionCount = 4096
@@ -307,6 +306,7 @@ class ZambaConfig(DecoderConfig):
     mamba_d_state: Width = 16
     mamba_d_conv: Width = 4
     mamba_expand: Width = 2
+    n_mamba_heads: HeadCount = 2
     mamba_dt_rank: Width | Literal["auto"] = "auto"
     mamba_conv_bias: Flag = True
     mamba_proj_bias: Flag = False
