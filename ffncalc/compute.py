@@ -31,7 +31,7 @@ from .accounting import Part, layer_parts, parts_of
 from .results import ModelInfo, Result
 from .spec import Attention, Indexer, Layer, Mixer, ModelSpec
 from .structure import Reach, attended_keys, attention_kv_elements, attention_reach, generating_layers, indexer_reach
-from .tensors import extra_tensors, lm_head_width
+from .tensors import extra_tensors, lm_head_rows, lm_head_width
 from .values import Value
 
 MlaForm = Literal["plain", "absorbed"]
@@ -179,7 +179,7 @@ def _attention_slopes(layers: list[Layer], per_key, indexer_per_key=None) -> tup
 
 
 def _lm_head_weights(spec: ModelSpec) -> int:
-    return spec.vocab_size * lm_head_width(spec) if spec.lm_head else 0
+    return lm_head_rows(spec) * lm_head_width(spec) if spec.lm_head else 0
 
 
 class Slopes(NamedTuple):

@@ -33,6 +33,32 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "diffllama": "its differential attention runs two attention calls per layer that share q and k, each over one "
     "half of the value heads, and subtracts them: the scores are computed twice and each head mixes two value halves, "
     "which ffncalc's spec cannot express yet",
+    # Attention whose keys per query ffncalc's spec (a whole context, a sliding window, chunks, a top-k indexer or
+    # compressed entries) cannot state: the FLOPs against context would be wrong, so none of them is counted.
+    "big_bird": "its default block_sparse attention reads, per block of block_size queries, three neighbouring "
+    "blocks, the first and last blocks (global) and num_random_blocks blocks drawn at random, and switches to full "
+    "attention when the sequence is too short for them; ffncalc's spec cannot express block-granular global and "
+    "random keys yet",
+    "bigbird_pegasus": "its encoder's block_sparse attention is BigBird's (neighbouring, global and random blocks of "
+    "block_size), which ffncalc's spec cannot express yet",
+    "nystromformer": "its Nyström attention approximates softmax through num_landmarks segment means of the queries "
+    "and keys, plus a depthwise convolution of conv_kernel_size over the values; no key is attended as such, which "
+    "ffncalc's spec cannot express yet",
+    "yoso": "its attention estimates softmax by num_hash rounds of locality-sensitive hashing (hash_code_len bits) "
+    "over the keys, which ffncalc's spec cannot express yet",
+    "mra": "its multi-resolution attention scores all keys at a coarse resolution (blocks of 32) and reads "
+    "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet",
+    "led": "its encoder's Longformer attention reads a sliding attention_window per layer plus global tokens the input "
+    "marks (global_attention_mask), which attend to and are attended by every token; ffncalc's spec cannot express "
+    "input-chosen global tokens yet",
+    "longformer": "its attention reads a sliding attention_window per layer plus global tokens the input marks "
+    "(global_attention_mask), which attend to and are attended by every token; ffncalc's spec cannot express "
+    "input-chosen global tokens yet",
+    "pegasus_x": "its encoder attends within blocks of block_size (staggered every other layer) plus num_global_tokens "
+    "learned global tokens that attend to everything, which ffncalc's spec cannot express yet",
+    "reformer": "its layers alternate chunked local attention and LSH attention (num_hashes rounds of hashed buckets, "
+    "sorted and chunked), and its reversible layers and axial position embeddings are modules no adapter lays out "
+    "yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
 }

@@ -33,7 +33,7 @@ from .results import ModelInfo, Result
 from .spec import Attention, DenseFfn, Layer, ModelSpec, MoeFfn
 from .storage import Scheme, Stored, layout, parameter_layout
 from .structure import attended_keys, attention_kv_elements, generating_layers, indexer_reach
-from .tensors import assemble, layer_indices, layer_tensors, model_tensors
+from .tensors import assemble, layer_indices, layer_tensors, lm_head_rows, model_tensors
 from .units import DTYPE_BYTES
 from .values import Value
 
@@ -411,8 +411,8 @@ def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) ->
         * widest
         * size,
         f"batch · chunk · hidden ({spec.hidden_size:,}) · {size} bytes": batch * chunk * spec.hidden_size * size,
-        f"batch · vocab ({spec.vocab_size:,}) · 4 bytes: the last token's logits, in float32": batch
-        * spec.vocab_size
+        f"batch · vocab ({lm_head_rows(spec):,}) · 4 bytes: the last token's logits, in float32": batch
+        * lm_head_rows(spec)
         * 4,
     }
     formula, largest = max(candidates.items(), key=lambda item: item[1])
@@ -625,7 +625,7 @@ def training_memory(
     rank_weights, rank_gradients = frozen + 2 * per_rank, 2 * per_rank
     rank_states = OPTIMIZER_BYTES[optimizer] * per_rank
     s, b, h = context, batch, spec.hidden_size
-    copied, split = 0, 4 * s * b * spec.vocab_size
+    copied, split = 0, 4 * s * b * lm_head_rows(spec)
     for layer in generating_layers(spec):
         if recompute == "full":
             copied += 2 * s * b * h

@@ -23,6 +23,7 @@ from .compute import (
 from .footprint import Layout, cache_shares, kv_cache, kv_elements_per_token, per_gpu_cache
 from .results import ModelInfo, Result
 from .spec import ModelSpec, MoeFfn
+from .tensors import lm_head_rows
 from .units import DTYPE_BYTES
 
 Bound = Literal["compute", "memory"]
@@ -217,7 +218,7 @@ def _activation_bytes(spec: ModelSpec, tokens: int, logits_tokens: int) -> dict[
         "attention_scores": 0,  # Q read and output written: counted with the projections' outputs and inputs
         "ffn": 2 * each_way * counts["ffn"],
         "mixers": 2 * each_way * counts["mixers"],
-        "lm_head": logits_tokens * (spec.hidden_size + spec.vocab_size) * ACTIVATION_BYTES if spec.lm_head else 0,
+        "lm_head": logits_tokens * (spec.hidden_size + lm_head_rows(spec)) * ACTIVATION_BYTES if spec.lm_head else 0,
         "embedding": each_way,  # the rows it writes out
         "other": 0,
     }

@@ -480,6 +480,9 @@ class ModelSpec(Value):
     embedding_dim: int | None = None  # the token table's width when it differs from hidden (OPT-350m)
     # An untied head's input width when it is not the token table's (RemBERT's output_embedding_size)
     lm_head_dim: int | None = None
+    lm_head_rows: int | None = (
+        None  # the head's outputs when fewer than the token table's rows (Apertus 1.5's pruned head)
+    )
     lm_head_bias: bool = False
     lm_head: bool = True  # False for a base model or an encoder without a language-modelling head
     extras: tuple[Extra, ...] = ()

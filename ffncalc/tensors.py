@@ -299,6 +299,11 @@ def lm_head_width(spec: ModelSpec) -> int:
     return spec.lm_head_dim or embedding_width(spec)
 
 
+def lm_head_rows(spec: ModelSpec) -> int:
+    """The head's outputs (logits): the token table's rows, unless the head is pruned to fewer (Apertus 1.5)."""
+    return spec.lm_head_rows or spec.vocab_size
+
+
 def extra_tensors(extra: Extra) -> list[Tensor]:
     """A model-level linear, norm, table, patch embedding or learned tensor, under its component."""
     module, part = extra.module, extra.name
@@ -333,12 +338,16 @@ def model_tensors(spec: ModelSpec) -> list[Tensor]:
         if not spec.tie_word_embeddings:
             tensors.append(
                 Tensor(
-                    "lm_head", "lm_head", names.lm_head + ".weight", (spec.vocab_size, lm_head_width(spec)), matmul=True
+                    "lm_head",
+                    "lm_head",
+                    names.lm_head + ".weight",
+                    (lm_head_rows(spec), lm_head_width(spec)),
+                    matmul=True,
                 )
             )
         if spec.lm_head_bias:
             tensors.append(
-                Tensor("lm_head", "lm_head", names.lm_head_bias or names.lm_head + ".bias", (spec.vocab_size,))
+                Tensor("lm_head", "lm_head", names.lm_head_bias or names.lm_head + ".bias", (lm_head_rows(spec),))
             )
     for extra in spec.extras:
         tensors += extra_tensors(extra)

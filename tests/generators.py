@@ -681,6 +681,9 @@ def _dbrx_ffn(d: Draft, name: str) -> Any:
 def _mamba_heads(d: Draft, name: str) -> Any:
     if name == "mamba_n_heads":  # Bamba, Falcon-H1, Granite: heads that divide the mixer's width
         return d.draw(st.sampled_from([1, 2, 4]))
+    if d.model_type == "zamba":  # Zamba (v1): heads that divide mamba_expand · hidden_size (validate_architecture)
+        width = d.config.get("mamba_expand", 2) * d.config.get("hidden_size", 3712)
+        return d.draw(st.sampled_from(divisors(width)[:8]))
     return d.draw(st.integers(1, 8))
 
 

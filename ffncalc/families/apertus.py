@@ -1,12 +1,13 @@
 """The Swiss AI Initiative's Apertus: Llama's attention with per-head q/k norms, a plain MLP whose xIELU
-activation learns two scalars per layer."""
+activation learns two scalars per layer; Apertus 1.5's language model, whose head may be pruned to the text tokens."""
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ..schema import Name, PositionCount, Width
-from ..spec import CheckpointExtra, DenseFfn, Layer, Parameter, StoredTensor
+from ..spec import CheckpointExtra, DenseFfn, Layer, ModelSpec, Parameter, StoredTensor
+from ..values import replace
 from .base import AttentionBias, DecoderConfig, HeadDim, KvHeads
 from .registry import family
 
@@ -58,3 +59,49 @@ class ApertusConfig(HeadDim, KvHeads, AttentionBias, DecoderConfig):
                 buffer=True,
             ),
         )
+
+
+@family("apertus1p5_text")
+class Apertus1p5TextConfig(ApertusConfig):
+    """configuration_apertus1p5.py / modeling_apertus1p5.py (Apertus1p5TextForCausalLM): Apertus's layers with an
+    extended vocabulary (text, then image and audio codes: vocab_size 266,752) and a head that output_vocab_size may
+    prune to its first rows (None, or vocab_size itself: unpruned); the token table keeps vocab_size rows."""
+
+    architecture = "Apertus 1.5"
+    config_class = "Apertus1p5TextConfig"
+    default_model_class = "Apertus1p5TextForCausalLM"
+
+    vocab_size: Width = 266752
+    output_vocab_size: Width | None = None
+
+    @model_validator(mode="after")
+    def _check_output_vocab(self) -> Apertus1p5TextConfig:
+        if self.output_vocab_size is not None and self.output_vocab_size > self.vocab_size:
+            raise ValueError(
+                f"output_vocab_size ({self.output_vocab_size}) must be in [1, vocab_size] (vocab_size is "
+                f"{self.vocab_size}), as transformers requires"
+            )
+        return self
+
+    @property
+    def pruned(self) -> bool:
+        """A head of fewer rows than the table; tied, transformers makes the head the table itself, every row."""
+        return (
+            self.output_vocab_size is not None
+            and self.output_vocab_size < self.vocab_size
+            and not self.tie_word_embeddings
+        )
+
+    def notes(self) -> list[str]:
+        notes = super().notes()
+        if self.tie_word_embeddings and self.output_vocab_size is not None and self.output_vocab_size < self.vocab_size:
+            notes.append(
+                f"output_vocab_size ({self.output_vocab_size}) with tie_word_embeddings true: transformers ties the "
+                f"head to the token table, whose {self.vocab_size:,} rows it then computes; counted so (released "
+                "checkpoints are untied)"
+            )
+        return notes
+
+    def to_spec(self) -> ModelSpec:
+        spec = super().to_spec()
+        return replace(spec, lm_head_rows=self.output_vocab_size) if self.pruned else spec

@@ -1,5 +1,5 @@
 """Granite (configuration_granite.py), Granite-MoE and its shared-expert variant, and Granite's sliding-window
-variants (Granite-SWA, Granite-MoE-SWA)."""
+variants (Granite-SWA, Granite-MoE-SWA); HyperCLOVA X, Granite with norms on each block's output."""
 
 from __future__ import annotations
 
@@ -25,6 +25,29 @@ class GraniteConfig(HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, Ml
     default_model_class = "GraniteForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+
+
+@family("hyperclovax")
+class HyperClovaXConfig(GraniteConfig):
+    """configuration_hyperclovax.py / modular_hyperclovax.py (HyperCLOVA X SEED): Granite's layer with, under
+    use_post_norm, an RMSNorm on the attention's output (post_norm1) and on the MLP's (post_norm2) before each
+    residual sum (Peri-LN); head_dim a field (default hidden_size // num_attention_heads), and hidden_size must be a
+    multiple of num_attention_heads (HyperCLOVAXConfig.validate_architecture)."""
+
+    architecture = "HyperCLOVA X"
+    config_class = "HyperCLOVAXConfig"
+    default_model_class = "HyperCLOVAXForCausalLM"
+    heads_divide_hidden = True
+    undeclared_keys = frozenset()
+
+    use_post_norm: Flag = True
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        norms = self.pre_norms()
+        if self.use_post_norm:
+            norm = self.rms_norm()
+            norms += (("post_norm1", norm), ("post_norm2", norm))
+        return self.layer(self.attention(window), self.gated_ffn(), norms)
 
 
 @family("granitemoe")

@@ -1,15 +1,16 @@
 """Liquid AI's LFM2 and LFM2-MoE: gated short convolutions in most layers, attention (with per-head q/k norms)
 in the others, each followed by a gated MLP (LFM2) or, past the first num_dense_layers, a MoE (LFM2-MoE); and
-LFM2-VL, a SigLIP 2 tower and a pixel-unshuffle projector around an LFM2."""
+LFM2-VL, a SigLIP 2 tower and a pixel-unshuffle projector around an LFM2; LFM3, LFM2's layers with sliding-window
+layers, a gate per attention head and norms on each block's output."""
 
 from __future__ import annotations
 
 import math
 from typing import ClassVar, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, per_config
 from ..spec import (
     CheckpointExtra,
     DenseFfn,
@@ -21,10 +22,12 @@ from ..spec import (
     ModelNames,
     MoeFfn,
     Norm,
+    Norms,
+    Projection,
     StoredTensor,
     names,
 )
-from .base import DecoderConfig, HeadDim
+from .base import AttentionBias, DecoderConfig, HeadDim
 from .blocks import required_field
 from .mixers import short_conv
 from .multimodal import MultimodalConfig
@@ -194,6 +197,108 @@ class Lfm2MoeConfig(Lfm2Config):
                 buffer=True,
             ),
         )
+
+
+LFM3_ATTENTION = names(
+    q="self_attn.q_proj",
+    k="self_attn.k_proj",
+    v="self_attn.v_proj",
+    o="self_attn.o_proj",
+    q_norm="self_attn.q_norm",
+    k_norm="self_attn.k_norm",
+)
+Lfm3LayerType = Literal["conv", "full_attention", "sliding_attention"]
+
+
+@family("lfm3")
+class Lfm3Config(AttentionBias, DecoderConfig):
+    """configuration_lfm3.py / modular_lfm3.py: LFM2's layers without its width rules. layer_types (default: full
+    attention where i % 4 == 2, sliding where i % 4 == 0 past layer 0, a short convolution elsewhere) picks each
+    layer's operator: LFM2's short convolution (conv_L_cache taps, conv_bias on all three parts) or Qwen3's attention
+    (num_key_value_heads heads of head_dim, attention_bias on q, k, v and o, an RMSNorm on each query and key head;
+    sliding layers within sliding_window) whose heads' outputs a sigmoid gate scales, g_proj (hidden → one unit a
+    head, no bias; the checkpoint's self_attn.gate_proj) with use_attention_gate. Every layer's MLP is w1, w3, w2 of
+    intermediate_size, unbiased. Norms: operator_norm and ffn_norm, with use_sandwich_norm also post_operator_norm and
+    post_ffn_norm on the operator's and the MLP's outputs; embedding_norm at the end. Tied by default."""
+
+    architecture = "LFM3"
+    config_class = "Lfm3Config"
+    default_model_class = "Lfm3ForCausalLM"
+    heads_divide_hidden = False  # the attention reads head_dim; nothing checks hidden_size against the heads
+    derived_defaults = {
+        "layer_types": "full_attention where i % 4 == 2, sliding_attention where i % 4 == 0 and i > 0, else conv",
+    }
+    attention_names = LFM3_ATTENTION
+    mlp_names = LFM_MLP
+    model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.embedding_norm")
+
+    vocab_size: Width = 128000
+    hidden_size: Width = 2048
+    intermediate_size: Width = 7680
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 16
+    num_key_value_heads: HeadCount = 4
+    head_dim: Width = 128
+    max_position_embeddings: PositionCount = 128000
+    pad_token_id: int | None = Field(124893, strict=True)
+    tie_word_embeddings: Flag = True
+    conv_bias: Flag = False
+    conv_L_cache: Width = 7
+    sliding_window: Width | None = 256
+    use_sandwich_norm: Flag = True
+    use_attention_gate: Flag = True
+    layer_types: list[Lfm3LayerType] | None = Field(None, max_length=1 << 14)
+    hidden_act: ClassVar[str] = "silu"  # the MLP's activation, not a field
+
+    @model_validator(mode="after")
+    def _check_window(self) -> Lfm3Config:
+        if self.sliding_window is None and "sliding_attention" in self.kinds():
+            raise ValueError("sliding_window: required by the sliding_attention layers (None cannot build their mask)")
+        return self
+
+    def resolved(self, field: str):
+        return self.kinds() if field == "layer_types" else super().resolved(field)
+
+    @per_config
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return [
+            "full_attention" if i % 4 == 2 else "sliding_attention" if i % 4 == 0 and i > 0 else "conv"
+            for i in range(self.num_hidden_layers)
+        ]
+
+    def unused_fields(self) -> set[str]:
+        kinds = set(self.kinds())
+        unused = set() if "sliding_attention" in kinds else {"sliding_window"}
+        if not kinds - {"conv"}:
+            unused |= {"num_attention_heads", "num_key_value_heads", "head_dim", "use_attention_gate"}
+        return unused if "conv" in kinds else unused | {"conv_bias", "conv_L_cache"}
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        norm = self.rms_norm()
+        norms: Norms = (("operator_norm", norm), ("ffn_norm", norm))
+        if self.use_sandwich_norm:
+            norms += (("post_operator_norm", norm), ("post_ffn_norm", norm))
+        ffn = self.gated_ffn()
+        # the checkpoint's name, which transformers renames g_proj on load (conversion_mapping.py, "lfm3")
+        gate = Projection(
+            "g_proj", "self_attn.gate_proj", self.hidden_size, self.num_attention_heads, component="attention"
+        )
+        gates = (gate,) if self.use_attention_gate else ()
+        built = {
+            "conv": self.layer(
+                None,
+                ffn,
+                norms,
+                mixer=short_conv(self.hidden_size, self.conv_L_cache, LFM_SHORT_CONV, bias=self.conv_bias),
+            ),
+            "full_attention": self.layer(self.attention(None, **self.per_head_norms()), ffn, norms, projections=gates),
+        }
+        if "sliding_attention" in self.kinds():
+            attention = self.attention(self.sliding_window, **self.per_head_norms())
+            built["sliding_attention"] = self.layer(attention, ffn, norms, projections=gates)
+        return tuple(built[kind] for kind in self.kinds())
 
 
 # Lfm2VlImageProcessor's defaults (image_processing_lfm2_vl.py; preprocessor_config.json may set others, config.json

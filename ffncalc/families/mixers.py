@@ -64,6 +64,46 @@ def mamba(
     )
 
 
+def multi_head_mamba(
+    hidden: int,
+    heads: int,
+    inner: int,
+    state: int,
+    dt_rank: int,
+    kernel: int,
+    module: str,
+    proj_bias: bool,
+    conv_bias: bool,
+) -> Mixer:
+    """Zamba's Mamba: Mamba's selective scan with the inner channels split into heads, each with its own x_proj
+    (head width → dt_rank + 2 · state) and dt_proj (dt_rank → head width, with a bias), stored as stacked tensors
+    under MODULE: x_proj_weight [heads, dt_rank + 2 · state, inner / heads], dt_proj_weight [heads, inner / heads,
+    dt_rank], dt_proj_bias, A_log [heads, inner / heads, state], D. in_proj (hidden → 2 · inner), a depthwise conv and
+    out_proj as Mamba's.
+
+    State and its update: Mamba's, inner · state elements at 6 FLOPs each (see ``mamba``).
+    """
+    head_dim = inner // heads
+    state_elements = inner * state
+    return Mixer(
+        kind="mamba",
+        projections=(
+            Projection("in_proj", module + "in_proj", hidden, 2 * inner, proj_bias),
+            Projection("out_proj", module + "out_proj", inner, hidden, proj_bias),
+        ),
+        convs=(Conv(module + "conv1d", inner, kernel, conv_bias),),
+        parameters=(
+            Parameter("mixer", "x_proj", module + "x_proj_weight", (heads, dt_rank + 2 * state, head_dim), matmul=True),
+            Parameter("mixer", "dt_proj", module + "dt_proj_weight", (heads, head_dim, dt_rank), matmul=True),
+            Parameter("mixer", "dt_proj", module + "dt_proj_bias", (heads, head_dim)),
+            Parameter("mixer", "A_log, D", module + "A_log", (heads, head_dim, state)),
+            Parameter("mixer", "A_log, D", module + "D", (heads, head_dim)),
+        ),
+        state_elements=state_elements,
+        state_update_flops=6 * state_elements,
+    )
+
+
 def mamba2(
     hidden: int,
     heads: int,

@@ -1,4 +1,5 @@
-"""Zyphra's Zamba2: Mamba-2 layers, and hybrid layers that also run one of num_mem_blocks shared transformer blocks
+"""Zyphra's Zamba: Mamba layers (with per-head x_proj and dt_proj), and hybrid layers that also run the one shared
+transformer block before their own Mamba; Zamba2: Mamba-2 layers, and hybrid layers that also run one of num_mem_blocks shared transformer blocks
 (attention over the hidden state concatenated with the input embeddings, and a gated MLP) before their own Mamba-2.
 
 A shared block's weights are held once, by the first hybrid layer that runs it, and run at every hybrid layer
@@ -8,14 +9,15 @@ adapters of its own, stored in the block beside the others.
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar, Literal, cast
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
-from ..spec import Attention, Component, DenseFfn, Layer, ModelNames, Norm, Parameter, Projection, names
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, per_config
+from ..spec import Attention, Component, DenseFfn, Layer, ModelNames, Names, Norm, Parameter, Projection, names
 from .base import DecoderConfig
-from .mixers import mamba2, mamba2_names
+from .mixers import mamba2, mamba2_names, multi_head_mamba
 from .registry import family
 
 ZambaBlock = Literal["linear_attention", "mamba", "hybrid"]
@@ -253,3 +255,179 @@ class Zamba2Config(DecoderConfig):
             else:
                 layers.append(mamba_only)
         return tuple(layers)
+
+
+ZambaV1Block = Literal["linear_attention", "hybrid"]
+TRANSFORMER = "shared_transf."
+
+
+@family("zamba")
+class ZambaConfig(DecoderConfig):
+    """configuration_zamba.py / modeling_zamba.py (Zamba-7B).
+
+    layers_block_type names each layer: a Mamba layer ("linear_attention", legacy "mamba": an RMSNorm and a mixer of
+    mamba_expand · hidden_size channels in n_mamba_heads heads, each head its own x_proj and dt_proj, mamba_proj_bias
+    on in_proj and out_proj, mamba_conv_bias on the conv) or a hybrid layer: the shared transformer block, a linear
+    map (hidden → hidden, no bias), then a Mamba layer of its own (mamba_decoder). The block is an RMSNorm over the
+    hidden state and the embeddings concatenated (attention_hidden_size, default 2 · hidden_size), attention reading
+    that width (num_attention_heads and num_key_value_heads heads of attention_head_dim, default 2 · hidden_size //
+    heads; no biases), an RMSNorm and a gated MLP of intermediate_size (gate_proj, up_proj, down_proj; hidden_act).
+    Default layers: two Mamba, a hybrid, then a hybrid where (i − 3) % attn_layer_period == attn_layer_offset.
+
+    transformers builds the block in every hybrid layer and ties them to the first one's (a checkpoint stores it
+    once): its parameters count once, its FLOPs at every hybrid layer (``Layer.borrowed``).
+    """
+
+    architecture = "Zamba"
+    config_class = "ZambaConfig"
+    default_model_class = "ZambaForCausalLM"
+    heads_divide_hidden = False  # configuration_zamba.py floors 2 · hidden_size // num_attention_heads
+    derived_defaults = {
+        "layers_block_type": "two Mamba layers, a hybrid, then a hybrid every attn_layer_period from attn_layer_offset",
+        "attention_hidden_size": "2 · hidden_size",
+        "attention_head_dim": "2 · hidden_size // num_attention_heads",
+        "mamba_dt_rank": "ceil(hidden_size / 16)",
+    }
+    model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
+
+    vocab_size: Width = 32000
+    hidden_size: Width = 3712
+    attention_hidden_size: Width | None = None
+    intermediate_size: Width = 14848
+    num_hidden_layers: LayerCount = 76
+    num_attention_heads: HeadCount = 16
+    attention_head_dim: Width | None = Field(None, validation_alias=AliasChoices("attention_head_dim", "head_dim"))
+    num_key_value_heads: HeadCount = 16
+    hidden_act: Name = "gelu"
+    pad_token_id: int | None = Field(0, strict=True)
+    max_position_embeddings: PositionCount = 4096
+    attn_layer_period: Width = 6
+    attn_layer_offset: int = Field(4, strict=True)
+    mamba_d_state: Width = 16
+    mamba_d_conv: Width = 4
+    mamba_expand: Width = 2
+    n_mamba_heads: HeadCount = 2
+    mamba_dt_rank: Width | Literal["auto"] = "auto"
+    mamba_conv_bias: Flag = True
+    mamba_proj_bias: Flag = False
+    layers_block_type: list[ZambaV1Block] | None = Field(
+        None, validation_alias=AliasChoices("layers_block_type", "layer_types"), max_length=1 << 14
+    )
+    tie_word_embeddings: Flag = True
+
+    @model_validator(mode="after")
+    def _check_zamba(self) -> ZambaConfig:
+        if len(self.blocks()) != self.num_hidden_layers:  # validate_layer_type
+            raise ValueError(f"layers_block_type has {len(self.blocks())} entries for {self.num_hidden_layers} layers")
+        if self.mamba_expand * self.hidden_size % self.n_mamba_heads:  # ZambaConfig.validate_architecture
+            raise ValueError(
+                f"n_mamba_heads ({self.n_mamba_heads}) must divide mamba_expand · hidden_size "
+                f"({self.mamba_expand * self.hidden_size}), as transformers requires"
+            )
+        return self
+
+    def resolved(self, field: str):
+        derived = {
+            "layers_block_type": self.blocks,
+            "attention_hidden_size": self.attention_input,
+            "attention_head_dim": self.attention_head_width,
+            "mamba_dt_rank": self.dt_rank,
+        }
+        return derived[field]() if field in derived else super().resolved(field)
+
+    def unused_fields(self) -> set[str]:
+        unused = {"attn_layer_period", "attn_layer_offset"} if self.layers_block_type is not None else set()
+        if "hybrid" not in self.blocks():  # no shared block, no attention, no MLP
+            unused |= {
+                "intermediate_size",
+                "hidden_act",
+                "num_attention_heads",
+                "num_key_value_heads",
+                "attention_hidden_size",
+                "attention_head_dim",
+            }
+        return unused
+
+    def notes(self) -> list[str]:
+        if self.tie_word_embeddings or self.blocks().count("hybrid") < 2:
+            return []
+        return [
+            "tie_word_embeddings is false: transformers 5.24 then ties nothing, the shared transformer block included, "
+            "and builds an independent copy of it for every hybrid layer (a checkpoint stores one). ffncalc counts "
+            "the block once, as the architecture and its checkpoints hold it."
+        ]
+
+    @per_config
+    def blocks(self) -> list[str]:
+        if self.layers_block_type is not None:
+            return list(self.layers_block_type)
+        rest = range(self.num_hidden_layers - 3)
+        return ["linear_attention", "linear_attention", "hybrid"] + [
+            "hybrid" if i % self.attn_layer_period == self.attn_layer_offset else "linear_attention" for i in rest
+        ]
+
+    def attention_input(self) -> int:
+        return self.attention_hidden_size or 2 * self.hidden_size
+
+    def attention_head_width(self) -> int:
+        return self.attention_head_dim or 2 * self.hidden_size // self.num_attention_heads
+
+    def dt_rank(self) -> int:
+        return math.ceil(self.hidden_size / 16) if self.mamba_dt_rank == "auto" else self.mamba_dt_rank
+
+    def mamba_layer(self, prefix: str):
+        """A Mamba mixer under PREFIX, and its RMSNorm."""
+        mixer = multi_head_mamba(
+            self.hidden_size,
+            self.n_mamba_heads,
+            self.mamba_expand * self.hidden_size,
+            self.mamba_d_state,
+            self.dt_rank(),
+            self.mamba_d_conv,
+            prefix + "mamba.",
+            self.mamba_proj_bias,
+            self.mamba_conv_bias,
+        )
+        return mixer, (prefix + "input_layernorm", self.rms_norm())
+
+    def hybrid_layer(self, holder: bool) -> Layer:
+        head_dim = self.attention_head_width()
+        attention_names = Names(tuple((part, f"{TRANSFORMER}self_attn.{part}_proj") for part in "qkvo"))
+        attention = Attention(
+            hidden_size=self.hidden_size,
+            num_heads=self.num_attention_heads,
+            num_kv_heads=self.kv_heads,
+            qk_head_dim=head_dim,
+            v_head_dim=head_dim,
+            names=attention_names,
+            input_size=self.attention_input(),
+        )
+        mlp_names = Names(tuple((part, f"{TRANSFORMER}feed_forward.{part}_proj") for part in ("gate", "up", "down")))
+        mlp = DenseFfn(self.hidden_size, self.intermediate_size, True, self.hidden_act, mlp_names)
+        mixer, mamba_norm = self.mamba_layer("mamba_decoder.")
+        norms = (
+            (TRANSFORMER + "input_layernorm", Norm("rmsnorm", self.attention_input())),
+            (TRANSFORMER + "pre_ff_layernorm", self.rms_norm()),
+            mamba_norm,
+        )
+        linear = Projection("linear", "linear", self.hidden_size, self.hidden_size, component="other")
+        return Layer(
+            self.layer_name,
+            attention,
+            mlp,
+            norms,
+            mixer=mixer,
+            projections=(linear,),
+            borrowed=() if holder else (TRANSFORMER,),
+        )
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        mixer, norm = self.mamba_layer("")
+        mamba_only = Layer(self.layer_name, None, None, (norm,), mixer=mixer)
+        blocks = self.blocks()
+        first = blocks.index("hybrid") if "hybrid" in blocks else -1
+        holder, user = self.hybrid_layer(True), self.hybrid_layer(False)
+        return tuple(
+            mamba_only if block != "hybrid" else holder if index == first else user
+            for index, block in enumerate(blocks)
+        )
