@@ -4,6 +4,10 @@ A side script like tools/meta_count.py (needs torch and transformers; no weights
 
     /tmp/side/bin/python tools/flop_count.py 512 fixtures/configs/meta-llama__Llama-3.1-8B.json ... \
         > tests/expected/flop_counter.json
+    /tmp/side/bin/python tools/flop_count.py --merge tests/expected/flop_counter.json 16 tests/configs/X.json ...
+
+With --merge FILE the counts of the configs given replace or join FILE's, the others are kept, and FILE is
+rewritten in place (each entry names the transformers version that counted it).
 
 For each config it builds the causal LM (the masked LM for an encoder that is not a decoder: BERT, EuroBERT …)
 with eager attention on the meta device, runs one forward of N tokens (batch 1) under FlopCounterMode and records
@@ -85,27 +89,33 @@ def count(path: Path, tokens: int) -> dict:
     return {"tokens": tokens, "total": counter.get_total_flops(), **groups}
 
 
-def main(tokens: int, paths: list[str]) -> None:
-    results = {}
+def main(tokens: int, paths: list[str], merge: Path | None = None) -> None:
+    results = json.loads(merge.read_text())["counts"] if merge is not None else {}
     for arg in paths:
         path = Path(arg)
         try:
-            results[path.stem] = count(path, tokens)
+            results[path.stem] = {**count(path, tokens), "transformers_version": transformers.__version__}
         except Exception as error:
             results[path.stem] = {"error": f"{type(error).__name__}: {error}"[:300]}
         print(path.stem, results[path.stem], file=sys.stderr)
-    json.dump(
-        {
-            "generated_by": "tools/flop_count.py",
-            "transformers_version": transformers.__version__,
-            "torch_version": torch.__version__,
-            "counts": results,
-        },
-        sys.stdout,
-        indent=1,
-    )
-    print()
+    versions = sorted({entry.get("transformers_version", "?") for entry in results.values()})
+    document = {
+        "generated_by": "tools/flop_count.py",
+        # every entry says which transformers counted it; this is the set of them
+        "transformers_version": versions[0] if len(versions) == 1 else ", ".join(versions),
+        "torch_version": torch.__version__,
+        "counts": dict(sorted(results.items())),
+    }
+    text = json.dumps(document, indent=1) + "\n"
+    if merge is not None:
+        merge.write_text(text)
+    else:
+        sys.stdout.write(text)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2:])
+    arguments = sys.argv[1:]
+    merged = None
+    if arguments[:1] == ["--merge"]:
+        merged, arguments = Path(arguments[1]), arguments[2:]
+    main(int(arguments[0]), arguments[1:], merged)
