@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import model_validator
 
 from ..schema import Flag, Width
 from ..spec import Linear, ModelSpec
 from ..values import replace
-from .multimodal import MultimodalConfig, relocate
+from .multimodal import MultimodalLayers, relocate
 from .registry import family
 from .towers import tower_module
 
@@ -37,7 +37,7 @@ FUYU_FLAT_KEYS = frozenset(FUYU_TEXT) - {"model_type"} | {
 
 
 @family("fuyu")
-class FuyuConfig(MultimodalConfig):
+class FuyuConfig(MultimodalLayers):
     """configuration_fuyu.py / modeling_fuyu.py (FuyuForCausalLM): a Persimmon language model (AutoModel; a flat config
     keeps its keys at the top level, which __post_init__ moves into text_config) and vision_embed_tokens, a linear
     with a bias from a patch's patch_size² · num_channels pixels to the text width; saved as transformers 4 saved it
@@ -53,8 +53,7 @@ class FuyuConfig(MultimodalConfig):
     text_defaults = FUYU_TEXT
     informational_fields = frozenset({"image_size"})
 
-    vision_config: ClassVar[None] = None  # no tower
-    tie_word_embeddings: Flag = False
+    tie_word_embeddings: Flag = False  # no vision_config: it has no tower
     image_size: Width = 300
     patch_size: Width = 30
     num_channels: Width = 3
@@ -69,6 +68,9 @@ class FuyuConfig(MultimodalConfig):
             if text:
                 return {**raw, "text_config": {"partial_rotary_factor": 0.5, **text}}
         return raw
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
 
     def wrapped_spec(self) -> ModelSpec:
         spec = replace(self.text.to_spec(), model_type=self.model_type, tie_word_embeddings=self.tie_word_embeddings)
