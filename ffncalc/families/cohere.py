@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
@@ -21,11 +21,10 @@ COHERE_SHARED = names(
 )
 
 
-@family("cohere")
-class CohereConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, DecoderConfig):
+class CohereLayers(HeadDim, HiddenAct, KvHeads, AttentionBias, DecoderConfig):
     """configuration_cohere.py / modeling_cohere.py: attention and the MLP read the same input, behind one
-    LayerNorm without bias (input_layernorm); embeddings tied by default. With use_qk_norm, a LayerNorm
-    over each query head and each key head, its weight [heads, head_dim]."""
+    LayerNorm without bias (input_layernorm); embeddings tied by default. With use_qk_norm (Cohere's switch; the
+    Cohere 2 families have none), a LayerNorm over each query head and each key head, its weight [heads, head_dim]."""
 
     architecture = "Cohere"
     config_class = "CohereConfig"
@@ -41,14 +40,13 @@ class CohereConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, DecoderConfig):
     max_position_embeddings: PositionCount = 8192
     tie_word_embeddings: Flag = True
     pad_token_id: int | None = Field(0, strict=True)
-    use_qk_norm: Flag = False
 
     def layer_norm(self) -> Norm:
         return Norm("layernorm", self.hidden_size)
 
     def qk_norms(self) -> tuple[Parameter, ...]:
         """CohereLayerNorm over (heads, head_dim) and (kv_heads, head_dim): 2-D weights, no bias."""
-        if not self.use_qk_norm:
+        if not getattr(self, "use_qk_norm", False):  # CohereConfig's switch; the Cohere 2 families have none
             return ()
         head_dim = self.resolved_head_dim
         return (
@@ -65,6 +63,13 @@ class CohereConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, DecoderConfig):
 
     def to_spec(self) -> ModelSpec:
         return replace(super().to_spec(), final_norm=self.layer_norm())
+
+
+@family("cohere")
+class CohereConfig(CohereLayers):
+    """configuration_cohere.py: Cohere's layers and their use_qk_norm switch."""
+
+    use_qk_norm: Flag = False
 
 
 if TYPE_CHECKING:  # a mixin: it relies on what its model class has
@@ -90,7 +95,7 @@ class _Cohere2Windows(_Cohere2WindowsBase):
 
 
 @family("cohere2")
-class Cohere2Config(_Cohere2Windows, CohereConfig):
+class Cohere2Config(_Cohere2Windows, CohereLayers):
     """configuration_cohere2.py / modular_cohere2.py: Cohere's parallel layer without q/k norms. ``layer_types``
     (default: every sliding_window_pattern-th layer full, a key read only for that, 4) gives the sliding
     layers a window."""
@@ -110,7 +115,6 @@ class Cohere2Config(_Cohere2Windows, CohereConfig):
     sliding_window: Width | None = 4096
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
     sliding_window_pattern: LayerCount = 4  # not a field of Cohere2Config: a key it still reads
-    use_qk_norm: ClassVar[bool] = False
 
     def unused_fields(self) -> set[str]:
         return {"sliding_window_pattern"} if self.layer_types is not None else set()
@@ -122,7 +126,7 @@ class Cohere2Config(_Cohere2Windows, CohereConfig):
 
 
 @family("cohere2_moe")
-class Cohere2MoeConfig(_Cohere2Windows, CohereConfig):
+class Cohere2MoeConfig(_Cohere2Windows, CohereLayers):
     """configuration_cohere2_moe.py / modeling_cohere2_moe.py: Cohere2's parallel layer (head_dim a field,
     128) with a MoE: routed experts of width intermediate_size (stored stacked, saved one module per
     expert) and, with num_shared_experts, one shared MLP of num_shared_experts × intermediate_size.
@@ -161,7 +165,6 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereConfig):
     rms_norm_eps: float | None = None
     # Not a field of Cohere2MoeConfig: read from the config's keys to build the layer types.
     first_k_dense_replace: LayerIndex = 0
-    use_qk_norm: ClassVar[bool] = False
 
     @model_validator(mode="after")
     def _check_mlp_layer_types(self) -> Cohere2MoeConfig:
