@@ -54,7 +54,6 @@ class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, DecoderConfig):
     num_key_value_heads: HeadCount | None = 8
     max_position_embeddings: PositionCount = 262144
     pad_token_id: int | None = Field(0, strict=True)
-    attn_layer_indices: list[LayerIndex] | None = Field(None, max_length=1 << 14)
     mamba_n_heads: HeadCount = 128
     mamba_d_head: Width | Literal["auto"] = "auto"
     mamba_n_groups: HeadCount = 1
@@ -76,10 +75,9 @@ class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, DecoderConfig):
             unused |= {"mamba_d_state", "mamba_d_conv", "mamba_n_groups", "mamba_conv_bias", "mamba_proj_bias"}
         return unused
 
-    def attends(self) -> list[bool]:
+    def attends(self) -> list[bool]:  # pragma: no cover - each config says which layers attend
         """Whether each layer attends (else it runs a Mamba-2 mixer)."""
-        indices = set(self.attn_layer_indices or ())
-        return [index in indices for index in range(self.num_hidden_layers)]
+        raise NotImplementedError
 
     def mixer(self) -> Mixer:
         return mamba2(
@@ -107,7 +105,14 @@ class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, DecoderConfig):
 
 @family("bamba")
 class BambaConfig(MlpBias, BambaLayers):
-    """configuration_bamba.py: Bamba's layers with the MLP's bias switch, mlp_bias (GraniteMoeHybrid has none)."""
+    """configuration_bamba.py: Bamba's layers with the MLP's bias switch, mlp_bias, and the layers that attend listed
+    in attn_layer_indices (GraniteMoeHybrid has neither: its layer_types say)."""
+
+    attn_layer_indices: list[LayerIndex] | None = Field(None, max_length=1 << 14)
+
+    def attends(self) -> list[bool]:
+        indices = set(self.attn_layer_indices or ())
+        return [index in indices for index in range(self.num_hidden_layers)]
 
 
 @family("granitemoehybrid")
@@ -147,7 +152,6 @@ class GraniteMoeHybridConfig(BambaLayers):
     layer_types: list[Literal["linear_attention", "full_attention", "mamba", "attention"]] | None = Field(
         None, validation_alias=AliasChoices("layer_types", "layers_block_type"), max_length=1 << 14
     )
-    attn_layer_indices: ClassVar[None] = None
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
     def resolved(self, field: str):
