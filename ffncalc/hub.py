@@ -310,9 +310,13 @@ def safetensors_metadata(repo_id: str, revision: str | None, token: str | None):
             raise CheckpointError(
                 f"{repo_id}: model.safetensors.index.json is not JSON ({_clip(str(error))})"
             ) from None
-        except (AttributeError, TypeError, KeyError):  # an index that is JSON but not {"weight_map": {...}}
+        except (AttributeError, TypeError, KeyError) as error:
+            # huggingface_hub's parser stumbled on an entry of unexpected type: in the index (JSON, but not
+            # {"weight_map": {...}}) or in a shard's header (an entry that is not {"dtype", "shape", "data_offsets"}).
+            # Which one its exception does not say, so the message names both; a local copy is checked entry by entry.
             raise CheckpointError(
-                f"{repo_id}: model.safetensors.index.json is not an object with a weight_map of tensor → file"
+                f"{repo_id}: a safetensors header (or model.safetensors.index.json) is not laid out as the format says "
+                f"({type(error).__name__}: {_clip(str(error))}); `ffncalc verify` on a downloaded copy names the entry"
             ) from None
 
     return bounded(

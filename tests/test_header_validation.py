@@ -160,6 +160,7 @@ def test_a_header_the_hub_parser_refuses_is_refused_locally_too(ffncalc, hub, tm
     assert local.stderr.startswith("Error: ") and local.stderr.count("\n") == 1
     remote = hub_verify(hub, tmp_path, f"acme/{case}")
     assert remote.stdout == "" and remote.stderr.startswith("Error: ") and remote.stderr.count("\n") == 1
+    assert "index.json is not" not in remote.stderr  # a one-file repo has no index to blame
 
 
 def test_a_tensor_stored_in_two_shards_is_refused_locally_and_on_the_hub(ffncalc, hub, tmp_path):
