@@ -59,6 +59,10 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "reformer": "its layers alternate chunked local attention and LSH attention (num_hashes rounds of hashed buckets, "
     "sorted and chunked), and its reversible layers and axial position embeddings are modules no adapter lays out "
     "yet",
+    "doge": "its dynamic-mask attention keeps, for each query, the keep_window_size keys that a score computed from "
+    "the values (dt_proj, A) ranks highest once the context is longer, and its CDMoE (is_moe) routes each token "
+    "through product keys (two tables of √num_experts keys) to experts that are single rows of two embedding tables "
+    "(down_embed, up_embed) beside a dense MLP; ffncalc's spec can state neither yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
 }

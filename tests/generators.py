@@ -470,6 +470,17 @@ def _layer_types(d: Draft, name: str) -> Any:
     return d.per_layer(found, 0, 1 if d.has("compress_rates") else 0)  # DeepSeek-V4 takes one kind past the last
 
 
+@rule("rope_parameters")
+def _rope_per_kind(d: Draft, name: str) -> Any:
+    """Where transformers builds no config without rope_parameters (Cohere Compass's text model reads one entry per
+    kind of layer_types): an entry for each kind drawn, or for each kind the family has; null is no rotary positions."""
+    if not required(d.model_type, name):
+        return SKIP
+    drawn = d.config.get("layer_types") or kinds(d.model_type, "layer_types")
+    entry = st.none() | st.just({"rope_type": "default", "rope_theta": 10000.0})
+    return {kind: d.draw(entry) for kind in sorted(set(drawn))}
+
+
 @rule("mlp_layer_types")
 def _mlp_layer_types(d: Draft, name: str) -> Any:
     found = kinds(d.model_type, "mlp_layer_types") or ["dense", "sparse"]

@@ -122,7 +122,7 @@ def component_of(name: str) -> str:
     if re.search(
         r"(embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
         r"tokens_embed|positions_embed|"
-        r"token_type_embeddings|^shared|^model\.shared)\.",
+        r"token_type_embeddings|^shared|^model\.shared|^transformer\.w)\.",  # CTRL's table is transformer.w
         name,
     ):
         return "embedding"
@@ -136,7 +136,8 @@ def component_of(name: str) -> str:
         return "other"  # S2T's convolutional subsampler, before the encoder's layers (no record before holds one)
     if re.search(r"\.(mixer|linear_attn|mamba|conv|temporal_block)\.", name):
         return "mixer"  # state-space mixers, LFM2's short convolution (conv), RecurrentGemma's RG-LRU block
-    if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention)\.", name):
+    # CTRL's attention is multi_head_attention (no record built before holds a module of that name)
+    if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention|multi_head_attention)\.", name):
         return "attention"
     if re.search(
         r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|ffn_output|mlp_block|fc1|fc2|DenseReluDense|intermediate|"

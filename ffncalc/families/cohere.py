@@ -1,11 +1,12 @@
 """Cohere's Command models: Command-R and Aya (cohere: attention and MLP side by side behind one LayerNorm),
-Command R7B / A (cohere2: three sliding-window layers in four) and Cohere2-MoE (their MoE)."""
+Command R7B / A (cohere2: three sliding-window layers in four), Cohere2-MoE (their MoE) and Cohere Compass's
+language model (cohere_compass_text: Cohere2's layers, all full attention by default)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -73,7 +74,7 @@ class CohereConfig(CohereLayers):
 
 
 if TYPE_CHECKING:  # a mixin: it relies on what its model class has
-    _Cohere2WindowsBase = CohereConfig
+    _Cohere2WindowsBase = CohereLayers
 else:
     _Cohere2WindowsBase = object
 
@@ -219,3 +220,40 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereLayers):
             num_shared_experts=self.num_shared_experts,
             shared_names=COHERE_SHARED,
         )
+
+
+@family("cohere_compass_text")
+class CohereCompassTextConfig(Cohere2Config):
+    """configuration_cohere_compass.py / modular_cohere_compass.py (text): Cohere2's parallel layer, every layer full
+    attention unless layer_types says (CohereCompassTextConfig.__post_init__), rotary positions of its own per layer
+    kind (M-RoPE, or none: NoPE), which hold no parameters. Its rotary embedding reads rope_parameters[kind] for each
+    kind in layer_types and fails without one, so transformers cannot build a config without them (its default)."""
+
+    architecture = "Cohere Compass"
+    config_class = "CohereCompassTextConfig"
+    default_model_class = "CohereCompassForCausalLM"
+    derived_defaults = {
+        "head_dim": "hidden_size // num_attention_heads",
+        "num_key_value_heads": "num_attention_heads",
+        "layer_types": "every layer full_attention",
+    }
+
+    rope_parameters: dict[str, dict[str, Any] | None] | None = None
+
+    @model_validator(mode="after")
+    def _check_rope_per_kind(self) -> CohereCompassTextConfig:
+        missing = sorted(set(self.kinds()) - set(self.rope_parameters or {}))
+        if missing:
+            raise ValueError(
+                f"rope_parameters: no entry for {', '.join(missing)} (one per kind of layer_types, null for no "
+                "rotary positions); transformers' rotary embedding reads one per kind and cannot build the model"
+            )
+        return self
+
+    def unused_fields(self) -> set[str]:
+        return {"sliding_window_pattern"}
+
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return ["full_attention"] * self.num_hidden_layers

@@ -1,7 +1,8 @@
 """Gemma (tied, head_dim 256, GeGLU), Gemma-2 (four norms a layer, alternating windows), VaultGemma (Gemma-2
 with norms before the sublayers only), Gemma-3 (q/k norms, 5 local : 1 global) and the Gemma-3 multimodal
 wrapper; Gemma 3n and Gemma 4 (per-layer embeddings, layers that reuse another's keys and values; Gemma 3n's
-AltUp and LAuReL, Gemma 4's wider global heads and MoE block) and their wrappers."""
+AltUp and LAuReL, Gemma 4's wider global heads and MoE block), Gemma 4 unified's text model (Gemma 4's layers alone)
+and their wrappers."""
 
 from __future__ import annotations
 
@@ -279,35 +280,26 @@ class PerLayerEmbeddings:
         )
 
 
-@family("gemma4_text")
-class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
-    """configuration_gemma4.py / modeling_gemma4.py (text): Gemma-3's layer (four norms, q/k norms; v is normed
-    without a weight) and a one-element layer_scalar buffer, and options:
+class Gemma4TextLayers(Gemma2Config):
+    """configuration_gemma4.py / modeling_gemma4.py (text), the layers every Gemma 4 language model shares: Gemma-3's
+    layer (four norms, q/k norms; v is normed without a weight) and a one-element layer_scalar buffer, and options:
 
     - full-attention layers (by default every sixth, and always the last) have heads of global_head_dim (512) and,
       with attention_k_eq_v, num_global_key_value_heads KV heads and no v_proj (v is k's projection);
       a config transformers wrote lists these as per_layer_config overrides instead;
-    - hidden_size_per_layer_input > 0: per-layer embeddings (PerLayerEmbeddings);
     - the last num_kv_shared_layers reuse the keys and values of the last earlier layer of their kind: no k_proj,
       v_proj or k_norm, nothing cached (all layers when it equals num_hidden_layers); with use_double_wide_mlp
       their MLP is twice as wide;
-    - enable_moe_block: beside the dense MLP, which acts as a shared expert, a router (a weightless RMSNorm, a
-      scale per hidden unit, proj, a scale per expert) picks top_k_experts of num_experts stacked experts
-      (moe_intermediate_size wide), with three more norms;
     - use_bidirectional_attention "all" makes the window sliding_window // 2 + 1.
+
+    Gemma4TextConfig adds per-layer embeddings and the MoE block; Gemma 4 unified's text model has neither field.
     """
 
-    architecture = "Gemma-4"
-    config_class = "Gemma4TextConfig"
-    default_model_class = "Gemma4ForCausalLM"
     heads_divide_hidden = False  # Gemma4TextConfig has no validate_architecture of its own
     undeclared_keys = frozenset(
         {"global_head_dim", "num_global_key_value_heads", "per_layer_config"}
     )  # __post_init__ kwargs
     derived_defaults = {"layer_types": "every sixth layer global, the others sliding; the last layer always global"}
-    moe_names = GEMMA4_MOE
-    expert_names = STACKED_EXPERTS
-    routing_fields = ("top_k_experts", "num_experts")
     global_period: ClassVar[int] = 6  # a local of __post_init__, not a field
 
     vocab_size: Width = 262144
@@ -318,60 +310,34 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
     max_position_embeddings: PositionCount = 131072
     sliding_window: Width = 512
     use_bidirectional_attention: Literal["all", "vision"] | None = None
-    vocab_size_per_layer_input: Width = 262144
-    hidden_size_per_layer_input: WidthOrZero = 256
     attention_k_eq_v: Flag = False
     num_kv_shared_layers: LayerIndex = 0
-    enable_moe_block: Flag = False
     use_double_wide_mlp: Flag = False
-    num_experts: ExpertCountOrZero | None = None
-    top_k_experts: ExpertCount | None = None
-    moe_intermediate_size: Width | None = None
     global_head_dim: Width = 512  # not fields of Gemma4TextConfig: keys its __post_init__ reads
     num_global_key_value_heads: HeadCount | None = None
     per_layer_config: dict[str, dict[str, Any]] | None = None
 
     @model_validator(mode="after")
-    def _check_gemma4(self) -> Gemma4TextConfig:
-        if self.enable_moe_block:
-            for field in ("num_experts", "moe_intermediate_size"):
-                if getattr(self, field) is None:
-                    raise ValueError(
-                        f"{field}: required with enable_moe_block (Gemma4TextConfig leaves it None and cannot build the experts)"
-                    )
-        self.check_per_layer_padding()
+    def _check_gemma4_layers(self) -> Gemma4TextLayers:
         self.attention_overrides()  # refuses what transformers refuses
         self.kv_modes()
         return self
 
     def warnings(self) -> list[str]:
         found = super().warnings()
-        if self.enable_moe_block and self.top_k_experts is None:
-            found.append(
-                "top_k_experts is not set: transformers builds the experts, but cannot route a token; "
-                "active parameters count every expert"
-            )
         if self.layer_types is not None and self.layer_types[-1] != "full_attention":
             found.append("layer_types: the last layer must use full_attention, and transformers makes it so")
         return found
 
     def unused_fields(self) -> set[str]:
-        unused = set() if self.enable_moe_block else {"num_experts", "top_k_experts", "moe_intermediate_size"}
+        unused = set()
         if self.per_layer_config is not None:
             unused |= {"global_head_dim", "num_global_key_value_heads"}
         else:  # the other way to say the full-attention layers' heads, not a default taken
             unused.add("per_layer_config")
             if not self.attention_k_eq_v:
                 unused.add("num_global_key_value_heads")
-        if not self.hidden_size_per_layer_input:
-            unused.add("vocab_size_per_layer_input")
         return unused
-
-    def has_per_layer_embeddings(self) -> bool:
-        return bool(self.hidden_size_per_layer_input)  # 0: no per-layer embeddings (Gemma-4-26B-A4B)
-
-    def notes(self) -> list[str]:
-        return [PER_LAYER_EMBEDDINGS_NOTE] if self.has_per_layer_embeddings() else []
 
     def resolved(self, field: str):
         if field == "layer_types":
@@ -459,9 +425,85 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
             values_from_keys=self.attention_k_eq_v and window is None,
         )
         mlp = self.gated_ffn(self.intermediate_size * (2 if self.use_double_wide_mlp and kv_shared else 1))
-        norms = self.sandwich_norms()
-        fields: dict[str, Any] = {}
-        ffn: DenseFfn | MoeFfn = mlp
+        ffn, norms, fields = self.around_mlp(mlp)
+        return self.layer(attention, ffn, norms, **fields)
+
+    def around_mlp(self, mlp: DenseFfn) -> tuple[DenseFfn | MoeFfn, tuple[tuple[str, Norm], ...], dict[str, Any]]:
+        """A layer's feed-forward block, its norms and its other parts (a family with more wraps the dense MLP)."""
+        return mlp, self.sandwich_norms(), {}
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        return (
+            CheckpointExtra(
+                name="layer_scalar buffers",
+                reason=f"one scale per layer × {self.num_hidden_layers} layers; a persistent buffer, saved with the weights",
+                tensors=(StoredTensor(self.layer_name + ".layer_scalar", (1,)),),
+                per_layer=tuple(range(self.num_hidden_layers)),
+                buffer=True,
+            ),
+        )
+
+
+@family("gemma4_text")
+class Gemma4TextConfig(PerLayerEmbeddings, Gemma4TextLayers):
+    """configuration_gemma4.py / modeling_gemma4.py (text): Gemma 4's layers (Gemma4TextLayers), and
+
+    - hidden_size_per_layer_input > 0: per-layer embeddings (PerLayerEmbeddings);
+    - enable_moe_block: beside the dense MLP, which acts as a shared expert, a router (a weightless RMSNorm, a
+      scale per hidden unit, proj, a scale per expert) picks top_k_experts of num_experts stacked experts
+      (moe_intermediate_size wide), with three more norms.
+    """
+
+    architecture = "Gemma-4"
+    config_class = "Gemma4TextConfig"
+    default_model_class = "Gemma4ForCausalLM"
+    moe_names = GEMMA4_MOE
+    expert_names = STACKED_EXPERTS
+    routing_fields = ("top_k_experts", "num_experts")
+
+    vocab_size_per_layer_input: Width = 262144
+    hidden_size_per_layer_input: WidthOrZero = 256
+    enable_moe_block: Flag = False
+    num_experts: ExpertCountOrZero | None = None
+    top_k_experts: ExpertCount | None = None
+    moe_intermediate_size: Width | None = None
+
+    @model_validator(mode="after")
+    def _check_gemma4(self) -> Gemma4TextConfig:
+        if self.enable_moe_block:
+            for field in ("num_experts", "moe_intermediate_size"):
+                if getattr(self, field) is None:
+                    raise ValueError(
+                        f"{field}: required with enable_moe_block (Gemma4TextConfig leaves it None and cannot build the experts)"
+                    )
+        self.check_per_layer_padding()
+        return self
+
+    def warnings(self) -> list[str]:
+        found = super().warnings()
+        if self.enable_moe_block and self.top_k_experts is None:
+            found.append(
+                "top_k_experts is not set: transformers builds the experts, but cannot route a token; "
+                "active parameters count every expert"
+            )
+        return found
+
+    def unused_fields(self) -> set[str]:
+        unused = super().unused_fields()
+        if not self.enable_moe_block:
+            unused |= {"num_experts", "top_k_experts", "moe_intermediate_size"}
+        if not self.hidden_size_per_layer_input:
+            unused.add("vocab_size_per_layer_input")
+        return unused
+
+    def has_per_layer_embeddings(self) -> bool:
+        return bool(self.hidden_size_per_layer_input)  # 0: no per-layer embeddings (Gemma-4-26B-A4B)
+
+    def notes(self) -> list[str]:
+        return [PER_LAYER_EMBEDDINGS_NOTE] if self.has_per_layer_embeddings() else []
+
+    def around_mlp(self, mlp: DenseFfn) -> tuple[DenseFfn | MoeFfn, tuple[tuple[str, Norm], ...], dict[str, Any]]:
+        ffn, norms, fields = super().around_mlp(mlp)
         if self.enable_moe_block:
             experts = self.num_experts or 0
             per_token = experts if self.top_k_experts is None else self.top_k_experts
@@ -479,22 +521,26 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma2Config):
         if self.has_per_layer_embeddings():
             norms += (("post_per_layer_input_norm", self.rms_norm()),)
             fields["projections"] = self.per_layer_input()
-        return self.layer(attention, ffn, norms, **fields)
-
-    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
-        return (
-            CheckpointExtra(
-                name="layer_scalar buffers",
-                reason=f"one scale per layer × {self.num_hidden_layers} layers; a persistent buffer, saved with the weights",
-                tensors=(StoredTensor(self.layer_name + ".layer_scalar", (1,)),),
-                per_layer=tuple(range(self.num_hidden_layers)),
-                buffer=True,
-            ),
-        )
+        return ffn, norms, fields
 
     def to_spec(self) -> ModelSpec:
         spec = super().to_spec()
         return replace(spec, extras=self.per_layer_embeddings() if self.has_per_layer_embeddings() else ())
+
+
+@family("gemma4_unified_text")
+class Gemma4UnifiedTextConfig(Gemma4TextLayers):
+    """configuration_gemma4_unified.py / modular_gemma4_unified.py (text): Gemma 4's layers without per-layer
+    embeddings or the MoE block (its configuration class removes their fields), a window of 1,024 and 262,144
+    positions by default; the causal LM (Gemma4UnifiedForCausalLM) lays its model out as Gemma 4's text model."""
+
+    architecture = "Gemma-4 unified"
+    config_class = "Gemma4UnifiedTextConfig"
+    default_model_class = "Gemma4UnifiedForCausalLM"
+
+    max_position_embeddings: PositionCount = 262144
+    sliding_window: Width = 1024
+    use_bidirectional_attention: Literal["all", "vision"] | None = "vision"
 
 
 @family("gemma4")

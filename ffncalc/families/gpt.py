@@ -1,5 +1,6 @@
 """The GPT lineage: OpenAI's GPT-1 (openai-gpt: post-norm) and GPT-2 (learned positions, Conv1D; GPT-SW3 reads
-as it), EleutherAI's GPT-Neo (local attention on alternate layers), GPT-J (parallel blocks) and GPT-NeoX (Pythia), Salesforce's CodeGen (GPT-J's block with a
+as it), EleutherAI's GPT-Neo (local attention on alternate layers), GPT-J (parallel blocks), GPT-NeoX (Pythia) and its
+Japanese port (gpt_neox_japanese: no biases but one), Salesforce's CodeGen (GPT-J's block with a
 fused qkv_proj), and BigCode's StarCoder (gpt_bigcode: multi-query attention in a fused c_attn) and StarCoder2
 (a Llama-shaped decoder with LayerNorms and biases)."""
 
@@ -10,7 +11,19 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, WidthOrZero
-from ..spec import Attention, CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, Norms, StoredTensor, names
+from ..spec import (
+    Attention,
+    CheckpointExtra,
+    DenseFfn,
+    Layer,
+    ModelNames,
+    ModelSpec,
+    Norm,
+    Norms,
+    Parameter,
+    StoredTensor,
+    names,
+)
 from ..values import replace
 from .base import DecoderConfig, HeadDim, LayerNormDecoder
 from .registry import family
@@ -275,6 +288,57 @@ class GptNeoxConfig(LayerNormDecoder):
                 "gpt_neox.embed_in", "gpt_neox.final_layer_norm", lm_head="embed_out", base_model_prefix="gpt_neox"
             ),
         )
+
+
+@family("gpt_neox_japanese")
+class GptNeoxJapaneseConfig(LayerNormDecoder):
+    """configuration_gpt_neox_japanese.py / modeling_gpt_neox_japanese.py: GPT-NeoX's fused query_key_value and
+    dense, without biases, except a bias on the last layer's attention output kept apart (attention.dense_bias,
+    added with the residual); an MLP intermediate_multiple_size × hidden_size wide, without biases; the head
+    embed_out tied to embed_in by default."""
+
+    architecture = "GPT-NeoX-Japanese"
+    config_class = "GPTNeoXJapaneseConfig"
+    default_model_class = "GPTNeoXJapaneseForCausalLM"
+    informational_fields = frozenset({"max_position_embeddings"})
+    layer_name = "gpt_neox_japanese.layers.{i}"
+
+    vocab_size: Width = 32000
+    hidden_size: Width = 2560
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 32
+    intermediate_multiple_size: Width = 4
+    hidden_act: Name = "gelu"
+    max_position_embeddings: PositionCount = 2048
+    tie_word_embeddings: Flag = True
+    # transformers builds heads of hidden_size // heads and reshapes the fused projection to them
+    _check_heads = heads_divide("hidden_size", "num_attention_heads")
+
+    @property
+    def width(self) -> int:
+        return self.hidden_size
+
+    def to_spec(self) -> ModelSpec:
+        width = self.hidden_size * self.intermediate_multiple_size
+        ffn = self.plain_ffn(width, self.hidden_act, False, NEOX_MLP)
+        norms = (("input_layernorm", self.layer_norm()), ("post_attention_layernorm", self.layer_norm()))
+        layer = Layer(self.layer_name, self.mha(self.num_attention_heads, False, NEOX_ATTENTION), ffn, norms)
+        dense_bias = Parameter("attention", "dense_bias", "attention.dense_bias", (self.hidden_size,))
+        last = replace(layer, parameters=(dense_bias,))
+        spec = self.decoder_spec(
+            layer,
+            self.num_hidden_layers,
+            self.layer_norm(),
+            self.tie_word_embeddings,
+            vocab_size=self.vocab_size,
+            names=ModelNames(
+                "gpt_neox_japanese.embed_in",
+                "gpt_neox_japanese.final_layer_norm",
+                lm_head="embed_out",
+                base_model_prefix="gpt_neox_japanese",
+            ),
+        )
+        return replace(spec, layers=spec.layers[:-1] + (last,))
 
 
 @family("gpt_neo")
