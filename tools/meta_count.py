@@ -72,6 +72,7 @@ FALLBACK_CLASS = {
     "m2m_100": "M2M100ForConditionalGeneration",
     "blenderbot": "BlenderbotForConditionalGeneration",
     "blenderbot-small": "BlenderbotSmallForConditionalGeneration",
+    "mvp": "MvpForConditionalGeneration",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
