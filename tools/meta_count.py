@@ -127,7 +127,7 @@ def component_of(name: str) -> str:
         name,
     ):
         return "embedding"
-    if re.search(r"\.(EncDecAttention|crossattention|encoder_attn|cross_attention)\.", name):
+    if re.search(r"\.(EncDecAttention|crossattention|encoder_attn|cross_attention|cross_attn)\.", name):
         return "cross_attention"
     if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
         return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included
