@@ -115,14 +115,14 @@ def component_of(name: str) -> str:
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA, ALBERT's
     # predictions at the top); FSMT's head is its decoder's output_projection (no record before holds such a name)
     if re.search(
-        r"(^|\.)(lm_head|embed_out|proj_out|output_projection)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
+        r"(^|\.)(lm_head|embed_out|proj_out|output_projection|pred_layer)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
         r"vocab_transform|vocab_projector)\.",
         name,
     ):
         return "lm_head"
     if re.search(
         r"(embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
-        r"tokens_embed|positions_embed|"
+        r"tokens_embed|positions_embed|lang_embeddings|"
         r"token_type_embeddings|^shared|^model\.shared)\.",
         name,
     ):
@@ -137,6 +137,12 @@ def component_of(name: str) -> str:
         return "other"  # S2T's convolutional subsampler, before the encoder's layers (no record before holds one)
     if re.search(r"\.(mixer|linear_attn|mamba|conv|temporal_block)\.", name):
         return "mixer"  # state-space mixers, LFM2's short convolution (conv), RecurrentGemma's RG-LRU block
+    # XLM and FlauBERT keep each kind of sublayer in a list of its own, from the top in the bare model (no record
+    # built before holds a module of these names)
+    if re.search(r"(^|\.)attentions\.\d+\.", name):
+        return "attention"
+    if re.search(r"(^|\.)ffns\.\d+\.", name):
+        return "ffn"
     if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention)\.", name):
         return "attention"
     if re.search(
