@@ -63,6 +63,12 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "the values (dt_proj, A) ranks highest once the context is longer, and its CDMoE (is_moe) routes each token "
     "through product keys (two tables of √num_experts keys) to experts that are single rows of two embedding tables "
     "(down_embed, up_embed) beside a dense MLP; ffncalc's spec can state neither yet",
+    "t5gemma2": "its decoder's merged attention reads the encoder's output through the same k_proj and v_proj (and "
+    "q_norm, k_norm, o_proj) as its own tokens, in one softmax over both, and its encoder holds a SigLIP tower for "
+    "images; ffncalc's spec cannot state projections shared between self- and cross-attention yet",
+    "prophetnet": "its decoder runs ngram predicting streams beside the main one: every position is 1 + ngram hidden "
+    "states through each layer (its n-gram self-attention with relative position buckets, the FFN) and the head, "
+    "which ffncalc's spec cannot express yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
 }

@@ -33,7 +33,7 @@ from .results import ModelInfo, Result
 from .spec import Attention, DenseFfn, Layer, ModelSpec, MoeFfn
 from .storage import Scheme, Stored, layout, parameter_layout
 from .structure import attended_keys, attention_kv_elements, generating_layers, indexer_reach
-from .tensors import assemble, layer_indices, layer_tensors, lm_head_rows, model_tensors
+from .tensors import assemble, layer_indices, layer_tensors, lm_head_rows, model_tensors, stored_layer
 from .units import DTYPE_BYTES
 from .values import Value
 
@@ -233,7 +233,7 @@ def weight_layout(spec: ModelSpec, dtype: str, scheme: Scheme | None) -> Layout:
     for index, layer in layer_indices(spec.layers):
         first_and_count.setdefault(layer, [index, 0])[1] += 1
     for layer, (index, count) in first_and_count.items():
-        tensors = assemble(layer_tensors(layer), layer.name.format(i=index) + ".")
+        tensors = stored_layer(layer, index)
         grouped += [(tensor, count) for tensor in layout(tensors, dtype, scheme)]
     return grouped
 

@@ -396,6 +396,17 @@ def assemble(tensors: Iterable[Tensor], prefix: str = "") -> Iterator[tuple[str,
         yield name, shape, tensor
 
 
+def stored_layer(
+    layer: Layer, index: int, tensors: Iterable[Tensor] | None = None
+) -> Iterator[tuple[str, tuple[int, ...], Tensor]]:
+    """A layer's tensors as stored at INDEX: under its module (``{i}`` its index; none where the layer's name is
+    empty), and with ``{i}`` in a part's own module replaced too, for a model that keeps each kind of sublayer in a
+    list of its own (XLM: attentions.{i}, layer_norm1.{i}, ffns.{i})."""
+    prefix = layer.name.format(i=index) + "." if layer.name else ""
+    for name, shape, tensor in assemble(layer_tensors(layer) if tensors is None else tensors, prefix):
+        yield name.replace("{i}", str(index)), shape, tensor
+
+
 def stored_parameters(spec: ModelSpec) -> Iterator[tuple[str, tuple[int, ...], Tensor]]:
     """Every parameter tensor as a checkpoint of the model names and shapes it, with the tensor it holds."""
     yield from assemble(model_tensors(spec))
@@ -404,7 +415,7 @@ def stored_parameters(spec: ModelSpec) -> Iterator[tuple[str, tuple[int, ...], T
         tensors = cache.get(layer)
         if tensors is None:
             tensors = cache[layer] = layer_tensors(layer)
-        yield from assemble(tensors, layer.name.format(i=index) + ".")
+        yield from stored_layer(layer, index, tensors)
 
 
 def checkpoint_tensors(spec: ModelSpec) -> dict[str, tuple[int, ...]]:

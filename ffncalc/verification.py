@@ -20,7 +20,7 @@ from .checkpoint import Checkpoint, HeaderTensor
 from .results import ModelInfo, Result
 from .spec import CheckpointExtra, ModelSpec
 from .storage import Scheme, layout, parameter_layout
-from .tensors import assemble, embedding_width, layer_tensors
+from .tensors import embedding_width, stored_layer
 from .units import DTYPE_BYTES
 
 Verdict = Literal["parameter", "quantization", "extra", "wrong shape", "unexpected", "missing", "not saved"]
@@ -82,7 +82,7 @@ def expected_extras(
             for tensor in extra.tensors:
                 found[tensor.name.format(i=index)] = (tensor.shape, extra)
         for index, layer in extra.layers:
-            for stored in layout(assemble(layer_tensors(layer), layer.name.format(i=index) + "."), dtype, scheme):
+            for stored in layout(stored_layer(layer, index), dtype, scheme):
                 found[stored.name] = (stored.shape, extra)
     if spec.tie_word_embeddings and spec.lm_head:
         shape = (spec.vocab_size, embedding_width(spec))

@@ -331,7 +331,7 @@ def _expand(d: Draft, name: str) -> Any:
     return d.draw(st.integers(1, 2 if d.has("num_heads") and d.has("head_dim") else 3))
 
 
-@rule("hidden_size", "n_embd", "n_embed", "d_model", "dim")
+@rule("hidden_size", "n_embd", "n_embed", "d_model", "dim", "emb_dim")  # XLM: emb_dim
 def _hidden(d: Draft, name: str) -> Any:
     # Mamba-2 splits expand · hidden into its heads: hidden = heads · head_dim / expand
     return d.size["heads"] * d.size["head_dim"] // d.config.get("expand", 1)
@@ -357,6 +357,7 @@ def _layer_groups(d: Draft, name: str) -> Any:  # ALBERT: groups of shared layer
     "encoder_attention_heads",
     "encoder_num_attention_heads",
     "decoder_num_attention_heads",
+    "attention_heads",
 )
 def _heads(d: Draft, name: str) -> Any:
     return d.size["heads"]

@@ -72,6 +72,7 @@ FALLBACK_CLASS = {
     "m2m_100": "M2M100ForConditionalGeneration",
     "blenderbot": "BlenderbotForConditionalGeneration",
     "blenderbot-small": "BlenderbotSmallForConditionalGeneration",
+    "mvp": "MvpForConditionalGeneration",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
@@ -114,19 +115,19 @@ def component_of(name: str) -> str:
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA, ALBERT's
     # predictions at the top); FSMT's head is its decoder's output_projection (no record before holds such a name)
     if re.search(
-        r"(^|\.)(lm_head|embed_out|proj_out|output_projection)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
+        r"(^|\.)(lm_head|embed_out|proj_out|output_projection|pred_layer)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
         r"vocab_transform|vocab_projector)\.",
         name,
     ):
         return "lm_head"
     if re.search(
         r"(embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
-        r"tokens_embed|positions_embed|"
+        r"tokens_embed|positions_embed|lang_embeddings|"
         r"token_type_embeddings|^shared|^model\.shared|^transformer\.w)\.",  # CTRL's table is transformer.w
         name,
     ):
         return "embedding"
-    if re.search(r"\.(EncDecAttention|crossattention|encoder_attn)\.", name):
+    if re.search(r"\.(EncDecAttention|crossattention|encoder_attn|cross_attention|cross_attn)\.", name):
         return "cross_attention"
     if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
         return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included
@@ -136,6 +137,12 @@ def component_of(name: str) -> str:
         return "other"  # S2T's convolutional subsampler, before the encoder's layers (no record before holds one)
     if re.search(r"\.(mixer|linear_attn|mamba|conv|temporal_block)\.", name):
         return "mixer"  # state-space mixers, LFM2's short convolution (conv), RecurrentGemma's RG-LRU block
+    # XLM and FlauBERT keep each kind of sublayer in a list of its own, from the top in the bare model (no record
+    # built before holds a module of these names)
+    if re.search(r"(^|\.)attentions\.\d+\.", name):
+        return "attention"
+    if re.search(r"(^|\.)ffns\.\d+\.", name):
+        return "ffn"
     # CTRL's attention is multi_head_attention (no record built before holds a module of that name)
     if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention|multi_head_attention)\.", name):
         return "attention"

@@ -546,3 +546,35 @@ class FSMTConfig(BartConfig):
             ),
             extras=tuple(extras),
         )
+
+
+@family("mvp")
+class MvpConfig(BartConfig):
+    """configuration_mvp.py / modeling_mvp.py (MVP, RUCAIBox): BART's layout (post-LN, learned positions with
+    fairseq's offset of 2, layernorm_embedding, final_logits_bias) with its own vocabulary; classifiers 2 wide unless
+    the config says. With use_prompt the seq2seq classes also build MvpPrompt modules (a prompt_length table and a
+    two-layer MLP per stack, the decoder's twice), whose prompt_length keys and values every attention reads beside
+    the context and which the decoder recomputes on every forward pass: ffncalc's spec cannot state that cost, so
+    such a config is refused. MvpForCausalLM builds its decoder without prompts whatever use_prompt says."""
+
+    architecture = "MVP"
+    config_class = "MvpConfig"
+    default_model_class = "MvpForConditionalGeneration"
+    derived_defaults = {"num_labels": "len(id2label), else 2"}
+    class_prefix = "Mvp"
+    default_labels = 2  # MvpConfig sets no num_labels: PreTrainedConfig's 2
+
+    vocab_size: Width = 50267
+    use_prompt: Flag = False
+
+    @model_validator(mode="after")
+    def _check_prompts(self) -> MvpConfig:
+        if self.use_prompt and self.kind != "causal":
+            raise ValueError(
+                "use_prompt true: MVP's layer-wise prompts (prompt_length keys prepended to every attention, recomputed on each forward "
+                "pass) are not counted yet; ffncalc counts MVP with use_prompt false"
+            )
+        return self
+
+    def unused_fields(self) -> set[str]:
+        return super().unused_fields() | ({"use_prompt"} if self.kind == "causal" else set())
