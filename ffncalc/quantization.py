@@ -59,10 +59,14 @@ UNREAD_BECAUSE = {
     "package decides; config.json does not describe it",
     "hqq": "transformers 5.24 has no loader for HQQ weights (its HQQ quantizer defines no load or quantize "
     "operation); hqq's HQQLinear stores W_q, scale, zero and a dozen metadata tensors per module, not laid out here",
-    "quark": "AMD Quark's export lays each layer out from its own weight and activation specs (global_quant_config, "
-    "layer_quant_config); ffncalc does not lay them out",
-    "fouroversix": "the fouroversix package's QuantizedModule decides the stored tensors (master weights or not, "
-    "per-module overrides); ffncalc does not lay them out",
+    "quark": "AMD Quark's export lays each layer out from its own weight, input and output specs (global_quant_config, "
+    "layer_quant_config, layer_type_quant_config: int4, uint4, int8, fp8 or mxfp4, per tensor, channel or group, "
+    "packed by export.pack_method) through quark's own _map_to_quark, which transformers does not contain; ffncalc "
+    "does not lay them out",
+    "fouroversix": "fouroversix 1.0.5's QuantizedTensor pads each weight to a multiple of 128 rows and of 4 scale "
+    "blocks of columns and keeps its scale factors in CUTLASS's Blackwell layout, in shapes the quantize backend that "
+    "ran decides (config.json's quantize_backend is usually null), with per-module overrides and MoE modules of its "
+    "own; ffncalc does not lay them out",
 }
 UNREAD = tuple(sorted(UNREAD_BECAUSE))
 
