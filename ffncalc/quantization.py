@@ -14,7 +14,9 @@ a value the scheme's loader refuses is refused here, with the field named. The a
   vllm/model_executor/layers/quantization/modelopt.py (ModelOptQuantConfigBase.from_config: quant_algo,
   group_size, ignore / exclude_modules);
 - transformers 5.24 MetalConfig.post_init (metal), GemmaQuantizationConfig (gemma: num_bits 2, 4 or 8, per-module
-  overrides by regex), FPQuantConfig.post_init (fp_quant), AutoRoundConfig.post_init (auto-round).
+  overrides by regex), FPQuantConfig.post_init (fp_quant), AutoRoundConfig.post_init (auto-round), HiggsConfig.post_init
+  (higgs), SpQRConfig.post_init and integrations/spqr.py (spqr), VptqConfig.post_init, VptqLayerConfig.post_init and
+  the keys integrations/vptq.py reads (vptq).
 Schemes ffncalc does not lay out are accepted by name (``UNREAD``), each with the reason it is not read
 (``UNREAD_BECAUSE``); the weights are then counted unquantized, and a note says so and why.
 """
@@ -36,7 +38,7 @@ Flag = Annotated[bool, Field(strict=True)]
 # ModelOpt's, which vLLM and SGLang load.
 READ = (
     "fp8", "mxfp8", "mxfp4", "gptq", "awq", "bitsandbytes", "compressed-tensors", "modelopt", "fbgemm_fp8", "eetq",
-    "bitnet", "aqlm", "metal", "gemma", "fp_quant", "auto-round",
+    "bitnet", "aqlm", "metal", "gemma", "fp_quant", "auto-round", "higgs", "spqr", "vptq",
 )  # fmt: skip
 
 # Why each scheme ffncalc does not lay out is not read (transformers 5.24's quantizers/quantizer_*.py and
@@ -57,16 +59,14 @@ UNREAD_BECAUSE = {
     "package decides; config.json does not describe it",
     "hqq": "transformers 5.24 has no loader for HQQ weights (its HQQ quantizer defines no load or quantize "
     "operation); hqq's HQQLinear stores W_q, scale, zero and a dozen metadata tensors per module, not laid out here",
-    "higgs": "HIGGS weights are FLUTE-packed and repacked for each GPU (tune_metadata); ffncalc does not lay out "
-    "FLUTE's packing",
-    "spqr": "each module's sparse outliers have their own shapes, listed per tensor in quantization_config.shapes, "
-    "stored by spqr_quant's QuantizedLinear; ffncalc does not lay them out",
-    "vptq": "each layer's vector-quantization codebooks (config_for_layers) are stored by vptq's VQuantLinear; "
-    "ffncalc does not lay them out",
-    "quark": "AMD Quark's export lays each layer out from its own weight and activation specs (global_quant_config, "
-    "layer_quant_config); ffncalc does not lay them out",
-    "fouroversix": "the fouroversix package's QuantizedModule decides the stored tensors (master weights or not, "
-    "per-module overrides); ffncalc does not lay them out",
+    "quark": "AMD Quark's export lays each layer out from its own weight, input and output specs (global_quant_config, "
+    "layer_quant_config, layer_type_quant_config: int4, uint4, int8, fp8 or mxfp4, per tensor, channel or group, "
+    "packed by export.pack_method) through quark's own _map_to_quark, which transformers does not contain; ffncalc "
+    "does not lay them out",
+    "fouroversix": "fouroversix 1.0.5's QuantizedTensor pads each weight to a multiple of 128 rows and of 4 scale "
+    "blocks of columns and keeps its scale factors in CUTLASS's Blackwell layout, in shapes the quantize backend that "
+    "ran decides (config.json's quantize_backend is usually null), with per-module overrides and MoE modules of its "
+    "own; ffncalc does not lay them out",
 }
 UNREAD = tuple(sorted(UNREAD_BECAUSE))
 
@@ -472,6 +472,110 @@ class AutoRoundBlock(Block):
         return ""
 
 
+StrictInt = Annotated[int, Field(strict=True)]
+
+
+def _one_of(value: int, choices: tuple[int, ...], who: str) -> int:
+    if value not in choices:
+        raise ValueError(
+            f"must be {', '.join(map(str, choices[:-1]))} or {choices[-1]}, as {who} accepts (got {value})"
+        )
+    return value
+
+
+class HiggsBlock(Block):
+    """HiggsConfig (transformers 5.24; post_init: bits 2, 3 or 4, p 1 or 2, group_size 64, 128 or 256 dividing
+    hadamard_size): FLUTE-packed weights of HiggsLinear (integrations/higgs.py)."""
+
+    quant_method: Literal["higgs"]
+    bits: StrictInt = 4
+    p: StrictInt = 2
+    hadamard_size: Positive = 512  # pad_to_block divides by it: zero is refused, not only by post_init
+    group_size: StrictInt = 256
+    modules_to_not_convert: Modules | None = None
+
+    _bits = field_validator("bits")(lambda cls, value: _one_of(value, (2, 3, 4), "HiggsConfig"))
+    _p = field_validator("p")(lambda cls, value: _one_of(value, (1, 2), "HiggsConfig"))
+    _group = field_validator("group_size")(lambda cls, value: _one_of(value, (64, 128, 256), "HiggsConfig"))
+
+    @model_validator(mode="after")
+    def _divides(self) -> HiggsBlock:
+        if self.hadamard_size % self.group_size:
+            raise ValueError(
+                f"hadamard_size {self.hadamard_size} must be divisible by group_size {self.group_size}, as HiggsConfig "
+                "requires"
+            )
+        return self
+
+
+SpqrLength = Annotated[int, Field(strict=True, ge=0, le=1 << 40)]
+
+
+class SpqrBlock(Block):
+    """SpQRConfig (transformers 5.24; post_init: bits 3, beta1 and beta2 16, shapes a dict): each module's four tensors
+    have the lengths quantization_config.shapes gives, "{module}.dense_weights.shape" and so on (integrations/spqr.py)."""
+
+    quant_method: Literal["spqr"]
+    bits: StrictInt = 3
+    beta1: StrictInt = 16
+    beta2: StrictInt = 16
+    shapes: dict[Annotated[str, Field(max_length=1000)], SpqrLength] = Field({}, max_length=1_000_000)
+    modules_to_not_convert: Modules | None = None
+
+    _bits = field_validator("bits")(lambda cls, value: _only(value, 3, "SpQR currently supports bits = 3 only"))
+    _beta1 = field_validator("beta1")(lambda cls, value: _only(value, 16, "SpQR currently supports beta1 = 16 only"))
+    _beta2 = field_validator("beta2")(lambda cls, value: _only(value, 16, "SpQR currently supports beta2 = 16 only"))
+
+
+def _only(value: int, expected: int, why: str) -> int:
+    if value != expected:
+        raise ValueError(f"{why} (got {value})")
+    return value
+
+
+VptqPair = tuple[StrictInt, StrictInt]
+
+
+class VptqLayer(BaseModel):
+    """One entry of VPTQ's config_for_layers or shared_layer_config: the keys transformers' replace_with_vptq_linear
+    passes to vptq's VQuantLinear (all of them required: it reads each with []), checked as VQuantLinear uses them."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
+
+    vector_lens: VptqPair
+    num_centroids: VptqPair
+    num_res_centroids: VptqPair
+    group_num: Positive
+    group_size: Positive
+    outlier_size: Annotated[int, Field(strict=True, ge=0, le=1 << 24)]
+    indices_as_float: Flag
+    enable_norm: Flag
+    enable_perm: Flag
+    is_indice_packed: Literal[True] = True  # VptqLayerConfig.post_init: "should always be True"
+
+    @model_validator(mode="after")
+    def _usable(self) -> VptqLayer:
+        # VQuantLinear: vector_lens[1] pads out_features; log2 of num_centroids[1] (and of num_res_centroids[1] when
+        # positive) is the index width; an outlier component (vector_lens[0] > 1, num_centroids[0] > 0) refuses
+        # residual centroids on outliers.
+        if self.vector_lens[1] < 1 or self.num_centroids[1] < 1:
+            raise ValueError("vector_lens[1] and num_centroids[1] must be positive (the main quantization component)")
+        if self.vector_lens[0] > 1 and self.num_centroids[0] > 0 and self.num_res_centroids[0] != -1:
+            raise ValueError("num_res_centroids[0] must be -1: VPTQ does not quantize outliers with residuals")
+        return self
+
+
+class VptqBlock(Block):
+    """VptqConfig (transformers 5.24; post_init: enable_proxy_error false, each config_for_layers entry a
+    VptqLayerConfig): vector-quantized linear layers, each with its own codebooks (vptq's VQuantLinear)."""
+
+    quant_method: Literal["vptq"]
+    enable_proxy_error: Literal[False] = False
+    config_for_layers: dict[Annotated[str, Field(max_length=1000)], VptqLayer] = Field({}, max_length=100_000)
+    shared_layer_config: dict[Annotated[str, Field(max_length=1000)], VptqLayer] = Field({}, max_length=10_000)
+    modules_to_not_convert: Modules | None = None
+
+
 class UnreadBlock(Block):
     """A scheme transformers knows that ffncalc does not lay out: named, not read."""
 
@@ -495,6 +599,9 @@ BLOCKS: dict[str, type[Block]] = {
     "gemma": GemmaBlock,
     "fp_quant": FpQuantBlock,
     "auto-round": AutoRoundBlock,
+    "higgs": HiggsBlock,
+    "spqr": SpqrBlock,
+    "vptq": VptqBlock,
 }
 BLOCKS.update(dict.fromkeys(UNREAD, UnreadBlock))
 

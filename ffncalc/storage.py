@@ -16,8 +16,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from .errors import InvalidConfigError
 from .spec import ModelSpec
@@ -26,9 +26,10 @@ from .units import DTYPE_BYTES
 from .values import Value, replace
 
 if TYPE_CHECKING:  # the quantization blocks are imported where a config has one (their classes cost start-up)
-    from .quantization import Block, CompressedTensorsBlock
+    from .quantization import Block, CompressedTensorsBlock, SpqrBlock, VptqLayer
 
 Role = Literal["parameter", "quantization"]
+V = TypeVar("V")
 
 
 class Stored(Value):
@@ -79,7 +80,24 @@ def excluded(module: str, patterns: Iterable[str]) -> bool:
 
 # Schemes whose transformers integration swaps nn.Linear modules only (a stacked experts parameter or a GPT-2 Conv1D
 # keeps its dtype): fbgemm_fp8 (Llama 4's experts have a class of their own there, not laid out here), eetq, bitnet.
-LINEAR_ONLY = ("fbgemm_fp8", "eetq", "bitnet", "bitnet-auto", "aqlm", "metal", "gemma", "fp_quant")
+LINEAR_ONLY = (
+    "fbgemm_fp8",
+    "eetq",
+    "bitnet",
+    "bitnet-auto",
+    "aqlm",
+    "metal",
+    "gemma",
+    "fp_quant",
+    "higgs",
+    "spqr",
+    "vptq",
+)
+
+
+@functools.lru_cache(maxsize=16)
+def _by_name(pairs: tuple[tuple[str, V], ...]) -> dict[str, V]:
+    return dict(pairs)
 
 
 @functools.lru_cache(maxsize=64)
@@ -106,7 +124,12 @@ class Scheme(Value):
     bit_overrides: tuple[tuple[str, int], ...] = ()  # gemma: (module regex, num_bits), searched as one alternation
     blocks: tuple[str, ...] = ()  # auto-round: the block prefixes it quantized (empty: every block)
     weights_as: str = "packed"  # fp_quant: packed (qweight), master (weight) or pseudo (dqweight)
-    hadamard: int = 0  # fp_quant: hadamard_group_size, the side of its two rotation matrices
+    hadamard: int = 0  # fp_quant: hadamard_group_size, the side of its two rotation matrices; higgs: hadamard_size
+    # Layouts given module by module. spqr: (module, (dense_weights, row_offsets, col_vals, in_perm) lengths);
+    # vptq: (module, its config_for_layers entry) and (last name part, its shared_layer_config entry).
+    spqr_lengths: tuple[tuple[str, tuple[int, int, int, int]], ...] = ()
+    vq_layers: tuple[tuple[str, VptqLayer], ...] = ()
+    vq_shared: tuple[tuple[str, VptqLayer], ...] = ()
 
     def quantizes(self, module: str, tensor: Tensor) -> bool:
         if self.method == "mlx":  # every Linear and Embedding weight (the widths are checked where they are known)
@@ -129,6 +152,8 @@ class Scheme(Value):
     def names_layers(self) -> bool:
         """Whether a pattern may name single layers (a digit or a character class in it): exclusions, gemma's
         per-module widths, auto-round's blocks. Identical layers may then be stored differently."""
+        if self.spqr_lengths or self.vq_layers:
+            return True  # each module laid out by its own name
         patterns = (*self.not_converted, *(pattern for pattern, _ in self.bit_overrides), *self.blocks)
         return any(re.search(r"\d|\\[dw]|[\[{]", pattern) for pattern in patterns)
 
@@ -142,6 +167,14 @@ class Scheme(Value):
             return self.bits
         group = next(int(key[1:]) for key, value in match.groupdict().items() if value is not None)
         return self.bit_overrides[group][1] or self.bits
+
+    def vq_layer(self, module: str) -> VptqLayer | None:
+        """A module's VPTQ parameters as vptq 0.0.5's loader finds them (vptq/layers/model_base.py
+        make_quant_linear): its config_for_layers entry, else the shared_layer_config entry of its last name part;
+        None leaves it unquantized. (transformers 5.24's replace_with_vptq_linear looks the shared entry up by
+        ``module.rsplit(".")[1]``, the second name part, and fails on a module with neither.)"""
+        layer = _by_name(self.vq_layers).get(module)
+        return layer if layer is not None else _by_name(self.vq_shared).get(module.rpartition(".")[2])
 
     def store(self, name: str, shape: tuple[int, ...], tensor: Tensor, dtype: str) -> list[Stored]:
         """The tensors a quantized weight of SHAPE ([..., out, in]) is stored as."""
@@ -344,6 +377,47 @@ class Scheme(Value):
                 q("forward_hadamard_matrix", dtype, (h, h)),
                 q("backward_hadamard_matrix", dtype, (h, h)),
             ]
+        if self.method == "higgs":
+            # What a HIGGS checkpoint holds is what transformers 4.x's HiggsHfQuantizer.create_quantized_param set
+            # on each HiggsLinear: quantize_with_higgs's output (transformers 5.24 reads it back into HiggsLinear's
+            # parameters, integrations/higgs.py, and has no quantize operation of its own). quantize_with_higgs pads
+            # the input width to a multiple of hadamard_size (pad_to_block) before FLUTE 0.4.2 packs it
+            # (flute/integrations/higgs.py prepare_data → flute/tune.py tune_and_pack → flute/utils.py _pack_*bit,
+            # int16 words, transposed): weight int16 [out · bits / 16, padded in]; scales [out, padded in /
+            # group_size] in the model's dtype; tables, FLUTE's qmap, [2^bits] in the model's dtype; tables2, its
+            # qmap2 [2^bits, 2^bits, 1] float32, which quantize_with_higgs views as float16: [2^bits, 2^bits, 2].
+            padded = -(-in_f // self.hadamard) * self.hadamard
+            codes = 1 << self.bits
+            group = self.group_size or 256
+            return [
+                Stored(name, "I16", (out_f * self.bits // 16, padded), "parameter", component, name, out_f * in_f),
+                q("scales", dtype, (out_f, padded // group)),
+                q("tables", dtype, (codes,)),
+                q("tables2", "F16", (codes, codes, 2)),
+            ]
+        if self.method == "spqr":
+            # spqr_quant 0.2.0 inference.py, QuantizedLinear.create_placehodler (sic; transformers 5.24
+            # integrations/spqr.py calls it with the lengths quantization_config.shapes gives for the module):
+            # dense_weights int64 (3-bit weights, their scales and zero points in 16 × 16 tiles), row_offsets and
+            # col_vals int32 (the sparse outliers, CSR), in_perm int32 (the input permutation), each one-dimensional.
+            lengths = _by_name(self.spqr_lengths).get(module)
+            if lengths is None:
+                raise InvalidConfigError(
+                    f'quantization_config.shapes: no "{module}.dense_weights.shape" (nor its row_offsets, col_vals '
+                    "and in_perm): SpQR needs the four lengths of every linear layer it quantized"
+                )
+            dense, rows, cols, perm = lengths
+            return [
+                Stored(f"{module}.dense_weights", "I64", (dense,), "parameter", component, name, out_f * in_f),
+                q("row_offsets", "I32", (rows,)),
+                q("col_vals", "I32", (cols,)),
+                q("in_perm", "I32", (perm,)),
+            ]
+        if self.method == "vptq":
+            layer = self.vq_layer(module)
+            if layer is None:
+                return [Stored(name, dtype, shape, "parameter", component)]
+            return _vptq_tensors(layer, module, name, out_f, in_f, dtype, component, q)
         if self.method == "aqlm" and self.codebooks is not None:
             # aqlm 1.x inference.py, QuantizedLinear: codebooks [num_codebooks, 2^nbits, out_group, in_group] and
             # scales [out // out_group, 1, 1, 1] in the model's dtype; codes [out // out_group, in // in_group,
@@ -380,10 +454,13 @@ def parse_scheme(block: Block | None) -> Scheme | None:
         FpQuantBlock,
         GemmaBlock,
         GptqBlock,
+        HiggsBlock,
         MetalBlock,
         MlxBlock,
         ModelOptBlock,
         Mxfp4Block,
+        SpqrBlock,
+        VptqBlock,
     )
 
     if isinstance(block, Fp8Block):
@@ -463,6 +540,29 @@ def parse_scheme(block: Block | None) -> Scheme | None:
                 block.modules_to_not_convert if block.modules_to_not_convert is not None else ["lm_head"]
             ),
         )
+    if isinstance(block, HiggsBlock):
+        return Scheme(
+            "higgs",
+            bits=block.bits,
+            group_size=block.group_size,
+            hadamard=block.hadamard_size,
+            not_converted=tuple(block.modules_to_not_convert or ()),
+        )
+    if isinstance(block, SpqrBlock):
+        return Scheme(
+            "spqr",
+            bits=block.bits,
+            spqr_lengths=_spqr_lengths(block),
+            not_converted=tuple(block.modules_to_not_convert or ()),
+        )
+    if isinstance(block, VptqBlock):
+        return Scheme(
+            "vptq",
+            bits=2,  # a nominal width: each layer's index width is its own (Scheme.vq_layer)
+            vq_layers=tuple(block.config_for_layers.items()),
+            vq_shared=tuple(block.shared_layer_config.items()),
+            not_converted=tuple(block.modules_to_not_convert or ()),
+        )
     if isinstance(block, AutoRoundBlock) and not block.unread():
         return Scheme("auto-round", bits=block.bits, group_size=block.group_size, blocks=block.blocks)
     if isinstance(block, ModelOptBlock) and block.quant_algo in MODELOPT_READ:
@@ -476,6 +576,19 @@ def parse_scheme(block: Block | None) -> Scheme | None:
             not_converted=tuple(block.ignore or ()),
         )
     return None
+
+
+def _spqr_lengths(block: SpqrBlock) -> tuple[tuple[str, tuple[int, int, int, int]], ...]:
+    """Each module's four lengths from quantization_config.shapes ("{module}.dense_weights.shape" …); a module that
+    lacks one of them is left out (Scheme.store then says which)."""
+    tensors = ("dense_weights", "row_offsets", "col_vals", "in_perm")
+    modules = [key.removesuffix(".dense_weights.shape") for key in block.shapes if key.endswith(".dense_weights.shape")]
+    lengths = []
+    for module in modules:
+        found = [block.shapes.get(f"{module}.{tensor}.shape") for tensor in tensors]
+        if all(length is not None for length in found):
+            lengths.append((module, tuple(length or 0 for length in found)))
+    return tuple(lengths)  # type: ignore[arg-type]
 
 
 def _compressed_tensors(block: CompressedTensorsBlock) -> Scheme:
@@ -523,4 +636,44 @@ def layout(tensors: Iterable[tuple[str, tuple[int, ...], Tensor]], dtype: str, s
             stored += [replace(s, part=tensor.part) for s in scheme.store(name, shape, tensor, dtype)]
         else:
             stored.append(Stored(name, dtype, shape, "parameter", tensor.component, part=tensor.part))
+    return stored
+
+
+def _vptq_tensors(
+    layer: VptqLayer,
+    module: str,
+    name: str,
+    out_f: int,
+    in_f: int,
+    dtype: str,
+    component: str,
+    q: Callable[[str, str, tuple[int, ...]], Stored],
+) -> list[Stored]:
+    """vptq 0.0.5 vptq/layers/vqlinear.py, VQuantLinear (vector_quant_dim "out", is_indice_packed, the dtype of the
+    Linear it replaces): index widths log2 of the centroid counts (main, plus residual when num_res_centroids[1] > 0);
+    indices int32 [group_num, ⌈out / vector_lens[1]⌉, ⌈group_size · index bits / 32⌉]; centroids (an nn.Embedding)
+    [group_num, num_centroids[1] · vector_lens[1]] and res_centroids [group_num, num_res_centroids[1] · vector_lens[1]]
+    in the model's dtype; with outliers (vector_lens[0] > 1, num_centroids[0] > 0) outlier_centroids [1,
+    num_centroids[0] · vector_lens[0]] and outlier_indices [1, ⌈out / vector_lens[0]⌉, outlier_size], int16 (float16
+    when indices_as_float); perm int16 [in] with enable_perm; weight_scale and weight_bias [in] with enable_norm."""
+    vector_out, vector = layer.vector_lens
+    centroids_out, centroids = layer.num_centroids
+    residual = layer.num_res_centroids[1]
+    books = layer.group_num
+    bits = (centroids.bit_length() - 1) + (residual.bit_length() - 1 if residual > 0 else 0)  # int(math.log2(n))
+    index_dtype = "F16" if layer.indices_as_float else "I16"
+    stored = [
+        Stored(f"{module}.indices", "I32", (books, -(-out_f // vector), -(-layer.group_size * bits // 32)),
+               "parameter", component, name, out_f * in_f),
+        q("centroids.weight", dtype, (books, centroids * vector)),
+    ]  # fmt: skip
+    if vector_out > 1 and centroids_out > 0:
+        stored.append(q("outlier_centroids.weight", dtype, (1, centroids_out * vector_out)))
+        stored.append(q("outlier_indices", index_dtype, (1, -(-out_f // vector_out), layer.outlier_size)))
+    if residual > 0:
+        stored.append(q("res_centroids.weight", dtype, (books, residual * vector)))
+    if layer.enable_perm:
+        stored.append(q("perm", "I16", (in_f,)))
+    if layer.enable_norm:
+        stored += [q("weight_scale", dtype, (in_f,)), q("weight_bias", dtype, (in_f,))]
     return stored

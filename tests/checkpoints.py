@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2, "F8_E4M3": 1, "U8": 1, "I8": 1, "I32": 4, "U32": 4, "I64": 8}
+DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2, "F8_E4M3": 1, "U8": 1, "I8": 1, "I16": 2, "I32": 4, "U32": 4, "I64": 8}
 
 
 def data_bytes(tensors: dict[str, tuple[str, list[int]]]) -> int:

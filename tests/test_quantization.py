@@ -235,6 +235,128 @@ def test_auto_round_leaves_modules_outside_block_name_to_quantize_unquantized(wr
     assert report.weights.bytes == layer_16_bit + layer_4_bit + 2 * TINY_UNQUANTIZED_ELEMENTS
 
 
+TINY_MODULES = [
+    f"model.layers.{layer}.{module}"
+    for layer in range(2)
+    for module in ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj",
+                   "mlp.up_proj", "mlp.down_proj")
+]  # fmt: skip
+
+
+def test_higgs_stores_flute_packed_int16_words_group_scales_and_its_two_tables(write_config):
+    # What transformers 4.x's HiggsHfQuantizer.create_quantized_param set on each HiggsLinear: quantize_with_higgs's
+    # output (transformers 5.24 integrations/higgs.py), packed by FLUTE 0.4.2 (flute/integrations/higgs.py, utils.py):
+    # weight int16 [out · bits / 16, in], scales [out, in / group_size] and tables [2^bits] in the model's dtype,
+    # tables2 [2^bits, 2^bits, 2] of 16-bit halves. Per linear layer, 4-bit, group 64, hadamard_size 64 (no padding):
+    # 2 · out / 4 · in + 2 · out · in / 64 + 2 · 16 + 2 · 16 · 16 · 2 bytes. HiggsLinear built by transformers 5.24's
+    # replace_with_higgs_linear on tiny_llama on the meta device (bfloat16) in a side venv: 58,304 bytes in the
+    # layers' linear modules at 4 bits, 37,088 at 3 bits (weight [out · 3 / 16, in], tables of 8).
+    def linear(in_f: int, out_f: int, bits: int) -> int:
+        codes = 1 << bits
+        return 2 * (out_f * bits // 16) * in_f + 2 * out_f * (in_f // 64) + 2 * codes + 2 * codes * codes * 2
+
+    for bits, meta_device_bytes in ((4, 58_304), (3, 37_088)):
+        quantized = {"quant_method": "higgs", "bits": bits, "p": 2, "group_size": 64, "hadamard_size": 64}
+        report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+        per_layer = sum(linear(i, o, bits) for i, o in TINY_LINEARS)
+        assert 2 * per_layer == meta_device_bytes
+        assert report.weights.bytes == 2 * per_layer + 2 * TINY_UNQUANTIZED_ELEMENTS
+        assert report.weights.quantization == "higgs"
+
+
+def test_higgs_pads_each_input_width_to_a_multiple_of_hadamard_size(write_config):
+    # quantize_with_higgs pads the input (pad_to_block(weight, [1], hadamard_size)) before FLUTE packs it and the scales
+    # are repeated per group of the padded width. hadamard_size 128: q, k, v, o and gate, up (in 64) are stored as if
+    # 128 wide; down (in 128) as it is. q: 2 · 16 · 128 + 2 · 64 · 2 + 32 + 1,024 = 5,408 bytes; gate: 2 · 32 · 128 +
+    # 2 · 128 · 2 + 1,056 = 9,760; down: 2 · 16 · 128 + 2 · 64 · 2 + 1,056 = 5,408.
+    quantized = {"quant_method": "higgs", "bits": 4, "group_size": 64, "hadamard_size": 128}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    assert report.weights.bytes == 2 * (4 * 5_408 + 2 * 9_760 + 5_408) + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def spqr_shapes() -> dict[str, int]:
+    """quantization_config.shapes for tiny_llama's 14 linear modules, module i's lengths told apart by i."""
+    shapes = {}
+    for index, module in enumerate(TINY_MODULES):
+        shapes |= {f"{module}.dense_weights.shape": 100 + index, f"{module}.row_offsets.shape": 65,
+                   f"{module}.col_vals.shape": 30 + index, f"{module}.in_perm.shape": 32}  # fmt: skip
+    return shapes
+
+
+def test_spqr_stores_each_module_with_the_four_lengths_quantization_config_gives(write_config):
+    # spqr_quant 0.2.0 inference.py, QuantizedLinear.create_placehodler: dense_weights int64 [n], row_offsets, col_vals
+    # and in_perm int32, n from quantization_config.shapes. Module i: 8 · (100 + i) + 4 · 65 + 4 · (30 + i) + 4 · 32
+    # bytes; over i = 0 … 13: 14 · 1,308 + 12 · 91 = 19,404, as the placeholders built for tiny_llama on the meta
+    # device in a side venv add up.
+    quantized = {"quant_method": "spqr", "bits": 3, "beta1": 16, "beta2": 16, "shapes": spqr_shapes()}
+    report = memory(str(write_config(tiny_llama(torch_dtype="float16", quantization_config=quantized))))
+    linear = sum(8 * (100 + i) + 4 * 65 + 4 * (30 + i) + 4 * 32 for i in range(14))
+    assert linear == 19_404
+    assert report.weights.bytes == linear + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_spqr_without_the_lengths_of_a_module_is_refused_naming_shapes(write_config, ffncalc):
+    shapes = {key: value for key, value in spqr_shapes().items() if ".layers.1.mlp.up_proj." not in key}
+    config = tiny_llama(torch_dtype="float16", quantization_config={"quant_method": "spqr", "shapes": shapes})
+    run = ffncalc("memory", str(write_config(config)))
+    assert (run.exit_code, run.stdout) == (3, "")
+    assert 'quantization_config.shapes: no "model.layers.1.mlp.up_proj.dense_weights.shape"' in run.stderr
+
+
+VPTQ_MAIN = {"vector_lens": [-1, 6], "num_centroids": [-1, 256], "num_res_centroids": [-1, 16], "group_num": 1,
+             "group_size": 64, "outlier_size": 0, "indices_as_float": False, "enable_norm": True, "enable_perm": True}  # fmt: skip
+VPTQ_OUTLIERS = dict(VPTQ_MAIN, vector_lens=[4, 6], num_centroids=[8, 256], num_res_centroids=[-1, -1], outlier_size=3,
+                     group_num=2, enable_norm=False)  # fmt: skip
+
+
+def test_vptq_stores_each_layers_indices_codebooks_permutation_and_norm_as_vquantlinear(write_config):
+    # vptq 0.0.5 vptq/layers/vqlinear.py, VQuantLinear (packed indices, bfloat16). The attention and gate, up: 256 main
+    # and 16 residual centroids of 6 values, 8 + 4 index bits: indices int32 [1, ⌈out / 6⌉, ⌈64 · 12 / 32⌉ = 24],
+    # centroids [1, 256 · 6] and res_centroids [1, 16 · 6], perm int16 [in], weight_scale and weight_bias [in].
+    # q (64 → 64): 4 · 11 · 24 + 2 · 1,536 + 2 · 96 + 2 · 64 + 2 · 2 · 64 = 4,704; gate (64 → 128): 4 · 22 · 24 + 3,072
+    # + 192 + 128 + 256 = 5,760. down (outliers, 2 codebooks, no residual, no norm): indices [2, 11, ⌈64 · 8 / 32⌉ =
+    # 16], centroids [2, 1,536], outlier_centroids [1, 8 · 4], outlier_indices int16 [1, ⌈64 / 4⌉, 3], perm [128]:
+    # 4 · 2 · 11 · 16 + 2 · 3,072 + 2 · 32 + 2 · 48 + 2 · 128 = 7,968. VQuantLinear built with these arguments for
+    # tiny_llama on the meta device in a side venv: 76,608 bytes in the layers' linear modules.
+    layers = {module: VPTQ_OUTLIERS if module.endswith("down_proj") else VPTQ_MAIN for module in TINY_MODULES}
+    quantized = {"quant_method": "vptq", "config_for_layers": layers, "shared_layer_config": {}}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    assert 2 * (4 * 4_704 + 2 * 5_760 + 7_968) == 76_608
+    assert report.weights.bytes == 76_608 + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_vptq_takes_a_modules_shared_layer_config_entry_by_its_last_name_and_leaves_others_unquantized(write_config):
+    # vptq 0.0.5 model_base.py make_quant_linear: config_for_layers[module], else shared_layer_config[last name part],
+    # else the Linear stays. Shared entries for q_proj and down_proj only: 2 · 4,704 + 2 · 7,968 bytes quantized (as
+    # above), the other 10 linear modules in bfloat16.
+    quantized = {"quant_method": "vptq", "shared_layer_config": {"q_proj": VPTQ_MAIN, "down_proj": VPTQ_OUTLIERS}}
+    report = memory(str(write_config(tiny_llama(torch_dtype="bfloat16", quantization_config=quantized))))
+    unquantized = 2 * 2 * (3 * 64 * 64 + 2 * 64 * 128)
+    assert report.weights.bytes == 2 * (4_704 + 7_968) + unquantized + 2 * TINY_UNQUANTIZED_ELEMENTS
+
+
+def test_a_vptq_checkpoint_as_vquantlinear_stores_it_verifies(tmp_path):
+    layers = {module: VPTQ_MAIN for module in TINY_MODULES}
+    config = tiny_llama(
+        torch_dtype="bfloat16", quantization_config={"quant_method": "vptq", "config_for_layers": layers}
+    )
+    tensors = llama_tensors(config, dtype="BF16")
+    for name in list(tensors):
+        if ".layers." in name and name.endswith("_proj.weight"):
+            _dtype, (out_f, in_f) = tensors.pop(name)
+            module = name.removesuffix(".weight")
+            tensors |= {
+                module + ".indices": ("I32", [1, -(-out_f // 6), 24]),
+                module + ".centroids.weight": ("BF16", [1, 1536]),
+                module + ".res_centroids.weight": ("BF16", [1, 96]),
+                module + ".perm": ("I16", [in_f]),
+                module + ".weight_scale": ("BF16", [in_f]),
+                module + ".weight_bias": ("BF16", [in_f]),
+            }
+    report = verify(str(write_checkpoint(tmp_path / "vptq", config, tensors)))
+    assert report.ok, [t for t in report.tensors if t.verdict != "parameter"][:4]
+
+
 @pytest.mark.parametrize(
     "block, why",
     [
@@ -405,6 +527,22 @@ REFUSED = [
     ({"quant_method": "fp_quant", "forward_method": "quest"}, "forward_method must be 'abs_max' for nvfp4"),
     ({"quant_method": "auto-round", "bits": 9}, "quantization_config.bits"),
     ({"quant_method": "auto-round", "group_size": 0}, "quantization_config.group_size"),
+    ({"quant_method": "higgs", "bits": 8}, "quantization_config.bits"),  # HiggsConfig.post_init: 2, 3 or 4
+    ({"quant_method": "higgs", "p": 3}, "quantization_config.p"),
+    ({"quant_method": "higgs", "group_size": 100}, "quantization_config.group_size"),
+    ({"quant_method": "higgs", "hadamard_size": 320}, "hadamard_size 320 must be divisible by group_size 256"),
+    ({"quant_method": "higgs", "hadamard_size": 0}, "quantization_config.hadamard_size"),
+    ({"quant_method": "spqr", "bits": 4}, "quantization_config.bits"),  # SpQRConfig.post_init: 3 only
+    ({"quant_method": "spqr", "beta1": 8}, "quantization_config.beta1"),
+    ({"quant_method": "spqr", "shapes": [1]}, "quantization_config.shapes"),
+    ({"quant_method": "spqr", "shapes": {"m.dense_weights.shape": "16"}}, "quantization_config.shapes.m.dense_weights"),
+    ({"quant_method": "vptq", "enable_proxy_error": True}, "quantization_config.enable_proxy_error"),
+    ({"quant_method": "vptq", "config_for_layers": {"m": {"group_num": 1}}}, "config_for_layers.m.vector_lens"),
+    (
+        {"quant_method": "vptq", "config_for_layers": {"m": dict(VPTQ_MAIN, num_centroids=[-1, 0])}},
+        "config_for_layers.m",
+    ),
+    ({"quant_method": "vptq", "config_for_layers": {"m": dict(VPTQ_MAIN, is_indice_packed=False)}}, "is_indice_packed"),
     ({"quant_method": "no-such-scheme"}, "quantization_config.quant_method"),
     ([4], "quantization_config"),
 ]
