@@ -93,10 +93,11 @@ def component_of(name: str) -> str:
     last = named[-1] if named else ""
     # A tower's patch mergers hand its features to the language model: the projector, as multi_modal_projector is
     # (and Idefics3's connector, DeepSeek-VL's aligner and LightOnOCR's vision_projection, added with them: no record
-    # built before holds a module of any of these names).
+    # built before holds a module of any of these names). BLIP-2's and InstructBLIP's Q-Former carries the tower's
+    # features to the language model too, with its query tokens and language_projection (no record before holds them).
     if re.search(
-        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection)\.|"
-        r"(^|\.)visual\.(merger|deepstack_merger_list)\.",
+        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
+        r"qformer|language_projection)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$",
         name,
     ):
         return "projector"
@@ -119,10 +120,11 @@ def component_of(name: str) -> str:
         name,
     ):
         return "lm_head"
+    # (a T5 inside BLIP-2 keeps its shared table under language_model.: no record before holds such a name)
     if re.search(
         r"(embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
         r"tokens_embed|positions_embed|"
-        r"token_type_embeddings|^shared|^model\.shared)\.",
+        r"token_type_embeddings|^shared|^model\.shared|^language_model\.shared)\.",
         name,
     ):
         return "embedding"
