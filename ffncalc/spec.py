@@ -87,11 +87,13 @@ def names(transposed: bool | tuple[str, ...] = False, parameters: bool = False, 
 
 
 class Norm(Value):
-    """A normalisation layer: a weight of ``dim`` elements, plus a bias of ``dim`` for LayerNorm."""
+    """A normalisation layer: a weight of ``dim`` elements, plus a bias of ``dim`` for LayerNorm, each stored as
+    ``shape`` where it is not [dim] (Chameleon's q_norm: [heads, head_dim], its statistics per head)."""
 
     kind: NormKind
     dim: int
     bias: bool = False
+    shape: tuple[int, ...] = ()
 
 
 Norms = tuple[tuple[str, Norm], ...]  # a layer's norms: (the module name, the norm) in stored order

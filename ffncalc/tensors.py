@@ -91,10 +91,11 @@ def linear(
 
 
 def norm(part: str, module: str, spec_norm: Norm) -> list[Tensor]:
-    """dim weights, + dim biases for a LayerNorm with bias."""
-    tensors = [Tensor("norm", part, module + ".weight", (spec_norm.dim,))]
+    """dim weights, + dim biases for a LayerNorm with bias (each stored as the norm's shape, [dim] unless it says)."""
+    shape = spec_norm.shape or (spec_norm.dim,)
+    tensors = [Tensor("norm", part, module + ".weight", shape)]
     if spec_norm.bias:
-        tensors.append(Tensor("norm", part, module + ".bias", (spec_norm.dim,)))
+        tensors.append(Tensor("norm", part, module + ".bias", shape))
     return tensors
 
 

@@ -765,6 +765,12 @@ def _projection(d: Draft, name: str) -> Any:  # Kimi-K2.5: as wide as its tower
     return tower["hidden_size"] if tower else SKIP
 
 
+@rule("vocabulary_map")
+def _vocabulary_map(d: Draft, name: str) -> Any:  # Chameleon: transformers cannot build the model without it
+    found = choices(d.model_type, name)
+    return d.draw(st.sampled_from(found)) if found else SKIP
+
+
 @rule("conf_num_attention_heads")
 def _conformer_heads(d: Draft, name: str) -> Any:
     return d.size["heads"]

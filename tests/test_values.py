@@ -86,7 +86,7 @@ def test_subclasses_extend_their_base_fields():
 
 
 def test_the_repr_names_every_field():
-    assert repr(Norm("layernorm", 4, True)) == "Norm(kind='layernorm', dim=4, bias=True)"
+    assert repr(Norm("layernorm", 4, True)) == "Norm(kind='layernorm', dim=4, bias=True, shape=())"
     assert "Layer(name='model.layers.{i}'" in repr(Layer("model.layers.{i}", None, None, ()))
 
 

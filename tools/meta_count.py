@@ -94,19 +94,22 @@ def component_of(name: str) -> str:
     last = named[-1] if named else ""
     # A tower's patch mergers hand its features to the language model: the projector, as multi_modal_projector is
     # (and Idefics3's connector, DeepSeek-VL's aligner and LightOnOCR's vision_projection, added with them: no record
-    # built before holds a module of any of these names).
+    # built before holds a module of any of these names). BLIP-2's and InstructBLIP's Q-Former carries the tower's
+    # features to the language model too, with its query tokens and language_projection (no record before holds them).
     if re.search(
-        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection)\.|"
-        r"(^|\.)visual\.(merger|deepstack_merger_list)\.",
+        r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
+        r"qformer|language_projection)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$",
         name,
     ):
         return "projector"
     # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower. Video-LLaVA's
     # image_tower and video_tower, and DeepSeek-VL hybrid's high-resolution side (its SAM tower, the second neck and
-    # strided convolutions over its output, their scalar gate), are vision too (no record before holds such a name).
+    # strided convolutions over its output, their scalar gate), are vision too, as is the VQ-GAN that tokenizes images
+    # for Chameleon (vqmodel) (no record before holds such a name).
     if re.search(
         r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower|vision_embed_tokens|image_tower|"
-        r"video_tower|high_res_vision_model|high_res_vision_neck|high_res_vision_proj)\.|(^|\.)high_res_vision_alpha$",
+        r"video_tower|high_res_vision_model|high_res_vision_neck|high_res_vision_proj|vqmodel)\.|"
+        r"(^|\.)high_res_vision_alpha$",
         name,
     ):
         return "vision" if "audio" not in name else "audio"
@@ -120,10 +123,11 @@ def component_of(name: str) -> str:
         name,
     ):
         return "lm_head"
+    # (a T5 inside BLIP-2 keeps its shared table under language_model.: no record before holds such a name)
     if re.search(
         r"(embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
         r"tokens_embed|positions_embed|lang_embeddings|"
-        r"token_type_embeddings|^shared|^model\.shared|^transformer\.w)\.",  # CTRL's table is transformer.w
+        r"token_type_embeddings|^shared|^model\.shared|^language_model\.shared|^transformer\.w)\.",  # CTRL's: transformer.w
         name,
     ):
         return "embedding"

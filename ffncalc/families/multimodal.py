@@ -12,6 +12,7 @@ reads fixed windows (Whisper's).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -53,6 +54,9 @@ class MultimodalLayers(HFConfig):
     text_defaults_under_given: ClassVar[bool] = False
     #: Starts of names renamed once under that prefix, (old, new): Kimi-K2.5 saves its layers as blocks.
     language_model_renames: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: Whether the language model's own tie_word_embeddings decides tying (transformers builds it whole from
+    #: text_config, as BLIP-2 does), not a flag of the wrapper's.
+    text_ties: ClassVar[bool] = False
 
     #: The vision tower's model_type when ``vision_config`` names none of the known towers ("": none counted yet).
     vision_model_type: ClassVar[str] = ""
@@ -209,7 +213,7 @@ class MultimodalLayers(HFConfig):
         nested = self._block_defaults("text_config", self.text, self.text_defaults) + [
             replace_default(default, "text_config." + default.field)
             for default in self.text.defaults_used()
-            if default.field != "tie_word_embeddings"  # the wrapper's own flag decides
+            if default.field != "tie_word_embeddings" or self.text_ties  # else the wrapper's own flag decides
         ]
         for field, _, defaults in self.tower_blocks():
             tower = self.towers.get(field)
@@ -353,6 +357,17 @@ def relocate(spec: ModelSpec, prefix: str, lm_head: str, renames: tuple[tuple[st
                 return new + name.removeprefix(old)
         return name
 
+    return moved(spec, move, lm_head)
+
+
+def nest(spec: ModelSpec, prefix: str) -> ModelSpec:
+    """The same model kept inside another as its module PREFIX ("language_model."): PREFIX before every name, the
+    head's too (BLIP-2 holds a whole OPTForCausalLM or T5ForConditionalGeneration)."""
+    return moved(spec, lambda name: prefix + name if name else name, prefix + spec.names.lm_head)
+
+
+def moved(spec: ModelSpec, move: Callable[[str], str], lm_head: str) -> ModelSpec:
+    """SPEC with every stored name passed through MOVE, and its head stored as LM_HEAD."""
     layers: dict[Layer, Layer] = {}
     for layer in spec.layers:
         layers.setdefault(layer, replace(layer, name=move(layer.name)))
@@ -366,13 +381,14 @@ def relocate(spec: ModelSpec, prefix: str, lm_head: str, renames: tuple[tuple[st
             lm_head=lm_head,
             position_embeddings=move(names.position_embeddings),
             base_model_prefix=names.base_model_prefix,
+            lm_head_bias=move(names.lm_head_bias),
         ),
         extras=tuple(replace(extra, name=move(extra.name)) for extra in spec.extras),
         checkpoint_extras=tuple(_move_extra(extra, move) for extra in spec.checkpoint_extras),
     )
 
 
-def _move_extra(extra: CheckpointExtra, move) -> CheckpointExtra:
+def _move_extra(extra: CheckpointExtra, move: Callable[[str], str]) -> CheckpointExtra:
     return replace(
         extra,
         tensors=tuple(StoredTensor(move(t.name), t.shape) for t in extra.tensors),

@@ -1,0 +1,191 @@
+"""Chameleon (Meta): an early-fusion decoder that reads images as tokens of its own vocabulary, made by a VQ-GAN
+encoder (convolutions and a codebook) kept beside the language model."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from pydantic import Field, ValidationError, model_validator
+
+from ..results import DefaultUsed
+from ..schema import Flag, HeadCount, HFConfig, Name, Width, describe_validation_error
+from ..spec import Extra, Layer, ModelSpec, Norm, PatchEmbedding, Table
+from ..values import replace
+from .base import AttentionBias, DecoderConfig, HiddenAct, MaxPositions, MlpBias
+from .multimodal import replace_default
+from .registry import family, tower
+from .towers import Module, Tower, TowerConfig, tower_module
+
+# torch.nn.GroupNorm(num_groups=32, …) in every block of the VQ-GAN: its channels must be a multiple of 32.
+GROUPS = 32
+
+
+def conv(in_channels: int, out_channels: int, kernel: int) -> PatchEmbedding:
+    """A biased kernel × kernel convolution: weight [out, in, kernel, kernel] and bias [out]."""
+    return PatchEmbedding(in_channels, (kernel, kernel), out_channels, True)
+
+
+def group_norm(channels: int) -> Norm:
+    """GroupNorm(32, channels, affine=True): a weight and a bias of channels."""
+    return Norm("layernorm", channels, bias=True)
+
+
+@tower("chameleon_vqgan")
+class ChameleonVQVAEConfig(TowerConfig):
+    """configuration_chameleon.py (ChameleonVQVAEConfig) / modeling_chameleon.py (ChameleonVQVAE): the encoder only
+    (conv_in; per level of channel_multiplier num_res_blocks ResNet blocks of two GroupNorms and two 3 × 3
+    convolutions, a 1 × 1 nin_shortcut where the channels change, an attention block of 1 × 1 q, k, v, proj_out
+    convolutions after each where the level's resolution is in attn_resolutions, a strided 3 × 3 downsample
+    between levels; a middle of two blocks around one attention block (when attn_type is "vanilla"); norm_out and
+    conv_out to latent_channels, twice that with double_latent), the codebook (quantize.embedding, num_embeddings ×
+    embed_dim) and the 1 × 1 quant_conv and post_quant_conv. An image of resolution² pixels becomes
+    (resolution / 2^(levels − 1))² tokens of the language model's vocabulary."""
+
+    config_class = "ChameleonVQVAEConfig"
+    informational_fields = frozenset({"resolution"})
+
+    embed_dim: Width = 256
+    num_embeddings: Width = 8192
+    double_latent: Flag = False
+    latent_channels: Width = 256
+    resolution: Width = 512
+    in_channels: Width = 3
+    base_channels: Width = 128
+    channel_multiplier: list[Width] = Field(default_factory=lambda: [1, 1, 2, 2, 4], min_length=1, max_length=16)
+    num_res_blocks: Width = 2
+    attn_resolutions: list[int] | None = None
+    attn_type: Name = "vanilla"  # any other builds no attention block
+
+    @model_validator(mode="after")
+    def _check_groups(self) -> ChameleonVQVAEConfig:
+        for multiplier in [1, *self.channel_multiplier]:
+            if self.base_channels * multiplier % GROUPS:
+                raise ValueError(
+                    f"base_channels × channel_multiplier ({self.base_channels} × {multiplier}) is not a multiple of "
+                    f"{GROUPS}; torch's GroupNorm({GROUPS}, …) in every block refuses it"
+                )
+        return self
+
+    def resnet_block(self, name: str, in_channels: int, out_channels: int) -> list[tuple[str, Module]]:
+        """GroupNorm, 3 × 3 convolution, GroupNorm, 3 × 3 convolution, and nin_shortcut where the channels change."""
+        block: list[tuple[str, Module]] = [
+            (name + "norm1", group_norm(in_channels)),
+            (name + "conv1", conv(in_channels, out_channels, 3)),
+            (name + "norm2", group_norm(out_channels)),
+            (name + "conv2", conv(out_channels, out_channels, 3)),
+        ]
+        if in_channels != out_channels:
+            block.append((name + "nin_shortcut", conv(in_channels, out_channels, 1)))
+        return block
+
+    @staticmethod
+    def attention_block(name: str, channels: int) -> list[tuple[str, Module]]:
+        """A GroupNorm and 1 × 1 q, k, v and proj_out convolutions over every position."""
+        return [(name + "norm", group_norm(channels))] + [
+            (name + part, conv(channels, channels, 1)) for part in ("q", "k", "v", "proj_out")
+        ]
+
+    def encoder(self) -> list[tuple[str, Module]]:
+        """ChameleonVQVAEEncoder's modules, in its order."""
+        base, multipliers = self.base_channels, self.channel_multiplier
+        found: list[tuple[str, Module]] = [("encoder.conv_in", conv(self.in_channels, base, 3))]
+        resolution = self.resolution
+        block_in = base
+        for level, multiplier in enumerate(multipliers):
+            block_in, block_out = base * ([1, *multipliers][level]), base * multiplier
+            attends = self.attn_resolutions is not None and resolution in self.attn_resolutions
+            for index in range(self.num_res_blocks):
+                found += self.resnet_block(f"encoder.down.{level}.block.{index}.", block_in, block_out)
+                block_in = block_out
+                if attends and self.attn_type == "vanilla":
+                    found += self.attention_block(f"encoder.down.{level}.attn.{index}.", block_in)
+            if level != len(multipliers) - 1:
+                found.append((f"encoder.down.{level}.downsample.conv", conv(block_in, block_in, 3)))
+                resolution //= 2
+        found += self.resnet_block("encoder.mid.block_1.", block_in, block_in)
+        if self.attn_type == "vanilla":
+            found += self.attention_block("encoder.mid.attn_1.", block_in)
+        found += self.resnet_block("encoder.mid.block_2.", block_in, block_in)
+        latent = 2 * self.latent_channels if self.double_latent else self.latent_channels
+        found += [("encoder.norm_out", group_norm(block_in)), ("encoder.conv_out", conv(block_in, latent, 3))]
+        return found
+
+    def tower(self, prefix: str) -> Tower:
+        modules = [
+            *self.encoder(),
+            ("quantize.embedding", Table(self.num_embeddings, self.embed_dim)),
+            ("quant_conv", conv(self.latent_channels, self.embed_dim, 1)),
+            ("post_quant_conv", conv(self.embed_dim, self.latent_channels, 1)),
+        ]
+        extras = tuple(tower_module(prefix + name, module) for name, module in modules)
+        return Tower((), extras, self.embed_dim, None)  # no image rule: a convolutional tokenizer
+
+
+@family("chameleon")
+class ChameleonConfig(HiddenAct, MaxPositions, AttentionBias, MlpBias, DecoderConfig):
+    """configuration_chameleon.py / modeling_chameleon.py (ChameleonForConditionalGeneration): Llama's layers with a
+    LayerNorm with bias over each head's queries and keys (ChameleonLayerNorm((heads, head_dim)): weight and bias
+    stored [heads, head_dim] and [kv heads, head_dim]); swin_norm moves the norms after the sublayers (the same
+    parameters); model_parallel_size reshapes, holds nothing. The VQ-GAN (vq_config) sits under model.vqmodel.; an
+    image runs its encoder once and becomes tokens of the language model's vocabulary (vocabulary_map)."""
+
+    architecture = "Chameleon"
+    config_class = "ChameleonConfig"
+    default_model_class = "ChameleonForConditionalGeneration"
+    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
+    informational_fields = DecoderConfig.informational_fields | {"vocabulary_map", "model_parallel_size"}
+
+    vocab_size: Width = 65536
+    intermediate_size: Width = 11008
+    num_key_value_heads: HeadCount | None = 32
+    max_position_embeddings: Width = 4096
+    model_parallel_size: int | None = 1
+    swin_norm: Flag = False
+    vq_config: dict[str, Any] | None = None
+    vocabulary_map: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _check_vocabulary_map(self) -> ChameleonConfig:
+        if self.vocabulary_map is None:  # ChameleonImageVocabularyMapping reads vocab_map.get("<image>")
+            raise ValueError(
+                "vocabulary_map: transformers cannot build Chameleon without it (ChameleonModel reads the image "
+                "tokens from it); give the tokenizer's map, as the published config.json does"
+            )
+        return self
+
+    @cached_property
+    def vq(self) -> ChameleonVQVAEConfig:
+        """vq_config read by its adapter (ChameleonVQVAEConfig's defaults where absent)."""
+        try:
+            return ChameleonVQVAEConfig.model_validate({**(self.vq_config or {}), "model_type": "chameleon_vqgan"})
+        except ValidationError as error:
+            raise describe_validation_error(error, "", prefix="vq_config") from None
+
+    def validate_nested(self) -> None:
+        self.vq  # noqa: B018 - validates vq_config, raising a field-named error
+
+    def nested_configs(self) -> dict[str, HFConfig]:
+        return {"vq_config": self.vq}
+
+    def defaults_used(self) -> list[DefaultUsed]:
+        own = [default for default in super().defaults_used() if default.field != "vq_config"]
+        return own + [replace_default(default, "vq_config." + default.field) for default in self.vq.defaults_used()]
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        head_dim, heads, kv_heads = self.resolved_head_dim, self.num_attention_heads, self.kv_heads
+        q_norm = Norm("layernorm", heads * head_dim, bias=True, shape=(heads, head_dim))
+        k_norm = Norm("layernorm", kv_heads * head_dim, bias=True, shape=(kv_heads, head_dim))
+        return self.layer(self.attention(window, q_norm=q_norm, k_norm=k_norm), self.gated_ffn())
+
+    def to_spec(self) -> ModelSpec:
+        spec = super().to_spec()
+        tokenizer: tuple[Extra, ...] = self.vq.tower("model.vqmodel.").extras
+        return replace(spec, extras=spec.extras + tokenizer)
+
+    def notes(self) -> list[str]:
+        return [
+            "chameleon reads an image as tokens of its own vocabulary: the VQ-GAN encoder and codebook (vq_config) "
+            "are counted as the vision tower and run once per image, never for a text token; no image rule "
+            "(flops --image refuses: a convolutional tokenizer)"
+        ]
