@@ -1,6 +1,6 @@
 """Gemma (tied, head_dim 256, GeGLU), Gemma-2 (four norms a layer, alternating windows), VaultGemma (Gemma-2
-with norms before the sublayers only), Gemma-3 (q/k norms, 5 local : 1 global) and the Gemma-3 multimodal
-wrapper; Gemma 3n and Gemma 4 (per-layer embeddings, layers that reuse another's keys and values; Gemma 3n's
+with norms before the sublayers only), Gemma-3 (q/k norms, 5 local : 1 global), the Gemma-3 multimodal
+wrapper and ShieldGemma 2 (the same model, saved one level deeper); Gemma 3n and Gemma 4 (per-layer embeddings, layers that reuse another's keys and values; Gemma 3n's
 AltUp and LAuReL, Gemma 4's wider global heads and MoE block), Gemma 4 unified's text model (Gemma 4's layers alone)
 and their wrappers."""
 
@@ -44,7 +44,7 @@ from ..spec import (
 from ..values import replace
 from .base import AttentionBias, DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
-from .multimodal import MultimodalConfig
+from .multimodal import MultimodalConfig, nest
 from .registry import family
 from .towers import Tower, audio_module, projector_module
 
@@ -188,6 +188,9 @@ class Gemma3Config(MultimodalConfig):
     text_model_type = "gemma3_text"
     vision_model_type = "siglip_vision_model"
     informational_fields = frozenset({"mm_tokens_per_image"})
+    #: Where the checkpoint keeps Gemma3MultiModalProjector.
+    projector_prefix: ClassVar[str] = "multi_modal_projector."
+
     tie_word_embeddings: Flag = True
     mm_tokens_per_image: Width = 256  # the tower's patches are average-pooled to this many tokens (no parameters)
 
@@ -195,9 +198,9 @@ class Gemma3Config(MultimodalConfig):
         """Gemma3MultiModalProjector: an RMSNorm of the tower's width, then one matrix into the text width
         (an nn.Parameter, mm_input_projection_weight [vision hidden, text hidden])."""
         return (
-            projector_module("multi_modal_projector.mm_soft_emb_norm", Norm("rmsnorm", tower.hidden_size)),
+            projector_module(self.projector_prefix + "mm_soft_emb_norm", Norm("rmsnorm", tower.hidden_size)),
             projector_module(
-                "multi_modal_projector.mm_input_projection_weight",
+                self.projector_prefix + "mm_input_projection_weight",
                 LearnedTensor((tower.hidden_size, text_hidden), matmul=True),
             ),
         )
@@ -205,6 +208,37 @@ class Gemma3Config(MultimodalConfig):
     def image_input(self, tower: Tower) -> ImageInput | None:
         """SigLIP's patches of a 896 × 896 (image_size) image, average-pooled to mm_tokens_per_image tokens."""
         return None if tower.image is None else replace(tower.image, pooled_tokens=self.mm_tokens_per_image)
+
+
+@family("shieldgemma2")
+class ShieldGemma2Config(Gemma3Config):
+    """configuration_shieldgemma2.py / modeling_shieldgemma2.py: Gemma 3's model (the image-text-to-text mapping
+    builds Gemma3ForConditionalGeneration from this config) with Gemma 3's text and SigLIP defaults;
+    tie_word_embeddings (default false) turns true when text_config's is (Gemma 3's text model ties by default).
+    Saved as conversion_mapping.py's "shieldgemma2" PrefixChange reverts it: model.language_model.model.,
+    model.vision_tower., model.multi_modal_projector. and lm_head. ShieldGemma2ForImageClassification holds that
+    whole model as its module model. (every name one "model." deeper) and reads the logits of two tokens (yes, no)
+    at the last position: the head runs whole, as in the model it holds."""
+
+    architecture = "ShieldGemma 2"
+    config_class = "ShieldGemma2Config"
+    default_model_class = "Gemma3ForConditionalGeneration"
+    language_model_prefix = "model.language_model.model."
+    lm_head_name = "lm_head"
+    vision_prefix = "model.vision_tower."
+    projector_prefix = "model.multi_modal_projector."
+    #: The class that keeps the image-text-to-text model as its module model.
+    classifier_class: ClassVar[str] = "ShieldGemma2ForImageClassification"
+
+    tie_word_embeddings: Flag = False
+
+    def tied(self) -> bool:
+        """ShieldGemma2Config.__post_init__: the wrapper ties when it says so or when its language model does."""
+        return self.tie_word_embeddings or getattr(self.text, "tie_word_embeddings", False) is True
+
+    def wrapped_spec(self) -> ModelSpec:
+        spec = super().wrapped_spec()
+        return nest(spec, "model.") if self.model_class() == self.classifier_class else spec
 
 
 # --- Gemma 4 and Gemma 3n: per-layer embeddings, layers that reuse another layer's keys and values --------------

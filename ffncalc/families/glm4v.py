@@ -1,5 +1,6 @@
 """GLM-V (Zhipu AI / Z.ai): GLM-4.1V, GLM-4.5V and GLM-4.6V, a GLM-4.1V vision encoder around a GLM-4 language model
-(GLM-4.1V) or a GLM-4.5 one (GLM-4.5V), in Qwen3-VL's layout (model.language_model., model.visual., lm_head)."""
+(GLM-4.1V) or a GLM-4.5 one (GLM-4.5V), in Qwen3-VL's layout (model.language_model., model.visual., lm_head); GLM-OCR,
+GLM-4.1V's model with a smaller tower of its own and unbiased q, k and v."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from ..schema import Flag, PositionCount, Width
+from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, ModelSpec, MoeFfn, names
 from ..values import replace
 from .glm import Glm4Layers, Glm4MoeConfig
@@ -48,6 +49,42 @@ class Glm4vConfig(Qwen3VLConfig):
 
     def tied(self) -> bool:
         return self.tie_word_embeddings or (self.text_config or {}).get("tie_word_embeddings") is True
+
+
+@family("glm_ocr_text")
+class GlmOcrTextConfig(_TextOfWrapper, Glm4Layers):
+    """configuration_glm_ocr.py (GlmOcrTextConfig) / modeling_glm_ocr.py (GlmOcrTextModel): GLM-4.1V's language model
+    with q, k and v unbiased (GlmOcrTextAttention), head_dim read with getattr (a key the configuration class does
+    not declare; hidden_size // num_attention_heads without it); no head of its own."""
+
+    architecture = "GLM-OCR"
+    config_class = "GlmOcrTextConfig"
+    default_model_class = "GlmOcrTextModel"
+    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+
+    vocab_size: Width = 59392
+    hidden_size: Width = 1024
+    intermediate_size: Width = 4096
+    num_hidden_layers: LayerCount = 16
+    num_attention_heads: HeadCount = 16
+    num_key_value_heads: HeadCount | None = 8
+    head_dim: Width | None = None
+    max_position_embeddings: PositionCount = 131072
+    pad_token_id: int | None = Field(None, strict=True)
+    tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
+
+
+@family("glm_ocr")
+class GlmOcrConfig(Glm4vConfig):
+    """configuration_glm_ocr.py (GlmOcrConfig) / modeling_glm_ocr.py: GLM-4.1V's wrapper, layout and tying rule around
+    GLM-OCR's tower and language model."""
+
+    architecture = "GLM-OCR"
+    config_class = "GlmOcrConfig"
+    default_model_class = "GlmOcrForConditionalGeneration"
+    text_model_type = "glm_ocr_text"
+    vision_model_type = "glm_ocr_vision"
 
 
 @family("glm4v_moe_text")

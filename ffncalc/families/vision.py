@@ -18,6 +18,7 @@ The towers:
   intermediate layers to the language model), each with its patch merger;
 - the GLM-4.1V vision encoder: RMSNorm blocks with a gated FFN, a learned position table, a convolution merging
   2 × 2 patches and a gated merger;
+- the GLM-OCR vision encoder: GLM-4.1V's without its position table, with q/k RMSNorms per head and biases;
 - the Llama-4 vision encoder: a class token, a pixel-shuffle adapter;
 - the Gemma 4 vision encoder: Gemma layers, a table of x and y positions, pooling into soft tokens;
 - MoonViT (Kimi-K2.5): a ViT with a learned position grid and 2-D rotary positions, merged 2 × 2 by the projector;
@@ -618,23 +619,23 @@ class Glm4vVisionConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads, out = self.hidden_size, self.num_heads, self.out_hidden_size
-        bias = self.attention_bias
         # qkv is hidden → 3 · hidden and proj hidden → hidden whatever the heads: heads that do not divide hidden
         # are counted as one head of the whole width (such a tower cannot run)
         heads, head_dim = (heads, hidden // heads) if hidden % heads == 0 else (1, hidden)
-        attention = Attention(hidden, heads, heads, head_dim, head_dim, QWEN_VL_ATTENTION, bias, bias, bias, False)
-        ffn = DenseFfn(hidden, out, True, self.hidden_act, QWEN25_VL_MLP, False)
         norm = Norm("rmsnorm", hidden)
-        layer = Layer(prefix + "blocks.{i}", attention, ffn, (("norm1", norm), ("norm2", norm)), stack="vision")
-        merge, inner = self.spatial_merge_size, self.intermediate_size
+        layer = Layer(
+            prefix + "blocks.{i}",
+            self.block_attention(heads, head_dim),
+            self.block_mlp(),
+            (("norm1", norm), ("norm2", norm)),
+            stack="vision",
+        )
+        merge, inner = self.spatial_merge_size, self.merger_width()
         patch = (self.temporal_patch_size, self.patch_size, self.patch_size)
         merger = prefix + "merger."
         extras = (
             tower_module(prefix + "patch_embed.proj", PatchEmbedding(self.in_channels, patch, hidden, True)),
-            tower_module(prefix + "post_conv_layernorm", norm),
-            tower_module(
-                prefix + "embeddings.position_embedding", Table((self.image_size // self.patch_size) ** 2, hidden)
-            ),
+            *self.after_patches(prefix),
             tower_module(prefix + "post_layernorm", norm),
             # once per token: merge × merge patches into one
             tower_module(
@@ -651,12 +652,84 @@ class Glm4vVisionConfig(TowerConfig):
         image = ImageInput(self.patch_size, "multiple", self.patch_size * merge, merge=merge)
         return Tower((layer,) * self.depth, extras, out, image)
 
+    def block_attention(self, heads: int, head_dim: int) -> Attention:
+        """Glm4vVisionAttention: fused qkv and proj, both biased by attention_bias."""
+        bias = self.attention_bias
+        return Attention(self.hidden_size, heads, heads, head_dim, head_dim, QWEN_VL_ATTENTION, bias, bias, bias, False)
+
+    def block_mlp(self) -> DenseFfn:
+        """Glm4VisionMlp: gate and up hidden → out_hidden_size, down back, no biases."""
+        return DenseFfn(self.hidden_size, self.out_hidden_size, True, self.hidden_act, QWEN25_VL_MLP, False)
+
+    def after_patches(self, prefix: str) -> tuple[Extra, ...]:
+        """post_conv_layernorm and a learned position per patch of an image_size square (interpolated: no matmul)."""
+        positions = (self.image_size // self.patch_size) ** 2
+        return (
+            tower_module(prefix + "post_conv_layernorm", Norm("rmsnorm", self.hidden_size)),
+            tower_module(prefix + "embeddings.position_embedding", Table(positions, self.hidden_size)),
+        )
+
+    def merger_width(self) -> int:
+        """Glm4vVisionPatchMerger's context_dim: its gate and up project into intermediate_size."""
+        return self.intermediate_size
+
 
 @tower("glm4v_moe_vision")
 class Glm4vMoeVisionConfig(Glm4vVisionConfig):
     """configuration_glm4v_moe.py (Glm4vMoeVisionConfig): GLM-4.1V's tower and defaults."""
 
     config_class = "Glm4vMoeVisionConfig"
+
+
+GLM_OCR_VISION_ATTENTION = names(
+    q="attn.qkv", k="attn.qkv", v="attn.qkv", o="attn.proj", q_norm="attn.q_norm", k_norm="attn.k_norm"
+)
+
+
+@tower("glm_ocr_vision")
+class GlmOcrVisionConfig(Glm4vVisionConfig):
+    """configuration_glm_ocr.py (GlmOcrVisionConfig) / modeling_glm_ocr.py (GlmOcrVisionModel): GLM-4.1V's tower
+    without post_conv_layernorm and the position table (GlmOcrVisionModel deletes both), an RMSNorm over each head's
+    queries and keys (q_norm, k_norm), its MLP hidden → intermediate_size → hidden biased by attention_bias (default
+    true here, as qkv and proj), and a merger whose gate and up read out_hidden_size · in_channels."""
+
+    config_class = "GlmOcrVisionConfig"
+
+    hidden_size: Width = 1024
+    attention_bias: Flag = True
+    num_heads: HeadCount = Field(16, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
+    out_hidden_size: Width = 1536
+    intermediate_size: Width = 4096
+
+    def block_attention(self, heads: int, head_dim: int) -> Attention:
+        bias, head_norm = self.attention_bias, Norm("rmsnorm", head_dim)
+        return Attention(
+            self.hidden_size,
+            heads,
+            heads,
+            head_dim,
+            head_dim,
+            GLM_OCR_VISION_ATTENTION,
+            bias,
+            bias,
+            bias,
+            bias,
+            q_norm=head_norm,
+            k_norm=head_norm,
+        )
+
+    def block_mlp(self) -> DenseFfn:
+        """GlmOcrVisionMlp: gate and up hidden → intermediate_size, down back, biased by attention_bias."""
+        return DenseFfn(
+            self.hidden_size, self.intermediate_size, True, self.hidden_act, QWEN25_VL_MLP, self.attention_bias
+        )
+
+    def after_patches(self, prefix: str) -> tuple[Extra, ...]:
+        return ()
+
+    def merger_width(self) -> int:
+        """GlmOcrVisionModel builds its merger with context_dim out_hidden_size · in_channels."""
+        return self.out_hidden_size * self.in_channels
 
 
 # --- Llama 4 --------------------------------------------------------------------------------------
