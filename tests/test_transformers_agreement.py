@@ -97,6 +97,10 @@ SAVED_RENAMED = {
     # Hy4's mapping ("hy_v4") renames the checkpoint's attention gate linear_gate to gate_proj; reverted, it writes
     # every gate_proj as linear_gate, the MLPs' too, which ffncalc names as the model does (gate_proj).
     "hy_v4": ((r"\.gate_proj\.weight$", ".linear_gate.weight"),),
+    # Qianfan-OCR's mapping ("qianfan_ocr") renames the original tower's encoder.layers. to layers. wherever it
+    # occurs; reverted, it writes the language model's layers as language_model.model.encoder.layers. too, which the
+    # original checkpoints (and ffncalc) name language_model.model.layers.
+    "qianfan_ocr": ((r"^language_model\.model\.layers\.", "language_model.model.encoder.layers."),),
 }
 
 

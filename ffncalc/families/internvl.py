@@ -1,7 +1,10 @@
 """InternVL (the transformers port, "-hf" checkpoints): InternViT, a pixel-shuffle projector and a Qwen2 (by default)
-language model, in LLaVA's layout."""
+language model, in LLaVA's layout; Qianfan-OCR, the same model saved in the original InternVL layout, around a Qwen3
+language model by default."""
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -10,7 +13,7 @@ from ..spec import Extra, ImageInput, Linear, Norm
 from ..values import replace
 from .multimodal import MultimodalConfig
 from .registry import family
-from .towers import Tower, projector_module
+from .towers import Module, Tower, projector_module
 
 
 @family("internvl")
@@ -27,6 +30,12 @@ class InternVLConfig(MultimodalConfig):
     text_defaults = {"model_type": "qwen2"}
     vision_model_type = "internvl_vision"
     informational_fields = frozenset({"projector_hidden_act", "image_seq_length"})
+    #: Where the checkpoint keeps the projector's LayerNorm, linear_1 and linear_2.
+    projector_names: ClassVar[tuple[str, str, str]] = (
+        "multi_modal_projector.layer_norm",
+        "multi_modal_projector.linear_1",
+        "multi_modal_projector.linear_2",
+    )
 
     tie_word_embeddings: Flag = True
     downsample_ratio: float = Field(0.5, gt=0, le=1, allow_inf_nan=False)
@@ -43,11 +52,28 @@ class InternVLConfig(MultimodalConfig):
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         merged = tower.hidden_size * self.merge**2
-        return tuple(
-            projector_module("multi_modal_projector." + name, module)
-            for name, module in (
-                ("layer_norm", Norm("layernorm", merged, bias=True)),
-                ("linear_1", Linear(merged, text_hidden, True)),
-                ("linear_2", Linear(text_hidden, text_hidden, True)),
-            )
+        modules: tuple[Module, ...] = (
+            Norm("layernorm", merged, bias=True),
+            Linear(merged, text_hidden, True),
+            Linear(text_hidden, text_hidden, True),
         )
+        return tuple(projector_module(name, module) for name, module in zip(self.projector_names, modules, strict=True))
+
+
+@family("qianfan_ocr")
+class QianfanOCRConfig(InternVLConfig):
+    """configuration_qianfan_ocr.py / modeling_qianfan_ocr.py: InternVL's model around a Qwen3 language model (the
+    default text_config) and QianfanOCRVisionModel, untied by default (tie_word_embeddings false), saved as
+    conversion_mapping.py's "qianfan_ocr" renamings revert it: vision_model., mlp1.0 (the LayerNorm), mlp1.1 and mlp1.3
+    (the linears), language_model.model. and language_model.lm_head."""
+
+    architecture = "Qianfan-OCR"
+    config_class = "QianfanOCRConfig"
+    default_model_class = "QianfanOCRForConditionalGeneration"
+    text_model_type = "qwen3"
+    text_defaults = {"model_type": "qwen3"}
+    vision_model_type = "qianfan_ocr_vision"
+    vision_prefix = "vision_model."
+    projector_names = ("mlp1.0", "mlp1.1", "mlp1.3")
+
+    tie_word_embeddings: Flag = False

@@ -29,7 +29,7 @@ The audio towers (Gemma 3n, Gemma 4) are in families/audio.py.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -294,6 +294,14 @@ class InternVLVisionConfig(TowerConfig):
     use_mean_pooling. image_size and patch_size are (height, width) pairs or one number for both."""
 
     config_class = "InternVLVisionConfig"
+    #: Where the checkpoint keeps each part: the layers, their attention, norms and scales, the embeddings.
+    attention_names: ClassVar[Names] = INTERNVL_ATTENTION
+    layer_path: ClassVar[str] = "encoder.layer.{i}"
+    norm_names: ClassVar[tuple[str, str]] = ("layernorm_before", "layernorm_after")
+    scale_names: ClassVar[tuple[str, str]] = ("lambda_1", "lambda_2")
+    class_token_name: ClassVar[str] = "embeddings.cls_token"
+    patch_embedding_name: ClassVar[str] = "embeddings.patch_embeddings.projection"
+    position_embedding_name: ClassVar[str] = "embeddings.position_embeddings"
 
     hidden_size: Width = 1024
     num_hidden_layers: LayerCount = 24
@@ -332,28 +340,26 @@ class InternVLVisionConfig(TowerConfig):
         bias = self.attention_bias
         head_dim = hidden // heads
         attention = Attention(
-            hidden, heads, heads, head_dim, head_dim, INTERNVL_ATTENTION, bias, bias, bias, True, qk_norm, qk_norm
+            hidden, heads, heads, head_dim, head_dim, self.attention_names, bias, bias, bias, True, qk_norm, qk_norm
         )
         ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, SIGLIP_MLP, True)
-        scales = tuple(Parameter("vision", name, name, (hidden,)) for name in ("lambda_1", "lambda_2"))
+        scales = tuple(Parameter("vision", name, name, (hidden,)) for name in self.scale_names)
+        before, after = self.norm_names
         layer = Layer(
-            prefix + "encoder.layer.{i}", attention, ffn, (("layernorm_before", norm), ("layernorm_after", norm)),
+            prefix + self.layer_path, attention, ffn, ((before, norm), (after, norm)),
             stack="vision", parameters=scales,
         )  # fmt: skip
         patches = (image_h // patch_h) * (image_w // patch_w)
         extras = [
-            tower_module(prefix + "embeddings.cls_token", LearnedTensor((1, 1, hidden))),
+            tower_module(prefix + self.class_token_name, LearnedTensor((1, 1, hidden))),
             tower_module(
-                prefix + "embeddings.patch_embeddings.projection",
-                PatchEmbedding(self.num_channels, (patch_h, patch_w), hidden, True),
+                prefix + self.patch_embedding_name, PatchEmbedding(self.num_channels, (patch_h, patch_w), hidden, True)
             ),
         ]
         if self.use_mask_token:
             extras.append(tower_module(prefix + "embeddings.mask_token", LearnedTensor((1, 1, hidden))))
         if self.use_absolute_position_embeddings:
-            extras.append(
-                tower_module(prefix + "embeddings.position_embeddings", LearnedTensor((1, patches + 1, hidden)))
-            )
+            extras.append(tower_module(prefix + self.position_embedding_name, LearnedTensor((1, patches + 1, hidden))))
         if not self.use_mean_pooling:
             extras.append(tower_module(prefix + "layernorm", Norm("layernorm", hidden, bias=True)))
         # the image processor (GotOcr2ImageProcessor's crop_to_patches) cuts tiles of image_size square; ffncalc
@@ -361,6 +367,28 @@ class InternVLVisionConfig(TowerConfig):
         square = image_h == image_w and patch_h == patch_w
         image = ImageInput(patch_h, "tiles", image_h, extra_tokens=1) if square else None
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
+
+
+@tower("qianfan_ocr_vision")
+class QianfanOCRVisionConfig(InternVLVisionConfig):
+    """configuration_qianfan_ocr.py (QianfanOCRVisionConfig) / modeling_qianfan_ocr.py: InternViT with attention_bias
+    true by default and its layers in a list of their own (QianfanOCRVisionModel.layers; drop paths hold no
+    weights), saved in the original InternViT layout that conversion_mapping.py's "qianfan_ocr" renames from
+    (encoder.layers.{i}, a fused attn.qkv, attn.proj, norm1, norm2, ls1, ls2, embeddings.class_embedding,
+    patch_embedding and position_embedding); q_norm and k_norm, which no renaming names, keep the model's names."""
+
+    config_class = "QianfanOCRVisionConfig"
+    attention_names = names(
+        q="attn.qkv", k="attn.qkv", v="attn.qkv", o="attn.proj", q_norm="attention.q_norm", k_norm="attention.k_norm"
+    )
+    layer_path = "encoder.layers.{i}"
+    norm_names = ("norm1", "norm2")
+    scale_names = ("ls1", "ls2")
+    class_token_name = "embeddings.class_embedding"
+    patch_embedding_name = "embeddings.patch_embedding"
+    position_embedding_name = "embeddings.position_embedding"
+
+    attention_bias: Flag = True
 
 
 # --- Pixtral (Mistral 3) -------------------------------------------------------------------------
