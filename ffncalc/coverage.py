@@ -71,6 +71,13 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "which ffncalc's spec cannot express yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
+    # Towers transformers builds through timm (TimmWrapperModel: timm.create_model of vision_config.architecture):
+    # their layout is timm's code, which transformers does not hold, and no independent count of it can be made here.
+    "fast_vlm": "its vision tower is a timm model (timm_wrapper, by default timm's fastvit_mci3, FastViT-HD): "
+    "transformers builds it through the timm package, whose layout no adapter reads and no count here can check",
+    "perception_lm": "its vision tower is a timm model (timm_wrapper, the Perception Encoder that "
+    "vision_config.architecture names): transformers builds it through the timm package, whose layout no adapter "
+    "reads and no count here can check",
 }
 NOT_YET = "not counted yet"
 
