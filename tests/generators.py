@@ -743,6 +743,7 @@ def _text(d: Draft, name: str) -> Any:
     if text_type is None:
         return SKIP
     text = dict(d.draw(family_config(text_type)))
+    text.update(TEXT_REQUIRED.get(d.model_type, ({}, ""))[0])
     if d.draw(st.booleans()):
         del text["model_type"]  # the wrapper names its text model
     return text
@@ -776,6 +777,19 @@ def _conformer_heads(d: Draft, name: str) -> Any:
     return d.size["heads"]
 
 
+# Wrappers that hold their language model to fixed values of some of its fields, with where transformers says so.
+TEXT_REQUIRED = {
+    "gemma4_assistant": (
+        {
+            "hidden_size_per_layer_input": 0,
+            "vocab_size_per_layer_input": 0,
+            "enable_moe_block": False,
+            "use_double_wide_mlp": False,
+            "num_kv_shared_layers": 0,  # __post_init__ makes it every layer
+        },
+        "transformers 5.24 configuration_gemma4_assistant.py validate_architecture raises ValueError otherwise",
+    ),
+}
 # The towers drawn small (others keep the wrapper's default tower): MoonViT and the audio Conformers.
 TOWER_GENERATED = {"kimi_k25_vision", "gemma4_audio", "gemma3n_audio"}
 # Wrappers whose default tower transformers refuses, so that a config must give one, with where it says so.

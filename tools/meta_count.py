@@ -123,9 +123,10 @@ def component_of(name: str) -> str:
         name,
     ):
         return "lm_head"
-    # (a T5 inside BLIP-2 keeps its shared table under language_model.: no record before holds such a name)
+    # (a T5 inside BLIP-2 keeps its shared table under language_model.: no record before holds such a name; nor does
+    # any hold Pop2Piano's table of composer embeddings, mel_conditioner.embedding)
     if re.search(
-        r"(embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
+        r"(mel_conditioner\.embedding|embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
         r"tokens_embed|positions_embed|lang_embeddings|"
         r"token_type_embeddings|^shared|^model\.shared|^language_model\.shared|^transformer\.w)\.",  # CTRL's: transformer.w
         name,
@@ -177,6 +178,7 @@ def model_class(config, raw: dict[str, Any]):
         "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES",
         "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
         "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
+        "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES",
         "MODEL_FOR_PRETRAINING_MAPPING_NAMES",
         "MODEL_MAPPING_NAMES",
     ):

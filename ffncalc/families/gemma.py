@@ -1,15 +1,18 @@
 """Gemma (tied, head_dim 256, GeGLU), Gemma-2 (four norms a layer, alternating windows), VaultGemma (Gemma-2
 with norms before the sublayers only), Gemma-3 (q/k norms, 5 local : 1 global), the Gemma-3 multimodal
-wrapper and ShieldGemma 2 (the same model, saved one level deeper); Gemma 3n and Gemma 4 (per-layer embeddings, layers that reuse another's keys and values; Gemma 3n's
-AltUp and LAuReL, Gemma 4's wider global heads and MoE block), Gemma 4 unified's text model (Gemma 4's layers alone)
-and their wrappers."""
+wrapper and ShieldGemma 2 (the same model, saved one level deeper); Gemma 3n and Gemma 4 (per-layer embeddings,
+layers that reuse another's keys and values; Gemma 3n's AltUp and LAuReL, Gemma 4's wider global heads and MoE block),
+Gemma 4 unified's text model (Gemma 4's layers alone), their wrappers and Gemma 4's assistants (drafters that read the
+target's cached keys and values)."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
+from ..errors import InvalidConfigError
 from ..results import DefaultUsed
 from ..schema import (
     MAX_HEADS,
@@ -17,6 +20,7 @@ from ..schema import (
     ExpertCountOrZero,
     Flag,
     HeadCount,
+    HFConfig,
     LayerCount,
     LayerIndex,
     Name,
@@ -44,7 +48,7 @@ from ..spec import (
 from ..values import replace
 from .base import AttentionBias, DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
-from .multimodal import MultimodalConfig, nest
+from .multimodal import MultimodalConfig, MultimodalLayers, nest
 from .registry import family
 from .towers import Tower, audio_module, projector_module
 
@@ -495,7 +499,7 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma4TextLayers):
     expert_names = STACKED_EXPERTS
     routing_fields = ("top_k_experts", "num_experts")
 
-    vocab_size_per_layer_input: Width = 262144
+    vocab_size_per_layer_input: WidthOrZero = 262144  # 0 with no per-layer embeddings (a Gemma 4 assistant)
     hidden_size_per_layer_input: WidthOrZero = 256
     enable_moe_block: Flag = False
     num_experts: ExpertCountOrZero | None = None
@@ -852,3 +856,114 @@ class PaliGemmaConfig(MultimodalConfig):
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """PaliGemmaMultiModalProjector: one linear, vision hidden → projection_dim, with bias."""
         return (projector_module("multi_modal_projector.linear", Linear(tower.hidden_size, self.projection_dim, True)),)
+
+
+class Gemma4AssistantLayers(MultimodalLayers):
+    """A Gemma 4 drafter (modeling_gemma4_assistant.py, modeling_gemma4_unified_assistant.py, transformers 5.24):
+    a Gemma 4 language model (text_config, built by AutoModel under ``model.``) whose layers all read the keys and
+    values the target model cached (__post_init__ sets num_kv_shared_layers to num_hidden_layers when the config
+    leaves it 0: no k_proj, v_proj or k_norm anywhere, nothing cached of its own); pre_projection
+    (2 · backbone_hidden_size → hidden, the target's embedding and last hidden state side by side) before the layers
+    and post_projection (hidden → backbone_hidden_size) after them, no biases; lm_head tied to the token table
+    unless tie_word_embeddings is false. With use_ordered_embeddings a masked embedder adds centroids
+    (hidden → num_centroids) and a token_ordering buffer of vocab_size entries."""
+
+    language_model_prefix = "model."
+    lm_head_name = "lm_head"
+    text_ties = False
+
+    backbone_hidden_size: Width
+    use_ordered_embeddings: Flag = False
+    num_centroids: Width = 2048
+    centroid_intermediate_top_k: Width = 32
+    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
+
+    @cached_property
+    def text(self) -> HFConfig:
+        """text_config read by its adapter, num_kv_shared_layers set to every layer when it is 0 (__post_init__)."""
+        text = super().text
+        if getattr(text, "num_kv_shared_layers", None) == 0:
+            return text.model_copy(update={"num_kv_shared_layers": text.num_hidden_layers})  # type: ignore[attr-defined]
+        return text
+
+    def wrapped_spec(self) -> ModelSpec:
+        """The language model with the two projections (and the masked embedder's centroids and ordering)."""
+        spec = super().wrapped_spec()
+        hidden, backbone = spec.hidden_size, self.backbone_hidden_size
+        extras = [
+            Extra("other", "pre_projection", Linear(2 * backbone, hidden)),
+            Extra("other", "post_projection", Linear(hidden, backbone)),
+        ]
+        stored: tuple[CheckpointExtra, ...] = ()
+        if self.use_ordered_embeddings:
+            extras.append(Extra("other", "masked_embedding.centroids", Linear(hidden, self.num_centroids)))
+            ordering = StoredTensor("masked_embedding.token_ordering", (spec.vocab_size,))
+            reason = "use_ordered_embeddings: the vocabulary's order by centroid, saved as a buffer"
+            stored = (CheckpointExtra("token ordering", reason, (ordering,), buffer=True),)
+        return replace(spec, extras=spec.extras + tuple(extras), checkpoint_extras=spec.checkpoint_extras + stored)
+
+    def notes(self) -> list[str]:
+        notes = [
+            f"A drafter for speculative decoding: it reads the target model's embedding and last hidden state "
+            f"({self.backbone_hidden_size:,} wide each) and attends to the keys and values the target cached, keeping "
+            "none of its own; the context is the target's."
+        ]
+        if self.use_ordered_embeddings:
+            rows = self.centroid_intermediate_top_k * (self.text.vocab_size // self.num_centroids)  # type: ignore[attr-defined]
+            notes.append(
+                f"use_ordered_embeddings: the head scores only the {rows:,} tokens of the "
+                f"{self.centroid_intermediate_top_k} centroids it picks, after {self.num_centroids:,} centroid "
+                "logits; the FLOPs shown count the whole head (an upper bound for this model)."
+            )
+        return notes + self.text.notes()
+
+
+@family("gemma4_unified_assistant")
+class Gemma4UnifiedAssistantConfig(Gemma4AssistantLayers):
+    """configuration_gemma4_unified_assistant.py: a drafter on Gemma 4 unified's text model (gemma4_unified_text)."""
+
+    architecture = "Gemma-4 unified assistant"
+    config_class = "Gemma4UnifiedAssistantConfig"
+    default_model_class = "Gemma4UnifiedAssistantForCausalLM"
+    text_model_type = "gemma4_unified_text"
+    text_defaults: ClassVar[dict[str, Any]] = {"model_type": "gemma4_unified_text"}
+
+    backbone_hidden_size: Width = 3840
+
+
+@family("gemma4_assistant")
+class Gemma4AssistantConfig(Gemma4AssistantLayers):
+    """configuration_gemma4_assistant.py: a drafter on Gemma 4's text model (gemma4_text), which validate_architecture
+    holds to no per-layer embeddings (hidden_size_per_layer_input and vocab_size_per_layer_input 0), no MoE block, no
+    double-wide MLP and every layer reading the target's keys and values. Gemma4TextConfig's defaults have per-layer
+    embeddings: transformers refuses the default config, and so does ffncalc."""
+
+    architecture = "Gemma-4 assistant"
+    config_class = "Gemma4AssistantConfig"
+    default_model_class = "Gemma4AssistantForCausalLM"
+    text_model_type = "gemma4_text"
+    text_defaults: ClassVar[dict[str, Any]] = {"model_type": "gemma4_text"}
+
+    backbone_hidden_size: Width = 1536
+
+    def validate_nested(self) -> None:
+        """Gemma4AssistantConfig.validate_architecture's checks on text_config, in its order and words."""
+        super().validate_nested()
+        text = self.text
+        required = (
+            ("hidden_size_per_layer_input", 0),
+            ("enable_moe_block", False),
+            ("use_double_wide_mlp", False),
+            ("vocab_size_per_layer_input", 0),
+            ("num_kv_shared_layers", getattr(text, "num_hidden_layers", None)),
+        )
+        for field, value in required:
+            given = getattr(text, field, None)
+            if given != value:
+                raise InvalidConfigError(
+                    f"text_config.{field}: a Gemma 4 assistant's must be {value}, got {given} (transformers' "
+                    "Gemma4AssistantConfig refuses it)"
+                )

@@ -1,5 +1,6 @@
 """T5 and its descendants: encoder-decoders with relative position buckets and no biases. T5, mT5, UMT5 (a
-bias table in every block) and Switch Transformers (top-1 experts in every few blocks)."""
+bias table in every block), Switch Transformers (top-1 experts in every few blocks) and Pop2Piano (over a
+spectrogram, with a head of its own)."""
 
 from __future__ import annotations
 
@@ -293,3 +294,58 @@ class SwitchTransformersConfig(_T5Stacks):
             names=names(router=prefix + "router.classifier", experts=prefix + "experts.expert_{e}"),
             router_bias=self.router_bias,
         )
+
+
+@family("pop2piano")
+class Pop2PianoConfig(_T5Stacks):
+    """configuration_pop2piano.py / modeling_pop2piano.py (transformers 5.24): T5's stacks over a spectrogram.
+
+    The encoder reads the feature extractor's frames as its inputs (the shared table, tied into both stacks, is read
+    by the decoder only), after mel_conditioner, a table of composer_vocab_size composer embeddings (d_model wide)
+    prepended as one more frame. Feed-forward sublayers are gated (wi_0, wi_1 → wo) when feed_forward_proj starts
+    with "gated", else wi → wo, with dense_act_fn as the activation either way. lm_head is always its own:
+    __post_init__ sets tie_word_embeddings to true, and the class ties only the stacks' token tables to shared.
+    """
+
+    architecture = "Pop2Piano"
+    config_class = "Pop2PianoConfig"
+    default_model_class = "Pop2PianoForConditionalGeneration"
+    informational_fields = frozenset({"relative_attention_max_distance", "pad_token_id"})
+
+    vocab_size: Width = 2400
+    composer_vocab_size: Width = 21
+    feed_forward_proj: Name = "gated-gelu"
+    dense_act_fn: Name = "relu"
+    tie_word_embeddings: Flag = True  # read to scale the decoder's output only: lm_head is never tied
+
+    @model_validator(mode="after")
+    def _check_activation(self) -> Pop2PianoConfig:
+        if self.dense_act_fn not in ACTIVATIONS:
+            raise ValueError(f"dense_act_fn: {self.dense_act_fn!r} is not an activation transformers knows")
+        return self
+
+    def unused_fields(self) -> set[str]:
+        return {"tie_word_embeddings"}  # lm_head is its own whatever it says
+
+    def ffn(self, kind: Literal["encoder", "decoder"], index: int, sublayer: int) -> DenseFfn:
+        gated = self.feed_forward_proj.split("-")[0] == "gated"  # Pop2PianoConfig.is_gated_act
+        return DenseFfn(self.d_model, self.d_ff, gated, self.dense_act_fn, t5_ffn_names(sublayer, gated))
+
+    def model_tied(self) -> bool:
+        return False
+
+    def to_spec(self) -> ModelSpec:
+        """T5's, with lm_head of its own and the composer table, which only the encoder's input reads."""
+        spec = super().to_spec()
+        composers = Table(self.composer_vocab_size, self.d_model)
+        return replace(
+            spec, extras=(*spec.extras, Extra("embedding", "mel_conditioner.embedding", composers, "not_generating"))
+        )
+
+    def notes(self) -> list[str]:
+        return [
+            "Encoder-decoder over a spectrogram (beat-aligned frames, d_model wide, plus one composer embedding): per "
+            "generated token only the decoder runs (its cross-attention projects the encoder output's keys and "
+            "values once); the encoder's length follows the clip, so the context stands for it too. What a clip "
+            "costs (--audio) is not counted: Pop2Piano reads no fixed window."
+        ]
