@@ -227,9 +227,11 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
     )
 
 
-def stack_profile(layers: list[Layer], mla_form: MlaForm = "plain", attention_projections: int = 0) -> ContextProfile:
+def stack_profile(
+    layers: list[Layer], mla_form: MlaForm = "plain", attention_projections: int = 0, other: int = 0
+) -> ContextProfile:
     """FLOPs per position of a stack that reads its whole input at once (an encoder, an audio tower): 2 · its matmul
-    weights, + 2 · ATTENTION_PROJECTIONS weights more, and the score slopes."""
+    weights, + 2 · ATTENTION_PROJECTIONS and OTHER weights more, and the score slopes."""
     weights = _active_weights(layers)
     reaches, _ = _attention_slopes(layers, lambda attention: score_flops_per_key(attention, mla_form))
     return ContextProfile(
@@ -240,6 +242,7 @@ def stack_profile(layers: list[Layer], mla_form: MlaForm = "plain", attention_pr
         compressed=reaches.compressed,
         mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"],
         mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
+        other=FLOPS_PER_MULTIPLY_ADD * other,
     )
 
 
@@ -250,9 +253,12 @@ def cross_kv_weights(spec: ModelSpec) -> int:
 
 def encoder_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfile | None:
     """FLOPs per input token of an encoder-decoder's encoder stack, with the cross-attention keys and values
-    every decoder layer projects from each encoder position; None for other models."""
+    every decoder layer projects from each encoder position and the model-level modules run once per position
+    (EncoderDecoderModel's enc_to_dec_proj); None for other models."""
     layers = encoder_layers(spec)
-    return stack_profile(layers, mla_form, cross_kv_weights(spec)) if layers else None
+    if not layers:
+        return None
+    return stack_profile(layers, mla_form, cross_kv_weights(spec), extra_weights_by_runs(spec).get("once_per_input", 0))
 
 
 def extra_weights_by_runs(spec: ModelSpec) -> dict[str, int]:

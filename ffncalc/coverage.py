@@ -69,6 +69,23 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "prophetnet": "its decoder runs ngram predicting streams beside the main one: every position is 1 + ngram hidden "
     "states through each layer (its n-gram self-attention with relative position buckets, the FFN) and the head, "
     "which ffncalc's spec cannot express yet",
+    "funnel": "its blocks (block_sizes) pool the sequence to half its length before each block after the first, and "
+    "its decoder's layers run again at the full length after upsampling, with relative-position attention of its own "
+    "(r_w_bias, r_r_bias, r_kernel, r_s_bias, seg_embed); ffncalc's spec runs every layer over the same tokens, so a "
+    "token's FLOPs cannot be stated yet",
+    "fnet": "its layers mix tokens by a 2-D Fourier transform over the sequence and hidden dimensions instead of "
+    "attention: no weights, a cost of n · log n per sequence that is neither attention over keys nor a fixed-size "
+    "state, which ffncalc's spec cannot express yet",
+    "perceiver": "its inputs are read by cross-attention into num_latents learned latents (d_latents wide), its "
+    "self-attention runs over the latents only and its outputs are read back by decoder queries: no layer runs per "
+    "input token, which ffncalc's spec cannot express yet",
+    "vision-encoder-decoder": "its encoder is the image model AutoModel builds from the encoder block (ViT by "
+    "default, with its pooler; DeiT, Swin, BEiT, Donut-Swin …), which ffncalc lays out only as a tower inside a "
+    "vision-language model, not as a model of its own yet; its decoders of BERT's lineage are composed as "
+    "encoder-decoder's are",
+    "speech-encoder-decoder": "its encoder is the speech model AutoModel builds from the encoder block (Wav2Vec2 by "
+    "default: a convolutional feature extractor over raw samples, a convolutional position embedding; HuBERT, "
+    "Speech2Text's encoder …), none of which ffncalc lays out as a model of its own yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
     # Towers transformers builds through timm (TimmWrapperModel: timm.create_model of vision_config.architecture):

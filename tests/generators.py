@@ -749,6 +749,19 @@ def _text(d: Draft, name: str) -> Any:
     return text
 
 
+@rule("encoder", "decoder")
+def _stack_block(d: Draft, name: str) -> Any:
+    """An encoder-decoder's block: a config of a family its recorded configs name there (the decoder's a decoder that
+    may cross-attend, as EncoderDecoderModel's blocks are saved); SKIP for blocks that name none (T5Gemma's)."""
+    found = sorted({v["model_type"] for v in choices(d.model_type, name) if isinstance(v, dict) and "model_type" in v})
+    if not found:
+        return SKIP
+    block = dict(d.draw(family_config(d.draw(st.sampled_from(found)))))
+    if name == "decoder":
+        block.update(is_decoder=True, add_cross_attention=d.draw(st.booleans()))
+    return block
+
+
 @rule("vision_config", "audio_config")
 def _tower(d: Draft, name: str) -> Any:
     tower_type = nested_type(d.model_type, name)

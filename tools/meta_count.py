@@ -63,6 +63,7 @@ FALLBACK_CLASS = {
     "eurobert": "EuroBertForMaskedLM",
     "albert": "AlbertForMaskedLM",
     "layoutlm": "LayoutLMForMaskedLM",
+    "roc_bert": "RoCBertForMaskedLM",
     "plbart": "PLBartForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     "whisper": "WhisperForConditionalGeneration",

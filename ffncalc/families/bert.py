@@ -413,6 +413,71 @@ class ErnieConfig(BertConfig):
         return extras
 
 
+# RoCBert's classes, as BERT's, but its pre-training head is the masked LM alone (no next-sentence head).
+ROC_BERT_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
+    **{name: heads for name, heads in HEADS.items() if name not in ("LMHeadModel", "ForNextSentencePrediction")},
+    "ForPreTraining": (True, True, False, None),
+}
+
+
+@family("roc_bert")
+class RoCBertConfig(BertConfig):
+    """configuration_roc_bert.py / modeling_roc_bert.py (WeChatAI's RoCBert, weiweishi/roc-bert-base-zh): BERT's layers,
+    classes and heads under roc_bert.*, its pre-training head the masked LM alone. The embeddings also hold a
+    pronunciation table (pronunciation_vocab_size × pronunciation_embed_dim) and a glyph-shape table (shape_vocab_size ×
+    shape_embed_dim), built whether or not enable_pronunciation and enable_shape use them; with concat_input each token's
+    word vector and the enabled ones are concatenated and mapped back to hidden_size (map_inputs_layer, biased),
+    before the token-type and position tables are added."""
+
+    architecture = "RoCBert"
+    config_class = "RoCBertConfig"
+    default_model_class = "RoCBertForMaskedLM"
+    class_prefix = "RoCBert"
+    base_model_prefix = "roc_bert"
+    classes = frozenset(ROC_BERT_HEADS)
+    bert_heads = ROC_BERT_HEADS
+
+    enable_pronunciation: Flag = True
+    enable_shape: Flag = True
+    pronunciation_embed_dim: Width = 768
+    pronunciation_vocab_size: Width = 910
+    shape_embed_dim: Width = 512
+    shape_vocab_size: Width = 24858
+    concat_input: Flag = True
+
+    @model_validator(mode="after")
+    def _check_side_tables(self) -> RoCBertConfig:
+        # both tables take pad_token_id as their padding_idx, which torch refuses outside the table
+        for field in ("pronunciation_vocab_size", "shape_vocab_size"):
+            rows = getattr(self, field)
+            if self.pad_token_id is not None and not -rows <= self.pad_token_id < rows:
+                raise ValueError(f"{field} ({rows}) has no row pad_token_id ({self.pad_token_id}); torch refuses it")
+        return self
+
+    def unused_fields(self) -> set[str]:
+        # the tables are built either way; enable_* only widen map_inputs_layer, which concat_input builds
+        return super().unused_fields() | (set() if self.concat_input else {"enable_pronunciation", "enable_shape"})
+
+    def embeddings(self, width: int) -> list[Extra]:
+        root = self.root
+        pronunciation = Table(self.pronunciation_vocab_size, self.pronunciation_embed_dim)
+        shape = Table(self.shape_vocab_size, self.shape_embed_dim)
+        extras = [
+            *super().embeddings(width),
+            Extra("embedding", f"{root}embeddings.pronunciation_embed", pronunciation),
+            Extra("embedding", f"{root}embeddings.shape_embed", shape),
+        ]
+        if self.concat_input:
+            concatenated = (
+                width
+                + (self.pronunciation_embed_dim if self.enable_pronunciation else 0)
+                + (self.shape_embed_dim if self.enable_shape else 0)
+            )
+            mapped = Linear(concatenated, self.hidden_size, bias=True)
+            extras.append(Extra("embedding", f"{root}embeddings.map_inputs_layer", mapped))
+        return extras
+
+
 # LayoutLM's classes, as BERT's: every one holds the pooler (LayoutLMModel always builds it).
 LAYOUTLM_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
     "Model": (True, False, False, None),
