@@ -20,6 +20,7 @@ from ..spec import (
     names,
 )
 from .bert import _EncoderClasses
+from .blocks import heads_divide
 from .registry import family
 
 ALBERT_ATTENTION = names(q="attention.query", k="attention.key", v="attention.value", o="attention.dense")
@@ -74,12 +75,10 @@ class AlbertConfig(_EncoderClasses):
     type_vocab_size: Width = 2
     tie_word_embeddings: Flag = True
 
+    _check_heads = heads_divide("hidden_size", "num_attention_heads")
+
     @model_validator(mode="after")
     def _check_shapes(self) -> AlbertConfig:
-        if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
-            )
         if self.num_hidden_groups > self.num_hidden_layers:
             # transformers builds it, but the groups past the layers never run: parameters without FLOPs, which a
             # layer of ffncalc's spec cannot hold

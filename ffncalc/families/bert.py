@@ -26,6 +26,7 @@ from ..spec import (
     Table,
     names,
 )
+from .blocks import heads_divide
 from .registry import family
 
 BERT_ATTENTION = names(
@@ -209,13 +210,7 @@ class BertLayout(_EncoderClasses):
     type_vocab_size: Width = 2
     tie_word_embeddings: Flag = True
 
-    @model_validator(mode="after")
-    def _check_heads(self) -> BertLayout:
-        if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
-            )
-        return self
+    _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
     def cross_attends(self) -> bool:
         """Whether each layer also attends to an encoder's states (a decoder with add_cross_attention)."""

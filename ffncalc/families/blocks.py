@@ -191,3 +191,15 @@ def entries_check(field: str, exact: bool):
         return self
 
     return model_validator(mode="after")(check)
+
+
+def heads_divide(width_field: str, heads_field: str):
+    """transformers refuses a hidden size that is not a multiple of the heads (these families have no head_dim)."""
+
+    def check(self):
+        width, heads = getattr(self, width_field), getattr(self, heads_field)
+        if width % heads:
+            raise ValueError(f"{width_field} ({width}) is not a multiple of {heads_field} ({heads})")
+        return self
+
+    return model_validator(mode="after")(check)

@@ -7,7 +7,7 @@ from pydantic import AliasChoices, Field
 from ..schema import Flag, HeadCount, LayerCount, Width
 from ..spec import Extra, Layer, ModelNames, ModelSpec, names
 from .base import LayerNormDecoder
-from .gpt import heads_divide
+from .blocks import heads_divide
 from .registry import family
 
 BLOOM_ATTENTION = names(

@@ -7,7 +7,8 @@ from pydantic import Field
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, ModelNames, ModelSpec, names
 from .base import LayerNormDecoder
-from .gpt import aliases, heads_divide
+from .blocks import heads_divide
+from .gpt import aliases
 from .registry import family
 
 CTRL_ATTENTION = names(

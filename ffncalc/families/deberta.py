@@ -21,6 +21,7 @@ from ..spec import (
     names,
 )
 from .bert import BERT_MLP, _EncoderClasses
+from .blocks import heads_divide
 from .registry import family
 
 DEBERTA_ATTENTION = names(
@@ -78,13 +79,7 @@ class _DisentangledEncoder(_EncoderClasses):
     embedding_size: Width | None = None
     pooler_hidden_size: Width | None = None
 
-    @model_validator(mode="after")
-    def _check_heads(self) -> _DisentangledEncoder:
-        if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
-            )
-        return self
+    _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
     def resolved(self, field: str):
         defaults = {"pooler_hidden_size": self.hidden_size, "embedding_size": self.hidden_size}

@@ -22,6 +22,7 @@ from ..spec import (
 )
 from ..values import replace
 from .bert import BERT_ATTENTION, BERT_CROSS_ATTENTION, BERT_MLP, _EncoderClasses
+from .blocks import heads_divide
 from .registry import family
 
 # ESM's classes: (masked-LM head, classifier: RoBERTa's dense and out_proj, or one layer). None has a pooler.
@@ -78,12 +79,10 @@ class EsmConfig(_EncoderClasses):
             raise ValueError("vocab_size: EsmConfig has no default vocabulary size; the config must say it")
         return raw
 
+    _check_heads = heads_divide("hidden_size", "num_attention_heads")
+
     @model_validator(mode="after")
     def _check_shapes(self) -> EsmConfig:
-        if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
-            )
         if self.is_folding_model:
             raise ValueError(
                 "is_folding_model: ESMFold's folding trunk (EsmForProteinFolding) is not counted by ffncalc"

@@ -3,12 +3,12 @@ classifier heads."""
 
 from __future__ import annotations
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, ungroupable
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm
 from .bert import _EncoderClasses
-from .blocks import LLAMA_ATTENTION, LLAMA_MLP
+from .blocks import LLAMA_ATTENTION, LLAMA_MLP, heads_divide
 from .registry import family
 
 # EuroBERT's classes: (masked-LM head, a dense layer before the classifier, classifier outputs).
@@ -59,13 +59,7 @@ class EuroBertConfig(_EncoderClasses):
     tie_word_embeddings: Flag = False
     pad_token_id: int | None = Field(128001, strict=True)
 
-    @model_validator(mode="after")
-    def _check_heads(self) -> EuroBertConfig:
-        if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
-            )
-        return self
+    _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
     @property
     def kv_heads(self) -> int:

@@ -11,7 +11,7 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Layer, ModelNames, ModelSpec, Norm, Norms, names
-from .gpt import heads_divide
+from .blocks import heads_divide
 from .registry import family
 
 SELF_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")

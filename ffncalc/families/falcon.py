@@ -10,8 +10,7 @@ from pydantic import AliasChoices, Field
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, ungroupable
 from ..spec import Layer, ModelNames, ModelSpec, Norm, names
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, LayerNormDecoder, MlpBias
-from .blocks import MambaHeads, mamba_heads_check
-from .gpt import heads_divide
+from .blocks import MambaHeads, heads_divide, mamba_heads_check
 from .mixers import mamba2, mamba2_names
 from .registry import family
 

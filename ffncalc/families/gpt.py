@@ -26,6 +26,7 @@ from ..spec import (
 )
 from ..values import replace
 from .base import DecoderConfig, HeadDim, LayerNormDecoder
+from .blocks import heads_divide
 from .registry import family
 
 GPT2_ATTENTION = names(q="attn.c_attn", k="attn.c_attn", v="attn.c_attn", o="attn.c_proj", transposed=True)
@@ -51,18 +52,6 @@ BIGCODE_CROSS_ATTENTION = names(
 
 def aliases(*keys: str) -> AliasChoices:
     return AliasChoices(*keys)
-
-
-def heads_divide(width_field: str, heads_field: str):
-    """transformers refuses a hidden size that is not a multiple of the heads (these families have no head_dim)."""
-
-    def check(self):
-        width, heads = getattr(self, width_field), getattr(self, heads_field)
-        if width % heads:
-            raise ValueError(f"{width_field} ({width}) is not a multiple of {heads_field} ({heads})")
-        return self
-
-    return model_validator(mode="after")(check)
 
 
 @family("gpt2")

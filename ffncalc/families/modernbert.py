@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, names
 from .bert import _EncoderClasses
-from .blocks import windows_of_layer_types
+from .blocks import heads_divide, windows_of_layer_types
 from .registry import family
 
 MODERNBERT_ATTENTION = names(q="attn.Wqkv", k="attn.Wqkv", v="attn.Wqkv", o="attn.Wo")
@@ -75,12 +75,10 @@ class ModernBertConfig(_EncoderClasses):
     classifier_bias: Flag = False
     tie_word_embeddings: Flag = True
 
+    _check_heads = heads_divide("hidden_size", "num_attention_heads")
+
     @model_validator(mode="after")
     def _check_shapes(self) -> ModernBertConfig:
-        if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
-            )
         if self.layer_types is not None and len(self.layer_types) != self.num_hidden_layers:
             raise ValueError(f"layer_types has {len(self.layer_types)} entries for {self.num_hidden_layers} layers")
         return self

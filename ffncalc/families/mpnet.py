@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelSpec, Norm, Table, names
 from .bert import BERT_MLP, ROBERTA_HEADS, _EncoderClasses
+from .blocks import heads_divide
 from .registry import family
 
 MPNET_ATTENTION = names(q="attention.attn.q", k="attention.attn.k", v="attention.attn.v", o="attention.attn.o")
@@ -44,12 +45,10 @@ class MPNetConfig(_EncoderClasses):
     pad_token_id: int | None = Field(1, strict=True)
     tie_word_embeddings: Flag = True
 
+    _check_heads = heads_divide("hidden_size", "num_attention_heads")
+
     @model_validator(mode="after")
     def _check_shapes(self) -> MPNetConfig:
-        if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
-            )
         if min(self.vocab_size, self.max_position_embeddings) < 2:
             raise ValueError("vocab_size and max_position_embeddings: MPNet's padding row is 1, so each needs 2 rows")
         return self

@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, names
 from .base import LayerNormDecoder
-from .gpt import heads_divide
+from .blocks import heads_divide
 from .registry import family
 
 MPT_ATTENTION = names(q="attn.Wqkv", k="attn.Wqkv", v="attn.Wqkv", o="attn.out_proj")

@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Extra, Layer, Linear, ModelNames, ModelSpec, Norm, names
 from .base import LayerNormDecoder
-from .gpt import heads_divide
+from .blocks import heads_divide
 from .registry import family
 
 OPT_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero
 from ..spec import (
@@ -28,6 +28,7 @@ from ..spec import (
     names,
 )
 from .bert import _EncoderClasses
+from .blocks import heads_divide
 from .registry import family
 
 Classifier = Literal["labels", "dense", "qa"] | None
@@ -66,13 +67,7 @@ class _RotaryEncoder(_EncoderClasses):
     hidden_act: Name = "gelu"
     tie_word_embeddings: Flag = True
 
-    @model_validator(mode="after")
-    def _check_heads(self) -> _RotaryEncoder:
-        if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
-            )
-        return self
+    _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
     # declared by each family with its default
     hidden_size: int
