@@ -1,11 +1,11 @@
 """LG AI Research's EXAONE: EXAONE 3 and 3.5 (Llama's layer under GPT-2-style names), EXAONE 4.0 (per-head q/k
-norms, norms after the sublayers, three sliding-window layers in four) and K-EXAONE (exaone_moe: its MoE, with
-DeepSeek-V3's router)."""
+norms, norms after the sublayers, three sliding-window layers in four), K-EXAONE (exaone_moe: its MoE, with
+DeepSeek-V3's router) and EXAONE 4.5 (exaone4_5: EXAONE 4.0 with Qwen2.5-VL's tower, its attention grouped)."""
 
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -13,6 +13,7 @@ from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, Laye
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, MoeFfn, Norm, StoredTensor, names
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, MaxPositions, MlpBias
 from .blocks import periodic_layer_types, windows_of_layer_types
+from .qwen import Qwen3VLConfig
 from .registry import family
 
 # EXAONE 3's checkpoints keep the names of its remote code; transformers 5.24 renames them on load to Llama's
@@ -196,3 +197,25 @@ class ExaoneMoeConfig(Exaone4Config):
                 buffer=True,
             ),
         )
+
+
+@family("exaone4_5")
+class Exaone45Config(Qwen3VLConfig):
+    """configuration_exaone4_5.py / modular_exaone4_5.py (Exaone4_5_ForConditionalGeneration): a Qwen2.5-VL tower with
+    grouped attention (exaone4_5_vision) at model.visual., an EXAONE 4.0 language model built by AutoModel at
+    model.language_model., lm_head; the top-level tie_word_embeddings (default false) decides tying. A text_config
+    still naming the first release's exaone4_5_text is read as exaone4 (Exaone4_5_Config.__post_init__)."""
+
+    architecture = "EXAONE-4.5"
+    config_class = "Exaone4_5_Config"
+    default_model_class = "Exaone4_5_ForConditionalGeneration"
+    text_model_type = "exaone4"
+    vision_model_type = "exaone4_5_vision"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _first_release_text(cls, raw: Any) -> Any:
+        text = raw.get("text_config") if isinstance(raw, dict) else None
+        if isinstance(text, dict) and text.get("model_type") == "exaone4_5_text":
+            return {**raw, "text_config": {**text, "model_type": "exaone4"}}
+        return raw

@@ -544,6 +544,36 @@ class Qwen25VLVisionConfig(_QwenVisionFields):
         return Tower(layers, extras, self.out_hidden_size, self.image_input(window_units=units))
 
 
+@tower("exaone4_5_vision")
+class Exaone45VisionConfig(Qwen25VLVisionConfig):
+    """configuration_exaone4_5.py / modular_exaone4_5.py (Exaone4_5_VisionModel): Qwen2.5-VL's tower, windows and
+    merger, its fused qkv (with bias) grouped: q_dim + 2 · num_key_value_heads · head_dim outputs (2-D RoPE, no
+    parameters)."""
+
+    config_class = "Exaone4_5_VisionConfig"
+    informational_fields = frozenset({"window_size", "fullatt_block_indexes"})
+
+    num_key_value_heads: HeadCount = 8
+
+    @model_validator(mode="after")
+    def _check_groups(self) -> Exaone45VisionConfig:
+        # Exaone4_5_VisionAttention views k and v as num_key_value_heads heads of head_dim and repeats them
+        # num_heads // num_key_value_heads times: a remainder cannot be attended
+        if self.num_heads % self.num_key_value_heads:
+            raise ValueError(
+                f"num_heads ({self.num_heads}) must be a multiple of num_key_value_heads ({self.num_key_value_heads})"
+            )
+        return self
+
+    def tower(self, prefix: str) -> Tower:
+        tower = super().tower(prefix)
+        grouped = []
+        for layer in tower.layers:
+            assert layer.attention is not None  # every block of Qwen2.5-VL's tower attends
+            grouped.append(replace(layer, attention=replace(layer.attention, num_kv_heads=self.num_key_value_heads)))
+        return replace(tower, layers=tuple(grouped))
+
+
 @tower("qwen3_5_vision")
 class Qwen35VisionConfig(_QwenVisionFields):
     """configuration_qwen3_5.py (Qwen3_5VisionConfig) / modeling_qwen3_5.py: a patch convolution with bias, a
