@@ -4,6 +4,8 @@ Every expected figure is derived by hand from the config's numbers; transformers
 (tests/expected/transformers/synthetic__exaone4_5.json, defaults__exaone4_5.json).
 """
 
+import json
+
 import pytest
 
 from ffncalc import account
@@ -12,12 +14,13 @@ from ffncalc.errors import InvalidConfigError
 
 from .conftest import ROOT
 
-EXAONE4_5 = str(ROOT / "tests" / "configs" / "synthetic__exaone4_5.json")
+EXAONE4_5_PATH = ROOT / "tests" / "configs" / "synthetic__exaone4_5.json"
+EXAONE4_5 = str(EXAONE4_5_PATH)
 
 
 def test_exaone4_5_counts_its_grouped_tower_and_merger_by_hand():
     report = account(EXAONE4_5)
-    # EXAONE 4.0 (text_config, saved as the first release's exaone4_5_text): hidden 64, 4 layers of 4 query heads and
+    # EXAONE 4.0 (text_config): hidden 64, 4 layers of 4 query heads and
     # 2 KV heads of 24 (q 64 → 96, k and v 64 → 48, o 96 → 64), q/k RMSNorms of 24, SwiGLU of 96, the norms after
     # attention and after the FFN; vocabulary 320, untied (the top-level tie_word_embeddings false decides), final norm
     layer = 64 * 96 + 2 * 64 * 48 + 96 * 64 + 2 * 24 + 3 * 64 * 96 + 2 * 64
@@ -53,3 +56,13 @@ def test_exaone4_5_refuses_query_heads_its_kv_heads_do_not_divide(write_config):
     config = write_config({"model_type": "exaone4_5", "vision_config": {"num_heads": 16, "num_key_value_heads": 6}})
     with pytest.raises(InvalidConfigError, match="num_key_value_heads"):
         account(str(config))
+
+
+def test_a_text_config_naming_the_first_releases_exaone4_5_text_is_read_as_exaone4(write_config):
+    # Exaone4_5_Config.__post_init__ (configuration_exaone4_5.py, transformers 5.24): text_config's model_type
+    # "exaone4_5_text", as EXAONE 4.5 was first released, becomes "exaone4"; the same model either way
+    config = json.loads(EXAONE4_5_PATH.read_text())
+    config["text_config"]["model_type"] = "exaone4_5_text"
+    first_release = account(str(write_config(config)))
+    assert first_release.total_params == account(EXAONE4_5).total_params
+    assert first_release.language_model_params == account(EXAONE4_5).language_model_params
