@@ -100,3 +100,49 @@ def test_a_text_token_runs_the_language_model_only():
     assert per_token.attention_projections == 2 * 2 * (48 * 48 + 2 * 48 * 24 + 48 * 48)
     assert per_token.ffn == 2 * 2 * 3 * 48 * 80
     assert per_token.lm_head == 2 * 1000 * 48
+
+
+QWEN3_ASR = str(CONFIGS / "synthetic__qwen3_asr.json")
+
+
+def qwen3_asr_encoder(d: int, ffn: int, layers: int, mel: int, channels: int) -> int:
+    """Qwen3ASREncoder: per layer q, k, v, out_proj all with biases, fc1 and fc2 with biases, two LayerNorms; three
+    3 × 3 convolutions with biases (1 → channels → channels → channels), each halving the mel bins (f ← (f + 1) // 2),
+    conv_out (channels · bins left → d, no bias), ln_post; sinusoidal positions are an unsaved buffer."""
+    layer = 4 * d * d + 4 * d + 2 * d * ffn + ffn + d + 2 * 2 * d
+    bins = ((mel + 1) // 2 + 1) // 2
+    bins = (bins + 1) // 2
+    convs = (channels * 9 + channels) + 2 * (channels * channels * 9 + channels)
+    return layers * layer + convs + channels * bins * d + 2 * d
+
+
+def test_qwen3_asr_defaults_by_hand(write_config):
+    # Qwen3ASRConfig(): the encoder 24 × d 1,024, FFN 4,096, 128 mel bins (16 left), 480 channels; the projector
+    # linear_1 1,024 → 1,024 and linear_2 1,024 → output_dim 3,584, with biases; Qwen3-ASR-1.7B's Qwen3: vocabulary
+    # 151,936, hidden 2,048, 28 layers of 16 heads of 128, 8 key-value heads, q/k norms of 128, MLP 6,144; tied
+    text_layer = 2048 * 2048 + 2 * 2048 * 1024 + 2048 * 2048 + 3 * 2048 * 6144 + 2 * 2048 + 2 * 128
+    text = 151936 * 2048 + 28 * text_layer + 2048
+    encoder = qwen3_asr_encoder(1024, 4096, 24, 128, 480)
+    projector = (1024 * 1024 + 1024) + (1024 * 3584 + 3584)
+    assert encoder + projector + text == 2_039_626_880  # transformers 5.24 builds Qwen3ASRForConditionalGeneration()
+    report = account(str(write_config({"model_type": "qwen3_asr"})))
+    assert report.total_params == encoder + projector + text
+    assert report.components.audio == encoder
+    assert report.components.projector == projector
+    assert report.components.lm_head == 0
+
+
+def test_qwen3_asr_stores_its_modules_in_transformers_5s_layout():
+    # d_model 64 over 20 mel bins: 10, 5, then 3 left after the convolutions of 8 channels; output_dim 48
+    tensors = checkpoint_tensors(load_config(QWEN3_ASR).spec)
+    assert tensors["model.audio_tower.conv2d1.weight"] == (8, 1, 3, 3)
+    assert tensors["model.audio_tower.conv_out.weight"] == (64, 8 * 3)
+    assert tensors["model.audio_tower.layers.1.self_attn.k_proj.bias"] == (64,)
+    assert tensors["model.multi_modal_projector.linear_2.weight"] == (48, 64)
+    assert tensors["model.language_model.layers.0.self_attn.q_norm.weight"] == (16,)
+    assert "lm_head.weight" not in tensors  # tied to model.language_model.embed_tokens
+
+
+def test_qwen3_asr_has_no_fixed_window_rule_for_a_clip():
+    # its encoder attends within windows of n_window_infer frames whose last may be short: no --audio
+    assert load_config(QWEN3_ASR).spec.audio is None

@@ -129,6 +129,64 @@ class Qwen2AudioEncoderConfig(TowerConfig):
         return replace(tower, audio=replace(tower.audio, tokens=self.max_source_positions // 2))
 
 
+@tower("qwen3_asr_encoder")
+class Qwen3ASREncoderConfig(TowerConfig):
+    """configuration_qwen3_asr.py (Qwen3ASREncoderConfig) / modeling_qwen3_asr.py (Qwen3ASREncoder): three
+    convolutions of 3 × 3, stride 2 (1 → downsample_hidden_size → itself → itself, with biases), conv_out (the
+    channels × the mel bins left → d_model, no bias), sinusoidal positions (a buffer, not saved), Whisper's
+    pre-LN layers with a bias on every projection (k_proj too) and ln_post. It reads chunks of 2 · n_window
+    frames attending within windows of n_window_infer frames, whose last may be short: no fixed-window rule."""
+
+    config_class = "Qwen3ASREncoderConfig"
+    informational_fields = frozenset({"n_window", "n_window_infer", "max_position_embeddings", "scale_embedding"})
+
+    d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
+    encoder_ffn_dim: Width = Field(4096, validation_alias=AliasChoices("encoder_ffn_dim", "intermediate_size"))
+    encoder_layers: LayerCount = Field(24, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_attention_heads: HeadCount = Field(
+        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
+    )
+    activation_function: Name = "gelu"
+    num_mel_bins: Width = 128
+    downsample_hidden_size: Width = 480
+    output_dim: Width = 3584
+
+    def frequencies(self) -> int:
+        """The mel bins left after the three stride-2 convolutions (padding 1, kernel 3): f ← (f + 1) // 2, thrice."""
+        bins = self.num_mel_bins
+        for _ in range(3):
+            bins = (bins + 1) // 2
+        return bins
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads, channels = self.d_model, self.encoder_attention_heads, self.downsample_hidden_size
+        head_dim = hidden // heads
+        attention = Attention(hidden, heads, heads, head_dim, head_dim, SELF_ATTENTION, True, True, True, True)
+        norm = Norm("layernorm", hidden, bias=True)
+        layer = Layer(
+            prefix + "layers.{i}",
+            attention,
+            DenseFfn(hidden, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True),
+            (("self_attn_layer_norm", norm), ("final_layer_norm", norm)),
+            stack="audio",
+        )
+        convs = tuple(
+            module
+            for index, in_channels in ((1, 1), (2, channels), (3, channels))
+            for module in (
+                audio_module(
+                    f"{prefix}conv2d{index}.weight", LearnedTensor((channels, in_channels, 3, 3), matmul=True)
+                ),
+                audio_module(f"{prefix}conv2d{index}.bias", LearnedTensor((channels,))),
+            )
+        )
+        extras = convs + (
+            audio_module(prefix + "conv_out", Linear(channels * self.frequencies(), hidden), runs="per_audio_position"),
+            audio_module(prefix + "ln_post", norm, runs="per_audio_position"),
+        )
+        return Tower((layer,) * self.encoder_layers, extras, hidden, None)
+
+
 def conformer_layer(
     name: str,
     hidden: int,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ..schema import Flag
 from ..spec import AudioInput, Extra, Linear
 from ..values import replace
 from .multimodal import MultimodalLayers
@@ -108,3 +109,53 @@ class Qwen2AudioConfig(AudioLanguageConfig):
     def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         linear = Linear(tower.hidden_size, text_hidden, True)
         return (audio_module("multi_modal_projector.linear", linear, "projector", "per_audio_token"),)
+
+
+# Qwen3ASRConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): Qwen3-ASR-1.7B's Qwen3.
+QWEN3_ASR_TEXT = {
+    "model_type": "qwen3",
+    "hidden_size": 2048,
+    "intermediate_size": 6144,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "max_position_embeddings": 65536,
+    "tie_word_embeddings": True,
+}
+
+
+@family("qwen3_asr")
+class Qwen3ASRConfig(AudioLanguageConfig):
+    """configuration_qwen3_asr.py / modeling_qwen3_asr.py (transformers 5.24): Qwen3ASREncoder, a language model
+    built by AutoModel (Qwen3 by default; a given text_config is read alone) and Qwen3ASRMultiModalProjector
+    (linear_1 d_model → d_model, linear_2 d_model → the encoder's output_dim, both with bias), stored in
+    transformers 5's layout (model.audio_tower., model.language_model., model.multi_modal_projector., lm_head).
+    The wrapper's tie_word_embeddings (default true) ties lm_head to the token table."""
+
+    architecture = "Qwen3-ASR"
+    config_class = "Qwen3ASRConfig"
+    default_model_class = "Qwen3ASRForConditionalGeneration"
+    text_model_type = "qwen3"
+    text_defaults = QWEN3_ASR_TEXT
+    audio_model_type = "qwen3_asr_encoder"
+    audio_defaults = {"model_type": "qwen3_asr_encoder"}
+    language_model_prefix = "model.language_model."
+    audio_prefix = "model.audio_tower."
+    lm_head_name = "lm_head"
+    informational_fields = frozenset({"audio_token_id", "timestamp_token_id", "token_classification_bias"})
+
+    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        from .audio import Qwen3ASREncoderConfig
+
+        assert isinstance(self.audio, Qwen3ASREncoderConfig)
+        hidden, output = tower.hidden_size, self.audio.output_dim
+        return (
+            audio_module("model.multi_modal_projector.linear_1", Linear(hidden, hidden, True), "projector", "per_audio_token"),
+            audio_module("model.multi_modal_projector.linear_2", Linear(hidden, output, True), "projector", "per_audio_token"),
+        )  # fmt: skip
