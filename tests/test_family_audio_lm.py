@@ -146,3 +146,61 @@ def test_qwen3_asr_stores_its_modules_in_transformers_5s_layout():
 def test_qwen3_asr_has_no_fixed_window_rule_for_a_clip():
     # its encoder attends within windows of n_window_infer frames whose last may be short: no --audio
     assert load_config(QWEN3_ASR).spec.audio is None
+
+
+VOXTRAL_REALTIME = str(CONFIGS / "synthetic__voxtral_realtime.json")
+
+
+def voxtral_realtime_encoder(d: int, heads: int, head_dim: int, ffn: int, layers: int, mel: int) -> int:
+    """VoxtralRealtimeEncoder: per layer q (bias), k (none), v (bias) d → heads · head_dim, o_proj back (bias), a gated
+    MLP with only down_proj biased, two RMSNorms; embedder.conv1 (mel → d, 3 taps) and conv2 (d → d, 3 taps) with
+    biases; a final RMSNorm; rotary positions, no table."""
+    width = heads * head_dim
+    layer = 4 * d * width + 2 * width + d + 3 * d * ffn + d + 2 * d
+    return layers * layer + (d * mel * 3 + d) + (d * d * 3 + d) + d
+
+
+def test_voxtral_realtime_defaults_by_hand(write_config):
+    # VoxtralRealtimeConfig(): the encoder 32 × d 1,280, 32 heads of 64, FFN 5,120, 128 mel bins; the projector
+    # reads downsample_factor 4 positions as a row (linear_1 5,120 → 3,072, linear_2 3,072 → 3,072, no biases);
+    # Voxtral-Mini-4B-Realtime's text model: vocabulary 131,072, hidden 3,072, 26 layers of 32 heads of 128 and 8
+    # key-value heads, MLP 9,216, and ada_rms_norm (3,072 → 32 → 3,072) in each layer; tied
+    ada = 2 * 32 * 3072
+    text_layer = 3072 * 4096 + 2 * 3072 * 1024 + 4096 * 3072 + 3 * 3072 * 9216 + 2 * 3072 + ada
+    text = 131072 * 3072 + 26 * text_layer + 3072
+    encoder = voxtral_realtime_encoder(1280, 32, 64, 5120, 32, 128)
+    projector = 5120 * 3072 + 3072 * 3072
+    assert (
+        encoder + projector + text == 4_429_679_360
+    )  # transformers 5.24 builds VoxtralRealtimeForConditionalGeneration()
+    report = account(str(write_config({"model_type": "voxtral_realtime"})))
+    assert report.total_params == encoder + projector + text
+    assert report.components.audio == encoder
+    assert report.components.projector == projector
+    assert report.components.other == 26 * ada  # transformers' record files ada_rms_norm's linears under other
+
+
+def test_voxtral_realtime_saves_transformers_4s_layout():
+    # conversion mapping "voxtral_realtime" → "qwen2_audio": save_pretrained writes Voxtral's layout
+    tensors = checkpoint_tensors(load_config(VOXTRAL_REALTIME).spec)
+    assert tensors["audio_tower.embedder.conv2.weight"] == (64, 64, 3)
+    assert tensors["audio_tower.layers.0.self_attn.q_proj.weight"] == (4 * 24, 64)
+    assert tensors["audio_tower.layers.0.mlp.down_proj.bias"] == (64,)
+    assert "audio_tower.layers.0.self_attn.k_proj.bias" not in tensors
+    assert tensors["multi_modal_projector.linear_1.weight"] == (48, 2 * 64)
+    assert tensors["language_model.model.layers.1.ada_rms_norm.linear1.weight"] == (32, 48)
+    assert "language_model.lm_head.weight" not in tensors  # tied
+
+
+def test_voxtral_realtime_ada_rms_norm_costs_a_token_nothing():
+    # ada_rms_norm reads the time embedding once per forward; a token at context 1 costs 2 · (q 48·64 + k 48·32 +
+    # v 48·32 + o 64·48) · 2 layers, scores 2 · 2 · 4 heads · (16 + 16), the MLP 2 · 3 · 48 · 80 · 2, the head 2 · 48,000
+    per_token = flops(VOXTRAL_REALTIME, context=1).per_token
+    projections, scores = 2 * (48 * 64 + 2 * 48 * 32 + 64 * 48) * 2, 2 * 2 * 4 * (16 + 16)
+    mlp, head = 2 * 3 * 48 * 80 * 2, 2 * 48 * 1000
+    assert (per_token.attention_projections, per_token.ffn, per_token.other) == (projections, mlp, 0)
+    assert per_token.total == projections + scores + mlp + head
+
+
+def test_voxtral_realtime_streams_so_has_no_fixed_window_rule():
+    assert load_config(VOXTRAL_REALTIME).spec.audio is None

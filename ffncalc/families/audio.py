@@ -38,6 +38,7 @@ from ..spec import (
 )
 from ..values import replace
 from .bart import BART_MLP, SELF_ATTENTION
+from .blocks import LLAMA_ATTENTION, LLAMA_MLP
 from .registry import tower
 from .towers import Tower, TowerConfig, audio_module
 
@@ -185,6 +186,66 @@ class Qwen3ASREncoderConfig(TowerConfig):
             audio_module(prefix + "ln_post", norm, runs="per_audio_position"),
         )
         return Tower((layer,) * self.encoder_layers, extras, hidden, None)
+
+
+@tower("voxtral_realtime_encoder")
+class VoxtralRealtimeEncoderConfig(TowerConfig):
+    """configuration_voxtral_realtime.py (VoxtralRealtimeEncoderConfig) / modeling_voxtral_realtime.py
+    (VoxtralRealtimeEncoder): two causal convolutions (embedder.conv1 num_mel_bins → hidden, 3 taps; conv2 hidden →
+    hidden, 3 taps, stride 2; with biases), layers of causal attention within sliding_window positions (heads of
+    head_dim, as many key-value heads; q, v and o_proj biased, k_proj not; rotary positions, no table) and a gated
+    MLP (hidden_act; only down_proj biased), two RMSNorms each, a final RMSNorm. It streams clips of any length:
+    no fixed-window rule."""
+
+    config_class = "VoxtralRealtimeEncoderConfig"
+    informational_fields = frozenset({"vocab_size", "activation_function", "max_position_embeddings", "use_cache"})
+
+    hidden_size: Width = Field(1280, validation_alias=AliasChoices("hidden_size", "d_model"))
+    intermediate_size: Width = Field(5120, validation_alias=AliasChoices("intermediate_size", "encoder_ffn_dim"))
+    num_hidden_layers: LayerCount = Field(32, validation_alias=AliasChoices("num_hidden_layers", "encoder_layers"))
+    num_attention_heads: HeadCount = Field(
+        32, validation_alias=AliasChoices("num_attention_heads", "encoder_attention_heads")
+    )
+    head_dim: Width = 64
+    hidden_act: Name = "silu"
+    num_mel_bins: Width = 128
+    sliding_window: Width = 750
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads, head_dim = self.hidden_size, self.num_attention_heads, self.head_dim
+        attention = Attention(
+            hidden,
+            heads,
+            heads,
+            head_dim,
+            head_dim,
+            LLAMA_ATTENTION,
+            True,
+            False,
+            True,
+            True,
+            window=self.sliding_window,
+        )
+        norm = Norm("rmsnorm", hidden)
+        layer = Layer(
+            prefix + "layers.{i}",
+            attention,
+            DenseFfn(hidden, self.intermediate_size, True, self.hidden_act, LLAMA_MLP),
+            (("self_attn_layer_norm", norm), ("final_layer_norm", norm)),
+            stack="audio",
+            parameters=(Parameter("audio", "down_bias", "mlp.down_proj.bias", (hidden,)),),
+        )
+        embedder = prefix + "embedder."
+        extras = (
+            audio_module(embedder + "conv1.weight", LearnedTensor((hidden, self.num_mel_bins, 3), matmul=True)),
+            audio_module(embedder + "conv1.bias", LearnedTensor((hidden,))),
+            audio_module(
+                embedder + "conv2.weight", LearnedTensor((hidden, hidden, 3), matmul=True), runs="per_audio_position"
+            ),
+            audio_module(embedder + "conv2.bias", LearnedTensor((hidden,)), runs="per_audio_position"),
+            audio_module(prefix + "norm", norm, runs="per_audio_position"),
+        )
+        return Tower((layer,) * self.num_hidden_layers, extras, hidden, None)
 
 
 def conformer_layer(
