@@ -195,6 +195,9 @@ class VoxtralRealtimeTextConfig(_TextOfWrapper, MistralConfig):
     architecture = "Voxtral Realtime"
     config_class = "VoxtralRealtimeTextConfig"
     default_model_class = "VoxtralRealtimeTextModel"
+    # not a field of VoxtralRealtimeTextConfig: the wrapper's text defaults pass it and PreTrainedConfig keeps it as
+    # an attribute; it ties nothing in the text model (no head) and the wrapper's own flag ties the whole model's
+    undeclared_keys = frozenset({"tie_word_embeddings"})
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         hidden = self.hidden_size
