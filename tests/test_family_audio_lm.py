@@ -100,3 +100,107 @@ def test_a_text_token_runs_the_language_model_only():
     assert per_token.attention_projections == 2 * 2 * (48 * 48 + 2 * 48 * 24 + 48 * 48)
     assert per_token.ffn == 2 * 2 * 3 * 48 * 80
     assert per_token.lm_head == 2 * 1000 * 48
+
+
+QWEN3_ASR = str(CONFIGS / "synthetic__qwen3_asr.json")
+
+
+def qwen3_asr_encoder(d: int, ffn: int, layers: int, mel: int, channels: int) -> int:
+    """Qwen3ASREncoder: per layer q, k, v, out_proj all with biases, fc1 and fc2 with biases, two LayerNorms; three
+    3 × 3 convolutions with biases (1 → channels → channels → channels), each halving the mel bins (f ← (f + 1) // 2),
+    conv_out (channels · bins left → d, no bias), ln_post; sinusoidal positions are an unsaved buffer."""
+    layer = 4 * d * d + 4 * d + 2 * d * ffn + ffn + d + 2 * 2 * d
+    bins = ((mel + 1) // 2 + 1) // 2
+    bins = (bins + 1) // 2
+    convs = (channels * 9 + channels) + 2 * (channels * channels * 9 + channels)
+    return layers * layer + convs + channels * bins * d + 2 * d
+
+
+def test_qwen3_asr_defaults_by_hand(write_config):
+    # Qwen3ASRConfig(): the encoder 24 × d 1,024, FFN 4,096, 128 mel bins (16 left), 480 channels; the projector
+    # linear_1 1,024 → 1,024 and linear_2 1,024 → output_dim 3,584, with biases; Qwen3-ASR-1.7B's Qwen3: vocabulary
+    # 151,936, hidden 2,048, 28 layers of 16 heads of 128, 8 key-value heads, q/k norms of 128, MLP 6,144; tied
+    text_layer = 2048 * 2048 + 2 * 2048 * 1024 + 2048 * 2048 + 3 * 2048 * 6144 + 2 * 2048 + 2 * 128
+    text = 151936 * 2048 + 28 * text_layer + 2048
+    encoder = qwen3_asr_encoder(1024, 4096, 24, 128, 480)
+    projector = (1024 * 1024 + 1024) + (1024 * 3584 + 3584)
+    assert encoder + projector + text == 2_039_626_880  # transformers 5.24 builds Qwen3ASRForConditionalGeneration()
+    report = account(str(write_config({"model_type": "qwen3_asr"})))
+    assert report.total_params == encoder + projector + text
+    assert report.components.audio == encoder
+    assert report.components.projector == projector
+    assert report.components.lm_head == 0
+
+
+def test_qwen3_asr_stores_its_modules_in_transformers_5s_layout():
+    # d_model 64 over 20 mel bins: 10, 5, then 3 left after the convolutions of 8 channels; output_dim 48
+    tensors = checkpoint_tensors(load_config(QWEN3_ASR).spec)
+    assert tensors["model.audio_tower.conv2d1.weight"] == (8, 1, 3, 3)
+    assert tensors["model.audio_tower.conv_out.weight"] == (64, 8 * 3)
+    assert tensors["model.audio_tower.layers.1.self_attn.k_proj.bias"] == (64,)
+    assert tensors["model.multi_modal_projector.linear_2.weight"] == (48, 64)
+    assert tensors["model.language_model.layers.0.self_attn.q_norm.weight"] == (16,)
+    assert "lm_head.weight" not in tensors  # tied to model.language_model.embed_tokens
+
+
+def test_qwen3_asr_has_no_fixed_window_rule_for_a_clip():
+    # its encoder attends within windows of n_window_infer frames whose last may be short: no --audio
+    assert load_config(QWEN3_ASR).spec.audio is None
+
+
+VOXTRAL_REALTIME = str(CONFIGS / "synthetic__voxtral_realtime.json")
+
+
+def voxtral_realtime_encoder(d: int, heads: int, head_dim: int, ffn: int, layers: int, mel: int) -> int:
+    """VoxtralRealtimeEncoder: per layer q (bias), k (none), v (bias) d → heads · head_dim, o_proj back (bias), a gated
+    MLP with only down_proj biased, two RMSNorms; embedder.conv1 (mel → d, 3 taps) and conv2 (d → d, 3 taps) with
+    biases; a final RMSNorm; rotary positions, no table."""
+    width = heads * head_dim
+    layer = 4 * d * width + 2 * width + d + 3 * d * ffn + d + 2 * d
+    return layers * layer + (d * mel * 3 + d) + (d * d * 3 + d) + d
+
+
+def test_voxtral_realtime_defaults_by_hand(write_config):
+    # VoxtralRealtimeConfig(): the encoder 32 × d 1,280, 32 heads of 64, FFN 5,120, 128 mel bins; the projector
+    # reads downsample_factor 4 positions as a row (linear_1 5,120 → 3,072, linear_2 3,072 → 3,072, no biases);
+    # Voxtral-Mini-4B-Realtime's text model: vocabulary 131,072, hidden 3,072, 26 layers of 32 heads of 128 and 8
+    # key-value heads, MLP 9,216, and ada_rms_norm (3,072 → 32 → 3,072) in each layer; tied
+    ada = 2 * 32 * 3072
+    text_layer = 3072 * 4096 + 2 * 3072 * 1024 + 4096 * 3072 + 3 * 3072 * 9216 + 2 * 3072 + ada
+    text = 131072 * 3072 + 26 * text_layer + 3072
+    encoder = voxtral_realtime_encoder(1280, 32, 64, 5120, 32, 128)
+    projector = 5120 * 3072 + 3072 * 3072
+    assert (
+        encoder + projector + text == 4_429_679_360
+    )  # transformers 5.24 builds VoxtralRealtimeForConditionalGeneration()
+    report = account(str(write_config({"model_type": "voxtral_realtime"})))
+    assert report.total_params == encoder + projector + text
+    assert report.components.audio == encoder
+    assert report.components.projector == projector
+    assert report.components.other == 26 * ada  # transformers' record files ada_rms_norm's linears under other
+
+
+def test_voxtral_realtime_saves_transformers_4s_layout():
+    # conversion mapping "voxtral_realtime" → "qwen2_audio": save_pretrained writes Voxtral's layout
+    tensors = checkpoint_tensors(load_config(VOXTRAL_REALTIME).spec)
+    assert tensors["audio_tower.embedder.conv2.weight"] == (64, 64, 3)
+    assert tensors["audio_tower.layers.0.self_attn.q_proj.weight"] == (4 * 24, 64)
+    assert tensors["audio_tower.layers.0.mlp.down_proj.bias"] == (64,)
+    assert "audio_tower.layers.0.self_attn.k_proj.bias" not in tensors
+    assert tensors["multi_modal_projector.linear_1.weight"] == (48, 2 * 64)
+    assert tensors["language_model.model.layers.1.ada_rms_norm.linear1.weight"] == (32, 48)
+    assert "language_model.lm_head.weight" not in tensors  # tied
+
+
+def test_voxtral_realtime_ada_rms_norm_costs_a_token_nothing():
+    # ada_rms_norm reads the time embedding once per forward; a token at context 1 costs 2 · (q 48·64 + k 48·32 +
+    # v 48·32 + o 64·48) · 2 layers, scores 2 · 2 · 4 heads · (16 + 16), the MLP 2 · 3 · 48 · 80 · 2, the head 2 · 48,000
+    per_token = flops(VOXTRAL_REALTIME, context=1).per_token
+    projections, scores = 2 * (48 * 64 + 2 * 48 * 32 + 64 * 48) * 2, 2 * 2 * 4 * (16 + 16)
+    mlp, head = 2 * 3 * 48 * 80 * 2, 2 * 48 * 1000
+    assert (per_token.attention_projections, per_token.ffn, per_token.other) == (projections, mlp, 0)
+    assert per_token.total == projections + scores + mlp + head
+
+
+def test_voxtral_realtime_streams_so_has_no_fixed_window_rule():
+    assert load_config(VOXTRAL_REALTIME).spec.audio is None

@@ -38,6 +38,7 @@ from ..spec import (
 )
 from ..values import replace
 from .bart import BART_MLP, SELF_ATTENTION
+from .blocks import LLAMA_ATTENTION, LLAMA_MLP
 from .registry import tower
 from .towers import Tower, TowerConfig, audio_module
 
@@ -127,6 +128,124 @@ class Qwen2AudioEncoderConfig(TowerConfig):
         )  # fmt: skip
         assert tower.audio is not None
         return replace(tower, audio=replace(tower.audio, tokens=self.max_source_positions // 2))
+
+
+@tower("qwen3_asr_encoder")
+class Qwen3ASREncoderConfig(TowerConfig):
+    """configuration_qwen3_asr.py (Qwen3ASREncoderConfig) / modeling_qwen3_asr.py (Qwen3ASREncoder): three
+    convolutions of 3 × 3, stride 2 (1 → downsample_hidden_size → itself → itself, with biases), conv_out (the
+    channels × the mel bins left → d_model, no bias), sinusoidal positions (a buffer, not saved), Whisper's
+    pre-LN layers with a bias on every projection (k_proj too) and ln_post. It reads chunks of 2 · n_window
+    frames attending within windows of n_window_infer frames, whose last may be short: no fixed-window rule."""
+
+    config_class = "Qwen3ASREncoderConfig"
+    informational_fields = frozenset({"n_window", "n_window_infer", "max_position_embeddings", "scale_embedding"})
+
+    d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
+    encoder_ffn_dim: Width = Field(4096, validation_alias=AliasChoices("encoder_ffn_dim", "intermediate_size"))
+    encoder_layers: LayerCount = Field(24, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_attention_heads: HeadCount = Field(
+        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
+    )
+    activation_function: Name = "gelu"
+    num_mel_bins: Width = 128
+    downsample_hidden_size: Width = 480
+    output_dim: Width = 3584
+
+    def frequencies(self) -> int:
+        """The mel bins left after the three stride-2 convolutions (padding 1, kernel 3): f ← (f + 1) // 2, thrice."""
+        bins = self.num_mel_bins
+        for _ in range(3):
+            bins = (bins + 1) // 2
+        return bins
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads, channels = self.d_model, self.encoder_attention_heads, self.downsample_hidden_size
+        head_dim = hidden // heads
+        attention = Attention(hidden, heads, heads, head_dim, head_dim, SELF_ATTENTION, True, True, True, True)
+        norm = Norm("layernorm", hidden, bias=True)
+        layer = Layer(
+            prefix + "layers.{i}",
+            attention,
+            DenseFfn(hidden, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True),
+            (("self_attn_layer_norm", norm), ("final_layer_norm", norm)),
+            stack="audio",
+        )
+        convs = tuple(
+            module
+            for index, in_channels in ((1, 1), (2, channels), (3, channels))
+            for module in (
+                audio_module(
+                    f"{prefix}conv2d{index}.weight", LearnedTensor((channels, in_channels, 3, 3), matmul=True)
+                ),
+                audio_module(f"{prefix}conv2d{index}.bias", LearnedTensor((channels,))),
+            )
+        )
+        extras = convs + (
+            audio_module(prefix + "conv_out", Linear(channels * self.frequencies(), hidden), runs="per_audio_position"),
+            audio_module(prefix + "ln_post", norm, runs="per_audio_position"),
+        )
+        return Tower((layer,) * self.encoder_layers, extras, hidden, None)
+
+
+@tower("voxtral_realtime_encoder")
+class VoxtralRealtimeEncoderConfig(TowerConfig):
+    """configuration_voxtral_realtime.py (VoxtralRealtimeEncoderConfig) / modeling_voxtral_realtime.py
+    (VoxtralRealtimeEncoder): two causal convolutions (embedder.conv1 num_mel_bins → hidden, 3 taps; conv2 hidden →
+    hidden, 3 taps, stride 2; with biases), layers of causal attention within sliding_window positions (heads of
+    head_dim, as many key-value heads; q, v and o_proj biased, k_proj not; rotary positions, no table) and a gated
+    MLP (hidden_act; only down_proj biased), two RMSNorms each, a final RMSNorm. It streams clips of any length:
+    no fixed-window rule."""
+
+    config_class = "VoxtralRealtimeEncoderConfig"
+    informational_fields = frozenset({"vocab_size", "activation_function", "max_position_embeddings", "use_cache"})
+
+    hidden_size: Width = Field(1280, validation_alias=AliasChoices("hidden_size", "d_model"))
+    intermediate_size: Width = Field(5120, validation_alias=AliasChoices("intermediate_size", "encoder_ffn_dim"))
+    num_hidden_layers: LayerCount = Field(32, validation_alias=AliasChoices("num_hidden_layers", "encoder_layers"))
+    num_attention_heads: HeadCount = Field(
+        32, validation_alias=AliasChoices("num_attention_heads", "encoder_attention_heads")
+    )
+    head_dim: Width = 64
+    hidden_act: Name = "silu"
+    num_mel_bins: Width = 128
+    sliding_window: Width = 750
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads, head_dim = self.hidden_size, self.num_attention_heads, self.head_dim
+        attention = Attention(
+            hidden,
+            heads,
+            heads,
+            head_dim,
+            head_dim,
+            LLAMA_ATTENTION,
+            True,
+            False,
+            True,
+            True,
+            window=self.sliding_window,
+        )
+        norm = Norm("rmsnorm", hidden)
+        layer = Layer(
+            prefix + "layers.{i}",
+            attention,
+            DenseFfn(hidden, self.intermediate_size, True, self.hidden_act, LLAMA_MLP),
+            (("self_attn_layer_norm", norm), ("final_layer_norm", norm)),
+            stack="audio",
+            parameters=(Parameter("audio", "down_bias", "mlp.down_proj.bias", (hidden,)),),
+        )
+        embedder = prefix + "embedder."
+        extras = (
+            audio_module(embedder + "conv1.weight", LearnedTensor((hidden, self.num_mel_bins, 3), matmul=True)),
+            audio_module(embedder + "conv1.bias", LearnedTensor((hidden,))),
+            audio_module(
+                embedder + "conv2.weight", LearnedTensor((hidden, hidden, 3), matmul=True), runs="per_audio_position"
+            ),
+            audio_module(embedder + "conv2.bias", LearnedTensor((hidden,)), runs="per_audio_position"),
+            audio_module(prefix + "norm", norm, runs="per_audio_position"),
+        )
+        return Tower((layer,) * self.num_hidden_layers, extras, hidden, None)
 
 
 def conformer_layer(

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..spec import AudioInput, Extra, Linear
+from ..schema import Flag, Width
+from ..spec import AudioInput, Extra, Layer, Linear, ModelSpec, Parameter
 from ..values import replace
-from .multimodal import MultimodalLayers
+from .mistral import MistralConfig
+from .multimodal import MultimodalLayers, relocate
+from .qwen import _TextOfWrapper
 from .registry import family
 from .towers import Tower, audio_module
 
@@ -108,3 +111,139 @@ class Qwen2AudioConfig(AudioLanguageConfig):
     def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         linear = Linear(tower.hidden_size, text_hidden, True)
         return (audio_module("multi_modal_projector.linear", linear, "projector", "per_audio_token"),)
+
+
+# Qwen3ASRConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): Qwen3-ASR-1.7B's Qwen3.
+QWEN3_ASR_TEXT = {
+    "model_type": "qwen3",
+    "hidden_size": 2048,
+    "intermediate_size": 6144,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "max_position_embeddings": 65536,
+    "tie_word_embeddings": True,
+}
+
+
+@family("qwen3_asr")
+class Qwen3ASRConfig(AudioLanguageConfig):
+    """configuration_qwen3_asr.py / modeling_qwen3_asr.py (transformers 5.24): Qwen3ASREncoder, a language model
+    built by AutoModel (Qwen3 by default; a given text_config is read alone) and Qwen3ASRMultiModalProjector
+    (linear_1 d_model → d_model, linear_2 d_model → the encoder's output_dim, both with bias), stored in
+    transformers 5's layout (model.audio_tower., model.language_model., model.multi_modal_projector., lm_head).
+    The wrapper's tie_word_embeddings (default true) ties lm_head to the token table."""
+
+    architecture = "Qwen3-ASR"
+    config_class = "Qwen3ASRConfig"
+    default_model_class = "Qwen3ASRForConditionalGeneration"
+    text_model_type = "qwen3"
+    text_defaults = QWEN3_ASR_TEXT
+    audio_model_type = "qwen3_asr_encoder"
+    audio_defaults = {"model_type": "qwen3_asr_encoder"}
+    language_model_prefix = "model.language_model."
+    audio_prefix = "model.audio_tower."
+    lm_head_name = "lm_head"
+    informational_fields = frozenset({"audio_token_id", "timestamp_token_id", "token_classification_bias"})
+
+    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        from .audio import Qwen3ASREncoderConfig
+
+        assert isinstance(self.audio, Qwen3ASREncoderConfig)
+        hidden, output = tower.hidden_size, self.audio.output_dim
+        return (
+            audio_module("model.multi_modal_projector.linear_1", Linear(hidden, hidden, True), "projector", "per_audio_token"),
+            audio_module("model.multi_modal_projector.linear_2", Linear(hidden, output, True), "projector", "per_audio_token"),
+        )  # fmt: skip
+
+
+# VoxtralRealtimeConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): Voxtral-Mini-4B-Realtime's.
+VOXTRAL_REALTIME_TEXT = {
+    "model_type": "voxtral_realtime_text",
+    "vocab_size": 131072,
+    "hidden_size": 3072,
+    "intermediate_size": 9216,
+    "num_hidden_layers": 26,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "max_position_embeddings": 131072,
+    "rms_norm_eps": 1e-05,
+    "use_cache": True,
+    "rope_theta": 1000000.0,
+    "head_dim": 128,
+    "tie_word_embeddings": True,
+    "sliding_window": 8192,
+}
+# VoxtralRealtimeTextAdaRmsNorm: linear1 hidden → 32 and linear2 32 → hidden, whatever the config says.
+ADA_RMS_NORM_WIDTH = 32
+
+
+@family("voxtral_realtime_text")
+class VoxtralRealtimeTextConfig(_TextOfWrapper, MistralConfig):
+    """configuration_voxtral_realtime.py (VoxtralRealtimeTextConfig) / modeling_voxtral_realtime.py: Mistral's
+    layer (no biases, every layer within sliding_window) and Mistral's defaults, plus ada_rms_norm (linear1 hidden →
+    32, linear2 32 → hidden, no biases), which scales the FFN's input by what it makes of the time embedding: it reads
+    that one vector once per forward, not each token, so its weights add no FLOPs per token. No head of its own
+    (VoxtralRealtimeTextModel)."""
+
+    architecture = "Voxtral Realtime"
+    config_class = "VoxtralRealtimeTextConfig"
+    default_model_class = "VoxtralRealtimeTextModel"
+    # not a field of VoxtralRealtimeTextConfig: the wrapper's text defaults pass it and PreTrainedConfig keeps it as
+    # an attribute; it ties nothing in the text model (no head) and the wrapper's own flag ties the whole model's
+    undeclared_keys = frozenset({"tie_word_embeddings"})
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        hidden = self.hidden_size
+        ada = (
+            Parameter("other", "ada_rms_norm_in", "ada_rms_norm.linear1.weight", (ADA_RMS_NORM_WIDTH, hidden)),
+            Parameter("other", "ada_rms_norm_out", "ada_rms_norm.linear2.weight", (hidden, ADA_RMS_NORM_WIDTH)),
+        )
+        return self.layer(self.attention(window), self.gated_ffn(), parameters=ada)
+
+
+@family("voxtral_realtime")
+class VoxtralRealtimeConfig(AudioLanguageConfig):
+    """configuration_voxtral_realtime.py / modeling_voxtral_realtime.py (transformers 5.24): VoxtralRealtimeEncoder,
+    VoxtralRealtimeTextModel (a given text_config is read over the defaults, as __post_init__ merges them) and
+    VoxtralRealtimeMultiModalProjector, which reads downsample_factor encoder positions as one row: linear_1
+    (audio hidden · downsample_factor → text hidden) and linear_2 (text → text), no biases. The time embedding is an
+    unsaved buffer. Saved in transformers 4's layout (conversion mapping "qwen2_audio", as Voxtral); the wrapper's
+    tie_word_embeddings (default true) ties the head to the token table."""
+
+    architecture = "Voxtral Realtime"
+    config_class = "VoxtralRealtimeConfig"
+    default_model_class = "VoxtralRealtimeForConditionalGeneration"
+    text_model_type = "voxtral_realtime_text"
+    text_defaults = VOXTRAL_REALTIME_TEXT
+    text_defaults_under_given = True
+    audio_model_type = "voxtral_realtime_encoder"
+    audio_defaults = {"model_type": "voxtral_realtime_encoder"}
+    informational_fields = frozenset(
+        {"projector_hidden_act", "audio_length_per_tok", "default_num_delay_tokens", "use_cache"}
+    )
+
+    downsample_factor: Width = 4
+    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
+
+    def wrapped_spec(self) -> ModelSpec:
+        """The language model read without its head (VoxtralRealtimeTextModel) and relocated, with the tower."""
+        spec = getattr(self.text, "language_model_spec", self.text.to_spec)()
+        spec = replace(spec, model_type=self.model_type, tie_word_embeddings=self.tied())
+        return self.whole(relocate(spec, self.language_model_prefix, self.lm_head_name))
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        rows = tower.hidden_size * self.downsample_factor
+        return (
+            audio_module("multi_modal_projector.linear_1", Linear(rows, text_hidden), "projector", "per_audio_token"),
+            audio_module("multi_modal_projector.linear_2", Linear(text_hidden, text_hidden), "projector", "per_audio_token"),
+        )  # fmt: skip
