@@ -234,7 +234,9 @@ def divisors(n: int) -> list[int]:
 # --- sizes every family shares, under the names its class gives them ---------------------------------------------
 
 
-@rule("vocab_size", "src_vocab_size", "tgt_vocab_size")  # FSMT's source and target tables: one size, so tying holds
+# FSMT's source and target tables: one size, so tying holds; RoCBert's pronunciation and shape tables: the vocabulary's
+# size, so the padding row (drawn within the vocabulary) is a row of each, as torch's padding_idx requires.
+@rule("vocab_size", "src_vocab_size", "tgt_vocab_size", "pronunciation_vocab_size", "shape_vocab_size")
 def _vocab(d: Draft, name: str) -> Any:
     return d.size["vocab"]
 
