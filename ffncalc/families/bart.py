@@ -42,8 +42,48 @@ BART_MLP = names(up="fc1", down="fc2")
 Kind = Literal["model", "generation", "sequence", "question", "causal"]
 
 
+class BartStacks:
+    """BART's layers, which the seq2seq families that copy them share (BART's descendants, Whisper, Speech2Text):
+    self-attention and the MLP (the decoder's also cross-attention), each followed by its LayerNorm. A family with
+    other biases (Whisper's k_proj) overrides ``attention``."""
+
+    d_model: int
+    encoder_ffn_dim: int
+    decoder_ffn_dim: int
+    activation_function: str
+    encoder_attention_heads: int
+    decoder_attention_heads: int
+    encoder_layers: int
+    decoder_layers: int
+
+    def layer_norm(self) -> Norm:
+        return Norm("layernorm", self.d_model, bias=True)
+
+    def attention(self, heads: int, attention_names) -> Attention:
+        head_dim = self.d_model // heads
+        return Attention(self.d_model, heads, heads, head_dim, head_dim, attention_names, True, True, True, True)
+
+    def stack(self, kind: Literal["encoder", "decoder"], root: str) -> tuple[Layer, ...]:
+        """A stack's layers: self-attention and the MLP (the decoder's also cross-attention), each with its LayerNorm."""
+        norm = self.layer_norm()
+        name = f"{root}{kind}.layers.{{i}}"
+        if kind == "encoder":
+            ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
+            norms: Norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
+            layer = Layer(
+                name, self.attention(self.encoder_attention_heads, SELF_ATTENTION), ffn, norms, stack="encoder"
+            )
+            return (layer,) * self.encoder_layers
+        heads = self.decoder_attention_heads
+        ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
+        norms = (("self_attn_layer_norm", norm), ("encoder_attn_layer_norm", norm), ("final_layer_norm", norm))
+        cross = self.attention(heads, CROSS_ATTENTION)
+        layer = Layer(name, self.attention(heads, SELF_ATTENTION), ffn, norms, cross_attention=cross, stack="decoder")
+        return (layer,) * self.decoder_layers
+
+
 @family("bart")
-class BartConfig(HFConfig):
+class BartConfig(BartStacks, HFConfig):
     """configuration_bart.py / modeling_bart.py.
 
     Learned positions with 2 rows more than max_position_embeddings (the offset kept from fairseq), one
@@ -169,31 +209,6 @@ class BartConfig(HFConfig):
         return self.vocab_size
 
     # --- the stacks ---
-
-    def layer_norm(self) -> Norm:
-        return Norm("layernorm", self.d_model, bias=True)
-
-    def attention(self, heads: int, attention_names) -> Attention:
-        head_dim = self.d_model // heads
-        return Attention(self.d_model, heads, heads, head_dim, head_dim, attention_names, True, True, True, True)
-
-    def stack(self, kind: Literal["encoder", "decoder"], root: str) -> tuple[Layer, ...]:
-        """A stack's layers: self-attention and the MLP (the decoder's also cross-attention), each with its LayerNorm."""
-        norm = self.layer_norm()
-        name = f"{root}{kind}.layers.{{i}}"
-        if kind == "encoder":
-            ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
-            norms: Norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
-            layer = Layer(
-                name, self.attention(self.encoder_attention_heads, SELF_ATTENTION), ffn, norms, stack="encoder"
-            )
-            return (layer,) * self.encoder_layers
-        heads = self.decoder_attention_heads
-        ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
-        norms = (("self_attn_layer_norm", norm), ("encoder_attn_layer_norm", norm), ("final_layer_norm", norm))
-        cross = self.attention(heads, CROSS_ATTENTION)
-        layer = Layer(name, self.attention(heads, SELF_ATTENTION), ffn, norms, cross_attention=cross, stack="decoder")
-        return (layer,) * self.decoder_layers
 
     def stack_extras(self, kind: Literal["encoder", "decoder"], root: str) -> list[Extra]:
         """A stack's position table, the LayerNorm on its embeddings, and (encoder) its final LayerNorm."""

@@ -8,15 +8,15 @@ from typing import ClassVar, Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
-from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, ModelNames, ModelSpec, Norm, Norms, Runs
-from .bart import BART_MLP, CROSS_ATTENTION, SELF_ATTENTION
+from ..spec import Extra, LearnedTensor, ModelNames, ModelSpec, Runs
+from .bart import BartStacks
 from .registry import family
 
 Kind = Literal["model", "generation"]
 
 
 @family("speech_to_text")
-class Speech2TextConfig(HFConfig):
+class Speech2TextConfig(BartStacks, HFConfig):
     """configuration_speech_to_text.py / modeling_speech_to_text.py (transformers 5.24).
 
     Encoder: Conv1dSubsampler, num_conv_layers convolutions of conv_kernel_sizes taps, stride 2, with biases (the
@@ -92,25 +92,6 @@ class Speech2TextConfig(HFConfig):
             )
         return notes
 
-    def attention(self, heads: int, attention_names) -> Attention:
-        width = self.d_model // heads
-        return Attention(self.d_model, heads, heads, width, width, attention_names, True, True, True, True)
-
-    def stack(self, kind: Literal["encoder", "decoder"], root: str) -> tuple[Layer, ...]:
-        norm = Norm("layernorm", self.d_model, bias=True)
-        name = f"{root}{kind}.layers.{{i}}"
-        if kind == "encoder":
-            ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
-            attention = self.attention(self.encoder_attention_heads, SELF_ATTENTION)
-            norms: Norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
-            return (Layer(name, attention, ffn, norms, stack="encoder"),) * self.encoder_layers
-        heads = self.decoder_attention_heads
-        ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
-        norms = (("self_attn_layer_norm", norm), ("encoder_attn_layer_norm", norm), ("final_layer_norm", norm))
-        cross = self.attention(heads, CROSS_ATTENTION)
-        layer = Layer(name, self.attention(heads, SELF_ATTENTION), ffn, norms, cross_attention=cross, stack="decoder")
-        return (layer,) * self.decoder_layers
-
     def encoder_extras(self, root: str) -> list[Extra]:
         """Conv1dSubsampler's convolutions (in → out, kernel taps, with biases) and the final LayerNorm: none runs
         for a generated token."""
@@ -125,7 +106,7 @@ class Speech2TextConfig(HFConfig):
                 Extra("other", module + "weight", LearnedTensor((emits, reads, kernel), matmul=True), runs),
                 Extra("other", module + "bias", LearnedTensor((emits,)), runs),
             ]
-        extras.append(Extra("norm", f"{root}encoder.layer_norm", Norm("layernorm", self.d_model, bias=True), runs))
+        extras.append(Extra("norm", f"{root}encoder.layer_norm", self.layer_norm(), runs))
         return extras
 
     def to_spec(self) -> ModelSpec:
@@ -136,7 +117,7 @@ class Speech2TextConfig(HFConfig):
             hidden_size=self.d_model,
             vocab_size=self.vocab_size,
             layers=self.stack("encoder", root) + self.stack("decoder", root),
-            final_norm=Norm("layernorm", self.d_model, bias=True),
+            final_norm=self.layer_norm(),
             tie_word_embeddings=self.tie_word_embeddings,
             names=ModelNames(f"{root}decoder.embed_tokens", f"{root}decoder.layer_norm", base_model_prefix="model"),
             lm_head=kind != "model",

@@ -11,26 +11,22 @@ from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount,
 from ..spec import (
     Attention,
     AudioInput,
-    DenseFfn,
     Extra,
-    Layer,
     LearnedTensor,
     ModelNames,
     ModelSpec,
-    Norm,
-    Norms,
     Runs,
     Table,
 )
 from .audio import WHISPER_FRAMES_PER_SECOND
-from .bart import BART_MLP, CROSS_ATTENTION, SELF_ATTENTION
+from .bart import BartStacks
 from .registry import family
 
 Kind = Literal["model", "generation", "causal"]
 
 
 @family("whisper")
-class WhisperConfig(HFConfig):
+class WhisperConfig(BartStacks, HFConfig):
     """configuration_whisper.py / modeling_whisper.py.
 
     Encoder: conv1 (num_mel_bins → d_model, 3 taps) and conv2 (d_model → d_model, 3 taps, stride 2) with biases,
@@ -116,28 +112,10 @@ class WhisperConfig(HFConfig):
             )
         return notes
 
-    def layer_norm(self) -> Norm:
-        return Norm("layernorm", self.d_model, bias=True)
-
     def attention(self, heads: int, attention_names) -> Attention:
         """q, v and out_proj with biases, k_proj without (WhisperAttention)."""
         width = self.d_model // heads
         return Attention(self.d_model, heads, heads, width, width, attention_names, True, False, True, True)
-
-    def stack(self, kind: Literal["encoder", "decoder"], root: str) -> tuple[Layer, ...]:
-        norm = self.layer_norm()
-        name = f"{root}{kind}.layers.{{i}}"
-        if kind == "encoder":
-            ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
-            attention = self.attention(self.encoder_attention_heads, SELF_ATTENTION)
-            norms: Norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
-            return (Layer(name, attention, ffn, norms, stack="encoder"),) * self.encoder_layers
-        heads = self.decoder_attention_heads
-        ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
-        norms = (("self_attn_layer_norm", norm), ("encoder_attn_layer_norm", norm), ("final_layer_norm", norm))
-        cross = self.attention(heads, CROSS_ATTENTION)
-        layer = Layer(name, self.attention(heads, SELF_ATTENTION), ffn, norms, cross_attention=cross, stack="decoder")
-        return (layer,) * self.decoder_layers
 
     def encoder_extras(self, root: str) -> list[Extra]:
         """The convolutions over the log-mel frames (conv1 keeps the frame rate, conv2 strides by 2: it runs per
