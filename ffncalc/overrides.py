@@ -120,17 +120,18 @@ def follow_notes(config: HFConfig, overrides: tuple[Override, ...], raw: dict[st
     """For each derived field whose rule reads a changed field: whether it followed (left out) or kept its value."""
     notes = []
     changed = {override.path[-1] for override in overrides if len(override.path) == 1}
-    for field, rule in getattr(config, "derived_defaults", {}).items():
-        sources = set(re.findall(r"[A-Za-z_]\w*", rule)) & changed
+    for field, derivation in config.derivations().items():
+        sources = set(re.findall(r"[A-Za-z_]\w*", derivation.rule)) & changed
         if not sources or field in changed:
             continue
         source = ", ".join(sorted(sources))
-        if raw.get(field) is None:
-            notes.append(f"{field} follows {source}: {rule} = {config.resolved(field)} (the config leaves it out)")
-        else:
+        if raw.get(field, derivation.when) != derivation.when:
             notes.append(
                 f"{field} keeps the config's {raw[field]} (the config sets it, so it does not follow {source})"
             )
+        elif getattr(config, field) == derivation.when:
+            value = config.resolved(field)
+            notes.append(f"{field} follows {source}: {derivation.rule} = {value} (the config leaves it out)")
     return notes
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property, wraps
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from .quantization import Block
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 # Ceilings: generous (16× the largest published value or more), so only nonsense trips them.
 MAX_LAYERS = 1 << 14  # 16,384 layers
@@ -138,6 +140,57 @@ def per_arguments(builder: Callable[..., T]) -> Callable[..., T]:
     return cached
 
 
+@dataclass(frozen=True)
+class Derivation:
+    """How transformers derives a field a config leaves None: the rule as users read it, and the attribute (a
+    property, or a method taking no argument) of the adapter that computes the value."""
+
+    field: str
+    rule: str
+    attribute: str
+    is_method: bool
+    when: Any = None  # the field's value that asks for the derivation (None, or a sentinel such as "auto")
+
+
+def derives(field: str, rule: str, when: Any = None) -> Callable[[F], F]:
+    """Mark a method, or a property's getter, as how transformers derives FIELD when a config leaves it WHEN (None,
+    or a sentinel such as "auto"); RULE says how, as users read it. The one statement of a derived default:
+    ``defaults_used``, ``--set``'s notes and ``resolved`` all read it."""
+
+    def mark(function: F) -> F:
+        setattr(function, _DERIVES, (field, rule, when))
+        return function
+
+    return mark
+
+
+_DERIVES = "_ffncalc_derives"
+_DERIVATIONS: dict[type, dict[str, Derivation]] = {}
+
+
+def _derivations_of(cls: type) -> dict[str, Derivation]:
+    """field → Derivation for every method or property marked with ``derives`` on CLS or its bases (the nearest
+    class's mark wins; an override of a marked attribute keeps its mark's field and rule)."""
+    found = _DERIVATIONS.get(cls)
+    if found is None:
+        found = {}
+        for klass in reversed(cls.__mro__):
+            for name, value in list(vars(klass).items()):
+                if isinstance(value, property):
+                    getter, is_method = value.fget, False
+                elif isinstance(value, cached_property):
+                    getter, is_method = value.func, False
+                elif callable(value) and not isinstance(value, type):
+                    getter, is_method = value, True
+                else:
+                    continue
+                mark = getattr(getter, _DERIVES, None)
+                if mark is not None:
+                    found[mark[0]] = Derivation(mark[0], mark[1], name, is_method, mark[2])
+        _DERIVATIONS[cls] = found
+    return found
+
+
 class Nested(BaseModel):
     """A nested block of a config (DBRX's attn_config): the same rules, no metadata."""
 
@@ -148,8 +201,8 @@ class HFConfig(BaseModel):
     """Fields every family shares; each family adapter subclasses it and implements ``to_spec``.
 
     An adapter declares exactly the fields it reads, with the defaults of ``config_class`` in
-    transformers; a field whose default is derived from others is declared None, with its rule
-    in ``derived_defaults`` and its value from ``resolved(field)``.
+    transformers; a field whose default is derived from others is declared None, and the method or
+    property computing it is marked ``@derives(field, rule)``.
     """
 
     # Names and ModelNames on an adapter are class data: where the family's checkpoints keep each part.
@@ -172,8 +225,6 @@ class HFConfig(BaseModel):
     config_class: ClassVar[str] = ""
     #: The model class counted when ``architectures`` names none this family knows.
     default_model_class: ClassVar[str] = ""
-    #: field → how transformers derives it when the config leaves it out.
-    derived_defaults: ClassVar[dict[str, str]] = {}
     #: Fields read for advice only (a context beyond max_position_embeddings), not for counting.
     informational_fields: ClassVar[frozenset[str]] = frozenset()
     #: Keys read although transformers' configuration class declares no field for them: modeling code
@@ -221,9 +272,33 @@ class HFConfig(BaseModel):
         """The transformers class counted: the config's ``architectures[0]``, else the family's usual one."""
         return (self.architectures or [self.default_model_class])[0] or self.default_model_class
 
+    @classmethod
+    def derivations(cls) -> dict[str, Derivation]:
+        """field → how transformers derives it when a config leaves it None (or the mark's sentinel), for each of
+        this class's fields marked ``derives``."""
+        fields = cls.model_fields
+        return {field: derivation for field, derivation in _derivations_of(cls).items() if field in fields}
+
+    @classmethod
+    def derived_defaults(cls) -> dict[str, str]:
+        """field → how transformers derives it, for each field this class derives by default (declared None, or the
+        sentinel its ``derives`` mark names)."""
+        fields = cls.model_fields
+        return {
+            field: derivation.rule
+            for field, derivation in cls.derivations().items()
+            if fields[field].default == derivation.when
+        }
+
     def resolved(self, field: str) -> Any:
-        """A field's value once transformers' derived defaults are applied (adapters override for theirs)."""
-        return getattr(self, field)
+        """A field's value: the config's, or where it asks for the derivation (None), the value its ``derives`` mark
+        computes."""
+        value = getattr(self, field)
+        derivation = _derivations_of(type(self)).get(field)
+        if derivation is None or value != derivation.when:
+            return value
+        derived = getattr(self, derivation.attribute)
+        return derived() if derivation.is_method else derived
 
     def unused_fields(self) -> set[str]:
         """Fields this config's other values make irrelevant (a window size while windows are off)."""
@@ -279,7 +354,7 @@ def _defaults_of(model: BaseModel, skip: frozenset[str], prefix: str = "") -> li
         if isinstance(value, BaseModel):
             found += _defaults_of(value, frozenset(), f"{prefix}{field}.")
         elif field not in model.model_fields_set:
-            rule = getattr(model, "derived_defaults", {}).get(field)
+            rule = model.derived_defaults().get(field) if isinstance(model, HFConfig) else None
             if rule and isinstance(model, HFConfig):
                 value = model.resolved(field)
             found.append((prefix + field, list(value) if isinstance(value, tuple) else value, rule))

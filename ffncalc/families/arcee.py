@@ -17,6 +17,7 @@ from ..schema import (
     Name,
     PositionCount,
     Width,
+    derives,
 )
 from ..spec import DenseFfn, Layer, MoeFfn, Parameter, Projection, names
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, KvHeads, MlpBias
@@ -67,10 +68,6 @@ class AfmoeConfig(HiddenAct, KvHeads, AttentionBias, DecoderConfig):
     config_class = "AfmoeConfig"
     default_model_class = "AfmoeForCausalLM"
     heads_divide_hidden = False  # AfmoeConfig does not check hidden_size; the attention reads head_dim
-    derived_defaults = {
-        "num_key_value_heads": "num_attention_heads",
-        "layer_types": "full_attention on every global_attn_every_n_layers-th layer, sliding_attention on the others",
-    }
     moe_names = AFMOE_MOE
 
     vocab_size: Width = 200192
@@ -92,9 +89,9 @@ class AfmoeConfig(HiddenAct, KvHeads, AttentionBias, DecoderConfig):
     ) = None
     routing_fields = ("num_experts_per_tok", "num_experts")
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
+    @derives(
+        "layer_types", "full_attention on every global_attn_every_n_layers-th layer, sliding_attention on the others"
+    )
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)

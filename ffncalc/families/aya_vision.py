@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..schema import Flag, Width
+from ..schema import Flag, Width, derives
 from ..spec import Extra, ImageInput, Linear, Norm
 from ..values import replace
 from .multimodal import MultimodalConfig
@@ -40,13 +40,17 @@ class AyaVisionConfig(MultimodalConfig):
         "vision_use_head": False,
     }
     undeclared_keys = frozenset({"alignment_intermediate_size"})
-    derived_defaults = {"alignment_intermediate_size": "text_config.hidden_size"}
 
     tie_word_embeddings: Flag = True
     vision_feature_select_strategy: Literal["default", "full"] = "full"
     vision_feature_layer: int | list[int] = -1
     downsample_factor: Width = 2
     alignment_intermediate_size: Width | None = None
+
+    @derives("alignment_intermediate_size", "text_config.hidden_size")
+    def alignment_width(self) -> int:
+        """The projector's inner width: alignment_intermediate_size, else the language model's width."""
+        return self.alignment_intermediate_size or self.text.to_spec().hidden_size
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         """One tile of image_size square (GotOcr2ImageProcessor's crop_to_patches cuts an image into such tiles and
@@ -57,7 +61,7 @@ class AyaVisionConfig(MultimodalConfig):
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         merged = tower.hidden_size * self.downsample_factor**2
-        inner = self.alignment_intermediate_size or text_hidden
+        inner = self.alignment_width()
         return tuple(
             projector_module("multi_modal_projector." + name, module)
             for name, module in (

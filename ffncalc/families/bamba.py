@@ -17,6 +17,7 @@ from ..schema import (
     PositionCount,
     Width,
     WidthOrZero,
+    derives,
 )
 from ..spec import DenseFfn, Layer, Mixer, ModelNames, MoeFfn, names
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, MlpBias
@@ -41,7 +42,6 @@ class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, DecoderConfig):
     default_model_class = "BambaForCausalLM"
     heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-    derived_defaults = {**DecoderConfig.derived_defaults, "mamba_d_head": "mamba_expand · hidden_size / mamba_n_heads"}
     mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
     ffn_norm: ClassVar[str] = "pre_ff_layernorm"
@@ -64,9 +64,6 @@ class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, DecoderConfig):
     mamba_proj_bias: Flag = False
 
     _check_mamba_heads = mamba_heads_check()
-
-    def resolved(self, field: str):
-        return self.mamba_head_dim() if field == "mamba_d_head" else super().resolved(field)
 
     def unused_fields(self) -> set[str]:
         attends = self.attends()
@@ -127,11 +124,6 @@ class GraniteMoeHybridConfig(BambaLayers):
     architecture = "Granite-MoE-Hybrid"
     config_class = "GraniteMoeHybridConfig"
     default_model_class = "GraniteMoeHybridForCausalLM"
-    derived_defaults = {
-        **BambaLayers.derived_defaults,
-        "num_key_value_heads": "num_attention_heads",
-        "layer_types": "linear_attention for every layer",
-    }
     moe_names = names(router="block_sparse_moe.router.layer", experts="block_sparse_moe")
     expert_names = names(gate="input_linear", up="input_linear", down="output_linear")
     shared_names = names(gate="shared_mlp.input_linear", up="shared_mlp.input_linear", down="shared_mlp.output_linear")
@@ -154,13 +146,11 @@ class GraniteMoeHybridConfig(BambaLayers):
     )
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = super().unused_fields()
         return unused if self.num_local_experts else unused | {"num_experts_per_tok", "intermediate_size"}
 
+    @derives("layer_types", "linear_attention for every layer")
     def kinds(self) -> list[str]:
         return list(self.layer_types) if self.layer_types is not None else ["linear_attention"] * self.num_hidden_layers
 

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -100,7 +100,6 @@ class BartConfig(BartStacks, HFConfig):
     default_model_class = "BartForConditionalGeneration"
     undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
     informational_fields = frozenset({"pad_token_id"})
-    derived_defaults = {"num_labels": "len(id2label), else 3 (2 for mBART)"}
     class_prefix: ClassVar[str] = "Bart"
     classes: ClassVar[dict[str, Kind]] = {
         "Model": "model",
@@ -162,14 +161,12 @@ class BartConfig(BartStacks, HFConfig):
     def kind(self) -> Kind:
         return self.classes[self.model_class().removeprefix(self.class_prefix)]
 
+    @derives("num_labels", "len(id2label), else 3 (2 for mBART)")
     def labels(self) -> int:
         """The sequence classifier's width: len(id2label), or num_labels, or the family's default."""
         if self.id2label is not None:
             return len(self.id2label)
         return self.num_labels if self.num_labels is not None else self.default_labels
-
-    def resolved(self, field: str):
-        return self.labels() if field == "num_labels" else super().resolved(field)
 
     def unused_fields(self) -> set[str]:
         return {"encoder_layers", "encoder_ffn_dim", "encoder_attention_heads"} if self.kind == "causal" else set()
@@ -346,7 +343,6 @@ class MarianConfig(BartConfig):
     architecture = "Marian"
     config_class = "MarianConfig"
     default_model_class = "MarianMTModel"
-    derived_defaults = {**BartConfig.derived_defaults, "decoder_vocab_size": "vocab_size"}
     class_prefix = "Marian"
     classes = {"Model": "model", "MTModel": "generation", "ForCausalLM": "causal"}
     default_labels = 2
@@ -358,14 +354,12 @@ class MarianConfig(BartConfig):
     pad_token_id: int | None = Field(58100, strict=True)
     share_encoder_decoder_embeddings: Flag = True
 
-    def resolved(self, field: str):
-        return self.target_vocab_size if field == "decoder_vocab_size" else super().resolved(field)
-
     @property
     def shares_embeddings(self) -> bool:
         return self.share_encoder_decoder_embeddings
 
     @property
+    @derives("decoder_vocab_size", "vocab_size")
     def target_vocab_size(self) -> int:
         return self.decoder_vocab_size or self.vocab_size
 
@@ -394,7 +388,6 @@ class PLBartConfig(BartConfig):
     architecture = "PLBART"
     config_class = "PLBartConfig"
     default_model_class = "PLBartForConditionalGeneration"
-    derived_defaults = {"num_labels": "len(id2label), else 2"}
     class_prefix = "PLBart"
     classes = {
         "Model": "model",
@@ -415,6 +408,10 @@ class PLBartConfig(BartConfig):
     decoder_attention_heads: HeadCount = 12
     d_model: Width = Field(768, validation_alias=AliasChoices("d_model", "hidden_size"))
 
+    @derives("num_labels", "len(id2label), else 2")
+    def labels(self) -> int:
+        return super().labels()
+
 
 @family("m2m_100")
 class M2M100Config(BartConfig):
@@ -425,7 +422,6 @@ class M2M100Config(BartConfig):
     architecture = "M2M-100"
     config_class = "M2M100Config"
     default_model_class = "M2M100ForConditionalGeneration"
-    derived_defaults = {}
     class_prefix = "M2M100"
     classes = {"Model": "model", "ForConditionalGeneration": "generation"}
     positions = "computed"
@@ -445,7 +441,6 @@ class BlenderbotConfig(BartConfig):
     architecture = "Blenderbot"
     config_class = "BlenderbotConfig"
     default_model_class = "BlenderbotForConditionalGeneration"
-    derived_defaults = {}
     class_prefix = "Blenderbot"
     classes = {"Model": "model", "ForConditionalGeneration": "generation", "ForCausalLM": "causal"}
     position_offset = 0
@@ -474,7 +469,6 @@ class BlenderbotSmallConfig(BartConfig):
     architecture = "Blenderbot-Small"
     config_class = "BlenderbotSmallConfig"
     default_model_class = "BlenderbotSmallForConditionalGeneration"
-    derived_defaults = {}
     class_prefix = "BlenderbotSmall"
     classes = {"Model": "model", "ForConditionalGeneration": "generation", "ForCausalLM": "causal"}
     position_offset = 0
@@ -504,7 +498,6 @@ class FSMTConfig(BartConfig):
     architecture = "FSMT"
     config_class = "FSMTConfig"
     default_model_class = "FSMTForConditionalGeneration"
-    derived_defaults = {}
     class_prefix = "FSMT"
     classes = {"Model": "model", "ForConditionalGeneration": "generation"}
     positions = "sinusoidal"
@@ -575,12 +568,15 @@ class MvpConfig(BartConfig):
     architecture = "MVP"
     config_class = "MvpConfig"
     default_model_class = "MvpForConditionalGeneration"
-    derived_defaults = {"num_labels": "len(id2label), else 2"}
     class_prefix = "Mvp"
     default_labels = 2  # MvpConfig sets no num_labels: PreTrainedConfig's 2
 
     vocab_size: Width = 50267
     use_prompt: Flag = False
+
+    @derives("num_labels", "len(id2label), else 2")
+    def labels(self) -> int:
+        return super().labels()
 
     @model_validator(mode="after")
     def _check_prompts(self) -> MvpConfig:

@@ -12,7 +12,18 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, per_arguments, ungroupable
+from ..schema import (
+    Flag,
+    HeadCount,
+    HFConfig,
+    LayerCount,
+    Name,
+    PositionCount,
+    Width,
+    derives,
+    per_arguments,
+    ungroupable,
+)
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -78,10 +89,6 @@ class DecoderConfig(HFConfig):
 
     config_class = "LlamaConfig"
     default_model_class = "LlamaForCausalLM"
-    derived_defaults = {
-        "head_dim": "hidden_size // num_attention_heads",
-        "num_key_value_heads": "num_attention_heads",
-    }
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id"})
 
     # Where the checkpoint keeps each part (the Llama lineage's names unless a family says otherwise).
@@ -134,11 +141,13 @@ class DecoderConfig(HFConfig):
     # --- resolved values (transformers' defaulting rules) ---
 
     @property
+    @derives("num_key_value_heads", "num_attention_heads")
     def kv_heads(self) -> int:
         """num_key_value_heads where the family has the field (KvHeads) and the config sets it, else every head."""
         return getattr(self, "num_key_value_heads", None) or self.num_attention_heads
 
     @property
+    @derives("head_dim", "hidden_size // num_attention_heads")
     def resolved_head_dim(self) -> int:
         """head_dim where the family has the field (HeadDim) and the config sets it, else hidden_size // heads."""
         return getattr(self, "head_dim", None) or self.hidden_size // self.num_attention_heads
@@ -162,16 +171,13 @@ class DecoderConfig(HFConfig):
         """mlp_bias where the family's configuration class has the switch (MlpBias) or fixes it; else no biases."""
         return bool(getattr(self, "mlp_bias", False))
 
-    def resolved(self, field: str) -> Any:
-        if field == "head_dim":
-            return self.resolved_head_dim
-        if field == "num_key_value_heads":
-            return self.kv_heads
-        return super().resolved(field)
-
     def layer_windows(self) -> list[int | None]:
         """Each layer's attention window (None: the whole context); Llama has none."""
         return [None] * self.num_hidden_layers
+
+    def window_kinds(self) -> list[str]:
+        """Each layer's kind as its window makes it: full_attention, or sliding_attention where it has a window."""
+        return ["full_attention" if window is None else "sliding_attention" for window in self.layer_windows()]
 
     # --- builders ---
 

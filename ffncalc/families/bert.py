@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -69,7 +69,6 @@ class _EncoderClasses(HFConfig):
     default_labels: ClassVar[int] = 2
     undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
     informational_fields = frozenset({"pad_token_id"})
-    derived_defaults = {"num_labels": "len(id2label), else 2"}
     # the classes whose classifier is num_labels wide
     labelled_classes: ClassVar[frozenset[str]] = frozenset(
         {"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"}
@@ -98,9 +97,7 @@ class _EncoderClasses(HFConfig):
         """Whether the counted class has a classifier num_labels wide (and the config says neither id2label nor num_labels)."""
         return self.head_class() in self.labelled_classes and self.id2label is None
 
-    def resolved(self, field: str):
-        return self.labels() if field == "num_labels" else super().resolved(field)
-
+    @derives("num_labels", "len(id2label), else 2")
     def labels(self) -> int:
         """The classifiers' width: len(id2label), or num_labels, or the family's default."""
         if self.id2label is not None:
@@ -786,7 +783,6 @@ class RoFormerConfig(ElectraConfig):
     absolute_positions = False
     # RoFormerSequenceSummary reads them with getattr / hasattr: RoFormerConfig declares none of them
     undeclared_keys = frozenset({"num_labels", "summary_type", "summary_use_proj", "summary_proj_to_labels"})
-    derived_defaults = {**ElectraConfig.derived_defaults, "embedding_size": "hidden_size"}
 
     vocab_size: Width = 50000
     embedding_size: Width | None = None
@@ -797,11 +793,7 @@ class RoFormerConfig(ElectraConfig):
     summary_type: Name = "last"
     summary_use_proj: Flag = False
 
-    def resolved(self, field: str):
-        if field == "embedding_size" and self.embedding_size is None:
-            return self.hidden_size
-        return super().resolved(field)
-
+    @derives("embedding_size", "hidden_size")
     def embedding_width(self) -> int:
         return self.embedding_size or self.hidden_size
 

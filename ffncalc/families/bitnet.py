@@ -22,7 +22,6 @@ class BitNetConfig(HeadDim, AttentionBias, DecoderConfig):
     config_class = "BitNetConfig"
     default_model_class = "BitNetForCausalLM"
     heads_divide_hidden = False  # BitNetConfig does not check hidden_size; the attention floors it
-    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
 
     vocab_size: Width = 128256

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import model_validator
 
-from ..schema import HFConfig, per_config
+from ..schema import HFConfig, derives, per_config
 from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
 
 # Where a Llama-lineage checkpoint keeps each part, relative to model.layers.{i}.
@@ -128,6 +128,7 @@ class MambaHeads:
     def mamba_inner(self) -> int:
         return self.mamba_expand * self.hidden_size
 
+    @derives("mamba_d_head", "mamba_expand · hidden_size / mamba_n_heads", when="auto")
     def mamba_head_dim(self) -> int:
         return self.mamba_inner() // self.mamba_n_heads if self.mamba_d_head == "auto" else int(self.mamba_d_head)
 
@@ -166,6 +167,7 @@ class MlpLayerTypes(_MlpLayerTypesBase):
     num_hidden_layers: int
 
     def default_mlp_kinds(self) -> list[str]:  # pragma: no cover - each adapter says its default
+        """Each layer's FFN kind when the config leaves mlp_layer_types out (each adapter marks it ``derives``)."""
         raise NotImplementedError
 
     @per_config
@@ -174,9 +176,6 @@ class MlpLayerTypes(_MlpLayerTypesBase):
 
     def sparse(self, index: int) -> bool:
         return self.mlp_kinds()[index] == "sparse"
-
-    def resolved(self, field: str):
-        return self.mlp_kinds() if field == "mlp_layer_types" else super().resolved(field)
 
 
 def entries_check(field: str, exact: bool):

@@ -133,7 +133,6 @@ class ChameleonConfig(HiddenAct, MaxPositions, AttentionBias, MlpBias, DecoderCo
     architecture = "Chameleon"
     config_class = "ChameleonConfig"
     default_model_class = "ChameleonForConditionalGeneration"
-    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
     informational_fields = DecoderConfig.informational_fields | {"vocabulary_map", "model_parallel_size"}
 
     vocab_size: Width = 65536

@@ -10,7 +10,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..schema import (
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    PositionCount,
+    Width,
+    derives,
+)
 from ..spec import DenseFfn, Layer, ModelSpec, MoeFfn, Norm, Parameter, names
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, KvHeads
@@ -88,9 +98,6 @@ class _Cohere2Windows(_Cohere2WindowsBase):
     def kinds(self) -> list[str]:  # pragma: no cover - each Cohere2 family lays out its own
         raise NotImplementedError
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
     def layer_windows(self) -> list[int | None]:
         return windows_of_layer_types(self.kinds(), self.sliding_window)
 
@@ -107,11 +114,6 @@ class Cohere2Config(_Cohere2Windows, CohereLayers):
     # sliding_window_pattern: still in configs on the Hub, __post_init__ reads it; head_dim: __post_init__ sets
     # hidden_size // heads, and a head_dim key of the config, set after it, wins.
     undeclared_keys = frozenset({"sliding_window_pattern", "head_dim"})
-    derived_defaults = {
-        "head_dim": "hidden_size // num_attention_heads",
-        "num_key_value_heads": "num_attention_heads",
-        "layer_types": "every sliding_window_pattern-th layer (default 4) full, the others sliding",
-    }
 
     sliding_window: Width | None = 4096
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
@@ -120,6 +122,7 @@ class Cohere2Config(_Cohere2Windows, CohereLayers):
     def unused_fields(self) -> set[str]:
         return {"sliding_window_pattern"} if self.layer_types is not None else set()
 
+    @derives("layer_types", "every sliding_window_pattern-th layer (default 4) full, the others sliding")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
@@ -143,14 +146,6 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereLayers):
     routing_fields = ("num_experts_per_tok", "num_experts")
     default_model_class = "Cohere2MoeForCausalLM"
     undeclared_keys = frozenset({"first_k_dense_replace"})  # __post_init__ reads it to build the layer types
-    derived_defaults = {
-        "num_key_value_heads": "num_attention_heads",
-        "layer_types": (
-            "the first first_k_dense_replace layers: every prefix_dense_sliding_window_pattern-th full; "
-            "then every sliding_window_pattern-th full; the others sliding"
-        ),
-        "mlp_layer_types": "dense for the first first_k_dense_replace layers, then sparse",
-    }
     moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
 
     head_dim: Width | None = 128
@@ -180,9 +175,6 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereLayers):
             )
         return self
 
-    def resolved(self, field: str):
-        return list(self.mlp_kinds) if field == "mlp_layer_types" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = set()
         if self.layer_types is not None:
@@ -191,6 +183,10 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereLayers):
             unused.add("first_k_dense_replace")
         return unused
 
+    @derives(
+        "layer_types",
+        "the first first_k_dense_replace layers: every prefix_dense_sliding_window_pattern-th full; then every sliding_window_pattern-th full; the others sliding",
+    )
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
@@ -201,6 +197,7 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereLayers):
         )
 
     @cached_property
+    @derives("mlp_layer_types", "dense for the first first_k_dense_replace layers, then sparse")
     def mlp_kinds(self) -> list[str]:
         if self.mlp_layer_types is not None:
             return list(self.mlp_layer_types)
@@ -232,11 +229,6 @@ class CohereCompassTextConfig(Cohere2Config):
     architecture = "Cohere Compass"
     config_class = "CohereCompassTextConfig"
     default_model_class = "CohereCompassForCausalLM"
-    derived_defaults = {
-        "head_dim": "hidden_size // num_attention_heads",
-        "num_key_value_heads": "num_attention_heads",
-        "layer_types": "every layer full_attention",
-    }
 
     rope_parameters: dict[str, dict[str, Any] | None] | None = None
 
@@ -253,6 +245,7 @@ class CohereCompassTextConfig(Cohere2Config):
     def unused_fields(self) -> set[str]:
         return {"sliding_window_pattern"}
 
+    @derives("layer_types", "every layer full_attention")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)

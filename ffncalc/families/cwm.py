@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..schema import MAX_LAYERS, HeadCount, LayerCount, PositionCount, Width
+from ..schema import MAX_LAYERS, HeadCount, LayerCount, PositionCount, Width, derives
 from .base import DecoderConfig, HiddenAct, MlpBias
 from .blocks import windows_of_layer_types
 from .registry import family
@@ -21,9 +21,6 @@ class CwmConfig(HiddenAct, MlpBias, DecoderConfig):
     architecture = "CWM"
     config_class = "CwmConfig"
     default_model_class = "CwmForCausalLM"
-    derived_defaults = {
-        "layer_types": "full_attention on every fourth layer from the first, sliding_attention on the others"
-    }
 
     vocab_size: Width = 128256
     hidden_size: Width = 6144
@@ -38,9 +35,7 @@ class CwmConfig(HiddenAct, MlpBias, DecoderConfig):
         Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
     ) = None
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
+    @derives("layer_types", "full_attention on every fourth layer from the first, sliding_attention on the others")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero, derives
 from ..spec import (
     Attention,
     DenseFfn,
@@ -56,11 +56,6 @@ class _DisentangledEncoder(_EncoderClasses):
     classes = frozenset(DEBERTA_HEADS)
     # read by the modeling code with getattr, or from the config's keys by __post_init__ (pooler_hidden_size)
     undeclared_keys = frozenset({"num_labels", "embedding_size", "pooler_hidden_size"})
-    derived_defaults = {
-        **_EncoderClasses.derived_defaults,
-        "pooler_hidden_size": "hidden_size",
-        "embedding_size": "hidden_size",
-    }
 
     vocab_size: Width = 50265
     hidden_size: Width = 768
@@ -81,12 +76,6 @@ class _DisentangledEncoder(_EncoderClasses):
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
-    def resolved(self, field: str):
-        defaults = {"pooler_hidden_size": self.hidden_size, "embedding_size": self.hidden_size}
-        if field in defaults and getattr(self, field) is None:
-            return defaults[field]
-        return super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = {"pooler_hidden_size"} if not DEBERTA_HEADS[self.head_class()][1] else set()
         if not self.relative_attention:
@@ -94,9 +83,15 @@ class _DisentangledEncoder(_EncoderClasses):
         return unused
 
     @property
+    @derives("embedding_size", "hidden_size")
     def width(self) -> int:
         """The embedding tables' width."""
         return self.embedding_size or self.hidden_size
+
+    @property
+    @derives("pooler_hidden_size", "hidden_size")
+    def pooler_width(self) -> int:
+        return self.pooler_hidden_size or self.hidden_size
 
     def position_terms(self) -> list[str]:
         """The relative terms each layer adds to its scores: "c2p", "p2c" (pos_att_type, a list or "p2c|c2p")."""
@@ -139,7 +134,7 @@ class _DisentangledEncoder(_EncoderClasses):
             extras.append(Extra("lm_head", "lm_predictions.lm_head.dense", Linear(hidden, hidden, bias=True)))
             extras.append(Extra("norm", "lm_predictions.lm_head.LayerNorm", self.layer_norm()))
         if pooler:
-            size = self.pooler_hidden_size or hidden
+            size = self.pooler_width
             extras.append(self.linear("pooler.dense", size, size))
         if classifier is not None:
             module = "qa_outputs" if self.head_class() == "ForQuestionAnswering" else "classifier"
@@ -286,10 +281,6 @@ class DebertaV2Config(_DisentangledEncoder):
         "conv_kernel_size",
         "conv_groups",
     }
-    derived_defaults = {
-        **_DisentangledEncoder.derived_defaults,
-        "attention_head_size": "hidden_size // num_attention_heads",
-    }
 
     vocab_size: Width = 128100
     hidden_size: Width = 1536
@@ -309,11 +300,6 @@ class DebertaV2Config(_DisentangledEncoder):
             raise ValueError(f"hidden_size ({self.hidden_size}) is not a multiple of conv_groups ({self.conv_groups})")
         return self
 
-    def resolved(self, field: str):
-        if field == "attention_head_size" and self.attention_head_size is None:
-            return self.head_size
-        return super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = super().unused_fields()
         if not self.relative_attention:
@@ -323,6 +309,7 @@ class DebertaV2Config(_DisentangledEncoder):
         return unused
 
     @property
+    @derives("attention_head_size", "hidden_size // num_attention_heads")
     def head_size(self) -> int:
         return self.attention_head_size or self.hidden_size // self.num_attention_heads
 

@@ -18,6 +18,7 @@ from ..schema import (
     LayerIndex,
     PositionCount,
     Width,
+    derives,
     per_config,
 )
 from ..spec import (
@@ -122,7 +123,6 @@ class DeepseekV3Config(HiddenAct, AttentionBias, DecoderConfig):
     config_class = "DeepseekV3Config"
     default_model_class = "DeepseekV3ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
     attention_names = MLA_ATTENTION
     moe_names = DEEPSEEK_MOE
 
@@ -233,7 +233,6 @@ class DeepseekV2Config(DeepseekV3Config):
     config_class = "DeepseekV2Config"
     default_model_class = "DeepseekV2ForCausalLM"
     heads_divide_hidden = True  # DeepseekV2Config.validate_architecture
-    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
 
     vocab_size: Width = 102400
     hidden_size: Width = 4096
@@ -297,7 +296,6 @@ class DeepseekV32Config(MlpLayerTypes, DeepseekV3Config):
     architecture = "DeepSeek-V3.2"
     config_class = "DeepseekV32Config"
     default_model_class = "DeepseekV32ForCausalLM"
-    derived_defaults = {"mlp_layer_types": "first_k_dense_replace dense layers, then sparse"}
     undeclared_keys = frozenset({"num_nextn_predict_layers"})
     informational_fields = DeepseekV3Config.informational_fields | {"num_nextn_predict_layers"}
 
@@ -316,6 +314,7 @@ class DeepseekV32Config(MlpLayerTypes, DeepseekV3Config):
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)  # validate_layer_type: one per layer
     _check_rope = even_rope_check()
 
+    @derives("mlp_layer_types", "first_k_dense_replace dense layers, then sparse")
     def default_mlp_kinds(self) -> list[str]:
         dense = min(self.first_k_dense_replace, self.num_hidden_layers)
         return ["dense"] * dense + ["sparse"] * (self.num_hidden_layers - dense)
@@ -396,11 +395,6 @@ class DeepseekV4Config(HiddenAct, MlpBias, DecoderConfig):
     config_class = "DeepseekV4Config"
     default_model_class = "DeepseekV4ForCausalLM"
     heads_divide_hidden = False  # head_dim is a field; nothing checks hidden_size against the heads
-    derived_defaults = {
-        "layer_types": "compress_ratios (0, 4, 128 per layer), else 2 HCA layers then CSA and HCA alternating",
-        "mlp_layer_types": "num_hash_layers (3) hash_moe layers, then moe",
-        "compress_rates": "CSA 4 and HCA 128, or compress_rate_csa / compress_rate_hca",
-    }
     # Not fields of DeepseekV4Config: legacy keys its __post_init__ folds into layer_types, mlp_layer_types and
     # compress_rates.
     undeclared_keys = frozenset({"compress_ratios", "compress_rate_csa", "compress_rate_hca", "num_hash_layers"})
@@ -485,6 +479,7 @@ class DeepseekV4Config(HiddenAct, MlpBias, DecoderConfig):
             )
         return found
 
+    @derives("layer_types", "compress_ratios (0, 4, 128 per layer), else 2 HCA layers then CSA and HCA alternating")
     def attention_kinds(self) -> list[str]:
         """layer_types, or the legacy compress_ratios, or transformers' default: 2 HCA layers, then CSA and HCA in turn."""
         count = self.num_hidden_layers
@@ -494,6 +489,7 @@ class DeepseekV4Config(HiddenAct, MlpBias, DecoderConfig):
             return [V4_LAYER_TYPES[ratio] for ratio in self.compress_ratios[:count]]
         return [HCA] * min(count, 2) + [CSA if i % 2 else HCA for i in range(max(count - 2, 0))]
 
+    @derives("mlp_layer_types", "num_hash_layers (3) hash_moe layers, then moe")
     @per_config
     def mlp_kinds(self) -> list[str]:
         """mlp_layer_types, or num_hash_layers (3) hash-routed layers, then top-k routed ones."""
@@ -503,6 +499,7 @@ class DeepseekV4Config(HiddenAct, MlpBias, DecoderConfig):
         hashed = 3 if self.num_hash_layers is None else self.num_hash_layers
         return ["hash_moe"] * min(count, hashed) + ["moe"] * max(0, count - hashed)
 
+    @derives("compress_rates", "CSA 4 and HCA 128, or compress_rate_csa / compress_rate_hca")
     def rates(self) -> dict[str, int]:
         """compress_rates (default CSA 4, HCA 128), with the legacy compress_rate_csa / compress_rate_hca folded in."""
         rates = dict(self.compress_rates) if self.compress_rates is not None else {CSA: 4, HCA: 128}
@@ -511,12 +508,6 @@ class DeepseekV4Config(HiddenAct, MlpBias, DecoderConfig):
         if self.compress_rate_hca is not None:
             rates[HCA] = self.compress_rate_hca
         return rates
-
-    def resolved(self, field: str):
-        if field == "compress_rates":
-            return self.rates()
-        derived = {"layer_types": self.attention_kinds, "mlp_layer_types": self.mlp_kinds}
-        return derived[field]() if field in derived else super().resolved(field)
 
     def unused_fields(self) -> set[str]:
         kinds = set(self.attention_kinds())

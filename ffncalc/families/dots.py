@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, HeadCount, LayerCount, LayerIndex, Width, unroutable
+from ..schema import ExpertCount, HeadCount, LayerCount, LayerIndex, Width, derives, unroutable
 from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, MaxPositions
 from .blocks import is_sparse, windows_of_layer_types
@@ -35,10 +35,6 @@ class Dots1Config(HeadDim, HiddenAct, MaxPositions, AttentionBias, DecoderConfig
     default_model_class = "Dots1ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-    derived_defaults = {
-        "head_dim": "hidden_size // num_attention_heads",
-        "layer_types": "sliding_attention from max_window_layers on (while sliding_window is set), full_attention before",
-    }
     moe_names = DOTS_MOE
 
     vocab_size: Width = 152064
@@ -68,11 +64,6 @@ class Dots1Config(HeadDim, HiddenAct, MaxPositions, AttentionBias, DecoderConfig
                     )
         return self
 
-    def resolved(self, field: str):
-        if field == "layer_types":
-            return ["full_attention" if window is None else "sliding_attention" for window in self.layer_windows()]
-        return super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = {"max_window_layers"} if self.layer_types is not None else set()
         if self.first_k_dense_replace >= self.num_hidden_layers:
@@ -94,6 +85,13 @@ class Dots1Config(HeadDim, HiddenAct, MaxPositions, AttentionBias, DecoderConfig
                 "route a token, so active parameters and FLOPs count no routed expert."
             ]
         return []
+
+    @derives(
+        "layer_types",
+        "sliding_attention from max_window_layers on (while sliding_window is set), full_attention before",
+    )
+    def window_kinds(self) -> list[str]:
+        return super().window_kinds()
 
     def layer_windows(self) -> list[int | None]:
         if self.layer_types is not None:

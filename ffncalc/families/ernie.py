@@ -25,7 +25,6 @@ class Ernie45Config(HiddenAct, DecoderConfig):
     config_class = "Ernie4_5Config"
     default_model_class = "Ernie4_5ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {}
 
     vocab_size: Width = 103424
     hidden_size: Width = 1024

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, ungroupable
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives, ungroupable
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm
 from .bert import _EncoderClasses
 from .blocks import LLAMA_ATTENTION, LLAMA_MLP, heads_divide
@@ -38,11 +38,6 @@ class EuroBertConfig(_EncoderClasses):
     base_model_prefix = "model"
     classes = frozenset(EUROBERT_HEADS)
     labelled_classes = frozenset({"ForSequenceClassification", "ForTokenClassification"})
-    derived_defaults = {
-        **_EncoderClasses.derived_defaults,
-        "head_dim": "hidden_size // num_attention_heads",
-        "num_key_value_heads": "num_attention_heads",
-    }
     informational_fields = frozenset({"pad_token_id", "max_position_embeddings"})
 
     vocab_size: Width = 128256
@@ -62,19 +57,14 @@ class EuroBertConfig(_EncoderClasses):
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
     @property
+    @derives("num_key_value_heads", "num_attention_heads")
     def kv_heads(self) -> int:
         return self.num_key_value_heads or self.num_attention_heads
 
     @property
+    @derives("head_dim", "hidden_size // num_attention_heads")
     def resolved_head_dim(self) -> int:
         return self.head_dim or self.hidden_size // self.num_attention_heads
-
-    def resolved(self, field: str):
-        if field == "head_dim":
-            return self.resolved_head_dim
-        if field == "num_key_value_heads":
-            return self.kv_heads
-        return super().resolved(field)
 
     def warnings(self) -> list[str]:
         return super().warnings() + ungroupable(

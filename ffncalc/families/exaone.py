@@ -9,7 +9,17 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
+from ..schema import (
+    ExpertCount,
+    ExpertCountOrZero,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    Name,
+    PositionCount,
+    Width,
+    derives,
+)
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, MoeFfn, Norm, StoredTensor, names
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, MaxPositions, MlpBias
 from .blocks import periodic_layer_types, windows_of_layer_types
@@ -74,10 +84,6 @@ class Exaone4Config(HeadDim, HiddenAct, MaxPositions, DecoderConfig):
     default_model_class = "Exaone4ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-    derived_defaults = {
-        "head_dim": "hidden_size // num_attention_heads",
-        "layer_types": "every sliding_window_pattern-th layer full, the others sliding",
-    }
 
     vocab_size: Width = 102400
     hidden_size: Width = 4096
@@ -101,12 +107,10 @@ class Exaone4Config(HeadDim, HiddenAct, MaxPositions, DecoderConfig):
                 )
         return self
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         return {"sliding_window_pattern"} if self.layer_types is not None else set()
 
+    @derives("layer_types", "every sliding_window_pattern-th layer full, the others sliding")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
@@ -134,10 +138,6 @@ class ExaoneMoeConfig(Exaone4Config):
     config_class = "ExaoneMoeConfig"
     routing_fields = ("num_experts_per_tok", "num_experts")
     default_model_class = "ExaoneMoeForCausalLM"
-    derived_defaults = {
-        **Exaone4Config.derived_defaults,
-        "mlp_layer_types": "dense for the first first_k_dense_replace layers, then sparse",
-    }
     moe_names = EXAONE_MOE
 
     pad_token_id: int | None = Field(0, strict=True)
@@ -156,13 +156,11 @@ class ExaoneMoeConfig(Exaone4Config):
             )
         return self
 
-    def resolved(self, field: str):
-        return list(self.mlp_kinds) if field == "mlp_layer_types" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         return super().unused_fields() | ({"first_k_dense_replace"} if self.mlp_layer_types is not None else set())
 
     @cached_property
+    @derives("mlp_layer_types", "dense for the first first_k_dense_replace layers, then sparse")
     def mlp_kinds(self) -> list[str]:
         if self.mlp_layer_types is not None:
             return list(self.mlp_layer_types)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, ungroupable
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives, ungroupable
 from ..spec import Layer, ModelNames, ModelSpec, Norm, names
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, LayerNormDecoder, MlpBias
 from .blocks import MambaHeads, heads_divide, mamba_heads_check
@@ -35,7 +35,6 @@ class FalconConfig(LayerNormDecoder):
     architecture = "Falcon"
     config_class = "FalconConfig"
     default_model_class = "FalconForCausalLM"
-    derived_defaults = {"num_kv_heads": "num_attention_heads", "ffn_hidden_size": "4 · hidden_size"}
     informational_fields = frozenset({"max_position_embeddings"})
 
     vocab_size: Width = 65024
@@ -59,12 +58,13 @@ class FalconConfig(LayerNormDecoder):
     def width(self) -> int:
         return self.hidden_size
 
-    def resolved(self, field: str):
-        if field == "num_kv_heads":
-            return self.num_kv_heads or self.num_attention_heads
-        if field == "ffn_hidden_size":
-            return self.ffn_hidden_size or 4 * self.hidden_size
-        return super().resolved(field)
+    @derives("num_kv_heads", "num_attention_heads")
+    def grouped_kv_heads(self) -> int:
+        return self.num_kv_heads or self.num_attention_heads
+
+    @derives("ffn_hidden_size", "4 · hidden_size")
+    def ffn_width(self) -> int:
+        return self.ffn_hidden_size or 4 * self.hidden_size
 
     def kv_heads(self) -> int:
         if self.new_decoder_architecture:
@@ -122,10 +122,6 @@ class FalconH1Config(HeadDim, HiddenAct, AttentionBias, MlpBias, MambaHeads, Dec
     default_model_class = "FalconH1ForCausalLM"
     heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-    derived_defaults = {
-        **DecoderConfig.derived_defaults,
-        "mamba_d_head": "the mixer's width (mamba_d_ssm, or mamba_expand · hidden_size) / mamba_n_heads",
-    }
     mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 
@@ -151,11 +147,14 @@ class FalconH1Config(HeadDim, HiddenAct, AttentionBias, MlpBias, MambaHeads, Dec
 
     _check_mamba_heads = mamba_heads_check()
 
-    def resolved(self, field: str):
-        return self.mamba_head_dim() if field == "mamba_d_head" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         return {"mamba_expand"} if self.mamba_d_ssm is not None else set()
+
+    @derives(
+        "mamba_d_head", "the mixer's width (mamba_d_ssm, or mamba_expand · hidden_size) / mamba_n_heads", when="auto"
+    )
+    def mamba_head_dim(self) -> int:
+        return super().mamba_head_dim()
 
     def mamba_inner(self) -> int:
         """The mixer's width: mamba_d_ssm, else mamba_expand · hidden_size."""

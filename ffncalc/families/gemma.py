@@ -27,6 +27,7 @@ from ..schema import (
     PositionCount,
     Width,
     WidthOrZero,
+    derives,
 )
 from ..spec import (
     CheckpointExtra,
@@ -64,7 +65,6 @@ class GemmaConfig(AttentionBias, DecoderConfig):
     config_class = "GemmaConfig"
     default_model_class = "GemmaForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
 
     vocab_size: Width = 256000
     hidden_size: Width = 3072
@@ -89,7 +89,6 @@ class Gemma2Config(GemmaConfig):
     config_class = "Gemma2Config"
     default_model_class = "Gemma2ForCausalLM"
     heads_divide_hidden = True  # Gemma2Config.validate_architecture
-    derived_defaults = {"layer_types": "every second layer global, the others sliding"}
     global_period: ClassVar[int] = 2
 
     hidden_size: Width = 2304
@@ -104,10 +103,9 @@ class Gemma2Config(GemmaConfig):
     sliding_window: Width | None = 4096
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
 
-    def resolved(self, field: str):
-        if field == "layer_types":
-            return ["full_attention" if window is None else "sliding_attention" for window in self.layer_windows()]
-        return super().resolved(field)
+    @derives("layer_types", "every second layer global, the others sliding")
+    def window_kinds(self) -> list[str]:
+        return super().window_kinds()
 
     @property
     def window(self) -> int | None:
@@ -156,12 +154,15 @@ class Gemma3TextConfig(Gemma2Config):
     config_class = "Gemma3TextConfig"
     default_model_class = "Gemma3ForCausalLM"
     undeclared_keys = frozenset({"sliding_window_pattern"})  # still in configs on the Hub; __post_init__ reads it
-    derived_defaults = {"layer_types": "every sliding_window_pattern-th layer (default 6) global, the others sliding"}
 
     vocab_size: Width = 262208
     max_position_embeddings: PositionCount = 131072
     use_bidirectional_attention: Flag = False
     sliding_window_pattern: LayerCount = 6  # not a field of Gemma3TextConfig: a key it still reads
+
+    @derives("layer_types", "every sliding_window_pattern-th layer (default 6) global, the others sliding")
+    def window_kinds(self) -> list[str]:
+        return super().window_kinds()
 
     @property
     def global_period(self) -> int:  # type: ignore[override]
@@ -337,7 +338,6 @@ class Gemma4TextLayers(Gemma2Config):
     undeclared_keys = frozenset(
         {"global_head_dim", "num_global_key_value_heads", "per_layer_config"}
     )  # __post_init__ kwargs
-    derived_defaults = {"layer_types": "every sixth layer global, the others sliding; the last layer always global"}
     global_period: ClassVar[int] = 6  # a local of __post_init__, not a field
 
     vocab_size: Width = 262144
@@ -377,11 +377,7 @@ class Gemma4TextLayers(Gemma2Config):
                 unused.add("num_global_key_value_heads")
         return unused
 
-    def resolved(self, field: str):
-        if field == "layer_types":
-            return self.kinds()
-        return super().resolved(field)
-
+    @derives("layer_types", "every sixth layer global, the others sliding; the last layer always global")
     def kinds(self) -> list[str]:
         """layer_types, every sixth layer global by default; transformers makes the last layer global whatever they say."""
         count = self.num_hidden_layers
@@ -655,7 +651,6 @@ class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
     config_class = "Gemma3nTextConfig"
     default_model_class = "Gemma3nForCausalLM"
     heads_divide_hidden = True  # Gemma3nTextConfig.validate_architecture
-    derived_defaults = {"layer_types": "every fifth layer global, the others sliding"}
     # Activation sparsity changes values, not weights or FLOPs: checked, never counted.
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "activation_sparsity_pattern"})
     global_period: ClassVar[int] = 5
@@ -688,9 +683,6 @@ class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
         self.kv_modes()
         return self
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
     def notes(self) -> list[str]:
         sparse = sum(1 for value in self.sparsity() if value > 0)
         if not sparse:
@@ -712,6 +704,7 @@ class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
         width = self.intermediate_size
         return list(width) if isinstance(width, list) else [width] * self.num_hidden_layers
 
+    @derives("layer_types", "every fifth layer global, the others sliding")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)

@@ -5,7 +5,7 @@ Sarvam-MoE (sarvam_moe), which transformers builds as GLM-4.5, and Solar Open (G
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -18,6 +18,7 @@ from ..schema import (
     LayerIndex,
     PositionCount,
     Width,
+    derives,
     per_config,
 )
 from ..spec import CheckpointExtra, Layer, ModelNames, MoeFfn, Norm, names
@@ -54,7 +55,6 @@ class GlmLayers(HiddenAct, DecoderConfig):
     config_class = "GlmConfig"
     default_model_class = "GlmForCausalLM"
     heads_divide_hidden = False  # GlmConfig has no validate_architecture; head_dim is its own field
-    derived_defaults = {}
     mlp_names = GLM_MLP
 
     vocab_size: Width = 151552
@@ -116,7 +116,6 @@ class Glm4MoeConfig(HeadDim, HiddenAct, AttentionBias, DecoderConfig):
     config_class = "Glm4MoeConfig"
     default_model_class = "Glm4MoeForCausalLM"
     heads_divide_hidden = False
-    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     informational_fields = DecoderConfig.informational_fields | {"num_mtp_layers"}
     moe_names = DEEPSEEK_MOE
@@ -189,7 +188,6 @@ class SarvamMoEConfig(Glm4MoeConfig):
     architecture = "Sarvam-MoE"
     config_class = "SarvamMoEConfig"
     default_model_class = "Glm4MoeForCausalLM"
-    derived_defaults = {}
     undeclared_keys = frozenset()
     attention_names = SARVAM_ATTENTION
     model_names = ModelNames(embed_tokens="model.word_embeddings", final_norm="model.norm")
@@ -226,7 +224,6 @@ class SolarOpenConfig(HiddenAct, AttentionBias, DecoderConfig):
     config_class = "SolarOpenConfig"
     default_model_class = "SolarOpenForCausalLM"
     heads_divide_hidden = False
-    derived_defaults = {}
     moe_names = DEEPSEEK_MOE
 
     vocab_size: Width = 196608
@@ -270,7 +267,6 @@ class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekV3Config):
     architecture = "GLM-4.7-Flash"
     config_class = "Glm4MoeLiteConfig"
     default_model_class = "Glm4MoeLiteForCausalLM"
-    derived_defaults = {"mlp_layer_types": "the first layer dense, the others sparse"}
     undeclared_keys = frozenset({"num_nextn_predict_layers"})
     informational_fields = DeepseekV3Config.informational_fields | {"num_nextn_predict_layers"}
 
@@ -298,6 +294,7 @@ class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekV3Config):
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=False)  # indexed per layer, never checked
     _check_rope = even_rope_check()
 
+    @derives("mlp_layer_types", "the first layer dense, the others sparse")
     def default_mlp_kinds(self) -> list[str]:
         return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
 
@@ -318,10 +315,6 @@ class GlmMoeDsaConfig(DeepseekV32Config):
     architecture = "GLM-5"
     config_class = "GlmMoeDsaConfig"
     default_model_class = "GlmMoeDsaForCausalLM"
-    derived_defaults = {
-        "mlp_layer_types": "first_k_dense_replace dense layers, then sparse",
-        "indexer_types": "index_topk_pattern, else full where max(i − index_skip_topk_offset + 1, 0) % index_topk_freq == 0",
-    }
     undeclared_keys = frozenset(
         {"num_nextn_predict_layers", "index_topk_pattern", "index_topk_freq", "index_skip_topk_offset"}
     )
@@ -353,9 +346,6 @@ class GlmMoeDsaConfig(DeepseekV32Config):
             raise ValueError(f"{field} has {len(kinds)} entries for {self.num_hidden_layers} layers")
         return self
 
-    def resolved(self, field: str) -> Any:
-        return self.indexer_kinds() if field == "indexer_types" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = super().unused_fields()
         if self.indexer_types is not None or self.index_topk_pattern is not None:
@@ -364,6 +354,10 @@ class GlmMoeDsaConfig(DeepseekV32Config):
             unused.add("index_topk_pattern")
         return unused
 
+    @derives(
+        "indexer_types",
+        "index_topk_pattern, else full where max(i − index_skip_topk_offset + 1, 0) % index_topk_freq == 0",
+    )
     @per_config
     def indexer_kinds(self) -> list[str]:
         """Each layer's indexer: "full" (its own) or "shared" (the previous layer's picks)."""

@@ -27,7 +27,6 @@ class Glm4vTextConfig(_TextOfWrapper, Glm4Layers):
     config_class = "Glm4vTextConfig"
     default_model_class = "Glm4vTextModel"
     heads_divide_hidden = False
-    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
 
     max_position_embeddings: PositionCount = 32768
     pad_token_id: int | None = Field(None, strict=True)
@@ -60,7 +59,6 @@ class GlmOcrTextConfig(_TextOfWrapper, Glm4Layers):
     architecture = "GLM-OCR"
     config_class = "GlmOcrTextConfig"
     default_model_class = "GlmOcrTextModel"
-    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
 
     vocab_size: Width = 59392

@@ -4,11 +4,9 @@ projector of two strided convolutions and a linear, and a Qwen2 language model, 
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, Width
+from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, Width, derives
 from ..spec import (
     Attention,
     DenseFfn,
@@ -132,19 +130,14 @@ class SamVisionConfig(_SamEncoderFields):
 
     config_class = "SamVisionConfig"
     informational_fields = frozenset({"num_pos_feats"})
-    derived_defaults = {"mlp_dim": "int(hidden_size × mlp_ratio)"}
 
     mlp_ratio: float = Field(4.0, gt=0)
     mlp_dim: Width | None = None
 
     @property
+    @derives("mlp_dim", "int(hidden_size × mlp_ratio)")
     def mlp_width(self) -> int:
-        return self.resolved("mlp_dim")
-
-    def resolved(self, field: str) -> Any:
-        if field == "mlp_dim" and self.mlp_dim is None:
-            return int(self.hidden_size * self.mlp_ratio)  # transformers' float product, truncated
-        return super().resolved(field)
+        return self.mlp_dim or int(self.hidden_size * self.mlp_ratio)  # transformers' float product, truncated
 
     def tower(self, prefix: str) -> Tower:
         return super().tower(prefix + "vision_encoder.")

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, WidthOrZero
+from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, WidthOrZero, derives
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -63,7 +63,6 @@ class Gpt2Config(LayerNormDecoder):
     architecture = "GPT-2"
     config_class = "GPT2Config"
     default_model_class = "GPT2LMHeadModel"
-    derived_defaults = {"n_inner": "4 · n_embd"}
     context_field = "n_positions"
 
     vocab_size: Width = 50257
@@ -80,12 +79,14 @@ class Gpt2Config(LayerNormDecoder):
     def width(self) -> int:
         return self.n_embd
 
-    def resolved(self, field: str):
-        return self.n_inner or 4 * self.n_embd if field == "n_inner" else super().resolved(field)
+    @property
+    @derives("n_inner", "4 · n_embd")
+    def ffn_width(self) -> int:
+        return self.n_inner or 4 * self.n_embd
 
     def to_spec(self) -> ModelSpec:
         norm = self.layer_norm()
-        ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, GPT2_MLP)
+        ffn = self.plain_ffn(self.ffn_width, self.activation_function, True, GPT2_MLP)
         layer = Layer(
             self.layer_name, self.mha(self.n_head, True, GPT2_ATTENTION), ffn, (("ln_1", norm), ("ln_2", norm))
         )
@@ -184,7 +185,6 @@ class GptjConfig(LayerNormDecoder):
     config_class = "GPTJConfig"
     attention_names = GPTJ_ATTENTION
     default_model_class = "GPTJForCausalLM"
-    derived_defaults = {"n_inner": "4 · n_embd"}
     informational_fields = frozenset({"n_positions"})
     context_field = "n_positions"
 
@@ -202,11 +202,13 @@ class GptjConfig(LayerNormDecoder):
     def width(self) -> int:
         return self.n_embd
 
-    def resolved(self, field: str):
-        return self.n_inner or 4 * self.n_embd if field == "n_inner" else super().resolved(field)
+    @property
+    @derives("n_inner", "4 · n_embd")
+    def ffn_width(self) -> int:
+        return self.n_inner or 4 * self.n_embd
 
     def to_spec(self) -> ModelSpec:
-        ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, GPTJ_MLP)
+        ffn = self.plain_ffn(self.ffn_width, self.activation_function, True, GPTJ_MLP)
         attention = self.mha(self.n_head, False, self.attention_names)
         layer = Layer(self.layer_name, attention, ffn, (("ln_1", self.layer_norm()),))
         return self.decoder_spec(
@@ -341,10 +343,6 @@ class GptNeoConfig(LayerNormDecoder):
     architecture = "GPT-Neo"
     config_class = "GPTNeoConfig"
     default_model_class = "GPTNeoForCausalLM"
-    derived_defaults = {
-        "intermediate_size": "4 · hidden_size",
-        "attention_types": "[[['global', 'local'], 12]]: 24 layers, global and local alternating",
-    }
     undeclared_keys = frozenset({"attention_layers"})  # __post_init__ expands attention_types into it; a key overrides
     layer_name = "transformer.h.{i}"
 
@@ -374,19 +372,18 @@ class GptNeoConfig(LayerNormDecoder):
     def width(self) -> int:
         return self.hidden_size
 
+    @property
+    @derives("intermediate_size", "4 · hidden_size")
+    def ffn_width(self) -> int:
+        return self.intermediate_size or 4 * self.hidden_size
+
+    @derives("attention_types", "[[['global', 'local'], 12]]: 24 layers, global and local alternating")
     def layer_kinds(self) -> list[str]:
         """ "global" or "local" for each layer: attention_layers, or attention_types expanded."""
         if self.attention_layers is not None:
             return list(self.attention_layers)
         types = self.attention_types if self.attention_types is not None else [(["global", "local"], 12)]
         return [kind for kinds, repeat in types for _ in range(repeat) for kind in kinds]
-
-    def resolved(self, field: str):
-        if field == "intermediate_size":
-            return self.intermediate_size or 4 * self.hidden_size
-        if field == "attention_types":
-            return self.layer_kinds()  # as the layers' kinds: a config's nested pairs are no flat value
-        return super().resolved(field)
 
     def unused_fields(self) -> set[str]:
         unused = {"attention_types"} if self.attention_layers is not None else set()
@@ -395,7 +392,7 @@ class GptNeoConfig(LayerNormDecoder):
     def to_spec(self) -> ModelSpec:
         norm = self.layer_norm()
         width = self.hidden_size // self.num_heads
-        ffn = self.plain_ffn(self.intermediate_size or 4 * self.width, self.activation_function, True, LINEAR_MLP)
+        ffn = self.plain_ffn(self.ffn_width, self.activation_function, True, LINEAR_MLP)
         norms = (("ln_1", norm), ("ln_2", norm))
 
         def layer(window: int | None) -> Layer:
@@ -475,7 +472,6 @@ class GptBigCodeConfig(LayerNormDecoder):
     architecture = "GPT-BigCode"
     config_class = "GPTBigCodeConfig"
     default_model_class = "GPTBigCodeForCausalLM"
-    derived_defaults = {"n_inner": "4 · n_embd"}
     context_field = "n_positions"
 
     vocab_size: Width = 50257
@@ -500,13 +496,15 @@ class GptBigCodeConfig(LayerNormDecoder):
     def width(self) -> int:
         return self.n_embd
 
-    def resolved(self, field: str):
-        return self.n_inner or 4 * self.n_embd if field == "n_inner" else super().resolved(field)
+    @property
+    @derives("n_inner", "4 · n_embd")
+    def ffn_width(self) -> int:
+        return self.n_inner or 4 * self.n_embd
 
     def to_spec(self) -> ModelSpec:
         norm = self.layer_norm()
         kv_heads = 1 if self.multi_query else self.n_head
-        ffn = self.plain_ffn(self.n_inner or 4 * self.width, self.activation_function, True, LINEAR_MLP)
+        ffn = self.plain_ffn(self.ffn_width, self.activation_function, True, LINEAR_MLP)
         norms: Norms = (("ln_1", norm), ("ln_2", norm))
         cross = None
         if self.add_cross_attention:
@@ -540,7 +538,6 @@ class Starcoder2Config(HeadDim, DecoderConfig):
     architecture = "StarCoder2"
     config_class = "Starcoder2Config"
     default_model_class = "Starcoder2ForCausalLM"
-    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
     heads_divide_hidden = False  # no check: head_dim is floored
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     mlp_names = LINEAR_MLP

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Layer, names
 from .base import DecoderConfig, HiddenAct
 from .blocks import periodic_window, windows_of_layer_types
@@ -26,10 +26,6 @@ class GptOssConfig(HiddenAct, DecoderConfig):
     config_class = "GptOssConfig"
     default_model_class = "GptOssForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {
-        "num_key_value_heads": "num_attention_heads",
-        "layer_types": "every second layer full, the others sliding",
-    }
     moe_names = names(router="mlp.router", experts="mlp.experts")
     expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", transposed=True, parameters=True)
 
@@ -48,15 +44,14 @@ class GptOssConfig(HiddenAct, DecoderConfig):
     attention_bias: Flag = True
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
-    def resolved(self, field: str):
-        if field == "layer_types":
-            return ["full_attention" if w is None else "sliding_attention" for w in self.layer_windows()]
-        return super().resolved(field)
-
     def layer_windows(self) -> list[int | None]:
         if self.layer_types is not None:
             return windows_of_layer_types(self.layer_types, self.sliding_window)
         return [periodic_window(i, self.sliding_window, 2) for i in range(self.num_hidden_layers)]
+
+    @derives("layer_types", "every second layer full, the others sliding")
+    def window_kinds(self) -> list[str]:
+        return super().window_kinds()
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         moe = self.moe_ffn(

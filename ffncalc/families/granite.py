@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, WidthOrZero, per_config
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, WidthOrZero, derives, per_config
 from ..spec import Attention, Layer, names
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, KvHeads, MaxPositions, MlpBias
 from .blocks import windows_of_layer_types
@@ -114,20 +114,15 @@ class _SlidingWithSinks(_SlidingWithSinksBase):
     def attention(self, window: int | None, **overrides: Any) -> Attention:
         return super().attention(window, sinks=True, **overrides)
 
+    @derives("layer_types", "full_attention where i % 4 == 0, the others sliding_attention")
     @per_config
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
         return ["full_attention" if i % 4 == 0 else "sliding_attention" for i in range(self.num_hidden_layers)]
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
     def layer_windows(self) -> list[int | None]:
         return windows_of_layer_types(self.kinds(), self.sliding_window)
-
-
-SWA_DERIVED = {"layer_types": "full_attention where i % 4 == 0, the others sliding_attention"}
 
 
 @family("granite_swa")
@@ -138,7 +133,6 @@ class GraniteSWAConfig(_SlidingWithSinks, GraniteConfig):
     architecture = "Granite-SWA"
     config_class = "GraniteSWAConfig"
     default_model_class = "GraniteSWAForCausalLM"
-    derived_defaults = {**GraniteConfig.derived_defaults, **SWA_DERIVED}
 
     vocab_size: Width = 100352
     hidden_size: Width = 2560
@@ -160,7 +154,6 @@ class GraniteMoeSWAConfig(_SlidingWithSinks, GraniteMoeSharedConfig):
     architecture = "Granite-MoE-SWA"
     config_class = "GraniteMoeSWAConfig"
     default_model_class = "GraniteMoeSWAForCausalLM"
-    derived_defaults = {**GraniteMoeSharedConfig.derived_defaults, **SWA_DERIVED}
     # transformers 5.24 has no conversion for this model_type (GraniteMoe's renames input_linear and output_linear):
     # its checkpoints keep the modules' own names, the experts stacked as gate_up_proj [E, 2I, H], down_proj [E, H, I].
     moe_names = names(router="block_sparse_moe.router", experts="block_sparse_moe.experts")

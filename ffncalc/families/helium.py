@@ -19,7 +19,6 @@ class HeliumConfig(HiddenAct, AttentionBias, MlpBias, DecoderConfig):
     config_class = "HeliumConfig"
     default_model_class = "HeliumForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {}
 
     vocab_size: Width = 48000
     hidden_size: Width = 2560

@@ -16,6 +16,7 @@ from ..schema import (
     LayerCount,
     PositionCount,
     Width,
+    derives,
     unroutable,
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
@@ -48,7 +49,6 @@ class HunYuanDenseV1Config(HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionB
     config_class = "HunYuanDenseV1Config"
     default_model_class = "HunYuanDenseV1ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
     attention_names = HUNYUAN_ATTENTION
 
     vocab_size: Width = 290943
@@ -119,7 +119,6 @@ class HYV3Config(HiddenAct, AttentionBias, MlpBias, MlpLayerTypes, DecoderConfig
     config_class = "HYV3Config"
     default_model_class = "HYV3ForCausalLM"
     heads_divide_hidden = False  # the attention reads head_dim; HYV3Config does not check hidden_size
-    derived_defaults = {"mlp_layer_types": "dense for the first layer, sparse for the others"}
     moe_names = HY_V3_MOE
 
     vocab_size: Width = 120832
@@ -139,6 +138,7 @@ class HYV3Config(HiddenAct, AttentionBias, MlpBias, MlpLayerTypes, DecoderConfig
     # HYV3Config has no layer_types, so validate_layer_type never checks this list: the model indexes it by layer
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=False)
 
+    @derives("mlp_layer_types", "dense for the first layer, sparse for the others")
     def default_mlp_kinds(self) -> list[str]:
         return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
 

@@ -16,6 +16,7 @@ from ..schema import (
     LayerCount,
     PositionCount,
     Width,
+    derives,
     per_config,
 )
 from ..spec import (
@@ -87,11 +88,6 @@ class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, DecoderConfig):
     config_class = "HYV4Config"
     default_model_class = "HYV4ForCausalLM"
     heads_divide_hidden = False  # nothing checks hidden_size against the heads
-    derived_defaults = {
-        "mlp_layer_types": "the first layer dense, the others sparse",
-        "layer_types": "indexed_attention on every layer",
-        "indexer_types": "full at layer 0 and where (i − 1) % 4 == 0, else shared",
-    }
     informational_fields = DecoderConfig.informational_fields | {"layer_types"}
     attention_names = HY_V4_ATTENTION
     moe_names = names(router="mlp.gate", experts="mlp.experts")
@@ -129,21 +125,20 @@ class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, DecoderConfig):
     _check_indexer_types = entries_check("indexer_types", exact=False)
     _check_rope = even_rope_check()
 
+    @derives("mlp_layer_types", "the first layer dense, the others sparse")
     def default_mlp_kinds(self) -> list[str]:
         return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
 
+    @derives("layer_types", "indexed_attention on every layer")
+    def kinds(self) -> list[str]:
+        return list(self.layer_types or ["indexed_attention"] * self.num_hidden_layers)
+
+    @derives("indexer_types", "full at layer 0 and where (i − 1) % 4 == 0, else shared")
     @per_config
     def indexer_kinds(self) -> list[str]:
         if self.indexer_types is not None:
             return list(self.indexer_types[: self.num_hidden_layers])
         return ["full" if i == 0 or (i - 1) % 4 == 0 else "shared" for i in range(self.num_hidden_layers)]
-
-    def resolved(self, field: str):
-        if field == "indexer_types":
-            return self.indexer_kinds()
-        if field == "layer_types":
-            return list(self.layer_types or ["indexed_attention"] * self.num_hidden_layers)
-        return super().resolved(field)
 
     def unused_fields(self) -> set[str]:
         kinds = set(self.mlp_kinds())

@@ -18,7 +18,6 @@ class InternLM3Config(HiddenAct, DecoderConfig):
     architecture = "InternLM3"
     config_class = "InternLM3Config"
     default_model_class = "LlamaForCausalLM"
-    derived_defaults = {}  # head_dim and num_key_value_heads have defaults of their own (null: as Llama's)
 
     vocab_size: Width = 128512
     intermediate_size: Width = 10240

@@ -20,7 +20,6 @@ class IQuestCoderConfig(HiddenAct, AttentionBias, MlpBias, DecoderConfig):
     architecture = "IQuestCoder"
     config_class = "IQuestCoderConfig"
     default_model_class = "LlamaForCausalLM"
-    derived_defaults = {}
 
     vocab_size: Width = 76800
     hidden_size: Width = 5120

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Layer, ModelNames, names
 from .base import DecoderConfig, HeadDim, HiddenAct
 from .blocks import is_sparse
@@ -44,7 +44,6 @@ class JambaConfig(HeadDim, HiddenAct, DecoderConfig):
     default_model_class = "JambaForCausalLM"
     heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-    derived_defaults = {**DecoderConfig.derived_defaults, "mamba_dt_rank": "ceil(hidden_size / 16)"}
     mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
     moe_names = names(router="feed_forward.router", experts="feed_forward.experts.{e}")
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
@@ -79,9 +78,6 @@ class JambaConfig(HeadDim, HiddenAct, DecoderConfig):
                 raise ValueError(f"{kind}_layer_offset ({offset}) must be smaller than {kind}_layer_period ({period})")
         return self
 
-    def resolved(self, field: str):
-        return self.dt_rank() if field == "mamba_dt_rank" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = set()
         if self.num_experts <= 1:
@@ -90,6 +86,7 @@ class JambaConfig(HeadDim, HiddenAct, DecoderConfig):
             unused |= {"num_attention_heads", "num_key_value_heads"}
         return unused
 
+    @derives("mamba_dt_rank", "ceil(hidden_size / 16)", when="auto")
     def dt_rank(self) -> int:
         return math.ceil(self.hidden_size / 16) if self.mamba_dt_rank == "auto" else self.mamba_dt_rank
 

@@ -12,7 +12,17 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..schema import (
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    PositionCount,
+    Width,
+    derives,
+)
 from ..spec import CheckpointExtra, Extra, Layer, Linear, Mixer, MoeFfn, Norm, names
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import DeepseekV3Config, correction_bias_extra
@@ -69,11 +79,6 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
     architecture = "Kimi Linear"
     config_class = "KimiLinearConfig"
     default_model_class = "KimiLinearForCausalLM"
-    derived_defaults = {
-        "num_key_value_heads": "num_attention_heads",
-        "layer_types": "linear_attn_config's full_attn_layers and kda_layers, else MLA where i > 0 and i % 4 == 0",
-        "mlp_layer_types": "dense below first_k_dense_replace (default 1), then sparse",
-    }
     undeclared_keys = frozenset({"linear_attn_config", "first_k_dense_replace"})
     mlp_names = KIMI_MLP
     moe_names = KIMI_MOE
@@ -133,17 +138,11 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
             raise ValueError(f"linear_attn_config: layers {missing} are in neither full_attn_layers nor kda_layers")
         return self
 
-    def resolved(self, field: str) -> Any:
-        if field == "layer_types":
-            return self.kinds()
-        if field in ("linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim"):
-            return self.linear(field)
-        return super().resolved(field)
-
     def linear(self, field: str) -> int:
         """A KDA width: linear_attn_config's key for it, else the field."""
         return (self.linear_attn_config or {}).get(LINEAR_ATTN_KEYS[field], getattr(self, field))
 
+    @derives("layer_types", "linear_attn_config's full_attn_layers and kda_layers, else MLA where i > 0 and i % 4 == 0")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
@@ -156,6 +155,7 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
             return kinds
         return ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(self.num_hidden_layers)]
 
+    @derives("mlp_layer_types", "dense below first_k_dense_replace (default 1), then sparse")
     def default_mlp_kinds(self) -> list[str]:
         return ["dense" if i < self.first_k_dense_replace else "sparse" for i in range(self.num_hidden_layers)]
 

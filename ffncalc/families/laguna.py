@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import MAX_HEADS, MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width
+from ..schema import MAX_HEADS, MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Layer, MoeFfn, Parameter, Projection, names
 from .base import AttentionBias, DecoderConfig, HiddenAct
 from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
@@ -37,11 +37,6 @@ class LagunaConfig(HiddenAct, AttentionBias, MlpLayerTypes, DecoderConfig):
     config_class = "LagunaConfig"
     default_model_class = "LagunaForCausalLM"
     heads_divide_hidden = False  # LagunaConfig does not check hidden_size; the attention reads head_dim
-    derived_defaults = {
-        "layer_types": "full_attention on every layer",
-        "mlp_layer_types": "dense for the first layer, sparse for the others",
-        "num_attention_heads_per_layer": "num_attention_heads on every layer",
-    }
     moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
 
     vocab_size: Width = 100352
@@ -78,19 +73,15 @@ class LagunaConfig(HiddenAct, AttentionBias, MlpLayerTypes, DecoderConfig):
             raise ValueError("moe_apply_router_weight_on_input: transformers' Laguna does not support true yet")
         return self
 
-    def resolved(self, field: str):
-        if field == "layer_types":
-            return self.kinds()
-        if field == "num_attention_heads_per_layer":
-            return self.heads_per_layer()
-        return super().resolved(field)
-
+    @derives("layer_types", "full_attention on every layer")
     def kinds(self) -> list[str]:
         return list(self.layer_types) if self.layer_types is not None else ["full_attention"] * self.num_hidden_layers
 
+    @derives("mlp_layer_types", "dense for the first layer, sparse for the others")
     def default_mlp_kinds(self) -> list[str]:
         return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
 
+    @derives("num_attention_heads_per_layer", "num_attention_heads on every layer")
     def heads_per_layer(self) -> list[int]:
         if self.num_attention_heads_per_layer is not None:
             return list(self.num_attention_heads_per_layer)

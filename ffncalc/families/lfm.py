@@ -10,7 +10,7 @@ from typing import ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, per_config
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives, per_config
 from ..spec import (
     CheckpointExtra,
     DenseFfn,
@@ -64,10 +64,6 @@ class Lfm2Config(HeadDim, DecoderConfig):
     default_model_class = "Lfm2ForCausalLM"
     heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-    derived_defaults = {
-        **DecoderConfig.derived_defaults,
-        "layer_types": "full_attention in full_attn_idxs (default: every layer), else conv",
-    }
     attention_names = LFM_ATTENTION
     mlp_names = LFM_MLP
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.embedding_norm")
@@ -90,9 +86,6 @@ class Lfm2Config(HeadDim, DecoderConfig):
     layer_types: list[LfmLayerType] | None = Field(None, max_length=1 << 14)
     hidden_act: ClassVar[str] = "silu"  # the MLP's activation, not a field
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = {"full_attn_idxs"} if self.layer_types is not None else set()
         if not self.block_auto_adjust_ff_dim:
@@ -105,6 +98,7 @@ class Lfm2Config(HeadDim, DecoderConfig):
         unused = set() if kinds - {"conv"} else {"num_attention_heads", "num_key_value_heads"}
         return unused if "conv" in kinds else unused | {"conv_bias", "conv_L_cache"}
 
+    @derives("layer_types", "full_attention in full_attn_idxs (default: every layer), else conv")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
@@ -151,7 +145,6 @@ class Lfm2MoeConfig(Lfm2Config):
     architecture = "LFM2-MoE"
     config_class = "Lfm2MoeConfig"
     default_model_class = "Lfm2MoeForCausalLM"
-    derived_defaults = DecoderConfig.derived_defaults
     moe_names = names(router="feed_forward.gate", experts="feed_forward.experts.{e}")
     expert_names = names(gate="w1", up="w3", down="w2")
 
@@ -225,9 +218,6 @@ class Lfm3Config(AttentionBias, DecoderConfig):
     config_class = "Lfm3Config"
     default_model_class = "Lfm3ForCausalLM"
     heads_divide_hidden = False  # the attention reads head_dim; nothing checks hidden_size against the heads
-    derived_defaults = {
-        "layer_types": "full_attention where i % 4 == 2, sliding_attention where i % 4 == 0 and i > 0, else conv",
-    }
     attention_names = LFM3_ATTENTION
     mlp_names = LFM_MLP
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.embedding_norm")
@@ -256,9 +246,7 @@ class Lfm3Config(AttentionBias, DecoderConfig):
             raise ValueError("sliding_window: required by the sliding_attention layers (None cannot build their mask)")
         return self
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
+    @derives("layer_types", "full_attention where i % 4 == 2, sliding_attention where i % 4 == 0 and i > 0, else conv")
     @per_config
     def kinds(self) -> list[str]:
         if self.layer_types is not None:

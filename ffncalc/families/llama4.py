@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, per_config
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives, per_config
 from ..spec import Extra, Layer, Linear, names
 from .base import DecoderConfig, HiddenAct
 from .blocks import is_sparse, windows_of_layer_types
@@ -30,12 +30,6 @@ class Llama4TextConfig(HiddenAct, DecoderConfig):
     config_class = "Llama4TextConfig"
     default_model_class = "Llama4ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {
-        "num_key_value_heads": "num_attention_heads",
-        "moe_layers": "every interleave_moe_layer_step-th layer",
-        "no_rope_layers": "all but every no_rope_layer_interval-th layer",
-        "layer_types": "chunked_attention where no_rope_layers is 1, else full_attention",
-    }
     mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
     moe_names = names(router="feed_forward.router", experts="feed_forward.experts")
     expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", transposed=True, parameters=True)
@@ -65,14 +59,9 @@ class Llama4TextConfig(HiddenAct, DecoderConfig):
     attention_bias: Flag = False
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
-    def resolved(self, field: str):
-        if field == "moe_layers":
-            return sorted(self.sparse_layers())
-        if field == "no_rope_layers":
-            return self.rope_layers()
-        if field == "layer_types":
-            return self.kinds()
-        return super().resolved(field)
+    @derives("moe_layers", "every interleave_moe_layer_step-th layer")
+    def moe_layer_list(self) -> list[int]:
+        return sorted(self.sparse_layers())
 
     @per_config
     def sparse_layers(self) -> set[int]:
@@ -81,12 +70,14 @@ class Llama4TextConfig(HiddenAct, DecoderConfig):
         step = self.interleave_moe_layer_step
         return {i for i in range(self.num_hidden_layers) if is_sparse(i, every=step, phase=step - 1)}
 
+    @derives("no_rope_layers", "all but every no_rope_layer_interval-th layer")
     @per_config
     def rope_layers(self) -> list[int]:
         if self.no_rope_layers:
             return list(self.no_rope_layers)
         return [int((i + 1) % self.no_rope_layer_interval != 0) for i in range(self.num_hidden_layers)]
 
+    @derives("layer_types", "chunked_attention where no_rope_layers is 1, else full_attention")
     @per_config
     def kinds(self) -> list[str]:
         if self.layer_types is not None:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, Field
 
-from ..schema import Flag, Width
+from ..schema import Flag, Width, derives
 from ..spec import Extra, ImageInput, LearnedTensor, Linear, ModelSpec, Norm, PatchEmbedding
 from ..values import replace
 from .multimodal import MultimodalConfig, relocate, with_tower
@@ -119,17 +119,22 @@ class LlavaNextVideoConfig(LlavaNextConfig):
         {"projector_hidden_act", "image_seq_length", "video_seq_length", "image_grid_pinpoints"}
     )
     undeclared_keys = frozenset({"spatial_pool_out_channels"})
-    derived_defaults = {"spatial_pool_out_channels": "vision_config.hidden_size"}
 
     spatial_pool_mode: Literal["average", "max", "conv"] = "average"
     spatial_pool_stride: Width = 2
     spatial_pool_out_channels: Width | None = None
 
+    @derives("spatial_pool_out_channels", "vision_config.hidden_size")
+    def pool_channels(self) -> int | None:
+        """The conv pool's output width: spatial_pool_out_channels, else the vision tower's width (None without one)."""
+        vision = self.vision
+        return self.spatial_pool_out_channels or (vision.tower("").hidden_size if vision is not None else None)
+
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         modules = super().projector(tower, text_hidden)
         if self.spatial_pool_mode != "conv":
             return modules
-        stride, out = self.spatial_pool_stride, self.spatial_pool_out_channels or tower.hidden_size
+        stride, out = self.spatial_pool_stride, self.pool_channels() or tower.hidden_size  # TOWER is the vision's
         # transformers files it under no module (meta_count's "other") and saves it as it builds it, under model.
         # (conversion_mapping.py's "llava_next" renames no vision_resampler); an image never runs it
         pool = PatchEmbedding(tower.hidden_size, (stride, stride), out, True)

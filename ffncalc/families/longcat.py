@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from pydantic import AliasChoices, Field
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, PositionCount, Width, unroutable
+from ..schema import (
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    PositionCount,
+    Width,
+    derives,
+    unroutable,
+)
 from ..spec import Attention, CheckpointExtra, Ffn, Layer, Mla, Names, StoredTensor, names
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, HiddenAct, KvHeads
@@ -55,10 +65,6 @@ class LongcatFlashConfig(HiddenAct, KvHeads, AttentionBias, DecoderConfig):
     # num_hidden_layers: a property of LongcatFlashConfig (2 · num_layers) whose setter a config's key reaches;
     # router_bias: read by the router with getattr.
     undeclared_keys = frozenset({"num_hidden_layers", "router_bias"})
-    derived_defaults = {
-        "qk_head_dim": "qk_nope_head_dim + qk_rope_head_dim",
-        "num_key_value_heads": "num_attention_heads",
-    }
     moe_names = LONGCAT_MOE
     routing_fields = ("moe_topk", "n_routed_experts")
 
@@ -87,11 +93,6 @@ class LongcatFlashConfig(HiddenAct, KvHeads, AttentionBias, DecoderConfig):
     router_bias: Flag = False  # not a field of LongcatFlashConfig: a key the router reads
 
     _even_rope = even_rope_check()
-
-    def resolved(self, field: str):
-        if field == "qk_head_dim":
-            return self.resolved_qk_head_dim
-        return super().resolved(field)
 
     def unused_fields(self) -> set[str]:
         # MLA caches its latent whatever the KV heads; head_dim is the rotary width, which holds no weights.
@@ -125,6 +126,7 @@ class LongcatFlashConfig(HiddenAct, KvHeads, AttentionBias, DecoderConfig):
         return self.num_hidden_layers // 2 if self.num_hidden_layers is not None else self.num_layers
 
     @property
+    @derives("qk_head_dim", "qk_nope_head_dim + qk_rope_head_dim")
     def resolved_qk_head_dim(self) -> int:
         return self.qk_head_dim or self.qk_nope_head_dim + self.qk_rope_head_dim
 

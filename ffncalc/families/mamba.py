@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Width, derives
 from ..spec import Layer, Mixer, ModelNames, ModelSpec, Norm, names
 from .mixers import mamba, mamba2, mamba2_names
 from .registry import family
@@ -66,7 +66,6 @@ class MambaConfig(_StateSpaceStack):
     config_class = "MambaConfig"
     default_model_class = "MambaForCausalLM"
     undeclared_keys = frozenset({"intermediate_size"})  # set by __post_init__, overridden by the config's key
-    derived_defaults = {"intermediate_size": "expand · hidden_size", "time_step_rank": "ceil(hidden_size / 16)"}
 
     vocab_size: Width = 50280
     hidden_size: Width = 768
@@ -80,17 +79,12 @@ class MambaConfig(_StateSpaceStack):
     tie_word_embeddings: Flag = True
     intermediate_size: Width | None = None  # not a field of MambaConfig: see the class docstring
 
-    def resolved(self, field: str):
-        if field == "intermediate_size":
-            return self.inner()
-        if field == "time_step_rank":
-            return self.dt_rank()
-        return super().resolved(field)
-
+    @derives("intermediate_size", "expand · hidden_size")
     def inner(self) -> int:
         """The mixer's width: the config's intermediate_size key, else expand · hidden_size."""
         return self.intermediate_size or self.expand * self.hidden_size
 
+    @derives("time_step_rank", "ceil(hidden_size / 16)", when="auto")
     def dt_rank(self) -> int:
         """time_step_rank, or ceil(hidden_size / 16) for "auto"."""
         return math.ceil(self.hidden_size / 16) if self.time_step_rank == "auto" else self.time_step_rank

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field
 
-from ..schema import MAX_LAYERS, ExpertCount, HeadCount, LayerCount, PositionCount, Width
+from ..schema import MAX_LAYERS, ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Layer
 from .base import AttentionBias, DecoderConfig, HiddenAct
 from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
@@ -29,10 +29,6 @@ class MellumConfig(HiddenAct, AttentionBias, MlpLayerTypes, DecoderConfig):
     config_class = "MellumConfig"
     default_model_class = "MellumForCausalLM"
     heads_divide_hidden = False  # MellumConfig does not check hidden_size; the attention reads head_dim
-    derived_defaults = {
-        "layer_types": "full_attention on every layer",
-        "mlp_layer_types": "sparse on every layer",
-    }
 
     vocab_size: Width = 98304
     hidden_size: Width = 2304
@@ -53,12 +49,11 @@ class MellumConfig(HiddenAct, AttentionBias, MlpLayerTypes, DecoderConfig):
     routing_fields = ("num_experts_per_tok", "num_experts")
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)  # validate_layer_type: one per layer
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
+    @derives("layer_types", "full_attention on every layer")
     def kinds(self) -> list[str]:
         return list(self.layer_types) if self.layer_types is not None else ["full_attention"] * self.num_hidden_layers
 
+    @derives("mlp_layer_types", "sparse on every layer")
     def default_mlp_kinds(self) -> list[str]:
         return ["sparse"] * self.num_hidden_layers
 

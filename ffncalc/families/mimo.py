@@ -16,6 +16,7 @@ from ..schema import (
     PositionCount,
     Width,
     WidthOrZero,
+    derives,
 )
 from ..spec import CheckpointExtra, Layer, StoredTensor, names
 from .base import AttentionBias, DecoderConfig, HiddenAct
@@ -73,10 +74,6 @@ class MimoV2FlashConfig(HiddenAct, AttentionBias, MlpLayerTypes, DecoderConfig):
     default_model_class = "MiMoV2FlashForCausalLM"
     heads_divide_hidden = False  # MiMoV2FlashConfig has no validate_architecture of its own
     undeclared_keys = frozenset({"sliding_window_size"})  # __post_init__ reads it from the config's keys
-    derived_defaults = {
-        "layer_types": "the first layer and every sixth global, the others sliding",
-        "mlp_layer_types": "the first layer dense, the others sparse",
-    }
     attention_names = names(
         q="self_attn.q_proj",
         k="self_attn.k_proj",
@@ -107,17 +104,14 @@ class MimoV2FlashConfig(HiddenAct, AttentionBias, MlpLayerTypes, DecoderConfig):
 
     _mlp_entries = entries_check("mlp_layer_types", exact=True)
 
+    @derives("mlp_layer_types", "the first layer dense, the others sparse")
     def default_mlp_kinds(self) -> list[str]:
         return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
-
-    def resolved(self, field: str):
-        if field == "layer_types":
-            return self.kinds()
-        return super().resolved(field)
 
     def unused_fields(self) -> set[str]:
         return {"sliding_window"} if self.sliding_window_size is not None else set()
 
+    @derives("layer_types", "the first layer and every sixth global, the others sliding")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)

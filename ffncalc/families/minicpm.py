@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
+from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Attention, Layer, Mla
 from .base import AttentionBias, DecoderConfig, HiddenAct, MlpBias
 from .blocks import MLA_ATTENTION
@@ -23,7 +23,6 @@ class MiniCPM3Config(HiddenAct, AttentionBias, MlpBias, DecoderConfig):
     architecture = "MiniCPM3"
     config_class = "MiniCPM3Config"
     default_model_class = "MiniCPM3ForCausalLM"
-    derived_defaults = {"v_head_dim": "hidden_size // num_attention_heads"}
     attention_names = MLA_ATTENTION
 
     vocab_size: Width = 73448
@@ -42,11 +41,9 @@ class MiniCPM3Config(HiddenAct, AttentionBias, MlpBias, DecoderConfig):
     head_dim: ClassVar[None] = None  # transformers overwrites it with qk_rope_head_dim
 
     @property
+    @derives("v_head_dim", "hidden_size // num_attention_heads")
     def resolved_v_head_dim(self) -> int:
         return self.v_head_dim or self.hidden_size // self.num_attention_heads
-
-    def resolved(self, field: str):
-        return self.resolved_v_head_dim if field == "v_head_dim" else super().resolved(field)
 
     def mla_attention(self) -> Attention:
         mla = Mla(

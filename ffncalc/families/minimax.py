@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field
 
-from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width
+from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import CheckpointExtra, Layer, Mixer, Norm, StoredTensor, names
 from .base import DecoderConfig, HeadDim, HiddenAct
 from .mixers import lightning_attention
@@ -49,11 +49,6 @@ class MiniMaxConfig(HeadDim, HiddenAct, _MiniMaxMoe, DecoderConfig):
     config_class = "MiniMaxConfig"
     default_model_class = "MiniMaxForCausalLM"
     heads_divide_hidden = False  # MiniMaxConfig has no validate_architecture
-    derived_defaults = {
-        "head_dim": "hidden_size // num_attention_heads",
-        "num_key_value_heads": "num_attention_heads",
-        "layer_types": "even layers full_attention, odd layers linear_attention",
-    }
     moe_names = MINIMAX_MOE
     expert_names = MINIMAX_EXPERT
 
@@ -67,9 +62,7 @@ class MiniMaxConfig(HeadDim, HiddenAct, _MiniMaxMoe, DecoderConfig):
     block_size: Width = 256
     routing_fields = ("num_experts_per_tok", "num_local_experts")
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
+    @derives("layer_types", "even layers full_attention, odd layers linear_attention")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
@@ -129,7 +122,6 @@ class MiniMaxM2Config(HiddenAct, _MiniMaxMoe, DecoderConfig):
     config_class = "MiniMaxM2Config"
     default_model_class = "MiniMaxM2ForCausalLM"
     heads_divide_hidden = False
-    derived_defaults = {}
     moe_names = MINIMAX_MOE
     expert_names = MINIMAX_EXPERT
 

@@ -7,7 +7,17 @@ from typing import ClassVar, Literal
 
 from pydantic import AliasChoices, Field
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..schema import (
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    PositionCount,
+    Width,
+    derives,
+)
 from ..spec import CheckpointExtra, Extra, ImageInput, Layer, Linear, Norm, names
 from ..values import replace
 from .base import DecoderConfig, HeadDim, HiddenAct
@@ -49,21 +59,19 @@ class MinistralConfig(MistralConfig):
     architecture = "Ministral"
     config_class = "MinistralConfig"
     default_model_class = "MinistralForCausalLM"
-    derived_defaults = {"layer_types": "every layer sliding_attention while sliding_window is set, else full_attention"}
 
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
 
     _check_head_dim = required_field("head_dim", "MinistralConfig")
 
-    def resolved(self, field: str):
-        if field == "layer_types":
-            return ["full_attention" if window is None else "sliding_attention" for window in self.layer_windows()]
-        return super().resolved(field)
-
     def layer_windows(self) -> list[int | None]:
         if self.layer_types is not None:
             return windows_of_layer_types(self.layer_types, self.sliding_window)
         return super().layer_windows()
+
+    @derives("layer_types", "every layer sliding_attention while sliding_window is set, else full_attention")
+    def window_kinds(self) -> list[str]:
+        return super().window_kinds()
 
 
 @family("ministral3")
@@ -74,7 +82,6 @@ class Ministral3Config(MistralConfig):
     architecture = "Ministral 3"
     config_class = "Ministral3Config"
     default_model_class = "Ministral3ForCausalLM"
-    derived_defaults = {}
 
     vocab_size: Width = 131072
     num_hidden_layers: LayerCount = 34

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, names
 from .bert import _EncoderClasses
 from .blocks import heads_divide, windows_of_layer_types
@@ -52,10 +52,6 @@ class ModernBertConfig(_EncoderClasses):
     undeclared_keys = frozenset(
         {"num_labels", "global_attn_every_n_layers"}
     )  # __post_init__ reads the latter from the keys
-    derived_defaults = {
-        **_EncoderClasses.derived_defaults,
-        "layer_types": "every global_attn_every_n_layers-th layer (default 3), from the first, full; the others sliding",
-    }
 
     vocab_size: Width = 50368
     hidden_size: Width = 768
@@ -83,14 +79,14 @@ class ModernBertConfig(_EncoderClasses):
             raise ValueError(f"layer_types has {len(self.layer_types)} entries for {self.num_hidden_layers} layers")
         return self
 
+    @derives(
+        "layer_types", "every global_attn_every_n_layers-th layer (default 3), from the first, full; the others sliding"
+    )
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
         every = self.global_attn_every_n_layers
         return ["sliding_attention" if i % every else "full_attention" for i in range(self.num_hidden_layers)]
-
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
 
     def unused_fields(self) -> set[str]:
         unused = {"global_attn_every_n_layers"} if self.layer_types is not None else set()

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
     Attention,
     DenseFfn,
@@ -53,10 +53,6 @@ class MoonshineConfig(HFConfig):
     config_class = "MoonshineConfig"
     default_model_class = "MoonshineForConditionalGeneration"
     informational_fields = frozenset({"pad_token_id", "max_position_embeddings", "pad_head_dim_to_multiple_of"})
-    derived_defaults = {
-        "encoder_num_key_value_heads": "encoder_num_attention_heads",
-        "decoder_num_key_value_heads": "decoder_num_attention_heads",
-    }
     class_prefix: ClassVar[str] = "Moonshine"
     classes: ClassVar[dict[str, Kind]] = {"Model": "model", "ForConditionalGeneration": "generation"}
 
@@ -102,8 +98,14 @@ class MoonshineConfig(HFConfig):
         return self
 
     @property
+    @derives("encoder_num_key_value_heads", "encoder_num_attention_heads")
     def encoder_kv_heads(self) -> int:
         return self.encoder_num_key_value_heads or self.encoder_num_attention_heads
+
+    @property
+    @derives("decoder_num_key_value_heads", "decoder_num_attention_heads")
+    def decoder_kv_heads(self) -> int:
+        return self.decoder_num_key_value_heads or self.decoder_num_attention_heads
 
     def model_class(self) -> str:
         named = (self.architectures or [""])[0]
@@ -122,7 +124,7 @@ class MoonshineConfig(HFConfig):
         ]
         decoder = (
             self.decoder_num_attention_heads,
-            self.decoder_num_key_value_heads or self.decoder_num_attention_heads,
+            self.decoder_kv_heads,
         )
         if decoder != (self.encoder_num_attention_heads, self.encoder_kv_heads):
             notes.append(

@@ -23,7 +23,6 @@ class NanoChatConfig(HeadDim, KvHeads, AttentionBias, DecoderConfig):
     config_class = "NanoChatConfig"
     default_model_class = "NanoChatForCausalLM"
     heads_divide_hidden = False  # NanoChatConfig does not check hidden_size; the attention floors it
-    derived_defaults = {"head_dim": "hidden_size // num_attention_heads", "num_key_value_heads": "num_attention_heads"}
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     mlp_names = NANOCHAT_MLP
 

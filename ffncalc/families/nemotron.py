@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, derives
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, HeadDim, KvHeads, MlpBias
@@ -36,7 +36,6 @@ class NemotronConfig(HeadDim, KvHeads, AttentionBias, MlpBias, DecoderConfig):
     config_class = "NemotronConfig"
     default_model_class = "NemotronForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {"head_dim": "hidden_size // num_attention_heads"}
 
     vocab_size: Width = 256000
     hidden_size: Width = 6144
@@ -73,9 +72,6 @@ class NemotronHConfig(DecoderConfig):
     config_class = "NemotronHConfig"
     default_model_class = "NemotronHForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {
-        "layers_block_type": "hybrid_override_pattern if given, else [linear_attention, moe, full_attention, mlp]"
-    }
     layer_name = "backbone.layers.{i}"
     attention_names = NEMOTRON_ATTENTION
     mlp_names = NEMOTRON_MLP
@@ -137,6 +133,7 @@ class NemotronHConfig(DecoderConfig):
             raise ValueError("layers_block_type: the model has no layers (an empty list or pattern)")
         return self
 
+    @derives("layers_block_type", "hybrid_override_pattern if given, else [linear_attention, moe, full_attention, mlp]")
     def blocks(self) -> list[NemotronBlock]:
         """Each layer's block: layers_block_type, else the older pattern, else transformers' default four."""
         if self.layers_block_type is not None:
@@ -144,9 +141,6 @@ class NemotronHConfig(DecoderConfig):
         if self.hybrid_override_pattern is not None:
             return [PATTERN_LETTERS[letter] for letter in self.hybrid_override_pattern]
         return ["linear_attention", "moe", "full_attention", "mlp"]
-
-    def resolved(self, field: str):
-        return self.blocks() if field == "layers_block_type" else super().resolved(field)
 
     undeclared_keys = frozenset({"hybrid_override_pattern", "num_hidden_layers"})
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width, per_config
+from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives, per_config
 from ..spec import Attention, Layer, Mixer, ModelSpec, MoeFfn, Norm, names
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, KvHeads, MaxPositions
@@ -89,20 +89,18 @@ class Olmo3Config(Olmo2Config):
     architecture = "OLMo-3"
     config_class = "Olmo3Config"
     default_model_class = "Olmo3ForCausalLM"
-    derived_defaults = {**Olmo2Config.derived_defaults, "layer_types": "every fourth layer full, the others sliding"}
 
     sliding_window: Width | None = 4096
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-
-    def resolved(self, field: str):
-        if field == "layer_types":
-            return ["full_attention" if window is None else "sliding_attention" for window in self.layer_windows()]
-        return super().resolved(field)
 
     def layer_windows(self) -> list[int | None]:
         if self.layer_types is not None:
             return windows_of_layer_types(self.layer_types, self.sliding_window)
         return [periodic_window(i, self.sliding_window, 4) for i in range(self.num_hidden_layers)]
+
+    @derives("layer_types", "every fourth layer full, the others sliding")
+    def window_kinds(self) -> list[str]:
+        return super().window_kinds()
 
 
 @family("olmoe")
@@ -198,14 +196,6 @@ class OlmoHybridConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, _Olmo2Layer, 
     default_model_class = "OlmoHybridForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-    derived_defaults = {
-        **DecoderConfig.derived_defaults,
-        "layer_types": "every fourth layer full_attention, the others linear_attention (the last full if none is)",
-        "linear_num_key_heads": "num_attention_heads",
-        "linear_num_value_heads": "num_attention_heads",
-        "linear_key_head_dim": "int(0.75 * hidden_size / linear_num_key_heads)",
-        "linear_value_head_dim": "2 * linear_key_head_dim",
-    }
 
     vocab_size: Width = 100352
     hidden_size: Width = 3840
@@ -237,6 +227,7 @@ class OlmoHybridConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, _Olmo2Layer, 
             )
         return self
 
+    @derives("layer_types", "every fourth layer full_attention, the others linear_attention (the last full if none is)")
     @per_config
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
@@ -246,30 +237,30 @@ class OlmoHybridConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, _Olmo2Layer, 
             kinds[-1] = "full_attention"
         return kinds
 
+    @derives("linear_num_key_heads", "num_attention_heads")
     def key_heads(self) -> int:
         return self.linear_num_key_heads or self.num_attention_heads
 
+    @derives("linear_num_value_heads", "num_attention_heads")
+    def value_heads(self) -> int:
+        return self.linear_num_value_heads or self.num_attention_heads
+
+    @derives("linear_value_head_dim", "2 * linear_key_head_dim")
+    def value_head_dim(self) -> int:
+        return self.linear_value_head_dim or 2 * self.key_head_dim()
+
+    @derives("linear_key_head_dim", "int(0.75 * hidden_size / linear_num_key_heads)")
     def key_head_dim(self) -> int:
         # int(0.75 * hidden / heads) in transformers: exact in integers as 3 · hidden // (4 · heads)
         return self.linear_key_head_dim or 3 * self.hidden_size // (4 * self.key_heads())
-
-    def resolved(self, field: str):
-        derived = {
-            "layer_types": self.kinds,
-            "linear_num_key_heads": self.key_heads,
-            "linear_num_value_heads": lambda: self.linear_num_value_heads or self.num_attention_heads,
-            "linear_key_head_dim": self.key_head_dim,
-            "linear_value_head_dim": lambda: self.linear_value_head_dim or 2 * self.key_head_dim(),
-        }
-        return derived[field]() if field in derived else super().resolved(field)
 
     def deltanet(self) -> Mixer:
         return gated_deltanet(
             self.hidden_size,
             self.key_heads(),
-            self.resolved("linear_num_value_heads"),
+            self.value_heads(),
             self.key_head_dim(),
-            self.resolved("linear_value_head_dim"),
+            self.value_head_dim(),
             self.linear_conv_kernel_dim,
             OLMO_HYBRID_DELTANET,
             separate_qkv=True,

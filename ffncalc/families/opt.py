@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from pydantic import AliasChoices, Field
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Extra, Layer, Linear, ModelNames, ModelSpec, Norm, names
 from .base import LayerNormDecoder
 from .blocks import heads_divide
@@ -26,7 +26,6 @@ class OptConfig(LayerNormDecoder):
     architecture = "OPT"
     config_class = "OPTConfig"
     default_model_class = "OPTForCausalLM"
-    derived_defaults = {"word_embed_proj_dim": "hidden_size"}
     layer_name = "model.decoder.layers.{i}"
     position_offset: ClassVar[int] = 2
 
@@ -49,10 +48,10 @@ class OptConfig(LayerNormDecoder):
     def width(self) -> int:
         return self.hidden_size
 
-    def resolved(self, field: str):
-        return (
-            self.word_embed_proj_dim or self.hidden_size if field == "word_embed_proj_dim" else super().resolved(field)
-        )
+    @property
+    @derives("word_embed_proj_dim", "hidden_size")
+    def embedding_width(self) -> int:
+        return self.word_embed_proj_dim or self.hidden_size
 
     def norms(self, *modules: str) -> tuple[tuple[str, Norm], ...]:
         # Without elementwise affine a LayerNorm has no parameters at all.
@@ -62,7 +61,7 @@ class OptConfig(LayerNormDecoder):
         ffn = self.plain_ffn(self.ffn_dim, self.activation_function, self.enable_bias, OPT_MLP)
         attention = self.mha(self.num_attention_heads, self.enable_bias, OPT_ATTENTION)
         layer = Layer(self.layer_name, attention, ffn, self.norms("self_attn_layer_norm", "final_layer_norm"))
-        embedding_dim = self.word_embed_proj_dim or self.width
+        embedding_dim = self.embedding_width
         extras: tuple[Extra, ...] = ()
         if embedding_dim != self.width:
             extras = (

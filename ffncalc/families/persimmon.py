@@ -31,7 +31,6 @@ class PersimmonConfig(DecoderConfig):
     architecture = "Persimmon"
     config_class = "PersimmonConfig"
     default_model_class = "PersimmonForCausalLM"
-    derived_defaults: ClassVar[dict[str, str]] = {}
     attention_names = PERSIMMON_ATTENTION
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 

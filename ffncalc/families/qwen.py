@@ -21,6 +21,7 @@ from ..schema import (
     PositionCount,
     Width,
     WidthOrZero,
+    derives,
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
 from ..values import replace
@@ -102,7 +103,6 @@ class Qwen3Config(HiddenAct, AttentionBias, QwenWindows, DecoderConfig):
     config_class = "Qwen3Config"
     default_model_class = "Qwen3ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
 
     vocab_size: Width = 151936
     intermediate_size: Width = 22016
@@ -251,7 +251,6 @@ class Qwen3NextConfig(HiddenAct, AttentionBias, _SharedExpertMoe, _QwenMoeRule, 
     default_model_class = "Qwen3NextForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"full_attention_interval"})  # __post_init__ reads it to build layer_types
-    derived_defaults = {"layer_types": "every full_attention_interval-th layer (default 4) full, the rest linear"}
     moe_names = QWEN_MOE
 
     vocab_size: Width = 151936
@@ -279,12 +278,10 @@ class Qwen3NextConfig(HiddenAct, AttentionBias, _SharedExpertMoe, _QwenMoeRule, 
     deltanet_names: ClassVar[Names] = GATED_DELTANET
     routing_fields = ("num_experts_per_tok", "num_experts")
 
-    def resolved(self, field: str):
-        return self.kinds() if field == "layer_types" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         return {"full_attention_interval"} if self.layer_types is not None else set()
 
+    @derives("layer_types", "every full_attention_interval-th layer (default 4) full, the rest linear")
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
@@ -485,7 +482,6 @@ class Qwen3VLTextConfig(HiddenAct, AttentionBias, _TextOfWrapper, DecoderConfig)
     config_class = "Qwen3VLTextConfig"
     default_model_class = "Qwen3VLTextModel"
     heads_divide_hidden = False
-    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
 
     vocab_size: Width = 151936
     intermediate_size: Width = 22016
@@ -507,7 +503,6 @@ class Qwen3VLMoeTextConfig(HeadDim, HiddenAct, AttentionBias, _TextOfWrapper, _Q
     config_class = "Qwen3VLMoeTextConfig"
     default_model_class = "Qwen3VLMoeTextModel"
     heads_divide_hidden = False
-    derived_defaults = {"num_key_value_heads": "num_attention_heads", "head_dim": "hidden_size // num_attention_heads"}
     moe_names = names(router="mlp.gate", experts="mlp.experts")
     expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True)
 
@@ -555,7 +550,6 @@ class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Config):
     config_class = "Qwen2_5_VLTextConfig"
     default_model_class = "Qwen2_5_VLTextModel"
     heads_divide_hidden = True  # Qwen2_5_VLAttention raises when head_dim · heads != hidden_size
-    derived_defaults = {"num_key_value_heads": "num_attention_heads"}
     undeclared_keys = frozenset()
 
     vocab_size: Width = 152064

@@ -10,7 +10,7 @@ from typing import ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, Width
+from ..schema import Flag, HeadCount, LayerCount, Name, Width, derives
 from ..spec import DenseFfn, Layer, ModelNames, names
 from .base import DecoderConfig, HeadDim
 from .mixers import rg_lru
@@ -49,7 +49,6 @@ class RecurrentGemmaConfig(HeadDim, DecoderConfig):
     default_model_class = "RecurrentGemmaForCausalLM"
     heads_divide_hidden = False  # configuration_recurrent_gemma.py floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # set by __post_init__, overridden by the config's key
-    derived_defaults = {**DecoderConfig.derived_defaults, "lru_width": "hidden_size"}
     attention_names = GRIFFIN_ATTENTION
     mlp_names = GRIFFIN_MLP
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_norm")
@@ -87,14 +86,12 @@ class RecurrentGemmaConfig(HeadDim, DecoderConfig):
             )
         return self
 
-    def resolved(self, field: str):
-        return self.width() if field == "lru_width" else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         blocks = {self.block_types[index % len(self.block_types)] for index in range(self.num_hidden_layers)}
         unused = set() if "attention" in blocks else {"num_key_value_heads", "attention_window_size", "attention_bias"}
         return unused if "recurrent" in blocks else unused | {"lru_width", "conv1d_width"}
 
+    @derives("lru_width", "hidden_size")
     def width(self) -> int:
         return self.lru_width or self.hidden_size
 

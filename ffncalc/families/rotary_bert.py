@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero, derives
 from ..spec import (
     Attention,
     DenseFfn,
@@ -204,7 +204,6 @@ class NomicBertConfig(_RotaryEncoder):
         "cls.predictions.decoder",
         "cls.predictions.bias",
     )
-    derived_defaults = {**_EncoderClasses.derived_defaults, "head_dim": "hidden_size // num_attention_heads"}
     # NomicBertConfig declares no tie_word_embeddings: PreTrainedConfig's (true unless the config says) ties the head
     undeclared_keys = frozenset({"num_labels", "tie_word_embeddings"})
 
@@ -220,11 +219,9 @@ class NomicBertConfig(_RotaryEncoder):
     head_dim: Width | None = None
 
     @property
+    @derives("head_dim", "hidden_size // num_attention_heads")
     def resolved_head_dim(self) -> int:
         return self.head_dim or self.hidden_size // self.num_attention_heads
-
-    def resolved(self, field: str):
-        return self.resolved_head_dim if field == "head_dim" else super().resolved(field)
 
     def attention(self) -> Attention:
         heads, head_dim = self.num_attention_heads, self.resolved_head_dim

@@ -19,7 +19,6 @@ class SeedOssConfig(HiddenAct, MlpBias, DecoderConfig):
     config_class = "SeedOssConfig"
     default_model_class = "SeedOssForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    derived_defaults = {}
 
     vocab_size: Width = 155136
     hidden_size: Width = 4096

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width, per_config
+from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width, derives, per_config
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, MlpBias
 from .blocks import windows_of_layer_types
 from .registry import family
@@ -23,11 +23,6 @@ class SmolLM3Config(HeadDim, HiddenAct, AttentionBias, MlpBias, DecoderConfig):
     default_model_class = "SmolLM3ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-    derived_defaults = {
-        **DecoderConfig.derived_defaults,
-        "no_rope_layers": "0 on every no_rope_layer_interval-th layer, else 1",
-        "layer_types": "sliding_attention where no_rope_layers is 0 (with use_sliding_window and a sliding_window), else full_attention",
-    }
 
     vocab_size: Width = 128256
     hidden_size: Width = 2048
@@ -51,25 +46,23 @@ class SmolLM3Config(HeadDim, HiddenAct, AttentionBias, MlpBias, DecoderConfig):
             )
         return self
 
-    def resolved(self, field: str):
-        if field == "no_rope_layers":
-            return self.rope_layers()
-        if field == "layer_types":
-            return self.kinds()
-        return super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         rope = {"no_rope_layers", "no_rope_layer_interval"}  # they move RoPE, and default the layer_types
         if not self.use_sliding_window:
             return {"sliding_window", "layer_types"} | rope
         return rope if self.layer_types is not None else set()
 
+    @derives("no_rope_layers", "0 on every no_rope_layer_interval-th layer, else 1")
     @per_config
     def rope_layers(self) -> list[int]:
         if self.no_rope_layers is not None:
             return list(self.no_rope_layers)
         return [int((i + 1) % self.no_rope_layer_interval != 0) for i in range(self.num_hidden_layers)]
 
+    @derives(
+        "layer_types",
+        "sliding_attention where no_rope_layers is 0 (with use_sliding_window and a sliding_window), else full_attention",
+    )
     @per_config
     def kinds(self) -> list[str]:
         if self.layer_types is not None:

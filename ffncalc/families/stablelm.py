@@ -23,7 +23,6 @@ class StableLmConfig(DecoderConfig):
     architecture = "StableLM"
     config_class = "StableLmConfig"
     default_model_class = "StableLmForCausalLM"
-    derived_defaults: ClassVar[dict[str, str]] = {}
 
     vocab_size: Width = 50304
     intermediate_size: Width = 6912

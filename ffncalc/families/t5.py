@@ -8,7 +8,7 @@ from typing import ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ACTIVATIONS, Flag, HeadCount, HFConfig, LayerCount, Name, Width, WidthOrZero
+from ..schema import ACTIVATIONS, Flag, HeadCount, HFConfig, LayerCount, Name, Width, WidthOrZero, derives
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -55,7 +55,6 @@ class _T5Stacks(HFConfig):
     after each stack, no biases, attention num_heads · d_kv wide, relative-position buckets × heads in the first
     block of each stack (in every block with ``bias_every_layer``), one ``shared`` token table."""
 
-    derived_defaults = {"num_decoder_layers": "num_layers"}
     bias_every_layer: ClassVar[bool] = False  # UMT5: each block its own relative_attention_bias
 
     vocab_size: Width = 32128
@@ -68,10 +67,8 @@ class _T5Stacks(HFConfig):
     relative_attention_num_buckets: Width = 32
     tie_word_embeddings: Flag = True
 
-    def resolved(self, field: str):
-        return self.decoder_layers if field == "num_decoder_layers" else super().resolved(field)
-
     @property
+    @derives("num_decoder_layers", "num_layers")
     def decoder_layers(self) -> int:
         return self.num_decoder_layers or self.num_layers
 
@@ -247,7 +244,6 @@ class SwitchTransformersConfig(_T5Stacks):
     architecture = "Switch Transformers"
     config_class = "SwitchTransformersConfig"
     default_model_class = "SwitchTransformersForConditionalGeneration"
-    derived_defaults = {"num_decoder_layers": "num_layers (when null)"}
 
     d_model: Width = Field(768, validation_alias=AliasChoices("d_model", "hidden_size"))
     num_layers: LayerCount = Field(12, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, ValidationError
 
 from ..results import DefaultUsed
-from ..schema import Flag, HFConfig, Name, describe_validation_error
+from ..schema import Flag, HFConfig, Name, derives, describe_validation_error
 from ..spec import Extra, Layer, Linear, ModelNames, ModelSpec, Norm, Runs, Table, names
 from .gemma import Gemma2Config
 from .multimodal import replace_default
@@ -48,7 +48,6 @@ class T5GemmaConfig(HFConfig):
     default_model_class = "T5GemmaForConditionalGeneration"
     undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
     informational_fields = frozenset({"vocab_size"})  # read by no module: each block has its own
-    derived_defaults = {"num_labels": "len(id2label), else 2"}
     class_prefix: ClassVar[str] = "T5Gemma"
     classes: ClassVar[dict[str, Kind]] = {
         "Model": "model",
@@ -104,9 +103,6 @@ class T5GemmaConfig(HFConfig):
             nested += [replace_default(d, f"{field}.{d.field}") for d in block.defaults_used()]
         return own + [d for d in nested if not d.field.endswith(".tie_word_embeddings")]
 
-    def resolved(self, field: str):
-        return self.labels() if field == "num_labels" else super().resolved(field)
-
     # --- the class built ---
 
     def model_class(self) -> str:
@@ -124,6 +120,7 @@ class T5GemmaConfig(HFConfig):
             return self.is_encoder_decoder
         return self.kind != "encoder"
 
+    @derives("num_labels", "len(id2label), else 2")
     def labels(self) -> int:
         """A classifier's width: len(id2label), or num_labels, or PreTrainedConfig's 2."""
         if self.id2label is not None:

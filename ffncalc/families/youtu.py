@@ -22,7 +22,6 @@ class YoutuConfig(HiddenAct, AttentionBias, DecoderConfig):
     config_class = "YoutuConfig"
     default_model_class = "YoutuForCausalLM"
     heads_divide_hidden = False  # MLA's widths come from its own fields
-    derived_defaults = {}
     attention_names = MLA_ATTENTION
 
     vocab_size: Width = 128256

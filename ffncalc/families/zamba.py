@@ -14,7 +14,7 @@ from typing import ClassVar, Literal, cast
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, per_config
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives, per_config
 from ..spec import Attention, Component, DenseFfn, Layer, ModelNames, Names, Norm, Parameter, Projection, names
 from .base import DecoderConfig
 from .mixers import mamba2, mamba2_names, multi_head_mamba
@@ -70,14 +70,6 @@ class Zamba2Config(DecoderConfig):
     default_model_class = "Zamba2ForCausalLM"
     heads_divide_hidden = False  # configuration_zamba2.py floors 2 · hidden_size // num_attention_heads
     undeclared_keys = frozenset({"attention_hidden_size", "attention_head_dim", "mamba_headdim"})
-    derived_defaults = {
-        "num_key_value_heads": "num_attention_heads",
-        "intermediate_size": "4 · hidden_size",
-        "layers_block_type": "transformers' 54-layer pattern: a hybrid layer every sixth, then at 47 and 51",
-        "attention_hidden_size": "2 · hidden_size",
-        "attention_head_dim": "2 · hidden_size // num_attention_heads",
-        "mamba_headdim": "mamba_expand · hidden_size // n_mamba_heads",
-    }
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 
     vocab_size: Width = 32000
@@ -115,16 +107,6 @@ class Zamba2Config(DecoderConfig):
             raise ValueError(f"layers_block_type has {len(self.blocks())} entries for {self.num_hidden_layers} layers")
         return self
 
-    def resolved(self, field: str):
-        derived = {
-            "intermediate_size": self.ffn_width,
-            "layers_block_type": self.blocks,
-            "attention_hidden_size": self.attention_input,
-            "attention_head_dim": self.attention_head_width,
-            "mamba_headdim": self.mamba_head_width,
-        }
-        return derived[field]() if field in derived else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = {"use_conv_bias"}  # read by no module
         if "hybrid" not in self.blocks():  # no shared block, no attention, no MLP
@@ -150,18 +132,23 @@ class Zamba2Config(DecoderConfig):
             "ffncalc counts each shared block once, as the architecture and its checkpoints hold it."
         ]
 
+    @derives("layers_block_type", "transformers' 54-layer pattern: a hybrid layer every sixth, then at 47 and 51")
     def blocks(self) -> list[str]:
         return list(self.layers_block_type) if self.layers_block_type is not None else list(DEFAULT_BLOCKS)
 
+    @derives("intermediate_size", "4 · hidden_size")
     def ffn_width(self) -> int:
         return self.intermediate_size or 4 * self.hidden_size
 
+    @derives("attention_hidden_size", "2 · hidden_size")
     def attention_input(self) -> int:
         return self.attention_hidden_size or 2 * self.hidden_size
 
+    @derives("attention_head_dim", "2 · hidden_size // num_attention_heads")
     def attention_head_width(self) -> int:
         return self.attention_head_dim or 2 * self.hidden_size // self.num_attention_heads
 
+    @derives("mamba_headdim", "mamba_expand · hidden_size // n_mamba_heads")
     def mamba_head_width(self) -> int:
         return self.mamba_headdim or self.mamba_expand * self.hidden_size // self.n_mamba_heads
 
@@ -282,12 +269,6 @@ class ZambaConfig(DecoderConfig):
     config_class = "ZambaConfig"
     default_model_class = "ZambaForCausalLM"
     heads_divide_hidden = False  # configuration_zamba.py floors 2 · hidden_size // num_attention_heads
-    derived_defaults = {
-        "layers_block_type": "two Mamba layers, a hybrid, then a hybrid every attn_layer_period from attn_layer_offset",
-        "attention_hidden_size": "2 · hidden_size",
-        "attention_head_dim": "2 · hidden_size // num_attention_heads",
-        "mamba_dt_rank": "ceil(hidden_size / 16)",
-    }
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 
     vocab_size: Width = 32000
@@ -326,15 +307,6 @@ class ZambaConfig(DecoderConfig):
             )
         return self
 
-    def resolved(self, field: str):
-        derived = {
-            "layers_block_type": self.blocks,
-            "attention_hidden_size": self.attention_input,
-            "attention_head_dim": self.attention_head_width,
-            "mamba_dt_rank": self.dt_rank,
-        }
-        return derived[field]() if field in derived else super().resolved(field)
-
     def unused_fields(self) -> set[str]:
         unused = {"attn_layer_period", "attn_layer_offset"} if self.layers_block_type is not None else set()
         if "hybrid" not in self.blocks():  # no shared block, no attention, no MLP
@@ -357,6 +329,9 @@ class ZambaConfig(DecoderConfig):
             "the block once, as the architecture and its checkpoints hold it."
         ]
 
+    @derives(
+        "layers_block_type", "two Mamba layers, a hybrid, then a hybrid every attn_layer_period from attn_layer_offset"
+    )
     @per_config
     def blocks(self) -> list[str]:
         if self.layers_block_type is not None:
@@ -366,12 +341,15 @@ class ZambaConfig(DecoderConfig):
             "hybrid" if i % self.attn_layer_period == self.attn_layer_offset else "linear_attention" for i in rest
         ]
 
+    @derives("attention_hidden_size", "2 · hidden_size")
     def attention_input(self) -> int:
         return self.attention_hidden_size or 2 * self.hidden_size
 
+    @derives("attention_head_dim", "2 · hidden_size // num_attention_heads")
     def attention_head_width(self) -> int:
         return self.attention_head_dim or 2 * self.hidden_size // self.num_attention_heads
 
+    @derives("mamba_dt_rank", "ceil(hidden_size / 16)", when="auto")
     def dt_rank(self) -> int:
         return math.ceil(self.hidden_size / 16) if self.mamba_dt_rank == "auto" else self.mamba_dt_rank
 
