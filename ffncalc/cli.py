@@ -29,7 +29,7 @@ DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 
 # Help is typer's own: a required argument reads {MODEL} in the usage line and MODEL <str> in its list, typer's
 # convention since 0.29; ffncalc touches no private attribute of typer to restyle it.
-app = typer.Typer(
+APP_SETTINGS: dict[str, Any] = dict(
     name="ffncalc",
     help="Where a transformer's parameters, compute and memory go, exactly, from its config.json.",
     invoke_without_command=True,  # `ffncalc` alone prints the help (_root), as --help does
@@ -38,6 +38,7 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help: MODEL, not {MODEL}; no <bool> on flags; no padded lines in a pipe
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+app = typer.Typer(**APP_SETTINGS)
 
 
 # --- options shared by the commands ---------------------------------------------------------
@@ -1233,7 +1234,7 @@ def main() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "1")
     prepare()
     try:
-        result = _click_command()(standalone_mode=False, prog_name="ffncalc")
+        result = _click_command(_invoked_command(sys.argv[1:]))(standalone_mode=False, prog_name="ffncalc")
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not in the interpreter's last flush
     except OutputError as error:
         silence_stdout()
@@ -1258,11 +1259,31 @@ def main() -> None:
     sys.exit(result if isinstance(result, int) else 0)
 
 
+def _command_name(info: Any) -> str:
+    """A registered command's name, as typer derives it from the function when the decorator names none."""
+    return info.name or info.callback.__name__.lower().replace("_", "-")
+
+
+def _invoked_command(arguments: list[str]) -> str | None:
+    """The command the arguments run (`ffncalc params …`); None for the app itself (help, --version, completion)."""
+    first = next((argument for argument in arguments if not argument.startswith("-")), None)
+    known = {_command_name(info) for info in app.registered_commands}
+    return first if first in known and not any(key.endswith("_COMPLETE") for key in os.environ) else None
+
+
 @cache
-def _click_command() -> Any:
-    """The click command typer makes of the app, made once a process: making it takes 10 ms (typer 0.29 reads
-    every command's parameters), and the tests run thousands of commands in one process."""
-    return typer.main.get_command(app)
+def _click_command(name: str | None = None) -> Any:
+    """The click group typer makes of the app, made once a process per command (the tests run thousands in one).
+
+    Making it reads every command's parameters (typer 0.29 evaluates each annotation and builds each option), about
+    10 ms for the twelve; a run of one command (NAME) gets a group holding that command alone, the same command
+    with the same root options, so its parsing, help and errors are those of the whole app."""
+    if name is None:
+        return typer.main.get_command(app)
+    alone = typer.Typer(**APP_SETTINGS)
+    alone.registered_callback = app.registered_callback
+    alone.registered_commands = [info for info in app.registered_commands if _command_name(info) == name]
+    return typer.main.get_command(alone)
 
 
 def run() -> None:

@@ -273,3 +273,19 @@ def test_the_python_api_has_a_function_for_every_command():
     llama = ffncalc.load_config("meta-llama/Llama-3.1-8B")
     # 32,768 × 8 tokens × 131,072 KV bytes + 16,060,522,496 weight bytes + the 939,524,096-byte activation buffer
     assert ffncalc.memory(llama, "32k", batch=8).total_inference == 32_768 * 8 * 131_072 + 16_060_522_496 + 939_524_096
+
+
+def test_a_run_of_one_command_builds_that_command_alone():
+    # Making the whole group reads all twelve commands' parameters; `ffncalc params …` needs only params.
+    from ffncalc.cli import _click_command, _invoked_command
+
+    assert _invoked_command(["params", "meta-llama/Llama-3.1-8B", "--json"]) == "params"
+    assert list(_click_command("params").commands) == ["params"]
+
+
+def test_the_app_itself_is_built_whole_for_its_help_and_options():
+    from ffncalc.cli import _invoked_command
+
+    assert _invoked_command(["--help"]) is None
+    assert _invoked_command(["--version"]) is None
+    assert _invoked_command(["not-a-command"]) is None  # the whole group says which commands exist
