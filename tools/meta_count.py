@@ -76,6 +76,7 @@ FALLBACK_CLASS = {
     "mvp": "MvpForConditionalGeneration",
     "ultrabert": "UltrabertForMaskedLM",
     "esmc": "EsmcForMaskedLM",
+    "tapas": "TapasForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(

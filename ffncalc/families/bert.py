@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, WidthOrZero
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -22,6 +22,7 @@ from ..spec import (
     ModelSpec,
     Norm,
     Norms,
+    Runs,
     StoredTensor,
     Table,
     names,
@@ -185,9 +186,9 @@ class _EncoderClasses(HFConfig):
         return []
 
 
-class BertLayout(_EncoderClasses):
-    """BERT's fields, defaults and builders without its decoder switches: what BertConfig shares with the encoders
-    that copy its modules but never attend to an encoder's states (LayoutLM)."""
+class BertLayers(_EncoderClasses):
+    """BERT's fields, defaults and builders without its decoder switches or its token-type table: what BertLayout
+    shares with TAPAS (seven token-type tables of its own sizes)."""
 
     # Where a layer keeps its LayerNorms, by the sublayer they belong to: post-LN BERT normalises each sublayer's
     # output; the pre-LN descendants (Megatron-BERT, RoBERTa-PreLayerNorm, XLM-RoBERTa-XL) its input, under names
@@ -207,7 +208,6 @@ class BertLayout(_EncoderClasses):
     intermediate_size: Width = 3072
     hidden_act: Name = "gelu"
     max_position_embeddings: PositionCount = 512
-    type_vocab_size: Width = 2
     tie_word_embeddings: Flag = True
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
@@ -239,11 +239,15 @@ class BertLayout(_EncoderClasses):
             norms += ((self.cross_attention_norm, self.layer_norm()),)
         return Layer(f"{self.root}encoder.layer.{{i}}", attention, ffn, norms, cross_attention=cross, stack="encoder")
 
+    def token_types(self, width: int) -> list[Extra]:
+        """The token-type tables, WIDTH wide."""
+        return []
+
     def embeddings(self, width: int) -> list[Extra]:
-        """The token-type table and the embeddings' LayerNorm (the word table is the spec's, and so is the position
+        """The token-type tables and the embeddings' LayerNorm (the word table is the spec's, and so is the position
         table when it is hidden_size wide)."""
         root = self.root
-        extras = [Extra("embedding", f"{root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))]
+        extras = self.token_types(width)
         if self.embeddings_norm:
             extras.append(Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm(width)))
         if width != self.hidden_size and self.absolute_positions:
@@ -320,6 +324,17 @@ class BertLayout(_EncoderClasses):
             extras=tuple(self.embeddings(width) + self.head_extras() + (mlm_extras if mlm else [])),
             checkpoint_extras=(self.position_ids(self.max_position_embeddings),) if self.absolute_positions else (),
         )
+
+
+class BertLayout(BertLayers):
+    """BERT's fields, defaults and builders without its decoder switches: what BertConfig shares with the encoders
+    that copy its modules but never attend to an encoder's states (LayoutLM)."""
+
+    type_vocab_size: Width = 2
+
+    def token_types(self, width: int) -> list[Extra]:
+        """One token-type table of type_vocab_size rows."""
+        return [Extra("embedding", f"{self.root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))]
 
 
 @family("bert")
@@ -504,6 +519,83 @@ class LayoutLMConfig(BertLayout):
         for axis in "xyhw":
             table = Table(self.max_2d_position_embeddings, width)
             extras.append(Extra("embedding", f"{self.root}embeddings.{axis}_position_embeddings", table))
+        return extras
+
+
+# TAPAS's classes: (pooler, masked-LM head, next-sentence head, classifier outputs); its question-answering head,
+# cell selection over the tokens, is TapasConfig's own.
+TAPAS_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
+    "Model": (True, False, False, None),
+    "ForMaskedLM": (False, True, False, None),
+    "ForSequenceClassification": (True, False, False, "labels"),
+    "ForQuestionAnswering": (True, False, False, None),
+}
+
+
+@family("tapas")
+class TapasConfig(BertLayers):
+    """configuration_tapas.py / modeling_tapas.py (Google's TAPAS, google/tapas-base-finetuned-wtq): BERT's encoder
+    under tapas.* (post-LN; a decoder with add_cross_attention also attends to an encoder's states), whose embeddings
+    add one token-type table per entry of type_vocab_sizes (token_type_embeddings_0 … _6: segment, column, row, rank
+    …) instead of BERT's one; max_position_embeddings 1,024. Heads: BERT's masked-LM cls.predictions; the pooler
+    and a classifier for sequences; for question answering the pooler and cell selection: output_weights and
+    column_output_weights (a hidden_size vector each, every token multiplied by it; the columns' only with
+    select_one_column), output_bias and column_output_bias (one value each), and aggregation_classifier on the pooled
+    output when num_aggregation_labels > 0."""
+
+    architecture = "TAPAS"
+    config_class = "TapasConfig"
+    default_model_class = "TapasForMaskedLM"
+    class_prefix = "Tapas"
+    base_model_prefix = "tapas"
+    classes = frozenset(TAPAS_HEADS)
+    bert_heads = TAPAS_HEADS
+    labelled_classes = frozenset({"ForSequenceClassification"})
+
+    max_position_embeddings: PositionCount = 1024
+    type_vocab_sizes: list[Width] = Field([3, 256, 256, 2, 256, 256, 10], min_length=1, max_length=64)
+    num_aggregation_labels: WidthOrZero = 0
+    select_one_column: Flag = True
+    is_decoder: Flag = False
+    add_cross_attention: Flag = False
+
+    @model_validator(mode="after")
+    def _check_cross_attention(self) -> TapasConfig:
+        if self.add_cross_attention and not self.is_decoder:
+            raise ValueError(
+                "add_cross_attention: cross-attention needs is_decoder (transformers refuses it otherwise)"
+            )
+        return self
+
+    def cross_attends(self) -> bool:
+        return self.add_cross_attention
+
+    def unused_fields(self) -> set[str]:
+        answers = self.head_class() == "ForQuestionAnswering"
+        return super().unused_fields() | (set() if answers else {"num_aggregation_labels", "select_one_column"})
+
+    def token_types(self, width: int) -> list[Extra]:
+        """One table per entry of type_vocab_sizes, token_type_embeddings_{i}."""
+        root = self.root
+        return [
+            Extra("embedding", f"{root}embeddings.token_type_embeddings_{i}", Table(rows, width))
+            for i, rows in enumerate(self.type_vocab_sizes)
+        ]
+
+    def head_extras(self) -> list[Extra]:
+        extras = super().head_extras()
+        if self.head_class() != "ForQuestionAnswering":
+            return extras
+        hidden = self.hidden_size
+        columns: Runs = "every_token" if self.select_one_column else "not_generating"
+        extras += [
+            Extra("other", "output_weights", LearnedTensor((hidden,), matmul=True)),
+            Extra("other", "column_output_weights", LearnedTensor((hidden,), matmul=True), columns),
+            Extra("other", "output_bias", LearnedTensor(())),
+            Extra("other", "column_output_bias", LearnedTensor(())),
+        ]
+        if self.num_aggregation_labels > 0:
+            extras.append(self.linear("aggregation_classifier", hidden, self.num_aggregation_labels))
         return extras
 
 
