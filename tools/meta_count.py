@@ -77,6 +77,7 @@ FALLBACK_CLASS = {
     "ultrabert": "UltrabertForMaskedLM",
     "esmc": "EsmcForMaskedLM",
     "tapas": "TapasForMaskedLM",
+    "luke": "LukeForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(

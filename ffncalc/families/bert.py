@@ -22,11 +22,13 @@ from ..spec import (
     ModelSpec,
     Norm,
     Norms,
+    Parameter,
     Runs,
     StoredTensor,
     Table,
     names,
 )
+from ..values import replace
 from .blocks import heads_divide
 from .registry import family
 
@@ -657,6 +659,108 @@ class RobertaLayout(BertLayout):
             else [Extra("lm_head", "lm_head.decoder.bias", LearnedTensor((self.vocab_size,)))]
         )
         return self.model_names("lm_head.decoder", "lm_head.bias"), extras
+
+
+# LUKE's classes: (pooler, masked-LM heads, classifier module, its outputs: num_labels, or a fixed width).
+LUKE_HEADS: dict[str, tuple[bool, bool, str | None, int | None]] = {
+    "Model": (True, False, None, None),
+    "ForMaskedLM": (True, True, None, None),
+    "ForSequenceClassification": (True, False, "classifier", None),
+    "ForTokenClassification": (False, False, "classifier", None),
+    "ForQuestionAnswering": (False, False, "qa_outputs", None),
+    "ForMultipleChoice": (True, False, "classifier", 1),
+}
+LUKE_ENTITY_QUERIES = ("w2e_query", "e2w_query", "e2e_query")
+
+
+@family("luke")
+class LukeConfig(RobertaLayout):
+    """configuration_luke.py / modeling_luke.py (Studio Ousia's LUKE, studio-ousia/luke-base): RoBERTa's post-LN
+    encoder and word embeddings under luke.* (positions offset past the padding row), beside entity embeddings: an
+    entity table (entity_vocab_size × entity_emb_size), entity_embedding_dense to hidden_size (no bias) when the two
+    differ, a position and a token-type table and a LayerNorm. With use_entity_aware_attention each layer also holds a
+    query for each pair of word and entity (w2e_query, e2w_query, e2e_query, biased), which run only for an input
+    with entities. ffncalc counts a text of word tokens: the entity modules hold parameters, and no word token runs
+    them. Heads: LukeForMaskedLM builds the pooler, lm_head (dense, layer_norm, and a decoder with its bias, never
+    tied: its _tied_weights_keys hold only the head's bias and the entity decoder) and entity_predictions (transform
+    dense to entity_emb_size, LayerNorm, a decoder tied to the entity table by tie_word_embeddings, and a bias);
+    classifiers num_labels wide (one output for multiple choice), on the pooler for sequences and choices."""
+
+    architecture = "LUKE"
+    config_class = "LukeConfig"
+    default_model_class = "LukeForMaskedLM"
+    class_prefix = "Luke"
+    base_model_prefix = "luke"
+    classes = frozenset(LUKE_HEADS)
+    labelled_classes = frozenset({"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"})
+
+    vocab_size: Width = 50267
+    entity_vocab_size: Width = 500000
+    entity_emb_size: Width = 256
+    use_entity_aware_attention: Flag = True
+
+    def has_mlm(self) -> bool:
+        return LUKE_HEADS[self.head_class()][1]
+
+    def encoder_layer(self) -> Layer:
+        """BERT's layer, and the entity-aware queries, which no word token runs."""
+        layer = super().encoder_layer()
+        if not self.use_entity_aware_attention:
+            return layer
+        hidden = self.hidden_size
+        queries = tuple(
+            Parameter("attention", query, f"attention.self.{query}.{tensor}", shape)
+            for query in LUKE_ENTITY_QUERIES
+            for tensor, shape in (("weight", (hidden, hidden)), ("bias", (hidden,)))
+        )
+        return replace(layer, parameters=queries)
+
+    def embeddings(self, width: int) -> list[Extra]:
+        """The word side's token-type table and LayerNorm; the entity side's tables, projection and LayerNorm, which
+        run for entities only."""
+        root, hidden, entity_width = f"{self.root}entity_embeddings.", self.hidden_size, self.entity_emb_size
+        extras = [
+            *super().embeddings(width),
+            Extra("other", f"{root}entity_embeddings", Table(self.entity_vocab_size, entity_width)),
+            Extra("embedding", f"{root}position_embeddings", Table(self.max_position_embeddings, hidden)),
+            Extra("embedding", f"{root}token_type_embeddings", Table(self.type_vocab_size, hidden)),
+            Extra("norm", f"{root}LayerNorm", self.layer_norm()),
+        ]
+        if entity_width != hidden:
+            dense = Linear(entity_width, hidden)
+            extras.append(Extra("other", f"{root}entity_embedding_dense", dense, "not_generating"))
+        return extras
+
+    def head_extras(self) -> list[Extra]:
+        hidden = self.hidden_size
+        pooler, mlm, classifier, outputs = LUKE_HEADS[self.head_class()]
+        extras = []
+        if pooler:
+            extras.append(self.linear(f"{self.root}pooler.dense", hidden, hidden))
+        if mlm:
+            width, entities = self.entity_emb_size, self.entity_vocab_size
+            extras += [
+                Extra("lm_head", "lm_head.dense", Linear(hidden, hidden, bias=True)),
+                Extra("norm", "lm_head.layer_norm", self.layer_norm()),
+                Extra("other", "entity_predictions.transform.dense", Linear(hidden, width, True), "not_generating"),
+                Extra("norm", "entity_predictions.transform.LayerNorm", self.layer_norm(width)),
+                Extra("other", "entity_predictions.bias", LearnedTensor((entities,))),
+            ]
+            if not self.tie_word_embeddings:
+                decoder = LearnedTensor((entities, width))
+                extras += [
+                    Extra("other", "entity_predictions.decoder.weight", decoder),
+                    Extra("lm_head", "lm_head.bias", LearnedTensor((self.vocab_size,))),
+                ]
+        if classifier is not None:
+            extras.append(self.linear(classifier, hidden, outputs or self.labels()))
+        return extras
+
+    def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
+        return self.model_names("lm_head.decoder", "lm_head.decoder.bias"), []
+
+    def to_spec(self) -> ModelSpec:
+        return replace(super().to_spec(), tie_word_embeddings=False)
 
 
 @family("roberta")
