@@ -74,6 +74,10 @@ FALLBACK_CLASS = {
     "blenderbot": "BlenderbotForConditionalGeneration",
     "blenderbot-small": "BlenderbotSmallForConditionalGeneration",
     "mvp": "MvpForConditionalGeneration",
+    "ultrabert": "UltrabertForMaskedLM",
+    "esmc": "EsmcForMaskedLM",
+    "tapas": "TapasForMaskedLM",
+    "luke": "LukeForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
@@ -123,6 +127,10 @@ def component_of(name: str) -> str:
         r"vocab_transform|vocab_projector)\.",
         name,
     ):
+        return "lm_head"
+    # UltraBERT's masked-LM head (two linears, then its decoder) counts with its decoder too (no record before holds a
+    # module head.linear1, head.linear2 or head.decoder)
+    if re.search(r"^head\.(linear1|linear2|decoder)\.", name):
         return "lm_head"
     # (a T5 inside BLIP-2 keeps its shared table under language_model.: no record before holds such a name; nor does
     # any hold Pop2Piano's table of composer embeddings, mel_conditioner.embedding)

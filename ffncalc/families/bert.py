@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, derives
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, WidthOrZero, derives
 from ..spec import (
     Attention,
     CheckpointExtra,
@@ -22,10 +22,13 @@ from ..spec import (
     ModelSpec,
     Norm,
     Norms,
+    Parameter,
+    Runs,
     StoredTensor,
     Table,
     names,
 )
+from ..values import replace
 from .blocks import heads_divide
 from .registry import family
 
@@ -182,9 +185,9 @@ class _EncoderClasses(HFConfig):
         return []
 
 
-class BertLayout(_EncoderClasses):
-    """BERT's fields, defaults and builders without its decoder switches: what BertConfig shares with the encoders
-    that copy its modules but never attend to an encoder's states (LayoutLM)."""
+class BertLayers(_EncoderClasses):
+    """BERT's fields, defaults and builders without its decoder switches or its token-type table: what BertLayout
+    shares with TAPAS (seven token-type tables of its own sizes)."""
 
     # Where a layer keeps its LayerNorms, by the sublayer they belong to: post-LN BERT normalises each sublayer's
     # output; the pre-LN descendants (Megatron-BERT, RoBERTa-PreLayerNorm, XLM-RoBERTa-XL) its input, under names
@@ -204,7 +207,6 @@ class BertLayout(_EncoderClasses):
     intermediate_size: Width = 3072
     hidden_act: Name = "gelu"
     max_position_embeddings: PositionCount = 512
-    type_vocab_size: Width = 2
     tie_word_embeddings: Flag = True
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
@@ -236,11 +238,15 @@ class BertLayout(_EncoderClasses):
             norms += ((self.cross_attention_norm, self.layer_norm()),)
         return Layer(f"{self.root}encoder.layer.{{i}}", attention, ffn, norms, cross_attention=cross, stack="encoder")
 
+    def token_types(self, width: int) -> list[Extra]:
+        """The token-type tables, WIDTH wide."""
+        return []
+
     def embeddings(self, width: int) -> list[Extra]:
-        """The token-type table and the embeddings' LayerNorm (the word table is the spec's, and so is the position
+        """The token-type tables and the embeddings' LayerNorm (the word table is the spec's, and so is the position
         table when it is hidden_size wide)."""
         root = self.root
-        extras = [Extra("embedding", f"{root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))]
+        extras = self.token_types(width)
         if self.embeddings_norm:
             extras.append(Extra("norm", f"{root}embeddings.LayerNorm", self.layer_norm(width)))
         if width != self.hidden_size and self.absolute_positions:
@@ -317,6 +323,17 @@ class BertLayout(_EncoderClasses):
             extras=tuple(self.embeddings(width) + self.head_extras() + (mlm_extras if mlm else [])),
             checkpoint_extras=(self.position_ids(self.max_position_embeddings),) if self.absolute_positions else (),
         )
+
+
+class BertLayout(BertLayers):
+    """BERT's fields, defaults and builders without its decoder switches: what BertConfig shares with the encoders
+    that copy its modules but never attend to an encoder's states (LayoutLM)."""
+
+    type_vocab_size: Width = 2
+
+    def token_types(self, width: int) -> list[Extra]:
+        """One token-type table of type_vocab_size rows."""
+        return [Extra("embedding", f"{self.root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))]
 
 
 @family("bert")
@@ -504,6 +521,83 @@ class LayoutLMConfig(BertLayout):
         return extras
 
 
+# TAPAS's classes: (pooler, masked-LM head, next-sentence head, classifier outputs); its question-answering head,
+# cell selection over the tokens, is TapasConfig's own.
+TAPAS_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
+    "Model": (True, False, False, None),
+    "ForMaskedLM": (False, True, False, None),
+    "ForSequenceClassification": (True, False, False, "labels"),
+    "ForQuestionAnswering": (True, False, False, None),
+}
+
+
+@family("tapas")
+class TapasConfig(BertLayers):
+    """configuration_tapas.py / modeling_tapas.py (Google's TAPAS, google/tapas-base-finetuned-wtq): BERT's encoder
+    under tapas.* (post-LN; a decoder with add_cross_attention also attends to an encoder's states), whose embeddings
+    add one token-type table per entry of type_vocab_sizes (token_type_embeddings_0 … _6: segment, column, row, rank
+    …) instead of BERT's one; max_position_embeddings 1,024. Heads: BERT's masked-LM cls.predictions; the pooler
+    and a classifier for sequences; for question answering the pooler and cell selection: output_weights and
+    column_output_weights (a hidden_size vector each, every token multiplied by it; the columns' only with
+    select_one_column), output_bias and column_output_bias (one value each), and aggregation_classifier on the pooled
+    output when num_aggregation_labels > 0."""
+
+    architecture = "TAPAS"
+    config_class = "TapasConfig"
+    default_model_class = "TapasForMaskedLM"
+    class_prefix = "Tapas"
+    base_model_prefix = "tapas"
+    classes = frozenset(TAPAS_HEADS)
+    bert_heads = TAPAS_HEADS
+    labelled_classes = frozenset({"ForSequenceClassification"})
+
+    max_position_embeddings: PositionCount = 1024
+    type_vocab_sizes: list[Width] = Field([3, 256, 256, 2, 256, 256, 10], min_length=1, max_length=64)
+    num_aggregation_labels: WidthOrZero = 0
+    select_one_column: Flag = True
+    is_decoder: Flag = False
+    add_cross_attention: Flag = False
+
+    @model_validator(mode="after")
+    def _check_cross_attention(self) -> TapasConfig:
+        if self.add_cross_attention and not self.is_decoder:
+            raise ValueError(
+                "add_cross_attention: cross-attention needs is_decoder (transformers refuses it otherwise)"
+            )
+        return self
+
+    def cross_attends(self) -> bool:
+        return self.add_cross_attention
+
+    def unused_fields(self) -> set[str]:
+        answers = self.head_class() == "ForQuestionAnswering"
+        return super().unused_fields() | (set() if answers else {"num_aggregation_labels", "select_one_column"})
+
+    def token_types(self, width: int) -> list[Extra]:
+        """One table per entry of type_vocab_sizes, token_type_embeddings_{i}."""
+        root = self.root
+        return [
+            Extra("embedding", f"{root}embeddings.token_type_embeddings_{i}", Table(rows, width))
+            for i, rows in enumerate(self.type_vocab_sizes)
+        ]
+
+    def head_extras(self) -> list[Extra]:
+        extras = super().head_extras()
+        if self.head_class() != "ForQuestionAnswering":
+            return extras
+        hidden = self.hidden_size
+        columns: Runs = "every_token" if self.select_one_column else "not_generating"
+        extras += [
+            Extra("other", "output_weights", LearnedTensor((hidden,), matmul=True)),
+            Extra("other", "column_output_weights", LearnedTensor((hidden,), matmul=True), columns),
+            Extra("other", "output_bias", LearnedTensor(())),
+            Extra("other", "column_output_bias", LearnedTensor(())),
+        ]
+        if self.num_aggregation_labels > 0:
+            extras.append(self.linear("aggregation_classifier", hidden, self.num_aggregation_labels))
+        return extras
+
+
 # RoBERTa's classes: (pooler, masked-LM head, classifier) — its sequence classifier is a dense layer and out_proj.
 ROBERTA_HEADS: dict[str, tuple[bool, bool, str | None]] = {
     "Model": (True, False, None),
@@ -562,6 +656,108 @@ class RobertaLayout(BertLayout):
             else [Extra("lm_head", "lm_head.decoder.bias", LearnedTensor((self.vocab_size,)))]
         )
         return self.model_names("lm_head.decoder", "lm_head.bias"), extras
+
+
+# LUKE's classes: (pooler, masked-LM heads, classifier module, its outputs: num_labels, or a fixed width).
+LUKE_HEADS: dict[str, tuple[bool, bool, str | None, int | None]] = {
+    "Model": (True, False, None, None),
+    "ForMaskedLM": (True, True, None, None),
+    "ForSequenceClassification": (True, False, "classifier", None),
+    "ForTokenClassification": (False, False, "classifier", None),
+    "ForQuestionAnswering": (False, False, "qa_outputs", None),
+    "ForMultipleChoice": (True, False, "classifier", 1),
+}
+LUKE_ENTITY_QUERIES = ("w2e_query", "e2w_query", "e2e_query")
+
+
+@family("luke")
+class LukeConfig(RobertaLayout):
+    """configuration_luke.py / modeling_luke.py (Studio Ousia's LUKE, studio-ousia/luke-base): RoBERTa's post-LN
+    encoder and word embeddings under luke.* (positions offset past the padding row), beside entity embeddings: an
+    entity table (entity_vocab_size × entity_emb_size), entity_embedding_dense to hidden_size (no bias) when the two
+    differ, a position and a token-type table and a LayerNorm. With use_entity_aware_attention each layer also holds a
+    query for each pair of word and entity (w2e_query, e2w_query, e2e_query, biased), which run only for an input
+    with entities. ffncalc counts a text of word tokens: the entity modules hold parameters, and no word token runs
+    them. Heads: LukeForMaskedLM builds the pooler, lm_head (dense, layer_norm, and a decoder with its bias, never
+    tied: its _tied_weights_keys hold only the head's bias and the entity decoder) and entity_predictions (transform
+    dense to entity_emb_size, LayerNorm, a decoder tied to the entity table by tie_word_embeddings, and a bias);
+    classifiers num_labels wide (one output for multiple choice), on the pooler for sequences and choices."""
+
+    architecture = "LUKE"
+    config_class = "LukeConfig"
+    default_model_class = "LukeForMaskedLM"
+    class_prefix = "Luke"
+    base_model_prefix = "luke"
+    classes = frozenset(LUKE_HEADS)
+    labelled_classes = frozenset({"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"})
+
+    vocab_size: Width = 50267
+    entity_vocab_size: Width = 500000
+    entity_emb_size: Width = 256
+    use_entity_aware_attention: Flag = True
+
+    def has_mlm(self) -> bool:
+        return LUKE_HEADS[self.head_class()][1]
+
+    def encoder_layer(self) -> Layer:
+        """BERT's layer, and the entity-aware queries, which no word token runs."""
+        layer = super().encoder_layer()
+        if not self.use_entity_aware_attention:
+            return layer
+        hidden = self.hidden_size
+        queries = tuple(
+            Parameter("attention", query, f"attention.self.{query}.{tensor}", shape)
+            for query in LUKE_ENTITY_QUERIES
+            for tensor, shape in (("weight", (hidden, hidden)), ("bias", (hidden,)))
+        )
+        return replace(layer, parameters=queries)
+
+    def embeddings(self, width: int) -> list[Extra]:
+        """The word side's token-type table and LayerNorm; the entity side's tables, projection and LayerNorm, which
+        run for entities only."""
+        root, hidden, entity_width = f"{self.root}entity_embeddings.", self.hidden_size, self.entity_emb_size
+        extras = [
+            *super().embeddings(width),
+            Extra("other", f"{root}entity_embeddings", Table(self.entity_vocab_size, entity_width)),
+            Extra("embedding", f"{root}position_embeddings", Table(self.max_position_embeddings, hidden)),
+            Extra("embedding", f"{root}token_type_embeddings", Table(self.type_vocab_size, hidden)),
+            Extra("norm", f"{root}LayerNorm", self.layer_norm()),
+        ]
+        if entity_width != hidden:
+            dense = Linear(entity_width, hidden)
+            extras.append(Extra("other", f"{root}entity_embedding_dense", dense, "not_generating"))
+        return extras
+
+    def head_extras(self) -> list[Extra]:
+        hidden = self.hidden_size
+        pooler, mlm, classifier, outputs = LUKE_HEADS[self.head_class()]
+        extras = []
+        if pooler:
+            extras.append(self.linear(f"{self.root}pooler.dense", hidden, hidden))
+        if mlm:
+            width, entities = self.entity_emb_size, self.entity_vocab_size
+            extras += [
+                Extra("lm_head", "lm_head.dense", Linear(hidden, hidden, bias=True)),
+                Extra("norm", "lm_head.layer_norm", self.layer_norm()),
+                Extra("other", "entity_predictions.transform.dense", Linear(hidden, width, True), "not_generating"),
+                Extra("norm", "entity_predictions.transform.LayerNorm", self.layer_norm(width)),
+                Extra("other", "entity_predictions.bias", LearnedTensor((entities,))),
+            ]
+            if not self.tie_word_embeddings:
+                decoder = LearnedTensor((entities, width))
+                extras += [
+                    Extra("other", "entity_predictions.decoder.weight", decoder),
+                    Extra("lm_head", "lm_head.bias", LearnedTensor((self.vocab_size,))),
+                ]
+        if classifier is not None:
+            extras.append(self.linear(classifier, hidden, outputs or self.labels()))
+        return extras
+
+    def masked_lm(self) -> tuple[ModelNames, list[Extra]]:
+        return self.model_names("lm_head.decoder", "lm_head.decoder.bias"), []
+
+    def to_spec(self) -> ModelSpec:
+        return replace(super().to_spec(), tie_word_embeddings=False)
 
 
 @family("roberta")
