@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, names
+from ..values import replace
 from .bert import _EncoderClasses
 from .blocks import heads_divide, windows_of_layer_types
 from .registry import family
@@ -141,5 +142,82 @@ class ModernBertConfig(_EncoderClasses):
                 f"{root}embeddings.tok_embeddings", f"{root}final_norm", lm_head="decoder", base_model_prefix="model"
             ),
             lm_head=mlm,
+            extras=tuple(extras),
+        )
+
+
+MODERNBERT_DECODER_ATTENTION = names(q="attn.q_proj", k="attn.k_proj", v="attn.v_proj", o="attn.Wo")
+# ModernBERT decoder's classes: the module of the prediction head each has on top of the model (dense, norm), or None
+MODERNBERT_DECODER_HEADS: dict[str, str | None] = {
+    "Model": None,
+    "ForCausalLM": "lm_head",
+    "ForSequenceClassification": "head",
+}
+
+
+@family("modernbert-decoder")
+class ModernBertDecoderConfig(ModernBertConfig):
+    """configuration_modernbert_decoder.py / modular_modernbert_decoder.py: ModernBERT's layers run causally, with
+    q_proj, k_proj and v_proj apart (attention_bias) and Wo; sliding layers attend to the last local_attention // 2
+    keys (ModernBertDecoderConfig's sliding_window, "half of" ModernBERT's). The causal LM puts ModernBERT's
+    prediction head (lm_head: a dense biased by classifier_bias, a norm) before its decoder, tied to the token table
+    and biased by decoder_bias; the classifier its head (head) and a classifier num_labels wide."""
+
+    architecture = "ModernBERT decoder"
+    config_class = "ModernBertDecoderConfig"
+    default_model_class = "ModernBertDecoderForCausalLM"
+    class_prefix = "ModernBertDecoder"
+    classes = frozenset(MODERNBERT_DECODER_HEADS)
+    labelled_classes = frozenset({"ForSequenceClassification"})
+
+    def unused_fields(self) -> set[str]:
+        unused = {"global_attn_every_n_layers"} if self.layer_types is not None else set()
+        if self.head_class() != "ForCausalLM":
+            unused.add("decoder_bias")
+        if self.head_class() == "Model":
+            unused.add("classifier_bias")
+        return unused
+
+    def window(self) -> int:
+        """Keys a token of a sliding layer attends to: the last local_attention // 2, itself among them."""
+        return self.local_attention // 2
+
+    def layers(self, root: str) -> tuple[Layer, ...]:
+        return tuple(
+            replace(
+                layer,
+                stack="decoder",
+                attention=replace(layer.attention, names=MODERNBERT_DECODER_ATTENTION),
+            )
+            for layer in super().layers(root)
+            if layer.attention is not None
+        )
+
+    def to_spec(self) -> ModelSpec:
+        root, hidden = self.root, self.hidden_size
+        head = MODERNBERT_DECODER_HEADS[self.head_class()]
+        extras = [Extra("norm", f"{root}embeddings.norm", self.norm())]
+        causal = self.head_class() == "ForCausalLM"
+        if head is not None:
+            # the causal LM's prediction head is part of its LM head (lm_head.dense), the classifier's is not
+            dense = Linear(hidden, hidden, bias=self.classifier_bias)
+            extras.append(Extra("lm_head" if causal else "other", f"{head}.dense", dense))
+            extras.append(Extra("norm", f"{head}.norm", self.norm()))
+        if causal and self.decoder_bias:
+            extras.append(Extra("other", "decoder.bias", LearnedTensor((self.vocab_size,))))
+        if self.head_class() == "ForSequenceClassification":
+            classifier = Linear(hidden, self.labels(), bias=self.classifier_bias)
+            extras.append(Extra("other", "classifier", classifier, "not_generating"))
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=hidden,
+            vocab_size=self.vocab_size,
+            layers=self.layers(root),
+            final_norm=self.norm(),
+            tie_word_embeddings=self.tie_word_embeddings,
+            names=ModelNames(
+                f"{root}embeddings.tok_embeddings", f"{root}final_norm", lm_head="decoder", base_model_prefix="model"
+            ),
+            lm_head=causal,
             extras=tuple(extras),
         )

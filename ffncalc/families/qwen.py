@@ -27,6 +27,7 @@ from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, N
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types
+from .deepseek import SHARED_EXPERTS, correction_bias_extra
 from .mixers import gated_deltanet
 from .multimodal import MultimodalConfig, relocate
 from .registry import family
@@ -195,6 +196,75 @@ class Qwen3MoeConfig(HeadDim, HiddenAct, AttentionBias, _QwenMoeRule, DecoderCon
             else self.gated_ffn()
         )
         return self.layer(self.attention(window, **self.per_head_norms()), ffn)
+
+
+@family("kolibri1")
+class Kolibri1Config(HiddenAct, DecoderConfig):
+    """configuration_kolibri1.py / modular_kolibri1.py (Kolibri-1): Exaone4Attention (no biases, an RMSNorm over
+    each query and key head) within sliding_window on the layers layer_types marks sliding (default: every fifth layer
+    full), and an MoE in every layer: a sigmoid router with an e_score_correction_bias buffer, routed experts of
+    moe_intermediate_size and a shared MLP of shared_expert_intermediate_size (DeepseekV3MoE's shared_experts).
+    Glm4's four norms per layer. Its checkpoints keep the names conversion_mapping.py's kolibri1 renames from:
+    post_attn_norm and post_ffn_norm (post_self_attn_layernorm, post_mlp_layernorm) and moe.router.expert_bias.
+    Kolibri1Config has no intermediate_size (no layer is dense)."""
+
+    architecture = "Kolibri-1"
+    config_class = "Kolibri1Config"
+    default_model_class = "Kolibri1ForCausalLM"
+    heads_divide_hidden = False  # head_dim is a field; nothing checks hidden_size against the heads
+    derived_defaults = {"layer_types": "full_attention on every fifth layer ((i + 1) % 5 == 0), else sliding_attention"}
+    moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
+    routing_fields = ("num_experts_per_tok", "num_experts")
+
+    vocab_size: Width = 128000
+    hidden_size: Width = 2560
+    num_hidden_layers: LayerCount = 50
+    num_attention_heads: HeadCount = 48
+    num_key_value_heads: HeadCount = 4
+    head_dim: Width = 128
+    max_position_embeddings: PositionCount = 262144
+    sliding_window: Width | None = 513
+    moe_intermediate_size: Width = 512
+    shared_expert_intermediate_size: Width = 512
+    num_experts_per_tok: ExpertCount = 6
+    num_experts: ExpertCount = 384
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    intermediate_size: ClassVar[None] = None  # every layer is an MoE
+
+    @model_validator(mode="after")
+    def _check_window(self) -> Kolibri1Config:
+        if self.sliding_window is None and "sliding_attention" in self.attention_kinds():
+            raise ValueError("sliding_window is null, but a layer is sliding_attention (Kolibri1Config refuses it)")
+        return self
+
+    def attention_kinds(self) -> list[str]:
+        """layer_types, or Kolibri1Config.__post_init__'s default: every fifth layer full."""
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(self.num_hidden_layers)]
+
+    def resolved(self, field: str):
+        return self.attention_kinds() if field == "layer_types" else super().resolved(field)
+
+    def layer_windows(self) -> list[int | None]:
+        return windows_of_layer_types(self.attention_kinds(), self.sliding_window)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        moe = self.moe_ffn(
+            self.num_experts,
+            self.num_experts_per_tok,
+            self.moe_intermediate_size,
+            shared_width=self.shared_expert_intermediate_size,
+            shared_names=SHARED_EXPERTS,
+        )
+        norm = self.rms_norm()
+        norms = tuple((name, norm) for name in ("input_layernorm", "post_attn_norm", "post_attention_layernorm"))
+        return self.layer(self.attention(window, **self.per_head_norms()), moe, (*norms, ("post_ffn_norm", norm)))
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        every = tuple(range(self.num_hidden_layers))
+        bias = correction_bias_extra(self.layer_name, every, self.num_experts, "moe.router", "expert_bias")
+        return (*super().checkpoint_extras(), bias)
 
 
 @family("qwen2_moe")
