@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field
 
-from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives
 from ..spec import Layer
 from .blocks import MlpLayerTypes, entries_check, is_sparse
 from .deepseek import DeepseekV3Config, even_rope_check
@@ -28,10 +28,6 @@ class AXK1Config(MlpLayerTypes, DeepseekV3Config):
     architecture = "A.X-K1"
     config_class = "AXK1Config"
     default_model_class = "AXK1ForCausalLM"
-    derived_defaults = {
-        "num_key_value_heads": "num_attention_heads",
-        "mlp_layer_types": "sparse where i ≥ first_k_dense_replace (1) and i % moe_layer_freq (1) == 0, else dense",
-    }
     # Not fields of AXK1Config: __post_init__ pops the first two to build mlp_layer_types; the third is a key of
     # the checkpoints' multi-token-prediction layers, which transformers does not build.
     undeclared_keys = frozenset({"first_k_dense_replace", "moe_layer_freq", "num_nextn_predict_layers"})
@@ -63,6 +59,9 @@ class AXK1Config(MlpLayerTypes, DeepseekV3Config):
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=False)  # indexed per layer, never checked
     _check_rope = even_rope_check()
 
+    @derives(
+        "mlp_layer_types", "sparse where i ≥ first_k_dense_replace (1) and i % moe_layer_freq (1) == 0, else dense"
+    )
     def default_mlp_kinds(self) -> list[str]:
         first, every = self.first_k_dense_replace, self.moe_layer_freq
         return ["sparse" if is_sparse(i, first=first, every=every) else "dense" for i in range(self.num_hidden_layers)]

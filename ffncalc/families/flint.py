@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives
 from ..spec import Layer, names
 from .base import AttentionBias, DecoderConfig, HiddenAct
 from .blocks import is_sparse, windows_of_layer_types
@@ -37,10 +37,6 @@ class FlintConfig(HiddenAct, AttentionBias, DecoderConfig):
     config_class = "FlintConfig"
     default_model_class = "FlintForCausalLM"
     heads_divide_hidden = False  # head_dim is a field; nothing checks hidden_size against the heads
-    derived_defaults = {
-        "layer_types": "full_attention where i < 2, i % 4 == 1 or i is the last layer, else sliding_attention",
-        "mlp_only_layers": "[0, 1]",
-    }
     attention_names = FLINT_ATTENTION
     moe_names = QWEN_MOE
     routing_fields = ("num_experts_per_tok", "num_experts")
@@ -62,6 +58,7 @@ class FlintConfig(HiddenAct, AttentionBias, DecoderConfig):
     mlp_only_layers: list[LayerIndex] | None = None
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
 
+    @derives("layer_types", "full_attention where i < 2, i % 4 == 1 or i is the last layer, else sliding_attention")
     def attention_kinds(self) -> list[str]:
         """layer_types, or FlintConfig.__post_init__'s default."""
         if self.layer_types is not None:
@@ -72,12 +69,9 @@ class FlintConfig(HiddenAct, AttentionBias, DecoderConfig):
             for i in range(self.num_hidden_layers)
         ]
 
+    @derives("mlp_only_layers", "[0, 1]")
     def dense_layers(self) -> list[int]:
         return [0, 1] if self.mlp_only_layers is None else list(self.mlp_only_layers)
-
-    def resolved(self, field: str):
-        derived = {"layer_types": self.attention_kinds, "mlp_only_layers": self.dense_layers}
-        return derived[field]() if field in derived else super().resolved(field)
 
     def layer_windows(self) -> list[int | None]:
         return windows_of_layer_types(self.attention_kinds(), self.sliding_window)

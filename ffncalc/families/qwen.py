@@ -212,7 +212,6 @@ class Kolibri1Config(HiddenAct, DecoderConfig):
     config_class = "Kolibri1Config"
     default_model_class = "Kolibri1ForCausalLM"
     heads_divide_hidden = False  # head_dim is a field; nothing checks hidden_size against the heads
-    derived_defaults = {"layer_types": "full_attention on every fifth layer ((i + 1) % 5 == 0), else sliding_attention"}
     moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
     routing_fields = ("num_experts_per_tok", "num_experts")
 
@@ -237,14 +236,12 @@ class Kolibri1Config(HiddenAct, DecoderConfig):
             raise ValueError("sliding_window is null, but a layer is sliding_attention (Kolibri1Config refuses it)")
         return self
 
+    @derives("layer_types", "full_attention on every fifth layer ((i + 1) % 5 == 0), else sliding_attention")
     def attention_kinds(self) -> list[str]:
         """layer_types, or Kolibri1Config.__post_init__'s default: every fifth layer full."""
         if self.layer_types is not None:
             return list(self.layer_types)
         return ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(self.num_hidden_layers)]
-
-    def resolved(self, field: str):
-        return self.attention_kinds() if field == "layer_types" else super().resolved(field)
 
     def layer_windows(self) -> list[int | None]:
         return windows_of_layer_types(self.attention_kinds(), self.sliding_window)
