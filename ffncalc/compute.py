@@ -377,6 +377,7 @@ class ImageFlops(Result):
     ffn: int
     projector: int
     total: int
+    mixers: int = 0  # a tower's layers that mix patches without attention (LFM3-VL's gated convolutions)
 
 
 class AudioFlops(Result):

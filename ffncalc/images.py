@@ -14,7 +14,7 @@ from .compute import FLOPS_PER_MULTIPLY_ADD, ImageFlops, score_flops_per_key
 from .errors import UsageError
 from .results import Result
 from .spec import ImageInput, Layer, ModelSpec
-from .tensors import attention_tensors, extra_tensors, ffn_tensors
+from .tensors import attention_tensors, extra_tensors, ffn_tensors, mixer_tensors
 
 
 class ImageGrid(Result):
@@ -112,10 +112,11 @@ def count_image_flops(spec: ModelSpec, model: str, width: int, height: int) -> I
     grid = image_grid(rule, width, height)
     patches = grid.rows * grid.columns
     n = patches + rule.extra_tokens  # what the layers carry
-    attention_projections = attention_scores = ffn = 0
+    attention_projections = attention_scores = ffn = mixers = 0
     for layer in (layer for layer in spec.layers if layer.stack == "vision"):
         attention_projections += FLOPS_PER_MULTIPLY_ADD * n * _layer_weights(layer, "attention")
         ffn += FLOPS_PER_MULTIPLY_ADD * n * _layer_weights(layer, "ffn")
+        mixers += FLOPS_PER_MULTIPLY_ADD * n * _layer_weights(layer, "mixer")
         attention = layer.attention
         if attention is not None:
             windowed = attention.window is not None and rule.window_units is not None
@@ -130,7 +131,7 @@ def count_image_flops(spec: ModelSpec, model: str, width: int, height: int) -> I
             per_token += weights
     patch_embedding = FLOPS_PER_MULTIPLY_ADD * per_patch * patches
     projector = FLOPS_PER_MULTIPLY_ADD * per_token * grid.image_tokens
-    total = patch_embedding + attention_projections + attention_scores + ffn + projector
+    total = patch_embedding + attention_projections + attention_scores + ffn + mixers + projector
     return ImageFlops(
         width=width,
         height=height,
@@ -145,11 +146,15 @@ def count_image_flops(spec: ModelSpec, model: str, width: int, height: int) -> I
         ffn=ffn,
         projector=projector,
         total=total,
+        mixers=mixers,
     )
 
 
 def _layer_weights(layer: Layer, block: str) -> int:
-    """The matmul weights of a tower layer's attention or FFN (a tower counts both under "vision")."""
+    """The matmul weights of a tower layer's attention, FFN or other mixer (a tower counts each under "vision"); a
+    mixer's state updates are not counted (no tower's mixer carries a state: LFM3-VL's convolve within a frame)."""
     if block == "attention":
         return _matmul_weights(attention_tensors(layer.attention)) if layer.attention is not None else 0
+    if block == "mixer":
+        return _matmul_weights(mixer_tensors(layer.mixer)) if layer.mixer is not None else 0
     return _matmul_weights(ffn_tensors(layer.ffn)) if layer.ffn is not None else 0

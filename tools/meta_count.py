@@ -101,9 +101,10 @@ def component_of(name: str) -> str:
     # (and Idefics3's connector, DeepSeek-VL's aligner and LightOnOCR's vision_projection, added with them: no record
     # built before holds a module of any of these names). BLIP-2's and InstructBLIP's Q-Former carries the tower's
     # features to the language model too, with its query tokens and language_projection (no record before holds them).
+    # VideoLLaMA 3's is plainly projector (no record before holds a module of that name).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
-        r"qformer|language_projection)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$",
+        r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$",
         name,
     ):
         return "projector"

@@ -12,6 +12,7 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives, per_config
 from ..spec import (
+    Attention,
     CheckpointExtra,
     DenseFfn,
     Extra,
@@ -23,6 +24,7 @@ from ..spec import (
     MoeFfn,
     Norm,
     Norms,
+    Parameter,
     Projection,
     StoredTensor,
     names,
@@ -31,8 +33,8 @@ from .base import AttentionBias, DecoderConfig, HeadDim
 from .blocks import required_field
 from .mixers import short_conv
 from .multimodal import MultimodalConfig
-from .registry import family
-from .towers import Tower, projector_module
+from .registry import family, tower
+from .towers import Tower, TowerConfig, projector_module, tower_module
 
 LFM_ATTENTION = names(
     q="self_attn.q_proj",
@@ -347,3 +349,125 @@ class Lfm2VlConfig(MultimodalConfig):
         if self.projector_use_layernorm:
             modules = (("layer_norm", Norm("layernorm", merged, bias=True)),) + modules
         return tuple(projector_module("model.multi_modal_projector." + name, module) for name, module in modules)
+
+
+# transformers saves LFM3-VL's tower as the original checkpoints name it (conversion_mapping.py's "lfm3_vl_vision",
+# reverted): patchifier, q_layernorm and k_layernorm.
+LFM3_VL_VISION_ATTENTION = names(
+    q="self_attn.q_proj",
+    k="self_attn.k_proj",
+    v="self_attn.v_proj",
+    o="self_attn.out_proj",
+    q_norm="self_attn.q_layernorm",
+    k_norm="self_attn.k_layernorm",
+)
+
+
+@tower("lfm3_vl_vision")
+class Lfm3VlVisionConfig(TowerConfig):
+    """configuration_lfm3_vl.py (Lfm3VlVisionConfig) / modeling_lfm3_vl.py (Lfm3VlVisionModel): a linear patch
+    embedding without bias (in_channels · temporal_patch_size · patch_size² → hidden; an image is repeated in time),
+    an RMSNorm after it (embedding_norm), then layers of two RMSNorms (operator_norm, ffn_norm), a SwiGLU MLP without
+    biases (w1, w3, w2) and, as layer_types says (default: attention where i ≥ 2 and i is even, else "conv"), either
+    bidirectional grouped-query attention (q of hidden // heads per head, k and v of num_key_value_heads heads,
+    out_proj, RMSNorms over each query and key head, 2-D rotary positions, no biases; any entry but "conv" builds it)
+    or a gated depthwise convolution over the frame's patch grid (Lfm3VlVisionShortConv: in_proj hidden → 3 · hidden,
+    a conv_kernel_size² depthwise Conv2d without bias, out_proj). No final norm: the wrapper's projector norms."""
+
+    config_class = "Lfm3VlVisionConfig"
+
+    hidden_size: Width = 1024
+    intermediate_size: Width = 2560
+    in_channels: Width = 3
+    patch_size: Width = 16
+    spatial_merge_size: Width = 2
+    temporal_patch_size: Width = 2
+    num_hidden_layers: LayerCount = 14
+    num_attention_heads: HeadCount = 16
+    num_key_value_heads: HeadCount = 8
+    layer_types: list[Lfm3LayerType] | None = Field(None, max_length=1 << 14)
+    conv_kernel_size: Width = 3
+
+    @model_validator(mode="after")
+    def _check_layer_types(self) -> Lfm3VlVisionConfig:
+        # PreTrainedConfig.validate_layer_type: one entry a layer
+        if self.layer_types is not None and len(self.layer_types) != self.num_hidden_layers:
+            raise ValueError(f"layer_types has {len(self.layer_types)} entries for {self.num_hidden_layers} layers")
+        return self
+
+    @derives("layer_types", "full_attention where i >= 2 and i is even, else conv")
+    def kinds(self) -> list[str]:
+        """Each layer's operator: layer_types, else Lfm3VlVisionConfig.__post_init__'s pattern."""
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return ["conv" if i < 2 or i % 2 else "full_attention" for i in range(self.num_hidden_layers)]
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads, kernel = self.hidden_size, self.num_attention_heads, self.conv_kernel_size
+        head_dim = hidden // heads
+        norm = Norm("rmsnorm", hidden)
+        norms: Norms = (("operator_norm", norm), ("ffn_norm", norm))
+        ffn = DenseFfn(hidden, self.intermediate_size, True, "silu", LFM_MLP)
+        head_norm = Norm("rmsnorm", head_dim)
+        attention = Attention(
+            hidden, heads, self.num_key_value_heads, head_dim, head_dim, LFM3_VL_VISION_ATTENTION,
+            q_norm=head_norm, k_norm=head_norm,
+        )  # fmt: skip
+        # a depthwise k × k convolution is k² multiply-adds a channel at each patch: a matmul of its weight's size
+        spatial = Parameter("mixer", "spatial_conv", "conv.spatial_conv.weight", (hidden, 1, kernel, kernel), True)
+        conv = Mixer(
+            kind="gated_conv2d",
+            projections=(
+                Projection("in_proj", "conv.in_proj", hidden, 3 * hidden),
+                Projection("out_proj", "conv.out_proj", hidden, hidden),
+            ),
+            parameters=(spatial,),
+        )
+        name = prefix + "layers.{i}"
+        built = {
+            "conv": Layer(name, None, ffn, norms, mixer=conv, stack="vision"),
+            "attention": Layer(name, attention, ffn, norms, stack="vision"),
+        }
+        layers = tuple(built["conv" if kind == "conv" else "attention"] for kind in self.kinds())
+        patch = Linear(self.in_channels * self.temporal_patch_size * self.patch_size**2, hidden)
+        extras = (tower_module(prefix + "patchifier", patch), tower_module(prefix + "embedding_norm", norm))
+        # Qwen2VLImageProcessor (image_processing_auto.py's "lfm3_vl"): smart_resize to multiples of patch · merge;
+        # the projector merges merge² patches into one token
+        merge = self.spatial_merge_size
+        image = ImageInput(self.patch_size, "multiple", self.patch_size * merge, merge=merge)
+        return Tower(layers, extras, hidden, image)
+
+
+@family("lfm3_vl")
+class Lfm3VlConfig(MultimodalConfig):
+    """configuration_lfm3_vl.py / modeling_lfm3_vl.py (Lfm3VlForConditionalGeneration): the tower
+    (model.vision_tower.), Lfm3VlMultiModalProjector (a LayerNorm with bias over each patch, then linear_1 from
+    spatial_merge_size² patches side by side into projector_hidden_size and linear_2 into the text width, biased by
+    projector_bias) and a language model built by AutoModel (LFM3 by default), saved as model.language_model. and
+    lm_head; the top-level tie_word_embeddings (default true) alone decides tying."""
+
+    architecture = "LFM3-VL"
+    config_class = "Lfm3VlConfig"
+    default_model_class = "Lfm3VlForConditionalGeneration"
+    text_model_type = "lfm3"
+    text_defaults = {"model_type": "lfm3"}
+    vision_model_type = "lfm3_vl_vision"
+    vision_defaults = {"model_type": "lfm3_vl_vision"}
+    language_model_prefix = "model.language_model."
+    vision_prefix = "model.vision_tower."
+    lm_head_name = "lm_head"
+    informational_fields = frozenset({"projector_hidden_act"})
+
+    projector_hidden_act: str = "gelu"
+    projector_hidden_size: Width = 4096
+    projector_bias: Flag = True
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        merge = self.vision.spatial_merge_size if isinstance(self.vision, Lfm3VlVisionConfig) else 1
+        merged, inner, bias = tower.hidden_size * merge**2, self.projector_hidden_size, self.projector_bias
+        name = "model.multi_modal_projector."
+        return (
+            tower_module(name + "layer_norm", Norm("layernorm", tower.hidden_size, bias=True), "projector"),
+            projector_module(name + "linear_1", Linear(merged, inner, bias)),
+            projector_module(name + "linear_2", Linear(inner, text_hidden, bias)),
+        )

@@ -82,13 +82,16 @@ def _image_renderables(report: FlopsReport, width: int) -> list[RenderableType]:
     )
     grid = Grid([Column("Part", justify="left", key=True, footer="Total"), Column("FLOPs", footer=count(image.total)),
                  Column("≈", footer=approx(image.total)), Column("Share", "%", footer="100.0%")])  # fmt: skip
-    for label, value in (
+    rows = [
         ("Patch embedding", image.patch_embedding),
         ("Attention projections", image.attention_projections),
         ("Attention scores", image.attention_scores),
         ("FFN", image.ffn),
         ("Projector", image.projector),
-    ):
+    ]
+    if image.mixers:  # only towers with convolution layers (LFM3-VL) have the row
+        rows.insert(4, ("Convolution layers", image.mixers))
+    for label, value in rows:
         grid.add(label, count(value), approx(value), share(value, image.total))
     return [heading(title), *fit(grid, width)]
 
