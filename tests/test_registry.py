@@ -45,3 +45,11 @@ def test_a_decorator_with_anything_but_string_literals_is_refused_naming_its_mod
 def test_a_long_registration_may_span_lines(tmp_path):
     (tmp_path / "wide.py").write_text('@family(\n    "wide_a",\n    "wide_b",\n)\nclass Wide:\n    pass\n')
     assert registry.scan(tmp_path)["families"] == {"wide_a": "wide:Wide", "wide_b": "wide:Wide"}
+
+
+def test_finding_one_model_type_agrees_with_the_whole_index():
+    # lookup() reads the likeliest modules first and stops at the first registration; index() reads every module.
+    for kind in ("families", "towers"):
+        for model_type, target in registry.index(kind).items():
+            assert registry.lookup(model_type, kind) == target, (kind, model_type)
+    assert registry.lookup("no_such_model_type") is None

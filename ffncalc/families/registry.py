@@ -4,8 +4,9 @@ A family module registers its adapters where it defines them; adding a family is
 reads one config, and creating every adapter class to learn which one it needs would cost half a second (pydantic
 classes are costly to make), so the decorators are also read from the modules' bytes, without importing them: an
 index of model_type → "module:Class" from each top-level ``@family(...)`` or ``@tower(...)`` line (string
-literals only) and the class it decorates. Reading the 70-odd modules takes about 1.5 ms, so nothing is cached
-and nothing is written. A test imports every module and checks that the classes register exactly this index.
+literals only) and the class it decorates. Reading all the modules takes a few milliseconds, and finding one
+model_type reads the likeliest modules first, so nothing is cached and nothing is written. A test imports every
+module and checks that the classes register exactly this index.
 This module imports nothing of ffncalc's, so tools can read the index without pydantic.
 """
 
@@ -55,32 +56,42 @@ DECORATED = re.compile(rb"@(family|tower)\(([^)]*)\)\nclass (\w+)")
 LITERALS = re.compile(rb'\s*"([\w.-]+)"\s*(?:,|$)')
 
 
+def module_names(folder: Path = FOLDER) -> list[str]:
+    """The family modules' file names, sorted."""
+    return sorted(name for name in os.listdir(folder) if name.endswith(".py") and name not in NOT_FAMILY_MODULES)
+
+
+def registrations(name: str, folder: Path = FOLDER) -> list[tuple[Kind, str, str]]:
+    """(kind, model_type, "module:Class") for each top-level ``@family(...)`` or ``@tower(...)`` of module NAME, read
+    from its bytes; a decorator with anything but string literals is refused naming the module."""
+    with open(os.path.join(folder, name), "rb") as source:
+        data = b"\n" + source.read()
+    found = []
+    start = data.find(b"\n@")
+    while start != -1:
+        match = DECORATED.match(data, start + 1)
+        start = data.find(b"\n@", start + 1)
+        if match is None:
+            continue
+        decorator, arguments, cls = match[1].decode(), match[2], match[3].decode()
+        model_types = [literal.decode() for literal in LITERALS.findall(arguments)]
+        if b"".join(LITERALS.sub(b"", arguments).split()) or not model_types:
+            raise ValueError(f"{name}: @{decorator} on {cls} takes model_types as string literals")
+        found += [(DECORATOR_KINDS[decorator], model_type, f"{name[:-3]}:{cls}") for model_type in model_types]
+    return found
+
+
 def scan(folder: Path = FOLDER) -> dict[Kind, dict[str, str]]:
     """Every top-level ``@family(...)`` and ``@tower(...)`` in FOLDER's modules: kind → model_type → "module:Class".
-    Nothing is imported or run; a decorator with anything but string literals, or a model_type registered twice,
-    is refused naming the module."""
+    Nothing is imported or run; a model_type registered twice is refused naming the module."""
     found: dict[Kind, dict[str, str]] = {"families": {}, "towers": {}}
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".py") or name in NOT_FAMILY_MODULES:
-            continue
-        data = b"\n" + (folder / name).read_bytes()
-        start = data.find(b"\n@")
-        while start != -1:
-            match = DECORATED.match(data, start + 1)
-            start = data.find(b"\n@", start + 1)
-            if match is None:
-                continue
-            decorator, arguments, cls = match[1].decode(), match[2], match[3].decode()
-            model_types = [literal.decode() for literal in LITERALS.findall(arguments)]
-            if b"".join(LITERALS.sub(b"", arguments).split()) or not model_types:
-                raise ValueError(f"{name}: @{decorator} on {cls} takes model_types as string literals")
-            kind = DECORATOR_KINDS[decorator]
-            for model_type in model_types:
-                if model_type in found[kind]:
-                    raise ValueError(
-                        f"{name}: {cls} registers {model_type!r}, already registered by {found[kind][model_type]}"
-                    )
-                found[kind][model_type] = f"{name[:-3]}:{cls}"
+    for name in module_names(folder):
+        for kind, model_type, target in registrations(name, folder):
+            if model_type in found[kind]:
+                raise ValueError(
+                    f"{name}: {target.split(':')[1]} registers {model_type!r}, already registered by {found[kind][model_type]}"
+                )
+            found[kind][model_type] = target
     return found
 
 
@@ -90,9 +101,28 @@ def index(kind: Kind = "families") -> dict[str, str]:
     return scan()[kind]
 
 
+@cache
 def lookup(model_type: str, kind: Kind = "families") -> str | None:
-    """The "module:Class" registered for MODEL_TYPE, or None."""
-    return index(kind).get(model_type)
+    """The "module:Class" registered for MODEL_TYPE, or None.
+
+    A command needs one model_type, so the modules most likely to register it are read first (those whose name
+    shares the longest prefix with it: "qwen3_moe" → qwen.py) and reading stops at the first that does; a
+    model_type no module registers reads them all. (index() reads every module; the tests hold the two to agree.)"""
+    for name in sorted(module_names(), key=lambda name: -_shared_prefix(name[:-3], model_type)):
+        for found_kind, found_type, target in registrations(name):
+            if found_kind == kind and found_type == model_type:
+                return target
+    return None
+
+
+def _shared_prefix(first: str, second: str) -> int:
+    """How many leading characters FIRST and SECOND share."""
+    shared = 0
+    for one, other in zip(first, second):
+        if one != other:
+            break
+        shared += 1
+    return shared
 
 
 def is_registered(cls: type, model_type: str, kind: Kind = "families") -> bool:
