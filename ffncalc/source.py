@@ -71,22 +71,32 @@ def presets_dir() -> Path:
     return data_dir("bundled_presets", "presets")
 
 
+def _json_files(folder: Path) -> list[str]:
+    """The names of FOLDER's .json files, sorted (os.listdir: a glob makes a Path of every file, and a command asks
+    this on every start)."""
+    return sorted(name for name in os.listdir(folder) if name.endswith(".json"))
+
+
 def presets() -> dict[str, Path]:
     """Preset name → file, e.g. gpt3-175b."""
-    return {path.name.removesuffix(".json"): path for path in sorted(presets_dir().glob("*.json"))}
+    folder = presets_dir()
+    return {name.removesuffix(".json"): folder / name for name in _json_files(folder)}
 
 
 def bundled_models() -> dict[str, Path]:
     """Hub id → bundled file, for every bundled config."""
-    models = {}
-    for path in sorted(bundled_dir().glob("*.json")):
-        stem = path.name.removesuffix(".json")
-        models[stem.replace(BUNDLED_SEPARATOR, "/", 1)] = path
-    return models
+    folder = bundled_dir()
+    return {
+        name.removesuffix(".json").replace(BUNDLED_SEPARATOR, "/", 1): folder / name for name in _json_files(folder)
+    }
 
 
 def find_bundled(model: str) -> tuple[str, Path] | None:
     """The bundled config named by a Hub id (any case), or by a name that only one bundled model has."""
+    folder = bundled_dir()
+    exact = model.replace("/", BUNDLED_SEPARATOR, 1) + ".json"
+    if exact in _json_files(folder):  # the Hub id as bundled, in its own case: the common case, found at once
+        return model, folder / exact
     models = bundled_models()
     wanted = model.lower()
     for repo_id, path in models.items():

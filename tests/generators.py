@@ -167,6 +167,10 @@ EQUAL_FIELDS = {
         ("attention_bias", "mlp_bias"),  # config.json's qkv_bias and bias
         "transformers 5.24 builds InternLM3 with Llama's layer: one switch (tests/test_family_internlm3.py)",
     ),
+    "esmc": (
+        ("num_attention_heads", "num_key_value_heads"),
+        "transformers 5.24 configuration_esmc.py refuses num_key_value_heads other than num_attention_heads",
+    ),
 }
 
 # Least values a family needs of a field, with why: MPNet's padding row is 1 (its tables need two rows).
@@ -548,6 +552,8 @@ def _shared_experts(d: Draft, name: str) -> Any:
 @rule("q_lora_rank")
 def _q_lora(d: Draft, name: str) -> Any:
     if d.has("index_topk") or d.has("zero_expert_num"):  # the indexer reads the query latent (DeepSeek-V3.2, GLM-5)
+        return d.draw(st.integers(1, 64))
+    if not nullable(d.model_type, name):  # A.X K1 always builds the query latent
         return d.draw(st.integers(1, 64))
     return d.draw(st.none() | st.integers(1, 64))
 
