@@ -10,14 +10,26 @@ from pydantic import Field, field_validator
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Width
 from ..spec import Extra, ImageInput, Layer, LearnedTensor, Linear, Norm, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, KvHeads, MaxPositions, MlpBias
+from .base import (
+    AttentionBias,
+    DecoderConfig,
+    FfnWidth,
+    HeadDim,
+    HiddenAct,
+    KvHeads,
+    MaxPositions,
+    MlpBias,
+    TiedEmbeddings,
+)
 from .multimodal import MultimodalConfig
 from .registry import family
 from .towers import Tower, projector_module
 
 
 @family("aria_text")
-class AriaTextConfig(HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, DecoderConfig):
+class AriaTextConfig(
+    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig
+):
     """configuration_aria.py (AriaTextConfig) / modeling_aria.py: Llama's attention and norms; every layer's MLP is
     AriaTextMoELayer: a router without bias (mlp.router), moe_num_experts routed experts of intermediate_size stacked
     in two tensors and always SiLU-gated (AriaExperts), moe_topk of them a token, and the shared experts fused into one

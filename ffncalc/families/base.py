@@ -84,6 +84,19 @@ class MaxPositions(Bundle):
     max_position_embeddings: PositionCount = 2048
 
 
+class FfnWidth(Bundle):
+    """intermediate_size: the dense MLP's width (a family whose every layer is a MoE has none)."""
+
+    intermediate_size: Width = 11008
+
+
+class TiedEmbeddings(Bundle):
+    """tie_word_embeddings: whether the head shares the token embedding's weights (a wrapper's language model
+    leaves it to the wrapper's own flag)."""
+
+    tie_word_embeddings: Flag = False
+
+
 class DecoderConfig(HFConfig):
     """configuration_llama.py: the fields of a Llama-style decoder, with LlamaConfig's defaults."""
 
@@ -101,10 +114,8 @@ class DecoderConfig(HFConfig):
 
     vocab_size: Width = 32000
     hidden_size: Width = 4096
-    intermediate_size: Width = 11008
     num_hidden_layers: LayerCount = 32
     num_attention_heads: HeadCount = 32
-    tie_word_embeddings: Flag = False
     pad_token_id: int | None = Field(None, strict=True)  # the embedding's padding row: it must be a row of the table
 
     #: Whether transformers refuses a hidden_size that is not a multiple of num_attention_heads
@@ -167,6 +178,20 @@ class DecoderConfig(HFConfig):
         return bool(getattr(self, "attention_bias", False))
 
     @property
+    def dense_width(self) -> int:
+        """intermediate_size where the family has the field (FfnWidth); a family without it builds no dense MLP."""
+        found = getattr(self, "intermediate_size", None)
+        if not isinstance(found, int):
+            raise TypeError(f"{type(self).__name__} has no dense MLP width (intermediate_size)")
+        return found
+
+    @property
+    def ties_embeddings(self) -> bool:
+        """tie_word_embeddings where the family has the switch (TiedEmbeddings) or fixes it (a ClassVar); else the
+        head has weights of its own."""
+        return bool(getattr(self, "tie_word_embeddings", False))
+
+    @property
     def mlp_biased(self) -> bool:
         """mlp_bias where the family's configuration class has the switch (MlpBias) or fixes it; else no biases."""
         return bool(getattr(self, "mlp_bias", False))
@@ -213,7 +238,7 @@ class DecoderConfig(HFConfig):
     def gated_ffn(self, width: int | None = None, bias: bool | None = None, names: Names | None = None) -> DenseFfn:
         return DenseFfn(
             hidden_size=self.hidden_size,
-            intermediate_size=width or self.intermediate_size,
+            intermediate_size=width or self.dense_width,
             gated=True,
             activation=self.activation,
             names=names or self.mlp_names,
@@ -317,7 +342,7 @@ class DecoderConfig(HFConfig):
             vocab_size=self.vocab_size,
             layers=self.build_layers(),
             final_norm=self.rms_norm(),
-            tie_word_embeddings=self.tie_word_embeddings,
+            tie_word_embeddings=self.ties_embeddings,
             names=self.model_names,
             checkpoint_extras=self.checkpoint_extras(),
         )

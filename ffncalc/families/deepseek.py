@@ -39,7 +39,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, HiddenAct, MlpBias
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, MlpBias, TiedEmbeddings
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse, mtp_extra
 from .registry import family
 
@@ -110,7 +110,7 @@ def even_rope_check():
 
 
 @family("deepseek_v3", "kimi_k2")
-class DeepseekV3Config(HiddenAct, AttentionBias, DecoderConfig):
+class DeepseekV3Config(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_deepseek_v3.py / modeling_deepseek_v3.py.
 
     Layer i has an MoE FFN when i ≥ ``first_k_dense_replace`` (transformers' rule; DeepSeek's own
@@ -377,7 +377,7 @@ def compressor_names(module: str) -> Names:
 
 
 @family("deepseek_v4")
-class DeepseekV4Config(HiddenAct, MlpBias, DecoderConfig):
+class DeepseekV4Config(HiddenAct, MlpBias, TiedEmbeddings, DecoderConfig):
     """configuration_deepseek_v4.py / modeling_deepseek_v4.py: every layer attends within a sliding window through one
     key-value head whose keys are also its values (kv_proj → head_dim, an RMSNorm), queries through a latent (q_a,
     q_a_norm, q_b), a sink per head, and a grouped low-rank output (o_a block-diagonal over o_groups, then o_b).
@@ -437,7 +437,6 @@ class DeepseekV4Config(HiddenAct, MlpBias, DecoderConfig):
     num_hash_layers: LayerIndex | None = None
     # Not read: intermediate_size is moe_intermediate_size (attribute_map); the modeling code uses one key-value head
     # whatever num_key_value_heads says, and no attention bias.
-    intermediate_size: ClassVar[None] = None
     num_key_value_heads: ClassVar[None] = None
 
     @model_validator(mode="before")

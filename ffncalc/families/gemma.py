@@ -47,7 +47,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig
+from .base import AttentionBias, DecoderConfig, FfnWidth, TiedEmbeddings
 from .blocks import periodic_window, windows_of_layer_types
 from .multimodal import MultimodalConfig, MultimodalLayers, nest
 from .registry import family
@@ -55,7 +55,7 @@ from .towers import Tower, audio_module, projector_module
 
 
 @family("gemma")
-class GemmaConfig(AttentionBias, DecoderConfig):
+class GemmaConfig(AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_gemma.py: embeddings tied unless told otherwise; head_dim 256 by default.
 
     Gemma's RMSNorm scales by (1 + weight), which changes its values, not its size.

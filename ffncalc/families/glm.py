@@ -22,7 +22,7 @@ from ..schema import (
     per_config,
 )
 from ..spec import CheckpointExtra, Layer, ModelNames, MoeFfn, Norm, names
-from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, TiedEmbeddings
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import (
     DEEPSEEK_MOE,
@@ -46,7 +46,7 @@ SARVAM_ATTENTION = names(
 )
 
 
-class GlmLayers(HiddenAct, DecoderConfig):
+class GlmLayers(HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_glm.py / modeling_glm.py: Llama's layers with biases on q, k and v (attention_bias, default
     true; o has none), gate and up fused in mlp.gate_up_proj; head_dim 128 unless given. The layers alone: GLM and
     GLM-4 add the attention_bias switch, GLM-4V's language model has biases always."""
@@ -102,7 +102,7 @@ class Glm4Config(Glm4Layers):
 
 
 @family("glm4_moe")
-class Glm4MoeConfig(HeadDim, HiddenAct, AttentionBias, DecoderConfig):
+class Glm4MoeConfig(HeadDim, HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_glm4_moe.py / modeling_glm4_moe.py (GLM-4.5, GLM-4.6): grouped-query attention with
     q/k/v biases (attention_bias) and optional per-head q/k RMSNorms (use_qk_norm); DeepSeek-V3's FFNs:
     dense below first_k_dense_replace, above it routed experts, the shared experts as one MLP of
@@ -214,7 +214,7 @@ class SarvamMoEConfig(Glm4MoeConfig):
 
 
 @family("solar_open")
-class SolarOpenConfig(HiddenAct, AttentionBias, DecoderConfig):
+class SolarOpenConfig(HiddenAct, AttentionBias, TiedEmbeddings, DecoderConfig):
     """configuration_solar_open.py / modular_solar_open.py (Solar-Open-100B): Llama's attention (attention_bias on q,
     k and v; o without a bias; head_dim 128) and GLM-4.5's MoE in every layer: routed experts and one shared MLP of
     n_shared_experts × moe_intermediate_size, the router's correction bias a saved buffer. It has no dense layer,
@@ -237,7 +237,6 @@ class SolarOpenConfig(HiddenAct, AttentionBias, DecoderConfig):
     num_experts_per_tok: ExpertCount = 8
     n_shared_experts: ExpertCountOrZero = 1
     n_routed_experts: ExpertCount = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
-    intermediate_size: ClassVar[None] = None  # every layer is a MoE
     routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     def build_layer(self, index: int, window: int | None) -> Layer:

@@ -10,13 +10,25 @@ from pydantic import Field
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, WidthOrZero, derives, per_config
 from ..spec import Attention, Layer, names
-from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, KvHeads, MaxPositions, MlpBias
+from .base import (
+    AttentionBias,
+    DecoderConfig,
+    FfnWidth,
+    HeadDim,
+    HiddenAct,
+    KvHeads,
+    MaxPositions,
+    MlpBias,
+    TiedEmbeddings,
+)
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
 @family("granite")
-class GraniteConfig(HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, DecoderConfig):
+class GraniteConfig(
+    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig
+):
     """configuration_granite.py: Llama's modules; its embedding, attention, residual and logits
     multipliers scale activations, not parameters."""
 
@@ -51,7 +63,9 @@ class HyperClovaXConfig(GraniteConfig):
 
 
 @family("granitemoe")
-class GraniteMoeConfig(HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, DecoderConfig):
+class GraniteMoeConfig(
+    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig
+):
     """configuration_granitemoe.py / modeling_granitemoe.py: Llama attention (no mlp_bias); every FFN
     a MoE whose experts are stored stacked, gate and up fused (input_linear [E, 2I, H],
     output_linear [E, H, I]), routed by router.layer."""

@@ -29,7 +29,7 @@ from ..spec import (
     StoredTensor,
     names,
 )
-from .base import AttentionBias, DecoderConfig, HeadDim
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, TiedEmbeddings
 from .blocks import required_field
 from .mixers import short_conv
 from .multimodal import MultimodalConfig
@@ -50,7 +50,7 @@ LfmLayerType = Literal["conv", "full_attention"]
 
 
 @family("lfm2")
-class Lfm2Config(HeadDim, DecoderConfig):
+class Lfm2Config(HeadDim, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_lfm2.py / modeling_lfm2.py.
 
     layer_types picks each layer's operator: a short convolution ("conv": in_proj to B, C, x; a depthwise conv
@@ -206,7 +206,7 @@ Lfm3LayerType = Literal["conv", "full_attention", "sliding_attention"]
 
 
 @family("lfm3")
-class Lfm3Config(AttentionBias, DecoderConfig):
+class Lfm3Config(AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_lfm3.py / modular_lfm3.py: LFM2's layers without its width rules. layer_types (default: full
     attention where i % 4 == 2, sliding where i % 4 == 0 past layer 0, a short convolution elsewhere) picks each
     layer's operator: LFM2's short convolution (conv_L_cache taps, conv_bias on all three parts) or Qwen3's attention

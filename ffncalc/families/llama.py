@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct, KvHeads, MaxPositions, MlpBias
+from .base import (
+    AttentionBias,
+    DecoderConfig,
+    FfnWidth,
+    HeadDim,
+    HiddenAct,
+    KvHeads,
+    MaxPositions,
+    MlpBias,
+    TiedEmbeddings,
+)
 from .registry import family
 
 
 @family("llama")
-class LlamaConfig(HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, DecoderConfig):
+class LlamaConfig(
+    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig
+):
     """configuration_llama.py: q/k/v/o share ``attention_bias``; gate/up/down share ``mlp_bias``."""
 
     architecture = "Llama"

@@ -18,7 +18,7 @@ from ..schema import (
 )
 from ..spec import Attention, CheckpointExtra, Ffn, Layer, Mla, Names, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, HiddenAct, KvHeads
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, KvHeads, TiedEmbeddings
 from .deepseek import correction_bias_extra, even_rope_check
 from .registry import family
 
@@ -42,7 +42,7 @@ def sublayer_names(block: int) -> tuple[Names, Names]:
 
 
 @family("longcat_flash")
-class LongcatFlashConfig(HiddenAct, KvHeads, AttentionBias, DecoderConfig):
+class LongcatFlashConfig(HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_longcat_flash.py / modeling_longcat_flash.py.
 
     A layer of the checkpoint (model.layers.{i}, num_layers of them) is two spec layers in a row, as transformers

@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, derives
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, HeadDim, KvHeads, MlpBias
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, KvHeads, MlpBias, TiedEmbeddings
 from .blocks import required_field
 from .mixers import mamba2, mamba2_names
 from .registry import family
@@ -23,7 +23,7 @@ NEMOTRON_MAMBA = mamba2_names("mixer.")
 
 
 @family("nemotron")
-class NemotronConfig(HeadDim, KvHeads, AttentionBias, MlpBias, DecoderConfig):
+class NemotronConfig(HeadDim, KvHeads, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_nemotron.py / modeling_nemotron.py: Llama's attention (attention_bias on q, k, v, o); a
     plain up/down MLP (squared ReLU by default, mlp_bias); LayerNorm1P (a LayerNorm with weight and bias,
     scaling by 1 + weight) before attention, before the MLP and at the end.
@@ -58,7 +58,7 @@ class NemotronConfig(HeadDim, KvHeads, AttentionBias, MlpBias, DecoderConfig):
 
 
 @family("nemotron_h")
-class NemotronHConfig(DecoderConfig):
+class NemotronHConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_nemotron_h.py / modeling_nemotron_h.py.
 
     ``layers_block_type`` (or the older ``hybrid_override_pattern``: M Mamba-2, * attention, - MLP,

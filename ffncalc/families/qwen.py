@@ -25,7 +25,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, HeadDim, HiddenAct
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, TiedEmbeddings
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types
 from .deepseek import SHARED_EXPERTS, correction_bias_extra
 from .mixers import gated_deltanet
@@ -73,7 +73,7 @@ class QwenWindows:
 
 
 @family("qwen2")
-class Qwen2Config(HeadDim, HiddenAct, QwenWindows, DecoderConfig):
+class Qwen2Config(HeadDim, HiddenAct, QwenWindows, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o and the MLP none."""
 
     architecture = "Qwen2"
@@ -97,7 +97,7 @@ class Qwen2Config(HeadDim, HiddenAct, QwenWindows, DecoderConfig):
 
 
 @family("qwen3")
-class Qwen3Config(HiddenAct, AttentionBias, QwenWindows, DecoderConfig):
+class Qwen3Config(HiddenAct, AttentionBias, QwenWindows, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_qwen3.py: Qwen2's windows; head_dim 128; attention_bias on q, k, v and o; RMSNorm on each query and key head."""
 
     architecture = "Qwen3"
@@ -156,7 +156,7 @@ class _SharedExpertMoe:
 
 
 @family("qwen3_moe")
-class Qwen3MoeConfig(HeadDim, HiddenAct, AttentionBias, _QwenMoeRule, DecoderConfig):
+class Qwen3MoeConfig(HeadDim, HiddenAct, AttentionBias, _QwenMoeRule, TiedEmbeddings, FfnWidth, DecoderConfig):
     """configuration_qwen3_moe.py: Qwen3 attention (q/k norms; head_dim hidden / heads unless given);
     Qwen's sparse rule; routed experts only (no shared expert, whatever the config says: Qwen3-Coder
     has 0). With use_sliding_window every layer slides."""
@@ -199,7 +199,7 @@ class Qwen3MoeConfig(HeadDim, HiddenAct, AttentionBias, _QwenMoeRule, DecoderCon
 
 
 @family("kolibri1")
-class Kolibri1Config(HiddenAct, DecoderConfig):
+class Kolibri1Config(HiddenAct, TiedEmbeddings, DecoderConfig):
     """configuration_kolibri1.py / modular_kolibri1.py (Kolibri-1): Exaone4Attention (no biases, an RMSNorm over
     each query and key head) within sliding_window on the layers layer_types marks sliding (default: every fifth layer
     full), and an MoE in every layer: a sigmoid router with an e_score_correction_bias buffer, routed experts of
@@ -228,7 +228,6 @@ class Kolibri1Config(HiddenAct, DecoderConfig):
     num_experts_per_tok: ExpertCount = 6
     num_experts: ExpertCount = 384
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    intermediate_size: ClassVar[None] = None  # every layer is an MoE
 
     @model_validator(mode="after")
     def _check_window(self) -> Kolibri1Config:
@@ -305,7 +304,9 @@ class Qwen2MoeConfig(_SharedExpertMoe, _QwenMoeRule, Qwen2Config):
 
 
 @family("qwen3_next")
-class Qwen3NextConfig(HiddenAct, AttentionBias, _SharedExpertMoe, _QwenMoeRule, DecoderConfig):
+class Qwen3NextConfig(
+    HiddenAct, AttentionBias, _SharedExpertMoe, _QwenMoeRule, TiedEmbeddings, FfnWidth, DecoderConfig
+):
     """configuration_qwen3_next.py / modeling_qwen3_next.py.
 
     ``layer_types`` (default: every full_attention_interval-th layer full, the rest linear) picks
@@ -541,7 +542,7 @@ class _TextOfWrapper(_TextOfWrapperBase):
 
 
 @family("qwen3_vl_text")
-class Qwen3VLTextConfig(HiddenAct, AttentionBias, _TextOfWrapper, DecoderConfig):
+class Qwen3VLTextConfig(HiddenAct, AttentionBias, _TextOfWrapper, FfnWidth, DecoderConfig):
     """configuration_qwen3_vl.py / modeling_qwen3_vl.py: Qwen3's attention (per-head q/k RMSNorms, head_dim
     128, attention_bias on q, k, v and o) without windows; no head of its own (Qwen3VLTextModel)."""
 
@@ -555,14 +556,15 @@ class Qwen3VLTextConfig(HiddenAct, AttentionBias, _TextOfWrapper, DecoderConfig)
     num_key_value_heads: HeadCount | None = 32
     head_dim: Width | None = 128
     max_position_embeddings: PositionCount = 128000
-    tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn())
 
 
 @family("qwen3_vl_moe_text")
-class Qwen3VLMoeTextConfig(HeadDim, HiddenAct, AttentionBias, _TextOfWrapper, _QwenMoeRule, DecoderConfig):
+class Qwen3VLMoeTextConfig(
+    HeadDim, HiddenAct, AttentionBias, _TextOfWrapper, _QwenMoeRule, TiedEmbeddings, FfnWidth, DecoderConfig
+):
     """configuration_qwen3_vl_moe.py: Qwen3-VL's attention (head_dim hidden / heads unless given) and Qwen's
     sparse rule; the routed experts stacked, gate and up fused (mlp.experts.gate_up_proj [E, 2I, H])."""
 
