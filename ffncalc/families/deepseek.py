@@ -109,19 +109,13 @@ def even_rope_check():
     return model_validator(mode="after")(check)
 
 
-@family("deepseek_v3", "kimi_k2")
-class DeepseekV3Config(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
-    """configuration_deepseek_v3.py / modeling_deepseek_v3.py.
+class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, DecoderConfig):
+    """DeepSeek-V3's layers: multi-head latent attention, dense layers then an MoE of routed experts beside shared
+    ones (one MLP of n_shared_experts × moe_intermediate_size), the router's e_score_correction_bias a persistent
+    buffer saved with the weights. The fields every descendant's configuration class shares, with DeepSeek-V3's
+    defaults; the routing fields, which some descendants lack (Kimi Linear, GLM-4.7-Flash) or leave unset, are each
+    config's own, read through ``routed_experts``, ``experts_per_token``, ``dense_prefix`` and ``mtp_layers``."""
 
-    Layer i has an MoE FFN when i ≥ ``first_k_dense_replace`` (transformers' rule; DeepSeek's own
-    code also asks i % moe_layer_freq == 0, the same for its published freq of 1). The shared
-    experts are one MLP of width n_shared_experts × moe_intermediate_size. The router's
-    e_score_correction_bias is a persistent buffer, saved with the weights.
-    """
-
-    architecture = "DeepSeek-V3"
-    config_class = "DeepseekV3Config"
-    default_model_class = "DeepseekV3ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     attention_names = MLA_ATTENTION
     moe_names = DEEPSEEK_MOE
@@ -134,25 +128,36 @@ class DeepseekV3Config(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, Decod
     num_attention_heads: HeadCount = 128
     num_key_value_heads: HeadCount | None = 128
     n_shared_experts: ExpertCountOrZero = 1
-    n_routed_experts: ExpertCountOrZero = Field(
-        256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
     kv_lora_rank: Width = 512
     q_lora_rank: Width | None = 1536
     qk_rope_head_dim: Width = 64
     v_head_dim: Width = 128
     qk_nope_head_dim: Width = 128
-    num_experts_per_tok: ExpertCount = 8
-    first_k_dense_replace: LayerIndex = 3
     max_position_embeddings: PositionCount = 4096
-    num_nextn_predict_layers: LayerIndex = Field(
-        1, validation_alias=AliasChoices("num_nextn_predict_layers", "num_mtp_layers")
-    )
     head_dim: ClassVar[None] = None  # MLA's widths come from the fields above
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+
+    @property
+    def routed_experts(self) -> int:
+        """n_routed_experts where the config class has it; else none."""
+        return int(getattr(self, "n_routed_experts", 0))
+
+    @property
+    def experts_per_token(self) -> int:
+        """num_experts_per_tok (None, transformers' default in some classes, routes no token)."""
+        return int(getattr(self, "num_experts_per_tok", None) or 0)
+
+    @property
+    def dense_prefix(self) -> int:
+        """first_k_dense_replace: how many dense layers come before the MoE ones."""
+        return int(getattr(self, "first_k_dense_replace", 0))
+
+    @property
+    def mtp_layers(self) -> int:
+        """num_nextn_predict_layers: the checkpoint's multi-token-prediction layers after the last; else none."""
+        return int(getattr(self, "num_nextn_predict_layers", 0))
 
     def sparse(self, index: int) -> bool:
-        return self.n_routed_experts > 0 and is_sparse(index, first=self.first_k_dense_replace)
+        return self.routed_experts > 0 and is_sparse(index, first=self.dense_prefix)
 
     def mla_attention(self, window: int | None, indexer: Indexer | None = None) -> Attention:
         mla = Mla(
@@ -176,8 +181,8 @@ class DeepseekV3Config(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, Decod
     def moe(self):
         width = self.moe_intermediate_size
         return self.moe_ffn(
-            self.n_routed_experts,
-            self.num_experts_per_tok or 0,
+            self.routed_experts,
+            self.experts_per_token,
             width,
             shared_width=width * self.n_shared_experts,
             num_shared_experts=self.n_shared_experts,
@@ -186,7 +191,7 @@ class DeepseekV3Config(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, Decod
 
     def build_layers(self) -> tuple[Layer, ...]:
         dense = self.layer(self.mla_attention(None), self.gated_ffn())
-        sparse = self.layer(self.mla_attention(None), self.moe()) if self.n_routed_experts else dense
+        sparse = self.layer(self.mla_attention(None), self.moe()) if self.routed_experts else dense
         return tuple(sparse if self.sparse(i) else dense for i in range(self.num_hidden_layers))
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
@@ -194,23 +199,23 @@ class DeepseekV3Config(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, Decod
         sparse = tuple(i for i in range(self.num_hidden_layers) if self.sparse(i))
         if sparse:
             extras.append(self.correction_bias(sparse))
-        if self.num_nextn_predict_layers:
+        if self.mtp_layers:
             extras.append(self.mtp())
         return tuple(extras)
 
     def correction_bias(self, sparse: tuple[int, ...]) -> CheckpointExtra:
-        return correction_bias_extra(self.layer_name, sparse, self.n_routed_experts)
+        return correction_bias_extra(self.layer_name, sparse, self.routed_experts)
 
     def mtp_layer(self) -> Layer:
         """The decoder layer of a multi-token-prediction module: a full MoE layer."""
         return self.layer(self.mla_attention(None), self.moe())
 
     def mtp(self) -> CheckpointExtra:
-        return nextn_extra(self, self.num_nextn_predict_layers, self.mtp_layer(), self.n_routed_experts)
+        return nextn_extra(self, self.mtp_layers, self.mtp_layer(), self.routed_experts)
 
     def notes(self) -> list[str]:
         notes = []
-        if self.num_experts_per_tok is None:
+        if getattr(self, "num_experts_per_tok", 0) is None:
             notes.append(
                 "num_experts_per_tok is unset (transformers' default is None): the model is built but cannot "
                 "route a token, so active parameters and FLOPs count no routed expert."
@@ -223,8 +228,31 @@ class DeepseekV3Config(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, Decod
         return notes
 
 
+@family("deepseek_v3", "kimi_k2")
+class DeepseekV3Config(TiedEmbeddings, DeepseekLayers):
+    """configuration_deepseek_v3.py / modeling_deepseek_v3.py.
+
+    Layer i has an MoE FFN when i ≥ ``first_k_dense_replace`` (transformers' rule; DeepSeek's own
+    code also asks i % moe_layer_freq == 0, the same for its published freq of 1).
+    """
+
+    architecture = "DeepSeek-V3"
+    config_class = "DeepseekV3Config"
+    default_model_class = "DeepseekV3ForCausalLM"
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+
+    n_routed_experts: ExpertCountOrZero = Field(
+        256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
+    )
+    num_experts_per_tok: ExpertCount = 8
+    first_k_dense_replace: LayerIndex = 3
+    num_nextn_predict_layers: LayerIndex = Field(
+        1, validation_alias=AliasChoices("num_nextn_predict_layers", "num_mtp_layers")
+    )
+
+
 @family("deepseek_v2")
-class DeepseekV2Config(DeepseekV3Config):
+class DeepseekV2Config(TiedEmbeddings, DeepseekLayers):
     """configuration_deepseek_v2.py: V3's MLA and dense-then-MoE stack with V2's defaults; queries may
     skip the low-rank latent (q_lora_rank null: q_proj); the router has no correction bias, and there
     are no multi-token-prediction layers."""
@@ -246,7 +274,7 @@ class DeepseekV2Config(DeepseekV3Config):
     num_experts_per_tok: ExpertCount | None = None
     first_k_dense_replace: LayerIndex = 0
     max_position_embeddings: PositionCount = 2048
-    num_nextn_predict_layers: ClassVar[int] = 0
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return self.rotary_extras()

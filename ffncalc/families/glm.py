@@ -27,6 +27,7 @@ from .blocks import MlpLayerTypes, entries_check
 from .deepseek import (
     DEEPSEEK_MOE,
     SHARED_EXPERTS,
+    DeepseekLayers,
     DeepseekV3Config,
     DeepseekV32Config,
     correction_bias_extra,
@@ -257,7 +258,7 @@ class SolarOpenConfig(HiddenAct, AttentionBias, TiedEmbeddings, DecoderConfig):
 
 
 @family("glm4_moe_lite")
-class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekV3Config):
+class Glm4MoeLiteConfig(MlpLayerTypes, TiedEmbeddings, DeepseekLayers):
     """configuration_glm4_moe_lite.py (GLM-4.7-Flash): DeepSeek-V3's MLA and MoE, each layer's FFN as
     mlp_layer_types says (default: the first dense, the rest MoE). A config's head_dim is its
     qk_rope_head_dim (attribute_map). Checkpoints store num_nextn_predict_layers multi-token-prediction

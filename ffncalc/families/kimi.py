@@ -8,7 +8,7 @@ mixer of its own, so its lineage is Moonshot's, built on DeepSeek's blocks.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -25,7 +25,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, Extra, Layer, Linear, Mixer, MoeFfn, Norm, names
 from .blocks import MlpLayerTypes, entries_check
-from .deepseek import DeepseekV3Config, correction_bias_extra
+from .deepseek import DeepseekLayers, correction_bias_extra
 from .mixers import kimi_delta_attention
 from .multimodal import MultimodalConfig
 from .registry import family
@@ -66,7 +66,7 @@ KIMI_DELTA_ATTENTION = names(
 
 
 @family("kimi_linear")
-class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
+class KimiLinearConfig(MlpLayerTypes, DeepseekLayers):
     """configuration_kimi_linear.py / modeling_kimi_linear.py.
 
     layer_types picks MLA (DeepSeek-V3's, no rotary) or Kimi Delta Attention per layer; without it, the
@@ -111,10 +111,9 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekV3Config):
     # Not fields of KimiLinearConfig: __post_init__ reads them from the config's keys.
     linear_attn_config: dict[str, Any] | None = None
     first_k_dense_replace: LayerIndex = 1
-    tie_word_embeddings: ClassVar[bool] = False  # KimiLinearForCausalLM ties nothing (its _tied_weights_keys is empty)
-    # KimiLinearConfig deletes these of DeepseekV3Config's fields.
-    n_routed_experts: ClassVar[int] = 0
-    num_nextn_predict_layers: ClassVar[int] = 0
+    # No tie_word_embeddings (TiedEmbeddings): KimiLinearForCausalLM ties nothing (its _tied_weights_keys is empty).
+    # KimiLinearConfig has none of DeepseekV3Config's n_routed_experts and num_nextn_predict_layers: DeepseekLayers
+    # reads them as absent.
     routing_fields = ("num_experts_per_tok", "num_local_experts")
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)  # validate_layer_type: one per layer
 

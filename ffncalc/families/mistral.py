@@ -3,7 +3,7 @@ and Mistral 3 (a multimodal wrapper: Magistral, Devstral)."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 
@@ -22,7 +22,7 @@ from ..spec import CheckpointExtra, Extra, ImageInput, Layer, Linear, Norm, name
 from ..values import replace
 from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, TiedEmbeddings
 from .blocks import required_field, windows_of_layer_types
-from .deepseek import DeepseekV3Config
+from .deepseek import DeepseekLayers
 from .multimodal import MultimodalConfig
 from .registry import family
 from .towers import Tower, projector_module
@@ -176,7 +176,7 @@ class Mistral3Config(MultimodalConfig):
 
 
 @family("mistral4")
-class Mistral4Config(DeepseekV3Config):
+class Mistral4Config(TiedEmbeddings, DeepseekLayers):
     """configuration_mistral4.py / modeling_mistral4.py (Mistral 4): DeepSeek-V3's MLA and dense-then-MoE stack with
     Mistral 4's defaults; the router (softmax) has no correction bias, there are no multi-token-prediction layers, and
     transformers saves the routed experts stacked, gate and up fused (Mistral4Experts: mlp.experts.gate_up_proj
@@ -205,7 +205,7 @@ class Mistral4Config(DeepseekV3Config):
     first_k_dense_replace: LayerIndex = 0
     max_position_embeddings: PositionCount = 1048576
     pad_token_id: int | None = Field(11, strict=True)
-    num_nextn_predict_layers: ClassVar[int] = 0
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return self.rotary_extras()
