@@ -303,27 +303,18 @@ class Qwen2MoeConfig(_SharedExpertMoe, _QwenMoeRule, Qwen2Config):
         return self.moe() if self.sparse(index) else self.gated_ffn()
 
 
-@family("qwen3_next")
-class Qwen3NextConfig(
-    HiddenAct, AttentionBias, _SharedExpertMoe, _QwenMoeRule, TiedEmbeddings, FfnWidth, DecoderConfig
-):
-    """configuration_qwen3_next.py / modeling_qwen3_next.py.
+class Qwen3NextLayers(HiddenAct, AttentionBias, TiedEmbeddings, DecoderConfig):
+    """Qwen3-Next's hybrid layers (Qwen3-Next, Qwen3.5 and Qwen3.5-MoE): ``layer_types`` (default: every
+    full_attention_interval-th layer full, the rest linear) picks gated full attention (q_proj doubled for the output
+    gate, per-head q/k RMSNorms) or Gated DeltaNet linear attention. Whether a layer's FFN is a dense MLP or an MoE
+    is each config's (``sparse``, ``moe``), with the fields its configuration class has."""
 
-    ``layer_types`` (default: every full_attention_interval-th layer full, the rest linear) picks
-    gated full attention (q_proj doubled for the output gate, per-head q/k RMSNorms) or Gated
-    DeltaNet linear attention. FFNs follow Qwen's sparse rule, with a gated shared expert.
-    """
-
-    architecture = "Qwen3-Next"
-    config_class = "Qwen3NextConfig"
-    default_model_class = "Qwen3NextForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"full_attention_interval"})  # __post_init__ reads it to build layer_types
     moe_names = QWEN_MOE
 
     vocab_size: Width = 151936
     hidden_size: Width = 2048
-    intermediate_size: Width = 5632
     num_hidden_layers: LayerCount = 48
     num_attention_heads: HeadCount = 16
     num_key_value_heads: HeadCount | None = 2
@@ -334,17 +325,21 @@ class Qwen3NextConfig(
     linear_value_head_dim: Width = 128
     linear_num_key_heads: HeadCount = 16
     linear_num_value_heads: HeadCount = 32
-    num_experts: ExpertCountOrZero = 512
-    num_experts_per_tok: ExpertCount = 10
-    moe_intermediate_size: Width = 512
-    shared_expert_intermediate_size: WidthOrZero = 512
-    decoder_sparse_step: LayerCount = 1
-    mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
     layer_types: list[Literal["full_attention", "linear_attention"]] | None = None
-    # Not a field of Qwen3NextConfig: read from the config's keys to build layer_types.
+    # Not a field of the configuration classes: read from the config's keys to build layer_types.
     full_attention_interval: LayerCount = 4
     deltanet_names: ClassVar[Names] = GATED_DELTANET
-    routing_fields = ("num_experts_per_tok", "num_experts")
+
+    def sparse(self, index: int) -> bool:  # pragma: no cover - each config says
+        raise NotImplementedError
+
+    def moe(self) -> MoeFfn:  # pragma: no cover - each config with experts builds its MoE
+        raise NotImplementedError
+
+    @property
+    def has_experts(self) -> bool:
+        """Whether the model has routed experts (num_experts, where the configuration class has it)."""
+        return int(getattr(self, "num_experts", 0)) > 0
 
     def unused_fields(self) -> set[str]:
         return {"full_attention_interval"} if self.layer_types is not None else set()
@@ -394,7 +389,7 @@ class Qwen3NextConfig(
         decoder layer (MoE where the model has experts) at ``mtp.layers.{i}``, and once RMSNorms on the
         embedding and the hidden state, fc (2H → H) and a final norm."""
         hidden = self.hidden_size
-        layer = self.next_layer("full_attention", self.num_experts > 0)
+        layer = self.next_layer("full_attention", self.has_experts)
         layer = Layer("mtp.layers.{i}", layer.attention, layer.ffn, layer.norms)
         tensors = (
             StoredTensor("mtp.pre_fc_norm_embedding.weight", (hidden,)),
@@ -413,6 +408,25 @@ class Qwen3NextConfig(
         return CheckpointExtra(extra.name, extra.reason, extra.tensors, (), extra.layers)
 
 
+@family("qwen3_next")
+class Qwen3NextConfig(_SharedExpertMoe, _QwenMoeRule, FfnWidth, Qwen3NextLayers):
+    """configuration_qwen3_next.py / modeling_qwen3_next.py: the hybrid layers, their FFNs by Qwen's sparse rule,
+    with a gated shared expert."""
+
+    architecture = "Qwen3-Next"
+    config_class = "Qwen3NextConfig"
+    default_model_class = "Qwen3NextForCausalLM"
+    routing_fields = ("num_experts_per_tok", "num_experts")
+
+    intermediate_size: Width = 5632
+    num_experts: ExpertCountOrZero = 512
+    num_experts_per_tok: ExpertCount = 10
+    moe_intermediate_size: Width = 512
+    shared_expert_intermediate_size: WidthOrZero = 512
+    decoder_sparse_step: LayerCount = 1
+    mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
+
+
 # --- Qwen3.5: Qwen3-Next's hybrid layers with the Gated DeltaNet's input projections apart ---------
 
 QWEN3_5_GATED_DELTANET = names(
@@ -429,7 +443,7 @@ QWEN3_5_GATED_DELTANET = names(
 
 
 if TYPE_CHECKING:  # a mixin: it relies on what its model class has
-    _Qwen35MtpBase = Qwen3NextConfig
+    _Qwen35MtpBase = Qwen3NextLayers
 else:
     _Qwen35MtpBase = object
 
@@ -454,7 +468,7 @@ class _Qwen35Mtp(_Qwen35MtpBase):
 
 
 @family("qwen3_5_text")
-class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextConfig):
+class Qwen35TextConfig(_Qwen35Mtp, FfnWidth, Qwen3NextLayers):
     """configuration_qwen3_5.py / modeling_qwen3_5.py: Qwen3-Next's layers (gated full attention every
     full_attention_interval-th layer, Gated DeltaNet elsewhere) with in_proj_qkv, in_proj_z, in_proj_b and
     in_proj_a apart, and a dense MLP in every layer."""
@@ -477,17 +491,13 @@ class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextConfig):
     # Not fields of Qwen3_5TextConfig: the checkpoint's multi-token-prediction modules.
     mtp_num_hidden_layers: LayerIndex = 0
     mtp_use_dedicated_embeddings: Flag = False
-    # Qwen3_5TextConfig deletes Qwen3-Next's MoE fields: every layer has a dense MLP.
-    num_experts: ClassVar[int] = 0
-    num_experts_per_tok: ClassVar[int] = 1
-    moe_intermediate_size: ClassVar[int] = 0
-    shared_expert_intermediate_size: ClassVar[int] = 0
-    decoder_sparse_step: ClassVar[int] = 1
-    mlp_only_layers: ClassVar[list[int]] = []
+
+    def sparse(self, index: int) -> bool:
+        return False  # Qwen3_5TextConfig has none of Qwen3-Next's MoE fields: every layer has a dense MLP
 
 
 @family("qwen3_5_moe_text")
-class Qwen35MoeTextConfig(_Qwen35Mtp, Qwen3NextConfig):
+class Qwen35MoeTextConfig(_Qwen35Mtp, _SharedExpertMoe, Qwen3NextLayers):
     """configuration_qwen3_5_moe.py / modeling_qwen3_5_moe.py: Qwen3.5's layers with an MoE block in every
     layer (routed experts, and a shared expert behind a sigmoid gate, whatever its width)."""
 
@@ -503,14 +513,13 @@ class Qwen35MoeTextConfig(_Qwen35Mtp, Qwen3NextConfig):
     num_key_value_heads: HeadCount | None = 2
     num_experts: ExpertCountOrZero = 256
     num_experts_per_tok: ExpertCount = 8
+    moe_intermediate_size: Width = 512
+    shared_expert_intermediate_size: WidthOrZero = 512
     mtp_num_hidden_layers: LayerIndex = 0
     mtp_use_dedicated_embeddings: Flag = False
-    # Qwen3_5MoeTextConfig has neither a dense width nor a sparse-layer rule: every layer is MoE.
-    intermediate_size: ClassVar[int] = 0
-    decoder_sparse_step: ClassVar[int] = 1
-    mlp_only_layers: ClassVar[list[int]] = []
+    # Qwen3_5MoeTextConfig has neither a dense width nor a sparse-layer rule: every layer is MoE (sparse).
 
-    gate_without_shared_expert = True
+    gate_without_shared_expert: ClassVar[bool] = True
 
     def sparse(self, index: int) -> bool:
         return True
