@@ -49,21 +49,13 @@ LFM_SHORT_CONV = names(in_proj="conv.in_proj", conv="conv.conv", out_proj="conv.
 LfmLayerType = Literal["conv", "full_attention"]
 
 
-@family("lfm2")
-class Lfm2Config(HeadDim, TiedEmbeddings, FfnWidth, DecoderConfig):
-    """configuration_lfm2.py / modeling_lfm2.py.
+class Lfm2Layers(HeadDim, TiedEmbeddings, FfnWidth, DecoderConfig):
+    """LFM2's layers (LFM2, LFM2-MoE): each layer's operator a short convolution ("conv": in_proj to B, C, x; a
+    depthwise conv of conv_L_cache taps; out_proj; conv_bias on all three) or attention (no biases, RMSNorms on each
+    q and k head), by layer_types; norms operator_norm and ffn_norm, and embedding_norm at the end. Each config
+    says its FFNs (``ffn``) and the layer kinds it assumes without layer_types (``default_kinds``). The tie_embedding
+    key wins over tie_word_embeddings."""
 
-    layer_types picks each layer's operator: a short convolution ("conv": in_proj to B, C, x; a depthwise conv
-    of conv_L_cache taps; out_proj; conv_bias on all three) or attention (no biases, RMSNorms on each q and k
-    head). Without layer_types, the layers in full_attn_idxs attend (default: all of them). Norms: operator_norm,
-    ffn_norm, and embedding_norm at the end. The MLP's width is intermediate_size (the block_ff_dim key wins);
-    with block_auto_adjust_ff_dim it becomes int(2/3 of it), times block_ffn_dim_multiplier, rounded up to a
-    multiple of block_multiple_of. The tie_embedding key wins over tie_word_embeddings.
-    """
-
-    architecture = "LFM2"
-    config_class = "Lfm2Config"
-    default_model_class = "Lfm2ForCausalLM"
     heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     attention_names = LFM_ATTENTION
@@ -81,18 +73,14 @@ class Lfm2Config(HeadDim, TiedEmbeddings, FfnWidth, DecoderConfig):
     tie_word_embeddings: Flag = Field(True, validation_alias=AliasChoices("tie_embedding", "tie_word_embeddings"))
     conv_bias: Flag = False
     conv_L_cache: Width = 3
-    block_multiple_of: Width = 256
-    block_ffn_dim_multiplier: float = Field(1.0, allow_inf_nan=False, ge=0)
-    block_auto_adjust_ff_dim: Flag = True
-    full_attn_idxs: list[LayerIndex] | None = Field(None, max_length=1 << 14)
     layer_types: list[LfmLayerType] | None = Field(None, max_length=1 << 14)
     hidden_act: ClassVar[str] = "silu"  # the MLP's activation, not a field
 
-    def unused_fields(self) -> set[str]:
-        unused = {"full_attn_idxs"} if self.layer_types is not None else set()
-        if not self.block_auto_adjust_ff_dim:
-            unused |= {"block_multiple_of", "block_ffn_dim_multiplier"}
-        return unused | self.unused_operators()
+    def default_kinds(self) -> list[str]:  # pragma: no cover - each config says
+        raise NotImplementedError
+
+    def ffn(self, index: int) -> DenseFfn | MoeFfn:  # pragma: no cover - each config says
+        raise NotImplementedError
 
     def unused_operators(self) -> set[str]:
         """The fields of an operator no layer has: attention's heads, or the short convolution's."""
@@ -100,26 +88,11 @@ class Lfm2Config(HeadDim, TiedEmbeddings, FfnWidth, DecoderConfig):
         unused = set() if kinds - {"conv"} else {"num_attention_heads", "num_key_value_heads"}
         return unused if "conv" in kinds else unused | {"conv_bias", "conv_L_cache"}
 
-    @derives("layer_types", "full_attention in full_attn_idxs (default: every layer), else conv")
     def kinds(self) -> list[str]:
-        if self.layer_types is not None:
-            return list(self.layer_types)
-        attends = set(range(self.num_hidden_layers) if self.full_attn_idxs is None else self.full_attn_idxs)
-        return ["full_attention" if index in attends else "conv" for index in range(self.num_hidden_layers)]
-
-    def ffn_width(self) -> int:
-        """intermediate_size, or with block_auto_adjust_ff_dim: int(2 · it / 3), × the multiplier, rounded up to block_multiple_of."""
-        width = self.intermediate_size
-        if self.block_auto_adjust_ff_dim:
-            width = int(self.block_ffn_dim_multiplier * int(2 * width / 3))
-            width = self.block_multiple_of * math.ceil(width / self.block_multiple_of)
-        return width
+        return list(self.layer_types) if self.layer_types is not None else self.default_kinds()
 
     def short_conv(self) -> Mixer:
         return short_conv(self.hidden_size, self.conv_L_cache, LFM_SHORT_CONV, bias=self.conv_bias)
-
-    def ffn(self, index: int) -> DenseFfn | MoeFfn:
-        return self.gated_ffn(self.ffn_width())
 
     def build_layers(self) -> tuple[Layer, ...]:
         norm = self.rms_norm()
@@ -137,8 +110,52 @@ class Lfm2Config(HeadDim, TiedEmbeddings, FfnWidth, DecoderConfig):
         return tuple(layers)
 
 
+@family("lfm2")
+class Lfm2Config(Lfm2Layers):
+    """configuration_lfm2.py / modeling_lfm2.py.
+
+    layer_types picks each layer's operator: a short convolution ("conv": in_proj to B, C, x; a depthwise conv
+    of conv_L_cache taps; out_proj; conv_bias on all three) or attention (no biases, RMSNorms on each q and k
+    head). Without layer_types, the layers in full_attn_idxs attend (default: all of them). Norms: operator_norm,
+    ffn_norm, and embedding_norm at the end. The MLP's width is intermediate_size (the block_ff_dim key wins);
+    with block_auto_adjust_ff_dim it becomes int(2/3 of it), times block_ffn_dim_multiplier, rounded up to a
+    multiple of block_multiple_of. The tie_embedding key wins over tie_word_embeddings.
+    """
+
+    architecture = "LFM2"
+    config_class = "Lfm2Config"
+    default_model_class = "Lfm2ForCausalLM"
+
+    block_multiple_of: Width = 256
+    block_ffn_dim_multiplier: float = Field(1.0, allow_inf_nan=False, ge=0)
+    block_auto_adjust_ff_dim: Flag = True
+    full_attn_idxs: list[LayerIndex] | None = Field(None, max_length=1 << 14)
+
+    def unused_fields(self) -> set[str]:
+        unused = {"full_attn_idxs"} if self.layer_types is not None else set()
+        if not self.block_auto_adjust_ff_dim:
+            unused |= {"block_multiple_of", "block_ffn_dim_multiplier"}
+        return unused | self.unused_operators()
+
+    @derives("layer_types", "full_attention in full_attn_idxs (default: every layer), else conv")
+    def default_kinds(self) -> list[str]:
+        attends = set(range(self.num_hidden_layers) if self.full_attn_idxs is None else self.full_attn_idxs)
+        return ["full_attention" if index in attends else "conv" for index in range(self.num_hidden_layers)]
+
+    def ffn_width(self) -> int:
+        """intermediate_size, or with block_auto_adjust_ff_dim: int(2 · it / 3), × the multiplier, rounded up to block_multiple_of."""
+        width = self.intermediate_size
+        if self.block_auto_adjust_ff_dim:
+            width = int(self.block_ffn_dim_multiplier * int(2 * width / 3))
+            width = self.block_multiple_of * math.ceil(width / self.block_multiple_of)
+        return width
+
+    def ffn(self, index: int) -> DenseFfn | MoeFfn:
+        return self.gated_ffn(self.ffn_width())
+
+
 @family("lfm2_moe")
-class Lfm2MoeConfig(Lfm2Config):
+class Lfm2MoeConfig(Lfm2Layers):
     """configuration_lfm2_moe.py / modeling_lfm2_moe.py: LFM2's layers; the first num_dense_layers have a gated
     MLP of intermediate_size, the others a MoE of num_experts (w1, w3, w2 each, routed by gate) with, with
     use_expert_bias, a routing-bias buffer (expert_bias) the checkpoints store. transformers cannot build the
@@ -161,10 +178,6 @@ class Lfm2MoeConfig(Lfm2Config):
     num_experts_per_tok: ExpertCount = 4
     num_experts: ExpertCount = 32
     use_expert_bias: Flag = True
-    block_multiple_of: ClassVar[None] = None
-    block_ffn_dim_multiplier: ClassVar[None] = None
-    block_auto_adjust_ff_dim: ClassVar[bool] = False
-    full_attn_idxs: ClassVar[None] = None
     routing_fields = ("num_experts_per_tok", "num_experts")
     _check_layer_types = required_field("layer_types", "Lfm2MoeConfig")
 
