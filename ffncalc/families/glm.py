@@ -47,10 +47,11 @@ SARVAM_ATTENTION = names(
 )
 
 
-class GlmLayers(HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class GlmLayers(HiddenAct, FfnWidth, DecoderConfig):
     """configuration_glm.py / modeling_glm.py: Llama's layers with biases on q, k and v (attention_bias, default
-    true; o has none), gate and up fused in mlp.gate_up_proj; head_dim 128 unless given. The layers alone: GLM and
-    GLM-4 add the attention_bias switch, GLM-4V's language model has biases always."""
+    true; o has none), gate and up fused in mlp.gate_up_proj. The layers alone: GLM and GLM-4 add the
+    attention_bias switch, head_dim (128) and tie_word_embeddings; GLM-4V's language model has biases always, heads
+    hidden_size // num_attention_heads wide, and leaves tying to its wrapper."""
 
     architecture = "GLM"
     config_class = "GlmConfig"
@@ -64,7 +65,6 @@ class GlmLayers(HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
     num_hidden_layers: LayerCount = 40
     num_attention_heads: HeadCount = 32
     num_key_value_heads: HeadCount | None = 2
-    head_dim: Width | None = 128
     max_position_embeddings: PositionCount = 131072
     pad_token_id: int | None = Field(151329, strict=True)
 
@@ -73,9 +73,10 @@ class GlmLayers(HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
 
 
 @family("glm")
-class GlmConfig(GlmLayers):
-    """configuration_glm.py: GLM's layers and their attention_bias switch (default true)."""
+class GlmConfig(TiedEmbeddings, GlmLayers):
+    """configuration_glm.py: GLM's layers, their attention_bias switch (default true) and head_dim (128)."""
 
+    head_dim: Width | None = 128
     attention_bias: Flag = True
 
 
@@ -87,23 +88,21 @@ class Glm4Layers(GlmLayers):
     config_class = "Glm4Config"
     default_model_class = "Glm4ForCausalLM"
 
-    num_key_value_heads: HeadCount = 2
-    head_dim: Width = 128
-
     def pre_norms(self) -> tuple[tuple[str, Norm], ...]:
         norm = self.rms_norm()
         return super().pre_norms() + (("post_self_attn_layernorm", norm), ("post_mlp_layernorm", norm))
 
 
 @family("glm4")
-class Glm4Config(Glm4Layers):
-    """configuration_glm4.py: GLM-4's layers and their attention_bias switch (default true)."""
+class Glm4Config(TiedEmbeddings, Glm4Layers):
+    """configuration_glm4.py: GLM-4's layers, their attention_bias switch (default true) and head_dim (128)."""
 
+    num_key_value_heads: HeadCount = 2
+    head_dim: Width = 128
     attention_bias: Flag = True
 
 
-@family("glm4_moe")
-class Glm4MoeConfig(HeadDim, HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Glm4MoeLayers(HeadDim, HiddenAct, AttentionBias, FfnWidth, DecoderConfig):
     """configuration_glm4_moe.py / modeling_glm4_moe.py (GLM-4.5, GLM-4.6): grouped-query attention with
     q/k/v biases (attention_bias) and optional per-head q/k RMSNorms (use_qk_norm); DeepSeek-V3's FFNs:
     dense below first_k_dense_replace, above it routed experts, the shared experts as one MLP of
@@ -136,15 +135,23 @@ class Glm4MoeConfig(HeadDim, HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth,
         128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
     )
     first_k_dense_replace: LayerIndex = 1
-    use_qk_norm: Flag = False
-    num_mtp_layers: LayerIndex = Field(1, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
     routing_fields = ("num_experts_per_tok", "n_routed_experts")
+
+    @property
+    def qk_normed(self) -> bool:
+        """use_qk_norm where the configuration class has it (GLM-4.5's; GLM-4.5V's language model has none)."""
+        return bool(getattr(self, "use_qk_norm", False))
+
+    @property
+    def mtp_layers(self) -> int:
+        """num_mtp_layers where the configuration class has it: the checkpoint's multi-token-prediction layers."""
+        return int(getattr(self, "num_mtp_layers", 0))
 
     def sparse(self, index: int) -> bool:
         return index >= self.first_k_dense_replace
 
     def gqa_layer(self, ffn) -> Layer:
-        norms = self.per_head_norms() if self.use_qk_norm else {}
+        norms = self.per_head_norms() if self.qk_normed else {}
         return self.layer(self.attention(None, o_bias=False, **norms), ffn)
 
     def moe(self) -> MoeFfn:
@@ -171,9 +178,17 @@ class Glm4MoeConfig(HeadDim, HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth,
                     self.layer_name, sparse, self.n_routed_experts, stored_as=self.correction_bias_name
                 )
             )
-        if self.num_mtp_layers:
-            extras.append(nextn_extra(self, self.num_mtp_layers, self.gqa_layer(self.moe()), self.n_routed_experts))
+        if self.mtp_layers:
+            extras.append(nextn_extra(self, self.mtp_layers, self.gqa_layer(self.moe()), self.n_routed_experts))
         return tuple(extras)
+
+
+@family("glm4_moe")
+class Glm4MoeConfig(TiedEmbeddings, Glm4MoeLayers):
+    """configuration_glm4_moe.py: GLM-4.5's layers, with the use_qk_norm switch and num_mtp_layers."""
+
+    use_qk_norm: Flag = False
+    num_mtp_layers: LayerIndex = Field(1, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
 
 
 @family("sarvam_moe")

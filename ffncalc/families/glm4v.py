@@ -11,7 +11,7 @@ from pydantic import Field
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, ModelSpec, MoeFfn, names
 from ..values import replace
-from .glm import Glm4Layers, Glm4MoeConfig
+from .glm import Glm4Layers, Glm4MoeLayers
 from .multimodal import relocate
 from .qwen import Qwen3VLConfig, _TextOfWrapper
 from .registry import family
@@ -30,9 +30,8 @@ class Glm4vTextConfig(_TextOfWrapper, Glm4Layers):
 
     max_position_embeddings: PositionCount = 32768
     pad_token_id: int | None = Field(None, strict=True)
-    head_dim: ClassVar[None] = None
     attention_bias: ClassVar[bool] = True
-    tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
+    # No head_dim (hidden_size // num_attention_heads) and no tie_word_embeddings: the wrapper's flag decides.
 
 
 @family("glm4v")
@@ -70,7 +69,7 @@ class GlmOcrTextConfig(_TextOfWrapper, Glm4Layers):
     head_dim: Width | None = None
     max_position_embeddings: PositionCount = 131072
     pad_token_id: int | None = Field(None, strict=True)
-    tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
+    # No tie_word_embeddings: the wrapper's flag decides.
 
 
 @family("glm_ocr")
@@ -86,7 +85,7 @@ class GlmOcrConfig(Glm4vConfig):
 
 
 @family("glm4v_moe_text")
-class Glm4vMoeTextConfig(_TextOfWrapper, Glm4MoeConfig):
+class Glm4vMoeTextConfig(_TextOfWrapper, Glm4MoeLayers):
     """configuration_glm4v_moe.py (Glm4vMoeTextConfig) / modeling_glm4v_moe.py (Glm4vMoeTextModel): GLM-4.5's layers
     (q, k and v biased by attention_bias, default true here; o without; a config's head_dim read with getattr, else
     hidden / heads; dense below first_k_dense_replace, then routed and shared experts and the router's correction
@@ -96,14 +95,13 @@ class Glm4vMoeTextConfig(_TextOfWrapper, Glm4MoeConfig):
     architecture = "GLM-4.5V"
     config_class = "Glm4vMoeTextConfig"
     default_model_class = "Glm4vMoeTextModel"
-    informational_fields = Glm4MoeConfig.informational_fields - {"num_mtp_layers"}
+    informational_fields = Glm4MoeLayers.informational_fields - {"num_mtp_layers"}
 
     vocab_size: Width = 151424
     max_position_embeddings: PositionCount = 65536
     attention_bias: Flag = True
-    use_qk_norm: ClassVar[bool] = False
-    num_mtp_layers: ClassVar[int] = 0
-    tie_word_embeddings: ClassVar[bool] = False  # the wrapper's flag decides (and text_config's, when true)
+    # None of GLM-4.5's use_qk_norm, num_mtp_layers and tie_word_embeddings: the wrapper's flag decides tying (and
+    # text_config's, when true).
 
 
 @family("glm4v_moe")
