@@ -77,7 +77,7 @@ class _EncoderClasses(HFConfig):
         {"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"}
     )
 
-    vocab_size: int  # declared, with its default, by each family
+    vocab_size: int | None  # declared, with its default, by each family (ESM's may be null)
     id2label: dict[str, Name] | None = None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
     pad_token_id: int | None = Field(0, strict=True)  # the token table's padding row: it must be a row of it
@@ -85,12 +85,20 @@ class _EncoderClasses(HFConfig):
     @model_validator(mode="after")
     def _check_padding_row(self) -> _EncoderClasses:
         vocab = self.vocab_size
-        if self.pad_token_id is not None and not -vocab <= self.pad_token_id < vocab:
+        if vocab is not None and self.pad_token_id is not None and not -vocab <= self.pad_token_id < vocab:
             raise ValueError(
                 f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size {vocab}); "
                 "torch refuses such a padding_idx"
             )
         return self
+
+    @property
+    def vocab_rows(self) -> int:
+        """vocab_size, which every config gives (ESM's must: EsmConfig has no default, and ESM refuses a config
+        without it)."""
+        if self.vocab_size is None:  # pragma: no cover - refused when the config is read
+            raise ValueError("vocab_size is missing")
+        return self.vocab_size
 
     def defaults_used(self):
         skipped = {"id2label"} | (set() if self.labels_matter() else {"num_labels"})
@@ -152,7 +160,7 @@ class _EncoderClasses(HFConfig):
         return ModelSpec(
             model_type=self.model_type,
             hidden_size=hidden,
-            vocab_size=self.vocab_size,
+            vocab_size=self.vocab_rows,
             layers=(layer,) * count,
             final_norm=None,
             tie_word_embeddings=tie,
@@ -866,8 +874,7 @@ ELECTRA_HEADS: dict[str, tuple[bool, bool, str | None]] = {
 }
 
 
-@family("electra")
-class ElectraConfig(BertConfig):
+class ElectraLayers(BertConfig):
     """configuration_electra.py / modeling_electra.py: BERT's encoder under electra.*, its embeddings
     (word, position, token type, LayerNorm) embedding_size wide and projected to hidden_size
     (embeddings_project) when the two differ; no pooler. A generator (ForMaskedLM) predicts tokens through
@@ -885,7 +892,6 @@ class ElectraConfig(BertConfig):
     head_table: ClassVar[dict[str, tuple[bool, bool, str | None]]] = ELECTRA_HEADS
     undeclared_keys = frozenset({"num_labels", "summary_proj_to_labels"})  # read with getattr / hasattr
 
-    embedding_size: Width = 128
     hidden_size: Width = 256
     num_attention_heads: HeadCount = 4
     intermediate_size: Width = 1024
@@ -894,7 +900,7 @@ class ElectraConfig(BertConfig):
     summary_proj_to_labels: Flag = False
 
     @model_validator(mode="after")
-    def _check_summary(self) -> ElectraConfig:
+    def _check_summary(self) -> ElectraLayers:
         if self.head_class() == "ForMultipleChoice" and self.summary_type == "attn":
             summary = f"{self.class_prefix}SequenceSummary"
             raise ValueError(f"summary_type: 'attn' is not implemented by transformers' {summary}")
@@ -909,8 +915,8 @@ class ElectraConfig(BertConfig):
             return set()
         return {"summary_type", "summary_use_proj", "summary_proj_to_labels"}
 
-    def embedding_width(self) -> int:
-        return self.embedding_size
+    def embedding_width(self) -> int:  # pragma: no cover - ELECTRA and RoFormer each say
+        raise NotImplementedError
 
     def has_mlm(self) -> bool:
         return self.head_table[self.head_class()][0]
@@ -955,12 +961,22 @@ class ElectraConfig(BertConfig):
         return self.model_names("generator_lm_head", "generator_lm_head.bias"), []
 
 
+@family("electra")
+class ElectraConfig(ElectraLayers):
+    """configuration_electra.py: ELECTRA's layers, their embeddings embedding_size wide (128)."""
+
+    embedding_size: Width = 128
+
+    def embedding_width(self) -> int:
+        return self.embedding_size
+
+
 # RoFormer's classes: ELECTRA's (masked-LM head, —, classifier), with no discriminator.
 ROFORMER_HEADS = {name: heads for name, heads in ELECTRA_HEADS.items() if name != "ForPreTraining"}
 
 
 @family("roformer")
-class RoFormerConfig(ElectraConfig):
+class RoFormerConfig(ElectraLayers):
     """configuration_roformer.py / modeling_roformer.py (Zhuiyi's RoFormer), ELECTRA's model with rotary positions:
     word and token-type tables and a LayerNorm embedding_size wide (hidden_size unless the config says), projected to
     hidden_size (embeddings_project) when the two differ; no position table, but a sinusoidal table of

@@ -54,8 +54,7 @@ from .registry import family
 from .towers import Tower, audio_module, projector_module
 
 
-@family("gemma")
-class GemmaConfig(AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class GemmaLayers(AttentionBias, TiedEmbeddings, DecoderConfig):
     """configuration_gemma.py: embeddings tied unless told otherwise; head_dim 256 by default.
 
     Gemma's RMSNorm scales by (1 + weight), which changes its values, not its size.
@@ -68,7 +67,6 @@ class GemmaConfig(AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
 
     vocab_size: Width = 256000
     hidden_size: Width = 3072
-    intermediate_size: Width = 24576
     num_hidden_layers: LayerCount = 28
     num_attention_heads: HeadCount = 16
     num_key_value_heads: HeadCount | None = 16
@@ -79,8 +77,15 @@ class GemmaConfig(AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
     pad_token_id: int | None = Field(0, strict=True)
 
 
-@family("gemma2")
-class Gemma2Config(GemmaConfig):
+@family("gemma")
+class GemmaConfig(FfnWidth, GemmaLayers):
+    """configuration_gemma.py: Gemma's layers, one MLP width for all (Gemma 3n's language model gives one per layer,
+    so the width is each config's)."""
+
+    intermediate_size: Width = 24576
+
+
+class Gemma2Layers(GemmaLayers):
     """configuration_gemma2.py: norms before and after both attention and FFN; windows from layer_types,
     by default on the even-indexed layers (every second layer global). transformers refuses a hidden
     size that is not a multiple of the heads, head_dim or not."""
@@ -92,7 +97,6 @@ class Gemma2Config(GemmaConfig):
     global_period: ClassVar[int] = 2
 
     hidden_size: Width = 2304
-    intermediate_size: Width = 9216
     num_hidden_layers: LayerCount = 26
     num_attention_heads: HeadCount = 8
     num_key_value_heads: HeadCount | None = 4
@@ -127,6 +131,13 @@ class Gemma2Config(GemmaConfig):
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window), self.gated_ffn(), self.sandwich_norms())
+
+
+@family("gemma2")
+class Gemma2Config(FfnWidth, Gemma2Layers):
+    """configuration_gemma2.py: Gemma-2's layers, one MLP width for all."""
+
+    intermediate_size: Width = 9216
 
 
 @family("vaultgemma")
@@ -630,7 +641,7 @@ class Gemma4Config(MultimodalConfig):
 
 
 @family("gemma3n_text")
-class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Config):
+class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Layers):
     """configuration_gemma3n.py / modeling_gemma3n.py (text): Gemma-3's layer (four norms, q/k norms; v normed
     without a weight), and around it:
 

@@ -56,7 +56,7 @@ class QwenWindows:
     num_hidden_layers: int
     use_sliding_window: bool
     sliding_window: int | None
-    max_window_layers: int
+    max_window_layers: int | None  # Qwen2.5-VL's language model may leave it null
     layer_types: Sequence[str] | None  # each family narrows it to its own layer types
 
     def layer_windows(self) -> list[int | None]:
@@ -64,7 +64,7 @@ class QwenWindows:
         if self.layer_types is not None:
             return windows_of_layer_types(self.layer_types, window)
         return [
-            window if window is not None and i >= self.max_window_layers else None
+            window if window is not None and i >= (self.max_window_layers or 0) else None
             for i in range(self.num_hidden_layers)
         ]
 
@@ -72,15 +72,14 @@ class QwenWindows:
         return set() if self.use_sliding_window else {"sliding_window", "max_window_layers", "layer_types"}
 
 
-@family("qwen2")
-class Qwen2Config(HeadDim, HiddenAct, QwenWindows, TiedEmbeddings, FfnWidth, DecoderConfig):
-    """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o and the MLP none."""
+class Qwen2Layers(HiddenAct, QwenWindows, FfnWidth, DecoderConfig):
+    """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o and the MLP none. The layers alone:
+    Qwen2 adds head_dim (a key read with getattr) and tie_word_embeddings; Qwen2.5-VL's language model has neither."""
 
     architecture = "Qwen2"
     config_class = "Qwen2Config"
     default_model_class = "Qwen2ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
 
     vocab_size: Width = 151936
     intermediate_size: Width = 22016
@@ -94,6 +93,13 @@ class Qwen2Config(HeadDim, HiddenAct, QwenWindows, TiedEmbeddings, FfnWidth, Dec
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, o_bias=False), self.gated_ffn())
+
+
+@family("qwen2")
+class Qwen2Config(HeadDim, TiedEmbeddings, Qwen2Layers):
+    """configuration_qwen2.py: Qwen2's layers, head_dim read with getattr, and the tying switch."""
+
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
 
 
 @family("qwen3")
@@ -125,11 +131,11 @@ class _QwenMoeRule:
 
     num_experts: int
     decoder_sparse_step: int
-    mlp_only_layers: list[int]
+    mlp_only_layers: list[int] | None  # Qwen3-VL-MoE's language model may leave it null
 
     def sparse(self, index: int) -> bool:
         step = self.decoder_sparse_step
-        return self.num_experts > 0 and is_sparse(index, every=step, phase=step - 1, exclude=self.mlp_only_layers)
+        return self.num_experts > 0 and is_sparse(index, every=step, phase=step - 1, exclude=self.mlp_only_layers or [])
 
 
 class _SharedExpertMoe:
@@ -620,7 +626,7 @@ class Qwen3VLMoeTextConfig(
 
 
 @family("qwen2_5_vl_text")
-class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Config):
+class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Layers):
     """configuration_qwen2_5_vl.py / modeling_qwen2_5_vl.py: Qwen2's layers (q, k, v biases; Qwen's windows);
     head_dim is always hidden / heads, which must divide it (the attention refuses otherwise)."""
 
@@ -628,7 +634,6 @@ class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Config):
     config_class = "Qwen2_5_VLTextConfig"
     default_model_class = "Qwen2_5_VLTextModel"
     heads_divide_hidden = True  # Qwen2_5_VLAttention raises when head_dim · heads != hidden_size
-    undeclared_keys = frozenset()
 
     vocab_size: Width = 152064
     hidden_size: Width = 8192
@@ -637,8 +642,7 @@ class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Config):
     num_attention_heads: HeadCount = 64
     num_key_value_heads: HeadCount | None = 8
     max_window_layers: LayerIndex | None = 80
-    head_dim: ClassVar[None] = None
-    tie_word_embeddings: ClassVar[bool] = False  # not a field: the wrapper's flag decides
+    # No head_dim (hidden_size // num_attention_heads) and no tie_word_embeddings: the wrapper's flag decides.
 
     def layer_windows(self) -> list[int | None]:
         window = self.sliding_window if self.use_sliding_window else None

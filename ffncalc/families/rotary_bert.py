@@ -117,7 +117,7 @@ class _RotaryEncoder(_EncoderClasses):
             extras.append(Extra("lm_head", transform, Linear(hidden, hidden, bias=True)))
             extras.append(Extra("norm", transform_norm, self.layer_norm()))
             if not self.tie_word_embeddings and bias:  # untied, the decoder keeps a bias of its own beside the head's
-                extras.append(Extra("lm_head", decoder + ".bias", LearnedTensor((self.vocab_size,))))
+                extras.append(Extra("lm_head", decoder + ".bias", LearnedTensor((self.vocab_rows,))))
         if classifier == "dense":
             extras.append(self.linear("classifier.dense", hidden, hidden))
             extras.append(self.linear("classifier.out_proj", hidden, self.labels()))
