@@ -147,8 +147,8 @@ def test_a_wrapper_counted_as_its_text_model_warns_that_every_size_is_a_default(
     )
     assert run.exit_code == 0
     assert run.stderr.startswith(
-        "Warning: --as gemma3_text: the config does not give vocab_size, hidden_size, num_hidden_layers, "
-        "num_attention_heads, num_key_value_heads, head_dim, sliding_window, intermediate_size, "
+        "Warning: --as gemma3_text: the config does not give vocab_size, hidden_size, num_attention_heads, "
+        "num_hidden_layers, num_key_value_heads, head_dim, sliding_window, intermediate_size, "
         "sliding_window_pattern; Gemma3TextConfig's defaults were assumed (vocab_size = 262208, "
     )
     assert run.stderr.endswith("and 8 of its keys are ignored: it may not be a gemma3_text config at all\n")

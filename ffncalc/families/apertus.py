@@ -8,12 +8,12 @@ from pydantic import Field, model_validator
 from ..schema import Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelSpec, Parameter, StoredTensor
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, KvHeads, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, KvHeads, TiedEmbeddings
 from .registry import family
 
 
 @family("apertus")
-class ApertusConfig(HeadDim, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class ApertusConfig(HeadDim, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_apertus.py / modular_apertus.py: q/k RMSNorms per head; norms before attention
     (attention_layernorm) and before the MLP (feedforward_layernorm); a plain up/down MLP without bias.
 

@@ -20,13 +20,23 @@ from ..schema import (
     derives,
 )
 from ..spec import DenseFfn, Layer, MoeFfn, Parameter, Projection, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, KvHeads, MlpBias, TiedEmbeddings
+from .base import (
+    AttentionBias,
+    DecoderConfig,
+    FfnWidth,
+    HeadDim,
+    HiddenAct,
+    HiddenLayers,
+    KvHeads,
+    MlpBias,
+    TiedEmbeddings,
+)
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
 @family("arcee")
-class ArceeConfig(HeadDim, KvHeads, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class ArceeConfig(HeadDim, KvHeads, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_arcee.py / modular_arcee.py: LlamaConfig's fields and checks (hidden_size a multiple of
     the heads) with AFM's defaults; the MLP is plain, up and down with mlp_bias (NemotronMLP's layout)."""
 
@@ -52,7 +62,7 @@ AFMOE_NORMS = ("input_layernorm", "post_attention_layernorm", "pre_mlp_layernorm
 
 
 @family("afmoe")
-class AfmoeConfig(HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class AfmoeConfig(HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_afmoe.py / modular_afmoe.py (Arcee's Trinity): Llama's attention (attention_bias on q, k, v, o)
     with an RMSNorm on each query and key head and an output gate, gate_proj (hidden → heads · head_dim, no bias),
     whose sigmoid scales the heads' output before o_proj; four RMSNorms a layer (before and after attention and the

@@ -16,6 +16,7 @@ from .base import (
     FfnWidth,
     HeadDim,
     HiddenAct,
+    HiddenLayers,
     KvHeads,
     MaxPositions,
     MlpBias,
@@ -28,7 +29,16 @@ from .towers import Tower, projector_module
 
 @family("aria_text")
 class AriaTextConfig(
-    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig
+    HeadDim,
+    HiddenAct,
+    KvHeads,
+    MaxPositions,
+    AttentionBias,
+    MlpBias,
+    TiedEmbeddings,
+    FfnWidth,
+    HiddenLayers,
+    DecoderConfig,
 ):
     """configuration_aria.py (AriaTextConfig) / modeling_aria.py: Llama's attention and norms; every layer's MLP is
     AriaTextMoELayer: a router without bias (mlp.router), moe_num_experts routed experts of intermediate_size stacked

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerIndex, Width
 from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, KvHeads, MaxPositions, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, KvHeads, MaxPositions, TiedEmbeddings
 from .blocks import is_sparse
 from .registry import family
 
@@ -23,7 +23,9 @@ BAILING_SHARED = names(
 
 
 @family("bailing_moe")
-class BailingMoeConfig(HeadDim, HiddenAct, KvHeads, MaxPositions, TiedEmbeddings, FfnWidth, DecoderConfig):
+class BailingMoeConfig(
+    HeadDim, HiddenAct, KvHeads, MaxPositions, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
+):
     """BailingMoeV2 (Ling-flash-2.0): fused query_key_value and dense (biases from use_qkv_bias /
     use_bias), per-head RMSNorm on q and k (use_qk_norm); the first first_k_dense_replace layers
     dense, the rest MoE with num_shared_experts shared experts of moe_shared_expert_intermediate_size;

@@ -20,7 +20,7 @@ from ..schema import (
     derives,
 )
 from ..spec import DenseFfn, Layer, Mixer, ModelNames, MoeFfn, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, MlpBias, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
 from .blocks import MambaHeads, mamba_heads_check
 from .mixers import mamba2, mamba2_names
 from .registry import family
@@ -28,7 +28,7 @@ from .registry import family
 BAMBA_MAMBA = mamba2_names("mamba.")
 
 
-class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, TiedEmbeddings, FfnWidth, DecoderConfig):
+class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_bamba.py / modeling_bamba.py.
 
     Layers in attn_layer_indices attend (Llama attention, attention_bias), the others run a Mamba-2 mixer of

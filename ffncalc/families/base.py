@@ -84,6 +84,13 @@ class MaxPositions(Bundle):
     max_position_embeddings: PositionCount = 2048
 
 
+class HiddenLayers(Bundle):
+    """num_hidden_layers: how many decoder layers (a family whose count follows a pattern or pairs of blocks says
+    its own, through ``layer_count``)."""
+
+    num_hidden_layers: LayerCount = 32
+
+
 class FfnWidth(Bundle):
     """intermediate_size: the dense MLP's width (a family whose every layer is a MoE has none)."""
 
@@ -114,7 +121,6 @@ class DecoderConfig(HFConfig):
 
     vocab_size: Width = 32000
     hidden_size: Width = 4096
-    num_hidden_layers: LayerCount = 32
     num_attention_heads: HeadCount = 32
     pad_token_id: int | None = Field(None, strict=True)  # the embedding's padding row: it must be a row of the table
 
@@ -134,8 +140,8 @@ class DecoderConfig(HFConfig):
                 "torch refuses such a padding_idx"
             )
         layer_types = getattr(self, "layer_types", None)
-        if isinstance(layer_types, list) and len(layer_types) != self.num_hidden_layers:
-            raise ValueError(f"layer_types has {len(layer_types)} entries for {self.num_hidden_layers} layers")
+        if isinstance(layer_types, list) and len(layer_types) != self.layer_count:
+            raise ValueError(f"layer_types has {len(layer_types)} entries for {self.layer_count} layers")
         return self
 
     def warnings(self) -> list[str]:
@@ -178,6 +184,15 @@ class DecoderConfig(HFConfig):
         return bool(getattr(self, "attention_bias", False))
 
     @property
+    def layer_count(self) -> int:
+        """num_hidden_layers where the family has the field (HiddenLayers); a family whose layers come from a pattern
+        says its own."""
+        found = getattr(self, "num_hidden_layers", None)
+        if not isinstance(found, int):  # pragma: no cover - every family has the field or says its count
+            raise TypeError(f"{type(self).__name__} says no layer count (num_hidden_layers)")
+        return found
+
+    @property
     def dense_width(self) -> int:
         """intermediate_size where the family has the field (FfnWidth); a family without it builds no dense MLP."""
         found = getattr(self, "intermediate_size", None)
@@ -198,7 +213,7 @@ class DecoderConfig(HFConfig):
 
     def layer_windows(self) -> list[int | None]:
         """Each layer's attention window (None: the whole context); Llama has none."""
-        return [None] * self.num_hidden_layers
+        return [None] * self.layer_count
 
     def window_kinds(self) -> list[str]:
         """Each layer's kind as its window makes it: full_attention, or sliding_attention where it has a window."""
@@ -324,11 +339,11 @@ class DecoderConfig(HFConfig):
             CheckpointExtra(
                 name="rotary inv_freq buffers",
                 reason=(
-                    f"{per_layer} per layer × {self.num_hidden_layers} layers; buffers, not parameters, which "
+                    f"{per_layer} per layer × {self.layer_count} layers; buffers, not parameters, which "
                     f"transformers before 4.32 saved with the weights (this config: {self.transformers_version})"
                 ),
                 tensors=(StoredTensor(self.layer_name + ".self_attn.rotary_emb.inv_freq", (per_layer,)),),
-                per_layer=tuple(range(self.num_hidden_layers)),
+                per_layer=tuple(range(self.layer_count)),
             ),
         )
 

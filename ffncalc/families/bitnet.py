@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from ..schema import HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, TiedEmbeddings
 from .registry import family
 
 
 @family("bitnet")
-class BitNetConfig(HeadDim, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class BitNetConfig(HeadDim, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_bitnet.py / modular_bitnet.py: Llama's attention (attention_bias on q, k, v, o) whose output
     passes an RMSNorm of hidden_size (attn_sub_norm) before o_proj; a gated MLP without biases (GemmaMLP, relu2)
     whose product passes an RMSNorm of intermediate_size (ffn_sub_norm) before down_proj.

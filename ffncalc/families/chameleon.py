@@ -12,7 +12,7 @@ from ..results import DefaultUsed
 from ..schema import Flag, HeadCount, HFConfig, Name, Width, describe_validation_error
 from ..spec import Extra, Layer, ModelSpec, Norm, PatchEmbedding, Table
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, MaxPositions, MlpBias, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MaxPositions, MlpBias, TiedEmbeddings
 from .multimodal import replace_default
 from .registry import family, tower
 from .towers import Module, Tower, TowerConfig, tower_module
@@ -123,7 +123,9 @@ class ChameleonVQVAEConfig(TowerConfig):
 
 
 @family("chameleon")
-class ChameleonConfig(HiddenAct, MaxPositions, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class ChameleonConfig(
+    HiddenAct, MaxPositions, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
+):
     """configuration_chameleon.py / modeling_chameleon.py (ChameleonForConditionalGeneration): Llama's layers with a
     LayerNorm with bias over each head's queries and keys (ChameleonLayerNorm((heads, head_dim)): weight and bias
     stored [heads, head_dim] and [kv heads, head_dim]); swin_norm moves the norms after the sublayers (the same

@@ -23,7 +23,7 @@ from ..schema import (
 )
 from ..spec import DenseFfn, Layer, ModelSpec, MoeFfn, Norm, Parameter, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, KvHeads, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, KvHeads, TiedEmbeddings
 from .blocks import periodic_layer_types, windows_of_layer_types
 from .registry import family
 
@@ -32,7 +32,7 @@ COHERE_SHARED = names(
 )
 
 
-class CohereLayers(HeadDim, HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class CohereLayers(HeadDim, HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_cohere.py / modeling_cohere.py: attention and the MLP read the same input, behind one
     LayerNorm without bias (input_layernorm); embeddings tied by default. With use_qk_norm (Cohere's switch; the
     Cohere 2 families have none), a LayerNorm over each query head and each key head, its weight [heads, head_dim]."""

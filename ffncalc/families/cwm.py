@@ -7,13 +7,13 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from ..schema import MAX_LAYERS, HeadCount, LayerCount, PositionCount, Width, derives
-from .base import DecoderConfig, FfnWidth, HiddenAct, MlpBias, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
 @family("cwm")
-class CwmConfig(HiddenAct, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class CwmConfig(HiddenAct, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_cwm.py / modular_cwm.py: q, k, v and o without biases (CwmAttention builds them so), Llama's
     MLP (mlp_bias); the layers in layer_types' sliding_attention attend within sliding_window (default: every
     fourth layer from the first full, the others sliding; a sliding_window of 0 or null turns the windows off)."""

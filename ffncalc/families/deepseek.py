@@ -39,7 +39,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, MlpBias, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse, mtp_extra
 from .registry import family
 
@@ -90,7 +90,7 @@ def nextn_extra(config: DecoderConfig, count: int, layer: Layer, experts: int) -
     )
     return mtp_extra(
         count,
-        config.num_hidden_layers,
+        config.layer_count,
         layer,
         tensors,
         f"num_nextn_predict_layers = {count}: each a full MoE layer plus enorm, hnorm, eh_proj, a norm and "
@@ -109,7 +109,7 @@ def even_rope_check():
     return model_validator(mode="after")(check)
 
 
-class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, DecoderConfig):
+class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderConfig):
     """DeepSeek-V3's layers: multi-head latent attention, dense layers then an MoE of routed experts beside shared
     ones (one MLP of n_shared_experts × moe_intermediate_size), the router's e_score_correction_bias a persistent
     buffer saved with the weights. The fields every descendant's configuration class shares, with DeepSeek-V3's
@@ -405,7 +405,7 @@ def compressor_names(module: str) -> Names:
 
 
 @family("deepseek_v4")
-class DeepseekV4Config(HiddenAct, MlpBias, TiedEmbeddings, DecoderConfig):
+class DeepseekV4Config(HiddenAct, MlpBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
     """configuration_deepseek_v4.py / modeling_deepseek_v4.py: every layer attends within a sliding window through one
     key-value head whose keys are also its values (kv_proj → head_dim, an RMSNorm), queries through a latent (q_a,
     q_a_norm, q_b), a sink per head, and a grouped low-rank output (o_a block-diagonal over o_groups, then o_b).

@@ -8,7 +8,7 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, HeadCount, LayerCount, LayerIndex, Width, derives, unroutable
 from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, MaxPositions, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, MaxPositions, TiedEmbeddings
 from .blocks import is_sparse, windows_of_layer_types
 from .registry import family
 
@@ -19,7 +19,9 @@ DOTS_SHARED = names(
 
 
 @family("dots1")
-class Dots1Config(HeadDim, HiddenAct, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Dots1Config(
+    HeadDim, HiddenAct, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
+):
     """configuration_dots1.py / modular_dots1.py.
 
     Layer i is MoE when i ≥ first_k_dense_replace: n_routed_experts routed experts of

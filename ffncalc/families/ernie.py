@@ -7,7 +7,7 @@ from pydantic import AliasChoices, Field
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
 from ..spec import Layer, Parameter, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import is_sparse
 from .registry import family
 
@@ -17,7 +17,7 @@ ERNIE_SHARED = names(
 
 
 @family("ernie4_5")
-class Ernie45Config(HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Ernie45Config(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_ernie4_5.py / modular_ernie4_5.py: Llama's layer with one bias switch, use_bias, for q, k,
     v, o and the MLP (the head has none); head_dim 128 unless the config says null (then hidden_size // heads)."""
 
@@ -45,7 +45,7 @@ class Ernie45Config(HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
 
 
 @family("ernie4_5_moe")
-class Ernie45MoeConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Ernie45MoeConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_ernie4_5_moe.py / modeling_ernie4_5_moe.py.
 
     Layer i is sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index ≤ i ≤

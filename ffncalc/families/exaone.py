@@ -21,7 +21,17 @@ from ..schema import (
     derives,
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, MoeFfn, Norm, StoredTensor, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, MaxPositions, MlpBias, TiedEmbeddings
+from .base import (
+    AttentionBias,
+    DecoderConfig,
+    FfnWidth,
+    HeadDim,
+    HiddenAct,
+    HiddenLayers,
+    MaxPositions,
+    MlpBias,
+    TiedEmbeddings,
+)
 from .blocks import periodic_layer_types, windows_of_layer_types
 from .qwen import Qwen3VLConfig
 from .registry import family
@@ -39,7 +49,7 @@ EXAONE_SHARED = names(
 
 
 @family("exaone")
-class ExaoneConfig(HeadDim, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class ExaoneConfig(HeadDim, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_exaone.py / modular_exaone.py (EXAONE 3.0, 3.5): transformers builds LlamaForCausalLM;
     its configs name the layers num_layers and the activation activation_function (the attribute_map). The
     checkpoint keeps GPT-2-style module names: transformer.h.{i} with attn.attention.{q,k,v,out}_proj,
@@ -69,7 +79,7 @@ class ExaoneConfig(HeadDim, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, De
 
 
 @family("exaone4")
-class Exaone4Config(HeadDim, HiddenAct, MaxPositions, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Exaone4Config(HeadDim, HiddenAct, MaxPositions, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_exaone4.py / modular_exaone4.py: no biases; RMSNorm on each query and key head; OLMo-2's
     norms after attention and after the FFN. ``layer_types`` (default: every sliding_window_pattern-th layer
     full, the others sliding) gives the sliding layers a window of sliding_window.

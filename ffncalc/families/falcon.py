@@ -9,7 +9,17 @@ from pydantic import AliasChoices, Field
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives, ungroupable
 from ..spec import Layer, ModelNames, ModelSpec, Norm, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, LayerNormDecoder, MlpBias, TiedEmbeddings
+from .base import (
+    AttentionBias,
+    DecoderConfig,
+    FfnWidth,
+    HeadDim,
+    HiddenAct,
+    HiddenLayers,
+    LayerNormDecoder,
+    MlpBias,
+    TiedEmbeddings,
+)
 from .blocks import MambaHeads, heads_divide, mamba_heads_check
 from .mixers import mamba2, mamba2_names
 from .registry import family
@@ -106,7 +116,9 @@ FALCON_H1_MAMBA = mamba2_names("mamba.")
 
 
 @family("falcon_h1")
-class FalconH1Config(HeadDim, HiddenAct, AttentionBias, MlpBias, MambaHeads, TiedEmbeddings, FfnWidth, DecoderConfig):
+class FalconH1Config(
+    HeadDim, HiddenAct, AttentionBias, MlpBias, MambaHeads, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
+):
     """configuration_falcon_h1.py / modeling_falcon_h1.py.
 
     Every layer feeds its input_layernorm's output to Llama-style attention (attention_bias) and to a Mamba-2

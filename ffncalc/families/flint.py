@@ -7,7 +7,7 @@ from typing import Literal
 
 from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives
 from ..spec import Layer, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import is_sparse, windows_of_layer_types
 from .qwen import QWEN_MOE, SHARED_EXPERT
 from .registry import family
@@ -25,7 +25,7 @@ FLINT_ATTENTION = names(
 
 
 @family("flint")
-class FlintConfig(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class FlintConfig(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_flint.py / modular_flint.py: Qwen3MoeAttention (q, k, v and o biased by attention_bias, an
     RMSNorm over each query and key head) with a learned sink per head; layers attend within sliding_window or to
     the whole context as layer_types says (default: full on the first two layers, every i % 4 == 1 and the last).

@@ -47,14 +47,14 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenLayers, TiedEmbeddings
 from .blocks import periodic_window, windows_of_layer_types
 from .multimodal import MultimodalConfig, MultimodalLayers, nest
 from .registry import family
 from .towers import Tower, audio_module, projector_module
 
 
-class GemmaLayers(AttentionBias, TiedEmbeddings, DecoderConfig):
+class GemmaLayers(AttentionBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
     """configuration_gemma.py: embeddings tied unless told otherwise; head_dim 256 by default.
 
     Gemma's RMSNorm scales by (1 + weight), which changes its values, not its size.

@@ -22,7 +22,7 @@ from ..schema import (
     per_config,
 )
 from ..spec import CheckpointExtra, Layer, ModelNames, MoeFfn, Norm, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import (
     DEEPSEEK_MOE,
@@ -47,7 +47,7 @@ SARVAM_ATTENTION = names(
 )
 
 
-class GlmLayers(HiddenAct, FfnWidth, DecoderConfig):
+class GlmLayers(HiddenAct, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_glm.py / modeling_glm.py: Llama's layers with biases on q, k and v (attention_bias, default
     true; o has none), gate and up fused in mlp.gate_up_proj. The layers alone: GLM and GLM-4 add the
     attention_bias switch, head_dim (128) and tie_word_embeddings; GLM-4V's language model has biases always, heads
@@ -102,7 +102,7 @@ class Glm4Config(TiedEmbeddings, Glm4Layers):
     attention_bias: Flag = True
 
 
-class Glm4MoeLayers(HeadDim, HiddenAct, AttentionBias, FfnWidth, DecoderConfig):
+class Glm4MoeLayers(HeadDim, HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_glm4_moe.py / modeling_glm4_moe.py (GLM-4.5, GLM-4.6): grouped-query attention with
     q/k/v biases (attention_bias) and optional per-head q/k RMSNorms (use_qk_norm); DeepSeek-V3's FFNs:
     dense below first_k_dense_replace, above it routed experts, the shared experts as one MLP of
@@ -230,7 +230,7 @@ class SarvamMoEConfig(Glm4MoeConfig):
 
 
 @family("solar_open")
-class SolarOpenConfig(HiddenAct, AttentionBias, TiedEmbeddings, DecoderConfig):
+class SolarOpenConfig(HiddenAct, AttentionBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
     """configuration_solar_open.py / modular_solar_open.py (Solar-Open-100B): Llama's attention (attention_bias on q,
     k and v; o without a bias; head_dim 128) and GLM-4.5's MoE in every layer: routed experts and one shared MLP of
     n_shared_experts × moe_intermediate_size, the router's correction bias a saved buffer. It has no dense layer,

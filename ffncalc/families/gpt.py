@@ -25,7 +25,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, LayerNormDecoder, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HeadDim, HiddenLayers, LayerNormDecoder, TiedEmbeddings
 from .blocks import heads_divide
 from .registry import family
 
@@ -530,7 +530,7 @@ class GptBigCodeConfig(LayerNormDecoder):
 
 
 @family("starcoder2")
-class Starcoder2Config(HeadDim, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Starcoder2Config(HeadDim, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_starcoder2.py / modeling_starcoder2.py: Llama's layout (GQA, rotary, model.layers) with
     LayerNorms (weight and bias) and a plain MLP (c_fc, c_proj); q, k, v, o and the MLP biased by use_bias;
     every layer slides within sliding_window when one is set; a tied head."""

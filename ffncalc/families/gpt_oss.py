@@ -6,7 +6,7 @@ from typing import Literal
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Layer, names
-from .base import DecoderConfig, FfnWidth, HiddenAct, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import periodic_window, windows_of_layer_types
 from .registry import family
 
@@ -14,7 +14,7 @@ MXFP4_BLOCK = 32  # values that share one UE8M0 scale
 
 
 @family("gpt_oss")
-class GptOssConfig(HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class GptOssConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_gpt_oss.py / modeling_gpt_oss.py.
 
     Experts are stored stacked and transposed: gate_up_proj [E, H, 2I] with a bias of 2I and

@@ -16,6 +16,7 @@ from .base import (
     FfnWidth,
     HeadDim,
     HiddenAct,
+    HiddenLayers,
     KvHeads,
     MaxPositions,
     MlpBias,
@@ -27,7 +28,16 @@ from .registry import family
 
 @family("granite")
 class GraniteConfig(
-    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig
+    HeadDim,
+    HiddenAct,
+    KvHeads,
+    MaxPositions,
+    AttentionBias,
+    MlpBias,
+    TiedEmbeddings,
+    FfnWidth,
+    HiddenLayers,
+    DecoderConfig,
 ):
     """configuration_granite.py: Llama's modules; its embedding, attention, residual and logits
     multipliers scale activations, not parameters."""
@@ -64,7 +74,7 @@ class HyperClovaXConfig(GraniteConfig):
 
 @family("granitemoe")
 class GraniteMoeConfig(
-    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig
+    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
 ):
     """configuration_granitemoe.py / modeling_granitemoe.py: Llama attention (no mlp_bias); every FFN
     a MoE whose experts are stored stacked, gate and up fused (input_linear [E, 2I, H],
@@ -133,7 +143,7 @@ class _SlidingWithSinks(_SlidingWithSinksBase):
     def kinds(self) -> list[str]:
         if self.layer_types is not None:
             return list(self.layer_types)
-        return ["full_attention" if i % 4 == 0 else "sliding_attention" for i in range(self.num_hidden_layers)]
+        return ["full_attention" if i % 4 == 0 else "sliding_attention" for i in range(self.layer_count)]
 
     def layer_windows(self) -> list[int | None]:
         return windows_of_layer_types(self.kinds(), self.sliding_window)

@@ -6,12 +6,12 @@ from pydantic import Field
 
 from ..schema import HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, MlpBias, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
 from .registry import family
 
 
 @family("helium")
-class HeliumConfig(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class HeliumConfig(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_helium.py / modular_helium.py: attention_bias on q, k and v; o_proj reads hidden_size
     inputs (not heads × head_dim) and has no bias; mlp_bias on the MLP; head_dim 128."""
 

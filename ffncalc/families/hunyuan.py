@@ -26,6 +26,7 @@ from .base import (
     FfnWidth,
     HeadDim,
     HiddenAct,
+    HiddenLayers,
     KvHeads,
     MaxPositions,
     MlpBias,
@@ -48,7 +49,7 @@ HUNYUAN_SHARED = names(gate="mlp.shared_mlp.gate_proj", up="mlp.shared_mlp.up_pr
 
 @family("hunyuan_v1_dense")
 class HunYuanDenseV1Config(
-    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig
+    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
 ):
     """configuration_hunyuan_v1_dense.py / modular_hunyuan_v1_dense.py: Llama's layer (attention_bias on q, k,
     v, o; no MLP bias) with an RMSNorm on each query and key head (query_layernorm, key_layernorm).
@@ -116,7 +117,9 @@ HY_V3_SHARED = names(gate="mlp.shared_mlp.gate_proj", up="mlp.shared_mlp.up_proj
 
 
 @family("hy_v3")
-class HYV3Config(HiddenAct, AttentionBias, MlpBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, DecoderConfig):
+class HYV3Config(
+    HiddenAct, AttentionBias, MlpBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
+):
     """configuration_hy_v3.py / modular_hy_v3.py (Hy3): Apertus's attention (an RMSNorm on each query and key
     head; attention_bias on q, k, v, o); a layer's FFN by mlp_layer_types (default: the first dense, the others
     sparse). Dense: a gated MLP of intermediate_size (mlp_bias). Sparse: num_experts routed experts of

@@ -37,7 +37,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check
 from .deepseek import INDEXER, SHARED_EXPERTS, correction_bias_extra, even_rope_check
 from .registry import family
@@ -66,7 +66,7 @@ AttentionLayerType = Literal[
 
 
 @family("hy_v4")
-class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, DecoderConfig):
+class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_hy_v4.py / modular_hy_v4.py (Hy4): every layer's attention is MLA (q_a → q_lora_rank, an RMSNorm,
     q_b; kv_a_proj_with_mqa → kv_lora_rank + qk_rope_head_dim, an RMSNorm, kv_b; attention_bias on q_a, kv_a and o)
     reading the index_topk keys an indexer picks: its own (indexer_types "full": wq_b from the query latent, wk and

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
-from .base import DecoderConfig, FfnWidth, HiddenAct, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .registry import family
 
 
 @family("internlm3")
-class InternLM3Config(HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class InternLM3Config(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_internlm3.py: Llama's implementation (transformers builds LlamaForCausalLM) with InternLM3's
     defaults; its configs name the bias switches qkv_bias (q, k, v and o) and bias (the MLP), and transformers
     refuses them unequal."""

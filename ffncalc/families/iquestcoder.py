@@ -7,12 +7,12 @@ from typing import Any
 from pydantic import model_validator
 
 from ..schema import HeadCount, LayerCount, PositionCount, Width
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, MlpBias, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
 from .registry import family
 
 
 @family("iquestcoder")
-class IQuestCoderConfig(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class IQuestCoderConfig(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_iquestcoder.py: LlamaConfig's fields with IQuestCoder's defaults (head_dim 128, GQA of 8);
     the model is Llama's. transformers refuses clip_qkv and use_sliding_window, which the remote code read and
     no released checkpoint enables."""

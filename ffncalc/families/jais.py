@@ -5,12 +5,12 @@ from __future__ import annotations
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelSpec, Norm
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, KvHeads, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HeadDim, HiddenLayers, KvHeads, TiedEmbeddings
 from .registry import family
 
 
 @family("jais2")
-class Jais2Config(HeadDim, KvHeads, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Jais2Config(HeadDim, KvHeads, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_jais2.py / modular_jais2.py: Llama's attention (attention_bias on q, k, v, o); an up/down MLP
     of hidden_act (relu2) with mlp_bias (NemotronMLP); LayerNorms with biases before attention, before the MLP and
     at the end."""

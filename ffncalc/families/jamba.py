@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Layer, ModelNames, names
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import is_sparse
 from .mixers import mamba
 from .registry import family
@@ -30,7 +30,7 @@ JAMBA_MAMBA = names(
 
 
 @family("jamba")
-class JambaConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class JambaConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_jamba.py / modeling_jamba.py.
 
     Layer i attends (Llama attention without biases) when i % attn_layer_period == attn_layer_offset, else runs a

@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 
 from ..schema import MAX_HEADS, MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Layer, MoeFfn, Parameter, Projection, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
 from .registry import family
 
@@ -20,7 +20,7 @@ MlpKind = Literal["dense", "sparse"]
 
 
 @family("laguna")
-class LagunaConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, DecoderConfig):
+class LagunaConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_laguna.py / modular_laguna.py: each layer's query heads from num_attention_heads_per_layer
     (default num_attention_heads), key and value heads num_key_value_heads, all head_dim wide; attention_bias on q,
     k, v, o; an RMSNorm on each query and key head; an output gate g_proj (no bias) of one unit per head (gating

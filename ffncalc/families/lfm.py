@@ -29,7 +29,7 @@ from ..spec import (
     StoredTensor,
     names,
 )
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, TiedEmbeddings
 from .blocks import required_field
 from .mixers import short_conv
 from .multimodal import MultimodalConfig
@@ -49,7 +49,7 @@ LFM_SHORT_CONV = names(in_proj="conv.in_proj", conv="conv.conv", out_proj="conv.
 LfmLayerType = Literal["conv", "full_attention"]
 
 
-class Lfm2Layers(HeadDim, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Lfm2Layers(HeadDim, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """LFM2's layers (LFM2, LFM2-MoE): each layer's operator a short convolution ("conv": in_proj to B, C, x; a
     depthwise conv of conv_L_cache taps; out_proj; conv_bias on all three) or attention (no biases, RMSNorms on each
     q and k head), by layer_types; norms operator_norm and ffn_norm, and embedding_norm at the end. Each config
@@ -219,7 +219,7 @@ Lfm3LayerType = Literal["conv", "full_attention", "sliding_attention"]
 
 
 @family("lfm3")
-class Lfm3Config(AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Lfm3Config(AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_lfm3.py / modular_lfm3.py: LFM2's layers without its width rules. layer_types (default: full
     attention where i % 4 == 2, sliding where i % 4 == 0 past layer 0, a short convolution elsewhere) picks each
     layer's operator: LFM2's short convolution (conv_L_cache taps, conv_bias on all three parts) or Qwen3's attention

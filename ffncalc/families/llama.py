@@ -8,6 +8,7 @@ from .base import (
     FfnWidth,
     HeadDim,
     HiddenAct,
+    HiddenLayers,
     KvHeads,
     MaxPositions,
     MlpBias,
@@ -18,7 +19,16 @@ from .registry import family
 
 @family("llama")
 class LlamaConfig(
-    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig
+    HeadDim,
+    HiddenAct,
+    KvHeads,
+    MaxPositions,
+    AttentionBias,
+    MlpBias,
+    TiedEmbeddings,
+    FfnWidth,
+    HiddenLayers,
+    DecoderConfig,
 ):
     """configuration_llama.py: q/k/v/o share ``attention_bias``; gate/up/down share ``mlp_bias``."""
 

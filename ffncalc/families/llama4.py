@@ -7,7 +7,7 @@ from typing import Literal
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives, per_config
 from ..spec import Extra, Layer, Linear, names
-from .base import DecoderConfig, FfnWidth, HiddenAct, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import is_sparse, windows_of_layer_types
 from .multimodal import MultimodalConfig
 from .registry import family
@@ -15,7 +15,7 @@ from .towers import Tower, projector_module
 
 
 @family("llama4_text")
-class Llama4TextConfig(HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Llama4TextConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_llama4.py (text model) / modeling_llama4.py.
 
     MoE on the layers in ``moe_layers`` (default every interleave_moe_layer_step-th), each with a

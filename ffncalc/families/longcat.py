@@ -121,6 +121,11 @@ class LongcatFlashConfig(HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnW
         return [note]
 
     @property
+    def layer_count(self) -> int:
+        """Two spec layers a checkpoint layer (num_hidden_layers = 2 · num_layers, as transformers counts them)."""
+        return 2 * self.blocks
+
+    @property
     def blocks(self) -> int:
         """Checkpoint layers: num_layers, or num_hidden_layers // 2 when a config sets that (the property's setter)."""
         return self.num_hidden_layers // 2 if self.num_hidden_layers is not None else self.num_layers

@@ -8,13 +8,13 @@ from pydantic import AliasChoices, Field
 
 from ..schema import MAX_LAYERS, ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Layer
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
 from .registry import family
 
 
 @family("mellum")
-class MellumConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, DecoderConfig):
+class MellumConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_mellum.py / modular_mellum.py: Qwen3-MoE's attention (attention_bias on q, k, v, o; an RMSNorm
     on each query and key head); layers in layer_types' sliding_attention attend within sliding_window (default:
     every layer full); mlp_layer_types (default: every layer sparse) picks a gated MLP of intermediate_size or

@@ -19,7 +19,7 @@ from ..schema import (
     derives,
 )
 from ..spec import CheckpointExtra, Layer, StoredTensor, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import mtp_extra
 from .deepseek import MlpLayerTypes, correction_bias_extra, entries_check
 from .qwen import Qwen2Config
@@ -58,7 +58,7 @@ class MimoConfig(Qwen2Config):
 
 
 @family("mimo_v2_flash")
-class MimoV2FlashConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, DecoderConfig):
+class MimoV2FlashConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_mimo_v2_flash.py / modeling_mimo_v2_flash.py (XiaomiMiMo/MiMo-V2-Flash).
 
     Attention: queries and keys of head_dim (192), values of v_head_dim (128), o_proj without a bias. Sliding layers

@@ -6,13 +6,13 @@ from typing import ClassVar
 
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import Attention, Layer, Mla
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, MlpBias, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
 from .blocks import MLA_ATTENTION
 from .registry import family
 
 
 @family("minicpm3")
-class MiniCPM3Config(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class MiniCPM3Config(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_minicpm3.py / modular_minicpm3.py: Llama's decoder layer, SwiGLU and norms around
     DeepseekV2Attention (MLA: queries through a q_lora_rank latent, or q_proj when q_lora_rank is null; keys and
     values from a kv_lora_rank latent plus a shared rotary key). attention_bias reaches q_a, kv_a and o_proj

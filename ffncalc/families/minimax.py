@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives
 from ..spec import CheckpointExtra, Layer, Mixer, Norm, StoredTensor, names
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
 from .mixers import lightning_attention
 from .registry import family
 
@@ -36,7 +36,7 @@ class _MiniMaxMoe:
 
 
 @family("minimax")
-class MiniMaxConfig(HeadDim, HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, DecoderConfig):
+class MiniMaxConfig(HeadDim, HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_minimax.py / modeling_minimax.py (MiniMax-Text-01): layer_types (default: even layers full
     attention, odd layers linear) picks softmax attention (windowed by sliding_window when set) or lightning
     attention; every FFN a block-sparse MoE as Mixtral's.
@@ -108,7 +108,7 @@ class MiniMaxConfig(HeadDim, HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, D
 
 
 @family("minimax_m2")
-class MiniMaxM2Config(HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, DecoderConfig):
+class MiniMaxM2Config(HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_minimax_m2.py / modeling_minimax_m2.py (MiniMax-M2, M2.5, M2.7): softmax attention in
     every layer, its q and k RMSNorms across all heads (widths heads · head_dim and kv_heads · head_dim);
     every FFN an MoE of intermediate_size-wide experts with a sigmoid router whose correction bias

@@ -20,7 +20,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, Extra, ImageInput, Layer, Linear, Norm, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import required_field, windows_of_layer_types
 from .deepseek import DeepseekLayers
 from .multimodal import MultimodalConfig
@@ -29,7 +29,7 @@ from .towers import Tower, projector_module
 
 
 @family("mistral")
-class MistralConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class MistralConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_mistral.py / modeling_mistral.py: no bias switches (none are read); every layer
     slides within ``sliding_window`` (4,096 unless the config says null)."""
 
@@ -96,7 +96,7 @@ MIXTRAL_EXPERT = names(gate="w1", up="w3", down="w2")
 
 
 @family("mixtral")
-class MixtralConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class MixtralConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_mixtral.py / modeling_mixtral.py: Mistral's attention (window off by default);
     every FFN a block-sparse MoE of gated experts, stored one module per expert (w1 gate, w3 up, w2 down)."""
 

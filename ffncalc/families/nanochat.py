@@ -7,14 +7,14 @@ from pydantic import Field
 from ..schema import HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelSpec, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, KvHeads, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, KvHeads, TiedEmbeddings
 from .registry import family
 
 NANOCHAT_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
 @family("nanochat")
-class NanoChatConfig(HeadDim, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class NanoChatConfig(HeadDim, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_nanochat.py / modular_nanochat.py: q, k, v and o with attention_bias; every norm (before
     attention and the MLP, on each query and key head, at the end) is an RMSNorm without a weight, so holds no
     parameter; an fc1/fc2 MLP of hidden_act (relu2) without biases; the logits soft-capped (no parameter)."""

@@ -10,7 +10,7 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, derives
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, KvHeads, MlpBias, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, KvHeads, MlpBias, TiedEmbeddings
 from .blocks import required_field
 from .mixers import mamba2, mamba2_names
 from .registry import family
@@ -23,7 +23,7 @@ NEMOTRON_MAMBA = mamba2_names("mixer.")
 
 
 @family("nemotron")
-class NemotronConfig(HeadDim, KvHeads, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class NemotronConfig(HeadDim, KvHeads, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_nemotron.py / modeling_nemotron.py: Llama's attention (attention_bias on q, k, v, o); a
     plain up/down MLP (squared ReLU by default, mlp_bias); LayerNorm1P (a LayerNorm with weight and bias,
     scaling by 1 + weight) before attention, before the MLP and at the end.
@@ -132,6 +132,11 @@ class NemotronHConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
         if not self.blocks():
             raise ValueError("layers_block_type: the model has no layers (an empty list or pattern)")
         return self
+
+    @property
+    def layer_count(self) -> int:
+        """The block types decide (num_hidden_layers is deprecated in NemotronHConfig)."""
+        return len(self.blocks())
 
     @derives("layers_block_type", "hybrid_override_pattern if given, else [linear_attention, moe, full_attention, mlp]")
     def blocks(self) -> list[NemotronBlock]:

@@ -12,14 +12,26 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives, per_config
 from ..spec import Attention, Layer, Mixer, ModelSpec, MoeFfn, Norm, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, KvHeads, MaxPositions, TiedEmbeddings
+from .base import (
+    AttentionBias,
+    DecoderConfig,
+    FfnWidth,
+    HeadDim,
+    HiddenAct,
+    HiddenLayers,
+    KvHeads,
+    MaxPositions,
+    TiedEmbeddings,
+)
 from .blocks import periodic_window, windows_of_layer_types
 from .mixers import gated_deltanet
 from .registry import family
 
 
 @family("olmo")
-class OlmoConfig(HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class OlmoConfig(
+    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
+):
     """configuration_olmo.py / modeling_olmo.py (OLMo-1B/7B, OLMo-1.7): Llama's attention (biased by
     attention_bias) and SwiGLU; its LayerNorms, before each sublayer and at the end, have neither weight nor
     bias, so a layer holds only projections. clip_qkv clamps activations: no parameters."""
@@ -65,7 +77,16 @@ class _Olmo2Layer(_Olmo2LayerBase):
 
 @family("olmo2")
 class Olmo2Config(
-    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, _Olmo2Layer, TiedEmbeddings, FfnWidth, DecoderConfig
+    HeadDim,
+    HiddenAct,
+    KvHeads,
+    MaxPositions,
+    AttentionBias,
+    _Olmo2Layer,
+    TiedEmbeddings,
+    FfnWidth,
+    HiddenLayers,
+    DecoderConfig,
 ):
     """configuration_olmo2.py / modeling_olmo2.py: OLMo-2's layer (q/k norms across heads, norms after the
     sublayers) around Llama's MLP."""
@@ -106,7 +127,7 @@ class Olmo3Config(Olmo2Config):
 
 
 @family("olmoe")
-class OlmoeConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class OlmoeConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_olmoe.py / modeling_olmoe.py: Llama's layer with a MoE FFN in every layer (Llama's
     expert names); RMSNorm across the queries of width hidden_size and across the keys of width
     (hidden_size // heads) · kv_heads, whatever head_dim says."""
@@ -183,7 +204,7 @@ OLMO_HYBRID_DELTANET = names(
 
 @family("olmo_hybrid")
 class OlmoHybridConfig(
-    HeadDim, HiddenAct, KvHeads, AttentionBias, _Olmo2Layer, TiedEmbeddings, FfnWidth, DecoderConfig
+    HeadDim, HiddenAct, KvHeads, AttentionBias, _Olmo2Layer, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
 ):
     """configuration_olmo_hybrid.py / modeling_olmo_hybrid.py: ``layer_types`` (default: every fourth layer full
     attention, the others linear; the last full if none is) picks OLMo-3's attention layer (q/k norms across heads,

@@ -7,7 +7,7 @@ from typing import ClassVar
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, Norm, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HiddenLayers, TiedEmbeddings
 from .registry import family
 
 PERSIMMON_ATTENTION = names(
@@ -22,7 +22,7 @@ PERSIMMON_MLP = names(up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h")
 
 
 @family("persimmon")
-class PersimmonConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
+class PersimmonConfig(TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_persimmon.py / modeling_persimmon.py: q, k, v fused in query_key_value ([3 · H, H], heads
     interleaved) and dense, with biases; with qk_layernorm (the default) a LayerNorm with bias over each query
     and key head; a plain MLP with biases (relu2); LayerNorms with biases; an untied head without bias. Every

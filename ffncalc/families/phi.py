@@ -10,7 +10,7 @@ from pydantic import Field
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, Norm, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, KvHeads, MaxPositions, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, KvHeads, MaxPositions, TiedEmbeddings
 from .mistral import MIXTRAL_EXPERT, MIXTRAL_MOE
 from .registry import family
 
@@ -28,7 +28,7 @@ PHI3_MLP = names(gate="mlp.gate_up_proj", up="mlp.gate_up_proj", down="mlp.down_
 
 
 @family("phi")
-class PhiConfig(HeadDim, KvHeads, MaxPositions, TiedEmbeddings, FfnWidth, DecoderConfig):
+class PhiConfig(HeadDim, KvHeads, MaxPositions, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_phi.py / modeling_phi.py (phi-1, phi-1.5, phi-2): one LayerNorm before attention and a
     plain MLP (fc1, fc2) that run side by side; q, k, v, dense, fc1, fc2 and the untied head all with biases.
     With qk_layernorm, a LayerNorm (weight and bias) over each query and key head, of width
@@ -68,7 +68,7 @@ class PhiConfig(HeadDim, KvHeads, MaxPositions, TiedEmbeddings, FfnWidth, Decode
 
 
 @family("phi3")
-class Phi3Config(HeadDim, HiddenAct, KvHeads, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Phi3Config(HeadDim, HiddenAct, KvHeads, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_phi3.py / modeling_phi3.py: q, k, v fused in qkv_proj and gate, up in gate_up_proj
     (names, not counts, change); no bias switches, so none are read. Windows: every layer slides
     within sliding_window when one is set."""
@@ -93,7 +93,7 @@ class Phi3Config(HeadDim, HiddenAct, KvHeads, TiedEmbeddings, FfnWidth, DecoderC
 
 
 @family("phimoe")
-class PhimoeConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, DecoderConfig):
+class PhimoeConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_phimoe.py: Mixtral's layout with LayerNorms (weight and bias) instead of RMSNorms,
     biased attention (attention_bias) and a head bias (lm_head_bias)."""
 

@@ -25,7 +25,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import is_sparse, mtp_extra, windows_of_layer_types
 from .deepseek import SHARED_EXPERTS, correction_bias_extra
 from .mixers import gated_deltanet
@@ -72,7 +72,7 @@ class QwenWindows:
         return set() if self.use_sliding_window else {"sliding_window", "max_window_layers", "layer_types"}
 
 
-class Qwen2Layers(HiddenAct, QwenWindows, FfnWidth, DecoderConfig):
+class Qwen2Layers(HiddenAct, QwenWindows, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o and the MLP none. The layers alone:
     Qwen2 adds head_dim (a key read with getattr) and tie_word_embeddings; Qwen2.5-VL's language model has neither."""
 
@@ -87,7 +87,6 @@ class Qwen2Layers(HiddenAct, QwenWindows, FfnWidth, DecoderConfig):
     max_position_embeddings: PositionCount = 32768
     use_sliding_window: Flag = False
     sliding_window: Width | None = 4096
-    max_window_layers: LayerIndex = 28
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
     attention_bias: ClassVar[bool] = True  # q, k, v; o never has one
 
@@ -101,9 +100,11 @@ class Qwen2Config(HeadDim, TiedEmbeddings, Qwen2Layers):
 
     undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
 
+    max_window_layers: LayerIndex = 28
+
 
 @family("qwen3")
-class Qwen3Config(HiddenAct, AttentionBias, QwenWindows, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Qwen3Config(HiddenAct, AttentionBias, QwenWindows, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_qwen3.py: Qwen2's windows; head_dim 128; attention_bias on q, k, v and o; RMSNorm on each query and key head."""
 
     architecture = "Qwen3"
@@ -162,7 +163,9 @@ class _SharedExpertMoe:
 
 
 @family("qwen3_moe")
-class Qwen3MoeConfig(HeadDim, HiddenAct, AttentionBias, _QwenMoeRule, TiedEmbeddings, FfnWidth, DecoderConfig):
+class Qwen3MoeConfig(
+    HeadDim, HiddenAct, AttentionBias, _QwenMoeRule, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
+):
     """configuration_qwen3_moe.py: Qwen3 attention (q/k norms; head_dim hidden / heads unless given);
     Qwen's sparse rule; routed experts only (no shared expert, whatever the config says: Qwen3-Coder
     has 0). With use_sliding_window every layer slides."""
@@ -205,7 +208,7 @@ class Qwen3MoeConfig(HeadDim, HiddenAct, AttentionBias, _QwenMoeRule, TiedEmbedd
 
 
 @family("kolibri1")
-class Kolibri1Config(HiddenAct, TiedEmbeddings, DecoderConfig):
+class Kolibri1Config(HiddenAct, TiedEmbeddings, HiddenLayers, DecoderConfig):
     """configuration_kolibri1.py / modular_kolibri1.py (Kolibri-1): Exaone4Attention (no biases, an RMSNorm over
     each query and key head) within sliding_window on the layers layer_types marks sliding (default: every fifth layer
     full), and an MoE in every layer: a sigmoid router with an e_score_correction_bias buffer, routed experts of
@@ -309,7 +312,7 @@ class Qwen2MoeConfig(_SharedExpertMoe, _QwenMoeRule, Qwen2Config):
         return self.moe() if self.sparse(index) else self.gated_ffn()
 
 
-class Qwen3NextLayers(HiddenAct, AttentionBias, TiedEmbeddings, DecoderConfig):
+class Qwen3NextLayers(HiddenAct, AttentionBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
     """Qwen3-Next's hybrid layers (Qwen3-Next, Qwen3.5 and Qwen3.5-MoE): ``layer_types`` (default: every
     full_attention_interval-th layer full, the rest linear) picks gated full attention (q_proj doubled for the output
     gate, per-head q/k RMSNorms) or Gated DeltaNet linear attention. Whether a layer's FFN is a dense MLP or an MoE
@@ -557,7 +560,7 @@ class _TextOfWrapper(_TextOfWrapperBase):
 
 
 @family("qwen3_vl_text")
-class Qwen3VLTextConfig(HiddenAct, AttentionBias, _TextOfWrapper, FfnWidth, DecoderConfig):
+class Qwen3VLTextConfig(HiddenAct, AttentionBias, _TextOfWrapper, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_qwen3_vl.py / modeling_qwen3_vl.py: Qwen3's attention (per-head q/k RMSNorms, head_dim
     128, attention_bias on q, k, v and o) without windows; no head of its own (Qwen3VLTextModel)."""
 
@@ -578,7 +581,15 @@ class Qwen3VLTextConfig(HiddenAct, AttentionBias, _TextOfWrapper, FfnWidth, Deco
 
 @family("qwen3_vl_moe_text")
 class Qwen3VLMoeTextConfig(
-    HeadDim, HiddenAct, AttentionBias, _TextOfWrapper, _QwenMoeRule, TiedEmbeddings, FfnWidth, DecoderConfig
+    HeadDim,
+    HiddenAct,
+    AttentionBias,
+    _TextOfWrapper,
+    _QwenMoeRule,
+    TiedEmbeddings,
+    FfnWidth,
+    HiddenLayers,
+    DecoderConfig,
 ):
     """configuration_qwen3_vl_moe.py: Qwen3-VL's attention (head_dim hidden / heads unless given) and Qwen's
     sparse rule; the routed experts stacked, gate and up fused (mlp.experts.gate_up_proj [E, 2I, H])."""

@@ -12,7 +12,7 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, Width, derives
 from ..spec import DenseFfn, Layer, ModelNames, names
-from .base import DecoderConfig, FfnWidth, HeadDim, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HeadDim, HiddenLayers, TiedEmbeddings
 from .mixers import rg_lru
 from .registry import family
 
@@ -34,7 +34,7 @@ BLOCK_CYCLES = 100  # transformers repeats block_types 100 times and cuts the li
 
 
 @family("recurrent_gemma")
-class RecurrentGemmaConfig(HeadDim, TiedEmbeddings, FfnWidth, DecoderConfig):
+class RecurrentGemmaConfig(HeadDim, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_recurrent_gemma.py / modeling_recurrent_gemma.py.
 
     Layer i's temporal block is block_types[i mod len(block_types)]: "recurrent" (linear_x, linear_y, a conv of

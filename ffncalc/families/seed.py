@@ -6,12 +6,12 @@ from pydantic import Field
 
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer
-from .base import DecoderConfig, FfnWidth, HiddenAct, MlpBias, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
 from .registry import family
 
 
 @family("seed_oss")
-class SeedOssConfig(HiddenAct, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class SeedOssConfig(HiddenAct, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_seed_oss.py / modular_seed_oss.py: attention_bias on q, k and v, attention_out_bias on o;
     mlp_bias on gate, up and down; head_dim 128 unless the config says null (then hidden_size // heads)."""
 

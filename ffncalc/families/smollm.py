@@ -7,13 +7,13 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width, derives, per_config
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, MlpBias, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
 @family("smollm3")
-class SmolLM3Config(HeadDim, HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class SmolLM3Config(HeadDim, HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_smollm3.py / modeling_smollm3.py: Llama's layer, embeddings tied. With use_sliding_window,
     the layers ``layer_types`` marks sliding (default: those without RoPE, ``no_rope_layers`` 0, by default
     every no_rope_layer_interval-th) attend within sliding_window."""

@@ -8,12 +8,12 @@ from typing import ClassVar
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Layer, ModelSpec, Norm, Norms, Parameter
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HiddenLayers, TiedEmbeddings
 from .registry import family
 
 
 @family("stablelm")
-class StableLmConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
+class StableLmConfig(TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_stablelm.py / modeling_stablelm.py: q, k, v biased by use_qkv_bias, o never; SwiGLU
     without biases; LayerNorms with biases before attention and (unless use_parallel_residual, where the
     MLP reads the same input) before the MLP. With qk_layernorm, a LayerNorm without bias for each query

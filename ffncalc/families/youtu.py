@@ -6,13 +6,13 @@ from typing import ClassVar
 
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, Mla
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, TiedEmbeddings
+from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import MLA_ATTENTION
 from .registry import family
 
 
 @family("youtu")
-class YoutuConfig(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+class YoutuConfig(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_youtu.py / modular_youtu.py: DeepseekV3Attention (queries through a q_lora_rank latent unless it
     is null, keys and values through a kv_lora_rank latent; attention_bias on q_a, kv_a and o_proj) and a gated MLP
     of intermediate_size without biases in every layer; tied embeddings by default. DeepSeek-V3's MoE fields are

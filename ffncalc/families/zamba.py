@@ -16,7 +16,7 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives, per_config
 from ..spec import Attention, Component, DenseFfn, Layer, ModelNames, Names, Norm, Parameter, Projection, names
-from .base import DecoderConfig, FfnWidth, TiedEmbeddings
+from .base import DecoderConfig, FfnWidth, HiddenLayers, TiedEmbeddings
 from .mixers import mamba2, mamba2_names, multi_head_mamba
 from .registry import family
 
@@ -49,7 +49,7 @@ DEFAULT_BLOCKS = cast(
 
 
 @family("zamba2")
-class Zamba2Config(TiedEmbeddings, DecoderConfig):
+class Zamba2Config(TiedEmbeddings, HiddenLayers, DecoderConfig):
     """configuration_zamba2.py / modeling_zamba2.py.
 
     layers_block_type names each layer: a Mamba-2 layer ("mamba" or "linear_attention": an RMSNorm and a mixer of
@@ -249,7 +249,7 @@ TRANSFORMER = "shared_transf."
 
 
 @family("zamba")
-class ZambaConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
+class ZambaConfig(TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_zamba.py / modeling_zamba.py (Zamba-7B).
 
     layers_block_type names each layer: a Mamba layer ("linear_attention", legacy "mamba": an RMSNorm and a mixer of
