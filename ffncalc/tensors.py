@@ -79,11 +79,20 @@ def linear(
     transposed: bool = False,
     leading: tuple[int, ...] = (),
     parameter_names: bool = False,
+    groups: int = 1,
+    pointwise: bool = False,
 ) -> list[Tensor]:
-    """in · out weights (+ out biases); ``leading`` axes stack experts; ``parameter_names`` for raw tensors (``gate_up_proj``, ``gate_up_proj_bias``)."""
-    weight_shape = leading + ((in_features, out_features) if transposed else (out_features, in_features))
+    """in · out / groups weights (+ out biases); ``leading`` axes stack experts; ``parameter_names`` for raw tensors
+    (``gate_up_proj``, ``gate_up_proj_bias``); block-diagonal in ``groups`` (transposed: [groups, in / groups,
+    out / groups]); ``pointwise``: a 1 × 1 convolution's weight, [out, in / groups, 1]."""
+    if groups > 1 and transposed:
+        weight_shape = leading + (groups, in_features // groups, out_features // groups)
+        axis = len(leading) + 2
+    else:
+        weight_shape = leading + ((in_features, out_features) if transposed else (out_features, in_features // groups))
+        weight_shape += (1,) if pointwise else ()
+        axis = len(leading) + (1 if transposed else 0)
     weight_name, bias_name = (module, module + "_bias") if parameter_names else (module + ".weight", module + ".bias")
-    axis = len(leading) + (1 if transposed else 0)
     tensors = [Tensor(component, part, weight_name, weight_shape, matmul=True, concat_axis=axis, transposed=transposed)]
     if bias:
         tensors.append(Tensor(component, part, bias_name, leading + (out_features,), concat_axis=len(leading)))
@@ -119,8 +128,18 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
     tensors: list[Tensor] = []
 
     def proj(part: str, in_f: int, out_f: int, bias: bool) -> None:
-        transposed = part in names.transposed
-        tensors.extend(linear(component, prefix + part, names[part], in_f, out_f, bias, transposed=transposed))
+        stored = linear(
+            component,
+            prefix + part,
+            names[part],
+            in_f,
+            out_f,
+            bias,
+            transposed=part in names.transposed,
+            groups=names.groups_of(part),
+            pointwise=part in names.pointwise,
+        )
+        tensors.extend(stored)
 
     def q_latent(in_f: int, rank: int, latent_norm: Norm) -> None:
         proj("q_a", in_f, rank, attention.q_bias)
@@ -208,7 +227,17 @@ def dense_ffn_tensors(ffn: DenseFfn, part: str | None = None, leading: tuple[int
     tensors = []
     for name, in_f, out_f in shapes:
         tensors += linear(
-            "ffn", part or name, names[name], in_f, out_f, ffn.bias, name in names.transposed, leading, names.parameters
+            "ffn",
+            part or name,
+            names[name],
+            in_f,
+            out_f,
+            ffn.bias,
+            name in names.transposed,
+            leading,
+            names.parameters,
+            names.groups_of(name),
+            name in names.pointwise,
         )
     return tensors
 

@@ -78,6 +78,9 @@ FALLBACK_CLASS = {
     "esmc": "EsmcForMaskedLM",
     "tapas": "TapasForMaskedLM",
     "luke": "LukeForMaskedLM",
+    "convbert": "ConvBertForMaskedLM",
+    "squeezebert": "SqueezeBertForMaskedLM",
+    "mobilebert": "MobileBertForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
