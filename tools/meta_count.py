@@ -161,12 +161,15 @@ def component_of(name: str) -> str:
         return "attention"
     if re.search(r"(^|\.)ffns\.\d+\.", name):
         return "ffn"
-    # CTRL's attention is multi_head_attention (no record built before holds a module of that name)
-    if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention|multi_head_attention)\.", name):
+    # CTRL's attention is multi_head_attention; SqueezeBERT's output projection is post_attention, and its MLP's second
+    # convolution output.conv1d (no record built before holds a module of these names)
+    if re.search(
+        r"\.(self_attn|attn|attention|self_attention|SelfAttention|multi_head_attention|post_attention)\.", name
+    ):
         return "attention"
     if re.search(
         r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|ffn_output|mlp_block|fc1|fc2|DenseReluDense|intermediate|"
-        r"output\.dense)\.",
+        r"output\.dense|output\.conv1d)\.",
         name,
     ):
         return "ffn"
