@@ -192,6 +192,8 @@ class Attention(Value):
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
+    # what v reads when not what k reads (MobileBERT: q and k read a bottleneck of the layer's input, v the input itself)
+    v_input_size: int | None = None
     q_width: int | None = None  # q's output and o's input when not heads × head_dim (DBRX: d_model)
     input_size: int | None = (
         None  # what q (and k, v without kv_input_size) read when not hidden_size (Zamba2: 2 · hidden)

@@ -113,7 +113,7 @@ def _linear_named(component: Component, part: str, names: Names, in_f: int, out_
 
 
 def attention_tensors(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Tensor]:
-    """q, k, v, o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms; no k, v for an attention that
+    """q, k, v (each reading its input's width), o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms; no k, v for an attention that
     reads another layer's keys and values, no v where values are the keys (or their projection); q_a, q_b for a
     query latent, o_a, o_b for an output latent; an indexer's and a compressor's weights."""
     names = attention.names
@@ -154,7 +154,7 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
         if not attention.kv_shared:
             proj("k", kv_input, kv_heads * qk_dim, attention.k_bias)
             if not (attention.values_from_keys or attention.values_are_keys):
-                proj("v", kv_input, kv_heads * v_dim, attention.v_bias)
+                proj("v", attention.v_input_size or kv_input, kv_heads * v_dim, attention.v_bias)
     else:
         if mla.q_lora_rank is None:
             proj("q", hidden, q_width, False)

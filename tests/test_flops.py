@@ -186,8 +186,14 @@ def test_deepseek_v3_absorbed_mla_scores_run_over_the_latent():
 # --- against torch's FlopCounterMode ----------------------------------------------------------
 
 COUNTER = json.loads((EXPECTED / "flop_counter.json").read_text())["counts"]
+# Forward passes whose FlopCounterMode groups are not ffncalc's components, held to it group by group in their family's
+# tests: MobileBERT's head multiplies inside cls.predictions, not by calling its decoder, and its layers keep FFNs
+# deeper than tools/flop_count.py groups (tests/test_family_mobilebert.py).
+REGROUPED = {"synthetic__mobilebert"}
 DENSE_COUNTED = sorted(
-    name for name, value in COUNTER.items() if "error" not in value and "Mixtral" not in name and "DeepSeek" not in name
+    name
+    for name, value in COUNTER.items()
+    if "error" not in value and "Mixtral" not in name and "DeepSeek" not in name and name not in REGROUPED
 )
 
 

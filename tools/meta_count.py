@@ -145,6 +145,10 @@ def component_of(name: str) -> str:
         name,
     ):
         return "embedding"
+    # MobileBERT's bottlenecks between a layer's width and its narrower inside (bottleneck.input, bottleneck.attention,
+    # output.bottleneck) belong to neither its attention nor its MLPs (no record before holds a module of that name)
+    if re.search(r"(^|\.)bottleneck\.", name):
+        return "other"
     if re.search(r"\.(EncDecAttention|crossattention|encoder_attn|cross_attention|cross_attn)\.", name):
         return "cross_attention"
     if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
