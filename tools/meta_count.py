@@ -81,6 +81,8 @@ FALLBACK_CLASS = {
     "convbert": "ConvBertForMaskedLM",
     "squeezebert": "SqueezeBertForMaskedLM",
     "mobilebert": "MobileBertForMaskedLM",
+    "modernvbert": "ModernVBertForMaskedLM",
+    "ultravbert": "UltraVBertForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
