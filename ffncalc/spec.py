@@ -401,6 +401,9 @@ class Extra(Value):
     name: str
     module: Linear | Norm | Table | PatchEmbedding | LearnedTensor
     runs: Runs = "every_token"
+    # Another module's weight, multiplied again (NeoMME's unembedding_projection, tied to its embedding_projection): its
+    # FLOPs count here; its parameters and stored tensor, with the module that holds it.
+    borrowed: bool = False
 
 
 class StoredTensor(Value):

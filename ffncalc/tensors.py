@@ -335,7 +335,8 @@ def lm_head_rows(spec: ModelSpec) -> int:
 
 
 def extra_tensors(extra: Extra) -> list[Tensor]:
-    """A model-level linear, norm, table, patch embedding or learned tensor, under its component."""
+    """A model-level linear, norm, table, patch embedding or learned tensor, under its component (borrowed: another
+    module's weight, FLOPs only)."""
     module, part = extra.module, extra.name
     if isinstance(module, Linear):
         tensors = linear(extra.component, part, extra.name, module.in_features, module.out_features, module.bias)
@@ -350,7 +351,7 @@ def extra_tensors(extra: Extra) -> list[Tensor]:
         tensors = [Tensor(extra.component, part, extra.name, module.shape, matmul=module.matmul)]
     else:
         tensors = [Tensor(extra.component, part, extra.name + ".weight", (module.rows, module.dim))]
-    return [replace(t, runs=extra.runs) for t in tensors]
+    return [replace(t, runs=extra.runs, borrowed=extra.borrowed) for t in tensors]
 
 
 def model_tensors(spec: ModelSpec) -> list[Tensor]:

@@ -389,7 +389,9 @@ def _decoder_heads(d: Draft, name: str) -> Any:
 def _kv_heads(d: Draft, name: str) -> Any:
     if d.model_type in NO_GROUPED_QUERIES:
         return d.maybe(st.just(d.size["heads"]))
-    if required(d.model_type, name):
+    if required(d.model_type, name) or not nullable(
+        d.model_type, name
+    ):  # a default of its own may not divide the heads
         return d.size["kv_heads"]
     return d.maybe(st.just(d.size["kv_heads"]))
 

@@ -83,6 +83,7 @@ FALLBACK_CLASS = {
     "mobilebert": "MobileBertForMaskedLM",
     "modernvbert": "ModernVBertForMaskedLM",
     "ultravbert": "UltraVBertForMaskedLM",
+    "neomme": "NeoMMEForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
@@ -126,10 +127,15 @@ def component_of(name: str) -> str:
         return "vision" if "audio" not in name else "audio"
     if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
+    # NeoMME's attention output passes through self_attn.output_projection (a gate and o_proj), not FSMT's head (no
+    # record before holds such a name)
+    if re.search(r"\.self_attn\.output_projection\.", name):
+        return "attention"
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA, ALBERT's
-    # predictions at the top); FSMT's head is its decoder's output_projection (no record before holds such a name)
+    # predictions at the top); FSMT's head is its decoder's output_projection; NeoMME's factorised head multiplies by
+    # unembedding_projection before lm_head (no record before holds such a name)
     if re.search(
-        r"(^|\.)(lm_head|embed_out|proj_out|output_projection|pred_layer)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
+        r"(^|\.)(lm_head|embed_out|proj_out|output_projection|pred_layer|unembedding_projection)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
         r"vocab_transform|vocab_projector)\.",
         name,
     ):
