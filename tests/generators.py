@@ -160,6 +160,10 @@ def literals(annotation: Any) -> set[str]:
 MIXED_KINDS = {
     "olmo_hybrid": "transformers 5.24 configuration_olmo_hybrid.py: layer_types must hold linear and full attention",
 }
+# Families whose layer_types must hold a full-attention layer, with where transformers says so.
+NEEDS_FULL = {
+    "neomme": "transformers 5.24 configuration_neomme.py validate_layer_type: at least one full_attention layer",
+}
 
 # Fields a family's transformers class requires to be equal, with where it says so: the second takes the first's value.
 EQUAL_FIELDS = {
@@ -489,7 +493,10 @@ def _layer_types(d: Draft, name: str) -> Any:
         return d.per_layer(found)
     if d.draw(st.booleans()):
         return d.maybe(st.none())  # the family's own pattern
-    return d.per_layer(found, 0, 1 if d.has("compress_rates") else 0)  # DeepSeek-V4 takes one kind past the last
+    drawn = d.per_layer(found, 0, 1 if d.has("compress_rates") else 0)  # DeepSeek-V4 takes one kind past the last
+    if d.model_type in NEEDS_FULL and "full_attention" not in drawn:
+        drawn[-1] = "full_attention"
+    return drawn
 
 
 @rule("rope_parameters")

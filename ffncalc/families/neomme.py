@@ -116,6 +116,15 @@ class NeoMMEConfig(HFConfig):
             for i in range(self.num_hidden_layers)
         ]
 
+    @derives(
+        "per_layer_config",
+        "each sliding layer's reach either side: 1,024 on every second one, sliding_window on the others (full layers "
+        "read every key)",
+    )
+    def derived_radii(self) -> dict[str, int]:
+        """__post_init__'s per_layer_config, as each sliding layer's index → how far either side it attends."""
+        return {str(i): radius for i, radius in enumerate(self.layer_radii()) if radius is not None}
+
     def layer_radii(self) -> list[int | None]:
         """How far either side each layer attends (None: every key): per_layer_config's sliding_window where it lists
         the layer, else the config's sliding_window; without per_layer_config, __post_init__'s."""
@@ -142,6 +151,18 @@ class NeoMMEConfig(HFConfig):
     def layer_windows(self) -> list[int | None]:
         """The keys each layer attends to: 2 · its radius + 1 (|query − key| ≤ radius), or all of them."""
         return [None if radius is None else 2 * radius + 1 for radius in self.layer_radii()]
+
+    def notes(self) -> list[str]:
+        notes = []
+        if self.architectures and self.architectures[0] not in NEOMME_HEADS:
+            notes.append(
+                f"{self.architectures[0]} is not a NeoMME class ffncalc knows; counted as {self.model_class()}."
+            )
+        notes.append(
+            "An image's patches are tokens of NeoMME's sequence (patch_embeddings maps each into it): ffncalc counts "
+            "the patch embeddings' parameters, and an image's tokens as context, not what --image would cost."
+        )
+        return notes
 
     def unused_fields(self) -> set[str]:
         mlm, retrieval = NEOMME_HEADS[self.model_class()]
