@@ -113,9 +113,10 @@ def _linear_named(component: Component, part: str, names: Names, in_f: int, out_
 
 
 def attention_tensors(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Tensor]:
-    """q, k, v (each reading its input's width), o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms; no k, v for an attention that
-    reads another layer's keys and values, no v where values are the keys (or their projection); q_a, q_b for a
-    query latent, o_a, o_b for an output latent; an indexer's and a compressor's weights."""
+    """q, k, v (each reading its own input's width), o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k
+    norms; no k, v for an attention that reads another layer's keys and values, no v where values are the keys (or
+    their projection); q_a, q_b for a query latent, o_a, o_b for an output latent; an indexer's and a compressor's
+    weights."""
     names = attention.names
     hidden = attention.hidden_size
     q_input = attention.input_size or hidden
