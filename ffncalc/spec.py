@@ -60,11 +60,17 @@ class Names(Value):
     weight as [in, out] instead of torch's [out, in] (GPT-2's Conv1D, stacked experts).
     With ``parameters`` the names are tensors, not modules: ``gate_up_proj`` and
     ``gate_up_proj_bias`` instead of ``….weight`` and ``….bias`` (gpt-oss's stacked experts).
+    Parts in ``groups`` are block-diagonal: each of that many groups maps in / groups inputs to out / groups
+    outputs, stored [out, in / groups] (transposed: [groups, in / groups, out / groups], ConvBERT's
+    GroupedLinearLayer). Parts in ``pointwise`` are 1 × 1 convolutions: a trailing kernel axis of 1 (SqueezeBERT's
+    Conv1d layers, [out, in / groups, 1]).
     """
 
     modules: tuple[tuple[str, str], ...]
     transposed: frozenset[str] = frozenset()
     parameters: bool = False
+    groups: tuple[tuple[str, int], ...] = ()
+    pointwise: frozenset[str] = frozenset()
 
     def __getitem__(self, part: str) -> str:
         for key, module in self.modules:
@@ -75,15 +81,28 @@ class Names(Value):
     def get(self, part: str, default: str | None = None) -> str | None:
         return next((module for key, module in self.modules if key == part), default)
 
+    def groups_of(self, part: str) -> int:
+        """The blocks of a block-diagonal part; 1 for a dense one."""
+        return next((count for key, count in self.groups if key == part), 1)
+
     def prefixed(self, prefix: str) -> Names:
         """The same names under one more module, e.g. 'mlp.' + 'gate_proj'."""
-        return Names(tuple((key, prefix + module) for key, module in self.modules), self.transposed, self.parameters)
+        modules = tuple((key, prefix + module) for key, module in self.modules)
+        return Names(modules, self.transposed, self.parameters, self.groups, self.pointwise)
 
 
-def names(transposed: bool | tuple[str, ...] = False, parameters: bool = False, **modules: str) -> Names:
-    """Names(q="self_attn.q_proj", …); transposed=True for every part, or a tuple of parts."""
+def names(
+    transposed: bool | tuple[str, ...] = False,
+    parameters: bool = False,
+    groups: tuple[tuple[str, int], ...] = (),
+    pointwise: tuple[str, ...] = (),
+    **modules: str,
+) -> Names:
+    """Names(q="self_attn.q_proj", …); transposed=True for every part, or a tuple of parts; block-diagonal parts
+    and 1 × 1 convolutions by part."""
     flipped = frozenset(modules) if transposed is True else frozenset(transposed or ())
-    return Names(tuple(modules.items()), flipped, parameters)
+    blocks = tuple((part, count) for part, count in groups if count != 1)
+    return Names(tuple(modules.items()), flipped, parameters, blocks, frozenset(pointwise))
 
 
 class Norm(Value):
@@ -173,6 +192,8 @@ class Attention(Value):
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
+    # what v reads when not what k reads (MobileBERT: q and k read a bottleneck of the layer's input, v the input itself)
+    v_input_size: int | None = None
     q_width: int | None = None  # q's output and o's input when not heads × head_dim (DBRX: d_model)
     input_size: int | None = (
         None  # what q (and k, v without kv_input_size) read when not hidden_size (Zamba2: 2 · hidden)
@@ -380,6 +401,9 @@ class Extra(Value):
     name: str
     module: Linear | Norm | Table | PatchEmbedding | LearnedTensor
     runs: Runs = "every_token"
+    # Another module's weight, multiplied again (NeoMME's unembedding_projection, tied to its embedding_projection): its
+    # FLOPs count here; its parameters and stored tensor, with the module that holds it.
+    borrowed: bool = False
 
 
 class StoredTensor(Value):

@@ -79,11 +79,20 @@ def linear(
     transposed: bool = False,
     leading: tuple[int, ...] = (),
     parameter_names: bool = False,
+    groups: int = 1,
+    pointwise: bool = False,
 ) -> list[Tensor]:
-    """in · out weights (+ out biases); ``leading`` axes stack experts; ``parameter_names`` for raw tensors (``gate_up_proj``, ``gate_up_proj_bias``)."""
-    weight_shape = leading + ((in_features, out_features) if transposed else (out_features, in_features))
+    """in · out / groups weights (+ out biases); ``leading`` axes stack experts; ``parameter_names`` for raw tensors
+    (``gate_up_proj``, ``gate_up_proj_bias``); block-diagonal in ``groups`` (transposed: [groups, in / groups,
+    out / groups]); ``pointwise``: a 1 × 1 convolution's weight, [out, in / groups, 1]."""
+    if groups > 1 and transposed:
+        weight_shape = leading + (groups, in_features // groups, out_features // groups)
+        axis = len(leading) + 2
+    else:
+        weight_shape = leading + ((in_features, out_features) if transposed else (out_features, in_features // groups))
+        weight_shape += (1,) if pointwise else ()
+        axis = len(leading) + (1 if transposed else 0)
     weight_name, bias_name = (module, module + "_bias") if parameter_names else (module + ".weight", module + ".bias")
-    axis = len(leading) + (1 if transposed else 0)
     tensors = [Tensor(component, part, weight_name, weight_shape, matmul=True, concat_axis=axis, transposed=transposed)]
     if bias:
         tensors.append(Tensor(component, part, bias_name, leading + (out_features,), concat_axis=len(leading)))
@@ -104,9 +113,10 @@ def _linear_named(component: Component, part: str, names: Names, in_f: int, out_
 
 
 def attention_tensors(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Tensor]:
-    """q, k, v, o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k norms; no k, v for an attention that
-    reads another layer's keys and values, no v where values are the keys (or their projection); q_a, q_b for a
-    query latent, o_a, o_b for an output latent; an indexer's and a compressor's weights."""
+    """q, k, v (each reading its own input's width), o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k
+    norms; no k, v for an attention that reads another layer's keys and values, no v where values are the keys (or
+    their projection); q_a, q_b for a query latent, o_a, o_b for an output latent; an indexer's and a compressor's
+    weights."""
     names = attention.names
     hidden = attention.hidden_size
     q_input = attention.input_size or hidden
@@ -119,8 +129,18 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
     tensors: list[Tensor] = []
 
     def proj(part: str, in_f: int, out_f: int, bias: bool) -> None:
-        transposed = part in names.transposed
-        tensors.extend(linear(component, prefix + part, names[part], in_f, out_f, bias, transposed=transposed))
+        stored = linear(
+            component,
+            prefix + part,
+            names[part],
+            in_f,
+            out_f,
+            bias,
+            transposed=part in names.transposed,
+            groups=names.groups_of(part),
+            pointwise=part in names.pointwise,
+        )
+        tensors.extend(stored)
 
     def q_latent(in_f: int, rank: int, latent_norm: Norm) -> None:
         proj("q_a", in_f, rank, attention.q_bias)
@@ -135,7 +155,7 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
         if not attention.kv_shared:
             proj("k", kv_input, kv_heads * qk_dim, attention.k_bias)
             if not (attention.values_from_keys or attention.values_are_keys):
-                proj("v", kv_input, kv_heads * v_dim, attention.v_bias)
+                proj("v", attention.v_input_size or kv_input, kv_heads * v_dim, attention.v_bias)
     else:
         if mla.q_lora_rank is None:
             proj("q", hidden, q_width, False)
@@ -208,7 +228,17 @@ def dense_ffn_tensors(ffn: DenseFfn, part: str | None = None, leading: tuple[int
     tensors = []
     for name, in_f, out_f in shapes:
         tensors += linear(
-            "ffn", part or name, names[name], in_f, out_f, ffn.bias, name in names.transposed, leading, names.parameters
+            "ffn",
+            part or name,
+            names[name],
+            in_f,
+            out_f,
+            ffn.bias,
+            name in names.transposed,
+            leading,
+            names.parameters,
+            names.groups_of(name),
+            name in names.pointwise,
         )
     return tensors
 
@@ -306,7 +336,8 @@ def lm_head_rows(spec: ModelSpec) -> int:
 
 
 def extra_tensors(extra: Extra) -> list[Tensor]:
-    """A model-level linear, norm, table, patch embedding or learned tensor, under its component."""
+    """A model-level linear, norm, table, patch embedding or learned tensor, under its component (borrowed: another
+    module's weight, FLOPs only)."""
     module, part = extra.module, extra.name
     if isinstance(module, Linear):
         tensors = linear(extra.component, part, extra.name, module.in_features, module.out_features, module.bias)
@@ -321,7 +352,7 @@ def extra_tensors(extra: Extra) -> list[Tensor]:
         tensors = [Tensor(extra.component, part, extra.name, module.shape, matmul=module.matmul)]
     else:
         tensors = [Tensor(extra.component, part, extra.name + ".weight", (module.rows, module.dim))]
-    return [replace(t, runs=extra.runs) for t in tensors]
+    return [replace(t, runs=extra.runs, borrowed=extra.borrowed) for t in tensors]
 
 
 def model_tensors(spec: ModelSpec) -> list[Tensor]:

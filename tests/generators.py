@@ -160,6 +160,10 @@ def literals(annotation: Any) -> set[str]:
 MIXED_KINDS = {
     "olmo_hybrid": "transformers 5.24 configuration_olmo_hybrid.py: layer_types must hold linear and full attention",
 }
+# Families whose layer_types must hold a full-attention layer, with where transformers says so.
+NEEDS_FULL = {
+    "neomme": "transformers 5.24 configuration_neomme.py validate_layer_type: at least one full_attention layer",
+}
 
 # Fields a family's transformers class requires to be equal, with where it says so: the second takes the first's value.
 EQUAL_FIELDS = {
@@ -167,9 +171,16 @@ EQUAL_FIELDS = {
         ("attention_bias", "mlp_bias"),  # config.json's qkv_bias and bias
         "transformers 5.24 builds InternLM3 with Llama's layer: one switch (tests/test_family_internlm3.py)",
     ),
-    "esmc": (
-        ("num_attention_heads", "num_key_value_heads"),
-        "transformers 5.24 configuration_esmc.py refuses num_key_value_heads other than num_attention_heads",
+    "squeezebert": (
+        ("hidden_size", "embedding_size"),
+        "transformers 5.24 modeling_squeezebert.py: SqueezeBertEncoder asserts embedding_size == hidden_size",
+    ),
+}
+# Greatest values a family allows a field, another field's value, with why.
+AT_MOST = {
+    ("mobilebert", "embedding_size"): (
+        "hidden_size",
+        "transformers 5.24 MobileBertLMPredictionHead builds Linear(vocab_size, hidden_size - embedding_size)",
     ),
 }
 
@@ -182,6 +193,10 @@ AT_LEAST = {
 # Values a family's transformers class refuses though its field takes them elsewhere, with where it says so.
 REFUSED = {
     ("dbrx", "tie_word_embeddings"): (True, "transformers 5.24 configuration_dbrx.py __post_init__ raises ValueError"),
+}
+# Key-value heads a family's transformers class requires to be its query heads, with where it says so.
+NO_GROUPED_QUERIES = {
+    "esmc": "transformers 5.24 configuration_esmc.py __post_init__ raises unless num_key_value_heads is the heads",
 }
 
 
@@ -376,7 +391,11 @@ def _decoder_heads(d: Draft, name: str) -> Any:
 
 @rule("num_key_value_heads", "num_kv_heads", "encoder_num_key_value_heads", "decoder_num_key_value_heads")
 def _kv_heads(d: Draft, name: str) -> Any:
-    if required(d.model_type, name):
+    if d.model_type in NO_GROUPED_QUERIES:
+        return d.maybe(st.just(d.size["heads"]))
+    if required(d.model_type, name) or not nullable(
+        d.model_type, name
+    ):  # a default of its own may not divide the heads
         return d.size["kv_heads"]
     return d.maybe(st.just(d.size["kv_heads"]))
 
@@ -474,7 +493,10 @@ def _layer_types(d: Draft, name: str) -> Any:
         return d.per_layer(found)
     if d.draw(st.booleans()):
         return d.maybe(st.none())  # the family's own pattern
-    return d.per_layer(found, 0, 1 if d.has("compress_rates") else 0)  # DeepSeek-V4 takes one kind past the last
+    drawn = d.per_layer(found, 0, 1 if d.has("compress_rates") else 0)  # DeepSeek-V4 takes one kind past the last
+    if d.model_type in NEEDS_FULL and "full_attention" not in drawn:
+        drawn[-1] = "full_attention"
+    return drawn
 
 
 @rule("rope_parameters")
@@ -553,7 +575,7 @@ def _shared_experts(d: Draft, name: str) -> Any:
 def _q_lora(d: Draft, name: str) -> Any:
     if d.has("index_topk") or d.has("zero_expert_num"):  # the indexer reads the query latent (DeepSeek-V3.2, GLM-5)
         return d.draw(st.integers(1, 64))
-    if not nullable(d.model_type, name):  # A.X K1 always builds the query latent
+    if not nullable(d.model_type, name):  # a class that always builds the latent (A.X K1) declares no null
         return d.draw(st.integers(1, 64))
     return d.draw(st.none() | st.integers(1, 64))
 
@@ -657,6 +679,27 @@ def _narrower(d: Draft, name: str) -> Any:
 @rule("conv_kernel_size")
 def _conv_kernel(d: Draft, name: str) -> Any:  # DeBERTa-v2: 0 is no convolution; a Conformer's kernel is ≥ 1
     return d.draw(st.integers(0 if nullable(d.model_type, name) else 1, 3))
+
+
+@rule("q_groups", "k_groups", "v_groups", "post_attention_groups")
+def _hidden_groups(d: Draft, name: str) -> Any:  # SqueezeBERT: grouped convolutions hidden → hidden
+    return d.draw(st.sampled_from(divisors(d.size["heads"] * d.size["head_dim"])))
+
+
+@rule("intermediate_groups", "output_groups", "num_groups")
+def _mlp_groups(d: Draft, name: str) -> Any:  # SqueezeBERT's and ConvBERT's grouped MLPs: both widths split
+    hidden, width = d.size["heads"] * d.size["head_dim"], d.size["width"]
+    return d.draw(st.sampled_from([g for g in divisors(hidden) if width % g == 0]))
+
+
+@rule("head_ratio")
+def _head_ratio(d: Draft, name: str) -> Any:  # ConvBERT: heads // head_ratio heads, which must divide hidden_size
+    return d.draw(st.sampled_from(divisors(d.size["heads"])))
+
+
+@rule("intra_bottleneck_size")
+def _bottleneck(d: Draft, name: str) -> Any:  # MobileBERT: the layers' width, split among the heads
+    return d.size["heads"] * d.draw(st.integers(1, 16))
 
 
 @rule("conv_groups")
@@ -850,6 +893,9 @@ def family_config(draw, model_type: str) -> dict[str, Any]:
     for (family, name), (least, _) in AT_LEAST.items():
         if family == model_type and isinstance(d.config.get(name), int):
             d.config[name] = max(d.config[name], least)
+    for (family, name), (bound, _) in AT_MOST.items():
+        if family == model_type and isinstance(d.config.get(name), int) and isinstance(d.config.get(bound), int):
+            d.config[name] = min(d.config[name], d.config[bound])
     if model_type in EQUAL_FIELDS:
         fields, _ = EQUAL_FIELDS[model_type]
         drawn = [d.config[field] for field in fields if field in d.config]

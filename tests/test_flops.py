@@ -186,15 +186,26 @@ def test_deepseek_v3_absorbed_mla_scores_run_over_the_latent():
 # --- against torch's FlopCounterMode ----------------------------------------------------------
 
 COUNTER = json.loads((EXPECTED / "flop_counter.json").read_text())["counts"]
+# Forward passes whose FlopCounterMode groups are not ffncalc's components, held to it group by group in their family's
+# tests: MobileBERT's head multiplies inside cls.predictions, not by calling its decoder, and its layers keep FFNs
+# deeper than tools/flop_count.py groups (tests/test_family_mobilebert.py).
+REGROUPED = {"synthetic__mobilebert"}
 DENSE_COUNTED = sorted(
-    name for name, value in COUNTER.items() if "error" not in value and "Mixtral" not in name and "DeepSeek" not in name
+    name
+    for name, value in COUNTER.items()
+    if "error" not in value and "Mixtral" not in name and "DeepSeek" not in name and name not in REGROUPED
 )
 
 
 # Forward passes that also run a pooler (dense, hidden → hidden) once, on the sequence's first token: LukeForMaskedLM
 # builds LukeModel with its pooler, and FlopCounterMode counts it; ffncalc counts what runs per token, so the pooler's
-# 2 · its weights are added to ffncalc's total here (synthetic__luke: H 64).
-POOLER_WEIGHTS = {"synthetic__luke": 64 * 64}
+# 2 · its weights are added to ffncalc's total here (synthetic__luke: H 64). SqueezeBertForMaskedLM builds
+# SqueezeBertModel with its pooler too (synthetic__squeezebert: H 64).
+POOLER_WEIGHTS = {"synthetic__luke": 64 * 64, "synthetic__squeezebert": 64 * 64}
+# Matmuls with no weight that FlopCounterMode finds inside a layer's attention and ffncalc counts under other (a layer's
+# other_flops): ConvBERT's dynamic convolution, each of h · d = 32 channels summing 5 rows (synthetic__convbert: 16
+# tokens × 2 layers × 2 · 32 · 5).
+ATTENTION_COUNTED_AS_OTHER = {"synthetic__convbert": 16 * 2 * 2 * 32 * 5}
 
 
 @pytest.mark.parametrize("stem", DENSE_COUNTED)
@@ -211,7 +222,8 @@ def test_non_causal_prefill_matches_flop_counter_mode(stem):
     report = flops(source, counted["tokens"], causal=False).prefill
     assert report.ffn == counted["mlp"]
     assert report.lm_head == counted["lm_head"]
-    assert report.attention_projections + report.attention_scores == counted["attention"]
+    moved = ATTENTION_COUNTED_AS_OTHER.get(stem, 0)
+    assert report.attention_projections + report.attention_scores + moved == counted["attention"]
     assert report.total + 2 * POOLER_WEIGHTS.get(stem, 0) == counted["total"]
 
 

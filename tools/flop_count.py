@@ -79,9 +79,10 @@ def count(path: Path, tokens: int) -> dict:
         flops = sum(by_op.values())
         layer = parts[-2].isdigit()
         # a layer's attention (self_attn, attn; BERT's attention: self and output.dense) and its MLP (mlp; BERT's
-        # intermediate and output, DistilBERT's ffn); CTRL's multi_head_attention, and the MLP linears that fairseq's
-        # decoders (XGLM, BioGPT) keep in the layer itself, fc1 and fc2
-        if parts[-1] in ("self_attn", "attn", "attention", "multi_head_attention") and layer:
+        # intermediate and output, DistilBERT's ffn); CTRL's multi_head_attention, SqueezeBERT's output projection
+        # (post_attention: its own module beside attention), and the MLP linears that fairseq's decoders (XGLM, BioGPT)
+        # keep in the layer itself, fc1 and fc2
+        if parts[-1] in ("self_attn", "attn", "attention", "multi_head_attention", "post_attention") and layer:
             groups["attention"] += flops
         elif parts[-1] in ("mlp", "intermediate", "output", "ffn", "fc1", "fc2") and layer:
             groups["mlp"] += flops

@@ -78,6 +78,12 @@ FALLBACK_CLASS = {
     "esmc": "EsmcForMaskedLM",
     "tapas": "TapasForMaskedLM",
     "luke": "LukeForMaskedLM",
+    "convbert": "ConvBertForMaskedLM",
+    "squeezebert": "SqueezeBertForMaskedLM",
+    "mobilebert": "MobileBertForMaskedLM",
+    "modernvbert": "ModernVBertForMaskedLM",
+    "ultravbert": "UltraVBertForMaskedLM",
+    "neomme": "NeoMMEForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
@@ -121,10 +127,15 @@ def component_of(name: str) -> str:
         return "vision" if "audio" not in name else "audio"
     if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
         return "norm"
+    # NeoMME's attention output passes through self_attn.output_projection (a gate and o_proj), not FSMT's head (no
+    # record before holds such a name)
+    if re.search(r"\.self_attn\.output_projection\.", name):
+        return "attention"
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA, ALBERT's
-    # predictions at the top); FSMT's head is its decoder's output_projection (no record before holds such a name)
+    # predictions at the top); FSMT's head is its decoder's output_projection; NeoMME's factorised head multiplies by
+    # unembedding_projection before lm_head (no record before holds such a name)
     if re.search(
-        r"(^|\.)(lm_head|embed_out|proj_out|output_projection|pred_layer)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
+        r"(^|\.)(lm_head|embed_out|proj_out|output_projection|pred_layer|unembedding_projection)\.|(^|\.)cls\.predictions\.|^predictions\.|(^|\.)(generator_lm_head|generator_predictions|"
         r"vocab_transform|vocab_projector)\.",
         name,
     ):
@@ -142,6 +153,10 @@ def component_of(name: str) -> str:
         name,
     ):
         return "embedding"
+    # MobileBERT's bottlenecks between a layer's width and its narrower inside (bottleneck.input, bottleneck.attention,
+    # output.bottleneck) belong to neither its attention nor its MLPs (no record before holds a module of that name)
+    if re.search(r"(^|\.)bottleneck\.", name):
+        return "other"
     if re.search(r"\.(EncDecAttention|crossattention|encoder_attn|cross_attention|cross_attn)\.", name):
         return "cross_attention"
     if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
@@ -158,12 +173,15 @@ def component_of(name: str) -> str:
         return "attention"
     if re.search(r"(^|\.)ffns\.\d+\.", name):
         return "ffn"
-    # CTRL's attention is multi_head_attention (no record built before holds a module of that name)
-    if re.search(r"\.(self_attn|attn|attention|self_attention|SelfAttention|multi_head_attention)\.", name):
+    # CTRL's attention is multi_head_attention; SqueezeBERT's output projection is post_attention, and its MLP's second
+    # convolution output.conv1d (no record built before holds a module of these names)
+    if re.search(
+        r"\.(self_attn|attn|attention|self_attention|SelfAttention|multi_head_attention|post_attention)\.", name
+    ):
         return "attention"
     if re.search(
         r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|ffn_output|mlp_block|fc1|fc2|DenseReluDense|intermediate|"
-        r"output\.dense)\.",
+        r"output\.dense|output\.conv1d)\.",
         name,
     ):
         return "ffn"
