@@ -111,8 +111,16 @@ class EuroBertConfig(_EncoderClasses):
             extras.append(self.linear("classifier", hidden, self.labels()))
         return extras
 
+    def spec_names(self) -> ModelNames:
+        """Where the checkpoint keeps the embeddings, the final norm and the head."""
+        root = self.root
+        return ModelNames(f"{root}embed_tokens", f"{root}norm", base_model_prefix=self.base_model_prefix)
+
+    def head_bias(self) -> bool:
+        """Whether the masked-LM head's output has a bias (EuroBERT's: with mlp_bias)."""
+        return self.has_mlm() and self.mlp_bias
+
     def to_spec(self) -> ModelSpec:
-        root, mlm = self.root, self.has_mlm()
         return ModelSpec(
             model_type=self.model_type,
             hidden_size=self.hidden_size,
@@ -120,9 +128,9 @@ class EuroBertConfig(_EncoderClasses):
             layers=self.layers(),
             final_norm=self.norm(),
             tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames(f"{root}embed_tokens", f"{root}norm", base_model_prefix=self.base_model_prefix),
-            lm_head=mlm,
-            lm_head_bias=mlm and self.mlp_bias,
+            names=self.spec_names(),
+            lm_head=self.has_mlm(),
+            lm_head_bias=self.head_bias(),
             extras=tuple(self.head_extras()),
         )
 
@@ -216,19 +224,12 @@ class UltraBertConfig(EuroBertConfig):
             extras.append(self.linear(classifier, hidden, outputs or self.labels()))
         return extras
 
-    def to_spec(self) -> ModelSpec:
-        root, mlm = self.root, self.has_mlm()
-        return ModelSpec(
-            model_type=self.model_type,
-            hidden_size=self.hidden_size,
-            vocab_size=self.vocab_size,
-            layers=self.layers(),
-            final_norm=self.norm(),
-            tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames(f"{root}embed_tokens", f"{root}norm", lm_head="cls", base_model_prefix="ultrabert"),
-            lm_head=mlm,
-            extras=tuple(self.head_extras()),
-        )
+    def spec_names(self) -> ModelNames:
+        root = self.root
+        return ModelNames(f"{root}embed_tokens", f"{root}norm", lm_head="cls", base_model_prefix="ultrabert")
+
+    def head_bias(self) -> bool:
+        return False  # the head's linear2 carries its bias (an extra); the decoder has none
 
 
 # ESMC's classes: (masked-LM head, classifier: a dense layer and out_proj, or score).
