@@ -108,6 +108,10 @@ class Mla(Value):
     qk_rope_head_dim: int
     v_head_dim: int
     latent_norm: NormKind = "rmsnorm"  # on each latent: q_a_layernorm (q_lora_rank), kv_a_layernorm (kv_lora_rank)
+    # q_b's input when not the normed latent alone (A.X-K2 reads the latent before and after its norm: 2 · q_lora_rank)
+    q_b_input: int | None = None
+    # q_b also emits a sigmoid gate of this width for the attention's output, stored fused after the queries (A.X-K2)
+    output_gate: int = 0
 
 
 class Compressor(Value):

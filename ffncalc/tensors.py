@@ -139,8 +139,14 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
     else:
         if mla.q_lora_rank is None:
             proj("q", hidden, q_width, False)
-        else:
+        elif mla.q_b_input is None:
             q_latent(hidden, mla.q_lora_rank, Norm(mla.latent_norm, mla.q_lora_rank))
+        else:  # q_b reads a wider input than the latent (A.X-K2's q_gate_proj: the latent before and after its norm)
+            proj("q_a", hidden, mla.q_lora_rank, attention.q_bias)
+            tensors.extend(norm("q_a_layernorm", names["q_a_layernorm"], Norm(mla.latent_norm, mla.q_lora_rank)))
+            proj("q_b", mla.q_b_input, q_width, False)
+        if mla.output_gate:  # fused with q_b under its name: heads · (qk + v) rows in all
+            proj("output_gate", mla.q_b_input or mla.q_lora_rank or hidden, mla.output_gate, False)
         # kv_a emits the compressed latent and the shared rope key at once.
         proj("kv_a", hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, attention.k_bias)
         tensors += norm("kv_a_layernorm", names["kv_a_layernorm"], Norm(mla.latent_norm, mla.kv_lora_rank))

@@ -146,6 +146,10 @@ def component_of(name: str) -> str:
         return "cross_attention"
     if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
         return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included
+    # A.X-K2's gated norms scale their output by a small MLP of their own (input_layernorm.mlp.fc1, fc2): neither
+    # the FFN nor a norm's weight (no record before holds a norm with an mlp inside)
+    if re.search(r"layernorm\.mlp\.(fc1|fc2)\.", name):
+        return "other"
     if re.search(r"\.(mixer|temporal_block)\.(q_proj|k_proj|v_proj|o_proj)", name):
         return "attention"  # RecurrentGemma names its attention and its recurrent block alike (temporal_block)
     if re.search(r"(^|\.)encoder\.conv\.conv_layers\.", name):
