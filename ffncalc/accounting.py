@@ -308,7 +308,7 @@ def _moe_summary(layers: tuple[Layer, ...]) -> MoeSummary | None:
             n * dense_ffn_params(moe.shared) for moe, n in blocks.items() if moe.shared is not None
         ),
         router_params=sum(
-            n * linear_params(moe.hidden_size, moe.num_experts + moe.zero_experts, moe.router_bias)
+            n * linear_params(moe.router_input or moe.hidden_size, moe.num_experts + moe.zero_experts, moe.router_bias)
             for moe, n in blocks.items()
         ),
     )

@@ -243,6 +243,9 @@ class MoeFfn(Value):
     stacking: ExpertStacking = "stacked"
     latent_size: int | None = None
     zero_experts: int = 0  # identity experts the router may also pick, which hold and cost nothing (LongCat-Flash)
+    # The width the router's linear reads when not hidden_size: the last layer of a router MLP whose other layers the
+    # Layer holds (ZAYA's router_mlp.out_proj reads router_hidden_size)
+    router_input: int | None = None
 
 
 Ffn = DenseFfn | MoeFfn

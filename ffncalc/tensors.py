@@ -224,7 +224,8 @@ def moe_tensors(moe: MoeFfn) -> list[Tensor]:
     shared-expert gate H."""
     names = moe.names
     experts, k = moe.num_experts, moe.experts_per_token
-    tensors = linear("ffn", "router", names["router"], moe.hidden_size, experts + moe.zero_experts, moe.router_bias)
+    router_input = moe.router_input or moe.hidden_size
+    tensors = linear("ffn", "router", names["router"], router_input, experts + moe.zero_experts, moe.router_bias)
     if moe.latent_size is not None:  # the experts' hidden_size is the latent's
         bias = moe.expert.bias
         tensors += linear("ffn", "latent_down", names["latent_in"], moe.hidden_size, moe.latent_size, bias)
