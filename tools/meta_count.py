@@ -133,6 +133,12 @@ def component_of(name: str) -> str:
     # module head.linear1, head.linear2 or head.decoder)
     if re.search(r"^head\.(linear1|linear2|decoder)\.", name):
         return "lm_head"
+    # CPM-Ant's token table (with its prompt rows) and segment table are embeddings, and its one table of relative
+    # position biases belongs to the attention (no record before holds a module of these names)
+    if re.search(r"^cpmant\.(input_embedding|segment_embedding)\.", name):
+        return "embedding"
+    if name.startswith("cpmant.position_bias."):
+        return "attention"
     # (a T5 inside BLIP-2 keeps its shared table under language_model.: no record before holds such a name; nor does
     # any hold Pop2Piano's table of composer embeddings, mel_conditioner.embedding)
     if re.search(
