@@ -133,6 +133,11 @@ def component_of(name: str) -> str:
     # module head.linear1, head.linear2 or head.decoder)
     if re.search(r"^head\.(linear1|linear2|decoder)\.", name):
         return "lm_head"
+    # RWKV's LayerNorms (ln1, ln2, block 0's pre_ln, ln_out) and its head (no record before holds these names)
+    if re.search(r"^rwkv\.(blocks\.\d+\.(ln1|ln2|pre_ln)|ln_out)\.", name):
+        return "norm"
+    if name == "head.weight":
+        return "lm_head"
     # CPM-Ant's token table (with its prompt rows) and segment table are embeddings, and its one table of relative
     # position biases belongs to the attention (no record before holds a module of these names)
     if re.search(r"^cpmant\.(input_embedding|segment_embedding)\.", name):
