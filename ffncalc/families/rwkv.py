@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import AliasChoices, Field
 
 from ..schema import Flag, HFConfig, LayerCount, PositionCount, Width, derives
-from ..spec import DenseFfn, Layer, Mixer, ModelNames, ModelSpec, Norm, Parameter, Projection, names
+from ..spec import DenseFfn, Layer, Mixer, ModelNames, ModelSpec, Norm, Norms, Parameter, Projection, names
 from .registry import family
 
 BLOCK = "rwkv.blocks.{i}"
@@ -82,7 +82,7 @@ class RwkvConfig(HFConfig):
     def block(self, first: bool) -> Layer:
         hidden = self.hidden_size
         ffn = DenseFfn(hidden, self.channel_mix_width, gated=False, activation="relu2", names=CHANNEL_MIX)
-        norms = (("pre_ln", self.layer_norm()),) if first else ()
+        norms: Norms = (("pre_ln", self.layer_norm()),) if first else ()
         norms += (("ln1", self.layer_norm()), ("ln2", self.layer_norm()))
         return Layer(
             BLOCK,
