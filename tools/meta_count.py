@@ -138,6 +138,9 @@ def component_of(name: str) -> str:
         return "norm"
     if name == "head.weight":
         return "lm_head"
+    # xLSTM's mLSTM layer (no record before holds a module named mlstm_layer)
+    if re.search(r"\.mlstm_layer\.(?!multihead_norm)", name):
+        return "mixer"
     # CPM-Ant's token table (with its prompt rows) and segment table are embeddings, and its one table of relative
     # position biases belongs to the attention (no record before holds a module of these names)
     if re.search(r"^cpmant\.(input_embedding|segment_embedding)\.", name):
