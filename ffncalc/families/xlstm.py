@@ -98,6 +98,7 @@ class XLSTMConfig(HFConfig):
     def mlstm(self) -> Mixer:
         hidden, heads, bias = self.hidden_size, self.num_heads, self.use_bias
         qk, v = self.widths()
+        projections: tuple[Projection, ...]
         if self.weight_mode == "single":
             projections = (
                 Projection("q", MLSTM + "q", hidden, qk, bias),
