@@ -66,6 +66,11 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "2 · heads · d_head FLOPs a key besides q · k and the values), and XLNetLMHeadModel generates through the "
     "two-stream attention (a query stream g beside h, each layer run for both); ffncalc's spec has neither a weight "
     "that runs per key nor a second stream yet",
+    "minimax_m3_vl_text": "its sparse layers (layer_types 'minimax_m3_sparse', which the released configs set through "
+    "sparse_attention_freq) attend to the index_topk_blocks blocks of index_block_size keys that an indexer head "
+    "ranks highest for its group of heads, the query's own partly filled block always among them: at position p a "
+    "query reads p mod B + 1 + B · (min(topk, ⌊p / B⌋ + 1) − 1) keys, not a top-k of keys; ffncalc's spec cannot "
+    "express block-granular selection yet",
     "reformer": "its layers alternate chunked local attention and LSH attention (num_hashes rounds of hashed buckets, "
     "sorted and chunked), and its reversible layers and axial position embeddings are modules no adapter lays out "
     "yet",
