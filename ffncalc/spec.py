@@ -246,6 +246,11 @@ class MoeFfn(Value):
     # The width the router's linear reads when not hidden_size: the last layer of a router MLP whose other layers the
     # Layer holds (ZAYA's router_mlp.out_proj reads router_hidden_size)
     router_input: int | None = None
+    # The router also scores each shared expert, its weight in the mix (Inkling): num_shared_experts more rows
+    scored_shared: bool = False
+    # The shared experts kept stacked like routed ones, each a part of [num_shared_experts, …] tensors (Inkling);
+    # ``shared`` is then one of them
+    shared_stacked: bool = False
 
 
 Ffn = DenseFfn | MoeFfn

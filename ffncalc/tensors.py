@@ -219,13 +219,18 @@ def dense_ffn_tensors(ffn: DenseFfn, part: str | None = None, leading: tuple[int
     return tensors
 
 
+def router_rows(moe: MoeFfn) -> int:
+    """The router's outputs: the routed experts, any zero experts, and the shared experts where it scores them."""
+    return moe.num_experts + moe.zero_experts + (moe.num_shared_experts if moe.scored_shared else 0)
+
+
 def moe_tensors(moe: MoeFfn) -> list[Tensor]:
     """router H·(E + zero experts) (+ biases), routed experts E · expert (k of E used per token), shared experts,
     shared-expert gate H."""
     names = moe.names
     experts, k = moe.num_experts, moe.experts_per_token
     router_input = moe.router_input or moe.hidden_size
-    tensors = linear("ffn", "router", names["router"], router_input, experts + moe.zero_experts, moe.router_bias)
+    tensors = linear("ffn", "router", names["router"], router_input, router_rows(moe), moe.router_bias)
     if moe.latent_size is not None:  # the experts' hidden_size is the latent's
         bias = moe.expert.bias
         tensors += linear("ffn", "latent_down", names["latent_in"], moe.hidden_size, moe.latent_size, bias)
@@ -242,7 +247,8 @@ def moe_tensors(moe: MoeFfn) -> list[Tensor]:
         ]
     tensors += [replace(t, used=k, of=experts) for t in routed]
     if moe.shared is not None:
-        tensors += dense_ffn_tensors(moe.shared, "shared_experts")
+        leading = (moe.num_shared_experts,) if moe.shared_stacked else ()
+        tensors += dense_ffn_tensors(moe.shared, "shared_experts", leading)
     if moe.shared_expert_gate:
         tensors += linear("ffn", "shared_expert_gate", names["shared_expert_gate"], moe.hidden_size, 1, False)
     return tensors
