@@ -141,11 +141,12 @@ def choices(model_type: str, name: str) -> list[Any]:
 def kinds(model_type: str, name: str) -> list[str]:
     """The kinds a per-layer list (layer_types, mlp_layer_types …) holds in the family's recorded configs, else the
     kinds the family's adapter declares for it (list[Literal[…]])."""
-    found = sorted({kind for value in choices(model_type, name) if isinstance(value, list) for kind in value})
-    if found:
-        return found
     declared = adapter(model_type).model_fields.get(name)
-    return sorted(literals(declared.annotation)) if declared is not None else []
+    valid = literals(declared.annotation) if declared is not None else set()
+    found = sorted({kind for value in choices(model_type, name) if isinstance(value, list) for kind in value})
+    if valid:  # a recorded config's own spelling the adapter normalises away (Dory's saved "mlp" entries) is no kind
+        found = [kind for kind in found if kind in valid]
+    return found or sorted(valid)
 
 
 def literals(annotation: Any) -> set[str]:
@@ -163,6 +164,10 @@ MIXED_KINDS = {
 
 # Fields a family's transformers class requires to be equal, with where it says so: the second takes the first's value.
 EQUAL_FIELDS = {
+    "dots3_note_text": (
+        ("num_attention_heads", "num_key_value_heads"),
+        "transformers 5.24 configuration_dots3_note.py validate_architecture: every head has its keys and values",
+    ),
     "internlm3": (
         ("attention_bias", "mlp_bias"),  # config.json's qkv_bias and bias
         "transformers 5.24 builds InternLM3 with Llama's layer: one switch (tests/test_family_internlm3.py)",
@@ -173,6 +178,11 @@ EQUAL_FIELDS = {
 AT_LEAST = {
     ("mpnet", "vocab_size"): (2, "MPNetConfig's pad_token_id 1 is a row of the token table"),
     ("mpnet", "max_position_embeddings"): (2, "MPNet's position ids start after its padding row 1"),
+}
+
+# Most values a family takes of a field, with where transformers says so.
+AT_MOST = {
+    ("zaya", "num_experts_per_tok"): (1, "transformers 5.24 configuration_zaya.py validate_architecture: only 1"),
 }
 
 # Values a family's transformers class refuses though its field takes them elsewhere, with where it says so.
@@ -284,7 +294,6 @@ PLAIN: dict[str, st.SearchStrategy[Any]] = {
     "num_nextn_predict_layers": st.integers(0, 1),
     "mtp_num_hidden_layers": st.integers(0, 1),
     "block_size": st.integers(1, 64),  # MiniMax's lightning attention
-    "sliding_window_size": st.none() | st.integers(0, 4096),
     "hidden_size_per_layer_input": st.integers(0, 16),
     "laurel_rank": st.integers(0, 16),
     "global_head_dim": st.sampled_from([4, 8, 16, 32]),
@@ -326,6 +335,17 @@ PLAIN: dict[str, st.SearchStrategy[Any]] = {
 @rule(*PLAIN)
 def _plain(d: Draft, name: str) -> Any:
     return d.draw(PLAIN[name])
+
+
+@rule("sliding_window_size")
+def _window_size(d: Draft, name: str) -> Any:
+    """A key __post_init__ reads (MiMo, dots3: null or 0 allowed), or a field with a default (Inkling): a window."""
+    return d.draw(st.none() | st.integers(0, 4096) if nullable(d.model_type, name) else st.integers(1, 4096))
+
+
+@rule("n_input_layers", "n_output_layers")
+def _stage_layers(d: Draft, name: str) -> Any:  # Dory: the input and output stages leave layers to recur
+    return d.draw(st.integers(0, d.layers() // 2))
 
 
 @rule("expand")
@@ -448,8 +468,15 @@ def _choice(d: Draft, name: str) -> Any:
     return d.maybe(st.sampled_from(found)) if found else SKIP
 
 
+# Families whose transformers class refuses a null window once a layer slides, which the layer kinds (drawn after the
+# window) may make it: their window is always drawn, with where transformers says so.
+WINDOW_NEEDED = {"zaya": "transformers 5.24 configuration_zaya.py: hybrid_sliding layers need sliding_window"}
+
+
 @rule("sliding_window", "attention_window_size", "local_attention")
 def _window(d: Draft, name: str) -> Any:
+    if d.model_type in WINDOW_NEEDED:
+        return d.draw(st.integers(1, 4096))
     if d.has("sliding_window_pattern") or d.has("num_kv_shared_layers") or d.has("sliding_window_size"):
         return d.draw(st.integers(1, 4096))  # the default layer kinds need a window (EXAONE 4, Gemma 3n/4, MiMo)
     if nullable(d.model_type, name):
@@ -549,6 +576,8 @@ def _shared_experts(d: Draft, name: str) -> Any:
 def _q_lora(d: Draft, name: str) -> Any:
     if d.has("index_topk") or d.has("zero_expert_num"):  # the indexer reads the query latent (DeepSeek-V3.2, GLM-5)
         return d.draw(st.integers(1, 64))
+    if type(None) not in typing.get_args(adapter(d.model_type).model_fields[name].annotation):
+        return d.draw(st.integers(1, 64))  # a latent always, where the adapter takes no null (A.X-K1: no q_proj)
     return d.draw(st.none() | st.integers(1, 64))
 
 
@@ -560,13 +589,13 @@ def _q_lora(d: Draft, name: str) -> Any:
     "linear_value_head_dim",
     "linear_head_dim",
 )
-def _small_width(d: Draft, name: str) -> Any:
-    return d.draw(st.integers(1, 16))
+def _small_width(d: Draft, name: str) -> Any:  # an indexer's heads hold an even rotary part: 2 at least
+    return d.draw(st.integers(2 if name == "index_head_dim" else 1, 16))
 
 
 @rule("qk_rope_head_dim")
-def _rope_width(d: Draft, name: str) -> Any:  # rotary halves: even
-    return 2 * d.draw(st.integers(1, 8))
+def _rope_width(d: Draft, name: str) -> Any:  # rotary halves: even; within an indexer's heads, which rotate it too
+    return 2 * d.draw(st.integers(1, min(8, d.config.get("index_head_dim", 16) // 2)))
 
 
 @rule("compress_rates")
@@ -844,6 +873,9 @@ def family_config(draw, model_type: str) -> dict[str, Any]:
     for (family, name), (least, _) in AT_LEAST.items():
         if family == model_type and isinstance(d.config.get(name), int):
             d.config[name] = max(d.config[name], least)
+    for (family, name), (most, _) in AT_MOST.items():
+        if family == model_type and isinstance(d.config.get(name), int):
+            d.config[name] = min(d.config[name], most)
     if model_type in EQUAL_FIELDS:
         fields, _ = EQUAL_FIELDS[model_type]
         drawn = [d.config[field] for field in fields if field in d.config]

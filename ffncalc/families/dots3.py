@@ -7,7 +7,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import MAX_LAYERS, ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import (
+    MAX_LAYERS,
+    ExpertCount,
+    ExpertCountOrZero,
+    HeadCount,
+    LayerCount,
+    PositionCount,
+    Width,
+    WidthOrZero,
+    derives,
+)
 from ..spec import Attention, CheckpointExtra, Layer, Mla, MoeFfn, Projection
 from .blocks import entries_check
 from .deepseek import SHARED_EXPERTS, DeepseekV32Config
@@ -96,7 +106,7 @@ class Dots3NoteTextConfig(DeepseekV32Config):
     moe_layer_freq: LayerCount | list[int | bool] = 1
     use_dsa: bool | None = None
     use_sliding_window: bool = True
-    sliding_window_size: Width = 512
+    sliding_window_size: WidthOrZero | None = 512  # null: the sliding layers attend to every key, as transformers
     per_layer_config: dict[str, dict[str, Any]] | None = Field(None, max_length=MAX_LAYERS)
     swa_num_attention_heads: HeadCount = 64
     swa_num_key_value_heads: HeadCount = 64
@@ -141,8 +151,8 @@ class Dots3NoteTextConfig(DeepseekV32Config):
 
     @property
     @derives("sliding_window", "sliding_window_size (512)")
-    def window(self) -> int:
-        return self.sliding_window or self.sliding_window_size
+    def window(self) -> int | None:
+        return self.sliding_window if self.sliding_window is not None else self.sliding_window_size
 
     @derives("layer_types", "indexed_attention on layers 0, 1 and i % 4 == 1, sliding_attention the others")
     def kinds(self) -> list[str]:

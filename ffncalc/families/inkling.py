@@ -95,7 +95,7 @@ class InklingTextConfig(HiddenAct, MlpLayerTypes, DecoderConfig):
         256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
     )
     num_experts_per_tok: ExpertCount = 6
-    n_shared_experts: ExpertCount = 2
+    n_shared_experts: ExpertCountOrZero = 2
     num_mtp_layers: LayerIndex | None = None
     dense_mlp_idx: LayerIndex = 0
     dense_intermediate_size: Width | None = None
@@ -138,7 +138,7 @@ class InklingTextConfig(HiddenAct, MlpLayerTypes, DecoderConfig):
             self.n_routed_experts,
             self.num_experts_per_tok,
             expert,
-            shared_width=expert,
+            shared_width=expert if self.n_shared_experts else 0,
             num_shared_experts=self.n_shared_experts,
             shared_names=INKLING_SHARED,
         )
