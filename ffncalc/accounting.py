@@ -19,7 +19,7 @@ from typing import Literal, NamedTuple
 
 from .results import ModelInfo, Result
 from .spec import CheckpointExtra, Component, DenseFfn, Layer, ModelSpec, MoeFfn, Runs, Stack
-from .tensors import Tensor, dense_ffn_tensors, layer_tensors, model_tensors
+from .tensors import Tensor, dense_ffn_tensors, layer_tensors, model_tensors, router_rows
 
 
 class Part(NamedTuple):
@@ -305,10 +305,12 @@ def _moe_summary(layers: tuple[Layer, ...]) -> MoeSummary | None:
         expert_params=dense_ffn_params(first.expert),
         routed_expert_params=sum(n * moe.num_experts * dense_ffn_params(moe.expert) for moe, n in blocks.items()),
         shared_expert_params=sum(
-            n * dense_ffn_params(moe.shared) for moe, n in blocks.items() if moe.shared is not None
+            n * dense_ffn_params(moe.shared) * (moe.num_shared_experts if moe.shared_stacked else 1)
+            for moe, n in blocks.items()
+            if moe.shared is not None
         ),
         router_params=sum(
-            n * linear_params(moe.hidden_size, moe.num_experts + moe.zero_experts, moe.router_bias)
+            n * linear_params(moe.router_input or moe.hidden_size, router_rows(moe), moe.router_bias)
             for moe, n in blocks.items()
         ),
     )

@@ -56,6 +56,21 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "input-chosen global tokens yet",
     "pegasus_x": "its encoder attends within blocks of block_size (staggered every other layer) plus num_global_tokens "
     "learned global tokens that attend to everything, which ffncalc's spec cannot express yet",
+    "blt": "it reads bytes: a local encoder over each byte (with hashed n-gram embeddings) cross-attends into "
+    "patches, a global transformer runs once per patch, and a local decoder cross-attends back; patch_size is the "
+    "longest a patch may be, and with patching_mode 'entropy' a patch ends where a separate byte model (the patcher, "
+    "its own layers run over every byte) predicts the next byte's entropy above patching_threshold, so the global "
+    "transformer's share of a byte's FLOPs depends on the text; ffncalc's spec has no stack that runs per patch yet",
+    "xlnet": "its relative attention projects every key position's sinusoidal embedding through r (hidden → heads · "
+    "d_head) in every layer and forward, and scores each query against it (2 · hidden · heads · d_head and "
+    "2 · heads · d_head FLOPs a key besides q · k and the values), and XLNetLMHeadModel generates through the "
+    "two-stream attention (a query stream g beside h, each layer run for both); ffncalc's spec has neither a weight "
+    "that runs per key nor a second stream yet",
+    "minimax_m3_vl_text": "its sparse layers (layer_types 'minimax_m3_sparse', which the released configs set through "
+    "sparse_attention_freq) attend to the index_topk_blocks blocks of index_block_size keys that an indexer head "
+    "ranks highest for its group of heads, the query's own partly filled block always among them: at position p a "
+    "query reads p mod B + 1 + B · (min(topk, ⌊p / B⌋ + 1) − 1) keys, not a top-k of keys; ffncalc's spec cannot "
+    "express block-granular selection yet",
     "reformer": "its layers alternate chunked local attention and LSH attention (num_hashes rounds of hashed buckets, "
     "sorted and chunked), and its reversible layers and axial position embeddings are modules no adapter lays out "
     "yet",

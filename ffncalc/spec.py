@@ -127,6 +127,10 @@ class Mla(Value):
     qk_rope_head_dim: int
     v_head_dim: int
     latent_norm: NormKind = "rmsnorm"  # on each latent: q_a_layernorm (q_lora_rank), kv_a_layernorm (kv_lora_rank)
+    # q_b's input when not the normed latent alone (A.X-K2 reads the latent before and after its norm: 2 · q_lora_rank)
+    q_b_input: int | None = None
+    # q_b also emits a sigmoid gate of this width for the attention's output, stored fused after the queries (A.X-K2)
+    output_gate: int = 0
 
 
 class Compressor(Value):
@@ -260,6 +264,14 @@ class MoeFfn(Value):
     stacking: ExpertStacking = "stacked"
     latent_size: int | None = None
     zero_experts: int = 0  # identity experts the router may also pick, which hold and cost nothing (LongCat-Flash)
+    # The width the router's linear reads when not hidden_size: the last layer of a router MLP whose other layers the
+    # Layer holds (ZAYA's router_mlp.out_proj reads router_hidden_size)
+    router_input: int | None = None
+    # The router also scores each shared expert, its weight in the mix (Inkling): num_shared_experts more rows
+    scored_shared: bool = False
+    # The shared experts kept stacked like routed ones, each a part of [num_shared_experts, …] tensors (Inkling);
+    # ``shared`` is then one of them
+    shared_stacked: bool = False
 
 
 Ffn = DenseFfn | MoeFfn

@@ -159,8 +159,14 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
     else:
         if mla.q_lora_rank is None:
             proj("q", hidden, q_width, False)
-        else:
+        elif mla.q_b_input is None:
             q_latent(hidden, mla.q_lora_rank, Norm(mla.latent_norm, mla.q_lora_rank))
+        else:  # q_b reads a wider input than the latent (A.X-K2's q_gate_proj: the latent before and after its norm)
+            proj("q_a", hidden, mla.q_lora_rank, attention.q_bias)
+            tensors.extend(norm("q_a_layernorm", names["q_a_layernorm"], Norm(mla.latent_norm, mla.q_lora_rank)))
+            proj("q_b", mla.q_b_input, q_width, False)
+        if mla.output_gate:  # fused with q_b under its name: heads · (qk + v) rows in all
+            proj("output_gate", mla.q_b_input or mla.q_lora_rank or hidden, mla.output_gate, False)
         # kv_a emits the compressed latent and the shared rope key at once.
         proj("kv_a", hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, attention.k_bias)
         tensors += norm("kv_a_layernorm", names["kv_a_layernorm"], Norm(mla.latent_norm, mla.kv_lora_rank))
@@ -243,12 +249,18 @@ def dense_ffn_tensors(ffn: DenseFfn, part: str | None = None, leading: tuple[int
     return tensors
 
 
+def router_rows(moe: MoeFfn) -> int:
+    """The router's outputs: the routed experts, any zero experts, and the shared experts where it scores them."""
+    return moe.num_experts + moe.zero_experts + (moe.num_shared_experts if moe.scored_shared else 0)
+
+
 def moe_tensors(moe: MoeFfn) -> list[Tensor]:
     """router H·(E + zero experts) (+ biases), routed experts E · expert (k of E used per token), shared experts,
     shared-expert gate H."""
     names = moe.names
     experts, k = moe.num_experts, moe.experts_per_token
-    tensors = linear("ffn", "router", names["router"], moe.hidden_size, experts + moe.zero_experts, moe.router_bias)
+    router_input = moe.router_input or moe.hidden_size
+    tensors = linear("ffn", "router", names["router"], router_input, router_rows(moe), moe.router_bias)
     if moe.latent_size is not None:  # the experts' hidden_size is the latent's
         bias = moe.expert.bias
         tensors += linear("ffn", "latent_down", names["latent_in"], moe.hidden_size, moe.latent_size, bias)
@@ -265,7 +277,8 @@ def moe_tensors(moe: MoeFfn) -> list[Tensor]:
         ]
     tensors += [replace(t, used=k, of=experts) for t in routed]
     if moe.shared is not None:
-        tensors += dense_ffn_tensors(moe.shared, "shared_experts")
+        leading = (moe.num_shared_experts,) if moe.shared_stacked else ()
+        tensors += dense_ffn_tensors(moe.shared, "shared_experts", leading)
     if moe.shared_expert_gate:
         tensors += linear("ffn", "shared_expert_gate", names["shared_expert_gate"], moe.hidden_size, 1, False)
     return tensors

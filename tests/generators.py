@@ -141,11 +141,12 @@ def choices(model_type: str, name: str) -> list[Any]:
 def kinds(model_type: str, name: str) -> list[str]:
     """The kinds a per-layer list (layer_types, mlp_layer_types …) holds in the family's recorded configs, else the
     kinds the family's adapter declares for it (list[Literal[…]])."""
-    found = sorted({kind for value in choices(model_type, name) if isinstance(value, list) for kind in value})
-    if found:
-        return found
     declared = adapter(model_type).model_fields.get(name)
-    return sorted(literals(declared.annotation)) if declared is not None else []
+    valid = literals(declared.annotation) if declared is not None else set()
+    found = sorted({kind for value in choices(model_type, name) if isinstance(value, list) for kind in value})
+    if valid:  # a recorded config's own spelling the adapter normalises away (Dory's saved "mlp" entries) is no kind
+        found = [kind for kind in found if kind in valid]
+    return found or sorted(valid)
 
 
 def literals(annotation: Any) -> set[str]:
@@ -167,6 +168,10 @@ NEEDS_FULL = {
 
 # Fields a family's transformers class requires to be equal, with where it says so: the second takes the first's value.
 EQUAL_FIELDS = {
+    "dots3_note_text": (
+        ("num_attention_heads", "num_key_value_heads"),
+        "transformers 5.24 configuration_dots3_note.py validate_architecture: every head has its keys and values",
+    ),
     "internlm3": (
         ("attention_bias", "mlp_bias"),  # config.json's qkv_bias and bias
         "transformers 5.24 builds InternLM3 with Llama's layer: one switch (tests/test_family_internlm3.py)",
@@ -177,7 +182,7 @@ EQUAL_FIELDS = {
     ),
 }
 # Greatest values a family allows a field, another field's value, with why.
-AT_MOST = {
+AT_MOST_FIELD = {
     ("mobilebert", "embedding_size"): (
         "hidden_size",
         "transformers 5.24 MobileBertLMPredictionHead builds Linear(vocab_size, hidden_size - embedding_size)",
@@ -188,6 +193,11 @@ AT_MOST = {
 AT_LEAST = {
     ("mpnet", "vocab_size"): (2, "MPNetConfig's pad_token_id 1 is a row of the token table"),
     ("mpnet", "max_position_embeddings"): (2, "MPNet's position ids start after its padding row 1"),
+}
+
+# Most values a family takes of a field, with where transformers says so.
+AT_MOST = {
+    ("zaya", "num_experts_per_tok"): (1, "transformers 5.24 configuration_zaya.py validate_architecture: only 1"),
 }
 
 # Values a family's transformers class refuses though its field takes them elsewhere, with where it says so.
@@ -303,7 +313,6 @@ PLAIN: dict[str, st.SearchStrategy[Any]] = {
     "num_nextn_predict_layers": st.integers(0, 1),
     "mtp_num_hidden_layers": st.integers(0, 1),
     "block_size": st.integers(1, 64),  # MiniMax's lightning attention
-    "sliding_window_size": st.none() | st.integers(0, 4096),
     "hidden_size_per_layer_input": st.integers(0, 16),
     "laurel_rank": st.integers(0, 16),
     "global_head_dim": st.sampled_from([4, 8, 16, 32]),
@@ -345,6 +354,17 @@ PLAIN: dict[str, st.SearchStrategy[Any]] = {
 @rule(*PLAIN)
 def _plain(d: Draft, name: str) -> Any:
     return d.draw(PLAIN[name])
+
+
+@rule("sliding_window_size")
+def _window_size(d: Draft, name: str) -> Any:
+    """A key __post_init__ reads (MiMo, dots3: null or 0 allowed), or a field with a default (Inkling): a window."""
+    return d.draw(st.none() | st.integers(0, 4096) if nullable(d.model_type, name) else st.integers(1, 4096))
+
+
+@rule("n_input_layers", "n_output_layers")
+def _stage_layers(d: Draft, name: str) -> Any:  # Dory: the input and output stages leave layers to recur
+    return d.draw(st.integers(0, d.layers() // 2))
 
 
 @rule("expand")
@@ -471,8 +491,15 @@ def _choice(d: Draft, name: str) -> Any:
     return d.maybe(st.sampled_from(found)) if found else SKIP
 
 
+# Families whose transformers class refuses a null window once a layer slides, which the layer kinds (drawn after the
+# window) may make it: their window is always drawn, with where transformers says so.
+WINDOW_NEEDED = {"zaya": "transformers 5.24 configuration_zaya.py: hybrid_sliding layers need sliding_window"}
+
+
 @rule("sliding_window", "attention_window_size", "local_attention")
 def _window(d: Draft, name: str) -> Any:
+    if d.model_type in WINDOW_NEEDED:
+        return d.draw(st.integers(1, 4096))
     if d.has("sliding_window_pattern") or d.has("num_kv_shared_layers") or d.has("sliding_window_size"):
         return d.draw(st.integers(1, 4096))  # the default layer kinds need a window (EXAONE 4, Gemma 3n/4, MiMo)
     if nullable(d.model_type, name):
@@ -588,13 +615,13 @@ def _q_lora(d: Draft, name: str) -> Any:
     "linear_value_head_dim",
     "linear_head_dim",
 )
-def _small_width(d: Draft, name: str) -> Any:
-    return d.draw(st.integers(1, 16))
+def _small_width(d: Draft, name: str) -> Any:  # an indexer's heads hold an even rotary part: 2 at least
+    return d.draw(st.integers(2 if name == "index_head_dim" else 1, 16))
 
 
 @rule("qk_rope_head_dim")
-def _rope_width(d: Draft, name: str) -> Any:  # rotary halves: even
-    return 2 * d.draw(st.integers(1, 8))
+def _rope_width(d: Draft, name: str) -> Any:  # rotary halves: even; within an indexer's heads, which rotate it too
+    return 2 * d.draw(st.integers(1, min(8, d.config.get("index_head_dim", 16) // 2)))
 
 
 @rule("compress_rates")
@@ -893,9 +920,12 @@ def family_config(draw, model_type: str) -> dict[str, Any]:
     for (family, name), (least, _) in AT_LEAST.items():
         if family == model_type and isinstance(d.config.get(name), int):
             d.config[name] = max(d.config[name], least)
-    for (family, name), (bound, _) in AT_MOST.items():
+    for (family, name), (bound, _) in AT_MOST_FIELD.items():
         if family == model_type and isinstance(d.config.get(name), int) and isinstance(d.config.get(bound), int):
             d.config[name] = min(d.config[name], d.config[bound])
+    for (family, name), (most, _) in AT_MOST.items():
+        if family == model_type and isinstance(d.config.get(name), int):
+            d.config[name] = min(d.config[name], most)
     if model_type in EQUAL_FIELDS:
         fields, _ = EQUAL_FIELDS[model_type]
         drawn = [d.config[field] for field in fields if field in d.config]

@@ -119,3 +119,33 @@ def test_a_bare_wrapper_lists_every_text_config_field_it_counts_with(ffncalc, wr
     # nothing the text adapter reads was left for it to fill in: every field it defaults is one the wrapper listed
     again = ffncalc("params", str(text_only), "--json").json()["defaults_used"]
     assert [d["field"] for d in again if d["field"] != "tie_word_embeddings"] == []
+
+
+# Fields of transformers' class an adapter deliberately does not read, with why.
+NOT_READ = {
+    ("deepseek_v4", "intermediate_size"): "DeepseekV4Config's attribute_map makes it moe_intermediate_size",
+    (
+        "glm4v_moe_text",
+        "tie_word_embeddings",
+    ): "Glm4vMoeConfig's own flag decides tying (tests/test_family_glm4v_moe.py)",
+    ("kimi_linear", "tie_word_embeddings"): "KimiLinearForCausalLM ties nothing: its _tied_weights_keys is empty",
+}
+
+
+@pytest.mark.parametrize("model_type", sorted(TRANSFORMERS))
+def test_a_decoder_reads_the_shared_fields_its_class_has(model_type):
+    # num_hidden_layers, intermediate_size and tie_word_embeddings are bundles a decoder composes (HiddenLayers,
+    # FfnWidth, TiedEmbeddings): one left out where transformers' class has the field would count with a default.
+    from ffncalc.families.base import DecoderConfig
+
+    adapter = adapter_for(model_type, "towers" if model_type in index("towers") else "families")
+    if adapter is None or not issubclass(adapter, DecoderConfig):
+        return
+    known = TRANSFORMERS[model_type]
+    theirs = set(known["fields"]) | set(known["attribute_map"])
+    missing = [
+        field
+        for field in ("num_hidden_layers", "intermediate_size", "tie_word_embeddings")
+        if field in theirs and field not in adapter.model_fields and (model_type, field) not in NOT_READ
+    ]
+    assert missing == [], f"{adapter.__name__} does not read {missing}"

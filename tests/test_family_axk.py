@@ -57,3 +57,64 @@ def test_axk1_mlp_layer_types_outrank_the_legacy_keys(write_config):
     report = account(str(write_config(config)))
     assert report.total_params == 3 * SMALL_DENSE + 2 * 320 * 64 + 64 == 156_848
     assert report.moe is None
+
+
+# --- A.X-K2 ------------------------------------------------------------------------------------------------------
+
+
+def test_axk2_default_model_by_hand(write_config):
+    # AXK2Config(): H 2,048, 48 layers of 32 heads, q_lora_rank 384, kv_lora_rank 128, qk 64 + 32, v 64, vocabulary
+    # 163,840, untied. The attention: q_a H × 384 and its norm, q_gate_proj reading 2 · 384 (the latent before and
+    # after its norm) into 32 · (96 + 64) (each head's query and its output gate), kv_a H × (128 + 32) and its norm,
+    # kv_b 128 × 32 · (64 + 64), o 32 · 64 × H; the indexer wq_b 384 × 16 · 128, wk H × 128, its LayerNorm 2 · 128,
+    # weights_proj H × 16. Each gated norm: H, and its gate MLP H × 16 and 16 × H.
+    hidden = 2048
+    mla = hidden * 384 + 384 + 768 * 32 * 160 + hidden * 160 + 128 + 128 * 32 * 128 + 32 * 64 * hidden
+    attention = mla + 384 * 16 * 128 + hidden * 128 + 2 * 128 + hidden * 16
+    gated_norm = hidden + 2 * hidden * 16
+    dense = attention + 3 * hidden * 5120 + gated_norm + hidden  # layer 0: a plain post_attention_layernorm
+    sparse = attention + 128 * hidden + 129 * 3 * hidden * 512 + 2 * gated_norm  # router, 128 experts + 1 shared
+    report = account(str(write_config({"model_type": "axk2"})))
+    assert report.total_params == dense + 47 * sparse + 2 * 163840 * hidden + hidden == 20_314_494_976
+
+
+AXK2_SMALL = {
+    "model_type": "axk2",
+    "vocab_size": 320,
+    "hidden_size": 64,
+    "intermediate_size": 96,
+    "moe_intermediate_size": 24,
+    "num_hidden_layers": 3,
+    "num_attention_heads": 4,
+    "n_routed_experts": 8,
+    "n_shared_experts": 2,
+    "num_experts_per_tok": 2,
+    "q_lora_rank": 48,
+    "kv_lora_rank": 32,
+    "qk_nope_head_dim": 16,
+    "qk_rope_head_dim": 8,
+    "v_head_dim": 20,
+    "index_n_heads": 2,
+    "index_head_dim": 12,
+    "gated_norm_rank": 6,
+}
+# q_a 64 × 48 and its norm, q_gate_proj 96 × 4 · (24 + 20), kv_a 64 × 40 and its norm, kv_b 32 × 4 · 36,
+# o 80 × 64; the indexer 48 × 24, 64 × 12, its LayerNorm 2 · 12, 64 × 2
+AXK2_ATTENTION = 64 * 48 + 48 + 96 * 4 * 44 + 64 * 40 + 32 + 32 * 4 * 36 + 80 * 64 + (48 * 24 + 64 * 12 + 24 + 64 * 2)
+AXK2_GATED_NORM = 64 + 2 * 64 * 6
+
+
+def test_axk2_query_projection_reads_twice_the_latent_and_emits_the_output_gate(write_config):
+    report = account(str(write_config(AXK2_SMALL | {"mlp_layer_types": ["dense"] * 3})))
+    layer = AXK2_ATTENTION + 3 * 64 * 96 + AXK2_GATED_NORM + 64
+    assert report.components.attention == 3 * (AXK2_ATTENTION - 48 - 32 - 24)  # its three norms count as norms
+    assert report.total_params == 3 * layer + 2 * 320 * 64 + 64 == 202_232
+
+
+def test_axk2_gates_post_attention_layernorm_in_moe_layers_only(write_config):
+    # legacy keys: first_k_dense_replace 1, moe_layer_freq 1 → layer 0 dense, layers 1 and 2 sparse
+    report = account(str(write_config(AXK2_SMALL)))
+    assert report.components.other == 3 * 2 * 64 * 6 + 2 * 2 * 64 * 6  # every input norm's gate, two sparse layers'
+    sparse = AXK2_ATTENTION + 8 * 64 + 8 * 3 * 64 * 24 + 3 * 64 * 48 + 2 * AXK2_GATED_NORM
+    dense = AXK2_ATTENTION + 3 * 64 * 96 + AXK2_GATED_NORM + 64
+    assert report.total_params == dense + 2 * sparse + 2 * 320 * 64 + 64 == 260_088

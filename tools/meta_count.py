@@ -144,6 +144,20 @@ def component_of(name: str) -> str:
     # module head.linear1, head.linear2 or head.decoder)
     if re.search(r"^head\.(linear1|linear2|decoder)\.", name):
         return "lm_head"
+    # RWKV's LayerNorms (ln1, ln2, block 0's pre_ln, ln_out) and its head (no record before holds these names)
+    if re.search(r"^rwkv\.(blocks\.\d+\.(ln1|ln2|pre_ln)|ln_out)\.", name):
+        return "norm"
+    if name == "head.weight":
+        return "lm_head"
+    # xLSTM's mLSTM layer (no record before holds a module named mlstm_layer)
+    if re.search(r"\.mlstm_layer\.(?!multihead_norm)", name):
+        return "mixer"
+    # CPM-Ant's token table (with its prompt rows) and segment table are embeddings, and its one table of relative
+    # position biases belongs to the attention (no record before holds a module of these names)
+    if re.search(r"^cpmant\.(input_embedding|segment_embedding)\.", name):
+        return "embedding"
+    if name.startswith("cpmant.position_bias."):
+        return "attention"
     # (a T5 inside BLIP-2 keeps its shared table under language_model.: no record before holds such a name; nor does
     # any hold Pop2Piano's table of composer embeddings, mel_conditioner.embedding)
     if re.search(
@@ -161,6 +175,10 @@ def component_of(name: str) -> str:
         return "cross_attention"
     if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
         return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included
+    # A.X-K2's gated norms scale their output by a small MLP of their own (input_layernorm.mlp.fc1, fc2): neither
+    # the FFN nor a norm's weight (no record before holds a norm with an mlp inside)
+    if re.search(r"layernorm\.mlp\.(fc1|fc2)\.", name):
+        return "other"
     if re.search(r"\.(mixer|temporal_block)\.(q_proj|k_proj|v_proj|o_proj)", name):
         return "attention"  # RecurrentGemma names its attention and its recurrent block alike (temporal_block)
     if re.search(r"(^|\.)encoder\.conv\.conv_layers\.", name):

@@ -1,5 +1,6 @@
 """SK Telecom's A.X-K1: DeepSeek-V3's latent attention and grouped MoE, each layer's FFN as mlp_layer_types says, and
-an RMSNorm after each MoE block."""
+an RMSNorm after each MoE block. A.X-K2: DeepSeek-V3.2's indexed attention whose query projection reads the latent
+before and after its norm and also gates the output, and RMSNorms with a small gating MLP."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Literal
 from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives
-from ..spec import Layer
-from .blocks import MlpLayerTypes, entries_check, is_sparse
-from .deepseek import DeepseekV3Config, even_rope_check
+from ..spec import Attention, Indexer, Layer, Mla, Names, Norms, Projection
+from ..values import replace
+from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse
+from .deepseek import DeepseekV3Config, DeepseekV32Config, even_rope_check
 from .registry import family
 
 
@@ -75,3 +77,101 @@ class AXK1Config(MlpLayerTypes, DeepseekV3Config):
         norms = (("input_layernorm", norm), ("post_attention_layernorm", norm), ("post_mlp_layernorm", norm))
         sparse = self.layer(self.mla_attention(None), self.moe(), norms)
         return tuple(sparse if self.sparse(i) else dense for i in range(self.num_hidden_layers))
+
+
+# A.X-K2's checkpoints keep the fused query and output-gate projection as q_b_proj (transformers renames it
+# q_gate_proj on load, conversion_mapping.py's axk2) and each gated norm's MLP as W_down and W_up (mlp.fc1, mlp.fc2).
+AXK2_ATTENTION = Names(MLA_ATTENTION.modules + (("output_gate", "self_attn.q_b_proj"),))
+
+
+@family("axk2")
+class AXK2Config(DeepseekV32Config):
+    """configuration_axk2.py / modular_axk2.py (A.X-K2): DeepSeek-V3.2's layer (MLA, a lightning indexer in every
+    layer reading the query latent, DeepSeek's MoE) with two changes. AXK2Attention has no q_b_proj: q_gate_proj reads
+    the query latent before and after q_a_layernorm, concatenated (2 · q_lora_rank), and emits per head the query
+    (qk_nope + qk_rope) and a sigmoid gate of v_head_dim on the attention's output. AXK2GatedRMSNorm is an RMSNorm
+    whose output is scaled by sigmoid(fc2(silu(fc1(y)))), fc1 hidden → gated_norm_rank and fc2 back, both without
+    bias: input_layernorm in every layer, post_attention_layernorm in the sparse ones (a plain RMSNorm in the dense).
+    mlp_layer_types, when absent, comes from the legacy keys first_k_dense_replace (1) and moe_layer_freq (1), as
+    A.X-K1's. head_dim is overwritten with qk_rope_head_dim by __post_init__ and layer_types is every layer
+    'indexed_attention': neither changes the layout."""
+
+    architecture = "A.X-K2"
+    config_class = "AXK2Config"
+    default_model_class = "AXK2ForCausalLM"
+    attention_names = AXK2_ATTENTION
+    undeclared_keys = frozenset({"first_k_dense_replace", "moe_layer_freq", "num_nextn_predict_layers"})
+
+    vocab_size: Width = 163840
+    hidden_size: Width = 2048
+    intermediate_size: Width = 5120
+    moe_intermediate_size: Width = 512
+    num_hidden_layers: LayerCount = 48
+    num_attention_heads: HeadCount = 32
+    num_key_value_heads: HeadCount | None = 32
+    n_routed_experts: ExpertCountOrZero = Field(
+        128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
+    )
+    kv_lora_rank: Width = 128
+    q_lora_rank: Width = 384  # validate_architecture requires one: the indexer and the output gate read it
+    qk_rope_head_dim: Width = 32
+    v_head_dim: Width = 64
+    qk_nope_head_dim: Width = 64
+    max_position_embeddings: PositionCount = 131072
+    index_n_heads: HeadCount = 16
+    gated_norm_rank: Width = 16
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
+    first_k_dense_replace: LayerIndex = 1
+    moe_layer_freq: LayerCount = 1
+
+    _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)
+
+    @derives(
+        "mlp_layer_types", "sparse where i ≥ first_k_dense_replace (1) and i % moe_layer_freq (1) == 0, else dense"
+    )
+    def default_mlp_kinds(self) -> list[str]:
+        first, every = self.first_k_dense_replace, self.moe_layer_freq
+        return ["sparse" if is_sparse(i, first=first, every=every) else "dense" for i in range(self.num_hidden_layers)]
+
+    def unused_fields(self) -> set[str]:
+        return {"first_k_dense_replace", "moe_layer_freq"} if self.mlp_layer_types is not None else set()
+
+    def mla_attention(self, window: int | None, indexer: Indexer | None = None) -> Attention:
+        """V3.2's attention with q_gate_proj: 2 · q_lora_rank in, heads · (qk_nope + qk_rope + v_head_dim) out."""
+        mla = Mla(
+            q_lora_rank=self.q_lora_rank,
+            kv_lora_rank=self.kv_lora_rank,
+            qk_nope_head_dim=self.qk_nope_head_dim,
+            qk_rope_head_dim=self.qk_rope_head_dim,
+            v_head_dim=self.v_head_dim,
+            q_b_input=2 * self.q_lora_rank,
+            output_gate=self.num_attention_heads * self.v_head_dim,
+        )
+        return replace(super().mla_attention(window, indexer), mla=mla)
+
+    def gated_norm(self, module: str) -> tuple[Norms, tuple[Projection, ...]]:
+        """An RMSNorm (module.norm) and its gate MLP: W_down hidden → gated_norm_rank, W_up back, no biases."""
+        hidden, rank = self.hidden_size, self.gated_norm_rank
+        gate = (
+            Projection("norm_gate", f"{module}.W_down", hidden, rank, component="other"),
+            Projection("norm_gate", f"{module}.W_up", rank, hidden, component="other"),
+        )
+        return ((f"{module}.norm", self.rms_norm()),), gate
+
+    def axk2_layer(self, sparse: bool) -> Layer:
+        """A gated input_layernorm always; post_attention_layernorm gated before the MoE, plain before a dense MLP."""
+        first_norm, first_gate = self.gated_norm("input_layernorm")
+        if sparse:
+            second_norm, second_gate = self.gated_norm("post_attention_layernorm")
+        else:
+            second_norm, second_gate = (("post_attention_layernorm", self.rms_norm()),), ()
+        ffn = self.moe() if sparse else self.gated_ffn()
+        attention = self.mla_attention(None, self.indexer())
+        return self.layer(attention, ffn, first_norm + second_norm, projections=first_gate + second_gate)
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        dense, sparse = self.axk2_layer(False), self.axk2_layer(True)
+        return tuple(sparse if self.sparse(i) else dense for i in range(self.num_hidden_layers))
+
+    def mtp_layer(self) -> Layer:
+        return self.axk2_layer(True)

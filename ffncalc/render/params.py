@@ -36,6 +36,10 @@ MIXER_NAMES = {
     "short_conv": "Short conv",
     "rg_lru": "RG-LRU",
     "light_conv": "Light conv",
+    "bailing_delta_attention": "Delta attention",
+    "cca": "CCA convolutions",
+    "mlstm": "mLSTM",
+    "rwkv": "RWKV time mix",
     "none": "—",
 }
 
