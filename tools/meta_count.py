@@ -101,10 +101,12 @@ def component_of(name: str) -> str:
     # (and Idefics3's connector, DeepSeek-VL's aligner and LightOnOCR's vision_projection, added with them: no record
     # built before holds a module of any of these names). BLIP-2's and InstructBLIP's Q-Former carries the tower's
     # features to the language model too, with its query tokens and language_projection (no record before holds them).
-    # VideoLLaMA 3's is plainly projector (no record before holds a module of that name).
+    # VideoLLaMA 3's is plainly projector (no record before holds a module of that name). MiniCPM-V 4.6's merger sits
+    # beside its tower, model.merger. (every record before holds a merger inside its tower only: visual.merger.).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
-        r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$",
+        r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$|"
+        r"^model\.merger\.",
         name,
     ):
         return "projector"
