@@ -110,6 +110,10 @@ def component_of(name: str) -> str:
         name,
     ):
         return "projector"
+    # Janus's image-generation modules (generation_embeddings, generation_aligner, generation_head) embed and score
+    # image tokens beside the language model: other (no record before holds a module of these names).
+    if re.search(r"(^|\.)generation_(embeddings|aligner|head)\.", name):
+        return "other"
     # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower. Video-LLaVA's
     # image_tower and video_tower, and DeepSeek-VL hybrid's high-resolution side (its SAM tower, the second neck and
     # strided convolutions over its output, their scalar gate), are vision too, as is the VQ-GAN that tokenizes images
