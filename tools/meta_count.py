@@ -102,11 +102,12 @@ def component_of(name: str) -> str:
     # built before holds a module of any of these names). BLIP-2's and InstructBLIP's Q-Former carries the tower's
     # features to the language model too, with its query tokens and language_projection (no record before holds them).
     # VideoLLaMA 3's is plainly projector (no record before holds a module of that name). MiniCPM-V 4.6's merger sits
-    # beside its tower, model.merger. (every record before holds a merger inside its tower only: visual.merger.).
+    # beside its tower, model.merger. (every record before holds a merger inside its tower only: visual.merger.), and
+    # Kosmos-2's image_to_text_projection carries its tower's features too (no record before holds that name).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
         r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$|"
-        r"^model\.merger\.",
+        r"^model\.merger\.|(^|\.)image_to_text_projection\.",
         name,
     ):
         return "projector"
@@ -125,7 +126,17 @@ def component_of(name: str) -> str:
         name,
     ):
         return "vision" if "audio" not in name else "audio"
-    if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
+    # Kosmos-2's sub-LayerNorm inside its attention, inner_attn_ln, is a norm (no record before holds that name).
+    if "norm" in last.lower() or last in (
+        "ln",
+        "ln_1",
+        "ln_2",
+        "ln_f",
+        "ln_attn",
+        "ln_mlp",
+        "LayerNorm",
+        "inner_attn_ln",
+    ):
         return "norm"
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA, ALBERT's
     # predictions at the top); FSMT's head is its decoder's output_projection (no record before holds such a name)
