@@ -63,3 +63,14 @@ def test_minicpmvs_language_model_is_qwen3_5s_text_model_untied_by_hand():
 def test_an_image_through_minicpmv_is_refused_as_ffncalc_has_no_rule_for_it():
     with pytest.raises(UsageError, match="--image needs"):
         flops(V46, image="448x448")
+
+
+def test_minicpm_ocr_is_minicpmv4_6s_model_tied_by_default(write_config):
+    # synthetic__minicpm_ocr.json is synthetic__minicpmv4_6.json without tie_word_embeddings (MiniCPMOcrConfig's
+    # default: true) nor merger_times (1): no head of its own, one merger MLP
+    report = account(str(ROOT / "tests" / "configs" / "synthetic__minicpm_ocr.json"))
+    assert report.components.lm_head == 0
+    assert report.components.projector == merger_mlp(64)
+    assert report.total_params == 265944  # transformers 5.24 (tests/expected/transformers/synthetic__minicpm_ocr.json)
+    # its default config: Qwen3.5's text model, tied (transformers 5.24 counts 8,094,084,096)
+    assert account(str(write_config({"model_type": "minicpm_ocr"}))).total_params == 8094084096

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..schema import Flag, LayerCount, Width
+from ..schema import Flag, HeadCount, LayerCount, Width
 from ..spec import Extra, Linear, ModelSpec, Norm
 from ..values import replace
 from .multimodal import MultimodalConfig, relocate
@@ -31,7 +31,7 @@ class MiniCPMV46VisionConfig(SiglipFields):
     hidden_size: Width = 768
     intermediate_size: Width = 3072
     num_hidden_layers: LayerCount = 12
-    num_attention_heads: Width = 12
+    num_attention_heads: HeadCount = 12
     image_size: Width = 224
     patch_size: Width = 16
     window_kernel_size: list[Width] = Field([2, 2], min_length=2, max_length=2)
@@ -121,3 +121,24 @@ class MiniCPMV47Config(MiniCPMV46Config):
     config_class = "MiniCPMV4_7Config"
     default_model_class = "MiniCPMV4_7ForConditionalGeneration"
     vision_model_type = "minicpmv4_7_vision"
+
+
+@tower("minicpm_ocr_vision")
+class MiniCPMOcrVisionConfig(MiniCPMV46VisionConfig):
+    """configuration_minicpm_ocr.py (MiniCPMOcrVisionConfig): MiniCPM-V 4.6's tower, its fields and defaults."""
+
+    config_class = "MiniCPMOcrVisionConfig"
+
+
+@family("minicpm_ocr")
+class MiniCPMOcrConfig(MiniCPMV46Config):
+    """configuration_minicpm_ocr.py / modular_minicpm_ocr.py (MiniCPMOcrForConditionalGeneration): MiniCPM-V 4.6's
+    model, tied by default (tie_word_embeddings true); downsample_mode "4x" by default skips the tower's vit_merger
+    at run time, which is built all the same."""
+
+    architecture = "MiniCPM-OCR"
+    config_class = "MiniCPMOcrConfig"
+    default_model_class = "MiniCPMOcrForConditionalGeneration"
+    vision_model_type = "minicpm_ocr_vision"
+
+    tie_word_embeddings: Flag = True
