@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
-from pydantic import model_validator
+from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import METADATA_FIELDS, Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import (
@@ -17,6 +17,7 @@ from ..spec import (
     Layer,
     LearnedTensor,
     Linear,
+    ModelSpec,
     Norm,
     PatchEmbedding,
     Table,
@@ -26,7 +27,8 @@ from ..values import replace
 from .blocks import required_field
 from .hunyuan import HunYuanDenseV1Config
 from .hy_v4 import HyV4Config
-from .multimodal import MultimodalConfig
+from .multimodal import MultimodalConfig, relocate
+from .qwen import base_model
 from .registry import family, tower
 from .towers import Module, Tower, TowerConfig, tower_module
 
@@ -122,10 +124,22 @@ class HunYuanVLTextConfig(HunYuanDenseV1Config):
 
     architecture = "HunYuan-VL"
     config_class = "HunYuanVLTextConfig"
-    default_model_class = "HunYuanVLTextModel"
+    default_model_class = "HunYuanVLTextModel"  # AutoModel of the config alone: no head
     _check_head_dim = required_field("head_dim", "HunYuanVLTextConfig")
 
+    # HunYuanVLTextConfig.attribute_map: attention_head_dim, org_vocab_size and pad_id name the same fields.
+    head_dim: Width | None = Field(None, validation_alias=AliasChoices("head_dim", "attention_head_dim"))
+    vocab_size: Width = Field(290943, validation_alias=AliasChoices("vocab_size", "org_vocab_size"))
+    pad_token_id: int | None = Field(0, strict=True, validation_alias=AliasChoices("pad_token_id", "pad_id"))
     tie_word_embeddings: Flag = True
+
+    def language_model_spec(self) -> ModelSpec:
+        """The causal LM's layout (model., lm_head), as the wrapper holds it."""
+        return super().to_spec()
+
+    def to_spec(self) -> ModelSpec:
+        """Alone, transformers builds the base model (no head, no model. prefix)."""
+        return base_model(self.language_model_spec())
 
 
 @family("hunyuan_vl")
@@ -158,6 +172,9 @@ class HunYuanVLConfig(MultimodalConfig):
     def tied(self) -> bool:
         """HunYuanVLConfig.__post_init__: the wrapper ties when it says so or when text_config does."""
         return self.tie_word_embeddings or getattr(self.text, "tie_word_embeddings", False) is True
+
+    def wrapped_spec(self) -> ModelSpec:
+        return with_language_model(self)
 
     @cached_property
     def towers(self) -> dict[str, TowerConfig]:
@@ -203,7 +220,7 @@ class HyV4VLTextConfig(HyV4Config):
 
     architecture = "Hy4-VL"
     config_class = "HYV4VLTextConfig"
-    default_model_class = "HYV4VLTextModel"
+    default_model_class = "HYV4VLTextModel"  # AutoModel of the config alone: no head
 
     hidden_size: Width = 6144
     intermediate_size: Width = 18432
@@ -213,6 +230,14 @@ class HyV4VLTextConfig(HyV4Config):
     q_lora_rank: Width = 2048
     index_n_heads: HeadCount = 32
     max_position_embeddings: PositionCount = 262144
+
+    def language_model_spec(self) -> ModelSpec:
+        """The causal LM's layout (model., lm_head), as the wrapper holds it."""
+        return super().to_spec()
+
+    def to_spec(self) -> ModelSpec:
+        """Alone, transformers builds the base model (no head, no model. prefix)."""
+        return base_model(self.language_model_spec())
 
 
 @family("hy_v4_vl")
@@ -236,3 +261,13 @@ class HyV4VLConfig(MultimodalConfig):
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """None apart from the tower's merger, which already projects into the text width."""
         return ()
+
+    def wrapped_spec(self) -> ModelSpec:
+        return with_language_model(self)
+
+
+def with_language_model(wrapper: MultimodalConfig) -> ModelSpec:
+    """WRAPPER's language model in the layout its causal LM has (language_model_spec), relocated, with the tower."""
+    spec = getattr(wrapper.text, "language_model_spec", wrapper.text.to_spec)()
+    spec = replace(spec, model_type=wrapper.model_type, tie_word_embeddings=wrapper.tied())
+    return wrapper.whole(relocate(spec, wrapper.language_model_prefix, wrapper.lm_head_name))
