@@ -370,8 +370,14 @@ def _decoder_heads(d: Draft, name: str) -> Any:
     return d.draw(st.sampled_from(divisors(d.size["heads"])))
 
 
+# Families whose configuration class refuses grouped-query attention: ESMC (configuration_esmc.py's check).
+NO_GROUPED_QUERY = {"esmc"}
+
+
 @rule("num_key_value_heads", "num_kv_heads", "encoder_num_key_value_heads", "decoder_num_key_value_heads")
 def _kv_heads(d: Draft, name: str) -> Any:
+    if d.model_type in NO_GROUPED_QUERY:
+        return d.maybe(st.just(d.size["heads"]))
     if required(d.model_type, name):
         return d.size["kv_heads"]
     return d.maybe(st.just(d.size["kv_heads"]))
