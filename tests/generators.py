@@ -372,7 +372,7 @@ def _expand(d: Draft, name: str) -> Any:
     return d.draw(st.integers(1, 2 if d.has("num_heads") and d.has("head_dim") else 3))
 
 
-@rule("hidden_size", "n_embd", "n_embed", "d_model", "dim", "emb_dim")  # XLM: emb_dim
+@rule("hidden_size", "n_embd", "n_embed", "d_model", "dim", "emb_dim", "embed_dim")  # XLM: emb_dim; Kosmos-2: embed_dim
 def _hidden(d: Draft, name: str) -> Any:
     # Mamba-2 splits expand · hidden into its heads: hidden = heads · head_dim / expand
     return d.size["heads"] * d.size["head_dim"] // d.config.get("expand", 1)
@@ -598,9 +598,14 @@ def _shared_experts(d: Draft, name: str) -> Any:
 # --- multi-head latent attention and sparse attention's indexer ----------------------------------------------------
 
 
+# Families that always build the query latent: A.X K1 (modeling_axk1.py: "No branching on q_lora_rank being None").
+ALWAYS_QUERY_LATENT = {"axk1"}
+
+
 @rule("q_lora_rank")
 def _q_lora(d: Draft, name: str) -> Any:
-    if d.has("index_topk") or d.has("zero_expert_num"):  # the indexer reads the query latent (DeepSeek-V3.2, GLM-5)
+    # the indexer reads the query latent (DeepSeek-V3.2, GLM-5)
+    if d.has("index_topk") or d.has("zero_expert_num") or d.model_type in ALWAYS_QUERY_LATENT:
         return d.draw(st.integers(1, 64))
     if not nullable(d.model_type, name):  # a class that always builds the latent (A.X K1) declares no null
         return d.draw(st.integers(1, 64))
@@ -870,6 +875,10 @@ def _conformer_heads(d: Draft, name: str) -> Any:
 
 # Wrappers that hold their language model to fixed values of some of its fields, with where transformers says so.
 TEXT_REQUIRED = {
+    "hunyuan_vl": (
+        {"head_dim": 8},
+        "transformers 5.24 cannot build HunYuanVLTextConfig's attention without head_dim (defaults__hunyuan_vl.json)",
+    ),
     "gemma4_assistant": (
         {
             "hidden_size_per_layer_input": 0,

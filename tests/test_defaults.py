@@ -102,9 +102,15 @@ def _wrappers() -> list[str]:
 
 # Qwen2-VL, Qwen2.5-VL and PaddleOCR-VL read a missing text_config from the config's own top-level keys: their text
 # defaults are the wrapper's own fields, listed at the top level. Aya Vision's default tower (SigLIP's 1152 over 14 heads) is
-# refused, as transformers refuses it (tests/expected/transformers/defaults__aya_vision.json).
+# refused, as transformers refuses it (tests/expected/transformers/defaults__aya_vision.json); so is HunYuan-VL's default
+# language model, whose head_dim is None (defaults__hunyuan_vl.json), and it reads a flat config as PaddleOCR-VL does.
 @pytest.mark.parametrize(
-    "model_type", [name for name in _wrappers() if name not in ("qwen2_vl", "qwen2_5_vl", "paddleocr_vl", "aya_vision")]
+    "model_type",
+    [
+        name
+        for name in _wrappers()
+        if name not in ("qwen2_vl", "qwen2_5_vl", "paddleocr_vl", "aya_vision", "hunyuan_vl")
+    ],
 )
 def test_a_bare_wrapper_lists_every_text_config_field_it_counts_with(ffncalc, write_config, model_type, tmp_path):
     # Every default taken is listed: `ffncalc config` writes each listed default in, and the text_config it writes

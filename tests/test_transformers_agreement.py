@@ -97,6 +97,17 @@ SAVED_RENAMED = {
     # Hy4's mapping ("hy_v4") renames the checkpoint's attention gate linear_gate to gate_proj; reverted, it writes
     # every gate_proj as linear_gate, the MLPs' too, which ffncalc names as the model does (gate_proj).
     "hy_v4": ((r"\.gate_proj\.weight$", ".linear_gate.weight"),),
+    # Hy4-VL's text mapping is Hy4's (hy_v4_vl_text → hy_v4), with the same gate renaming; in the wrapper and in the
+    # text model alone its reversal also writes Hy4's hc_pre.hc_head. (as ffncalc names it, with Hy4) as
+    # hc_head.hc_pre.: the reversals of one mapping disagree, and ffncalc keeps Hy4's.
+    "hy_v4_vl": (
+        (r"\.gate_proj\.weight$", ".linear_gate.weight"),
+        (r"(^|\.)hc_pre\.hc_head\.", r"\1hc_head.hc_pre."),
+    ),
+    "hy_v4_vl_text": (
+        (r"\.gate_proj\.weight$", ".linear_gate.weight"),
+        (r"(^|\.)hc_pre\.hc_head\.", r"\1hc_head.hc_pre."),
+    ),
     # Qianfan-OCR's mapping ("qianfan_ocr") renames the original tower's encoder.layers. to layers. wherever it
     # occurs; reverted, it writes the language model's layers as language_model.model.encoder.layers. too, which the
     # original checkpoints (and ffncalc) name language_model.model.layers.

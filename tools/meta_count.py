@@ -107,13 +107,20 @@ def component_of(name: str) -> str:
     # (and Idefics3's connector, DeepSeek-VL's aligner and LightOnOCR's vision_projection, added with them: no record
     # built before holds a module of any of these names). BLIP-2's and InstructBLIP's Q-Former carries the tower's
     # features to the language model too, with its query tokens and language_projection (no record before holds them).
-    # VideoLLaMA 3's is plainly projector (no record before holds a module of that name).
+    # VideoLLaMA 3's is plainly projector (no record before holds a module of that name). MiniCPM-V 4.6's merger sits
+    # beside its tower, model.merger. (every record before holds a merger inside its tower only: visual.merger.), and
+    # Kosmos-2's image_to_text_projection carries its tower's features too (no record before holds that name).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
-        r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$",
+        r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$|"
+        r"^model\.merger\.|(^|\.)image_to_text_projection\.",
         name,
     ):
         return "projector"
+    # Janus's image-generation modules (generation_embeddings, generation_aligner, generation_head) embed and score
+    # image tokens beside the language model: other (no record before holds a module of these names).
+    if re.search(r"(^|\.)generation_(embeddings|aligner|head)\.", name):
+        return "other"
     # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower. Video-LLaVA's
     # image_tower and video_tower, and DeepSeek-VL hybrid's high-resolution side (its SAM tower, the second neck and
     # strided convolutions over its output, their scalar gate), are vision too, as is the VQ-GAN that tokenizes images
@@ -125,7 +132,17 @@ def component_of(name: str) -> str:
         name,
     ):
         return "vision" if "audio" not in name else "audio"
-    if "norm" in last.lower() or last in ("ln", "ln_1", "ln_2", "ln_f", "ln_attn", "ln_mlp", "LayerNorm"):
+    # Kosmos-2's sub-LayerNorm inside its attention, inner_attn_ln, is a norm (no record before holds that name).
+    if "norm" in last.lower() or last in (
+        "ln",
+        "ln_1",
+        "ln_2",
+        "ln_f",
+        "ln_attn",
+        "ln_mlp",
+        "LayerNorm",
+        "inner_attn_ln",
+    ):
         return "norm"
     # NeoMME's attention output passes through self_attn.output_projection (a gate and o_proj), not FSMT's head (no
     # record before holds such a name)
@@ -159,11 +176,13 @@ def component_of(name: str) -> str:
     if name.startswith("cpmant.position_bias."):
         return "attention"
     # (a T5 inside BLIP-2 keeps its shared table under language_model.: no record before holds such a name; nor does
-    # any hold Pop2Piano's table of composer embeddings, mel_conditioner.embedding)
+    # any hold Pop2Piano's table of composer embeddings, mel_conditioner.embedding, or the BART inside Florence-2's
+    # model.language_model.shared)
     if re.search(
         r"(mel_conditioner\.embedding|embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
         r"tokens_embed|positions_embed|lang_embeddings|"
-        r"token_type_embeddings|^shared|^model\.shared|^language_model\.shared|^transformer\.w)\.",  # CTRL's: transformer.w
+        r"token_type_embeddings|^shared|^model\.shared|^language_model\.shared|^model\.language_model\.shared|"
+        r"^transformer\.w)\.",  # CTRL's: transformer.w
         name,
     ):
         return "embedding"

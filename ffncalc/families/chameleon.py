@@ -31,6 +31,27 @@ def group_norm(channels: int) -> Norm:
     return Norm("layernorm", channels, bias=True)
 
 
+def vq_resnet_block(name: str, in_channels: int, out_channels: int) -> list[tuple[str, Module]]:
+    """A VQ-GAN ResNet block: GroupNorm, 3 × 3 convolution, GroupNorm, 3 × 3 convolution, and nin_shortcut (1 × 1)
+    where the channels change."""
+    block: list[tuple[str, Module]] = [
+        (name + "norm1", group_norm(in_channels)),
+        (name + "conv1", conv(in_channels, out_channels, 3)),
+        (name + "norm2", group_norm(out_channels)),
+        (name + "conv2", conv(out_channels, out_channels, 3)),
+    ]
+    if in_channels != out_channels:
+        block.append((name + "nin_shortcut", conv(in_channels, out_channels, 1)))
+    return block
+
+
+def vq_attention_block(name: str, channels: int) -> list[tuple[str, Module]]:
+    """A VQ-GAN attention block: a GroupNorm and 1 × 1 q, k, v and proj_out convolutions over every position."""
+    return [(name + "norm", group_norm(channels))] + [
+        (name + part, conv(channels, channels, 1)) for part in ("q", "k", "v", "proj_out")
+    ]
+
+
 @tower("chameleon_vqgan")
 class ChameleonVQVAEConfig(TowerConfig):
     """configuration_chameleon.py (ChameleonVQVAEConfig) / modeling_chameleon.py (ChameleonVQVAE): the encoder only
@@ -67,25 +88,6 @@ class ChameleonVQVAEConfig(TowerConfig):
                 )
         return self
 
-    def resnet_block(self, name: str, in_channels: int, out_channels: int) -> list[tuple[str, Module]]:
-        """GroupNorm, 3 × 3 convolution, GroupNorm, 3 × 3 convolution, and nin_shortcut where the channels change."""
-        block: list[tuple[str, Module]] = [
-            (name + "norm1", group_norm(in_channels)),
-            (name + "conv1", conv(in_channels, out_channels, 3)),
-            (name + "norm2", group_norm(out_channels)),
-            (name + "conv2", conv(out_channels, out_channels, 3)),
-        ]
-        if in_channels != out_channels:
-            block.append((name + "nin_shortcut", conv(in_channels, out_channels, 1)))
-        return block
-
-    @staticmethod
-    def attention_block(name: str, channels: int) -> list[tuple[str, Module]]:
-        """A GroupNorm and 1 × 1 q, k, v and proj_out convolutions over every position."""
-        return [(name + "norm", group_norm(channels))] + [
-            (name + part, conv(channels, channels, 1)) for part in ("q", "k", "v", "proj_out")
-        ]
-
     def encoder(self) -> list[tuple[str, Module]]:
         """ChameleonVQVAEEncoder's modules, in its order."""
         base, multipliers = self.base_channels, self.channel_multiplier
@@ -96,17 +98,17 @@ class ChameleonVQVAEConfig(TowerConfig):
             block_in, block_out = base * ([1, *multipliers][level]), base * multiplier
             attends = self.attn_resolutions is not None and resolution in self.attn_resolutions
             for index in range(self.num_res_blocks):
-                found += self.resnet_block(f"encoder.down.{level}.block.{index}.", block_in, block_out)
+                found += vq_resnet_block(f"encoder.down.{level}.block.{index}.", block_in, block_out)
                 block_in = block_out
                 if attends and self.attn_type == "vanilla":
-                    found += self.attention_block(f"encoder.down.{level}.attn.{index}.", block_in)
+                    found += vq_attention_block(f"encoder.down.{level}.attn.{index}.", block_in)
             if level != len(multipliers) - 1:
                 found.append((f"encoder.down.{level}.downsample.conv", conv(block_in, block_in, 3)))
                 resolution //= 2
-        found += self.resnet_block("encoder.mid.block_1.", block_in, block_in)
+        found += vq_resnet_block("encoder.mid.block_1.", block_in, block_in)
         if self.attn_type == "vanilla":
-            found += self.attention_block("encoder.mid.attn_1.", block_in)
-        found += self.resnet_block("encoder.mid.block_2.", block_in, block_in)
+            found += vq_attention_block("encoder.mid.attn_1.", block_in)
+        found += vq_resnet_block("encoder.mid.block_2.", block_in, block_in)
         latent = 2 * self.latent_channels if self.double_latent else self.latent_channels
         found += [("encoder.norm_out", group_norm(block_in)), ("encoder.conv_out", conv(block_in, latent, 3))]
         return found

@@ -15,7 +15,7 @@ from .multimodal import MultimodalConfig, relocate
 from .qwen import _TextOfWrapper
 from .registry import family, tower
 from .towers import Tower, projector_module, tower_module
-from .vision import _SiglipFields
+from .vision import SiglipFields
 
 
 @family("paddleocr_vl_text")
@@ -30,7 +30,7 @@ class PaddleOCRTextConfig(_TextOfWrapper, Ernie45Config):
 
 
 @tower("paddleocr_vl_vision")
-class PaddleOCRVisionConfig(_SiglipFields):
+class PaddleOCRVisionConfig(SiglipFields):
     """configuration_paddleocr_vl.py (PaddleOCRVisionConfig) / modeling_paddleocr_vl.py (PaddleOCRVisionModel):
     SigLIP's tower without its head, kept one level down (vision_model.): a biased patch convolution, a learned
     position per patch of an image_size square (bilinearly resampled to each image's grid: looked up, no matmul),

@@ -108,7 +108,7 @@ class _SiglipLayers(TowerConfig):
             )
         return self
 
-    def encoder_tower(self, prefix: str, image: ImageInput, embeddings: tuple[Extra, ...], head: bool) -> Tower:
+    def encoder_tower(self, prefix: str, image: ImageInput | None, embeddings: tuple[Extra, ...], head: bool) -> Tower:
         """The tower under PREFIX that reads IMAGE through EMBEDDINGS, with SigLIP's attention-pooling head when HEAD."""
         hidden, inner = self.hidden_size, self.intermediate_size
         layer = vit_layer(
@@ -135,13 +135,13 @@ class _SiglipLayers(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
 
 
-class _SiglipFields(_SiglipLayers):
+class SiglipFields(_SiglipLayers):
     """SigLIP's vision config and its variable-resolution copies (Idefics3, SmolVLM): a patch convolution with a bias
     and a learned position per patch (image_size / patch_size squared) before SigLIP's layers."""
 
     image_size: Width = 224
 
-    def siglip_tower(self, prefix: str, image: ImageInput, head: bool = False) -> Tower:
+    def siglip_tower(self, prefix: str, image: ImageInput | None, head: bool = False) -> Tower:
         """The tower under PREFIX that reads IMAGE, with SigLIP's attention-pooling head when HEAD."""
         patches = (self.image_size // self.patch_size) ** 2
         embeddings = (
@@ -155,7 +155,7 @@ class _SiglipFields(_SiglipLayers):
 
 
 @tower("siglip_vision_model")
-class SiglipVisionConfig(_SiglipFields):
+class SiglipVisionConfig(SiglipFields):
     """configuration_siglip.py / modeling_siglip.py (SiglipVisionModel): SigLIP's tower and, with vision_use_head, an
     attention-pooling head (a probe token, nn.MultiheadAttention, an MLP). Every image is resized to image_size."""
 
@@ -169,7 +169,7 @@ class SiglipVisionConfig(_SiglipFields):
 
 
 @tower("idefics3_vision")
-class Idefics3VisionConfig(_SiglipFields):
+class Idefics3VisionConfig(SiglipFields):
     """configuration_idefics3.py (Idefics3VisionConfig) / modeling_idefics3.py (Idefics3VisionTransformer): SigLIP's
     tower without a head, its positions interpolated over any image (NaViT); the image processor cuts an image
     into tiles of image_size square (and a global view), and the connector's pixel shuffle merges each tile's

@@ -1,0 +1,165 @@
+"""Kosmos-2 (Microsoft; transformers 5.24, modeling_kosmos2.py): a CLIP tower, an image-to-text projection that
+pools its output into latent_query_num tokens by cross-attention, and a fairseq-style (XGLM-like) decoder with
+sub-LayerNorms (Magneto's: one inside the attention before out_proj, one inside the FFN before fc2)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import AliasChoices, Field, model_validator
+
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
+from ..spec import DenseFfn, Extra, ImageInput, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, Norms, names
+from ..values import replace
+from .blocks import heads_divide
+from .fairseq_lm import CROSS_ATTENTION, SELF_ATTENTION, biased_attention, padding_row_checked
+from .multimodal import MultimodalConfig
+from .registry import family, tower
+from .towers import Tower, projector_module, tower_module
+from .vision import ClipVisionConfig
+
+KOSMOS2_FFN = names(up="ffn.fc1", down="ffn.fc2")
+
+
+@family("kosmos_2_text_model")
+class Kosmos2TextConfig(HFConfig):
+    """configuration_kosmos2.py (Kosmos2TextConfig) / Kosmos2TextForCausalLM: XGLM's layer (self_attn_layer_norm,
+    biased q, k, v, out_proj; final_layer_norm, biased fc1 and fc2), with a LayerNorm over the attention's output
+    before out_proj (self_attn.inner_attn_ln) and one over the FFN's inner width before fc2 (ffn.ffn_layernorm);
+    sinusoidal positions (a buffer, not saved), a final layer_norm, the head tied to the token table unless
+    tie_word_embeddings is false. With add_cross_attention each layer also has encoder_attn (biased, no inner norm)
+    and encoder_attn_layer_norm."""
+
+    architecture = "Kosmos-2"
+    config_class = "Kosmos2TextConfig"
+    default_model_class = "Kosmos2TextForCausalLM"
+    informational_fields = frozenset({"max_position_embeddings", "pad_token_id"})
+
+    vocab_size: Width = 65037
+    max_position_embeddings: PositionCount = 2048
+    embed_dim: Width = Field(2048, validation_alias=AliasChoices("embed_dim", "hidden_size"))
+    layers: LayerCount = Field(24, validation_alias=AliasChoices("layers", "num_hidden_layers"))
+    ffn_dim: Width = 8192
+    attention_heads: HeadCount = Field(32, validation_alias=AliasChoices("attention_heads", "num_attention_heads"))
+    activation_function: Name = "gelu"
+    add_cross_attention: Flag = False
+    tie_word_embeddings: Flag = True
+    pad_token_id: int | None = Field(1, strict=True)
+    _check_heads = heads_divide("embed_dim", "attention_heads")
+    _check_padding = model_validator(mode="after")(padding_row_checked)
+
+    #: Where the layers and the modules outside them are kept (Kosmos2TextForCausalLM's model.).
+    prefix: ClassVar[str] = "model."
+
+    @property
+    def hidden_size(self) -> int:
+        """embed_dim, as the wrapper reads a language model's width."""
+        return self.embed_dim
+
+    def notes(self) -> list[str]:
+        if not self.add_cross_attention:
+            return []
+        return [
+            "add_cross_attention: each layer also attends to an encoder's states (encoder_attn), which Kosmos-2 "
+            "never runs; counted as if the encoder's states were as long as the context."
+        ]
+
+    def to_spec(self) -> ModelSpec:
+        width = self.embed_dim
+        norm = Norm("layernorm", width, bias=True)
+        ffn = DenseFfn(width, self.ffn_dim, False, self.activation_function, KOSMOS2_FFN, bias=True)
+        norms: Norms = (
+            ("self_attn_layer_norm", norm),
+            ("self_attn.inner_attn_ln", norm),
+            ("final_layer_norm", norm),
+            ("ffn.ffn_layernorm", Norm("layernorm", self.ffn_dim, bias=True)),
+        )
+        cross = None
+        if self.add_cross_attention:
+            cross = biased_attention(width, self.attention_heads, CROSS_ATTENTION)
+            norms += (("encoder_attn_layer_norm", norm),)
+        attention = biased_attention(width, self.attention_heads, SELF_ATTENTION)
+        layer = Layer(self.prefix + "layers.{i}", attention, ffn, norms, cross_attention=cross)
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=width,
+            vocab_size=self.vocab_size,
+            layers=(layer,) * self.layers,
+            final_norm=norm,
+            tie_word_embeddings=self.tie_word_embeddings,
+            names=ModelNames(self.prefix + "embed_tokens", self.prefix + "layer_norm"),
+        )
+
+
+@tower("kosmos_2_vision_model")
+class Kosmos2VisionConfig(ClipVisionConfig):
+    """configuration_kosmos2.py (Kosmos2VisionConfig) / Kosmos2VisionModel: CLIP's tower (kept one level down,
+    model.), with its own defaults."""
+
+    config_class = "Kosmos2VisionConfig"
+
+    hidden_size: Width = 1024
+    intermediate_size: Width = 4096
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 16
+    patch_size: Width = 14
+
+    def tower(self, prefix: str) -> Tower:
+        return super().tower(prefix + "model.")
+
+
+@family("kosmos-2")
+class Kosmos2Config(MultimodalConfig):
+    """configuration_kosmos2.py / Kosmos2ForConditionalGeneration: the tower under vision_model., the language model
+    under text_model. (text_model.model. and text_model.lm_head), and image_to_text_projection: dense (vision
+    hidden → embed_dim, biased), latent_query [latent_query_num, embed_dim] and x_attn (q, k, v, out_proj, embed_dim
+    square, biased), whose latent queries attend to the projected patches and to themselves. The head is tied to
+    the token table when tie_word_embeddings (default true) or text_config's (default true) says so: each model ties
+    its own.
+
+    An image's FLOPs (--image) count the tower, dense and x_attn's k and v over the patches, and q and out_proj over
+    the latent_query_num tokens; they leave out dense over the class token, k and v over the class token and the
+    latent queries, and x_attn's scores (a lower bound: the projection's keys are the patches, the class token and
+    the queries, which ffncalc's image rule cannot state)."""
+
+    architecture = "Kosmos-2"
+    config_class = "Kosmos2Config"
+    default_model_class = "Kosmos2ForConditionalGeneration"
+    text_model_type = "kosmos_2_text_model"
+    text_defaults: ClassVar[dict[str, Any]] = {"model_type": "kosmos_2_text_model"}
+    vision_model_type = "kosmos_2_vision_model"
+    language_model_prefix = "text_model.model."
+    lm_head_name = "text_model.lm_head"
+    vision_prefix = "vision_model."
+
+    latent_query_num: Width = 64
+    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        """Kosmos2ForConditionalGeneration ties by its own flag, and the Kosmos2TextForCausalLM inside it by its."""
+        return self.tie_word_embeddings or getattr(self.text, "tie_word_embeddings", False) is True
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
+        """The tower's rule; the projection hands latent_query_num tokens to the language model."""
+        if tower.image is None:
+            return None
+        return replace(tower.image, pooled_tokens=self.latent_query_num)
+
+    def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        """dense and x_attn's k and v per patch; latent_query; x_attn's q and out_proj per image token."""
+        base = "image_to_text_projection."
+        square = Linear(text_hidden, text_hidden, True)
+        return (
+            tower_module(base + "dense", Linear(tower.hidden_size, text_hidden, True), "projector"),
+            projector_module(base + "latent_query", LearnedTensor((self.latent_query_num, text_hidden))),
+            projector_module(base + "x_attn.q_proj", square),
+            tower_module(base + "x_attn.k_proj", square, "projector"),
+            tower_module(base + "x_attn.v_proj", square, "projector"),
+            projector_module(base + "x_attn.out_proj", square),
+        )
+
+    def notes(self) -> list[str]:
+        return super().notes() + [
+            "an image's FLOPs (--image) leave out the projection's pass over the class token, the keys and values "
+            "of the class token and the latent queries, and its cross-attention scores: a lower bound"
+        ]
