@@ -30,7 +30,6 @@ from .spec import (
     Mixer,
     ModelSpec,
     MoeFfn,
-    Names,
     Norm,
     PatchEmbedding,
     Runs,
@@ -106,10 +105,6 @@ def norm(part: str, module: str, spec_norm: Norm) -> list[Tensor]:
     if spec_norm.bias:
         tensors.append(Tensor("norm", part, module + ".bias", shape))
     return tensors
-
-
-def _linear_named(component: Component, part: str, names: Names, in_f: int, out_f: int, bias: bool) -> list[Tensor]:
-    return linear(component, part, names[part], in_f, out_f, bias, transposed=part in names.transposed)
 
 
 def attention_tensors(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Tensor]:

@@ -282,6 +282,18 @@ def _pad(
     return d.draw(rows if d.model_type in PAD_REQUIRED else st.none() | rows)
 
 
+# A Gated DeltaNet's key heads and value heads: the value heads a multiple of the key heads, as Lara-mini's
+# layers share each key head among linear_num_value_heads // linear_num_key_heads value heads (configuration_lara_mini.py).
+@rule("linear_num_key_heads")
+def _linear_key_heads(d: Draft, name: str) -> Any:
+    return d.size["kv_heads"]
+
+
+@rule("linear_num_value_heads")
+def _linear_value_heads(d: Draft, name: str) -> Any:
+    return d.size["heads"]  # a multiple of kv_heads by construction
+
+
 # Fields drawn from a fixed range, whatever else the config holds.
 # Fields drawn from a fixed range whatever else the config holds.
 PLAIN: dict[str, st.SearchStrategy[Any]] = {
@@ -302,8 +314,6 @@ PLAIN: dict[str, st.SearchStrategy[Any]] = {
     "kv_lora_rank": st.integers(1, 64),
     "o_lora_rank": st.integers(1, 64),
     "index_n_heads": st.integers(1, 4),
-    "linear_num_key_heads": st.integers(1, 4),
-    "linear_num_value_heads": st.integers(1, 4),
     "linear_num_heads": st.integers(1, 4),
     "hc_mult": st.integers(1, 4),
     "o_groups": st.integers(1, 4),

@@ -19,7 +19,7 @@ from ..spec import (
     Table,
     names,
 )
-from .bert import _EncoderClasses
+from .bert import EncoderClasses
 from .blocks import heads_divide
 from .registry import family
 
@@ -39,7 +39,7 @@ ALBERT_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
 
 
 @family("albert")
-class AlbertConfig(_EncoderClasses):
+class AlbertConfig(EncoderClasses):
     """configuration_albert.py / modeling_albert.py.
 
     Embeddings: word, position and token-type tables and a LayerNorm, embedding_size wide; the encoder maps them to

@@ -61,7 +61,7 @@ HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
 }
 
 
-class _EncoderClasses(HFConfig):
+class EncoderClasses(HFConfig):
     """What every encoder of the lineage shares: the class named in ``architectures`` decides the heads (the
     family's default class when it names none the family has), and classifiers are num_labels wide
     (len(id2label), else a num_labels key, else 2, as PreTrainedConfig sets it)."""
@@ -83,7 +83,7 @@ class _EncoderClasses(HFConfig):
     pad_token_id: int | None = Field(0, strict=True)  # the token table's padding row: it must be a row of it
 
     @model_validator(mode="after")
-    def _check_padding_row(self) -> _EncoderClasses:
+    def _check_padding_row(self) -> EncoderClasses:
         vocab = self.vocab_size
         if vocab is not None and self.pad_token_id is not None and not -vocab <= self.pad_token_id < vocab:
             raise ValueError(
@@ -193,7 +193,7 @@ class _EncoderClasses(HFConfig):
         return []
 
 
-class BertLayers(_EncoderClasses):
+class BertLayers(EncoderClasses):
     """BERT's fields, defaults and builders without its decoder switches or its token-type table: what BertLayout
     shares with TAPAS (seven token-type tables of its own sizes)."""
 
@@ -1033,7 +1033,7 @@ DISTILBERT_HEADS: dict[str, tuple[bool, bool, int | str | None]] = {
 
 
 @family("distilbert")
-class DistilBertConfig(_EncoderClasses):
+class DistilBertConfig(EncoderClasses):
     """configuration_distilbert.py / modeling_distilbert.py: word and position tables (learned, or
     initialised with sinusoids by sinusoidal_pos_embds: a parameter either way) and a LayerNorm, no token
     types; post-LN layers (attention q_lin, k_lin, v_lin, out_lin, sa_layer_norm; ffn lin1, lin2,

@@ -20,7 +20,7 @@ from ..spec import (
     Table,
     names,
 )
-from .bert import BERT_MLP, _EncoderClasses
+from .bert import BERT_MLP, EncoderClasses
 from .blocks import heads_divide
 from .registry import family
 
@@ -49,7 +49,7 @@ DEBERTA_HEADS: dict[str, tuple[bool, bool, int | str | None]] = {
 }
 
 
-class _DisentangledEncoder(_EncoderClasses):
+class _DisentangledEncoder(EncoderClasses):
     """What DeBERTa and DeBERTa-v2 share: the embeddings, the relative-position table, the heads and their fields."""
 
     base_model_prefix = "deberta"

@@ -21,7 +21,7 @@ from ..spec import (
     StoredTensor,
 )
 from ..values import replace
-from .bert import BERT_ATTENTION, BERT_CROSS_ATTENTION, BERT_MLP, _EncoderClasses
+from .bert import BERT_ATTENTION, BERT_CROSS_ATTENTION, BERT_MLP, EncoderClasses
 from .blocks import heads_divide
 from .registry import family
 
@@ -35,7 +35,7 @@ ESM_HEADS: dict[str, tuple[bool, str | None]] = {
 
 
 @family("esm")
-class EsmConfig(_EncoderClasses):
+class EsmConfig(EncoderClasses):
     """configuration_esm.py / modeling_esm.py (facebook/esm2_*, esm1b).
 
     Embeddings: the word table (vocab_size has no default), a position table when position_embedding_type is

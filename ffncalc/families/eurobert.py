@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero, derives, ungroupable
 from ..spec import Attention, DenseFfn, Extra, Layer, Linear, ModelNames, ModelSpec, Norm, Norms
 from ..values import replace
-from .bert import _EncoderClasses
+from .bert import EncoderClasses
 from .blocks import LLAMA_ATTENTION, LLAMA_MLP, heads_divide, periodic_layer_types, windows_of_layer_types
 from .registry import family
 
@@ -26,7 +26,7 @@ EUROBERT_HEADS: dict[str, tuple[bool, bool, str | None]] = {
 
 
 @family("eurobert")
-class EuroBertConfig(_EncoderClasses):
+class EuroBertConfig(EncoderClasses):
     """configuration_eurobert.py / modeling_eurobert.py.
 
     A token table, no positions (rotary); Llama's pre-norm layers (input_layernorm and post_attention_layernorm

@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, names
 from ..values import replace
-from .bert import _EncoderClasses
+from .bert import EncoderClasses
 from .blocks import heads_divide, windows_of_layer_types
 from .registry import family
 
@@ -30,7 +30,7 @@ MODERNBERT_HEADS: dict[str, tuple[bool, int | str | None]] = {
 
 
 @family("modernbert")
-class ModernBertConfig(_EncoderClasses):
+class ModernBertConfig(EncoderClasses):
     """configuration_modernbert.py / modeling_modernbert.py.
 
     Embeddings: a token table and a LayerNorm (no positions: rotary). Layers (pre-LN): attn_norm (none in

@@ -7,7 +7,7 @@ from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelSpec, Norm, Table, names
-from .bert import BERT_MLP, ROBERTA_HEADS, _EncoderClasses
+from .bert import BERT_MLP, ROBERTA_HEADS, EncoderClasses
 from .blocks import heads_divide
 from .registry import family
 
@@ -16,7 +16,7 @@ MPNET_HEADS = {name: heads for name, heads in ROBERTA_HEADS.items() if name != "
 
 
 @family("mpnet")
-class MPNetConfig(_EncoderClasses):
+class MPNetConfig(EncoderClasses):
     """configuration_mpnet.py / modeling_mpnet.py.
 
     Embeddings: word and position tables (padding row 1, whatever pad_token_id says) and a LayerNorm; no token

@@ -548,7 +548,7 @@ else:
     _TextOfWrapperBase = object
 
 
-class _TextOfWrapper(_TextOfWrapperBase):
+class TextOfWrapper(_TextOfWrapperBase):
     """A language model that transformers builds with a head only inside its multimodal wrapper: alone, its
     model_type builds the base model (no head); the wrapper reads ``language_model_spec``."""
 
@@ -560,7 +560,7 @@ class _TextOfWrapper(_TextOfWrapperBase):
 
 
 @family("qwen3_vl_text")
-class Qwen3VLTextConfig(HiddenAct, AttentionBias, _TextOfWrapper, FfnWidth, HiddenLayers, DecoderConfig):
+class Qwen3VLTextConfig(HiddenAct, AttentionBias, TextOfWrapper, FfnWidth, HiddenLayers, DecoderConfig):
     """configuration_qwen3_vl.py / modeling_qwen3_vl.py: Qwen3's attention (per-head q/k RMSNorms, head_dim
     128, attention_bias on q, k, v and o) without windows; no head of its own (Qwen3VLTextModel)."""
 
@@ -584,7 +584,7 @@ class Qwen3VLMoeTextConfig(
     HeadDim,
     HiddenAct,
     AttentionBias,
-    _TextOfWrapper,
+    TextOfWrapper,
     _QwenMoeRule,
     TiedEmbeddings,
     FfnWidth,
@@ -637,7 +637,7 @@ class Qwen3VLMoeTextConfig(
 
 
 @family("qwen2_5_vl_text")
-class Qwen25VLTextConfig(_TextOfWrapper, Qwen2Layers):
+class Qwen25VLTextConfig(TextOfWrapper, Qwen2Layers):
     """configuration_qwen2_5_vl.py / modeling_qwen2_5_vl.py: Qwen2's layers (q, k, v biases; Qwen's windows);
     head_dim is always hidden / heads, which must divide it (the attention refuses otherwise)."""
 

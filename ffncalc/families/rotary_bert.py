@@ -27,7 +27,7 @@ from ..spec import (
     Table,
     names,
 )
-from .bert import _EncoderClasses
+from .bert import EncoderClasses
 from .blocks import heads_divide
 from .registry import family
 
@@ -51,7 +51,7 @@ JINA_HEADS: dict[str, tuple[bool, bool, Classifier]] = {
 }
 
 
-class _RotaryEncoder(_EncoderClasses):
+class _RotaryEncoder(EncoderClasses):
     """The lineage's shared layout; each family says where its checkpoint keeps each part, and its biases."""
 
     heads: ClassVar[dict[str, tuple[bool, bool, Classifier]]] = GTE_HEADS

@@ -8,11 +8,11 @@ from ..spec import Extra, ImageInput, Linear, PatchEmbedding
 from .multimodal import MultimodalConfig
 from .registry import family, tower
 from .towers import Tower, projector_module, tower_module
-from .vision import _SiglipLayers
+from .vision import SiglipLayers
 
 
 @tower("video_llama_3_vision")
-class VideoLlama3VisionConfig(_SiglipLayers):
+class VideoLlama3VisionConfig(SiglipLayers):
     """configuration_video_llama_3.py (VideoLlama3VisionConfig) / modeling_video_llama_3.py (VideoLlama3VisionModel):
     a biased patch convolution, SigLIP's LayerNorm layers with biases and a plain FFN, post_layernorm; no position
     table (2-D rotary positions, no weights) and no pooling head. Its image processor resizes an image to sides that

@@ -85,7 +85,7 @@ SIGLIP_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_att
 SIGLIP_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-class _SiglipLayers(TowerConfig):
+class SiglipLayers(TowerConfig):
     """The fields SigLIP's and SigLIP 2's vision configs share, and the tower they build around their patch
     embeddings: LayerNorm encoder layers with biases and a plain FFN, a final LayerNorm, and optionally the
     attention-pooling head."""
@@ -99,7 +99,7 @@ class _SiglipLayers(TowerConfig):
     hidden_act: Name = "gelu_pytorch_tanh"
 
     @model_validator(mode="after")
-    def _check_heads(self) -> _SiglipLayers:
+    def _check_heads(self) -> SiglipLayers:
         # SiglipAttention (modeling_siglip.py) and Siglip2Attention raise "embed_dim must be divisible by num_heads"
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
@@ -135,7 +135,7 @@ class _SiglipLayers(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
 
 
-class SiglipFields(_SiglipLayers):
+class SiglipFields(SiglipLayers):
     """SigLIP's vision config and its variable-resolution copies (Idefics3, SmolVLM): a patch convolution with a bias
     and a learned position per patch (image_size / patch_size squared) before SigLIP's layers."""
 
@@ -208,7 +208,7 @@ class SmolVLMVisionConfig(Idefics3VisionConfig):
 
 
 @tower("siglip2_vision_model")
-class Siglip2VisionConfig(_SiglipLayers):
+class Siglip2VisionConfig(SiglipLayers):
     """configuration_siglip2.py (Siglip2VisionConfig) / modeling_siglip2.py (Siglip2VisionModel, NaFlex): patches of
     patch_size² pixels projected by a linear with a bias, a learned grid of num_patches positions (resized to each
     image: no matmul), SigLIP's layers, post_layernorm and (vision_use_head) its pooling head. Its image processor

@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelSpec, Norm, Stack, Table, names
 from ..values import replace
-from .bert import _EncoderClasses
+from .bert import EncoderClasses
 from .registry import family
 
 XLM_ATTENTION = names(
@@ -28,7 +28,7 @@ XLM_HEADS: dict[str, tuple[bool, str, str]] = {
 
 
 @family("xlm")
-class XLMConfig(_EncoderClasses):
+class XLMConfig(EncoderClasses):
     """configuration_xlm.py / modeling_xlm.py (transformers 5.24).
 
     A word table (embeddings), a position table of max_position_embeddings rows (learned, or initialised with
