@@ -34,7 +34,7 @@ from ..spec import (
 )
 from .base import AttentionBias, DecoderConfig, HiddenAct, TiedEmbeddings
 from .blocks import MlpLayerTypes, entries_check
-from .deepseek import SHARED_EXPERTS, correction_bias_extra
+from .deepseek import correction_bias_extra
 from .registry import family
 
 # As its checkpoints name the modules (conversion_mapping.py's bailing_hybrid, reverted on save): attention.,
@@ -181,14 +181,8 @@ class BailingHybridConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbedding
         )
 
     def moe(self) -> MoeFfn:
-        width = self.moe_intermediate_size
-        return self.moe_ffn(
-            self.num_local_experts,
-            self.num_experts_per_tok,
-            width,
-            shared_width=width * self.n_shared_experts,
-            num_shared_experts=self.n_shared_experts,
-            shared_names=SHARED_EXPERTS,
+        return self.shared_experts_moe(
+            self.num_local_experts, self.num_experts_per_tok, self.moe_intermediate_size, self.n_shared_experts
         )
 
     def build_layers(self) -> tuple[Layer, ...]:

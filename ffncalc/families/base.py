@@ -37,7 +37,7 @@ from ..spec import (
     Norm,
     StoredTensor,
 )
-from .blocks import EXPERT_MLP, LLAMA_ATTENTION, LLAMA_LAYER, LLAMA_MLP, LLAMA_MODEL, LLAMA_MOE
+from .blocks import EXPERT_MLP, LLAMA_ATTENTION, LLAMA_LAYER, LLAMA_MLP, LLAMA_MODEL, LLAMA_MOE, SHARED_EXPERTS
 
 
 class Bundle(BaseModel):
@@ -258,6 +258,20 @@ class DecoderConfig(HFConfig):
             activation=self.activation,
             names=names or self.mlp_names,
             bias=self.mlp_biased if bias is None else bias,
+        )
+
+    def shared_experts_moe(
+        self, experts: int, per_token: int, width: int, shared: int, names: Names | None = None
+    ) -> MoeFfn:
+        """DeepSeek's MoE: EXPERTS routed experts of WIDTH, PER_TOKEN a token, beside SHARED shared experts run as one
+        MLP SHARED × WIDTH wide (under mlp.shared_experts unless NAMES says)."""
+        return self.moe_ffn(
+            experts,
+            per_token,
+            width,
+            shared_width=width * shared,
+            num_shared_experts=shared,
+            shared_names=names or SHARED_EXPERTS,
         )
 
     @per_arguments

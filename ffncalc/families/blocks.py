@@ -41,6 +41,10 @@ MLA_ATTENTION = names(
 )
 LLAMA_MLP = names(gate="mlp.gate_proj", up="mlp.up_proj", down="mlp.down_proj")
 EXPERT_MLP = names(gate="gate_proj", up="up_proj", down="down_proj")  # relative to the experts' module
+# DeepSeek's shared experts: one MLP of n_shared_experts × the expert width, beside the routed experts.
+SHARED_EXPERTS = names(
+    gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
+)
 LLAMA_MOE = names(router="mlp.gate", experts="mlp.experts.{e}", shared_expert_gate="mlp.shared_expert_gate")
 LLAMA_LAYER = "model.layers.{i}"
 LLAMA_MODEL = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.norm")

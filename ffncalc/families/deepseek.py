@@ -32,6 +32,7 @@ from ..spec import (
     Mla,
     ModelNames,
     ModelSpec,
+    MoeFfn,
     Names,
     Norm,
     Parameter,
@@ -44,9 +45,6 @@ from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse, mtp_
 from .registry import family
 
 DEEPSEEK_MOE = names(router="mlp.gate", experts="mlp.experts.{e}")
-SHARED_EXPERTS = names(
-    gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
-)
 
 
 INDEXER = names(
@@ -178,15 +176,9 @@ class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderCo
             indexer=indexer,
         )
 
-    def moe(self):
-        width = self.moe_intermediate_size
-        return self.moe_ffn(
-            self.routed_experts,
-            self.experts_per_token,
-            width,
-            shared_width=width * self.n_shared_experts,
-            num_shared_experts=self.n_shared_experts,
-            shared_names=SHARED_EXPERTS,
+    def moe(self) -> MoeFfn:
+        return self.shared_experts_moe(
+            self.routed_experts, self.experts_per_token, self.moe_intermediate_size, self.n_shared_experts
         )
 
     def build_layers(self) -> tuple[Layer, ...]:

@@ -19,8 +19,8 @@ from ..schema import (
     derives,
 )
 from ..spec import Attention, CheckpointExtra, Layer, Mla, MoeFfn, Projection
-from .blocks import entries_check
-from .deepseek import SHARED_EXPERTS, DeepseekV32Config
+from .blocks import SHARED_EXPERTS, entries_check
+from .deepseek import DeepseekV32Config
 from .registry import family
 
 MLA_FIELDS = (

@@ -26,7 +26,6 @@ from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, Hi
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import (
     DEEPSEEK_MOE,
-    SHARED_EXPERTS,
     DeepseekLayers,
     DeepseekV3Config,
     DeepseekV32Config,
@@ -155,14 +154,8 @@ class Glm4MoeLayers(HeadDim, HiddenAct, AttentionBias, FfnWidth, HiddenLayers, D
         return self.layer(self.attention(None, o_bias=False, **norms), ffn)
 
     def moe(self) -> MoeFfn:
-        width = self.moe_intermediate_size
-        return self.moe_ffn(
-            self.n_routed_experts,
-            self.num_experts_per_tok,
-            width,
-            shared_width=width * self.n_shared_experts,
-            num_shared_experts=self.n_shared_experts,
-            shared_names=SHARED_EXPERTS,
+        return self.shared_experts_moe(
+            self.n_routed_experts, self.num_experts_per_tok, self.moe_intermediate_size, self.n_shared_experts
         )
 
     def build_layers(self) -> tuple[Layer, ...]:
@@ -256,14 +249,8 @@ class SolarOpenConfig(HiddenAct, AttentionBias, TiedEmbeddings, HiddenLayers, De
     routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     def build_layer(self, index: int, window: int | None) -> Layer:
-        width = self.moe_intermediate_size
-        moe = self.moe_ffn(
-            self.n_routed_experts,
-            self.num_experts_per_tok,
-            width,
-            shared_width=width * self.n_shared_experts,
-            num_shared_experts=self.n_shared_experts,
-            shared_names=SHARED_EXPERTS,
+        moe = self.shared_experts_moe(
+            self.n_routed_experts, self.num_experts_per_tok, self.moe_intermediate_size, self.n_shared_experts
         )
         return self.layer(self.attention(window, o_bias=False), moe)
 

@@ -39,7 +39,7 @@ from ..spec import (
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check
-from .deepseek import INDEXER, SHARED_EXPERTS, correction_bias_extra, even_rope_check
+from .deepseek import INDEXER, correction_bias_extra, even_rope_check
 from .registry import family
 
 # The names transformers 5.24 saves (conversion_mapping.py, "hy_v4", reverted): the checkpoint's own for the gate, the
@@ -179,14 +179,8 @@ class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWid
         )
 
     def moe(self) -> MoeFfn:
-        width = self.moe_intermediate_size
-        return self.moe_ffn(
-            self.n_routed_experts,
-            self.num_experts_per_tok,
-            width,
-            shared_width=width * self.n_shared_experts,
-            num_shared_experts=self.n_shared_experts,
-            shared_names=SHARED_EXPERTS,
+        return self.shared_experts_moe(
+            self.n_routed_experts, self.num_experts_per_tok, self.moe_intermediate_size, self.n_shared_experts
         )
 
     def hyper_connections(self) -> tuple[Parameter, ...]:

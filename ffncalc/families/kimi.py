@@ -159,14 +159,12 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekLayers):
         return ["dense" if i < self.first_k_dense_replace else "sparse" for i in range(self.num_hidden_layers)]
 
     def moe(self) -> MoeFfn:
-        width = self.moe_intermediate_size
-        return self.moe_ffn(
+        return self.shared_experts_moe(
             self.num_local_experts,
             self.num_experts_per_tok or 0,
-            width,
-            shared_width=width * self.n_shared_experts,
-            num_shared_experts=self.n_shared_experts,
-            shared_names=KIMI_SHARED,
+            self.moe_intermediate_size,
+            self.n_shared_experts,
+            KIMI_SHARED,
         )
 
     def kda(self) -> Mixer:

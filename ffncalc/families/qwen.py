@@ -26,8 +26,8 @@ from ..schema import (
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
-from .blocks import is_sparse, mtp_extra, windows_of_layer_types
-from .deepseek import SHARED_EXPERTS, correction_bias_extra
+from .blocks import SHARED_EXPERTS, is_sparse, mtp_extra, windows_of_layer_types
+from .deepseek import correction_bias_extra
 from .mixers import gated_deltanet
 from .multimodal import MultimodalConfig, relocate
 from .registry import family
