@@ -181,6 +181,11 @@ class MlpLayerTypes(_MlpLayerTypesBase):
     def sparse(self, index: int) -> bool:
         return self.mlp_kinds()[index] == "sparse"
 
+    def unused_ffn_fields(self, sparse_fields: set[str]) -> set[str]:
+        """The FFN fields no layer reads: intermediate_size without a dense layer, SPARSE_FIELDS without a sparse one."""
+        kinds = set(self.mlp_kinds())
+        return (set() if "dense" in kinds else {"intermediate_size"}) | (set() if "sparse" in kinds else sparse_fields)
+
 
 def entries_check(field: str, exact: bool):
     """A model validator: the per-layer list FIELD has num_hidden_layers entries (EXACT), or at least that many

@@ -21,6 +21,22 @@ from .towers import Module, Tower, TowerConfig, tower_module
 GROUPS = 32
 
 
+def groups_check():
+    """A model validator for a VQ-GAN's channels: base_channels × each channel_multiplier (and × 1) a multiple of
+    GROUPS, which torch's GroupNorm(GROUPS, …) in every block requires."""
+
+    def check(self):
+        for multiplier in [1, *self.channel_multiplier]:
+            if self.base_channels * multiplier % GROUPS:
+                raise ValueError(
+                    f"base_channels × channel_multiplier ({self.base_channels} × {multiplier}) is not a multiple of "
+                    f"{GROUPS}; torch's GroupNorm({GROUPS}, …) in every block refuses it"
+                )
+        return self
+
+    return model_validator(mode="after")(check)
+
+
 def conv(in_channels: int, out_channels: int, kernel: int) -> PatchEmbedding:
     """A biased kernel × kernel convolution: weight [out, in, kernel, kernel] and bias [out]."""
     return PatchEmbedding(in_channels, (kernel, kernel), out_channels, True)
@@ -78,15 +94,7 @@ class ChameleonVQVAEConfig(TowerConfig):
     attn_resolutions: list[int] | None = None
     attn_type: Name = "vanilla"  # any other builds no attention block
 
-    @model_validator(mode="after")
-    def _check_groups(self) -> ChameleonVQVAEConfig:
-        for multiplier in [1, *self.channel_multiplier]:
-            if self.base_channels * multiplier % GROUPS:
-                raise ValueError(
-                    f"base_channels × channel_multiplier ({self.base_channels} × {multiplier}) is not a multiple of "
-                    f"{GROUPS}; torch's GroupNorm({GROUPS}, …) in every block refuses it"
-                )
-        return self
+    _check_groups = groups_check()
 
     def encoder(self) -> list[tuple[str, Module]]:
         """ChameleonVQVAEEncoder's modules, in its order."""

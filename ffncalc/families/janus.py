@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from ..schema import Flag, HeadCount, LayerCount, Name, Width
 from ..spec import (
@@ -23,7 +23,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .chameleon import GROUPS, conv, group_norm, vq_attention_block, vq_resnet_block
+from .chameleon import conv, group_norm, groups_check, vq_attention_block, vq_resnet_block
 from .multimodal import MultimodalConfig
 from .registry import family, tower
 from .towers import Module, Tower, TowerConfig, projector_module, tower_module
@@ -115,15 +115,7 @@ class JanusVQVAEConfig(TowerConfig):
     hidden_act: Name = "gelu"
     image_token_embed_dim: Width = 2048
 
-    @model_validator(mode="after")
-    def _check_groups(self) -> JanusVQVAEConfig:
-        for multiplier in [1, *self.channel_multiplier]:
-            if self.base_channels * multiplier % GROUPS:
-                raise ValueError(
-                    f"base_channels × channel_multiplier ({self.base_channels} × {multiplier}) is not a multiple of "
-                    f"{GROUPS}; torch's GroupNorm({GROUPS}, …) in every block refuses it"
-                )
-        return self
+    _check_groups = groups_check()
 
     def encoder(self) -> list[tuple[str, Module]]:
         """JanusVQVAEEncoder's modules, in its order."""

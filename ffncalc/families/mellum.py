@@ -59,12 +59,7 @@ class MellumConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnW
 
     def unused_fields(self) -> set[str]:
         unused = set() if "sliding_attention" in self.kinds() else {"sliding_window"}
-        kinds = set(self.mlp_kinds())
-        if "dense" not in kinds:
-            unused.add("intermediate_size")
-        if "sparse" not in kinds:
-            unused |= {"num_experts", "num_experts_per_tok", "moe_intermediate_size"}
-        return unused
+        return unused | self.unused_ffn_fields({"num_experts", "num_experts_per_tok", "moe_intermediate_size"})
 
     def layer_windows(self) -> list[int | None]:
         return windows_of_layer_types(self.kinds(), self.sliding_window)
