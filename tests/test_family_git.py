@@ -1,7 +1,8 @@
 """GIT: a CLIP vision tower whose projected image tokens lead a causal decoder of BERT layers.
 
 Every expected figure is derived by hand from the config's numbers; transformers 5.24 builds the same
-(tests/expected/transformers/defaults__git.json, synthetic__git.json).
+(tests/expected/transformers/defaults__git.json, synthetic__git.json) and FlopCounterMode counts the same text-only
+forward (tests/expected/flop_counter.json, synthetic__git).
 """
 
 from ffncalc import account
