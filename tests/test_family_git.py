@@ -5,7 +5,7 @@ Every expected figure is derived by hand from the config's numbers; transformers
 forward (tests/expected/flop_counter.json, synthetic__git).
 """
 
-from ffncalc import account
+from ffncalc import account, flops
 
 from .conftest import ROOT
 
@@ -35,3 +35,9 @@ def test_git_tied_output_keeps_its_bias():
 def test_git_projector_holds_one_vector_per_frame():
     # num_image_with_embedding 2: two [1, 1, 32] vectors, then visual_projection 32 → 64 with bias and a LayerNorm
     assert account(SYNTHETIC).components.projector == 2 * 32 + 32 * 64 + 64 + 2 * 64
+
+
+def test_git_image_becomes_its_patches_and_class_token():
+    # 32 × 32 pixels in patches of 8: 16 patches and the class token, all 17 projected (2 · 17 · 32 · 64 FLOPs)
+    report = flops(SYNTHETIC, image="32x32").image
+    assert (report.image_tokens, report.projector) == (17, 2 * 17 * 32 * 64)

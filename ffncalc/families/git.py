@@ -19,7 +19,19 @@ from ..schema import (
     WidthOrZero,
     describe_validation_error,
 )
-from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm
+from ..spec import (
+    Attention,
+    DenseFfn,
+    Extra,
+    ImageInput,
+    Layer,
+    LearnedTensor,
+    Linear,
+    ModelNames,
+    ModelSpec,
+    Norm,
+)
+from ..values import replace
 from .bert import BERT_ATTENTION, BERT_MLP
 from .blocks import heads_divide
 from .multimodal import replace_default, with_tower
@@ -140,7 +152,15 @@ class GitConfig(HFConfig):
             extras=(Extra("norm", "git.embeddings.LayerNorm", Norm("layernorm", hidden, bias=True)),),
         )
         vision = self.vision.tower("git.image_encoder.vision_model.")
-        return with_tower(spec, vision, self.projector(vision), image=vision.image)
+        return with_tower(spec, vision, self.projector(vision), image=self.image_input(vision))
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
+        """Every feature the tower's last layer hands on, its class token too: GitModel projects them all and the
+        text reads them as the image's tokens."""
+        image = tower.image
+        if image is None or image.resize != "fixed":
+            return image
+        return replace(image, pooled_tokens=(image.size // image.patch_size) ** 2 + image.extra_tokens)
 
     def notes(self) -> list[str]:
         notes = []
