@@ -39,8 +39,14 @@ class MoshiConfig(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
     default_model_class = "MoshiForCausalLM"
     attention_names = MOSHI_ATTENTION
     mlp_names = MOSHI_MLP
-    # sliding_window: held, never read (create_causal_mask); tie_word_embeddings: MoshiForCausalLM ties nothing.
-    informational_fields = DecoderConfig.informational_fields | {"sliding_window", "tie_word_embeddings"}
+    # sliding_window: held, never read (create_causal_mask); tie_word_embeddings: MoshiForCausalLM ties nothing;
+    # num_codebooks and audio_encoder_config: only MoshiConfig's check reads them for this class.
+    informational_fields = DecoderConfig.informational_fields | {
+        "sliding_window",
+        "tie_word_embeddings",
+        "num_codebooks",
+        "audio_encoder_config",
+    }
 
     vocab_size: Width = 32000
     hidden_size: Width = 4096

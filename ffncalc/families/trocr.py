@@ -27,8 +27,8 @@ class TrOCRConfig(HFConfig):
     architecture = "TrOCR"
     config_class = "TrOCRConfig"
     default_model_class = "TrOCRForCausalLM"
-    # is_decoder: TrOCRForCausalLM sets it, whatever the config says.
-    informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "is_decoder"})
+    # is_decoder: TrOCRForCausalLM sets it, whatever the config says; scale_embedding multiplies, holds nothing.
+    informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "is_decoder", "scale_embedding"})
 
     vocab_size: Width = 50265
     d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
@@ -107,6 +107,6 @@ class TrOCRConfig(HFConfig):
 
     def notes(self) -> list[str]:
         return [
-            "TrOCRForCausalLM is the decoder of a VisionEncoderDecoderModel: its cross-attention reads the image "
-            "encoder's states (not counted here) and runs only when given them; the encoder is not built."
+            "TrOCRForCausalLM is the decoder of a VisionEncoderDecoderModel alone: its cross-attention, counted, runs "
+            "only when given the image encoder's states; the encoder is not built."
         ]
