@@ -3,6 +3,7 @@
 Every expected figure is derived by hand from the config's numbers; transformers 5.24 builds the same
 (tests/expected/transformers/synthetic__emu3.json), and cannot build an Emu3 without vocabulary_map
 (defaults__emu3.json records its AttributeError).
+FlopCounterMode counts the same text forward (tests/expected/flop_counter.json, synthetic__emu3).
 """
 
 import pytest

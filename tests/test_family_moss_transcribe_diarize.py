@@ -2,6 +2,7 @@
 
 Every expected figure is derived by hand from the config's numbers; transformers 5.24 builds the same
 (tests/expected/transformers/defaults__moss_transcribe_diarize.json, synthetic__moss_transcribe_diarize.json).
+FlopCounterMode counts the same text forward (tests/expected/flop_counter.json, synthetic__moss_transcribe_diarize).
 """
 
 from ffncalc import account
