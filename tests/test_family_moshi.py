@@ -8,6 +8,7 @@ Every expected figure is derived by hand from the config's numbers; transformers
 import pytest
 
 from ffncalc import account
+from ffncalc.api import load_config
 from ffncalc.errors import InvalidConfigError
 
 from .conftest import ROOT
@@ -38,3 +39,10 @@ def test_moshi_fc1_holds_gate_and_up_and_fc2_reads_half():
 def test_moshi_refuses_an_odd_ffn_dim(write_config):
     with pytest.raises(InvalidConfigError, match="ffn_dim"):
         account(str(write_config({"model_type": "moshi", "ffn_dim": 201})))
+
+
+def test_moshi_says_the_conditional_generation_class_is_counted_as_its_causal_lm(write_config):
+    config = {"model_type": "moshi", "architectures": ["MoshiForConditionalGeneration"]}
+    model = load_config(str(write_config(config)))
+    assert model.config.model_class() == "MoshiForCausalLM"
+    assert model.config.notes()[0].startswith("MoshiForConditionalGeneration is not counted: it also builds")

@@ -81,3 +81,15 @@ class MoshiConfig(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
     def to_spec(self) -> ModelSpec:
         spec = super().to_spec()
         return replace(spec, vocab_size=self.token_rows, lm_head_rows=self.vocab_size, tie_word_embeddings=False)
+
+    def model_class(self) -> str:
+        return self.default_model_class
+
+    def notes(self) -> list[str]:
+        named = (self.architectures or [self.default_model_class])[0]
+        if named == self.default_model_class:
+            return []
+        return [
+            f"{named} is not counted: it also builds Moshi's depth decoder, audio token tables and the Mimi codec "
+            "(audio_encoder_config), which no adapter lays out; counted as MoshiForCausalLM, its temporal transformer."
+        ]
