@@ -109,11 +109,12 @@ def component_of(name: str) -> str:
     # features to the language model too, with its query tokens and language_projection (no record before holds them).
     # VideoLLaMA 3's is plainly projector (no record before holds a module of that name). MiniCPM-V 4.6's merger sits
     # beside its tower, model.merger. (every record before holds a merger inside its tower only: visual.merger.), and
-    # Kosmos-2's image_to_text_projection carries its tower's features too (no record before holds that name).
+    # Kosmos-2's image_to_text_projection carries its tower's features too (no record before holds that name), as do
+    # GIT's visual_projection and the per-frame vectors added before it, img_temporal_embedding (nor these).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
         r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$|"
-        r"^model\.merger\.|(^|\.)image_to_text_projection\.",
+        r"^model\.merger\.|(^|\.)image_to_text_projection\.|^git\.(visual_projection|img_temporal_embedding)\.",
         name,
     ):
         return "projector"
@@ -165,6 +166,9 @@ def component_of(name: str) -> str:
     if re.search(r"^rwkv\.(blocks\.\d+\.(ln1|ln2|pre_ln)|ln_out)\.", name):
         return "norm"
     if name == "head.weight":
+        return "lm_head"
+    # GIT's head is plainly output, at the top (no record before holds a top-level module of that name)
+    if re.search(r"^output\.", name):
         return "lm_head"
     # xLSTM's mLSTM layer (no record before holds a module named mlstm_layer)
     if re.search(r"\.mlstm_layer\.(?!multihead_norm)", name):

@@ -134,9 +134,11 @@ class DecoderConfig(HFConfig):
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads ({self.num_attention_heads})"
             )
-        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
+        rows = self.token_rows
+        if self.pad_token_id is not None and not -rows <= self.pad_token_id < rows:
+            size = f"vocab_size {self.vocab_size}" + ("" if rows == self.vocab_size else f", {rows} rows")
             raise ValueError(
-                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size {self.vocab_size}); "
+                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table ({size}); "
                 "torch refuses such a padding_idx"
             )
         layer_types = getattr(self, "layer_types", None)
@@ -156,6 +158,11 @@ class DecoderConfig(HFConfig):
         )
 
     # --- resolved values (transformers' defaulting rules) ---
+
+    @property
+    def token_rows(self) -> int:
+        """The token table's rows: vocab_size (a family whose table holds more says so)."""
+        return self.vocab_size
 
     @property
     @derives("num_key_value_heads", "num_attention_heads")
