@@ -11,7 +11,7 @@ from ..spec import AudioInput, Extra, Layer, Linear, ModelSpec, Parameter
 from ..values import replace
 from .mistral import MistralConfig
 from .multimodal import MultimodalLayers, relocate
-from .qwen import _TextOfWrapper
+from .qwen import TextOfWrapper
 from .registry import family
 from .towers import Tower, audio_module
 
@@ -185,7 +185,7 @@ ADA_RMS_NORM_WIDTH = 32
 
 
 @family("voxtral_realtime_text")
-class VoxtralRealtimeTextConfig(_TextOfWrapper, MistralConfig):
+class VoxtralRealtimeTextConfig(TextOfWrapper, MistralConfig):
     """configuration_voxtral_realtime.py (VoxtralRealtimeTextConfig) / modeling_voxtral_realtime.py: Mistral's
     layer (no biases, every layer within sliding_window) and Mistral's defaults, plus ada_rms_norm (linear1 hidden →
     32, linear2 32 → hidden, no biases), which scales the FFN's input by what it makes of the time embedding: it reads

@@ -13,12 +13,12 @@ from ..spec import Layer, ModelSpec, MoeFfn, names
 from ..values import replace
 from .glm import Glm4Layers, Glm4MoeLayers
 from .multimodal import relocate
-from .qwen import Qwen3VLConfig, _TextOfWrapper
+from .qwen import Qwen3VLConfig, TextOfWrapper
 from .registry import family
 
 
 @family("glm4v_text")
-class Glm4vTextConfig(_TextOfWrapper, Glm4Layers):
+class Glm4vTextConfig(TextOfWrapper, Glm4Layers):
     """configuration_glm4v.py (Glm4vTextConfig) / modeling_glm4v.py (Glm4vTextModel): GLM-4's layers (q, k and v with
     biases always, o without; gate_up_proj; four RMSNorms a layer); head_dim is hidden_size // num_attention_heads
     (floored: Glm4vTextAttention never refuses); no head of its own."""
@@ -50,7 +50,7 @@ class Glm4vConfig(Qwen3VLConfig):
 
 
 @family("glm_ocr_text")
-class GlmOcrTextConfig(_TextOfWrapper, Glm4Layers):
+class GlmOcrTextConfig(TextOfWrapper, Glm4Layers):
     """configuration_glm_ocr.py (GlmOcrTextConfig) / modeling_glm_ocr.py (GlmOcrTextModel): GLM-4.1V's language model
     with q, k and v unbiased (GlmOcrTextAttention), head_dim read with getattr (a key the configuration class does
     not declare; hidden_size // num_attention_heads without it); no head of its own."""
@@ -85,7 +85,7 @@ class GlmOcrConfig(Glm4vConfig):
 
 
 @family("glm4v_moe_text")
-class Glm4vMoeTextConfig(_TextOfWrapper, Glm4MoeLayers):
+class Glm4vMoeTextConfig(TextOfWrapper, Glm4MoeLayers):
     """configuration_glm4v_moe.py (Glm4vMoeTextConfig) / modeling_glm4v_moe.py (Glm4vMoeTextModel): GLM-4.5's layers
     (q, k and v biased by attention_bias, default true here; o without; a config's head_dim read with getattr, else
     hidden / heads; dense below first_k_dense_replace, then routed and shared experts and the router's correction

@@ -8,15 +8,16 @@ from typing import Any
 
 from pydantic import AliasChoices, Field
 
-from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
-from ..spec import Attention, DenseFfn, Layer, LearnedTensor, Linear, Norm, Table, names
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
+from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, Norm, Table, names
 from ..values import replace
+from .audio import Qwen3ASREncoderConfig
 from .bart import BART_MLP, SELF_ATTENTION
-from .base import TiedEmbeddings
-from .qwen import Qwen3VLConfig, Qwen25VLTextConfig
+from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
+from .qwen import QWEN_MOE, Qwen3VLConfig, Qwen25VLTextConfig, QwenMoeRule, TextOfWrapper
 from .registry import family, tower
-from .towers import Tower, TowerConfig, audio_module
-from .vision import Qwen25VLVisionConfig
+from .towers import Tower, TowerConfig, audio_module, projector_module, tower_module
+from .vision import Qwen3VLVisionConfig, Qwen25VLVisionConfig
 
 QWEN25_OMNI_VISION_ATTENTION = names(q="attn.q", k="attn.k", v="attn.v", o="attn.proj")
 
@@ -140,3 +141,124 @@ class Qwen25OmniThinkerConfig(Qwen3VLConfig):
     )
 
     audio_config: dict[str, Any] | None = None
+
+
+@tower("qwen3_omni_moe_audio_encoder")
+class Qwen3OmniMoeAudioEncoderConfig(Qwen3ASREncoderConfig):
+    """configuration_qwen3_omni_moe.py (Qwen3OmniMoeAudioEncoderConfig) / modeling_qwen3_omni_moe.py
+    (Qwen3OmniMoeAudioEncoder): Qwen3-ASR's encoder (three 3 × 3 stride-2 convolutions, conv_out, layers with a bias
+    on every projection, ln_post) with Qwen3-Omni's defaults, then proj1 (d_model → d_model) and proj2 (d_model →
+    output_dim), both biased, which carry a clip into the language model. Chunks and windows of any length: no
+    fixed-window rule."""
+
+    config_class = "Qwen3OmniMoeAudioEncoderConfig"
+    informational_fields = frozenset(
+        {"n_window", "n_window_infer", "conv_chunksize", "max_source_positions", "scale_embedding"}
+    )
+
+    d_model: Width = Field(1280, validation_alias=AliasChoices("d_model", "hidden_size"))
+    encoder_ffn_dim: Width = Field(5120, validation_alias=AliasChoices("encoder_ffn_dim", "intermediate_size"))
+    encoder_layers: LayerCount = Field(32, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_attention_heads: HeadCount = Field(
+        20, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
+    )
+    max_source_positions: PositionCount = 1500
+
+    def tower(self, prefix: str) -> Tower:
+        tower = super().tower(prefix)
+        hidden, per_token = self.d_model, "per_audio_token"
+        projections = (
+            audio_module(prefix + "proj1", Linear(hidden, hidden, True), runs=per_token),
+            audio_module(prefix + "proj2", Linear(hidden, self.output_dim, True), runs=per_token),
+        )
+        return replace(tower, extras=tower.extras + projections, hidden_size=self.output_dim)
+
+
+@tower("qwen3_omni_moe_vision_encoder")
+class Qwen3OmniMoeVisionEncoderConfig(Qwen3VLVisionConfig):
+    """configuration_qwen3_omni_moe.py (Qwen3OmniMoeVisionEncoderConfig) / modeling_qwen3_omni_moe.py
+    (Qwen3OmniMoeVisionEncoder): Qwen3-VL's tower and deepstack mergers, each merger's modules named as Qwen2.5-VL's
+    (ln_q, mlp.0, mlp.2), the deepstack ones kept in merger_list."""
+
+    config_class = "Qwen3OmniMoeVisionEncoderConfig"
+
+    def merger(self, name: str, norm_width: int) -> tuple[Extra, ...]:
+        """A patch merger: LayerNorm ln_q over NORM_WIDTH, then mlp.0 (merged → merged) and mlp.2 (merged →
+        out_hidden_size), with biases."""
+        merged = self.merged_width
+        return (
+            tower_module(name + ".ln_q", Norm("layernorm", norm_width, bias=True), "projector"),
+            projector_module(name + ".mlp.0", Linear(merged, merged, True)),
+            projector_module(name + ".mlp.2", Linear(merged, self.out_hidden_size, True)),
+        )
+
+    def deepstack(self, prefix: str) -> tuple[Extra, ...]:
+        mergers: tuple[Extra, ...] = ()
+        for j in range(len(self.deepstack_visual_indexes)):
+            mergers += self.merger(f"{prefix}merger_list.{j}", self.merged_width)
+        return mergers
+
+
+@family("qwen3_omni_moe_text")
+class Qwen3OmniMoeTextConfig(
+    HeadDim, HiddenAct, AttentionBias, TextOfWrapper, QwenMoeRule, FfnWidth, HiddenLayers, DecoderConfig
+):
+    """configuration_qwen3_omni_moe.py (Qwen3OmniMoeTextConfig) / Qwen3OmniMoeThinkerTextModel: Qwen3-MoE's layers
+    (q/k norms per head; head_dim, a key read with getattr, else hidden / heads floored; Qwen's sparse rule, routed
+    experts only) without windows (the attention sets none) and without a head of its own. transformers stacks the
+    experts; checkpoints store each expert apart (conversion_mapping.py), as ffncalc names them."""
+
+    architecture = "Qwen3-Omni"
+    config_class = "Qwen3OmniMoeTextConfig"
+    default_model_class = "Qwen3OmniMoeThinkerTextModel"
+    heads_divide_hidden = False
+    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "sliding_window"})
+    moe_names = QWEN_MOE
+
+    vocab_size: Width = 3584
+    hidden_size: Width = 2048
+    intermediate_size: Width = 18944
+    num_hidden_layers: LayerCount = 28
+    num_attention_heads: HeadCount = 28
+    num_key_value_heads: HeadCount | None = 4
+    max_position_embeddings: PositionCount = 32768
+    sliding_window: Width | None = None
+    decoder_sparse_step: LayerCount = 1
+    moe_intermediate_size: Width = 768
+    num_experts_per_tok: ExpertCount = 8
+    num_experts: ExpertCountOrZero = 128
+    mlp_only_layers: list[LayerIndex] | None = None
+    routing_fields = ("num_experts_per_tok", "num_experts")
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        ffn = (
+            self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.moe_intermediate_size)
+            if self.sparse(index)
+            else self.gated_ffn()
+        )
+        return self.layer(self.attention(None, **self.per_head_norms()), ffn)
+
+
+@family("qwen3_omni_moe_thinker")
+class Qwen3OmniMoeThinkerConfig(Qwen25OmniThinkerConfig):
+    """configuration_qwen3_omni_moe.py (Qwen3OmniMoeThinkerConfig) / Qwen3OmniMoeThinkerForConditionalGeneration:
+    Qwen2.5-Omni's thinker and layout (conversion_mapping.py maps it to Qwen2.5-Omni's rules) around Qwen3-Omni's
+    audio tower, vision tower and MoE language model; tied by its own tie_word_embeddings (default false)."""
+
+    architecture = "Qwen3-Omni"
+    config_class = "Qwen3OmniMoeThinkerConfig"
+    default_model_class = "Qwen3OmniMoeThinkerForConditionalGeneration"
+    text_model_type = "qwen3_omni_moe_text"
+    vision_model_type = "qwen3_omni_moe_vision_encoder"
+    audio_model_type = "qwen3_omni_moe_audio_encoder"
+    informational_fields = frozenset(
+        {
+            "audio_token_id",
+            "image_token_id",
+            "video_token_id",
+            "position_id_per_seconds",
+            "audio_start_token_id",
+            "user_token_id",
+        }
+    )

@@ -12,14 +12,14 @@ from ..spec import Extra, ImageInput, Linear, ModelSpec, Norm
 from ..values import replace
 from .ernie import Ernie45Config
 from .multimodal import MultimodalConfig, relocate
-from .qwen import _TextOfWrapper
+from .qwen import TextOfWrapper
 from .registry import family, tower
 from .towers import Tower, projector_module, tower_module
 from .vision import SiglipFields
 
 
 @family("paddleocr_vl_text")
-class PaddleOCRTextConfig(_TextOfWrapper, Ernie45Config):
+class PaddleOCRTextConfig(TextOfWrapper, Ernie45Config):
     """configuration_paddleocr_vl.py (PaddleOCRTextConfig) / modeling_paddleocr_vl.py (PaddleOCRTextModel): ERNIE-4.5's
     layer, fields and defaults (use_bias on q, k, v, o and the MLP; head_dim 128, hidden_size // heads when null); no
     head of its own."""
