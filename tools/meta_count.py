@@ -110,11 +110,12 @@ def component_of(name: str) -> str:
     # VideoLLaMA 3's is plainly projector (no record before holds a module of that name). MiniCPM-V 4.6's merger sits
     # beside its tower, model.merger. (every record before holds a merger inside its tower only: visual.merger.), and
     # Kosmos-2's image_to_text_projection carries its tower's features too (no record before holds that name).
-    # Qwen3-Omni's deepstack mergers are visual.merger_list (no record before holds that name).
+    # Qwen3-Omni's deepstack mergers are visual.merger_list, and Granite-Docling's density router, which reads the
+    # tower's patches to choose the connector's path, is density_router (no record before holds either name).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
         r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|merger_list|deepstack_merger_list)\.|^query_tokens$|"
-        r"^model\.merger\.|(^|\.)image_to_text_projection\.",
+        r"^model\.merger\.|(^|\.)image_to_text_projection\.|(^|\.)density_router\.",
         name,
     ):
         return "projector"
