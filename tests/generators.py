@@ -181,6 +181,15 @@ EQUAL_FIELDS = {
         "transformers 5.24 modeling_squeezebert.py: SqueezeBertEncoder asserts embedding_size == hidden_size",
     ),
 }
+# Fields a family's transformers class requires to be a multiple of another, with where it says so: the second is
+# rounded up to a multiple of the first.
+MULTIPLE_FIELDS = {
+    "lara_mini": (
+        ("linear_num_key_heads", "linear_num_value_heads"),
+        "transformers 5.24 modeling_lara_mini.py repeats each query and key head over linear_num_value_heads // "
+        "linear_num_key_heads value heads (ffncalc/families/lara.py refuses a remainder)",
+    ),
+}
 # Greatest values a family allows a field, another field's value, with why.
 AT_MOST_FIELD = {
     ("mobilebert", "embedding_size"): (
@@ -889,6 +898,11 @@ TEXT_REQUIRED = {
         {"head_dim": 8},
         "transformers 5.24 cannot build HunYuanVLTextConfig's attention without head_dim (defaults__hunyuan_vl.json)",
     ),
+    "granite_docling": (
+        {"hidden_size": 1024},
+        "transformers 5.24 GraniteDoclingConfig.validate_architecture: text_config.hidden_size must equal the default "
+        "tower's out_hidden_size (1024)",
+    ),
     "gemma4_assistant": (
         {
             "hidden_size_per_layer_input": 0,
@@ -945,6 +959,11 @@ def family_config(draw, model_type: str) -> dict[str, Any]:
     for (family, name), (most, _) in AT_MOST.items():
         if family == model_type and isinstance(d.config.get(name), int):
             d.config[name] = min(d.config[name], most)
+    if model_type in MULTIPLE_FIELDS:
+        (factor, multiple), _ = MULTIPLE_FIELDS[model_type]
+        if isinstance(d.config.get(factor), int) and isinstance(d.config.get(multiple), int):
+            step = d.config[factor]
+            d.config[multiple] = -(-d.config[multiple] // step) * step
     if model_type in EQUAL_FIELDS:
         fields, _ = EQUAL_FIELDS[model_type]
         drawn = [d.config[field] for field in fields if field in d.config]

@@ -111,10 +111,15 @@ def component_of(name: str) -> str:
     # beside its tower, model.merger. (every record before holds a merger inside its tower only: visual.merger.), and
     # Kosmos-2's image_to_text_projection carries its tower's features too (no record before holds that name), as do
     # GIT's visual_projection and the per-frame vectors added before it, img_temporal_embedding (nor these).
+    # Qwen3-Omni's deepstack mergers are visual.merger_list, and Granite-Docling's density router, which reads the
+    # tower's patches to choose the connector's path, is density_router (no record before holds either name).
+    # HyperCLOVA X SEED Vision v2 keeps Qwen2.5-VL's tower, merger included, as model.vision_model. (no record before
+    # holds a merger there).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
-        r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|deepstack_merger_list)\.|^query_tokens$|"
-        r"^model\.merger\.|(^|\.)image_to_text_projection\.|^git\.(visual_projection|img_temporal_embedding)\.",
+        r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|merger_list|deepstack_merger_list)\.|"
+        r"^query_tokens$|^model\.merger\.|(^|\.)image_to_text_projection\.|^git\.(visual_projection|img_temporal_embedding)\.|"
+        r"(^|\.)density_router\.|^model\.vision_model\.merger\.",
         name,
     ):
         return "projector"

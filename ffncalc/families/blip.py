@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from pydantic import Field, model_validator
 
 from ..errors import InvalidConfigError
+from ..results import DefaultUsed
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import (
     Attention,
@@ -25,7 +26,8 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .multimodal import MultimodalLayers, nest
+from .bert import BertLayers
+from .multimodal import MultimodalConfig, MultimodalLayers, nest
 from .registry import family, tower
 from .towers import Module, Tower, TowerConfig, projector_module, tower_module
 
@@ -38,16 +40,12 @@ def _heads_divide(width: int, heads: int, what: str) -> None:
         raise ValueError(f"hidden_size ({width}) is not a multiple of num_attention_heads ({heads}); {what} refuses it")
 
 
-@tower("blip_2_vision_model")
-class Blip2VisionConfig(TowerConfig):
-    """configuration_blip_2.py (Blip2VisionConfig) / modeling_blip_2.py (Blip2VisionModel), InstructBLIP's and
-    InstructBLIP-Video's copies: a class token (class_embedding), a biased patch convolution over 3 channels, a learned
-    position per patch and for the class token (position_embedding, an nn.Parameter), pre-LN layers whose attention
-    is one fused qkv (its bias q and v biases with zeros for k between them, one parameter of 3 · hidden, with
-    qkv_bias) and a biased projection, a plain biased MLP, and post_layernorm. The image processor resizes every image
-    to image_size square."""
-
-    config_class = "Blip2VisionConfig"
+class BlipVisionLayers(TowerConfig):
+    """BLIP's vision model (modeling_blip.py, BlipVisionModel) and BLIP-2's copy: a class token (class_embedding), a
+    biased patch convolution over 3 channels, a learned position per patch and for the class token
+    (position_embedding, an nn.Parameter), pre-LN layers whose attention is one fused qkv (biased) and a biased
+    projection, a plain biased MLP, and post_layernorm. The image processor resizes every image to image_size square.
+    BLIP-2's defaults; BLIP's configuration class has no qkv_bias (its qkv is always biased)."""
 
     hidden_size: Width = 1408
     intermediate_size: Width = 6144
@@ -56,15 +54,23 @@ class Blip2VisionConfig(TowerConfig):
     image_size: Width = 224
     patch_size: Width = 14
     hidden_act: Name = "gelu"
-    qkv_bias: Flag = True
 
     @model_validator(mode="after")
-    def _check_heads(self) -> Blip2VisionConfig:
-        _heads_divide(self.hidden_size, self.num_attention_heads, "transformers' Blip2Attention")
+    def _check_heads(self) -> BlipVisionLayers:
+        _heads_divide(self.hidden_size, self.num_attention_heads, "transformers' BLIP attention")
         return self
 
+    def qkv_biased(self) -> bool:
+        """Whether the fused qkv has a bias (BLIP's always has)."""
+        return True
+
+    @property
+    def positions(self) -> int:
+        """The class token and one position per patch of an image_size square: (image_size / patch_size)² + 1."""
+        return (self.image_size // self.patch_size) ** 2 + 1
+
     def tower(self, prefix: str) -> Tower:
-        hidden, heads, bias = self.hidden_size, self.num_attention_heads, self.qkv_bias
+        hidden, heads, bias = self.hidden_size, self.num_attention_heads, self.qkv_biased()
         head_dim = hidden // heads
         attention = Attention(hidden, heads, heads, head_dim, head_dim, BLIP_ATTENTION, bias, bias, bias, True)
         ffn = DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, BLIP_MLP, True)
@@ -73,17 +79,44 @@ class Blip2VisionConfig(TowerConfig):
             prefix + "encoder.layers.{i}", attention, ffn, (("layer_norm1", layer_norm), ("layer_norm2", layer_norm)),
             stack="vision",
         )  # fmt: skip
-        patches = (self.image_size // self.patch_size) ** 2
         extras = (
             tower_module(prefix + "embeddings.class_embedding", LearnedTensor((1, 1, hidden))),
             tower_module(
                 prefix + "embeddings.patch_embedding", PatchEmbedding(3, (self.patch_size,) * 2, hidden, True)
             ),
-            tower_module(prefix + "embeddings.position_embedding", LearnedTensor((1, patches + 1, hidden))),
+            tower_module(prefix + "embeddings.position_embedding", LearnedTensor((1, self.positions, hidden))),
             tower_module(prefix + "post_layernorm", layer_norm),
         )
         image = ImageInput(self.patch_size, "fixed", self.image_size, extra_tokens=1)
         return Tower((layer,) * self.num_hidden_layers, extras, hidden, image)
+
+
+@tower("blip_2_vision_model")
+class Blip2VisionConfig(BlipVisionLayers):
+    """configuration_blip_2.py (Blip2VisionConfig) / modeling_blip_2.py (Blip2VisionModel), InstructBLIP's and
+    InstructBLIP-Video's copies: BLIP's vision model, its qkv bias (q and v biases with zeros for k between them, one
+    parameter of 3 · hidden) only with qkv_bias."""
+
+    config_class = "Blip2VisionConfig"
+
+    qkv_bias: Flag = True
+
+    def qkv_biased(self) -> bool:
+        return self.qkv_bias
+
+
+@tower("blip_vision_model")
+class BlipVisionConfig(BlipVisionLayers):
+    """configuration_blip.py (BlipVisionConfig): BLIP's vision model with BLIP-base's defaults (384 × 384 images)."""
+
+    config_class = "BlipVisionConfig"
+
+    hidden_size: Width = 768
+    intermediate_size: Width = 3072
+    num_hidden_layers: LayerCount = 12
+    num_attention_heads: HeadCount = 12
+    image_size: Width = 384
+    patch_size: Width = 16
 
 
 @tower("instructblip_vision_model")
@@ -340,3 +373,106 @@ class InstructBlipVideoConfig(InstructBlipConfig):
     vision_model_type = "instructblipvideo_vision_model"
     vision_defaults = {"model_type": "instructblipvideo_vision_model"}
     qformer_model_type = "instructblipvideo_qformer"
+
+
+@family("blip_text_model")
+class BlipTextConfig(BertLayers):
+    """configuration_blip.py (BlipTextConfig) / modeling_blip_text.py (BlipTextLMHeadModel): BERT's embeddings (word
+    and position tables, a LayerNorm; no token types) and post-LN layers under bert., each with a cross-attention
+    (crossattention.: key and value read encoder_hidden_size, the vision tower's width, which BlipConfig sets) when
+    is_decoder (default true), no pooler, and BERT's masked-LM head (cls.predictions: transform, decoder tied to the
+    word table, bias)."""
+
+    architecture = "BLIP"
+    config_class = "BlipTextConfig"
+    default_model_class = "BlipTextLMHeadModel"
+    class_prefix = "BlipText"
+    base_model_prefix = "bert"
+    classes = frozenset({"LMHeadModel"})
+    bert_heads: ClassVar[dict[str, tuple[bool, bool, bool, int | str | None]]] = {
+        "LMHeadModel": (False, True, False, None)
+    }
+    labelled_classes: ClassVar[frozenset[str]] = frozenset()
+    informational_fields = frozenset({"pad_token_id", "projection_dim"})
+
+    vocab_size: Width = 30524
+    num_attention_heads: HeadCount = 8
+    encoder_hidden_size: Width = 768
+    projection_dim: Width = 768
+    is_decoder: Flag = True
+
+    def cross_attends(self) -> bool:
+        return self.is_decoder
+
+    def encoder_layer(self) -> Layer:
+        """BERT's post-LN layer; the cross-attention's key and value read encoder_hidden_size."""
+        layer = super().encoder_layer()
+        if layer.cross_attention is None:
+            return layer
+        return replace(layer, cross_attention=replace(layer.cross_attention, kv_input_size=self.encoder_hidden_size))
+
+
+@family("blip")
+class BlipConfig(MultimodalConfig):
+    """configuration_blip.py (BlipConfig) / modeling_blip.py (BlipForConditionalGeneration): the vision model
+    (vision_model.) and the text decoder (text_decoder.: BlipTextLMHeadModel), whose every layer cross-attends to the
+    vision model's output: an image's class token and patches, (image_size / patch_size)² + 1 keys whatever the
+    context (BlipConfig sets the decoder's encoder_hidden_size to the tower's width). The image reaches the text as
+    those keys, not as tokens: no image rule (flops --image refuses); a text token's FLOPs count the cross-attention
+    over one image's keys. tie_word_embeddings (default true) ties the decoder's head to its word table."""
+
+    architecture = "BLIP"
+    config_class = "BlipConfig"
+    default_model_class = "BlipForConditionalGeneration"
+    text_model_type = "blip_text_model"
+    vision_model_type = "blip_vision_model"
+    vision_prefix = "vision_model."
+    informational_fields = frozenset({"projection_dim", "image_text_hidden_size", "logit_scale_init_value"})
+
+    projection_dim: Width = 512
+    image_text_hidden_size: Width = 256
+
+    def model_class(self) -> str:
+        """BlipForConditionalGeneration; a config naming another BLIP class (question answering, retrieval: other
+        modules) is counted as it, with a note."""
+        return self.default_model_class
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
+        return None
+
+    def notes(self) -> list[str]:
+        vision = self.vision
+        renamed = (
+            [f"{self.architectures[0]} is not a class ffncalc counts for BLIP; counted as {self.model_class()}."]
+            if self.architectures and self.architectures[0] != self.model_class()
+            else []
+        )
+        if not isinstance(vision, BlipVisionLayers):  # pragma: no cover - BlipConfig always has its tower
+            return renamed
+        return renamed + [
+            f"blip is multimodal: the text decoder ({self.text.model_type}) and the vision tower ({vision.config_class})"
+            f" are counted. Every decoder layer cross-attends to one image's {vision.positions:,} positions (the class "
+            "token and the patches), counted per text token; the image reaches the text as those keys, not as tokens, "
+            "so flops --image has no rule for it"
+        ]
+
+    def defaults_used(self) -> list[DefaultUsed]:
+        """The defaults taken, text_config.encoder_hidden_size as BlipConfig.__post_init__ sets it: the tower's width."""
+        vision, field = self.vision, "text_config.encoder_hidden_size"
+        if not isinstance(vision, BlipVisionLayers):  # pragma: no cover - BlipConfig always has its tower
+            return super().defaults_used()
+        rule = "BlipConfig sets it to vision_config.hidden_size"
+        return [
+            DefaultUsed(field=field, value=vision.hidden_size, rule=rule) if d.field == field else d
+            for d in super().defaults_used()
+        ]
+
+    def wrapped_spec(self) -> ModelSpec:
+        """The text decoder whole under text_decoder., its cross-attention reading one image's positions."""
+        vision, text = self.vision, self.text
+        if isinstance(vision, BlipVisionLayers) and isinstance(text, BlipTextConfig):  # BlipConfig.__post_init__
+            text = text.model_copy(update={"encoder_hidden_size": vision.hidden_size})
+        spec = replace(text.to_spec(), model_type=self.model_type, tie_word_embeddings=self.tied())
+        if isinstance(vision, BlipVisionLayers) and any(layer.cross_attention for layer in spec.layers):
+            spec = replace(spec, cross_attention_keys=vision.positions)
+        return self.whole(nest(spec, "text_decoder."))

@@ -126,7 +126,7 @@ class Qwen3Config(HiddenAct, AttentionBias, QwenWindows, TiedEmbeddings, FfnWidt
         return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn())
 
 
-class _QwenMoeRule:
+class QwenMoeRule:
     """Qwen's sparse-layer rule (Qwen2-MoE, Qwen3-MoE, Qwen3-Next): layer i is MoE unless listed in
     mlp_only_layers, when there are experts and (i + 1) is a multiple of decoder_sparse_step."""
 
@@ -164,7 +164,7 @@ class _SharedExpertMoe:
 
 @family("qwen3_moe")
 class Qwen3MoeConfig(
-    HeadDim, HiddenAct, AttentionBias, _QwenMoeRule, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
+    HeadDim, HiddenAct, AttentionBias, QwenMoeRule, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
 ):
     """configuration_qwen3_moe.py: Qwen3 attention (q/k norms; head_dim hidden / heads unless given);
     Qwen's sparse rule; routed experts only (no shared expert, whatever the config says: Qwen3-Coder
@@ -273,7 +273,7 @@ class Kolibri1Config(HiddenAct, TiedEmbeddings, HiddenLayers, DecoderConfig):
 
 
 @family("qwen2_moe")
-class Qwen2MoeConfig(_SharedExpertMoe, _QwenMoeRule, Qwen2Config):
+class Qwen2MoeConfig(_SharedExpertMoe, QwenMoeRule, Qwen2Config):
     """configuration_qwen2_moe.py: Qwen2 attention (q/k/v biases from qkv_bias); Qwen's sparse rule with
     one shared expert behind a sigmoid gate. Windows: on the odd-numbered layers (i + 1 odd) below
     max_window_layers, with use_sliding_window."""
@@ -418,7 +418,7 @@ class Qwen3NextLayers(HiddenAct, AttentionBias, TiedEmbeddings, HiddenLayers, De
 
 
 @family("qwen3_next")
-class Qwen3NextConfig(_SharedExpertMoe, _QwenMoeRule, FfnWidth, Qwen3NextLayers):
+class Qwen3NextConfig(_SharedExpertMoe, QwenMoeRule, FfnWidth, Qwen3NextLayers):
     """configuration_qwen3_next.py / modeling_qwen3_next.py: the hybrid layers, their FFNs by Qwen's sparse rule,
     with a gated shared expert."""
 
@@ -585,7 +585,7 @@ class Qwen3VLMoeTextConfig(
     HiddenAct,
     AttentionBias,
     TextOfWrapper,
-    _QwenMoeRule,
+    QwenMoeRule,
     TiedEmbeddings,
     FfnWidth,
     HiddenLayers,
