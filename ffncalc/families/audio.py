@@ -17,7 +17,7 @@ from typing import Annotated
 
 from pydantic import AliasChoices, Field
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
     Attention,
     AudioInput,
@@ -128,6 +128,80 @@ class Qwen2AudioEncoderConfig(TowerConfig):
         )  # fmt: skip
         assert tower.audio is not None
         return replace(tower, audio=replace(tower.audio, tokens=self.max_source_positions // 2))
+
+
+@tower("audioflamingo3_encoder")
+class AudioFlamingo3EncoderConfig(VoxtralEncoderConfig):
+    """configuration_audioflamingo3.py (AudioFlamingo3EncoderConfig) / modular_audioflamingo3.py
+    (AudioFlamingo3Encoder, a Qwen2AudioEncoder): Whisper's encoder under Voxtral's field names, its last layer's
+    output average-pooled two positions into one before the final LayerNorm. Music Flamingo's tower too."""
+
+    config_class = "AudioFlamingo3EncoderConfig"
+
+    def tower(self, prefix: str) -> Tower:
+        tower = super().tower(prefix)
+        assert tower.audio is not None
+        return replace(tower, audio=replace(tower.audio, tokens=self.max_source_positions // 2))
+
+
+# WhisperFeatureExtractor's defaults (chunk_length 30 s at 100 frames a second): the window GLM-ASR's processor cuts
+# and pads every clip into; conv2 (stride 2, padding 1) leaves (3,000 − 1) // 2 + 1 = 1,500 positions of it.
+WHISPER_WINDOW_FRAMES = 30 * WHISPER_FRAMES_PER_SECOND
+GLMASR_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.o_proj")
+GLMASR_MLP = names(up="mlp.fc1", down="mlp.fc2")
+
+
+@tower("glmasr_encoder")
+class GlmAsrEncoderConfig(TowerConfig):
+    """configuration_glmasr.py (GlmAsrEncoderConfig) / modeling_glmasr.py (GlmAsrEncoder): Whisper's two
+    convolutions (conv1 num_mel_bins → hidden, 3 taps; conv2 hidden → hidden, 3 taps, stride 2; with biases), no
+    position table (rotary positions over half of each head), pre-LN layers of grouped-query attention (heads of
+    hidden // heads; q, v and o_proj biased, k_proj not) and an MLP fc1, fc2 with biases, two LayerNorms each, a final
+    LayerNorm. Its processor cuts a clip into windows of 30 s that the feature extractor pads to 3,000 frames."""
+
+    config_class = "GlmAsrEncoderConfig"
+    informational_fields = frozenset({"max_position_embeddings", "rope_parameters"})
+
+    hidden_size: Width = 1280
+    intermediate_size: Width = 5120
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 20
+    num_key_value_heads: HeadCount | None = None
+    hidden_act: Name = "gelu"
+    num_mel_bins: Width = 128
+
+    @property
+    @derives("num_key_value_heads", "num_attention_heads")
+    def kv_heads(self) -> int:
+        """num_key_value_heads, else every head (GlmAsrEncoderConfig.__post_init__)."""
+        return self.num_key_value_heads or self.num_attention_heads
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        head_dim = hidden // heads
+        attention = Attention(
+            hidden, heads, self.kv_heads, head_dim, head_dim, GLMASR_ATTENTION, True, False, True, True
+        )
+        norm = Norm("layernorm", hidden, bias=True)
+        layer = Layer(
+            prefix + "layers.{i}",
+            attention,
+            DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, GLMASR_MLP, bias=True),
+            (("input_layernorm", norm), ("post_attention_layernorm", norm)),
+            stack="audio",
+        )
+        extras = (
+            audio_module(prefix + "conv1.weight", LearnedTensor((hidden, self.num_mel_bins, 3), matmul=True)),
+            audio_module(prefix + "conv1.bias", LearnedTensor((hidden,))),
+            audio_module(
+                prefix + "conv2.weight", LearnedTensor((hidden, hidden, 3), matmul=True), runs="per_audio_position"
+            ),
+            audio_module(prefix + "conv2.bias", LearnedTensor((hidden,)), runs="per_audio_position"),
+            audio_module(prefix + "norm", norm, runs="per_audio_position"),
+        )
+        positions = (WHISPER_WINDOW_FRAMES - 1) // 2 + 1
+        audio = AudioInput(WHISPER_WINDOW_FRAMES, WHISPER_FRAMES_PER_SECOND, positions, "audio")
+        return Tower((layer,) * self.num_hidden_layers, extras, hidden, None, audio=audio)
 
 
 @tower("qwen3_asr_encoder")
