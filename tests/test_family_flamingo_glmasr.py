@@ -94,3 +94,32 @@ def test_a_glmasr_clip_is_windows_of_30_seconds_regrouped_four_positions_a_token
     clip = flops(GLMASR, audio="30").audio
     assert (clip.frames, clip.encoder_positions, clip.audio_tokens, clip.total) == (3000, 1500, 375, 1_499_520_000)
     assert clip.attention_scores == 2 * 2 * 4 * (16 + 16) * 1500 * 1500
+
+
+MOSS = str(CONFIGS / "synthetic__moss_transcribe_diarize.json")
+
+
+def test_moss_transcribe_diarize_defaults_by_hand(write_config):
+    # MossTranscribeDiarizeConfig(): Whisper's encoder (24 × 1,024, FFN 4,096, 80 mel bins, 1,500 positions); the
+    # projector reads 4 positions a row (linear_1 4,096 → 1,024, linear_2 1,024 → 1,024, biased; a LayerNorm of 1,024);
+    # its Qwen3 (vocabulary 151,936, hidden 1,024, 28 layers of 16 heads of 128, 8 key-value heads, q/k norms of 128,
+    # MLP 3,072), tied
+    encoder = whisper_encoder(1024, 4096, 24, 80, 1500)
+    projector = (4096 * 1024 + 1024) + (1024 * 1024 + 1024) + 2 * 1024
+    text_layer = 1024 * 2048 + 2 * 1024 * 1024 + 2048 * 1024 + 3 * 1024 * 3072 + 2 * 1024 + 2 * 128
+    text = 151936 * 1024 + 28 * text_layer + 1024
+    assert encoder + projector + text == 908_513_280  # transformers 5.24 builds as many
+    report = account(str(write_config({"model_type": "moss_transcribe_diarize"})))
+    assert (report.total_params, report.components.audio, report.components.projector) == (
+        encoder + projector + text,
+        encoder,
+        projector,
+    )
+
+
+def test_moss_transcribe_diarize_merges_positions_into_each_token():
+    # audio_merge_size 2: 50 positions of 64 → 25 rows of 128 → 48 (linear_1, linear_2, a LayerNorm); torch 2.13
+    # FlopCounterMode over MossTranscribeDiarizeForConditionalGeneration.get_audio_features on [1, 16, 100]: 9,280,000
+    clip = flops(MOSS, audio="1").audio
+    assert (clip.audio_tokens, clip.projector, clip.total) == (25, 2 * (128 * 48 + 48 * 48) * 25, 9_280_000)
+    assert checkpoint_tensors(load_config(MOSS).spec)["model.multi_modal_projector.norm.bias"] == (48,)

@@ -144,6 +144,23 @@ class AudioFlamingo3EncoderConfig(VoxtralEncoderConfig):
         return replace(tower, audio=replace(tower.audio, tokens=self.max_source_positions // 2))
 
 
+@tower("moss_transcribe_diarize_audio")
+class MossTranscribeDiarizeAudioConfig(VoxtralEncoderConfig):
+    """configuration_moss_transcribe_diarize.py (MossTranscribeDiarizeAudioConfig) / modeling_moss_transcribe_diarize.py
+    (MossTranscribeDiarizeAudioModel): Whisper's encoder under Voxtral's field names, with MOSS's defaults (80 mel
+    bins, 24 layers of 1,024, 16 heads, FFN 4,096); its forward refuses any input but 2 · max_source_positions frames."""
+
+    config_class = "MossTranscribeDiarizeAudioConfig"
+
+    hidden_size: Width = Field(1024, validation_alias=AliasChoices("hidden_size", "d_model"))
+    intermediate_size: Width = Field(4096, validation_alias=AliasChoices("intermediate_size", "encoder_ffn_dim"))
+    num_hidden_layers: LayerCount = Field(24, validation_alias=AliasChoices("num_hidden_layers", "encoder_layers"))
+    num_attention_heads: HeadCount = Field(
+        16, validation_alias=AliasChoices("num_attention_heads", "encoder_attention_heads")
+    )
+    num_mel_bins: Width = 80
+
+
 # WhisperFeatureExtractor's defaults (chunk_length 30 s at 100 frames a second): the window GLM-ASR's processor cuts
 # and pads every clip into; conv2 (stride 2, padding 1) leaves (3,000 − 1) // 2 + 1 = 1,500 positions of it.
 WHISPER_WINDOW_FRAMES = 30 * WHISPER_FRAMES_PER_SECOND

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..schema import Flag, Width
-from ..spec import AudioInput, Extra, Layer, Linear, ModelSpec, Parameter
+from ..spec import AudioInput, Extra, Layer, Linear, ModelSpec, Norm, Parameter
 from ..values import replace
 from .mistral import MistralConfig
 from .multimodal import MultimodalLayers, relocate
@@ -251,6 +251,69 @@ class Qwen3ASRConfig(AudioLanguageConfig):
             audio_module("model.multi_modal_projector.linear_1", Linear(hidden, hidden, True), "projector", "per_audio_token"),
             audio_module("model.multi_modal_projector.linear_2", Linear(hidden, output, True), "projector", "per_audio_token"),
         )  # fmt: skip
+
+
+# MossTranscribeDiarizeConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24), less its
+# rope_parameters ({"rope_theta": 1000000.0, "rope_type": "default"}: no count reads it).
+MOSS_TRANSCRIBE_DIARIZE_TEXT = {
+    "model_type": "qwen3",
+    "hidden_size": 1024,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 8,
+    "max_position_embeddings": 131_072,
+}
+
+
+@family("moss_transcribe_diarize")
+class MossTranscribeDiarizeConfig(AudioLanguageConfig):
+    """configuration_moss_transcribe_diarize.py / modeling_moss_transcribe_diarize.py (transformers 5.24):
+    MossTranscribeDiarizeAudioModel (Whisper's encoder), a language model built by AutoModel (Qwen3 by default; a given
+    text_config is read alone) and MossTranscribeDiarizeMultiModalProjector, which reads audio_merge_size encoder
+    positions as one row: linear_1 (hidden · audio_merge_size → text hidden), linear_2 (text → text), biased where
+    projector_bias, and a LayerNorm with bias. It projects a window's valid positions only (rounded up to whole rows):
+    ffncalc counts whole windows, so a clip's last, partial window counts the projector rows of a whole one. Stored in
+    transformers 5's layout (no conversion mapping); tie_word_embeddings (default true) ties lm_head."""
+
+    architecture = "MOSS Transcribe-Diarize"
+    config_class = "MossTranscribeDiarizeConfig"
+    default_model_class = "MossTranscribeDiarizeForConditionalGeneration"
+    text_model_type = "qwen3"
+    text_defaults = MOSS_TRANSCRIBE_DIARIZE_TEXT
+    audio_model_type = "moss_transcribe_diarize_audio"
+    audio_defaults = {"model_type": "moss_transcribe_diarize_audio"}
+    language_model_prefix = "model.language_model."
+    audio_prefix = "model.audio_tower."
+    lm_head_name = "lm_head"
+    informational_fields = frozenset({"projector_hidden_act", "audio_token_id", "audio_chunk_size"})
+
+    projector_bias: Flag = True
+    audio_merge_size: Width = 4
+    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        rows, bias, prefix = (
+            tower.hidden_size * self.audio_merge_size,
+            self.projector_bias,
+            "model.multi_modal_projector.",
+        )
+        return (
+            audio_module(prefix + "linear_1", Linear(rows, text_hidden, bias), "projector", "per_audio_token"),
+            audio_module(prefix + "linear_2", Linear(text_hidden, text_hidden, bias), "projector", "per_audio_token"),
+            audio_module(prefix + "norm", Norm("layernorm", text_hidden, bias=True), "projector", "per_audio_token"),
+        )
+
+    def audio_input(self, tower: Tower) -> AudioInput | None:
+        """A window's positions merged audio_merge_size a row: positions / merge tokens (375 for 1,500 and 4); none
+        where they do not divide (the whole window's rows cannot be formed: transformers' reshape fails)."""
+        rule = tower.audio
+        if rule is None or rule.positions % self.audio_merge_size:
+            return None
+        return replace(rule, tokens=rule.positions // self.audio_merge_size)
 
 
 # VoxtralRealtimeConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): Voxtral-Mini-4B-Realtime's.
