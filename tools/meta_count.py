@@ -132,6 +132,13 @@ def component_of(name: str) -> str:
         name,
     ):
         return "vision" if "audio" not in name else "audio"
+    # Granite Speech keeps its Conformer encoder at the top as encoder. (input_linear, out, out_mid, and layers of ff1,
+    # attn, conv, ff2, post_norm): its audio tower (no record before holds an encoder layer with modules of these names)
+    if re.search(
+        r"^(model\.)?encoder\.(input_linear|out|out_mid)\.|^(model\.)?encoder\.layers\.\d+\.(ff1|attn|conv|ff2|post_norm)\.",
+        name,
+    ):
+        return "audio"
     # Kosmos-2's sub-LayerNorm inside its attention, inner_attn_ln, is a norm (no record before holds that name).
     if "norm" in last.lower() or last in (
         "ln",

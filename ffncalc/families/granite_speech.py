@@ -1,0 +1,84 @@
+"""Granite Speech (modeling_granite_speech.py, transformers 5.24): a Conformer encoder (``families/conformer.py``),
+a windowed Q-Former projector (BLIP-2's, ``families/blip.py``) and a Granite language model."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from ..errors import InvalidConfigError
+from ..schema import Flag, Width
+from ..spec import Extra, LearnedTensor, Linear
+from .blip import QFormerLayers
+from .multimodal import MultimodalLayers
+from .registry import family
+from .towers import Tower, TowerConfig, audio_module
+
+
+@family("granite_speech")
+class GraniteSpeechConfig(MultimodalLayers):
+    """configuration_granite_speech.py / modeling_granite_speech.py (transformers 5.24): GraniteSpeechCTCEncoder (a
+    Conformer), GraniteSpeechEncoderProjector and a language model built by AutoModel (Granite by default; a given
+    text_config is read alone). The projector cuts the encoder's output into windows of window_size frames, which
+    window_size // downsample_rate learned queries (query, [1, queries, Q-Former width]) read through a Q-Former
+    (Blip2QFormerModel, projector_config; its cross-attention reads the block's own encoder_hidden_size), then linear
+    (Q-Former width → text hidden, with bias). tie_word_embeddings (default true) ties lm_head to the token table.
+    Saved in transformers 4's layout (conversion mapping "granite_speech": encoder., projector., language_model.).
+
+    No clip rule: the encoder's relative-position scores and the Q-Former's attention are FLOPs ffncalc's clip
+    arithmetic does not state."""
+
+    architecture = "Granite Speech"
+    config_class = "GraniteSpeechConfig"
+    default_model_class = "GraniteSpeechForConditionalGeneration"
+    text_model_type = "granite"
+    text_defaults: ClassVar[dict[str, Any]] = {"model_type": "granite"}
+    audio_model_type = "granite_speech_encoder"
+    audio_defaults: ClassVar[dict[str, Any]] = {"model_type": "granite_speech_encoder"}
+    audio_prefix = "encoder."
+    informational_fields = frozenset({"audio_token_index", "has_lora_adapter", "initializer_range"})
+
+    encoder_config: dict[str, Any] | None = Field(None)
+    projector_config: dict[str, Any] | None = Field(None)
+    downsample_rate: Width = 5
+    window_size: Width = 15
+    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
+
+    def tower_blocks(self) -> tuple[tuple[str, str, dict[str, Any]], ...]:
+        return (
+            ("encoder_config", self.audio_model_type, self.audio_defaults),
+            ("projector_config", "blip_2_qformer", {"model_type": "blip_2_qformer"}),
+        )
+
+    @property
+    def audio(self) -> TowerConfig | None:
+        """The Conformer encoder, which encoder_config configures."""
+        return self.towers.get("encoder_config")
+
+    @property
+    def qformer(self) -> QFormerLayers:
+        block = self.towers["projector_config"]
+        if not isinstance(block, QFormerLayers):
+            raise InvalidConfigError(
+                f"projector_config.model_type: {block.model_type!r} is not a Q-Former; give 'blip_2_qformer' or leave "
+                "it out"
+            )
+        return block
+
+    def validate_nested(self) -> None:
+        super().validate_nested()
+        self.qformer  # noqa: B018 - a Q-Former, or an error naming the field
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        qformer = self.qformer
+        queries = self.window_size // self.downsample_rate
+        modules = (
+            ("projector.query", LearnedTensor((1, queries, qformer.hidden_size))),
+            *qformer.modules("projector.qformer.", qformer.encoder_hidden_size),
+            ("projector.linear", Linear(qformer.hidden_size, text_hidden, True)),
+        )
+        return tuple(audio_module(name, module, "projector", "per_audio_token") for name, module in modules)
