@@ -5,8 +5,14 @@ tests/test_transformers_agreement.py (the synthetic config and the defaults); he
 hand from the config's numbers.
 """
 
+import json
+from pathlib import Path
+
+import pytest
+
 from ffncalc import account
 from ffncalc.api import load_config
+from ffncalc.errors import InvalidConfigError
 from ffncalc.tensors import checkpoint_tensors
 
 from .conftest import ROOT
@@ -67,3 +73,21 @@ def test_granite_speech_saves_each_batch_norms_statistics():
     assert shapes["encoder.layers.1.conv.batch_norm.running_var"] == (96,)
     assert shapes["encoder.layers.1.conv.batch_norm.num_batches_tracked"] == ()
     assert len(saved.per_layer) * sum(max(shape, default=1) for shape in shapes.values()) == 579
+
+
+GRANITE_SPEECH_PLUS = str(ROOT / "tests" / "configs" / "synthetic__granite_speech_plus.json")
+
+
+def test_granite_speech_plus_concatenates_blocks_for_the_q_former():
+    # cat_hidden_layers [0]: the encoder hands on 2 · 32 features; the Q-Former's cross-attention keys read its
+    # encoder_hidden_size 64 (transformers 5.24 refuses any other width)
+    tensors = checkpoint_tensors(load_config(GRANITE_SPEECH_PLUS).spec)
+    assert tensors["projector.qformer.encoder.layer.0.crossattention.attention.key.weight"] == (24, 64)
+    assert account(GRANITE_SPEECH_PLUS).components.audio == account(GRANITE_SPEECH).components.audio
+
+
+def test_granite_speech_plus_refuses_a_q_former_that_does_not_read_the_concatenation(write_config):
+    raw = json.loads(Path(GRANITE_SPEECH_PLUS).read_text())
+    raw["projector_config"]["encoder_hidden_size"] = 32
+    with pytest.raises(InvalidConfigError, match=r"projector_config\.encoder_hidden_size: 32 must equal"):
+        account(str(write_config(raw)))

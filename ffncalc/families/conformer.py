@@ -27,6 +27,7 @@ from ..spec import (
     StoredTensor,
     names,
 )
+from ..values import replace
 from .registry import tower
 from .towers import Tower, TowerConfig, audio_module
 
@@ -124,3 +125,18 @@ class GraniteSpeechEncoderConfig(TowerConfig):
             buffer=True,
         )
         return Tower((self.block(prefix + "layers.{i}"),) * layers, extras, hidden, None, (saved,))
+
+
+@tower("granite_speech_plus_encoder")
+class GraniteSpeechPlusEncoderConfig(GraniteSpeechEncoderConfig):
+    """configuration_granite_speech_plus.py (GraniteSpeechPlusEncoderConfig) / modeling_granite_speech_plus.py:
+    Granite Speech's encoder, which also hands on the outputs of the blocks cat_hidden_layers names, concatenated
+    with its last along the features (no weights of its own: the Q-Former's encoder_hidden_size reads them)."""
+
+    config_class = "GraniteSpeechPlusEncoderConfig"
+
+    cat_hidden_layers: list[int] | None = None
+
+    def tower(self, prefix: str) -> Tower:
+        tower = super().tower(prefix)
+        return replace(tower, hidden_size=self.hidden_dim * (len(self.cat_hidden_layers or []) + 1))

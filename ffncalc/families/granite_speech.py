@@ -11,6 +11,7 @@ from ..errors import InvalidConfigError
 from ..schema import Flag, Width
 from ..spec import Extra, LearnedTensor, Linear
 from .blip import QFormerLayers
+from .conformer import GraniteSpeechPlusEncoderConfig
 from .multimodal import MultimodalLayers
 from .registry import family
 from .towers import Tower, TowerConfig, audio_module
@@ -82,3 +83,34 @@ class GraniteSpeechConfig(MultimodalLayers):
             ("projector.linear", Linear(qformer.hidden_size, text_hidden, True)),
         )
         return tuple(audio_module(name, module, "projector", "per_audio_token") for name, module in modules)
+
+
+@family("granite_speech_plus")
+class GraniteSpeechPlusConfig(GraniteSpeechConfig):
+    """configuration_granite_speech_plus.py / modeling_granite_speech_plus.py (transformers 5.24): Granite Speech's
+    layout and defaults, its encoder a GraniteSpeechPlusEncoderConfig (conversion mapping "granite_speech" too).
+    Where encoder_config.cat_hidden_layers is set, transformers refuses a projector_config whose encoder_hidden_size
+    is not hidden_dim · (len(cat_hidden_layers) + 1), and so does ffncalc."""
+
+    architecture = "Granite Speech Plus"
+    config_class = "GraniteSpeechPlusConfig"
+    default_model_class = "GraniteSpeechPlusForConditionalGeneration"
+    audio_model_type = "granite_speech_plus_encoder"
+    audio_defaults: ClassVar[dict[str, Any]] = {"model_type": "granite_speech_plus_encoder"}
+
+    def validate_nested(self) -> None:
+        super().validate_nested()
+        encoder = self.audio
+        if isinstance(encoder, GraniteSpeechPlusEncoderConfig) and encoder.cat_hidden_layers is not None:
+            for index in encoder.cat_hidden_layers:
+                if not 0 <= index < encoder.num_layers:
+                    raise InvalidConfigError(
+                        f"encoder_config.cat_hidden_layers: {index} is not a block index below num_layers "
+                        f"({encoder.num_layers})"
+                    )
+            width = encoder.hidden_dim * (len(encoder.cat_hidden_layers) + 1)
+            if self.qformer.encoder_hidden_size != width:
+                raise InvalidConfigError(
+                    f"projector_config.encoder_hidden_size: {self.qformer.encoder_hidden_size} must equal "
+                    f"encoder_config.hidden_dim · (len(cat_hidden_layers) + 1) = {width}; set it so"
+                )
