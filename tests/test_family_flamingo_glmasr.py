@@ -123,3 +123,31 @@ def test_moss_transcribe_diarize_merges_positions_into_each_token():
     clip = flops(MOSS, audio="1").audio
     assert (clip.audio_tokens, clip.projector, clip.total) == (25, 2 * (128 * 48 + 48 * 48) * 25, 9_280_000)
     assert checkpoint_tensors(load_config(MOSS).spec)["model.multi_modal_projector.norm.bias"] == (48,)
+
+
+OMNIASR = str(CONFIGS / "synthetic__omniasr.json")
+
+
+def test_omniasr_defaults_by_hand(write_config):
+    # OmniASRAudioConfig(): seven convolutions over the waveform (1 → 512 with 10 taps, then 512 → 512 with 3, 3, 3, 3,
+    # 2, 2 taps, biased, each with a LayerNorm of 512), a LayerNorm and projection 512 → 1,024, a positional
+    # convolution of 128 taps in 16 groups, 24 layers of 1,024 (FFN 4,096, everything biased), a final LayerNorm
+    convs = (512 * 10 + 512 + 2 * 512) + 4 * (512 * 512 * 3 + 512 + 2 * 512) + 2 * (512 * 512 * 2 + 512 + 2 * 512)
+    layer = 4 * (1024 * 1024 + 1024) + (1024 * 4096 + 4096) + (4096 * 1024 + 1024) + 2 * 2 * 1024
+    encoder = convs + 2 * 512 + (512 * 1024 + 1024) + (1024 * 64 * 128 + 1024) + 24 * layer + 2 * 1024
+    # the projector 1,024 → 4,096 biased; omniASR-LLM's Llama (vocabulary 11,984, hidden 4,096, 12 layers of 8
+    # heads, MLP 2,816), its head its own
+    text = 2 * 11984 * 4096 + 12 * (4 * 4096 * 4096 + 3 * 4096 * 2816 + 2 * 4096) + 4096
+    assert encoder + (1024 * 4096 + 4096) + text == 1_638_453_760  # transformers 5.24 builds as many
+    report = account(str(write_config({"model_type": "omniasr"})))
+    assert (report.total_params, report.components.audio) == (encoder + 1024 * 4096 + 4096 + text, encoder)
+
+
+def test_omniasr_stores_its_feature_convolutions_in_transformers_5s_layout():
+    # conv_dim [16, 24, 32], kernels [10, 3, 2], no conv bias; 4 groups of 16 channels for the positions' 8 taps
+    tensors = checkpoint_tensors(load_config(OMNIASR).spec)
+    assert tensors["model.audio_tower.subsampling.conv_layers.0.conv.weight"] == (16, 1, 10)
+    assert tensors["model.audio_tower.subsampling.conv_layers.2.conv.weight"] == (32, 24, 2)
+    assert "model.audio_tower.subsampling.conv_layers.0.conv.bias" not in tensors
+    assert tensors["model.audio_tower.encode_positions.conv.weight"] == (64, 16, 8)
+    assert load_config(OMNIASR).spec.audio is None  # clips of any length, convolutions at several rates: no rule

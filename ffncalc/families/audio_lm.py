@@ -316,6 +316,44 @@ class MossTranscribeDiarizeConfig(AudioLanguageConfig):
         return replace(rule, tokens=rule.positions // self.audio_merge_size)
 
 
+# OmniASRConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): omniASR-LLM-300M's Llama.
+OMNIASR_TEXT = {
+    "model_type": "llama",
+    "vocab_size": 11984,
+    "hidden_size": 4096,
+    "intermediate_size": 2816,
+    "max_position_embeddings": 8192,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-05,
+}
+
+
+@family("omniasr")
+class OmniASRConfig(AudioLanguageConfig):
+    """configuration_omniasr.py / modeling_omniasr.py (transformers 5.24): OmniASRAudioModel (wav2vec 2.0's encoder), a
+    language model built by AutoModel (Llama by default; a given text_config is read alone) and multi_modal_projector,
+    one linear (audio hidden → text hidden, with bias). Stored in transformers 5's layout (no conversion mapping); the
+    head is never tied (OmniASRForConditionalGeneration declares no tied weights)."""
+
+    architecture = "omniASR"
+    config_class = "OmniASRConfig"
+    default_model_class = "OmniASRForConditionalGeneration"
+    text_model_type = "llama"
+    text_defaults = OMNIASR_TEXT
+    audio_model_type = "omniasr_audio"
+    audio_defaults = {"model_type": "omniasr_audio"}
+    language_model_prefix = "model.language_model."
+    audio_prefix = "model.audio_tower."
+    lm_head_name = "lm_head"
+    informational_fields = frozenset({"audio_token_id", "initializer_range"})
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        linear = Linear(tower.hidden_size, text_hidden, True)
+        return (audio_module("model.multi_modal_projector", linear, "projector", "per_audio_token"),)
+
+
 # VoxtralRealtimeConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): Voxtral-Mini-4B-Realtime's.
 VOXTRAL_REALTIME_TEXT = {
     "model_type": "voxtral_realtime_text",
