@@ -139,6 +139,9 @@ def component_of(name: str) -> str:
         name,
     ):
         return "audio"
+    # VibeVoice-ASR's two tokenizer encoders over the waveform are its audio towers (no record before holds them)
+    if re.search(r"(^|\.)(acoustic|semantic)_tokenizer_encoder\.", name):
+        return "audio"
     # Kosmos-2's sub-LayerNorm inside its attention, inner_attn_ln, is a norm (no record before holds that name).
     if "norm" in last.lower() or last in (
         "ln",
