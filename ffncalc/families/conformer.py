@@ -14,16 +14,18 @@ from __future__ import annotations
 
 from pydantic import AliasChoices, Field
 
-from ..schema import HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
     Attention,
     CheckpointExtra,
     DenseFfn,
     Layer,
+    LearnedTensor,
     Linear,
     Norm,
     Parameter,
     Projection,
+    Stack,
     StoredTensor,
     names,
 )
@@ -140,3 +142,123 @@ class GraniteSpeechPlusEncoderConfig(GraniteSpeechEncoderConfig):
     def tower(self, prefix: str) -> Tower:
         tower = super().tower(prefix)
         return replace(tower, hidden_size=self.hidden_dim * (len(self.cat_hidden_layers or []) + 1))
+
+
+# --- Parakeet (NVIDIA NeMo's FastConformer) --------------------------------------------------------------
+
+PARAKEET_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.o_proj")
+PARAKEET_FFN = names(up="feed_forward1.linear1", down="feed_forward1.linear2")
+PARAKEET_NORMS = ("norm_feed_forward1", "norm_self_att", "norm_conv", "norm_feed_forward2", "norm_out")
+
+
+@tower("parakeet_encoder")
+class ParakeetEncoderConfig(TowerConfig):
+    """configuration_parakeet.py (ParakeetEncoderConfig) / modeling_parakeet.py (ParakeetEncoder): a subsampling of
+    log2(subsampling_factor) 2-D convolutions of subsampling_conv_kernel_size, stride subsampling_conv_stride (1 →
+    channels, then a depthwise and a 1 × 1 convolution of the channels for each further halving; all biased), a linear
+    (channels · the mel bins left → hidden, biased), sinusoidal relative positions (an unsaved buffer) and FastConformer
+    blocks: feed_forward1 and feed_forward2 (linear1 hidden → intermediate, linear2 back, biased where
+    attention_bias), self-attention (q, k, v, o biased where attention_bias, as many key-value heads as heads, of
+    hidden // heads; relative_k_proj hidden → heads · head_dim without bias; bias_u and bias_v, [heads, head_dim]),
+    the convolution module (pointwise_conv1 hidden → 2 · hidden, a depthwise convolution of conv_kernel_size taps,
+    a BatchNorm1d, pointwise_conv2 hidden → hidden, biased where convolution_bias) and five LayerNorms."""
+
+    config_class = "ParakeetEncoderConfig"
+    informational_fields = frozenset({"max_position_embeddings", "scale_input"})
+
+    hidden_size: Width = 1024
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 8
+    intermediate_size: Width = 4096
+    hidden_act: Name = "silu"
+    attention_bias: Flag = True
+    convolution_bias: Flag = True
+    conv_kernel_size: Width = 9
+    subsampling_factor: Width = 8
+    subsampling_conv_channels: Width = 256
+    num_mel_bins: Width = 80
+    subsampling_conv_kernel_size: Width = 3
+    subsampling_conv_stride: Width = 2
+    max_position_embeddings: PositionCount = 5000
+    scale_input: Flag = True
+
+    def block(self, name: str, stack: Stack) -> Layer:
+        """One FastConformer block stored as NAME (… "layers.{i}"), in STACK."""
+        hidden, heads, bias, conv_bias = (
+            self.hidden_size,
+            self.num_attention_heads,
+            self.attention_bias,
+            self.convolution_bias,
+        )
+        head_dim = hidden // heads
+        attention = Attention(hidden, heads, heads, head_dim, head_dim, PARAKEET_ATTENTION, bias, bias, bias, bias)
+        norm = Norm("layernorm", hidden, bias=True)
+        parameters = [
+            Parameter("attention", "bias_u", "self_attn.bias_u", (heads, head_dim)),
+            Parameter("attention", "bias_v", "self_attn.bias_v", (heads, head_dim)),
+            Parameter("mixer", "pointwise_conv1", "conv.pointwise_conv1.weight", (2 * hidden, hidden, 1), matmul=True),
+            Parameter("mixer", "depthwise_conv", "conv.depthwise_conv.weight", (hidden, 1, self.conv_kernel_size), matmul=True),
+            Parameter("mixer", "pointwise_conv2", "conv.pointwise_conv2.weight", (hidden, hidden, 1), matmul=True),
+        ]  # fmt: skip
+        if conv_bias:
+            parameters += [
+                Parameter("mixer", "pointwise_conv1_bias", "conv.pointwise_conv1.bias", (2 * hidden,)),
+                Parameter("mixer", "depthwise_conv_bias", "conv.depthwise_conv.bias", (hidden,)),
+                Parameter("mixer", "pointwise_conv2_bias", "conv.pointwise_conv2.bias", (hidden,)),
+            ]
+        inner = self.intermediate_size
+        return Layer(
+            name,
+            attention,
+            DenseFfn(hidden, inner, False, self.hidden_act, PARAKEET_FFN, bias=bias),
+            tuple((module, norm) for module in PARAKEET_NORMS) + (("conv.norm", norm),),
+            stack=stack,
+            parameters=tuple(parameters),
+            projections=(
+                Projection("relative_k", "self_attn.relative_k_proj", hidden, heads * head_dim, component="attention"),
+                Projection("ffn2_up", "feed_forward2.linear1", hidden, inner, bias, component="ffn"),
+                Projection("ffn2_down", "feed_forward2.linear2", inner, hidden, bias, component="ffn"),
+            ),
+        )
+
+    def halvings(self) -> int:
+        """The subsampling's strided convolutions: int(log2(subsampling_factor)), as transformers takes it."""
+        return max(self.subsampling_factor.bit_length() - 1, 0)
+
+    def subsampling(self, prefix: str) -> list[tuple[str, LearnedTensor | Linear]]:
+        """The subsampling's modules under PREFIX ("…subsampling."): ModuleList indices count its ReLUs too."""
+        channels, kernel, stride = (
+            self.subsampling_conv_channels,
+            self.subsampling_conv_kernel_size,
+            self.subsampling_conv_stride,
+        )
+        found: list[tuple[str, LearnedTensor | Linear]] = [
+            (f"{prefix}layers.0.weight", LearnedTensor((channels, 1, kernel, kernel), matmul=True)),
+            (f"{prefix}layers.0.bias", LearnedTensor((channels,))),
+        ]  # fmt: skip
+        for step in range(self.halvings() - 1):
+            depthwise, pointwise = 2 + 3 * step, 3 + 3 * step
+            found += [
+                (f"{prefix}layers.{depthwise}.weight", LearnedTensor((channels, 1, kernel, kernel), matmul=True)),
+                (f"{prefix}layers.{depthwise}.bias", LearnedTensor((channels,))),
+                (f"{prefix}layers.{pointwise}.weight", LearnedTensor((channels, channels, 1, 1), matmul=True)),
+                (f"{prefix}layers.{pointwise}.bias", LearnedTensor((channels,))),
+            ]
+        bins = self.num_mel_bins // stride ** self.halvings()
+        return found + [(f"{prefix}linear", Linear(channels * bins, self.hidden_size, True))]
+
+    def batch_norm_buffers(self, prefix: str) -> CheckpointExtra:
+        """Each convolution module's BatchNorm1d statistics and step count, persistent buffers."""
+        buffers = tuple(
+            StoredTensor(f"{prefix}layers.{{i}}.conv.norm.{name}", (self.hidden_size,) if per_channel else ())
+            for name, per_channel in BATCH_NORM_BUFFERS
+        )
+        reason = "each convolution module's BatchNorm1d keeps running statistics and a step count: persistent buffers"
+        return CheckpointExtra(
+            "BatchNorm statistics", reason, buffers, tuple(range(self.num_hidden_layers)), buffer=True
+        )
+
+    def tower(self, prefix: str) -> Tower:
+        layers = (self.block(prefix + "layers.{i}", "audio"),) * self.num_hidden_layers
+        extras = tuple(audio_module(name, module) for name, module in self.subsampling(prefix + "subsampling."))
+        return Tower(layers, extras, self.hidden_size, None, (self.batch_norm_buffers(prefix),))
