@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InvalidConfigError
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, describe_validation_error
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero, describe_validation_error
 from ..spec import Attention, DenseFfn, Extra, Layer, Linear, Norm, Norms, Parameter, names
 from .audio_lm import AudioLanguageConfig
 from .registry import family, tower
@@ -82,7 +82,7 @@ class FunAsrNanoAdaptor(BaseModel):
 
     hidden_size: Width = 1024
     num_attention_heads: HeadCount = 8
-    intermediate_size: Width = 256
+    intermediate_size: WidthOrZero = 256  # a quarter of the language model's width, 0 below 4
     num_hidden_layers: LayerCount = 2
     hidden_act: Name = "relu"
     projector_hidden_act: Name = "relu"
