@@ -375,6 +375,14 @@ def _plain(d: Draft, name: str) -> Any:
     return d.draw(PLAIN[name])
 
 
+@rule("linear_num_value_heads")
+def _linear_value_heads(d: Draft, name: str) -> Any:
+    """A multiple of the linear key heads where the config has them: each key head serves a whole group of value
+    heads (the gated delta rule repeats keys value_heads // key_heads times; Lara-mini refuses any other count)."""
+    keys = d.config.get("linear_num_key_heads")
+    return keys * d.draw(st.integers(1, 2)) if isinstance(keys, int) else d.draw(st.integers(1, 4))
+
+
 @rule("sliding_window_size")
 def _window_size(d: Draft, name: str) -> Any:
     """A key __post_init__ reads (MiMo, dots3: null or 0 allowed), or a field with a default (Inkling): a window."""
@@ -873,6 +881,37 @@ def _tower(d: Draft, name: str) -> Any:
     tower = dict(d.draw(family_config(tower_type)))
     del tower["model_type"]
     return tower if required_tower else d.maybe(st.just(tower))
+
+
+@rule("adaptor_config")
+def _adaptor(d: Draft, name: str) -> Any:
+    """Fun-ASR-Nano's adaptor: as wide as its language model, its MLP a quarter of that (transformers 5.24
+    FunAsrNanoConfig.validate_architecture refuses anything else)."""
+    text = d.config.get("text_config")
+    hidden = text.get("hidden_size") if isinstance(text, dict) else None
+    if not isinstance(hidden, int):
+        return SKIP
+    return {"hidden_size": hidden, "intermediate_size": hidden // 4, "num_hidden_layers": d.draw(st.integers(1, 2))}
+
+
+@rule("decoder_config")
+def _canary_decoder(d: Draft, name: str) -> Any:
+    """Canary's decoder: its vocabulary the config's (transformers 5.24 CanaryConfig.validate_architecture refuses
+    another), heads as drawn."""
+    vocab = d.config.get("vocab_size")
+    if not isinstance(vocab, int):
+        return SKIP
+    heads, head_dim = d.size["heads"], d.size["head_dim"]
+    return {
+        "vocab_size": vocab,
+        "hidden_size": heads * head_dim,
+        "intermediate_size": d.size["width"],
+        "num_hidden_layers": d.draw(st.integers(1, 3)),
+        "num_attention_heads": heads,
+        "num_key_value_heads": d.size["kv_heads"],
+        "head_dim": head_dim,
+        "attention_bias": d.draw(st.booleans()),
+    }
 
 
 @rule("projection_hidden_size")

@@ -138,6 +138,9 @@ def component_of(name: str) -> str:
         name,
     ):
         return "vision" if "audio" not in name else "audio"
+    # VibeVoice-ASR's two tokenizer encoders over the waveform are its audio towers (no record before holds them)
+    if re.search(r"(^|\.)(acoustic|semantic)_tokenizer_encoder\.", name):
+        return "audio"
     # Kosmos-2's sub-LayerNorm inside its attention, inner_attn_ln, is a norm (no record before holds that name).
     if "norm" in last.lower() or last in (
         "ln",
@@ -225,6 +228,10 @@ def component_of(name: str) -> str:
         r"\.(self_attn|attn|attention|self_attention|SelfAttention|multi_head_attention|post_attention)\.", name
     ):
         return "attention"
+    # A FastConformer block's two half-step FFNs, feed_forward1 and feed_forward2 (Canary's encoder; no record before
+    # holds a module of these names outside a tower)
+    if re.search(r"\.feed_forward[12]\.", name):
+        return "ffn"
     if re.search(
         r"\.(mlp|shared_mlp|block_sparse_moe|feed_forward|ffn|ffn_output|mlp_block|fc1|fc2|DenseReluDense|intermediate|"
         r"output\.dense|output\.conv1d)\.",
@@ -286,8 +293,17 @@ def digest(tensors: dict[str, tuple[int, ...]]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
+# Audio towers whose module names alone cannot tell them from an encoder-decoder's encoder (Granite Speech keeps its
+# Conformer at model.encoder., its blocks' conv.norm named as Parakeet's in Canary's encoder): every parameter under a
+# module of these classes is the audio tower's (no record before holds one).
+AUDIO_TOWER_CLASSES = frozenset({"GraniteSpeechCTCEncoder", "GraniteSpeechPlusCTCEncoder"})
+
+
 def count(raw: dict[str, Any]) -> dict[str, Any]:
     model = build(raw)
+    towers = tuple(
+        f"{prefix}." for prefix, module in model.named_modules() if type(module).__name__ in AUDIO_TOWER_CLASSES
+    )
     by_component: dict[str, int] = {}
     routed = total = 0
     # A tied parameter appears once, under whichever module holds it first (XLM-RoBERTa builds its head before
@@ -296,7 +312,7 @@ def count(raw: dict[str, Any]) -> dict[str, Any]:
     for name, parameter in model.named_parameters():
         n = parameter.numel()
         total += n
-        component = component_of(tied.get(name, name))
+        component = "audio" if towers and name.startswith(towers) else component_of(tied.get(name, name))
         by_component[component] = by_component.get(component, 0) + n
         if component == "ffn" and ROUTED_EXPERTS.search(name) and "shared" not in name:
             routed += n

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
     Attention,
     AudioInput,
@@ -128,6 +128,159 @@ class Qwen2AudioEncoderConfig(TowerConfig):
         )  # fmt: skip
         assert tower.audio is not None
         return replace(tower, audio=replace(tower.audio, tokens=self.max_source_positions // 2))
+
+
+@tower("audioflamingo3_encoder")
+class AudioFlamingo3EncoderConfig(VoxtralEncoderConfig):
+    """configuration_audioflamingo3.py (AudioFlamingo3EncoderConfig) / modular_audioflamingo3.py
+    (AudioFlamingo3Encoder, a Qwen2AudioEncoder): Whisper's encoder under Voxtral's field names, its last layer's
+    output average-pooled two positions into one before the final LayerNorm. Music Flamingo's tower too."""
+
+    config_class = "AudioFlamingo3EncoderConfig"
+
+    def tower(self, prefix: str) -> Tower:
+        tower = super().tower(prefix)
+        assert tower.audio is not None
+        return replace(tower, audio=replace(tower.audio, tokens=self.max_source_positions // 2))
+
+
+OMNIASR_ATTENTION = names(q="attention.q_proj", k="attention.k_proj", v="attention.v_proj", o="attention.out_proj")
+OMNIASR_MLP = names(up="feed_forward.intermediate_dense", down="feed_forward.output_dense")
+
+
+@tower("omniasr_audio")
+class OmniASRAudioConfig(TowerConfig):
+    """configuration_omniasr.py (OmniASRAudioConfig) / modeling_omniasr.py (OmniASRAudioModel): wav2vec 2.0's encoder
+    over the raw waveform: a convolution per entry of conv_dim (1 → conv_dim[0] → …, kernels conv_kernel, strides
+    conv_stride, biased where conv_bias, each followed by a LayerNorm of its channels), a LayerNorm and projection
+    (conv_dim[-1] → hidden, with bias), a grouped positional convolution (hidden → hidden, num_conv_pos_embeddings
+    taps in num_conv_pos_embedding_groups groups, with bias), pre-LN layers (q, k, v, out_proj and both FFN linears
+    biased; two LayerNorms) and a final LayerNorm. Its convolutions run at as many rates as they have strides, and it
+    reads clips of any length: no fixed-window rule."""
+
+    config_class = "OmniASRAudioConfig"
+    informational_fields = frozenset({"layer_norm_eps"})
+
+    hidden_size: Width = 1024
+    conv_dim: list[Width] = Field([512] * 7, min_length=1)
+    conv_kernel: list[Width] = Field([10, 3, 3, 3, 3, 2, 2], min_length=1)
+    conv_stride: list[Width] = Field([5, 2, 2, 2, 2, 2, 2], min_length=1)
+    conv_bias: Flag = True
+    num_attention_heads: HeadCount = 16
+    num_hidden_layers: LayerCount = 24
+    num_conv_pos_embeddings: Width = 128
+    num_conv_pos_embedding_groups: Width = 16
+    intermediate_size: Width = 4096
+    hidden_act: Name = "gelu"
+
+    @model_validator(mode="after")
+    def _check_convolutions(self) -> OmniASRAudioConfig:
+        if not len(self.conv_dim) == len(self.conv_kernel) == len(self.conv_stride):
+            raise ValueError(
+                f"conv_dim, conv_kernel and conv_stride must be as long as each other (transformers refuses it): "
+                f"{len(self.conv_dim)}, {len(self.conv_kernel)}, {len(self.conv_stride)}"
+            )
+        if self.hidden_size % self.num_conv_pos_embedding_groups:
+            raise ValueError(
+                f"num_conv_pos_embedding_groups {self.num_conv_pos_embedding_groups} must divide hidden_size "
+                f"{self.hidden_size} (torch refuses such a grouped convolution)"
+            )
+        return self
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        head_dim = hidden // heads
+        attention = Attention(hidden, heads, heads, head_dim, head_dim, OMNIASR_ATTENTION, True, True, True, True)
+        norm = Norm("layernorm", hidden, bias=True)
+        layer = Layer(
+            prefix + "layers.{i}",
+            attention,
+            DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, OMNIASR_MLP, bias=True),
+            (("layer_norm", norm), ("final_layer_norm", norm)),
+            stack="audio",
+        )
+        subsampling = prefix + "subsampling."
+        extras = []
+        for index, (channels, kernel) in enumerate(zip(self.conv_dim, self.conv_kernel, strict=True)):
+            conv = f"{subsampling}conv_layers.{index}."
+            in_channels = self.conv_dim[index - 1] if index else 1
+            extras.append(
+                audio_module(conv + "conv.weight", LearnedTensor((channels, in_channels, kernel), matmul=True))
+            )
+            if self.conv_bias:
+                extras.append(audio_module(conv + "conv.bias", LearnedTensor((channels,))))
+            extras.append(audio_module(conv + "layer_norm", Norm("layernorm", channels, bias=True)))
+        last, groups, taps = self.conv_dim[-1], self.num_conv_pos_embedding_groups, self.num_conv_pos_embeddings
+        extras += [
+            audio_module(subsampling + "layer_norm", Norm("layernorm", last, bias=True)),
+            audio_module(subsampling + "projection", Linear(last, hidden, True)),
+            audio_module(
+                prefix + "encode_positions.conv.weight", LearnedTensor((hidden, hidden // groups, taps), matmul=True)
+            ),
+            audio_module(prefix + "encode_positions.conv.bias", LearnedTensor((hidden,))),
+            audio_module(prefix + "layer_norm", norm),
+        ]
+        return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, None)
+
+
+# WhisperFeatureExtractor's defaults (chunk_length 30 s at 100 frames a second): the window GLM-ASR's processor cuts
+# and pads every clip into; conv2 (stride 2, padding 1) leaves (3,000 − 1) // 2 + 1 = 1,500 positions of it.
+WHISPER_WINDOW_FRAMES = 30 * WHISPER_FRAMES_PER_SECOND
+GLMASR_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.o_proj")
+GLMASR_MLP = names(up="mlp.fc1", down="mlp.fc2")
+
+
+@tower("glmasr_encoder")
+class GlmAsrEncoderConfig(TowerConfig):
+    """configuration_glmasr.py (GlmAsrEncoderConfig) / modeling_glmasr.py (GlmAsrEncoder): Whisper's two
+    convolutions (conv1 num_mel_bins → hidden, 3 taps; conv2 hidden → hidden, 3 taps, stride 2; with biases), no
+    position table (rotary positions over half of each head), pre-LN layers of grouped-query attention (heads of
+    hidden // heads; q, v and o_proj biased, k_proj not) and an MLP fc1, fc2 with biases, two LayerNorms each, a final
+    LayerNorm. Its processor cuts a clip into windows of 30 s that the feature extractor pads to 3,000 frames."""
+
+    config_class = "GlmAsrEncoderConfig"
+    informational_fields = frozenset({"max_position_embeddings", "rope_parameters"})
+
+    hidden_size: Width = 1280
+    intermediate_size: Width = 5120
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 20
+    num_key_value_heads: HeadCount | None = None
+    hidden_act: Name = "gelu"
+    num_mel_bins: Width = 128
+
+    @property
+    @derives("num_key_value_heads", "num_attention_heads")
+    def kv_heads(self) -> int:
+        """num_key_value_heads, else every head (GlmAsrEncoderConfig.__post_init__)."""
+        return self.num_key_value_heads or self.num_attention_heads
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        head_dim = hidden // heads
+        attention = Attention(
+            hidden, heads, self.kv_heads, head_dim, head_dim, GLMASR_ATTENTION, True, False, True, True
+        )
+        norm = Norm("layernorm", hidden, bias=True)
+        layer = Layer(
+            prefix + "layers.{i}",
+            attention,
+            DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, GLMASR_MLP, bias=True),
+            (("input_layernorm", norm), ("post_attention_layernorm", norm)),
+            stack="audio",
+        )
+        extras = (
+            audio_module(prefix + "conv1.weight", LearnedTensor((hidden, self.num_mel_bins, 3), matmul=True)),
+            audio_module(prefix + "conv1.bias", LearnedTensor((hidden,))),
+            audio_module(
+                prefix + "conv2.weight", LearnedTensor((hidden, hidden, 3), matmul=True), runs="per_audio_position"
+            ),
+            audio_module(prefix + "conv2.bias", LearnedTensor((hidden,)), runs="per_audio_position"),
+            audio_module(prefix + "norm", norm, runs="per_audio_position"),
+        )
+        positions = (WHISPER_WINDOW_FRAMES - 1) // 2 + 1
+        audio = AudioInput(WHISPER_WINDOW_FRAMES, WHISPER_FRAMES_PER_SECOND, positions, "audio")
+        return Tower((layer,) * self.num_hidden_layers, extras, hidden, None, audio=audio)
 
 
 @tower("qwen3_asr_encoder")

@@ -77,9 +77,9 @@ class VoxtralConfig(AudioLanguageConfig):
 
     def audio_width(self) -> int:
         """The width of the rows the projector reads: the encoder's intermediate_size."""
-        from .audio import VoxtralEncoderConfig
+        from .audio import GlmAsrEncoderConfig, VoxtralEncoderConfig
 
-        assert isinstance(self.audio, VoxtralEncoderConfig)
+        assert isinstance(self.audio, VoxtralEncoderConfig | GlmAsrEncoderConfig)
         return self.audio.intermediate_size
 
     def audio_input(self, tower: Tower) -> AudioInput | None:
@@ -111,6 +111,96 @@ class Qwen2AudioConfig(AudioLanguageConfig):
     def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         linear = Linear(tower.hidden_size, text_hidden, True)
         return (audio_module("multi_modal_projector.linear", linear, "projector", "per_audio_token"),)
+
+
+@family("audioflamingo3")
+class AudioFlamingo3Config(AudioLanguageConfig):
+    """configuration_audioflamingo3.py / modular_audioflamingo3.py (transformers 5.24): AudioFlamingo3Encoder
+    (Whisper's encoder, its output average-pooled two positions into one), a language model built by AutoModel
+    (Qwen2 by default; a given text_config is read alone) and AudioFlamingo3MultiModalProjector: linear_1 (the
+    encoder's hidden → text hidden) and linear_2 (text → text), biased where projector_bias (default true). The head
+    is never tied (_tied_weights_keys = None). Saved in transformers 4's layout (conversion mapping "qwen2_audio")."""
+
+    architecture = "Audio Flamingo 3"
+    config_class = "AudioFlamingo3Config"
+    default_model_class = "AudioFlamingo3ForConditionalGeneration"
+    text_model_type = "qwen2"
+    text_defaults: ClassVar[dict[str, Any]] = {"model_type": "qwen2"}
+    audio_model_type = "audioflamingo3_encoder"
+    audio_defaults: ClassVar[dict[str, Any]] = {"model_type": "audioflamingo3_encoder"}
+    informational_fields = frozenset({"projector_hidden_act", "audio_token_id"})
+
+    projector_bias: Flag = True
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        bias = self.projector_bias
+        return (
+            audio_module("multi_modal_projector.linear_1", Linear(tower.hidden_size, text_hidden, bias), "projector", "per_audio_token"),
+            audio_module("multi_modal_projector.linear_2", Linear(text_hidden, text_hidden, bias), "projector", "per_audio_token"),
+        )  # fmt: skip
+
+
+@family("musicflamingo")
+class MusicFlamingoConfig(AudioFlamingo3Config):
+    """configuration_musicflamingo.py / modeling_musicflamingo.py (transformers 5.24): Audio Flamingo 3's encoder
+    (an audio_config named musicflamingo_encoder is read as audioflamingo3_encoder), projector and Qwen2, plus a rotary
+    time embedding of the encoder's output (pos_emb: unsaved buffers, no weights; its elementwise rotation adds no
+    matmul FLOPs). The head is never tied (_tied_weights_keys = None)."""
+
+    architecture = "Music Flamingo"
+    config_class = "MusicFlamingoConfig"
+    default_model_class = "MusicFlamingoForConditionalGeneration"
+    informational_fields = frozenset(
+        {"projector_hidden_act", "audio_token_id", "audio_bos_token_id", "audio_eos_token_id", "audio_frame_step",
+         "rope_parameters"}
+    )  # fmt: skip
+
+
+# GlmAsrConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): GLM-ASR-Nano-2512's Llama, less
+# its rope_parameters ({"rope_theta": 10000.0, "rope_type": "default"}: Llama's own default, and no count reads it).
+GLMASR_TEXT = {
+    "model_type": "llama",
+    "vocab_size": 59264,
+    "hidden_size": 2048,
+    "intermediate_size": 6144,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 4,
+    "max_position_embeddings": 8192,
+    "rms_norm_eps": 1e-05,
+    "use_cache": True,
+    "eos_token_id": [59246, 59253, 59255],
+}
+
+
+@family("glmasr")
+class GlmAsrConfig(VoxtralConfig):
+    """configuration_glmasr.py / modeling_glmasr.py (transformers 5.24): GlmAsrEncoder, a language model built by
+    AutoModel (Llama by default; a given text_config is read over the defaults, as __post_init__ merges them) and
+    GlmAsrMultiModalProjector, which reads the encoder's output regrouped into rows of its intermediate_size (as
+    Voxtral's): linear_1 (intermediate_size → 2 · text hidden) and linear_2 (2 · text hidden → text hidden), with
+    biases. tie_word_embeddings (default true) ties lm_head to the token table. Saved in transformers 4's layout
+    (conversion mapping "qwen2_audio")."""
+
+    architecture = "GLM-ASR"
+    config_class = "GlmAsrConfig"
+    default_model_class = "GlmAsrForConditionalGeneration"
+    text_defaults = GLMASR_TEXT
+    audio_model_type = "glmasr_encoder"
+    audio_defaults = {"model_type": "glmasr_encoder"}
+    informational_fields = frozenset({"projector_hidden_act", "audio_token_id"})
+
+    tie_word_embeddings: Flag = True
+
+    def tied(self) -> bool:
+        return self.tie_word_embeddings
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        inner, wide = self.audio_width(), 2 * text_hidden
+        return (
+            audio_module("multi_modal_projector.linear_1", Linear(inner, wide, True), "projector", "per_audio_token"),
+            audio_module("multi_modal_projector.linear_2", Linear(wide, text_hidden, True), "projector", "per_audio_token"),
+        )  # fmt: skip
 
 
 # Qwen3ASRConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): Qwen3-ASR-1.7B's Qwen3.
@@ -161,6 +251,44 @@ class Qwen3ASRConfig(AudioLanguageConfig):
             audio_module("model.multi_modal_projector.linear_1", Linear(hidden, hidden, True), "projector", "per_audio_token"),
             audio_module("model.multi_modal_projector.linear_2", Linear(hidden, output, True), "projector", "per_audio_token"),
         )  # fmt: skip
+
+
+# OmniASRConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): omniASR-LLM-300M's Llama.
+OMNIASR_TEXT = {
+    "model_type": "llama",
+    "vocab_size": 11984,
+    "hidden_size": 4096,
+    "intermediate_size": 2816,
+    "max_position_embeddings": 8192,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-05,
+}
+
+
+@family("omniasr")
+class OmniASRConfig(AudioLanguageConfig):
+    """configuration_omniasr.py / modeling_omniasr.py (transformers 5.24): OmniASRAudioModel (wav2vec 2.0's encoder), a
+    language model built by AutoModel (Llama by default; a given text_config is read alone) and multi_modal_projector,
+    one linear (audio hidden → text hidden, with bias). Stored in transformers 5's layout (no conversion mapping); the
+    head is never tied (OmniASRForConditionalGeneration declares no tied weights)."""
+
+    architecture = "omniASR"
+    config_class = "OmniASRConfig"
+    default_model_class = "OmniASRForConditionalGeneration"
+    text_model_type = "llama"
+    text_defaults = OMNIASR_TEXT
+    audio_model_type = "omniasr_audio"
+    audio_defaults = {"model_type": "omniasr_audio"}
+    language_model_prefix = "model.language_model."
+    audio_prefix = "model.audio_tower."
+    lm_head_name = "lm_head"
+    informational_fields = frozenset({"audio_token_id", "initializer_range"})
+
+    def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
+        linear = Linear(tower.hidden_size, text_hidden, True)
+        return (audio_module("model.multi_modal_projector", linear, "projector", "per_audio_token"),)
 
 
 # VoxtralRealtimeConfig.sub_configs_defaults["text_config"].init_kwargs (transformers 5.24): Voxtral-Mini-4B-Realtime's.
