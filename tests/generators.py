@@ -181,15 +181,6 @@ EQUAL_FIELDS = {
         "transformers 5.24 modeling_squeezebert.py: SqueezeBertEncoder asserts embedding_size == hidden_size",
     ),
 }
-# Fields a family's transformers class requires to be a multiple of another, with where it says so: the second is
-# rounded up to a multiple of the first.
-MULTIPLE_FIELDS = {
-    "lara_mini": (
-        ("linear_num_key_heads", "linear_num_value_heads"),
-        "transformers 5.24 modeling_lara_mini.py repeats each query and key head over linear_num_value_heads // "
-        "linear_num_key_heads value heads (ffncalc/families/lara.py refuses a remainder)",
-    ),
-}
 # Greatest values a family allows a field, another field's value, with why.
 AT_MOST_FIELD = {
     ("mobilebert", "embedding_size"): (
@@ -202,6 +193,8 @@ AT_MOST_FIELD = {
 AT_LEAST = {
     ("mpnet", "vocab_size"): (2, "MPNetConfig's pad_token_id 1 is a row of the token table"),
     ("mpnet", "max_position_embeddings"): (2, "MPNet's position ids start after its padding row 1"),
+    ("granite_speech", "window_size"): (1, "GraniteSpeechEncoderProjector cuts the encoder's frames into windows"),
+    ("granite_speech_plus", "window_size"): (1, "GraniteSpeechEncoderProjector cuts the encoder's frames into windows"),
 }
 
 # Most values a family takes of a field, with where transformers says so.
@@ -375,14 +368,6 @@ def _plain(d: Draft, name: str) -> Any:
     return d.draw(PLAIN[name])
 
 
-@rule("linear_num_value_heads")
-def _linear_value_heads(d: Draft, name: str) -> Any:
-    """A multiple of the linear key heads where the config has them: each key head serves a whole group of value
-    heads (the gated delta rule repeats keys value_heads // key_heads times; Lara-mini refuses any other count)."""
-    keys = d.config.get("linear_num_key_heads")
-    return keys * d.draw(st.integers(1, 2)) if isinstance(keys, int) else d.draw(st.integers(1, 4))
-
-
 @rule("sliding_window_size")
 def _window_size(d: Draft, name: str) -> Any:
     """A key __post_init__ reads (MiMo, dots3: null or 0 allowed), or a field with a default (Inkling): a window."""
@@ -454,13 +439,17 @@ def _head_dim(d: Draft, name: str) -> Any:
     return d.maybe(st.just(d.size["head_dim"]))
 
 
+# MLP widths a family's class requires even, with where it says so.
+EVEN_WIDTHS = {"moshi": "transformers 5.24 MoshiGatingMLP: fc1's output is split into two halves of ffn_dim // 2"}
+
+
 @rule("intermediate_size", "ffn_dim", "d_ff", "hidden_dim", "encoder_ffn_dim", "ffn_hidden_size")
 def _width(d: Draft, name: str) -> Any:
     if any(isinstance(value, list) for value in choices(d.model_type, "intermediate_size")):  # Gemma 3n: per layer
         return d.draw(
             st.just(d.size["width"]) | st.lists(st.integers(1, 512), min_size=d.layers(), max_size=d.layers())
         )
-    return d.size["width"]
+    return 2 * -(-d.size["width"] // 2) if d.model_type in EVEN_WIDTHS else d.size["width"]
 
 
 @rule("n_inner")
@@ -998,11 +987,6 @@ def family_config(draw, model_type: str) -> dict[str, Any]:
     for (family, name), (most, _) in AT_MOST.items():
         if family == model_type and isinstance(d.config.get(name), int):
             d.config[name] = min(d.config[name], most)
-    if model_type in MULTIPLE_FIELDS:
-        (factor, multiple), _ = MULTIPLE_FIELDS[model_type]
-        if isinstance(d.config.get(factor), int) and isinstance(d.config.get(multiple), int):
-            step = d.config[factor]
-            d.config[multiple] = -(-d.config[multiple] // step) * step
     if model_type in EQUAL_FIELDS:
         fields, _ = EQUAL_FIELDS[model_type]
         drawn = [d.config[field] for field in fields if field in d.config]
