@@ -123,9 +123,7 @@ class CanaryConfig(HFConfig):
         )
         encoder_layer = encoder.block(f"{root}encoder.layers.{{i}}", "encoder")
         runs: Runs = "not_generating"
-        extras = [
-            Extra("other", name, module, runs) for name, module in encoder.subsampling(f"{root}encoder.subsampling.")
-        ]
+        extras = [Extra("other", name, module, runs) for name, module in encoder.subsampling(f"{root}encoder.")]
         extras.append(Extra("norm", f"{root}decoder.embedding_layernorm", norm))
         return ModelSpec(
             model_type=self.model_type,

@@ -12,6 +12,8 @@ terms ffncalc's clip arithmetic does not state.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import AliasChoices, Field
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
@@ -22,6 +24,7 @@ from ..spec import (
     Layer,
     LearnedTensor,
     Linear,
+    Names,
     Norm,
     Parameter,
     Projection,
@@ -151,6 +154,32 @@ PARAKEET_FFN = names(up="feed_forward1.linear1", down="feed_forward1.linear2")
 PARAKEET_NORMS = ("norm_feed_forward1", "norm_self_att", "norm_conv", "norm_feed_forward2", "norm_out")
 
 
+@dataclass(frozen=True)
+class FastConformerNames:
+    """Where a FastConformer's modules are saved: Parakeet's names, or NeMo's where a conversion mapping reverts them."""
+
+    attention: Names = PARAKEET_ATTENTION
+    relative_k: str = "self_attn.relative_k_proj"
+    bias_u: str = "self_attn.bias_u"
+    bias_v: str = "self_attn.bias_v"
+    batch_norm: str = "conv.norm"
+    subsampling_convs: str = "subsampling.layers."
+    subsampling_linear: str = "subsampling.linear"
+
+
+PARAKEET_NAMES = FastConformerNames()
+# conversion_mapping.py's "cohere_asr" renamings (transformers 5.24), reverted as save_pretrained writes them.
+NEMO_NAMES = FastConformerNames(
+    attention=names(q="self_attn.linear_q", k="self_attn.linear_k", v="self_attn.linear_v", o="self_attn.linear_out"),
+    relative_k="self_attn.linear_pos",
+    bias_u="self_attn.pos_bias_u",
+    bias_v="self_attn.pos_bias_v",
+    batch_norm="conv.batch_norm",
+    subsampling_convs="pre_encode.conv.",
+    subsampling_linear="pre_encode.out",
+)
+
+
 @tower("parakeet_encoder")
 class ParakeetEncoderConfig(TowerConfig):
     """configuration_parakeet.py (ParakeetEncoderConfig) / modeling_parakeet.py (ParakeetEncoder): a subsampling of
@@ -182,8 +211,8 @@ class ParakeetEncoderConfig(TowerConfig):
     max_position_embeddings: PositionCount = 5000
     scale_input: Flag = True
 
-    def block(self, name: str, stack: Stack) -> Layer:
-        """One FastConformer block stored as NAME (… "layers.{i}"), in STACK."""
+    def block(self, name: str, stack: Stack, saved: FastConformerNames = PARAKEET_NAMES) -> Layer:
+        """One FastConformer block stored as NAME (… "layers.{i}"), in STACK, its modules under SAVED's names."""
         hidden, heads, bias, conv_bias = (
             self.hidden_size,
             self.num_attention_heads,
@@ -191,11 +220,11 @@ class ParakeetEncoderConfig(TowerConfig):
             self.convolution_bias,
         )
         head_dim = hidden // heads
-        attention = Attention(hidden, heads, heads, head_dim, head_dim, PARAKEET_ATTENTION, bias, bias, bias, bias)
+        attention = Attention(hidden, heads, heads, head_dim, head_dim, saved.attention, bias, bias, bias, bias)
         norm = Norm("layernorm", hidden, bias=True)
         parameters = [
-            Parameter("attention", "bias_u", "self_attn.bias_u", (heads, head_dim)),
-            Parameter("attention", "bias_v", "self_attn.bias_v", (heads, head_dim)),
+            Parameter("attention", "bias_u", saved.bias_u, (heads, head_dim)),
+            Parameter("attention", "bias_v", saved.bias_v, (heads, head_dim)),
             Parameter("mixer", "pointwise_conv1", "conv.pointwise_conv1.weight", (2 * hidden, hidden, 1), matmul=True),
             Parameter("mixer", "depthwise_conv", "conv.depthwise_conv.weight", (hidden, 1, self.conv_kernel_size), matmul=True),
             Parameter("mixer", "pointwise_conv2", "conv.pointwise_conv2.weight", (hidden, hidden, 1), matmul=True),
@@ -211,11 +240,11 @@ class ParakeetEncoderConfig(TowerConfig):
             name,
             attention,
             DenseFfn(hidden, inner, False, self.hidden_act, PARAKEET_FFN, bias=bias),
-            tuple((module, norm) for module in PARAKEET_NORMS) + (("conv.norm", norm),),
+            tuple((module, norm) for module in PARAKEET_NORMS) + ((saved.batch_norm, norm),),
             stack=stack,
             parameters=tuple(parameters),
             projections=(
-                Projection("relative_k", "self_attn.relative_k_proj", hidden, heads * head_dim, component="attention"),
+                Projection("relative_k", saved.relative_k, hidden, heads * head_dim, component="attention"),
                 Projection("ffn2_up", "feed_forward2.linear1", hidden, inner, bias, component="ffn"),
                 Projection("ffn2_down", "feed_forward2.linear2", inner, hidden, bias, component="ffn"),
             ),
@@ -225,32 +254,35 @@ class ParakeetEncoderConfig(TowerConfig):
         """The subsampling's strided convolutions: int(log2(subsampling_factor)), as transformers takes it."""
         return max(self.subsampling_factor.bit_length() - 1, 0)
 
-    def subsampling(self, prefix: str) -> list[tuple[str, LearnedTensor | Linear]]:
-        """The subsampling's modules under PREFIX ("…subsampling."): ModuleList indices count its ReLUs too."""
+    def subsampling(
+        self, prefix: str, saved: FastConformerNames = PARAKEET_NAMES
+    ) -> list[tuple[str, LearnedTensor | Linear]]:
+        """The subsampling's modules under PREFIX ("…encoder."): ModuleList indices count its ReLUs too."""
+        convs = prefix + saved.subsampling_convs
         channels, kernel, stride = (
             self.subsampling_conv_channels,
             self.subsampling_conv_kernel_size,
             self.subsampling_conv_stride,
         )
         found: list[tuple[str, LearnedTensor | Linear]] = [
-            (f"{prefix}layers.0.weight", LearnedTensor((channels, 1, kernel, kernel), matmul=True)),
-            (f"{prefix}layers.0.bias", LearnedTensor((channels,))),
+            (f"{convs}0.weight", LearnedTensor((channels, 1, kernel, kernel), matmul=True)),
+            (f"{convs}0.bias", LearnedTensor((channels,))),
         ]  # fmt: skip
         for step in range(self.halvings() - 1):
             depthwise, pointwise = 2 + 3 * step, 3 + 3 * step
             found += [
-                (f"{prefix}layers.{depthwise}.weight", LearnedTensor((channels, 1, kernel, kernel), matmul=True)),
-                (f"{prefix}layers.{depthwise}.bias", LearnedTensor((channels,))),
-                (f"{prefix}layers.{pointwise}.weight", LearnedTensor((channels, channels, 1, 1), matmul=True)),
-                (f"{prefix}layers.{pointwise}.bias", LearnedTensor((channels,))),
+                (f"{convs}{depthwise}.weight", LearnedTensor((channels, 1, kernel, kernel), matmul=True)),
+                (f"{convs}{depthwise}.bias", LearnedTensor((channels,))),
+                (f"{convs}{pointwise}.weight", LearnedTensor((channels, channels, 1, 1), matmul=True)),
+                (f"{convs}{pointwise}.bias", LearnedTensor((channels,))),
             ]
         bins = self.num_mel_bins // stride ** self.halvings()
-        return found + [(f"{prefix}linear", Linear(channels * bins, self.hidden_size, True))]
+        return found + [(prefix + saved.subsampling_linear, Linear(channels * bins, self.hidden_size, True))]
 
-    def batch_norm_buffers(self, prefix: str) -> CheckpointExtra:
+    def batch_norm_buffers(self, prefix: str, saved: FastConformerNames = PARAKEET_NAMES) -> CheckpointExtra:
         """Each convolution module's BatchNorm1d statistics and step count, persistent buffers."""
         buffers = tuple(
-            StoredTensor(f"{prefix}layers.{{i}}.conv.norm.{name}", (self.hidden_size,) if per_channel else ())
+            StoredTensor(f"{prefix}layers.{{i}}.{saved.batch_norm}.{name}", (self.hidden_size,) if per_channel else ())
             for name, per_channel in BATCH_NORM_BUFFERS
         )
         reason = "each convolution module's BatchNorm1d keeps running statistics and a step count: persistent buffers"
@@ -260,5 +292,5 @@ class ParakeetEncoderConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         layers = (self.block(prefix + "layers.{i}", "audio"),) * self.num_hidden_layers
-        extras = tuple(audio_module(name, module) for name, module in self.subsampling(prefix + "subsampling."))
+        extras = tuple(audio_module(name, module) for name, module in self.subsampling(prefix))
         return Tower(layers, extras, self.hidden_size, None, (self.batch_norm_buffers(prefix),))
