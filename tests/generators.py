@@ -195,11 +195,21 @@ AT_LEAST = {
     ("mpnet", "max_position_embeddings"): (2, "MPNet's position ids start after its padding row 1"),
     ("granite_speech", "window_size"): (1, "GraniteSpeechEncoderProjector cuts the encoder's frames into windows"),
     ("granite_speech_plus", "window_size"): (1, "GraniteSpeechEncoderProjector cuts the encoder's frames into windows"),
+    ("cosmos3_edge_text", "head_dim"): (
+        128,
+        "transformers 5.24 Cosmos3EdgeTextConfig.validate_architecture: the default mrope_section [24, 20, 20] must "
+        "sum to head_dim / 2",
+    ),
 }
 
 # Most values a family takes of a field, with where transformers says so.
 AT_MOST = {
     ("zaya", "num_experts_per_tok"): (1, "transformers 5.24 configuration_zaya.py validate_architecture: only 1"),
+    ("cosmos3_edge_text", "head_dim"): (
+        128,
+        "transformers 5.24 Cosmos3EdgeTextConfig.validate_architecture: the default mrope_section [24, 20, 20] must "
+        "sum to head_dim / 2",
+    ),
 }
 
 # Values a family's transformers class refuses though its field takes them elsewhere, with where it says so.
