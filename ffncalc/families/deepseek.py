@@ -5,7 +5,7 @@ DeepSeek-V4: shared-key-value attention over a window and compressed keys, hyper
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Protocol
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -107,6 +107,52 @@ def even_rope_check():
     return model_validator(mode="after")(check)
 
 
+class MlaWidths(Protocol):
+    """The fields multi-head latent attention reads (DeepSeek's lineage, Hy4)."""
+
+    @property
+    def num_attention_heads(self) -> int: ...
+
+    @property
+    def q_lora_rank(self) -> int | None: ...
+
+    @property
+    def kv_lora_rank(self) -> int: ...
+
+    @property
+    def qk_nope_head_dim(self) -> int: ...
+
+    @property
+    def qk_rope_head_dim(self) -> int: ...
+
+    @property
+    def v_head_dim(self) -> int: ...
+
+    def attention(self, window: int | None, **overrides: Any) -> Attention: ...
+
+
+def mla_attention(config: MlaWidths, window: int | None, **overrides: Any) -> Attention:
+    """DeepSeek's multi-head latent attention from CONFIG's widths: a query latent of q_lora_rank (none: q_proj), a
+    key-value latent of kv_lora_rank, heads of qk_nope + qk_rope for q and k and v_head_dim for v, every head its own
+    keys; attention_bias reaches q_a, kv_a and o_proj only. OVERRIDES add to it (an indexer, sinks)."""
+    mla = Mla(
+        q_lora_rank=config.q_lora_rank,
+        kv_lora_rank=config.kv_lora_rank,
+        qk_nope_head_dim=config.qk_nope_head_dim,
+        qk_rope_head_dim=config.qk_rope_head_dim,
+        v_head_dim=config.v_head_dim,
+    )
+    return config.attention(
+        window,
+        num_kv_heads=config.num_attention_heads,
+        qk_head_dim=config.qk_nope_head_dim + config.qk_rope_head_dim,
+        v_head_dim=config.v_head_dim,
+        v_bias=False,
+        mla=mla,
+        **overrides,
+    )
+
+
 class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderConfig):
     """DeepSeek-V3's layers: multi-head latent attention, dense layers then an MoE of routed experts beside shared
     ones (one MLP of n_shared_experts × moe_intermediate_size), the router's e_score_correction_bias a persistent
@@ -158,23 +204,7 @@ class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderCo
         return self.routed_experts > 0 and is_sparse(index, first=self.dense_prefix)
 
     def mla_attention(self, window: int | None, indexer: Indexer | None = None) -> Attention:
-        mla = Mla(
-            q_lora_rank=self.q_lora_rank,
-            kv_lora_rank=self.kv_lora_rank,
-            qk_nope_head_dim=self.qk_nope_head_dim,
-            qk_rope_head_dim=self.qk_rope_head_dim,
-            v_head_dim=self.v_head_dim,
-        )
-        # attention_bias reaches q_a, kv_a and o_proj only.
-        return self.attention(
-            window,
-            num_kv_heads=self.num_attention_heads,
-            qk_head_dim=self.qk_nope_head_dim + self.qk_rope_head_dim,
-            v_head_dim=self.v_head_dim,
-            v_bias=False,
-            mla=mla,
-            indexer=indexer,
-        )
+        return mla_attention(self, window, indexer=indexer)
 
     def moe(self) -> MoeFfn:
         return self.shared_experts_moe(

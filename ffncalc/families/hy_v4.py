@@ -26,7 +26,6 @@ from ..spec import (
     Indexer,
     Layer,
     LearnedTensor,
-    Mla,
     ModelNames,
     ModelSpec,
     MoeFfn,
@@ -39,7 +38,7 @@ from ..spec import (
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check
-from .deepseek import INDEXER, correction_bias_extra, even_rope_check
+from .deepseek import INDEXER, correction_bias_extra, even_rope_check, mla_attention
 from .registry import family
 
 # The names transformers 5.24 saves (conversion_mapping.py, "hy_v4", reverted): the checkpoint's own for the gate, the
@@ -141,22 +140,14 @@ class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWid
         return ["full" if i == 0 or (i - 1) % 4 == 0 else "shared" for i in range(self.num_hidden_layers)]
 
     def unused_fields(self) -> set[str]:
-        kinds = set(self.mlp_kinds())
-        unused = set() if "dense" in kinds else {"intermediate_size"}
-        if "sparse" not in kinds:
-            unused |= {"n_routed_experts", "n_shared_experts", "num_experts_per_tok", "moe_intermediate_size"}
+        unused = self.unused_ffn_fields(
+            {"n_routed_experts", "n_shared_experts", "num_experts_per_tok", "moe_intermediate_size"}
+        )
         if "full" not in self.indexer_kinds():
             unused |= {"index_n_heads", "index_head_dim"}
         return unused
 
     def hy_attention(self, shared_indexer: bool) -> Attention:
-        mla = Mla(
-            q_lora_rank=self.q_lora_rank,
-            kv_lora_rank=self.kv_lora_rank,
-            qk_nope_head_dim=self.qk_nope_head_dim,
-            qk_rope_head_dim=self.qk_rope_head_dim,
-            v_head_dim=self.v_head_dim,
-        )
         indexer = Indexer(
             heads=self.index_n_heads,
             head_dim=self.index_head_dim,
@@ -166,17 +157,7 @@ class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWid
             k_norm=Norm("layernorm", self.index_head_dim, bias=True),
             shared=shared_indexer,
         )
-        # attention_bias reaches q_a, kv_a and o_proj only.
-        return self.attention(
-            None,
-            num_kv_heads=self.num_attention_heads,
-            qk_head_dim=self.qk_nope_head_dim + self.qk_rope_head_dim,
-            v_head_dim=self.v_head_dim,
-            v_bias=False,
-            sinks=True,
-            mla=mla,
-            indexer=indexer,
-        )
+        return mla_attention(self, None, indexer=indexer, sinks=True)
 
     def moe(self) -> MoeFfn:
         return self.shared_experts_moe(
