@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
-from ..spec import Layer, Mla
+from ..spec import Layer
 from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
 from .blocks import MLA_ATTENTION
+from .deepseek import mla_attention
 from .registry import family
 
 
@@ -40,19 +41,5 @@ class YoutuConfig(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLaye
     head_dim: ClassVar[None] = None  # MLA's widths come from the fields above
 
     def build_layer(self, index: int, window: int | None) -> Layer:
-        mla = Mla(
-            q_lora_rank=self.q_lora_rank,
-            kv_lora_rank=self.kv_lora_rank,
-            qk_nope_head_dim=self.qk_nope_head_dim,
-            qk_rope_head_dim=self.qk_rope_head_dim,
-            v_head_dim=self.v_head_dim,
-        )
-        attention = self.attention(
-            window,
-            num_kv_heads=self.num_attention_heads,
-            qk_head_dim=self.qk_nope_head_dim + self.qk_rope_head_dim,
-            v_head_dim=self.v_head_dim,
-            v_bias=False,
-            mla=mla,
-        )
+        attention = mla_attention(self, window)
         return self.layer(attention, self.gated_ffn())
