@@ -3,10 +3,13 @@ ffncalc's spec of the same config is compared with it."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
 
+from ffncalc.loading import LoadedModel, loaded_from
+from ffncalc.source import RawConfig
 from ffncalc.spec import ModelSpec
 from ffncalc.tensors import checkpoint_tensors, layer_indices
 
@@ -32,6 +35,13 @@ def config_of(stem: str) -> dict:
     raise FileNotFoundError(stem)
 
 
+@functools.cache
+def loaded(stem: str) -> LoadedModel:
+    """A record's config loaded as a file's would be, without writing one: the agreement tests hold the counting,
+    and tests/test_cli.py and tests/test_hub.py hold reading configs from files and the Hub."""
+    return loaded_from(RawConfig(data=config_of(stem), name=stem, source="file", location=f"{stem}.json"))
+
+
 def stored_tensors(spec: ModelSpec) -> dict[str, tuple[int, ...]]:
     """ffncalc's view of what transformers saves: the parameters and the persistent buffers."""
     stored = checkpoint_tensors(spec)
@@ -50,4 +60,4 @@ def digest(tensors: dict[str, tuple[int, ...]]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-__all__ = ["built", "config_of", "digest", "layer_indices", "stored_tensors"]
+__all__ = ["built", "config_of", "digest", "layer_indices", "loaded", "stored_tensors"]
