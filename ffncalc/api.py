@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +12,7 @@ from .overrides import parse_override
 from .results import Remarks, Result
 from .source import bundled_models, load_raw_config, presets
 from .units import bytes_per_element, parse_context, safetensors_dtype
+from .values import Value, replace
 
 __all__ = ["LoadedModel", "load_config", "loaded_from"]  # re-exported: the library's front door loads models too
 
@@ -221,8 +221,7 @@ def compare(
     return compare_models(models, sort, revision, token, live, overrides).rows
 
 
-@dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(Value):
     """compare's rows, and the warnings of the models they come from (each prefixed with its model's name)."""
 
     rows: list[CompareRow]
@@ -370,8 +369,7 @@ def refresh_catalog() -> dict[str, Any]:
     return built
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryOptions:
+class MemoryOptions(Value):
     """What `memory` counts: the context and batch, the weights' and cache's dtypes, training, the GPUs, and the
     serving engine whose KV-cache arithmetic to follow."""
 
@@ -709,8 +707,7 @@ def _absent(data: dict[str, Any], path: list[str]) -> bool:
     return data.get(path[-1]) is None
 
 
-@dataclass(frozen=True, slots=True)
-class StoredAs:
+class StoredAs(Value):
     """How a command takes the weights and the cache: the dtype of what is not quantized, the quantization scheme,
     the KV cache's element type, and what to say about the choice."""
 
@@ -776,8 +773,7 @@ def _context(context: int | str | None, loaded: LoadedModel, remarks: Remarks) -
     return tokens
 
 
-@dataclass(frozen=True, slots=True)
-class SpeedOptions:
+class SpeedOptions(Value):
     """What `speed` estimates: the accelerators, context, prompt and batches, parallelism, dtypes and efficiencies."""
 
     gpus: str | tuple[str, ...] = "h100"  # accelerator names from the table, comma-separated or as a tuple
@@ -930,8 +926,7 @@ def _batches(batches: str | tuple[int, ...] | list[int]) -> list[int]:
     return sorted(set(values))
 
 
-@dataclass(frozen=True, slots=True)
-class TrainOptions:
+class TrainOptions(Value):
     """What `train` estimates: the run (tokens, sequence length), the hardware and the assumptions about it."""
 
     tokens: int | str = "1T"  # 15T, 300B, 2e12 (decimal)

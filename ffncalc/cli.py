@@ -11,7 +11,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,6 +19,7 @@ import typer
 
 from . import __version__
 from .errors import FfncalcError, UsageError
+from .values import Value
 
 if TYPE_CHECKING:
     from .compute import MlaForm as MlaFormName
@@ -350,8 +350,7 @@ def brief(report: Any, command: str, figures: dict[str, Any], headlines: tuple[A
     show(make_console(), brief_renderables(report, command, figures, headlines))
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(Value):
     """How a model command answers: a sweep, the headline figures alone, or the whole report (as JSON or tables,
     and pictures)."""
 

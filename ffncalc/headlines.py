@@ -6,14 +6,14 @@ how each is headed and in what unit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from .values import Value
 
 Figure = bool | int | float | str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Headline:
+class Headline(Value):
     """One figure a sweep reports: its JSON name, its heading, and its unit ("" for a count or a ratio)."""
 
     name: str

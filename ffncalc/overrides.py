@@ -13,20 +13,19 @@ import difflib
 import json
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from .errors import UsageError
 from .schema import HFConfig
+from .values import Value
 
 KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,99}(\.[A-Za-z_][A-Za-z0-9_-]{0,99}){0,4}")
 MAX_SWEEP_POINTS = 100_000  # a sweep is counted in one process; more points than this is a typo, not a study
 
 
-@dataclass(frozen=True, slots=True)
-class Override:
+class Override(Value):
     """One changed field: its dotted path into the config (text_config.num_hidden_layers) and its new value."""
 
     key: str
@@ -150,8 +149,7 @@ def split_variant(written: str) -> tuple[str, tuple[Override, ...]]:
 # --- sweeps ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Sweep:
+class Sweep(Value):
     """One swept field and the values it takes, in order."""
 
     key: str

@@ -7,11 +7,10 @@ figure matches (``matching``), instead of calling either "what cards quote".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .values import Value
 
 
-@dataclass(frozen=True, slots=True)
-class PublishedActive:
+class PublishedActive(Value):
     """A published active-parameter figure: as written (in billions), and where."""
 
     billions: str  # as published, e.g. "3.3": its digits decide the precision a count is rounded to

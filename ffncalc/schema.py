@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property, wraps
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
@@ -24,6 +23,7 @@ from .errors import InvalidConfigError
 from .results import DefaultUsed
 from .spec import ModelNames, ModelSpec, Names
 from .units import MAX_WIDTH
+from .values import Value
 
 if TYPE_CHECKING:
     from .quantization import Block
@@ -140,8 +140,7 @@ def per_arguments(builder: Callable[..., T]) -> Callable[..., T]:
     return cached
 
 
-@dataclass(frozen=True)
-class Derivation:
+class Derivation(Value):
     """How transformers derives a field a config leaves None: the rule as users read it, and the attribute (a
     property, or a method taking no argument) of the adapter that computes the value."""
 

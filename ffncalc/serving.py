@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
@@ -34,6 +33,7 @@ from .errors import UsageError
 from .footprint import EngineReport, KvGroup, KvKind
 from .spec import Layer, ModelSpec
 from .structure import generating_layers
+from .values import Value
 
 VLLM_SOURCE = "vllm-project/vllm @ 001cabc1 (main, 2026): vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py"
 VLLM_HYBRID_SOURCE = (
@@ -57,8 +57,7 @@ VLLM_GPU_MEMORY_UTILIZATION = Fraction(9, 10)  # vllm/config/cache.py gpu_memory
 SGLANG_PAGE_SIZE = 1  # sglang server_args.py page_size default
 
 
-@dataclass(frozen=True, slots=True)
-class EngineVersion:
+class EngineVersion(Value):
     """An engine and the version whose arithmetic is modelled ("" for the source cited as current)."""
 
     engine: Engine
@@ -152,8 +151,7 @@ def capacity_tokens(blocks: int, groups: int, block_size: int) -> int:
 # --- the report ----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _LayerSpec:
+class _LayerSpec(Value):
     kind: KvKind
     window: int | None
     page_per_token: int  # bytes per token per layer, before block sizes (Mamba: the whole state)
@@ -302,8 +300,7 @@ def sglang_capacity(cell: int, budget: int, page_size: int = SGLANG_PAGE_SIZE) -
     return budget // cell // page_size * page_size
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
+class Budget(Value):
     """The KV-cache memory per GPU: as an engine printed it, or estimated from the accelerator's memory."""
 
     bytes: int

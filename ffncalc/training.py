@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
 from .errors import UsageError
 from .results import ModelInfo, Result
 from .spec import ModelSpec, MoeFfn
+from .values import Value
 
 Recompute = Literal["none", "selective", "full"]
 
@@ -90,8 +90,7 @@ def recompute_flops(forward_total: int, forward_scores: int, recompute: Recomput
     return {"none": 0, "selective": forward_scores, "full": forward_total}[recompute]
 
 
-@dataclass(frozen=True, slots=True)
-class Hardware:
+class Hardware(Value):
     """The accelerators the run uses: name, dense peak FLOP/s in the training dtype, memory per GPU."""
 
     name: str
@@ -113,8 +112,7 @@ def mfu_of(flops_per_token: float, tokens_per_second: float, gpus: int, peak: in
 # --- the peers' conventions: FLOPs per token as each framework counts them ---------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class PeerShape:
+class PeerShape(Value):
     """What the peers' formulas read from a model: parameter counts and its attention layers' shapes."""
 
     params: int  # every parameter a token uses (active for MoE), language model only

@@ -12,8 +12,6 @@ terms ffncalc's clip arithmetic does not state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pydantic import AliasChoices, Field
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
@@ -32,7 +30,7 @@ from ..spec import (
     StoredTensor,
     names,
 )
-from ..values import replace
+from ..values import Value, replace
 from .registry import tower
 from .towers import Tower, TowerConfig, audio_module
 
@@ -154,8 +152,7 @@ PARAKEET_FFN = names(up="feed_forward1.linear1", down="feed_forward1.linear2")
 PARAKEET_NORMS = ("norm_feed_forward1", "norm_self_att", "norm_conv", "norm_feed_forward2", "norm_out")
 
 
-@dataclass(frozen=True)
-class FastConformerNames:
+class FastConformerNames(Value):
     """Where a FastConformer's modules are saved: Parakeet's names, or NeMo's where a conversion mapping reverts them."""
 
     attention: Names = PARAKEET_ATTENTION
