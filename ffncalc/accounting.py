@@ -20,6 +20,7 @@ from typing import Literal, NamedTuple
 from .results import ModelInfo, Result
 from .spec import CheckpointExtra, Component, DenseFfn, Layer, ModelSpec, MoeFfn, Runs, Stack
 from .tensors import Tensor, dense_ffn_tensors, layer_tensors, model_tensors, router_rows
+from .values import field_values
 
 
 class Part(NamedTuple):
@@ -108,7 +109,7 @@ class Components(Result):
 
     @property
     def total(self) -> int:
-        return sum(self.model_dump().values())
+        return sum(field_values(self).values())
 
     @property
     def language_model(self) -> int:
@@ -195,9 +196,9 @@ def count_params(spec: ModelSpec, info: ModelInfo | None = None) -> ParamsReport
     info = info or ModelInfo(model_type=spec.model_type)
     groups = [_layer_group(layer, indices) for layer, indices in group_layers(spec.layers).items()]
     outside = model_level_parts(spec)
-    totals = sum_components(outside).model_dump()
+    totals = field_values(sum_components(outside))
     for group in groups:
-        for name, value in group.components.model_dump().items():
+        for name, value in field_values(group.components).items():
             totals[name] += value * len(group.indices)
     components = Components(**totals)
     total = components.total
@@ -211,7 +212,7 @@ def count_params(spec: ModelSpec, info: ModelInfo | None = None) -> ParamsReport
         input_only = spec.position_embeddings * spec.hidden_size if spec.tie_word_embeddings else components.embedding
         active_without_embedding = active - input_only
     return ParamsReport(
-        **info.model_dump(),
+        **field_values(info),
         total_params=total,
         language_model_params=components.language_model,
         components=components,

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from .errors import UsageError
 from .loading import LoadedModel, load_config, loaded_from
 from .overrides import parse_override
-from .results import Remarks, Result
+from .results import Remarks, Result, json_data
 from .source import bundled_models, load_raw_config, presets
 from .units import bytes_per_element, parse_context, safetensors_dtype
-from .values import Value, replace
+from .values import Value, field_values, replace
 
 __all__ = ["LoadedModel", "load_config", "loaded_from"]  # re-exported: the library's front door loads models too
 
@@ -67,17 +67,16 @@ def account(model: str | LoadedModel) -> ParamsReport:
     figure = PUBLISHED_ACTIVE.get(loaded.name) if not loaded.info.overrides else None
     if figure is not None and report.active_params is not None and report.active_params_without_embedding is not None:
         match = matching(figure, report.active_params, report.active_params_without_embedding)
-        report = report.model_copy(
-            update={
-                "published_active": f"{figure.billions}B",
-                "published_active_source": figure.source,
-                "published_active_matches": match,
-            }
+        report = replace(
+            report,
+            published_active=f"{figure.billions}B",
+            published_active_source=figure.source,
+            published_active_matches=match,
         )
     published = getattr(loaded.config, "published_params", None)
     if published:
         source = getattr(loaded.config, "published_source", None) or None
-        report = report.model_copy(update={"published_params": published, "published_source": source})
+        report = replace(report, published_params=published, published_source=source)
     return report
 
 
@@ -105,11 +104,11 @@ def flops(
     tokens = _context(context, loaded, remarks)
     report = count_flops(loaded.spec, tokens, loaded.info, mla_form=mla_form, causal=causal)
     if size is not None:
-        report = report.model_copy(update={"image": count_image_flops(loaded.spec, loaded.info.model, *size)})
+        report = replace(report, image=count_image_flops(loaded.spec, loaded.info.model, *size))
     if seconds is not None:
         clip = count_audio_flops(loaded.spec, loaded.info.model, seconds)
         conventions = report.conventions + [audio_convention(loaded.spec)]
-        report = report.model_copy(update={"audio": clip, "conventions": conventions})
+        report = replace(report, audio=clip, conventions=conventions)
     return remarks.about(report)
 
 
@@ -360,8 +359,8 @@ def refresh_catalog() -> dict[str, Any]:
         )
         models[name] = {
             "sha256": catalog.file_digest(path),
-            "model": row.model_dump(mode="json"),
-            "compare": [r.model_dump(mode="json") for r in compare_rows(loaded.name, loaded.spec, report)],
+            "model": json_data(row),
+            "compare": [json_data(r) for r in compare_rows(loaded.name, loaded.spec, report)],
             "warnings": loaded.info.warnings,
         }
     built = {"families": families(), "models": models}
@@ -613,7 +612,7 @@ def _serve(
     solved = None
     if options.solve is not None:
         solved = _solve(loaded, options, engine, context, gpu_name, gpu_memory - reserve)
-    return report.model_copy(update={"engine": engine, "solved": solved})
+    return replace(report, engine=engine, solved=solved)
 
 
 def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: int, gpu_name: str, limit: int) -> Any:
@@ -1131,14 +1130,14 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
             "more --gpus)"
         )
     report = TrainReport(
-        **dict(info),
+        **field_values(info),
         tokens=tokens,
         seq=seq,
         params=active,
         flops_per_sequence=per_sequence,
         flops_per_token=round(exact_per_token),
         total_flops=total,
-        components=total_components(forward.model_dump(), tokens, seq),
+        components=total_components(field_values(forward), tokens, seq),
         recompute=options.recompute,  # type: ignore[arg-type]
         hardware_flops=hardware,
         gpu=chip.name,

@@ -6,6 +6,7 @@ from .accounting import ParamsReport, count_params, ffn_kind_name, parts_of
 from .results import Result
 from .spec import DenseFfn, ModelSpec, MoeFfn, names
 from .tensors import ffn_tensors
+from .values import field_names
 
 # The models of the reference table (tests/reference/README.md), all bundled.
 DEFAULT_MODELS = (
@@ -42,7 +43,7 @@ class CompareRow(Result):
     active_params_without_embedding: int  # as model cards quote "active": without the input embedding table
 
 
-COLUMNS = tuple(CompareRow.model_fields)
+COLUMNS = field_names(CompareRow)
 # The table's headings (long and short, as `compare` prints them) → the field they show, for --sort.
 HEADINGS = {
     "model": "model",

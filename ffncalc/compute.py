@@ -32,7 +32,7 @@ from .results import ModelInfo, Result
 from .spec import Attention, Indexer, Layer, Mixer, ModelSpec
 from .structure import Reach, attended_keys, attention_kv_elements, attention_reach, generating_layers, indexer_reach
 from .tensors import extra_tensors, lm_head_rows, lm_head_width
-from .values import Value
+from .values import Value, field_names, field_values, replace
 
 MlaForm = Literal["plain", "absorbed"]
 Measure = Literal["flops", "bytes"]
@@ -493,7 +493,7 @@ def _breakdown(profile: ContextProfile, tokens: int, growing: int) -> FlopsBreak
 
 
 def _sum(a: FlopsBreakdown, b: FlopsBreakdown) -> FlopsBreakdown:
-    return FlopsBreakdown(**{name: getattr(a, name) + getattr(b, name) for name in FlopsBreakdown.model_fields})
+    return FlopsBreakdown(**{name: getattr(a, name) + getattr(b, name) for name in field_names(FlopsBreakdown)})
 
 
 def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
@@ -525,7 +525,7 @@ def count_flops(
         positions = context if spec.cross_attention_keys is None else spec.cross_attention_keys
         encoded = prefill_flops(encoder, positions, causal=False)
         front_end = audio_front_end_flops(spec) if spec.audio is not None and spec.audio.stack == "encoder" else 0
-        encoded = encoded.model_copy(update={"other": encoded.other + front_end, "total": encoded.total + front_end})
+        encoded = replace(encoded, other=encoded.other + front_end, total=encoded.total + front_end)
         prefill = _sum(prefill, encoded)
     conventions = (
         CONVENTIONS
@@ -548,7 +548,7 @@ def count_flops(
         audio = " (--audio SECONDS for what a clip costs)" if spec.audio is not None else ""
         conventions.append(f"per text token: a text token runs the language model only{image}{audio}")
     return FlopsReport(
-        **(info or ModelInfo(model_type=spec.model_type)).model_dump(),
+        **field_values(info or ModelInfo(model_type=spec.model_type)),
         context=context,
         mla_form=mla_form,
         causal=causal,
@@ -657,7 +657,7 @@ def count_crossover(
     low, high = rows[0].context, rows[-1].context
     curve_contexts = sorted({round(low * (high / low) ** (step / (CURVE_POINTS - 1))) for step in range(CURVE_POINTS)})
     return CrossoverReport(
-        **(info or ModelInfo(model_type=spec.model_type)).model_dump(),
+        **field_values(info or ModelInfo(model_type=spec.model_type)),
         measure=measure,
         unit="FLOPs" if measure == "flops" else "bytes",
         mla_form=mla_form,

@@ -35,7 +35,7 @@ from .storage import Scheme, Stored, layout, parameter_layout
 from .structure import attended_keys, attention_kv_elements, generating_layers, indexer_reach
 from .tensors import assemble, layer_indices, layer_tensors, lm_head_rows, model_tensors, stored_layer
 from .units import DTYPE_BYTES
-from .values import Value
+from .values import Value, field_values
 
 GIB = 1 << 30
 Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
@@ -778,7 +778,7 @@ def count_memory(
             )
         )
     return MemoryReport(
-        **info.model_dump(),
+        **field_values(info),
         weights=weights,
         kv_cache=cache,
         activations=activations,

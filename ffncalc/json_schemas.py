@@ -12,20 +12,22 @@ from .comparison import CompareRow
 from .compute import CrossoverReport, FlopsReport
 from .ffn_width import DeriveDimReport
 from .footprint import MemoryReport
+from .results import json_list_schema, json_model
 from .roofline import SpeedReport
 from .training import TrainReport
 from .verification import VerifyReport
 
 JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
-    "params": ParamsReport.model_json_schema,
-    "models": TypeAdapter(list[BundledModel]).json_schema,
-    "flops": FlopsReport.model_json_schema,
-    "crossover": CrossoverReport.model_json_schema,
-    "derive-dim": DeriveDimReport.model_json_schema,
-    "compare": TypeAdapter(list[CompareRow]).json_schema,
-    "verify": VerifyReport.model_json_schema,
-    "memory": MemoryReport.model_json_schema,
+    "params": json_model(ParamsReport).model_json_schema,
+    "models": lambda: json_list_schema(BundledModel),
+    "flops": json_model(FlopsReport).model_json_schema,
+    "crossover": json_model(CrossoverReport).model_json_schema,
+    "derive-dim": json_model(DeriveDimReport).model_json_schema,
+    "compare": lambda: json_list_schema(CompareRow),
+    "verify": json_model(VerifyReport).model_json_schema,
+    "memory": json_model(MemoryReport).model_json_schema,
     "families": TypeAdapter(dict[str, list[str]]).json_schema,  # models --families
-    "speed": SpeedReport.model_json_schema,  # one document; several accelerators or batches print a list of them
-    "train": TrainReport.model_json_schema,
+    # one document; several accelerators or batches print a list of them
+    "speed": json_model(SpeedReport).model_json_schema,
+    "train": json_model(TrainReport).model_json_schema,
 }

@@ -25,6 +25,7 @@ from .results import ModelInfo, Result
 from .spec import ModelSpec, MoeFfn
 from .tensors import lm_head_rows
 from .units import DTYPE_BYTES
+from .values import field_values
 
 Bound = Literal["compute", "memory"]
 AttentionKernel = Literal["fused", "eager"]
@@ -277,7 +278,7 @@ def decode_traffic(
         "embedding": embedding_rows + activations["embedding"],
         "other": weights["other"],
     }
-    flops = _flops_by_operator(per_token.model_dump(), batch, gpus)
+    flops = _flops_by_operator(field_values(per_token), batch, gpus)
     return Traffic(flops=flops, bytes=bytes_, allreduce_bytes=_allreduce_bytes(spec, batch, gpus))
 
 
@@ -286,7 +287,7 @@ def prefill_traffic(
 ) -> Traffic:
     """FLOPs and bytes of a prompt of P tokens: weights once, the KV written and read once by the fused kernel."""
     profile: ContextProfile = flops_profile(spec, "plain")
-    prefill = prefill_flops(profile, prompt).model_dump()
+    prefill = field_values(prefill_flops(profile, prompt))
     prefill["lm_head"] = profile.lm_head  # the head runs for the last position only
     weights = _weights_by_operator(stored, gpus)
     moe = _moe_shape(spec)
@@ -477,7 +478,7 @@ def estimate_speed(
         else f", at {gpu.compute_efficiency:g} of peak FLOP/s and {gpu.bandwidth_efficiency:g} of peak bandwidth (assumed)"
     )
     return SpeedReport(
-        **info.model_dump(),
+        **field_values(info),
         estimate=f"roofline ceiling{efficiency}",
         gpu=gpu,
         batch=batch,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .headlines import Figure, Headline
 from .results import ModelInfo, Result
+from .values import field_values
 
 if TYPE_CHECKING:
     from .loading import LoadedModel
@@ -70,7 +71,7 @@ def run_sweep(
 
         raise UsageError(f"--chart {chart!r}: chart one of {', '.join(names)}")
     return SweepReport(
-        **loaded.info.model_dump(),
+        **field_values(loaded.info),
         command=command,
         swept=[sweep.key for sweep in sweeps],
         columns=[SweepColumn(name=h.name, heading=h.heading, unit=h.unit) for h in headlines],

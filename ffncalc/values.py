@@ -34,6 +34,7 @@ class Value:
     _fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[dict[str, Any]] = {}
     _key: ClassVar[Callable[[Any], Any]]  # the fields' values in order (hash)
+    _kw_only: ClassVar[bool] = False  # fields given by name only (a base declared with kw_only_default=True)
 
     def __init_subclass__(cls) -> None:
         own = [
@@ -47,7 +48,7 @@ class Value:
         if "__init__" not in cls.__dict__:  # its own, made when its first value is (not its base's)
             cls.__init__ = Value.__init__  # type: ignore[method-assign]
         missing_default = [name for name in cls._fields if name not in cls._defaults]
-        if missing_default and cls._fields.index(missing_default[-1]) > len(missing_default) - 1:
+        if missing_default and not cls._kw_only and cls._fields.index(missing_default[-1]) > len(missing_default) - 1:
             raise TypeError(f"{cls.__name__}: field {missing_default[-1]!r} without a default follows fields with one")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -89,12 +90,25 @@ def _generated_init(cls: type[Value]) -> Callable[..., None]:
     defaults = {f"_default_{name}": value for name, value in cls._defaults.items()}
     parameters = ", ".join(name + (f"=_default_{name}" if name in cls._defaults else "") for name in cls._fields)
     values = ", ".join(f"{name!r}: {name}" for name in cls._fields)
+    if cls._kw_only:
+        parameters = "*, " + parameters
     source = f"def __init__(self, {parameters}):\n    _set(self, '__dict__', {{{values}}})\n"
     namespace: dict[str, Any] = {"_set": object.__setattr__, **defaults}
     exec(compile(source, f"<{cls.__qualname__}.__init__>", "exec"), namespace)
     init: Callable[..., None] = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+def field_names(cls: type[Value]) -> tuple[str, ...]:
+    """CLS's fields in order, its bases' first, as dataclasses.fields names them."""
+    return cls._fields
+
+
+def field_values(value: Value) -> dict[str, Any]:
+    """VALUE's fields by name, in order; nested values stay values (dataclasses.asdict would copy them into dicts)."""
+    fields = value.__dict__
+    return {name: fields[name] for name in value._fields}
 
 
 def replace(value: V, /, **changes: Any) -> V:

@@ -22,6 +22,7 @@ from .spec import CheckpointExtra, ModelSpec
 from .storage import Scheme, layout, parameter_layout
 from .tensors import embedding_width, stored_layer
 from .units import DTYPE_BYTES
+from .values import field_names
 
 Verdict = Literal["parameter", "quantization", "extra", "wrong shape", "unexpected", "missing", "not saved"]
 
@@ -182,7 +183,7 @@ def verify_checkpoint(
     size_ok = expected_bytes is None or checkpoint.index_total_size in (None, expected_bytes)
     listed = [v for v in verdicts if v.verdict != "parameter"] + [v for v in verdicts if v.verdict == "parameter"]
     return VerifyReport(
-        **report.model_dump(include=set(ModelInfo.model_fields)),
+        **{name: getattr(report, name) for name in field_names(ModelInfo)},
         checkpoint=checkpoint.location,
         files=list(checkpoint.files),
         missing_files=list(checkpoint.missing_files),

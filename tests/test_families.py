@@ -4,6 +4,7 @@ Every expected figure is derived by hand in the test from the config's numbers.
 """
 
 from ffncalc import account
+from ffncalc.results import DefaultUsed
 
 from .conftest import tiny_llama
 
@@ -278,9 +279,7 @@ def test_a_wrapper_whose_text_config_lacks_model_type_uses_the_wrappers_text_fam
     report = params_of(write_config, {"model_type": "mistral3", "text_config": text})
     assert report.model_type == "mistral3"
     assert report.layers[0].window == 4096  # MistralConfig's sliding_window default: a Mistral text model
-    assert {"field": "text_config.sliding_window", "value": 4096, "rule": None} in [
-        d.model_dump() for d in report.defaults_used
-    ]
+    assert DefaultUsed(field="text_config.sliding_window", value=4096, rule=None) in report.defaults_used
 
 
 def test_unknown_keys_are_ignored(write_config):

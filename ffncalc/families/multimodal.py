@@ -343,7 +343,7 @@ def tower_kind(field: str) -> str:
 
 
 def replace_default(default: DefaultUsed, field: str) -> DefaultUsed:
-    return default.model_copy(update={"field": field})
+    return replace(default, field=field)
 
 
 def relocate(spec: ModelSpec, prefix: str, lm_head: str, renames: tuple[tuple[str, str], ...] = ()) -> ModelSpec:

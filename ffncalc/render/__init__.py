@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, TextIO
 
-from pydantic import BaseModel
 from rich.console import Console, Group
 from rich.text import Text
+
+from ..results import Result, json_data, json_text
 
 if TYPE_CHECKING:
     from ..results import ModelInfo
@@ -60,17 +61,17 @@ def show(console: Console, *renderables: object) -> None:
     console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
-def print_json(result: BaseModel | Sequence[BaseModel] | dict, file: TextIO | None = None) -> None:
+def print_json(result: Result | Sequence[Result] | dict, file: TextIO | None = None) -> None:
     """Exactly one JSON document: integers stay integers, no units or rounding."""
     from ..streams import can_encode
 
     out = file or sys.stdout
-    if isinstance(result, BaseModel):
-        text = result.model_dump_json(indent=2)
+    if isinstance(result, Result):
+        text = json_text(result)
     elif isinstance(result, dict):
         text = json.dumps(result, indent=2, ensure_ascii=False)
     else:
-        text = json.dumps([item.model_dump(mode="json") for item in result], indent=2, ensure_ascii=False)
+        text = json.dumps([json_data(item) for item in result], indent=2, ensure_ascii=False)
     if not can_encode(out, text):  # an ASCII stream: \uXXXX escapes, the same JSON document
         text = json.dumps(json.loads(text), indent=2)
     out.write(text + "\n")

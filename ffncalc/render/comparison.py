@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 from rich.console import Group
 from rich.text import Text
 
+from ..values import field_values
 from . import approx_params, count, heading
 from .layout import Column, Grid, fit
 
@@ -40,7 +41,7 @@ COMPARE_HEADINGS = {
 def compare_cells(row: CompareRow) -> dict[str, str]:
     """Each column formatted for people: separators, ratios to two decimals, shares in percent."""
     cells = {}
-    for name, value in row.model_dump().items():
+    for name, value in field_values(row).items():
         if value is None:
             cells[name] = ""
         elif name in ("ffn_share", "attention_share"):
@@ -127,7 +128,7 @@ def compare_csv(rows: list[CompareRow], file: TextIO | None = None) -> None:
 
     writer = csv.writer(file or sys.stdout, lineterminator="\n")
     for number, row in enumerate(rows):
-        values = row.model_dump()
+        values = field_values(row)
         if number == 0:
             writer.writerow(list(values))
         writer.writerow(["" if value is None else value for value in values.values()])
