@@ -123,6 +123,14 @@ def component_of(name: str) -> str:
         name,
     ):
         return "projector"
+    # VibeVoice's semantic_connector carries its semantic tokenizer's features into the language model, as its
+    # multi_modal_projector does the acoustic latents (no record before holds a module of that name)
+    if re.search(r"(^|\.)semantic_connector\.", name):
+        return "projector"
+    # VibeVoice's diffusion head predicts acoustic latents beside the language model, and its latent_scaling_factor
+    # and latent_bias_factor scale them: other (no record before holds a module of these names)
+    if re.search(r"(^|\.)diffusion_head\.", name):
+        return "other"
     # Janus's image-generation modules (generation_embeddings, generation_aligner, generation_head) embed and score
     # image tokens beside the language model: other (no record before holds a module of these names).
     if re.search(r"(^|\.)generation_(embeddings|aligner|head)\.", name):
