@@ -174,6 +174,12 @@ def component_of(name: str) -> str:
         name,
     ):
         return "lm_head"
+    # Dia's head is logits_dense (every channel's logits at once), and its encoder's byte table is plainly
+    # encoder.embedding at the top of the model (no record before holds a module of either name there)
+    if re.search(r"^logits_dense\.", name):
+        return "lm_head"
+    if re.search(r"^(model\.)?encoder\.embedding\.", name):
+        return "embedding"
     # UltraBERT's masked-LM head (two linears, then its decoder) counts with its decoder too (no record before holds a
     # module head.linear1, head.linear2 or head.decoder)
     if re.search(r"^head\.(linear1|linear2|decoder)\.", name):
