@@ -146,6 +146,10 @@ def component_of(name: str) -> str:
         name,
     ):
         return "vision" if "audio" not in name else "audio"
+    # Kyutai's speech-to-text reads audio through its Mimi codec, codec_model: its audio tower (no record before holds
+    # a module of that name)
+    if name.startswith("codec_model."):
+        return "audio"
     # VibeVoice-ASR's two tokenizer encoders over the waveform are its audio towers (no record before holds them)
     if re.search(r"(^|\.)(acoustic|semantic)_tokenizer_encoder\.", name):
         return "audio"
