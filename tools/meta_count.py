@@ -146,6 +146,10 @@ def component_of(name: str) -> str:
         name,
     ):
         return "vision" if "audio" not in name else "audio"
+    # Nemotron 3.5 Transcribe's word timestamp encoder and head read the speech recognition encoder's states, never a
+    # text token: the audio side, as its audio_tower (no record before holds a module of these names)
+    if re.search(r"(^|\.)word_timestamp_(encoder|head)\.", name):
+        return "audio"
     # Kyutai's speech-to-text reads audio through its Mimi codec, codec_model: its audio tower (no record before holds
     # a module of that name)
     if name.startswith("codec_model."):
