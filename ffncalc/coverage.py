@@ -115,12 +115,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "moonshine_streaming": "transformers 5.24 builds it only from a config that carries num_key_value_heads, a key "
     "MoonshineStreamingConfig does not declare (MoonshineStreamingDecoderLayer reads it; without it the build fails "
     "with AttributeError); not counted yet",
-    "speecht5": "the speech-seq2seq mapping builds SpeechT5ForSpeechToText, whose encoder attention adds to every "
-    "query-key score a relative term, the query times a learned embedding of that key's distance (pe_k: "
-    "2 · encoder_max_relative_position rows of head_dim, the distance clamped): a second product of head_dim per "
-    "head, query and key beside q · k (SpeechT5Attention's rel_pos_bias), so the encoder's score FLOPs grow twice as "
-    "fast with its length; ffncalc's spec has no per-key term besides q · k (DeBERTa's relative terms are per token, "
-    "a fixed span) and cannot express it yet",
     "musicgen": "the causal-LM mapping builds MusicgenForCausalLM, whose configuration is a MusicgenDecoderConfig "
     "(model_type musicgen_decoder); transformers 5.24 cannot build it from a MusicgenConfig, the musicgen model_type's "
     "composite config (its decoder nested in decoder beside a T5 text encoder and an EnCodec audio encoder): "

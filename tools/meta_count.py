@@ -236,6 +236,10 @@ def component_of(name: str) -> str:
         return "attention"  # RecurrentGemma names its attention and its recurrent block alike (temporal_block)
     if re.search(r"(^|\.)encoder\.conv\.conv_layers\.", name):
         return "other"  # S2T's convolutional subsampler, before the encoder's layers (no record before holds one)
+    # SpeechT5's speech prenet (its Wav2Vec2 feature encoder over raw samples and its convolutional position
+    # embedding) runs before the encoder's layers, as S2T's subsampler (no record before holds these names)
+    if re.search(r"^speecht5\.encoder\.prenet\.(feature_encoder|pos_conv_embed)\.", name):
+        return "other"
     if re.search(r"\.(mixer|linear_attn|mamba|conv|temporal_block)\.", name):
         return "mixer"  # state-space mixers, LFM2's short convolution (conv), RecurrentGemma's RG-LRU block
     # XLM and FlauBERT keep each kind of sublayer in a list of its own, from the top in the bare model (no record
