@@ -60,3 +60,12 @@ def test_seamless_m4t_says_its_full_model_is_counted_as_the_text_model(write_con
     model = load_config(str(write_config({"model_type": "seamless_m4t", "architectures": ["SeamlessM4TModel"]})))
     assert model.config.model_class() == "SeamlessM4TForTextToText"
     assert model.config.notes()[-1].startswith("SeamlessM4TModel is not counted: it also builds the speech encoder")
+
+
+def test_seamless_m4t_says_its_speech_to_text_class_reads_speech_through_an_encoder_not_laid_out(write_config):
+    config = {"model_type": "seamless_m4t_v2", "architectures": ["SeamlessM4Tv2ForSpeechToText"]}
+    model = load_config(str(write_config(config)))
+    assert model.config.model_class() == "SeamlessM4Tv2ForTextToText"
+    assert model.config.notes()[-1].startswith(
+        "SeamlessM4Tv2ForSpeechToText is not counted: it reads speech through a Conformer speech encoder"
+    )

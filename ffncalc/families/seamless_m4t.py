@@ -55,11 +55,17 @@ class SeamlessM4TConfig(M2M100Config):
 
     def notes(self) -> list[str]:
         notes = super().notes()
-        if self.architectures and self.architectures[0] != self.default_model_class:
-            notes[-1] = (
-                f"{self.architectures[0]} is not counted: it also builds the speech encoder, text-to-unit model or "
-                f"vocoder, which no adapter lays out; counted as {self.default_model_class}, the text model."
-            )
+        named = (self.architectures or [self.default_model_class])[0]
+        if named == self.default_model_class:
+            return notes
+        if named == f"{self.class_prefix}ForSpeechToText":
+            built = "reads speech through a Conformer speech encoder (speech_encoder_*, its adapter) in place of the text encoder"
+        else:
+            built = "also builds the speech encoder, and where it speaks the text-to-unit model and the vocoder"
+        notes[-1] = (
+            f"{named} is not counted: it {built}, which no adapter lays out; counted as {self.default_model_class}, "
+            "the text model."
+        )
         return notes
 
 
