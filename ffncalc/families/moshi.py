@@ -190,5 +190,7 @@ class KyutaiSpeechToTextConfig(MoshiLayers):
             f"{self.model_type} reads speech through the Mimi codec (the audio tower here, decoder included, which "
             "transformers builds too): a text token runs the temporal transformer only, each position summing a "
             f"text row and {self.num_codebooks} audio rows of the token table. Audio FLOPs are not counted: the "
-            "codec reads clips of any length, no fixed window."
+            "codec reads clips of any length, no fixed window.",
+            "transformers keeps the codec in float32 whatever the model's dtype (_keep_in_fp32_modules_strict); "
+            "ffncalc's byte figures count it at the model's dtype.",
         ]

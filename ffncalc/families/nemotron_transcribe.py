@@ -287,7 +287,9 @@ class Nemotron3_5TranscribeConfig(MultimodalLayers):
             f"{self.model_type} is multimodal: the language model ({self.text.model_type}), the audio side (the "
             "speech recognition encoder, the diarization model, the word timestamp encoder and head) and the "
             "projector are counted; a text token runs the language model only. Audio FLOPs are not counted: its "
-            "encoders read clips of any length, no fixed window."
+            "encoders read clips of any length, no fixed window.",
+            "transformers keeps the audio tower and the projector in float32 whatever the model's dtype "
+            "(_keep_in_fp32_modules_strict); ffncalc's byte figures count them at the model's dtype.",
         ] + self.text.notes()
 
 
