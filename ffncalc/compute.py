@@ -5,7 +5,8 @@ Conventions:
   softmax and the embedding lookup are left out: they are O(hidden) per token, not O(hidden²));
 - a generated token at context n attends to n keys in a full-attention layer and to
   min(n, window) in a sliding-window layer; each key costs 2 · heads · qk_head_dim for QKᵀ and
-  2 · heads · v_head_dim for AV. Grouped KV heads save memory, not these FLOPs. A layer with
+  2 · heads · v_head_dim for AV (relative keys, SpeechT5's encoder: 2 · heads · qk_head_dim more, the query
+  against the key's distance embedding). Grouped KV heads save memory, not these FLOPs. A layer with
   compressed keys also attends to n // rate compressed entries (at most an indexer's top_k), as
   keys of its own width (``attention_reach``);
 - MLA, plain form: scores over qk_nope + qk_rope dims, values over v_head_dim (as written in
@@ -104,12 +105,15 @@ def causal_keys(tokens: int, window: int | None, rate: int = 1) -> int:
 
 
 def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> int:
-    """2 · heads · (qk_head_dim + v_head_dim); absorbed MLA: 2 · heads · (kv_lora + rope + kv_lora)."""
+    """2 · heads · (qk_head_dim + v_head_dim); absorbed MLA: 2 · heads · (kv_lora + rope + kv_lora); relative keys
+    (SpeechT5): 2 · heads · qk_head_dim more, the query against the key's distance embedding."""
     if attention.mla is not None and mla_form == "absorbed":
         mla = attention.mla
         per_head = (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
     else:
         per_head = attention.qk_head_dim + attention.v_head_dim
+    if attention.relative_keys:
+        per_head += attention.qk_head_dim
     return FLOPS_PER_MULTIPLY_ADD * attention.num_heads * per_head
 
 

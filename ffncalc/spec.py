@@ -195,6 +195,9 @@ class Attention(Value):
     mla: Mla | None = None
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
+    # Each score also adds the query times a learned embedding of that key's distance (SpeechT5's encoder, pe_k): one
+    # more product of qk_head_dim per head and key; the stack's table of distances is an extra of the model.
+    relative_keys: bool = False
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
     # what v reads when not what k reads (MobileBERT: q and k read a bottleneck of the layer's input, v the input itself)
     v_input_size: int | None = None

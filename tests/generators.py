@@ -373,6 +373,19 @@ PLAIN: dict[str, st.SearchStrategy[Any]] = {
 }
 
 
+@rule("conv_dim", "conv_stride", "conv_kernel")
+def _feature_encoder(d: Draft, name: str) -> Any:
+    """A Wav2Vec2-style feature encoder's convolutions (SpeechT5's), one entry each, as many in all three lists
+    (transformers 5.24 SpeechT5Config.validate_architecture refuses lists of different lengths); a family whose field
+    is one number (a Mamba's conv_kernel) is drawn as PLAIN says."""
+    if not isinstance(choices(d.model_type, name)[:1] and choices(d.model_type, name)[0], list):
+        return SKIP
+    if "conv_layers" not in d.size:
+        d.size["conv_layers"] = d.draw(st.integers(1, 3))
+    count, most = d.size["conv_layers"], 32 if name == "conv_dim" else 6
+    return d.draw(st.lists(st.integers(1, most), min_size=count, max_size=count))
+
+
 @rule(*PLAIN)
 def _plain(d: Draft, name: str) -> Any:
     return d.draw(PLAIN[name])
@@ -450,7 +463,10 @@ def _head_dim(d: Draft, name: str) -> Any:
 
 
 # MLP widths a family's class requires even, with where it says so.
-EVEN_WIDTHS = {"moshi": "transformers 5.24 MoshiGatingMLP: fc1's output is split into two halves of ffn_dim // 2"}
+EVEN_WIDTHS = {
+    "moshi": "transformers 5.24 MoshiGatingMLP: fc1's output is split into two halves of ffn_dim // 2",
+    "kyutai_speech_to_text": "transformers 5.24 KyutaiSpeechToTextConfig.validate_architecture: ffn_dim must be even",
+}
 
 
 @rule("intermediate_size", "ffn_dim", "d_ff", "hidden_dim", "encoder_ffn_dim", "ffn_hidden_size")
@@ -894,23 +910,24 @@ def _adaptor(d: Draft, name: str) -> Any:
 
 
 @rule("decoder_config")
-def _canary_decoder(d: Draft, name: str) -> Any:
-    """Canary's decoder: its vocabulary the config's (transformers 5.24 CanaryConfig.validate_architecture refuses
-    another), heads as drawn."""
-    vocab = d.config.get("vocab_size")
-    if not isinstance(vocab, int):
-        return SKIP
+def _decoder_block(d: Draft, name: str) -> Any:
+    """A decoder block (Canary's, Dia's), heads as drawn. Where the config keeps its vocabulary at the top, the block
+    repeats it (transformers 5.24 CanaryConfig.validate_architecture refuses another) and takes attention_bias
+    (CanaryDecoderConfig's); a block that holds the only vocabulary draws its own and no attention_bias
+    (DiaDecoderConfig has no such field and refuses unknown keys)."""
     heads, head_dim = d.size["heads"], d.size["head_dim"]
-    return {
-        "vocab_size": vocab,
+    block = {
+        "vocab_size": d.config.get("vocab_size", d.size["vocab"]),
         "hidden_size": heads * head_dim,
         "intermediate_size": d.size["width"],
         "num_hidden_layers": d.draw(st.integers(1, 3)),
         "num_attention_heads": heads,
         "num_key_value_heads": d.size["kv_heads"],
         "head_dim": head_dim,
-        "attention_bias": d.draw(st.booleans()),
     }
+    if d.has("vocab_size"):
+        block["attention_bias"] = d.draw(st.booleans())
+    return block
 
 
 @rule("projection_hidden_size")
@@ -928,6 +945,22 @@ def _vocabulary_map(d: Draft, name: str) -> Any:  # Chameleon: transformers cann
 @rule("conf_num_attention_heads")
 def _conformer_heads(d: Draft, name: str) -> Any:
     return d.size["heads"]
+
+
+@rule("num_conv_pos_embedding_groups")
+def _position_conv_groups(d: Draft, name: str) -> Any:
+    """Groups of a convolutional position embedding over hidden_size channels: a divisor of it (torch's Conv1d refuses
+    any other)."""
+    hidden = d.config.get("hidden_size")
+    return d.draw(st.sampled_from(divisors(hidden))) if isinstance(hidden, int) else SKIP
+
+
+@rule("audio_pad_token_id")
+def _audio_padding_row(d: Draft, name: str) -> Any:
+    """Kyutai's speech-to-text: the padding row of its table of vocab_size + num_codebooks · codebook_vocab_size + 1
+    rows (its default, 69,569, is that table's last row), or none; torch refuses a padding_idx past the table."""
+    rows = d.value("vocab_size") + d.value("num_codebooks") * d.value("codebook_vocab_size") + 1
+    return d.draw(st.none() | st.integers(0, rows - 1))
 
 
 # Wrappers that hold their language model to fixed values of some of its fields, with where transformers says so.

@@ -123,6 +123,14 @@ def component_of(name: str) -> str:
         name,
     ):
         return "projector"
+    # VibeVoice's semantic_connector carries its semantic tokenizer's features into the language model, as its
+    # multi_modal_projector does the acoustic latents (no record before holds a module of that name)
+    if re.search(r"(^|\.)semantic_connector\.", name):
+        return "projector"
+    # VibeVoice's diffusion head predicts acoustic latents beside the language model, and its latent_scaling_factor
+    # and latent_bias_factor scale them: other (no record before holds a module of these names)
+    if re.search(r"(^|\.)diffusion_head\.", name):
+        return "other"
     # Janus's image-generation modules (generation_embeddings, generation_aligner, generation_head) embed and score
     # image tokens beside the language model: other (no record before holds a module of these names).
     if re.search(r"(^|\.)generation_(embeddings|aligner|head)\.", name):
@@ -138,6 +146,14 @@ def component_of(name: str) -> str:
         name,
     ):
         return "vision" if "audio" not in name else "audio"
+    # Nemotron 3.5 Transcribe's word timestamp encoder and head read the speech recognition encoder's states, never a
+    # text token: the audio side, as its audio_tower (no record before holds a module of these names)
+    if re.search(r"(^|\.)word_timestamp_(encoder|head)\.", name):
+        return "audio"
+    # Kyutai's speech-to-text reads audio through its Mimi codec, codec_model: its audio tower (no record before holds
+    # a module of that name)
+    if name.startswith("codec_model."):
+        return "audio"
     # VibeVoice-ASR's two tokenizer encoders over the waveform are its audio towers (no record before holds them)
     if re.search(r"(^|\.)(acoustic|semantic)_tokenizer_encoder\.", name):
         return "audio"
@@ -166,6 +182,12 @@ def component_of(name: str) -> str:
         name,
     ):
         return "lm_head"
+    # Dia's head is logits_dense (every channel's logits at once), and its encoder's byte table is plainly
+    # encoder.embedding at the top of the model (no record before holds a module of either name there)
+    if re.search(r"^logits_dense\.", name):
+        return "lm_head"
+    if re.search(r"^(model\.)?encoder\.embedding\.", name):
+        return "embedding"
     # UltraBERT's masked-LM head (two linears, then its decoder) counts with its decoder too (no record before holds a
     # module head.linear1, head.linear2 or head.decoder)
     if re.search(r"^head\.(linear1|linear2|decoder)\.", name):
@@ -214,6 +236,10 @@ def component_of(name: str) -> str:
         return "attention"  # RecurrentGemma names its attention and its recurrent block alike (temporal_block)
     if re.search(r"(^|\.)encoder\.conv\.conv_layers\.", name):
         return "other"  # S2T's convolutional subsampler, before the encoder's layers (no record before holds one)
+    # SpeechT5's speech prenet (its Wav2Vec2 feature encoder over raw samples and its convolutional position
+    # embedding) runs before the encoder's layers, as S2T's subsampler (no record before holds these names)
+    if re.search(r"^speecht5\.encoder\.prenet\.(feature_encoder|pos_conv_embed)\.", name):
+        return "other"
     if re.search(r"\.(mixer|linear_attn|mamba|conv|temporal_block)\.", name):
         return "mixer"  # state-space mixers, LFM2's short convolution (conv), RecurrentGemma's RG-LRU block
     # XLM and FlauBERT keep each kind of sublayer in a list of its own, from the top in the bare model (no record

@@ -22,6 +22,7 @@ from ..spec import (
     Linear,
     ModelNames,
     ModelSpec,
+    Names,
     Norm,
     Norms,
     NotSaved,
@@ -55,6 +56,20 @@ class BartStacks:
     decoder_attention_heads: int
     encoder_layers: int
     decoder_layers: int
+    # Where the stacks and their sublayers are stored: BART's names; SeamlessM4T's text model keeps the same layers
+    # as text_encoder and text_decoder, with cross_attention, ffn.fc1 and ffn_layer_norm.
+    stack_modules: ClassVar[dict[str, str]] = {"encoder": "encoder", "decoder": "decoder"}
+    cross_attention_names: ClassVar[Names] = CROSS_ATTENTION
+    mlp_names: ClassVar[Names] = BART_MLP
+    norm_modules: ClassVar[dict[str, str]] = {
+        "self": "self_attn_layer_norm",
+        "cross": "encoder_attn_layer_norm",
+        "ffn": "final_layer_norm",
+    }
+
+    def stack_module(self, root: str, kind: Literal["encoder", "decoder"]) -> str:
+        """Where a stack is stored: root + its module (model.encoder, text_decoder)."""
+        return root + self.stack_modules[kind]
 
     def layer_norm(self) -> Norm:
         return Norm("layernorm", self.d_model, bias=True)
@@ -66,18 +81,19 @@ class BartStacks:
     def stack(self, kind: Literal["encoder", "decoder"], root: str) -> tuple[Layer, ...]:
         """A stack's layers: self-attention and the MLP (the decoder's also cross-attention), each with its LayerNorm."""
         norm = self.layer_norm()
-        name = f"{root}{kind}.layers.{{i}}"
+        name = f"{self.stack_module(root, kind)}.layers.{{i}}"
+        mlp, norm_of = self.mlp_names, self.norm_modules
         if kind == "encoder":
-            ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
-            norms: Norms = (("self_attn_layer_norm", norm), ("final_layer_norm", norm))
+            ffn = DenseFfn(self.d_model, self.encoder_ffn_dim, False, self.activation_function, mlp, bias=True)
+            norms: Norms = ((norm_of["self"], norm), (norm_of["ffn"], norm))
             layer = Layer(
                 name, self.attention(self.encoder_attention_heads, SELF_ATTENTION), ffn, norms, stack="encoder"
             )
             return (layer,) * self.encoder_layers
         heads = self.decoder_attention_heads
-        ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True)
-        norms = (("self_attn_layer_norm", norm), ("encoder_attn_layer_norm", norm), ("final_layer_norm", norm))
-        cross = self.attention(heads, CROSS_ATTENTION)
+        ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, mlp, bias=True)
+        norms = ((norm_of["self"], norm), (norm_of["cross"], norm), (norm_of["ffn"], norm))
+        cross = self.attention(heads, self.cross_attention_names)
         layer = Layer(name, self.attention(heads, SELF_ATTENTION), ffn, norms, cross_attention=cross, stack="decoder")
         return (layer,) * self.decoder_layers
 
@@ -116,6 +132,7 @@ class BartConfig(BartStacks, HFConfig):
     logits_bias: ClassVar[bool] = True  # the seq2seq LM adds a final_logits_bias buffer (M2M-100 does not)
     embedding_norm: ClassVar[bool] = True  # layernorm_embedding on each stack's input
     final_norms: ClassVar[bool] = False  # a layer_norm at the end of each stack (pre-LN families)
+    base_model_prefix: ClassVar[str] = "model"
 
     vocab_size: Width = 50265
     max_position_embeddings: PositionCount = 1024
@@ -213,25 +230,36 @@ class BartConfig(BartStacks, HFConfig):
         rows = self.max_position_embeddings + (self.position_offset if self.positions == "learned" else 0)
         extras = []
         if self.positions != "computed":
-            extras.append(Extra("embedding", f"{root}{kind}.embed_positions", Table(rows, self.d_model), runs))
+            extras.append(
+                Extra("embedding", f"{self.stack_module(root, kind)}.embed_positions", Table(rows, self.d_model), runs)
+            )
         if self.embedding_norm:
-            extras.append(Extra("norm", f"{root}{kind}.layernorm_embedding", self.layer_norm(), runs))
+            extras.append(
+                Extra("norm", f"{self.stack_module(root, kind)}.layernorm_embedding", self.layer_norm(), runs)
+            )
         if self.final_norms and kind == "encoder":  # the decoder's is the spec's final norm
-            extras.append(Extra("norm", f"{root}encoder.layer_norm", self.layer_norm(), runs))
+            extras.append(Extra("norm", f"{self.stack_module(root, 'encoder')}.layer_norm", self.layer_norm(), runs))
         return extras
 
     def token_tables(self, root: str) -> tuple[str, list[Extra]]:
         """The main token table's name, and the stacks' own tables when they are not it (untied, or Marian's)."""
         tied = self.tie_word_embeddings
         if self.kind == "causal":
-            return f"{root}decoder.embed_tokens", []
+            return f"{self.stack_module(root, 'decoder')}.embed_tokens", []
         encoder = Extra(
-            "embedding", f"{root}encoder.embed_tokens", Table(self.vocab_size, self.d_model), "not_generating"
+            "embedding",
+            f"{self.stack_module(root, 'encoder')}.embed_tokens",
+            Table(self.vocab_size, self.d_model),
+            "not_generating",
         )
-        decoder = Extra("embedding", f"{root}decoder.embed_tokens", Table(self.target_vocab_size, self.d_model))
+        decoder = Extra(
+            "embedding",
+            f"{self.stack_module(root, 'decoder')}.embed_tokens",
+            Table(self.target_vocab_size, self.d_model),
+        )
         if self.shares_embeddings:
             return f"{root}shared", [] if tied else [encoder, decoder]
-        return f"{root}decoder.embed_tokens", [encoder]
+        return f"{self.stack_module(root, 'decoder')}.embed_tokens", [encoder]
 
     def head_extras(self) -> list[Extra]:
         d_model = self.d_model
@@ -265,7 +293,9 @@ class BartConfig(BartStacks, HFConfig):
                     name="tied copies of the token table",
                     reason="the stacks read the shared table; some checkpoints store it again under each stack's name",
                     tensors=tuple(
-                        StoredTensor(f"{root}{kind}.embed_tokens.weight", (self.vocab_size, self.d_model))
+                        StoredTensor(
+                            f"{self.stack_module(root, kind)}.embed_tokens.weight", (self.vocab_size, self.d_model)
+                        )
                         for kind in ("encoder", "decoder")
                     ),
                     likely=False,
@@ -273,8 +303,12 @@ class BartConfig(BartStacks, HFConfig):
             )
         return tuple(extras)
 
+    def model_root(self) -> str:
+        """Where the class keeps its base model's modules: model. under a head, nothing in the bare model."""
+        return "" if self.kind == "model" else "model."
+
     def to_spec(self) -> ModelSpec:
-        root = "" if self.kind == "model" else "model."
+        root = self.model_root()
         causal = self.kind == "causal"
         layers = self.stack("decoder", root) if causal else self.stack("encoder", root) + self.stack("decoder", root)
         embed, tables = self.token_tables(root)
@@ -293,7 +327,9 @@ class BartConfig(BartStacks, HFConfig):
             layers=layers,
             final_norm=self.layer_norm() if self.final_norms else None,
             tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames(embed, f"{root}decoder.layer_norm", base_model_prefix="model"),
+            names=ModelNames(
+                embed, f"{self.stack_module(root, 'decoder')}.layer_norm", base_model_prefix=self.base_model_prefix
+            ),
             lm_head=lm_head,
             extras=tuple(extras + self.head_extras()),
             checkpoint_extras=self.checkpoint_extras(root),

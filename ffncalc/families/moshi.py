@@ -1,16 +1,19 @@
 """Kyutai's Moshi (moshi): its temporal transformer as a text causal LM, Llama's layers with a fused gated MLP and a
-token table one row longer than the head."""
+token table one row longer than the head; and Kyutai's speech-to-text (kyutai_speech_to_text), the same transformer
+over text and audio streams with the Mimi codec."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
-from pydantic import model_validator
+from pydantic import Field, ValidationError, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, PositionCount, Width, describe_validation_error
 from ..spec import Layer, ModelSpec, names
 from ..values import replace
 from .base import DecoderConfig, HeadDim, HiddenAct, HiddenLayers, KvHeads
+from .mimi import MimiConfig
 from .registry import family
 
 MOSHI_ATTENTION = names(
@@ -23,30 +26,17 @@ MOSHI_MLP = names(gate="mlp.fc1", up="mlp.fc1", down="mlp.fc2")
 MIMI_CODEBOOKS = 32
 
 
-@family("moshi")
-class MoshiConfig(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
-    """configuration_moshi.py / modeling_moshi.py (MoshiForCausalLM, the class the causal-LM mapping builds): the
-    temporal transformer MoshiModel, text only. Llama's layers without biases (MoshiLinear holds each of q, k, v, o
-    as .linear), head_dim (default hidden_size // heads); MoshiGatingMLP: fc1 hidden → ffn_dim (gate and up
-    halves), fc2 ffn_dim / 2 → hidden. embed_tokens has vocab_size + 1 rows (the extra one the audio streams' start
-    token), lm_head vocab_size; nothing is tied, whatever tie_word_embeddings says (MoshiForCausalLM declares no
-    tied weights). MoshiAttention refuses a hidden_size that is not a multiple of the
-    heads. Every layer attends to the whole context: create_causal_mask, sliding_window never read.
-    MoshiForConditionalGeneration's depth decoder, audio embeddings and Mimi codec are not built by this class."""
+class MoshiLayers(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
+    """Moshi's temporal transformer (modeling_moshi.py), which Kyutai's speech-to-text keeps: Llama's layers without
+    biases (MoshiLinear holds each of q, k, v, o as .linear), head_dim (default hidden_size // heads); MoshiGatingMLP:
+    fc1 hidden → ffn_dim (gate and up halves), fc2 ffn_dim / 2 → hidden. The attention refuses a hidden_size that is
+    not a multiple of the heads. Every layer attends to the whole context: create_causal_mask, sliding_window never
+    read. A registered config adds its token table, its head and what it builds beside them."""
 
-    architecture = "Moshi"
-    config_class = "MoshiConfig"
-    default_model_class = "MoshiForCausalLM"
     attention_names = MOSHI_ATTENTION
     mlp_names = MOSHI_MLP
-    # sliding_window: held, never read (create_causal_mask); tie_word_embeddings: MoshiForCausalLM ties nothing;
-    # num_codebooks and audio_encoder_config: only MoshiConfig's check reads them for this class.
-    informational_fields = DecoderConfig.informational_fields | {
-        "sliding_window",
-        "tie_word_embeddings",
-        "num_codebooks",
-        "audio_encoder_config",
-    }
+    # sliding_window: held, never read (create_causal_mask)
+    informational_fields = DecoderConfig.informational_fields | {"sliding_window"}
 
     vocab_size: Width = 32000
     hidden_size: Width = 4096
@@ -57,12 +47,42 @@ class MoshiConfig(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
     ffn_dim: Width = 22528
     num_codebooks: Width = 8
     tie_word_embeddings: Flag = False
+
+    @model_validator(mode="after")
+    def _check_ffn_dim(self) -> MoshiLayers:
+        if self.ffn_dim % 2:
+            raise ValueError(
+                f"ffn_dim ({self.ffn_dim}) must be even ({self.config_class} requires it: fc1 holds two halves)"
+            )
+        return self
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        return self.layer(self.attention(None), self.gated_ffn(self.ffn_dim // 2))
+
+
+@family("moshi")
+class MoshiConfig(MoshiLayers):
+    """configuration_moshi.py / modeling_moshi.py (MoshiForCausalLM, the class the causal-LM mapping builds): the
+    temporal transformer MoshiModel, text only (MoshiLayers). embed_tokens has vocab_size + 1 rows (the extra one the
+    audio streams' start token), lm_head vocab_size; nothing is tied, whatever tie_word_embeddings says
+    (MoshiForCausalLM declares no tied weights). MoshiForConditionalGeneration's depth decoder, audio embeddings and
+    Mimi codec are not built by this class."""
+
+    architecture = "Moshi"
+    config_class = "MoshiConfig"
+    default_model_class = "MoshiForCausalLM"
+    # tie_word_embeddings: MoshiForCausalLM ties nothing; num_codebooks and audio_encoder_config: only MoshiConfig's
+    # check reads them for this class.
+    informational_fields = MoshiLayers.informational_fields | {
+        "tie_word_embeddings",
+        "num_codebooks",
+        "audio_encoder_config",
+    }
+
     audio_encoder_config: dict[str, Any] | None = None
 
     @model_validator(mode="after")
     def _check_moshi(self) -> MoshiConfig:
-        if self.ffn_dim % 2:
-            raise ValueError(f"ffn_dim ({self.ffn_dim}) must be even (MoshiConfig requires it: fc1 holds two halves)")
         codebooks = (self.audio_encoder_config or {}).get("num_codebooks", MIMI_CODEBOOKS)
         if isinstance(codebooks, int) and self.num_codebooks > codebooks:
             raise ValueError(
@@ -74,9 +94,6 @@ class MoshiConfig(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
     def token_rows(self) -> int:
         """vocab_size + 1: MoshiModel's embed_tokens."""
         return self.vocab_size + 1
-
-    def build_layer(self, index: int, window: int | None) -> Layer:
-        return self.layer(self.attention(None), self.gated_ffn(self.ffn_dim // 2))
 
     def to_spec(self) -> ModelSpec:
         spec = super().to_spec()
@@ -92,4 +109,88 @@ class MoshiConfig(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
         return [
             f"{named} is not counted: it also builds Moshi's depth decoder, audio token tables and the Mimi codec "
             "(audio_encoder_config), which no adapter lays out; counted as MoshiForCausalLM, its temporal transformer."
+        ]
+
+
+@family("kyutai_speech_to_text")
+class KyutaiSpeechToTextConfig(MoshiLayers):
+    """configuration_kyutai_speech_to_text.py / modeling_kyutai_speech_to_text.py
+    (KyutaiSpeechToTextForConditionalGeneration, transformers 5.24): Moshi's temporal transformer (MoshiLayers) over
+    a text stream and num_codebooks audio streams, and the Mimi codec (codec_config, MimiModel whole) that turns the
+    waveform into the audio streams' codes, kept in float32 whatever the model's dtype (_keep_in_fp32_modules_strict).
+    embed_tokens.embed_tokens holds vocab_size + num_codebooks · codebook_vocab_size + 1 rows (each position sums a
+    text row and a row per stream; audio_pad_token_id, the last row by default, is the padding row); lm_head scores
+    the vocab_size text tokens, or is the whole table where tie_word_embeddings says so (default: not)."""
+
+    architecture = "Kyutai speech-to-text"
+    config_class = "KyutaiSpeechToTextConfig"
+    default_model_class = "KyutaiSpeechToTextForConditionalGeneration"
+    informational_fields = MoshiLayers.informational_fields | {"audio_bos_token_id", "pad_token_id"}
+
+    vocab_size: Width = 4001
+    hidden_size: Width = 2048
+    num_hidden_layers: LayerCount = 48
+    num_attention_heads: HeadCount = 32
+    max_position_embeddings: PositionCount = 750
+    sliding_window: Width = 375
+    ffn_dim: Width = 11264
+    num_codebooks: Width = 32
+    codebook_vocab_size: Width = 2049
+    audio_pad_token_id: int | None = Field(69569, strict=True)  # the table's padding row: it must be a row of it
+    pad_token_id: int | None = Field(3, strict=True)  # a text token's id; the table's padding row is the audio one
+    codec_config: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _check_padding_row(self) -> KyutaiSpeechToTextConfig:
+        rows = self.token_rows
+        if self.audio_pad_token_id is not None and not -rows <= self.audio_pad_token_id < rows:
+            raise ValueError(
+                f"audio_pad_token_id ({self.audio_pad_token_id}) is not a row of the token table ({rows} rows: "
+                "vocab_size + num_codebooks · codebook_vocab_size + 1); torch refuses such a padding_idx"
+            )
+        return self
+
+    @property
+    def token_rows(self) -> int:
+        """vocab_size + num_codebooks · codebook_vocab_size + 1: KyutaiSpeechToTextEmbeddings' table."""
+        return self.vocab_size + self.num_codebooks * self.codebook_vocab_size + 1
+
+    @cached_property
+    def codec(self) -> MimiConfig:
+        """The codec: codec_config read alone (MimiConfig's defaults when absent)."""
+        try:
+            return MimiConfig.model_validate({**(self.codec_config or {}), "model_type": "mimi"})
+        except ValidationError as error:
+            raise describe_validation_error(error, "", prefix="codec_config") from None
+
+    def validate_nested(self) -> None:
+        self.codec  # noqa: B018 - or an error naming its field
+
+    def nested_configs(self) -> dict[str, HFConfig]:
+        return {"codec_config": self.codec}
+
+    def model_class(self) -> str:
+        return self.default_model_class
+
+    def to_spec(self) -> ModelSpec:
+        spec = super().to_spec()
+        codec = self.codec.tower("codec_model.")
+        tied = self.tie_word_embeddings
+        return replace(
+            spec,
+            vocab_size=self.token_rows,
+            lm_head_rows=None if tied else self.vocab_size,
+            names=replace(spec.names, embed_tokens="model.embed_tokens.embed_tokens"),
+            extras=spec.extras + codec.extras,
+            checkpoint_extras=spec.checkpoint_extras + codec.checkpoint_extras,
+        )
+
+    def notes(self) -> list[str]:
+        return [
+            f"{self.model_type} reads speech through the Mimi codec (the audio tower here, decoder included, which "
+            "transformers builds too): a text token runs the temporal transformer only, each position summing a "
+            f"text row and {self.num_codebooks} audio rows of the token table. Audio FLOPs are not counted: the "
+            "codec reads clips of any length, no fixed window.",
+            "transformers keeps the codec in float32 whatever the model's dtype (_keep_in_fp32_modules_strict); "
+            "ffncalc's byte figures count it at the model's dtype.",
         ]

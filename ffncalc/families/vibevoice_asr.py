@@ -65,6 +65,15 @@ class VibeVoiceAcousticTokenizerEncoderConfig(TowerConfig):
         return found
 
     def tower(self, prefix: str) -> Tower:
+        return Tower(
+            (),
+            tuple(audio_module(prefix + name, module) for name, module in self.encoder_modules()),
+            self.hidden_size,
+            None,
+        )
+
+    def encoder_modules(self) -> list[tuple[str, Module]]:
+        """The encoder's modules by name: the stem, a stage per downsampling ratio, the head."""
         filters = self.num_filters
         modules: list[tuple[str, Module]] = [
             ("stem.conv.conv.weight", LearnedTensor((filters, self.channels, self.kernel_size), matmul=True)),
@@ -84,7 +93,7 @@ class VibeVoiceAcousticTokenizerEncoderConfig(TowerConfig):
             ("head.conv.weight", LearnedTensor((self.hidden_size, last, self.kernel_size), matmul=True)),
             ("head.conv.bias", LearnedTensor((self.hidden_size,))),
         ]
-        return Tower((), tuple(audio_module(prefix + name, module) for name, module in modules), self.hidden_size, None)
+        return modules
 
 
 @family("vibevoice_asr")
