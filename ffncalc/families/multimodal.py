@@ -12,6 +12,7 @@ reads fixed windows (Whisper's).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -29,6 +30,7 @@ from ..spec import (
     Layer,
     ModelNames,
     ModelSpec,
+    Names,
     StoredTensor,
 )
 from ..values import replace
@@ -394,3 +396,38 @@ def _move_extra(extra: CheckpointExtra, move: Callable[[str], str]) -> Checkpoin
         tensors=tuple(StoredTensor(move(t.name), t.shape) for t in extra.tensors),
         layers=tuple((index, replace(layer, name=move(layer.name))) for index, layer in extra.layers),
     )
+
+
+#: A checkpoint's renamings of a layer's modules, as (pattern over ".module.", its saved spelling), applied in turn.
+Renamings = tuple[tuple[str, str], ...]
+
+
+def saved_module(module: str, renamings: Renamings) -> str:
+    """MODULE (relative to its layer) as a checkpoint that RENAMINGS describe spells it."""
+    spelled = f".{module}."
+    for pattern, saved in renamings:
+        spelled = re.sub(pattern, saved, spelled)
+    return spelled[1:-1]
+
+
+def saved_layer(layer: Layer, renamings: Renamings) -> Layer:
+    """LAYER with its attention's and FFN's modules and its norms as a checkpoint that RENAMINGS describe spells
+    them (conversion_mapping.py's renamings of a family, reverted)."""
+
+    def saved(block_names: Names) -> Names:
+        modules = tuple((part, saved_module(module, renamings)) for part, module in block_names.modules)
+        return replace(block_names, modules=modules)
+
+    attention, ffn = layer.attention, layer.ffn
+    return replace(
+        layer,
+        attention=None if attention is None else replace(attention, names=saved(attention.names)),
+        ffn=None if ffn is None else replace(ffn, names=saved(ffn.names)),
+        norms=tuple((saved_module(name, renamings), norm) for name, norm in layer.norms),
+    )
+
+
+def saved_spec(spec: ModelSpec, renamings: Renamings) -> ModelSpec:
+    """SPEC with every layer as saved_layer spells it (a layer shared by several indices renamed once)."""
+    saved: dict[Layer, Layer] = {}
+    return replace(spec, layers=tuple(saved.setdefault(layer, saved_layer(layer, renamings)) for layer in spec.layers))
