@@ -18,7 +18,9 @@ def test_the_default_cosmos3_omni_by_hand(write_config):
     text = 32 * text_layer + 4096 + 2 * 151936 * 4096
     # Qwen3VLVisionConfig: a biased Conv3d over 3 · 2 · 16² pixels into 1152, 2304 learned positions, 27 blocks
     # (two LayerNorms, a biased qkv and proj, fc1 1152 → 4304 and fc2 back, biased)
-    block = 2 * 2 * 1152 + (1152 * 3 * 1152 + 3 * 1152) + (1152 * 1152 + 1152) + (1152 * 4304 + 4304) + (4304 * 1152 + 1152)
+    block = (
+        2 * 2 * 1152 + (1152 * 3 * 1152 + 3 * 1152) + (1152 * 1152 + 1152) + (1152 * 4304 + 4304) + (4304 * 1152 + 1152)
+    )
     vision = (3 * 2 * 16 * 16 * 1152 + 1152) + 2304 * 1152 + 27 * block
     # the merger (a LayerNorm over 1152, then 4 · 1152 → 4608 → 3584, biased) and three deepstack mergers, whose
     # LayerNorm reads the 4608 merged features
