@@ -73,6 +73,9 @@ class MultimodalLayers(HFConfig):
     audio_model_type: ClassVar[str] = ""
     audio_defaults: ClassVar[dict[str, Any]] = {}
     audio_prefix: ClassVar[str] = "audio_tower."
+    #: Tower fields that, absent, mean no such tower although tower_when_absent gives the others their defaults
+    #: (a sub_configs_defaults entry marked optional).
+    optional_towers: ClassVar[frozenset[str]] = frozenset()
 
     #: Classes in ``architectures`` for which transformers builds the language model alone from this config
     #: (AutoModelForCausalLM takes its text config): no towers, the text model's own layout and tying.
@@ -141,7 +144,9 @@ class MultimodalLayers(HFConfig):
 
     def _present(self, field: str) -> bool:
         """Whether the model has the tower FIELD configures: given, or the wrapper's default where it has one."""
-        return field in type(self).model_fields and (getattr(self, field, None) is not None or self.tower_when_absent)
+        given = getattr(self, field, None) is not None
+        defaulted = self.tower_when_absent and field not in self.optional_towers
+        return field in type(self).model_fields and (given or defaulted)
 
     def _tower(self, field: str, own_type: str, defaults: dict[str, Any]) -> TowerConfig | None:
         """The tower FIELD holds (absent or null: the wrapper's default tower, or none where it is optional)."""
