@@ -297,12 +297,18 @@ def digest(tensors: dict[str, tuple[int, ...]]) -> str:
 # Conformer at model.encoder., its blocks' conv.norm named as Parakeet's in Canary's encoder): every parameter under a
 # module of these classes is the audio tower's (no record before holds one).
 AUDIO_TOWER_CLASSES = frozenset({"GraniteSpeechCTCEncoder", "GraniteSpeechPlusCTCEncoder"})
+# Vision towers named as an encoder-decoder's encoder (PP-FormulaNet keeps its SAM encoder at model.encoder.): every
+# parameter under a module of these classes is the vision tower's, but for its projector (no record before holds one).
+VISION_TOWER_CLASSES = frozenset({"PPFormulaNetVisionModel"})
 
 
 def count(raw: dict[str, Any]) -> dict[str, Any]:
     model = build(raw)
     towers = tuple(
         f"{prefix}." for prefix, module in model.named_modules() if type(module).__name__ in AUDIO_TOWER_CLASSES
+    )
+    vision_towers = tuple(
+        f"{prefix}." for prefix, module in model.named_modules() if type(module).__name__ in VISION_TOWER_CLASSES
     )
     by_component: dict[str, int] = {}
     routed = total = 0
@@ -313,6 +319,8 @@ def count(raw: dict[str, Any]) -> dict[str, Any]:
         n = parameter.numel()
         total += n
         component = "audio" if towers and name.startswith(towers) else component_of(tied.get(name, name))
+        if vision_towers and name.startswith(vision_towers) and component != "projector":
+            component = "vision"
         by_component[component] = by_component.get(component, 0) + n
         if component == "ffn" and ROUTED_EXPERTS.search(name) and "shared" not in name:
             routed += n
