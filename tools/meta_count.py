@@ -115,11 +115,13 @@ def component_of(name: str) -> str:
     # tower's patches to choose the connector's path, is density_router (no record before holds either name).
     # HyperCLOVA X SEED Vision v2 keeps Qwen2.5-VL's tower, merger included, as model.vision_model. (no record before
     # holds a merger there).
+    # Muse Glimmer's vision_adapter (fc1, fc2) carries its tower's merged patches to vision_projection (no record
+    # before holds a module of that name).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
         r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|merger_list|deepstack_merger_list)\.|"
         r"^query_tokens$|^model\.merger\.|(^|\.)image_to_text_projection\.|^git\.(visual_projection|img_temporal_embedding)\.|"
-        r"(^|\.)density_router\.|^model\.vision_model\.merger\.",
+        r"(^|\.)density_router\.|^model\.vision_model\.merger\.|(^|\.)vision_adapter\.",
         name,
     ):
         return "projector"
