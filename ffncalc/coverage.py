@@ -74,6 +74,10 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "minimax_m3_vl": "its language model is minimax_m3_vl_text (MiniMaxM3VLTextModel), whose sparse layers attend to "
     "the index_topk_blocks blocks of index_block_size keys an indexer head ranks highest (see minimax_m3_vl_text), "
     "which ffncalc's spec cannot express yet; the wrapper is not counted without it",
+    "unlimited_ocr": "its language model's reference sliding-window attention (layer_types "
+    "'reference_sliding_attention', every layer by default) lets each generated token attend to every prompt token "
+    "(the image's and the prompt's, kept in the cache) plus the last sliding_window generated ones: the keys a query "
+    "reads depend on where the prompt ends, not on the context alone, which ffncalc's spec cannot express yet",
     "reformer": "its layers alternate chunked local attention and LSH attention (num_hashes rounds of hashed buckets, "
     "sorted and chunked), and its reversible layers and axial position embeddings are modules no adapter lays out "
     "yet",
