@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Extra, ImageInput, Layer, Linear, ModelNames, ModelSpec, Norm, PatchEmbedding, Table
@@ -74,13 +74,16 @@ class PPFormulaNetTextConfig(HFConfig):
 
     vocab_size: Width = 50000
     max_position_embeddings: PositionCount = 2560
-    encoder_layers: LayerCount = 12
-    encoder_attention_heads: HeadCount = 16
+    # PPFormulaNetTextConfig.attribute_map: num_hidden_layers, num_attention_heads and hidden_size name these
+    encoder_layers: LayerCount = Field(12, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
+    encoder_attention_heads: HeadCount = Field(
+        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
+    )
     decoder_layers: LayerCount = 8
     decoder_ffn_dim: Width = 2048
     decoder_attention_heads: HeadCount = 16
     activation_function: Name = "gelu"
-    d_model: Width = 512
+    d_model: Width = Field(512, validation_alias=AliasChoices("d_model", "hidden_size"))
     scale_embedding: Flag = True
     pad_token_id: int | None = Field(1, strict=True)
     tie_word_embeddings: Flag = False
