@@ -78,6 +78,11 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "'reference_sliding_attention', every layer by default) lets each generated token attend to every prompt token "
     "(the image's and the prompt's, kept in the cache) plus the last sliding_window generated ones: the keys a query "
     "reads depend on where the prompt ends, not on the context alone, which ffncalc's spec cannot express yet",
+    "glm5_next": "its language model's indexed layers (layer_types 'indexed_attention', every full-attention layer: 11 "
+    "of the default 45) attend to the index_topk / index_kpool pools of index_kpool keys that the indexer ranks highest, "
+    "plus the query's own incomplete pool (index_kpool_always_select_tail): at position p a query reads "
+    "K · min(topk / K, ⌊(p + 1) / K⌋) + (p + 1) mod K keys, not a top-k of keys; ffncalc's spec cannot express "
+    "block-granular selection yet (as for minimax_m3_vl_text)",
     "reformer": "its layers alternate chunked local attention and LSH attention (num_hashes rounds of hashed buckets, "
     "sorted and chunked), and its reversible layers and axial position embeddings are modules no adapter lays out "
     "yet",
