@@ -45,3 +45,9 @@ def test_pp_formulanets_decoder_cross_attends_to_one_images_tokens_by_hand():
     # self-attention over 64 keys and cross-attention over 9, each 2 · 64 (q · k and the values) × 2 FLOPs
     report = flops(SYNTHETIC, context=64)
     assert report.per_token.attention_scores == 2 * (2 * 2 * 64 * 64 + 2 * 2 * 64 * 9)
+
+
+def test_pp_formulanet_says_how_many_image_tokens_its_cross_attention_reads():
+    # the 80 px synthetic image: a 10 × 10 grid halved twice, 9 tokens
+    notes = account(SYNTHETIC).notes
+    assert "every decoder layer cross-attends to one image's 9 tokens (the projector's output)" in notes[-1]

@@ -165,6 +165,16 @@ class PPFormulaNetConfig(MultimodalLayers):
         assert isinstance(vision, PPFormulaNetVisionConfig)
         return vision.projector(self.vision_prefix)
 
+    def notes(self) -> list[str]:
+        vision = self.vision
+        if not isinstance(vision, PPFormulaNetVisionConfig):  # pragma: no cover - the wrapper always has its tower
+            return super().notes()
+        return super().notes() + [
+            f"every decoder layer cross-attends to one image's {vision.image_tokens:,} tokens (the projector's output), "
+            "counted per text token; the image reaches the text as those keys, not as tokens, so flops --image has "
+            "no rule for it"
+        ]
+
     def wrapped_spec(self) -> ModelSpec:
         """The decoder with its head, its cross-attention reading one image's tokens, and the vision model."""
         text, vision = self.text, self.vision
