@@ -183,6 +183,8 @@ class ParamsReport(ModelInfo):
 
 # --- counting ----------------------------------------------------------------------------
 
+LANGUAGE_STACKS = ("decoder", "encoder")  # the language model's layers; the others are a tower's
+
 
 def sum_components(parts: Iterable[Part]) -> Components:
     totals: dict[str, int] = {}
@@ -202,11 +204,17 @@ def count_params(spec: ModelSpec, info: ModelInfo | None = None) -> ParamsReport
             totals[name] += value * len(group.indices)
     components = Components(**totals)
     total = components.total
-    moe = _moe_summary(spec.layers)
+    # A tower's MoE layers (dots3 Note's vision encoder) run for images, never for a text token: the language model's
+    # experts alone make the MoE summary and the active parameters.
+    moe = _moe_summary(tuple(layer for layer in spec.layers if layer.stack in LANGUAGE_STACKS))
     active = None
     active_without_embedding = None
     if moe is not None:
-        skipped = sum((group.params - group.active_params) * len(group.indices) for group in groups)
+        skipped = sum(
+            (group.params - group.active_params) * len(group.indices)
+            for group in groups
+            if group.stack in LANGUAGE_STACKS
+        )
         active = components.language_model - skipped
         # A tied table is also the output head, which every token uses: only positions drop out.
         input_only = spec.position_embeddings * spec.hidden_size if spec.tie_word_embeddings else components.embedding
@@ -217,7 +225,7 @@ def count_params(spec: ModelSpec, info: ModelInfo | None = None) -> ParamsReport
         language_model_params=components.language_model,
         components=components,
         tie_word_embeddings=spec.tie_word_embeddings,
-        num_layers=sum(layer.stack in ("decoder", "encoder") for layer in spec.layers),
+        num_layers=sum(layer.stack in LANGUAGE_STACKS for layer in spec.layers),
         layers=groups,
         outside_layers={f"{part.component}.{part.name}": part.params for part in outside},
         moe=moe,

@@ -71,6 +71,18 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "ranks highest for its group of heads, the query's own partly filled block always among them: at position p a "
     "query reads p mod B + 1 + B · (min(topk, ⌊p / B⌋ + 1) − 1) keys, not a top-k of keys; ffncalc's spec cannot "
     "express block-granular selection yet",
+    "minimax_m3_vl": "its language model is minimax_m3_vl_text (MiniMaxM3VLTextModel), whose sparse layers attend to "
+    "the index_topk_blocks blocks of index_block_size keys an indexer head ranks highest (see minimax_m3_vl_text), "
+    "which ffncalc's spec cannot express yet; the wrapper is not counted without it",
+    "unlimited_ocr": "its language model's reference sliding-window attention (layer_types "
+    "'reference_sliding_attention', every layer by default) lets each generated token attend to every prompt token "
+    "(the image's and the prompt's, kept in the cache) plus the last sliding_window generated ones: the keys a query "
+    "reads depend on where the prompt ends, not on the context alone, which ffncalc's spec cannot express yet",
+    "glm5_next": "its language model's indexed layers (layer_types 'indexed_attention', every full-attention layer: 11 "
+    "of the default 45) attend to the index_topk / index_kpool pools of index_kpool keys that the indexer ranks highest, "
+    "plus the query's own incomplete pool (index_kpool_always_select_tail): at position p a query reads "
+    "K · min(topk / K, ⌊(p + 1) / K⌋) + (p + 1) mod K keys, not a top-k of keys; ffncalc's spec cannot express "
+    "block-granular selection yet (as for minimax_m3_vl_text)",
     "reformer": "its layers alternate chunked local attention and LSH attention (num_hashes rounds of hashed buckets, "
     "sorted and chunked), and its reversible layers and axial position embeddings are modules no adapter lays out "
     "yet",
@@ -130,6 +142,12 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "divides token_budget by compress_ratio, both None by default (TypeError); not counted yet",
     "qwen4_exp_text": "transformers 5.24 cannot build its default config: the indexer of its sparse-attention layers "
     "divides token_budget by compress_ratio, both None by default (TypeError); not counted yet",
+    "deepseek_ocr2": "transformers 5.24 cannot build its default config: DeepseekOcr2TextDecoderLayer indexes "
+    "text_config.mlp_layer_types, which DeepseekOcr2TextConfig leaves None and never derives (TypeError); not counted "
+    "yet",
+    "diffusion_gemma": "transformers 5.24 cannot build its default config: every DiffusionGemma text layer builds its "
+    "router (a linear hidden → num_experts) and its experts, and DiffusionGemmaTextConfig's num_experts, top_k_experts "
+    "and moe_intermediate_size are None by default (TypeError); not counted yet",
 }
 NOT_YET = "not counted yet"
 

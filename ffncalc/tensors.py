@@ -255,7 +255,11 @@ def moe_tensors(moe: MoeFfn) -> list[Tensor]:
     names = moe.names
     experts, k = moe.num_experts, moe.experts_per_token
     router_input = moe.router_input or moe.hidden_size
-    tensors = linear("ffn", "router", names["router"], router_input, router_rows(moe), moe.router_bias)
+    # With parameter names the router is a raw tensor too (dots3 Note's tower saves mlp.gate_weight)
+    router = names["router"]
+    tensors = linear(
+        "ffn", "router", router, router_input, router_rows(moe), moe.router_bias, parameter_names=names.parameters
+    )
     if moe.latent_size is not None:  # the experts' hidden_size is the latent's
         bias = moe.expert.bias
         tensors += linear("ffn", "latent_down", names["latent_in"], moe.hidden_size, moe.latent_size, bias)

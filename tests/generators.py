@@ -974,6 +974,11 @@ TEXT_REQUIRED = {
         "transformers 5.24 GraniteDoclingConfig.validate_architecture: text_config.hidden_size must equal the default "
         "tower's out_hidden_size (1024)",
     ),
+    "dots3_note": (
+        {"hidden_size": 5120},
+        "transformers 5.24 Dots3NoteConfig.validate_architecture: the default towers' adapter_out_dim (5120) must "
+        "equal text_config.hidden_size",
+    ),
     "gemma4_assistant": (
         {
             "hidden_size_per_layer_input": 0,

@@ -62,3 +62,15 @@ def test_every_block_pattern_answers_every_command(pattern, write_config):
         assert report["crossover_context"] is None and report["never_reason"]
     else:
         assert report["crossover_context"] is not None or report["never_reason"]
+
+
+def test_nemotron_h_keeps_its_own_head_although_tie_word_embeddings_says_true(write_config):
+    # NemotronHForCausalLM._tied_weights_keys is {} (transformers 5.24): a 320 × 64 head of its own beside the table,
+    # one ReLU² MLP 64 → 96 → 64 and its norm, the final norm_f; transformers builds 53,376 from this config
+    config = {
+        "model_type": "nemotron_h", "tie_word_embeddings": True, "layers_block_type": ["mlp"],
+        "hidden_size": 64, "vocab_size": 320, "intermediate_size": 96,
+    }  # fmt: skip
+    report = account(str(write_config(config)))
+    assert report.components.lm_head == 320 * 64
+    assert report.total_params == 2 * 320 * 64 + 2 * 64 * 96 + 64 + 64 == 53_376

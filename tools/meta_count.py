@@ -115,11 +115,17 @@ def component_of(name: str) -> str:
     # tower's patches to choose the connector's path, is density_router (no record before holds either name).
     # HyperCLOVA X SEED Vision v2 keeps Qwen2.5-VL's tower, merger included, as model.vision_model. (no record before
     # holds a merger there).
+    # Muse Glimmer's vision_adapter (fc1, fc2) carries its tower's merged patches to vision_projection (no record
+    # before holds a module of that name).
+    # Phi-4-multimodal's projections beside its towers inside embed_tokens_extend (img_projection_up/down, the image
+    # separators, the speech projection pairs) carry their features to the language model (no record before holds them).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
         r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|merger_list|deepstack_merger_list)\.|"
         r"^query_tokens$|^model\.merger\.|(^|\.)image_to_text_projection\.|^git\.(visual_projection|img_temporal_embedding)\.|"
-        r"(^|\.)density_router\.|^model\.vision_model\.merger\.",
+        r"(^|\.)density_router\.|^model\.vision_model\.merger\.|(^|\.)vision_adapter\.|"
+        r"\.image_embed\.(img_projection_(up|down)\.|(global|sub)_img_feature_extensor$)|"
+        r"\.audio_embed\.(up|down)_proj_for_(speech|vision_speech)\.",
         name,
     ):
         return "projector"
@@ -322,13 +328,21 @@ def digest(tensors: dict[str, tuple[int, ...]]) -> str:
 # Audio towers whose module names alone cannot tell them from an encoder-decoder's encoder (Granite Speech keeps its
 # Conformer at model.encoder., its blocks' conv.norm named as Parakeet's in Canary's encoder): every parameter under a
 # module of these classes is the audio tower's (no record before holds one).
-AUDIO_TOWER_CLASSES = frozenset({"GraniteSpeechCTCEncoder", "GraniteSpeechPlusCTCEncoder"})
+# Phi-4-multimodal keeps its Conformer under model.embed_tokens_extend.audio_embed.encoder. (no record before holds one).
+AUDIO_TOWER_CLASSES = frozenset({"GraniteSpeechCTCEncoder", "GraniteSpeechPlusCTCEncoder", "Phi4MultimodalAudioModel"})
+# Vision towers named as an encoder-decoder's encoder (PP-FormulaNet keeps its SAM encoder at model.encoder.) or inside
+# the token embedding (Phi-4-multimodal's SigLIP, model.embed_tokens_extend.image_embed.img_processor.): every
+# parameter under a module of these classes is the vision tower's, but for its projector (no record before holds one).
+VISION_TOWER_CLASSES = frozenset({"PPFormulaNetVisionModel", "Phi4MultimodalVisionModel"})
 
 
 def count(raw: dict[str, Any]) -> dict[str, Any]:
     model = build(raw)
     towers = tuple(
         f"{prefix}." for prefix, module in model.named_modules() if type(module).__name__ in AUDIO_TOWER_CLASSES
+    )
+    vision_towers = tuple(
+        f"{prefix}." for prefix, module in model.named_modules() if type(module).__name__ in VISION_TOWER_CLASSES
     )
     by_component: dict[str, int] = {}
     routed = total = 0
@@ -339,6 +353,8 @@ def count(raw: dict[str, Any]) -> dict[str, Any]:
         n = parameter.numel()
         total += n
         component = "audio" if towers and name.startswith(towers) else component_of(tied.get(name, name))
+        if vision_towers and name.startswith(vision_towers) and component != "projector":
+            component = "vision"
         by_component[component] = by_component.get(component, 0) + n
         if component == "ffn" and ROUTED_EXPERTS.search(name) and "shared" not in name:
             routed += n

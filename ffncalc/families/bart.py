@@ -75,8 +75,7 @@ class BartStacks:
         return Norm("layernorm", self.d_model, bias=True)
 
     def attention(self, heads: int, attention_names) -> Attention:
-        head_dim = self.d_model // heads
-        return Attention(self.d_model, heads, heads, head_dim, head_dim, attention_names, True, True, True, True)
+        return bart_attention(self.d_model, heads, attention_names)
 
     def stack(self, kind: Literal["encoder", "decoder"], root: str) -> tuple[Layer, ...]:
         """A stack's layers: self-attention and the MLP (the decoder's also cross-attention), each with its LayerNorm."""
@@ -91,11 +90,37 @@ class BartStacks:
             )
             return (layer,) * self.encoder_layers
         heads = self.decoder_attention_heads
-        ffn = DenseFfn(self.d_model, self.decoder_ffn_dim, False, self.activation_function, mlp, bias=True)
-        norms = ((norm_of["self"], norm), (norm_of["cross"], norm), (norm_of["ffn"], norm))
-        cross = self.attention(heads, self.cross_attention_names)
-        layer = Layer(name, self.attention(heads, SELF_ATTENTION), ffn, norms, cross_attention=cross, stack="decoder")
+        self_attention, cross = self.attention(heads, SELF_ATTENTION), self.attention(heads, self.cross_attention_names)
+        norms_named = (norm_of["self"], norm_of["cross"], norm_of["ffn"])
+        layer = decoder_layer(
+            name, self_attention, cross, self.decoder_ffn_dim, self.activation_function, mlp, norms_named
+        )
         return (layer,) * self.decoder_layers
+
+
+def bart_attention(hidden: int, heads: int, attention_names: Names) -> Attention:
+    """BART's attention: HEADS heads of hidden / heads, q, k, v and o biased."""
+    head_dim = hidden // heads
+    return Attention(hidden, heads, heads, head_dim, head_dim, attention_names, True, True, True, True)
+
+
+def decoder_layer(
+    name: str,
+    attention: Attention,
+    cross: Attention,
+    ffn_width: int,
+    activation: str,
+    mlp_names: Names = BART_MLP,
+    norm_names: tuple[str, str, str] = ("self_attn_layer_norm", "encoder_attn_layer_norm", "final_layer_norm"),
+) -> Layer:
+    """BART's decoder layer stored as NAME: ATTENTION, the CROSS attention over the encoder's positions and a plain
+    biased MLP FFN_WIDTH wide (MLP_NAMES), each with its LayerNorm (NORM_NAMES: after it, or before it in MBart's
+    pre-LN layers: the same parameters)."""
+    hidden = attention.hidden_size
+    norm = Norm("layernorm", hidden, bias=True)
+    ffn = DenseFfn(hidden, ffn_width, False, activation, mlp_names, bias=True)
+    norms = tuple((module, norm) for module in norm_names)
+    return Layer(name, attention, ffn, norms, cross_attention=cross, stack="decoder")
 
 
 @family("bart")

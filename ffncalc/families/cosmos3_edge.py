@@ -4,16 +4,15 @@ image), a patch merger over 2 × 2 patches, and a language model of Llama's atte
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
-from ..spec import DenseFfn, Extra, ImageInput, Layer, Linear, ModelSpec, Names, Norm, Table, names
+from ..spec import DenseFfn, Extra, ImageInput, Layer, Linear, ModelSpec, Norm, Table, names
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, KvHeads, MlpBias, TiedEmbeddings
-from .multimodal import MultimodalConfig, relocate
+from .multimodal import MultimodalConfig, relocate, saved_spec
 from .qwen import TextOfWrapper
 from .registry import family, tower
 from .towers import Tower, projector_module, tower_module
@@ -32,29 +31,6 @@ SAVED_MODULES = (
     (r"\.mlp\.fc1\.", ".mlp.up_proj."),
     (r"\.mlp\.fc2\.", ".mlp.down_proj."),
 )
-
-
-def saved_module(module: str) -> str:
-    """MODULE (relative to its layer, or a full name) as the checkpoint spells it: SAVED_MODULES applied in turn."""
-    spelled = f".{module}."
-    for pattern, saved in SAVED_MODULES:
-        spelled = re.sub(pattern, saved, spelled)
-    return spelled[1:-1]
-
-
-def saved_names(block_names: Names) -> Names:
-    """BLOCK_NAMES with each module as the checkpoint spells it."""
-    return replace(block_names, modules=tuple((part, saved_module(module)) for part, module in block_names.modules))
-
-
-def saved_layer(layer: Layer) -> Layer:
-    """LAYER with its attention's and MLP's modules as the checkpoint spells them."""
-    attention, ffn = layer.attention, layer.ffn
-    return replace(
-        layer,
-        attention=None if attention is None else replace(attention, names=saved_names(attention.names)),
-        ffn=None if ffn is None else replace(ffn, names=saved_names(ffn.names)),
-    )
 
 
 @family("cosmos3_edge_text")
@@ -165,9 +141,7 @@ class Cosmos3EdgeConfig(MultimodalConfig):
     def wrapped_spec(self) -> ModelSpec:
         spec = getattr(self.text, "language_model_spec", self.text.to_spec)()
         spec = replace(spec, model_type=self.model_type, tie_word_embeddings=False)
-        spec = self.whole(relocate(spec, self.language_model_prefix, self.lm_head_name))
-        saved: dict[Layer, Layer] = {}
-        return replace(spec, layers=tuple(saved.setdefault(layer, saved_layer(layer)) for layer in spec.layers))
+        return saved_spec(self.whole(relocate(spec, self.language_model_prefix, self.lm_head_name)), SAVED_MODULES)
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         merge = self.vision.spatial_merge_size if isinstance(self.vision, Cosmos3EdgeVisionConfig) else 1

@@ -9,19 +9,37 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import (
     MAX_LAYERS,
+    METADATA_FIELDS,
     ExpertCount,
     ExpertCountOrZero,
+    Flag,
     HeadCount,
     LayerCount,
+    Name,
     PositionCount,
     Width,
     WidthOrZero,
     derives,
 )
-from ..spec import Attention, CheckpointExtra, Layer, Mla, MoeFfn, Projection
+from ..spec import (
+    Attention,
+    CheckpointExtra,
+    DenseFfn,
+    Layer,
+    Linear,
+    Mla,
+    MoeFfn,
+    Norm,
+    PatchEmbedding,
+    Projection,
+    StoredTensor,
+    names,
+)
 from .blocks import SHARED_EXPERTS, entries_check
 from .deepseek import DeepseekV32Config
-from .registry import family
+from .multimodal import MultimodalConfig
+from .registry import family, tower
+from .towers import Tower, TowerConfig, audio_module, tower_module
 
 MLA_FIELDS = (
     "num_attention_heads",
@@ -261,3 +279,310 @@ class Dots3NoteTextConfig(DeepseekV32Config):
         sparse = tuple(i for i in range(self.num_hidden_layers) if self.sparse(i) and self.n_routed_experts)
         extras = self.rotary_extras()
         return extras + (self.correction_bias(sparse),) if sparse else extras
+
+
+# --- dots3 Note (dots3_note): the language model above with a MoE vision encoder and an audio encoder ------------
+
+# The names the checkpoints keep (conversion_mapping.py's "dots3_note_vision_encoder" and "dots3_note_audio_encoder",
+# transformers 5.24, reverted): norm_1/norm_2, the SwiGLU as fc1 (gate), fc3 (up), fc2 (down), the router as a raw
+# tensor gate_weight beside its router_bias buffer, one module per expert.
+DOTS3_VISION_ATTENTION = names(
+    q="attn.qkv", k="attn.qkv", v="attn.qkv", o="attn.proj", q_norm="attn.q_norm", k_norm="attn.k_norm"
+)
+DOTS3_VISION_MLP = names(gate="mlp.fc1", up="mlp.fc3", down="mlp.fc2")
+DOTS3_VISION_MOE = names(router="mlp.gate_weight", experts="mlp.experts.{e}", parameters=True)
+DOTS3_VISION_EXPERT = names(gate="fc1", up="fc3", down="fc2")
+DOTS3_AUDIO_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
+DOTS3_AUDIO_MLP = names(gate="fc1", up="fc1", down="fc2")  # gate_up_proj, saved fused as fc1
+# Dots3NoteVisionConfig.__post_init__'s pyramid_num_routed when neither it nor mlp_layer_types is given: 25 dense
+# layers, then 4, 8, …, 64 and 64 experts (42 layers).
+DEFAULT_PYRAMID = [-1] * 25 + list(range(4, 65, 4)) + [64]
+EXPERT_FIELDS = ("num_local_experts", "num_experts_per_tok")
+
+
+@tower("dots3_note_vision_encoder")
+class Dots3NoteVisionConfig(TowerConfig):
+    """configuration_dots3_note.py (Dots3NoteVisionConfig) / Dots3NoteVisionModel: a biased patch convolution and an
+    RMSNorm; blocks of two RMSNorms, attention (qkv fused and proj, biased where attention_bias; an RMSNorm over each
+    query and key head) and either a SwiGLU of intermediate_size (mlp_bias) or an MoE (no shared expert) of
+    num_local_experts experts of moe_intermediate_size (one module each), a router saved as gate_weight and its
+    router_bias buffer; post_trunk_norm; the merger (adapter: a LayerNorm over adapter_in_dim, then
+    adapter_merge_size² patches side by side through mlp.0, square, and mlp.2 → adapter_out_dim, biased), which
+    transformers keeps inside the tower and counts with it. Which layers are MoE, and their experts: the
+    pyramid_num_routed key (a count per layer, ≤ 0 dense; by default 25 dense layers, then 4, 8, …, 64, 64 experts),
+    each layer drawing min(num_experts_per_tok, its experts); else mlp_layer_types with num_local_experts (a
+    per_layer_config may give a layer its own). num_experts_per_tok defaults to the capacity_factor key (2). Its
+    image processor's limits are not in config.json: no image rule."""
+
+    config_class = "Dots3NoteVisionConfig"
+    undeclared_keys = frozenset({"pyramid_num_routed", "capacity_factor", "per_layer_config"})
+
+    hidden_size: Width = Field(1536, validation_alias=AliasChoices("embed_dim", "hidden_size"))
+    intermediate_size: Width = 4224
+    num_hidden_layers: LayerCount = 42
+    num_attention_heads: HeadCount = Field(24, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
+    num_channels: Width = 3
+    patch_size: Width = 14
+    hidden_act: Name = "silu"
+    moe_intermediate_size: Width = 2112
+    spatial_merge_size: Width = 2
+    attention_bias: Flag = Field(False, validation_alias=AliasChoices("use_bias", "attention_bias"))
+    mlp_bias: Flag = False
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
+    num_local_experts: ExpertCount = 64
+    num_experts_per_tok: ExpertCount | None = None
+    adapter_in_dim: Width = 1536
+    adapter_out_dim: Width = 5120
+    adapter_merge_size: Width = 2
+    # Keys __post_init__ reads (not fields of Dots3NoteVisionConfig).
+    pyramid_num_routed: Annotated[list[int], Field(max_length=MAX_LAYERS)] | None = None
+    capacity_factor: ExpertCount = 2
+    per_layer_config: dict[str, dict[str, Any]] | None = Field(None, max_length=MAX_LAYERS)
+
+    @model_validator(mode="after")
+    def _check_tower(self) -> Dots3NoteVisionConfig:
+        # Dots3NoteVisionConfig.validate_architecture, and what the blocks read by layer index
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError("hidden_size must be divisible by num_attention_heads (Dots3NoteVisionConfig requires it)")
+        if self.adapter_in_dim != self.hidden_size:
+            raise ValueError("adapter_in_dim must match hidden_size (Dots3NoteVisionConfig requires it)")
+        if self.adapter_merge_size != self.spatial_merge_size:
+            raise ValueError("adapter_merge_size must match spatial_merge_size (Dots3NoteVisionConfig requires it)")
+        kinds = self.kinds()
+        if len(kinds) < self.num_hidden_layers:
+            raise ValueError(
+                f"the vision encoder has {self.num_hidden_layers} layers but its mlp_layer_types (or pyramid_num_routed"
+                f", 42 entries by default) has {len(kinds)}"
+            )
+        if self.mlp_bias and "sparse" in kinds[: self.num_hidden_layers]:
+            raise ValueError("mlp_bias: the stacked experts require mlp_bias false (Dots3NoteVisionConfig requires it)")
+        for key, values in self.overrides().items():
+            if not (key.isdigit() and int(key) < self.num_hidden_layers):
+                raise ValueError(f"per_layer_config: {key!r} is not a layer index below {self.num_hidden_layers}")
+            if unknown := sorted(set(values) - set(EXPERT_FIELDS)):
+                raise ValueError(f"per_layer_config[{key}]: ffncalc reads only {list(EXPERT_FIELDS)}, not {unknown}")
+        return self
+
+    def pyramid(self) -> list[int] | None:
+        """The experts of each layer __post_init__ lays out, or None where mlp_layer_types decides."""
+        if self.pyramid_num_routed is not None:
+            return self.pyramid_num_routed
+        return DEFAULT_PYRAMID if self.mlp_layer_types is None else None
+
+    @property
+    def top_k(self) -> int:
+        return self.num_experts_per_tok if self.num_experts_per_tok is not None else self.capacity_factor
+
+    @derives("mlp_layer_types", "sparse where pyramid_num_routed has experts (25 dense, then 17 MoE layers)")
+    def kinds(self) -> list[str]:
+        pyramid = self.pyramid()
+        if pyramid is None:
+            return list(self.mlp_layer_types or [])
+        return ["sparse" if count > 0 else "dense" for count in pyramid]
+
+    def overrides(self) -> dict[str, dict[str, Any]]:
+        """Each layer's expert overrides: a given per_layer_config, else the pyramid's."""
+        if self.per_layer_config is not None:
+            return self.per_layer_config
+        pyramid = self.pyramid() or []
+        return {
+            str(i): {"num_local_experts": count, "num_experts_per_tok": min(self.top_k, count)}
+            for i, count in enumerate(pyramid)
+            if count > 0
+        }
+
+    def experts(self, index: int) -> tuple[int, int]:
+        """Layer INDEX's experts and the experts a patch draws."""
+        fields = {"num_local_experts": self.num_local_experts, "num_experts_per_tok": self.top_k}
+        fields.update(self.overrides().get(str(index), {}))
+        return fields["num_local_experts"], fields["num_experts_per_tok"]
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        head_dim, bias = hidden // heads, self.attention_bias
+        head_norm = Norm("rmsnorm", head_dim)
+        attention = Attention(
+            hidden, heads, heads, head_dim, head_dim, DOTS3_VISION_ATTENTION, bias, bias, bias, bias, head_norm, head_norm
+        )  # fmt: skip
+        norm = Norm("rmsnorm", hidden)
+        norms = (("norm_1", norm), ("norm_2", norm))
+        name = prefix + "blocks.{i}"
+        dense = Layer(
+            name, attention,
+            DenseFfn(hidden, self.intermediate_size, True, self.hidden_act, DOTS3_VISION_MLP, self.mlp_bias),
+            norms, stack="vision",
+        )  # fmt: skip
+        expert = DenseFfn(hidden, self.moe_intermediate_size, True, self.hidden_act, DOTS3_VISION_EXPERT)
+        layers: list[Layer] = []
+        sparse_by_experts: dict[int, list[int]] = {}  # the MoE layers by their experts
+        for index, kind in enumerate(self.kinds()[: self.num_hidden_layers]):
+            if kind == "dense":
+                layers.append(dense)
+                continue
+            count, drawn = self.experts(index)
+            moe = MoeFfn(hidden_size=hidden, num_experts=count, experts_per_token=min(drawn, count), expert=expert, names=DOTS3_VISION_MOE)  # fmt: skip
+            layers.append(Layer(name, attention, moe, norms, stack="vision"))
+            sparse_by_experts.setdefault(count, []).append(index)
+        merged = self.adapter_in_dim * self.adapter_merge_size**2
+        extras = (
+            tower_module(prefix + "patch_embed.proj", PatchEmbedding(self.num_channels, (self.patch_size,) * 2, hidden, True)),
+            tower_module(prefix + "patch_embed.norm", norm),
+            tower_module(prefix + "post_trunk_norm", norm),
+            tower_module(prefix + "adapter.ln_q", Norm("layernorm", self.adapter_in_dim, bias=True)),
+            tower_module(prefix + "adapter.mlp.0", Linear(merged, merged, True)),
+            tower_module(prefix + "adapter.mlp.2", Linear(merged, self.adapter_out_dim, True)),
+        )  # fmt: skip
+        buffers = tuple(
+            CheckpointExtra(
+                "vision router_bias",
+                f"{len(indices)} MoE layers × {count} experts; a buffer set by load balancing, not trained",
+                (StoredTensor(name + ".mlp.router_bias", (count,)),),
+                per_layer=tuple(indices),
+                buffer=True,
+            )
+            for count, indices in sparse_by_experts.items()
+        )
+        return Tower(tuple(layers), extras, self.adapter_out_dim, None, checkpoint_extras=buffers)
+
+
+# Dots3NoteAudioConfig.__post_init__ reads the released checkpoints' Whisper-style keys over its own.
+WHISPER_KEYS = {
+    "d_model": "hidden_size",
+    "encoder_attention_heads": "num_attention_heads",
+    "encoder_layers": "num_hidden_layers",
+    "encoder_ffn_dim": "intermediate_size",
+    "num_mel_bins": "feature_size",
+    "max_source_positions": "max_position_embeddings",
+}
+
+
+@tower("dots3_note_audio_encoder")
+class Dots3NoteAudioConfig(TowerConfig):
+    """configuration_dots3_note.py (Dots3NoteAudioConfig) / Dots3NoteAudioModel: a convolutional stem (three biased
+    3 × 3 convolutions of stride 2, 1 → downsample_hidden_size channels and on, then conv_out without bias from the
+    downsample_hidden_size · ⌈feature_size / 8⌉ values left of each frame into hidden_size), bidirectional layers of two
+    RMSNorms, attention (q, v and out_proj biased where attention_bias, k_proj hidden → hidden without bias; as many
+    key-value heads as heads) and a biased SwiGLU (gate_up_proj fused, saved as fc1); a final RMSNorm and the adapter
+    (a LayerNorm over adapter_input_size, then fc1 → adapter_out_dim and fc2, square, biased; saved as
+    audio_adapter.proj.0/1/3), which transformers keeps inside the tower and counts with it. The released configs'
+    whisper_config block (d_model, encoder_layers …) and whisper_adapter_in_dim / whisper_adapter_out_dim are read
+    over the fields, as __post_init__ reads them. An audio clip's FLOPs are not counted."""
+
+    config_class = "Dots3NoteAudioConfig"
+    informational_fields = frozenset({"max_position_embeddings", "hop_length", "sampling_rate"})
+
+    hidden_size: Width = 1280
+    intermediate_size: Width = 5120
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 20
+    hidden_act: Name = "silu"
+    max_position_embeddings: PositionCount = 6000
+    sampling_rate: Width = 16000
+    feature_size: Width = 128
+    hop_length: Width = 160
+    downsample_hidden_size: Width = 480
+    attention_bias: Flag = True
+    adapter_input_size: Width = 1280
+    adapter_out_dim: Width = 5120
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_whisper_keys(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "whisper_adapter_in_dim" in data:
+            data["adapter_input_size"] = data.pop("whisper_adapter_in_dim")
+        for legacy in (
+            "adapter_output_size",
+            "whisper_adapter_out_dim",
+        ):  # the second wins, as __post_init__ pops it first
+            if legacy in data:
+                data["adapter_out_dim"] = data.pop(legacy)
+        whisper = data.pop("whisper_config", None) or {}
+        if not isinstance(whisper, dict):
+            raise ValueError("whisper_config: must be an object")
+        data.update({name: whisper[legacy] for legacy, name in WHISPER_KEYS.items() if legacy in whisper})
+        return data
+
+    @model_validator(mode="after")
+    def _check_widths(self) -> Dots3NoteAudioConfig:
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError("audio hidden_size must be divisible by num_attention_heads (Dots3NoteAudioConfig)")
+        if self.adapter_input_size != self.hidden_size:
+            raise ValueError("adapter_input_size must match hidden_size (Dots3NoteAudioConfig requires it)")
+        return self
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads, bias = self.hidden_size, self.num_attention_heads, self.attention_bias
+        head_dim = hidden // heads
+        attention = Attention(hidden, heads, heads, head_dim, head_dim, DOTS3_AUDIO_ATTENTION, bias, False, bias, bias)
+        ffn = DenseFfn(hidden, self.intermediate_size, True, self.hidden_act, DOTS3_AUDIO_MLP, True)
+        norm = Norm("rmsnorm", hidden)
+        encoder = prefix + "dots_encoder.speech_encoder."
+        layer = Layer(
+            encoder + "layers.{i}", attention, ffn, (("self_attn_layer_norm", norm), ("final_layer_norm", norm)),
+            stack="audio",
+        )  # fmt: skip
+        channels = self.downsample_hidden_size
+        stem = [(f"conv2d{n + 1}", PatchEmbedding(1 if n == 0 else channels, (3, 3), channels, True)) for n in range(3)]
+        adapter = prefix + "audio_adapter.proj."
+        extras = (
+            *(audio_module(encoder + name, conv) for name, conv in stem),
+            audio_module(encoder + "conv_out", Linear(channels * ((self.feature_size + 7) // 8), hidden)),
+            audio_module(encoder + "layer_norm", norm),
+            audio_module(adapter + "0", Norm("layernorm", self.adapter_input_size, bias=True)),
+            audio_module(adapter + "1", Linear(self.adapter_input_size, self.adapter_out_dim, True)),
+            audio_module(adapter + "3", Linear(self.adapter_out_dim, self.adapter_out_dim, True)),
+        )
+        return Tower((layer,) * self.num_hidden_layers, extras, self.adapter_out_dim, None)
+
+
+# Dots3NoteConfig's own fields: a flat config's other keys are its language model's.
+WRAPPER_FIELDS = frozenset(
+    {"text_config", "vision_config", "audio_config", "image_token_id", "video_token_id", "audio_token_id"}
+)
+
+
+@family("dots3_note")
+class Dots3NoteConfig(MultimodalConfig):
+    """configuration_dots3_note.py / modeling_dots3_note.py (Dots3NoteForConditionalGeneration): the language model
+    (dots3_note_text; without text_config, from the config's own keys, as the published checkpoints are written, with
+    the wrapper's tie_word_embeddings), the vision encoder and the audio encoder (each with its merger or adapter into
+    the text width), saved as the checkpoints name them: the language model at model. and lm_head, the towers at
+    vision_encoder. and audio_encoder.; lm_head tied where tie_word_embeddings (default false) says."""
+
+    architecture = "dots3 Note"
+    config_class = "Dots3NoteConfig"
+    default_model_class = "Dots3NoteForConditionalGeneration"
+    text_model_type = "dots3_note_text"
+    vision_model_type = "dots3_note_vision_encoder"
+    audio_model_type = "dots3_note_audio_encoder"
+    language_model_prefix = "model."
+    lm_head_name = "lm_head"
+    vision_prefix = "vision_encoder."
+    audio_prefix = "audio_encoder."
+
+    tie_word_embeddings: Flag = False
+    audio_config: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_text_config(cls, raw: Any) -> Any:
+        """Without text_config, Dots3NoteConfig.__post_init__ builds the language model from the config's own keys."""
+        if isinstance(raw, dict) and raw.get("text_config") is None:
+            keys = (set(Dots3NoteTextConfig.model_fields) | Dots3NoteTextConfig.undeclared_keys) - METADATA_FIELDS
+            text = {key: value for key, value in raw.items() if key in keys - WRAPPER_FIELDS - {"model_type"}}
+            return {**raw, "text_config": {**text, "tie_word_embeddings": raw.get("tie_word_embeddings", False)}}
+        return raw
+
+    @model_validator(mode="after")
+    def _check_adapters(self) -> Dots3NoteConfig:
+        hidden = getattr(self.text, "hidden_size", None)
+        for field, block in self.towers.items():
+            out = getattr(block, "adapter_out_dim", hidden)
+            if out != hidden:
+                raise ValueError(
+                    f"{field}.adapter_out_dim ({out}) must match the text hidden_size ({hidden}), as transformers requires"
+                )
+        return self

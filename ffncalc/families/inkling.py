@@ -4,9 +4,12 @@ MoE whose router also weighs its shared experts."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import math
+from functools import cached_property, partial
+from itertools import accumulate, pairwise
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import MAX_LAYERS, ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Width, derives
 from ..spec import (
@@ -14,12 +17,15 @@ from ..spec import (
     DenseFfn,
     Extra,
     Layer,
+    Linear,
     Mixer,
     ModelSpec,
     MoeFfn,
+    Names,
     Norm,
     Parameter,
     Projection,
+    Table,
     names,
 )
 from ..values import replace
@@ -27,7 +33,9 @@ from .base import DecoderConfig, HiddenAct
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import correction_bias_extra
 from .gemma import STACKED_EXPERTS
-from .registry import family
+from .multimodal import MultimodalLayers, Renamings, saved_layer, saved_module
+from .registry import family, tower
+from .towers import Tower, TowerConfig, audio_module, tower_module
 
 INKLING_SHARED = names(
     gate="mlp.shared_experts.gate_proj",
@@ -199,3 +207,209 @@ class InklingTextConfig(HiddenAct, MlpLayerTypes, DecoderConfig):
     def to_spec(self) -> ModelSpec:
         embed_norm = Extra("norm", "model.embed_tokens.embed_norm", Norm("rmsnorm", self.hidden_size))
         return replace(super().to_spec(), tie_word_embeddings=False, extras=(embed_norm,))
+
+
+# --- Inkling (inkling_mm_model): the text model with a hierarchical-MLP image encoder and a dMel audio embedding ------
+
+#: conversion_mapping.py's "inkling_mm_model" renamings of a layer's modules (transformers 5.24), reverted: the names
+#: Thinking Machines' checkpoints keep, as (pattern over ".module.", its saved spelling).
+SAVED_LAYER_MODULES = (
+    (r"\.self_attn\.q_proj\.", ".attn.wq_du."),
+    (r"\.self_attn\.k_proj\.", ".attn.wk_dv."),
+    (r"\.self_attn\.v_proj\.", ".attn.wv_dv."),
+    (r"\.self_attn\.r_proj\.", ".attn.wr_du."),
+    (r"\.self_attn\.o_proj\.", ".attn.wo_ud."),
+    (r"\.self_attn\.(q_norm|k_norm|rel_logits_proj)\.", r".attn.\1."),
+    (r"\.self_attn\.(k_sconv|v_sconv)\.conv1d\.", r".attn.\1."),
+    (r"\.(attn_sconv|mlp_sconv)\.conv1d\.", r".\1."),
+    (r"\.input_layernorm\.", ".attn_norm."),
+    (r"\.post_attention_layernorm\.", ".mlp_norm."),
+    (r"\.mlp\.(gate_proj|up_proj)\.", ".mlp.w13_dn."),  # the dense SwiGLU's gate and up, saved interleaved in one
+    (r"\.mlp\.down_proj\.", ".mlp.w2_md."),
+    (r"\.mlp\.shared_experts\.(gate_proj|up_proj)\.", ".mlp.shared_experts.shared_w13_weight."),
+    (r"\.mlp\.shared_experts\.down_proj\.", ".mlp.shared_experts.shared_w2_weight."),
+    (r"\.mlp\.gate\.e_score_correction_bias\.", ".mlp.gate.bias."),
+)
+SAVED_EXPERT_MODULES = ((r"\.gate_up_proj\.", ".w13_weight."), (r"\.down_proj\.", ".w2_weight."))
+
+
+def saved_inkling_layer(layer: Layer) -> Layer:
+    """LAYER with every module and tensor as Thinking Machines' checkpoints name it (SAVED_LAYER_MODULES)."""
+    rename = partial(saved_module, renamings=SAVED_LAYER_MODULES)
+
+    def saved_ffn(ffn: DenseFfn | MoeFfn | None) -> DenseFfn | MoeFfn | None:
+        if isinstance(ffn, MoeFfn):
+            shared = ffn.shared
+            return replace(
+                ffn,
+                expert=replace(ffn.expert, names=renamed(ffn.expert.names, SAVED_EXPERT_MODULES)),
+                shared=None if shared is None else replace(shared, names=renamed(shared.names, SAVED_LAYER_MODULES)),
+            )
+        return ffn if ffn is None else replace(ffn, names=renamed(ffn.names, SAVED_LAYER_MODULES))
+
+    saved = saved_layer(layer, SAVED_LAYER_MODULES)
+    return replace(
+        saved,
+        ffn=saved_ffn(layer.ffn),
+        parameters=tuple(replace(p, name=rename(p.name)) for p in layer.parameters),
+        projections=tuple(replace(p, module=rename(p.module)) for p in layer.projections),
+    )
+
+
+def renamed(block_names: Names, renamings: Renamings) -> Names:
+    """BLOCK_NAMES with each module as RENAMINGS spell it."""
+    modules = tuple((part, saved_module(module, renamings)) for part, module in block_names.modules)
+    return replace(block_names, modules=modules)
+
+
+def prime_factors(number: int) -> list[int]:
+    """modeling_inkling.py's prime_factors: NUMBER's prime factors, smallest first."""
+    factors, odd = [], 3
+    while number % 2 == 0:
+        factors.append(2)
+        number //= 2
+    while odd * odd <= number:
+        while number % odd == 0:
+            factors.append(odd)
+            number //= odd
+        odd += 2
+    return factors + ([number] if number > 1 else [])
+
+
+@tower("inkling_vision")
+class InklingVisionConfig(TowerConfig):
+    """configuration_inkling.py (InklingVisionConfig) / InklingVisionModel, a hierarchical MLP over each patch of
+    temporal_patch_size frames of patch_size² pixels: plan_out_scales lays out num_hidden_layers + 1 scales (time,
+    height, width, channels) from the patch's prime factors (channels rounded up to multiples of 64) and gives each
+    layer the scale nearest, in log size, to an even climb to the whole patch; each layer folds the grid from one
+    scale to the next (its cells side by side) and projects, without bias, into the next scale's channels (the last
+    into the text width), with an RMSNorm after each but the last; a final RMSNorm. ffncalc follows plan_out_scales'
+    nearest-scale rule (it needs num_hidden_layers at least the number of scales: fewer make transformers call scipy's
+    linear_sum_assignment) and refuses a plan whose choice is a tie that float rounding decides. Counted by
+    parameter: no image rule. hidden_size and num_attention_heads build nothing."""
+
+    config_class = "InklingVisionConfig"
+    informational_fields = frozenset({"hidden_size", "num_attention_heads"})
+
+    text_hidden_size: Width = 6144
+    patch_size: Width = 40
+    temporal_patch_size: Width = 2
+    num_channels: Width = 3
+    hidden_size: Width = 1024
+    num_hidden_layers: LayerCount = Field(24, validation_alias=AliasChoices("n_layers", "num_hidden_layers"))
+    num_attention_heads: HeadCount = 16
+
+    @model_validator(mode="after")
+    def _check_plan(self) -> InklingVisionConfig:
+        self.scales()
+        return self
+
+    def scales(self) -> list[tuple[int, int, int, int]]:
+        """plan_out_scales: the (time, height, width, channels) of the input and of each layer's output."""
+        channels, layers = self.num_channels, self.num_hidden_layers
+        sides = list(accumulate(prime_factors(self.patch_size)[::-1], lambda a, b: a * b))
+        times = list(accumulate(prime_factors(self.temporal_patch_size)[::-1], lambda a, b: a * b))
+        last = sides[-1]
+        candidates = (
+            [(1, 1, 1, channels)]
+            + [(1, side, side, -(-(side * side * channels) // 64) * 64) for side in sides]
+            + [(time, last, last, last * last * channels * time * 64) for time in times]
+        )
+        if layers < len(candidates):
+            raise ValueError(
+                f"num_hidden_layers ({layers}) is below the {len(candidates)} scales plan_out_scales lays out: "
+                "transformers then assigns them with scipy's linear_sum_assignment, which ffncalc does not reproduce"
+            )
+        logs = [math.log(t * h * w) for t, h, w, _ in candidates]
+        total = math.log(self.patch_size**2 * self.temporal_patch_size * channels)
+        chosen = []
+        for step in range(layers + 1):
+            ideal = total * step / layers
+            costs = sorted((abs(ideal - size), index) for index, size in enumerate(logs))
+            if costs[1][0] - costs[0][0] < 1e-6 * max(1.0, total):
+                raise ValueError(
+                    f"plan_out_scales' layer {step} lies midway between two scales: transformers' float32 rounding "
+                    "picks one, which ffncalc cannot state exactly; choose another num_hidden_layers"
+                )
+            chosen.append(costs[0][1])
+        chosen[0], chosen[-1] = 0, len(candidates) - 1
+        return [candidates[index] for index in chosen]
+
+    def tower(self, prefix: str) -> Tower:
+        scales = self.scales()
+        extras = []
+        for index, (start, end) in enumerate(pairwise(scales)):
+            folded = (end[0] // start[0]) * (end[1] // start[1]) * (end[2] // start[2])
+            last = index == self.num_hidden_layers - 1
+            out = self.text_hidden_size if last else end[3]
+            extras.append(tower_module(f"{prefix}layers.linear_{index}", Linear(start[3] * folded, out)))
+            if not last:
+                extras.append(tower_module(f"{prefix}layers.norm_{index}", Norm("rmsnorm", out)))
+        extras.append(tower_module(prefix + "final_norm", Norm("rmsnorm", self.text_hidden_size)))
+        return Tower((), tuple(extras), self.text_hidden_size, None)
+
+
+@tower("inkling_audio")
+class InklingAudioConfig(TowerConfig):
+    """configuration_inkling.py (InklingAudioConfig) / InklingAudioModel: each frame's n_mel_bins mel values,
+    quantized into mel_vocab_size bins, looked up in one table of n_mel_bins · mel_vocab_size rows (saved as
+    encoder), summed, and an RMSNorm (saved as final_norm): no matmul."""
+
+    config_class = "InklingAudioConfig"
+
+    n_mel_bins: Width = Field(80, validation_alias=AliasChoices("n_mel_bins", "num_codebooks"))
+    mel_vocab_size: Width = Field(256, validation_alias=AliasChoices("mel_vocab_size", "codebook_size"))
+    text_hidden_size: Width = Field(6144, validation_alias=AliasChoices("text_hidden_size", "hidden_size"))
+
+    def tower(self, prefix: str) -> Tower:
+        table = Table(self.n_mel_bins * self.mel_vocab_size, self.text_hidden_size)
+        extras = (
+            audio_module(prefix + "encoder", table),
+            audio_module(prefix + "final_norm", Norm("rmsnorm", self.text_hidden_size)),
+        )
+        return Tower((), extras, self.text_hidden_size, None)
+
+
+@family("inkling_mm_model")
+class InklingConfig(MultimodalLayers):
+    """configuration_inkling.py (InklingConfig) / modeling_inkling.py (InklingForConditionalGeneration): the text
+    model, the image encoder and the audio embedding, both projecting into the text width (InklingConfig.__post_init__
+    sets their text_hidden_size to it); lm_head never tied. Saved as Thinking Machines' checkpoints name them
+    (conversion_mapping.py's "inkling_mm_model", reverted): model.llm. (embed, embed_norm, norm, unembed as the head,
+    the layers' modules by SAVED_LAYER_MODULES), model.visual. and model.audio.."""
+
+    architecture = "Inkling"
+    config_class = "InklingConfig"
+    default_model_class = "InklingForConditionalGeneration"
+    text_model_type = "inkling_text"
+    vision_model_type = "inkling_vision"
+    audio_model_type = "inkling_audio"
+    language_model_prefix = "model.llm."
+    lm_head_name = "model.llm.unembed"
+    language_model_renames = (
+        ("model.llm.embed_tokens.embed_norm", "model.llm.embed_norm"),
+        ("model.llm.embed_tokens", "model.llm.embed"),
+    )
+    vision_prefix = "model.visual."
+    audio_prefix = "model.audio."
+    informational_fields = frozenset({"mtp_config"})
+
+    vision_config: dict[str, Any] | None = None
+    audio_config: dict[str, Any] | None = None
+
+    @cached_property
+    def towers(self) -> dict[str, TowerConfig]:
+        """The towers, their text_hidden_size the language model's hidden_size (InklingConfig.__post_init__)."""
+        hidden = self.text.hidden_size  # type: ignore[attr-defined]
+        return {field: tower.model_copy(update={"text_hidden_size": hidden}) for field, tower in super().towers.items()}
+
+    def wrapped_spec(self) -> ModelSpec:
+        spec = super().wrapped_spec()
+        saved: dict[Layer, Layer] = {}
+        layers = tuple(saved.setdefault(layer, saved_inkling_layer(layer)) for layer in spec.layers)
+        rename = partial(saved_module, renamings=SAVED_LAYER_MODULES)
+        extras = tuple(
+            replace(extra, tensors=tuple(replace(t, name=rename(t.name)) for t in extra.tensors))
+            for extra in spec.checkpoint_extras
+        )
+        return replace(spec, layers=layers, checkpoint_extras=extras)

@@ -12,6 +12,7 @@ reads fixed windows (Whisper's).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -29,6 +30,7 @@ from ..spec import (
     Layer,
     ModelNames,
     ModelSpec,
+    Names,
     StoredTensor,
 )
 from ..values import replace
@@ -71,6 +73,9 @@ class MultimodalLayers(HFConfig):
     audio_model_type: ClassVar[str] = ""
     audio_defaults: ClassVar[dict[str, Any]] = {}
     audio_prefix: ClassVar[str] = "audio_tower."
+    #: Tower fields that, absent, mean no such tower although tower_when_absent gives the others their defaults
+    #: (a sub_configs_defaults entry marked optional).
+    optional_towers: ClassVar[frozenset[str]] = frozenset()
 
     #: Classes in ``architectures`` for which transformers builds the language model alone from this config
     #: (AutoModelForCausalLM takes its text config): no towers, the text model's own layout and tying.
@@ -139,7 +144,9 @@ class MultimodalLayers(HFConfig):
 
     def _present(self, field: str) -> bool:
         """Whether the model has the tower FIELD configures: given, or the wrapper's default where it has one."""
-        return field in type(self).model_fields and (getattr(self, field, None) is not None or self.tower_when_absent)
+        given = getattr(self, field, None) is not None
+        defaulted = self.tower_when_absent and field not in self.optional_towers
+        return field in type(self).model_fields and (given or defaulted)
 
     def _tower(self, field: str, own_type: str, defaults: dict[str, Any]) -> TowerConfig | None:
         """The tower FIELD holds (absent or null: the wrapper's default tower, or none where it is optional)."""
@@ -394,3 +401,38 @@ def _move_extra(extra: CheckpointExtra, move: Callable[[str], str]) -> Checkpoin
         tensors=tuple(StoredTensor(move(t.name), t.shape) for t in extra.tensors),
         layers=tuple((index, replace(layer, name=move(layer.name))) for index, layer in extra.layers),
     )
+
+
+#: A checkpoint's renamings of a layer's modules, as (pattern over ".module.", its saved spelling), applied in turn.
+Renamings = tuple[tuple[str, str], ...]
+
+
+def saved_module(module: str, renamings: Renamings) -> str:
+    """MODULE (relative to its layer) as a checkpoint that RENAMINGS describe spells it."""
+    spelled = f".{module}."
+    for pattern, saved in renamings:
+        spelled = re.sub(pattern, saved, spelled)
+    return spelled[1:-1]
+
+
+def saved_layer(layer: Layer, renamings: Renamings) -> Layer:
+    """LAYER with its attention's and FFN's modules and its norms as a checkpoint that RENAMINGS describe spells
+    them (conversion_mapping.py's renamings of a family, reverted)."""
+
+    def saved(block_names: Names) -> Names:
+        modules = tuple((part, saved_module(module, renamings)) for part, module in block_names.modules)
+        return replace(block_names, modules=modules)
+
+    attention, ffn = layer.attention, layer.ffn
+    return replace(
+        layer,
+        attention=None if attention is None else replace(attention, names=saved(attention.names)),
+        ffn=None if ffn is None else replace(ffn, names=saved(ffn.names)),
+        norms=tuple((saved_module(name, renamings), norm) for name, norm in layer.norms),
+    )
+
+
+def saved_spec(spec: ModelSpec, renamings: Renamings) -> ModelSpec:
+    """SPEC with every layer as saved_layer spells it (a layer shared by several indices renamed once)."""
+    saved: dict[Layer, Layer] = {}
+    return replace(spec, layers=tuple(saved.setdefault(layer, saved_layer(layer, renamings)) for layer in spec.layers))

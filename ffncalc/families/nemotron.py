@@ -134,6 +134,12 @@ class NemotronHConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
         return self
 
     @property
+    def ties_embeddings(self) -> bool:
+        """Never: NemotronHForCausalLM declares no tied weights (_tied_weights_keys = {}, transformers 5.24), so its
+        head keeps weights of its own whatever tie_word_embeddings says."""
+        return False
+
+    @property
     def layer_count(self) -> int:
         """The block types decide (num_hidden_layers is deprecated in NemotronHConfig)."""
         return len(self.blocks())
@@ -153,6 +159,7 @@ class NemotronHConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
         blocks = set(self.blocks())
         unused = set()
         unused.add("hybrid_override_pattern")  # reported through layers_block_type when it is the default
+        unused.add("tie_word_embeddings")  # NemotronHForCausalLM ties nothing
         if self.hybrid_override_pattern is not None:
             unused.add("layers_block_type")
         if not self.num_nextn_predict_layers:

@@ -29,7 +29,7 @@ from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, Hi
 from .blocks import SHARED_EXPERTS, is_sparse, mtp_extra, windows_of_layer_types
 from .deepseek import correction_bias_extra
 from .mixers import gated_deltanet
-from .multimodal import MultimodalConfig, relocate
+from .multimodal import MultimodalConfig, relocate, saved_spec
 from .registry import family
 
 QWEN_MOE = names(router="mlp.gate", experts="mlp.experts.{e}", shared_expert_gate="mlp.shared_expert_gate")
@@ -687,6 +687,46 @@ class Qwen3VLConfig(MultimodalConfig):
 
     def tied(self) -> bool:
         return self.tie_word_embeddings
+
+
+#: conversion_mapping.py's "cosmos3_omni" renamings of the language model's attention (transformers 5.24), reverted:
+#: the Diffusers-style names its checkpoints keep.
+COSMOS3_OMNI_SAVED_MODULES = (
+    (r"\.self_attn\.q_proj\.", ".self_attn.to_q."),
+    (r"\.self_attn\.k_proj\.", ".self_attn.to_k."),
+    (r"\.self_attn\.v_proj\.", ".self_attn.to_v."),
+    (r"\.self_attn\.o_proj\.", ".self_attn.to_out."),
+    (r"\.self_attn\.q_norm\.", ".self_attn.norm_q."),
+    (r"\.self_attn\.k_norm\.", ".self_attn.norm_k."),
+)
+
+
+@family("cosmos3_omni")
+class Cosmos3OmniConfig(Qwen3VLConfig):
+    """configuration_cosmos3_omni.py / modular_cosmos3_omni.py: Cosmos3-Nano's reasoner is Qwen3-VL's wrapper as it
+    is (Cosmos3OmniForConditionalGeneration derives from Qwen3VLForConditionalGeneration and adds no module): a Qwen3-VL
+    tower (a tower config of another model_type is read as qwen3_vl_vision, as __post_init__ rewrites it) around a
+    Qwen3-VL language model. Saved as the checkpoints name them (conversion_mapping.py's "cosmos3_omni", reverted):
+    the language model and the tower at the top level, q/k/v/o as to_q, to_k, to_v, to_out and q_norm/k_norm as
+    norm_q/norm_k. The unified checkpoints' generator, sound and action modules are dropped on load."""
+
+    architecture = "Cosmos3-Omni"
+    config_class = "Cosmos3OmniConfig"
+    default_model_class = "Cosmos3OmniForConditionalGeneration"
+    language_model_prefix = ""  # the checkpoints keep the language model and the tower at the top level
+    vision_prefix = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_the_tower_as_qwen3_vl(cls, data: Any) -> Any:
+        # Cosmos3OmniConfig.__post_init__: a vision_config of any other model_type (old checkpoints) is Qwen3-VL's
+        vision = data.get("vision_config") if isinstance(data, dict) else None
+        if isinstance(vision, dict) and vision.get("model_type") != "qwen3_vl_vision":
+            return {**data, "vision_config": {**vision, "model_type": "qwen3_vl_vision"}}
+        return data
+
+    def wrapped_spec(self) -> ModelSpec:
+        return saved_spec(super().wrapped_spec(), COSMOS3_OMNI_SAVED_MODULES)
 
 
 @family("qwen3_vl_moe")
