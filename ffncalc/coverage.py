@@ -22,8 +22,6 @@ TASK_TITLES = {
 
 # Why a model_type of transformers' mappings is known but not counted, where there is more to say than "not yet".
 NOT_COUNTED_REASONS: dict[str, str] = {
-    "mllama": "its cross-attention layers attend to an image's tokens (as many as its tiles make, not the context), "
-    "and its token table has 8 rows more than its head; ffncalc's spec expresses neither yet",
     "jetmoe": "it routes attention heads to experts (each expert its own q and o, with a router), which ffncalc's "
     "spec cannot express yet",
     "longt5": "its encoder's transient-global attention also attends to one summary token per global_block_size "
