@@ -114,10 +114,11 @@ def component_of(name: str) -> str:
     # Qwen3-Omni's deepstack mergers are visual.merger_list, and Granite-Docling's density router, which reads the
     # tower's patches to choose the connector's path, is density_router (no record before holds either name).
     # HyperCLOVA X SEED Vision v2 keeps Qwen2.5-VL's tower, merger included, as model.vision_model. (no record before
-    # holds a merger there).
+    # holds a merger there). IDEFICS's perceiver_resampler pools its tower's patches into latents (no record before
+    # holds that name outside Idefics2's connector., already the projector).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
-        r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|merger_list|deepstack_merger_list)\.|"
+        r"qformer|language_projection|projector|perceiver_resampler)\.|(^|\.)visual\.(merger|merger_list|deepstack_merger_list)\.|"
         r"^query_tokens$|^model\.merger\.|(^|\.)image_to_text_projection\.|^git\.(visual_projection|img_temporal_embedding)\.|"
         r"(^|\.)density_router\.|^model\.vision_model\.merger\.",
         name,
