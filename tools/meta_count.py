@@ -203,7 +203,10 @@ def component_of(name: str) -> str:
     # output.bottleneck) belong to neither its attention nor its MLPs (no record before holds a module of that name)
     if re.search(r"(^|\.)bottleneck\.", name):
         return "other"
-    if re.search(r"\.(EncDecAttention|crossattention|encoder_attn|cross_attention|cross_attn)\.", name):
+    # Pix2Struct's decoder names its cross-attention encoder_decoder_attention (no record before holds that name)
+    if re.search(
+        r"\.(EncDecAttention|crossattention|encoder_attn|cross_attention|cross_attn|encoder_decoder_attention)\.", name
+    ):
         return "cross_attention"
     if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
         return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included
