@@ -160,14 +160,13 @@ class Pix2StructConfig(HFConfig):
         decoder = (first,) + (self.decoder_layer(0),) * (text.num_layers - 1)
         width = vision.hidden_size
         # the encoder's modules outside its layers run once per patch, as its layers do
-        extras = tuple(
-            Extra(component, "encoder." + name, module, "once_per_input")
-            for component, name, module in (
-                ("embedding", "embeddings.patch_projection", Linear(vision.patch_embed_hidden_size, width, True)),
-                ("embedding", "embeddings.row_embedder", Table(vision.seq_len, width)),
-                ("embedding", "embeddings.column_embedder", Table(vision.seq_len, width)),
-                ("norm", "layernorm", Norm("rmsnorm", width)),
-            )
+        patches = Linear(vision.patch_embed_hidden_size, width, True)
+        embeddings = "encoder.embeddings."
+        extras = (
+            Extra("embedding", embeddings + "patch_projection", patches, "once_per_input"),
+            Extra("embedding", embeddings + "row_embedder", Table(vision.seq_len, width), "once_per_input"),
+            Extra("embedding", embeddings + "column_embedder", Table(vision.seq_len, width), "once_per_input"),
+            Extra("norm", "encoder.layernorm", Norm("rmsnorm", width), "once_per_input"),
         )
         return ModelSpec(
             model_type=self.model_type,
