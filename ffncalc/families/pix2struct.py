@@ -98,7 +98,8 @@ class Pix2StructConfig(HFConfig):
     default_model_class = "Pix2StructForConditionalGeneration"
     informational_fields = frozenset({"is_vqa"})
 
-    text_config: Pix2StructTextFields = Field(default_factory=Pix2StructTextFields)
+    # its defaults (a factory that names no field: the aliases hide the fields from the pydantic mypy plugin)
+    text_config: Pix2StructTextFields = Field(default_factory=lambda: Pix2StructTextFields.model_validate({}))
     vision_config: Pix2StructVisionFields = Field(default_factory=Pix2StructVisionFields)
     tie_word_embeddings: Flag = False
     is_vqa: Flag = False
