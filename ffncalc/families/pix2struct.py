@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, Nested, Width
-from ..spec import Attention, DenseFfn, Extra, Layer, Linear, ModelNames, ModelSpec, Norm, Table, names
+from ..spec import Attention, DenseFfn, Extra, Layer, Linear, ModelNames, ModelSpec, Norm, Stack, Table, names
 from .registry import family
 
 # Pix2StructImageProcessor.max_patches (image_processing_pix2struct.py, transformers 5.24): the encoder's positions
@@ -36,6 +36,35 @@ TEXT_CROSS_ATTENTION = names(
 TEXT_MLP = names(gate="mlp.DenseReluDense.wi_0", up="mlp.DenseReluDense.wi_1", down="mlp.DenseReluDense.wo")
 VISION_ATTENTION = names(q="attention.query", k="attention.key", v="attention.value", o="attention.output")
 VISION_MLP = names(gate="mlp.wi_0", up="mlp.wi_1", down="mlp.wo")
+
+
+def patch_encoder_layer(
+    name: str, width: int, heads: int, head_dim: int, ffn_width: int, activation: str, stack: Stack
+) -> Layer:
+    """A layer of Pix2Struct's patch encoder (Kosmos-2.5's tower too): RMS norms before the attention (query, key,
+    value, output heads · head_dim wide, no biases) and before the gated MLP (wi_0, wi_1, wo, no biases)."""
+    norm = Norm("rmsnorm", width)
+    return Layer(
+        name,
+        Attention(width, heads, heads, head_dim, head_dim, VISION_ATTENTION),
+        DenseFfn(width, ffn_width, True, activation, VISION_MLP),
+        (("pre_attention_layer_norm", norm), ("pre_mlp_layer_norm", norm)),
+        stack=stack,
+    )
+
+
+def patch_embedding_modules(
+    prefix: str, patch_dim: int, width: int, rows: int
+) -> tuple[tuple[str, Linear | Table | Norm], ...]:
+    """The patch encoder's modules outside its layers, under PREFIX: embeddings.patch_projection (a flattened patch
+    of PATCH_DIM values → WIDTH, biased), row_embedder and column_embedder (ROWS each, added), the final RMS
+    layernorm."""
+    return (
+        (prefix + "embeddings.patch_projection", Linear(patch_dim, width, True)),
+        (prefix + "embeddings.row_embedder", Table(rows, width)),
+        (prefix + "embeddings.column_embedder", Table(rows, width)),
+        (prefix + "layernorm", Norm("rmsnorm", width)),
+    )
 
 
 class Pix2StructTextFields(Nested):
@@ -98,7 +127,7 @@ class Pix2StructConfig(HFConfig):
     default_model_class = "Pix2StructForConditionalGeneration"
     informational_fields = frozenset({"is_vqa"})
 
-    # its defaults (a factory that names no field: the aliases hide the fields from the pydantic mypy plugin)
+    # model_validate: with aliases, the pydantic mypy plugin reads the class as requiring its fields
     text_config: Pix2StructTextFields = Field(default_factory=lambda: Pix2StructTextFields.model_validate({}))
     vision_config: Pix2StructVisionFields = Field(default_factory=Pix2StructVisionFields)
     tie_word_embeddings: Flag = False
@@ -127,18 +156,6 @@ class Pix2StructConfig(HFConfig):
             "transformers builds such a model, but it cannot run"
         ]
 
-    def encoder_layer(self) -> Layer:
-        vision = self.vision_config
-        width, heads, d_kv = vision.hidden_size, vision.num_attention_heads, vision.d_kv
-        norm = Norm("rmsnorm", width)
-        return Layer(
-            "encoder.encoder.layer.{i}",
-            Attention(width, heads, heads, d_kv, d_kv, VISION_ATTENTION),
-            DenseFfn(width, vision.d_ff, True, vision.dense_act_fn, VISION_MLP),
-            (("pre_attention_layer_norm", norm), ("pre_mlp_layer_norm", norm)),
-            stack="encoder",
-        )
-
     def decoder_layer(self, buckets: int) -> Layer:
         text = self.text_config
         width, heads, d_kv = text.hidden_size, text.num_heads, text.d_kv
@@ -160,20 +177,24 @@ class Pix2StructConfig(HFConfig):
         first = self.decoder_layer(text.relative_attention_num_buckets)
         decoder = (first,) + (self.decoder_layer(0),) * (text.num_layers - 1)
         width = vision.hidden_size
+        encoder = patch_encoder_layer(
+            "encoder.encoder.layer.{i}", width, vision.num_attention_heads, vision.d_kv, vision.d_ff,
+            vision.dense_act_fn, "encoder",
+        )  # fmt: skip
         # the encoder's modules outside its layers run once per patch, as its layers do
-        patches = Linear(vision.patch_embed_hidden_size, width, True)
-        embeddings = "encoder.embeddings."
-        extras = (
-            Extra("embedding", embeddings + "patch_projection", patches, "once_per_input"),
-            Extra("embedding", embeddings + "row_embedder", Table(vision.seq_len, width), "once_per_input"),
-            Extra("embedding", embeddings + "column_embedder", Table(vision.seq_len, width), "once_per_input"),
-            Extra("norm", "encoder.layernorm", Norm("rmsnorm", width), "once_per_input"),
+        extras = tuple(
+            Extra("norm", name, module, "once_per_input")
+            if isinstance(module, Norm)
+            else Extra("embedding", name, module, "once_per_input")
+            for name, module in patch_embedding_modules(
+                "encoder.", vision.patch_embed_hidden_size, width, vision.seq_len
+            )
         )
         return ModelSpec(
             model_type=self.model_type,
             hidden_size=text.hidden_size,
             vocab_size=text.vocab_size,
-            layers=(self.encoder_layer(),) * vision.num_hidden_layers + decoder,
+            layers=(encoder,) * vision.num_hidden_layers + decoder,
             final_norm=Norm("rmsnorm", text.hidden_size),
             tie_word_embeddings=self.tie_word_embeddings,
             names=ModelNames(
