@@ -113,6 +113,9 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "moonshine_streaming": "transformers 5.24 builds it only from a config that carries num_key_value_heads, a key "
     "MoonshineStreamingConfig does not declare (MoonshineStreamingDecoderLayer reads it; without it the build fails "
     "with AttributeError); not counted yet",
+    "granite4_vision": "transformers 5.24 cannot build its default config: Granite4VisionModel builds one window "
+    "Q-Former projector per deepstack_layer_map entry, and each splits downsample_rate ('query side/window side'), "
+    "both None by default (TypeError, then AttributeError); not counted yet",
     "qwen4_exp": "transformers 5.24 cannot build its default config: its text model's sparse-attention indexer "
     "divides token_budget by compress_ratio, both None by default (TypeError); not counted yet",
     "qwen4_exp_text": "transformers 5.24 cannot build its default config: the indexer of its sparse-attention layers "
