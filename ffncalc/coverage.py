@@ -99,6 +99,11 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "speech-encoder-decoder": "its encoder is the speech model AutoModel builds from the encoder block (Wav2Vec2 by "
     "default: a convolutional feature extractor over raw samples, a convolutional position embedding; HuBERT, "
     "Speech2Text's encoder …), none of which ffncalc lays out as a model of its own yet",
+    "udop": "its encoder reads the text tokens followed by all of the page image's (image_size / patch_size)² "
+    "patches (UdopModel's combine_image_text_embeddings adds the patch under each token's box into that token, drops "
+    "it from the image's and pads them back to the full count), so the encoder and every cross-attention read n + "
+    "196 positions by default at a prompt of n tokens; ffncalc's spec runs an encoder over the n input tokens or over "
+    "a fixed number of positions, not both, yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
     # Towers transformers builds through timm (TimmWrapperModel: timm.create_model of vision_config.architecture):
