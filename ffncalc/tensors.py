@@ -367,7 +367,8 @@ def model_tensors(spec: ModelSpec) -> list[Tensor]:
     """Outside the layers: token table, position table, final norm, output head (unless tied), extras."""
     names = spec.names
     width = embedding_width(spec)
-    tensors = [Tensor("embedding", "embed_tokens", names.embed_tokens + ".weight", (spec.vocab_size, width))]
+    table = names.embed_tokens if names.embedding_parameter else names.embed_tokens + ".weight"
+    tensors = [Tensor("embedding", "embed_tokens", table, (spec.vocab_size, width))]
     if spec.position_embeddings:
         shape = (spec.position_embeddings, spec.hidden_size)
         tensors.append(Tensor("embedding", "position_embeddings", names.position_embeddings + ".weight", shape))

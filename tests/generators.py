@@ -849,7 +849,7 @@ def _hybrid_pattern(d: Draft, name: str) -> Any:  # Nemotron-H: one character a 
 @rule("text_config")
 def _text(d: Draft, name: str) -> Any:
     text_type = nested_type(d.model_type, name)
-    if text_type is None:
+    if text_type is None or text_type not in index():  # a block the wrapper reads as its own fields (Pix2Struct's)
         return SKIP
     text = dict(d.draw(family_config(text_type)))
     text.update(TEXT_REQUIRED.get(d.model_type, ({}, ""))[0])
