@@ -104,6 +104,10 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "it from the image's and pads them back to the full count), so the encoder and every cross-attention read n + "
     "196 positions by default at a prompt of n tokens; ffncalc's spec runs an encoder over the n input tokens or over "
     "a fixed number of positions, not both, yet",
+    "pi0": "it generates no tokens: PI0ForConditionalGeneration denoises a chunk of chunk_size actions "
+    "num_inference_steps times through a Gemma action expert (dit_config) whose layers attend, layer by layer, to the "
+    "keys and values PaliGemma (vlm_config, without its head) cached over the images and the prompt; ffncalc's spec "
+    "has neither a stack that reads another stack's cache nor a step that is not a generated token, yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
     # Towers transformers builds through timm (TimmWrapperModel: timm.create_model of vision_config.architecture):
