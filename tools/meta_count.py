@@ -131,10 +131,12 @@ def component_of(name: str) -> str:
     # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower. Video-LLaVA's
     # image_tower and video_tower, and DeepSeek-VL hybrid's high-resolution side (its SAM tower, the second neck and
     # strided convolutions over its output, their scalar gate), are vision too, as is the VQ-GAN that tokenizes images
-    # for Chameleon (vqmodel) (no record before holds such a name).
+    # for Chameleon (vqmodel), and Apertus 1.5's vision_tokenizer and audio_tokenizer (no record before holds such a
+    # name).
     if re.search(
         r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower|vision_embed_tokens|image_tower|"
-        r"video_tower|high_res_vision_model|high_res_vision_neck|high_res_vision_proj|vqmodel)\.|"
+        r"video_tower|high_res_vision_model|high_res_vision_neck|high_res_vision_proj|vqmodel|vision_tokenizer|"
+        r"audio_tokenizer)\.|"
         r"(^|\.)high_res_vision_alpha$",
         name,
     ):
