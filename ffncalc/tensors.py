@@ -132,6 +132,7 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
             out_f,
             bias,
             transposed=part in names.transposed,
+            parameter_names=names.parameters,
             groups=names.groups_of(part),
             pointwise=part in names.pointwise,
         )

@@ -932,6 +932,11 @@ def _conformer_heads(d: Draft, name: str) -> Any:
 
 # Wrappers that hold their language model to fixed values of some of its fields, with where transformers says so.
 TEXT_REQUIRED = {
+    "apertus1p5": (
+        {"vocab_size": 266752},
+        "transformers 5.24 Apertus1p5Config.validate_architecture: the default audio codes (4,096 from "
+        "audio_token_offset 262,344) must lie inside text_config's vocabulary",
+    ),
     "hunyuan_vl": (
         {"head_dim": 8},
         "transformers 5.24 cannot build HunYuanVLTextConfig's attention without head_dim (defaults__hunyuan_vl.json)",
