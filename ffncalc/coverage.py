@@ -108,6 +108,11 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "num_inference_steps times through a Gemma action expert (dit_config) whose layers attend, layer by layer, to the "
     "keys and values PaliGemma (vlm_config, without its head) cached over the images and the prompt; ffncalc's spec "
     "has neither a stack that reads another stack's cache nor a step that is not a generated token, yet",
+    "evolla": "its language model reads a protein through a tower of its own: SaProt (an ESM-style encoder over the "
+    "protein's residue and structure tokens, protein_encoder_config) pooled by a perceiver resampler into "
+    "resampler_num_latents latents, which every aligner_num_add_layers-th layer's adapter (a gated cross-attention "
+    "and feed-forward) reads; ffncalc's components have a vision and an audio tower, not a protein one, so its "
+    "parameters would be counted as the language model's; not counted yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
     # Towers transformers builds through timm (TimmWrapperModel: timm.create_model of vision_config.architecture):
