@@ -574,6 +574,13 @@ def encoder_decoder_convention(spec: ModelSpec) -> str:
             f"convolutions, {audio.positions:,} positions through its layers, each attending to all), projects the "
             "cross-attention keys and values once, and runs the decoder over n target tokens"
         )
+    if spec.cross_attention_keys is not None:  # a fixed input that is not audio (Pix2Struct's padded patches)
+        return (
+            f"encoder-decoder over a fixed input: per token is one generated (decoder) token, its cross-attention "
+            f"reading the encoder's {spec.cross_attention_keys:,} positions whatever the context; the prefill runs the "
+            "encoder over those positions (each attending to all), projects the cross-attention keys and values once, "
+            "and runs the decoder over n target tokens"
+        )
     return (
         "encoder-decoder: per token is one generated (decoder) token with the encoder's output cached; the "
         "prefill runs the encoder over n input tokens (each attending to all n) and the decoder over n target "

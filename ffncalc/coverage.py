@@ -22,8 +22,6 @@ TASK_TITLES = {
 
 # Why a model_type of transformers' mappings is known but not counted, where there is more to say than "not yet".
 NOT_COUNTED_REASONS: dict[str, str] = {
-    "mllama": "its cross-attention layers attend to an image's tokens (as many as its tiles make, not the context), "
-    "and its token table has 8 rows more than its head; ffncalc's spec expresses neither yet",
     "jetmoe": "it routes attention heads to experts (each expert its own q and o, with a router), which ffncalc's "
     "spec cannot express yet",
     "longt5": "its encoder's transient-global attention also attends to one summary token per global_block_size "
@@ -113,6 +111,20 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "speech-encoder-decoder": "its encoder is the speech model AutoModel builds from the encoder block (Wav2Vec2 by "
     "default: a convolutional feature extractor over raw samples, a convolutional position embedding; HuBERT, "
     "Speech2Text's encoder …), none of which ffncalc lays out as a model of its own yet",
+    "udop": "its encoder reads the text tokens followed by all of the page image's (image_size / patch_size)² "
+    "patches (UdopModel's combine_image_text_embeddings adds the patch under each token's box into that token, drops "
+    "it from the image's and pads them back to the full count), so the encoder and every cross-attention read n + "
+    "196 positions by default at a prompt of n tokens; ffncalc's spec runs an encoder over the n input tokens or over "
+    "a fixed number of positions, not both, yet",
+    "pi0": "it generates no tokens: PI0ForConditionalGeneration denoises a chunk of chunk_size actions "
+    "num_inference_steps times through a Gemma action expert (dit_config) whose layers attend, layer by layer, to the "
+    "keys and values PaliGemma (vlm_config, without its head) cached over the images and the prompt; ffncalc's spec "
+    "has neither a stack that reads another stack's cache nor a step that is not a generated token, yet",
+    "evolla": "its language model reads a protein through a tower of its own: SaProt (an ESM-style encoder over the "
+    "protein's residue and structure tokens, protein_encoder_config) pooled by a perceiver resampler into "
+    "resampler_num_latents latents, which every aligner_num_add_layers-th layer's adapter (a gated cross-attention "
+    "and feed-forward) reads; ffncalc's components have a vision and an audio tower, not a protein one, so its "
+    "parameters would be counted as the language model's; not counted yet",
     "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
     "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
     # Towers transformers builds through timm (TimmWrapperModel: timm.create_model of vision_config.architecture):
@@ -138,6 +150,9 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "text encoder and an EnCodec audio encoder): MusicgenMelodyDecoder reads config.dropout at the top, which "
     "MusicgenMelodyConfig does not hold (AttributeError), whether the config is the default or a checkpoint's; not "
     "counted yet",
+    "granite4_vision": "transformers 5.24 cannot build its default config: Granite4VisionModel builds one window "
+    "Q-Former projector per deepstack_layer_map entry, and each splits downsample_rate ('query side/window side'), "
+    "both None by default (TypeError, then AttributeError); not counted yet",
     "qwen4_exp": "transformers 5.24 cannot build its default config: its text model's sparse-attention indexer "
     "divides token_budget by compress_ratio, both None by default (TypeError); not counted yet",
     "qwen4_exp_text": "transformers 5.24 cannot build its default config: the indexer of its sparse-attention layers "

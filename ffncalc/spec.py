@@ -466,6 +466,8 @@ class ModelNames(Value):
     position_embeddings: str = ""
     base_model_prefix: str = "model"
     lm_head_bias: str = ""  # where the head's bias is stored, when not beside its weight (BERT: cls.predictions.bias)
+    # The token table is a tensor stored under embed_tokens itself, not embed_tokens.weight (Molmo2's wte.embedding)
+    embedding_parameter: bool = False
 
 
 class ImageInput(Value):

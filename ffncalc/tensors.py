@@ -132,6 +132,7 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
             out_f,
             bias,
             transposed=part in names.transposed,
+            parameter_names=names.parameters,
             groups=names.groups_of(part),
             pointwise=part in names.pointwise,
         )
@@ -371,7 +372,8 @@ def model_tensors(spec: ModelSpec) -> list[Tensor]:
     """Outside the layers: token table, position table, final norm, output head (unless tied), extras."""
     names = spec.names
     width = embedding_width(spec)
-    tensors = [Tensor("embedding", "embed_tokens", names.embed_tokens + ".weight", (spec.vocab_size, width))]
+    table = names.embed_tokens if names.embedding_parameter else names.embed_tokens + ".weight"
+    tensors = [Tensor("embedding", "embed_tokens", table, (spec.vocab_size, width))]
     if spec.position_embeddings:
         shape = (spec.position_embeddings, spec.hidden_size)
         tensors.append(Tensor("embedding", "position_embeddings", names.position_embeddings + ".weight", shape))

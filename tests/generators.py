@@ -865,7 +865,7 @@ def _hybrid_pattern(d: Draft, name: str) -> Any:  # Nemotron-H: one character a 
 @rule("text_config")
 def _text(d: Draft, name: str) -> Any:
     text_type = nested_type(d.model_type, name)
-    if text_type is None:
+    if text_type is None or text_type not in index():  # a block the wrapper reads as its own fields (Pix2Struct's)
         return SKIP
     text = dict(d.draw(family_config(text_type)))
     text.update(TEXT_REQUIRED.get(d.model_type, ({}, ""))[0])
@@ -965,6 +965,11 @@ def _audio_padding_row(d: Draft, name: str) -> Any:
 
 # Wrappers that hold their language model to fixed values of some of its fields, with where transformers says so.
 TEXT_REQUIRED = {
+    "apertus1p5": (
+        {"vocab_size": 266752},
+        "transformers 5.24 Apertus1p5Config.validate_architecture: the default audio codes (4,096 from "
+        "audio_token_offset 262,344) must lie inside text_config's vocabulary",
+    ),
     "hunyuan_vl": (
         {"head_dim": 8},
         "transformers 5.24 cannot build HunYuanVLTextConfig's attention without head_dim (defaults__hunyuan_vl.json)",

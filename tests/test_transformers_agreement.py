@@ -66,7 +66,12 @@ def test_checkpoint_tensors_are_the_ones_transformers_saves(stem):
 # value channels, value twice key by default) come back as three thirds of the fused conv1d. ffncalc keeps the
 # checkpoint's own shapes; the record is compared after cutting them as transformers does, so every name and every
 # other shape is still held to it.
-SAVED_IN_EQUAL_CHUNKS = {"olmo_hybrid": ("q_conv1d.weight", "k_conv1d.weight", "v_conv1d.weight")}
+# Molmo2's token table (vocab_size + additional_vocab_size rows, concatenated from wte.embedding and
+# wte.new_embedding) comes back as two halves the same way.
+SAVED_IN_EQUAL_CHUNKS = {
+    "olmo_hybrid": ("q_conv1d.weight", "k_conv1d.weight", "v_conv1d.weight"),
+    "molmo2": ("wte.embedding", "wte.new_embedding"),
+}
 
 
 def as_saved_in_equal_chunks(tensors, suffixes):

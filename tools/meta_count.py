@@ -119,9 +119,11 @@ def component_of(name: str) -> str:
     # before holds a module of that name).
     # Phi-4-multimodal's projections beside its towers inside embed_tokens_extend (img_projection_up/down, the image
     # separators, the speech projection pairs) carry their features to the language model (no record before holds them).
+    # IDEFICS's perceiver_resampler pools its tower's patches into latents (no record before holds that name outside
+    # Idefics2's connector., already the projector).
     if re.search(
         r"(^|\.)(multi_modal_projector|mm_projector|embed_vision|embed_audio|connector|aligner|vision_projection|"
-        r"qformer|language_projection|projector)\.|(^|\.)visual\.(merger|merger_list|deepstack_merger_list)\.|"
+        r"qformer|language_projection|projector|perceiver_resampler)\.|(^|\.)visual\.(merger|merger_list|deepstack_merger_list)\.|"
         r"^query_tokens$|^model\.merger\.|(^|\.)image_to_text_projection\.|^git\.(visual_projection|img_temporal_embedding)\.|"
         r"(^|\.)density_router\.|^model\.vision_model\.merger\.|(^|\.)vision_adapter\.|"
         r"\.image_embed\.(img_projection_(up|down)\.|(global|sub)_img_feature_extensor$)|"
@@ -144,10 +146,12 @@ def component_of(name: str) -> str:
     # Fuyu's vision_embed_tokens projects pixels, not tokens: its vision side, though it has no tower. Video-LLaVA's
     # image_tower and video_tower, and DeepSeek-VL hybrid's high-resolution side (its SAM tower, the second neck and
     # strided convolutions over its output, their scalar gate), are vision too, as is the VQ-GAN that tokenizes images
-    # for Chameleon (vqmodel) (no record before holds such a name).
+    # for Chameleon (vqmodel), and Apertus 1.5's vision_tokenizer and audio_tokenizer (no record before holds such a
+    # name).
     if re.search(
         r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|audio_tower|vision_embed_tokens|image_tower|"
-        r"video_tower|high_res_vision_model|high_res_vision_neck|high_res_vision_proj|vqmodel)\.|"
+        r"video_tower|high_res_vision_model|high_res_vision_neck|high_res_vision_proj|vqmodel|vision_tokenizer|"
+        r"audio_tokenizer)\.|"
         r"(^|\.)high_res_vision_alpha$",
         name,
     ):
@@ -230,7 +234,10 @@ def component_of(name: str) -> str:
     # output.bottleneck) belong to neither its attention nor its MLPs (no record before holds a module of that name)
     if re.search(r"(^|\.)bottleneck\.", name):
         return "other"
-    if re.search(r"\.(EncDecAttention|crossattention|encoder_attn|cross_attention|cross_attn)\.", name):
+    # Pix2Struct's decoder names its cross-attention encoder_decoder_attention (no record before holds that name)
+    if re.search(
+        r"\.(EncDecAttention|crossattention|encoder_attn|cross_attention|cross_attn|encoder_decoder_attention)\.", name
+    ):
         return "cross_attention"
     if re.search(r"\.mixer\.(up_proj|down_proj|experts|gate|shared_experts|fc1_latent_proj|fc2_latent_proj)", name):
         return "ffn"  # Nemotron-H names every block's module "mixer", MLPs included

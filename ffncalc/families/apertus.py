@@ -1,15 +1,23 @@
 """The Swiss AI Initiative's Apertus: Llama's attention with per-head q/k norms, a plain MLP whose xIELU
-activation learns two scalars per layer; Apertus 1.5's language model, whose head may be pruned to the text tokens."""
+activation learns two scalars per layer; Apertus 1.5's language model, whose head may be pruned to the text tokens,
+and Apertus 1.5 itself, which reads images and audio as tokens of its vocabulary made by two tokenizers (a VQ-GAN
+encoder, WavTokenizer's encoder) kept beside the language model."""
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from pydantic import Field, model_validator
 
-from ..schema import Name, PositionCount, Width
-from ..spec import CheckpointExtra, DenseFfn, Layer, ModelSpec, Parameter, StoredTensor
+from ..schema import Flag, LayerCount, Name, PositionCount, Width
+from ..spec import CheckpointExtra, DenseFfn, ImageInput, Layer, Linear, ModelSpec, Parameter, StoredTensor
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, KvHeads, TiedEmbeddings
-from .registry import family
+from .chameleon import conv, group_norm, groups_check, vq_attention_block, vq_resnet_block
+from .multimodal import MultimodalConfig, relocate
+from .registry import family, tower
+from .towers import Module, Tower, TowerConfig, tower_module
+from .wavtokenizer import WavTokenizerEncoderConfig
 
 
 @family("apertus")
@@ -105,3 +113,123 @@ class Apertus1p5TextConfig(ApertusConfig):
     def to_spec(self) -> ModelSpec:
         spec = super().to_spec()
         return replace(spec, lm_head_rows=self.output_vocab_size) if self.pruned else spec
+
+
+@tower("apertus1p5_vision_tokenizer")
+class Apertus1p5VisionTokenizerConfig(TowerConfig):
+    """configuration_apertus1p5.py (Apertus1p5VisionTokenizerConfig) / Apertus1p5VisionTokenizerModel: a VQ-GAN
+    encoder (conv_in; per entry of channel_multiplier a stage of num_res_blocks blocks, each a ResNet block of two
+    GroupNorms and 3 × 3 convolutions, a 1 × 1 nin_shortcut where the channels change, and an attention block of
+    1 × 1 q, k, v, proj_out where the stage's resolution is in attn_resolutions; a strided downsample between stages;
+    a middle of two blocks around one attention block; norm_out, conv_out to latent_channels), quant_conv (1 × 1 to
+    embed_dim) and the codebook scored by quantize.embedding (embed_dim → codebook_size, no bias). An image becomes
+    codes that the language model reads as tokens from image_token_offset."""
+
+    config_class = "Apertus1p5VisionTokenizerConfig"
+
+    codebook_size: Width = 131072
+    embed_dim: Width = 256
+    latent_channels: Width = 256
+    in_channels: Width = 3
+    base_channels: Width = 256
+    channel_multiplier: list[Width] = Field(default_factory=lambda: [1, 1, 2, 2, 4], min_length=1, max_length=16)
+    num_res_blocks: LayerCount = 4
+    attn_resolutions: list[int] = Field(default_factory=lambda: [16], max_length=64)
+    resolution: Width = 256
+
+    _check_groups = groups_check()
+
+    def encoder(self) -> list[tuple[str, Module]]:
+        """Apertus1p5VisionTokenizerEncoder's modules, in its order."""
+        base, multipliers = self.base_channels, self.channel_multiplier
+        found: list[tuple[str, Module]] = [("encoder.conv_in", conv(self.in_channels, base, 3))]
+        for stage, multiplier in enumerate(multipliers):
+            block_in, block_out = base * ([1, *multipliers][stage]), base * multiplier
+            attends = self.resolution // 2**stage in self.attn_resolutions
+            for index in range(self.num_res_blocks):
+                block = f"encoder.stages.{stage}.layers.{index}."
+                found += vq_resnet_block(block + "resnet.", block_in, block_out)
+                if attends:
+                    found += vq_attention_block(block + "attention.", block_out)
+                block_in = block_out
+            if stage != len(multipliers) - 1:
+                found.append((f"encoder.stages.{stage}.downsample.conv", conv(block_out, block_out, 3)))
+        out = base * multipliers[-1]
+        found += vq_resnet_block("encoder.mid.block_1.", out, out)
+        found += vq_attention_block("encoder.mid.attn_1.", out)
+        found += vq_resnet_block("encoder.mid.block_2.", out, out)
+        return found + [("encoder.norm_out", group_norm(out)), ("encoder.conv_out", conv(out, self.latent_channels, 3))]
+
+    def tower(self, prefix: str) -> Tower:
+        modules = [
+            *self.encoder(),
+            ("quant_conv", conv(self.latent_channels, self.embed_dim, 1)),
+            ("quantize.embedding", Linear(self.embed_dim, self.codebook_size)),
+        ]
+        extras = tuple(tower_module(prefix + name, module) for name, module in modules)
+        return Tower((), extras, self.embed_dim, None)  # no image rule: a convolutional tokenizer
+
+
+@family("apertus1p5")
+class Apertus1p5Config(MultimodalConfig):
+    """configuration_apertus1p5.py (Apertus1p5Config) / Apertus1p5ForConditionalGeneration: the language model under
+    model.language_model. and lm_head, the vision tokenizer under model.vision_tokenizer. and WavTokenizer's encoder
+    under model.audio_tokenizer.; no projector: both hand the language model token ids. The wrapper's
+    tie_word_embeddings (default false) ties, text_config's does not; tied, the head is the whole token table
+    whatever output_vocab_size says. transformers keeps both tokenizers in float32 (_keep_in_fp32_modules_strict)."""
+
+    architecture = "Apertus 1.5"
+    config_class = "Apertus1p5Config"
+    default_model_class = "Apertus1p5ForConditionalGeneration"
+    text_model_type = "apertus1p5_text"
+    text_defaults: ClassVar[dict[str, Any]] = {"model_type": "apertus1p5_text"}
+    vision_model_type = "apertus1p5_vision_tokenizer"
+    vision_defaults: ClassVar[dict[str, Any]] = {"model_type": "apertus1p5_vision_tokenizer"}
+    audio_model_type = "wavtokenizer_encoder"
+    audio_defaults: ClassVar[dict[str, Any]] = {"model_type": "wavtokenizer_encoder"}
+    language_model_prefix = "model.language_model."
+    lm_head_name = "lm_head"
+    vision_prefix = "model.vision_tokenizer."
+    audio_prefix = "model.audio_tokenizer."
+    informational_fields = frozenset({"image_token_id", "audio_token_id"})
+
+    audio_config: dict[str, Any] | None = Field(None)
+    image_token_offset: int = Field(131272, strict=True)
+    audio_token_offset: int = Field(262344, strict=True)
+    tie_word_embeddings: Flag = False
+
+    @model_validator(mode="after")
+    def _check_token_ranges(self) -> Apertus1p5Config:
+        # Apertus1p5Config.validate_architecture: the image codes end where the audio codes begin, inside the vocabulary
+        vision, audio, text = self.vision, self.audio, self.text
+        if not isinstance(vision, Apertus1p5VisionTokenizerConfig) or not isinstance(audio, WavTokenizerEncoderConfig):
+            return self  # pragma: no cover - both tokenizers are always built
+        if self.image_token_offset + vision.codebook_size != self.audio_token_offset:
+            raise ValueError(
+                f"image_token_offset + vision_config.codebook_size ({self.image_token_offset} + {vision.codebook_size}) "
+                f"must equal audio_token_offset ({self.audio_token_offset}), as transformers requires"
+            )
+        vocab = getattr(text, "vocab_size", None)
+        if isinstance(vocab, int) and self.audio_token_offset + audio.codebook_size > vocab:
+            raise ValueError(
+                f"audio_token_offset + audio_config.codebook_size ({self.audio_token_offset} + {audio.codebook_size}) "
+                f"is beyond text_config.vocab_size ({vocab}), which transformers refuses"
+            )
+        return self
+
+    def image_input(self, tower: Tower) -> ImageInput | None:
+        return None
+
+    def wrapped_spec(self) -> ModelSpec:
+        """The language model as the wrapper's flag ties it (a tied head is the whole table), then the tokenizers."""
+        text = self.text.model_copy(update={"tie_word_embeddings": self.tie_word_embeddings})
+        spec = replace(text.to_spec(), model_type=self.model_type, tie_word_embeddings=self.tie_word_embeddings)
+        return self.whole(relocate(spec, self.language_model_prefix, self.lm_head_name))
+
+    def notes(self) -> list[str]:
+        return [
+            "apertus1p5 reads images and audio as tokens of its vocabulary: the vision tokenizer (a VQ-GAN encoder and "
+            "its codebook) and WavTokenizer's encoder are counted as the vision and audio towers and run once per "
+            "image or clip, never for a text token; no image or audio rule (flops --image, --audio); transformers "
+            "keeps both in float32, which ffncalc's memory counts at the model's dtype"
+        ] + self.text.notes()

@@ -136,6 +136,15 @@ class Glm46VConfig(Qwen3VLConfig):
         return self.whole(relocate(spec, self.language_model_prefix, self.lm_head_name))
 
 
+@family("glmga")
+class GlmgaConfig(Glm46VConfig):
+    """configuration_glmga.py (GlmgaConfig): GLM-4.6V's fields and defaults under a model_type of its own, built by
+    GLM-4.6V's classes (Glm46VForConditionalGeneration, the image-text-to-text mapping's) in GLM-4.6V's layout."""
+
+    architecture = "GLM-GA"
+    config_class = "GlmgaConfig"
+
+
 # transformers' conversion_mapping.py splits the stacked experts of a model (or of a sub-model) by its model_type: it
 # lists glm4v_moe, not glm46v nor glm4v_moe_text, so GLM-4.6V saves a GLM-4.5V language model's experts as
 # Glm4vMoeTextExperts holds them, gate and up fused: mlp.experts.gate_up_proj [E, 2I, H] and down_proj [E, H, I].

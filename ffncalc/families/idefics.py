@@ -1,21 +1,39 @@
 """Idefics2, Idefics3 and SmolVLM: a SigLIP-shaped tower over tiles of an image, a connector (Idefics2: a gated MLP
 and a perceiver resampler into a fixed number of latents; Idefics3: a pixel shuffle of scale_factor² patches into one
 token and a projection) and any language model transformers' AutoModel builds, all under ``model.``
-(``model.vision_model.``, ``model.connector.``, ``model.text_model.``)."""
+(``model.vision_model.``, ``model.connector.``, ``model.text_model.``).
+
+IDEFICS (the first, Flamingo-style): a flat Llama config whose decoder is interleaved with gated cross-attention
+layers that read an image's CLIP features (or a perceiver resampler's latents) as keys, not as tokens."""
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cached_property
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, ValidationError, model_validator
 
 from ..errors import InvalidConfigError
-from ..schema import Flag, HeadCount, LayerCount, Name, Nested, Width
-from ..spec import Extra, ImageInput, LearnedTensor, Linear, Norm
+from ..results import DefaultUsed
+from ..schema import (
+    Flag,
+    HeadCount,
+    HFConfig,
+    LayerCount,
+    Name,
+    Nested,
+    PositionCount,
+    Width,
+    WidthOrZero,
+    describe_validation_error,
+)
+from ..spec import Extra, ImageInput, Layer, LearnedTensor, Linear, ModelSpec, Norm, Parameter, Table, names
 from ..values import replace
-from .multimodal import MultimodalConfig
-from .registry import family
+from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MaxPositions, TiedEmbeddings
+from .multimodal import MultimodalConfig, replace_default, with_tower
+from .registry import family, tower
 from .towers import Tower, projector_module
+from .vision import ClipVisionConfig
 
 
 @family("idefics3")
@@ -156,3 +174,207 @@ class Idefics2Config(MultimodalConfig):
                 (layer + "mlp.down_proj", Linear(4 * text_hidden, text_hidden)),
             ]
         return tuple(projector_module(connector + name, module) for name, module in modules)
+
+
+# --- IDEFICS ---------------------------------------------------------------------------------------------------------
+
+
+@tower("idefics_vision")
+class IdeficsVisionConfig(ClipVisionConfig):
+    """configuration_idefics.py (IdeficsVisionConfig) / vision.py (IdeficsVisionTransformer): CLIP's tower (class
+    token, patch convolution without bias, a position per patch and the class token, pre_layrnorm, biased LayerNorm
+    layers, post_layernorm), its width named embed_dim."""
+
+    config_class = "IdeficsVisionConfig"
+
+    hidden_size: Width = Field(768, validation_alias=AliasChoices("embed_dim", "hidden_size"))
+    intermediate_size: Width = 5120
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 16
+    patch_size: Width = 14
+    hidden_act: Name = "gelu"
+
+
+class IdeficsPerceiverConfig(Nested):
+    """configuration_idefics.py (IdeficsPerceiverConfig): the resampler's sizes (its own use_resampler is not read:
+    IdeficsModel reads the top-level one)."""
+
+    resampler_n_latents: Width = 64
+    resampler_depth: LayerCount = 6
+    resampler_n_heads: HeadCount = 16
+    resampler_head_dim: Width = 96
+    qk_layer_norms_perceiver: Flag = False
+
+
+IDEFICS_CROSS_ATTENTION = names(
+    q="cross_attn.q_proj",
+    k="cross_attn.k_proj",
+    v="cross_attn.v_proj",
+    o="cross_attn.o_proj",
+    q_norm="cross_attn.q_layer_norm",
+    k_norm="cross_attn.k_layer_norm",
+)
+
+
+@family("idefics")
+class IdeficsConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, MaxPositions, DecoderConfig):
+    """configuration_idefics.py (IdeficsConfig) / modeling_idefics.py (IdeficsForVisionText2Text): a flat config.
+    Llama's layers (q, k, v, o without biases, one key-value head per head) under model.layers., and
+    num_hidden_layers // cross_layer_interval gated cross-attention layers under model.gated_cross_attn_layers. (the
+    j-th runs before decoder layer j · cross_layer_interval): cross_attn (k and v read the tower's embed_dim; with
+    qk_layer_norms, RMSNorms over each query and key head), a SwiGLU MLP, two RMSNorms and two tanh gates
+    (alpha_cross_attn, alpha_dense: one value each, or hidden_size with alpha_type "vector"). The token table and the
+    head each hold additional_vocab_size rows apart (embed_tokens.additional_embedding, lm_head.additional_fc);
+    tie_word_embeddings (default false) ties both pairs. The CLIP tower is model.vision_model.; with use_resampler
+    (the top-level flag), model.perceiver_resampler. pools its patches into resampler_n_latents latents: learned
+    latents, resampler_depth blocks (LayerNorms over the patches and the latents, q, k, v over both side by side,
+    output_proj, no biases; optional LayerNorms over each query and key head; an MLP of four times the tower's width,
+    fc and c_proj with a ReLU, after a LayerNorm), a final LayerNorm.
+
+    The image reaches the text as cross-attention keys, not as tokens: one image's patches and class token, or the
+    resampler's latents, whatever the context; no image rule (flops --image refuses)."""
+
+    architecture = "IDEFICS"
+    config_class = "IdeficsConfig"
+    default_model_class = "IdeficsForVisionText2Text"
+    informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "alpha_initializer"})
+
+    vocab_size: Width = 32000
+    additional_vocab_size: WidthOrZero = 0
+    hidden_size: Width = 4096
+    intermediate_size: Width = 11008
+    num_hidden_layers: LayerCount = 32
+    num_attention_heads: HeadCount = 32
+    max_position_embeddings: PositionCount = 2048
+    pad_token_id: int | None = Field(0, strict=True)
+    cross_layer_interval: LayerCount = 1
+    qk_layer_norms: Flag = False
+    # IdeficsGatedCrossAttentionLayer refuses any other initializer or type
+    alpha_initializer: Literal["zeros", "ones", "normal", "gaussian", "random"] = "zeros"
+    alpha_type: Literal["float", "vector"] = "float"
+    use_resampler: Flag = False
+    vision_config: dict[str, Any] | None = None
+    perceiver_config: IdeficsPerceiverConfig = Field(default_factory=IdeficsPerceiverConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_perceiver(cls, raw: Any) -> Any:
+        """A null perceiver_config is the defaults (IdeficsConfig's sub_configs_defaults), as is one naming its type."""
+        if not isinstance(raw, dict):
+            return raw
+        block = raw.get("perceiver_config", {})
+        if block is None:
+            return {key: value for key, value in raw.items() if key != "perceiver_config"}
+        if isinstance(block, dict) and "model_type" in block:
+            return {**raw, "perceiver_config": {k: v for k, v in block.items() if k != "model_type"}}
+        return raw
+
+    @cached_property
+    def vision(self) -> IdeficsVisionConfig:
+        """vision_config read as IdeficsVisionConfig, whatever model_type it names (IdeficsConfig builds that class)."""
+        raw = {key: value for key, value in (self.vision_config or {}).items() if key != "model_type"}
+        try:
+            return IdeficsVisionConfig.model_validate({**raw, "model_type": "idefics_vision"})
+        except ValidationError as error:
+            raise describe_validation_error(error, "", prefix="vision_config") from None
+
+    def validate_nested(self) -> None:
+        self.vision  # noqa: B018 - validates vision_config, raising a field-named error
+
+    def nested_configs(self) -> dict[str, HFConfig]:
+        return {"vision_config": self.vision}
+
+    def unused_fields(self) -> set[str]:
+        return set() if self.use_resampler else {"perceiver_config"}
+
+    def defaults_used(self) -> list[DefaultUsed]:
+        """The config's own defaults, then the tower's, under vision_config."""
+        own = [default for default in super().defaults_used() if default.field != "vision_config"]
+        return own + [replace_default(d, "vision_config." + d.field) for d in self.vision.defaults_used()]
+
+    @property
+    def cross_layers(self) -> int:
+        """The gated cross-attention layers: num_hidden_layers // cross_layer_interval."""
+        return self.num_hidden_layers // self.cross_layer_interval
+
+    def image_keys(self) -> int:
+        """The keys one image gives every cross-attention layer: the resampler's latents, or the tower's positions."""
+        if self.use_resampler:
+            return self.perceiver_config.resampler_n_latents
+        return (self.vision.image_size // self.vision.patch_size) ** 2 + 1
+
+    def cross_attention_layer(self) -> Layer:
+        """A gated cross-attention layer, numbered from 0 after the decoder layers of its stack."""
+        norms = self.per_head_norms() if self.qk_layer_norms else {}
+        cross = self.attention(None, names=IDEFICS_CROSS_ATTENTION, kv_input_size=self.vision.hidden_size, **norms)
+        gate_shape = (1, 1, self.hidden_size) if self.alpha_type == "vector" else (1,)
+        gates = tuple(Parameter("other", gate, gate, gate_shape) for gate in ("alpha_cross_attn", "alpha_dense"))
+        layer = Layer(
+            "model.gated_cross_attn_layers.{i}",
+            None,
+            self.gated_ffn(),
+            self.pre_norms(),
+            cross_attention=cross,
+            parameters=gates,
+            index_offset=self.num_hidden_layers,
+        )
+        return layer
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        return super().build_layers() + (self.cross_attention_layer(),) * self.cross_layers
+
+    def perceiver(self) -> tuple[Extra, ...]:
+        """model.perceiver_resampler.: latents, resampler_depth attention and MLP blocks, a final LayerNorm."""
+        perceiver, width = self.perceiver_config, self.vision.hidden_size
+        inner = perceiver.resampler_n_heads * perceiver.resampler_head_dim
+        layer_norm, head_norm = (
+            Norm("layernorm", width, bias=True),
+            Norm("layernorm", perceiver.resampler_head_dim, True),
+        )
+        modules: list[tuple[str, Linear | Norm | LearnedTensor]] = [
+            ("latents", LearnedTensor((perceiver.resampler_n_latents, width))),
+            ("layer_norm", layer_norm),
+        ]
+        for i in range(perceiver.resampler_depth):
+            attention, mlp = f"blocks.{i}.0.", f"blocks.{i}.1."
+            modules += [
+                (attention + "context_layer_norm", layer_norm),
+                (attention + "latents_layer_norm", layer_norm),
+                *(
+                    [(attention + "q_layer_norm", head_norm), (attention + "k_layer_norm", head_norm)]
+                    if perceiver.qk_layer_norms_perceiver
+                    else []
+                ),
+                (attention + "q_proj", Linear(width, inner)),
+                (attention + "k_proj", Linear(width, inner)),
+                (attention + "v_proj", Linear(width, inner)),
+                (attention + "output_proj", Linear(inner, width)),
+                (mlp + "ln", layer_norm),
+                (mlp + "fc", Linear(width, 4 * width)),
+                (mlp + "c_proj", Linear(4 * width, width)),
+            ]
+        return tuple(projector_module("model.perceiver_resampler." + name, module) for name, module in modules)
+
+    def to_spec(self) -> ModelSpec:
+        spec = super().to_spec()
+        extras: tuple[Extra, ...] = ()
+        if self.additional_vocab_size:
+            rows, hidden = self.additional_vocab_size, self.hidden_size
+            extras = (
+                Extra("embedding", "model.embed_tokens.additional_embedding", Table(rows, hidden)),
+                # tied: the additional rows' table, multiplied again
+                Extra("lm_head", "lm_head.additional_fc", Linear(hidden, rows), borrowed=self.tie_word_embeddings),
+            )
+        spec = replace(spec, extras=spec.extras + extras, cross_attention_keys=self.image_keys())
+        tower = self.vision.tower("model.vision_model.")
+        return with_tower(spec, tower, self.perceiver() if self.use_resampler else (), image=None)
+
+    def notes(self) -> list[str]:
+        source = "the perceiver resampler's latents" if self.use_resampler else "patches and the class token"
+        return [
+            f"idefics is multimodal: the language model, its {self.cross_layers} gated cross-attention layers, the "
+            f"vision tower (IdeficsVisionConfig){' and the perceiver resampler (the projector)' if self.use_resampler else ''}"
+            f" are counted. Every cross-attention layer reads one image's {self.image_keys():,} keys ({source}), "
+            "counted per text token; the image reaches the text as those keys, not as tokens, so flops --image has no "
+            "rule for it"
+        ]

@@ -1,6 +1,9 @@
 """Kosmos-2 (Microsoft; transformers 5.24, modeling_kosmos2.py): a CLIP tower, an image-to-text projection that
 pools its output into latent_query_num tokens by cross-attention, and a fairseq-style (XGLM-like) decoder with
-sub-LayerNorms (Magneto's: one inside the attention before out_proj, one inside the FFN before fc2)."""
+sub-LayerNorms (Magneto's: one inside the attention before out_proj, one inside the FFN before fc2).
+
+Kosmos-2.5 (modeling_kosmos2_5.py): the same projection and decoder (without the attention's sub-LayerNorm, with a
+segment table), over Pix2Struct's patch encoder as its tower."""
 
 from __future__ import annotations
 
@@ -9,30 +12,38 @@ from typing import Any, ClassVar
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
-from ..spec import DenseFfn, Extra, ImageInput, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, Norms, names
+from ..spec import (
+    DenseFfn,
+    Extra,
+    ImageInput,
+    Layer,
+    LearnedTensor,
+    Linear,
+    ModelNames,
+    ModelSpec,
+    Norm,
+    Norms,
+    Table,
+    names,
+)
 from ..values import replace
 from .blocks import heads_divide
 from .fairseq_lm import CROSS_ATTENTION, SELF_ATTENTION, biased_attention, padding_row_checked
 from .multimodal import MultimodalConfig
+from .pix2struct import patch_embedding_modules, patch_encoder_layer
 from .registry import family, tower
-from .towers import Tower, projector_module, tower_module
+from .towers import Tower, TowerConfig, projector_module, tower_module
 from .vision import ClipVisionConfig
 
 KOSMOS2_FFN = names(up="ffn.fc1", down="ffn.fc2")
 
 
-@family("kosmos_2_text_model")
-class Kosmos2TextConfig(HFConfig):
-    """configuration_kosmos2.py (Kosmos2TextConfig) / Kosmos2TextForCausalLM: XGLM's layer (self_attn_layer_norm,
-    biased q, k, v, out_proj; final_layer_norm, biased fc1 and fc2), with a LayerNorm over the attention's output
-    before out_proj (self_attn.inner_attn_ln) and one over the FFN's inner width before fc2 (ffn.ffn_layernorm);
-    sinusoidal positions (a buffer, not saved), a final layer_norm, the head tied to the token table unless
-    tie_word_embeddings is false. With add_cross_attention each layer also has encoder_attn (biased, no inner norm)
-    and encoder_attn_layer_norm."""
+class Kosmos2TextLayers(HFConfig):
+    """The text model Kosmos-2 and Kosmos-2.5 share (configuration_kosmos2.py, configuration_kosmos2_5.py): XGLM's
+    layer (self_attn_layer_norm, biased q, k, v, out_proj; final_layer_norm, biased fc1 and fc2) with a LayerNorm
+    over the FFN's inner width before fc2 (ffn.ffn_layernorm), sinusoidal positions (a buffer, not saved), a final
+    layer_norm, the head tied to the token table unless tie_word_embeddings is false."""
 
-    architecture = "Kosmos-2"
-    config_class = "Kosmos2TextConfig"
-    default_model_class = "Kosmos2TextForCausalLM"
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id"})
 
     vocab_size: Width = 65037
@@ -42,19 +53,63 @@ class Kosmos2TextConfig(HFConfig):
     ffn_dim: Width = 8192
     attention_heads: HeadCount = Field(32, validation_alias=AliasChoices("attention_heads", "num_attention_heads"))
     activation_function: Name = "gelu"
-    add_cross_attention: Flag = False
     tie_word_embeddings: Flag = True
     pad_token_id: int | None = Field(1, strict=True)
     _check_heads = heads_divide("embed_dim", "attention_heads")
     _check_padding = model_validator(mode="after")(padding_row_checked)
 
-    #: Where the layers and the modules outside them are kept (Kosmos2TextForCausalLM's model.).
+    #: Where the layers and the modules outside them are kept (the text model's model.).
     prefix: ClassVar[str] = "model."
+    #: Whether the attention normalises its output before out_proj (Kosmos-2's self_attn.inner_attn_ln, Magneto's).
+    inner_attention_norm: ClassVar[bool] = True
 
     @property
     def hidden_size(self) -> int:
         """embed_dim, as the wrapper reads a language model's width."""
         return self.embed_dim
+
+    def text_layer(self) -> Layer:
+        """A layer: the attention (and its inner norm where the family has one), the FFN and its inner norm."""
+        width = self.embed_dim
+        norm = Norm("layernorm", width, bias=True)
+        ffn = DenseFfn(width, self.ffn_dim, False, self.activation_function, KOSMOS2_FFN, bias=True)
+        norms: Norms = (
+            ("self_attn_layer_norm", norm),
+            *((("self_attn.inner_attn_ln", norm),) if self.inner_attention_norm else ()),
+            ("final_layer_norm", norm),
+            ("ffn.ffn_layernorm", Norm("layernorm", self.ffn_dim, bias=True)),
+        )
+        attention = biased_attention(width, self.attention_heads, SELF_ATTENTION)
+        return Layer(self.prefix + "layers.{i}", attention, ffn, norms)
+
+    def text_extras(self) -> tuple[Extra, ...]:
+        """Modules outside the layers besides the token table and the final norm (none here)."""
+        return ()
+
+    def to_spec(self) -> ModelSpec:
+        return ModelSpec(
+            model_type=self.model_type,
+            hidden_size=self.embed_dim,
+            vocab_size=self.vocab_size,
+            layers=(self.text_layer(),) * self.layers,
+            final_norm=Norm("layernorm", self.embed_dim, bias=True),
+            tie_word_embeddings=self.tie_word_embeddings,
+            names=ModelNames(self.prefix + "embed_tokens", self.prefix + "layer_norm"),
+            extras=self.text_extras(),
+        )
+
+
+@family("kosmos_2_text_model")
+class Kosmos2TextConfig(Kosmos2TextLayers):
+    """configuration_kosmos2.py (Kosmos2TextConfig) / Kosmos2TextForCausalLM: the shared text model, with a LayerNorm
+    over the attention's output before out_proj (self_attn.inner_attn_ln). With add_cross_attention each layer also
+    has encoder_attn (biased, no inner norm) and encoder_attn_layer_norm."""
+
+    architecture = "Kosmos-2"
+    config_class = "Kosmos2TextConfig"
+    default_model_class = "Kosmos2TextForCausalLM"
+
+    add_cross_attention: Flag = False
 
     def notes(self) -> list[str]:
         if not self.add_cross_attention:
@@ -64,31 +119,13 @@ class Kosmos2TextConfig(HFConfig):
             "never runs; counted as if the encoder's states were as long as the context."
         ]
 
-    def to_spec(self) -> ModelSpec:
-        width = self.embed_dim
-        norm = Norm("layernorm", width, bias=True)
-        ffn = DenseFfn(width, self.ffn_dim, False, self.activation_function, KOSMOS2_FFN, bias=True)
-        norms: Norms = (
-            ("self_attn_layer_norm", norm),
-            ("self_attn.inner_attn_ln", norm),
-            ("final_layer_norm", norm),
-            ("ffn.ffn_layernorm", Norm("layernorm", self.ffn_dim, bias=True)),
-        )
-        cross = None
-        if self.add_cross_attention:
-            cross = biased_attention(width, self.attention_heads, CROSS_ATTENTION)
-            norms += (("encoder_attn_layer_norm", norm),)
-        attention = biased_attention(width, self.attention_heads, SELF_ATTENTION)
-        layer = Layer(self.prefix + "layers.{i}", attention, ffn, norms, cross_attention=cross)
-        return ModelSpec(
-            model_type=self.model_type,
-            hidden_size=width,
-            vocab_size=self.vocab_size,
-            layers=(layer,) * self.layers,
-            final_norm=norm,
-            tie_word_embeddings=self.tie_word_embeddings,
-            names=ModelNames(self.prefix + "embed_tokens", self.prefix + "layer_norm"),
-        )
+    def text_layer(self) -> Layer:
+        layer = super().text_layer()
+        if not self.add_cross_attention:
+            return layer
+        cross = biased_attention(self.embed_dim, self.attention_heads, CROSS_ATTENTION)
+        norm = Norm("layernorm", self.embed_dim, bias=True)
+        return replace(layer, cross_attention=cross, norms=layer.norms + (("encoder_attn_layer_norm", norm),))
 
 
 @tower("kosmos_2_vision_model")
@@ -162,4 +199,92 @@ class Kosmos2Config(MultimodalConfig):
         return super().notes() + [
             "an image's FLOPs (--image) leave out the projection's pass over the class token, the keys and values "
             "of the class token and the latent queries, and its cross-attention scores: a lower bound"
+        ]
+
+
+# --- Kosmos-2.5 -------------------------------------------------------------------------------------------------------
+
+# Kosmos2_5ImageProcessor (image_processing_kosmos2_5.py, transformers 5.24): every image rescaled to at most
+# max_patches patches of 16 × 16 and padded to max_patches
+KOSMOS2_5_PATCH = 16
+KOSMOS2_5_MAX_PATCHES = 4096
+
+
+@family("kosmos_2_5_text_model")
+class Kosmos2_5TextConfig(Kosmos2TextLayers):
+    """configuration_kosmos2_5.py (Kosmos2_5TextConfig) / Kosmos2_5TextForCausalLM: the shared text model without
+    the attention's sub-LayerNorm, and a segment table of two rows (segment_emb: text or image) added to every
+    token."""
+
+    architecture = "Kosmos-2.5"
+    config_class = "Kosmos2_5TextConfig"
+    default_model_class = "Kosmos2_5TextForCausalLM"
+    inner_attention_norm = False
+
+    vocab_size: Width = 108481
+    max_position_embeddings: PositionCount = 4096
+    embed_dim: Width = Field(1536, validation_alias=AliasChoices("embed_dim", "hidden_size"))
+    layers: LayerCount = Field(24, validation_alias=AliasChoices("layers", "num_hidden_layers"))
+    ffn_dim: Width = 6144
+    attention_heads: HeadCount = Field(16, validation_alias=AliasChoices("attention_heads", "num_attention_heads"))
+
+    def text_extras(self) -> tuple[Extra, ...]:
+        return (Extra("other", self.prefix + "segment_emb", Table(2, self.embed_dim)),)
+
+
+@tower("kosmos_2_5_vision_model")
+class Kosmos2_5VisionConfig(TowerConfig):
+    """configuration_kosmos2_5.py (Kosmos2_5VisionConfig) / Kosmos2_5VisionModel: Pix2Struct's patch encoder
+    (patch_projection of a flattened patch, row and column tables of max_num_patches rows, RMS-normed layers of
+    num_attention_heads · head_dim with a gated MLP, a final layernorm). It reads the 4,096 patches of 16 × 16
+    Kosmos2_5ImageProcessor pads every image to."""
+
+    config_class = "Kosmos2_5VisionConfig"
+
+    hidden_size: Width = 1536
+    patch_embed_hidden_size: Width = 768
+    intermediate_size: Width = 3968
+    head_dim: Width = 64
+    num_hidden_layers: LayerCount = 18
+    num_attention_heads: HeadCount = 24
+    dense_act_fn: Name = "gelu_new"
+    max_num_patches: Width = 4096
+
+    def tower(self, prefix: str) -> Tower:
+        width = self.hidden_size
+        layer = patch_encoder_layer(
+            prefix + "encoder.layer.{i}", width, self.num_attention_heads, self.head_dim, self.intermediate_size,
+            self.dense_act_fn, "vision",
+        )  # fmt: skip
+        modules = patch_embedding_modules(prefix, self.patch_embed_hidden_size, width, self.max_num_patches)
+        extras = tuple(tower_module(name, module) for name, module in modules)
+        image = ImageInput(KOSMOS2_5_PATCH, "budget", KOSMOS2_5_MAX_PATCHES)
+        return Tower((layer,) * self.num_hidden_layers, extras, width, image)
+
+
+@family("kosmos-2.5")
+class Kosmos2_5Config(Kosmos2Config):
+    """configuration_kosmos2_5.py / Kosmos2_5ForConditionalGeneration: Kosmos-2's layout (vision_model.,
+    text_model.model., text_model.lm_head, image_to_text_projection) with Kosmos-2.5's text model and tower, and
+    latent_query_num (default 2048) image tokens. Only text_config's tie_word_embeddings (default true) ties: the
+    wrapper's flag is not read."""
+
+    architecture = "Kosmos-2.5"
+    config_class = "Kosmos2_5Config"
+    default_model_class = "Kosmos2_5ForConditionalGeneration"
+    text_model_type = "kosmos_2_5_text_model"
+    text_defaults: ClassVar[dict[str, Any]] = {"model_type": "kosmos_2_5_text_model"}
+    vision_model_type = "kosmos_2_5_vision_model"
+    text_ties = True
+
+    latent_query_num: Width = 2048
+
+    def tied(self) -> bool:
+        """Kosmos2_5TextForCausalLM ties by its own flag, whatever the wrapper's says."""
+        return getattr(self.text, "tie_word_embeddings", True) is True
+
+    def notes(self) -> list[str]:
+        return MultimodalConfig.notes(self) + [
+            "an image's FLOPs (--image) leave out the keys and values of the latent queries and the projection's "
+            "cross-attention scores: a lower bound"
         ]

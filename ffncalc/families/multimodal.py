@@ -389,6 +389,7 @@ def moved(spec: ModelSpec, move: Callable[[str], str], lm_head: str) -> ModelSpe
             position_embeddings=move(names.position_embeddings),
             base_model_prefix=names.base_model_prefix,
             lm_head_bias=move(names.lm_head_bias),
+            embedding_parameter=names.embedding_parameter,
         ),
         extras=tuple(replace(extra, name=move(extra.name)) for extra in spec.extras),
         checkpoint_extras=tuple(_move_extra(extra, move) for extra in spec.checkpoint_extras),
