@@ -12,7 +12,8 @@ callgrind: the 14 option, headline and override records of `train` cost 73 M ins
 its start-up, and next to nothing as values). Here
 equality, hash, repr and immutability are written once, and read the field list each subclass
 records; only ``__init__`` is generated, as a dataclass's is (a generic one is three times slower,
-and a config makes some 240 values), and only for a class when its first value is made.
+and a config makes some 240 values), and only for a class that has made COMPILED_AFTER values: a result
+class makes one or two, and compiling its __init__ would cost more than making them the generic way.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Value:
     _defaults: ClassVar[dict[str, Any]] = {}
     _key: ClassVar[Callable[[Any], Any]]  # the fields' values in order (hash)
     _kw_only: ClassVar[bool] = False  # fields given by name only (a base declared with kw_only_default=True)
+    _field_set: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls) -> None:
         own = [
@@ -45,6 +47,7 @@ class Value:
         cls._fields = tuple(dict.fromkeys((*cls._fields, *own)))
         cls._defaults = {**cls._defaults, **{name: cls.__dict__[name] for name in own if name in cls.__dict__}}
         cls._key = attrgetter(*cls._fields) if cls._fields else (lambda value: ())
+        cls._field_set = frozenset(cls._fields)
         if "__init__" not in cls.__dict__:  # its own, made when its first value is (not its base's)
             cls.__init__ = Value.__init__  # type: ignore[method-assign]
         missing_default = [name for name in cls._fields if name not in cls._defaults]
@@ -52,8 +55,15 @@ class Value:
             raise TypeError(f"{cls.__name__}: field {missing_default[-1]!r} without a default follows fields with one")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """The first value of a class: give the class its own __init__, then make the value with it."""
+        """The class's first values are made by reading its field list; from the COMPILED_AFTER-th on, the class has
+        its own compiled __init__. Compiling one costs as much as making some 30 values the generic way: a spec
+        makes hundreds of Linears and Norms, a command one report of each result class."""
         cls = type(self)
+        made = cls.__dict__.get("_made", 0) + 1
+        if made < COMPILED_AFTER:
+            type.__setattr__(cls, "_made", made)
+            _set_fields(self, args, kwargs)
+            return
         cls.__init__ = _generated_init(cls)  # type: ignore[method-assign]
         cls.__init__(self, *args, **kwargs)
 
@@ -82,6 +92,24 @@ class Value:
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} is frozen: cannot delete field {name!r}")
+
+
+COMPILED_AFTER = 8
+
+
+def _set_fields(value: Value, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """What a generated __init__ does, read from the field list: positional then named values, defaults for the rest.
+    Arguments a call would refuse are given to the compiled __init__, which raises Python's own TypeError."""
+    cls = type(value)
+    fields, defaults = cls._fields, cls._defaults
+    if len(args) <= (0 if cls._kw_only else len(fields)) and cls._field_set.issuperset(kwargs):
+        given = dict(zip(fields, args))
+        if not given.keys() & kwargs.keys():
+            given.update(kwargs)
+            if all(name in given or name in defaults for name in fields):
+                object.__setattr__(value, "__dict__", {name: given.get(name, defaults.get(name)) for name in fields})
+                return
+    _generated_init(cls)(value, *args, **kwargs)
 
 
 def _generated_init(cls: type[Value]) -> Callable[..., None]:

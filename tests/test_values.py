@@ -5,7 +5,7 @@ from functools import cached_property
 import pytest
 
 from ffncalc.spec import Layer, Norm
-from ffncalc.values import Value, replace
+from ffncalc.values import COMPILED_AFTER, Value, replace
 
 
 class Point(Value):
@@ -58,16 +58,54 @@ def test_a_missing_field_too_many_or_a_repeated_one_are_refused_as_a_function_ca
         Point(1, x=2)
 
 
-def test_each_class_gets_its_own_init_when_its_first_value_is_made():
+def test_a_class_compiles_its_own_init_once_it_has_made_enough_values():
     class Base(Value):
         a: int
 
     class Derived(Base):
         b: int = 2
 
-    assert Base(1).__dict__ == {"a": 1}  # Base's __init__ is made first; Derived must not inherit it
-    assert Derived(1).__dict__ == {"a": 1, "b": 2}
-    assert Base.__init__ is not Derived.__init__
+    assert "__init__" not in Base.__dict__ or Base.__init__ is Value.__init__
+    values = [Base(n) for n in range(COMPILED_AFTER)]
+    assert Base.__init__ is not Value.__init__  # compiled: the class has made COMPILED_AFTER values
+    assert [value.__dict__ for value in values] == [{"a": n} for n in range(COMPILED_AFTER)]
+    assert Derived(1).__dict__ == {"a": 1, "b": 2}  # Base's compiled __init__ is not Derived's
+    assert Derived.__init__ is Value.__init__
+
+
+def test_the_first_values_of_a_class_equal_what_its_compiled_init_makes():
+    class Early(Value):
+        x: int
+        y: int = 0
+        label: str = ""
+
+    early = [Early(1, 2), Early(y=5, x=1), Early(1, label="a")]
+    for _ in range(COMPILED_AFTER):
+        Early(0)
+    assert Early.__init__ is not Value.__init__
+    assert early == [Early(1, 2), Early(y=5, x=1), Early(1, label="a")]
+    assert [value.__dict__ for value in early] == [
+        Early(1, 2).__dict__,
+        Early(1, 5).__dict__,
+        Early(1, 0, "a").__dict__,
+    ]
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["first values", "compiled"])
+def test_wrong_arguments_get_the_same_error_before_and_after_compiling(compiled):
+    class Pair(Value):
+        x: int
+        y: int = 0
+
+    if compiled:
+        for _ in range(COMPILED_AFTER):
+            Pair(0)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'x'"):
+        Pair()
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        Pair(1, x=2)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        Pair(1, z=2)
 
 
 def test_a_field_without_default_after_one_with_is_refused_when_the_class_is_made():
