@@ -526,6 +526,9 @@ class ModelSpec(Value):
     lm_head_rows: int | None = (
         None  # the head's outputs when fewer than the token table's rows (Apertus 1.5's pruned head)
     )
+    # The head's rows a checkpoint stores, when more than its outputs: zero rows padding it, dropped on load and written
+    # again on save (Inkling 2's unembed, padded to vocab_size); stored bytes, never parameters or FLOPs.
+    lm_head_stored_rows: int | None = None
     lm_head_bias: bool = False
     lm_head: bool = True  # False for a base model or an encoder without a language-modelling head
     extras: tuple[Extra, ...] = ()

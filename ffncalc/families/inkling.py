@@ -17,8 +17,10 @@ from ..spec import (
     DenseFfn,
     Extra,
     Layer,
+    LearnedTensor,
     Linear,
     Mixer,
+    ModelNames,
     ModelSpec,
     MoeFfn,
     Names,
@@ -207,6 +209,200 @@ class InklingTextConfig(HiddenAct, MlpLayerTypes, DecoderConfig):
     def to_spec(self) -> ModelSpec:
         embed_norm = Extra("norm", "model.embed_tokens.embed_norm", Norm("rmsnorm", self.hidden_size))
         return replace(super().to_spec(), tie_word_embeddings=False, extras=(embed_norm,))
+
+
+# --- Inkling 2 (inkling2_text): Inkling's attention rebuilt, with attention over earlier blocks' outputs ------------
+
+#: Inkling 2's attention as its checkpoints name it (conversion_mapping.py's "inkling2_text", reverted): q, k, v and o
+#: are self_attn.{q,k,v}_proj.linear and o_proj.linear in the model.
+INKLING2_ATTENTION = names(q="attn.wq_du", k="attn.wk_dv", v="attn.wv_dv", o="attn.wo_ud")
+#: The stacked experts, saved as w13_weight [E, 2I, H] (gate and up interleaved) and w2_weight [E, H, I].
+INKLING2_EXPERTS = names(gate="w13_weight", up="w13_weight", down="w2_weight", parameters=True)
+
+
+def block_attention_flops(queries: int, sources: int, hidden: int) -> int:
+    """One token's attention of QUERIES learned queries over SOURCES block states of HIDDEN values (the scores, then
+    the weighted sum): 2 FLOPs · 2 · queries · sources · hidden."""
+    return 4 * queries * sources * hidden
+
+
+@family("inkling2_text")
+class Inkling2TextConfig(HiddenAct, DecoderConfig):
+    """configuration_inkling2.py (Inkling2TextConfig) / modeling_inkling2.py (Inkling2ForCausalLM). layer_types:
+    hybrid (Inkling2FullAttention: num_attention_heads, num_key_value_heads, head_dim) or hybrid_sliding
+    (Inkling2SlidingAttention: the swa_ fields, within sliding_window_size); default sliding but every sixth layer.
+
+    Both attentions: q, k, v and o without biases; a learned scale [heads, head_dim] before each query head's L2 clip
+    (none on keys and values); o gated by a sigmoid of a projection of the layer's input (gate_attn); a sink logit per
+    head and token projected from the input (attn_sink_proj); a relative-position bias, per-head states (wr_du, hidden
+    → heads · d_rel, their own L2-clip scale) mixing proj (d_rel × reach: rel_extent, or sliding_window_size in a
+    sliding layer), heads · d_rel · reach multiply-adds a token, counted under other. Keys and values pass a short
+    convolution of conv_kernel_size taps: static in a sliding layer (k_sconv.weight), dynamic in a full one (taps
+    static_w plus, per kv head, taps projected from the layer's input, weight_proj: hidden → kv heads · kernel). A
+    full layer normalises its query, key and value inputs apart (q_, k_, v_input_norm), a sliding one once (attn_norm).
+    Every layer is an MoE: a sigmoid router with an e_score_correction_bias buffer (saved as mlp.gate.bias) over
+    n_routed_experts stacked experts of moe_intermediate_size (the config's intermediate_size), num_experts_per_tok a
+    token, no shared expert; attn_sconv and mlp_sconv (hidden channels) run on the sublayers' outputs.
+
+    Attention residuals: each layer's attention input (three queries in a full layer, for q, k and v; none in layer
+    0) and MLP input, and the final norm's input, are learned queries attending over the outputs of the blocks of
+    n_layers_per_attn_res_block layers so far and the running partial sum: at layer i ⌈i / block⌉ + 1 sources (one
+    more for the MLP at a block's first layer), at the end ⌈layers / block⌉ + 1; their FLOPs count under other (the
+    final one with the last layer). The queries are saved apart from the layers (model.llm.attn_res.: attn_queries.{i
+    − 1}, mlp_queries.{i}, output_query). The embeddings are normalised (embed_norm); lm_head, never tied, has
+    unpadded_vocab_size rows, saved padded with zero rows to vocab_size (Inkling2UnpadVocab). Saved as Thinking
+    Machines' checkpoints name the tensors (conversion_mapping.py's "inkling2_text", reverted), under model.llm.."""
+
+    architecture = "Inkling 2"
+    config_class = "Inkling2TextConfig"
+    default_model_class = "Inkling2ForCausalLM"
+    heads_divide_hidden = False
+    layer_name = "model.llm.layers.{i}"
+    attention_names = INKLING2_ATTENTION
+    moe_names = names(router="mlp.gate", experts="mlp.experts")
+    expert_names = INKLING2_EXPERTS
+    model_names = ModelNames(embed_tokens="model.llm.embed", final_norm="model.llm.norm", lm_head="model.llm.unembed")
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+    # Inkling2ForCausalLM ties nothing (_tied_weights_keys = {}), whatever a config says.
+    undeclared_keys = frozenset({"tie_word_embeddings"})
+    informational_fields = DecoderConfig.informational_fields | {"tie_word_embeddings"}
+
+    vocab_size: Width = 201024
+    unpadded_vocab_size: Width = 200058
+    hidden_size: Width = 4608
+    num_hidden_layers: LayerCount = 48
+    num_attention_heads: HeadCount = 48
+    num_key_value_heads: HeadCount = 8
+    head_dim: Width = 128
+    swa_num_attention_heads: HeadCount = 48
+    swa_num_key_value_heads: HeadCount = 8
+    swa_head_dim: Width = 128
+    sliding_window_size: Width = Field(1024, validation_alias=AliasChoices("sliding_window_size", "sliding_window"))
+    d_rel: Width = 16
+    rel_extent: Width = 1024
+    layer_types: Annotated[list[Literal["hybrid", "hybrid_sliding"]], Field(max_length=MAX_LAYERS)] | None = None
+    max_position_embeddings: int = Field(
+        1048576, strict=True, validation_alias=AliasChoices("max_position_embeddings", "model_max_length")
+    )
+    conv_kernel_size: Width = Field(4, validation_alias=AliasChoices("conv_kernel_size", "sconv_kernel_size"))
+    moe_intermediate_size: Width = Field(
+        2304, validation_alias=AliasChoices("moe_intermediate_size", "intermediate_size")
+    )
+    n_routed_experts: ExpertCount = Field(384, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    num_experts_per_tok: ExpertCount = 8
+    n_layers_per_attn_res_block: Width = 6
+
+    _check_layer_types = entries_check("layer_types", exact=True)
+
+    @model_validator(mode="after")
+    def _check_unpadded(self) -> Inkling2TextConfig:
+        if self.unpadded_vocab_size > self.vocab_size:
+            raise ValueError(
+                f"unpadded_vocab_size ({self.unpadded_vocab_size}) is more than vocab_size ({self.vocab_size}): "
+                "checkpoints store the head padded to vocab_size rows, and transformers cannot save it"
+            )
+        return self
+
+    @derives("layer_types", "hybrid_sliding except every sixth layer")
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return ["hybrid" if (i + 1) % 6 == 0 else "hybrid_sliding" for i in range(self.num_hidden_layers)]
+
+    def layer_windows(self) -> list[int | None]:
+        return [self.sliding_window_size if kind == "hybrid_sliding" else None for kind in self.kinds()]
+
+    def block_sources(self, index: int) -> int:
+        """The block states before layer INDEX (a block's output joins them after its first layer): ⌈index / block⌉."""
+        return -(-index // self.n_layers_per_attn_res_block)
+
+    def residual_flops(self, index: int, attention_queries: int) -> int:
+        """Layer INDEX's attention residuals: its attention input's queries over the blocks so far and the partial
+        sum, its MLP input's one over those and, at a block's first layer, that layer's input too (and after the
+        last layer, the final input's)."""
+        hidden, blocks = self.hidden_size, self.block_sources(index)
+        first = index % self.n_layers_per_attn_res_block == 0
+        flops = block_attention_flops(attention_queries, blocks + 1, hidden)
+        flops += block_attention_flops(1, blocks + 1 + first, hidden)
+        if index == self.num_hidden_layers - 1:
+            flops += block_attention_flops(1, self.block_sources(self.num_hidden_layers) + 1, hidden)
+        return flops
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        hidden, kernel = self.hidden_size, self.conv_kernel_size
+        sliding = self.kinds()[index] == "hybrid_sliding"
+        heads = self.swa_num_attention_heads if sliding else self.num_attention_heads
+        kv_heads = self.swa_num_key_value_heads if sliding else self.num_key_value_heads
+        head_dim = self.swa_head_dim if sliding else self.head_dim
+        reach = self.sliding_window_size if sliding else self.rel_extent
+        attention = self.attention(
+            window, num_heads=heads, num_kv_heads=kv_heads, qk_head_dim=head_dim, v_head_dim=head_dim
+        )
+        kv = kv_heads * head_dim
+        if sliding:
+            convs = tuple(
+                Parameter("attention", "sconv", f"attn.{x}_sconv.weight", (kv, 1, kernel), matmul=True) for x in "kv"
+            )
+            norms: tuple[tuple[str, Norm], ...] = (("attn_norm", self.rms_norm()), ("mlp_norm", self.rms_norm()))
+        else:  # the taps, static_w plus weight_proj's per-head ones, are summed before the one convolution
+            convs = tuple(
+                Parameter("attention", "sconv", f"attn.{x}_sconv.{name}", shape, matmul=True)
+                for x in "kv"
+                for name, shape in (("static_w", (kernel, kv)), ("weight_proj", (kv_heads * kernel, hidden)))
+            )
+            norms = (*((f"{x}_input_norm", self.rms_norm()) for x in "qkv"), ("mlp_norm", self.rms_norm()))
+        parameters = (
+            *convs,
+            Parameter("norm", "q_norm", "attn.q_l2_clip.scale", (heads, head_dim)),
+            Parameter("norm", "relative_bias", "attn.rel_l2_clip.scale", (heads, self.d_rel)),
+            Parameter("attention", "relative_bias", "attn.rel_logits_proj.proj", (self.d_rel, reach)),
+            Parameter("other", "sconv", "attn_sconv.weight", (hidden, 1, kernel), matmul=True),
+            Parameter("other", "sconv", "mlp_sconv.weight", (hidden, 1, kernel), matmul=True),
+        )
+        projections = (
+            Projection("output_gate", "attn.gate_attn", hidden, heads * head_dim, component="attention"),
+            Projection("sinks", "attn.attn_sink_proj", hidden, heads, component="attention"),
+            Projection("r_proj", "attn.wr_du", hidden, heads * self.d_rel, component="attention"),
+        )
+        # The convolutions' windows: each keeps its last kernel − 1 inputs.
+        windows = Mixer(kind="short_conv", projections=(), state_elements=(kernel - 1) * (2 * kv + 2 * hidden))
+        moe = self.moe_ffn(self.n_routed_experts, self.num_experts_per_tok, self.moe_intermediate_size)
+        queries = 0 if index == 0 else 1 if sliding else 3
+        return self.layer(
+            attention,
+            moe,
+            norms=norms,
+            mixer=windows,
+            projections=projections,
+            parameters=parameters,
+            other_flops=2 * heads * self.d_rel * reach + self.residual_flops(index, queries),
+        )
+
+    def residual_queries(self) -> tuple[Extra, ...]:
+        """The attention residuals' learned queries, saved apart from the layers (model.llm.attn_res.)."""
+        hidden, kinds = self.hidden_size, self.kinds()
+        prefix = "model.llm.attn_res."
+        attention = tuple(
+            Extra("other", f"{prefix}attn_queries.{i - 1}", LearnedTensor((hidden,) if sliding else (3, hidden)))
+            for i, sliding in enumerate(kind == "hybrid_sliding" for kind in kinds)
+            if i
+        )
+        mlp = tuple(Extra("other", f"{prefix}mlp_queries.{i}", LearnedTensor((hidden,))) for i in range(len(kinds)))
+        return (*attention, *mlp, Extra("other", prefix + "output_query", LearnedTensor((hidden,))))
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        every = tuple(range(self.num_hidden_layers))
+        return (correction_bias_extra(self.layer_name, every, self.n_routed_experts, stored_as="bias"),)
+
+    def to_spec(self) -> ModelSpec:
+        embed_norm = Extra("norm", "model.llm.embed_norm", Norm("rmsnorm", self.hidden_size))
+        return replace(
+            super().to_spec(),
+            tie_word_embeddings=False,
+            lm_head_rows=self.unpadded_vocab_size,
+            lm_head_stored_rows=self.vocab_size,
+            extras=(embed_norm, *self.residual_queries()),
+        )
 
 
 # --- Inkling (inkling_mm_model): the text model with a hierarchical-MLP image encoder and a dMel audio embedding ------
