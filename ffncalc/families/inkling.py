@@ -9,7 +9,7 @@ from functools import cached_property, partial
 from itertools import accumulate, pairwise
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from ..schema import MAX_LAYERS, ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Width, derives
 from ..spec import (
@@ -316,21 +316,31 @@ class Inkling2TextConfig(HiddenAct, DecoderConfig):
         """The block states before layer INDEX (a block's output joins them after its first layer): ⌈index / block⌉."""
         return -(-index // self.n_layers_per_attn_res_block)
 
-    def residual_flops(self, index: int, attention_queries: int) -> int:
-        """Layer INDEX's attention residuals: its attention input's queries over the blocks so far and the partial
-        sum, its MLP input's one over those and, at a block's first layer, that layer's input too (and after the
-        last layer, the final input's)."""
-        hidden, blocks = self.hidden_size, self.block_sources(index)
+    def sliding(self, index: int) -> bool:
+        return self.kinds()[index] == "hybrid_sliding"
+
+    def own_flops(self, index: int) -> int:
+        """Layer INDEX's FLOPs no weight describes: its relative bias, 2 · heads · d_rel · reach, and its attention
+        residuals: its attention input's queries (none in layer 0, three in a full layer) over the blocks so far and
+        the partial sum, its MLP input's one over those and, at a block's first layer, that layer's input too."""
+        sliding, hidden, blocks = self.sliding(index), self.hidden_size, self.block_sources(index)
+        heads = self.swa_num_attention_heads if sliding else self.num_attention_heads
+        reach = self.sliding_window_size if sliding else self.rel_extent
+        queries = 0 if index == 0 else 1 if sliding else 3
         first = index % self.n_layers_per_attn_res_block == 0
-        flops = block_attention_flops(attention_queries, blocks + 1, hidden)
-        flops += block_attention_flops(1, blocks + 1 + first, hidden)
-        if index == self.num_hidden_layers - 1:
-            flops += block_attention_flops(1, self.block_sources(self.num_hidden_layers) + 1, hidden)
-        return flops
+        return (
+            2 * heads * self.d_rel * reach
+            + block_attention_flops(queries, blocks + 1, hidden)
+            + block_attention_flops(1, blocks + 1 + first, hidden)
+        )
+
+    def final_flops(self) -> int:
+        """The final input's query over every block and the partial sum, counted with the last layer."""
+        return block_attention_flops(1, self.block_sources(self.num_hidden_layers) + 1, self.hidden_size)
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         hidden, kernel = self.hidden_size, self.conv_kernel_size
-        sliding = self.kinds()[index] == "hybrid_sliding"
+        sliding = self.sliding(index)
         heads = self.swa_num_attention_heads if sliding else self.num_attention_heads
         kv_heads = self.swa_num_key_value_heads if sliding else self.num_key_value_heads
         head_dim = self.swa_head_dim if sliding else self.head_dim
@@ -367,7 +377,7 @@ class Inkling2TextConfig(HiddenAct, DecoderConfig):
         # The convolutions' windows: each keeps its last kernel − 1 inputs.
         windows = Mixer(kind="short_conv", projections=(), state_elements=(kernel - 1) * (2 * kv + 2 * hidden))
         moe = self.moe_ffn(self.n_routed_experts, self.num_experts_per_tok, self.moe_intermediate_size)
-        queries = 0 if index == 0 else 1 if sliding else 3
+        last = index == self.num_hidden_layers - 1
         return self.layer(
             attention,
             moe,
@@ -375,7 +385,7 @@ class Inkling2TextConfig(HiddenAct, DecoderConfig):
             mixer=windows,
             projections=projections,
             parameters=parameters,
-            other_flops=2 * heads * self.d_rel * reach + self.residual_flops(index, queries),
+            other_flops=self.own_flops(index) + (self.final_flops() if last else 0),
         )
 
     def residual_queries(self) -> tuple[Extra, ...]:
@@ -403,6 +413,142 @@ class Inkling2TextConfig(HiddenAct, DecoderConfig):
             lm_head_stored_rows=self.vocab_size,
             extras=(embed_norm, *self.residual_queries()),
         )
+
+
+# --- Inkling 2 Loop (inkling2_loop_text): Inkling 2 with a run of its layers looped, messages passed between loops --
+
+#: A loop layer's four message gates (query, key, value and MLP inputs) as its checkpoints name them: controllers.
+MESSAGE_GATES = ("attn", "k", "v", "mlp")
+
+
+class LoopBlock(BaseModel):
+    """loop_config: the original checkpoints' names for the loop fields (Inkling2LoopTextConfig.__post_init__)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    core_start: LayerIndex | None = None
+    core_end: LayerIndex | None = None
+    num_passes: LayerCount | None = None
+    gate_rank: Width | None = None
+
+
+@family("inkling2_loop_text")
+class Inkling2LoopTextConfig(Inkling2TextConfig):
+    """configuration_inkling2_loop.py / modular_inkling2_loop.py (Inkling2LoopForCausalLM): Inkling 2's text model
+    whose layers loop_layer_index_start to loop_layer_index_end − 1 run loop_num_passes times (a loop_config block's
+    core_start, core_end, num_passes and gate_rank win over them). Each pass after the first restarts from the states
+    before the loop and gets four messages a layer, retrieved from the previous pass's block outputs by learned
+    queries (message_input: loop layers × 4 × hidden, saved as middle_cycle_cross_pass_queries, the query and MLP
+    ones, and middle_cycle_cross_pass_kv_queries, 2 · loop layers × hidden each), each mixed into one of its inputs
+    by a message gate (saved as controllers.{attn,k,v,mlp}: down_weight 2 · hidden → loop_gate_rank, forget_weight and
+    gain_weight rank → hidden). ffncalc lists the loop layers again for each further pass, borrowing their tensors:
+    their own caches, and the gates' and the messages' FLOPs (under other), which the first pass does not run."""
+
+    config_class = "Inkling2LoopTextConfig"
+    default_model_class = "Inkling2LoopForCausalLM"
+    undeclared_keys = Inkling2TextConfig.undeclared_keys | {"loop_config"}
+
+    hidden_size: Width = 2304
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 24
+    swa_num_attention_heads: HeadCount = 24
+    moe_intermediate_size: Width = Field(
+        1152, validation_alias=AliasChoices("moe_intermediate_size", "intermediate_size")
+    )
+    n_routed_experts: ExpertCount = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    loop_layer_index_start: LayerIndex = 6
+    loop_layer_index_end: LayerIndex = 18
+    loop_num_passes: LayerCount = 3
+    loop_gate_rank: Width = 64
+    loop_config: LoopBlock | None = None
+
+    @model_validator(mode="after")
+    def _check_loop(self) -> Inkling2LoopTextConfig:
+        start, end, block = self.loop_start, self.loop_end, self.n_layers_per_attn_res_block
+        if start == 0:
+            raise ValueError("loop_layer_index_start (0) must be greater than 0 (Inkling2LoopTextConfig)")
+        for field, value in (("loop_layer_index_start", start), ("loop_layer_index_end", end)):
+            if value % block:
+                raise ValueError(f"{field} ({value}) must be a multiple of n_layers_per_attn_res_block ({block})")
+        if end < start:
+            raise ValueError(f"loop_layer_index_end ({end}) is before loop_layer_index_start ({start})")
+        return self
+
+    @property
+    def loop_start(self) -> int:
+        found = self.loop_config.core_start if self.loop_config else None
+        return self.loop_layer_index_start if found is None else found
+
+    @property
+    def loop_end(self) -> int:
+        found = self.loop_config.core_end if self.loop_config else None
+        return self.loop_layer_index_end if found is None else found
+
+    @property
+    def passes(self) -> int:
+        found = self.loop_config.num_passes if self.loop_config else None
+        return self.loop_num_passes if found is None else found
+
+    @property
+    def gate_rank(self) -> int:
+        found = self.loop_config.gate_rank if self.loop_config else None
+        return self.loop_gate_rank if found is None else found
+
+    def loop_layers(self) -> range:
+        """The looped layers transformers builds: those of start … end − 1 the model has."""
+        return range(self.loop_start, min(self.loop_end, self.num_hidden_layers))
+
+    def message_gates(self, matmul: bool) -> tuple[Parameter, ...]:
+        """A loop layer's four message gates; MATMUL where they run (the passes after the first)."""
+        hidden, rank = self.hidden_size, self.gate_rank
+        shapes = (
+            ("down_weight", (rank, 2 * hidden)),
+            ("forget_weight", (hidden, rank)),
+            ("gain_weight", (hidden, rank)),
+        )
+        return tuple(
+            Parameter("other", "message_gate", f"controllers.{gate}.{name}", shape, matmul=matmul)
+            for gate in MESSAGE_GATES
+            for name, shape in shapes
+        )
+
+    def message_flops(self) -> int:
+        """A loop layer's four message queries over the previous pass's block outputs after the loop's first and its
+        last output: ⌈min(end, layers) / block⌉ − start / block sources."""
+        block = self.n_layers_per_attn_res_block
+        sources = -(-min(self.loop_end, self.num_hidden_layers) // block) - self.loop_start // block
+        return block_attention_flops(4, sources, self.hidden_size)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        layer = super().build_layer(index, window)
+        if index not in self.loop_layers():
+            return layer
+        return replace(layer, parameters=layer.parameters + self.message_gates(matmul=False))
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        """Every layer once, then the loop layers again for each further pass, borrowing every tensor, with their
+        message gates running and their messages retrieved."""
+        held = super().build_layers()
+        running = self.message_gates(matmul=True)
+        again = tuple(
+            replace(
+                held[index],
+                parameters=held[index].parameters[: -len(running)] + running,
+                other_flops=self.own_flops(index) + self.message_flops(),
+                borrowed=("",),
+            )
+            for index in self.loop_layers()
+        )
+        return held + again * (self.passes - 1)
+
+    def to_spec(self) -> ModelSpec:
+        spec = super().to_spec()
+        rows = 2 * (self.loop_end - self.loop_start)
+        queries = tuple(
+            Extra("other", f"model.llm.middle_cycle_cross_pass_{kind}", LearnedTensor((rows, self.hidden_size)))
+            for kind in ("queries", "kv_queries")
+        )
+        return replace(spec, extras=spec.extras + queries)
 
 
 # --- Inkling (inkling_mm_model): the text model with a hierarchical-MLP image encoder and a dMel audio embedding ------
