@@ -7,12 +7,25 @@ from __future__ import annotations
 import math
 from functools import cached_property, partial
 from itertools import accumulate, pairwise
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
-from ..schema import MAX_LAYERS, ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Width, derives
+from ..errors import InvalidConfigError
+from ..schema import (
+    MAX_LAYERS,
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    Name,
+    Width,
+    derives,
+)
 from ..spec import (
+    Attention,
     CheckpointExtra,
     DenseFfn,
     Extra,
@@ -37,7 +50,9 @@ from .deepseek import correction_bias_extra
 from .gemma import STACKED_EXPERTS
 from .multimodal import MultimodalLayers, Renamings, saved_layer, saved_module
 from .registry import family, tower
+from .step3p7 import VISION_MLP
 from .towers import Tower, TowerConfig, audio_module, tower_module
+from .vision import CLIP_ATTENTION
 
 INKLING_SHARED = names(
     gate="mlp.shared_experts.gate_proj",
@@ -294,14 +309,14 @@ class Inkling2TextConfig(HiddenAct, DecoderConfig):
 
     _check_layer_types = entries_check("layer_types", exact=True)
 
-    @model_validator(mode="after")
-    def _check_unpadded(self) -> Inkling2TextConfig:
+    def warnings(self) -> list[str]:
+        found = super().warnings()
         if self.unpadded_vocab_size > self.vocab_size:
-            raise ValueError(
+            found.append(
                 f"unpadded_vocab_size ({self.unpadded_vocab_size}) is more than vocab_size ({self.vocab_size}): "
-                "checkpoints store the head padded to vocab_size rows, and transformers cannot save it"
+                "transformers builds the head of unpadded_vocab_size rows but cannot save it padded to vocab_size"
             )
-        return self
+        return found
 
     @derives("layer_types", "hybrid_sliding except every sixth layer")
     def kinds(self) -> list[str]:
@@ -549,6 +564,127 @@ class Inkling2LoopTextConfig(Inkling2TextConfig):
             for kind in ("queries", "kv_queries")
         )
         return replace(spec, extras=spec.extras + queries)
+
+
+# --- Inkling 2 (inkling2, inkling2_loop): the text model with a layer-scaled ViT ------------------------------------
+
+
+@tower("inkling2_vision")
+class Inkling2VisionConfig(TowerConfig):
+    """configuration_inkling2.py (Inkling2VisionConfig) / Inkling2VisionModel, saved as the original checkpoints name
+    it (conversion_mapping.py's "inkling2", reverted; Step 3.7's tower's layer names): patch_embedding, a linear
+    without bias over each patch's num_channels · patch_size² values; position_embedding (posemb_grid_size² rows,
+    interpolated), class_embedding and cls_position_embedding (a class token before each image's patches); ln_pre;
+    layers of LayerNorms (ln_1, ln_2), biased q, k, v, out_proj, layer scales (ls_1.gamma, ls_2.gamma) and a biased
+    c_fc/c_proj MLP of intermediate_size (default int(hidden_size · mlp_ratio)); then the merger, proj_in
+    (spatial_merge_size² · hidden → projection_hidden_dim) and proj_out (→ text_hidden_size), biased by
+    projector_bias, once per merged token. The image processor pads each image to whole merged patches: no image rule
+    here (flops --image refuses)."""
+
+    config_class = "Inkling2VisionConfig"
+
+    hidden_size: Width = 1024
+    intermediate_size: Width | None = None
+    num_hidden_layers: LayerCount = 23
+    num_attention_heads: HeadCount = 16
+    num_channels: Width = 3
+    patch_size: Width = Field(20, validation_alias=AliasChoices("patch_size", "native_patch_size"))
+    hidden_act: Name = "gelu"
+    mlp_ratio: float = Field(4.0, gt=0, le=1024)
+    spatial_merge_size: Width = Field(2, validation_alias=AliasChoices("spatial_merge_size", "adapter_merge_size"))
+    posemb_grid_size: Width = 32
+    projection_hidden_dim: Width = 4096
+    projector_bias: Flag = False
+    text_hidden_size: Width = 4608
+
+    @model_validator(mode="after")
+    def _check_heads(self) -> Inkling2VisionConfig:
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError(
+                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads "
+                f"({self.num_attention_heads}): Inkling2VisionAttention refuses it"
+            )
+        return self
+
+    @property
+    @derives("intermediate_size", "int(hidden_size · mlp_ratio)")
+    def mlp_width(self) -> int:
+        return self.intermediate_size or int(self.hidden_size * self.mlp_ratio)
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        layer_norm = Norm("layernorm", hidden, bias=True)
+        scales = tuple(Parameter("vision", name, name, (hidden,)) for name in ("ls_1.gamma", "ls_2.gamma"))
+        attention = Attention(
+            hidden, heads, heads, hidden // heads, hidden // heads, CLIP_ATTENTION, True, True, True, True
+        )
+        layer = Layer(
+            prefix + "backbone.layers.{i}",
+            attention,
+            DenseFfn(hidden, self.mlp_width, False, self.hidden_act, VISION_MLP, bias=True),
+            (("ln_1", layer_norm), ("ln_2", layer_norm)),
+            stack="vision",
+            parameters=scales,
+        )
+        embeddings = prefix + "backbone.embeddings."
+        merged, bias = self.spatial_merge_size**2 * hidden, self.projector_bias
+        extras = (
+            tower_module(embeddings + "patch_embedding", Linear(self.num_channels * self.patch_size**2, hidden)),
+            tower_module(embeddings + "position_embedding", LearnedTensor((self.posemb_grid_size**2, hidden))),
+            tower_module(embeddings + "class_embedding", LearnedTensor((hidden,))),
+            tower_module(embeddings + "cls_position_embedding", LearnedTensor((hidden,))),
+            tower_module(prefix + "backbone.ln_pre", layer_norm),
+            tower_module(prefix + "proj_in", Linear(merged, self.projection_hidden_dim, bias), runs="per_image_token"),
+            tower_module(
+                prefix + "proj_out",
+                Linear(self.projection_hidden_dim, self.text_hidden_size, bias),
+                runs="per_image_token",
+            ),
+        )
+        return Tower((layer,) * self.num_hidden_layers, extras, self.text_hidden_size, None)
+
+
+@family("inkling2")
+class Inkling2Config(MultimodalLayers):
+    """configuration_inkling2.py (Inkling2Config) / modeling_inkling2.py (Inkling2ForConditionalGeneration): the text
+    model (inkling2_text) and the vision tower (inkling2_vision, whose merger projects into the text width; the
+    configuration refuses a text_hidden_size other than the text model's hidden_size); lm_head never tied, saved
+    padded as the text model's. Saved as Thinking Machines' checkpoints name them (conversion_mapping.py's
+    "inkling2", reverted): model.llm. as the text model's, model.visual.."""
+
+    architecture = "Inkling 2"
+    config_class = "Inkling2Config"
+    default_model_class = "Inkling2ForConditionalGeneration"
+    text_model_type = "inkling2_text"
+    vision_model_type = "inkling2_vision"
+    language_model_prefix = "model."
+    lm_head_name = "model.llm.unembed"
+    vision_prefix = "model.visual."
+    informational_fields = frozenset({"image_token_id"})
+
+    vision_config: dict[str, Any] | None = None
+
+    def validate_nested(self) -> None:
+        super().validate_nested()
+        vision, text = self.vision, self.text
+        if not isinstance(vision, Inkling2VisionConfig) or not isinstance(text, Inkling2TextConfig):
+            return
+        if vision.text_hidden_size != text.hidden_size:
+            raise InvalidConfigError(
+                f"vision_config.text_hidden_size ({vision.text_hidden_size}) must match text_config.hidden_size "
+                f"({text.hidden_size}) (Inkling2Config.validate_architecture); set both to the same width"
+            )
+
+
+@family("inkling2_loop")
+class Inkling2LoopConfig(Inkling2Config):
+    """configuration_inkling2_loop.py (Inkling2LoopConfig) / Inkling2LoopForConditionalGeneration: Inkling 2 with the
+    looped text model (inkling2_loop_text); its default tower projects into 2,304, the default text width."""
+
+    config_class = "Inkling2LoopConfig"
+    default_model_class = "Inkling2LoopForConditionalGeneration"
+    text_model_type = "inkling2_loop_text"
+    vision_defaults: ClassVar[dict[str, Any]] = {"text_hidden_size": 2304}
 
 
 # --- Inkling (inkling_mm_model): the text model with a hierarchical-MLP image encoder and a dMel audio embedding ------
