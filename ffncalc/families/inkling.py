@@ -43,7 +43,7 @@ from ..spec import (
     Table,
     names,
 )
-from ..values import replace
+from ..values import Value, replace
 from .base import DecoderConfig, HiddenAct
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import correction_bias_extra
@@ -60,6 +60,28 @@ INKLING_SHARED = names(
     down="mlp.shared_experts.down_proj",
     parameters=True,
 )
+
+
+class HeadShape(Value):
+    """One Inkling attention's heads, key-value heads, head width and relative-bias reach."""
+
+    heads: int
+    kv_heads: int
+    head_dim: int
+    reach: int
+
+
+def head_shape(config: InklingTextConfig | Inkling2TextConfig, sliding: bool) -> HeadShape:
+    """A sliding layer's swa_ heads within sliding_window_size, or a full layer's heads reaching rel_extent (Inkling
+    and Inkling 2 alike)."""
+    if sliding:
+        return HeadShape(
+            config.swa_num_attention_heads,
+            config.swa_num_key_value_heads,
+            config.swa_head_dim,
+            config.sliding_window_size,
+        )
+    return HeadShape(config.num_attention_heads, config.num_key_value_heads, config.head_dim, config.rel_extent)
 
 
 @family("inkling_text")
@@ -172,10 +194,8 @@ class InklingTextConfig(HiddenAct, MlpLayerTypes, DecoderConfig):
     def build_layer(self, index: int, window: int | None) -> Layer:
         hidden, kernel = self.hidden_size, self.conv_kernel_size
         sliding = self.kinds()[index] == "hybrid_sliding"
-        heads = self.swa_num_attention_heads if sliding else self.num_attention_heads
-        kv_heads = self.swa_num_key_value_heads if sliding else self.num_key_value_heads
-        head_dim = self.swa_head_dim if sliding else self.head_dim
-        reach = self.sliding_window_size if sliding else self.rel_extent
+        shape = head_shape(self, sliding)
+        heads, kv_heads, head_dim, reach = shape.heads, shape.kv_heads, shape.head_dim, shape.reach
         norm = self.rms_norm(head_dim)
         attention = self.attention(
             self.sliding_window_size if sliding else None,
@@ -339,12 +359,11 @@ class Inkling2TextConfig(HiddenAct, DecoderConfig):
         residuals: its attention input's queries (none in layer 0, three in a full layer) over the blocks so far and
         the partial sum, its MLP input's one over those and, at a block's first layer, that layer's input too."""
         sliding, hidden, blocks = self.sliding(index), self.hidden_size, self.block_sources(index)
-        heads = self.swa_num_attention_heads if sliding else self.num_attention_heads
-        reach = self.sliding_window_size if sliding else self.rel_extent
+        shape = head_shape(self, sliding)
         queries = 0 if index == 0 else 1 if sliding else 3
         first = index % self.n_layers_per_attn_res_block == 0
         return (
-            2 * heads * self.d_rel * reach
+            2 * shape.heads * self.d_rel * shape.reach
             + block_attention_flops(queries, blocks + 1, hidden)
             + block_attention_flops(1, blocks + 1 + first, hidden)
         )
@@ -356,10 +375,8 @@ class Inkling2TextConfig(HiddenAct, DecoderConfig):
     def build_layer(self, index: int, window: int | None) -> Layer:
         hidden, kernel = self.hidden_size, self.conv_kernel_size
         sliding = self.sliding(index)
-        heads = self.swa_num_attention_heads if sliding else self.num_attention_heads
-        kv_heads = self.swa_num_key_value_heads if sliding else self.num_key_value_heads
-        head_dim = self.swa_head_dim if sliding else self.head_dim
-        reach = self.sliding_window_size if sliding else self.rel_extent
+        shape = head_shape(self, sliding)
+        heads, kv_heads, head_dim, reach = shape.heads, shape.kv_heads, shape.head_dim, shape.reach
         attention = self.attention(
             window, num_heads=heads, num_kv_heads=kv_heads, qk_head_dim=head_dim, v_head_dim=head_dim
         )
