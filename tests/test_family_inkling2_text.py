@@ -7,8 +7,13 @@ Every expected figure is derived by hand from the config's numbers; transformers
 whose routing FlopCounterMode on the meta device cannot run: no FLOP record.
 """
 
-from ffncalc import account, flops, load_config
+import json
+from pathlib import Path
+
+from ffncalc import account, flops, load_config, verify
 from ffncalc.tensors import checkpoint_tensors
+
+from .checkpoints import write_checkpoint
 
 SYNTHETIC = "tests/configs/synthetic__inkling2_text.json"
 
@@ -60,3 +65,15 @@ def test_inkling2_text_other_flops_by_hand():
     # attn_sconv and mlp_sconv, depthwise over 64 channels of 3 taps: 2 · 2 · 64 · 3 a layer
     convolutions = 7 * 2 * 2 * 64 * 3
     assert flops(SYNTHETIC, 1).per_token.other == residual + relative + convolutions == 20_480
+
+
+def test_inkling2_text_verify_takes_the_padded_head_and_counts_only_its_rows(tmp_path):
+    # a checkpoint holding every tensor transformers saves (held to its record by test_transformers_agreement.py),
+    # the correction-bias buffers too: the head's 20 padded rows are stored bytes, not parameters
+    config = json.loads(Path(SYNTHETIC).read_text())
+    spec = load_config(SYNTHETIC).spec
+    tensors = {name: ("BF16", list(shape)) for name, shape in checkpoint_tensors(spec).items()}
+    tensors |= {f"model.llm.layers.{i}.mlp.gate.bias": ("F32", [4]) for i in range(7)}
+    report = verify(str(write_checkpoint(tmp_path / "inkling2", config, tensors)))
+    assert report.ok, [t for t in report.tensors if t.verdict not in ("parameter", "extra")]
+    assert report.checkpoint_params == report.ffncalc_params == 266_784
