@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ffncalc import account, load_config
+from ffncalc import account, flops, load_config
 from ffncalc.errors import InvalidConfigError
 from ffncalc.tensors import checkpoint_tensors
 
@@ -65,3 +65,17 @@ def test_inkling2_refuses_a_tower_projecting_into_another_width(write_config):
     config["vision_config"]["text_hidden_size"] = 32
     with pytest.raises(InvalidConfigError, match=r"text_hidden_size \(32\) must match text_config.hidden_size \(64\)"):
         account(str(write_config(config)))
+
+
+def test_inkling2_image_is_padded_to_whole_merged_patches_and_carries_a_class_token():
+    # 100 × 60 px, patches of 4 merged 2 × 2: padded (never scaled) to 104 × 64, 26 × 16 = 416 patches, 104 tokens;
+    # the layers carry 417 (the class token): per layer q, k, v, o 2 · 417 · 4 · 32², the MLP 2 · 417 · 2 · 32 · 64,
+    # scores 2 · 2 heads · (16 + 16) · 417² over the whole image; the patch linear 2 · 416 · 48 · 32; the merger
+    # 2 · 104 · (128 · 48 + 48 · 64)
+    image = flops(SYNTHETIC, 1, image="100x60").image
+    assert (image.resized_width, image.resized_height, image.patches, image.image_tokens) == (104, 64, 416, 104)
+    assert image.attention_projections == 2 * 2 * 417 * 4 * 32 * 32
+    assert image.ffn == 2 * 2 * 417 * 2 * 32 * 64
+    assert image.attention_scores == 2 * 2 * 2 * (16 + 16) * 417 * 417
+    assert image.patch_embedding == 2 * 416 * 48 * 32
+    assert image.projector == 2 * 104 * (128 * 48 + 48 * 64)

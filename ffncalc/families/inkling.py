@@ -29,6 +29,7 @@ from ..spec import (
     CheckpointExtra,
     DenseFfn,
     Extra,
+    ImageInput,
     Layer,
     LearnedTensor,
     Linear,
@@ -595,8 +596,8 @@ class Inkling2VisionConfig(TowerConfig):
     layers of LayerNorms (ln_1, ln_2), biased q, k, v, out_proj, layer scales (ls_1.gamma, ls_2.gamma) and a biased
     c_fc/c_proj MLP of intermediate_size (default int(hidden_size · mlp_ratio)); then the merger, proj_in
     (spatial_merge_size² · hidden → projection_hidden_dim) and proj_out (→ text_hidden_size), biased by
-    projector_bias, once per merged token. The image processor pads each image to whole merged patches: no image rule
-    here (flops --image refuses)."""
+    projector_bias, once per merged token. An image is padded to whole merged patches, as Inkling2ImageProcessor
+    does, never scaled (ImageInput "pad"); each image's class token is carried by the layers too."""
 
     config_class = "Inkling2VisionConfig"
 
@@ -658,7 +659,11 @@ class Inkling2VisionConfig(TowerConfig):
                 runs="per_image_token",
             ),
         )
-        return Tower((layer,) * self.num_hidden_layers, extras, self.text_hidden_size, None)
+        # Inkling2ImageProcessor pads each image to whole merged units (size, 40 px: patch_size · spatial_merge_size,
+        # as Inkling2VisionEmbeddings cuts them) and never scales it; each image's class token runs the layers too.
+        unit = self.patch_size * self.spatial_merge_size
+        image = ImageInput(self.patch_size, "pad", unit, merge=self.spatial_merge_size, extra_tokens=1)
+        return Tower((layer,) * self.num_hidden_layers, extras, self.text_hidden_size, image)
 
 
 @family("inkling2")
