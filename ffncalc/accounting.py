@@ -301,7 +301,13 @@ def _layer_group(layer: Layer, indices: list[int]) -> LayerGroup:
 
 
 def _moe_summary(layers: tuple[Layer, ...]) -> MoeSummary | None:
-    moe_layers = [layer.ffn for layer in layers if isinstance(layer.ffn, MoeFfn)]
+    # A layer that borrows its MoE (a looped layer run again: Layer.borrowed) holds none of its parameters.
+    moe_layers = [
+        layer.ffn
+        for layer in layers
+        if isinstance(layer.ffn, MoeFfn)
+        and not any((layer.ffn.names.get("experts") or "").startswith(prefix) for prefix in layer.borrowed)
+    ]
     if not moe_layers:
         return None
     first = moe_layers[0]

@@ -48,6 +48,8 @@ def image_grid(rule: ImageInput, width: int, height: int) -> ImageGrid:
         resized_w = resized_h = rule.size
     elif rule.resize == "patch_budget":
         resized_w, resized_h = _patch_budget(rule, width, height)
+    elif rule.resize == "pad":  # Inkling 2: never scaled, each side padded up to whole merged units
+        resized_w, resized_h = -(-width // rule.size) * rule.size, -(-height // rule.size) * rule.size
     elif rule.resize == "longest_edge":  # Pixtral: scaled down to fit, then whole merged units (the last padded)
         ratio = max(width / rule.size, height / rule.size)
         w, h = (math.floor(width / ratio), math.floor(height / ratio)) if ratio > 1 else (width, height)

@@ -476,8 +476,9 @@ class ImageInput(Value):
     ``resize``: "fixed" (every image becomes ``size`` × ``size``), "longest_edge" (scaled down to fit ``size``,
     each side then rounded up to whole patches), "multiple" (each side rounded to a multiple of ``size``),
     "tiles" (cut into ``size`` × ``size`` tiles; the FLOPs are per tile), "budget" (every image padded to
-    ``size`` patches, the padding computed too) or "patch_budget" (scaled down, never up, to at most ``size``
-    patches and ``max_side`` patches a side, then each side padded to whole merges). Patches are ``patch_size``
+    ``size`` patches, the padding computed too), "patch_budget" (scaled down, never up, to at most ``size``
+    patches and ``max_side`` patches a side, then each side padded to whole merges) or "pad" (never scaled, each side
+    padded up to a multiple of ``size``). Patches are ``patch_size``
     square; ``merge`` × ``merge`` patches become one token (a patch merger, pixel shuffle; ``merge`` rows ×
     ``merge_columns`` columns where they differ), or the patches are pooled to ``pooled_tokens``.
     ``window_units``: the side, in merged units, of the 2-D windows that layers with a window attend within
@@ -485,7 +486,7 @@ class ImageInput(Value):
     """
 
     patch_size: int
-    resize: Literal["fixed", "longest_edge", "multiple", "tiles", "budget", "patch_budget"]
+    resize: Literal["fixed", "longest_edge", "multiple", "tiles", "budget", "patch_budget", "pad"]
     size: int
     merge: int = 1
     pooled_tokens: int | None = None
@@ -526,6 +527,9 @@ class ModelSpec(Value):
     lm_head_rows: int | None = (
         None  # the head's outputs when fewer than the token table's rows (Apertus 1.5's pruned head)
     )
+    # The head's rows a checkpoint stores, when more than its outputs: zero rows padding it, dropped on load and written
+    # again on save (Inkling 2's unembed, padded to vocab_size); stored bytes, never parameters or FLOPs.
+    lm_head_stored_rows: int | None = None
     lm_head_bias: bool = False
     lm_head: bool = True  # False for a base model or an encoder without a language-modelling head
     extras: tuple[Extra, ...] = ()

@@ -635,7 +635,9 @@ def layout(tensors: Iterable[tuple[str, tuple[int, ...], Tensor]], dtype: str, s
         if scheme is not None and scheme.quantizes(module, tensor) and len(shape) >= 2:
             stored += [replace(s, part=tensor.part) for s in scheme.store(name, shape, tensor, dtype)]
         else:
-            stored.append(Stored(name, dtype, shape, "parameter", tensor.component, part=tensor.part))
+            # A padded tensor (Tensor.padded_rows) holds its own elements as parameters, the padding as bytes only.
+            params = tensor.elements if tensor.padded_rows else -1
+            stored.append(Stored(name, dtype, shape, "parameter", tensor.component, params=params, part=tensor.part))
     return stored
 
 

@@ -58,6 +58,7 @@ class Tensor(Value):
     borrowed: bool = (
         False  # held by another layer (Layer.borrowed): a token's FLOPs here, no parameter or stored tensor
     )
+    padded_rows: int = 0  # zero rows a checkpoint stores after the tensor's own (lm_head_stored_rows): bytes only
 
     @property
     def elements(self) -> int:
@@ -389,6 +390,7 @@ def model_tensors(spec: ModelSpec) -> list[Tensor]:
                     names.lm_head + ".weight",
                     (lm_head_rows(spec), lm_head_width(spec)),
                     matmul=True,
+                    padded_rows=max(0, (spec.lm_head_stored_rows or 0) - lm_head_rows(spec)),
                 )
             )
         if spec.lm_head_bias:
@@ -439,7 +441,7 @@ def assemble(tensors: Iterable[Tensor], prefix: str = "") -> Iterator[tuple[str,
             else:
                 joined[full] = (tensor.shape, tensor)
     for name, (shape, tensor) in joined.items():
-        yield name, shape, tensor
+        yield name, (shape[0] + tensor.padded_rows, *shape[1:]) if tensor.padded_rows else shape, tensor
 
 
 def stored_layer(

@@ -984,6 +984,16 @@ TEXT_REQUIRED = {
         "transformers 5.24 Dots3NoteConfig.validate_architecture: the default towers' adapter_out_dim (5120) must "
         "equal text_config.hidden_size",
     ),
+    "inkling2": (
+        {"hidden_size": 4608},
+        "transformers 5.24 Inkling2Config.validate_architecture: the default tower's text_hidden_size (4608) must "
+        "equal text_config.hidden_size",
+    ),
+    "inkling2_loop": (
+        {"hidden_size": 2304},
+        "transformers 5.24 Inkling2Config.validate_architecture: Inkling2LoopConfig's default tower's "
+        "text_hidden_size (2304) must equal text_config.hidden_size",
+    ),
     "gemma4_assistant": (
         {
             "hidden_size_per_layer_input": 0,

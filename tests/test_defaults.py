@@ -143,6 +143,9 @@ def test_a_bare_wrapper_lists_every_text_config_field_it_counts_with(ffncalc, wr
 # Fields of transformers' class an adapter deliberately does not read, with why.
 NOT_READ = {
     ("deepseek_v4", "intermediate_size"): "DeepseekV4Config's attribute_map makes it moe_intermediate_size",
+    ("inkling2_text", "intermediate_size"): "Inkling2TextConfig's attribute_map makes it moe_intermediate_size",
+    ("inkling2_loop_text", "intermediate_size"): "Inkling2LoopTextConfig's attribute_map makes it "
+    "moe_intermediate_size",
     (
         "glm4v_moe_text",
         "tie_word_embeddings",

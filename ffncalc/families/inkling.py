@@ -7,18 +7,34 @@ from __future__ import annotations
 import math
 from functools import cached_property, partial
 from itertools import accumulate, pairwise
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
-from ..schema import MAX_LAYERS, ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, Width, derives
+from ..errors import InvalidConfigError
+from ..schema import (
+    MAX_LAYERS,
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    Name,
+    Width,
+    derives,
+)
 from ..spec import (
+    Attention,
     CheckpointExtra,
     DenseFfn,
     Extra,
+    ImageInput,
     Layer,
+    LearnedTensor,
     Linear,
     Mixer,
+    ModelNames,
     ModelSpec,
     MoeFfn,
     Names,
@@ -28,14 +44,16 @@ from ..spec import (
     Table,
     names,
 )
-from ..values import replace
+from ..values import Value, replace
 from .base import DecoderConfig, HiddenAct
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import correction_bias_extra
 from .gemma import STACKED_EXPERTS
 from .multimodal import MultimodalLayers, Renamings, saved_layer, saved_module
 from .registry import family, tower
+from .step3p7 import VISION_MLP
 from .towers import Tower, TowerConfig, audio_module, tower_module
+from .vision import CLIP_ATTENTION
 
 INKLING_SHARED = names(
     gate="mlp.shared_experts.gate_proj",
@@ -43,6 +61,28 @@ INKLING_SHARED = names(
     down="mlp.shared_experts.down_proj",
     parameters=True,
 )
+
+
+class HeadShape(Value):
+    """One Inkling attention's heads, key-value heads, head width and relative-bias reach."""
+
+    heads: int
+    kv_heads: int
+    head_dim: int
+    reach: int
+
+
+def head_shape(config: InklingTextConfig | Inkling2TextConfig, sliding: bool) -> HeadShape:
+    """A sliding layer's swa_ heads within sliding_window_size, or a full layer's heads reaching rel_extent (Inkling
+    and Inkling 2 alike)."""
+    if sliding:
+        return HeadShape(
+            config.swa_num_attention_heads,
+            config.swa_num_key_value_heads,
+            config.swa_head_dim,
+            config.sliding_window_size,
+        )
+    return HeadShape(config.num_attention_heads, config.num_key_value_heads, config.head_dim, config.rel_extent)
 
 
 @family("inkling_text")
@@ -155,10 +195,8 @@ class InklingTextConfig(HiddenAct, MlpLayerTypes, DecoderConfig):
     def build_layer(self, index: int, window: int | None) -> Layer:
         hidden, kernel = self.hidden_size, self.conv_kernel_size
         sliding = self.kinds()[index] == "hybrid_sliding"
-        heads = self.swa_num_attention_heads if sliding else self.num_attention_heads
-        kv_heads = self.swa_num_key_value_heads if sliding else self.num_key_value_heads
-        head_dim = self.swa_head_dim if sliding else self.head_dim
-        reach = self.sliding_window_size if sliding else self.rel_extent
+        shape = head_shape(self, sliding)
+        heads, kv_heads, head_dim, reach = shape.heads, shape.kv_heads, shape.head_dim, shape.reach
         norm = self.rms_norm(head_dim)
         attention = self.attention(
             self.sliding_window_size if sliding else None,
@@ -207,6 +245,468 @@ class InklingTextConfig(HiddenAct, MlpLayerTypes, DecoderConfig):
     def to_spec(self) -> ModelSpec:
         embed_norm = Extra("norm", "model.embed_tokens.embed_norm", Norm("rmsnorm", self.hidden_size))
         return replace(super().to_spec(), tie_word_embeddings=False, extras=(embed_norm,))
+
+
+# --- Inkling 2 (inkling2_text): Inkling's attention rebuilt, with attention over earlier blocks' outputs ------------
+
+#: Inkling 2's attention as its checkpoints name it (conversion_mapping.py's "inkling2_text", reverted): q, k, v and o
+#: are self_attn.{q,k,v}_proj.linear and o_proj.linear in the model.
+INKLING2_ATTENTION = names(q="attn.wq_du", k="attn.wk_dv", v="attn.wv_dv", o="attn.wo_ud")
+#: The stacked experts, saved as w13_weight [E, 2I, H] (gate and up interleaved) and w2_weight [E, H, I].
+INKLING2_EXPERTS = names(gate="w13_weight", up="w13_weight", down="w2_weight", parameters=True)
+
+
+def block_attention_flops(queries: int, sources: int, hidden: int) -> int:
+    """One token's attention of QUERIES learned queries over SOURCES block states of HIDDEN values (the scores, then
+    the weighted sum): 2 FLOPs · 2 · queries · sources · hidden."""
+    return 4 * queries * sources * hidden
+
+
+@family("inkling2_text")
+class Inkling2TextConfig(HiddenAct, DecoderConfig):
+    """configuration_inkling2.py (Inkling2TextConfig) / modeling_inkling2.py (Inkling2ForCausalLM). layer_types:
+    hybrid (Inkling2FullAttention: num_attention_heads, num_key_value_heads, head_dim) or hybrid_sliding
+    (Inkling2SlidingAttention: the swa_ fields, within sliding_window_size); default sliding but every sixth layer.
+
+    Both attentions: q, k, v and o without biases; a learned scale [heads, head_dim] before each query head's L2 clip
+    (none on keys and values); o gated by a sigmoid of a projection of the layer's input (gate_attn); a sink logit per
+    head and token projected from the input (attn_sink_proj); a relative-position bias, per-head states (wr_du, hidden
+    → heads · d_rel, their own L2-clip scale) mixing proj (d_rel × reach: rel_extent, or sliding_window_size in a
+    sliding layer), heads · d_rel · reach multiply-adds a token, counted under other. Keys and values pass a short
+    convolution of conv_kernel_size taps: static in a sliding layer (k_sconv.weight), dynamic in a full one (taps
+    static_w plus, per kv head, taps projected from the layer's input, weight_proj: hidden → kv heads · kernel). A
+    full layer normalises its query, key and value inputs apart (q_, k_, v_input_norm), a sliding one once (attn_norm).
+    Every layer is an MoE: a sigmoid router with an e_score_correction_bias buffer (saved as mlp.gate.bias) over
+    n_routed_experts stacked experts of moe_intermediate_size (the config's intermediate_size), num_experts_per_tok a
+    token, no shared expert; attn_sconv and mlp_sconv (hidden channels) run on the sublayers' outputs.
+
+    Attention residuals: each layer's attention input (three queries in a full layer, for q, k and v; none in layer
+    0) and MLP input, and the final norm's input, are learned queries attending over the outputs of the blocks of
+    n_layers_per_attn_res_block layers so far and the running partial sum: at layer i ⌈i / block⌉ + 1 sources (one
+    more for the MLP at a block's first layer), at the end ⌈layers / block⌉ + 1; their FLOPs count under other (the
+    final one with the last layer). The queries are saved apart from the layers (model.llm.attn_res.: attn_queries.{i
+    − 1}, mlp_queries.{i}, output_query). The embeddings are normalised (embed_norm); lm_head, never tied, has
+    unpadded_vocab_size rows, saved padded with zero rows to vocab_size (Inkling2UnpadVocab). Saved as Thinking
+    Machines' checkpoints name the tensors (conversion_mapping.py's "inkling2_text", reverted), under model.llm.."""
+
+    architecture = "Inkling 2"
+    config_class = "Inkling2TextConfig"
+    default_model_class = "Inkling2ForCausalLM"
+    heads_divide_hidden = False
+    layer_name = "model.llm.layers.{i}"
+    attention_names = INKLING2_ATTENTION
+    moe_names = names(router="mlp.gate", experts="mlp.experts")
+    expert_names = INKLING2_EXPERTS
+    model_names = ModelNames(embed_tokens="model.llm.embed", final_norm="model.llm.norm", lm_head="model.llm.unembed")
+    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+    # Inkling2ForCausalLM ties nothing (_tied_weights_keys = {}), whatever a config says.
+    undeclared_keys = frozenset({"tie_word_embeddings"})
+    informational_fields = DecoderConfig.informational_fields | {"tie_word_embeddings"}
+
+    vocab_size: Width = 201024
+    unpadded_vocab_size: Width = 200058
+    hidden_size: Width = 4608
+    num_hidden_layers: LayerCount = 48
+    num_attention_heads: HeadCount = 48
+    num_key_value_heads: HeadCount = 8
+    head_dim: Width = 128
+    swa_num_attention_heads: HeadCount = 48
+    swa_num_key_value_heads: HeadCount = 8
+    swa_head_dim: Width = 128
+    sliding_window_size: Width = Field(1024, validation_alias=AliasChoices("sliding_window_size", "sliding_window"))
+    d_rel: Width = 16
+    rel_extent: Width = 1024
+    layer_types: Annotated[list[Literal["hybrid", "hybrid_sliding"]], Field(max_length=MAX_LAYERS)] | None = None
+    max_position_embeddings: int = Field(
+        1048576, strict=True, validation_alias=AliasChoices("max_position_embeddings", "model_max_length")
+    )
+    conv_kernel_size: Width = Field(4, validation_alias=AliasChoices("conv_kernel_size", "sconv_kernel_size"))
+    moe_intermediate_size: Width = Field(
+        2304, validation_alias=AliasChoices("moe_intermediate_size", "intermediate_size")
+    )
+    n_routed_experts: ExpertCount = Field(384, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    num_experts_per_tok: ExpertCount = 8
+    n_layers_per_attn_res_block: Width = 6
+
+    _check_layer_types = entries_check("layer_types", exact=True)
+
+    def warnings(self) -> list[str]:
+        found = super().warnings()
+        if self.unpadded_vocab_size > self.vocab_size:
+            found.append(
+                f"unpadded_vocab_size ({self.unpadded_vocab_size}) is more than vocab_size ({self.vocab_size}): "
+                "transformers builds the head of unpadded_vocab_size rows but cannot save it padded to vocab_size"
+            )
+        return found
+
+    @derives("layer_types", "hybrid_sliding except every sixth layer")
+    def kinds(self) -> list[str]:
+        if self.layer_types is not None:
+            return list(self.layer_types)
+        return ["hybrid" if (i + 1) % 6 == 0 else "hybrid_sliding" for i in range(self.num_hidden_layers)]
+
+    def layer_windows(self) -> list[int | None]:
+        return [self.sliding_window_size if kind == "hybrid_sliding" else None for kind in self.kinds()]
+
+    def block_sources(self, index: int) -> int:
+        """The block states before layer INDEX (a block's output joins them after its first layer): ⌈index / block⌉."""
+        return -(-index // self.n_layers_per_attn_res_block)
+
+    def sliding(self, index: int) -> bool:
+        return self.kinds()[index] == "hybrid_sliding"
+
+    def own_flops(self, index: int) -> int:
+        """Layer INDEX's FLOPs no weight describes: its relative bias, 2 · heads · d_rel · reach, and its attention
+        residuals: its attention input's queries (none in layer 0, three in a full layer) over the blocks so far and
+        the partial sum, its MLP input's one over those and, at a block's first layer, that layer's input too."""
+        sliding, hidden, blocks = self.sliding(index), self.hidden_size, self.block_sources(index)
+        shape = head_shape(self, sliding)
+        queries = 0 if index == 0 else 1 if sliding else 3
+        first = index % self.n_layers_per_attn_res_block == 0
+        return (
+            2 * shape.heads * self.d_rel * shape.reach
+            + block_attention_flops(queries, blocks + 1, hidden)
+            + block_attention_flops(1, blocks + 1 + first, hidden)
+        )
+
+    def final_flops(self) -> int:
+        """The final input's query over every block and the partial sum, counted with the last layer."""
+        return block_attention_flops(1, self.block_sources(self.num_hidden_layers) + 1, self.hidden_size)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        hidden, kernel = self.hidden_size, self.conv_kernel_size
+        sliding = self.sliding(index)
+        shape = head_shape(self, sliding)
+        heads, kv_heads, head_dim, reach = shape.heads, shape.kv_heads, shape.head_dim, shape.reach
+        attention = self.attention(
+            window, num_heads=heads, num_kv_heads=kv_heads, qk_head_dim=head_dim, v_head_dim=head_dim
+        )
+        kv = kv_heads * head_dim
+        if sliding:
+            convs = tuple(
+                Parameter("attention", "sconv", f"attn.{x}_sconv.weight", (kv, 1, kernel), matmul=True) for x in "kv"
+            )
+            norms: tuple[tuple[str, Norm], ...] = (("attn_norm", self.rms_norm()), ("mlp_norm", self.rms_norm()))
+        else:  # the taps, static_w plus weight_proj's per-head ones, are summed before the one convolution
+            convs = tuple(
+                Parameter("attention", "sconv", f"attn.{x}_sconv.{name}", shape, matmul=True)
+                for x in "kv"
+                for name, shape in (("static_w", (kernel, kv)), ("weight_proj", (kv_heads * kernel, hidden)))
+            )
+            norms = (*((f"{x}_input_norm", self.rms_norm()) for x in "qkv"), ("mlp_norm", self.rms_norm()))
+        parameters = (
+            *convs,
+            Parameter("norm", "q_norm", "attn.q_l2_clip.scale", (heads, head_dim)),
+            Parameter("norm", "relative_bias", "attn.rel_l2_clip.scale", (heads, self.d_rel)),
+            Parameter("attention", "relative_bias", "attn.rel_logits_proj.proj", (self.d_rel, reach)),
+            Parameter("other", "sconv", "attn_sconv.weight", (hidden, 1, kernel), matmul=True),
+            Parameter("other", "sconv", "mlp_sconv.weight", (hidden, 1, kernel), matmul=True),
+        )
+        projections = (
+            Projection("output_gate", "attn.gate_attn", hidden, heads * head_dim, component="attention"),
+            Projection("sinks", "attn.attn_sink_proj", hidden, heads, component="attention"),
+            Projection("r_proj", "attn.wr_du", hidden, heads * self.d_rel, component="attention"),
+        )
+        # The convolutions' windows: each keeps its last kernel − 1 inputs.
+        windows = Mixer(kind="short_conv", projections=(), state_elements=(kernel - 1) * (2 * kv + 2 * hidden))
+        moe = self.moe_ffn(self.n_routed_experts, self.num_experts_per_tok, self.moe_intermediate_size)
+        last = index == self.num_hidden_layers - 1
+        return self.layer(
+            attention,
+            moe,
+            norms=norms,
+            mixer=windows,
+            projections=projections,
+            parameters=parameters,
+            other_flops=self.own_flops(index) + (self.final_flops() if last else 0),
+        )
+
+    def residual_queries(self) -> tuple[Extra, ...]:
+        """The attention residuals' learned queries, saved apart from the layers (model.llm.attn_res.)."""
+        hidden, kinds = self.hidden_size, self.kinds()
+        prefix = "model.llm.attn_res."
+        attention = tuple(
+            Extra("other", f"{prefix}attn_queries.{i - 1}", LearnedTensor((hidden,) if sliding else (3, hidden)))
+            for i, sliding in enumerate(kind == "hybrid_sliding" for kind in kinds)
+            if i
+        )
+        mlp = tuple(Extra("other", f"{prefix}mlp_queries.{i}", LearnedTensor((hidden,))) for i in range(len(kinds)))
+        return (*attention, *mlp, Extra("other", prefix + "output_query", LearnedTensor((hidden,))))
+
+    def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
+        every = tuple(range(self.num_hidden_layers))
+        return (correction_bias_extra(self.layer_name, every, self.n_routed_experts, stored_as="bias"),)
+
+    def to_spec(self) -> ModelSpec:
+        embed_norm = Extra("norm", "model.llm.embed_norm", Norm("rmsnorm", self.hidden_size))
+        return replace(
+            super().to_spec(),
+            tie_word_embeddings=False,
+            lm_head_rows=self.unpadded_vocab_size,
+            lm_head_stored_rows=self.vocab_size,
+            extras=(embed_norm, *self.residual_queries()),
+        )
+
+
+# --- Inkling 2 Loop (inkling2_loop_text): Inkling 2 with a run of its layers looped, messages passed between loops --
+
+#: A loop layer's four message gates (query, key, value and MLP inputs) as its checkpoints name them: controllers.
+MESSAGE_GATES = ("attn", "k", "v", "mlp")
+
+
+class LoopBlock(BaseModel):
+    """loop_config: the original checkpoints' names for the loop fields (Inkling2LoopTextConfig.__post_init__)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    core_start: LayerIndex | None = None
+    core_end: LayerIndex | None = None
+    num_passes: LayerCount | None = None
+    gate_rank: Width | None = None
+
+
+@family("inkling2_loop_text")
+class Inkling2LoopTextConfig(Inkling2TextConfig):
+    """configuration_inkling2_loop.py / modular_inkling2_loop.py (Inkling2LoopForCausalLM): Inkling 2's text model
+    whose layers loop_layer_index_start to loop_layer_index_end − 1 run loop_num_passes times (a loop_config block's
+    core_start, core_end, num_passes and gate_rank win over them). Each pass after the first restarts from the states
+    before the loop and gets four messages a layer, retrieved from the previous pass's block outputs by learned
+    queries (message_input: loop layers × 4 × hidden, saved as middle_cycle_cross_pass_queries, the query and MLP
+    ones, and middle_cycle_cross_pass_kv_queries, 2 · loop layers × hidden each), each mixed into one of its inputs
+    by a message gate (saved as controllers.{attn,k,v,mlp}: down_weight 2 · hidden → loop_gate_rank, forget_weight and
+    gain_weight rank → hidden). ffncalc lists the loop layers again for each further pass, borrowing their tensors:
+    their own caches, and the gates' and the messages' FLOPs (under other), which the first pass does not run."""
+
+    config_class = "Inkling2LoopTextConfig"
+    default_model_class = "Inkling2LoopForCausalLM"
+    undeclared_keys = Inkling2TextConfig.undeclared_keys | {"loop_config"}
+
+    hidden_size: Width = 2304
+    num_hidden_layers: LayerCount = 24
+    num_attention_heads: HeadCount = 24
+    swa_num_attention_heads: HeadCount = 24
+    moe_intermediate_size: Width = Field(
+        1152, validation_alias=AliasChoices("moe_intermediate_size", "intermediate_size")
+    )
+    n_routed_experts: ExpertCount = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
+    loop_layer_index_start: LayerIndex = 6
+    loop_layer_index_end: LayerIndex = 18
+    loop_num_passes: LayerCount = 3
+    loop_gate_rank: Width = 64
+    loop_config: LoopBlock | None = None
+
+    @model_validator(mode="after")
+    def _check_loop(self) -> Inkling2LoopTextConfig:
+        start, end, block = self.loop_start, self.loop_end, self.n_layers_per_attn_res_block
+        if start == 0:
+            raise ValueError("loop_layer_index_start (0) must be greater than 0 (Inkling2LoopTextConfig)")
+        for field, value in (("loop_layer_index_start", start), ("loop_layer_index_end", end)):
+            if value % block:
+                raise ValueError(f"{field} ({value}) must be a multiple of n_layers_per_attn_res_block ({block})")
+        if end < start:
+            raise ValueError(f"loop_layer_index_end ({end}) is before loop_layer_index_start ({start})")
+        return self
+
+    @property
+    def loop_start(self) -> int:
+        found = self.loop_config.core_start if self.loop_config else None
+        return self.loop_layer_index_start if found is None else found
+
+    @property
+    def loop_end(self) -> int:
+        found = self.loop_config.core_end if self.loop_config else None
+        return self.loop_layer_index_end if found is None else found
+
+    @property
+    def passes(self) -> int:
+        found = self.loop_config.num_passes if self.loop_config else None
+        return self.loop_num_passes if found is None else found
+
+    @property
+    def gate_rank(self) -> int:
+        found = self.loop_config.gate_rank if self.loop_config else None
+        return self.loop_gate_rank if found is None else found
+
+    def loop_layers(self) -> range:
+        """The looped layers transformers builds: those of start … end − 1 the model has."""
+        return range(self.loop_start, min(self.loop_end, self.num_hidden_layers))
+
+    def message_gates(self, matmul: bool) -> tuple[Parameter, ...]:
+        """A loop layer's four message gates; MATMUL where they run (the passes after the first)."""
+        hidden, rank = self.hidden_size, self.gate_rank
+        shapes = (
+            ("down_weight", (rank, 2 * hidden)),
+            ("forget_weight", (hidden, rank)),
+            ("gain_weight", (hidden, rank)),
+        )
+        return tuple(
+            Parameter("other", "message_gate", f"controllers.{gate}.{name}", shape, matmul=matmul)
+            for gate in MESSAGE_GATES
+            for name, shape in shapes
+        )
+
+    def message_flops(self) -> int:
+        """A loop layer's four message queries over the previous pass's block outputs after the loop's first and its
+        last output: ⌈min(end, layers) / block⌉ − start / block sources."""
+        block = self.n_layers_per_attn_res_block
+        sources = -(-min(self.loop_end, self.num_hidden_layers) // block) - self.loop_start // block
+        return block_attention_flops(4, sources, self.hidden_size)
+
+    def build_layer(self, index: int, window: int | None) -> Layer:
+        layer = super().build_layer(index, window)
+        if index not in self.loop_layers():
+            return layer
+        return replace(layer, parameters=layer.parameters + self.message_gates(matmul=False))
+
+    def build_layers(self) -> tuple[Layer, ...]:
+        """Every layer once, then the loop layers again for each further pass, borrowing every tensor, with their
+        message gates running and their messages retrieved."""
+        held = super().build_layers()
+        running = self.message_gates(matmul=True)
+        again = tuple(
+            replace(
+                held[index],
+                parameters=held[index].parameters[: -len(running)] + running,
+                other_flops=self.own_flops(index) + self.message_flops(),
+                borrowed=("",),
+            )
+            for index in self.loop_layers()
+        )
+        return held + again * (self.passes - 1)
+
+    def to_spec(self) -> ModelSpec:
+        spec = super().to_spec()
+        rows = 2 * (self.loop_end - self.loop_start)
+        queries = tuple(
+            Extra("other", f"model.llm.middle_cycle_cross_pass_{kind}", LearnedTensor((rows, self.hidden_size)))
+            for kind in ("queries", "kv_queries")
+        )
+        return replace(spec, extras=spec.extras + queries)
+
+
+# --- Inkling 2 (inkling2, inkling2_loop): the text model with a layer-scaled ViT ------------------------------------
+
+
+@tower("inkling2_vision")
+class Inkling2VisionConfig(TowerConfig):
+    """configuration_inkling2.py (Inkling2VisionConfig) / Inkling2VisionModel, saved as the original checkpoints name
+    it (conversion_mapping.py's "inkling2", reverted; Step 3.7's tower's layer names): patch_embedding, a linear
+    without bias over each patch's num_channels · patch_size² values; position_embedding (posemb_grid_size² rows,
+    interpolated), class_embedding and cls_position_embedding (a class token before each image's patches); ln_pre;
+    layers of LayerNorms (ln_1, ln_2), biased q, k, v, out_proj, layer scales (ls_1.gamma, ls_2.gamma) and a biased
+    c_fc/c_proj MLP of intermediate_size (default int(hidden_size · mlp_ratio)); then the merger, proj_in
+    (spatial_merge_size² · hidden → projection_hidden_dim) and proj_out (→ text_hidden_size), biased by
+    projector_bias, once per merged token. An image is padded to whole merged patches, as Inkling2ImageProcessor
+    does, never scaled (ImageInput "pad"); each image's class token is carried by the layers too."""
+
+    config_class = "Inkling2VisionConfig"
+
+    hidden_size: Width = 1024
+    intermediate_size: Width | None = None
+    num_hidden_layers: LayerCount = 23
+    num_attention_heads: HeadCount = 16
+    num_channels: Width = 3
+    patch_size: Width = Field(20, validation_alias=AliasChoices("patch_size", "native_patch_size"))
+    hidden_act: Name = "gelu"
+    mlp_ratio: float = Field(4.0, gt=0, le=1024)
+    spatial_merge_size: Width = Field(2, validation_alias=AliasChoices("spatial_merge_size", "adapter_merge_size"))
+    posemb_grid_size: Width = 32
+    projection_hidden_dim: Width = 4096
+    projector_bias: Flag = False
+    text_hidden_size: Width = 4608
+
+    @model_validator(mode="after")
+    def _check_heads(self) -> Inkling2VisionConfig:
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError(
+                f"hidden_size ({self.hidden_size}) is not a multiple of num_attention_heads "
+                f"({self.num_attention_heads}): Inkling2VisionAttention refuses it"
+            )
+        return self
+
+    @property
+    @derives("intermediate_size", "int(hidden_size · mlp_ratio)")
+    def mlp_width(self) -> int:
+        return self.intermediate_size or int(self.hidden_size * self.mlp_ratio)
+
+    def tower(self, prefix: str) -> Tower:
+        hidden, heads = self.hidden_size, self.num_attention_heads
+        layer_norm = Norm("layernorm", hidden, bias=True)
+        scales = tuple(Parameter("vision", name, name, (hidden,)) for name in ("ls_1.gamma", "ls_2.gamma"))
+        attention = Attention(
+            hidden, heads, heads, hidden // heads, hidden // heads, CLIP_ATTENTION, True, True, True, True
+        )
+        layer = Layer(
+            prefix + "backbone.layers.{i}",
+            attention,
+            DenseFfn(hidden, self.mlp_width, False, self.hidden_act, VISION_MLP, bias=True),
+            (("ln_1", layer_norm), ("ln_2", layer_norm)),
+            stack="vision",
+            parameters=scales,
+        )
+        embeddings = prefix + "backbone.embeddings."
+        merged, bias = self.spatial_merge_size**2 * hidden, self.projector_bias
+        extras = (
+            tower_module(embeddings + "patch_embedding", Linear(self.num_channels * self.patch_size**2, hidden)),
+            tower_module(embeddings + "position_embedding", LearnedTensor((self.posemb_grid_size**2, hidden))),
+            tower_module(embeddings + "class_embedding", LearnedTensor((hidden,))),
+            tower_module(embeddings + "cls_position_embedding", LearnedTensor((hidden,))),
+            tower_module(prefix + "backbone.ln_pre", layer_norm),
+            tower_module(prefix + "proj_in", Linear(merged, self.projection_hidden_dim, bias), runs="per_image_token"),
+            tower_module(
+                prefix + "proj_out",
+                Linear(self.projection_hidden_dim, self.text_hidden_size, bias),
+                runs="per_image_token",
+            ),
+        )
+        # Inkling2ImageProcessor pads each image to whole merged units (size, 40 px: patch_size · spatial_merge_size,
+        # as Inkling2VisionEmbeddings cuts them) and never scales it; each image's class token runs the layers too.
+        unit = self.patch_size * self.spatial_merge_size
+        image = ImageInput(self.patch_size, "pad", unit, merge=self.spatial_merge_size, extra_tokens=1)
+        return Tower((layer,) * self.num_hidden_layers, extras, self.text_hidden_size, image)
+
+
+@family("inkling2")
+class Inkling2Config(MultimodalLayers):
+    """configuration_inkling2.py (Inkling2Config) / modeling_inkling2.py (Inkling2ForConditionalGeneration): the text
+    model (inkling2_text) and the vision tower (inkling2_vision, whose merger projects into the text width; the
+    configuration refuses a text_hidden_size other than the text model's hidden_size); lm_head never tied, saved
+    padded as the text model's. Saved as Thinking Machines' checkpoints name them (conversion_mapping.py's
+    "inkling2", reverted): model.llm. as the text model's, model.visual.."""
+
+    architecture = "Inkling 2"
+    config_class = "Inkling2Config"
+    default_model_class = "Inkling2ForConditionalGeneration"
+    text_model_type = "inkling2_text"
+    vision_model_type = "inkling2_vision"
+    language_model_prefix = "model."
+    lm_head_name = "model.llm.unembed"
+    vision_prefix = "model.visual."
+    informational_fields = frozenset({"image_token_id"})
+
+    vision_config: dict[str, Any] | None = None
+
+    def validate_nested(self) -> None:
+        super().validate_nested()
+        vision, text = self.vision, self.text
+        if not isinstance(vision, Inkling2VisionConfig) or not isinstance(text, Inkling2TextConfig):
+            return
+        if vision.text_hidden_size != text.hidden_size:
+            raise InvalidConfigError(
+                f"vision_config.text_hidden_size ({vision.text_hidden_size}) must match text_config.hidden_size "
+                f"({text.hidden_size}) (Inkling2Config.validate_architecture); set both to the same width"
+            )
+
+
+@family("inkling2_loop")
+class Inkling2LoopConfig(Inkling2Config):
+    """configuration_inkling2_loop.py (Inkling2LoopConfig) / Inkling2LoopForConditionalGeneration: Inkling 2 with the
+    looped text model (inkling2_loop_text); its default tower projects into 2,304, the default text width."""
+
+    config_class = "Inkling2LoopConfig"
+    default_model_class = "Inkling2LoopForConditionalGeneration"
+    text_model_type = "inkling2_loop_text"
+    vision_defaults: ClassVar[dict[str, Any]] = {"text_hidden_size": 2304}
 
 
 # --- Inkling (inkling_mm_model): the text model with a hierarchical-MLP image encoder and a dMel audio embedding ------
