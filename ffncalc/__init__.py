@@ -39,6 +39,8 @@ _EXPORTS = {
     "FlopsReport": "compute",
     "derive_intermediate_size": "ffn_width",
     "FfncalcError": "errors",
+    "json_data": "results",
+    "json_text": "results",
     "load_spec": "families",
     "supported_model_types": "families",
     "bundled_models": "source",
