@@ -23,13 +23,14 @@ from .errors import InvalidConfigError
 from .results import DefaultUsed
 from .spec import ModelNames, ModelSpec, Names
 from .units import MAX_WIDTH
-from .values import Value
+from .values import Value, replace
 
 if TYPE_CHECKING:
     from .quantization import Block
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
 
 # Ceilings: generous (16× the largest published value or more), so only nonsense trips them.
 MAX_LAYERS = 1 << 14  # 16,384 layers
@@ -308,6 +309,15 @@ class HFConfig(BaseModel):
         skip = METADATA_FIELDS | self.informational_fields | self.unused_fields()
         return [DefaultUsed(field=field, value=value, rule=rule) for field, value, rule in _defaults_of(self, skip)]
 
+    def nested_defaults(self, blocks: dict[str, HFConfig] | None = None) -> list[DefaultUsed]:
+        """Each nested config's defaults (BLOCKS, else every one of nested_configs()), named under its field."""
+        nested = self.nested_configs() if blocks is None else blocks
+        return [
+            replace(default, field=f"{field}.{default.field}")
+            for field, block in nested.items()
+            for default in block.defaults_used()
+        ]
+
     #: An MoE config's (experts-per-token field, experts field).
     routing_fields: ClassVar[tuple[str, str] | None] = None
 
@@ -319,7 +329,9 @@ class HFConfig(BaseModel):
         return unroutable(getattr(self, per_token_field), getattr(self, experts_field), per_token_field, experts_field)
 
     def validate_nested(self) -> None:
-        """Check nested configs that pydantic does not validate itself (a wrapper's text_config)."""
+        """Check nested configs that pydantic does not validate itself (a wrapper's text_config): reading each of
+        nested_configs() validates it, or raises an error naming its field. Families with more checks extend this."""
+        self.nested_configs()
 
     def nested_configs(self) -> dict[str, HFConfig]:
         """Field → the config a nested block is read as by its own adapter (a wrapper's text_config); none here."""
@@ -358,6 +370,14 @@ def _defaults_of(model: BaseModel, skip: frozenset[str], prefix: str = "") -> li
                 value = model.resolved(field)
             found.append((prefix + field, list(value) if isinstance(value, tuple) else value, rule))
     return found
+
+
+def read_block(adapter: type[M], data: dict[str, Any], field: str) -> M:
+    """DATA (a nested block of the config, as FIELD) read by ADAPTER, its errors named under FIELD."""
+    try:
+        return adapter.model_validate(data)
+    except ValidationError as error:
+        raise describe_validation_error(error, "", prefix=field) from None
 
 
 def describe_validation_error(error: ValidationError, source: str, prefix: str = "") -> InvalidConfigError:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InvalidConfigError
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, Width, describe_validation_error
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, Width, read_block
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm, Runs, names
 from .conformer import ParakeetEncoderConfig
 from .registry import family
@@ -74,17 +74,11 @@ class CanaryConfig(HFConfig):
     @cached_property
     def encoder(self) -> ParakeetEncoderConfig:
         raw = dict(self.encoder_config) if self.encoder_config is not None else dict(CANARY_ENCODER)
-        try:
-            return ParakeetEncoderConfig.model_validate({**raw, "model_type": "parakeet_encoder"})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="encoder_config") from None
+        return read_block(ParakeetEncoderConfig, {**raw, "model_type": "parakeet_encoder"}, "encoder_config")
 
     @cached_property
     def decoder(self) -> CanaryDecoder:
-        try:
-            decoder = CanaryDecoder.model_validate(self.decoder_config or {})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="decoder_config") from None
+        decoder = read_block(CanaryDecoder, self.decoder_config or {}, "decoder_config")
         if decoder.vocab_size != self.vocab_size:
             raise InvalidConfigError(
                 f"decoder_config.vocab_size: {decoder.vocab_size} must be the config's vocab_size ({self.vocab_size}), "

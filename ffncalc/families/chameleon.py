@@ -6,10 +6,10 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from ..results import DefaultUsed
-from ..schema import Flag, HeadCount, HFConfig, Name, Width, describe_validation_error
+from ..schema import Flag, HeadCount, HFConfig, Name, Width, read_block
 from ..spec import Extra, Layer, ModelSpec, Norm, PatchEmbedding, Table
 from ..values import replace
 from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MaxPositions, MlpBias, TiedEmbeddings
@@ -168,13 +168,9 @@ class ChameleonConfig(
     @cached_property
     def vq(self) -> ChameleonVQVAEConfig:
         """vq_config read by its adapter (ChameleonVQVAEConfig's defaults where absent)."""
-        try:
-            return ChameleonVQVAEConfig.model_validate({**(self.vq_config or {}), "model_type": "chameleon_vqgan"})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="vq_config") from None
-
-    def validate_nested(self) -> None:
-        self.vq  # noqa: B018 - validates vq_config, raising a field-named error
+        return read_block(
+            ChameleonVQVAEConfig, {**(self.vq_config or {}), "model_type": "chameleon_vqgan"}, "vq_config"
+        )
 
     def nested_configs(self) -> dict[str, HFConfig]:
         return {"vq_config": self.vq}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from ..schema import (
     Flag,
@@ -17,7 +17,7 @@ from ..schema import (
     PositionCount,
     Width,
     derives,
-    describe_validation_error,
+    read_block,
 )
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, Runs, names
 from .conformer import NEMO_NAMES, ParakeetEncoderConfig
@@ -116,13 +116,7 @@ class CohereAsrConfig(HFConfig):
     @cached_property
     def encoder(self) -> ParakeetEncoderConfig:
         raw = {**COHERE_ASR_ENCODER, **(self.encoder_config or {})}
-        try:
-            return ParakeetEncoderConfig.model_validate({**raw, "model_type": "parakeet_encoder"})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="encoder_config") from None
-
-    def validate_nested(self) -> None:
-        self.encoder  # noqa: B018 - the block, or an error naming its field
+        return read_block(ParakeetEncoderConfig, {**raw, "model_type": "parakeet_encoder"}, "encoder_config")
 
     def nested_configs(self) -> dict[str, HFConfig]:
         return {"encoder_config": self.encoder}

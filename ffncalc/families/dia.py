@@ -7,10 +7,10 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InvalidConfigError
-from ..schema import HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, describe_validation_error
+from ..schema import HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, read_block
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Names, Norm, Table, names
 from .registry import family
 
@@ -115,17 +115,11 @@ class DiaConfig(HFConfig):
 
     @cached_property
     def encoder(self) -> DiaStack:
-        try:
-            return DiaStack.model_validate(self.encoder_config or {})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="encoder_config") from None
+        return read_block(DiaStack, self.encoder_config or {}, "encoder_config")
 
     @cached_property
     def decoder(self) -> DiaDecoderStack:
-        try:
-            decoder = DiaDecoderStack.model_validate(self.decoder_config or {})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="decoder_config") from None
+        decoder = read_block(DiaDecoderStack, self.decoder_config or {}, "decoder_config")
         delays = len(self.delay_pattern) if self.delay_pattern is not None else 9  # DiaConfig's default: 9 delays
         if delays != decoder.num_channels:
             raise InvalidConfigError(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from ..results import DefaultUsed
-from ..schema import Flag, HeadCount, HFConfig, PositionCount, Width, describe_validation_error
+from ..schema import Flag, HeadCount, HFConfig, PositionCount, Width, read_block
 from ..spec import CheckpointExtra, Linear, ModelSpec, PatchEmbedding, StoredTensor, Table
 from ..values import replace
 from .base import (
@@ -24,7 +24,7 @@ from .base import (
     TiedEmbeddings,
 )
 from .chameleon import GROUPS, conv, group_norm
-from .multimodal import relocate, replace_default
+from .multimodal import relocate
 from .registry import family, tower
 from .towers import Module, Tower, TowerConfig, tower_module
 
@@ -270,31 +270,19 @@ class Emu3Config(HFConfig):
     @cached_property
     def text(self) -> Emu3TextConfig:
         """text_config read by its adapter (Emu3TextConfig's defaults where absent)."""
-        try:
-            return Emu3TextConfig.model_validate({**(self.text_config or {}), "model_type": "emu3_text_model"})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="text_config") from None
+        return read_block(Emu3TextConfig, {**(self.text_config or {}), "model_type": "emu3_text_model"}, "text_config")
 
     @cached_property
     def vq(self) -> Emu3VQVAEConfig:
         """vq_config read by its adapter (Emu3VQVAEConfig's defaults where absent)."""
-        try:
-            return Emu3VQVAEConfig.model_validate({**(self.vq_config or {}), "model_type": "emu3_vqgan"})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="vq_config") from None
-
-    def validate_nested(self) -> None:
-        self.text  # noqa: B018 - validates text_config, raising a field-named error
-        self.vq  # noqa: B018 - validates vq_config, raising a field-named error
+        return read_block(Emu3VQVAEConfig, {**(self.vq_config or {}), "model_type": "emu3_vqgan"}, "vq_config")
 
     def nested_configs(self) -> dict[str, HFConfig]:
         return {"text_config": self.text, "vq_config": self.vq}
 
     def defaults_used(self) -> list[DefaultUsed]:
         own = [d for d in super().defaults_used() if d.field not in ("text_config", "vq_config")]
-        for field, nested in self.nested_configs().items():
-            own += [replace_default(default, f"{field}.{default.field}") for default in nested.defaults_used()]
-        return own
+        return own + self.nested_defaults()
 
     def max_context(self) -> int | None:
         return self.text.max_context()

@@ -6,15 +6,13 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from ..errors import InvalidConfigError
 from ..results import DefaultUsed
-from ..schema import HFConfig, describe_validation_error
+from ..schema import HFConfig, read_block
 from ..spec import Extra, Linear, ModelSpec, Table
 from ..values import replace
 from .bert import BertLayout
-from .multimodal import nest, replace_default
+from .multimodal import nest
 from .registry import family
 
 Block = Literal["encoder", "decoder"]
@@ -61,10 +59,7 @@ class EncoderDecoderConfig(HFConfig):
                 "lineage (bert, roberta, xlm-roberta, electra, ernie …) only"
             )
         wanted = "Model" if field == "encoder" else self.causal_lm(adapter)
-        try:
-            config = adapter.model_validate({**raw, "architectures": [adapter.class_prefix + wanted]})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix=field) from None
+        config = read_block(adapter, {**raw, "architectures": [adapter.class_prefix + wanted]}, field)
         return config
 
     @staticmethod
@@ -86,22 +81,13 @@ class EncoderDecoderConfig(HFConfig):
     def decoder_block(self) -> BertLayout:
         return self.block("decoder")
 
-    def validate_nested(self) -> None:
-        self.encoder_block  # noqa: B018 - validates each block, raising a field-named error
-        self.decoder_block  # noqa: B018
-
     def nested_configs(self) -> dict[str, HFConfig]:
         return {"encoder": self.encoder_block, "decoder": self.decoder_block}
 
     def defaults_used(self) -> list[DefaultUsed]:
         """Each block's defaults, named under it (a block left out: BertConfig's, every one of them)."""
         own = [d for d in super().defaults_used() if d.field not in ("encoder", "decoder")]
-        nested = [
-            replace_default(d, f"{field}.{d.field}")
-            for field, block in self.nested_configs().items()
-            for d in block.defaults_used()
-        ]
-        return own + nested
+        return own + self.nested_defaults()
 
     def max_context(self) -> int | None:
         return self.decoder_block.max_context()

@@ -7,10 +7,19 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InvalidConfigError
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero, describe_validation_error
+from ..schema import (
+    Flag,
+    HeadCount,
+    LayerCount,
+    Name,
+    PositionCount,
+    Width,
+    WidthOrZero,
+    read_block,
+)
 from ..spec import Attention, DenseFfn, Extra, Layer, Linear, Norm, Norms, Parameter, names
 from .audio_lm import AudioLanguageConfig
 from .registry import family, tower
@@ -133,10 +142,7 @@ class FunAsrNanoConfig(AudioLanguageConfig):
     @cached_property
     def adaptor(self) -> FunAsrNanoAdaptor:
         """adaptor_config read over FunAsrNanoAdaptorConfig's defaults, and checked against the language model."""
-        try:
-            adaptor = FunAsrNanoAdaptor.model_validate(self.adaptor_config or {})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="adaptor_config") from None
+        adaptor = read_block(FunAsrNanoAdaptor, self.adaptor_config or {}, "adaptor_config")
         text_hidden = self.text.to_spec().hidden_size
         if adaptor.hidden_size != text_hidden:
             raise InvalidConfigError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from ..results import DefaultUsed
 from ..schema import (
@@ -17,7 +17,7 @@ from ..schema import (
     PositionCount,
     Width,
     WidthOrZero,
-    describe_validation_error,
+    read_block,
 )
 from ..spec import (
     Attention,
@@ -92,13 +92,9 @@ class GitConfig(HFConfig):
     @cached_property
     def vision(self) -> GitVisionConfig:
         """vision_config read by its adapter (GitVisionConfig's defaults where absent)."""
-        try:
-            return GitVisionConfig.model_validate({**(self.vision_config or {}), "model_type": "git_vision_model"})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="vision_config") from None
-
-    def validate_nested(self) -> None:
-        self.vision  # noqa: B018 - validates vision_config, raising a field-named error
+        return read_block(
+            GitVisionConfig, {**(self.vision_config or {}), "model_type": "git_vision_model"}, "vision_config"
+        )
 
     def nested_configs(self) -> dict[str, HFConfig]:
         return {"vision_config": self.vision}

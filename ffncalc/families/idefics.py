@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, ValidationError, model_validator
+from pydantic import AliasChoices, Field, model_validator
 
 from ..errors import InvalidConfigError
 from ..results import DefaultUsed
@@ -25,7 +25,7 @@ from ..schema import (
     PositionCount,
     Width,
     WidthOrZero,
-    describe_validation_error,
+    read_block,
 )
 from ..spec import Extra, ImageInput, Layer, LearnedTensor, Linear, ModelSpec, Norm, Parameter, Table, names
 from ..values import replace
@@ -273,13 +273,7 @@ class IdeficsConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, MaxPositi
     def vision(self) -> IdeficsVisionConfig:
         """vision_config read as IdeficsVisionConfig, whatever model_type it names (IdeficsConfig builds that class)."""
         raw = {key: value for key, value in (self.vision_config or {}).items() if key != "model_type"}
-        try:
-            return IdeficsVisionConfig.model_validate({**raw, "model_type": "idefics_vision"})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="vision_config") from None
-
-    def validate_nested(self) -> None:
-        self.vision  # noqa: B018 - validates vision_config, raising a field-named error
+        return read_block(IdeficsVisionConfig, {**raw, "model_type": "idefics_vision"}, "vision_config")
 
     def nested_configs(self) -> dict[str, HFConfig]:
         return {"vision_config": self.vision}

@@ -7,9 +7,9 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, PositionCount, Width, describe_validation_error
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, PositionCount, Width, read_block
 from ..spec import Layer, ModelSpec, names
 from ..values import replace
 from .base import DecoderConfig, HeadDim, HiddenAct, HiddenLayers, KvHeads
@@ -158,13 +158,7 @@ class KyutaiSpeechToTextConfig(MoshiLayers):
     @cached_property
     def codec(self) -> MimiConfig:
         """The codec: codec_config read alone (MimiConfig's defaults when absent)."""
-        try:
-            return MimiConfig.model_validate({**(self.codec_config or {}), "model_type": "mimi"})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="codec_config") from None
-
-    def validate_nested(self) -> None:
-        self.codec  # noqa: B018 - or an error naming its field
+        return read_block(MimiConfig, {**(self.codec_config or {}), "model_type": "mimi"}, "codec_config")
 
     def nested_configs(self) -> dict[str, HFConfig]:
         return {"codec_config": self.codec}

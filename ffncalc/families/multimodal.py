@@ -17,11 +17,11 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from ..errors import InvalidConfigError
 from ..results import DefaultUsed
-from ..schema import METADATA_FIELDS, Flag, HFConfig, describe_validation_error, read_quantization
+from ..schema import METADATA_FIELDS, Flag, HFConfig, read_block, read_quantization
 from ..spec import (
     AudioInput,
     CheckpointExtra,
@@ -109,10 +109,7 @@ class MultimodalLayers(HFConfig):
         adapter = adapter_for(model_type)
         if adapter is None:
             raise InvalidConfigError(f"text_config.model_type: {model_type!r} is not a language model ffncalc knows")
-        try:
-            return adapter.model_validate({**raw, "model_type": model_type})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="text_config") from None
+        return read_block(adapter, {**raw, "model_type": model_type}, "text_config")
 
     def tower_blocks(self) -> tuple[tuple[str, str, dict[str, Any]], ...]:
         """Each block that configures a tower: (its field, the tower's model_type when the block names none of the
@@ -162,10 +159,7 @@ class MultimodalLayers(HFConfig):
         model_type = named if isinstance(named, str) and lookup(named, "towers") is not None else own_type
         adapter = adapter_for(model_type, "towers")
         assert adapter is not None and issubclass(adapter, TowerConfig), model_type
-        try:
-            return adapter.model_validate({**raw, "model_type": model_type})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix=field) from None
+        return read_block(adapter, {**raw, "model_type": model_type}, field)
 
     def uncounted_towers(self) -> list[str]:
         """The towers this model has that ffncalc does not count, each with the reason."""
@@ -208,10 +202,6 @@ class MultimodalLayers(HFConfig):
         own = read_quantization(self.quantization_config, "quantization_config")
         nested = read_quantization(self.text.quantization_config, "text_config.quantization_config")
         return own if own is not None else nested
-
-    def validate_nested(self) -> None:
-        self.text  # noqa: B018 - validates text_config, raising a field-named error
-        self.towers  # noqa: B018 - and each tower's block
 
     def defaults_used(self) -> list[DefaultUsed]:
         """The wrapper's own defaults, then each nested block's: what the wrapper fills in (its model_type, and the

@@ -7,9 +7,9 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..schema import HeadCount, LayerCount, Width, describe_validation_error
+from ..schema import HeadCount, LayerCount, Width, read_block
 from ..spec import Layer, LearnedTensor, Linear, ModelSpec, Norm
 from ..values import replace
 from .multimodal import MultimodalLayers, moved
@@ -216,17 +216,11 @@ class Nemotron3_5TranscribeConfig(MultimodalLayers):
 
     @cached_property
     def audio_blocks(self) -> TranscribeAudioBlock:
-        try:
-            return TranscribeAudioBlock.model_validate(self.audio_config or {})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="audio_config") from None
+        return read_block(TranscribeAudioBlock, self.audio_config or {}, "audio_config")
 
     @cached_property
     def word_timestamp(self) -> WordTimestampBlock:
-        try:
-            return WordTimestampBlock.model_validate(self.word_timestamp_config or {})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="word_timestamp_config") from None
+        return read_block(WordTimestampBlock, self.word_timestamp_config or {}, "word_timestamp_config")
 
     def validate_nested(self) -> None:
         super().validate_nested()

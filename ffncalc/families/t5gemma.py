@@ -6,13 +6,12 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from ..results import DefaultUsed
-from ..schema import Flag, HFConfig, Name, derives, describe_validation_error
+from ..schema import Flag, HFConfig, Name, derives, read_block
 from ..spec import Extra, Layer, Linear, ModelNames, ModelSpec, Norm, Runs, Table, names
 from .gemma import Gemma2Config
-from .multimodal import replace_default
 from .registry import family
 
 CROSS_ATTENTION = names(q="cross_attn.q_proj", k="cross_attn.k_proj", v="cross_attn.v_proj", o="cross_attn.o_proj")
@@ -71,10 +70,7 @@ class T5GemmaConfig(HFConfig):
     def block(self, field: Literal["encoder", "decoder"]) -> T5GemmaModuleConfig:
         """A stack's block, validated with T5GemmaModuleConfig's defaults, its errors named under the block."""
         raw = getattr(self, field) or {}
-        try:
-            return T5GemmaModuleConfig.model_validate({**raw, "model_type": "t5_gemma_module"})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix=field) from None
+        return read_block(T5GemmaModuleConfig, {**raw, "model_type": "t5_gemma_module"}, field)
 
     @cached_property
     def encoder_block(self) -> T5GemmaModuleConfig:
@@ -84,10 +80,6 @@ class T5GemmaConfig(HFConfig):
     def decoder_block(self) -> T5GemmaModuleConfig:
         return self.block("decoder")
 
-    def validate_nested(self) -> None:
-        self.encoder_block  # noqa: B018 - validates each block, raising a field-named error
-        self.decoder_block  # noqa: B018
-
     def nested_configs(self) -> dict[str, HFConfig]:
         return {"encoder": self.encoder_block, "decoder": self.decoder_block}
 
@@ -96,11 +88,10 @@ class T5GemmaConfig(HFConfig):
         own = [d for d in super().defaults_used() if d.field not in self.blocks and d.field != "id2label"]
         if self.kind not in ("sequence", "token") or self.id2label is not None:
             own = [d for d in own if d.field != "num_labels"]
-        nested = []
-        for field, block in self.nested_configs().items():
-            if field == "decoder" and self.kind == "encoder":
-                continue
-            nested += [replace_default(d, f"{field}.{d.field}") for d in block.defaults_used()]
+        blocks = self.nested_configs()
+        if self.kind == "encoder":  # T5GemmaEncoderModel builds no decoder
+            del blocks["decoder"]
+        nested = self.nested_defaults(blocks)
         return own + [d for d in nested if not d.field.endswith(".tie_word_embeddings")]
 
     # --- the class built ---

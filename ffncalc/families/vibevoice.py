@@ -7,9 +7,9 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..schema import Flag, LayerCount, Name, Width, describe_validation_error
+from ..schema import Flag, LayerCount, Name, Width, read_block
 from ..spec import Extra, LearnedTensor, Linear, ModelSpec, Norm
 from .multimodal import MultimodalLayers, with_tower
 from .registry import family, tower
@@ -132,10 +132,7 @@ class VibeVoiceConfig(MultimodalLayers):
 
     @cached_property
     def diffusion_head(self) -> VibeVoiceDiffusionHead:
-        try:
-            return VibeVoiceDiffusionHead.model_validate(self.diffusion_head_config or {})
-        except ValidationError as error:
-            raise describe_validation_error(error, "", prefix="diffusion_head_config") from None
+        return read_block(VibeVoiceDiffusionHead, self.diffusion_head_config or {}, "diffusion_head_config")
 
     def validate_nested(self) -> None:
         super().validate_nested()
