@@ -32,6 +32,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
+from .blocks import check_heads_divide
 from .registry import family
 
 SELF_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
@@ -178,9 +179,7 @@ class BartConfig(BartStacks, HFConfig):
 
     @model_validator(mode="after")
     def _check_shapes(self) -> BartConfig:
-        for field in ("encoder_attention_heads", "decoder_attention_heads"):
-            if self.d_model % getattr(self, field):
-                raise ValueError(f"d_model ({self.d_model}) is not a multiple of {field} ({getattr(self, field)})")
+        check_heads_divide(self, "d_model")
         for vocab in {self.vocab_size, self.target_vocab_size}:
             if self.pad_token_id is not None and not -vocab <= self.pad_token_id < vocab:
                 raise ValueError(

@@ -211,3 +211,21 @@ def heads_divide(width_field: str, heads_field: str):
         return self
 
     return model_validator(mode="after")(check)
+
+
+def check_padding_row(pad_token_id: int | None, vocab_size: int) -> None:
+    """PAD_TOKEN_ID must be a row of the token table (counted from either end): torch refuses any other padding_idx."""
+    if pad_token_id is not None and not -vocab_size <= pad_token_id < vocab_size:
+        raise ValueError(
+            f"pad_token_id ({pad_token_id}) is not a row of the embedding table (vocab_size {vocab_size}); torch "
+            "refuses such a padding_idx"
+        )
+
+
+def check_heads_divide(config: object, width_field: str) -> None:
+    """An encoder-decoder's width (WIDTH_FIELD) must be a multiple of each stack's attention heads: its layers split it
+    into heads of width // heads."""
+    width = getattr(config, width_field)
+    for field in ("encoder_attention_heads", "decoder_attention_heads"):
+        if width % getattr(config, field):
+            raise ValueError(f"{width_field} ({width}) is not a multiple of {field} ({getattr(config, field)})")

@@ -11,7 +11,7 @@ from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Layer, ModelNames, ModelSpec, Norm, Norms, names
-from .blocks import heads_divide
+from .blocks import check_padding_row, heads_divide
 from .registry import family
 
 SELF_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
@@ -29,11 +29,7 @@ def biased_attention(width: int, heads: int, attention_names) -> Attention:
 
 def padding_row_checked(self):
     """torch refuses a padding_idx that is not a row of the token table (the table is built with pad_token_id)."""
-    if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
-        raise ValueError(
-            f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size {self.vocab_size}); "
-            "torch refuses such a padding_idx"
-        )
+    check_padding_row(self.pad_token_id, self.vocab_size)
     return self
 
 

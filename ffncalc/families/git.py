@@ -33,7 +33,7 @@ from ..spec import (
 )
 from ..values import replace
 from .bert import BERT_ATTENTION, BERT_MLP
-from .blocks import heads_divide
+from .blocks import check_padding_row, heads_divide
 from .multimodal import replace_default, with_tower
 from .registry import family, tower
 from .towers import Tower, projector_module
@@ -82,11 +82,7 @@ class GitConfig(HFConfig):
 
     @model_validator(mode="after")
     def _check_padding_row(self) -> GitConfig:
-        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
-            raise ValueError(
-                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size "
-                f"{self.vocab_size}); torch refuses such a padding_idx"
-            )
+        check_padding_row(self.pad_token_id, self.vocab_size)
         return self
 
     @cached_property

@@ -21,6 +21,7 @@ from ..spec import (
     Runs,
     names,
 )
+from .blocks import check_padding_row
 from .registry import family
 
 Kind = Literal["model", "generation"]
@@ -90,11 +91,7 @@ class MoonshineConfig(HFConfig):
             raise ValueError(
                 f"encoder_num_attention_heads ({heads}) is not a multiple of encoder_num_key_value_heads ({kv_heads})"
             )
-        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
-            raise ValueError(
-                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size "
-                f"{self.vocab_size}); torch refuses such a padding_idx"
-            )
+        check_padding_row(self.pad_token_id, self.vocab_size)
         return self
 
     @property

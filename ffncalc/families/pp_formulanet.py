@@ -12,6 +12,7 @@ from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount,
 from ..spec import Extra, ImageInput, Layer, Linear, ModelNames, ModelSpec, Norm, PatchEmbedding, Table
 from ..values import replace
 from .bart import CROSS_ATTENTION, SELF_ATTENTION, bart_attention, decoder_layer
+from .blocks import check_padding_row
 from .got_ocr2 import GotOcr2VisionConfig
 from .multimodal import MultimodalLayers, relocate
 from .registry import family, tower
@@ -95,10 +96,7 @@ class PPFormulaNetTextConfig(HFConfig):
                 f"d_model ({self.d_model}) is not a multiple of decoder_attention_heads "
                 f"({self.decoder_attention_heads}); PPFormulaNetAttention refuses it"
             )
-        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
-            raise ValueError(
-                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size {self.vocab_size})"
-            )
+        check_padding_row(self.pad_token_id, self.vocab_size)
         return self
 
     def unused_fields(self) -> set[str]:

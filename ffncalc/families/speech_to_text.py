@@ -10,6 +10,7 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Extra, LearnedTensor, ModelNames, ModelSpec, Runs
 from .bart import BartStacks
+from .blocks import check_heads_divide, check_padding_row
 from .registry import family
 
 Kind = Literal["model", "generation"]
@@ -65,14 +66,8 @@ class Speech2TextConfig(BartStacks, HFConfig):
                 f"conv_kernel_sizes has {len(self.conv_kernel_sizes)} entries for num_conv_layers "
                 f"({self.num_conv_layers}); transformers requires one kernel size per convolution"
             )
-        for field in ("encoder_attention_heads", "decoder_attention_heads"):
-            if self.d_model % getattr(self, field):
-                raise ValueError(f"d_model ({self.d_model}) is not a multiple of {field} ({getattr(self, field)})")
-        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
-            raise ValueError(
-                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size "
-                f"{self.vocab_size}); torch refuses such a padding_idx"
-            )
+        check_heads_divide(self, "d_model")
+        check_padding_row(self.pad_token_id, self.vocab_size)
         return self
 
     def model_class(self) -> str:

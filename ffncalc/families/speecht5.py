@@ -22,6 +22,7 @@ from ..spec import (
     Table,
     names,
 )
+from .blocks import check_heads_divide, check_padding_row
 from .registry import family
 
 ENCODER_ATTENTION = names(q="attention.q_proj", k="attention.k_proj", v="attention.v_proj", o="attention.out_proj")
@@ -83,11 +84,7 @@ class SpeechT5Config(HFConfig):
 
     @model_validator(mode="after")
     def _check_shapes(self) -> SpeechT5Config:
-        for field in ("encoder_attention_heads", "decoder_attention_heads"):
-            if self.hidden_size % getattr(self, field):
-                raise ValueError(
-                    f"hidden_size ({self.hidden_size}) is not a multiple of {field} ({getattr(self, field)})"
-                )
+        check_heads_divide(self, "hidden_size")
         if not len(self.conv_dim) == len(self.conv_stride) == len(self.conv_kernel):
             raise ValueError(
                 f"conv_dim ({len(self.conv_dim)}), conv_stride ({len(self.conv_stride)}) and conv_kernel "
@@ -98,11 +95,7 @@ class SpeechT5Config(HFConfig):
                 f"hidden_size ({self.hidden_size}) is not a multiple of num_conv_pos_embedding_groups "
                 f"({self.num_conv_pos_embedding_groups}); torch refuses the grouped convolution"
             )
-        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
-            raise ValueError(
-                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size "
-                f"{self.vocab_size}); torch refuses such a padding_idx"
-            )
+        check_padding_row(self.pad_token_id, self.vocab_size)
         return self
 
     def model_class(self) -> str:

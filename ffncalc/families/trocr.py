@@ -8,6 +8,7 @@ from pydantic import AliasChoices, Field, model_validator
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm, Table
 from .bart import BART_MLP, CROSS_ATTENTION, SELF_ATTENTION
+from .blocks import check_padding_row
 from .registry import family
 
 # TrOCRLearnedPositionalEmbedding: fairseq's offset, two rows past max_position_embeddings.
@@ -54,11 +55,7 @@ class TrOCRConfig(HFConfig):
                 f"d_model ({self.d_model}) is not a multiple of decoder_attention_heads "
                 f"({self.decoder_attention_heads}); TrOCRAttention refuses it"
             )
-        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
-            raise ValueError(
-                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size "
-                f"{self.vocab_size}); torch refuses such a padding_idx"
-            )
+        check_padding_row(self.pad_token_id, self.vocab_size)
         if not self.use_learned_position_embeddings and self.pad_token_id is None:
             raise ValueError(
                 "pad_token_id: the sinusoidal positions (use_learned_position_embeddings false) need it; "

@@ -20,6 +20,7 @@ from ..spec import (
 )
 from .audio import WHISPER_FRAMES_PER_SECOND
 from .bart import BartStacks
+from .blocks import check_heads_divide, check_padding_row
 from .registry import family
 
 Kind = Literal["model", "generation", "causal"]
@@ -69,14 +70,8 @@ class WhisperConfig(BartStacks, HFConfig):
 
     @model_validator(mode="after")
     def _check_shapes(self) -> WhisperConfig:
-        for field in ("encoder_attention_heads", "decoder_attention_heads"):
-            if self.d_model % getattr(self, field):
-                raise ValueError(f"d_model ({self.d_model}) is not a multiple of {field} ({getattr(self, field)})")
-        if self.pad_token_id is not None and not -self.vocab_size <= self.pad_token_id < self.vocab_size:
-            raise ValueError(
-                f"pad_token_id ({self.pad_token_id}) is not a row of the embedding table (vocab_size "
-                f"{self.vocab_size}); torch refuses such a padding_idx"
-            )
+        check_heads_divide(self, "d_model")
+        check_padding_row(self.pad_token_id, self.vocab_size)
         return self
 
     def model_class(self) -> str:
