@@ -38,12 +38,32 @@ from ..spec import (
 )
 from ..values import replace
 from .bart import BART_MLP, SELF_ATTENTION
-from .blocks import LLAMA_ATTENTION, LLAMA_MLP
+from .blocks import LLAMA_ATTENTION, LLAMA_MLP, encoder_layer
 from .registry import tower
 from .towers import Tower, TowerConfig, audio_module
 
 # WhisperFeatureExtractor (feature_extraction_whisper.py, transformers 5.24): sampling_rate 16,000, hop_length 160.
 WHISPER_FRAMES_PER_SECOND = 16_000 // 160
+
+
+def whisper_encoder_layer(name: str, hidden: int, heads: int, ffn: int, activation: str, k_bias: bool = False) -> Layer:
+    """WhisperEncoderLayer and its descendants: pre-LN, q, v and out_proj biased (k_proj too when K_BIAS), fc1 and fc2
+    biased, self_attn_layer_norm and final_layer_norm."""
+    return encoder_layer(
+        name,
+        hidden,
+        heads,
+        ffn,
+        activation,
+        attention_names=SELF_ATTENTION,
+        ffn_names=BART_MLP,
+        norm_names=("self_attn_layer_norm", "final_layer_norm"),
+        norm_kind="layernorm",
+        bias=True,
+        gated=False,
+        k_bias=k_bias,
+        stack="audio",
+    )
 
 
 def whisper_encoder_tower(
@@ -53,16 +73,8 @@ def whisper_encoder_tower(
     conv2 (hidden → hidden, 3 taps, stride 2) at every position, with biases; a table of POSITIONS rows; pre-LN layers
     (q, v, out_proj biased, k_proj not; fc1, fc2 biased; two LayerNorms); a final LayerNorm. It reads exactly
     2 · POSITIONS frames (its forward refuses any other length): one window, 30 s at 1,500 positions."""
-    head_dim = hidden // heads
-    attention = Attention(hidden, heads, heads, head_dim, head_dim, SELF_ATTENTION, True, False, True, True)
     norm = Norm("layernorm", hidden, bias=True)
-    layer = Layer(
-        prefix + "layers.{i}",
-        attention,
-        DenseFfn(hidden, ffn, False, activation, BART_MLP, bias=True),
-        (("self_attn_layer_norm", norm), ("final_layer_norm", norm)),
-        stack="audio",
-    )
+    layer = whisper_encoder_layer(prefix + "layers.{i}", hidden, heads, ffn, activation)
     extras = (
         audio_module(prefix + "conv1.weight", LearnedTensor((hidden, mel_bins, 3), matmul=True)),
         audio_module(prefix + "conv1.bias", LearnedTensor((hidden,))),
@@ -189,14 +201,18 @@ class OmniASRAudioConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads = self.hidden_size, self.num_attention_heads
-        head_dim = hidden // heads
-        attention = Attention(hidden, heads, heads, head_dim, head_dim, OMNIASR_ATTENTION, True, True, True, True)
-        norm = Norm("layernorm", hidden, bias=True)
-        layer = Layer(
+        layer = encoder_layer(
             prefix + "layers.{i}",
-            attention,
-            DenseFfn(hidden, self.intermediate_size, False, self.hidden_act, OMNIASR_MLP, bias=True),
-            (("layer_norm", norm), ("final_layer_norm", norm)),
+            hidden,
+            heads,
+            self.intermediate_size,
+            self.hidden_act,
+            attention_names=OMNIASR_ATTENTION,
+            ffn_names=OMNIASR_MLP,
+            norm_names=("layer_norm", "final_layer_norm"),
+            norm_kind="layernorm",
+            bias=True,
+            gated=False,
             stack="audio",
         )
         subsampling = prefix + "subsampling."
@@ -218,7 +234,7 @@ class OmniASRAudioConfig(TowerConfig):
                 prefix + "encode_positions.conv.weight", LearnedTensor((hidden, hidden // groups, taps), matmul=True)
             ),
             audio_module(prefix + "encode_positions.conv.bias", LearnedTensor((hidden,))),
-            audio_module(prefix + "layer_norm", norm),
+            audio_module(prefix + "layer_norm", Norm("layernorm", hidden, bias=True)),
         ]
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, None)
 
@@ -314,15 +330,9 @@ class Qwen3ASREncoderConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads, channels = self.d_model, self.encoder_attention_heads, self.downsample_hidden_size
-        head_dim = hidden // heads
-        attention = Attention(hidden, heads, heads, head_dim, head_dim, SELF_ATTENTION, True, True, True, True)
         norm = Norm("layernorm", hidden, bias=True)
-        layer = Layer(
-            prefix + "layers.{i}",
-            attention,
-            DenseFfn(hidden, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True),
-            (("self_attn_layer_norm", norm), ("final_layer_norm", norm)),
-            stack="audio",
+        layer = whisper_encoder_layer(
+            prefix + "layers.{i}", hidden, heads, self.encoder_ffn_dim, self.activation_function, k_bias=True
         )
         convs = tuple(
             module

@@ -17,7 +17,19 @@ from typing import TYPE_CHECKING
 from pydantic import model_validator
 
 from ..schema import HFConfig, derives, per_config
-from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
+from ..spec import (
+    Attention,
+    CheckpointExtra,
+    DenseFfn,
+    Layer,
+    ModelNames,
+    Names,
+    Norm,
+    NormKind,
+    Stack,
+    StoredTensor,
+    names,
+)
 
 # Where a Llama-lineage checkpoint keeps each part, relative to model.layers.{i}.
 LLAMA_ATTENTION = names(
@@ -229,3 +241,29 @@ def check_heads_divide(config: object, width_field: str) -> None:
     for field in ("encoder_attention_heads", "decoder_attention_heads"):
         if width % getattr(config, field):
             raise ValueError(f"{width_field} ({width}) is not a multiple of {field} ({getattr(config, field)})")
+
+
+def encoder_layer(
+    name: str,
+    hidden: int,
+    heads: int,
+    intermediate: int,
+    activation: str,
+    *,
+    attention_names: Names,
+    ffn_names: Names,
+    norm_names: tuple[str, str],
+    norm_kind: NormKind,
+    bias: bool,
+    gated: bool,
+    k_bias: bool | None = None,
+    stack: Stack = "vision",
+) -> Layer:
+    """One encoder layer of a vision or audio tower: bidirectional attention over its positions (q, k, v and o biased
+    with BIAS, k with K_BIAS where it differs: Whisper's k_proj has none), then an FFN, each with its norm."""
+    head_dim = hidden // heads
+    key_bias = bias if k_bias is None else k_bias
+    attention = Attention(hidden, heads, heads, head_dim, head_dim, attention_names, bias, key_bias, bias, bias)
+    ffn = DenseFfn(hidden, intermediate, gated, activation, ffn_names, bias)
+    layer_norm = Norm(norm_kind, hidden, bias=norm_kind == "layernorm")
+    return Layer(name, attention, ffn, ((norm_names[0], layer_norm), (norm_names[1], layer_norm)), stack=stack)

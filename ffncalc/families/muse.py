@@ -24,14 +24,13 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
+from .blocks import MlpLayerTypes, encoder_layer, entries_check, windows_of_layer_types
 from .deepseek import correction_bias_extra
 from .gemma import STACKED_EXPERTS, Gemma2Config
 from .multimodal import MultimodalLayers, relocate
 from .qwen import TextOfWrapper
 from .registry import family, tower
 from .towers import Tower, TowerConfig, audio_module, projector_module, tower_module
-from .vision import vit_layer
 
 MUSE_VISION_ATTENTION = names(q="attn.q_proj", k="attn.k_proj", v="attn.v_proj", o="attn.proj")
 MUSE_VISION_MLP = names(up="mlp.fc1", down="mlp.fc2")
@@ -117,7 +116,7 @@ class MuseGlimmerVisionConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         hidden = self.hidden_size
-        layer = vit_layer(
+        layer = encoder_layer(
             prefix + "layers.{i}", hidden, self.num_attention_heads, self.intermediate_size, self.hidden_act,
             attention_names=MUSE_VISION_ATTENTION, ffn_names=MUSE_VISION_MLP, norm_names=("norm1", "norm2"),
             norm_kind="layernorm", bias=True, gated=False,

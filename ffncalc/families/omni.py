@@ -9,10 +9,9 @@ from typing import Any
 from pydantic import AliasChoices, Field
 
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
-from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, Norm, Table, names
+from ..spec import Extra, Layer, LearnedTensor, Linear, Norm, Table, names
 from ..values import replace
-from .audio import Qwen3ASREncoderConfig
-from .bart import BART_MLP, SELF_ATTENTION
+from .audio import Qwen3ASREncoderConfig, whisper_encoder_layer
 from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
 from .qwen import QWEN_MOE, Qwen3VLConfig, Qwen25VLTextConfig, QwenMoeRule, TextOfWrapper
 from .registry import family, tower
@@ -47,15 +46,9 @@ class Qwen25OmniAudioEncoderConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads = self.d_model, self.encoder_attention_heads
-        head_dim = hidden // heads
-        attention = Attention(hidden, heads, heads, head_dim, head_dim, SELF_ATTENTION, True, False, True, True)
         norm = Norm("layernorm", hidden, bias=True)
-        layer = Layer(
-            prefix + "layers.{i}",
-            attention,
-            DenseFfn(hidden, self.encoder_ffn_dim, False, self.activation_function, BART_MLP, bias=True),
-            (("self_attn_layer_norm", norm), ("final_layer_norm", norm)),
-            stack="audio",
+        layer = whisper_encoder_layer(
+            prefix + "layers.{i}", hidden, heads, self.encoder_ffn_dim, self.activation_function
         )
         per_position = "per_audio_position"
         extras = (

@@ -45,7 +45,6 @@ from ..spec import (
     Linear,
     Names,
     Norm,
-    NormKind,
     Parameter,
     PatchEmbedding,
     StoredTensor,
@@ -53,31 +52,9 @@ from ..spec import (
     names,
 )
 from ..values import replace
+from .blocks import encoder_layer
 from .registry import tower
 from .towers import Tower, TowerConfig, projector_module, tower_module
-
-
-def vit_layer(
-    name: str,
-    hidden: int,
-    heads: int,
-    intermediate: int,
-    activation: str,
-    *,
-    attention_names: Names,
-    ffn_names: Names,
-    norm_names: tuple[str, str],
-    norm_kind: NormKind,
-    bias: bool,
-    gated: bool,
-) -> Layer:
-    """One pre-norm encoder layer of a vision transformer: bidirectional attention over the patches, then an FFN."""
-    head_dim = hidden // heads
-    attention = Attention(hidden, heads, heads, head_dim, head_dim, attention_names, bias, bias, bias, bias)
-    ffn = DenseFfn(hidden, intermediate, gated, activation, ffn_names, bias)
-    layer_norm = Norm(norm_kind, hidden, bias=norm_kind == "layernorm")
-    return Layer(name, attention, ffn, ((norm_names[0], layer_norm), (norm_names[1], layer_norm)), stack="vision")
-
 
 # --- SigLIP (Gemma 3) ----------------------------------------------------------------------------
 
@@ -111,7 +88,7 @@ class SiglipLayers(TowerConfig):
     def encoder_tower(self, prefix: str, image: ImageInput | None, embeddings: tuple[Extra, ...], head: bool) -> Tower:
         """The tower under PREFIX that reads IMAGE through EMBEDDINGS, with SigLIP's attention-pooling head when HEAD."""
         hidden, inner = self.hidden_size, self.intermediate_size
-        layer = vit_layer(
+        layer = encoder_layer(
             prefix + "encoder.layers.{i}", hidden, self.num_attention_heads, inner, self.hidden_act,
             attention_names=SIGLIP_ATTENTION, ffn_names=SIGLIP_MLP, norm_names=("layer_norm1", "layer_norm2"),
             norm_kind="layernorm", bias=True, gated=False,
@@ -256,7 +233,7 @@ class ClipVisionConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         hidden = self.hidden_size
-        layer = vit_layer(
+        layer = encoder_layer(
             prefix + "encoder.layers.{i}", hidden, self.num_attention_heads, self.intermediate_size, self.hidden_act,
             attention_names=CLIP_ATTENTION, ffn_names=SIGLIP_MLP, norm_names=("layer_norm1", "layer_norm2"),
             norm_kind="layernorm", bias=True, gated=False,
@@ -415,7 +392,7 @@ class PixtralVisionConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         hidden = self.hidden_size
-        layer = vit_layer(
+        layer = encoder_layer(
             prefix + "transformer.layers.{i}", hidden, self.num_attention_heads, self.intermediate_size, self.hidden_act,
             attention_names=PIXTRAL_ATTENTION, ffn_names=PIXTRAL_FFN, norm_names=("attention_norm", "ffn_norm"),
             norm_kind="rmsnorm", bias=False, gated=True,
@@ -491,7 +468,7 @@ class Qwen2VLVisionConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         width = self.embed_dim
-        layer = vit_layer(
+        layer = encoder_layer(
             prefix + "blocks.{i}", width, self.num_heads, width * self.mlp_ratio, self.hidden_act,
             attention_names=QWEN_VL_ATTENTION, ffn_names=QWEN2_VL_MLP, norm_names=("norm1", "norm2"),
             norm_kind="layernorm", bias=True, gated=False,
@@ -524,7 +501,7 @@ class Qwen25VLVisionConfig(_QwenVisionFields):
     fullatt_block_indexes: list[LayerIndex] = [7, 15, 23, 31]
 
     def tower(self, prefix: str) -> Tower:
-        layer = vit_layer(
+        layer = encoder_layer(
             prefix + "blocks.{i}", self.hidden_size, self.num_heads, self.intermediate_size, self.hidden_act,
             attention_names=QWEN_VL_ATTENTION, ffn_names=QWEN25_VL_MLP, norm_names=("norm1", "norm2"),
             norm_kind="rmsnorm", bias=True, gated=True,
@@ -599,7 +576,7 @@ class Qwen35VisionConfig(_QwenVisionFields):
         )
 
     def tower(self, prefix: str) -> Tower:
-        layer = vit_layer(
+        layer = encoder_layer(
             prefix + "blocks.{i}", self.hidden_size, self.num_heads, self.intermediate_size, self.hidden_act,
             attention_names=QWEN_VL_ATTENTION, ffn_names=QWEN3_VL_MLP, norm_names=("norm1", "norm2"),
             norm_kind="layernorm", bias=True, gated=False,
@@ -823,7 +800,7 @@ class Llama4VisionConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         hidden = self.hidden_size
-        layer = vit_layer(
+        layer = encoder_layer(
             prefix + "model.layers.{i}", hidden, self.num_attention_heads, self.intermediate_size, self.hidden_act,
             attention_names=LLAMA4_VISION_ATTENTION, ffn_names=LLAMA4_VISION_MLP,
             norm_names=("input_layernorm", "post_attention_layernorm"), norm_kind="layernorm", bias=True, gated=False,
@@ -976,7 +953,7 @@ class KimiK25VisionConfig(TowerConfig):
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads = self.hidden_size, self.num_attention_heads
-        layer = vit_layer(
+        layer = encoder_layer(
             prefix + "encoder.blocks.{i}", hidden, heads, self.intermediate_size, self.hidden_act,
             attention_names=MOONVIT_ATTENTION, ffn_names=MOONVIT_MLP, norm_names=("norm0", "norm1"),
             norm_kind="layernorm", bias=True, gated=False,
