@@ -9,10 +9,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -28,12 +28,32 @@ def commands() -> list[str]:
 
 
 def help_text(*args: str) -> str:
-    environment = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR",)}
-    environment.update(HELP_ENVIRONMENT)
-    run = subprocess.run(
-        [sys.executable, "-m", "ffncalc", *args, "--help"], capture_output=True, text=True, env=environment, check=True
-    )
-    return "\n".join(line.rstrip() for line in run.stdout.splitlines()).strip("\n")
+    """What `ffncalc ARGS --help` prints at 80 columns, trailing spaces removed."""
+    return printed(*args, "--help")
+
+
+def printed(*args: str) -> str:
+    """What `ffncalc ARGS` prints to a pipe at 80 columns, trailing spaces removed: main() run in this process with
+    the environment a pipe or a default terminal gives (a process each cost the docs test 30 Python start-ups)."""
+    from ffncalc.cli import main
+
+    saved_environment, saved_argv = dict(os.environ), sys.argv
+    os.environ.pop("FORCE_COLOR", None)
+    os.environ.update(HELP_ENVIRONMENT)
+    sys.argv = ["ffncalc", *args]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                main()
+            except SystemExit as done:
+                if done.code not in (0, None):
+                    raise RuntimeError(f"ffncalc {' '.join(args)} failed: {stderr.getvalue()}") from None
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_environment)
+        sys.argv = saved_argv
+    return "\n".join(line.rstrip() for line in stdout.getvalue().splitlines()).strip("\n")
 
 
 def cli_reference() -> str:
@@ -54,13 +74,7 @@ README_OUTPUT = re.compile(r"<!-- output: (ffncalc[^\n]*) -->\n.*?<!-- end outpu
 
 def command_output(command: str) -> str:
     """What `command` prints at 80 columns, trailing spaces removed."""
-    environment = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR",)}
-    environment.update(HELP_ENVIRONMENT)
-    args = command.split()[1:]
-    run = subprocess.run(
-        [sys.executable, "-m", "ffncalc", *args], capture_output=True, text=True, env=environment, check=True
-    )
-    return "\n".join(line.rstrip() for line in run.stdout.splitlines()).strip("\n")
+    return printed(*command.split()[1:])
 
 
 def readme_with_current_output(readme: str) -> str:
