@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ffncalc.coverage import NOT_COUNTED_FOR_TASK
+from ffncalc.coverage import NOT_COUNTED_FOR_TASK, NOT_YET
 from ffncalc.families import supported_model_types
 
 from .conftest import run_main
@@ -52,3 +52,15 @@ def test_model_types_in_no_mapping_are_said():
     coverage = run_main("models", "--families", "--json").json()
     named = {model_type for task in TASKS["tasks"].values() for model_type in task["model_types"]}
     assert coverage["outside_tasks"] == sorted(set(supported_model_types()) - named)
+
+
+def test_every_model_type_not_counted_says_why():
+    """Issue 28: each of the mappings' model_types is counted or listed with the mechanism that stops it."""
+    coverage = run_main("models", "--families", "--json").json()
+    without_reason = [
+        (task["task"], item["model_type"])
+        for task in coverage["tasks"]
+        for item in task["not_counted"]
+        if item["reason"] == NOT_YET
+    ]
+    assert without_reason == []
