@@ -555,6 +555,8 @@ class Dots3NoteConfig(MultimodalConfig):
     architecture = "dots3 Note"
     config_class = "Dots3NoteConfig"
     default_model_class = "Dots3NoteForConditionalGeneration"
+    # AutoModelForCausalLM (the text-generation mapping) builds Dots3NoteForCausalLM: the language model alone.
+    text_only_classes = frozenset({"Dots3NoteForCausalLM"})
     text_model_type = "dots3_note_text"
     vision_model_type = "dots3_note_vision_encoder"
     audio_model_type = "dots3_note_audio_encoder"
