@@ -76,13 +76,3 @@ def test_a_dots3_note_vision_encoder_longer_than_its_pyramid_is_refused(write_co
     config = {"model_type": "dots3_note", "vision_config": {"num_hidden_layers": 43}}
     with pytest.raises(InvalidConfigError, match="pyramid_num_routed"):
         account(str(write_config(config)))
-
-
-def test_the_causal_lm_mapping_builds_dots3_notes_language_model_alone(write_config):
-    # transformers 5.24's causal-LM mapping builds Dots3NoteForCausalLM for dots3_note; on the meta device,
-    # AutoModelForCausalLM.from_config(AutoConfig.for_model("dots3_note")) holds 279,551,718,016 parameters, the
-    # language model and its head without the towers (the same as defaults__dots3_note_text's record).
-    config = {"model_type": "dots3_note", "architectures": ["Dots3NoteForCausalLM"]}
-    report = account(str(write_config(config)))
-    assert report.total_params == 279_551_718_016
-    assert (report.components.vision, report.components.audio, report.components.projector) == (0, 0, 0)

@@ -110,6 +110,8 @@ class Llama4Config(MultimodalConfig):
     architecture = "Llama-4"
     config_class = "Llama4Config"
     default_model_class = "Llama4ForConditionalGeneration"
+    # AutoModelForCausalLM (the text-generation mapping) builds Llama4ForCausalLM: the language model alone.
+    text_only_classes = frozenset({"Llama4ForCausalLM"})
     text_model_type = "llama4_text"
     vision_model_type = "llama4_vision_model"
     vision_prefix = "vision_model."
