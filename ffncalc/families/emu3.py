@@ -258,9 +258,16 @@ class Emu3Config(HFConfig):
     vocabulary_map: dict[str, Any] | None = None
     tie_word_embeddings: Flag = False
 
+    @property
+    def text_only(self) -> bool:
+        """Whether the class counted is Emu3ForCausalLM, the language model alone (what AutoModelForCausalLM builds
+        from an Emu3Config: its text_config), without the VQ-VAE and without reading vocabulary_map."""
+        return self.model_class() == "Emu3ForCausalLM"
+
     @model_validator(mode="after")
     def _check_vocabulary_map(self) -> Emu3Config:
-        if self.vocabulary_map is None:  # Emu3ImageVocabularyMapping reads vocab_map.get("<|extra_200|>")
+        # Emu3ImageVocabularyMapping reads vocab_map.get("<|extra_200|>"); Emu3ForCausalLM has no image tokens
+        if self.vocabulary_map is None and not self.text_only:
             raise ValueError(
                 "vocabulary_map: transformers cannot build Emu3 without it (Emu3Model reads the image tokens from "
                 "it); give the tokenizer's map, as the published config.json does"
@@ -291,6 +298,8 @@ class Emu3Config(HFConfig):
         return self.text.warnings()
 
     def to_spec(self) -> ModelSpec:
+        if self.text_only:  # Emu3ForCausalLM: model., lm_head, tied as text_config says
+            return replace(self.text.to_spec(), model_type=self.model_type)
         text = replace(self.text.to_spec(), model_type=self.model_type, tie_word_embeddings=self.tie_word_embeddings)
         spec = relocate(text, "text_model.model.", "text_model.lm_head")
         tower = self.vq.tower("vqmodel.")
@@ -301,6 +310,10 @@ class Emu3Config(HFConfig):
         )
 
     def notes(self) -> list[str]:
+        if self.text_only:
+            return [
+                "Emu3ForCausalLM is the language model alone: transformers builds it from text_config, without the VQ-VAE"
+            ]
         return [
             "emu3 reads an image as tokens of its own vocabulary: the VQ-VAE (vq_config, its encoder and the decoder "
             "that draws generated tokens back into pixels) is counted as the vision tower and never runs for a text "
