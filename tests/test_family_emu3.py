@@ -77,3 +77,11 @@ def test_emu3_saves_its_batch_norm_statistics():
 def test_emu3_without_vocabulary_map_is_refused_as_transformers_cannot_build_it(write_config):
     with pytest.raises(InvalidConfigError, match="vocabulary_map"):
         account(str(write_config({"model_type": "emu3"})))
+
+
+def test_emu3_as_its_causal_lm_class_is_the_language_model_alone_without_a_vocabulary_map(write_config):
+    # transformers 5.24: AutoModelForCausalLM.from_config(AutoConfig.for_model("emu3")) builds Emu3ForCausalLM from
+    # text_config, 8,492,011,520 parameters on the meta device; it reads no vocabulary_map and builds no VQ-VAE
+    report = account(str(write_config({"model_type": "emu3", "architectures": ["Emu3ForCausalLM"]})))
+    assert (report.total_params, report.components.vision) == (8_492_011_520, 0)
+    assert not [d.field for d in report.defaults_used if d.field.startswith("vq_config")]

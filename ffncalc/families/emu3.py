@@ -289,6 +289,9 @@ class Emu3Config(HFConfig):
 
     def defaults_used(self) -> list[DefaultUsed]:
         own = [d for d in super().defaults_used() if d.field not in ("text_config", "vq_config")]
+        if self.text_only:  # Emu3ForCausalLM builds no VQ-VAE and ties as text_config says
+            wrapper = [d for d in own if d.field != "tie_word_embeddings"]
+            return wrapper + self.nested_defaults({"text_config": self.text})
         return own + self.nested_defaults()
 
     def max_context(self) -> int | None:
