@@ -49,10 +49,13 @@ def load_config(
 def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Override, ...] = ()) -> LoadedModel:
     """A config.json read from its source, with OVERRIDES applied, validated and turned into a spec."""
     from .families import parse_config
-    from .overrides import apply_overrides, check_read, follow_notes
+    from .overrides import apply_overrides, check_read, follow_notes, shadowing_keys
 
     data = apply_overrides(raw.data, overrides) if overrides else raw.data
     config = parse_config(data, raw.name, as_type=as_type)
+    if overrides and (unshadowed := shadowing_keys(config, data, overrides)) is not None:
+        data = unshadowed
+        config = parse_config(data, raw.name, as_type=as_type)
     block = config.quantization
     quantization_notes, quantization_warnings = _quantization_words(block)
     notes = list(config.notes()) + quantization_notes

@@ -78,6 +78,45 @@ def apply_overrides(raw: dict[str, Any], overrides: tuple[Override, ...]) -> dic
     return changed
 
 
+def shadowing_keys(config: HFConfig, data: dict[str, Any], overrides: tuple[Override, ...]) -> dict[str, Any] | None:
+    """DATA with each override also written under the other names its field has in the same block, or None when no
+    override has one there.
+
+    A field read under several names (bloom's num_hidden_layers is also n_layer; a vision tower's depth is also
+    num_hidden_layers) takes the first the config holds: an override under another name than the config's own
+    would be listed as applied and change nothing. Writing it under every name the block holds makes it change
+    what the config's own key would, whichever the adapter prefers."""
+    changed: dict[str, Any] | None = None
+    for override in overrides:
+        *parents, leaf = override.path
+        model: BaseModel | None = config
+        block: Any = data
+        for part in parents:
+            if model is None or not isinstance(block, dict):
+                break
+            readable = readable_keys(model)
+            nested = model.nested_configs() if isinstance(model, HFConfig) else {}
+            field = readable.get(part)
+            inner = nested.get(field, getattr(model, field, None)) if field else None
+            model = inner if isinstance(inner, BaseModel) else None
+            block = block.get(part)
+        if model is None or not isinstance(block, dict):
+            continue
+        readable = readable_keys(model)
+        field = readable.get(leaf)
+        others = [key for key in block if key != leaf and field is not None and readable.get(key) == field]
+        if not others:
+            continue
+        if changed is None:
+            changed = copy.deepcopy(data)
+        target = changed
+        for part in parents:
+            target = target[part]
+        for key in others:
+            target[key] = override.value
+    return changed
+
+
 def check_read(config: HFConfig, overrides: tuple[Override, ...]) -> None:
     """Refuse an override of a key that the family does not read, naming the nearest ones it does."""
     for override in overrides:

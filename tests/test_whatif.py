@@ -216,3 +216,43 @@ def test_compare_puts_a_variant_beside_its_original():
 def test_derive_dim_reads_the_changed_width():
     run = run_main("derive-dim", "--model", LLAMA, "--set", "intermediate_size=16384", "--json")
     assert run.json()["solve"]["target"] == 16384
+
+
+# --- an override under another name than the config's own key (a field's aliases) ------------------------------
+
+
+def test_set_num_hidden_layers_on_bloom_changes_what_its_n_layer_would(ffncalc):
+    """bloom-560m's config says n_layer = 24; num_hidden_layers is the same field (BloomConfig.attribute_map).
+
+    Hand derivation, h = 1024, vocab 250,880: a BLOOM layer is 2h (input norm) + 3h² + 3h (qkv) + h² + h (dense)
+    + 2h (post-attention norm) + 4h² + 4h (h→4h) + 4h² + h (4h→h) = 12h² + 13h = 12,596,224; outside the layers
+    the word embeddings 250,880 · 1024 = 256,901,120 and two layer norms 2 · 2h = 4,096. 12 layers:
+    256,905,216 + 12 · 12,596,224 = 408,059,904."""
+    result = ffncalc("params", "bigscience/bloom-560m", "--set", "num_hidden_layers=12", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json()["total_params"] == 408_059_904
+
+
+def test_set_hidden_size_on_distilgpt2_changes_what_its_n_embd_would(ffncalc):
+    """distilgpt2: n_embd = 768, 6 layers, vocab 50,257, 1,024 positions. With hidden_size = 12 (GPT-2's alias of
+    n_embd): a layer is 12h² + 13h = 1,884; wte 50,257 · 12 = 603,084, wpe 1,024 · 12 = 12,288, ln_f 2 · 12 = 24:
+    603,084 + 12,288 + 24 + 6 · 1,884 = 626,700."""
+    result = ffncalc("params", "distilbert/distilgpt2", "--set", "hidden_size=12", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json()["total_params"] == 626_700
+
+
+@pytest.mark.parametrize("value", ["0", '"abc"', "[1,2]", "null"])
+def test_a_bad_value_under_an_alias_is_refused_as_under_the_configs_own_key(ffncalc, value):
+    result = ffncalc("params", "bigscience/bloom-560m", "--set", f"num_hidden_layers={value}")
+    assert result.exit_code != 0
+    assert result.stderr.startswith("Error: ") and "n_layer" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_sweep_under_an_alias_changes_every_row(ffncalc):
+    """DistilBERT's config says n_layers; num_hidden_layers is its alias. A row per value, each different."""
+    result = ffncalc("params", "distilbert/distilbert-base-uncased", "--sweep", "num_hidden_layers=1:16:5", "--json")
+    assert result.exit_code == 0, result.stderr
+    totals = [row["figures"]["total_params"] for row in result.json()["rows"]]
+    assert len(totals) == 4 and len(set(totals)) == 4
