@@ -491,6 +491,12 @@ def memory(
         options = replace(options, context=context)
     options.checked()
     loaded = _load(model)
+    from .parallel import check_tensor_parallel
+
+    if options.train:
+        check_tensor_parallel(loaded.spec, options.training_parallel, "training")
+    else:
+        check_tensor_parallel(loaded.spec, options.inference_parallel, "serving")
     remarks = Remarks()
     tokens = _context(options.context, loaded, remarks)
     weights = stored_as(loaded, options.dtype, options.kv_dtype)
@@ -862,6 +868,9 @@ def speed(
     compute_dtype, tensor_parallel, attention = options.compute_dtype, options.tensor_parallel, options.attention
     compute_efficiency, bandwidth_efficiency = options.compute_efficiency, options.bandwidth_efficiency
     loaded = _load(model)
+    from .parallel import check_tensor_parallel
+
+    check_tensor_parallel(loaded.spec, tensor_parallel, "serving")
     remarks = Remarks()
     tokens = _context(context, loaded, remarks)
     prompt_tokens = parse_context(prompt) if prompt is not None else tokens
@@ -1038,6 +1047,9 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         remarks.warnings.append(
             f"--seq {seq:,} exceeds this config's {loaded.config.context_field} ({limit:,}); counted anyway"
         )
+    from .parallel import check_tensor_parallel
+
+    check_tensor_parallel(loaded.spec, options.tensor_parallel, "training")
     flops = count_flops(loaded.spec, seq, info)
     forward = flops.prefill
     per_sequence = flops.training
