@@ -509,8 +509,10 @@ def memory(
             "a frozen base with adapters (QLoRA-style), which these figures do not count."
         )
     accelerators = dict(ACCELERATORS)
-    if options.gpu_memory is not None:
-        accelerators = {f"your GPU ({options.gpu_memory.strip()})": _gpu_memory(options.gpu_memory)} | accelerators
+    asked = None
+    if options.gpu is not None or options.gpu_memory is not None:
+        asked, asked_memory = _serving_gpu(options)
+        accelerators = {asked: asked_memory} | accelerators
     reserve = _runtime_reserve(options.runtime_reserve)
     report = count_memory(
         loaded.spec,
@@ -533,6 +535,7 @@ def memory(
         reserve=reserve,
         attention=options.attention,  # type: ignore[arg-type]
         lora_rank=options.lora_rank,
+        asked=asked,
     )
     if options.engine.strip().lower() != "none" or options.solve is not None:
         report = _serve(loaded, report, options, tokens, weight_dtype, scheme, cache_dtype, reserve)
@@ -559,7 +562,7 @@ def _serving_gpu(options: MemoryOptions) -> tuple[str, int]:
         chip = accelerator(options.gpu)
         return chip.name, chip.memory
     if options.gpu_memory is not None:
-        return f"your GPU ({options.gpu_memory})", _gpu_memory(options.gpu_memory)
+        return f"your GPU ({options.gpu_memory.strip()})", _gpu_memory(options.gpu_memory)
     chip = accelerator("h100")
     return chip.name, chip.memory
 
@@ -855,6 +858,7 @@ def speed(
 ) -> SpeedRun:
     """Roofline ceilings of decode (per batch) and prefill of MODEL on each accelerator of GPUS (see
     ffncalc.roofline); OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
+    from .accelerators import RUNTIME_RESERVE
     from .footprint import weight_layout
     from .roofline import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
 
@@ -900,21 +904,26 @@ def speed(
                 kv_dtype=cache_dtype,
                 gpus=tensor_parallel,
                 attention=attention,  # type: ignore[arg-type]
+                reserve=RUNTIME_RESERVE,
             )
             if not report.fits and len(batch_list) > 1 and batch != batch_list[0]:
-                stopped = (
-                    f"the sweep stops at batch {batch:,} on {chip.name}: weights + KV cache need "
-                    f"{report.memory_needed / (1 << 30):,.1f} GiB per GPU, more than its {chip.memory / (1 << 30):,.1f} GiB"
-                )
+                stopped = f"the sweep stops at batch {batch:,} on {chip.name}: {_need_words(report)}"
                 break
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
             if not report.fits:
-                fit.warnings.append(
-                    f"weights + KV cache need {report.memory_needed / (1 << 30):,.1f} GiB per GPU, more than "
-                    f"{chip.name}'s {chip.memory / (1 << 30):,.1f} GiB: it does not fit (--tp to split it)"
-                )
+                fit.warnings.append(f"{_need_words(report)}: it does not fit (--tp to split it)")
             reports.append(fit.about(report))
     return SpeedRun(reports=reports, stopped=stopped)
+
+
+def _need_words(report: Any) -> str:
+    """What a speed report needs per GPU against what its accelerator has after the runtime reserve."""
+    usable = report.gpu.memory - report.runtime_reserve
+    return (
+        f"weights + KV cache + activations need {report.memory_needed / (1 << 30):,.2f} GiB per GPU, more than "
+        f"{report.gpu.name}'s {usable / (1 << 30):,.2f} GiB after a {report.runtime_reserve / (1 << 30):,.2f} GiB "
+        "runtime reserve"
+    )
 
 
 MAX_BATCH = 1 << 20

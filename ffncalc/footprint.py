@@ -207,6 +207,8 @@ class MemoryReport(ModelInfo):
     replicated: list[str]
     accelerators: list[Accelerator]
     runtime_reserve: int  # subtracted from each accelerator's memory before "fits"
+    needed_per_gpu: int  # what the question needs on each GPU: training's per_gpu with --train, else inference's
+    asked: str | None = None  # the accelerator the question names (--gpu or --gpu-memory), among `accelerators`
     training: Training | None
     engine: EngineReport | None = None
     solved: Solved | None = None
@@ -389,6 +391,22 @@ def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
 
 
 # --- activations -----------------------------------------------------------------------------------
+
+
+PREFILL_CHUNK = 2048  # tokens of a prompt one forward takes at a time (memory's --chunk; vLLM's 2,048 default)
+
+
+def activation_size(weight_dtype: str) -> int:
+    """Bytes of one activation element: the weights' float dtype, BF16 for quantized weights. An FP8 KV cache does
+    not halve the FFN's intermediate."""
+    return DTYPE_BYTES[weight_dtype if weight_dtype in COMPUTE_DTYPES else "BF16"]
+
+
+def inference_need(weights: int, cache: int, activations: int, gpus: int) -> int:
+    """What one GPU must hold to serve: its weights and KV cache, and its share of the largest activation buffer,
+    which tensor parallelism splits as it splits the FFN's intermediate (column-parallel). The one rule of what
+    must fit, for `memory` and `speed` alike; "fits" compares it with the memory less the runtime reserve."""
+    return weights + cache + -(-activations // gpus)
 
 
 def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) -> Activations:
@@ -723,6 +741,7 @@ def count_memory(
     reserve: int = 0,
     attention: TrainAttention = "flash",
     lora_rank: int | None = None,
+    asked: str | None = None,
 ) -> MemoryReport:
     """Weights + KV cache + activations for inference, per GPU over GPUS; and with TRAIN, training memory.
 
@@ -733,10 +752,7 @@ def count_memory(
     stored = weight_layout(spec, weight_dtype, scheme)
     weights = weight_bytes(stored, weight_dtype, scheme)
     cache = kv_cache(spec, context, batch, kv_dtype)
-    # Activations are in the compute dtype (the weights' float dtype; BF16 for quantized weights), whatever the
-    # KV cache is stored in: an FP8 cache does not halve the FFN's intermediate.
-    compute_dtype = weight_dtype if weight_dtype in COMPUTE_DTYPES else "BF16"
-    activations = inference_activations(spec, batch, min(chunk, context), DTYPE_BYTES[compute_dtype])
+    activations = inference_activations(spec, batch, min(chunk, context), activation_size(weight_dtype))
     total = weights.bytes + cache.bytes + activations.bytes
 
     shares = cache_shares(spec, cache)
@@ -746,7 +762,7 @@ def count_memory(
     def per_gpu(n: int) -> tuple[int, list[str]]:
         w, copied = per_gpu_weights(weights_split, n)
         c, copied_cache = per_gpu_cache(shares, cache.bytes, n)
-        return w + c + activations.bytes, copied + copied_cache
+        return inference_need(w, c, activations.bytes, n), copied + copied_cache
 
     per_gpu_total, replicated = per_gpu(gpus) if gpus > 1 else (total, [])
     training = None
@@ -788,6 +804,8 @@ def count_memory(
         replicated=replicated,
         accelerators=rows,
         runtime_reserve=reserve,
+        needed_per_gpu=training.per_gpu if training is not None else per_gpu_total,
+        asked=asked,
         training=training,
         conventions=CONVENTIONS + _compressed_conventions(spec),
     )

@@ -69,13 +69,17 @@ CROSSOVER_HEADLINES = (
 
 
 def memory_headline(report: Any) -> dict[str, Figure]:
-    """memory: weights, KV cache at the context and batch, the inference total, per GPU; with --engine, its KV
-    capacity and maximum concurrency (None without one)."""
+    """memory: weights, KV cache at the context and batch, the inference total, per GPU; with --train the training
+    figure per GPU; what the question needs per GPU and whether the accelerator asked about holds it (the full
+    output's answer); with --engine, its KV capacity and maximum concurrency (None without one)."""
+    asked = next((row for row in report.accelerators if row.name == report.asked), None)
     return {
         "weights_bytes": report.weights.bytes,
         "kv_cache_bytes": report.kv_cache.bytes,
         "total_inference_bytes": report.total_inference,
         "per_gpu_inference_bytes": report.per_gpu_inference,
+        "training_per_gpu_bytes": report.training.per_gpu if report.training is not None else None,
+        "fits": asked.fits_on_one if asked is not None else None,
         "kv_capacity_tokens": report.engine.kv_capacity_tokens if report.engine is not None else None,
         "max_concurrency": report.engine.max_concurrency if report.engine is not None else None,
     }
@@ -86,6 +90,8 @@ MEMORY_HEADLINES = (
     Headline("kv_cache_bytes", "KV cache", "bytes"),
     Headline("total_inference_bytes", "Total", "bytes"),
     Headline("per_gpu_inference_bytes", "Per GPU", "bytes"),
+    Headline("training_per_gpu_bytes", "Training per GPU", "bytes"),
+    Headline("fits", "Fits the GPU asked"),
     Headline("kv_capacity_tokens", "KV tokens (engine)", "tokens"),
     Headline("max_concurrency", "Concurrency (engine)"),
 )

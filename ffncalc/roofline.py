@@ -20,7 +20,17 @@ from .compute import (
     per_token_flops,
     prefill_flops,
 )
-from .footprint import Layout, cache_shares, kv_cache, kv_elements_per_token, per_gpu_cache
+from .footprint import (
+    PREFILL_CHUNK,
+    Layout,
+    activation_size,
+    cache_shares,
+    inference_activations,
+    inference_need,
+    kv_cache,
+    kv_elements_per_token,
+    per_gpu_cache,
+)
 from .results import ModelInfo, Result
 from .spec import ModelSpec, MoeFfn
 from .tensors import lm_head_rows
@@ -139,7 +149,9 @@ class SpeedReport(ModelInfo):
     attention: AttentionKernel
     weight_bytes: int  # per GPU
     kv_bytes: int  # per GPU, the whole batch at the context
-    memory_needed: int  # weights + KV per GPU
+    activation_bytes: int  # per GPU: its share of the largest activation buffer (as `memory` counts it)
+    memory_needed: int  # weights + KV + activations per GPU (footprint.inference_need, as `memory`)
+    runtime_reserve: int  # kept by the runtime on each GPU; "fits" compares memory_needed with the rest
     fits: bool
     decode: DecodeStep
     prefill: Prefill
@@ -460,6 +472,7 @@ def estimate_speed(
     kv_dtype: str,
     gpus: int = 1,
     attention: AttentionKernel = "fused",
+    reserve: int = 0,
 ) -> SpeedReport:
     """Decode at BATCH × CONTEXT and prefill of PROMPT on GPU (over GPUS with tensor parallelism): roofline ceilings."""
     roof = Roofline(
@@ -471,7 +484,8 @@ def estimate_speed(
     prefill = prefill_step(prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention), roof, prompt)
     weights = sum(_weights_by_operator(stored, gpus).values())
     kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
-    needed = weights + kv_bytes + state_bytes
+    activations = inference_activations(spec, batch, min(PREFILL_CHUNK, context), activation_size(weight_dtype))
+    needed = inference_need(weights, kv_bytes + state_bytes, activations.bytes, gpus)
     efficiency = (
         ""
         if gpu.compute_efficiency == 1 and gpu.bandwidth_efficiency == 1
@@ -491,8 +505,10 @@ def estimate_speed(
         attention=attention,
         weight_bytes=weights,
         kv_bytes=kv_bytes + state_bytes,
+        activation_bytes=-(-activations.bytes // gpus),
         memory_needed=needed,
-        fits=needed <= gpu.memory,
+        runtime_reserve=reserve,
+        fits=needed <= gpu.memory - reserve,
         decode=decode,
         prefill=prefill,
         conventions=CONVENTIONS,

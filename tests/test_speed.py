@@ -139,12 +139,16 @@ def test_efficiencies_scale_the_ceiling_and_are_labelled_assumptions():
     assert scaled.estimate == "roofline ceiling, at 0.7 of peak FLOP/s and 0.8 of peak bandwidth (assumed)"
 
 
-def test_the_batch_sweep_stops_where_weights_and_kv_no_longer_fit():
-    # Llama-3.1-8B on an L4 (24 GiB): 16,060,522,496 bytes of weights + 131,072 bytes per token × 32,768 tokens per
-    # sequence = 4 GiB per sequence: 2 sequences fit (23.0 GiB), 4 do not.
+def test_the_batch_sweep_stops_where_weights_kv_and_activations_no_longer_fit():
+    # Llama-3.1-8B on an L4 (24 GiB, 23 GiB = 24,696,061,952 bytes after the 1 GiB runtime reserve), as `memory`
+    # counts what must fit: 16,060,522,496 bytes of weights + 131,072 bytes per token × 32,768 tokens = 4 GiB of KV
+    # per sequence + the FFN intermediate of a 2,048-token chunk, batch · 2,048 · 28,672 · 2 bytes. One sequence:
+    # 16,060,522,496 + 4,294,967,296 + 117,440,512 = 20,472,930,304 fits; two: 16,060,522,496 + 8,589,934,592
+    # + 234,881,024 = 24,885,338,112 does not.
     run = speed(LLAMA, "l4", context="32k", prompt="1k", batches="1,2,4,8")
-    assert [r.batch for r in run.reports] == [1, 2]
-    assert run.stopped is not None and run.stopped.startswith("the sweep stops at batch 4 on L4")
+    assert [r.batch for r in run.reports] == [1]
+    assert run.reports[0].memory_needed == 20_472_930_304
+    assert run.stopped is not None and run.stopped.startswith("the sweep stops at batch 2 on L4")
 
 
 @pytest.mark.parametrize(
@@ -228,3 +232,16 @@ def test_speed_tables_fit_and_label_the_ceiling(monkeypatch, width, args):
     assert run.exit_code == 0, run.stderr
     assert_fits(run.stdout, width)
     assert "roofline ceiling" in run.stdout
+
+
+def test_speed_and_memory_answer_fits_by_one_rule():
+    # Llama-3.1-8B, batch 64 at 8k on an H100: weights 16,060,522,496 + KV 64 × 8,192 × 131,072 = 68,719,476,736
+    # + the FFN intermediate of a 2,048-token chunk 64 × 2,048 × 28,672 × 2 = 7,516,192,768: 92,296,192,000 bytes,
+    # more than the H100's 81,559 MiB less the 1 GiB runtime reserve (84,447,068,160). Both commands say so.
+    from ffncalc.api import memory
+
+    report = speed(LLAMA, "h100", context="8k", batches="64").reports[0]
+    counted = memory(LLAMA, "8k", batch=64, gpu="h100")
+    assert report.memory_needed == counted.per_gpu_inference == 92_296_192_000
+    assert report.fits is False
+    assert next(row for row in counted.accelerators if row.name == "H100 SXM").fits_on_one is False

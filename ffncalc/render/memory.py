@@ -33,22 +33,27 @@ def parallelism(training: Training) -> str:
 
 
 def answer(report: MemoryReport) -> Text:
-    """The answer in one line: what it needs, per GPU, and the smallest listed accelerator it fits on."""
+    """The answer in one line: what it needs per GPU, whether the accelerator asked about holds it (after the
+    runtime reserve), and the smallest listed one that does."""
     training = report.training
-    needed = training.per_gpu if training is not None else report.per_gpu_inference
     what = "training" if training is not None else "inference"
-    each = (
-        f" per GPU over {report.gpus if training is None else training.gpus}"
-        if report.gpus > 1 or (training is not None and training.gpus > 1)
-        else ""
-    )
+    gpus = training.gpus if training is not None else report.gpus
+    each = f" per GPU over {gpus}" if gpus > 1 else ""
+    reserve = report.runtime_reserve
     fitting = [row for row in report.accelerators if row.fits_on_one]
-    if fitting:
-        smallest = min(fitting, key=lambda row: row.memory)
-        where = f"fits on one {smallest.name} ({gib(smallest.memory)} GiB usable) and the larger ones listed"
-    else:
-        where = "fits on none of the listed accelerators alone"
-    return Text(f"{gib(needed)} GiB for {what}{each}: {where}.", style="bold")
+    asked = next((row for row in report.accelerators if row.name == report.asked), None)
+    words = []
+    if asked is not None:
+        verdict = "fits on" if asked.fits_on_one else "does not fit"
+        words.append(f"{verdict} {asked.name} ({gib(asked.memory - reserve)} GiB after the runtime reserve)")
+    others = [row for row in fitting if row is not asked]
+    if asked is None or not asked.fits_on_one:
+        if others:
+            smallest = min(others, key=lambda row: row.memory)
+            words.append(f"the smallest listed that holds it is {smallest.name} ({gib(smallest.memory)} GiB)")
+        else:
+            words.append("none of the listed accelerators holds it alone")
+    return Text(f"{gib(report.needed_per_gpu)} GiB for {what}{each}: {'; '.join(words)}.", style="bold")
 
 
 def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) -> Group:
