@@ -502,6 +502,20 @@ def memory(
     weights = stored_as(loaded, options.dtype, options.kv_dtype)
     weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     remarks.notes += weights.notes
+    if options.dtype is None:
+        from .serving import engine_dtype, parse_engine
+
+        version = parse_engine(options.engine)
+        encoder_only = not any(layer.stack == "decoder" for layer in loaded.spec.layers)
+        served = engine_dtype(version, weight_dtype, encoder_only)
+        if served != weight_dtype:
+            remarks.notes.append(
+                f"{version.engine} serves this {weight_dtype} checkpoint in {served} (its dtype='auto' downcasts "
+                f"float32 weights): weights and KV cache are counted in {served} (--dtype to choose)."
+            )
+            options = replace(options, dtype={"BF16": "bf16", "F16": "fp16"}[served])  # --solve counts it so too
+            weights = stored_as(loaded, options.dtype, options.kv_dtype)
+            weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     if options.train and scheme is not None:
         remarks.notes.append(
             f"--train with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "

@@ -70,7 +70,9 @@ class EngineVersion(Value):
 
 def parse_engine(text: str) -> EngineVersion:
     """'vllm', 'vllm@0.11', 'sglang' or 'none' → the engine and version; anything else is a one-line error."""
-    name, _, version = text.strip().lower().partition("@")
+    name, at, version = text.strip().lower().partition("@")
+    if at and not version:
+        raise UsageError(f"--engine {text[:30]!r}: name a version after '@', e.g. vllm@0.11, or leave '@' out")
     if name not in ("none", "vllm", "sglang"):
         raise UsageError(f"--engine {text[:30]!r}: use vllm, vllm@VERSION (e.g. vllm@0.11), sglang or none")
     parts = version.split(".")
@@ -84,6 +86,23 @@ def parse_engine(text: str) -> EngineVersion:
             f"--engine {text[:30]!r}: the KV-cache arithmetic modelled starts at vLLM 0.10 (the v1 engine)"
         )
     return engine
+
+
+# vLLM serves a float32 checkpoint (or one whose config names no dtype) in the platform's preferred 16-bit type
+# with dtype="auto": vllm/config/model.py _resolve_auto_dtype, "Downcast for float32 models", bfloat16 on compute
+# capability 8.0 and later (float16 for pooling models) since v0.10.1, float16 before; SGLang in float16
+# (python/sglang/srt/configs/model_config.py _get_and_verify_dtype: "Following the common practice, we use float16
+# for float32 models"). Both keep a 16-bit checkpoint in its own type.
+VLLM_BF16_FOR_FLOAT32_SINCE = (0, 10, 1)
+
+
+def engine_dtype(version: EngineVersion, weight_dtype: str, encoder_only: bool) -> str:
+    """The dtype an engine with dtype="auto" loads WEIGHT_DTYPE weights in (only float32 changes)."""
+    if version.engine == "none" or weight_dtype != "F32":
+        return weight_dtype
+    if version.engine == "sglang" or encoder_only or version.numbers < VLLM_BF16_FOR_FLOAT32_SINCE:
+        return "F16"
+    return "BF16"
 
 
 def vllm_default_max_num_batched_tokens(device_memory: int, device_name: str) -> int:

@@ -166,3 +166,27 @@ def test_an_unknown_engine_is_refused_naming_the_choices(ffncalc):
     run = ffncalc("memory", "meta-llama/Llama-3.1-8B", "--engine", "tgi")
     assert run.exit_code != 0
     assert "use vllm, vllm@VERSION" in run.stderr
+
+
+def test_vllm_serves_a_float32_checkpoint_in_bfloat16():
+    # gemma-2-9b's config says torch_dtype float32; vLLM's dtype="auto" downcasts float32 models to the platform's
+    # preferred 16-bit type, bfloat16 on an H100 (vllm/config/model.py _resolve_auto_dtype, v0.10.1+). Its
+    # 9,241,705,984 parameters (transformers 5.24 on the meta device, tests/expected/transformers/) are then
+    # 18,483,411,968 bytes, and the KV cache is 16-bit too: the same capacity as asking for bf16 outright.
+    auto = memory("google/gemma-2-9b", "8k", engine="vllm", gpu="h100")
+    asked = memory("google/gemma-2-9b", "8k", engine="vllm", gpu="h100", dtype="bf16")
+    assert auto.weights.dtype == "BF16" and auto.weights.bytes == 2 * 9_241_705_984
+    assert auto.engine is not None and asked.engine is not None
+    assert auto.engine.kv_capacity_tokens == asked.engine.kv_capacity_tokens
+    assert any("serves this F32 checkpoint in BF16" in note for note in auto.notes)
+
+
+def test_without_an_engine_a_float32_checkpoint_counts_as_stored():
+    report = memory("google/gemma-2-9b", "8k")
+    assert report.weights.dtype == "F32" and report.weights.bytes == 4 * 9_241_705_984
+
+
+def test_an_engine_version_needs_a_version_after_the_at_sign(ffncalc):
+    result = ffncalc("memory", "google/gemma-2-9b", "--engine", "vllm@")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "name a version after '@'" in result.stderr
