@@ -553,6 +553,12 @@ def memory(
     )
     if options.engine.strip().lower() != "none" or options.solve is not None:
         report = _serve(loaded, report, options, tokens, weight_dtype, scheme, cache_dtype, reserve)
+        if report.engine is not None and report.engine.max_concurrency < 1:
+            remarks.warnings.append(
+                f"{report.engine.engine} would refuse to start: one request of {tokens:,} tokens needs more KV cache "
+                f"than the {report.engine.kv_capacity_tokens:,} tokens it has room for (a shorter context, its "
+                "max_model_len, or more GPUs)"
+            )
     return remarks.about(report)
 
 
@@ -632,6 +638,18 @@ def _serve(
             loaded.spec, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype], state_size=state_size,
             tp=tp, batched=batched, batched_source=batched_source, block_size=options.block_size,
         )  # fmt: skip
+        model_limit = loaded.config.max_context()
+        if model_limit is not None and engine.max_context > model_limit:
+            # vLLM's max_model_len defaults to the model's own limit and refuses a longer request.
+            engine = replace(
+                engine,
+                max_context=model_limit,
+                notes=[
+                    *engine.notes,
+                    f"the longest single request stops at the model's limit, {model_limit:,} tokens (the cache "
+                    "would hold more)",
+                ],
+            )
     solved = None
     if options.solve is not None:
         solved = _solve(loaded, options, engine, context, gpu_name, gpu_memory - reserve)
@@ -651,8 +669,12 @@ def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: in
     def per_gpu(ctx: int, batch: int) -> int:
         return memory(loaded, options=replace(plain, context=ctx, batch=batch)).per_gpu_inference
 
+    model_limit = None
     if options.solve == "ctx":
-        without = _largest(lambda n: per_gpu(n, options.batch) <= limit, 1 << 24)
+        # A context past the model's own limit is no answer (vLLM refuses a max_model_len past it): the search
+        # stops there, and the answer says so when it reaches it.
+        model_limit = loaded.config.max_context()
+        without = _largest(lambda n: per_gpu(n, options.batch) <= limit, model_limit or 1 << 24)
         value: int | float = engine.max_context if engine is not None else without
         how = f"the longest context of {options.batch:,} sequence(s)"
     else:
@@ -662,12 +684,16 @@ def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: in
         else:
             value = engine.max_concurrency if options.solve == "concurrency" else int(engine.max_concurrency)
         how = f"sequences of {context:,} tokens at once"
+    reached = model_limit if model_limit is not None and value >= model_limit else None
     return Solved(
         what=options.solve or "",
         value=value,
         without_engine=without,
         memory=limit,
         how=how + f" on {gpu_name} × {options.inference_parallel} (tensor parallel), after the runtime reserve",
+        gpu=gpu_name,
+        fits=value > 0,
+        limit=reached,
     )
 
 

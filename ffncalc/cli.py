@@ -388,8 +388,13 @@ def respond(
     report = report_of(loaded)
     if answer.brief:
         refuse(bool(answer.svg or answer.html), "--brief prints a few lines; draw pictures without it")
-        return brief(report, command, headline_of(loaded, report), headlines, answer.as_json)
-    emit(report, answer.as_json or answer.output == OutputFormat.json, render, answer.svg, answer.html, answer.width)
+        brief(report, command, headline_of(loaded, report), headlines, answer.as_json)
+    else:
+        emit(
+            report, answer.as_json or answer.output == OutputFormat.json, render, answer.svg, answer.html, answer.width
+        )
+    if getattr(report, "exit_code", 0):  # the answer is "it does not fit at all": printed, then exit 1
+        raise typer.Exit(report.exit_code)
 
 
 def no_sweep_options(chart: str | None, output: OutputFormat) -> None:

@@ -189,10 +189,13 @@ class Solved(Result):
     """--solve: the largest context, batch or concurrency that fits, with and without the engine's budget."""
 
     what: str  # "ctx", "batch" or "concurrency"
-    value: int | float  # the largest that fits (concurrency unrounded, as vLLM prints it)
+    value: int | float  # the largest that fits (concurrency unrounded, as vLLM prints it); 0 when nothing does
     without_engine: int  # the largest whole value for which weights + KV cache + activations fit the memory
     memory: int  # the memory per GPU compared against (after the runtime reserve)
     how: str
+    gpu: str  # the accelerator asked about
+    fits: bool  # False: not even one token of one sequence fits (the weights alone, or the engine's cache)
+    limit: int | None = None  # ctx: the model's own context limit, where the answer stops at it
 
 
 class MemoryReport(ModelInfo):
@@ -213,6 +216,14 @@ class MemoryReport(ModelInfo):
     engine: EngineReport | None = None
     solved: Solved | None = None
     conventions: list[str]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when the question has no answer that fits (--solve finds nothing that fits, or the engine cannot hold
+        one request and would refuse to start), as verify exits 1 for a checkpoint that is not what it says."""
+        if self.solved is not None and not self.solved.fits:
+            return 1
+        return 1 if self.engine is not None and self.engine.max_concurrency < 1 else 0
 
 
 # --- weights ---------------------------------------------------------------------------------

@@ -120,8 +120,12 @@ def test_the_estimated_budget_is_utilization_of_the_gpu_less_weights_activations
 def test_solve_ctx_gives_the_engines_longest_request_and_the_largest_context_that_fits_without_one():
     # vLLM at 40 GiB: 20,480 blocks of 16 → a single request of 20,480 · 16 = 327,680 tokens.
     # Without an engine, on an H100 less 1 GiB: (81,559 MiB − 1 GiB − 16,060,522,496 weights − 117,440,512 activations
-    # (2,048 · 28,672 · 2)) // 131,072 bytes a token = 520,851.
-    report = memory("meta-llama/Llama-3.1-8B", "32k", engine="vllm", kv_budget="40GiB", solve="ctx")
+    # (2,048 · 28,672 · 2)) // 131,072 bytes a token = 520,851. Both pass the model's own limit (131,072), so the
+    # model here is told it has a longer one (the answer stops at a model's limit: the next test).
+    from ffncalc.loading import load_config
+
+    longer = load_config("meta-llama/Llama-3.1-8B", overrides=["max_position_embeddings=1048576"])
+    report = memory(longer, "32k", engine="vllm", kv_budget="40GiB", solve="ctx")
     assert report.solved.value == 327_680
     limit = 81_559 * (1 << 20) - GIB
     assert report.solved.without_engine == (limit - 16_060_522_496 - 117_440_512) // 131_072 == 520_851
@@ -190,3 +194,38 @@ def test_an_engine_version_needs_a_version_after_the_at_sign(ffncalc):
     result = ffncalc("memory", "google/gemma-2-9b", "--engine", "vllm@")
     assert result.exit_code == 2 and result.stdout == ""
     assert "name a version after '@'" in result.stderr
+
+
+def test_solve_ctx_stops_at_the_models_limit_and_says_so(ffncalc):
+    # Llama-3.1-8B on an H100: 16,060,522,496 bytes of weights leave room for over 500,000 tokens of KV at 131,072
+    # bytes each, but its config's max_position_embeddings is 131,072: the answer is that limit, said as such.
+    result = ffncalc("memory", "meta-llama/Llama-3.1-8B", "--solve", "ctx", "--gpu", "h100", "--json")
+    assert result.exit_code == 0
+    solved = result.json()["solved"]
+    assert solved["value"] == solved["without_engine"] == 131_072
+    assert solved["limit"] == 131_072 and solved["fits"] is True
+
+
+def test_solve_when_the_weights_alone_do_not_fit_is_a_clear_answer_and_exit_1(ffncalc):
+    # Llama-3.1-70B in BF16: 70,553,706,496 parameters × 2 = 141,107,412,992 bytes (131.4 GiB), more than an H100's
+    # 81,559 MiB: no context fits at all.
+    result = ffncalc("memory", "meta-llama/Llama-3.1-70B", "--solve", "ctx", "--gpu", "h100")
+    assert result.exit_code == 1
+    assert "Does not fit at all: one sequence needs" in " ".join(result.stdout.split())
+    assert "Longest context: 0" not in result.stdout
+
+
+def test_vllms_longest_single_request_stops_at_the_models_limit():
+    # DeepSeek-V3 in FP8 over 8 H200s holds far more than one request of its max_position_embeddings (163,840).
+    report = memory("deepseek-ai/DeepSeek-V3", "8k", engine="vllm", gpu="h200", tensor_parallel=8)
+    assert report.engine is not None and report.engine.max_context == 163_840
+
+
+def test_vllm_refusing_to_start_is_said_and_exits_1(ffncalc):
+    # Llama-3.1-70B at 128k over 2 H100s: 65.7 GiB of weights per GPU leave about 4 GiB of KV cache, 26,848 tokens;
+    # one request of 131,072 tokens does not fit, and vLLM refuses to start ("larger than the available KV cache").
+    result = ffncalc(
+        "memory", "meta-llama/Llama-3.1-70B", "--engine", "vllm", "--gpu", "h100", "--tp", "2", "--ctx", "128k"
+    )
+    assert result.exit_code == 1
+    assert "vllm would refuse to start" in result.stderr

@@ -204,6 +204,15 @@ def solved_lines(report: MemoryReport) -> list[RenderableType]:
     assert solved is not None
     value = f"{solved.value:,.2f}" if isinstance(solved.value, float) else count(solved.value)
     what = {"ctx": "Longest context", "batch": "Largest batch", "concurrency": "Maximum concurrency"}[solved.what]
+    if not solved.fits:
+        room = f"the {gib(solved.memory)} GiB {solved.gpu} has after the runtime reserve"
+        need = f"one sequence needs {gib(report.per_gpu_inference)} GiB per GPU, more than {room}"
+        if report.engine is not None and report.per_gpu_inference <= solved.memory:
+            need = f"{report.engine.engine}'s KV-cache budget holds no whole request of this context"
+        hint = "--tp to split the model" if report.engine is None else "--tp, or a shorter --ctx"
+        return [Text(f"Does not fit at all: {need} ({hint}).", style="bold")]
+    if solved.limit is not None:
+        value += f" (the model's limit: {count(solved.limit)} tokens; more would fit)"
     lines: list[RenderableType] = []
     if report.engine is not None:
         lines.append(Text(f"{what} ({report.engine.engine}'s arithmetic): {value} — {solved.how}.", style="bold"))
@@ -211,7 +220,7 @@ def solved_lines(report: MemoryReport) -> list[RenderableType]:
             Text(f"Without an engine's budget (weights + KV cache + activations): {count(solved.without_engine)}.")
         )
     else:
-        lines.append(Text(f"{what}: {count(solved.without_engine)} — {solved.how}.", style="bold"))
+        lines.append(Text(f"{what}: {value} — {solved.how}.", style="bold"))
     return lines
 
 
