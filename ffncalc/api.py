@@ -838,6 +838,8 @@ class SpeedOptions(Value):
     gpu_flops: float | None = None  # another chip: dense FLOP/s, bytes/s and memory
     gpu_bandwidth: float | None = None
     gpu_memory: str | None = None
+    gpu_interconnect: float | None = None  # bytes/s per direction, for tensor parallelism on that chip
+    gpu_name: str | None = None  # what to call that chip
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
@@ -863,12 +865,19 @@ class SpeedOptions(Value):
             cache_element_type(self.kv_dtype, "--kv-dtype")
         if (self.gpu_flops is None) != (self.gpu_bandwidth is None):
             raise UsageError("describe another chip with both --gpu-flops and --gpu-bandwidth (and --gpu-memory)")
-        if (
-            self.gpu_flops is not None
-            and self.gpu_bandwidth is not None
-            and min(self.gpu_flops, self.gpu_bandwidth) <= 0
-        ):
-            raise UsageError("--gpu-flops and --gpu-bandwidth must be above 0, e.g. 989e12 and 3.35e12")
+        chip_figures: tuple[tuple[str, float | None, float, float, str], ...] = (
+            ("--gpu-flops", self.gpu_flops, 1e9, 1e18, "989e12"),
+            ("--gpu-bandwidth", self.gpu_bandwidth, 1e6, 1e15, "3.35e12"),
+            ("--gpu-interconnect", self.gpu_interconnect, 1e6, 1e15, "450e9"),
+        )
+        for name, figure, low, high, example in chip_figures:
+            # Past these a chip is no chip: a GFLOP/s to an exaFLOP/s, a MB/s to a PB/s (nan and inf included).
+            if figure is not None and not (isinstance(figure, (int, float)) and low <= figure <= high):
+                raise UsageError(
+                    f"{name} must be from {low:.0e} to {high:.0e} per second, e.g. {example} (got {figure})"
+                )
+        if self.gpu_name is not None and not 1 <= len(self.gpu_name.strip()) <= 40:
+            raise UsageError("--gpu-name takes 1 to 40 characters, e.g. 'H20'")
         return self
 
     def chips(self) -> list[Accelerator]:
@@ -877,10 +886,12 @@ class SpeedOptions(Value):
 
         if self.gpu_flops is not None and self.gpu_bandwidth is not None:
             memory_bytes = _gpu_memory(self.gpu_memory) if self.gpu_memory is not None else 1 << 50
+            link = round(self.gpu_interconnect) if self.gpu_interconnect is not None else None
+            name = self.gpu_name.strip() if self.gpu_name is not None else "your GPU"
             return [
                 Accelerator(
-                    "your GPU", (), (("bf16", round(self.gpu_flops)),), round(self.gpu_bandwidth), memory_bytes, None,
-                    "", "as given", ("--gpu-flops, --gpu-bandwidth, --gpu-memory as given",),
+                    name, (), (("bf16", round(self.gpu_flops)),), round(self.gpu_bandwidth), memory_bytes, link,
+                    "as given" if link else "", "as given", ("--gpu-flops, --gpu-bandwidth, --gpu-memory, --gpu-interconnect as given",),
                 )
             ]  # fmt: skip
         names = self.gpus.split(",") if isinstance(self.gpus, str) else list(self.gpus)
@@ -900,7 +911,7 @@ def speed(
     ffncalc.roofline); OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
     from .accelerators import RUNTIME_RESERVE
     from .footprint import weight_layout
-    from .roofline import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
+    from .roofline import FirstNotFitting, SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
 
     options = replace(options or SpeedOptions(), **changes)
     if gpus is not None:
@@ -923,13 +934,15 @@ def speed(
     quantization = scheme.method if scheme else None
     matmul_dtype = compute_dtype.lower() if compute_dtype else compute_dtype_for(weight_dtype, quantization)
     stored = weight_layout(loaded.spec, weight_dtype, scheme)
-    reports, stopped = [], None
+    reports: list[Any] = []
+    not_fitting: list[FirstNotFitting] = []
+    warnings = list(loaded.info.warnings) + remarks.warnings
     for chip in chips:
         if tensor_parallel > 1 and chip.interconnect is None:
-            raise UsageError(
-                f"--tp {tensor_parallel} needs an interconnect bandwidth; {chip.name} has none in the table"
-            )
+            fix = "give --gpu-interconnect" if options.gpu_flops is not None else "it has none in the table"
+            raise UsageError(f"--tp {tensor_parallel} needs {chip.name}'s interconnect bandwidth; {fix}")
         figures = gpu_figures(chip, matmul_dtype, compute_efficiency, bandwidth_efficiency)
+        first: FirstNotFitting | None = None
         for batch in batch_list:
             report = estimate_speed(
                 loaded.spec,
@@ -946,14 +959,25 @@ def speed(
                 attention=attention,  # type: ignore[arg-type]
                 reserve=RUNTIME_RESERVE,
             )
-            if not report.fits and len(batch_list) > 1 and batch != batch_list[0]:
-                stopped = f"the sweep stops at batch {batch:,} on {chip.name}: {_need_words(report)}"
-                break
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
             if not report.fits:
-                fit.warnings.append(f"{_need_words(report)}: it does not fit (--tp to split it)")
+                fit.warnings.append(f"batch {batch:,}: {_need_words(report)}: it does not fit (--tp to split it)")
+                if first is None:
+                    first = FirstNotFitting(
+                        gpu=chip.name,
+                        batch=batch,
+                        memory_needed=report.memory_needed,
+                        memory_usable=chip.memory - RUNTIME_RESERVE,
+                    )
             reports.append(fit.about(report))
-    return SpeedRun(reports=reports, stopped=stopped)
+        if first is not None:
+            not_fitting.append(first)
+            where = "at any batch asked" if first.batch == batch_list[0] else f"from batch {first.batch:,} on"
+            warnings.append(
+                f"{chip.name}: does not fit {where} (batch {first.batch:,} needs {first.memory_needed / (1 << 30):,.2f} "
+                f"GiB per GPU, {first.memory_usable / (1 << 30):,.2f} GiB after the runtime reserve; --tp to split it)"
+            )
+    return SpeedRun(reports=reports, not_fitting=not_fitting, warnings=warnings)
 
 
 def _need_words(report: Any) -> str:
@@ -969,17 +993,31 @@ def _need_words(report: Any) -> str:
 MAX_BATCH = 1 << 20
 
 
+MAX_BATCHES = 64  # batches in one run: a sweep of more is a typo, not a study (each is a whole estimate per chip)
+
+
 def _batches(batches: str | tuple[int, ...] | list[int]) -> list[int]:
-    """'1,8,64' → [1, 8, 64]; each a whole number from 1 to MAX_BATCH, ascending, no repeats."""
-    items = batches.split(",") if isinstance(batches, str) else [str(b) for b in batches]
+    """'1,8,64', '1:256:x2' (doubling) or '8:64:8' (as --sweep writes ranges) → [1, 8, 64]; each a whole number
+    from 1 to MAX_BATCH, ascending, no repeats, at most MAX_BATCHES of them."""
+    from .overrides import parse_sweep
+
+    if isinstance(batches, str) and ":" in batches:
+        try:
+            items = [str(value) for value in parse_sweep(f"batch={batches.strip()}").values]
+        except UsageError as error:
+            raise UsageError(str(error).replace("--sweep 'batch=", "--batch '")) from None
+    else:
+        items = batches.split(",") if isinstance(batches, str) else [str(b) for b in batches]
     values = []
     for item in items:
         text = item.strip()
         if not text.isdigit() or not 1 <= int(text) <= MAX_BATCH:
             raise UsageError(
-                f"--batch takes whole numbers from 1 to {MAX_BATCH:,} separated by commas, e.g. 1,8,64 (got {item.strip()[:20]!r})"
+                f"--batch takes whole numbers from 1 to {MAX_BATCH:,}, e.g. 1,8,64 or 1:256:x2 (got {item.strip()[:20]!r})"
             )
         values.append(int(text))
+    if len(set(values)) > MAX_BATCHES:
+        raise UsageError(f"--batch names {len(set(values)):,} batches; at most {MAX_BATCHES}")
     return sorted(set(values))
 
 

@@ -324,6 +324,10 @@ def sweep(
         as_json and output not in (OutputFormat.table, OutputFormat.json),
         f"--json and --format {output.value} ask for two formats; choose one",
     )
+    refuse(
+        bool(svg or html) and output in (OutputFormat.csv, OutputFormat.markdown),
+        f"--format {output.value} prints rows; draw pictures (--svg, --html) without it",
+    )
     refuse(len(sweeps) > 2, "--sweep: at most two fields (a grid)")
     parsed = tuple(parse_sweep(text) for text in sweeps)
     refuse(len({s.key for s in parsed}) < len(parsed), "--sweep: each field once")
@@ -917,6 +921,14 @@ def compare_command(
         json and output not in (OutputFormat.table, OutputFormat.json),
         f"--json and --format {output.value} ask for two formats; choose one",
     )
+    refuse(
+        bool(svg or html) and output in (OutputFormat.csv, OutputFormat.markdown),
+        f"--format {output.value} prints rows; draw pictures (--svg, --html) without it",
+    )
+    refuse(
+        bool(svg or html) and (json or output == OutputFormat.json),
+        "--svg and --html draw the tables; --json prints none: choose one",
+    )
     with hub_status(json):
         comparison = compare_models(models or None, sort, revision=revision, token=token, overrides=set_ or ())
     rows = comparison.rows
@@ -1062,6 +1074,19 @@ def speed_command(
             help="With --gpu-flops: its memory with its unit, e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes).",
         ),
     ] = None,
+    gpu_interconnect: Annotated[
+        float | None,
+        typer.Option(
+            "--gpu-interconnect",
+            metavar="B/S",
+            help="With --gpu-flops and --tp: its interconnect per direction, e.g. 450e9 (NVLink 4: 900 GB/s both ways).",
+        ),
+    ] = None,
+    gpu_name: Annotated[
+        str | None,
+        typer.Option("--gpu-name", metavar="NAME", help="With --gpu-flops: what to call the chip, e.g. 'H20'."),
+    ] = None,
+    explain: ExplainOpt = False,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -1081,10 +1106,13 @@ def speed_command(
     bytes / bandwidth). Not a measurement; --compute-efficiency and --bandwidth-efficiency scale the peaks.
     """
     from .api import SpeedOptions, speed
-    from .render import print_json
     from .render.speed import speed_renderables
 
-    refuse(gpu_memory is not None and gpu_flops is None, "--gpu-memory describes a chip given by --gpu-flops; add it")
+    described = (gpu_memory, gpu_interconnect, gpu_name)
+    refuse(
+        any(value is not None for value in described) and gpu_flops is None,
+        "--gpu-memory, --gpu-interconnect and --gpu-name describe a chip given by --gpu-flops; add it",
+    )
 
     options = SpeedOptions(
         gpus=gpu,
@@ -1101,6 +1129,8 @@ def speed_command(
         gpu_flops=gpu_flops,
         gpu_bandwidth=gpu_bandwidth,
         gpu_memory=gpu_memory,
+        gpu_interconnect=gpu_interconnect,
+        gpu_name=gpu_name,
     ).checked()
 
     def run_speed(at: Any) -> Any:
@@ -1110,10 +1140,13 @@ def speed_command(
     if sweep_:
         from .headlines import SPEED_HEADLINES, speed_headline
 
-        refuse("," in gpu or "," in batch, "--sweep counts one accelerator at one batch; give one --gpu and --batch")
+        refuse(
+            "," in gpu or "," in batch or ":" in batch,
+            "--sweep counts one accelerator at one batch; give one --gpu and --batch",
+        )
         measure = lambda at: speed_headline(run_speed(at).reports[0])  # noqa: E731
         return sweep(loaded, sweep_, "speed", measure, SPEED_HEADLINES, chart, json, output, svg, html, width)
-    no_sweep_options(chart, output)
+    refuse(chart is not None, "--chart applies to --sweep; add --sweep KEY=VALUES")
     run = run_speed(loaded)
     if brief_:
         from .headlines import SPEED_HEADLINES, speed_headline
@@ -1121,13 +1154,24 @@ def speed_command(
         refuse(len(run.reports) > 1, "--brief shows one accelerator at one batch; give one --gpu and --batch")
         refuse(bool(svg or html), "--brief prints a few lines; draw pictures without it")
         return brief(run.reports[0], "speed", speed_headline(run.reports[0]), SPEED_HEADLINES, json)
-    if run.stopped:
-        sys.stderr.write(f"Warning: {run.stopped}\n")
-    if json:
-        warn(run.reports[0])
-        print_json(run.reports[0] if len(run.reports) == 1 else run.reports)
-        return
-    emit(run.reports[0], False, lambda _, columns: speed_renderables(run, columns), svg, html, width)
+    if output in (OutputFormat.csv, OutputFormat.markdown):
+        refuse(json, f"--json and --format {output.value} ask for two formats; choose one")
+        refuse(bool(svg or html), f"--format {output.value} prints rows; draw pictures without it")
+        refuse(
+            output == OutputFormat.markdown, "speed writes csv rows (one per accelerator and batch); use --format csv"
+        )
+        from .render.speed import speed_csv
+
+        warn(run)
+        return speed_csv(run)
+    emit(
+        run,
+        json or output == OutputFormat.json,
+        lambda _, columns: speed_renderables(run, columns, explain),
+        svg,
+        html,
+        width,
+    )
 
 
 @app.command("train")

@@ -13,7 +13,7 @@ from .compute import CrossoverReport, FlopsReport
 from .ffn_width import DeriveDimReport
 from .footprint import MemoryReport
 from .results import json_list_schema, json_model
-from .roofline import SpeedReport
+from .roofline import SpeedRun
 from .training import TrainReport
 from .verification import VerifyReport
 
@@ -28,6 +28,6 @@ JSON_DOCUMENTS: dict[str, Callable[[], dict]] = {
     "memory": json_model(MemoryReport).model_json_schema,
     "families": TypeAdapter(dict[str, list[str]]).json_schema,  # models --families
     # one document; several accelerators or batches print a list of them
-    "speed": json_model(SpeedReport).model_json_schema,
+    "speed": json_model(SpeedRun).model_json_schema,
     "train": json_model(TrainReport).model_json_schema,
 }

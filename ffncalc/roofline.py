@@ -158,11 +158,23 @@ class SpeedReport(ModelInfo):
     conventions: list[str]
 
 
+class FirstNotFitting(Result):
+    """On one accelerator, the smallest batch asked for that does not fit, and by how much."""
+
+    gpu: str
+    batch: int
+    memory_needed: int  # per GPU, weights + KV + activations
+    memory_usable: int  # the accelerator's memory less the runtime reserve
+
+
 class SpeedRun(Result):
-    """What `ffncalc speed` computed: one report per accelerator and batch (batches past the memory left out)."""
+    """`ffncalc speed --json`, one shape whatever the accelerators and batches: a report for every accelerator ×
+    batch asked (each says whether it fits: a ceiling for one that does not is no answer, and the tables leave its
+    figures out), and per accelerator the first batch that does not fit."""
 
     reports: list[SpeedReport]
-    stopped: str | None = None  # why the batch sweep stopped early
+    not_fitting: list[FirstNotFitting]
+    warnings: list[str]  # the model's and each accelerator's, once each
 
 
 # --- the model's traffic, by operator ------------------------------------------------------------------

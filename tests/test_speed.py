@@ -15,7 +15,6 @@ from ffncalc.api import speed
 from ffncalc.errors import UsageError
 
 from .conftest import run_main
-from .test_output_width import assert_fits
 
 LLAMA = "meta-llama/Llama-3.1-8B"
 H100_BANDWIDTH = 3.35e12
@@ -146,9 +145,9 @@ def test_the_batch_sweep_stops_where_weights_kv_and_activations_no_longer_fit():
     # 16,060,522,496 + 4,294,967,296 + 117,440,512 = 20,472,930,304 fits; two: 16,060,522,496 + 8,589,934,592
     # + 234,881,024 = 24,885,338,112 does not.
     run = speed(LLAMA, "l4", context="32k", prompt="1k", batches="1,2,4,8")
-    assert [r.batch for r in run.reports] == [1]
+    assert [(r.batch, r.fits) for r in run.reports] == [(1, True), (2, False), (4, False), (8, False)]
     assert run.reports[0].memory_needed == 20_472_930_304
-    assert run.stopped is not None and run.stopped.startswith("the sweep stops at batch 2 on L4")
+    assert [(stop.gpu, stop.batch) for stop in run.not_fitting] == [("L4", 2)]
 
 
 @pytest.mark.parametrize(
@@ -197,7 +196,7 @@ def test_bad_options_are_one_line_errors(args, message):
 def test_json_has_the_keys_the_issue_names_with_exact_integers():
     run = run_main("speed", LLAMA, "--json")
     assert run.exit_code == 0, run.stderr
-    document = run.json()
+    document = run.json()["reports"][0]
     assert document["gpu"]["name"] == "H100 SXM" and document["batch"] == 1
     assert isinstance(document["decode"]["seconds_per_step"], float)
     assert isinstance(document["decode"]["tokens_per_second"], float)
@@ -207,41 +206,82 @@ def test_json_has_the_keys_the_issue_names_with_exact_integers():
     assert document["estimate"] == "roofline ceiling" and document["conventions"]
 
 
-def test_several_batches_or_accelerators_print_a_list_of_documents():
+def test_several_batches_or_accelerators_list_every_report_in_the_one_document():
     run = run_main("speed", LLAMA, "--gpu", "h100,h200", "--batch", "1,8", "--json")
     assert run.exit_code == 0, run.stderr
-    assert [(d["gpu"]["name"], d["batch"]) for d in json.loads(run.stdout)] == [
+    assert [(d["gpu"]["name"], d["batch"]) for d in json.loads(run.stdout)["reports"]] == [
         ("H100 SXM", 1), ("H100 SXM", 8), ("H200 SXM", 1), ("H200 SXM", 8),
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("width", [80, 120])
 @pytest.mark.parametrize(
-    "args",
-    [
-        [LLAMA],
-        ["mistralai/Mixtral-8x7B-v0.1", "--gpu", "h200", "--batch", "1,2,4,8,16,32,64"],
-        [LLAMA, "--gpu", "h100,h200,b200,mi300x", "--batch", "1,64"],
-        [LLAMA, "--tp", "2", "--attention", "eager"],
-    ],
+    "several", [("--gpu", "h100,h200"), ("--batch", "1,8"), ("--gpu", "h100,l4", "--batch", "1,64")]
 )
-def test_speed_tables_fit_and_label_the_ceiling(monkeypatch, width, args):
-    monkeypatch.setenv("COLUMNS", str(width))
-    monkeypatch.setenv("NO_COLOR", "1")
-    run = run_main("speed", *args)
+def test_json_has_one_top_level_shape_for_one_and_for_several(several):
+    one = run_main("speed", LLAMA, "--json").json()
+    many = run_main("speed", LLAMA, *several, "--json").json()
+    assert isinstance(one, dict) and sorted(one) == sorted(many) == ["not_fitting", "reports", "warnings"]
+
+
+def test_every_accelerator_keeps_its_own_warnings_and_its_first_batch_that_does_not_fit():
+    # Llama-3.1-70B at 8k: weights 141,107,412,992 bytes; KV 80 layers × 8 heads × 128 × 2 (k, v) × 2 bytes = 327,680
+    # bytes a token; the FFN intermediate of a 2,048-token chunk 2,048 × 57,344 × 2 bytes a sequence. Batch 1:
+    # 141,107,412,992 + 2,684,354,560 + 234,881,024 = 144,026,648,576 bytes, more than an H100 holds (81,559 MiB
+    # less 1 GiB = 84,447,068,160) and less than an H200 (143,771 MiB less 1 GiB = 149,682,198,528); batch 8:
+    # 141,107,412,992 + 21,474,836,480 + 1,879,048,192 = 164,461,297,664, more than both.
+    assert 141_107_412_992 + 8192 * 327_680 + 2048 * 57_344 * 2 == 144_026_648_576
+    run = run_main("speed", "meta-llama/Llama-3.1-70B", "--gpu", "h200,h100", "--batch", "1,8", "--json")
+    document = run.json()
+    assert [(stop["gpu"], stop["batch"]) for stop in document["not_fitting"]] == [("H200 SXM", 8), ("H100 SXM", 1)]
+    assert [report["fits"] for report in document["reports"]] == [True, False, False, False]
+    assert document["reports"][0]["memory_needed"] == 144_026_648_576
+    assert any(w.startswith("H100 SXM: does not fit at any batch asked") for w in document["warnings"])
+    assert "H100 SXM: does not fit at any batch asked" in run.stderr
+    assert "H200 SXM: does not fit from batch 8 on" in run.stderr
+
+
+@pytest.mark.parametrize("value", ["0.4", "1e-300", "inf", "nan"])
+def test_a_chip_figure_that_is_no_chip_is_a_one_line_error(value):
+    run = run_main("speed", LLAMA, "--gpu-flops", value, "--gpu-bandwidth", "3e12")
+    assert run.exit_code == 2 and run.stdout == ""
+    assert run.stderr.startswith("Error: --gpu-flops must be from 1e+09 to 1e+18 per second")
+
+
+def test_a_described_chip_takes_tensor_parallelism_with_its_interconnect_and_its_name():
+    # An H20-like chip: 148 TFLOP/s dense BF16, 4.0 TB/s, 96 GB, NVLink 900 GB/s (450 GB/s a direction). TP 2 over
+    # Llama-3.1-8B: 32 layers × 2 all-reduces × 2·(2−1)/2 × 1 token × 4,096 × 2 bytes = 524,288 bytes a step.
+    run = run_main(
+        "speed", LLAMA, "--gpu-flops", "148e12", "--gpu-bandwidth", "4e12", "--gpu-memory", "96GB",
+        "--gpu-interconnect", "450e9", "--gpu-name", "H20", "--tp", "2", "--json",
+    )  # fmt: skip
     assert run.exit_code == 0, run.stderr
-    assert_fits(run.stdout, width)
-    assert "roofline ceiling" in run.stdout
+    report = run.json()["reports"][0]
+    assert report["gpu"]["name"] == "H20" and report["gpu"]["interconnect"] == 450 * 10**9
+    assert report["decode"]["allreduce_bytes"] == 32 * 2 * 4096 * 2
+    assert report["decode"]["allreduce_seconds"] == 32 * 2 * 4096 * 2 / 450e9
 
 
-def test_speed_and_memory_answer_fits_by_one_rule():
-    # Llama-3.1-8B, batch 64 at 8k on an H100: weights 16,060,522,496 + KV 64 × 8,192 × 131,072 = 68,719,476,736
-    # + the FFN intermediate of a 2,048-token chunk 64 × 2,048 × 28,672 × 2 = 7,516,192,768: 92,296,192,000 bytes,
-    # more than the H100's 81,559 MiB less the 1 GiB runtime reserve (84,447,068,160). Both commands say so.
-    from ffncalc.api import memory
+def test_a_described_chip_without_an_interconnect_names_the_option_for_it():
+    run = run_main("speed", LLAMA, "--gpu-flops", "148e12", "--gpu-bandwidth", "4e12", "--tp", "2")
+    assert run.exit_code == 2 and "give --gpu-interconnect" in run.stderr
 
-    report = speed(LLAMA, "h100", context="8k", batches="64").reports[0]
-    counted = memory(LLAMA, "8k", batch=64, gpu="h100")
-    assert report.memory_needed == counted.per_gpu_inference == 92_296_192_000
-    assert report.fits is False
-    assert next(row for row in counted.accelerators if row.name == "H100 SXM").fits_on_one is False
+
+def test_batch_takes_the_sweep_range_syntax():
+    run = run_main("speed", LLAMA, "--batch", "1:8:x2", "--json")
+    assert [report["batch"] for report in run.json()["reports"]] == [1, 2, 4, 8]
+
+
+def test_a_batch_sweep_writes_csv_one_row_per_accelerator_and_batch():
+    run = run_main("speed", LLAMA, "--gpu", "h100,h200", "--batch", "1,8", "--format", "csv")
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("gpu,batch,")
+    assert [line.split(",")[:2] for line in lines[1:]] == [
+        ["H100 SXM", "1"], ["H100 SXM", "8"], ["H200 SXM", "1"], ["H200 SXM", "8"],
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("picture", ["--svg", "--html"])
+def test_a_picture_beside_csv_is_refused_not_dropped(picture, tmp_path):
+    target = tmp_path / "out"
+    run = run_main("speed", LLAMA, "--batch", "1,8", "--format", "csv", picture, str(target))
+    assert run.exit_code == 2 and not target.exists()

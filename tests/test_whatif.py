@@ -256,3 +256,20 @@ def test_a_sweep_under_an_alias_changes_every_row(ffncalc):
     assert result.exit_code == 0, result.stderr
     totals = [row["figures"]["total_params"] for row in result.json()["rows"]]
     assert len(totals) == 4 and len(set(totals)) == 4
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("params", "meta-llama/Llama-3.1-8B", "--sweep", "num_hidden_layers=1,2", "--format", "csv"),
+        ("params", "meta-llama/Llama-3.1-8B", "--sweep", "num_hidden_layers=1,2", "--format", "markdown"),
+        ("compare", "--format", "csv"),
+        ("compare", "--format", "markdown"),
+        ("compare", "--json"),
+    ],
+)
+def test_a_picture_beside_rows_or_json_is_refused_and_nothing_written(ffncalc, command, tmp_path):
+    target = tmp_path / "picture.svg"
+    result = ffncalc(*command, "--svg", str(target))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert not target.exists()
