@@ -175,3 +175,107 @@ def load_gguf(gguf: GgufFile, name: str, source: str) -> GgufModel:
     loaded = loaded_from(raw)
     fields = {field: getattr(loaded, field) for field in ("name", "source", "config", "spec", "info", "raw")}
     return GgufModel(**fields, gguf=gguf)
+
+
+def open_gguf(model: str, file: str | None = None, revision: str | None = None, token: str | None = None) -> GgufModel:
+    """MODEL a local .gguf (or a split set's part), or a Hub repo with FILE the .gguf in it: its header, counted."""
+    from .errors import ConfigNotFoundError, UsageError
+    from .gguf_source import read_local_gguf
+    from .source import display_path, is_repo_id, local_path
+
+    if file is None:
+        if revision is not None:
+            raise UsageError(f"--revision applies to Hub repos; {display_path(model)} is a local file")
+        path = local_path(model)
+        return load_gguf(read_local_gguf(path), display_path(path), "file")
+    if not file.lower().endswith(".gguf") or file.startswith(("/", ".")) or "\\" in file or ".." in file:
+        raise UsageError(f"--file {file[:80]!r}: name a .gguf file inside the repo, e.g. model-Q4_K_M.gguf")
+    if not is_repo_id(model):
+        raise ConfigNotFoundError(f"--file reads a GGUF from a Hub repo; {display_path(model)[:80]!r} is not a Hub id")
+    from .hub import hub_gguf
+
+    label = f"{model}/{file}" if revision is None else f"{model}@{revision}/{file}"
+    return load_gguf(hub_gguf(model, file, revision, token), label, "hub")
+
+
+def with_gguf(account: Any) -> Any:
+    """ACCOUNT (api.account) that adds a GGUF's stored bytes to the report of a model loaded from one."""
+    from .ggml import gguf_weights
+    from .values import replace
+
+    def counted(loaded: Any) -> Any:
+        report = account(loaded)
+        if not isinstance(loaded, GgufModel):
+            return report
+        weights = gguf_weights(loaded.gguf, report.total_params)
+        if not weights.parameters_match:
+            difference = weights.parameters - report.total_params
+            report = replace(
+                report,
+                warnings=[
+                    *report.warnings,
+                    f"the GGUF's parameter tensors hold {weights.parameters:,} weights, {difference:+,} against the "
+                    f"count of the config its metadata maps to ({report.total_params:,}): the mapping misses "
+                    "something of this file",
+                ],
+            )
+        return replace(report, gguf=weights)
+
+    return counted
+
+
+def llamacpp_report(
+    loaded: GgufModel, report: Any, options: Any, gpu_layers: int | None, cache_type: str | None
+) -> Any:
+    """`memory` of a GGUF: the weights as the file stores them (exact bytes by ggml type), and llama.cpp's KV cache
+    and GPU/CPU split at the context (llamacpp)."""
+    from .accelerators import accelerator
+    from .api import _runtime_reserve
+    from .footprint import Accelerator, WeightBytes
+    from .ggml import gguf_weights
+    from .llamacpp import llamacpp_memory
+    from .values import replace
+
+    stored = gguf_weights(loaded.gguf, 0)
+    weights = WeightBytes(
+        dtype="GGUF",
+        quantization=stored.file_type,
+        bytes=stored.bytes,
+        by_dtype={row.type: row.bytes for row in stored.by_type},
+        by_component=stored.by_component,
+        unquantized_linear_bytes=0,
+    )
+    total = weights.bytes + report.kv_cache.bytes + report.activations.bytes
+    reserve = report.runtime_reserve
+    rows = [
+        Accelerator(
+            name=row.name,
+            memory=row.memory,
+            fits_on_one=total <= row.memory - reserve,
+            tensor_parallel=1 if total <= row.memory - reserve else None,
+            per_gpu_bytes=total if total <= row.memory - reserve else None,
+        )
+        for row in report.accelerators
+    ]
+    gpu = accelerator(options.gpu) if options.gpu else None
+    cache = llamacpp_memory(
+        loaded.gguf,
+        report.kv_cache.context,
+        cache_type or "f16",
+        gpu_layers=gpu_layers,
+        gpu=gpu,
+        reserve=_runtime_reserve(options.runtime_reserve),
+    )
+    return replace(
+        report,
+        weights=weights,
+        total_inference=total,
+        per_gpu_inference=total,
+        accelerators=rows,
+        llamacpp=cache,
+        notes=[
+            *report.notes,
+            "weights: the GGUF's tensors as stored (Σ ggml_nbytes by ggml type); KV cache and activations as "
+            "ffncalc counts them for transformers; llama.cpp's own KV cache and GPU/CPU split are under llamacpp",
+        ],
+    )
