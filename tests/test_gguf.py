@@ -313,3 +313,23 @@ def test_hub_gguf_missing_file(gguf_hub, tmp_path):
     result = run_ffncalc("params", "acme/tiny-GGUF", "--file", "nope.gguf", endpoint=gguf_hub.url, home=tmp_path)
     assert result.returncode != 0
     assert result.stderr.startswith("Error: ") and "nope.gguf" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_local_machines_in_the_accelerator_table():
+    """Vendor figures: RTX 3090 936 GB/s and 24 GB; RTX 5090 1,792 GB/s and 32 GB; M4 Max 546 GB/s (Apple); a
+    128 GB Mac wires 75 % for the GPU, a 16 GB one two thirds (macOS's default)."""
+    from ffncalc.accelerators import accelerator
+    from ffncalc.llamacpp import gpu_usable
+
+    assert accelerator("rtx3090").bandwidth == 936 * 10**9 and accelerator("rtx3090").memory == 24 * 2**30
+    assert accelerator("rtx5090").bandwidth == 1792 * 10**9 and accelerator("rtx5090").memory == 32 * 2**30
+    assert accelerator("m4-max").bandwidth == 546 * 10**9
+    assert gpu_usable(accelerator("m3-max"), 0) == 96 * 2**30
+    assert gpu_usable(accelerator("m1"), 0) == 16 * 2**30 * 2 // 3
+
+
+def test_solved_gpu_layers_fit_the_card():
+    """--gpu with no --gpu-layers: the most layers whose weights and KV cache fit the card after the reserve."""
+    report = json.loads(ffncalc("memory", str(FIXTURE), "--ctx", "32k", "--gpu", "rtx3060", "--json").stdout)
+    cache = report["llamacpp"]
+    assert cache["gpu_layers_solved"] is True and cache["gpu_layers"] == 25 and cache["fits"] is True
