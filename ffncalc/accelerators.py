@@ -41,6 +41,7 @@ class Accelerator(Value):
     memory_source: str  # "driver" (nvidia-smi) or "vendor GB as GiB"
     sources: tuple[str, ...]
     notes: str = ""
+    gpu_share: float | None = None  # unified memory: the share the GPU may wire by default (macOS), else None
 
     def peak(self, dtype: str) -> int | None:
         """The dense peak for DTYPE, or None when the chip has no such unit."""
@@ -308,6 +309,75 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "table row was not read in full",
     ),
 )
+
+
+NVIDIA_GEFORCE = "NVIDIA GeForce product specifications, https://www.nvidia.com/en-us/geforce/graphics-cards/"
+NVIDIA_ADA_WHITEPAPER = "NVIDIA Ada Lovelace architecture whitepaper (FP16 tensor with FP32 accumulate; sparse halved)"
+NVIDIA_AMPERE_WHITEPAPER = "NVIDIA Ampere GA102 whitepaper (FP16 tensor with FP32 accumulate, dense)"
+NVIDIA_WORKSTATION = "NVIDIA RTX professional GPU datasheets, https://www.nvidia.com/en-us/design-visualization/"
+AMD_RADEON = "AMD Radeon RX 7900 XTX specifications, https://www.amd.com/en/products/graphics/desktops/radeon/7000-series/amd-radeon-rx-7900xtx.html"
+APPLE_SPECS = (
+    "Apple technical specifications and newsroom (unified memory bandwidth), https://support.apple.com/en-us/docs/mac"
+)
+# macOS lets the GPU wire about 75 % of unified memory above 36 GB and about two thirds below (what Metal reports
+# as recommendedMaxWorkingSetSize and ggml-metal prints, e.g. 147,456 MB of a 192 GB M2 Ultra; 10,922 MB of 16 GB);
+# raised with `sudo sysctl iogpu.wired_limit_mb=…`.
+MAC_WIRED_SOURCE = "recommendedMaxWorkingSetSize as ggml-metal logs print it (unverified: recalled from public logs)"
+CONSUMER_UNVERIFIED = (
+    "unverified: the dense 16-bit peak (FP32 accumulate) is the architecture whitepaper's figure as widely "
+    "tabulated; memory and bandwidth are the vendor's specification"
+)
+
+
+def _mac(name: str, aliases: tuple[str, ...], tflops: float, bandwidth_gb: int, memory_gb: int) -> Accelerator:
+    """An Apple silicon Mac: unified memory (the vendor's GB as GiB), bandwidth, the GPU's FP16 peak, the wired share."""
+    return Accelerator(
+        name, aliases, _tflops(bf16=tflops), bandwidth_gb * GIGA, memory_gb * GIB, None, "", "vendor GB as GiB",
+        (APPLE_SPECS, MAC_WIRED_SOURCE),
+        "unverified: the GPU's FP16 peak is the FP32 shader peak as widely tabulated (Apple publishes none); the "
+        "usable share is macOS's default GPU wired limit",
+        0.75 if memory_gb > 36 else 2 / 3,
+    )  # fmt: skip
+
+
+def _card(
+    name: str, aliases: tuple[str, ...], tflops: float, bandwidth_gb: float, memory_gb: int, sources: tuple[str, ...]
+) -> Accelerator:
+    """A consumer or workstation card: PCIe only (no interconnect tensor parallelism would use here)."""
+    return Accelerator(
+        name, aliases, _tflops(bf16=tflops), round(bandwidth_gb * GIGA), memory_gb * GIB, None, "",
+        "vendor GB as GiB", sources, CONSUMER_UNVERIFIED,
+    )  # fmt: skip
+
+
+LOCAL_TABLE: tuple[Accelerator, ...] = (
+    _card("RTX 3060 12GB", ("rtx3060", "rtx-3060-12gb"), 25.6, 360, 12, (NVIDIA_GEFORCE, NVIDIA_AMPERE_WHITEPAPER)),
+    _card("RTX 3090", ("rtx3090",), 71, 936, 24, (NVIDIA_GEFORCE, NVIDIA_AMPERE_WHITEPAPER)),
+    _card(
+        "RTX 4060 Ti 16GB", ("rtx4060ti", "rtx-4060-ti-16gb"), 44.1, 288, 16, (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER)
+    ),
+    _card("RTX 4070", ("rtx4070",), 58.3, 504, 12, (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER)),
+    _card("RTX 4080", ("rtx4080",), 97.5, 716.8, 16, (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER)),
+    _card("RTX 5070 Ti", ("rtx5070ti", "rtx-5070-ti"), 87.9, 896, 16, (NVIDIA_GEFORCE,)),
+    _card("RTX 5080", ("rtx5080",), 112.6, 960, 16, (NVIDIA_GEFORCE,)),
+    _card("RTX 5090", ("rtx5090",), 209.5, 1792, 32, (NVIDIA_GEFORCE,)),
+    _card("RTX 6000 Ada", ("rtx6000ada", "rtx-6000-ada"), 182.1, 960, 48, (NVIDIA_WORKSTATION,)),
+    _card("RTX PRO 6000 Blackwell", ("rtxpro6000", "rtx-pro-6000"), 251.9, 1792, 96, (NVIDIA_WORKSTATION,)),
+    _card("RX 7900 XTX", ("rx7900xtx", "7900xtx"), 122.8, 960, 24, (AMD_RADEON,)),
+    _mac("M1 16GB", ("m1", "m1-16gb"), 2.6, 68, 16),
+    _mac("M1 Max 64GB", ("m1-max", "m1-max-64gb"), 10.4, 400, 64),
+    _mac("M1 Ultra 128GB", ("m1-ultra", "m1-ultra-128gb"), 21.2, 800, 128),
+    _mac("M2 Ultra 192GB", ("m2-ultra", "m2-ultra-192gb"), 27.2, 800, 192),
+    _mac("M3 Pro 36GB", ("m3-pro", "m3-pro-36gb"), 7.4, 150, 36),
+    _mac("M3 Max 128GB", ("m3-max", "m3-max-128gb"), 16.4, 400, 128),
+    _mac("M3 Ultra 512GB", ("m3-ultra", "m3-ultra-512gb"), 32.8, 819, 512),
+    _mac("M4 24GB", ("m4", "m4-24gb"), 4.3, 120, 24),
+    _mac("M4 Pro 48GB", ("m4-pro", "m4-pro-48gb"), 9.2, 273, 48),
+    _mac("M4 Max 128GB", ("m4-max", "m4-max-128gb"), 18.4, 546, 128),
+)
+
+# One table: the data-centre entries above, then the machines people run local models on.
+ACCELERATOR_TABLE = ACCELERATOR_TABLE + LOCAL_TABLE
 
 
 def _key(name: str) -> str:

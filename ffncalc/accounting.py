@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
+from .ggml import GgufWeights
 from .results import ModelInfo, Result
 from .spec import CheckpointExtra, Component, DenseFfn, Layer, ModelSpec, MoeFfn, Runs, Stack
 from .tensors import Tensor, dense_ffn_tensors, layer_tensors, model_tensors, router_rows
@@ -179,6 +180,7 @@ class ParamsReport(ModelInfo):
     )
     published_params: int | None = None  # presets: the paper's own figure, beside the count
     published_source: str | None = None
+    gguf: GgufWeights | None = None  # a GGUF's tensor data: exact bytes by ggml type and component
 
 
 # --- counting ----------------------------------------------------------------------------

@@ -70,6 +70,15 @@ TokenOpt = Annotated[
         "--token", metavar="TOKEN", help="Hub token for gated or private repos (default: HF_TOKEN or your saved login)."
     ),
 ]
+FileOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--file",
+        metavar="FILE.gguf",
+        help="A GGUF in the Hub repo MODEL, e.g. Qwen2.5-7B-Instruct-Q4_K_M.gguf: only its header is read (byte "
+        "ranges). A local .gguf is given as MODEL itself.",
+    ),
+]
 AsOpt = Annotated[
     str | None,
     typer.Option(
@@ -293,11 +302,27 @@ def refuse(condition: bool, message: str) -> None:
 
 
 def load_model(
-    model: str, revision: str | None, token: str | None, as_type: str | None, sets: list[str] | None, as_json: bool
+    model: str,
+    revision: str | None,
+    token: str | None,
+    as_type: str | None,
+    sets: list[str] | None,
+    as_json: bool,
+    file: str | None = None,
 ) -> Any:
-    """MODEL's config found, changed by any --set, validated and turned into a spec (a status line while the Hub is asked)."""
+    """MODEL's config found, changed by any --set, validated and turned into a spec (a status line while the Hub is asked).
+
+    A .gguf (or a Hub repo with --file) is read from its header (gguf_models)."""
     from .loading import load_config
 
+    if file is not None or model.lower().endswith(".gguf"):
+        refuse(
+            bool(as_type or sets), "--as and --set apply to config.json models; a GGUF is counted as its header says"
+        )
+        from .gguf_models import open_gguf
+
+        with hub_status(as_json):
+            return open_gguf(model, file, revision, token)
     with hub_status(as_json):
         return load_config(model, revision=revision, token=token, as_type=as_type, overrides=sets or ())
 
@@ -443,16 +468,18 @@ def params(
     svg: SvgOpt = None,
     html: HtmlOpt = None,
     width: WidthOpt = None,
+    file: FileOpt = None,
 ) -> None:
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
     from .api import account
+    from .gguf_models import with_gguf
     from .headlines import PARAMS_HEADLINES, params_headline
     from .render.params import params_tables
 
-    loaded = load_model(model, revision, token, as_type, set_, json)
+    loaded = load_model(model, revision, token, as_type, set_, json, file)
     headline = lambda _, report: params_headline(report)  # noqa: E731
     answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
-    respond(loaded, "params", account, headline, PARAMS_HEADLINES, params_tables, answer)
+    respond(loaded, "params", with_gguf(account), headline, PARAMS_HEADLINES, params_tables, answer)
 
 
 @app.command("flops")
@@ -742,6 +769,24 @@ def memory(
             help="With --train: LoRA adapters of rank R on the attention and FFN projections, the base frozen as stored.",
         ),
     ] = None,
+    gpu_layers: Annotated[
+        int | None,
+        typer.Option(
+            "--gpu-layers",
+            metavar="N",
+            help="A GGUF under llama.cpp: -ngl N, the layers offloaded to the GPU (default: all, or with --gpu the "
+            "most that fit).",
+        ),
+    ] = None,
+    cache_type: Annotated[
+        str | None,
+        typer.Option(
+            "--cache-type",
+            metavar="TYPE",
+            help="A GGUF under llama.cpp: the KV cache's type, f16 (default), q8_0 or q4_0 (--cache-type-k/-v).",
+        ),
+    ] = None,
+    file: FileOpt = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -793,8 +838,14 @@ def memory(
     from .headlines import MEMORY_HEADLINES, memory_headline
     from .render.memory import memory_tables
 
-    loaded = load_model(model, revision, token, as_type, set_, json)
+    loaded = load_model(model, revision, token, as_type, set_, json, file)
     report_of = lambda at: count_memory(at, options=options)  # noqa: E731
+    from .gguf_models import GgufModel, llamacpp_report
+
+    if isinstance(loaded, GgufModel):
+        report_of = lambda at: llamacpp_report(at, count_memory(at, options=options), options, gpu_layers, cache_type)  # noqa: E731
+    else:
+        refuse(gpu_layers is not None or cache_type is not None, "--gpu-layers and --cache-type apply to a GGUF")
     headline = lambda _, report: memory_headline(report)  # noqa: E731
     render = lambda report, columns: memory_tables(report, columns, explain)  # noqa: E731
     answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)

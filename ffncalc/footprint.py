@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Literal
 
 from .accelerators import memory_sizes
+from .llamacpp import LlamaCppMemory
 from .results import ModelInfo, Result
 from .spec import Attention, DenseFfn, Layer, ModelSpec, MoeFfn
 from .storage import Scheme, Stored, layout, parameter_layout
@@ -216,6 +217,7 @@ class MemoryReport(ModelInfo):
     engine: EngineReport | None = None
     solved: Solved | None = None
     conventions: list[str]
+    llamacpp: LlamaCppMemory | None = None  # a GGUF: llama.cpp's KV cache and GPU/CPU split
 
     @property
     def exit_code(self) -> int:

@@ -462,3 +462,67 @@ def _http(error: BaseException, where: str) -> HubError:
     if status in (401, 403):
         return HubError(f"{where}: the Hub refused access ({status}); log in, set HF_TOKEN or pass --token")
     return HubError(f"{where}: the Hub answered HTTP {status or 'error'}; try again later")
+
+
+def hub_gguf(repo_id: str, filename: str, revision: str | None, token: str | None) -> Any:
+    """A GGUF's header (or a split set's headers) in a Hub repo, read with range requests: only the bytes the header
+    takes (gguf_source caps them at 64 MiB), never the weights. A copy in huggingface_hub's cache is read instead."""
+    from .gguf_source import ByteSource, read_gguf, read_local_gguf, split_names
+
+    check_environment()
+    check_request(revision, token)
+    from huggingface_hub import hf_hub_url, try_to_load_from_cache
+    from huggingface_hub.errors import EntryNotFoundError
+    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+    from . import __version__
+
+    cached = try_to_load_from_cache(repo_id, filename, revision=revision)
+    if isinstance(cached, str) and split_names(filename) is None:
+        return read_local_gguf(Path(cached))
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        raise HubError(
+            f"{_where(repo_id, revision)}/{filename}: not in the local cache and HF_HUB_OFFLINE is set; download it, "
+            "or pass the local path of the .gguf"
+        )
+    guard_cache()
+    headers = build_hf_headers(token=token, library_name="ffncalc", library_version=__version__)
+
+    def source(name: str) -> ByteSource:
+        url = hf_hub_url(repo_id, name, revision=revision)
+
+        def read(offset: int, count: int) -> bytes:
+            ranged = {**headers, "Range": f"bytes={offset}-{offset + count - 1}"}
+            with get_session().stream("GET", url, headers=ranged) as response:
+                if response.status_code == 416:  # asked past the end of the file
+                    return b""
+                try:
+                    hf_raise_for_status(response)
+                except EntryNotFoundError:
+                    raise ConfigNotFoundError(
+                        f"{_where(repo_id, revision)} has no file {name!r}; check --file (the repo's file list on the Hub)"
+                    ) from None
+                skip = offset if response.status_code == 200 else 0  # a server that ignores Range: read up to it
+                data = bytearray()
+                for chunk in response.iter_bytes():
+                    data += chunk
+                    if len(data) >= skip + count:
+                        break
+                return bytes(data[skip : skip + count])
+
+        return ByteSource(f"{_where(repo_id, revision)}/{name}", read, None)
+
+    names = split_names(filename) or [filename]
+
+    def fetch() -> Any:
+        return read_gguf([(name, source(name)) for name in names], f"{_where(repo_id, revision)}/{names[0]}")
+
+    return bounded(
+        fetch,
+        f"Reading the GGUF header of {_where(repo_id, revision)}/{filename} from the Hub…",
+        repo_id,
+        revision,
+        token,
+    )

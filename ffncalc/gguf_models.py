@@ -1,0 +1,281 @@
+"""A GGUF's metadata as the config.json ffncalc's families read, and a GGUF loaded as a model.
+
+llama.cpp's converter (convert_hf_to_gguf.py) writes a model's hyperparameters under ``{arch}.…`` keys
+(gguf-py/gguf/constants.py ``Keys.LLM``, ``Keys.Attention``, ``Keys.Rope``): block_count, embedding_length,
+feed_forward_length, attention.head_count(_kv), attention.key_length … Each mapped architecture turns them back
+into the fields of the transformers config the converter read, so the family that counts that config counts the
+GGUF. Where the tensor table answers a question more surely than a key (the vocabulary: token_embd's rows; a tied
+head: no ``output.weight``, as llama.cpp then uses token_embd; biases: ``attn_q.bias`` present), the table is
+read. The count is then held to the file: Σ elements of the file's parameter tensors must equal the family's
+count, or a warning says by how much they differ.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import CheckpointError, UnsupportedModelError
+from .gguf_source import GgufFile
+from .loading import LoadedModel, loaded_from
+from .source import RawConfig
+
+# llama.cpp architecture → (model_type, transformers class). MoE variants of llama are mixtral (below).
+MAPPED: dict[str, tuple[str, str]] = {
+    "llama": ("llama", "LlamaForCausalLM"),
+    "qwen2": ("qwen2", "Qwen2ForCausalLM"),
+    "qwen3": ("qwen3", "Qwen3ForCausalLM"),
+    "qwen2moe": ("qwen2_moe", "Qwen2MoeForCausalLM"),
+    "qwen3moe": ("qwen3_moe", "Qwen3MoeForCausalLM"),
+    "gemma": ("gemma", "GemmaForCausalLM"),
+    "gemma2": ("gemma2", "Gemma2ForCausalLM"),
+    "gemma3": ("gemma3_text", "Gemma3ForCausalLM"),
+    "phi3": ("phi3", "Phi3ForCausalLM"),
+}
+
+# Architectures llama.cpp and ffncalc both know that are not mapped, and why (refused with the reason).
+NOT_MAPPED: dict[str, str] = {
+    "deepseek2": "llama.cpp splits MLA's kv_b into attn_k_b and attn_v_b and may drop the MTP layer; not mapped yet",
+    "gemma3n": "per-layer embeddings and AltUp are stored in tensors ffncalc's gemma3n family does not name alike",
+    "mistral3": "Ministral/Mistral 3's GGUF keys are not mapped yet",
+    "gpt-oss": "MXFP4 experts with biases and attention sinks: not mapped yet",
+    "falcon-h1": "hybrid Mamba-2 layers: the recurrent state's GGUF keys are not mapped yet",
+    "mamba": "recurrent: llama.cpp's ssm.* keys are not mapped yet",
+    "mamba2": "recurrent: llama.cpp's ssm.* keys are not mapped yet",
+    "rwkv6": "recurrent: not mapped",
+    "rwkv7": "recurrent: not mapped",
+    "bert": "an encoder: llama.cpp's embeddings models are not mapped",
+    "nomic-bert": "an encoder: not mapped",
+    "t5": "encoder–decoder: not mapped",
+    "clip": "a multimodal projector (mmproj) file, not a language model",
+}
+
+
+def _int(gguf: GgufFile, key: str, required: bool = True) -> int | None:
+    """An integer key of the file's architecture (a per-layer array must hold one value throughout)."""
+    full = f"{gguf.architecture}.{key}"
+    value = gguf.get(full)
+    if isinstance(value, list) and value and all(item == value[0] for item in value):
+        value = value[0]
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        shown = "absent" if value is None else repr(value)[:40]
+        raise CheckpointError(
+            f"{gguf.location}: metadata {full} is {shown}, not a whole number ≥ 0 (a per-layer array of different "
+            "values is not mapped); the file is incomplete or not a language model"
+        )
+    return value
+
+
+def _float(gguf: GgufFile, key: str) -> float | None:
+    value = gguf.get(f"{gguf.architecture}.{key}")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def gguf_config(gguf: GgufFile) -> dict[str, Any]:
+    """The transformers config.json the GGUF's metadata and tensor table stand for."""
+    arch = gguf.architecture
+    if arch not in MAPPED:
+        reason = NOT_MAPPED.get(arch, "ffncalc does not map this llama.cpp architecture")
+        mapped = ", ".join(sorted(MAPPED))
+        raise UnsupportedModelError(
+            f"{gguf.location}: GGUF architecture {arch or '(none: general.architecture is missing)'!r} is not mapped "
+            f"({reason}); mapped: {mapped}"
+        )
+    names = {tensor.name: tensor for tensor in gguf.tensors}
+    embedding = names.get("token_embd.weight")
+    if embedding is None or len(embedding.shape) != 2:
+        raise CheckpointError(f"{gguf.location}: no 2-D token_embd.weight tensor; not a language model's GGUF")
+    hidden = _int(gguf, "embedding_length")
+    heads = _int(gguf, "attention.head_count")
+    assert hidden is not None and heads is not None
+    if embedding.shape[0] != hidden:
+        raise CheckpointError(
+            f"{gguf.location}: token_embd.weight has rows of {embedding.shape[0]:,}, but {arch}.embedding_length "
+            f"is {hidden:,}; the file is inconsistent"
+        )
+    if heads == 0:
+        raise CheckpointError(f"{gguf.location}: {arch}.attention.head_count is 0; not a transformer's GGUF")
+    model_type, class_name = MAPPED[arch]
+    experts = _int(gguf, "expert_count", required=False) or 0
+    if arch == "llama" and experts:
+        model_type, class_name = "mixtral", "MixtralForCausalLM"
+    kv_heads = _int(gguf, "attention.head_count_kv", required=False)
+    config: dict[str, Any] = {
+        "architectures": [class_name],
+        "model_type": model_type,
+        "hidden_size": hidden,
+        "num_hidden_layers": _int(gguf, "block_count"),
+        "intermediate_size": _int(gguf, "feed_forward_length", required=not experts or arch == "qwen2moe") or 0,
+        "num_attention_heads": heads,
+        "num_key_value_heads": heads if kv_heads is None else kv_heads,
+        "vocab_size": embedding.shape[1],
+        "tie_word_embeddings": "output.weight" not in names,
+        "torch_dtype": "float16",
+    }
+    key_length = _int(gguf, "attention.key_length", required=False)
+    if key_length is not None:
+        config["head_dim"] = key_length
+    context = _int(gguf, "context_length", required=False)
+    if context:
+        config["max_position_embeddings"] = context
+    theta = _float(gguf, "rope.freq_base")
+    if theta is not None:
+        config["rope_theta"] = theta
+    epsilon = _float(gguf, "attention.layer_norm_rms_epsilon")
+    if epsilon is not None:
+        config["rms_norm_eps"] = epsilon
+    window = _int(gguf, "attention.sliding_window", required=False)
+    if arch == "llama":
+        config["attention_bias"] = "blk.0.attn_q.bias" in names
+        config["mlp_bias"] = "blk.0.ffn_up.bias" in names
+    if experts:
+        used = _int(gguf, "expert_used_count")
+        if model_type == "mixtral":
+            config |= {"num_local_experts": experts, "num_experts_per_tok": used}
+        else:
+            config |= {
+                "num_experts": experts,
+                "num_experts_per_tok": used,
+                "moe_intermediate_size": _int(gguf, "expert_feed_forward_length"),
+                "decoder_sparse_step": 1,
+                "mlp_only_layers": [],
+            }
+            shared = _int(gguf, "expert_shared_feed_forward_length", required=False)
+            if model_type == "qwen2_moe":
+                config["shared_expert_intermediate_size"] = shared or 0
+            norm = gguf.get(f"{arch}.expert_weights_norm")
+            if isinstance(norm, bool):
+                config["norm_topk_prob"] = norm
+    if model_type in ("gemma2", "gemma3_text") and window:
+        config["sliding_window"] = window
+        if model_type == "gemma3_text":
+            config["sliding_window_pattern"] = 6  # llama.cpp sets it for gemma3 (llama-model.cpp, LLM_ARCH_GEMMA3)
+    elif model_type == "phi3" and window:
+        config["sliding_window"] = window
+    return config
+
+
+class GgufModel(LoadedModel):
+    """A model loaded from a GGUF: the config its metadata stands for, and the file's header."""
+
+    gguf: GgufFile
+
+
+def load_gguf(gguf: GgufFile, name: str, source: str) -> GgufModel:
+    """The GGUF's config counted by its family; a note says where it came from and how it was mapped."""
+    config = gguf_config(gguf)
+    shown = name + ("" if len(gguf.files) == 1 else f" ({len(gguf.files)} split parts)")
+    note = (
+        f"read from the GGUF header of {shown}: general.architecture {gguf.architecture!r} counted as "
+        f"{config['model_type']} from its {gguf.architecture}.* metadata and tensor table"
+        + (" (a header-only copy: the tensor data is not in the file)" if gguf.header_only else "")
+    )
+    raw = RawConfig(config, name, source, gguf.location, note)
+    loaded = loaded_from(raw)
+    fields = {field: getattr(loaded, field) for field in ("name", "source", "config", "spec", "info", "raw")}
+    return GgufModel(**fields, gguf=gguf)
+
+
+def open_gguf(model: str, file: str | None = None, revision: str | None = None, token: str | None = None) -> GgufModel:
+    """MODEL a local .gguf (or a split set's part), or a Hub repo with FILE the .gguf in it: its header, counted."""
+    from .errors import ConfigNotFoundError, UsageError
+    from .gguf_source import read_local_gguf
+    from .source import display_path, is_repo_id, local_path
+
+    if file is None:
+        if revision is not None:
+            raise UsageError(f"--revision applies to Hub repos; {display_path(model)} is a local file")
+        path = local_path(model)
+        return load_gguf(read_local_gguf(path), display_path(path), "file")
+    if not file.lower().endswith(".gguf") or file.startswith(("/", ".")) or "\\" in file or ".." in file:
+        raise UsageError(f"--file {file[:80]!r}: name a .gguf file inside the repo, e.g. model-Q4_K_M.gguf")
+    if not is_repo_id(model):
+        raise ConfigNotFoundError(f"--file reads a GGUF from a Hub repo; {display_path(model)[:80]!r} is not a Hub id")
+    from .hub import hub_gguf
+
+    label = f"{model}/{file}" if revision is None else f"{model}@{revision}/{file}"
+    return load_gguf(hub_gguf(model, file, revision, token), label, "hub")
+
+
+def with_gguf(account: Any) -> Any:
+    """ACCOUNT (api.account) that adds a GGUF's stored bytes to the report of a model loaded from one."""
+    from .ggml import gguf_weights
+    from .values import replace
+
+    def counted(loaded: Any) -> Any:
+        report = account(loaded)
+        if not isinstance(loaded, GgufModel):
+            return report
+        weights = gguf_weights(loaded.gguf, report.total_params)
+        if not weights.parameters_match:
+            difference = weights.parameters - report.total_params
+            report = replace(
+                report,
+                warnings=[
+                    *report.warnings,
+                    f"the GGUF's parameter tensors hold {weights.parameters:,} weights, {difference:+,} against the "
+                    f"count of the config its metadata maps to ({report.total_params:,}): the mapping misses "
+                    "something of this file",
+                ],
+            )
+        return replace(report, gguf=weights)
+
+    return counted
+
+
+def llamacpp_report(
+    loaded: GgufModel, report: Any, options: Any, gpu_layers: int | None, cache_type: str | None
+) -> Any:
+    """`memory` of a GGUF: the weights as the file stores them (exact bytes by ggml type), and llama.cpp's KV cache
+    and GPU/CPU split at the context (llamacpp)."""
+    from .accelerators import accelerator
+    from .api import _runtime_reserve
+    from .footprint import Accelerator, WeightBytes
+    from .ggml import gguf_weights
+    from .llamacpp import llamacpp_memory
+    from .values import replace
+
+    stored = gguf_weights(loaded.gguf, 0)
+    weights = WeightBytes(
+        dtype="GGUF",
+        quantization=stored.file_type,
+        bytes=stored.bytes,
+        by_dtype={row.type: row.bytes for row in stored.by_type},
+        by_component=stored.by_component,
+        unquantized_linear_bytes=0,
+    )
+    total = weights.bytes + report.kv_cache.bytes + report.activations.bytes
+    reserve = report.runtime_reserve
+    rows = [
+        Accelerator(
+            name=row.name,
+            memory=row.memory,
+            fits_on_one=total <= row.memory - reserve,
+            tensor_parallel=1 if total <= row.memory - reserve else None,
+            per_gpu_bytes=total if total <= row.memory - reserve else None,
+        )
+        for row in report.accelerators
+    ]
+    gpu = accelerator(options.gpu) if options.gpu else None
+    cache = llamacpp_memory(
+        loaded.gguf,
+        report.kv_cache.context,
+        cache_type or "f16",
+        gpu_layers=gpu_layers,
+        gpu=gpu,
+        reserve=_runtime_reserve(options.runtime_reserve),
+    )
+    return replace(
+        report,
+        weights=weights,
+        total_inference=total,
+        per_gpu_inference=total,
+        accelerators=rows,
+        llamacpp=cache,
+        notes=[
+            *report.notes,
+            "weights: the GGUF's tensors as stored (Σ ggml_nbytes by ggml type); KV cache and activations as "
+            "ffncalc counts them for transformers; llama.cpp's own KV cache and GPU/CPU split are under llamacpp",
+        ],
+    )

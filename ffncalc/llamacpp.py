@@ -1,0 +1,208 @@
+"""llama.cpp's memory for a GGUF: the KV cache as it allocates it, and what sits in VRAM and in RAM with --gpu-layers.
+
+The arithmetic follows ggml-org/llama.cpp's source (mainline, 2025–2026; the lines are quoted as found with the
+search tool across llama.cpp snapshots, their commit not pinned):
+
+- the context is padded to 256 cells: GGML_PAD(n_ctx, 256) in src/llama-context.cpp (older builds: 32 without
+  flash attention, llama_kv_cache::get_padding);
+- each attention layer caches, per cell, K of n_head_kv · n_embd_head_k and V of n_head_kv · n_embd_head_v
+  elements in the cache type (--cache-type-k/-v: f16 by default, q8_0, q4_0 …), ggml_row_size each
+  (src/llama-kv-cache.cpp);
+- sliding-window layers (Gemma 2: every other layer; Gemma 3: five of six) hold
+  GGML_PAD(min(n_ctx, n_swa · n_seq + n_ubatch), 256) cells (src/llama-kv-cache-iswa.cpp; n_ubatch 512, one
+  sequence, no --swa-full);
+- with -ngl N, i_gpu_start = max(n_layer + 1 − N, 0): repeating layers il ≥ i_gpu_start, and the output layer
+  (output_norm, output) when N ≥ 1, go to the GPU; the input layer (token_embd) always stays on the CPU
+  (src/llama-model.cpp load_tensors); a tied head is loaded as a copy of token_embd on the output layer's device;
+- the KV cache of a layer sits on that layer's device (offload_kqv, the default).
+
+Not modelled: the compute buffer (llama.cpp sizes it by building the worst-case graph for n_ubatch and asking the
+scheduler; it depends on the backend and flash attention: log lines of 100–150 MiB are typical of small models),
+CPU repacking buffers (CPU_REPACK), and multi-GPU splits (--tensor-split).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import UsageError
+from .results import Result
+
+CTX_PAD = 256
+N_UBATCH = 512
+CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl")  # llama.cpp's --cache-type-k
+LLAMACPP_SOURCE = (
+    "ggml-org/llama.cpp src/llama-context.cpp (n_ctx padded to 256), src/llama-kv-cache.cpp, "
+    "src/llama-kv-cache-iswa.cpp (SWA cells), src/llama-model.cpp load_tensors (i_gpu_start = max(n_layer + 1 − "
+    "ngl, 0); token_embd on the CPU)"
+)
+COMPUTE_BUFFER_NOTE = (
+    "llama.cpp's compute buffer (sized from the worst-case graph of one n_ubatch on the backend) is not modelled; "
+    "keep a few hundred MiB free for it"
+)
+
+
+class LlamaCppDevice(Result):
+    """What one device holds: weights and KV cache."""
+
+    device: str  # "GPU" or "CPU"
+    weights: int
+    kv_cache: int
+    total: int
+
+
+class LlamaCppMemory(Result):
+    """llama.cpp's memory for this GGUF at a context: KV cache, and the split between GPU and CPU."""
+
+    source: str
+    context: int  # n_ctx asked
+    kv_cells: int  # n_ctx padded to 256: the cells of a full-attention layer
+    swa_cells: int | None  # cells of a sliding-window layer
+    cache_type_k: str
+    cache_type_v: str
+    layers: int
+    gpu_layers: int  # -ngl, clamped to n_layer + 1 (the output layer counts as one)
+    gpu_layers_solved: bool  # the most that fit the GPU (--gpu-layers not given and a --gpu named)
+    kv_cache: int  # all layers
+    kv_cache_per_layer: list[int]
+    weights_file: int  # Σ ggml_nbytes of the file
+    tied_head_copy: int  # token_embd loaded again as the output on the GPU (a tied head with the output offloaded)
+    devices: list[LlamaCppDevice]
+    gpu: str | None
+    gpu_memory: int | None
+    gpu_usable: int | None  # after the runtime reserve (and, on a Mac, the share macOS lets the GPU wire)
+    fits: bool | None
+    notes: list[str]
+
+
+def cache_type(name: str, option: str) -> int:
+    """A --cache-type as ggml's type id; the types llama.cpp accepts for its KV cache."""
+    from .ggml import type_id
+
+    if name.lower() not in CACHE_TYPES:
+        raise UsageError(f"{option} {name!r}: use one of llama.cpp's cache types: {', '.join(CACHE_TYPES)}")
+    return type_id(name)
+
+
+def swa_layers(architecture: str, layers: int, gguf: Any) -> tuple[list[bool], int]:
+    """Which layers slide, and the window, as llama.cpp's hparams set them (set_swa_pattern) for the mapped archs."""
+    window = gguf.get(f"{architecture}.attention.sliding_window")
+    if not isinstance(window, int) or window <= 0:
+        return [False] * layers, 0
+    if architecture == "gemma2":  # LLM_ARCH_GEMMA2: set_swa_pattern(2): even layers slide
+        return [il % 2 == 0 for il in range(layers)], window
+    if architecture == "gemma3":  # LLM_ARCH_GEMMA3: set_swa_pattern(6): five of six slide
+        return [il % 6 < 5 for il in range(layers)], window
+    return [False] * layers, 0
+
+
+def _kv_dims(gguf: Any) -> tuple[int, int, int]:
+    arch = gguf.architecture
+    heads = gguf.get(f"{arch}.attention.head_count")
+    kv_heads = gguf.get(f"{arch}.attention.head_count_kv", heads)
+    hidden = gguf.get(f"{arch}.embedding_length")
+    key = gguf.get(f"{arch}.attention.key_length", hidden // heads)
+    value = gguf.get(f"{arch}.attention.value_length", key)
+    return kv_heads, key, value
+
+
+def llamacpp_memory(
+    gguf: Any,
+    context: int,
+    cache_k: str = "f16",
+    cache_v: str | None = None,
+    gpu_layers: int | None = None,
+    gpu: Any = None,
+    reserve: int = 0,
+) -> LlamaCppMemory:
+    """KV cache and the GPU/CPU split of GGUF at CONTEXT; GPU (an accelerator entry) to solve -ngl or check fit."""
+    from .ggml import component, layer_of, nbytes, type_name
+
+    kind_k = cache_type(cache_k, "--cache-type")
+    kind_v = cache_type(cache_v or cache_k, "--cache-type-v")
+    arch = gguf.architecture
+    layers = gguf.get(f"{arch}.block_count")
+    kv_heads, key, value = _kv_dims(gguf)
+    cells = -(-context // CTX_PAD) * CTX_PAD
+    sliding, window = swa_layers(arch, layers, gguf)
+    swa_cells = -(-min(cells, window + N_UBATCH) // CTX_PAD) * CTX_PAD if window else None
+    per_layer = []
+    for index in range(layers):
+        n = swa_cells if sliding[index] and swa_cells is not None else cells
+        per_layer.append(nbytes(kind_k, (kv_heads * key, n)) + nbytes(kind_v, (kv_heads * value, n)))
+    layer_weights = [0] * layers
+    output = embedding = other = 0
+    tied = not any(tensor.name == "output.weight" for tensor in gguf.tensors)
+    for tensor in gguf.tensors:
+        il = layer_of(tensor.name)
+        if il is not None and il < layers:
+            layer_weights[il] += tensor.bytes
+        elif tensor.name == "token_embd.weight":
+            embedding += tensor.bytes
+        elif tensor.name.startswith(("output", "output_norm")) or component(tensor.name) == "lm_head":
+            output += tensor.bytes
+        else:
+            other += tensor.bytes  # rope tables and the like: with the input layer, on the CPU
+    usable = None
+    if gpu is not None:
+        usable = gpu_usable(gpu, reserve)
+
+    def split(ngl: int) -> tuple[list[LlamaCppDevice], int]:
+        start = max(layers + 1 - ngl, 0)
+        on_gpu = [il >= start for il in range(layers)]
+        output_on_gpu = ngl >= 1
+        copy = embedding if tied and output_on_gpu else 0
+        gpu_weights = sum(w for w, g in zip(layer_weights, on_gpu) if g) + (output + copy if output_on_gpu else 0)
+        cpu_weights = embedding + other + sum(w for w, g in zip(layer_weights, on_gpu) if not g)
+        cpu_weights += 0 if output_on_gpu else output
+        gpu_kv = sum(k for k, g in zip(per_layer, on_gpu) if g)
+        cpu_kv = sum(per_layer) - gpu_kv
+        return [
+            LlamaCppDevice(device="GPU", weights=gpu_weights, kv_cache=gpu_kv, total=gpu_weights + gpu_kv),
+            LlamaCppDevice(device="CPU", weights=cpu_weights, kv_cache=cpu_kv, total=cpu_weights + cpu_kv),
+        ], copy
+
+    solved = gpu_layers is None and usable is not None
+    if gpu_layers is None:
+        if usable is None:
+            ngl = layers + 1
+        else:
+            ngl = next((n for n in range(layers + 1, -1, -1) if split(n)[0][0].total <= usable), 0)
+    else:
+        if gpu_layers < 0:
+            raise UsageError(f"--gpu-layers must be 0 or more (got {gpu_layers}); -1 in llama.cpp means all: give 999")
+        ngl = min(gpu_layers, layers + 1)
+    devices, copy = split(ngl)
+    notes = [COMPUTE_BUFFER_NOTE]
+    if cells != context:
+        notes.append(f"n_ctx {context:,} is padded to {cells:,} cells, as llama.cpp pads it (to 256)")
+    if tied and ngl >= 1:
+        notes.append("the tied head is loaded as a copy of token_embd on the GPU (the input layer stays on the CPU)")
+    return LlamaCppMemory(
+        source=LLAMACPP_SOURCE,
+        context=context,
+        kv_cells=cells,
+        swa_cells=swa_cells,
+        cache_type_k=type_name(kind_k).lower(),
+        cache_type_v=type_name(kind_v).lower(),
+        layers=layers,
+        gpu_layers=ngl,
+        gpu_layers_solved=solved,
+        kv_cache=sum(per_layer),
+        kv_cache_per_layer=per_layer,
+        weights_file=gguf.data_bytes,
+        tied_head_copy=copy,
+        devices=devices,
+        gpu=None if gpu is None else gpu.name,
+        gpu_memory=None if gpu is None else gpu.memory,
+        gpu_usable=usable,
+        fits=None if usable is None else devices[0].total <= usable,
+        notes=notes,
+    )
+
+
+def gpu_usable(gpu: Any, reserve: int) -> int:
+    """The memory llama.cpp can fill on GPU: its memory less RESERVE; on a Mac, the share macOS wires by default."""
+    share = getattr(gpu, "gpu_share", None)
+    memory = gpu.memory if share is None else int(gpu.memory * share)
+    return max(memory - reserve, 0)

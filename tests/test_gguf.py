@@ -1,0 +1,335 @@
+"""GGUF headers as a source: exact bytes by ggml type, the mapping to families, llama.cpp's memory, hostile files, and
+the Hub through the fake server. Every expected figure is derived by hand here (block sizes as ggml's documentation
+gives them: Q4_0 18 bytes per 32 weights, Q8_0 34 per 32, Q5_0 22 per 32, Q4_K 144 per 256, Q6_K 210 per 256), or
+is a figure llama.cpp printed for the real file (cited where used)."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ffncalc.errors import CheckpointError, UnsupportedModelError
+from ffncalc.gguf_source import read_local_gguf
+from tools.write_gguf_fixture import qwen25_05b_q4_k_m, write_gguf
+
+from .hub_server import FakeHub, FakeRepo
+from .test_hub import run_ffncalc
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "fixtures" / "gguf" / "qwen2.5-0.5b-instruct-q4_k_m.header.gguf"
+MIB = 1 << 20
+
+
+def ffncalc(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ffncalc", *args], capture_output=True, text=True, timeout=120)
+
+
+# A tiny llama: hidden 256, 2 layers, 4 heads (head_dim 64), 2 KV heads, FFN 512, vocabulary 1,000, untied head.
+TINY = {
+    "llama.block_count": ("uint32", 2),
+    "llama.context_length": ("uint32", 4096),
+    "llama.embedding_length": ("uint32", 256),
+    "llama.feed_forward_length": ("uint32", 512),
+    "llama.attention.head_count": ("uint32", 4),
+    "llama.attention.head_count_kv": ("uint32", 2),
+    "llama.rope.freq_base": ("float32", 10000.0),
+    "llama.attention.layer_norm_rms_epsilon": ("float32", 1e-5),
+    "general.file_type": ("uint32", 2),  # MOSTLY_Q4_0
+}
+
+
+def tiny_tensors(head: bool = True) -> list[tuple[str, tuple[int, ...], str]]:
+    tensors = [("token_embd.weight", (256, 1000), "q8_0")]
+    for i in range(2):
+        tensors += [
+            (f"blk.{i}.attn_norm.weight", (256,), "f32"),
+            (f"blk.{i}.attn_q.weight", (256, 256), "q4_0"),
+            (f"blk.{i}.attn_k.weight", (256, 128), "q4_0"),
+            (f"blk.{i}.attn_v.weight", (256, 128), "q6_K"),
+            (f"blk.{i}.attn_output.weight", (256, 256), "q4_0"),
+            (f"blk.{i}.ffn_norm.weight", (256,), "f32"),
+            (f"blk.{i}.ffn_gate.weight", (256, 512), "q4_K"),
+            (f"blk.{i}.ffn_up.weight", (256, 512), "q4_K"),
+            (f"blk.{i}.ffn_down.weight", (512, 256), "q6_K"),
+        ]
+    tensors.append(("output_norm.weight", (256,), "f32"))
+    if head:
+        tensors.append(("output.weight", (256, 1000), "q6_K"))
+    return tensors
+
+
+# By hand: Q8_0 34 B/32, Q4_0 18 B/32, Q6_K 210 B/256, Q4_K 144 B/256, F32 4 B.
+TINY_EMBED = 256 * 1000 // 32 * 34  # 272,000
+TINY_LAYER = (
+    2 * 256 * 4  # two norms
+    + 256 * 256 // 32 * 18  # q
+    + 256 * 128 // 32 * 18  # k
+    + 256 * 128 // 256 * 210  # v
+    + 256 * 256 // 32 * 18  # o
+    + 2 * 256 * 512 // 256 * 144  # gate, up
+    + 512 * 256 // 256 * 210  # down
+)
+TINY_HEAD = 256 * 1000 // 256 * 210  # 210,000
+TINY_BYTES = TINY_EMBED + 2 * TINY_LAYER + 256 * 4 + TINY_HEAD
+# Parameters as transformers counts LlamaForCausalLM: embedding, head, per layer q, k, v, o, FFN, two norms; final norm.
+TINY_PARAMS = 2 * 256_000 + 2 * (256 * 256 * 2 + 256 * 128 * 2 + 3 * 256 * 512 + 2 * 256) + 256
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gguf")
+    full = folder / "tiny-Q4_0.gguf"
+    write_gguf(full, "llama", TINY, tiny_tensors(), data=True)
+    return full
+
+
+def test_bytes_by_type_equal_ggml_block_sizes(tiny):
+    gguf = read_local_gguf(tiny)
+    assert gguf.data_bytes == TINY_BYTES
+    assert not gguf.header_only
+    by_type: dict[str, int] = {}
+    for tensor in gguf.tensors:
+        by_type[tensor.type_name] = by_type.get(tensor.type_name, 0) + tensor.bytes
+    assert by_type == {
+        "Q8_0": TINY_EMBED,
+        "F32": 5 * 256 * 4,
+        "Q4_0": 2 * (256 * 256 * 2 + 256 * 128) // 32 * 18,
+        "Q6_K": 2 * (256 * 128 + 512 * 256) // 256 * 210 + TINY_HEAD,
+        "Q4_K": 2 * 2 * 256 * 512 // 256 * 144,
+    }
+
+
+def test_agrees_with_gguf_reader_on_a_complete_file(tiny):
+    """ggml's own reader (gguf.GGUFReader, which maps the whole file) sees the same tensors, types and bytes."""
+    from gguf import GGUFReader
+
+    reader = GGUFReader(tiny)
+    ours = {t.name: (t.kind, t.shape, t.bytes) for t in read_local_gguf(tiny).tensors}
+    theirs = {t.name: (int(t.tensor_type), tuple(int(n) for n in t.shape), int(t.n_bytes)) for t in reader.tensors}
+    assert ours == theirs
+
+
+def test_params_of_a_gguf_equal_transformers_count(tiny):
+    result = ffncalc("params", str(tiny), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["total_params"] == TINY_PARAMS
+    assert report["model_type"] == "llama"
+    assert report["gguf"]["bytes"] == TINY_BYTES
+    assert report["gguf"]["parameters"] == TINY_PARAMS
+    assert report["gguf"]["parameters_match"] is True
+    assert report["gguf"]["file_type"] == "MOSTLY_Q4_0"
+    assert report["gguf"]["by_component"]["lm_head"] == TINY_HEAD
+    assert report["gguf"]["by_component"]["embedding"] == TINY_EMBED
+    assert report["tie_word_embeddings"] is False
+
+
+def test_no_output_tensor_ties_the_head(tmp_path):
+    path = tmp_path / "tied.gguf"
+    write_gguf(path, "llama", TINY, tiny_tensors(head=False))
+    report = json.loads(ffncalc("params", str(path), "--json").stdout)
+    assert report["tie_word_embeddings"] is True
+    assert report["total_params"] == TINY_PARAMS - 256_000
+
+
+def test_bundled_qwen_header():
+    """The bundled header (synthesised, tools/write_gguf_fixture.py): Qwen2.5-0.5B's 494,032,768 parameters (its
+    safetensors count: ffncalc's bundled Qwen/Qwen2.5-0.5B, tests/test_params*), and the bytes llama.cpp printed for
+    its Q4_K_M: `quant size = 373.71 MiB (6.35 BPW)` (llama-quantize on Qwen2.5-0.5B-Instruct), `Vulkan0 model
+    buffer size = 373.71 MiB` with -ngl 99; type counts f32 121, q5_0 132, q8_0 13, q4_K 12, q6_K 12
+    (ollama/ollama#9031)."""
+    result = ffncalc("params", str(FIXTURE), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["total_params"] == 494_032_768
+    weights = report["gguf"]
+    assert weights["header_only"] is True
+    assert round(weights["bytes"] / MIB, 2) == 373.71
+    assert round(weights["bytes"] * 8 / weights["parameters"], 2) == 6.35
+    assert {row["type"]: row["tensors"] for row in weights["by_type"]} == {
+        "F32": 121,
+        "Q5_0": 132,
+        "Q8_0": 13,
+        "Q4_K": 12,
+        "Q6_K": 12,
+    }
+    _, tensors = qwen25_05b_q4_k_m()
+    assert weights["tensors"] == len(tensors) == 290
+
+
+def test_llamacpp_memory_of_the_bundled_header():
+    """llama.cpp's load log for Qwen2.5-0.5B-Instruct Q4_K_M: with -ngl 99 at n_ctx 32768 (its n_ctx_train),
+    `Vulkan0 model buffer size = 373.71 MiB`, `Vulkan0 KV buffer size = 384.00 MiB`; CPU-only at n_ctx 4096,
+    `CPU KV buffer size = 48.00 MiB`. By hand: 24 layers × (K + V) × 2 KV heads × 64 × 2 bytes (f16) = 12,288 bytes a
+    cell; 32,768 cells = 384 MiB, 4,096 = 48 MiB."""
+    full = json.loads(ffncalc("memory", str(FIXTURE), "--ctx", "32768", "--gpu-layers", "99", "--json").stdout)
+    cache = full["llamacpp"]
+    gpu, cpu = cache["devices"]
+    assert round(gpu["weights"] / MIB, 2) == 373.71
+    assert gpu["kv_cache"] == 384 * MIB
+    assert cpu["weights"] == 151936 * 896 // 32 * 34  # token_embd (Q8_0) stays on the CPU
+    assert cache["gpu_layers"] == 25
+    cpu_only = json.loads(ffncalc("memory", str(FIXTURE), "--ctx", "4096", "--gpu-layers", "0", "--json").stdout)
+    gpu, cpu = cpu_only["llamacpp"]["devices"]
+    assert cpu["kv_cache"] == 48 * MIB and gpu["total"] == 0
+    assert cpu["weights"] == full["weights"]["bytes"]  # the whole file, no tied copy
+
+
+def test_partial_offload_and_cache_types():
+    """-ngl 13 of 24 layers: i_gpu_start = 24 + 1 − 13 = 12, so layers 12–23 and the output layer on the GPU."""
+    report = json.loads(
+        ffncalc("memory", str(FIXTURE), "--ctx", "8192", "--gpu-layers", "13", "--cache-type", "q8_0", "--json").stdout
+    )
+    cache = report["llamacpp"]
+    # q8_0: 34 bytes per 32; a layer's K and V: 2 × 128 × 8192 / 32 × 34
+    per_layer = 2 * 128 * 8192 // 32 * 34
+    assert cache["kv_cache_per_layer"] == [per_layer] * 24
+    gpu, cpu = cache["devices"]
+    assert gpu["kv_cache"] == 12 * per_layer and cpu["kv_cache"] == 12 * per_layer
+
+
+def test_odd_context_is_padded_to_256():
+    report = json.loads(ffncalc("memory", str(FIXTURE), "--ctx", "1000", "--json").stdout)
+    assert report["llamacpp"]["kv_cells"] == 1024
+
+
+def test_split_set_reads_every_part(tmp_path):
+    paths = write_gguf(tmp_path / "tiny.gguf", "llama", TINY, tiny_tensors(), data=True, split_max_tensors=8)
+    assert len(paths) > 1
+    gguf = read_local_gguf(paths[-1])
+    assert gguf.data_bytes == TINY_BYTES
+    assert len(gguf.files) == len(paths)
+    paths[1].unlink()
+    result = ffncalc("params", str(paths[0]))
+    assert result.returncode != 0 and result.stderr.startswith("Error: ") and "Traceback" not in result.stderr
+
+
+def test_unmapped_architecture_is_refused(tmp_path):
+    path = tmp_path / "mamba.gguf"
+    write_gguf(path, "mamba", {"mamba.block_count": ("uint32", 2)}, [("token_embd.weight", (256, 1000), "f16")])
+    with pytest.raises(UnsupportedModelError, match="mamba"):
+        from ffncalc.gguf_models import open_gguf
+
+        open_gguf(str(path))
+
+
+def preamble(tensors: int, keys: int) -> bytes:
+    return struct.pack("<IIQQ", 0x46554747, 3, tensors, keys)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"PK\x03\x04" + b"\0" * 40, "not a GGUF"),
+        (preamble(2**62, 0), "tensor count"),
+        (preamble(0, 2**40), "metadata key count"),
+        (preamble(0, 1) + struct.pack("<Q", 2**50), "length of metadata key 0"),
+        (preamble(0, 1) + struct.pack("<Q", 3) + b"abc" + struct.pack("<IIQ", 9, 4, 2**45), "length of 'abc'"),
+        (preamble(0, 1) + struct.pack("<Q", 3) + b"abc" + struct.pack("<I", 99), "unknown value type"),
+        (preamble(1, 0)[:20], "cut short"),
+        (struct.pack("<IIQQ", 0x46554747, 1, 0, 0), "version 1"),
+    ],
+)
+def test_hostile_headers_are_one_error(tmp_path, content, message):
+    path = tmp_path / "bad.gguf"
+    path.write_bytes(content)
+    with pytest.raises(CheckpointError, match=message):
+        read_local_gguf(path)
+
+
+def test_hostile_header_from_the_cli_is_one_line(tmp_path):
+    path = tmp_path / "bad.gguf"
+    path.write_bytes(preamble(2**62, 0))
+    result = ffncalc("params", str(path))
+    assert result.returncode == 6
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+
+
+def test_truncated_data_is_refused(tiny, tmp_path):
+    path = tmp_path / "cut.gguf"
+    path.write_bytes(tiny.read_bytes()[:-1000])
+    with pytest.raises(CheckpointError, match="truncated"):
+        read_local_gguf(path)
+
+
+def test_bad_offset_is_refused(tmp_path):
+    path = tmp_path / "tiny.gguf"
+    write_gguf(path, "llama", TINY, tiny_tensors())
+    data = bytearray(path.read_bytes())
+    # the last tensor info ends with its u64 offset: make it point elsewhere
+    data[-8:] = struct.pack("<Q", 32)
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="offset"):
+        read_local_gguf(path)
+
+
+def test_header_claiming_terabytes_reads_at_most_the_cap(tmp_path):
+    """A string of 2^40 bytes announced is refused from its length, before anything past the cap is read."""
+    from ffncalc.gguf_source import MAX_HEADER_BYTES, ByteSource, parse_header
+
+    asked = []
+    content = preamble(0, 1) + struct.pack("<Q", 3) + b"abc" + struct.pack("<IQ", 8, 2**40)
+
+    def read(offset: int, count: int) -> bytes:
+        asked.append(count)
+        return content[offset : offset + count]
+
+    with pytest.raises(CheckpointError):
+        parse_header(ByteSource("x", read, None))
+    assert sum(asked) <= MAX_HEADER_BYTES
+
+
+def test_import_of_gguf_only_when_read():
+    code = "import sys, ffncalc.cli, ffncalc.api; print('gguf' in sys.modules, 'numpy' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["False", "False"]
+
+
+@pytest.fixture(scope="module")
+def gguf_hub(tiny):
+    repos = {"acme/tiny-GGUF": FakeRepo(files={"tiny-Q4_0.gguf": tiny.read_bytes()})}
+    with FakeHub(repos) as server:
+        yield server
+
+
+def test_hub_gguf_reads_only_the_header(gguf_hub, tmp_path, tiny):
+    result = run_ffncalc(
+        "params", "acme/tiny-GGUF", "--file", "tiny-Q4_0.gguf", "--json", endpoint=gguf_hub.url, home=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["total_params"] == TINY_PARAMS
+    assert report["gguf"]["bytes"] == TINY_BYTES
+    files = [path for method, path, _ in gguf_hub.requests if method == "GET" and "/resolve/" in path]
+    assert files and all(path.endswith("/tiny-Q4_0.gguf") for path in files)
+
+
+def test_hub_gguf_missing_file(gguf_hub, tmp_path):
+    result = run_ffncalc("params", "acme/tiny-GGUF", "--file", "nope.gguf", endpoint=gguf_hub.url, home=tmp_path)
+    assert result.returncode != 0
+    assert result.stderr.startswith("Error: ") and "nope.gguf" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_local_machines_in_the_accelerator_table():
+    """Vendor figures: RTX 3090 936 GB/s and 24 GB; RTX 5090 1,792 GB/s and 32 GB; M4 Max 546 GB/s (Apple); a
+    128 GB Mac wires 75 % for the GPU, a 16 GB one two thirds (macOS's default)."""
+    from ffncalc.accelerators import accelerator
+    from ffncalc.llamacpp import gpu_usable
+
+    assert accelerator("rtx3090").bandwidth == 936 * 10**9 and accelerator("rtx3090").memory == 24 * 2**30
+    assert accelerator("rtx5090").bandwidth == 1792 * 10**9 and accelerator("rtx5090").memory == 32 * 2**30
+    assert accelerator("m4-max").bandwidth == 546 * 10**9
+    assert gpu_usable(accelerator("m3-max"), 0) == 96 * 2**30
+    assert gpu_usable(accelerator("m1"), 0) == 16 * 2**30 * 2 // 3
+
+
+def test_solved_gpu_layers_fit_the_card():
+    """--gpu with no --gpu-layers: the most layers whose weights and KV cache fit the card after the reserve."""
+    report = json.loads(ffncalc("memory", str(FIXTURE), "--ctx", "32k", "--gpu", "rtx3060", "--json").stdout)
+    cache = report["llamacpp"]
+    assert cache["gpu_layers_solved"] is True and cache["gpu_layers"] == 25 and cache["fits"] is True
