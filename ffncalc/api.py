@@ -516,11 +516,16 @@ def memory(
             options = replace(options, dtype={"BF16": "bf16", "F16": "fp16"}[served])  # --solve counts it so too
             weights = stored_as(loaded, options.dtype, options.kv_dtype)
             weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
-    if options.train and scheme is not None:
+    if options.train and scheme is not None and options.lora_rank is not None:
+        remarks.notes.append(
+            f"--train with {scheme.method} weights and --lora-rank: QLoRA-style, the base frozen as stored "
+            f"({scheme.method}, no gradients, no optimizer states) and the 16-bit adapters trained in mixed precision."
+        )
+    elif options.train and scheme is not None:
         remarks.notes.append(
             f"--train with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "
             "(2 bytes a weight and a gradient, the optimizer's float32 states); a quantized model is trained only as "
-            "a frozen base with adapters (QLoRA-style), which these figures do not count."
+            "a frozen base with adapters (add --lora-rank for QLoRA-style figures)."
         )
     accelerators = dict(ACCELERATORS)
     asked = None
@@ -932,7 +937,10 @@ def speed(
     weights = stored_as(loaded, dtype, kv_dtype)
     weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     quantization = scheme.method if scheme else None
-    matmul_dtype = compute_dtype.lower() if compute_dtype else compute_dtype_for(weight_dtype, quantization)
+    activations_quantized = scheme is not None and scheme.activation_scale
+    matmul_dtype = (
+        compute_dtype.lower() if compute_dtype else compute_dtype_for(weight_dtype, quantization, activations_quantized)
+    )
     stored = weight_layout(loaded.spec, weight_dtype, scheme)
     reports: list[Any] = []
     not_fitting: list[FirstNotFitting] = []

@@ -74,8 +74,9 @@ CONVENTIONS = [
     "tensor parallelism over N: FLOPs and matrices split by N, vectors and routers copied, the KV cache as `memory` "
     "splits it; 2 all-reduces per layer (after attention and after the FFN or mixer), each moving "
     "2·(N−1)/N × tokens × hidden × 2 bytes over the interconnect (per direction)",
-    "matmuls run at the peak of the weights' dtype (FP8 checkpoints on FP8 peaks where the chip has them) unless "
-    "--compute-dtype says otherwise",
+    "matmuls run at the peak of the weights' dtype (FP8 checkpoints on FP8 peaks, NVFP4 checkpoints with 4-bit "
+    "activations on FP4 peaks, where the chip has them; 4-bit weights with 16-bit activations on BF16) unless "
+    "--compute-dtype says otherwise; a chip without the unit runs at its BF16 peak, and its notes say so",
 ]
 
 
@@ -437,10 +438,19 @@ def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
     )
 
 
-def compute_dtype_for(weight_dtype: str, quantization: str | None) -> str:
-    """The peak the matmuls run at, following the weights: FP8 checkpoints on FP8, everything else on BF16."""
-    if weight_dtype.startswith("F8") or (quantization or "").startswith("fp8"):
+# W4A4 schemes: weights and activations both in 4-bit floats, whose GEMMs run on FP4 tensor cores (Blackwell's
+# NVFP4: ModelOpt's quant_algo NVFP4, compressed-tensors' nvfp4 with 4-bit input activations). W4A16 schemes (AWQ,
+# GPTQ, W4A16_NVFP4, MXFP4 weights with 16-bit activations) dequantise to a 16-bit GEMM.
+FP4_ACTIVATION_METHODS = ("modelopt-nvfp4", "compressed-tensors-nvfp4")
+
+
+def compute_dtype_for(weight_dtype: str, quantization: str | None, activations_quantized: bool = False) -> str:
+    """The peak the matmuls run at, following the weights: FP8 checkpoints on FP8, W4A4 FP4 checkpoints (NVFP4 with
+    quantized activations) on FP4, everything else on BF16. A chip without the unit runs BF16 (gpu_figures says so)."""
+    if weight_dtype.startswith("F8") or (quantization or "").startswith(("fp8", "modelopt-fp8")):
         return "fp8"
+    if quantization in FP4_ACTIVATION_METHODS and activations_quantized:
+        return "fp4"
     return "bf16"
 
 

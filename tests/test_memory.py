@@ -311,3 +311,12 @@ def test_zero_shards_over_the_data_parallel_ranks_left_by_tensor_parallelism():
 def test_parallelism_options_that_cannot_be_counted_are_refused(ffncalc, args, message):
     run = ffncalc("memory", LLAMA, *args)
     assert run.exit_code != 0 and message in run.stderr and "Traceback" not in run.stderr and run.stdout == ""
+
+
+def test_qlora_says_the_base_is_frozen_as_stored_not_full_16_bit_training():
+    report = memory(LLAMA, "8k", train=True, lora_rank=16, dtype="nf4")
+    assert any("QLoRA-style, the base frozen as stored" in note for note in report.notes)
+    assert not any("full training in 16-bit" in note for note in report.notes)
+    # LoRA rank 16 on the 7 projections of 32 layers: 16 × (q 4096+4096, k 4096+1024, v 4096+1024, o 4096+4096,
+    # gate 4096+14336, up 4096+14336, down 14336+4096) × 32 = 16 × 81,920 × 32 = 41,943,040 trained parameters.
+    assert report.training is not None and report.training.trainable_parameters == 41_943_040

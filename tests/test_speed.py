@@ -14,7 +14,7 @@ from ffncalc.accelerators import ACCELERATOR_TABLE, accelerator
 from ffncalc.api import speed
 from ffncalc.errors import UsageError
 
-from .conftest import run_main
+from .conftest import BUNDLED, run_main
 
 LLAMA = "meta-llama/Llama-3.1-8B"
 H100_BANDWIDTH = 3.35e12
@@ -285,3 +285,30 @@ def test_a_picture_beside_csv_is_refused_not_dropped(picture, tmp_path):
     target = tmp_path / "out"
     run = run_main("speed", LLAMA, "--batch", "1,8", "--format", "csv", picture, str(target))
     assert run.exit_code == 2 and not target.exists()
+
+
+def _llama_as(quantization: dict, write_config) -> str:
+    config = json.loads((BUNDLED / "meta-llama__Llama-3.1-8B.json").read_text())
+    return str(write_config(config | {"quantization_config": quantization}))
+
+
+NVFP4 = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "ignore": ["lm_head"]}
+W4A16_NVFP4 = NVFP4 | {"quant_algo": "W4A16_NVFP4"}
+
+
+def test_nvfp4_weights_with_4_bit_activations_run_at_the_fp4_peak_where_the_chip_has_one(write_config):
+    # ModelOpt's NVFP4 is W4A4: weights and activations in E2M1, GEMMs on Blackwell's FP4 tensor cores (the B200's
+    # dense FP4 peak, 9 PFLOP/s in the table); the documented rule is "the peak of the weights' dtype".
+    report = speed(_llama_as(NVFP4, write_config), "b200", batches="1").reports[0]
+    assert report.gpu.compute_dtype == "fp4" and report.gpu.peak_flops == 9000 * 10**12
+
+
+def test_on_a_chip_without_fp4_units_nvfp4_says_it_runs_at_the_bf16_peak(write_config):
+    report = speed(_llama_as(NVFP4, write_config), "h100", batches="1").reports[0]
+    assert report.gpu.compute_dtype == "bf16"
+    assert "has no fp4 units: matmuls at its BF16 peak" in report.gpu.notes
+
+
+def test_4_bit_weights_with_16_bit_activations_run_at_the_bf16_peak(write_config):
+    report = speed(_llama_as(W4A16_NVFP4, write_config), "b200", batches="1").reports[0]
+    assert report.gpu.compute_dtype == "bf16"
