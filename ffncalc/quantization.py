@@ -241,23 +241,57 @@ class CompressedTensorsBlock(Block):
     ignore: Modules | None = None
 
 
+class ModelOptLayer(BaseModel):
+    """One module's entry in a MIXED_PRECISION checkpoint's quantized_layers: its own quant_algo and group size."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    quant_algo: Annotated[str, Field(strict=True, max_length=100)]
+    group_size: Positive | None = None
+
+    @field_validator("quant_algo")
+    @classmethod
+    def _upper(cls, value: str) -> str:
+        return value.upper()
+
+
+MAX_QUANTIZED_LAYERS = (
+    100_000  # a module per entry (a 1,000-layer model with 100 modules each): past it, no checkpoint's
+)
+
+
 class ModelOptBlock(Block):
-    """ModelOpt's quantization_config as vLLM reads it from config.json (quant_algo, group_size, ignore)."""
+    """ModelOpt's quantization_config as vLLM reads it from config.json (quant_algo, group_size, ignore), and for
+    quant_algo MIXED_PRECISION the per-module table (vLLM's ModelOptMixedPrecisionConfig reads quantized_layers:
+    vllm/model_executor/layers/quantization/modelopt.py)."""
 
     quant_method: Literal["modelopt"]
     quant_algo: Annotated[str, Field(strict=True, max_length=100)]
     group_size: Positive | None = None
     ignore: Modules | None = Field(None, validation_alias=AliasChoices("ignore", "exclude_modules"))
+    quantized_layers: (
+        Annotated[dict[Annotated[str, Field(max_length=500)], ModelOptLayer], Field(max_length=MAX_QUANTIZED_LAYERS)]
+        | None
+    ) = None
 
     @field_validator("quant_algo")
     @classmethod
     def _upper(cls, value: str) -> str:
         return value.upper()  # vLLM upper-cases it (ModelOpt may emit lowercase)
 
+    def unread_layers(self) -> dict[str, int]:
+        """MIXED_PRECISION: the per-module quant_algos ffncalc does not lay out, with how many modules use each."""
+        found: dict[str, int] = {}
+        for layer in (self.quantized_layers or {}).values():
+            if layer.quant_algo not in MODELOPT_LAYER_READ:
+                found[layer.quant_algo] = found.get(layer.quant_algo, 0) + 1
+        return found
+
 
 # The quant_algo values whose layout ffncalc writes out (vLLM's QUANT_ALGOS has more: FP8_PER_CHANNEL_PER_TOKEN,
-# FP8_PB_WO, W4A16_NVFP4, MXFP8, MIXED_PRECISION).
-MODELOPT_READ = ("FP8", "NVFP4", "W4A16_NVFP4")
+# FP8_PB_WO, MXFP8); MIXED_PRECISION is read module by module, each module's algo one of MODELOPT_LAYER_READ.
+MODELOPT_LAYER_READ = ("FP8", "NVFP4", "W4A16_NVFP4")
+MODELOPT_READ = (*MODELOPT_LAYER_READ, "MIXED_PRECISION")
 
 
 class MlxBlock(Block):
@@ -676,6 +710,16 @@ def notes(block: Block | None, where: str = "quantization_config") -> list[str]:
             f"{where}: ModelOpt quant_algo {block.quant_algo!r} is not read by ffncalc (it reads "
             f"{', '.join(MODELOPT_READ)}): weights are counted unquantized, in the config's dtype"
         ]
+    if isinstance(block, ModelOptBlock) and block.quant_algo == "MIXED_PRECISION":
+        if not block.quantized_layers:
+            return [
+                f"{where}: ModelOpt MIXED_PRECISION without a quantized_layers table: weights are counted "
+                "unquantized, in the config's dtype"
+            ]
+        unread = block.unread_layers()
+        if unread:
+            kinds = ", ".join(f"{algo} ({count:,} modules)" for algo, count in unread.items())
+            return [f"{where}: MIXED_PRECISION modules in {kinds} are counted unquantized, in the config's dtype"]
     return []
 
 

@@ -100,6 +100,11 @@ def _by_name(pairs: tuple[tuple[str, V], ...]) -> dict[str, V]:
     return dict(pairs)
 
 
+@functools.lru_cache(maxsize=16)
+def _algo_table(entries: tuple[tuple[str, str, int], ...]) -> dict[str, tuple[str, int]]:
+    return {name: (algo, group) for name, algo, group in entries}
+
+
 @functools.lru_cache(maxsize=64)
 def _alternation(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?P<g{index}>{pattern})" for index, pattern in enumerate(patterns)))
@@ -130,8 +135,32 @@ class Scheme(Value):
     spqr_lengths: tuple[tuple[str, tuple[int, int, int, int]], ...] = ()
     vq_layers: tuple[tuple[str, VptqLayer], ...] = ()
     vq_shared: tuple[tuple[str, VptqLayer], ...] = ()
+    # modelopt-mixed: (module, quant_algo, group_size) from quantized_layers, each module laid out by its own algo
+    module_algos: tuple[tuple[str, str, int], ...] = ()
+
+    def module_scheme(self, module: str) -> Scheme | None:
+        """modelopt-mixed: the scheme of MODULE's own quantized_layers entry, or of the MoE block holding it (one
+        ``…mlp.experts`` entry covers ``…experts.gate_up_proj`` and ``…experts.7.down_proj``, as vLLM's FusedMoE
+        layer is looked up by its prefix); None where it has none that ffncalc reads."""
+        table = _algo_table(self.module_algos)
+        entry, name = None, module
+        for _ in range(3):  # the module, its expert, the experts block
+            entry = table.get(name)
+            if entry is not None or "." not in name:
+                break
+            name = name.rpartition(".")[0]
+        if entry is None:
+            return None
+        algo, group = entry
+        if algo == "FP8":
+            return Scheme("modelopt-fp8", bits=8)
+        if algo in ("NVFP4", "W4A16_NVFP4"):
+            return Scheme("modelopt-nvfp4", bits=4, group_size=group, activation_scale=algo == "NVFP4")
+        return None
 
     def quantizes(self, module: str, tensor: Tensor) -> bool:
+        if self.method == "modelopt-mixed":  # whatever the table names, the output head included
+            return tensor.matmul and self.module_scheme(module) is not None
         if self.method == "mlx":  # every Linear and Embedding weight (the widths are checked where they are known)
             return (tensor.matmul or tensor.component == "embedding") and not excluded(module, self.not_converted)
         if not tensor.matmul or tensor.component in ("embedding", "lm_head") or tensor.part in ("router", "lm_head"):
@@ -152,7 +181,7 @@ class Scheme(Value):
     def names_layers(self) -> bool:
         """Whether a pattern may name single layers (a digit or a character class in it): exclusions, gemma's
         per-module widths, auto-round's blocks. Identical layers may then be stored differently."""
-        if self.spqr_lengths or self.vq_layers:
+        if self.spqr_lengths or self.vq_layers or self.module_algos:
             return True  # each module laid out by its own name
         patterns = (*self.not_converted, *(pattern for pattern, _ in self.bit_overrides), *self.blocks)
         return any(re.search(r"\d|\\[dw]|[\[{]", pattern) for pattern in patterns)
@@ -195,6 +224,10 @@ class Scheme(Value):
                 name,
             )
 
+        if self.method == "modelopt-mixed":
+            own = self.module_scheme(module if kind == "weight" else name)
+            assert own is not None  # quantizes() said so
+            return own.store(name, shape, tensor, dtype)
         if self.method == "mlx":
             # mlx.nn.QuantizedLinear / QuantizedEmbedding: weight uint32 [out, in · bits / 32], scales and biases
             # [out, in / group_size] in the model's dtype; a width group_size does not divide stays unquantized.
@@ -565,6 +598,17 @@ def parse_scheme(block: Block | None) -> Scheme | None:
         )
     if isinstance(block, AutoRoundBlock) and not block.unread():
         return Scheme("auto-round", bits=block.bits, group_size=block.group_size, blocks=block.blocks)
+    if isinstance(block, ModelOptBlock) and block.quant_algo == "MIXED_PRECISION":
+        if not block.quantized_layers:
+            return None
+        return Scheme(
+            "modelopt-mixed",
+            bits=4,
+            module_algos=tuple(
+                (name, layer.quant_algo, layer.group_size or block.group_size or 16)
+                for name, layer in block.quantized_layers.items()
+            ),
+        )
     if isinstance(block, ModelOptBlock) and block.quant_algo in MODELOPT_READ:
         if block.quant_algo == "FP8":
             return Scheme("modelopt-fp8", bits=8, not_converted=tuple(block.ignore or ()))

@@ -564,3 +564,45 @@ def test_fp8_blocks_of_one_weight_are_counted_with_a_warning(write_config, ffnca
     run = ffncalc("memory", str(write_config(config)), "--json")
     assert run.exit_code == 0
     assert "Warning: quantization_config.weight_block_size [1, 1]" in run.stderr
+
+
+# --- ModelOpt MIXED_PRECISION: a quant_algo per module (NVIDIA's NVFP4 releases of 2026) -------------------------
+
+
+def _mixed_llama(attention: str = "FP8", mlp: str = "W4A16_NVFP4") -> dict:
+    """Llama-3.1-8B as ModelOpt's mixed-precision export lays it out: attention projections in one algo, the MLP and
+    the head in another (group 16), as nvidia/Qwen3.6-27B-NVFP4's quantized_layers does."""
+    layers = {}
+    for i in range(32):
+        for name in ("q_proj", "k_proj", "v_proj", "o_proj"):
+            layers[f"model.layers.{i}.self_attn.{name}"] = {"quant_algo": attention}
+        for name in ("gate_proj", "up_proj", "down_proj"):
+            layers[f"model.layers.{i}.mlp.{name}"] = {"quant_algo": mlp, "group_size": 16}
+    layers["lm_head"] = {"quant_algo": mlp, "group_size": 16}
+    quantization = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "quantized_layers": layers}
+    return LLAMA | {"quantization_config": quantization}
+
+
+def test_modelopt_mixed_precision_lays_out_each_module_by_its_own_algo(write_config):
+    # Per layer: FP8 attention, 4096² + 1024·4096 + 1024·4096 + 4096² = 41,943,040 bytes, and a float32 weight_scale
+    # and input_scale per module (4 × 8 = 32 bytes); W4A16 NVFP4 gate, up and down, 14,336 · 4,096 = 58,720,256
+    # weights each: two a byte (29,360,128), an FP8 scale per 16 (3,670,016) and a float32 weight_scale_2 (4), no
+    # input scale (16-bit activations): 3 × 33,030,148 = 99,090,444. The head, 128,256 · 4,096 = 525,336,576 weights:
+    # 262,668,288 + 32,833,536 + 4 = 295,501,828. The embedding table in BF16, 1,050,673,152, and 65 norms of 4,096
+    # in BF16, 532,480.
+    per_layer = 41_943_040 + 32 + 99_090_444
+    expected = 32 * per_layer + 295_501_828 + 1_050_673_152 + 532_480
+    report = memory(str(write_config(_mixed_llama())), "8k")
+    assert report.weights.bytes == expected == 5_859_779_972
+    assert report.weights.quantization == "modelopt-mixed"
+
+
+def test_modelopt_mixed_precision_notes_the_modules_it_does_not_read(write_config):
+    report = memory(str(write_config(_mixed_llama(attention="FP8_PB_WO"))), "8k")
+    assert any("FP8_PB_WO (128 modules) are counted unquantized" in note for note in report.notes)
+
+
+def test_modelopt_mixed_precision_without_its_table_says_so(write_config):
+    config = LLAMA | {"quantization_config": {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION"}}
+    report = memory(str(write_config(config)), "8k")
+    assert any("MIXED_PRECISION without a quantized_layers table" in note for note in report.notes)
