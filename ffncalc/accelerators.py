@@ -360,7 +360,6 @@ LOCAL_TABLE: tuple[Accelerator, ...] = (
     _card("RTX 4080", ("rtx4080",), 97.5, 716.8, 16, (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER)),
     _card("RTX 5070 Ti", ("rtx5070ti", "rtx-5070-ti"), 87.9, 896, 16, (NVIDIA_GEFORCE,)),
     _card("RTX 5080", ("rtx5080",), 112.6, 960, 16, (NVIDIA_GEFORCE,)),
-    _card("RTX 5090", ("rtx5090",), 209.5, 1792, 32, (NVIDIA_GEFORCE,)),
     _card("RTX 6000 Ada", ("rtx6000ada", "rtx-6000-ada"), 182.1, 960, 48, (NVIDIA_WORKSTATION,)),
     _card("RTX PRO 6000 Blackwell", ("rtxpro6000", "rtx-pro-6000"), 251.9, 1792, 96, (NVIDIA_WORKSTATION,)),
     _card("RX 7900 XTX", ("rx7900xtx", "7900xtx"), 122.8, 960, 24, (AMD_RADEON,)),
@@ -398,9 +397,7 @@ def accelerator(name: str) -> Accelerator:
     found = _index().get(_key(name))
     if found is None:
         names = ", ".join(entry.aliases[0] for entry in ACCELERATOR_TABLE)
-        raise UsageError(
-            f"unknown accelerator {name.strip()[:40]!r}; use one of: {names} (or --gpu-flops/--gpu-bandwidth)"
-        )
+        raise UsageError(f"unknown accelerator {name.strip()[:40]!r}; use one of: {names}")
     return found
 
 

@@ -1029,6 +1029,10 @@ def _batches(batches: str | tuple[int, ...] | list[int]) -> list[int]:
     return sorted(set(values))
 
 
+MAX_GPUS = 1 << 24  # the most GPUs a job may have (--gpus), and so the most --days may ask for
+MIN_MEASURED_MFU = 1e-6
+
+
 class TrainOptions(Value):
     """What `train` estimates: the run (tokens, sequence length), the hardware and the assumptions about it."""
 
@@ -1056,8 +1060,8 @@ class TrainOptions(Value):
 
         parse_tokens(self.tokens)
         parse_context(self.seq)
-        if not isinstance(self.gpus, int) or isinstance(self.gpus, bool) or not 1 <= self.gpus <= 1 << 24:
-            raise UsageError(f"--gpus must be a whole number from 1 to {1 << 24:,} (got {self.gpus})")
+        if not isinstance(self.gpus, int) or isinstance(self.gpus, bool) or not 1 <= self.gpus <= MAX_GPUS:
+            raise UsageError(f"--gpus must be a whole number from 1 to {MAX_GPUS:,} (got {self.gpus})")
         if self.mfu is not None and not 0 < self.mfu <= 1:
             raise UsageError(f"--mfu must be above 0 and at most 1, e.g. 0.4 (got {self.mfu})")
         for name, value in (("--price", self.price), ("--days", self.days), ("--compute", self.compute)):
@@ -1164,7 +1168,13 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     hours = gpu_hours(total, mfu, peak)
     tp = options.tensor_parallel
     if options.days is not None:  # whole tensor-parallel groups
-        gpus = max(1, math.ceil(hours / (options.days * HOURS_PER_DAY) / tp)) * tp
+        needed = math.ceil(hours / (options.days * HOURS_PER_DAY) / tp) * tp
+        if needed > MAX_GPUS:
+            raise UsageError(
+                f"finishing in {options.days:g} days needs {needed:,.3g} GPUs at an MFU of {mfu:g}, more than any "
+                f"job ffncalc models ({MAX_GPUS:,}); allow more days"
+            )
+        gpus = max(tp, needed)
     data_parallel = gpus // tp
     per_step = options.micro_batch * data_parallel
     global_batch = options.global_batch or per_step
@@ -1175,9 +1185,20 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         )
     job_rate = None if measured is None else measured * (gpus if options.per_gpu else 1)
     exact_per_token = Fraction(per_sequence, seq)
-    if job_rate is not None and options.mfu is None:  # the measured run's own MFU sets the time and cost
-        mfu, assumed = mfu_of(float(exact_per_token), job_rate, gpus, peak), False
-        hours = gpu_hours(total, mfu, peak)
+    if job_rate is not None:
+        measured_mfu = mfu_of(float(exact_per_token), job_rate, gpus, peak)
+        # A rate past the chips' peak is no measurement of this model on them; one under a millionth of it would
+        # take longer than any run (a miscounted unit either way).
+        if not MIN_MEASURED_MFU <= measured_mfu <= 1:
+            unit = "per GPU (--per-gpu)" if options.per_gpu else "for the whole job of --gpus"
+            raise UsageError(
+                f"{job_rate:,.4g} tokens/s {unit} would be an MFU of {measured_mfu:,.4g} on {gpus:,} × {chip.name} "
+                f"(dense {dtype}): a measured rate must give an MFU above {MIN_MEASURED_MFU:g} and at most 1; check "
+                "the rate, --gpus, --per-gpu and --compute-dtype"
+            )
+        if options.mfu is None:  # the measured run's own MFU sets the time and cost
+            mfu, assumed = measured_mfu, False
+            hours = gpu_hours(total, mfu, peak)
     fixed_forward = flops_profile_fixed(loaded.spec)
     peers = {
         "ffncalc": ("ffncalc compute.count_flops", exact_per_token),

@@ -165,7 +165,10 @@ BriefOpt = Annotated[
 ChartOpt = Annotated[
     str | None,
     typer.Option(
-        "--chart", metavar="FIGURE", help="With --sweep: the figure to chart, e.g. active_params (default: the first)."
+        "--chart",
+        metavar="FIGURE",
+        help="With --sweep: the figure to chart, by its --json name, e.g. active_params for params or "
+        "tokens_per_second for speed (default: the first).",
     ),
 ]
 
@@ -356,6 +359,14 @@ def sweep(
     refuse(len(sweeps) > 2, "--sweep: at most two fields (a grid)")
     parsed = tuple(parse_sweep(text) for text in sweeps)
     refuse(len({s.key for s in parsed}) < len(parsed), "--sweep: each field once")
+    points = 1
+    for swept in parsed:
+        points *= len(swept.values)
+    most = SWEEP_POINTS.get(command, 10_000)
+    refuse(
+        points > most,
+        f"--sweep: {points:,} points; {command} counts at most {most:,} in one run (seconds, not minutes)",
+    )
     report = run_sweep(loaded, parsed, command, measure, headlines, chart)
     if output == OutputFormat.csv:
         warn(report)
@@ -377,6 +388,12 @@ def brief(report: Any, command: str, figures: dict[str, Any], headlines: tuple[A
         print_json(figures)
         return
     show(make_console(), brief_renderables(report, command, figures, headlines))
+
+
+# The most points one --sweep counts, by command: each takes well under a second whole. params, flops and crossover
+# count some 4,000 configs a second here (bench/run.py); memory, speed and train about 500 (2 ms a point measured on
+# a 2-core machine: a 100,000-point memory sweep took 188 s).
+SWEEP_POINTS = {"params": 10_000, "flops": 10_000, "crossover": 10_000, "memory": 2_000, "speed": 2_000, "train": 2_000}
 
 
 class Answer(Value):

@@ -122,6 +122,8 @@ def train_headline(report: Any) -> dict[str, Figure]:
     return {
         "total_flops": report.total_flops,
         "flops_per_token": report.flops_per_token,
+        "mfu": report.mfu,
+        "mfu_is": "assumed" if report.mfu_assumed else "measured",
         "gpu_hours": report.gpu_hours,
         "days": report.days,
         "cost": report.cost,
@@ -131,9 +133,11 @@ def train_headline(report: Any) -> dict[str, Figure]:
 TRAIN_HEADLINES = (
     Headline("total_flops", "Total FLOPs", "FLOPs"),
     Headline("flops_per_token", "FLOPs/token", "FLOPs"),
-    Headline("gpu_hours", "GPU-hours (MFU assumed)"),
-    Headline("days", "Days (MFU assumed)"),
-    Headline("cost", "Cost (MFU assumed)"),
+    Headline("mfu", "MFU"),
+    Headline("mfu_is", "MFU is"),
+    Headline("gpu_hours", "GPU-hours (at that MFU)"),
+    Headline("days", "Days (at that MFU)"),
+    Headline("cost", "Cost (at that MFU)"),
 )
 
 

@@ -322,7 +322,8 @@ def test_local_machines_in_the_accelerator_table():
     from ffncalc.llamacpp import gpu_usable
 
     assert accelerator("rtx3090").bandwidth == 936 * 10**9 and accelerator("rtx3090").memory == 24 * 2**30
-    assert accelerator("rtx5090").bandwidth == 1792 * 10**9 and accelerator("rtx5090").memory == 32 * 2**30
+    # the RTX 5090 entry of the data-centre part: nvidia-smi's 32,607 MiB (its driver report), 1,792 GB/s
+    assert accelerator("rtx5090").bandwidth == 1792 * 10**9 and accelerator("rtx5090").memory == 32_607 * 2**20
     assert accelerator("m4-max").bandwidth == 546 * 10**9
     assert gpu_usable(accelerator("m3-max"), 0) == 96 * 2**30
     assert gpu_usable(accelerator("m1"), 0) == 16 * 2**30 * 2 // 3

@@ -312,3 +312,19 @@ def test_on_a_chip_without_fp4_units_nvfp4_says_it_runs_at_the_bf16_peak(write_c
 def test_4_bit_weights_with_16_bit_activations_run_at_the_bf16_peak(write_config):
     report = speed(_llama_as(W4A16_NVFP4, write_config), "b200", batches="1").reports[0]
     assert report.gpu.compute_dtype == "bf16"
+
+
+def test_every_accelerator_name_and_alias_names_one_entry():
+    # Names are compared as accelerator() compares them: without case, spaces, '-' and '_'.
+    def key(name):
+        return "".join(character for character in name.lower() if character.isalnum())
+
+    keys = [k for entry in ACCELERATOR_TABLE for k in {key(name) for name in (entry.name, *entry.aliases)}]
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize("command", ["memory", "train"])
+def test_an_unknown_accelerator_names_no_option_the_command_lacks(command):
+    run = run_main(command, LLAMA, "--gpu", "foo")
+    assert run.exit_code == 2 and "unknown accelerator 'foo'" in run.stderr
+    assert "--gpu-flops" not in run.stderr

@@ -273,3 +273,10 @@ def test_a_picture_beside_rows_or_json_is_refused_and_nothing_written(ffncalc, c
     result = ffncalc(*command, "--svg", str(target))
     assert result.exit_code == 2 and result.stdout == ""
     assert not target.exists()
+
+
+@pytest.mark.parametrize(("command", "most"), [("memory", "2,000"), ("train", "2,000"), ("params", "10,000")])
+def test_a_sweep_past_what_a_command_counts_in_seconds_is_refused_with_the_limit(ffncalc, command, most):
+    result = ffncalc(command, "meta-llama/Llama-3.1-8B", "--sweep", "vocab_size=1:99999:1")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"--sweep: 99,999 points; {command} counts at most {most} in one run" in result.stderr

@@ -34,7 +34,14 @@ def figure_text(value: Figure, headline: Headline) -> str:
     assert isinstance(value, (int, float))
     if headline.unit == "bytes" and isinstance(value, int):
         return f"{value:,} bytes" + (f" ({value / GIB:,.2f} GiB)" if value >= GIB else "")
-    text = f"{value:,}" if isinstance(value, int) else f"{value:.4g}"
+    # One number style: whole numbers with separators; a float at or above 1,000 to the unit with separators (never
+    # 1.355e+06), a smaller one to four significant figures.
+    if isinstance(value, int):
+        text = f"{value:,}"
+    elif abs(value) >= 1000:
+        text = f"{value:,.0f}"
+    else:
+        text = f"{value:.4g}"
     return f"{text} {headline.unit}" if headline.unit and headline.unit != "bytes" else text
 
 
