@@ -197,6 +197,12 @@ def _moe_shape(spec: ModelSpec) -> tuple[int, int] | None:
     return None
 
 
+def sublayer_count(spec: ModelSpec) -> int:
+    """Attention and FFN/mixer sublayers of the generating layers: what a step launches per layer, and (with tensor
+    parallelism) the all-reduces it makes."""
+    return _layer_counts(spec)["blocks"]
+
+
 def _layer_counts(spec: ModelSpec) -> dict[str, int]:
     layers = generating_layers(spec)
     return {
@@ -253,12 +259,20 @@ def _score_elements(spec: ModelSpec, keys_of) -> int:
 
 
 def decode_traffic(
-    spec: ModelSpec, stored: Layout, context: int, batch: int, kv_dtype: str, gpus: int, attention: AttentionKernel
+    spec: ModelSpec,
+    stored: Layout,
+    context: int,
+    batch: int,
+    kv_dtype: str,
+    gpus: int,
+    attention: AttentionKernel,
+    weights: dict[str, int] | None = None,
 ) -> Traffic:
-    """FLOPs and bytes of one decode step: B tokens at context n (see CONVENTIONS)."""
+    """FLOPs and bytes of one decode step: B tokens at context n (see CONVENTIONS). WEIGHTS: the stored bytes by
+    operator per GPU when the caller has them already (_weights_by_operator walks every tensor)."""
     profile = flops_profile(spec, "absorbed")
     per_token = per_token_flops(profile, context)
-    weights = _weights_by_operator(stored, gpus)
+    weights = weights or _weights_by_operator(stored, gpus)
     moe = _moe_shape(spec)
     routed = weights["routed_experts"]
     if moe is not None and routed:
@@ -283,13 +297,19 @@ def decode_traffic(
 
 
 def prefill_traffic(
-    spec: ModelSpec, stored: Layout, prompt: int, kv_dtype: str, gpus: int, attention: AttentionKernel
+    spec: ModelSpec,
+    stored: Layout,
+    prompt: int,
+    kv_dtype: str,
+    gpus: int,
+    attention: AttentionKernel,
+    weights: dict[str, int] | None = None,
 ) -> Traffic:
     """FLOPs and bytes of a prompt of P tokens: weights once, the KV written and read once by the fused kernel."""
     profile: ContextProfile = flops_profile(spec, "plain")
     prefill = field_values(prefill_flops(profile, prompt))
     prefill["lm_head"] = profile.lm_head  # the head runs for the last position only
-    weights = _weights_by_operator(stored, gpus)
+    weights = weights or _weights_by_operator(stored, gpus)
     moe = _moe_shape(spec)
     routed = weights["routed_experts"]
     if moe is not None and routed:
@@ -467,9 +487,12 @@ def estimate_speed(
         bandwidth=gpu.bandwidth * gpu.bandwidth_efficiency,
         interconnect=gpu.interconnect,
     )
-    decode = decode_step(decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention), roof, batch)
-    prefill = prefill_step(prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention), roof, prompt)
-    weights = sum(_weights_by_operator(stored, gpus).values())
+    by_operator = _weights_by_operator(stored, gpus)  # once: walking every stored tensor is most of the time
+    decode = decode_step(
+        decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator), roof, batch
+    )
+    prefill = prefill_step(prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator), roof, prompt)
+    weights = sum(by_operator.values())
     kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
     needed = weights + kv_bytes + state_bytes
     efficiency = (

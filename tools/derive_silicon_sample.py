@@ -34,7 +34,13 @@ CONFIG_OF_CHECKPOINT = {
     "openai/gpt-oss-120b": "openai/gpt-oss-120b",
 }
 # aiconfigurator's system names → ffncalc's accelerator names (GB300 has no entry in ffncalc's table).
-ACCELERATOR_OF_SYSTEM = {"h100_sxm": "h100", "h200_sxm": "h200", "b200_sxm": "b200", "gb200": "gb200", "b300_sxm": "b300"}
+ACCELERATOR_OF_SYSTEM = {
+    "h100_sxm": "h100",
+    "h200_sxm": "h200",
+    "b200_sxm": "b200",
+    "gb200": "gb200",
+    "b300_sxm": "b300",
+}
 MAX_TENSOR_PARALLEL = 8  # one NVLink node: wider replicas in the source are multi-node wide-EP layouts
 
 COLUMNS = (

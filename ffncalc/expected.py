@@ -1,0 +1,162 @@
+"""Expected time beside the roofline ceiling: ffncalc's exact per-operator FLOPs and bytes × fitted coefficients.
+
+The roofline (ffncalc.roofline) is a CEILING: each operator at max(FLOPs ÷ peak, bytes ÷ bandwidth), nothing else.
+Real serving engines reach a third to a half of it, and the distance is in what a roofline leaves out, not in the
+counts. The EXPECTED time puts those terms back, each with one fitted coefficient:
+
+    step = a_mm · Σ FLOPs/peak          (matmul operators bound by compute at the peak roofline)
+         + a_att · FLOPs/peak           (attention scores, when bound by compute: prefill)
+         + b_w · Σ bytes/bandwidth      (operators bound by memory other than attention: weights, activations, state)
+         + b_kv · bytes/bandwidth       (attention scores bound by memory: reading the KV cache in decode)
+         + c_sub · sublayers            (fixed cost per attention or FFN/mixer sublayer: kernel launches, small ops)
+         + c_ar · all-reduces           (latency of each tensor-parallel all-reduce, one per sublayer)
+         + b_link · all-reduce bytes/interconnect   (the bus bandwidth an all-reduce really reaches)
+         + c_fixed                      (per decode step: scheduling, sampling; per prefill: the request's fixed cost)
+
+Why this form. Each term is one of the gaps issue 37 names, so each coefficient reads as a physical figure (a_mm = 2
+means 50 % of peak FLOP/s; c_sub = 20e-6 means 20 µs per sublayer). Which side bounds an operator is decided at the
+peak roofline, as the ceiling reports it; that makes the time linear in the coefficients, so the fit is a closed-form
+non-negative least squares on relative error (tools/fit_expected.py), not an optimiser's search, and every
+coefficient stays non-negative (no term can make a step faster). Decode and prefill have their own coefficients:
+a GEMV reading weights and a GEMM of a long prompt are different kernels.
+
+Profiles. One set of coefficients per engine profile (vllm, sglang, trtllm, and "typical", fitted over all three)
+and per chip family (hopper, blackwell), with an "all" family fitted over every chip for chips without data of
+their own; CHOICE says which cell answered and why. The range is the 10th–90th percentile of measured ÷ predicted
+on held-out rows (leave one model out) of that profile. The coefficients, their data and their held-out errors
+are in expected_profiles.json, written by tools/fit_expected.py from data/measurements/; nothing here is fitted.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+from .results import Result
+from .roofline import GpuFigures, Phase
+
+PROFILES_FILE = Path(__file__).with_name("expected_profiles.json")
+
+ENGINES = ("vllm", "sglang", "trtllm", "llama.cpp")  # what --engine names on `speed`
+TYPICAL = "typical"  # the profile fitted over every engine's rows
+ALL_CHIPS = "all"  # the chip family fitted over every chip's rows
+
+# Chip families by the accelerator's table name: kernels, launch costs and NVLink generation are shared within one.
+FAMILY_OF_ACCELERATOR = {
+    "H100 SXM": "hopper",
+    "H100 PCIe": "hopper",
+    "H800 SXM": "hopper",
+    "H200 SXM": "hopper",
+    "B200 HGX": "blackwell",
+    "GB200": "blackwell",
+    "B300 HGX": "blackwell",
+}
+
+FEATURES = (
+    "matmul_compute",
+    "attention_compute",
+    "weights_memory",
+    "kv_memory",
+    "sublayers",
+    "allreduces",
+    "allreduce_transfer",
+    "fixed",
+)
+
+
+class ExpectedProfile(Result):
+    """Which fitted profile an expected figure comes from, what it was fitted on, and how far off it was held out."""
+
+    name: str  # the profile: "typical", or an engine's
+    engine_versions: list[str]  # the engine versions of the rows it was fitted on
+    chip_family: str  # the family whose coefficients answered ("all": fitted over every chip)
+    fitted_on: str  # the data and its source
+    rows: int  # rows the answering cell was fitted on
+    held_out_tpot_median_error: float  # leave-one-model-out median |predicted − measured| ÷ measured
+    held_out_ttft_median_error: float
+    note: str  # a fallback, when one was made
+
+
+class Choice(Result):
+    """The coefficients chosen for one engine on one accelerator, and the profile that states them."""
+
+    decode: dict[str, float]
+    prefill: dict[str, float]
+    decode_range: tuple[float, float]  # measured ÷ predicted, 10th and 90th percentile held out
+    prefill_range: tuple[float, float]
+    profile: ExpectedProfile
+
+
+@functools.cache
+def profiles() -> dict:
+    """The fitted profiles as tools/fit_expected.py wrote them (read once, when an expected figure is first asked)."""
+    return json.loads(PROFILES_FILE.read_text())
+
+
+def phase_features(phase: Phase, gpu: GpuFigures, sublayers: int, tensor_parallel: int) -> dict[str, float]:
+    """The phase's terms before any coefficient: roofline seconds by kind at the chip's PEAK (not --compute-efficiency
+    or --bandwidth-efficiency, which only scale the ceiling), and the counts the fixed costs multiply."""
+    peak, bandwidth = gpu.peak_flops, gpu.bandwidth
+    terms = dict.fromkeys(FEATURES, 0.0)
+    for operator in phase.components:
+        compute, memory = operator.flops / peak, operator.bytes / bandwidth
+        attention = operator.name == "attention_scores"
+        if compute > memory:
+            terms["attention_compute" if attention else "matmul_compute"] += compute
+        else:
+            terms["kv_memory" if attention else "weights_memory"] += memory
+    terms["sublayers"] = float(sublayers)
+    if tensor_parallel > 1 and phase.allreduce_bytes:
+        terms["allreduces"] = float(sublayers)  # one all-reduce after each sublayer (ffncalc.roofline)
+        terms["allreduce_transfer"] = phase.allreduce_bytes / (gpu.interconnect or 1)
+    terms["fixed"] = 1.0
+    return terms
+
+
+def expected_seconds(terms: dict[str, float], coefficients: dict[str, float]) -> float:
+    """Σ coefficient × term: the expected time of one decode step or one prefill."""
+    return sum(coefficients[name] * terms[name] for name in FEATURES)
+
+
+def kernel_seconds(terms: dict[str, float], coefficients: dict[str, float]) -> float:
+    """The expected time without the per-step (or per-request) fixed cost."""
+    return expected_seconds(terms, coefficients) - coefficients["fixed"] * terms["fixed"]
+
+
+def family_of(gpu_name: str) -> str | None:
+    """The chip family of an accelerator in ffncalc's table, or None (another chip: the "all" family answers)."""
+    return FAMILY_OF_ACCELERATOR.get(gpu_name)
+
+
+def choose(engine: str | None, gpu_name: str) -> Choice:
+    """The coefficients for ENGINE (None: the typical profile) on GPU_NAME, falling back, and saying so, to the
+    typical profile when the engine has no fit data and to the "all" family when the chip's family has none."""
+    data = profiles()
+    notes = []
+    name = engine or TYPICAL
+    if name not in data["profiles"]:
+        notes.append(f"no fit data for {name}: the typical profile")
+        name = TYPICAL
+    profile = data["profiles"][name]
+    family = family_of(gpu_name)
+    if family is None or family not in profile["families"]:
+        notes.append(f"no fit data for {gpu_name} ({family or 'no family in the fit'}): fitted over every chip")
+        family = ALL_CHIPS
+    cell = profile["families"][family]
+    return Choice(
+        decode=cell["decode"],
+        prefill=cell["prefill"],
+        decode_range=(profile["held_out"]["tpot_ratio_p10"], profile["held_out"]["tpot_ratio_p90"]),
+        prefill_range=(profile["held_out"]["ttft_ratio_p10"], profile["held_out"]["ttft_ratio_p90"]),
+        profile=ExpectedProfile(
+            name=name,
+            engine_versions=profile["engine_versions"],
+            chip_family=family,
+            fitted_on=data["data"]["description"],
+            rows=cell["rows"],
+            held_out_tpot_median_error=profile["held_out"]["tpot_median_error"],
+            held_out_ttft_median_error=profile["held_out"]["ttft_median_error"],
+            note="; ".join(notes),
+        ),
+    )
