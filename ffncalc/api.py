@@ -789,11 +789,18 @@ class SpeedOptions(Value):
     gpu_flops: float | None = None  # another chip: dense FLOP/s, bytes/s and memory
     gpu_bandwidth: float | None = None
     gpu_memory: str | None = None
+    engine: str | None = None  # the serving engine whose fitted profile gives the expected times; None: typical
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
         from .accelerators import DTYPES
+        from .expected import ENGINES
 
+        if self.engine is not None and self.engine.lower() not in ENGINES:
+            raise UsageError(
+                f"--engine {self.engine[:20]!r} has no profile; use one of {', '.join(ENGINES)} "
+                "(or leave it out for the typical profile)"
+            )
         for text in (self.context, self.prompt):
             if text is not None:
                 parse_context(text)
@@ -848,9 +855,11 @@ def speed(
     **changes: Any,
 ) -> SpeedRun:
     """Roofline ceilings of decode (per batch) and prefill of MODEL on each accelerator of GPUS (see
-    ffncalc.roofline); OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
+    ffncalc.roofline), each with the expected time of OPTIONS.engine's fitted profile beside it (ffncalc.expected);
+    OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
+    from .expected import with_expected
     from .footprint import weight_layout
-    from .roofline import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
+    from .roofline import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures, sublayer_count
 
     options = replace(options or SpeedOptions(), **changes)
     if gpus is not None:
@@ -870,6 +879,8 @@ def speed(
     quantization = scheme.method if scheme else None
     matmul_dtype = compute_dtype.lower() if compute_dtype else compute_dtype_for(weight_dtype, quantization)
     stored = weight_layout(loaded.spec, weight_dtype, scheme)
+    sublayers = sublayer_count(loaded.spec)
+    engine = options.engine.lower() if options.engine else None
     reports, stopped = [], None
     for chip in chips:
         if tensor_parallel > 1 and chip.interconnect is None:
@@ -892,6 +903,7 @@ def speed(
                 gpus=tensor_parallel,
                 attention=attention,  # type: ignore[arg-type]
             )
+            report = with_expected(report, engine, sublayers)
             if not report.fits and len(batch_list) > 1 and batch != batch_list[0]:
                 stopped = (
                     f"the sweep stops at batch {batch:,} on {chip.name}: weights + KV cache need "

@@ -1057,6 +1057,15 @@ def speed_command(
             help="With --gpu-flops: its memory with its unit, e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes).",
         ),
     ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            metavar="ENGINE",
+            help="The serving engine whose fitted profile gives the expected (≈) times: vllm, sglang, trtllm or "
+            "llama.cpp (default: typical of current engines).",
+        ),
+    ] = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -1073,7 +1082,9 @@ def speed_command(
     """How fast MODEL runs on an accelerator: decode TPOT and tokens/s by batch, prefill TTFT, what bounds each.
 
     Roofline ceilings from the exact FLOPs and bytes of flops and memory: each operator takes max(FLOPs / peak,
-    bytes / bandwidth). Not a measurement; --compute-efficiency and --bandwidth-efficiency scale the peaks.
+    bytes / bandwidth). Not a measurement; --compute-efficiency and --bandwidth-efficiency scale the peaks. Beside
+    each ceiling, ≈ the expected time: the same FLOPs and bytes × coefficients fitted on measured serving runs
+    (--engine picks the profile), with the range it held to on models left out of the fit.
     """
     from .api import SpeedOptions, speed
     from .render import print_json
@@ -1096,6 +1107,7 @@ def speed_command(
         gpu_flops=gpu_flops,
         gpu_bandwidth=gpu_bandwidth,
         gpu_memory=gpu_memory,
+        engine=engine,
     ).checked()
 
     def run_speed(at: Any) -> Any:

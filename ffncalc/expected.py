@@ -34,7 +34,7 @@ import json
 from pathlib import Path
 
 from .results import Result
-from .roofline import GpuFigures, Phase
+from .roofline import ExpectedProfile, GpuFigures, Phase, SpeedReport
 
 PROFILES_FILE = Path(__file__).with_name("expected_profiles.json")
 
@@ -63,19 +63,6 @@ FEATURES = (
     "allreduce_transfer",
     "fixed",
 )
-
-
-class ExpectedProfile(Result):
-    """Which fitted profile an expected figure comes from, what it was fitted on, and how far off it was held out."""
-
-    name: str  # the profile: "typical", or an engine's
-    engine_versions: list[str]  # the engine versions of the rows it was fitted on
-    chip_family: str  # the family whose coefficients answered ("all": fitted over every chip)
-    fitted_on: str  # the data and its source
-    rows: int  # rows the answering cell was fitted on
-    held_out_tpot_median_error: float  # leave-one-model-out median |predicted − measured| ÷ measured
-    held_out_ttft_median_error: float
-    note: str  # a fallback, when one was made
 
 
 class Choice(Result):
@@ -159,4 +146,48 @@ def choose(engine: str | None, gpu_name: str) -> Choice:
             held_out_ttft_median_error=profile["held_out"]["ttft_median_error"],
             note="; ".join(notes),
         ),
+    )
+
+
+def conventions(choice: Choice) -> list[str]:
+    """What the expected figures are, for the JSON `conventions` and the tables' notes."""
+    profile = choice.profile
+    data = profiles()["data"]
+    fallback = f" ({profile.note})" if profile.note else ""
+    return [
+        f"expected (≈): the ceiling's exact FLOPs and bytes by operator × coefficients fitted on measurements, plus "
+        f"fixed costs per sublayer, per step and per request and the all-reduces' latency: profile {profile.name}, "
+        f"{profile.chip_family} chips{fallback}; fitted on {data['rows_fitted']:,} rows of {profile.fitted_on} "
+        f"({data['fitted']}, tools/fit_expected.py); range: 10th–90th percentile of measured ÷ expected held out",
+        f"expected error on models left out of the fit: median {profile.held_out_tpot_median_error:.0%} for TPOT, "
+        f"{profile.held_out_ttft_median_error:.0%} for TTFT (measured under load); a measurement is neither: cite it",
+        "expected prefill: one prompt alone (no queue); expected decode: the step alone (no prefill chunks mixed in)",
+    ]
+
+
+def with_expected(report: SpeedReport, engine: str | None, sublayers: int) -> SpeedReport:
+    """REPORT with the expected decode step and prefill beside its ceilings, and the profile that gave them."""
+    from .values import replace
+
+    choice = choose(engine, report.gpu.name)
+    gpus = report.tensor_parallel
+    step = expected_seconds(phase_features(report.decode, report.gpu, sublayers, gpus), choice.decode)
+    first = expected_seconds(phase_features(report.prefill, report.gpu, sublayers, gpus), choice.prefill)
+    decode = replace(
+        report.decode,
+        expected_seconds_per_step=step,
+        expected_tokens_per_second=report.batch / step,
+        expected_range=[step * choice.decode_range[0], step * choice.decode_range[1]],
+    )
+    prefill = replace(
+        report.prefill,
+        expected_seconds=first,
+        expected_range=[first * choice.prefill_range[0], first * choice.prefill_range[1]],
+    )
+    return replace(
+        report,
+        decode=decode,
+        prefill=prefill,
+        engine_profile=choice.profile,
+        conventions=[*report.conventions, *conventions(choice)],
     )

@@ -102,10 +102,29 @@ class DecodeStep(Phase):
     seconds_per_step: float  # time per output token (TPOT)
     tokens_per_second: float  # the whole batch: batch ÷ TPOT
     tokens_per_second_per_sequence: float
+    # EXPECTED, not a ceiling: the fitted model of ffncalc.expected (None until `speed` adds it)
+    expected_seconds_per_step: float | None = None
+    expected_tokens_per_second: float | None = None  # the whole batch
+    expected_range: list[float] | None = None  # [low, high] seconds per step: held-out 10th–90th percentile
 
 
 class Prefill(Phase):
     prompt: int
+    expected_seconds: float | None = None  # EXPECTED time to first token of a lone prompt (ffncalc.expected)
+    expected_range: list[float] | None = None  # [low, high] seconds
+
+
+class ExpectedProfile(Result):
+    """Which fitted profile an expected figure comes from, what it was fitted on, and how far off it was held out."""
+
+    name: str  # the profile: "typical" (fitted over every engine), or an engine's
+    engine_versions: list[str]  # the engine versions of the rows it was fitted on
+    chip_family: str  # the family whose coefficients answered ("all": fitted over every chip)
+    fitted_on: str  # the measurements and their source
+    rows: int  # rows the answering coefficients were fitted on
+    held_out_tpot_median_error: float  # leave-one-model-out median |predicted − measured| ÷ measured
+    held_out_ttft_median_error: float
+    note: str  # a fallback, when one was made
 
 
 class GpuFigures(Result):
@@ -125,7 +144,8 @@ class GpuFigures(Result):
 
 
 class SpeedReport(ModelInfo):
-    """`ffncalc speed --json`: one accelerator at one batch — decode, prefill, per component, all roofline ceilings."""
+    """`ffncalc speed --json`: one accelerator at one batch — decode, prefill, per component: roofline ceilings,
+    and beside each time the expected figure of a fitted engine profile."""
 
     estimate: str  # "roofline ceiling", with the efficiencies assumed
     gpu: GpuFigures
@@ -144,6 +164,7 @@ class SpeedReport(ModelInfo):
     decode: DecodeStep
     prefill: Prefill
     conventions: list[str]
+    engine_profile: ExpectedProfile | None = None  # what the expected figures were fitted on
 
 
 class SpeedRun(Result):

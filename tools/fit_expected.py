@@ -65,6 +65,8 @@ MIN_ROWS, MIN_MODELS = 40, 2  # a chip family's cell of a profile is fitted only
 MIX_GRID = (0.0, 0.5, 1.0)
 QUEUE_GRID = (0.0, 0.02, 0.05, 0.1, 0.2, 0.4)
 WITHIN = 0.35
+# The terms that are roofline seconds: their coefficients are 1 ÷ the share of peak reached, at least 1.
+ROOFLINE_FACTORS = ("matmul_compute", "attention_compute", "weights_memory", "kv_memory", "allreduce_transfer")
 # A TPOT below the roofline ceiling at the stated concurrency means the engine decoded fewer sequences at once
 # than the concurrency (a cap on running sequences, the rest queued): the batch the TPOT belongs to is unknown.
 FASTER_THAN_CEILING = "TPOT faster than the ceiling at the concurrency (the engine ran a smaller batch)"
@@ -194,6 +196,15 @@ def nnls(gram: list[list[float]], moment: list[float]) -> list[float]:
     return x
 
 
+def fit_floored(rows: list[tuple[list[float], float, float]]) -> list[float]:
+    """fit_relative with every roofline factor at least 1 (θ = 1 + φ, φ ≥ 0): a kernel cannot beat its roofline
+    term, so the expected time is never below the ceiling (the fixed costs and ν only add)."""
+    floor = [1.0 if name in ROOFLINE_FACTORS else 0.0 for name in FEATURES]
+    floor += [0.0] * (len(rows[0][0]) - len(floor))
+    shifted = [(x, offset + sum(f * v for f, v in zip(floor, x)), y) for x, offset, y in rows]
+    return [f + value for f, value in zip(floor, fit_relative(shifted))]
+
+
 def fit_relative(rows: list[tuple[list[float], float, float]]) -> list[float]:
     """Coefficients θ ≥ 0 fitting θ·x + offset to y over ROWS of (x, offset, y) on a log scale: least squares on
     (θ·x + offset − y) ÷ y first, then once more with each row divided by √(y · its prediction) instead, which
@@ -253,7 +264,7 @@ def fit_prefill(rows: list[Counted], decode: dict[str, float] | None) -> tuple[d
             x[FEATURES.index("fixed")] = 1.0  # the request's fixed cost is paid once, not per queued prompt
             x.append(expected_seconds(r.decode, decode) if decode else 0.0)
             data.append((x, 0.0, r.ttft))
-        theta = fit_relative(data)
+        theta = fit_floored(data)
         loss = log_loss(theta, data)
         if best is None or loss < best[0]:
             best = (loss, queue, theta)
@@ -267,7 +278,7 @@ def fit_decode(rows: list[Counted], prefill: dict[str, float]) -> tuple[dict[str
     best = None
     for mix in MIX_GRID:
         data = [(vector(r.decode), mix * r.batch / r.osl * kernel_seconds(r.prefill, prefill), r.tpot) for r in rows]
-        theta = fit_relative(data)
+        theta = fit_floored(data)
         loss = log_loss(theta, data)
         if best is None or loss < best[0]:
             best = (loss, mix, theta)

@@ -1,4 +1,5 @@
-"""The tables and the batch chart of `ffncalc speed`. Every time shown is a roofline ceiling, and says so."""
+"""The tables and the batch chart of `ffncalc speed`. Every time shown says what it is: a roofline ceiling, or
+(marked ≈) the expected figure of a fitted engine profile, with its held-out range."""
 
 from __future__ import annotations
 
@@ -27,6 +28,49 @@ def ms(seconds: float) -> str:
 
 def rate(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:,.3g}"
+
+
+def _figure(value: float) -> str:
+    """Two significant figures without a trailing point or an exponent: 5.4, 54, 540."""
+    return f"{value:.0f}" if value >= 100 else f"{value:#.2g}".rstrip(".")
+
+
+def _unit(seconds: float) -> tuple[str, float]:
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return unit, scale
+    return "ns", 1e-9
+
+
+def _short(seconds: float) -> str:
+    """A time with two significant figures: 5.4 ms (an expected figure is not known to three)."""
+    unit, scale = _unit(seconds)
+    return f"{_figure(seconds / scale)} {unit}"
+
+
+def beside(ceiling: float, expected: float | None, band: list[float] | None) -> str:
+    """'4.80 ms ceiling · ≈ 6.3 ms expected (5.4–7.4)': the range in the expected figure's unit."""
+    if expected is None:
+        return f"{ms(ceiling)} ceiling"
+    unit, scale = _unit(expected)
+    low, high = band or (expected, expected)
+    return (
+        f"{ms(ceiling)} ceiling · ≈ {_figure(expected / scale)} {unit} expected "
+        f"({_figure(low / scale)}–{_figure(high / scale)})"
+    )
+
+
+def profile_line(report: SpeedReport) -> Text | None:
+    """Which fitted profile the ≈ figures come from and how far off it was on models it had not seen."""
+    profile = report.engine_profile
+    if profile is None:
+        return None
+    note = f" ({profile.note})" if profile.note else ""
+    return Text(
+        f"≈ expected: profile {profile.name}, {profile.chip_family} chips{note}; fitted on {profile.rows:,} measured "
+        f"rows; on models left out, median error {profile.held_out_tpot_median_error:.0%} (TPOT), "
+        f"{profile.held_out_ttft_median_error:.0%} (TTFT under load). The ceiling is what no run can beat."
+    )
 
 
 def speed_renderables(run: SpeedRun, width: int = 80) -> Group:
@@ -66,7 +110,7 @@ def _phase_grid(phase: Phase, title: str) -> Grid:
             Column("FLOPs", footer=approx(phase.flops)),
             Column("Bytes", footer=approx(phase.bytes, "B")),
             Column("FLOP/B", "I"),
-            Column("Time", footer=ms(phase.seconds)),
+            Column("Ceiling", footer=ms(phase.seconds)),
             Column("Bound", justify="left"),
         ]
     )
@@ -90,12 +134,18 @@ def _phase_grid(phase: Phase, title: str) -> Grid:
 
 def _components(report: SpeedReport, width: int) -> list[RenderableType]:
     decode, prefill, gpu = report.decode, report.prefill, report.gpu
+    expected_rate = (
+        f" · ≈ {rate(decode.expected_tokens_per_second)} expected" if decode.expected_tokens_per_second else ""
+    )
     lines: list[RenderableType] = [
         Text(
-            f"Decode, batch {count(report.batch)}: {ms(decode.seconds_per_step)} per token (TPOT), "
-            f"{rate(decode.tokens_per_second)} tokens/s for the batch, {rate(decode.tokens_per_second_per_sequence)} per "
-            f"sequence; {decode.bound}-bound. Prefill of {count(report.prompt)} tokens: {ms(prefill.seconds)} to first "
-            f"token (TTFT); {prefill.bound}-bound. All roofline ceilings."
+            f"Decode, batch {count(report.batch)}: TPOT {beside(decode.seconds_per_step, decode.expected_seconds_per_step, decode.expected_range)}; "
+            f"{rate(decode.tokens_per_second)} tokens/s ceiling{expected_rate} for the batch, "
+            f"{rate(decode.tokens_per_second_per_sequence)} per sequence (ceiling); {decode.bound}-bound."
+        ),
+        Text(
+            f"Prefill of {count(report.prompt)} tokens: TTFT "
+            f"{beside(prefill.seconds, prefill.expected_seconds, prefill.expected_range)}; {prefill.bound}-bound."
         ),
         Text(
             f"{gpu.name}: {approx(gpu.peak_flops, 'FLOP/s')} dense {gpu.compute_dtype}, {approx(gpu.bandwidth, 'B/s')}; "
@@ -104,6 +154,9 @@ def _components(report: SpeedReport, width: int) -> list[RenderableType]:
             + ("." if report.fits else " — does not fit.")
         ),
     ]
+    expected = profile_line(report)
+    if expected is not None:
+        lines.append(expected)
     lines += fit(_phase_grid(decode, f"Decode step (batch {count(report.batch)})"), width)
     lines += fit(_phase_grid(prefill, f"Prefill ({count(report.prompt)} tokens)"), width)
     return lines
@@ -114,7 +167,9 @@ def _sweep(reports: list[SpeedReport], width: int) -> list[RenderableType]:
         [
             Column("Batch", key=True),
             Column("TPOT"),
+            Column("≈ TPOT"),
             Column("Tokens/s"),
+            Column("≈ Tokens/s", "≈ Tok/s"),
             Column("Per seq", "Seq/s"),
             Column("KV GiB", "KV"),
             Column("Decode", justify="left"),
@@ -125,15 +180,31 @@ def _sweep(reports: list[SpeedReport], width: int) -> list[RenderableType]:
         grid.add(
             count(report.batch),
             ms(decode.seconds_per_step),
+            _short(decode.expected_seconds_per_step) if decode.expected_seconds_per_step else "–",
             rate(decode.tokens_per_second),
+            rate(decode.expected_tokens_per_second) if decode.expected_tokens_per_second else "–",
             rate(decode.tokens_per_second_per_sequence),
             f"{report.kv_bytes / GIB:,.2f}",
             f"{decode.bound}-bound",
         )
+    prefill = reports[0].prefill
     parts: list[RenderableType] = [
-        Text(f"Prefill of {count(reports[0].prompt)} tokens: {ms(reports[0].prefill.seconds)} to first token (TTFT).")
+        Text(
+            f"Prefill of {count(reports[0].prompt)} tokens: TTFT "
+            f"{beside(prefill.seconds, prefill.expected_seconds, prefill.expected_range)}."
+        ),
+        Text("Decode: TPOT and Tokens/s are roofline ceilings; ≈ marks the expected figures."),
     ]
     parts += fit(grid, width)
+    band = reports[0].decode.expected_range
+    expected_step = reports[0].decode.expected_seconds_per_step
+    if band and expected_step:
+        parts.append(
+            Text(f"≈ TPOT range held out: {band[0] / expected_step:.2f}× to {band[1] / expected_step:.2f}× the figure.")
+        )
+    expected = profile_line(reports[0])
+    if expected is not None:
+        parts.append(expected)
     parts.append(_chart(reports, width))
     return parts
 
@@ -163,17 +234,34 @@ def _side_by_side(reports: list[SpeedReport], names: list[str], width: int) -> l
     grid = Grid([Column("", justify="left", key=True), *[Column(name) for name in names]])
     batches = list(dict.fromkeys(report.batch for report in reports))
     by = {(report.gpu.name, report.batch): report for report in reports}
+    firsts = [by.get((name, batches[0])) for name in names]
+    grid.add("Prefill TTFT (ceiling)", *[ms(c.prefill.seconds) if c else "–" for c in firsts])
     grid.add(
-        "Prefill TTFT",
-        *[ms(by[(name, batches[0])].prefill.seconds) if (name, batches[0]) in by else "–" for name in names],
+        "Prefill TTFT ≈ expected",
+        *[_short(c.prefill.expected_seconds) if c and c.prefill.expected_seconds else "–" for c in firsts],
     )
     for batch in batches:
         cells = [by.get((name, batch)) for name in names]
-        grid.add(f"Batch {count(batch)}: TPOT", *[ms(c.decode.seconds_per_step) if c else "–" for c in cells])
+        grid.add(f"Batch {count(batch)}: TPOT (ceiling)", *[ms(c.decode.seconds_per_step) if c else "–" for c in cells])
+        grid.add(
+            f"Batch {count(batch)}: TPOT ≈ expected",
+            *[
+                _short(c.decode.expected_seconds_per_step) if c and c.decode.expected_seconds_per_step else "–"
+                for c in cells
+            ],
+        )
         grid.add(f"Batch {count(batch)}: tokens/s", *[rate(c.decode.tokens_per_second) if c else "–" for c in cells])
         grid.add(f"Batch {count(batch)}: bound", *[c.decode.bound if c else "–" for c in cells])
     grid.add(
         "Fits (weights + KV)",
         *[("yes" if by[(n, batches[0])].fits else "no") if (n, batches[0]) in by else "–" for n in names],
     )
-    return fit(grid, width)
+    profiles = list(
+        dict.fromkeys(f"{r.engine_profile.name}/{r.engine_profile.chip_family}" for r in reports if r.engine_profile)
+    )
+    parts = fit(grid, width)
+    expected = profile_line(reports[0])
+    if expected is not None:
+        parts.append(expected)
+        parts.append(Text(f"≈ profiles by accelerator: {', '.join(profiles)}.", style="dim"))
+    return parts
