@@ -63,6 +63,8 @@ FEATURES = (
     "allreduce_transfer",
     "fixed",
 )
+# The terms that are roofline seconds: each coefficient is 1 ÷ the share of peak reached, fitted at least 1.
+ROOFLINE_FACTORS = ("matmul_compute", "attention_compute", "weights_memory", "kv_memory", "allreduce_transfer")
 
 
 class Choice(Result):

@@ -46,6 +46,7 @@ from ffncalc.api import stored_as
 from ffncalc.expected import (
     ALL_CHIPS,
     FEATURES,
+    ROOFLINE_FACTORS,
     TYPICAL,
     expected_seconds,
     family_of,
@@ -65,8 +66,6 @@ MIN_ROWS, MIN_MODELS = 40, 2  # a chip family's cell of a profile is fitted only
 MIX_GRID = (0.0, 0.5, 1.0)
 QUEUE_GRID = (0.0, 0.02, 0.05, 0.1, 0.2, 0.4)
 WITHIN = 0.35
-# The terms that are roofline seconds: their coefficients are 1 ÷ the share of peak reached, at least 1.
-ROOFLINE_FACTORS = ("matmul_compute", "attention_compute", "weights_memory", "kv_memory", "allreduce_transfer")
 # A TPOT below the roofline ceiling at the stated concurrency means the engine decoded fewer sequences at once
 # than the concurrency (a cap on running sequences, the rest queued): the batch the TPOT belongs to is unknown.
 FASTER_THAN_CEILING = "TPOT faster than the ceiling at the concurrency (the engine ran a smaller batch)"
@@ -393,6 +392,10 @@ def main() -> None:
         lomo = errors(held_out(members, "model"))
         loao = errors(held_out(members, "system")) if name == TYPICAL else None
         in_sample = errors([(r, *predict(cell_for(cells, r), r)) for r in members])
+        by_model = {
+            model: errors([(r, *predict(cell_for(cells, r), r)) for r in members if r.model == model])
+            for model in sorted({r.model for r in members})
+        }
         versions = sorted({f"{r.engine} {r.row['backend_version'] or 'unstated'}" for r in members})
         profiles[name] = {
             "engine_versions": versions,
@@ -400,6 +403,10 @@ def main() -> None:
             "held_out": lomo,
             "held_out_by_accelerator": loao,
             "in_sample": in_sample,
+            "in_sample_by_model": {
+                model: {key: stats[key] for key in ("rows", "tpot_median_error", "ttft_median_error")}
+                for model, stats in by_model.items()
+            },
         }
         for label, stats in (("leave-one-model-out", lomo), ("leave-one-accelerator-out", loao)):
             if stats is None:
