@@ -772,6 +772,9 @@ def _context(context: int | str | None, loaded: LoadedModel, remarks: Remarks) -
     return tokens
 
 
+MAX_OUTPUT = 1 << 24  # tokens a request generates (--output)
+
+
 class SpeedOptions(Value):
     """What `speed` estimates: the accelerators, context, prompt and batches, parallelism, dtypes and efficiencies."""
 
@@ -790,6 +793,7 @@ class SpeedOptions(Value):
     gpu_bandwidth: float | None = None
     gpu_memory: str | None = None
     engine: str | None = None  # the serving engine whose fitted profile gives the expected times; None: typical
+    output: int | None = None  # tokens each request generates: adds the request end to end (TTFT + decode steps)
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
@@ -819,6 +823,8 @@ class SpeedOptions(Value):
             raise UsageError(f"--compute-dtype {self.compute_dtype!r}: use one of {', '.join(DTYPES)}")
         if self.kv_dtype is not None:
             cache_element_type(self.kv_dtype, "--kv-dtype")
+        if self.output is not None and not 1 <= self.output <= MAX_OUTPUT:
+            raise UsageError(f"--output must be a whole number of tokens from 1 to {MAX_OUTPUT:,}, e.g. 1024")
         if (self.gpu_flops is None) != (self.gpu_bandwidth is None):
             raise UsageError("describe another chip with both --gpu-flops and --gpu-bandwidth (and --gpu-memory)")
         if (
@@ -857,7 +863,9 @@ def speed(
     """Roofline ceilings of decode (per batch) and prefill of MODEL on each accelerator of GPUS (see
     ffncalc.roofline), each with the expected time of OPTIONS.engine's fitted profile beside it (ffncalc.expected);
     OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
-    from .expected import with_expected
+    from functools import partial
+
+    from .expected import with_expected, with_request
     from .footprint import weight_layout
     from .roofline import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures, sublayer_count
 
@@ -904,6 +912,22 @@ def speed(
                 attention=attention,  # type: ignore[arg-type]
             )
             report = with_expected(report, engine, sublayers)
+            if options.output is not None:
+                at = partial(
+                    estimate_speed,
+                    loaded.spec,
+                    loaded.info,
+                    stored=stored,
+                    weight_dtype=weight_dtype,
+                    quantization=quantization,
+                    gpu=figures,
+                    batch=batch,
+                    prompt=prompt_tokens,
+                    kv_dtype=cache_dtype,
+                    gpus=tensor_parallel,
+                    attention=attention,  # type: ignore[arg-type]
+                )
+                report = with_request(report, options.output, partial(_expected_at, at, engine, sublayers))
             if not report.fits and len(batch_list) > 1 and batch != batch_list[0]:
                 stopped = (
                     f"the sweep stops at batch {batch:,} on {chip.name}: weights + KV cache need "
@@ -918,6 +942,13 @@ def speed(
                 )
             reports.append(fit.about(report))
     return SpeedRun(reports=reports, stopped=stopped)
+
+
+def _expected_at(estimate: Any, engine: str | None, sublayers: int, context: int) -> Any:
+    """ESTIMATE's report at CONTEXT with its expected figures: one decode step of a request's generation."""
+    from .expected import with_expected
+
+    return with_expected(estimate(context=context), engine, sublayers)
 
 
 MAX_BATCH = 1 << 20

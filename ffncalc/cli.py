@@ -1066,6 +1066,15 @@ def speed_command(
             "llama.cpp (default: typical of current engines).",
         ),
     ] = None,
+    output_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--output",
+            metavar="N",
+            help="Tokens each request generates, e.g. 1024: adds the request end to end (TTFT + the decode steps "
+            "over the growing context) and the batch's tokens/s.",
+        ),
+    ] = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -1108,6 +1117,7 @@ def speed_command(
         gpu_bandwidth=gpu_bandwidth,
         gpu_memory=gpu_memory,
         engine=engine,
+        output=output_tokens,
     ).checked()
 
     def run_speed(at: Any) -> Any:

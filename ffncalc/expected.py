@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from .results import Result
-from .roofline import ExpectedProfile, GpuFigures, Phase, SpeedReport
+from .roofline import ExpectedProfile, GpuFigures, Phase, Request, SpeedReport
 
 PROFILES_FILE = Path(__file__).with_name("expected_profiles.json")
 
@@ -193,3 +194,52 @@ def with_expected(report: SpeedReport, engine: str | None, sublayers: int) -> Sp
         engine_profile=choice.profile,
         conventions=[*report.conventions, *conventions(choice)],
     )
+
+
+def with_request(report: SpeedReport, output: int, at_context: Callable[[int], SpeedReport]) -> SpeedReport:
+    """REPORT with one request of OUTPUT tokens end to end: its prefill (the first token), then OUTPUT − 1 decode
+    steps reading caches of prompt … prompt + OUTPUT − 2 tokens. Every operator's bytes and FLOPs grow linearly with
+    the cache (until a sliding window fills), so the steps' sum is their count × the step at the mean cache: the mean
+    of the two steps AT_CONTEXT gives at the integers either side of it (exact while no operator changes bound)."""
+    from .values import replace
+
+    steps = output - 1
+    first, last = report.prompt, report.prompt + max(steps - 1, 0)
+    below, above = (at_context(context) for context in ((first + last) // 2, (first + last + 1) // 2))
+    ceiling, expected, low, high = ((one + other) / 2 for one, other in zip(_step_figures(below), _step_figures(above)))
+    prefill = _prefill_figures(report)
+    seconds = prefill[0] + steps * ceiling
+    expected, low, high = (first_token + steps * step for first_token, step in zip(prefill[1:], (expected, low, high)))
+    generated = report.batch * output
+    request = Request(
+        output=output,
+        first_context=first,
+        last_context=last,
+        seconds=seconds,
+        tokens_per_second=generated / seconds,
+        expected_seconds=expected,
+        expected_tokens_per_second=generated / expected,
+        expected_range=[low, high],
+    )
+    return replace(report, request=request, conventions=[*report.conventions, REQUEST_CONVENTION])
+
+
+def _step_figures(report: SpeedReport) -> tuple[float, float, float, float]:
+    """A decode step's ceiling, expected, low and high seconds (with_expected has run)."""
+    decode = report.decode
+    assert decode.expected_seconds_per_step is not None and decode.expected_range is not None
+    return decode.seconds_per_step, decode.expected_seconds_per_step, *decode.expected_range  # type: ignore[return-value]
+
+
+def _prefill_figures(report: SpeedReport) -> tuple[float, float, float, float]:
+    """The prefill's ceiling, expected, low and high seconds (with_expected has run)."""
+    prefill = report.prefill
+    assert prefill.expected_seconds is not None and prefill.expected_range is not None
+    return prefill.seconds, prefill.expected_seconds, *prefill.expected_range  # type: ignore[return-value]
+
+
+REQUEST_CONVENTION = (
+    "request (--output N): the prompt's prefill (the first token), then N − 1 decode steps at --batch over caches of "
+    "--prompt to --prompt + N − 2 tokens; tokens/s = batch × N ÷ that time; the batch's other prompts' prefills "
+    "are not counted (requests arriving apart, as in continuous batching)"
+)

@@ -114,6 +114,20 @@ class Prefill(Phase):
     expected_range: list[float] | None = None  # [low, high] seconds
 
 
+class Request(Result):
+    """One request end to end (--output): its TTFT, then OUTPUT − 1 decode steps over the growing context, at the
+    report's batch; ceiling and expected."""
+
+    output: int  # tokens generated, the first by the prefill
+    first_context: int  # the cache the first decode step reads: the prompt
+    last_context: int  # the cache the last decode step reads: prompt + output − 2
+    seconds: float  # CEILING: prefill + Σ decode steps
+    tokens_per_second: float  # CEILING, the batch: batch × output ÷ seconds
+    expected_seconds: float | None = None  # EXPECTED (ffncalc.expected)
+    expected_tokens_per_second: float | None = None
+    expected_range: list[float] | None = None  # [low, high] seconds: the prefill's and the steps' ranges summed
+
+
 class ExpectedProfile(Result):
     """Which fitted profile an expected figure comes from, what it was fitted on, and how far off it was held out."""
 
@@ -165,6 +179,7 @@ class SpeedReport(ModelInfo):
     prefill: Prefill
     conventions: list[str]
     engine_profile: ExpectedProfile | None = None  # what the expected figures were fitted on
+    request: Request | None = None  # with --output: one request end to end
 
 
 class SpeedRun(Result):

@@ -222,3 +222,40 @@ def test_an_unknown_engine_is_a_one_line_error_naming_the_profiles():
         "Error: --engine 'tgi' has no profile; use one of vllm, sglang, trtllm, llama.cpp "
         "(or leave it out for the typical profile)\n"
     )
+
+
+# --- a request end to end (--output) ----------------------------------------------------------------------------
+
+
+def test_a_request_is_its_prefill_then_output_minus_one_steps_over_the_growing_cache():
+    # Llama-3.1-8B, BF16, batch 1, a 1,024-token prompt and 256 tokens out on H100: the prefill gives the first
+    # token, then 255 decode steps read caches of 1,024 … 1,278 tokens. A step at cache n moves 16,085,051,904 bytes
+    # at n = 8,192 (tests/test_speed.py) less 131,072 bytes for each token fewer, all memory-bound: linear in n, so
+    # the 255 steps take 255 × the step at the mean cache, 1,151.
+    def step_bytes(n):
+        return 16_085_051_904 - (8192 - n) * 131_072
+
+    report = one(speed(LLAMA, "h100", prompt=1024, batches="1", output=256))
+    request = report.request
+    assert (request.output, request.first_context, request.last_context) == (256, 1024, 1278)
+    assert request.seconds == pytest.approx(report.prefill.seconds + 255 * step_bytes(1151) / H100_BANDWIDTH, rel=1e-12)
+    assert request.tokens_per_second == pytest.approx(256 / request.seconds, rel=1e-12)
+
+
+def test_a_requests_expected_time_is_the_expected_prefill_and_expected_steps():
+    kv_at = lambda n: n * 131_072 + 131_072  # noqa: E731 — the cache read and the new token's entry
+    others = 16_085_051_904 - kv_at(8192)
+    c = choose(None, "H100 SXM").decode
+    step = c["weights_memory"] * others / H100_BANDWIDTH + c["kv_memory"] * kv_at(1151) / H100_BANDWIDTH
+    step += c["sublayers"] * 64 + c["fixed"]
+    report = one(speed(LLAMA, "h100", prompt=1024, batches="1", output=256))
+    expected = report.prefill.expected_seconds + 255 * step
+    assert report.request.expected_seconds == pytest.approx(expected, rel=1e-12)
+    assert report.request.expected_tokens_per_second == pytest.approx(256 / expected, rel=1e-12)
+
+
+def test_without_output_there_is_no_request_and_a_bad_output_is_a_one_line_error():
+    assert run_main("speed", LLAMA, "--json").json()["request"] is None
+    run = run_main("speed", LLAMA, "--output", "0")
+    assert run.exit_code == 2
+    assert run.stderr == "Error: --output must be a whole number of tokens from 1 to 16,777,216, e.g. 1024\n"

@@ -60,6 +60,21 @@ def beside(ceiling: float, expected: float | None, band: list[float] | None) -> 
     )
 
 
+def request_line(report: SpeedReport) -> Text:
+    """--output: one request end to end, and the batch's tokens/s over it."""
+    request = report.request
+    assert request is not None
+    expected_rate = (
+        f" · ≈ {rate(request.expected_tokens_per_second)} expected" if request.expected_tokens_per_second else ""
+    )
+    return Text(
+        f"Request of {count(request.output)} output tokens (batch {count(report.batch)}): "
+        f"{beside(request.seconds, request.expected_seconds, request.expected_range)}; "
+        f"{rate(request.tokens_per_second)} tokens/s ceiling{expected_rate} for the batch (decode over caches of "
+        f"{count(request.first_context)} to {count(request.last_context)} tokens)."
+    )
+
+
 def profile_line(report: SpeedReport) -> Text | None:
     """Which fitted profile the ≈ figures come from and how far off it was on models it had not seen."""
     profile = report.engine_profile
@@ -154,6 +169,8 @@ def _components(report: SpeedReport, width: int) -> list[RenderableType]:
             + ("." if report.fits else " — does not fit.")
         ),
     ]
+    if report.request is not None:
+        lines.append(request_line(report))
     expected = profile_line(report)
     if expected is not None:
         lines.append(expected)
@@ -196,6 +213,7 @@ def _sweep(reports: list[SpeedReport], width: int) -> list[RenderableType]:
         Text("Decode: TPOT and Tokens/s are roofline ceilings; ≈ marks the expected figures."),
     ]
     parts += fit(grid, width)
+    parts += [request_line(report) for report in reports if report.request is not None]
     band = reports[0].decode.expected_range
     expected_step = reports[0].decode.expected_seconds_per_step
     if band and expected_step:
