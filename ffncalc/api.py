@@ -794,6 +794,8 @@ class SpeedOptions(Value):
     gpu_memory: str | None = None
     engine: str | None = None  # the serving engine whose fitted profile gives the expected times; None: typical
     output: int | None = None  # tokens each request generates: adds the request end to end (TTFT + decode steps)
+    measured_tpot: float | None = None  # seconds: a measured time per output token to set beside the figures
+    measured_ttft: float | None = None  # seconds: a measured time to first token
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
@@ -823,6 +825,9 @@ class SpeedOptions(Value):
             raise UsageError(f"--compute-dtype {self.compute_dtype!r}: use one of {', '.join(DTYPES)}")
         if self.kv_dtype is not None:
             cache_element_type(self.kv_dtype, "--kv-dtype")
+        for flag, measured in (("--measured-tpot", self.measured_tpot), ("--measured-ttft", self.measured_ttft)):
+            if measured is not None and not 0 < measured < float("inf"):
+                raise UsageError(f"{flag} must be a positive time in milliseconds, e.g. 6.5 (got {measured * 1000:g})")
         if self.output is not None and not 1 <= self.output <= MAX_OUTPUT:
             raise UsageError(f"--output must be a whole number of tokens from 1 to {MAX_OUTPUT:,}, e.g. 1024")
         if (self.gpu_flops is None) != (self.gpu_bandwidth is None):
@@ -865,7 +870,7 @@ def speed(
     OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
     from functools import partial
 
-    from .expected import with_expected, with_request
+    from .expected import with_expected, with_measured, with_request
     from .footprint import weight_layout
     from .roofline import SpeedRun, compute_dtype_for, estimate_speed, gpu_figures, sublayer_count
 
@@ -912,6 +917,8 @@ def speed(
                 attention=attention,  # type: ignore[arg-type]
             )
             report = with_expected(report, engine, sublayers)
+            if options.measured_tpot is not None or options.measured_ttft is not None:
+                report = with_measured(report, sublayers, engine, options.measured_tpot, options.measured_ttft)
             if options.output is not None:
                 at = partial(
                     estimate_speed,

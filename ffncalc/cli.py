@@ -1075,6 +1075,19 @@ def speed_command(
             "over the growing context) and the batch's tokens/s.",
         ),
     ] = None,
+    measured_tpot: Annotated[
+        float | None,
+        typer.Option(
+            "--measured-tpot",
+            metavar="MS",
+            help="A TPOT you measured, in milliseconds, e.g. 6.5: the share of the ceiling reached and the modelled "
+            "term that explains most of the gap.",
+        ),
+    ] = None,
+    measured_ttft: Annotated[
+        float | None,
+        typer.Option("--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."),
+    ] = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -1118,6 +1131,8 @@ def speed_command(
         gpu_memory=gpu_memory,
         engine=engine,
         output=output_tokens,
+        measured_tpot=None if measured_tpot is None else measured_tpot / 1000,
+        measured_ttft=None if measured_ttft is None else measured_ttft / 1000,
     ).checked()
 
     def run_speed(at: Any) -> Any:

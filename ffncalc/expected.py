@@ -35,7 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .results import Result
-from .roofline import ExpectedProfile, GpuFigures, Phase, Request, SpeedReport
+from .roofline import Attainment, ExpectedProfile, GpuFigures, Phase, Request, SpeedReport
 
 PROFILES_FILE = Path(__file__).with_name("expected_profiles.json")
 
@@ -64,6 +64,16 @@ FEATURES = (
     "allreduce_transfer",
     "fixed",
 )
+TERM_LABELS = {
+    "matmul_compute": "matmuls below peak FLOP/s",
+    "attention_compute": "attention below peak FLOP/s",
+    "weights_memory": "weight reads below peak bandwidth",
+    "kv_memory": "KV-cache reads below peak bandwidth",
+    "sublayers": "fixed cost per sublayer (launches, small ops)",
+    "allreduces": "all-reduce latency",
+    "allreduce_transfer": "all-reduce bus bandwidth below the link's",
+    "fixed": "fixed cost per step",
+}
 # The terms that are roofline seconds: each coefficient is 1 ÷ the share of peak reached, fitted at least 1.
 ROOFLINE_FACTORS = ("matmul_compute", "attention_compute", "weights_memory", "kv_memory", "allreduce_transfer")
 
@@ -131,7 +141,7 @@ def choose(engine: str | None, gpu_name: str) -> Choice:
     profile = data["profiles"][name]
     family = family_of(gpu_name)
     if family is None or family not in profile["families"]:
-        notes.append(f"no fit data for {gpu_name} ({family or 'no family in the fit'}): fitted over every chip")
+        notes.append(f"no fit data for {gpu_name}'s chip family: coefficients fitted over every chip")
         family = ALL_CHIPS
     cell = profile["families"][family]
     return Choice(
@@ -243,3 +253,45 @@ REQUEST_CONVENTION = (
     "--prompt to --prompt + N − 2 tokens; tokens/s = batch × N ÷ that time; the batch's other prompts' prefills "
     "are not counted (requests arriving apart, as in continuous batching)"
 )
+
+
+def gap_terms(terms: dict[str, float], coefficients: dict[str, float]) -> dict[str, float]:
+    """What each term adds above the ceiling, in seconds: (coefficient − 1) × a roofline term, coefficient × a
+    count; they sum to the expected time less the roofline at peak."""
+    return {name: (coefficients[name] - (1.0 if name in ROOFLINE_FACTORS else 0.0)) * terms[name] for name in FEATURES}
+
+
+def attainment(measured: float, ceiling: float, expected: float, gaps: dict[str, float], prefill: bool) -> Attainment:
+    """A measured time beside the ceiling and the expected figure, and the modelled term that explains most of
+    the distance (a prefill's fixed cost is the request's)."""
+    largest = max(gaps, key=lambda name: gaps[name])
+    label = "fixed cost per request" if prefill and largest == "fixed" else TERM_LABELS[largest]
+    return Attainment(
+        measured_seconds=measured,
+        attainment=ceiling / measured,
+        expected_over_measured=expected / measured,
+        largest_gap=label,
+        gap_seconds={name: value for name, value in gaps.items() if value > 0},
+    )
+
+
+def with_measured(
+    report: SpeedReport, sublayers: int, engine: str | None, tpot: float | None, ttft: float | None
+) -> SpeedReport:
+    """REPORT with a measured TPOT and/or TTFT set beside its ceilings and expected figures."""
+    from .values import replace
+
+    choice = choose(engine, report.gpu.name)
+    gpus = report.tensor_parallel
+    decode, prefill = report.decode, report.prefill
+    if tpot is not None:
+        gaps = gap_terms(phase_features(decode, report.gpu, sublayers, gpus), choice.decode)
+        assert decode.expected_seconds_per_step is not None
+        decode = replace(
+            decode, measured=attainment(tpot, decode.seconds_per_step, decode.expected_seconds_per_step, gaps, False)
+        )
+    if ttft is not None:
+        gaps = gap_terms(phase_features(prefill, report.gpu, sublayers, gpus), choice.prefill)
+        assert prefill.expected_seconds is not None
+        prefill = replace(prefill, measured=attainment(ttft, prefill.seconds, prefill.expected_seconds, gaps, True))
+    return replace(report, decode=decode, prefill=prefill)

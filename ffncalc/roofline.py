@@ -98,6 +98,16 @@ class Phase(Result):
     bound: Bound  # what bounds most of the time
 
 
+class Attainment(Result):
+    """A MEASURED time (the user's, cited by them) beside the ceiling and the expected figure."""
+
+    measured_seconds: float
+    attainment: float  # ceiling ÷ measured: the share of the roofline's speed reached (MBU when memory-bound)
+    expected_over_measured: float
+    largest_gap: str  # the modelled term that adds most above the ceiling
+    gap_seconds: dict[str, float]  # what each modelled term adds above the ceiling (ffncalc.expected)
+
+
 class DecodeStep(Phase):
     seconds_per_step: float  # time per output token (TPOT)
     tokens_per_second: float  # the whole batch: batch ÷ TPOT
@@ -106,12 +116,14 @@ class DecodeStep(Phase):
     expected_seconds_per_step: float | None = None
     expected_tokens_per_second: float | None = None  # the whole batch
     expected_range: list[float] | None = None  # [low, high] seconds per step: held-out 10th–90th percentile
+    measured: Attainment | None = None  # with --measured-tpot
 
 
 class Prefill(Phase):
     prompt: int
     expected_seconds: float | None = None  # EXPECTED time to first token of a lone prompt (ffncalc.expected)
     expected_range: list[float] | None = None  # [low, high] seconds
+    measured: Attainment | None = None  # with --measured-ttft
 
 
 class Request(Result):

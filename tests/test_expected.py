@@ -259,3 +259,35 @@ def test_without_output_there_is_no_request_and_a_bad_output_is_a_one_line_error
     run = run_main("speed", LLAMA, "--output", "0")
     assert run.exit_code == 2
     assert run.stderr == "Error: --output must be a whole number of tokens from 1 to 16,777,216, e.g. 1024\n"
+
+
+# --- a measurement beside them (--measured-tpot, --measured-ttft) -------------------------------------------------
+
+
+def test_a_measured_tpot_gets_the_share_of_the_ceiling_it_reaches():
+    # Llama-3.1-8B, batch 1 at 8,192 on H100: the ceiling moves 16,085,051,904 bytes at 3.35 TB/s (test_speed.py).
+    # A measured 6.9 ms reaches 4.80 ms ÷ 6.9 ms of the ceiling's speed: its model bandwidth utilisation.
+    ceiling = 16_085_051_904 / H100_BANDWIDTH
+    decode = one(speed(LLAMA, "h100", context="8k", batches="1", measured_tpot=0.0069)).decode
+    assert decode.measured.measured_seconds == 0.0069
+    assert decode.measured.attainment == pytest.approx(ceiling / 0.0069, rel=1e-12)
+    assert decode.measured.expected_over_measured == pytest.approx(decode.expected_seconds_per_step / 0.0069)
+
+
+def test_the_modelled_gap_is_each_terms_excess_over_the_ceiling_and_names_the_largest():
+    # What each term adds above the roofline: (factor − 1) × its roofline seconds, or the fixed costs themselves.
+    kv = 8192 * 131_072 + 131_072
+    others = 16_085_051_904 - kv
+    c = choose(None, "H100 SXM").decode
+    gaps = {
+        "weights_memory": (c["weights_memory"] - 1) * others / H100_BANDWIDTH,
+        "kv_memory": (c["kv_memory"] - 1) * kv / H100_BANDWIDTH,
+        "sublayers": c["sublayers"] * 64,
+        "fixed": c["fixed"],
+    }
+    measured = one(speed(LLAMA, "h100", context="8k", batches="1", measured_tpot=0.0069)).decode.measured
+    positive = {name: value for name, value in gaps.items() if value > 0}
+    assert measured.gap_seconds == pytest.approx(positive, rel=1e-12)
+    labels = {"weights_memory": "weight reads below peak bandwidth", "kv_memory": "KV-cache reads below peak bandwidth",
+              "sublayers": "fixed cost per sublayer (launches, small ops)", "fixed": "fixed cost per step"}  # fmt: skip
+    assert measured.largest_gap == labels[max(positive, key=positive.get)]

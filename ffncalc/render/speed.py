@@ -12,7 +12,7 @@ from . import approx, count, heading, info_lines
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
-    from ..roofline import Phase, SpeedReport, SpeedRun
+    from ..roofline import Attainment, Phase, SpeedReport, SpeedRun
 
 GIB = 1 << 30
 CHART_WIDTH = 40
@@ -58,6 +58,20 @@ def beside(ceiling: float, expected: float | None, band: list[float] | None) -> 
         f"{ms(ceiling)} ceiling · ≈ {_figure(expected / scale)} {unit} expected "
         f"({_figure(low / scale)}–{_figure(high / scale)})"
     )
+
+
+def measured_line(label: str, measured: Attainment, bound: str) -> Text:
+    """A measured time: the share of the ceiling it reaches, against the expected figure, and the largest gap."""
+    share = "model bandwidth utilisation" if bound == "memory" else "model FLOPs utilisation"
+    return Text(
+        f"Measured {label} {ms(measured.measured_seconds)}: {measured.attainment:.0%} of the ceiling's speed ({share}); "
+        f"expected ÷ measured {measured.expected_over_measured:.2f}; the largest modelled gap: {measured.largest_gap}"
+        f" ({ms(measured.gap_seconds.get(_largest(measured), 0.0))})."
+    )
+
+
+def _largest(measured: Attainment) -> str:
+    return max(measured.gap_seconds, key=lambda name: measured.gap_seconds[name]) if measured.gap_seconds else ""
 
 
 def request_line(report: SpeedReport) -> Text:
@@ -171,6 +185,11 @@ def _components(report: SpeedReport, width: int) -> list[RenderableType]:
     ]
     if report.request is not None:
         lines.append(request_line(report))
+    lines += [
+        measured_line(label, phase.measured, bound)
+        for label, phase, bound in (("TPOT", decode, decode.bound), ("TTFT", prefill, prefill.bound))
+        if phase.measured is not None
+    ]
     expected = profile_line(report)
     if expected is not None:
         lines.append(expected)
