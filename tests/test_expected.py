@@ -62,11 +62,12 @@ def test_dense_decode_expected_is_each_memory_term_times_its_coefficient_plus_fi
     assert decode.expected_tokens_per_second == pytest.approx(1 / expected, rel=1e-12)
 
 
-def test_dense_decode_range_is_the_held_out_percentiles_of_measured_over_expected():
+def test_dense_decode_range_is_the_held_out_percentiles_of_measured_over_expected_above_the_ceiling():
     held_out = profiles()["profiles"]["typical"]["held_out"]
     decode = one(speed(LLAMA, "h100", context="8k", prompt="8k", batches="1")).decode
     step = decode.expected_seconds_per_step
-    assert decode.expected_range == [step * held_out["tpot_ratio_p10"], step * held_out["tpot_ratio_p90"]]
+    low = max(decode.seconds_per_step, step * held_out["tpot_ratio_p10"])  # no run beats the ceiling
+    assert decode.expected_range == [low, step * held_out["tpot_ratio_p90"]]
 
 
 def test_moe_prefill_expected_weighs_compute_bound_matmuls_and_all_experts_read():

@@ -12,11 +12,13 @@ How a row's measurement relates to the terms (aggregated serving at concurrency 
 - TPOT = decode step(B at context I + O/2, the mean over the generation)
          + κ_mix · (B / O) · prefill kernels(I): the engine runs the other requests' prefills inside the decode
            steps (chunked prefill), B/O prompts per step; κ_mix says how much of that lands in the measured steps.
-- TTFT = prefill(I) fixed cost + prefill kernels(I) · (1 + κ_queue · (B − 1)): a request waits behind a share
-           κ_queue of the other requests' prefills (aiconfigurator's estimator applies a queueing factor of 2–4).
+- TTFT = (1 + κ_queue · log2 B) · prefill(I) + ν · decode step(B): the request's prefill, fixed cost included,
+           stretched by the queue of the other requests' prefills, and the decode steps it waits through. The
+           logarithm is aiconfigurator's (its vLLM backend's `_ttft_queuing_factor`, 1 + log2(b)/8, calibrated on
+           this data; aic-core/src/aiconfigurator_core/sdk/backends/vllm_backend.py @ 095f58a); κ is fitted.
   κ_mix and κ_queue are chosen on a grid, each coefficient set by weighted non-negative least squares on relative
   error (closed form: Lawson–Hanson on the normal equations). `speed` reports the decode step and a lone prompt's
-  prefill: the κ terms map a measurement under load to them, they are not part of the expected figure.
+  prefill: the κ and ν terms map a measurement under load to them, they are not part of the expected figure.
 
 Held out: leave one model out (every row of a model predicted by a fit without it) and leave one accelerator out;
 the median |predicted − measured| ÷ measured and the share within ±35 %, for TPOT and TTFT.
@@ -64,7 +66,7 @@ SOURCE = "aiconfigurator silicon_sample.csv @ 095f58a51c4c (Apache-2.0), aggrega
 ENGINE_PROFILES = ("vllm", "sglang", "trtllm")
 MIN_ROWS, MIN_MODELS = 40, 2  # a chip family's cell of a profile is fitted only with this much data
 MIX_GRID = (0.0, 0.5, 1.0)
-QUEUE_GRID = (0.0, 0.02, 0.05, 0.1, 0.2, 0.4)
+QUEUE_GRID = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
 WITHIN = 0.35
 # A TPOT below the roofline ceiling at the stated concurrency means the engine decoded fewer sequences at once
 # than the concurrency (a cap on running sequences, the rest queued): the batch the TPOT belongs to is unknown.
@@ -251,6 +253,11 @@ def as_coefficients(theta: list[float]) -> dict[str, float]:
     return dict(zip(FEATURES, theta))
 
 
+def queueing(queue: float, batch: int) -> float:
+    """How much longer a prefill takes at concurrency BATCH than alone: 1 + κ · log2 B (see the module docstring)."""
+    return 1 + queue * math.log2(batch)
+
+
 def fit_prefill(rows: list[Counted], decode: dict[str, float] | None) -> tuple[dict[str, float], float, float]:
     """Prefill coefficients, κ_queue and ν (the decode steps a new prompt's prefill shares: with DECODE, the fitted
     decode step at the row's concurrency is a further column) on TTFT: the best κ_queue of the grid."""
@@ -258,9 +265,8 @@ def fit_prefill(rows: list[Counted], decode: dict[str, float] | None) -> tuple[d
     for queue in QUEUE_GRID:
         data = []
         for r in rows:
-            load = 1 + queue * (r.batch - 1)
+            load = queueing(queue, r.batch)
             x = [value * load for value in vector(r.prefill)]
-            x[FEATURES.index("fixed")] = 1.0  # the request's fixed cost is paid once, not per queued prompt
             x.append(expected_seconds(r.decode, decode) if decode else 0.0)
             data.append((x, 0.0, r.ttft))
         theta = fit_floored(data)
@@ -309,7 +315,7 @@ def predict(cell: dict, r: Counted) -> tuple[float, float]:
     kernels = kernel_seconds(r.prefill, prefill)
     step = expected_seconds(r.decode, decode)
     tpot = step + cell["mix"] * r.batch / r.osl * kernels
-    ttft = prefill["fixed"] + kernels * (1 + cell["queue"] * (r.batch - 1)) + cell["shared_steps"] * step
+    ttft = queueing(cell["queue"], r.batch) * (prefill["fixed"] + kernels) + cell["shared_steps"] * step
     return tpot, ttft
 
 
