@@ -71,6 +71,7 @@ WITHIN = 0.35
 # A TPOT below the roofline ceiling at the stated concurrency means the engine decoded fewer sequences at once
 # than the concurrency (a cap on running sequences, the rest queued): the batch the TPOT belongs to is unknown.
 FASTER_THAN_CEILING = "TPOT faster than the ceiling at the concurrency (the engine ran a smaller batch)"
+DOES_NOT_FIT = "weights + KV cache at the concurrency do not fit the GPUs (the engine ran a smaller batch)"
 
 
 # --- the rows, as ffncalc counts them ------------------------------------------------------------------------
@@ -144,10 +145,10 @@ def count_rows(rows: list[dict[str, str]]) -> list[Counted]:
             phase_features(report.prefill, gpu, sublayers, tp),
         )
         reason = None
-        if float(row["silicon_tpot_ms"]) / 1000 < report.decode.seconds:
+        if not report.fits:
+            reason = DOES_NOT_FIT
+        elif float(row["silicon_tpot_ms"]) / 1000 < report.decode.seconds:
             reason = FASTER_THAN_CEILING
-        elif not report.fits:
-            reason = "weights + KV cache at the concurrency do not fit the GPUs (the engine ran a smaller batch)"
         counted.append(Counted(row, features, (report.decode.seconds, report.prefill.seconds), reason))
     return counted
 
