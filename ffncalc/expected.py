@@ -16,8 +16,9 @@ counts. The EXPECTED time puts those terms back, each with one fitted coefficien
 Why this form. Each term is one of the gaps issue 37 names, so each coefficient reads as a physical figure (a_mm = 2
 means 50 % of peak FLOP/s; c_sub = 20e-6 means 20 µs per sublayer). Which side bounds an operator is decided at the
 peak roofline, as the ceiling reports it; that makes the time linear in the coefficients, so the fit is a closed-form
-non-negative least squares on relative error (tools/fit_expected.py), not an optimiser's search, and every
-coefficient stays non-negative (no term can make a step faster). Decode and prefill have their own coefficients:
+non-negative least squares on relative error (tools/fit_expected.py), not an optimiser's search; every
+roofline factor is held at 1 or more and every fixed cost at 0 or more, so the expected figure is never below the
+ceiling. Decode and prefill have their own coefficients:
 a GEMV reading weights and a GEMM of a long prompt are different kernels.
 
 Profiles. One set of coefficients per engine profile (vllm, sglang, trtllm, and "typical", fitted over all three)
