@@ -826,6 +826,9 @@ def _context(context: int | str | None, loaded: LoadedModel, remarks: Remarks) -
     return tokens
 
 
+MAX_OUTPUT = 1 << 24  # tokens a request generates (--output)
+
+
 class SpeedOptions(Value):
     """What `speed` estimates: the accelerators, context, prompt and batches, parallelism, dtypes and efficiencies."""
 
@@ -845,11 +848,21 @@ class SpeedOptions(Value):
     gpu_memory: str | None = None
     gpu_interconnect: float | None = None  # bytes/s per direction, for tensor parallelism on that chip
     gpu_name: str | None = None  # what to call that chip
+    engine: str | None = None  # the serving engine whose fitted profile gives the expected times; None: typical
+    output: int | None = None  # tokens each request generates: adds the request end to end (TTFT + decode steps)
+    measured_tpot: float | None = None  # seconds: a measured time per output token to set beside the figures
+    measured_ttft: float | None = None  # seconds: a measured time to first token
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
         from .accelerators import DTYPES
+        from .expected import ENGINES
 
+        if self.engine is not None and self.engine.lower() not in ENGINES:
+            raise UsageError(
+                f"--engine {self.engine[:20]!r} has no profile; use one of {', '.join(ENGINES)} "
+                "(or leave it out for the typical profile)"
+            )
         for text in (self.context, self.prompt):
             if text is not None:
                 parse_context(text)
@@ -868,6 +881,11 @@ class SpeedOptions(Value):
             raise UsageError(f"--compute-dtype {self.compute_dtype!r}: use one of {', '.join(DTYPES)}")
         if self.kv_dtype is not None:
             cache_element_type(self.kv_dtype, "--kv-dtype")
+        for flag, measured in (("--measured-tpot", self.measured_tpot), ("--measured-ttft", self.measured_ttft)):
+            if measured is not None and not 0 < measured < float("inf"):
+                raise UsageError(f"{flag} must be a positive time in milliseconds, e.g. 6.5 (got {measured * 1000:g})")
+        if self.output is not None and not 1 <= self.output <= MAX_OUTPUT:
+            raise UsageError(f"--output must be a whole number of tokens from 1 to {MAX_OUTPUT:,}, e.g. 1024")
         if (self.gpu_flops is None) != (self.gpu_bandwidth is None):
             raise UsageError("describe another chip with both --gpu-flops and --gpu-bandwidth (and --gpu-memory)")
         chip_figures: tuple[tuple[str, float | None, float, float, str], ...] = (
@@ -913,10 +931,14 @@ def speed(
     **changes: Any,
 ) -> SpeedRun:
     """Roofline ceilings of decode (per batch) and prefill of MODEL on each accelerator of GPUS (see
-    ffncalc.roofline); OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
+    ffncalc.roofline), each with the expected time of OPTIONS.engine's fitted profile beside it (ffncalc.expected);
+    OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
+    from functools import partial
+
     from .accelerators import RUNTIME_RESERVE
+    from .expected import with_expected, with_measured, with_request
     from .footprint import weight_layout
-    from .roofline import FirstNotFitting, SpeedRun, compute_dtype_for, estimate_speed, gpu_figures
+    from .roofline import FirstNotFitting, SpeedRun, compute_dtype_for, estimate_speed, gpu_figures, sublayer_count
 
     options = replace(options or SpeedOptions(), **changes)
     if gpus is not None:
@@ -945,6 +967,8 @@ def speed(
     reports: list[Any] = []
     not_fitting: list[FirstNotFitting] = []
     warnings = list(loaded.info.warnings) + remarks.warnings
+    sublayers = sublayer_count(loaded.spec)
+    engine = options.engine.lower() if options.engine else None
     for chip in chips:
         if tensor_parallel > 1 and chip.interconnect is None:
             fix = "give --gpu-interconnect" if options.gpu_flops is not None else "it has none in the table"
@@ -967,6 +991,26 @@ def speed(
                 attention=attention,  # type: ignore[arg-type]
                 reserve=RUNTIME_RESERVE,
             )
+            report = with_expected(report, engine, sublayers)
+            if options.measured_tpot is not None or options.measured_ttft is not None:
+                report = with_measured(report, sublayers, engine, options.measured_tpot, options.measured_ttft)
+            if options.output is not None:
+                at = partial(
+                    estimate_speed,
+                    loaded.spec,
+                    loaded.info,
+                    stored=stored,
+                    weight_dtype=weight_dtype,
+                    quantization=quantization,
+                    gpu=figures,
+                    batch=batch,
+                    prompt=prompt_tokens,
+                    kv_dtype=cache_dtype,
+                    gpus=tensor_parallel,
+                    attention=attention,  # type: ignore[arg-type]
+                    reserve=RUNTIME_RESERVE,
+                )
+                report = with_request(report, options.output, partial(_expected_at, at, engine, sublayers))
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
             if not report.fits:
                 fit.warnings.append(f"batch {batch:,}: {_need_words(report)}: it does not fit (--tp to split it)")
@@ -996,6 +1040,13 @@ def _need_words(report: Any) -> str:
         f"{report.gpu.name}'s {usable / (1 << 30):,.2f} GiB after a {report.runtime_reserve / (1 << 30):,.2f} GiB "
         "runtime reserve"
     )
+
+
+def _expected_at(estimate: Any, engine: str | None, sublayers: int, context: int) -> Any:
+    """ESTIMATE's report at CONTEXT with its expected figures: one decode step of a request's generation."""
+    from .expected import with_expected
+
+    return with_expected(estimate(context=context), engine, sublayers)
 
 
 MAX_BATCH = 1 << 20

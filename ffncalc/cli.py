@@ -1155,6 +1155,37 @@ def speed_command(
         typer.Option("--gpu-name", metavar="NAME", help="With --gpu-flops: what to call the chip, e.g. 'H20'."),
     ] = None,
     explain: ExplainOpt = False,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            metavar="ENGINE",
+            help="The serving engine whose fitted profile gives the expected (≈) times: vllm, sglang, trtllm or "
+            "llama.cpp (default: typical of current engines).",
+        ),
+    ] = None,
+    output_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--output",
+            metavar="N",
+            help="Tokens each request generates, e.g. 1024: adds the request end to end (TTFT + the decode steps "
+            "over the growing context) and the batch's tokens/s.",
+        ),
+    ] = None,
+    measured_tpot: Annotated[
+        float | None,
+        typer.Option(
+            "--measured-tpot",
+            metavar="MS",
+            help="A TPOT you measured, in milliseconds, e.g. 6.5: the share of the ceiling reached and the modelled "
+            "term that explains most of the gap.",
+        ),
+    ] = None,
+    measured_ttft: Annotated[
+        float | None,
+        typer.Option("--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."),
+    ] = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -1171,7 +1202,9 @@ def speed_command(
     """How fast MODEL runs on an accelerator: decode TPOT and tokens/s by batch, prefill TTFT, what bounds each.
 
     Roofline ceilings from the exact FLOPs and bytes of flops and memory: each operator takes max(FLOPs / peak,
-    bytes / bandwidth). Not a measurement; --compute-efficiency and --bandwidth-efficiency scale the peaks.
+    bytes / bandwidth). Not a measurement; --compute-efficiency and --bandwidth-efficiency scale the peaks. Beside
+    each ceiling, ≈ the expected time: the same FLOPs and bytes × coefficients fitted on measured serving runs
+    (--engine picks the profile), with the range it held to on models left out of the fit.
     """
     from .api import SpeedOptions, speed
     from .render.speed import speed_renderables
@@ -1199,6 +1232,10 @@ def speed_command(
         gpu_memory=gpu_memory,
         gpu_interconnect=gpu_interconnect,
         gpu_name=gpu_name,
+        engine=engine,
+        output=output_tokens,
+        measured_tpot=None if measured_tpot is None else measured_tpot / 1000,
+        measured_ttft=None if measured_ttft is None else measured_ttft / 1000,
     ).checked()
 
     def run_speed(at: Any) -> Any:

@@ -109,14 +109,59 @@ class Phase(Result):
     bound: Bound  # what bounds most of the time
 
 
+class Attainment(Result):
+    """A MEASURED time (the user's, cited by them) beside the ceiling and the expected figure."""
+
+    measured_seconds: float
+    attainment: float  # ceiling ÷ measured: the share of the roofline's speed reached (MBU when memory-bound)
+    expected_over_measured: float
+    largest_gap: str  # the modelled term that adds most above the ceiling
+    gap_seconds: dict[str, float]  # what each modelled term adds above the ceiling (ffncalc.expected)
+
+
 class DecodeStep(Phase):
     seconds_per_step: float  # time per output token (TPOT)
     tokens_per_second: float  # the whole batch: batch ÷ TPOT
     tokens_per_second_per_sequence: float
+    # EXPECTED, not a ceiling: the fitted model of ffncalc.expected (None until `speed` adds it)
+    expected_seconds_per_step: float | None = None
+    expected_tokens_per_second: float | None = None  # the whole batch
+    expected_range: list[float] | None = None  # [low, high] seconds per step: held-out 10th–90th percentile
+    measured: Attainment | None = None  # with --measured-tpot
 
 
 class Prefill(Phase):
     prompt: int
+    expected_seconds: float | None = None  # EXPECTED time to first token of a lone prompt (ffncalc.expected)
+    expected_range: list[float] | None = None  # [low, high] seconds
+    measured: Attainment | None = None  # with --measured-ttft
+
+
+class Request(Result):
+    """One request end to end (--output): its TTFT, then OUTPUT − 1 decode steps over the growing context, at the
+    report's batch; ceiling and expected."""
+
+    output: int  # tokens generated, the first by the prefill
+    first_context: int  # the cache the first decode step reads: the prompt
+    last_context: int  # the cache the last decode step reads: prompt + output − 2
+    seconds: float  # CEILING: prefill + Σ decode steps
+    tokens_per_second: float  # CEILING, the batch: batch × output ÷ seconds
+    expected_seconds: float | None = None  # EXPECTED (ffncalc.expected)
+    expected_tokens_per_second: float | None = None
+    expected_range: list[float] | None = None  # [low, high] seconds: the prefill's and the steps' ranges summed
+
+
+class ExpectedProfile(Result):
+    """Which fitted profile an expected figure comes from, what it was fitted on, and how far off it was held out."""
+
+    name: str  # the profile: "typical" (fitted over every engine), or an engine's
+    engine_versions: list[str]  # the engine versions of the rows it was fitted on
+    chip_family: str  # the family whose coefficients answered ("all": fitted over every chip)
+    fitted_on: str  # the measurements and their source
+    rows: int  # rows the answering coefficients were fitted on
+    held_out_tpot_median_error: float  # leave-one-model-out median |predicted − measured| ÷ measured
+    held_out_ttft_median_error: float
+    note: str  # a fallback, when one was made
 
 
 class GpuFigures(Result):
@@ -136,7 +181,8 @@ class GpuFigures(Result):
 
 
 class SpeedReport(ModelInfo):
-    """`ffncalc speed --json`: one accelerator at one batch — decode, prefill, per component, all roofline ceilings."""
+    """`ffncalc speed --json`: one accelerator at one batch — decode, prefill, per component: roofline ceilings,
+    and beside each time the expected figure of a fitted engine profile."""
 
     estimate: str  # "roofline ceiling", with the efficiencies assumed
     gpu: GpuFigures
@@ -157,6 +203,8 @@ class SpeedReport(ModelInfo):
     decode: DecodeStep
     prefill: Prefill
     conventions: list[str]
+    engine_profile: ExpectedProfile | None = None  # what the expected figures were fitted on
+    request: Request | None = None  # with --output: one request end to end
 
 
 class FirstNotFitting(Result):
@@ -222,6 +270,12 @@ def _moe_shape(spec: ModelSpec) -> tuple[int, int] | None:
     return None
 
 
+def sublayer_count(spec: ModelSpec) -> int:
+    """Attention and FFN/mixer sublayers of the generating layers: what a step launches per layer, and (with tensor
+    parallelism) the all-reduces it makes."""
+    return _layer_counts(spec)["blocks"]
+
+
 def _layer_counts(spec: ModelSpec) -> dict[str, int]:
     layers = generating_layers(spec)
     return {
@@ -278,12 +332,20 @@ def _score_elements(spec: ModelSpec, keys_of) -> int:
 
 
 def decode_traffic(
-    spec: ModelSpec, stored: Layout, context: int, batch: int, kv_dtype: str, gpus: int, attention: AttentionKernel
+    spec: ModelSpec,
+    stored: Layout,
+    context: int,
+    batch: int,
+    kv_dtype: str,
+    gpus: int,
+    attention: AttentionKernel,
+    weights: dict[str, int] | None = None,
 ) -> Traffic:
-    """FLOPs and bytes of one decode step: B tokens at context n (see CONVENTIONS)."""
+    """FLOPs and bytes of one decode step: B tokens at context n (see CONVENTIONS). WEIGHTS: the stored bytes by
+    operator per GPU when the caller has them already (_weights_by_operator walks every tensor)."""
     profile = flops_profile(spec, "absorbed")
     per_token = per_token_flops(profile, context)
-    weights = _weights_by_operator(stored, gpus)
+    weights = weights or _weights_by_operator(stored, gpus)
     moe = _moe_shape(spec)
     routed = weights["routed_experts"]
     if moe is not None and routed:
@@ -308,13 +370,19 @@ def decode_traffic(
 
 
 def prefill_traffic(
-    spec: ModelSpec, stored: Layout, prompt: int, kv_dtype: str, gpus: int, attention: AttentionKernel
+    spec: ModelSpec,
+    stored: Layout,
+    prompt: int,
+    kv_dtype: str,
+    gpus: int,
+    attention: AttentionKernel,
+    weights: dict[str, int] | None = None,
 ) -> Traffic:
     """FLOPs and bytes of a prompt of P tokens: weights once, the KV written and read once by the fused kernel."""
     profile: ContextProfile = flops_profile(spec, "plain")
     prefill = field_values(prefill_flops(profile, prompt))
     prefill["lm_head"] = profile.lm_head  # the head runs for the last position only
-    weights = _weights_by_operator(stored, gpus)
+    weights = weights or _weights_by_operator(stored, gpus)
     moe = _moe_shape(spec)
     routed = weights["routed_experts"]
     if moe is not None and routed:
@@ -502,9 +570,12 @@ def estimate_speed(
         bandwidth=gpu.bandwidth * gpu.bandwidth_efficiency,
         interconnect=gpu.interconnect,
     )
-    decode = decode_step(decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention), roof, batch)
-    prefill = prefill_step(prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention), roof, prompt)
-    weights = sum(_weights_by_operator(stored, gpus).values())
+    by_operator = _weights_by_operator(stored, gpus)  # once: walking every stored tensor is most of the time
+    decode = decode_step(
+        decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator), roof, batch
+    )
+    prefill = prefill_step(prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator), roof, prompt)
+    weights = sum(by_operator.values())
     kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
     activations = inference_activations(spec, batch, min(PREFILL_CHUNK, context), activation_size(weight_dtype))
     needed = inference_need(weights, kv_bytes + state_bytes, activations.bytes, gpus)

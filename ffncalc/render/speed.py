@@ -1,4 +1,5 @@
-"""The tables and the batch chart of `ffncalc speed`. Every time shown is a roofline ceiling, and says so."""
+"""The tables and the batch chart of `ffncalc speed`. Every time shown says what it is: a roofline ceiling, or
+(marked ≈) the expected figure of a fitted engine profile, with its held-out range."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ from . import approx, count, heading, info_lines
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
-    from ..roofline import Phase, SpeedReport, SpeedRun
+    from ..roofline import Attainment, Phase, SpeedReport, SpeedRun
 
 GIB = 1 << 30
 CHART_WIDTH = 40
-CEILING_WORDS = "Every time below is a roofline ceiling (the least the chip allows), not a measurement."
+CEILING_WORDS = (
+    "A ceiling is the roofline's time, the least the chip allows; ≈ marks the expected time, fitted on measured "
+    "runs. Neither is a measurement."
+)
 
 
 def ms(seconds: float) -> str:
@@ -30,6 +34,80 @@ def rate(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:,.3g}"
 
 
+def _figure(value: float, digits: int = 2) -> str:
+    """DIGITS significant figures without a trailing point or an exponent: 5.4, 54, 540 (a range's ends); three
+    for an expected figure itself, so that one just above its ceiling never reads as below it (1.23 s, not 1.2 s,
+    beside a 1.22 s ceiling)."""
+    return f"{value:.0f}" if value >= 10 ** (digits - 1) * 10 else f"{value:#.{digits}g}".rstrip(".")
+
+
+def _unit(seconds: float) -> tuple[str, float]:
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return unit, scale
+    return "ns", 1e-9
+
+
+def _short(seconds: float) -> str:
+    """A time with two significant figures: 5.4 ms (an expected figure is not known to three)."""
+    unit, scale = _unit(seconds)
+    return f"{_figure(seconds / scale, 3)} {unit}"
+
+
+def beside(ceiling: float, expected: float | None, band: list[float] | None) -> str:
+    """'4.80 ms ceiling · ≈ 6.3 ms expected (5.4–7.4)': the range in the expected figure's unit."""
+    if expected is None:
+        return f"{ms(ceiling)} ceiling"
+    unit, scale = _unit(expected)
+    low, high = band or (expected, expected)
+    return (
+        f"{ms(ceiling)} ceiling · ≈ {_figure(expected / scale, 3)} {unit} expected "
+        f"({_figure(low / scale)}–{_figure(high / scale)})"
+    )
+
+
+def measured_line(label: str, measured: Attainment, bound: str) -> Text:
+    """A measured time: the share of the ceiling it reaches, against the expected figure, and the largest gap."""
+    share = "model bandwidth utilisation" if bound == "memory" else "model FLOPs utilisation"
+    return Text(
+        f"Measured {label} {ms(measured.measured_seconds)}: {measured.attainment:.0%} of the ceiling's speed ({share}); "
+        f"expected ÷ measured {measured.expected_over_measured:.2f}; the largest modelled gap: {measured.largest_gap}"
+        f" ({ms(measured.gap_seconds.get(_largest(measured), 0.0))})."
+    )
+
+
+def _largest(measured: Attainment) -> str:
+    return max(measured.gap_seconds, key=lambda name: measured.gap_seconds[name]) if measured.gap_seconds else ""
+
+
+def request_line(report: SpeedReport) -> Text:
+    """--output: one request end to end, and the batch's tokens/s over it."""
+    request = report.request
+    assert request is not None
+    expected_rate = (
+        f" · ≈ {rate(request.expected_tokens_per_second)} expected" if request.expected_tokens_per_second else ""
+    )
+    return Text(
+        f"Request of {count(request.output)} output tokens (batch {count(report.batch)}): "
+        f"{beside(request.seconds, request.expected_seconds, request.expected_range)}; "
+        f"{rate(request.tokens_per_second)} tokens/s ceiling{expected_rate} for the batch (decode over caches of "
+        f"{count(request.first_context)} to {count(request.last_context)} tokens)."
+    )
+
+
+def profile_line(report: SpeedReport) -> Text | None:
+    """Which fitted profile the ≈ figures come from and how far off it was on models it had not seen."""
+    profile = report.engine_profile
+    if profile is None:
+        return None
+    note = f" ({profile.note})" if profile.note else ""
+    return Text(
+        f"≈ expected: profile {profile.name}, {profile.chip_family} chips{note}; fitted on {profile.rows:,} measured "
+        f"rows; on models left out, median error {profile.held_out_tpot_median_error:.0%} (TPOT), "
+        f"{profile.held_out_ttft_median_error:.0%} (TTFT under load). The ceiling is what no run can beat."
+    )
+
+
 def speed_renderables(run: SpeedRun, width: int = 80, explain: bool = False) -> Group:
     """One report: its components; several batches: the sweep and its chart; several accelerators: side by side.
     A report that does not fit shows no times (a ceiling for what cannot run is no answer); the conventions with
@@ -42,7 +120,6 @@ def speed_renderables(run: SpeedRun, width: int = 80, explain: bool = False) -> 
         parts.append(Text(CEILING_WORDS))
         parts += _side_by_side(reports, names, width)
     elif len(reports) > 1:
-        parts.append(Text(CEILING_WORDS))
         parts += _sweep(reports, width)
     else:
         parts += _components(first, width)
@@ -79,7 +156,7 @@ def _phase_grid(phase: Phase, title: str) -> Grid:
             Column("FLOPs", footer=approx(phase.flops)),
             Column("Bytes", footer=approx(phase.bytes, "B")),
             Column("FLOP/B", "I"),
-            Column("Time", footer=ms(phase.seconds)),
+            Column("Ceiling", footer=ms(phase.seconds)),
             Column("Bound", justify="left"),
         ]
     )
@@ -103,12 +180,18 @@ def _phase_grid(phase: Phase, title: str) -> Grid:
 
 def _components(report: SpeedReport, width: int) -> list[RenderableType]:
     decode, prefill, gpu = report.decode, report.prefill, report.gpu
+    expected_rate = (
+        f" · ≈ {rate(decode.expected_tokens_per_second)} expected" if decode.expected_tokens_per_second else ""
+    )
     lines: list[RenderableType] = [
         Text(
-            f"Decode, batch {count(report.batch)}: {ms(decode.seconds_per_step)} per token (TPOT), "
-            f"{rate(decode.tokens_per_second)} tokens/s for the batch, {rate(decode.tokens_per_second_per_sequence)} per "
-            f"sequence; {bound_words(decode)}. Prefill of {count(report.prompt)} tokens: {ms(prefill.seconds)} to "
-            f"first token (TTFT); {bound_words(prefill)}. All roofline ceilings."
+            f"Decode, batch {count(report.batch)}: TPOT {beside(decode.seconds_per_step, decode.expected_seconds_per_step, decode.expected_range)}; "
+            f"{rate(decode.tokens_per_second)} tokens/s ceiling{expected_rate} for the batch, "
+            f"{rate(decode.tokens_per_second_per_sequence)} per sequence (ceiling); {bound_words(decode)}."
+        ),
+        Text(
+            f"Prefill of {count(report.prompt)} tokens: TTFT "
+            f"{beside(prefill.seconds, prefill.expected_seconds, prefill.expected_range)}; {bound_words(prefill)}."
         ),
         Text(
             f"{gpu.name}: {approx(gpu.peak_flops, 'FLOP/s')} dense {gpu.compute_dtype}, {approx(gpu.bandwidth, 'B/s')}; "
@@ -117,6 +200,16 @@ def _components(report: SpeedReport, width: int) -> list[RenderableType]:
             "the runtime reserve" + ("." if report.fits else " — does not fit.")
         ),
     ]
+    if report.request is not None:
+        lines.append(request_line(report))
+    lines += [
+        measured_line(label, phase.measured, bound)
+        for label, phase, bound in (("TPOT", decode, decode.bound), ("TTFT", prefill, prefill.bound))
+        if phase.measured is not None
+    ]
+    expected = profile_line(report)
+    if expected is not None:
+        lines.append(expected)
     lines += fit(_phase_grid(decode, f"Decode step (batch {count(report.batch)})"), width)
     lines += fit(_phase_grid(prefill, f"Prefill ({count(report.prompt)} tokens)"), width)
     return lines
@@ -152,7 +245,9 @@ def _sweep(reports: list[SpeedReport], width: int) -> list[RenderableType]:
         [
             Column("Batch", key=True),
             Column("TPOT"),
+            Column("≈ TPOT"),
             Column("Tokens/s"),
+            Column("≈ Tokens/s", "≈ Tok/s"),
             Column("Per seq", "Seq/s"),
             Column("KV GiB", "KV"),
             Column("Decode", justify="left"),
@@ -161,20 +256,37 @@ def _sweep(reports: list[SpeedReport], width: int) -> list[RenderableType]:
     for report in reports:
         decode = report.decode
         if not report.fits:
-            grid.add(count(report.batch), "–", "–", "–", f"{report.kv_bytes / GIB:,.2f}", "does not fit")
+            grid.add(count(report.batch), "–", "–", "–", "–", "–", f"{report.kv_bytes / GIB:,.2f}", "does not fit")
             continue
         grid.add(
             count(report.batch),
             ms(decode.seconds_per_step),
+            _short(decode.expected_seconds_per_step) if decode.expected_seconds_per_step else "–",
             rate(decode.tokens_per_second),
+            rate(decode.expected_tokens_per_second) if decode.expected_tokens_per_second else "–",
             rate(decode.tokens_per_second_per_sequence),
             f"{report.kv_bytes / GIB:,.2f}",
             f"{decode.bound}-bound",
         )
+    prefill = reports[0].prefill
     parts: list[RenderableType] = [
-        Text(f"Prefill of {count(reports[0].prompt)} tokens: {ms(reports[0].prefill.seconds)} to first token (TTFT).")
+        Text(
+            f"Prefill of {count(reports[0].prompt)} tokens: TTFT "
+            f"{beside(prefill.seconds, prefill.expected_seconds, prefill.expected_range)}."
+        ),
+        Text("Decode: TPOT and Tokens/s are roofline ceilings; ≈ marks the expected figures."),
     ]
     parts += fit(grid, width)
+    parts += [request_line(report) for report in reports if report.request is not None and report.fits]
+    band = reports[0].decode.expected_range
+    expected_step = reports[0].decode.expected_seconds_per_step
+    if band and expected_step:
+        parts.append(
+            Text(f"≈ TPOT range held out: {band[0] / expected_step:.2f}× to {band[1] / expected_step:.2f}× the figure.")
+        )
+    expected = profile_line(reports[0])
+    if expected is not None:
+        parts.append(expected)
     fitting = [report for report in reports if report.fits]
     if fitting:
         parts.append(_chart(fitting, width))
@@ -208,15 +320,38 @@ def _side_by_side(reports: list[SpeedReport], names: list[str], width: int) -> l
     batches = list(dict.fromkeys(report.batch for report in reports))
     by = {(report.gpu.name, report.batch): report for report in reports}
     first = [by[(name, batches[0])] for name in names]
-    grid.add(f"Prefill TTFT (batch {count(batches[0])})", *[ms(c.prefill.seconds) if c.fits else "–" for c in first])
+    grid.add(
+        f"Prefill TTFT (batch {count(batches[0])}, ceiling)", *[ms(c.prefill.seconds) if c.fits else "–" for c in first]
+    )
+    grid.add(
+        "Prefill TTFT ≈ expected",
+        *[_short(c.prefill.expected_seconds) if c.fits and c.prefill.expected_seconds else "–" for c in first],
+    )
     for batch in batches:
         cells = [by[(name, batch)] for name in names]
         grid.add(f"Batch {count(batch)}: fits", *["yes" if c.fits else "no" for c in cells])
         if not any(c.fits for c in cells):
             continue
-        grid.add(f"Batch {count(batch)}: TPOT", *[ms(c.decode.seconds_per_step) if c.fits else "–" for c in cells])
+        grid.add(
+            f"Batch {count(batch)}: TPOT (ceiling)", *[ms(c.decode.seconds_per_step) if c.fits else "–" for c in cells]
+        )
+        grid.add(
+            f"Batch {count(batch)}: TPOT ≈ expected",
+            *[
+                _short(c.decode.expected_seconds_per_step) if c.fits and c.decode.expected_seconds_per_step else "–"
+                for c in cells
+            ],
+        )
         grid.add(
             f"Batch {count(batch)}: tokens/s", *[rate(c.decode.tokens_per_second) if c.fits else "–" for c in cells]
         )
         grid.add(f"Batch {count(batch)}: bound", *[c.decode.bound if c.fits else "–" for c in cells])
-    return fit(grid, width)
+    profiles = list(
+        dict.fromkeys(f"{r.engine_profile.name}/{r.engine_profile.chip_family}" for r in reports if r.engine_profile)
+    )
+    parts = fit(grid, width)
+    expected = profile_line(reports[0])
+    if expected is not None:
+        parts.append(expected)
+        parts.append(Text(f"≈ profiles by accelerator: {', '.join(profiles)}.", style="dim"))
+    return parts

@@ -1,0 +1,446 @@
+"""Fit the expected-time coefficients of ffncalc/expected.py on measured TTFT and TPOT, and say how far off they are.
+
+    python tools/fit_expected.py            # fit, print held-out errors, write ffncalc/expected_profiles.json
+    python tools/fit_expected.py --check    # fit and print, write nothing
+
+Data: data/measurements/aiconfigurator_silicon_sample.csv (see its README). For every row ffncalc computes the
+exact FLOPs and bytes by operator of the decode step and of the prefill, through the library (roofline.estimate_speed
+on the row's model, accelerator, tensor parallelism and weight formats), and expected.phase_features turns them into
+the terms the coefficients multiply. Standard library and ffncalc only.
+
+How a row's measurement relates to the terms (aggregated serving at concurrency B, input I, output O tokens):
+- TPOT = decode step(B at context I + O/2, the mean over the generation)
+         + κ_mix · (B / O) · prefill kernels(I): the engine runs the other requests' prefills inside the decode
+           steps (chunked prefill), B/O prompts per step; κ_mix says how much of that lands in the measured steps.
+- TTFT = (1 + κ_queue · log2 B) · prefill(I) + ν · decode step(B): the request's prefill, fixed cost included,
+           stretched by the queue of the other requests' prefills, and the decode steps it waits through. The
+           logarithm is aiconfigurator's (its vLLM backend's `_ttft_queuing_factor`, 1 + log2(b)/8, calibrated on
+           this data; aic-core/src/aiconfigurator_core/sdk/backends/vllm_backend.py @ 095f58a); κ is fitted.
+  κ_mix and κ_queue are chosen on a grid, each coefficient set by weighted non-negative least squares on relative
+  error (closed form: Lawson–Hanson on the normal equations). `speed` reports the decode step and a lone prompt's
+  prefill: the κ and ν terms map a measurement under load to them, they are not part of the expected figure.
+
+Held out: leave one model out (every row of a model predicted by a fit without it) and leave one accelerator out;
+the median |predicted − measured| ÷ measured and the share within ±35 %, for TPOT and TTFT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import hashlib
+import json
+import math
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from derive_silicon_sample import ACCELERATOR_OF_SYSTEM, CONFIG_OF_CHECKPOINT
+
+from ffncalc import load_config
+from ffncalc.accelerators import accelerator
+from ffncalc.api import stored_as
+from ffncalc.expected import (
+    ALL_CHIPS,
+    FEATURES,
+    ROOFLINE_FACTORS,
+    TYPICAL,
+    expected_seconds,
+    family_of,
+    kernel_seconds,
+    phase_features,
+)
+from ffncalc.footprint import weight_layout
+from ffncalc.roofline import estimate_speed, gpu_figures, sublayer_count
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data" / "measurements" / "aiconfigurator_silicon_sample.csv"
+OUTPUT = ROOT / "ffncalc" / "expected_profiles.json"
+SOURCE = "aiconfigurator silicon_sample.csv @ 095f58a51c4c (Apache-2.0), aggregated-serving rows"
+
+ENGINE_PROFILES = ("vllm", "sglang", "trtllm")
+MIN_ROWS, MIN_MODELS = 40, 2  # a chip family's cell of a profile is fitted only with this much data
+MIX_GRID = (0.0, 0.5, 1.0)
+QUEUE_GRID = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
+WITHIN = 0.35
+# A TPOT below the roofline ceiling at the stated concurrency means the engine decoded fewer sequences at once
+# than the concurrency (a cap on running sequences, the rest queued): the batch the TPOT belongs to is unknown.
+FASTER_THAN_CEILING = "TPOT faster than the ceiling at the concurrency (the engine ran a smaller batch)"
+DOES_NOT_FIT = "weights + KV cache at the concurrency do not fit the GPUs (the engine ran a smaller batch)"
+
+
+# --- the rows, as ffncalc counts them ------------------------------------------------------------------------
+
+
+def weight_options(row: dict[str, str]) -> tuple[str | None, str | None, str]:
+    """(--dtype, --kv-dtype, compute dtype) for the row's weight formats. NVFP4 is read as ffncalc's MXFP4 layout
+    (4-bit values, a scale per 32: 4.25 bits a weight; NVFP4's FP8 scale per 16 is 4.5). The KV cache: FP8 where
+    TensorRT-LLM runs a quantized checkpoint (its FP8 KV default), else the weights' 16-bit type ("auto" in vLLM
+    and SGLang)."""
+    gemm = row["gemm_quant_mode"]
+    kv = "fp8" if row["backend"] == "trtllm" and gemm else None
+    if gemm.startswith("fp8"):
+        return "fp8", kv, "fp8"
+    if gemm == "nvfp4":
+        return "mxfp4", kv, "fp4"
+    return None, kv, "bf16"
+
+
+class Counted:
+    """One row: the measurement and ffncalc's terms for it (decode step, prefill), or why it cannot be used."""
+
+    def __init__(self, row: dict[str, str], features: tuple | None, ceilings: tuple[float, float], reason: str | None):
+        self.row = row
+        self.model = CONFIG_OF_CHECKPOINT[row["model_path"]]
+        self.system = row["system"]
+        self.engine = row["backend"]
+        self.family = family_of(accelerator(ACCELERATOR_OF_SYSTEM[row["system"]]).name) or ALL_CHIPS
+        self.batch, self.isl, self.osl = int(row["batch_size"]), int(row["isl"]), int(row["osl"])
+        self.tpot = float(row["silicon_tpot_ms"]) / 1000
+        self.ttft = float(row["silicon_ttft_ms"]) / 1000
+        self.decode, self.prefill = features or ({}, {})
+        self.tpot_ceiling, self.ttft_ceiling = ceilings
+        self.reason = reason
+
+
+def count_rows(rows: list[dict[str, str]]) -> list[Counted]:
+    loaded: dict[str, object] = {}
+    stored: dict[tuple, tuple] = {}
+    counted = []
+    for row in rows:
+        model = CONFIG_OF_CHECKPOINT[row["model_path"]]
+        if model not in loaded:
+            loaded[model] = load_config(model)
+        spec = loaded[model]
+        dtype, kv_dtype, compute_dtype = weight_options(row)
+        key = (model, dtype, kv_dtype)
+        if key not in stored:
+            weights = stored_as(spec, dtype, kv_dtype)  # type: ignore[arg-type]
+            scheme = weights.scheme
+            stored[key] = (weights, weight_layout(spec.spec, weights.dtype, scheme))  # type: ignore[attr-defined]
+        weights, layout = stored[key]
+        gpu = gpu_figures(accelerator(ACCELERATOR_OF_SYSTEM[row["system"]]), compute_dtype, 1.0, 1.0)
+        tp, batch, isl, osl = int(row["tp_size"]), int(row["batch_size"]), int(row["isl"]), int(row["osl"])
+        report = estimate_speed(
+            spec.spec,  # type: ignore[attr-defined]
+            spec.info,  # type: ignore[attr-defined]
+            stored=layout,
+            weight_dtype=weights.dtype,
+            quantization=weights.scheme.method if weights.scheme else None,
+            gpu=gpu,
+            batch=batch,
+            context=isl + osl // 2,
+            prompt=isl,
+            kv_dtype=weights.cache_dtype,
+            gpus=tp,
+        )
+        sublayers = sublayer_count(spec.spec)  # type: ignore[attr-defined]
+        features = (
+            phase_features(report.decode, gpu, sublayers, tp),
+            phase_features(report.prefill, gpu, sublayers, tp),
+        )
+        reason = None
+        if not report.fits:
+            reason = DOES_NOT_FIT
+        elif float(row["silicon_tpot_ms"]) / 1000 < report.decode.seconds:
+            reason = FASTER_THAN_CEILING
+        counted.append(Counted(row, features, (report.decode.seconds, report.prefill.seconds), reason))
+    return counted
+
+
+# --- the fit -----------------------------------------------------------------------------------------------
+
+
+def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting; a singular system's free unknowns are 0."""
+    size = len(vector)
+    a = [row[:] + [value] for row, value in zip(matrix, vector)]
+    for column in range(size):
+        pivot = max(range(column, size), key=lambda r: abs(a[r][column]))
+        if abs(a[pivot][column]) < 1e-300:
+            continue
+        a[column], a[pivot] = a[pivot], a[column]
+        for r in range(size):
+            if r != column and a[r][column]:
+                factor = a[r][column] / a[column][column]
+                a[r] = [x - factor * y for x, y in zip(a[r], a[column])]
+    return [a[i][size] / a[i][i] if abs(a[i][i]) > 1e-300 else 0.0 for i in range(size)]
+
+
+def nnls(gram: list[list[float]], moment: list[float]) -> list[float]:
+    """min ‖Ax − b‖² over x ≥ 0 from AᵀA and Aᵀb: Lawson and Hanson's active-set method (1974, ch. 23)."""
+    size = len(moment)
+    x = [0.0] * size
+    passive: set[int] = set()
+    for _ in range(3 * size):
+        gradient = [moment[i] - sum(gram[i][j] * x[j] for j in range(size)) for i in range(size)]
+        candidates = [i for i in range(size) if i not in passive and gradient[i] > 1e-12 * (abs(moment[i]) + 1e-30)]
+        if not candidates:
+            break
+        passive.add(max(candidates, key=lambda i: gradient[i]))
+        while True:
+            order = sorted(passive)
+            inner = solve([[gram[i][j] for j in order] for i in order], [moment[i] for i in order])
+            trial = [0.0] * size
+            for i, value in zip(order, inner):
+                trial[i] = value
+            if all(trial[i] > 0 for i in order):
+                x = trial
+                break
+            step = min(x[i] / (x[i] - trial[i]) for i in order if trial[i] <= 0 and x[i] - trial[i] > 0)
+            x = [x[i] + step * (trial[i] - x[i]) for i in range(size)]
+            passive = {i for i in order if x[i] > 1e-15}
+    return x
+
+
+def fit_floored(rows: list[tuple[list[float], float, float]]) -> list[float]:
+    """fit_relative with every roofline factor at least 1 (θ = 1 + φ, φ ≥ 0): a kernel cannot beat its roofline
+    term, so the expected time is never below the ceiling (the fixed costs and ν only add)."""
+    floor = [1.0 if name in ROOFLINE_FACTORS else 0.0 for name in FEATURES]
+    floor += [0.0] * (len(rows[0][0]) - len(floor))
+    shifted = [(x, offset + sum(f * v for f, v in zip(floor, x)), y) for x, offset, y in rows]
+    return [f + value for f, value in zip(floor, fit_relative(shifted))]
+
+
+def fit_relative(rows: list[tuple[list[float], float, float]]) -> list[float]:
+    """Coefficients θ ≥ 0 fitting θ·x + offset to y over ROWS of (x, offset, y) on a log scale: least squares on
+    (θ·x + offset − y) ÷ y first, then once more with each row divided by √(y · its prediction) instead, which
+    weighs an overestimate like an underestimate of the same ratio (the first pass alone favours predicting low).
+    Columns are scaled to unit mean before solving (the terms range from 1e-6 s to 100 sublayers)."""
+    width = len(rows[0][0])
+    scale = [statistics.fmean(abs(x[i] / y) for x, _, y in rows) or 1.0 for i in range(width)]
+    divisors = [y for _, _, y in rows]
+    theta = [0.0] * width
+    for _ in range(2):
+        gram = [[0.0] * width for _ in range(width)]
+        moment = [0.0] * width
+        for (x, offset, y), divisor in zip(rows, divisors):
+            scaled = [x[i] / divisor / scale[i] for i in range(width)]
+            target = (y - offset) / divisor
+            for i, value in enumerate(scaled):
+                if value:
+                    moment[i] += value * target
+                    row = gram[i]
+                    for j in range(i, width):
+                        row[j] += value * scaled[j]
+        for i in range(width):
+            for j in range(i):
+                gram[i][j] = gram[j][i]
+        theta = [value / scale[i] for i, value in enumerate(nnls(gram, moment))]
+        predictions = [sum(a * b for a, b in zip(theta, x)) + offset for x, offset, _ in rows]
+        divisors = [(y * max(p, y / 10)) ** 0.5 for (_, _, y), p in zip(rows, predictions)]
+    return theta
+
+
+def log_loss(theta: list[float], rows: list[tuple[list[float], float, float]]) -> float:
+    """Σ log²(prediction ÷ measurement): what the grids choose by."""
+    total = 0.0
+    for x, offset, y in rows:
+        prediction = sum(a * b for a, b in zip(theta, x)) + offset
+        total += math.log(max(prediction, 1e-12) / y) ** 2
+    return total
+
+
+def vector(terms: dict[str, float]) -> list[float]:
+    return [terms[name] for name in FEATURES]
+
+
+def as_coefficients(theta: list[float]) -> dict[str, float]:
+    return dict(zip(FEATURES, theta))
+
+
+def queueing(queue: float, batch: int) -> float:
+    """How much longer a prefill takes at concurrency BATCH than alone: 1 + κ · log2 B (see the module docstring)."""
+    return 1 + queue * math.log2(batch)
+
+
+def fit_prefill(rows: list[Counted], decode: dict[str, float] | None) -> tuple[dict[str, float], float, float]:
+    """Prefill coefficients, κ_queue and ν (the decode steps a new prompt's prefill shares: with DECODE, the fitted
+    decode step at the row's concurrency is a further column) on TTFT: the best κ_queue of the grid."""
+    best = None
+    for queue in QUEUE_GRID:
+        data = []
+        for r in rows:
+            load = queueing(queue, r.batch)
+            x = [value * load for value in vector(r.prefill)]
+            x.append(expected_seconds(r.decode, decode) if decode else 0.0)
+            data.append((x, 0.0, r.ttft))
+        theta = fit_floored(data)
+        loss = log_loss(theta, data)
+        if best is None or loss < best[0]:
+            best = (loss, queue, theta)
+    assert best is not None
+    _, queue, theta = best
+    return as_coefficients(theta[:-1]), queue, theta[-1]
+
+
+def fit_decode(rows: list[Counted], prefill: dict[str, float]) -> tuple[dict[str, float], float]:
+    """Decode coefficients and κ_mix on TPOT, the fitted prefill's kernels as the mixed-in work."""
+    best = None
+    for mix in MIX_GRID:
+        data = [(vector(r.decode), mix * r.batch / r.osl * kernel_seconds(r.prefill, prefill), r.tpot) for r in rows]
+        theta = fit_floored(data)
+        loss = log_loss(theta, data)
+        if best is None or loss < best[0]:
+            best = (loss, mix, theta)
+    assert best is not None
+    return as_coefficients(best[2]), best[1]
+
+
+def fit_cell(rows: list[Counted]) -> dict:
+    """Prefill on TTFT, decode on TPOT (with that prefill's kernels mixed in), prefill again with the decode steps
+    a prompt waits through, decode again: two rounds, since each phase's measurement carries some of the other."""
+    prefill, queue, shared = fit_prefill(rows, None)
+    decode, mix = fit_decode(rows, prefill)
+    prefill, queue, shared = fit_prefill(rows, decode)
+    decode, mix = fit_decode(rows, prefill)
+    return {
+        "decode": decode,
+        "prefill": prefill,
+        "mix": mix,
+        "queue": queue,
+        "shared_steps": shared,
+        "rows": len(rows),
+        "models": sorted({r.model for r in rows}),
+    }
+
+
+def predict(cell: dict, r: Counted) -> tuple[float, float]:
+    """(TPOT, TTFT) the cell predicts for the row's measurement conditions (see the module docstring)."""
+    decode, prefill = cell["decode"], cell["prefill"]
+    kernels = kernel_seconds(r.prefill, prefill)
+    step = expected_seconds(r.decode, decode)
+    tpot = step + cell["mix"] * r.batch / r.osl * kernels
+    ttft = queueing(cell["queue"], r.batch) * (prefill["fixed"] + kernels) + cell["shared_steps"] * step
+    return tpot, ttft
+
+
+def fit_profile(rows: list[Counted]) -> dict[str, dict]:
+    """A profile: one cell per chip family with enough data, and the "all" family over every row."""
+    cells = {ALL_CHIPS: fit_cell(rows)}
+    by_family = defaultdict(list)
+    for r in rows:
+        by_family[r.family].append(r)
+    for family, members in sorted(by_family.items()):
+        if family != ALL_CHIPS and len(members) >= MIN_ROWS and len({r.model for r in members}) >= MIN_MODELS:
+            cells[family] = fit_cell(members)
+    return cells
+
+
+def cell_for(cells: dict[str, dict], r: Counted) -> dict:
+    return cells.get(r.family, cells[ALL_CHIPS])
+
+
+def held_out(rows: list[Counted], key: str) -> list[tuple[Counted, float, float]]:
+    """Every row predicted by a profile fitted without the rows sharing its KEY (model or system)."""
+    out = []
+    for value in sorted({getattr(r, key) for r in rows}):
+        train = [r for r in rows if getattr(r, key) != value]
+        if not train:
+            continue
+        cells = fit_profile(train)
+        for r in rows:
+            if getattr(r, key) == value:
+                out.append((r, *predict(cell_for(cells, r), r)))
+    return out
+
+
+def errors(predicted: list[tuple[Counted, float, float]]) -> dict[str, float]:
+    tpot = [abs(p - r.tpot) / r.tpot for r, p, _ in predicted]
+    ttft = [abs(p - r.ttft) / r.ttft for r, _, p in predicted]
+    tpot_ratio = sorted(r.tpot / p for r, p, _ in predicted)
+    ttft_ratio = sorted(r.ttft / p for r, _, p in predicted)
+    return {
+        "rows": len(predicted),
+        "tpot_median_error": statistics.median(tpot),
+        "tpot_within_35": sum(e <= WITHIN for e in tpot) / len(tpot),
+        "ttft_median_error": statistics.median(ttft),
+        "ttft_within_35": sum(e <= WITHIN for e in ttft) / len(ttft),
+        "tpot_ratio_p10": quantile(tpot_ratio, 0.1),
+        "tpot_ratio_p90": quantile(tpot_ratio, 0.9),
+        "ttft_ratio_p10": quantile(ttft_ratio, 0.1),
+        "ttft_ratio_p90": quantile(ttft_ratio, 0.9),
+    }
+
+
+def quantile(ordered: list[float], share: float) -> float:
+    """The SHARE quantile of sorted values, linear between neighbours (statistics.quantiles' 'inclusive' method)."""
+    position = share * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fit and print; write nothing")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    with DATA.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    counted = count_rows(rows)
+    above = [r for r in counted if r.tpot < r.tpot_ceiling or r.ttft < r.ttft_ceiling]
+    print(f"{len(counted)} rows counted in {time.perf_counter() - start:.1f} s; faster than the ceiling: {len(above)}")
+    usable = [r for r in counted if r.reason is None]
+    for reason in sorted({r.reason for r in counted if r.reason}):
+        print(f"  left out {sum(r.reason == reason for r in counted)}: {reason}")
+    print(f"fitting on {len(usable)} rows")
+
+    profiles = {}
+    report_lines = []
+    for name in (TYPICAL, *ENGINE_PROFILES):
+        members = usable if name == TYPICAL else [r for r in usable if r.engine == name]
+        cells = fit_profile(members)
+        lomo = errors(held_out(members, "model"))
+        loao = errors(held_out(members, "system")) if name == TYPICAL else None
+        in_sample = errors([(r, *predict(cell_for(cells, r), r)) for r in members])
+        by_model = {
+            model: errors([(r, *predict(cell_for(cells, r), r)) for r in members if r.model == model])
+            for model in sorted({r.model for r in members})
+        }
+        versions = sorted({f"{r.engine} {r.row['backend_version'] or 'unstated'}" for r in members})
+        profiles[name] = {
+            "engine_versions": versions,
+            "families": cells,
+            "held_out": lomo,
+            "held_out_by_accelerator": loao,
+            "in_sample": in_sample,
+            "in_sample_by_model": {
+                model: {key: stats[key] for key in ("rows", "tpot_median_error", "ttft_median_error")}
+                for model, stats in by_model.items()
+            },
+        }
+        for label, stats in (("leave-one-model-out", lomo), ("leave-one-accelerator-out", loao)):
+            if stats is None:
+                continue
+            report_lines.append(
+                f"{name:8} {label:26} TPOT median {stats['tpot_median_error']:6.1%} within ±35 % "
+                f"{stats['tpot_within_35']:6.1%} | TTFT median {stats['ttft_median_error']:6.1%} within ±35 % "
+                f"{stats['ttft_within_35']:6.1%}  ({stats['rows']} rows)"
+            )
+    print("\n".join(report_lines))
+    document = {
+        "comment": "Written by tools/fit_expected.py: do not edit. Coefficients multiply ffncalc.expected's terms.",
+        "data": {
+            "file": str(DATA.relative_to(ROOT)),
+            "sha256": hashlib.sha256(DATA.read_bytes()).hexdigest(),
+            "description": SOURCE,
+            "rows_in_file": len(rows),
+            "rows_fitted": len(usable),
+            "fitted": datetime.date.today().isoformat(),
+        },
+        "profiles": profiles,
+    }
+    print(f"done in {time.perf_counter() - start:.1f} s")
+    if not args.check:
+        OUTPUT.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
+        print(f"wrote {OUTPUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
