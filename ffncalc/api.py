@@ -607,12 +607,14 @@ def _serve(
 
     from .footprint import inference_activations, per_gpu_weights, weight_layout, weight_shares
     from .serving import (
+        SGLANG_DEFAULTS_SOURCE,
         VLLM_DEFAULTS_SOURCE,
         VLLM_GPU_MEMORY_UTILIZATION,
         Budget,
         engine_report,
         estimated_budget,
         parse_engine,
+        sglang_default_chunked_prefill_size,
         vllm_default_max_num_batched_tokens,
     )
     from .units import DTYPE_BYTES, parse_size
@@ -623,6 +625,9 @@ def _serve(
     state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
     if options.max_num_batched_tokens is not None:
         batched, batched_source = options.max_num_batched_tokens, "--max-num-batched-tokens"
+    elif version.engine == "sglang":
+        batched = sglang_default_chunked_prefill_size(gpu_memory)
+        batched_source = f"SGLang's default chunked_prefill_size on {gpu_name} ({SGLANG_DEFAULTS_SOURCE})"
     else:
         batched = vllm_default_max_num_batched_tokens(gpu_memory, gpu_name)
         batched_source = f"vLLM's default for `vllm serve` on {gpu_name} ({VLLM_DEFAULTS_SOURCE})"

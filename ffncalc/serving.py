@@ -110,6 +110,16 @@ def vllm_default_max_num_batched_tokens(device_memory: int, device_name: str) ->
     return 8192 if device_memory >= 70 * (1 << 30) and "a100" not in device_name.lower() else 2048
 
 
+SGLANG_DEFAULTS_SOURCE = "sgl-project/sglang python/sglang/srt/server_args.py _handle_chunked_prefill_size"
+
+
+def sglang_default_chunked_prefill_size(device_memory: int) -> int:
+    """SGLang's default chunked_prefill_size by the GPU's memory: 2,048 under 35 GiB, 8,192 under 160 GiB, else
+    16,384 (SGLANG_DEFAULTS_SOURCE: "A10, L40, 4090" / "H100, H200, A100, H20" / "B200, MI300")."""
+    mib = device_memory // (1 << 20)
+    return 2048 if mib < 35 * 1024 else 8192 if mib < 160 * 1024 else 16384
+
+
 # --- vLLM's page sizes (kv_cache_interface.py) ----------------------------------------------------------------
 
 

@@ -117,22 +117,33 @@ def _squashed(name: str) -> str:
 def bundled_by_short_name(model: str) -> list[str]:
     """The bundled Hub ids a name without its organisation points to, best match first (several: ambiguous).
 
-    A name matches where its squashed form equals a bundled name's (Llama-3-8B → Meta-Llama-3-8B's suffix), ends or
-    starts it (Mixtral-8x7B → Mixtral-8x7B-v0.1), or stands inside it (gemma3 → gemma-3-1b-it); the best tier wins.
+    A name matches where its squashed form equals a bundled name's, starts it (Mixtral-8x7B → Mixtral-8x7B-v0.1) or
+    ends it after the organisation's own name (Llama-3-8B → Meta-Llama-3-8B); the best tier wins. Where it only ends
+    a longer name (llama-8b in DeepSeek-R1-Distill-Llama-8B) or stands inside one (gemma3 → gemma-3-1b-it), the
+    nearest names by spelling are listed beside it, so that the user chooses.
     """
     wanted = _squashed(model)
     if not wanted or "/" in model:
         return []
-    tiers: list[list[str]] = [[], [], []]
+    tiers: list[list[str]] = [[], [], [], []]
     for repo_id in bundled_models():
         name = _squashed(repo_id.split("/")[-1])
         if name == wanted:
             tiers[0].append(repo_id)
-        elif name.startswith(wanted) or name.endswith(wanted):
+        elif name.startswith(wanted):
             tiers[1].append(repo_id)
-        elif wanted in name:
+        elif name.endswith(wanted) and name[: -len(wanted)] in _squashed(repo_id.split("/")[0]):
+            tiers[1].append(repo_id)  # the rest is the organisation's own name (Meta-Llama-3-8B for Llama-3-8B)
+        elif name.endswith(wanted):
             tiers[2].append(repo_id)
-    return next((tier for tier in tiers if tier), [])
+        elif wanted in name:
+            tiers[3].append(repo_id)
+    found = next((tier for tier in tiers if tier), [])
+    if found and found is not tiers[0] and found is not tiers[1]:
+        # Only the end or the middle of a longer name matched (llama-8b in DeepSeek-R1-Distill-Llama-8B): another
+        # lineage, perhaps not the model meant. The nearest by spelling are offered beside it, so the user chooses.
+        found = list(dict.fromkeys([*found, *closest_bundled(model)]))
+    return found
 
 
 # Suffixes of a model's variants (chat, instruction-tuned, dated or quantized releases): without them, a name

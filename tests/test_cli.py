@@ -98,17 +98,23 @@ def test_models_lists_one_line_per_model_that_fits_the_terminal(ffncalc, monkeyp
     rows = [" ".join(line.split()) for line in lines]
     # Llama-3.1-8B: 8,030,261,248 (Meta's card) → 8.03 B; Mixtral-8x7B 46,702,792,704 total, 12,879,925,248 active
     # per token (Mistral's announcement: 12.9B).
-    assert "meta-llama/Llama-3.1-8B Llama 8.03 B" in rows
-    assert "mistralai/Mixtral-8x7B-v0.1 Mixtral 46.7 B 12.9 B" in rows
+    # At 80 columns the family column gives way to the longest id (which is never cut).
+    family = {"llama": "Llama ", "mixtral": "Mixtral "} if width == 120 else {"llama": "", "mixtral": ""}
+    assert f"meta-llama/Llama-3.1-8B {family['llama']}8.03 B" in rows
+    assert f"mistralai/Mixtral-8x7B-v0.1 {family['mixtral']}46.7 B 12.9 B" in rows
     listed = ffncalc("models", "--json").json()
-    note = 3 if width == 80 else 2  # the note under the table wraps to 3 lines at 80 columns, 2 at 120
+    note = 4 if width == 80 else 2  # the note under the table wraps to 4 lines at 80 columns (it says why the family
+    # column is left out), 2 at 120
     assert len(lines) == len(listed) + 5 + note  # title, blank, heading, rule, one line a model, blank, the note
 
 
-def test_models_shortens_a_long_name_visibly_at_80_columns(ffncalc, monkeypatch):
+def test_models_never_cuts_an_id_at_80_columns(ffncalc, monkeypatch):
+    # An id is what the user types next: every bundled one appears whole, the longest (50 characters) included.
     monkeypatch.setenv("COLUMNS", "80")
-    rows = [line for line in ffncalc("models").stdout.splitlines() if "…" in line]
-    assert any(row.startswith(" context-labs/") and "Instruct-FP16" in row for row in rows)
+    shown = ffncalc("models").stdout
+    assert "…" not in shown
+    assert all(row["model"] in shown for row in ffncalc("models", "--json").json())
+    assert " context-labs/meta-llama-Llama-3.2-3B-Instruct-FP16 " in shown
 
 
 def test_models_query_filters_by_name_family_or_model_type(ffncalc):
@@ -290,3 +296,11 @@ def test_the_app_itself_is_built_whole_for_its_help_and_options():
     assert _invoked_command(["--help"]) is None
     assert _invoked_command(["--version"]) is None
     assert _invoked_command(["not-a-command"]) is None  # the whole group says which commands exist
+
+
+def test_a_short_name_that_only_ends_another_lineages_name_asks(ffncalc):
+    # llama-8b ends DeepSeek-R1-Distill-Llama-8B, a distillation by another organisation; Llama-3.1-8B is as near by
+    # spelling: the user is asked, not given the first.
+    result = ffncalc("params", "llama-8b")
+    assert result.exit_code != 0 and result.stdout == ""
+    assert "deepseek-ai/DeepSeek-R1-Distill-Llama-8B" in result.stderr and "meta-llama/Llama-3.1-8B" in result.stderr

@@ -229,3 +229,12 @@ def test_vllm_refusing_to_start_is_said_and_exits_1(ffncalc):
     )
     assert result.exit_code == 1
     assert "vllm would refuse to start" in result.stderr
+
+
+@pytest.mark.parametrize(("gpu", "chunk"), [("l4", 2048), ("h100", 8192), ("b200", 16384)])
+def test_sglang_quotes_its_own_chunked_prefill_size_not_vllms_batched_tokens(gpu, chunk):
+    # SGLang's server_args.py: under 35 GiB (an L4, 24 GiB) 2,048; under 160 GiB (an H100, 81,559 MiB) 8,192; else
+    # (a B200, 183,359 MiB) 16,384.
+    report = memory("meta-llama/Llama-3.1-8B", "8k", engine="sglang", gpu=gpu)
+    assert report.engine is not None and report.engine.max_num_batched_tokens == chunk
+    assert report.engine.max_num_batched_tokens_source.startswith("SGLang's default chunked_prefill_size")

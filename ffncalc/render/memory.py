@@ -273,7 +273,8 @@ def engine_lines(report: MemoryReport, width: int) -> list[RenderableType]:
     parts += fit(groups, width)
     parts.append(
         Text(
-            f"max_num_batched_tokens {count(engine.max_num_batched_tokens)} ({engine.max_num_batched_tokens_source}); "
+            f"{'chunked_prefill_size' if engine.engine == 'sglang' else 'max_num_batched_tokens'} "
+            f"{count(engine.max_num_batched_tokens)} ({engine.max_num_batched_tokens_source}); "
             f"tensor parallel {engine.tensor_parallel}; longest single request {count(engine.max_context)} tokens. "
             f"Arithmetic: {engine.source}.",
             style="dim",

@@ -260,7 +260,8 @@ def published_active_line(report: ParamsReport) -> Text | None:
 def models_table(models: Sequence[BundledModel], width: int = 80) -> Group:
     """Bundled models, one line each: Hub id, family, total and active parameters (rounded; exact in --json).
 
-    A name too long for the terminal is shortened in the middle with a visible "…" (the whole name is in --json)."""
+    An id is what the user types next, so it is never cut: where the longest one does not fit beside the family
+    column, the family column is left out (--json and `models --family` have it)."""
     family_room = 16  # the longest real family name (ERNIE-4.5-MoE) fits; a preset's long title is cut
     rows = [
         (
@@ -271,18 +272,21 @@ def models_table(models: Sequence[BundledModel], width: int = 80) -> Group:
         )
         for m in models
     ]
-    columns = [Column("Family", justify="left"), Column("Params"), Column("Active")]
-    fixed = sum(max([len(c.heading)] + [len(row[i + 1]) for row in rows]) + 3 for i, c in enumerate(columns))
-    room = max(16, width - fixed - 2)
-    grid = Grid([Column("Model", justify="left", key=True), *columns])
-    for name, *cells in rows:
-        grid.add(_shortened(name, room), *cells)
     title = "Bundled configs (by Hub id, offline) and presets (from papers)"
     if not rows:
         return Group(heading(title), Text("No bundled model matches; `ffncalc models` lists them all."))
+    columns = [Column("Family", justify="left"), Column("Params"), Column("Active")]
+    longest = max(len(row[0]) for row in rows)
+    widths = [max([len(c.heading)] + [len(row[i + 1]) for row in rows]) + 3 for i, c in enumerate(columns)]
+    with_family = longest <= width - sum(widths) - 2
+    kept = [i for i in range(len(columns)) if with_family or i > 0]
+    grid = Grid([Column("Model", justify="left", key=True), *[columns[i] for i in kept]])
+    for name, *cells in rows:
+        grid.add(name, *[cells[i] for i in kept])
     note = Text(
         "Params: the whole model (towers and projectors included). Active: per text token, input embedding "
-        "table included. Rounded: --json has exact counts and the active count without the table.",
+        "table included. Rounded: --json has exact counts and the active count without the table."
+        + ("" if with_family else " The family column is left out so that no id is cut (--json has it)."),
         style="dim",
     )
     return Group(heading(f"{title}: {len(rows)}"), *fit(grid, width), note)
@@ -291,14 +295,6 @@ def models_table(models: Sequence[BundledModel], width: int = 80) -> Group:
 def models_brief(models: Sequence[BundledModel], width: int = 80) -> Group:
     """--brief: the bundled models' names, one a line (whole: a pipe to grep or xargs takes them as they are)."""
     return Group(*(Text(model.model) for model in models))
-
-
-def _shortened(name: str, room: int) -> str:
-    """NAME cut in the middle to ROOM characters, with a visible "…" (org/…-end keeps what tells models apart)."""
-    if len(name) <= room:
-        return name
-    head = (room - 1) // 2
-    return name[:head] + "…" + name[len(name) - (room - 1 - head) :]
 
 
 def families_table(coverage: FamilyCoverage, width: int = 80) -> Group:
