@@ -279,6 +279,13 @@ def models_table(models: Sequence[BundledModel], width: int = 80) -> Group:
     longest = max(len(row[0]) for row in rows)
     widths = [max([len(c.heading)] + [len(row[i + 1]) for row in rows]) + 3 for i, c in enumerate(columns)]
     with_family = longest <= width - sum(widths) - 2
+    if longest > width - sum(widths[1:]) - 2:
+        # Too narrow for a whole id beside its figures: each id on a line of its own, its figures under it.
+        lines = [
+            Text(f"{name}\n    {family}  {total}" + (f"  active {active}" if active else ""))
+            for name, family, total, active in rows
+        ]
+        return Group(heading(f"{title}: {len(rows)}"), *lines)
     kept = [i for i in range(len(columns)) if with_family or i > 0]
     grid = Grid([Column("Model", justify="left", key=True), *[columns[i] for i in kept]])
     for name, *cells in rows:
