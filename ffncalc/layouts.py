@@ -211,13 +211,14 @@ def layer_params(layer: Layer) -> LayerParams:
 
 
 def outer_params(spec: ModelSpec) -> tuple[int, int, int]:
-    """(input tables, head matrix, final norm and head bias): the first stage's and the last stage's own."""
+    """(input tables, head matrix, the rest: final norm, head bias, model-level extras): the first stage's own, and
+    the last stage's."""
     from .tensors import model_tensors
 
     embedding = head = rest = 0
     for tensor in model_tensors(spec):
-        if tensor.borrowed or tensor.component not in ("embedding", "lm_head", "final_norm", "other"):
-            continue
+        if tensor.borrowed or tensor.component in ("vision", "audio") or tensor.runs != "every_token":
+            continue  # a tower's, or another module's, not the language model's stages
         if tensor.component == "embedding":
             embedding += tensor.elements
         elif tensor.component == "lm_head" and len(tensor.shape) >= 2:
