@@ -256,6 +256,12 @@ def _div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def heaviest_rank(ranks: list[RankMemory]) -> int:
+    """The pipeline rank whose step is longest: the most layers, and among those the most routed-expert parameters
+    (MoE layers, whose all-to-alls and expert FLOPs the dense first layers of DeepSeek-style models lack)."""
+    return max(ranks, key=lambda r: (r.layers, r.expert_params)).pipeline_rank
+
+
 def _sharded(per_param: int, whole: int, dense: int, experts: int, n_dense: int, n_expert: int) -> int:
     """Bytes of a rank's dense and expert parameters at PER_PARAM bytes each: whole, or ZeRO-sharded (rounded up)."""
     if whole:
@@ -395,7 +401,7 @@ def communication(
       exceeds it.
     """
     layers = pipeline_layers(spec)
-    busiest = max(ranks, key=lambda r: r.layers)
+    busiest = ranks[heaviest_rank(ranks)]
     indices = rank_layer_indices(len(layers), layout.pp, layout.vpp)[busiest.pipeline_rank]
     mine = [layers[i] for i in indices]
     t, pp, cp, ep, vpp, m = layout.tp, layout.pp, layout.cp, layout.ep, layout.vpp, layout.micro_batches
@@ -550,7 +556,7 @@ def evaluate(
     bubble = (layout.pp - 1) / (layout.vpp * m)
     exposed = sum(c.exposed_seconds for c in collectives)
     # The routed experts' FLOPs on the busiest stage run at expert_ratio of the efficiency: the extra time.
-    indices = rank_layer_indices(layers, layout.pp, layout.vpp)[max(ranks, key=lambda r: r.layers).pipeline_rank]
+    indices = rank_layer_indices(layers, layout.pp, layout.vpp)[heaviest_rank(ranks)]
     all_layers = pipeline_layers(spec)
     expert_flops = 6 * seq * sum(routed_params_per_token(all_layers[i]) for i in indices)
     ratio = ROUTED_EXPERT_RATIO if expert_ratio is None else expert_ratio
