@@ -42,6 +42,9 @@ class Accelerator(Value):
     sources: tuple[str, ...]
     notes: str = ""
     gpu_share: float | None = None  # unified memory: the share the GPU may wire by default (macOS), else None
+    scale_out: int | None = None  # bytes/s per GPU per direction on the network between nodes (training layouts)
+    scale_out_source: str = ""
+    nvlink_domain: int = 8  # GPUs one NVLink domain joins: a node of 8, or an NVL72 rack
 
     def peak(self, dtype: str) -> int | None:
         """The dense peak for DTYPE, or None when the chip has no such unit."""
@@ -69,6 +72,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "NVLink 4 (900 GB/s bidirectional)",
         "driver",
         (NVIDIA_H100, NVIDIA_SMI),
+        scale_out=400 * GIGA // 8,
+        scale_out_source="DGX H100: eight ConnectX-7 400 Gb/s compute-fabric ports, one per GPU (NVIDIA DGX H100 user guide, https://docs.nvidia.com/dgx/dgxh100-user-guide/; not re-read for this entry); Llama 3 §3.3.1 also gives 400 Gb/s between GPUs",
     ),
     Accelerator(
         "H100 PCIe",
@@ -93,6 +98,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         ("NVIDIA H800 product brief (H100 SXM compute and memory, NVLink cut to 400 GB/s)", NVIDIA_SMI),
         "unverified: the H800 brief was not read; its compute equals the H100 SXM's as widely tabulated (LLMRoofline, "
         "LLM-Prof hardware tables); nvidia-smi prints 81559MiB for 'NVIDIA H800'",
+        scale_out=400 * GIGA // 8,
+        scale_out_source="DeepSeek-V3 technical report §3.2.2 (arXiv 2412.19437): InfiniBand 50 GB/s per GPU on its H800 cluster",
     ),
     Accelerator(
         "H200 SXM",
@@ -104,6 +111,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "NVLink 4 (900 GB/s bidirectional)",
         "driver",
         ("NVIDIA H200 datasheet, https://www.nvidia.com/en-us/data-center/h200/ (sparse figures halved)", NVIDIA_SMI),
+        scale_out=400 * GIGA // 8,
+        scale_out_source="unverified: DGX H200 as DGX H100, eight ConnectX-7 400 Gb/s ports (the DGX H200 guide was not read)",
     ),
     Accelerator(
         "B200 HGX",
@@ -116,6 +125,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "driver",
         (BLACKWELL, NVIDIA_SMI),
         "the HGX B200 at 1,000 W; nvidia-smi prints 183359MiB ('180 GB')",
+        scale_out=400 * GIGA // 8,
+        scale_out_source="DGX B200: eight ConnectX-7 400 Gb/s compute-fabric ports, one per GPU (NVIDIA DGX B200 datasheet; unverified, not re-read)",
     ),
     Accelerator(
         "GB200",
@@ -128,6 +139,9 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "vendor GB as GiB",
         (BLACKWELL,),
         "one B200 GPU of a GB200 superchip at 1,200 W; the driver-reported memory was not sourced",
+        scale_out=400 * GIGA // 8,
+        scale_out_source="unverified: GB200 NVL72 compute trays with one ConnectX-7 400 Gb/s NIC per GPU; NVLink joins all 72 GPUs",
+        nvlink_domain=72,
     ),
     Accelerator(
         "B300 HGX",
@@ -141,6 +155,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         ("https://glennklockwood.com/garden/processors/B300 (tabulating NVIDIA's HGX B300 figures)",),
         "unverified: NVIDIA's B300 datasheet was not read; the FP4 dense figure is the secondary source's and "
         "its dense/sparse ratio there is not 1:2; the driver-reported memory was not sourced",
+        scale_out=800 * GIGA // 8,
+        scale_out_source="unverified: HGX B300 with one ConnectX-8 800 Gb/s SuperNIC per GPU",
     ),
     Accelerator(
         "A100 40 GiB",

@@ -1109,6 +1109,12 @@ class TrainOptions(Value):
     sequence_parallel: bool = False  # Megatron's sequence parallelism across the tensor-parallel ranks
     micro_batch: int = 1  # sequences per GPU per forward: what activations are stored for
     global_batch: int | None = None  # sequences per optimizer step; None: micro_batch × data-parallel ranks
+    pipeline_parallel: int = 1  # pipeline stages (--pp)
+    context_parallel: int = 1  # ranks each sequence is split across (--cp)
+    expert_parallel: int = 1  # ranks the routed experts are split across, carved out of dp × cp (--ep)
+    data_parallel: int | None = None  # None: gpus ÷ (tp · pp · cp)
+    virtual_stages: int = 1  # model chunks per pipeline rank, interleaved 1F1B (--vpp)
+    plan: bool = False  # rank every layout of --gpus that fits, by expected tokens/s per GPU
 
     def checked(self) -> TrainOptions:
         """These options, or a UsageError naming the first that cannot be used (before any download)."""
@@ -1139,14 +1145,27 @@ class TrainOptions(Value):
             ("--tp", self.tensor_parallel),
             ("--micro-batch", self.micro_batch),
             ("--global-batch", self.global_batch),
+            ("--pp", self.pipeline_parallel),
+            ("--cp", self.context_parallel),
+            ("--ep", self.expert_parallel),
+            ("--dp", self.data_parallel),
+            ("--vpp", self.virtual_stages),
         ):
             if number is not None and (not isinstance(number, int) or isinstance(number, bool) or number < 1):
                 raise UsageError(f"{name} must be a whole number of at least 1 (got {number})")
-        if self.days is None and self.gpus % self.tensor_parallel:
+        model = self.tensor_parallel * self.pipeline_parallel * self.context_parallel
+        if self.days is None and self.gpus % model and not self.plan:
             raise UsageError(
-                f"--gpus {self.gpus} is not a multiple of --tp {self.tensor_parallel}: data-parallel ranks are "
-                "--gpus ÷ --tp"
+                f"--gpus {self.gpus} is not a multiple of --tp × --pp × --cp ({model}): data-parallel ranks are "
+                "--gpus ÷ (--tp × --pp × --cp)"
             )
+        if self.data_parallel is not None and self.days is None and model * self.data_parallel != self.gpus:
+            raise UsageError(
+                f"--tp × --pp × --cp × --dp is {model * self.data_parallel:,}, not --gpus {self.gpus:,}; leave out "
+                "--dp to derive it"
+            )
+        if self.plan and (self.days is not None or self.gpus < 2):
+            raise UsageError("--plan searches the layouts of a job; give its --gpus (2 or more), not --days")
         if self.sequence_parallel and self.tensor_parallel < 2:
             raise UsageError("--sequence-parallel splits activations across tensor-parallel ranks; add --tp 2 or more")
         return self
@@ -1223,18 +1242,21 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     mfu, assumed = (options.mfu or DEFAULT_MFU), True  # given or the default, an assumption
     hours = gpu_hours(total, mfu, peak)
     tp = options.tensor_parallel
-    if options.days is not None:  # whole tensor-parallel groups
-        needed = math.ceil(hours / (options.days * HOURS_PER_DAY) / tp) * tp
+    model_ranks = tp * options.pipeline_parallel * options.context_parallel
+    if options.days is not None:  # whole model replicas (tp · pp · cp GPUs each)
+        needed = math.ceil(hours / (options.days * HOURS_PER_DAY) / model_ranks) * model_ranks
         if needed > MAX_GPUS:
             raise UsageError(
                 f"finishing in {options.days:g} days needs {needed:,.3g} GPUs at an MFU of {mfu:g}, more than any "
                 f"job ffncalc models ({MAX_GPUS:,}); allow more days"
             )
-        gpus = max(tp, needed)
-    data_parallel = gpus // tp
+        gpus = max(model_ranks, needed)
+    data_parallel = gpus // model_ranks
     per_step = options.micro_batch * data_parallel
     global_batch = options.global_batch or per_step
-    if global_batch % per_step:
+    if options.plan and options.global_batch is None:
+        raise UsageError("--plan compares layouts at one batch: give --global-batch (sequences per optimizer step)")
+    if global_batch % per_step and not options.plan:
         raise UsageError(
             f"--global-batch {global_batch:,} is not a multiple of --micro-batch × data-parallel ranks "
             f"({options.micro_batch} × {data_parallel:,} = {per_step:,})"
@@ -1290,8 +1312,9 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         tokens_per_param=tokens / active,
         times_past_20=tokens / active / 20,
     )
-    if options.zero_stage == 3 and data_parallel == 1:
+    if options.zero_stage == 3 and data_parallel * options.context_parallel == 1 and not options.plan:
         raise UsageError("--zero 3 on one data-parallel rank shards nothing; give --gpus 2 or more, or --zero 0")
+    layout_figures = _train_layout(loaded, options, chip, dtype, seq, gpus, global_batch, flops)
     # Full training in 16-bit mixed precision, as `memory --train` counts it (footprint.training_memory), without the
     # inference figures memory() would add.
     training = training_memory(
@@ -1307,7 +1330,11 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         sequence_parallel=options.sequence_parallel,
     )
     per_gpu = training.per_gpu
-    if per_gpu > chip.memory:
+    if layout_figures.get("layout_report") is not None and (
+        options.pipeline_parallel > 1 or options.context_parallel > 1 or options.expert_parallel > 1
+    ):  # the layout's busiest rank is the memory per GPU once stages, context or experts split the model
+        per_gpu = layout_figures["per_gpu_bytes"]
+    if per_gpu > chip.memory and not options.plan:
         remarks.warnings.append(
             f"training memory is {per_gpu / (1 << 30):,.1f} GiB per GPU at ZeRO stage {options.zero_stage}, more than "
             f"{chip.name}'s {chip.memory / (1 << 30):,.1f} GiB: it does not fit (--zero 3, --recompute full, or "
@@ -1356,9 +1383,78 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         mfu_by_convention={convention.name: convention.mfu for convention in conventions},
         flops_per_token_by_convention=conventions,
         compute_optimal=compute_optimal,
-        conventions=CONVENTIONS + flops.conventions,
+        conventions=CONVENTIONS + flops.conventions + layout_figures.pop("conventions"),
+        **layout_figures,
     )
     return remarks.about(report)
+
+
+def _train_layout(
+    loaded: LoadedModel,
+    options: TrainOptions,
+    chip: Any,
+    dtype: str,
+    seq: int,
+    gpus: int,
+    global_batch: int,
+    flops: Any,
+) -> dict[str, Any]:
+    """The layout figures of `train` (layouts.evaluate), or with --plan every layout of the job ranked."""
+    from . import layouts
+    from .training import recompute_flops
+
+    forward = flops.prefill
+    recompute = recompute_flops(forward.total, forward.attention_scores, options.recompute)  # type: ignore[arg-type]
+    figures = dict(
+        model_flops_per_sequence=flops.training,
+        hardware_flops_per_sequence=flops.training + recompute,
+        lm_head_flops_per_sequence=3 * forward.lm_head,
+        attention_flops_per_sequence=3 * forward.attention_scores,
+    )
+    if options.plan:
+        plan = layouts.plan(
+            loaded.spec, seq, chip, dtype, gpus, global_batch=options.global_batch, zero_stage=options.zero_stage,
+            recompute=options.recompute, **figures,
+        )  # fmt: skip
+        best = plan.layouts[0] if plan.layouts else None
+        out = _layout_keys(best)
+        out.update(layouts=plan.layouts, rejected=plan.rejected, plan_limits=plan.limits)
+        out["conventions"] = layouts.LAYOUT_CONVENTIONS
+        return out
+    layout = layouts.ParallelLayout(
+        tp=options.tensor_parallel,
+        pp=options.pipeline_parallel,
+        cp=options.context_parallel,
+        ep=options.expert_parallel,
+        dp=gpus // (options.tensor_parallel * options.pipeline_parallel * options.context_parallel),
+        vpp=options.virtual_stages,
+        micro_batch=options.micro_batch,
+        global_batch=global_batch,
+        sequence_parallel=options.sequence_parallel,
+        zero_stage=options.zero_stage,
+        recompute=options.recompute,  # type: ignore[arg-type]
+    ).checked(loaded.spec, seq)
+    report = layouts.evaluate(loaded.spec, layout, seq, chip, dtype, **figures)
+    out = _layout_keys(report)
+    out["conventions"] = layouts.LAYOUT_CONVENTIONS
+    return out
+
+
+def _layout_keys(report: Any) -> dict[str, Any]:
+    """`train --json`'s top-level layout keys, from a layouts.LayoutReport (None: all None)."""
+    if report is None:
+        return dict(layout_report=None)
+    return dict(
+        layout=report.layout,
+        per_gpu_bytes=report.per_gpu_bytes,
+        fits=report.fits,
+        communication=report.communication,
+        bubble_fraction=report.bubble_fraction,
+        expected_step_seconds=report.expected_step_seconds,
+        expected_tokens_per_second_per_gpu=report.expected_tokens_per_second_per_gpu,
+        expected_mfu=report.expected_mfu,
+        layout_report=report,
+    )
 
 
 def flops_profile_fixed(spec: Any) -> int:

@@ -1328,6 +1328,27 @@ def train_command(
             help="Sequences per optimizer step, e.g. 1024 (default: --micro-batch × data-parallel ranks).",
         ),
     ] = None,
+    pp: Annotated[int, typer.Option("--pp", metavar="N", help="Pipeline stages, e.g. 16.")] = 1,
+    cp: Annotated[
+        int, typer.Option("--cp", metavar="N", help="Context parallelism: each sequence split across N GPUs.")
+    ] = 1,
+    ep: Annotated[
+        int,
+        typer.Option("--ep", metavar="N", help="Expert parallelism: routed experts split across N of the DP×CP ranks."),
+    ] = 1,
+    dp: Annotated[
+        int | None,
+        typer.Option("--dp", metavar="N", help="Data-parallel ranks (default: --gpus ÷ (--tp × --pp × --cp))."),
+    ] = None,
+    vpp: Annotated[
+        int, typer.Option("--vpp", metavar="N", help="Interleaved 1F1B: N model chunks per pipeline stage.")
+    ] = 1,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan", help="Rank the layouts of --gpus that fit, by expected tokens/s per GPU (--global-batch)."
+        ),
+    ] = False,
     measured: Annotated[
         float | None,
         typer.Option(
@@ -1362,6 +1383,7 @@ def train_command(
     options = TrainOptions(
         tokens, seq, gpu, gpus, compute_dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute,
         tp, sequence_parallel, micro_batch, global_batch,
+        pipeline_parallel=pp, context_parallel=cp, expert_parallel=ep, data_parallel=dp, virtual_stages=vpp, plan=plan,
     ).checked()  # fmt: skip
     from .headlines import TRAIN_HEADLINES, train_headline
     from .render.training import train_renderables

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Literal
 
 from .errors import UsageError
+from .layouts import Collective, LayoutReport, Rejected
 from .results import ModelInfo, Result
 from .spec import ModelSpec, MoeFfn
 from .values import Value
@@ -300,6 +301,20 @@ class TrainReport(ModelInfo):
     flops_per_token_by_convention: list[Convention]
     compute_optimal: ComputeOptimalReport
     conventions: list[str]
+    # The layout (--tp --pp --cp --ep --dp --vpp …; with --plan the best one found): the busiest GPU's memory,
+    # each collective per step, and the step to expect at the fitted compute efficiency (layouts.evaluate).
+    layout: dict[str, int] | None = None  # tp, pp, cp, ep, dp, vpp, micro_batch, global_batch
+    per_gpu_bytes: int | None = None  # the busiest pipeline rank's
+    fits: bool | None = None
+    communication: list[Collective] | None = None
+    bubble_fraction: float | None = None
+    expected_step_seconds: float | None = None  # a fitted expectation, not a ceiling and not a measurement
+    expected_tokens_per_second_per_gpu: float | None = None
+    expected_mfu: float | None = None
+    layout_report: LayoutReport | None = None  # every figure of the layout (ranks, compute, limiting term)
+    layouts: list[LayoutReport] | None = None  # --plan: the layouts that fit, best first
+    rejected: list[Rejected] | None = None  # --plan: the best-looking layouts that do not fit, and why
+    plan_limits: str | None = None  # --plan: what was searched
 
 
 CONVENTIONS = [

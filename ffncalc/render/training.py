@@ -44,8 +44,12 @@ def train_renderables(report: TrainReport, width: int = 80) -> Group:
             f"Training {named(report)} on {count(report.tokens)} tokens, sequences of {count(report.seq)} — "
             f"{report.gpus:,} × {report.gpu} ({report.dtype}, dense peak {approx(report.peak_flops, 'FLOP/s')})"
         ),
-        *_answer(report),
     ]
+    if report.layouts is not None:
+        parts += _plan(report, width)
+    else:
+        parts += _answer(report)
+        parts += _layout(report, width)
     parts += fit(_components(report), width)
     parts += fit(_conventions(report), width)
     parts += [
@@ -179,3 +183,101 @@ def _batch(report: TrainReport) -> str:
         f"{batch.accumulation_steps:,} accumulation step{'s' if batch.accumulation_steps > 1 else ''}: "
         f"{batch.steps:,} optimizer steps."
     )
+
+
+def _short_limit(limiting: str) -> str:
+    """'compute', 'bubble', or a collective's group: 'TP comm', 'EP comm' …"""
+    return limiting if limiting in ("compute", "bubble") else limiting.split()[0] + " comm"
+
+
+def _layout_name(layout: dict[str, int]) -> str:
+    return " · ".join(f"{name} {layout[name]:,}" for name in ("tp", "pp", "cp", "ep", "dp", "vpp"))
+
+
+def _layout(report: TrainReport, width: int) -> list[RenderableType]:
+    """The layout's expected step, its busiest GPU's memory and its collectives (train without --plan)."""
+    lay = report.layout_report
+    if lay is None or report.gpus < 2:
+        return []
+    parts: list[RenderableType] = [
+        Text(
+            f"Layout {_layout_name(lay.layout)}, micro-batch {lay.layout['micro_batch']}, {lay.micro_batches:,} "
+            f"micro-batches a step: expected {lay.expected_step_seconds:,.2f} s a step, "
+            f"{lay.expected_tokens_per_second_per_gpu:,.0f} tokens/s per GPU, MFU {100 * lay.expected_mfu:.1f}% "
+            f"(fitted expectation, not a ceiling nor a measurement); limited by {lay.limiting}."
+        ),
+        Text(
+            f"Busiest GPU (pipeline rank {lay.busiest_rank}): {lay.per_gpu_bytes / GIB:,.1f} GiB of "
+            f"{lay.gpu_memory / GIB:,.1f} GiB — {'fits' if lay.fits else 'does not fit'}; bubble "
+            f"{100 * lay.bubble_fraction:.1f}% of the compute, exposed communication "
+            f"{lay.exposed_communication_seconds:,.2f} s."
+        ),
+    ]
+    if lay.communication:
+        grid = Grid(
+            [
+                Column("Collective per step", "Collective", justify="left", key=True),
+                Column("Link"),
+                Column("GB sent"),
+                Column("Seconds"),
+                Column("Exposed"),
+            ]
+        )
+        for c in lay.communication:
+            grid.add(c.name, c.link, f"{c.bytes / 1e9:,.2f}", f"{c.seconds:.3f}", f"{c.exposed_seconds:.3f}")
+        parts += fit(grid, width)
+    return parts
+
+
+def _plan(report: TrainReport, width: int) -> list[RenderableType]:
+    """--plan: the layouts that fit, best first; the best-looking that do not, and why."""
+    layouts = report.layouts or []
+    parts: list[RenderableType] = []
+    if layouts:
+        best = layouts[0]
+        parts.append(
+            Text(
+                f"Best layout for {report.gpus:,} GPUs: {_layout_name(best.layout)}, micro-batch "
+                f"{best.layout['micro_batch']}: {best.expected_tokens_per_second_per_gpu:,.0f} tokens/s per GPU "
+                f"expected, MFU {100 * best.expected_mfu:.1f}%, {best.per_gpu_bytes / GIB:,.1f} GiB on its busiest "
+                "GPU (a fitted expectation, not a ceiling nor a measurement)."
+            )
+        )
+    else:
+        parts.append(Text(f"No layout searched fits {report.gpus:,} × {report.gpu}."))
+    grid = Grid(
+        [
+            Column("TP", key=True),
+            Column("PP"),
+            Column("CP"),
+            Column("EP"),
+            Column("DP"),
+            Column("VPP"),
+            Column("MB"),
+            Column("tok/s/GPU"),
+            Column("MFU"),
+            Column("GiB"),
+            Column("Limit", justify="left"),
+        ]
+    )
+    for lay in layouts[:10]:
+        n = lay.layout
+        grid.add(
+            *(f"{n[k]:,}" for k in ("tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch")),
+            f"{lay.expected_tokens_per_second_per_gpu:,.0f}",
+            f"{100 * lay.expected_mfu:.1f}%",
+            f"{lay.per_gpu_bytes / GIB:,.1f}",
+            _short_limit(lay.limiting),
+        )
+    if layouts:
+        parts += fit(grid, width)
+    for rejected in report.rejected or []:
+        parts.append(
+            Text(
+                f"Not {_layout_name(rejected.layout)} ({rejected.expected_tokens_per_second_per_gpu:,.0f} tokens/s "
+                f"per GPU if it fitted): {rejected.reason}."
+            )
+        )
+    if report.plan_limits:
+        parts.append(Text(f"· {report.plan_limits}", style="dim"))
+    return parts
