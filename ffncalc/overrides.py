@@ -141,11 +141,21 @@ def _check_path(model: BaseModel, path: tuple[str, ...], shown: str) -> None:
     head, rest = path[0], path[1:]
     readable = readable_keys(model)
     if head not in readable:
-        near = difflib.get_close_matches(head, list(readable), n=3, cutoff=0.6)
+        # A field of a nested config first (text_config.num_hidden_layers on a multimodal model), then near spellings.
+        nested_blocks = model.nested_configs() if isinstance(model, HFConfig) else {}
+        inner = [f"{name}.{head}" for name, block in nested_blocks.items() if head in readable_keys(block)]
+        near = inner or difflib.get_close_matches(head, list(readable), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(near)}?" if near else " (nothing ffncalc counts depends on it)"
         kind = getattr(model, "model_type", None) or type(model).__name__
         raise UsageError(f"--set {shown}: {head} is not a field that {kind} reads{hint}")
     if not rest:
+        decider = model.superseded_fields().get(readable[head]) if isinstance(model, HFConfig) else None
+        if decider is not None:
+            kind = getattr(model, "model_type", None) or type(model).__name__
+            raise UsageError(
+                f"--set {shown}: {kind} takes {readable[head]} from {decider}, so the change would alter nothing; "
+                f"change {decider} instead"
+            )
         return
     nested = model.nested_configs() if isinstance(model, HFConfig) else {}
     inner = nested.get(readable[head], getattr(model, readable[head], None))

@@ -304,6 +304,11 @@ class HFConfig(BaseModel):
         """Fields this config's other values make irrelevant (a window size while windows are off)."""
         return set()
 
+    def superseded_fields(self) -> dict[str, str]:
+        """Fields another field decides whatever they say (field → the one that decides): an override of one would
+        change nothing, so --set refuses it and names the other."""
+        return {}
+
     def defaults_used(self) -> list[DefaultUsed]:
         """Every architectural field the config left out, with the value transformers gives it."""
         skip = METADATA_FIELDS | self.informational_fields | self.unused_fields()

@@ -67,8 +67,11 @@ def bytes_per_element(dtype: str | None) -> int:
     return DTYPE_BYTES[safetensors_dtype(dtype)]
 
 
-SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(GiB|GB|TiB|TB|MiB|MB)?\s*$", re.I)
-SIZE_UNITS = {"gib": 1 << 30, "gb": 10**9, "tib": 1 << 40, "tb": 10**12, "mib": 1 << 20, "mb": 10**6}
+SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(GiB|GB|TiB|TB|MiB|MB|PiB|PB)?\s*$", re.I)
+SIZE_UNITS = {
+    "gib": 1 << 30, "gb": 10**9, "tib": 1 << 40, "tb": 10**12, "mib": 1 << 20, "mb": 10**6, "pib": 1 << 50,
+    "pb": 10**15,
+}  # fmt: skip
 #: The one unit rule of every size ffncalc reads or prints (stated in the help and the README).
 UNIT_RULE = "GB = 10^9 bytes, GiB = 2^30 bytes"
 

@@ -238,3 +238,18 @@ def test_sglang_quotes_its_own_chunked_prefill_size_not_vllms_batched_tokens(gpu
     report = memory("meta-llama/Llama-3.1-8B", "8k", engine="sglang", gpu=gpu)
     assert report.engine is not None and report.engine.max_num_batched_tokens == chunk
     assert report.engine.max_num_batched_tokens_source.startswith("SGLang's default chunked_prefill_size")
+
+
+def test_a_kv_budget_of_one_pib_is_a_size_as_the_limit_message_says(ffncalc):
+    # 1 PiB = 2^50 bytes, the largest size ffncalc takes; 2 PiB is past it, and the message says so.
+    assert ffncalc("memory", "meta-llama/Llama-3.1-8B", "--engine", "vllm", "--kv-budget", "1PiB").exit_code == 0
+    result = ffncalc("memory", "meta-llama/Llama-3.1-8B", "--engine", "vllm", "--kv-budget", "2PiB")
+    assert result.exit_code == 2 and "at most 1 PiB" in result.stderr
+
+
+def test_with_an_engine_the_last_line_is_the_engines_answer(monkeypatch):
+    from .conftest import run_main
+
+    monkeypatch.setenv("COLUMNS", "80")
+    lines = run_main("memory", "meta-llama/Llama-3.1-8B", "--engine", "vllm").stdout.splitlines()
+    assert " ".join(lines[-2:]).startswith("vllm: KV cache ")

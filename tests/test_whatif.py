@@ -117,7 +117,12 @@ def test_every_family_accepts_an_override_of_each_of_its_fields_and_refuses_an_u
 
     adapter = adapter_for(model_type)
     config = adapter.model_construct(model_type=model_type)  # unvalidated: some families need fields to build
+    superseded = config.superseded_fields()
     for field in type(config).model_fields:
+        if field in superseded:  # another field decides it: the override is refused, naming that field
+            with pytest.raises(UsageError, match=f"change {superseded[field]} instead"):
+                check_read(config, (Override(field, None),))
+            continue
         check_read(config, (Override(field, None),))  # no error: a field it declares is a field it reads
     with pytest.raises(UsageError, match="is not a field that"):
         check_read(config, (Override("no_such_field_anywhere", 1),))
@@ -280,3 +285,17 @@ def test_a_sweep_past_what_a_command_counts_in_seconds_is_refused_with_the_limit
     result = ffncalc(command, "meta-llama/Llama-3.1-8B", "--sweep", "vocab_size=1:99999:1")
     assert result.exit_code == 2 and result.stdout == ""
     assert f"--sweep: 99,999 points; {command} counts at most {most} in one run" in result.stderr
+
+
+def test_an_override_of_a_field_another_decides_is_refused_naming_that_field(ffncalc):
+    # NemotronHConfig: num_hidden_layers is deprecated; the block pattern (Nemotron-H-56B's 118-letter
+    # hybrid_override_pattern) decides the layers, so num_hidden_layers=20 would change nothing.
+    result = ffncalc("params", "nvidia/Nemotron-H-56B-Base-8K", "--set", "num_hidden_layers=20")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "change hybrid_override_pattern instead" in result.stderr
+
+
+def test_a_field_of_a_nested_config_set_at_the_top_suggests_its_dotted_name(ffncalc):
+    result = ffncalc("params", "Qwen/Qwen2.5-VL-7B-Instruct", "--set", "num_hidden_layers=20")
+    assert result.exit_code == 2
+    assert "did you mean text_config.num_hidden_layers" in result.stderr

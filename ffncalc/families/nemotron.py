@@ -155,6 +155,11 @@ class NemotronHConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
 
     undeclared_keys = frozenset({"hybrid_override_pattern", "num_hidden_layers"})
 
+    def superseded_fields(self) -> dict[str, str]:
+        """num_hidden_layers is deprecated in NemotronHConfig: the block types decide the count."""
+        decider = "hybrid_override_pattern" if self.hybrid_override_pattern is not None else "layers_block_type"
+        return {"num_hidden_layers": decider}
+
     def unused_fields(self) -> set[str]:
         blocks = set(self.blocks())
         unused = set()

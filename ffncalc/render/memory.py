@@ -195,7 +195,15 @@ def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) 
         parts += [Text(f"· {convention}", style="dim") for convention in report.conventions]
     else:
         parts.append(Text("How each figure is counted: --explain (and --json, under conventions).", style="dim"))
-    return Group(*parts, *info_lines(report), answer(report))
+    # The last line answers the question asked: the engine's figure with --engine (not the batch-1 fit of a plain
+    # count, which would end the screen on another question), --solve's with --solve.
+    if report.solved is not None:
+        last: list[RenderableType] = solved_lines(report)[:1]
+    elif report.engine is not None:
+        last = engine_lines(report, width)[:1]
+    else:
+        last = [answer(report)]
+    return Group(*parts, *info_lines(report), *last)
 
 
 def solved_lines(report: MemoryReport) -> list[RenderableType]:
