@@ -137,14 +137,25 @@ def readable_keys(model: BaseModel) -> dict[str, str]:
     return keys
 
 
+def _nested_blocks(model: BaseModel) -> list[tuple[str, BaseModel]]:
+    """MODEL's nested configs by field name, as far as they can be built (none for a plain block)."""
+    from .errors import FfncalcError
+
+    if not isinstance(model, HFConfig):
+        return []
+    try:
+        return list(model.nested_configs().items())
+    except FfncalcError:  # a block its other values cannot build: no suggestion from it
+        return []
+
+
 def _check_path(model: BaseModel, path: tuple[str, ...], shown: str) -> None:
     head, rest = path[0], path[1:]
     readable = readable_keys(model)
     if head not in readable:
         # A field of a nested config first (text_config.num_hidden_layers on a multimodal model), then near spellings.
-        nested_blocks = model.nested_configs() if isinstance(model, HFConfig) else {}
-        inner = [f"{name}.{head}" for name, block in nested_blocks.items() if head in readable_keys(block)]
-        near = inner or difflib.get_close_matches(head, list(readable), n=3, cutoff=0.6)
+        nested_fields = [f"{name}.{head}" for name, block in _nested_blocks(model) if head in readable_keys(block)]
+        near = nested_fields or difflib.get_close_matches(head, list(readable), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(near)}?" if near else " (nothing ffncalc counts depends on it)"
         kind = getattr(model, "model_type", None) or type(model).__name__
         raise UsageError(f"--set {shown}: {head} is not a field that {kind} reads{hint}")
