@@ -51,6 +51,7 @@ def predicted(row: dict[str, str], engine: str | None = None) -> tuple[float, fl
         batches=row["batch"],
         tensor_parallel=int(row["tensor_parallel"]),
         dtype=row["dtype"] if row["dtype"] != "bf16" else None,
+        kv_dtype=row["kv_dtype"] or None,
         engine=engine,
     )
     if figure == "output_tokens_per_second":
@@ -67,7 +68,9 @@ def predicted(row: dict[str, str], engine: str | None = None) -> tuple[float, fl
     return report.prefill.seconds, report.prefill.expected_seconds
 
 
-def evaluate(selected: list[dict[str, str]] | None = None, engine: str | None = None) -> list[tuple[dict, float, float, float]]:
+def evaluate(
+    selected: list[dict[str, str]] | None = None, engine: str | None = None
+) -> list[tuple[dict, float, float, float]]:
     """(row, measured, ceiling, expected) for every row."""
     out = []
     for row in selected if selected is not None else rows():
@@ -93,7 +96,9 @@ def summary(results: list[tuple[dict, float, float, float]]) -> dict[str, float]
 
 def main() -> None:
     results = evaluate()
-    print(f"{'id':5} {'model':26} {'chip':10} tp {'dtype':5} {'figure':26} {'measured':>9} {'ceiling':>9} {'expected':>9} error")
+    print(
+        f"{'id':5} {'model':26} {'chip':10} tp {'dtype':5} {'figure':26} {'measured':>9} {'ceiling':>9} {'expected':>9} error"
+    )
     for row, measured, ceiling, expected in results:
         print(
             f"{row['id']:5} {row['model'][-26:]:26} {row['accelerator'][:10]:10} {row['tensor_parallel']:>2} "
