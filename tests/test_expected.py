@@ -296,3 +296,37 @@ def test_the_modelled_gap_is_each_terms_excess_over_the_ceiling_and_names_the_la
               "sublayers": "fixed cost per sublayer (launches, small ops)", "fixed": "fixed cost per step",
               "sequences": "fixed cost per sequence per step"}  # fmt: skip
     assert measured.largest_gap == labels[max(positive, key=positive.get)]
+
+
+# --- the out-of-source set: published measurements the fit never reads --------------------------------------------
+
+
+def published_tool():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import published_errors
+
+    return published_errors
+
+
+def test_the_fit_reads_only_aiconfigurator_rows_so_the_published_set_is_out_of_source():
+    assert fit_tool().DATA.name == "aiconfigurator_silicon_sample.csv"
+    assert "published_serving" not in (ROOT / "tools" / "fit_expected.py").read_text().split("def main")[0]
+
+
+def test_published_errors_stated_in_the_profiles_are_what_the_shipped_coefficients_give():
+    # Every row of data/measurements/published_serving.csv predicted as `speed` answers it (typical profile), its
+    # error |expected − measured| ÷ measured on times; the stated medians must be recomputed exactly.
+    tool = published_tool()
+    stated = profiles()["published"]
+    assert tool.stated() == stated
+    assert stated["rows"] == 72
+
+
+def test_published_measurements_are_converted_to_times_as_published():
+    # gpt-fast's 104.9 tokens/s at batch 1 is a 9.53 ms step; llama.cpp's pp512 of 11,263 tokens/s is a 512-token
+    # prompt in 45.5 ms; TensorRT-LLM's 1,486 tokens/s per GPU over TP 4 is 5,944 tokens/s, 168 µs a token.
+    tool = published_tool()
+    rows = {row["id"]: row for row in tool.rows()}
+    assert tool.measured_seconds(rows["p001"]) == pytest.approx(1 / 104.9)
+    assert tool.measured_seconds(rows["p048"]) == pytest.approx(512 / 11263)
+    assert tool.measured_seconds(rows["p069"]) == pytest.approx(1 / (1486 * 4))
