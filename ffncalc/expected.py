@@ -4,17 +4,23 @@ The roofline (ffncalc.roofline) is a CEILING: each operator at max(FLOPs ÷ peak
 Real serving engines reach a third to a half of it, and the distance is in what a roofline leaves out, not in the
 counts. The EXPECTED time puts those terms back, each with one fitted coefficient:
 
-    step = a_mm · Σ FLOPs/peak          (matmul operators bound by compute at the peak roofline)
-         + a_att · FLOPs/peak           (attention scores, when bound by compute: prefill)
-         + b_w · Σ bytes/bandwidth      (operators bound by memory other than attention: weights, activations, state)
-         + b_kv · bytes/bandwidth       (attention scores bound by memory: reading the KV cache in decode)
+    step = a · Σ FLOPs/peak             (operators bound by compute at the peak roofline: matmuls, and attention
+                                         scores in a prefill)
+         + b_w · Σ bytes/bandwidth      (operators bound by memory other than decode attention: weights,
+                                         activations, state; in a prefill also attention bound by memory)
+         + b_kv · bytes/bandwidth       (decode only: attention scores bound by memory, reading the KV cache)
          + c_sub · sublayers            (fixed cost per attention or FFN/mixer sublayer: kernel launches, small ops)
          + c_ar · all-reduces           (latency of each tensor-parallel all-reduce, one per sublayer)
          + b_link · all-reduce bytes/interconnect   (the bus bandwidth an all-reduce really reaches)
-         + c_fixed                      (per decode step: scheduling, sampling; per prefill: the request's fixed cost)
+         + c_seq · sequences            (decode only: per sequence in the batch each step: sampling, bookkeeping)
+         + c_fixed                      (per decode step: scheduling, launch; per prefill: the request's fixed cost)
 
-Why this form. Each term is one of the gaps issue 37 names, so each coefficient reads as a physical figure (a_mm = 2
-means 50 % of peak FLOP/s; c_sub = 20e-6 means 20 µs per sublayer). Which side bounds an operator is decided at the
+Why this form. Each term is one of the gaps issue 37 names, so each coefficient reads as a physical figure (a = 2
+means 50 % of peak FLOP/s; c_sub = 20e-6 means 20 µs per sublayer). A term that is nearly always zero in the data
+gets no coefficient of its own: compute-bound attention shares the matmuls' (it is rare in decode), memory-bound
+attention in a prefill shares the weights' (it is a sliver of a short prompt's time), else a fit makes such a
+column absorb whatever the others leave (an earlier form fitted 4,388 × the KV reads of a prefill). The per-sequence
+cost separates what grows with the batch from the per-step cost, so a lone stream does not pay a loaded server's. Which side bounds an operator is decided at the
 peak roofline, as the ceiling reports it; that makes the time linear in the coefficients, so the fit is a closed-form
 non-negative least squares on relative error (tools/fit_expected.py), not an optimiser's search; every
 roofline factor is held at 1 or more and every fixed cost at 0 or more, so the expected figure is never below the
@@ -57,26 +63,26 @@ FAMILY_OF_ACCELERATOR = {
 
 FEATURES = (
     "matmul_compute",
-    "attention_compute",
     "weights_memory",
     "kv_memory",
     "sublayers",
     "allreduces",
     "allreduce_transfer",
+    "sequences",
     "fixed",
 )
 TERM_LABELS = {
-    "matmul_compute": "matmuls below peak FLOP/s",
-    "attention_compute": "attention below peak FLOP/s",
+    "matmul_compute": "matmuls and attention below peak FLOP/s",
     "weights_memory": "weight reads below peak bandwidth",
     "kv_memory": "KV-cache reads below peak bandwidth",
     "sublayers": "fixed cost per sublayer (launches, small ops)",
     "allreduces": "all-reduce latency",
     "allreduce_transfer": "all-reduce bus bandwidth below the link's",
+    "sequences": "fixed cost per sequence per step",
     "fixed": "fixed cost per step",
 }
 # The terms that are roofline seconds: each coefficient is 1 ÷ the share of peak reached, fitted at least 1.
-ROOFLINE_FACTORS = ("matmul_compute", "attention_compute", "weights_memory", "kv_memory", "allreduce_transfer")
+ROOFLINE_FACTORS = ("matmul_compute", "weights_memory", "kv_memory", "allreduce_transfer")
 
 
 class Choice(Result):
@@ -95,19 +101,24 @@ def profiles() -> dict:
     return json.loads(PROFILES_FILE.read_text())
 
 
-def phase_features(phase: Phase, gpu: GpuFigures, sublayers: int, tensor_parallel: int) -> dict[str, float]:
+def phase_features(
+    phase: Phase, gpu: GpuFigures, sublayers: int, tensor_parallel: int, sequences: int = 0
+) -> dict[str, float]:
     """The phase's terms before any coefficient: roofline seconds by kind at the chip's PEAK (not --compute-efficiency
-    or --bandwidth-efficiency, which only scale the ceiling), and the counts the fixed costs multiply."""
+    or --bandwidth-efficiency, which only scale the ceiling), and the counts the fixed costs multiply. SEQUENCES: the
+    batch of a decode step (0 for a prefill: one prompt, its cost per request is the fixed term)."""
     peak, bandwidth = gpu.peak_flops, gpu.bandwidth
     terms = dict.fromkeys(FEATURES, 0.0)
     for operator in phase.components:
         compute, memory = operator.flops / peak, operator.bytes / bandwidth
-        attention = operator.name == "attention_scores"
         if compute > memory:
-            terms["attention_compute" if attention else "matmul_compute"] += compute
+            terms["matmul_compute"] += compute
+        elif operator.name == "attention_scores" and sequences:
+            terms["kv_memory"] += memory
         else:
-            terms["kv_memory" if attention else "weights_memory"] += memory
+            terms["weights_memory"] += memory
     terms["sublayers"] = float(sublayers)
+    terms["sequences"] = float(sequences)
     if tensor_parallel > 1 and phase.allreduce_bytes:
         terms["allreduces"] = float(sublayers)  # one all-reduce after each sublayer (ffncalc.roofline)
         terms["allreduce_transfer"] = phase.allreduce_bytes / (gpu.interconnect or 1)
@@ -186,7 +197,7 @@ def with_expected(report: SpeedReport, engine: str | None, sublayers: int) -> Sp
 
     choice = choose(engine, report.gpu.name)
     gpus = report.tensor_parallel
-    step = expected_seconds(phase_features(report.decode, report.gpu, sublayers, gpus), choice.decode)
+    step = expected_seconds(phase_features(report.decode, report.gpu, sublayers, gpus, report.batch), choice.decode)
     first = expected_seconds(phase_features(report.prefill, report.gpu, sublayers, gpus), choice.prefill)
     decode = replace(
         report.decode,
@@ -287,7 +298,7 @@ def with_measured(
     gpus = report.tensor_parallel
     decode, prefill = report.decode, report.prefill
     if tpot is not None:
-        gaps = gap_terms(phase_features(decode, report.gpu, sublayers, gpus), choice.decode)
+        gaps = gap_terms(phase_features(decode, report.gpu, sublayers, gpus, report.batch), choice.decode)
         assert decode.expected_seconds_per_step is not None
         decode = replace(
             decode, measured=attainment(tpot, decode.seconds_per_step, decode.expected_seconds_per_step, gaps, False)

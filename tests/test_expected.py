@@ -55,6 +55,7 @@ def test_dense_decode_expected_is_each_memory_term_times_its_coefficient_plus_fi
         c["weights_memory"] * others / H100_BANDWIDTH
         + c["kv_memory"] * kv / H100_BANDWIDTH
         + c["sublayers"] * sublayers
+        + c["sequences"] * 1  # one sequence in the batch
         + c["fixed"]
     )
     decode = one(speed(LLAMA, "h100", context="8k", prompt="8k", batches="1")).decode
@@ -86,8 +87,7 @@ def test_moe_prefill_expected_weighs_compute_bound_matmuls_and_all_experts_read(
     head_and_rest = sum(by_name[name].bytes for name in ("lm_head", "embedding", "other"))  # one position's head
     c = choose(None, "H100 SXM").prefill
     expected = (
-        c["matmul_compute"] * projections / H100_BF16
-        + c["attention_compute"] * scores / H100_BF16
+        c["matmul_compute"] * (projections + scores) / H100_BF16  # attention bound by compute shares the factor
         + c["weights_memory"] * (ffn_bytes + head_and_rest) / H100_BANDWIDTH
         + c["sublayers"] * 32 * 2
         + c["fixed"]
@@ -112,6 +112,7 @@ def test_tensor_parallel_8_decode_adds_a_latency_and_a_transfer_for_each_all_red
         + c["kv_memory"] * kv / H100_BANDWIDTH
         + (c["sublayers"] + c["allreduces"]) * 160
         + c["allreduce_transfer"] * allreduce / H100_LINK
+        + c["sequences"] * 1
         + c["fixed"]
     )
     assert decode.expected_seconds_per_step == pytest.approx(expected, rel=1e-12)
@@ -249,7 +250,7 @@ def test_a_requests_expected_time_is_the_expected_prefill_and_expected_steps():
     others = 16_085_051_904 - kv_at(8192)
     c = choose(None, "H100 SXM").decode
     step = c["weights_memory"] * others / H100_BANDWIDTH + c["kv_memory"] * kv_at(1151) / H100_BANDWIDTH
-    step += c["sublayers"] * 64 + c["fixed"]
+    step += c["sublayers"] * 64 + c["sequences"] * 1 + c["fixed"]
     report = one(speed(LLAMA, "h100", prompt=1024, batches="1", output=256))
     expected = report.prefill.expected_seconds + 255 * step
     assert report.request.expected_seconds == pytest.approx(expected, rel=1e-12)
@@ -285,11 +286,47 @@ def test_the_modelled_gap_is_each_terms_excess_over_the_ceiling_and_names_the_la
         "weights_memory": (c["weights_memory"] - 1) * others / H100_BANDWIDTH,
         "kv_memory": (c["kv_memory"] - 1) * kv / H100_BANDWIDTH,
         "sublayers": c["sublayers"] * 64,
+        "sequences": c["sequences"] * 1,
         "fixed": c["fixed"],
     }
     measured = one(speed(LLAMA, "h100", context="8k", batches="1", measured_tpot=0.0069)).decode.measured
     positive = {name: value for name, value in gaps.items() if value > 0}
     assert measured.gap_seconds == pytest.approx(positive, rel=1e-12)
     labels = {"weights_memory": "weight reads below peak bandwidth", "kv_memory": "KV-cache reads below peak bandwidth",
-              "sublayers": "fixed cost per sublayer (launches, small ops)", "fixed": "fixed cost per step"}  # fmt: skip
+              "sublayers": "fixed cost per sublayer (launches, small ops)", "fixed": "fixed cost per step",
+              "sequences": "fixed cost per sequence per step"}  # fmt: skip
     assert measured.largest_gap == labels[max(positive, key=positive.get)]
+
+
+# --- the out-of-source set: published measurements the fit never reads --------------------------------------------
+
+
+def published_tool():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import published_errors
+
+    return published_errors
+
+
+def test_the_fit_reads_only_aiconfigurator_rows_so_the_published_set_is_out_of_source():
+    assert fit_tool().DATA.name == "aiconfigurator_silicon_sample.csv"
+    assert "published_serving" not in (ROOT / "tools" / "fit_expected.py").read_text().split("def main")[0]
+
+
+def test_published_errors_stated_in_the_profiles_are_what_the_shipped_coefficients_give():
+    # Every row of data/measurements/published_serving.csv predicted as `speed` answers it (typical profile), its
+    # error |expected − measured| ÷ measured on times; the stated medians must be recomputed exactly.
+    tool = published_tool()
+    stated = profiles()["published"]
+    assert tool.stated() == stated
+    assert stated["rows"] == 72
+
+
+def test_published_measurements_are_converted_to_times_as_published():
+    # gpt-fast's 104.9 tokens/s at batch 1 is a 9.53 ms step; llama.cpp's pp512 of 11,263 tokens/s is a 512-token
+    # prompt in 45.5 ms; TensorRT-LLM's 1,486 tokens/s per GPU over TP 4 is 5,944 tokens/s, 168 µs a token.
+    tool = published_tool()
+    rows = {row["id"]: row for row in tool.rows()}
+    assert tool.measured_seconds(rows["p001"]) == pytest.approx(1 / 104.9)
+    assert tool.measured_seconds(rows["p048"]) == pytest.approx(512 / 11263)
+    assert tool.measured_seconds(rows["p069"]) == pytest.approx(1 / (1486 * 4))
