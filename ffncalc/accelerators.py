@@ -356,12 +356,26 @@ def _mac(name: str, aliases: tuple[str, ...], tflops: float, bandwidth_gb: int, 
     )  # fmt: skip
 
 
+# NVIDIA's GeForce and RTX workstation tensor cores run dense INT8 at 4× their FP16-with-FP32-accumulate rate
+# (Ampere GA102 whitepaper, RTX 3090: 71 TFLOPS FP16/FP32-acc, 284 TOPS INT8 dense; Ada AD102 whitepaper, RTX 4090:
+# 165.2 and 660.6). llama.cpp's quantized matmuls (MMQ) run on them, so the ceiling must hold that rate. AMD's RDNA3
+# WMMA runs INT8 at its FP16 rate (RX 7900 XTX: 122.8 and 122.8).
+INT8_PER_FP16_FP32_ACC = {"nvidia": 4, "amd": 1}
+
+
 def _card(
-    name: str, aliases: tuple[str, ...], tflops: float, bandwidth_gb: float, memory_gb: int, sources: tuple[str, ...]
+    name: str,
+    aliases: tuple[str, ...],
+    tflops: float,
+    bandwidth_gb: float,
+    memory_gb: int,
+    sources: tuple[str, ...],
+    vendor: str = "nvidia",
 ) -> Accelerator:
     """A consumer or workstation card: PCIe only (no interconnect tensor parallelism would use here)."""
+    peaks = _tflops(bf16=tflops, int8=tflops * INT8_PER_FP16_FP32_ACC[vendor])
     return Accelerator(
-        name, aliases, _tflops(bf16=tflops), round(bandwidth_gb * GIGA), memory_gb * GIB, None, "",
+        name, aliases, peaks, round(bandwidth_gb * GIGA), memory_gb * GIB, None, "",
         "vendor GB as GiB", sources, CONSUMER_UNVERIFIED,
     )  # fmt: skip
 
@@ -378,7 +392,7 @@ LOCAL_TABLE: tuple[Accelerator, ...] = (
     _card("RTX 5080", ("rtx5080",), 112.6, 960, 16, (NVIDIA_GEFORCE,)),
     _card("RTX 6000 Ada", ("rtx6000ada", "rtx-6000-ada"), 182.1, 960, 48, (NVIDIA_WORKSTATION,)),
     _card("RTX PRO 6000 Blackwell", ("rtxpro6000", "rtx-pro-6000"), 251.9, 1792, 96, (NVIDIA_WORKSTATION,)),
-    _card("RX 7900 XTX", ("rx7900xtx", "7900xtx"), 122.8, 960, 24, (AMD_RADEON,)),
+    _card("RX 7900 XTX", ("rx7900xtx", "7900xtx"), 122.8, 960, 24, (AMD_RADEON,), vendor="amd"),
     _mac("M1 16GB", ("m1", "m1-16gb"), 2.6, 68, 16),
     _mac("M1 Max 64GB", ("m1-max", "m1-max-64gb"), 10.4, 400, 64),
     _mac("M1 Ultra 128GB", ("m1-ultra", "m1-ultra-128gb"), 21.2, 800, 128),

@@ -510,6 +510,11 @@ def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
 # NVFP4: ModelOpt's quant_algo NVFP4, compressed-tensors' nvfp4 with 4-bit input activations). W4A16 schemes (AWQ,
 # GPTQ, W4A16_NVFP4, MXFP4 weights with 16-bit activations) dequantise to a 16-bit GEMM.
 FP4_ACTIVATION_METHODS = ("modelopt-nvfp4", "compressed-tensors-nvfp4")
+# Integer weights (GPTQ, AWQ, bitsandbytes, compressed-tensors' int, the int4/int8 what-ifs, GGUF's block formats):
+# the fastest engines run them on INT8 tensor cores (llama.cpp's MMQ kernels, TensorRT-LLM's W4A8/W8A8), so the
+# ceiling takes the chip's INT8 peak where it has one (a chip without it: BF16, and its notes say so). A W4A16 engine
+# dequantises to a 16-bit GEMM and runs slower than this ceiling, never faster.
+INTEGER_METHODS = ("gptq", "awq", "auto-round", "bitsandbytes_4bit", "bitsandbytes_8bit", "compressed-tensors", "eetq")
 
 
 def compute_dtype_for(weight_dtype: str, quantization: str | None, activations_quantized: bool = False) -> str:
@@ -519,6 +524,8 @@ def compute_dtype_for(weight_dtype: str, quantization: str | None, activations_q
         return "fp8"
     if quantization in FP4_ACTIVATION_METHODS and activations_quantized:
         return "fp4"
+    if weight_dtype.startswith(("I", "U")) or quantization in INTEGER_METHODS:
+        return "int8"
     return "bf16"
 
 

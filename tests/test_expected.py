@@ -330,3 +330,11 @@ def test_published_measurements_are_converted_to_times_as_published():
     assert tool.measured_seconds(rows["p001"]) == pytest.approx(1 / 104.9)
     assert tool.measured_seconds(rows["p048"]) == pytest.approx(512 / 11263)
     assert tool.measured_seconds(rows["p069"]) == pytest.approx(1 / (1486 * 4))
+
+
+def test_no_published_measurement_beats_its_ceiling():
+    # The ceiling is what no run can beat: every row of published_serving.csv, recomputed by the tool, is at or
+    # above ffncalc's roofline time (llama.cpp's Q4_0 prefill on GeForce cards included: integer weights take the
+    # chip's INT8 peak).
+    results = published_tool().evaluate()
+    assert [row["id"] for row, measured, ceiling, _ in results if measured < ceiling] == []

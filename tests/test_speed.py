@@ -328,3 +328,10 @@ def test_an_unknown_accelerator_names_no_option_the_command_lacks(command):
     run = run_main(command, LLAMA, "--gpu", "foo")
     assert run.exit_code == 2 and "unknown accelerator 'foo'" in run.stderr
     assert "--gpu-flops" not in run.stderr
+
+
+def test_integer_weights_take_the_int8_peak_where_the_chip_has_one():
+    # NVIDIA's Ampere whitepaper: the RTX 3090 runs 71 TFLOPS of FP16 with FP32 accumulation and 284 TOPS of dense
+    # INT8; llama.cpp's quantized matmuls run on the INT8 units, so a ceiling for int4 weights must allow that rate.
+    report = speed("meta-llama/Llama-2-7b-hf", "rtx3090", batches="1", dtype="int4").reports[0]
+    assert report.gpu.compute_dtype == "int8" and report.gpu.peak_flops == 284 * 10**12
