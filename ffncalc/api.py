@@ -958,6 +958,11 @@ def speed(
     from .parallel import check_tensor_parallel
 
     check_tensor_parallel(loaded.spec, tensor_parallel, "serving")
+    if not any(layer.stack == "decoder" for layer in loaded.spec.layers):
+        raise UsageError(
+            f"{loaded.name} is encoder-only ({loaded.info.model_type}): it reads its input in one pass and generates "
+            "no tokens, so there is no decode step or KV cache to time; `ffncalc flops` counts its forward pass"
+        )
     remarks = Remarks()
     tokens = _context(context, loaded, remarks)
     prompt_tokens = parse_context(prompt) if prompt is not None else tokens

@@ -335,3 +335,20 @@ def test_integer_weights_take_the_int8_peak_where_the_chip_has_one():
     # INT8; llama.cpp's quantized matmuls run on the INT8 units, so a ceiling for int4 weights must allow that rate.
     report = speed("meta-llama/Llama-2-7b-hf", "rtx3090", batches="1", dtype="int4").reports[0]
     assert report.gpu.compute_dtype == "int8" and report.gpu.peak_flops == 284 * 10**12
+
+
+@pytest.mark.parametrize(("experts", "per_token"), [(8, 2), (64, 6), (256, 8), (128, 1), (16, 16)])
+def test_distinct_expert_bytes_equal_the_exact_form_at_every_batch(experts, per_token):
+    # ⌊R × (1 − (1 − k/E)^B)⌋ with the exact rational power, against the shortcut that avoids B-digit numbers.
+    from ffncalc.roofline import distinct_expert_bytes
+
+    routed = 11_318_329_344  # DeepSeek-V3's experts of one MoE layer: 257 × 3 × 7,168 × 2,048 (the README's figure)
+    for tokens in (1, 2, 7, 64, 255, 1024, 4096):
+        exact = int(routed * (1 - Fraction(experts - per_token, experts) ** tokens))
+        assert distinct_expert_bytes(routed, experts, per_token, tokens) == exact, tokens
+
+
+def test_an_encoder_only_model_has_no_decode_to_time_and_says_so():
+    run = run_main("speed", "google-bert/bert-base-uncased")
+    assert run.exit_code == 2 and run.stdout == ""
+    assert "is encoder-only (bert)" in run.stderr and "`ffncalc flops`" in run.stderr
