@@ -1186,6 +1186,15 @@ def speed_command(
         float | None,
         typer.Option("--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."),
     ] = None,
+    cache_type: Annotated[
+        str | None,
+        typer.Option(
+            "--cache-type",
+            metavar="TYPE",
+            help="A GGUF under llama.cpp: the KV cache's type, f16 (default), q8_0 or q4_0 (--cache-type-k/-v).",
+        ),
+    ] = None,
+    file: FileOpt = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -1236,12 +1245,13 @@ def speed_command(
         output=output_tokens,
         measured_tpot=None if measured_tpot is None else measured_tpot / 1000,
         measured_ttft=None if measured_ttft is None else measured_ttft / 1000,
+        cache_type=cache_type,
     ).checked()
 
     def run_speed(at: Any) -> Any:
         return speed(at, options=options)
 
-    loaded = load_model(model, revision, token, as_type, set_, json)
+    loaded = load_model(model, revision, token, as_type, set_, json, file)
     if sweep_:
         from .headlines import SPEED_HEADLINES, speed_headline
 

@@ -16,9 +16,9 @@ search tool across llama.cpp snapshots, their commit not pinned):
   (src/llama-model.cpp load_tensors); a tied head is loaded as a copy of token_embd on the output layer's device;
 - the KV cache of a layer sits on that layer's device (offload_kqv, the default).
 
-Not modelled: the compute buffer (llama.cpp sizes it by building the worst-case graph for n_ubatch and asking the
-scheduler; it depends on the backend and flash attention: log lines of 100–150 MiB are typical of small models),
-CPU repacking buffers (CPU_REPACK), and multi-GPU splits (--tensor-split).
+The compute buffer is an ASSUMPTION (COMPUTE_BUFFER_NOTE), not llama.cpp's figure: llama.cpp sizes it by building
+the worst-case graph for n_ubatch and asking the scheduler, which depends on the backend and flash attention. Not
+modelled: CPU repacking buffers (CPU_REPACK) and multi-GPU splits (--tensor-split).
 """
 
 from __future__ import annotations
@@ -37,8 +37,10 @@ LLAMACPP_SOURCE = (
     "ngl, 0); token_embd on the CPU)"
 )
 COMPUTE_BUFFER_NOTE = (
-    "llama.cpp's compute buffer (sized from the worst-case graph of one n_ubatch on the backend) is not modelled; "
-    "keep a few hundred MiB free for it"
+    "compute buffer ASSUMED, not modelled: the F32 logits of one n_ubatch (512 × n_vocab × 4 bytes), the largest "
+    "tensor of the worst-case graph llama.cpp reserves (src/llama-context.cpp graph_reserve builds it for n_ubatch "
+    "tokens, every one an output); its real buffer also holds the attention and FFN intermediates, by backend and "
+    "flash attention, so llama.cpp prints more (keep some headroom)"
 )
 
 
@@ -48,6 +50,7 @@ class LlamaCppDevice(Result):
     device: str  # "GPU" or "CPU"
     weights: int
     kv_cache: int
+    compute_buffer: int  # assumed (COMPUTE_BUFFER_NOTE): on the output layer's device
     total: int
 
 
@@ -65,6 +68,8 @@ class LlamaCppMemory(Result):
     gpu_layers_solved: bool  # the most that fit the GPU (--gpu-layers not given and a --gpu named)
     kv_cache: int  # all layers
     kv_cache_per_layer: list[int]
+    compute_buffer: int  # assumed: n_ubatch × n_vocab × 4 bytes (COMPUTE_BUFFER_NOTE)
+    compute_buffer_assumed: bool
     weights_file: int  # Σ ggml_nbytes of the file
     tied_head_copy: int  # token_embd loaded again as the output on the GPU (a tied head with the output offloaded)
     devices: list[LlamaCppDevice]
@@ -114,6 +119,7 @@ def llamacpp_memory(
     gpu_layers: int | None = None,
     gpu: Any = None,
     reserve: int = 0,
+    sequences: int = 1,
 ) -> LlamaCppMemory:
     """KV cache and the GPU/CPU split of GGUF at CONTEXT; GPU (an accelerator entry) to solve -ngl or check fit."""
     from .ggml import component, layer_of, nbytes, type_name
@@ -125,7 +131,7 @@ def llamacpp_memory(
     kv_heads, key, value = _kv_dims(gguf)
     cells = -(-context // CTX_PAD) * CTX_PAD
     sliding, window = swa_layers(arch, layers, gguf)
-    swa_cells = -(-min(cells, window + N_UBATCH) // CTX_PAD) * CTX_PAD if window else None
+    swa_cells = -(-min(cells, window * sequences + N_UBATCH) // CTX_PAD) * CTX_PAD if window else None
     per_layer = []
     for index in range(layers):
         n = swa_cells if sliding[index] and swa_cells is not None else cells
@@ -143,6 +149,8 @@ def llamacpp_memory(
             output += tensor.bytes
         else:
             other += tensor.bytes  # rope tables and the like: with the input layer, on the CPU
+    vocabulary = next((t.shape[1] for t in gguf.tensors if t.name == "token_embd.weight" and len(t.shape) == 2), 0)
+    compute = N_UBATCH * vocabulary * 4
     usable = None
     if gpu is not None:
         usable = gpu_usable(gpu, reserve)
@@ -157,10 +165,17 @@ def llamacpp_memory(
         cpu_weights += 0 if output_on_gpu else output
         gpu_kv = sum(k for k, g in zip(per_layer, on_gpu) if g)
         cpu_kv = sum(per_layer) - gpu_kv
+        gpu_compute, cpu_compute = (compute, 0) if output_on_gpu else (0, compute)
         return [
-            LlamaCppDevice(device="GPU", weights=gpu_weights, kv_cache=gpu_kv, total=gpu_weights + gpu_kv),
-            LlamaCppDevice(device="CPU", weights=cpu_weights, kv_cache=cpu_kv, total=cpu_weights + cpu_kv),
-        ], copy
+            LlamaCppDevice(
+                device="GPU", weights=gpu_weights, kv_cache=gpu_kv, compute_buffer=gpu_compute,
+                total=gpu_weights + gpu_kv + gpu_compute,
+            ),
+            LlamaCppDevice(
+                device="CPU", weights=cpu_weights, kv_cache=cpu_kv, compute_buffer=cpu_compute,
+                total=cpu_weights + cpu_kv + cpu_compute,
+            ),
+        ], copy  # fmt: skip
 
     solved = gpu_layers is None and usable is not None
     if gpu_layers is None:
@@ -190,6 +205,8 @@ def llamacpp_memory(
         gpu_layers_solved=solved,
         kv_cache=sum(per_layer),
         kv_cache_per_layer=per_layer,
+        compute_buffer=compute,
+        compute_buffer_assumed=True,
         weights_file=gguf.data_bytes,
         tied_head_copy=copy,
         devices=devices,
@@ -206,3 +223,98 @@ def gpu_usable(gpu: Any, reserve: int) -> int:
     share = getattr(gpu, "gpu_share", None)
     memory = gpu.memory if share is None else int(gpu.memory * share)
     return max(memory - reserve, 0)
+
+
+# --- what a GGUF puts into `speed`'s roofline --------------------------------------------------------------------
+
+# The roofline operator each llama.cpp tensor is read by (roofline._weights_by_operator's keys): by the component
+# ggml.component gives its name; routed experts (…_exps) apart, as the roofline reads the share a batch touches.
+_OPERATOR_OF_COMPONENT = {
+    "attention": "attention_projections",
+    "ffn": "ffn",
+    "lm_head": "lm_head",
+    "embedding": "embedding_table",
+}
+
+
+def weights_by_operator(gguf: Any) -> dict[str, int]:
+    """The GGUF's tensor bytes (ggml_nbytes, as stored: Q4_K, Q6_K, F32 …) by roofline operator, one device."""
+    from .ggml import component
+
+    found = dict.fromkeys(
+        ("attention_projections", "attention_scores", "ffn", "mixers", "lm_head", "embedding", "other"), 0
+    )
+    found |= {"routed_experts": 0, "embedding_table": 0}
+    for tensor in gguf.tensors:
+        if "_exps." in tensor.name:  # ffn_gate_exps, ffn_up_exps, ffn_down_exps (and their biases)
+            found["routed_experts"] += tensor.bytes
+        else:
+            found[_OPERATOR_OF_COMPONENT.get(component(tensor.name), "other")] += tensor.bytes
+    return found
+
+
+class LlamaCppStore:
+    """A GGUF under llama.cpp as `speed` reads it: its tensors' bytes by operator, and the KV cache in llama.cpp's
+    cache type (--cache-type), row by row as ggml stores it (ggml_row_size: a q8_0 row of 128 is 4 blocks of 34 B)."""
+
+    def __init__(self, gguf: Any, cache_k: str = "f16", cache_v: str | None = None, file_type: str | None = None):
+        self.gguf, self.file_type = gguf, file_type
+        self.cache_k, self.cache_v = cache_k, cache_v or cache_k
+        self.kind_k = cache_type(self.cache_k, "--cache-type")
+        self.kind_v = cache_type(self.cache_v, "--cache-type-v")
+        arch = gguf.architecture
+        self.layers = gguf.get(f"{arch}.block_count")
+        self.kv_heads, self.key, self.value = _kv_dims(gguf)
+        self.sliding, self.window = swa_layers(arch, self.layers, gguf)
+        self.weights = weights_by_operator(gguf)
+        self.conventions = LLAMACPP_SPEED_CONVENTIONS
+
+    @property
+    def cache_name(self) -> str:
+        from .ggml import type_name
+
+        k, v = type_name(self.kind_k), type_name(self.kind_v)
+        return k if k == v else f"K {k}, V {v}"
+
+    def _tokens_bytes(self, tokens: int) -> int:
+        """K and V of TOKENS cells of one layer in the cache types."""
+        from .ggml import nbytes
+
+        return nbytes(self.kind_k, (self.kv_heads * self.key, tokens)) + nbytes(
+            self.kind_v, (self.kv_heads * self.value, tokens)
+        )
+
+    def kv_read(self, context: int, batch: int) -> int:
+        """The cache a step reads: each of BATCH sequences' CONTEXT cells per layer (a sliding layer its window)."""
+        return sum(
+            self._tokens_bytes(min(context, self.window) if slides else context) * batch for slides in self.sliding
+        )
+
+    def kv_token(self) -> int:
+        """What one new token writes to the cache: its K and V row in every layer."""
+        return self._tokens_bytes(1) * self.layers
+
+    def resident(self, context: int, batch: int, reserve: int) -> tuple[int, int, int]:
+        """(weights, KV cache, compute buffer) on the GPU with every layer offloaded, BATCH sequences of CONTEXT
+        (llama.cpp's -np BATCH with -c BATCH × CONTEXT cells)."""
+        memory = llamacpp_memory(self.gguf, context * batch, self.cache_k, self.cache_v, sequences=batch)
+        gpu = memory.devices[0]
+        return gpu.weights, gpu.kv_cache, memory.compute_buffer
+
+    def usable(self, gpu: Any, reserve: int) -> int:
+        """The memory llama.cpp can fill on GPU (roofline.GpuFigures): a Mac of the table wires only its share."""
+        from .accelerators import ACCELERATOR_TABLE
+
+        entry = next((chip for chip in ACCELERATOR_TABLE if chip.name == gpu.name and chip.memory == gpu.memory), None)
+        return gpu_usable(entry, reserve) if entry is not None else max(gpu.memory - reserve, 0)
+
+
+LLAMACPP_SPEED_CONVENTIONS = [
+    "a GGUF under llama.cpp: the weights each operator reads are the file's tensors as stored (Σ ggml_nbytes of its "
+    "Q4_K, Q6_K, F32 … tensors by operator), not the mapped config's 16-bit weights; the KV cache is read and "
+    "written in llama.cpp's cache type (--cache-type: f16 by default, q8_0, q4_0 … in ggml's blocks); one device "
+    "(llama.cpp splits a model over GPUs by layers, which run one after another); matmuls at the chip's 16-bit peak",
+    "a GGUF's fit: what llama.cpp puts on the GPU with every layer offloaded (the repeating layers and the output "
+    "layer; token_embd stays on the CPU) + its KV cache of batch × context cells padded to 256 + the compute buffer "
+    "assumed as ffncalc memory states it, against the memory after the runtime reserve",
+]

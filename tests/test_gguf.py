@@ -334,3 +334,79 @@ def test_solved_gpu_layers_fit_the_card():
     report = json.loads(ffncalc("memory", str(FIXTURE), "--ctx", "32k", "--gpu", "rtx3060", "--json").stdout)
     cache = report["llamacpp"]
     assert cache["gpu_layers_solved"] is True and cache["gpu_layers"] == 25 and cache["fits"] is True
+
+
+# --- speed of a GGUF: the file's bytes, llama.cpp's cache --------------------------------------------------------
+
+TINY_ATTENTION = 2 * (256 * 256 * 2 // 32 * 18 + 256 * 128 // 32 * 18 + 256 * 128 // 256 * 210)  # q, o, k; v
+TINY_FFN = 2 * (2 * 256 * 512 // 256 * 144 + 512 * 256 // 256 * 210)  # gate, up (Q4_K); down (Q6_K)
+
+
+def tiny_speed(path, **options):
+    from ffncalc.api import speed
+    from ffncalc.gguf_models import open_gguf
+
+    return speed(open_gguf(str(path)), **{"gpus": "rtx3090", "context": 1000, **options}).reports[0]
+
+
+def components(phase) -> dict[str, int]:
+    return {c.name: c.bytes for c in phase.components}
+
+
+def test_speed_of_a_gguf_reads_the_file_bytes(tiny):
+    """Decode at batch 1 reads each operator's tensors as the file stores them (by hand above: Q4_0, Q6_K, Q4_K),
+    plus ffncalc's stated activation traffic (each operator reads its input and writes its output: 2 × 256 × 2 bytes
+    a layer; the head reads 256 and writes 1,000 16-bit values)."""
+    report = tiny_speed(tiny)
+    read = components(report.decode)
+    assert read["attention_projections"] == TINY_ATTENTION + 2 * 2 * 256 * 2
+    assert read["ffn"] == TINY_FFN + 2 * 2 * 256 * 2
+    assert read["lm_head"] == TINY_HEAD + (256 + 1000) * 2
+    assert read["other"] == 5 * 256 * 4  # the norms, F32
+    assert report.weight_dtype == "GGUF" and report.quantization == "MOSTLY_Q4_0"
+
+
+def test_speed_of_a_gguf_reads_the_cache_in_its_type(tiny):
+    """The KV read at context 1,000 and the new token's row: 2 layers, K and V of 2 heads × 64. f16: 2 bytes an
+    element; q8_0: a row of 128 is 4 blocks of 34 bytes."""
+    f16 = components(tiny_speed(tiny).decode)["attention_scores"]
+    assert f16 == 2 * 2 * 128 * 2 * 1000 + 2 * 2 * 128 * 2
+    q8 = tiny_speed(tiny, cache_type="q8_0")
+    assert components(q8.decode)["attention_scores"] == 2 * 2 * 4 * 34 * 1000 + 2 * 2 * 4 * 34
+    assert q8.kv_dtype == "Q8_0"
+
+
+def test_speed_fit_is_what_llamacpp_puts_on_the_gpu(tiny):
+    """Every layer offloaded: the file less token_embd (on the CPU), the cache of 1,000 cells padded to 1,024, and
+    the compute buffer as assumed (512 × 1,000 vocabulary × 4 bytes)."""
+    report = tiny_speed(tiny)
+    assert report.weight_bytes == TINY_BYTES - TINY_EMBED
+    assert report.kv_bytes == 2 * 2 * 128 * 2 * 1024
+    assert report.activation_bytes == 512 * 1000 * 4
+    assert report.memory_needed == TINY_BYTES - TINY_EMBED + 2 * 2 * 128 * 2 * 1024 + 512 * 1000 * 4
+    mac = tiny_speed(tiny, gpus="m1")
+    assert mac.memory_usable == 16 * 2**30 * 2 // 3 - 2**30  # macOS wires two thirds of 16 GB; 1 GiB reserve
+
+
+def test_speed_of_a_gguf_refuses_what_does_not_apply(tiny):
+    for args, message in (
+        (("--tp", "2"), "--tp does not apply to a GGUF"),
+        (("--dtype", "fp8"), "--dtype does not apply to a GGUF"),
+        (("--kv-dtype", "fp8"), "--kv-dtype does not apply to a GGUF"),
+        (("--cache-type", "q3_k"), "--cache-type 'q3_k'"),
+    ):
+        result = ffncalc("speed", str(tiny), "--gpu", "rtx3090", *args)
+        assert result.returncode != 0 and message in result.stderr, result.stderr
+    result = ffncalc("speed", "Qwen/Qwen2.5-0.5B", "--cache-type", "q8_0")
+    assert result.returncode != 0 and "--cache-type applies to a GGUF" in result.stderr
+
+
+def test_speed_engine_llamacpp_says_it_uses_the_typical_profile(tiny):
+    report = tiny_speed(tiny, engine="llama.cpp")
+    assert report.engine_profile.name == "typical"
+    assert "no fit data for llama.cpp: the typical profile" in report.engine_profile.note
+
+
+def test_does_not_fit_advice_names_no_tp_without_an_interconnect():
+    result = ffncalc("speed", "Qwen/Qwen2.5-0.5B", "--gpu", "m1", "--ctx", "128k", "--batch", "64")
+    assert "has no interconnect for --tp" in result.stderr and "--tp to split it" not in result.stderr
