@@ -227,13 +227,14 @@ def with_gguf(account: Any) -> Any:
 def llamacpp_report(
     loaded: GgufModel, report: Any, options: Any, gpu_layers: int | None, cache_type: str | None
 ) -> Any:
-    """`memory` of a GGUF: the weights as the file stores them (exact bytes by ggml type), and llama.cpp's KV cache
-    and GPU/CPU split at the context (llamacpp)."""
+    """`memory` of a GGUF, one answer: what llama.cpp holds (llamacpp): the weights as the file stores them (exact
+    bytes by ggml type), its KV cache in its cache type, the compute buffer (assumed), split between GPU and CPU by
+    --gpu-layers (or solved for --gpu); the accelerators compared on that figure with every layer offloaded."""
     from .accelerators import accelerator
     from .api import _runtime_reserve
     from .footprint import Accelerator, WeightBytes
     from .ggml import gguf_weights
-    from .llamacpp import llamacpp_memory
+    from .llamacpp import gpu_usable, llamacpp_memory, local_fits
     from .values import replace
 
     stored = gguf_weights(loaded.gguf, 0)
@@ -245,37 +246,45 @@ def llamacpp_report(
         by_component=stored.by_component,
         unquantized_linear_bytes=0,
     )
-    total = weights.bytes + report.kv_cache.bytes + report.activations.bytes
-    reserve = report.runtime_reserve
-    rows = [
-        Accelerator(
-            name=row.name,
-            memory=row.memory,
-            fits_on_one=total <= row.memory - reserve,
-            tensor_parallel=1 if total <= row.memory - reserve else None,
-            per_gpu_bytes=total if total <= row.memory - reserve else None,
-        )
-        for row in report.accelerators
-    ]
+    reserve = _runtime_reserve(options.runtime_reserve)
     gpu = accelerator(options.gpu) if options.gpu else None
-    cache = llamacpp_memory(
-        loaded.gguf,
-        report.kv_cache.context,
-        cache_type or "f16",
-        gpu_layers=gpu_layers,
-        gpu=gpu,
-        reserve=_runtime_reserve(options.runtime_reserve),
-    )
+    context = report.kv_cache.context
+    cache = llamacpp_memory(loaded.gguf, context, cache_type or "f16", gpu_layers=gpu_layers, gpu=gpu, reserve=reserve)
+    local = local_fits(loaded.gguf, context, cache_type or "f16", reserve)
+    cache = replace(cache, file_type=stored.file_type, accelerators=local)
+    total = sum(device.total for device in cache.devices)
+    full = cache.all_offloaded
+    rows = []
+    for row in local:
+        chip = accelerator(row.name)
+        fits = full <= gpu_usable(chip, reserve)
+        rows.append(
+            Accelerator(
+                name=row.name,
+                memory=row.memory,
+                fits_on_one=fits,
+                tensor_parallel=1 if fits else None,
+                per_gpu_bytes=full if fits else None,
+            )
+        )
+    if gpu is not None and gpu.name not in {row.name for row in rows}:
+        fits = full <= gpu_usable(gpu, reserve)
+        rows.append(Accelerator(name=gpu.name, memory=gpu.memory, fits_on_one=fits, tensor_parallel=1 if fits else None,
+                                per_gpu_bytes=full if fits else None))  # fmt: skip
     return replace(
         report,
         weights=weights,
         total_inference=total,
-        per_gpu_inference=total,
+        per_gpu_inference=cache.devices[0].total,
+        needed_per_gpu=cache.devices[0].total,
+        asked=None if gpu is None else gpu.name,
         accelerators=rows,
         llamacpp=cache,
         notes=[
             *report.notes,
-            "weights: the GGUF's tensors as stored (Σ ggml_nbytes by ggml type); KV cache and activations as "
-            "ffncalc counts them for transformers; llama.cpp's own KV cache and GPU/CPU split are under llamacpp",
+            "a GGUF under llama.cpp: weights as the file stores them (Σ ggml_nbytes by ggml type), the KV cache as "
+            "llama.cpp allocates it, the compute buffer assumed; the accelerators are compared on what llama.cpp "
+            "puts on the GPU with every layer offloaded (the KV cache and activations of a transformers run are "
+            "under kv_cache and activations in --json only)",
         ],
     )

@@ -54,6 +54,17 @@ class LlamaCppDevice(Result):
     total: int
 
 
+class LlamaCppFit(Result):
+    """One accelerator under llama.cpp at this context: its usable memory, and the most layers it holds."""
+
+    name: str
+    memory: int
+    usable: int  # after the runtime reserve (a Mac: of the share macOS wires for the GPU)
+    gpu_layers: int  # -ngl that fits (n_layer + 1: every layer and the output layer)
+    fits_all: bool  # every layer offloaded fits
+    gpu_bytes: int  # what sits on it at that -ngl
+
+
 class LlamaCppMemory(Result):
     """llama.cpp's memory for this GGUF at a context: KV cache, and the split between GPU and CPU."""
 
@@ -78,6 +89,9 @@ class LlamaCppMemory(Result):
     gpu_usable: int | None  # after the runtime reserve (and, on a Mac, the share macOS lets the GPU wire)
     fits: bool | None
     notes: list[str]
+    all_offloaded: int = 0  # what the GPU holds with every layer offloaded: weights + KV + compute buffer
+    file_type: str | None = None  # general.file_type as llama.cpp names it (Q4_K_M)
+    accelerators: list[LlamaCppFit] = []  # the local machines, each with the layers it holds
 
 
 def cache_type(name: str, option: str) -> int:
@@ -215,7 +229,36 @@ def llamacpp_memory(
         gpu_usable=usable,
         fits=None if usable is None else devices[0].total <= usable,
         notes=notes,
+        all_offloaded=split(layers + 1)[0][0].total,
     )
+
+
+# The machines people run GGUFs on, as `memory` lists them for a GGUF (names in accelerators.ACCELERATOR_TABLE).
+LOCAL_MACHINES = (
+    "rtx3060", "rtx4060ti", "rtx4070", "rtx4080", "rtx5080", "rtx3090", "rtx4090", "rx7900xtx", "rtx5090",
+    "rtx6000ada", "rtxpro6000", "m1", "m4", "m3-pro", "m4-pro", "m4-max", "m3-ultra",
+)  # fmt: skip
+
+
+def local_fits(gguf: Any, context: int, cache_k: str, reserve: int) -> list[LlamaCppFit]:
+    """For each of LOCAL_MACHINES, the most layers llama.cpp can offload at CONTEXT and what they take."""
+    from .accelerators import accelerator
+
+    rows = []
+    for name in LOCAL_MACHINES:
+        chip = accelerator(name)
+        solved = llamacpp_memory(gguf, context, cache_k, gpu=chip, reserve=reserve)
+        rows.append(
+            LlamaCppFit(
+                name=chip.name,
+                memory=chip.memory,
+                usable=solved.gpu_usable or 0,
+                gpu_layers=solved.gpu_layers,
+                fits_all=solved.gpu_layers == solved.layers + 1,
+                gpu_bytes=solved.devices[0].total,
+            )
+        )
+    return rows
 
 
 def gpu_usable(gpu: Any, reserve: int) -> int:

@@ -410,3 +410,63 @@ def test_speed_engine_llamacpp_says_it_uses_the_typical_profile(tiny):
 def test_does_not_fit_advice_names_no_tp_without_an_interconnect():
     result = ffncalc("speed", "Qwen/Qwen2.5-0.5B", "--gpu", "m1", "--ctx", "128k", "--batch", "64")
     assert "has no interconnect for --tp" in result.stderr and "--tp to split it" not in result.stderr
+
+
+# --- memory's tables answer with llama.cpp's figure ---------------------------------------------------------------
+
+QWEN_KV_32K = 32768 * 24 * 2 * 2 * 64 * 2  # 384 MiB: llama.cpp's `KV buffer size = 384.00 MiB` (above)
+QWEN_COMPUTE = 512 * 151936 * 4  # the assumed compute buffer: one n_ubatch of F32 logits over 151,936 tokens
+
+
+def memory_table(*args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "ffncalc", "memory", str(FIXTURE), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "COLUMNS": "80"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    return " ".join(result.stdout.split())
+
+
+def test_memory_table_answers_with_llamacpp_first():
+    """All layers offloaded at 32k: the file's tensors (a tied head: token_embd stays on the CPU and its copy is
+    the output on the GPU, so the GPU holds the file's bytes), 384 MiB of KV, the assumed compute buffer."""
+    report = json.loads(ffncalc("memory", str(FIXTURE), "--ctx", "32k", "--json").stdout)
+    file_bytes = report["weights"]["bytes"]
+    on_gpu = file_bytes + QWEN_KV_32K + QWEN_COMPUTE
+    assert report["llamacpp"]["all_offloaded"] == on_gpu == report["needed_per_gpu"]
+    assert report["llamacpp"]["compute_buffer"] == QWEN_COMPUTE
+    text = memory_table("--ctx", "32k")
+    first = text.split("context 32,768 ", 1)[1]
+    assert first.startswith(f"Q4_K_M at 32k: {on_gpu / 2**30:.2f} GiB on the GPU with all 24 layers offloaded")
+    assert "Compute (assumed)" in text or "Compute" in text
+    # the accelerator rows compare llama.cpp's figure, not a transformers run's
+    for row in report["accelerators"]:
+        assert row["per_gpu_bytes"] in (on_gpu, None)
+
+
+def test_memory_table_with_gpu_layers_splits_vram_and_ram():
+    """-ngl 13 (i_gpu_start = 24 + 1 − 13 = 12): layers 12–23 and the output layer on the GPU."""
+    text = memory_table("--ctx", "32k", "--gpu-layers", "13")
+    assert "-ngl 13: 12 of 24 layers and the output layer on the GPU" in text
+    assert "GiB in VRAM and" in text and "GiB in RAM" in text
+
+
+def test_memory_solved_layers_are_the_most_that_fit():
+    """At 1M cells the RTX 3060 cannot hold every layer: the solved -ngl fits after the reserve, one more does not
+    (checked against llamacpp_memory with -ngl given, and the card's 12 GiB less 1 GiB)."""
+    from ffncalc.llamacpp import llamacpp_memory
+
+    report = json.loads(ffncalc("memory", str(FIXTURE), "--ctx", "1M", "--gpu", "rtx3060", "--json").stdout)
+    solved = report["llamacpp"]["gpu_layers"]
+    assert report["llamacpp"]["gpu_layers_solved"] and 0 < solved < 25
+    gguf = read_local_gguf(FIXTURE)
+    usable = 12 * 2**30 - 2**30
+    assert llamacpp_memory(gguf, 1 << 20, gpu_layers=solved).devices[0].total <= usable
+    assert llamacpp_memory(gguf, 1 << 20, gpu_layers=solved + 1).devices[0].total > usable
+    text = memory_table("--ctx", "1M", "--gpu", "rtx3060")
+    assert f"-ngl {solved}: {solved - 1} of 24 layers and the output layer on the GPU" in text
+    assert "the most that fit RTX 3060 12GB (11.00 GiB usable)" in text
