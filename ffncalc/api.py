@@ -268,9 +268,22 @@ def compare_models(
 
 
 def verify(
-    model: str, revision: str | None = None, token: str | None = None, as_type: str | None = None
+    model: str,
+    revision: str | None = None,
+    token: str | None = None,
+    as_type: str | None = None,
+    file: str | None = None,
 ) -> VerifyReport:
-    """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained."""
+    """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained; a
+    .gguf (or a Hub repo with FILE) against its tensor table (gguf_verify)."""
+    if file is not None or model.lower().endswith(".gguf"):
+        from .gguf_models import open_gguf
+        from .gguf_verify import verify_gguf
+
+        if as_type is not None:
+            raise UsageError("--as applies to config.json models; a GGUF is counted as its header says")
+        loaded_gguf = open_gguf(model, file, revision, token)
+        return verify_gguf(loaded_gguf, account(loaded_gguf))
     from .checkpoint import load_checkpoint
     from .storage import parse_scheme
     from .verification import verify_checkpoint

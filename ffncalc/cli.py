@@ -1027,18 +1027,20 @@ def verify_command(
     svg: SvgOpt = None,
     html: HtmlOpt = None,
     width: WidthOpt = None,
+    file: FileOpt = None,
 ) -> None:
     """Check every tensor MODEL's checkpoint stores against the model, by name and shape, from headers only.
 
     A local folder (the files its model.safetensors.index.json names, else model.safetensors) or a Hub
-    repo, without downloading weights. Exit 0 when every tensor is a parameter or explained, 1 otherwise.
+    repo, without downloading weights; or a GGUF (a local .gguf, or a Hub repo with --file), its tensors under
+    llama.cpp's names. Exit 0 when every tensor is a parameter or explained, 1 otherwise.
     """
     from .api import verify
     from .render.verification import verify_renderables
 
     refuse(brief_ and bool(svg or html), "--brief prints a few lines; draw pictures without it")
     with hub_status(json):
-        report = verify(model, revision=revision, token=token, as_type=as_type)
+        report = verify(model, revision=revision, token=token, as_type=as_type, file=file)
     if brief_:
         from .headlines import VERIFY_HEADLINES, verify_headline
 

@@ -106,7 +106,10 @@ def gguf_config(gguf: GgufFile) -> dict[str, Any]:
         "model_type": model_type,
         "hidden_size": hidden,
         "num_hidden_layers": _int(gguf, "block_count"),
-        "intermediate_size": _int(gguf, "feed_forward_length", required=not experts or arch == "qwen2moe") or 0,
+        # an all-MoE model's dense width is unused; its config still needs one (the expert width stands in)
+        "intermediate_size": _int(gguf, "feed_forward_length", required=not experts or arch == "qwen2moe")
+        or _int(gguf, "expert_feed_forward_length", required=False)
+        or 0,
         "num_attention_heads": heads,
         "num_key_value_heads": heads if kv_heads is None else kv_heads,
         "vocab_size": embedding.shape[1],

@@ -470,3 +470,88 @@ def test_memory_solved_layers_are_the_most_that_fit():
     text = memory_table("--ctx", "1M", "--gpu", "rtx3060")
     assert f"-ngl {solved}: {solved - 1} of 24 layers and the output layer on the GPU" in text
     assert "the most that fit RTX 3060 12GB (11.00 GiB usable)" in text
+
+
+# --- verify of a GGUF: every tensor by llama.cpp's name and ggml's shape ------------------------------------------
+
+
+def test_verify_bundled_header_matches_every_tensor():
+    """The 290 tensors of Qwen2.5-0.5B's Q4_K_M (the header's own table) are all parameters of the model, and their
+    elements are its 494,032,768 parameters (the safetensors count, above)."""
+    result = ffncalc("verify", str(FIXTURE), "--json")
+    assert result.returncode == 0, result.stdout[-2000:]
+    report = json.loads(result.stdout)
+    assert report["counts"] == {"parameter": 290}
+    assert report["checkpoint_params"] == 494_032_768 and report["ok"] is True
+    names = {tensor["name"]: tensor["shape"] for tensor in report["tensors"]}
+    assert names["blk.23.attn_k.weight"] == [896, 128]  # ggml's order: the row (896 inputs) first
+    assert names["token_embd.weight"] == [896, 151936]
+
+
+def test_verify_a_wrong_or_unknown_tensor_exits_1(tmp_path):
+    tensors = tiny_tensors()
+    renamed = [("blk.1.attn_qq.weight", shape, kind) if name == "blk.1.attn_q.weight" else (name, shape, kind)
+               for name, shape, kind in tensors]  # fmt: skip
+    path = tmp_path / "renamed.gguf"
+    write_gguf(path, "llama", TINY, renamed)
+    result = ffncalc("verify", str(path), "--json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["counts"]["unexpected"] == 1 and report["counts"]["missing"] == 1
+    verdicts = {tensor["name"]: tensor["verdict"] for tensor in report["tensors"]}
+    assert verdicts["blk.1.attn_qq.weight"] == "unexpected" and verdicts["blk.1.attn_q.weight"] == "missing"
+    # a head of 999 rows where the model (vocabulary from token_embd: 1,000) has 1,000
+    wrong = [(n, (256, 999), k) if n == "output.weight" else (n, s, k) for n, s, k in tensors if n != "rope"]
+    path = tmp_path / "wrong.gguf"
+    write_gguf(
+        path, "llama", TINY, [(n, (256, 992), "f32") if n == "output.weight" else (n, s, k) for n, s, k in wrong]
+    )
+    report = json.loads(ffncalc("verify", str(path), "--json").stdout)
+    wrong_rows = [t for t in report["tensors"] if t["verdict"] == "wrong shape"]
+    assert [(t["name"], t["shape"], t["expected_shape"]) for t in wrong_rows] == [
+        ("output.weight", [256, 992], [256, 1000])
+    ]
+    assert report["ok"] is False
+
+
+def test_verify_moe_experts_stacked_as_llamacpp_stores_them(tmp_path):
+    """A one-layer qwen3moe: 4 experts of width 32 stacked into ffn_{gate,up,down}_exps of ggml shape (in, out, 4).
+    By hand: embedding and head 64 × 100 each, final norm 64; the layer's two norms 128, q 64 × 64, k and v 64 × 32,
+    o 64 × 64, q/k norms 2 × 32, router 64 × 4, experts 3 × 64 × 32 × 4."""
+    meta = {
+        "qwen3moe.block_count": ("uint32", 1),
+        "qwen3moe.context_length": ("uint32", 4096),
+        "qwen3moe.embedding_length": ("uint32", 64),
+        "qwen3moe.attention.head_count": ("uint32", 2),
+        "qwen3moe.attention.head_count_kv": ("uint32", 1),
+        "qwen3moe.attention.key_length": ("uint32", 32),
+        "qwen3moe.attention.value_length": ("uint32", 32),
+        "qwen3moe.expert_count": ("uint32", 4),
+        "qwen3moe.expert_used_count": ("uint32", 2),
+        "qwen3moe.expert_feed_forward_length": ("uint32", 32),
+        "qwen3moe.attention.layer_norm_rms_epsilon": ("float32", 1e-6),
+    }
+    tensors = [
+        ("token_embd.weight", (64, 100), "f32"),
+        ("blk.0.attn_norm.weight", (64,), "f32"),
+        ("blk.0.attn_q.weight", (64, 64), "f32"),
+        ("blk.0.attn_k.weight", (64, 32), "f32"),
+        ("blk.0.attn_v.weight", (64, 32), "f32"),
+        ("blk.0.attn_output.weight", (64, 64), "f32"),
+        ("blk.0.attn_q_norm.weight", (32,), "f32"),
+        ("blk.0.attn_k_norm.weight", (32,), "f32"),
+        ("blk.0.ffn_norm.weight", (64,), "f32"),
+        ("blk.0.ffn_gate_inp.weight", (64, 4), "f32"),
+        ("blk.0.ffn_gate_exps.weight", (64, 32, 4), "f32"),
+        ("blk.0.ffn_up_exps.weight", (64, 32, 4), "f32"),
+        ("blk.0.ffn_down_exps.weight", (32, 64, 4), "f32"),
+        ("output_norm.weight", (64,), "f32"),
+        ("output.weight", (64, 100), "f32"),
+    ]
+    path = tmp_path / "moe.gguf"
+    write_gguf(path, "qwen3moe", meta, tensors)
+    result = ffncalc("verify", str(path), "--json")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    report = json.loads(result.stdout)
+    by_hand = 2 * 6400 + 64 + 128 + 4096 + 2 * 2048 + 4096 + 64 + 256 + 3 * 64 * 32 * 4
+    assert report["counts"] == {"parameter": 15} and report["checkpoint_params"] == by_hand == report["ffncalc_params"]
