@@ -234,7 +234,6 @@ def llamacpp_report(
     bytes by ggml type), its KV cache in its cache type, the compute buffer (assumed), split between GPU and CPU by
     --gpu-layers (or solved for --gpu); the accelerators compared on that figure with every layer offloaded."""
     from .accelerators import accelerator
-    from .api import _runtime_reserve
     from .footprint import Accelerator, WeightBytes
     from .ggml import gguf_weights
     from .llamacpp import gpu_usable, llamacpp_memory, local_fits
@@ -249,7 +248,7 @@ def llamacpp_report(
         by_component=stored.by_component,
         unquantized_linear_bytes=0,
     )
-    reserve = _runtime_reserve(options.runtime_reserve)
+    reserve = report.runtime_reserve  # --runtime-reserve, as memory took it
     gpu = accelerator(options.gpu) if options.gpu else None
     context = report.kv_cache.context
     cache = llamacpp_memory(loaded.gguf, context, cache_type or "f16", gpu_layers=gpu_layers, gpu=gpu, reserve=reserve)
