@@ -276,7 +276,9 @@ def verify(
 ) -> VerifyReport:
     """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained; a
     .gguf (or a Hub repo with FILE) against its tensor table (gguf_verify)."""
-    if file is not None or model.lower().endswith(".gguf"):
+    from .gguf_models import is_gguf
+
+    if is_gguf(model, file):
         from .gguf_models import open_gguf
         from .gguf_verify import verify_gguf
 
@@ -812,7 +814,11 @@ def stored_as(loaded: LoadedModel, dtype: str | None, kv_dtype: str | None) -> S
 
 def _load(model: str | LoadedModel) -> LoadedModel:
     """MODEL as loaded: a LoadedModel as it is, a name loaded as it stands (load_config for a revision, --as or --set)."""
-    return model if isinstance(model, LoadedModel) else load_config(model)
+    if isinstance(model, LoadedModel):
+        return model
+    from .gguf_models import is_gguf, open_gguf
+
+    return open_gguf(model) if is_gguf(model) else load_config(model)
 
 
 DEFAULT_CONTEXT = 8192  # flops and memory without --ctx; capped at the model's own limit

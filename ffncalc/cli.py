@@ -316,9 +316,10 @@ def load_model(
     """MODEL's config found, changed by any --set, validated and turned into a spec (a status line while the Hub is asked).
 
     A .gguf (or a Hub repo with --file) is read from its header (gguf_models)."""
+    from .gguf_models import is_gguf
     from .loading import load_config
 
-    if file is not None or model.lower().endswith(".gguf"):
+    if is_gguf(model, file):
         refuse(
             bool(as_type or sets), "--as and --set apply to config.json models; a GGUF is counted as its header says"
         )

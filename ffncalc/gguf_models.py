@@ -180,6 +180,14 @@ def load_gguf(gguf: GgufFile, name: str, source: str) -> GgufModel:
     return GgufModel(**fields, gguf=gguf)
 
 
+def is_gguf(model: str, file: str | None = None) -> bool:
+    """Whether MODEL (with --file FILE) is read as a GGUF: a .gguf path, a Hub repo with a .gguf file, or the short
+    name of a bundled GGUF header."""
+    from .source import find_bundled_gguf
+
+    return file is not None or model.lower().endswith(".gguf") or find_bundled_gguf(model) is not None
+
+
 def open_gguf(model: str, file: str | None = None, revision: str | None = None, token: str | None = None) -> GgufModel:
     """MODEL a local .gguf (or a split set's part), or a Hub repo with FILE the .gguf in it: its header, counted."""
     from .errors import ConfigNotFoundError, UsageError
@@ -187,8 +195,13 @@ def open_gguf(model: str, file: str | None = None, revision: str | None = None, 
     from .source import display_path, is_repo_id, local_path
 
     if file is None:
+        from .source import find_bundled_gguf
+
+        bundled = find_bundled_gguf(model)
         if revision is not None:
             raise UsageError(f"--revision applies to Hub repos; {display_path(model)} is a local file")
+        if bundled is not None:  # a short name: the header bundled with ffncalc
+            return load_gguf(read_local_gguf(bundled[1]), bundled[0], "bundled")
         path = local_path(model)
         return load_gguf(read_local_gguf(path), display_path(path), "file")
     if not file.lower().endswith(".gguf") or file.startswith(("/", ".")) or "\\" in file or ".." in file:

@@ -555,3 +555,60 @@ def test_verify_moe_experts_stacked_as_llamacpp_stores_them(tmp_path):
     report = json.loads(result.stdout)
     by_hand = 2 * 6400 + 64 + 128 + 4096 + 2 * 2048 + 4096 + 64 + 256 + 3 * 64 * 32 * 4
     assert report["counts"] == {"parameter": 15} and report["checkpoint_params"] == by_hand == report["ffncalc_params"]
+
+
+# --- the bundled header ships in the wheel and answers to its short name ------------------------------------------
+
+
+def test_bundled_header_by_short_name():
+    from ffncalc.source import bundled_ggufs, find_bundled_gguf
+
+    assert set(bundled_ggufs()) == {"qwen2.5-0.5b-instruct-q4_k_m"}
+    assert find_bundled_gguf("Qwen2.5-0.5B-Instruct-Q4_K_M")[1] == FIXTURE
+    assert find_bundled_gguf("qwen2.5-0.5b-instruct-q4_k_m.gguf")[1] == FIXTURE
+    assert find_bundled_gguf("Qwen/Qwen2.5-0.5B") is None and find_bundled_gguf("qwen2.5-0.5b") is None
+    report = json.loads(ffncalc("params", "qwen2.5-0.5b-instruct-q4_k_m", "--json").stdout)
+    assert report["total_params"] == 494_032_768 and report["source"] == "bundled"
+
+
+def test_wheel_ships_the_bundled_header(tmp_path):
+    """Built as pip builds it (hatchling, offline), the wheel holds ffncalc/bundled_gguf/…header.gguf, and the
+    installed package (the wheel unpacked, away from the checkout) reads it by its short name."""
+    pytest.importorskip("hatchling")
+    import zipfile
+
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-build-isolation",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = tmp_path.glob("ffncalc-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "ffncalc/bundled_gguf/qwen2.5-0.5b-instruct-q4_k_m.header.gguf" in names
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    result = subprocess.run(
+        [sys.executable, "-m", "ffncalc", "params", "qwen2.5-0.5b-instruct-q4_k_m", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**__import__("os").environ, "PYTHONPATH": str(site)},
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["total_params"] == 494_032_768
+    assert report["gguf"]["file"].startswith(str(site / "ffncalc" / "bundled_gguf"))
