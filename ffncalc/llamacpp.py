@@ -16,9 +16,12 @@ search tool across llama.cpp snapshots, their commit not pinned):
   (src/llama-model.cpp load_tensors); a tied head is loaded as a copy of token_embd on the output layer's device;
 - the KV cache of a layer sits on that layer's device (offload_kqv, the default).
 
-The compute buffer is an ASSUMPTION (COMPUTE_BUFFER_NOTE), not llama.cpp's figure: llama.cpp sizes it by building
-the worst-case graph for n_ubatch and asking the scheduler, which depends on the backend and flash attention. Not
-modelled: CPU repacking buffers (CPU_REPACK) and multi-GPU splits (--tensor-split).
+- the compute buffer is the peak of the worst-case graph at its output stage, n_ubatch × (n_embd + n_vocab) × 4
+  bytes (COMPUTE_BUFFER_NOTE: derived, matching published logs, and assumed to be the peak; llama.cpp sizes it by
+  building that graph and asking the scheduler, so a layer's intermediates can make it larger).
+
+Not modelled: CPU repacking buffers (CPU_REPACK), the CPU's small compute buffer beside an offloaded model, and
+multi-GPU splits (--tensor-split).
 """
 
 from __future__ import annotations
@@ -37,10 +40,13 @@ LLAMACPP_SOURCE = (
     "ngl, 0); token_embd on the CPU)"
 )
 COMPUTE_BUFFER_NOTE = (
-    "compute buffer ASSUMED, not modelled: the F32 logits of one n_ubatch (512 × n_vocab × 4 bytes), the largest "
-    "tensor of the worst-case graph llama.cpp reserves (src/llama-context.cpp graph_reserve builds it for n_ubatch "
-    "tokens, every one an output); its real buffer also holds the attention and FFN intermediates, by backend and "
-    "flash attention, so llama.cpp prints more (keep some headroom)"
+    "compute buffer: the peak of llama.cpp's worst-case graph at its output stage, derived: graph_reserve "
+    "(src/llama-context.cpp) builds the graph for one n_ubatch of 512 tokens, every one an output, so output_norm's "
+    "result and the F32 logits are live together: 512 × (n_embd + n_vocab) × 4 bytes on the output layer's device. "
+    "Published load logs print exactly this where that stage is the peak (Qwen2.5-0.5B 298.50 MiB, Llama 3 8B "
+    "258.50 MiB). ASSUMED to be the whole buffer: a layer's intermediates can be larger (the attention scores "
+    "without flash attention at long contexts, n_kv × 512 × n_head × 4 bytes; a wide FFN with a small vocabulary), "
+    "and the CPU's few MiB beside an offloaded model are not counted"
 )
 
 
@@ -79,7 +85,7 @@ class LlamaCppMemory(Result):
     gpu_layers_solved: bool  # the most that fit the GPU (--gpu-layers not given and a --gpu named)
     kv_cache: int  # all layers
     kv_cache_per_layer: list[int]
-    compute_buffer: int  # assumed: n_ubatch × n_vocab × 4 bytes (COMPUTE_BUFFER_NOTE)
+    compute_buffer: int  # n_ubatch × (n_embd + n_vocab) × 4 bytes: the output stage, assumed the peak (the note)
     compute_buffer_assumed: bool
     weights_file: int  # Σ ggml_nbytes of the file
     tied_head_copy: int  # token_embd loaded again as the output on the GPU (a tied head with the output offloaded)
@@ -163,8 +169,8 @@ def llamacpp_memory(
             output += tensor.bytes
         else:
             other += tensor.bytes  # rope tables and the like: with the input layer, on the CPU
-    vocabulary = next((t.shape[1] for t in gguf.tensors if t.name == "token_embd.weight" and len(t.shape) == 2), 0)
-    compute = N_UBATCH * vocabulary * 4
+    table = next((t.shape for t in gguf.tensors if t.name == "token_embd.weight" and len(t.shape) == 2), (0, 0))
+    compute = N_UBATCH * (table[0] + table[1]) * 4  # output_norm's result and the logits, F32 (the note)
     usable = None
     if gpu is not None:
         usable = gpu_usable(gpu, reserve)
@@ -203,6 +209,13 @@ def llamacpp_memory(
         ngl = min(gpu_layers, layers + 1)
     devices, copy = split(ngl)
     notes = [COMPUTE_BUFFER_NOTE]
+    heads = gguf.get(f"{arch}.attention.head_count")
+    scores = cells * N_UBATCH * heads * 4 if isinstance(heads, int) else 0
+    if scores > compute:
+        notes.append(
+            f"without flash attention the scores of one layer alone take {scores / (1 << 20):,.2f} MiB at "
+            f"{cells:,} cells, more than the compute buffer counted: llama.cpp's is then larger (-fa on avoids them)"
+        )
     if cells != context:
         notes.append(f"n_ctx {context:,} is padded to {cells:,} cells, as llama.cpp pads it (to 256)")
     if tied and ngl >= 1:

@@ -378,12 +378,12 @@ def test_speed_of_a_gguf_reads_the_cache_in_its_type(tiny):
 
 def test_speed_fit_is_what_llamacpp_puts_on_the_gpu(tiny):
     """Every layer offloaded: the file less token_embd (on the CPU), the cache of 1,000 cells padded to 1,024, and
-    the compute buffer as assumed (512 × 1,000 vocabulary × 4 bytes)."""
+    the compute buffer of the output stage (512 × (256 + 1,000) × 4 bytes)."""
     report = tiny_speed(tiny)
     assert report.weight_bytes == TINY_BYTES - TINY_EMBED
     assert report.kv_bytes == 2 * 2 * 128 * 2 * 1024
-    assert report.activation_bytes == 512 * 1000 * 4
-    assert report.memory_needed == TINY_BYTES - TINY_EMBED + 2 * 2 * 128 * 2 * 1024 + 512 * 1000 * 4
+    assert report.activation_bytes == 512 * 1256 * 4
+    assert report.memory_needed == TINY_BYTES - TINY_EMBED + 2 * 2 * 128 * 2 * 1024 + 512 * 1256 * 4
     mac = tiny_speed(tiny, gpus="m1")
     assert mac.memory_usable == 16 * 2**30 * 2 // 3 - 2**30  # macOS wires two thirds of 16 GB; 1 GiB reserve
 
@@ -415,7 +415,10 @@ def test_does_not_fit_advice_names_no_tp_without_an_interconnect():
 # --- memory's tables answer with llama.cpp's figure ---------------------------------------------------------------
 
 QWEN_KV_32K = 32768 * 24 * 2 * 2 * 64 * 2  # 384 MiB: llama.cpp's `KV buffer size = 384.00 MiB` (above)
-QWEN_COMPUTE = 512 * 151936 * 4  # the assumed compute buffer: one n_ubatch of F32 logits over 151,936 tokens
+# The compute buffer, llama.cpp's output stage: 512 × (896 + 151,936) × 4 bytes = 298.50 MiB, as public load logs of
+# Qwen2.5-0.5B-Instruct print it (`CPU compute buffer size = 298.50 MiB` at n_ctx 2,048 without flash attention and
+# at 32,768 with it; `MTL0 compute buffer size = 298.50 MiB` on Metal), found with the code search tool.
+QWEN_COMPUTE = 512 * (896 + 151936) * 4
 
 
 def memory_table(*args: str) -> str:
@@ -438,7 +441,7 @@ def test_memory_table_answers_with_llamacpp_first():
     file_bytes = report["weights"]["bytes"]
     on_gpu = file_bytes + QWEN_KV_32K + QWEN_COMPUTE
     assert report["llamacpp"]["all_offloaded"] == on_gpu == report["needed_per_gpu"]
-    assert report["llamacpp"]["compute_buffer"] == QWEN_COMPUTE
+    assert report["llamacpp"]["compute_buffer"] == QWEN_COMPUTE and QWEN_COMPUTE / MIB == 298.50
     text = memory_table("--ctx", "32k")
     first = text.split("context 32,768 ", 1)[1]
     assert first.startswith(f"Q4_K_M at 32k: {on_gpu / 2**30:.2f} GiB on the GPU with all 24 layers offloaded")
@@ -612,3 +615,18 @@ def test_wheel_ships_the_bundled_header(tmp_path):
     report = json.loads(result.stdout)
     assert report["total_params"] == 494_032_768
     assert report["gguf"]["file"].startswith(str(site / "ffncalc" / "bundled_gguf"))
+
+
+def test_compute_buffer_of_llama3_8b_equals_its_published_log(tmp_path):
+    """Llama 3 8B's output stage: 512 × (4,096 + 128,256) × 4 bytes = 258.50 MiB, the `CUDA0 compute buffer size =
+    258.50 MiB` of public llama.cpp load logs (n_ctx 512 and 4,096, flash attention off, all 33 layers offloaded;
+    found with the code search tool). Only token_embd's shape and the head count matter here."""
+    from ffncalc.llamacpp import llamacpp_memory
+
+    meta = {**TINY, "llama.embedding_length": ("uint32", 4096), "llama.attention.head_count": ("uint32", 32)}
+    path = tmp_path / "wide.gguf"
+    write_gguf(path, "llama", meta, [("token_embd.weight", (4096, 128256), "q4_K")])
+    memory = llamacpp_memory(read_local_gguf(path), 512)
+    assert memory.compute_buffer / MIB == 258.50
+    # its CPU buffer, token_embd in Q4_K: 128,256 × 4,096 × 144 / 256 bytes, the log's `CPU buffer size = 281.81 MiB`
+    assert round(memory.devices[1].weights / MIB, 2) == 281.81

@@ -126,7 +126,7 @@ def llamacpp_tables(report: MemoryReport, width: int, explain: bool) -> Group:
             Column("Where", justify="left", key=True, footer="Total"),
             Column("Weights, GiB", "Weights"),
             Column(f"KV cache ({kv_type}), GiB", "KV"),
-            Column("Compute (assumed), GiB", "Compute"),
+            Column("Compute buffer, GiB", "Compute"),
             Column("Total, GiB", "Total", footer=gib(sum(device.total for device in cache.devices))),
         ]
     )
@@ -179,7 +179,8 @@ def llamacpp_tables(report: MemoryReport, width: int, explain: bool) -> Group:
         parts += [Text(f"· {note}", style="dim") for note in cache.notes]
         parts.append(Text(f"· llama.cpp's arithmetic: {cache.source}", style="dim"))
     else:
-        parts += [Text(f"Note: {note}", style="dim") for note in cache.notes if note.startswith("compute buffer")]
+        shown = ("compute buffer", "without flash attention")
+        parts += [Text(f"Note: {note}", style="dim") for note in cache.notes if note.startswith(shown)]
         parts.append(Text("How each figure is counted: --explain (and --json, under llamacpp).", style="dim"))
     return Group(*parts, *info_lines(report), llamacpp_answer(report))
 
