@@ -157,6 +157,9 @@ def speed_renderables(run: SpeedRun, width: int = 80, explain: bool = False) -> 
 def _title(report: SpeedReport, names: list[str]) -> str:
     tp = f", tensor parallel {report.tensor_parallel}" if report.tensor_parallel > 1 else ""
     weights = f"{report.quantization} weights" if report.quantization else f"{report.weight_dtype} weights"
+    if report.weight_dtype == "GGUF":  # llama.cpp's file type as people say it: Q4_K_M, not MOSTLY_Q4_K_M
+        quant = (report.quantization or "").removeprefix("MOSTLY_")
+        weights = f"{quant + ' ' if quant else ''}GGUF weights under llama.cpp"
     return (
         f"{report.model} on {', '.join(names)} — {report.estimate} ({weights}, {report.gpu.compute_dtype} matmuls, "
         f"KV {report.kv_dtype}, context {count(report.context)}, prompt {count(report.prompt)}{tp})"
