@@ -30,11 +30,11 @@ MAPPED: dict[str, tuple[str, str]] = {
     "gemma2": ("gemma2", "Gemma2ForCausalLM"),
     "gemma3": ("gemma3_text", "Gemma3ForCausalLM"),
     "phi3": ("phi3", "Phi3ForCausalLM"),
+    "deepseek2": ("deepseek_v3", "DeepseekV3ForCausalLM"),  # V2's softmax routing without exp_probs_b: deepseek_v2
 }
 
 # Architectures llama.cpp and ffncalc both know that are not mapped, and why (refused with the reason).
 NOT_MAPPED: dict[str, str] = {
-    "deepseek2": "llama.cpp splits MLA's kv_b into attn_k_b and attn_v_b and may drop the MTP layer; not mapped yet",
     "gemma3n": "per-layer embeddings and AltUp are stored in tensors ffncalc's gemma3n family does not name alike",
     "mistral3": "Ministral/Mistral 3's GGUF keys are not mapped yet",
     "gpt-oss": "MXFP4 experts with biases and attention sinks: not mapped yet",
@@ -97,6 +97,8 @@ def gguf_config(gguf: GgufFile) -> dict[str, Any]:
     if heads == 0:
         raise CheckpointError(f"{gguf.location}: {arch}.attention.head_count is 0; not a transformer's GGUF")
     model_type, class_name = MAPPED[arch]
+    if arch == "deepseek2":
+        return _deepseek2_config(gguf, names, hidden, heads, embedding.shape[1])
     experts = _int(gguf, "expert_count", required=False) or 0
     if arch == "llama" and experts:
         model_type, class_name = "mixtral", "MixtralForCausalLM"
@@ -156,6 +158,73 @@ def gguf_config(gguf: GgufFile) -> dict[str, Any]:
             config["sliding_window_pattern"] = 6  # llama.cpp sets it for gemma3 (llama-model.cpp, LLM_ARCH_GEMMA3)
     elif model_type == "phi3" and window:
         config["sliding_window"] = window
+    return config
+
+
+def _deepseek2_config(gguf: GgufFile, names: dict[str, Any], hidden: int, heads: int, vocab: int) -> dict[str, Any]:
+    """DeepSeek V2/V3 (llama.cpp's deepseek2) back to its config, as convert_hf_to_gguf.py DeepseekV2Model wrote it
+    (set_gguf_parameters): MLA as MQA with larger heads in newer files (head_count_kv 1, key_length kv_lora + rope,
+    value_length kv_lora, the per-head sizes under key_length_mla / value_length_mla), MHA sizes in older ones
+    (key_length nope + rope, value_length v); leading_dense_block_count = first_k_dense_replace; sigmoid gating
+    (expert_gating_func 2) with exp_probs_b is V3's, softmax without it V2's."""
+    rope = _int(gguf, "rope.dimension_count")
+    assert rope is not None
+    key_mla = _int(gguf, "attention.key_length_mla", required=False)
+    value_mla = _int(gguf, "attention.value_length_mla", required=False)
+    key = key_mla if key_mla is not None else _int(gguf, "attention.key_length")
+    value = value_mla if value_mla is not None else _int(gguf, "attention.value_length")
+    assert key is not None and value is not None
+    if key <= rope:
+        raise CheckpointError(
+            f"{gguf.location}: deepseek2 key length {key} is not more than rope.dimension_count {rope}; the file is "
+            "inconsistent"
+        )
+    experts = _int(gguf, "expert_count", required=False) or 0
+    gating = _int(gguf, "expert_gating_func", required=False)
+    v3 = gating == 2 or "blk.0.exp_probs_b.bias" in names or any(name.endswith("exp_probs_b.bias") for name in names)
+    layers = _int(gguf, "block_count")
+    config: dict[str, Any] = {
+        "architectures": ["DeepseekV3ForCausalLM" if v3 else "DeepseekV2ForCausalLM"],
+        "model_type": "deepseek_v3" if v3 else "deepseek_v2",
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "intermediate_size": _int(gguf, "feed_forward_length"),
+        "num_attention_heads": heads,
+        "num_key_value_heads": heads,
+        "vocab_size": vocab,
+        "tie_word_embeddings": "output.weight" not in names,
+        "torch_dtype": "bfloat16",
+        "q_lora_rank": _int(gguf, "attention.q_lora_rank", required=False) or None,
+        "kv_lora_rank": _int(gguf, "attention.kv_lora_rank"),
+        "qk_rope_head_dim": rope,
+        "qk_nope_head_dim": key - rope,
+        "v_head_dim": value,
+        "first_k_dense_replace": _int(gguf, "leading_dense_block_count", required=False) or 0,
+        "moe_layer_freq": 1,
+        "num_nextn_predict_layers": 0,  # a GGUF's layers are block_count; an MTP layer kept is one of them
+    }
+    if experts:
+        config |= {
+            "n_routed_experts": experts,
+            "num_experts_per_tok": _int(gguf, "expert_used_count"),
+            "moe_intermediate_size": _int(gguf, "expert_feed_forward_length"),
+            "n_shared_experts": _int(gguf, "expert_shared_count", required=False) or 0,
+            "n_group": _int(gguf, "expert_group_count", required=False) or 1,
+            "topk_group": _int(gguf, "expert_group_used_count", required=False) or 1,
+            "scoring_func": "sigmoid" if v3 else "softmax",
+        }
+        scale = _float(gguf, "expert_weights_scale")
+        if scale is not None:
+            config["routed_scaling_factor"] = scale
+        norm = gguf.get(f"{gguf.architecture}.expert_weights_norm")
+        if isinstance(norm, bool):
+            config["norm_topk_prob"] = norm
+    context = _int(gguf, "context_length", required=False)
+    if context:
+        config["max_position_embeddings"] = context
+    epsilon = _float(gguf, "attention.layer_norm_rms_epsilon")
+    if epsilon is not None:
+        config["rms_norm_eps"] = epsilon
     return config
 
 

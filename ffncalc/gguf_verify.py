@@ -6,8 +6,9 @@ convert_hf_to_gguf.py's map_tensor_name reads: ``model.layers.0.self_attn.q_proj
 ``blk.0.attn_q.weight``). The converter stacks an MoE layer's experts into one tensor per projection
 (``model.layers.N.mlp.experts.{gate,up,down}_proj`` → ``blk.N.ffn_{gate,up,down}_exps.weight``, shape
 (n_expert, out, in)), and ggml writes shapes innermost first, so the expected GGUF shape is the torch shape
-reversed. Rotary tables llama.cpp stores as tensors (``rope_freqs``, ``rope_factors_*``) are extras, not
-parameters. Every other tensor is unexpected; a parameter the file lacks is missing (a tied head: no
+reversed. Rotary tables llama.cpp stores as tensors (``rope_freqs``, ``rope_factors_*``) and DeepSeek V3's router
+bias (``exp_probs_b``, a buffer in transformers) are extras, not parameters. Every other tensor is unexpected; a
+parameter the file lacks is missing (a tied head: no
 ``output.weight``, and the model has none to expect).
 """
 
@@ -21,6 +22,11 @@ from .verification import ExtraGroup, TensorVerdict, VerifyReport
 EXPERT = re.compile(r"^(?P<stem>.+\.experts)\.(?P<index>\d+)\.(?P<leaf>.+)\.(?P<kind>weight|bias)$")
 ROPE_TABLES = re.compile(r"^rope_(freqs|factors_long|factors_short)\.weight$")
 ROPE_REASON = "a rotary frequency table llama.cpp stores as a tensor (transformers computes it; not a parameter)"
+ROUTER_BIAS = re.compile(r"^blk\.\d+\.exp_probs_b\.bias$")
+ROUTER_BIAS_REASON = (
+    "the router's score-correction bias (DeepSeek V3's e_score_correction_bias), a buffer in transformers, not a "
+    "parameter"
+)
 
 
 def expected_tensors(loaded: Any) -> tuple[dict[str, tuple[tuple[int, ...], int]], list[str]]:
@@ -38,6 +44,7 @@ def expected_tensors(loaded: Any) -> tuple[dict[str, tuple[tuple[int, ...], int]
     found: dict[str, tuple[tuple[int, ...], int]] = {}
     experts: dict[str, list[Any]] = {}  # GGUF name → [torch shape of one, count, parameters]
     unnamed: list[str] = []
+    stored_names = {tensor.name for tensor in loaded.gguf.tensors}
     for stored in parameter_layout(loaded.spec, "F32", None):
         match = EXPERT.match(stored.name)
         if match is not None:
@@ -50,14 +57,31 @@ def expected_tensors(loaded: Any) -> tuple[dict[str, tuple[tuple[int, ...], int]
             entry[1] += 1
             entry[2] += stored.parameters
             continue
-        name = table.get_name(stored.name, try_suffixes=(".weight", ".bias"))
+        # the converter renames DeepSeek V3's router bias before mapping it (→ exp_probs_b.bias)
+        hf_name = stored.name.replace("e_score_correction_bias", "e_score_correction.bias")
+        name = table.get_name(hf_name, try_suffixes=(".weight", ".bias"))
         if name is None:
             unnamed.append(stored.name)
+            continue
+        if name.endswith(".attn_kv_b.weight") and name.replace("attn_kv_b", "attn_k_b") in stored_names:
+            found.update(_split_kv_b(loaded.raw.data, name, stored.shape))
             continue
         found[name] = (tuple(reversed(stored.shape)), stored.parameters)
     for name, (shape, count, parameters) in experts.items():
         found[name] = ((*reversed(shape), count), parameters)
     return found, unnamed
+
+
+def _split_kv_b(config: Any, name: str, shape: tuple[int, ...]) -> dict[str, tuple[tuple[int, ...], int]]:
+    """MLA's kv_b_proj as llama.cpp's converter splits it for weight absorption (convert_hf_to_gguf.py
+    DeepseekV2Model.modify_tensors: kv_b viewed as (n_head, nope + v, kv_lora), split, k_b transposed): attn_k_b
+    of torch shape (n_head, kv_lora, nope) and attn_v_b of (n_head, v, kv_lora), in ggml's order reversed."""
+    heads, nope, value = config.get("num_attention_heads"), config.get("qk_nope_head_dim"), config.get("v_head_dim")
+    rank = shape[1]
+    return {
+        name.replace("attn_kv_b", "attn_k_b"): ((nope, rank, heads), heads * rank * nope),
+        name.replace("attn_kv_b", "attn_v_b"): ((rank, value, heads), heads * value * rank),
+    }
 
 
 def verify_gguf(loaded: Any, report: Any) -> VerifyReport:
@@ -72,7 +96,7 @@ def verify_gguf(loaded: Any, report: Any) -> VerifyReport:
     seen: set[str] = set()
     by_dtype: dict[str, int] = {}
     by_component: dict[str, int] = {}
-    extras = [0, 0]
+    extras: dict[str, list[Any]] = {}  # kind → [tensors, elements, reason]
     params = 0
     for tensor in gguf.tensors:
         by_dtype[tensor.type_name] = by_dtype.get(tensor.type_name, 0) + tensor.bytes
@@ -95,14 +119,16 @@ def verify_gguf(loaded: Any, report: Any) -> VerifyReport:
                         expected_shape=list(want), reason="the model's tensor has another shape (ggml's order)",
                     )
                 )  # fmt: skip
-        elif ROPE_TABLES.match(tensor.name):
-            extras[0] += 1
-            extras[1] += tensor.elements
+        elif ROPE_TABLES.match(tensor.name) or ROUTER_BIAS.match(tensor.name):
+            rope = ROPE_TABLES.match(tensor.name) is not None
+            kind = "rotary tables" if rope else "router score-correction biases"
+            reason = ROPE_REASON if rope else ROUTER_BIAS_REASON
+            group = extras.setdefault(kind, [0, 0, reason])
+            group[0] += 1
+            group[1] += tensor.elements
             by_component["not parameters"] = by_component.get("not parameters", 0) + tensor.bytes
             verdicts.append(
-                TensorVerdict(
-                    name=tensor.name, verdict="extra", dtype=tensor.type_name, shape=shape, reason=ROPE_REASON
-                )
+                TensorVerdict(name=tensor.name, verdict="extra", dtype=tensor.type_name, shape=shape, reason=reason)
             )
         else:
             by_component["unexplained"] = by_component.get("unexplained", 0) + tensor.bytes
@@ -149,9 +175,7 @@ def verify_gguf(loaded: Any, report: Any) -> VerifyReport:
         checkpoint_params=params,
         ffncalc_params=report.total_params,
         counts=counts,
-        extras=[ExtraGroup(kind="rotary tables", tensors=extras[0], elements=extras[1], reason=ROPE_REASON)]
-        if extras[0]
-        else [],
+        extras=[ExtraGroup(kind=kind, tensors=n, elements=e, reason=why) for kind, (n, e, why) in extras.items()],
         tensors=listed,
         ok=not bad and params == report.total_params,
     )

@@ -128,6 +128,11 @@ def _kv_dims(gguf: Any) -> tuple[int, int, int]:
     hidden = gguf.get(f"{arch}.embedding_length")
     key = gguf.get(f"{arch}.attention.key_length", hidden // heads)
     value = gguf.get(f"{arch}.attention.value_length", key)
+    if gguf.get(f"{arch}.attention.kv_lora_rank") is not None and gguf.get(f"{arch}.attention.key_length_mla"):
+        # MLA stored as MQA (deepseek2 files since llama.cpp's MLA conversion): each cell holds the latent and the
+        # rope key, key_length = kv_lora_rank + rope; V is a view of K, so no V cache ("K (f16): … MiB, V (f16):
+        # 0.00 MiB, n_embd_head_k_all = 576" in llama_kv_cache's log lines for such models)
+        value = 0
     return kv_heads, key, value
 
 

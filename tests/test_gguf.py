@@ -630,3 +630,106 @@ def test_compute_buffer_of_llama3_8b_equals_its_published_log(tmp_path):
     assert memory.compute_buffer / MIB == 258.50
     # its CPU buffer, token_embd in Q4_K: 128,256 × 4,096 × 144 / 256 bytes, the log's `CPU buffer size = 281.81 MiB`
     assert round(memory.devices[1].weights / MIB, 2) == 281.81
+
+
+# --- deepseek2 (MLA) -----------------------------------------------------------------------------------------------
+
+# A two-layer DeepSeek V3 as llama.cpp's converter writes it: hidden 64, 4 heads, q_lora 32, kv_lora 16, rope 8,
+# nope 12, v 8; layer 0 dense (FFN 96), layer 1 MoE (4 experts of 32, 2 used, 1 shared expert, sigmoid routing with
+# exp_probs_b); vocabulary 100; kv_b split into attn_k_b and attn_v_b (newer files: head_count_kv 1, key_length
+# kv_lora + rope, value_length kv_lora, the per-head sizes under *_mla).
+DEEPSEEK = {
+    "deepseek2.block_count": ("uint32", 2),
+    "deepseek2.context_length": ("uint32", 4096),
+    "deepseek2.embedding_length": ("uint32", 64),
+    "deepseek2.feed_forward_length": ("uint32", 96),
+    "deepseek2.attention.head_count": ("uint32", 4),
+    "deepseek2.attention.head_count_kv": ("uint32", 1),
+    "deepseek2.attention.key_length": ("uint32", 16 + 8),
+    "deepseek2.attention.value_length": ("uint32", 16),
+    "deepseek2.attention.key_length_mla": ("uint32", 12 + 8),
+    "deepseek2.attention.value_length_mla": ("uint32", 8),
+    "deepseek2.attention.q_lora_rank": ("uint32", 32),
+    "deepseek2.attention.kv_lora_rank": ("uint32", 16),
+    "deepseek2.rope.dimension_count": ("uint32", 8),
+    "deepseek2.leading_dense_block_count": ("uint32", 1),
+    "deepseek2.expert_count": ("uint32", 4),
+    "deepseek2.expert_used_count": ("uint32", 2),
+    "deepseek2.expert_shared_count": ("uint32", 1),
+    "deepseek2.expert_feed_forward_length": ("uint32", 32),
+    "deepseek2.expert_gating_func": ("uint32", 2),
+    "deepseek2.attention.layer_norm_rms_epsilon": ("float32", 1e-6),
+}
+
+
+def deepseek_tensors() -> list[tuple[str, tuple[int, ...], str]]:
+    tensors = [("token_embd.weight", (64, 100), "f32")]
+    for i in range(2):
+        tensors += [
+            (f"blk.{i}.attn_norm.weight", (64,), "f32"),
+            (f"blk.{i}.attn_q_a.weight", (64, 32), "f32"),
+            (f"blk.{i}.attn_q_a_norm.weight", (32,), "f32"),
+            (f"blk.{i}.attn_q_b.weight", (32, 4 * (12 + 8)), "f32"),
+            (f"blk.{i}.attn_kv_a_mqa.weight", (64, 16 + 8), "f32"),
+            (f"blk.{i}.attn_kv_a_norm.weight", (16,), "f32"),
+            (f"blk.{i}.attn_k_b.weight", (12, 16, 4), "f32"),  # torch (heads, kv_lora, nope), reversed
+            (f"blk.{i}.attn_v_b.weight", (16, 8, 4), "f32"),  # torch (heads, v, kv_lora), reversed
+            (f"blk.{i}.attn_output.weight", (4 * 8, 64), "f32"),
+            (f"blk.{i}.ffn_norm.weight", (64,), "f32"),
+        ]
+    tensors += [("blk.0.ffn_gate.weight", (64, 96), "f32"), ("blk.0.ffn_up.weight", (64, 96), "f32"),
+                ("blk.0.ffn_down.weight", (96, 64), "f32")]  # fmt: skip
+    tensors += [
+        ("blk.1.ffn_gate_inp.weight", (64, 4), "f32"),
+        ("blk.1.exp_probs_b.bias", (4,), "f32"),
+        ("blk.1.ffn_gate_exps.weight", (64, 32, 4), "f32"),
+        ("blk.1.ffn_up_exps.weight", (64, 32, 4), "f32"),
+        ("blk.1.ffn_down_exps.weight", (32, 64, 4), "f32"),
+        ("blk.1.ffn_gate_shexp.weight", (64, 32), "f32"),
+        ("blk.1.ffn_up_shexp.weight", (64, 32), "f32"),
+        ("blk.1.ffn_down_shexp.weight", (32, 64), "f32"),
+        ("output_norm.weight", (64,), "f32"),
+        ("output.weight", (64, 100), "f32"),
+    ]
+    return tensors
+
+
+# By hand, as transformers' DeepseekV3ForCausalLM holds them: attention per layer q_a 64·32, its norm 32, q_b
+# 32·4·20, kv_a 64·24, its norm 16, kv_b 16·4·(12 + 8), o 32·64; two norms per layer; layer 0's MLP 3·64·96;
+# layer 1's router 64·4, experts 4·3·64·32, shared expert 3·64·32; embedding, head, final norm. The router's
+# e_score_correction_bias (exp_probs_b, 4 values) is a buffer in transformers (DeepseekV3TopkRouter register_buffer),
+# not a parameter: verify calls it an extra.
+DEEPSEEK_ATTENTION = 64 * 32 + 32 + 32 * 80 + 64 * 24 + 16 + 16 * 80 + 32 * 64
+DEEPSEEK_PARAMS = 2 * 6400 + 64 + 2 * (DEEPSEEK_ATTENTION + 128) + 3 * 64 * 96 + (256 + 4 * 3 * 64 * 32 + 3 * 64 * 32)
+
+
+def test_deepseek2_counts_and_verifies(tmp_path):
+    path = tmp_path / "deepseek.gguf"
+    write_gguf(path, "deepseek2", DEEPSEEK, deepseek_tensors())
+    params = json.loads(ffncalc("params", str(path), "--json").stdout)
+    assert params["model_type"] == "deepseek_v3"
+    assert params["total_params"] == DEEPSEEK_PARAMS == params["gguf"]["parameters"] == 81_568
+    assert params["gguf"]["parameters_match"] is True
+    result = ffncalc("verify", str(path), "--json")
+    report = json.loads(result.stdout)
+    assert result.returncode == 0, [t for t in report["tensors"] if t["verdict"] != "parameter"]
+    assert report["counts"] == {"parameter": len(deepseek_tensors()) - 1, "extra": 1}
+    assert report["checkpoint_params"] == DEEPSEEK_PARAMS
+
+
+def test_deepseek2_cache_is_the_latent_alone(tmp_path):
+    """MLA as llama.cpp caches it: per cell and layer K of kv_lora + rope = 24 values (f16: 48 bytes) and no V (a
+    view of K), so 1,000 tokens (1,024 cells) take 2 × 1,024 × 48 bytes. Public logs of MLA models print the same
+    shape: `K (f16): 44928.00 MiB, V (f16): 0.00 MiB` for 524,288 cells × 78 layers × 576 × 2 bytes."""
+    from ffncalc.llamacpp import llamacpp_memory
+
+    path = tmp_path / "deepseek.gguf"
+    write_gguf(path, "deepseek2", DEEPSEEK, deepseek_tensors())
+    memory = llamacpp_memory(read_local_gguf(path), 1000)
+    assert memory.kv_cache_per_layer == [1024 * 24 * 2] * 2
+    # the logged model's MLA sizes (kv_lora 512 + rope 64 = 576, 78 layers) at its 524,288 cells
+    big = {**DEEPSEEK, "deepseek2.block_count": ("uint32", 78), "deepseek2.attention.key_length": ("uint32", 576),
+           "deepseek2.attention.value_length": ("uint32", 512), "deepseek2.attention.kv_lora_rank": ("uint32", 512),
+           "deepseek2.attention.key_length_mla": ("uint32", 192), "deepseek2.rope.dimension_count": ("uint32", 64)}  # fmt: skip
+    write_gguf(path, "deepseek2", big, [("token_embd.weight", (64, 100), "f32")])
+    assert llamacpp_memory(read_local_gguf(path), 524288).kv_cache / MIB == 44928.00
