@@ -31,13 +31,13 @@ MAPPED: dict[str, tuple[str, str]] = {
     "gemma3": ("gemma3_text", "Gemma3ForCausalLM"),
     "phi3": ("phi3", "Phi3ForCausalLM"),
     "deepseek2": ("deepseek_v3", "DeepseekV3ForCausalLM"),  # V2's softmax routing without exp_probs_b: deepseek_v2
+    "gpt-oss": ("gpt_oss", "GptOssForCausalLM"),
+    "mistral3": ("mistral", "MistralForCausalLM"),  # Ministral 3's language model (its vision tower is an mmproj)
 }
 
 # Architectures llama.cpp and ffncalc both know that are not mapped, and why (refused with the reason).
 NOT_MAPPED: dict[str, str] = {
     "gemma3n": "per-layer embeddings and AltUp are stored in tensors ffncalc's gemma3n family does not name alike",
-    "mistral3": "Ministral/Mistral 3's GGUF keys are not mapped yet",
-    "gpt-oss": "MXFP4 experts with biases and attention sinks: not mapped yet",
     "falcon-h1": "hybrid Mamba-2 layers: the recurrent state's GGUF keys are not mapped yet",
     "mamba": "recurrent: llama.cpp's ssm.* keys are not mapped yet",
     "mamba2": "recurrent: llama.cpp's ssm.* keys are not mapped yet",
@@ -99,6 +99,10 @@ def gguf_config(gguf: GgufFile) -> dict[str, Any]:
     model_type, class_name = MAPPED[arch]
     if arch == "deepseek2":
         return _deepseek2_config(gguf, names, hidden, heads, embedding.shape[1])
+    if arch == "gpt-oss":
+        return _gpt_oss_config(gguf, names, hidden, heads, embedding.shape[1])
+    if arch == "mistral3" and _int(gguf, "expert_count", required=False):
+        raise UnsupportedModelError(f"{gguf.location}: a mistral3 GGUF with experts is not mapped (only the dense one)")
     experts = _int(gguf, "expert_count", required=False) or 0
     if arch == "llama" and experts:
         model_type, class_name = "mixtral", "MixtralForCausalLM"
@@ -225,6 +229,42 @@ def _deepseek2_config(gguf: GgufFile, names: dict[str, Any], hidden: int, heads:
     epsilon = _float(gguf, "attention.layer_norm_rms_epsilon")
     if epsilon is not None:
         config["rms_norm_eps"] = epsilon
+    return config
+
+
+def _gpt_oss_config(gguf: GgufFile, names: dict[str, Any], hidden: int, heads: int, vocab: int) -> dict[str, Any]:
+    """gpt-oss (llama.cpp's gpt-oss, LLM_ARCH_OPENAI_MOE) back to its config, as convert_hf_to_gguf.py GptOssModel
+    wrote it: every layer MoE, expert_feed_forward_length the experts' width, sliding-window attention on every
+    other layer from the first (llama.cpp: set_swa_pattern(2)), biases on attention and experts, attention sinks."""
+    layers = _int(gguf, "block_count")
+    assert layers is not None
+    width = _int(gguf, "expert_feed_forward_length")
+    window = _int(gguf, "attention.sliding_window", required=False)
+    config: dict[str, Any] = {
+        "architectures": ["GptOssForCausalLM"],
+        "model_type": "gpt_oss",
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "intermediate_size": width,
+        "num_attention_heads": heads,
+        "num_key_value_heads": _int(gguf, "attention.head_count_kv"),
+        "head_dim": _int(gguf, "attention.key_length"),
+        "num_local_experts": _int(gguf, "expert_count"),
+        "num_experts_per_tok": _int(gguf, "expert_used_count"),
+        "experts_per_token": _int(gguf, "expert_used_count"),
+        "vocab_size": vocab,
+        "tie_word_embeddings": "output.weight" not in names,
+        "attention_bias": True,
+        "torch_dtype": "bfloat16",
+        "layer_types": ["sliding_attention" if il % 2 == 0 else "full_attention" for il in range(layers)]
+        if window
+        else ["full_attention"] * layers,
+    }
+    if window:
+        config["sliding_window"] = window
+    context = _int(gguf, "context_length", required=False)
+    if context:
+        config["max_position_embeddings"] = context
     return config
 
 

@@ -57,6 +57,11 @@ def expected_tensors(loaded: Any) -> tuple[dict[str, tuple[tuple[int, ...], int]
             entry[1] += 1
             entry[2] += stored.parameters
             continue
+        if arch == "gpt-oss":
+            special = _gpt_oss_tensor(stored.name, stored.shape)
+            if special is not None:
+                found.update(special)
+                continue
         # the converter renames DeepSeek V3's router bias before mapping it (→ exp_probs_b.bias)
         hf_name = stored.name.replace("e_score_correction_bias", "e_score_correction.bias")
         name = table.get_name(hf_name, try_suffixes=(".weight", ".bias"))
@@ -70,6 +75,36 @@ def expected_tensors(loaded: Any) -> tuple[dict[str, tuple[tuple[int, ...], int]
     for name, (shape, count, parameters) in experts.items():
         found[name] = ((*reversed(shape), count), parameters)
     return found, unnamed
+
+
+GPT_OSS_LAYER = re.compile(r"^model\.layers\.(\d+)\.(mlp\.experts\.\w+|self_attn\.sinks)$")
+
+
+def _gpt_oss_tensor(name: str, shape: tuple[int, ...]) -> dict[str, tuple[tuple[int, ...], int]] | None:
+    """gpt-oss's fused experts as llama.cpp's converter writes them (convert_hf_to_gguf.py GptOssModel: gate_up_proj
+    split into gate and up, each (hidden, ff, E) in ggml's order; down_proj, which transformers holds as
+    (E, ff, hidden), as (ff, hidden, E); biases per expert; the sinks as attn_sinks.weight); None for the others."""
+    match = GPT_OSS_LAYER.match(name)
+    if match is None:
+        return None
+    block, leaf = f"blk.{match[1]}", match[2]
+    if leaf == "self_attn.sinks":
+        return {f"{block}.attn_sinks.weight": ((shape[0],), shape[0])}
+    if leaf == "mlp.experts.gate_up_proj":
+        experts, hidden, both = shape
+        half = ((hidden, both // 2, experts), experts * hidden * both // 2)
+        return {f"{block}.ffn_gate_exps.weight": half, f"{block}.ffn_up_exps.weight": half}
+    if leaf == "mlp.experts.gate_up_proj_bias":
+        experts, both = shape
+        half = ((both // 2, experts), experts * both // 2)
+        return {f"{block}.ffn_gate_exps.bias": half, f"{block}.ffn_up_exps.bias": half}
+    if leaf == "mlp.experts.down_proj":
+        experts, width, hidden = shape
+        return {f"{block}.ffn_down_exps.weight": ((width, hidden, experts), experts * width * hidden)}
+    if leaf == "mlp.experts.down_proj_bias":
+        experts, hidden = shape
+        return {f"{block}.ffn_down_exps.bias": ((hidden, experts), experts * hidden)}
+    return None
 
 
 def _split_kv_b(config: Any, name: str, shape: tuple[int, ...]) -> dict[str, tuple[tuple[int, ...], int]]:

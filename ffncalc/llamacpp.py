@@ -116,6 +116,8 @@ def swa_layers(architecture: str, layers: int, gguf: Any) -> tuple[list[bool], i
         return [False] * layers, 0
     if architecture == "gemma2":  # LLM_ARCH_GEMMA2: set_swa_pattern(2): even layers slide
         return [il % 2 == 0 for il in range(layers)], window
+    if architecture == "gpt-oss":  # LLM_ARCH_OPENAI_MOE: set_swa_pattern(2): even layers slide
+        return [il % 2 == 0 for il in range(layers)], window
     if architecture == "gemma3":  # LLM_ARCH_GEMMA3: set_swa_pattern(6): five of six slide
         return [il % 6 < 5 for il in range(layers)], window
     return [False] * layers, 0

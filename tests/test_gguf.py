@@ -733,3 +733,78 @@ def test_deepseek2_cache_is_the_latent_alone(tmp_path):
            "deepseek2.attention.key_length_mla": ("uint32", 192), "deepseek2.rope.dimension_count": ("uint32", 64)}  # fmt: skip
     write_gguf(path, "deepseek2", big, [("token_embd.weight", (64, 100), "f32")])
     assert llamacpp_memory(read_local_gguf(path), 524288).kv_cache / MIB == 44928.00
+
+
+# --- gpt-oss and mistral3 ------------------------------------------------------------------------------------------
+
+GPT_OSS = {
+    "gpt-oss.block_count": ("uint32", 2),
+    "gpt-oss.context_length": ("uint32", 4096),
+    "gpt-oss.embedding_length": ("uint32", 64),
+    "gpt-oss.feed_forward_length": ("uint32", 32),
+    "gpt-oss.expert_feed_forward_length": ("uint32", 32),
+    "gpt-oss.attention.head_count": ("uint32", 4),
+    "gpt-oss.attention.head_count_kv": ("uint32", 2),
+    "gpt-oss.attention.key_length": ("uint32", 16),
+    "gpt-oss.attention.value_length": ("uint32", 16),
+    "gpt-oss.attention.sliding_window": ("uint32", 16),
+    "gpt-oss.expert_count": ("uint32", 4),
+    "gpt-oss.expert_used_count": ("uint32", 2),
+    "gpt-oss.attention.layer_norm_rms_epsilon": ("float32", 1e-5),
+}
+
+
+def gpt_oss_tensors() -> list[tuple[str, tuple[int, ...], str]]:
+    tensors = [("token_embd.weight", (64, 100), "f32")]
+    for i in range(2):
+        b = f"blk.{i}"
+        tensors += [
+            (f"{b}.attn_norm.weight", (64,), "f32"),
+            (f"{b}.attn_q.weight", (64, 64), "f32"), (f"{b}.attn_q.bias", (64,), "f32"),
+            (f"{b}.attn_k.weight", (64, 32), "f32"), (f"{b}.attn_k.bias", (32,), "f32"),
+            (f"{b}.attn_v.weight", (64, 32), "f32"), (f"{b}.attn_v.bias", (32,), "f32"),
+            (f"{b}.attn_output.weight", (64, 64), "f32"), (f"{b}.attn_output.bias", (64,), "f32"),
+            (f"{b}.attn_sinks.weight", (4,), "f32"),
+            (f"{b}.post_attention_norm.weight", (64,), "f32"),
+            (f"{b}.ffn_gate_inp.weight", (64, 4), "f32"), (f"{b}.ffn_gate_inp.bias", (4,), "f32"),
+            (f"{b}.ffn_gate_exps.weight", (64, 32, 4), "mxfp4"), (f"{b}.ffn_gate_exps.bias", (32, 4), "f32"),
+            (f"{b}.ffn_up_exps.weight", (64, 32, 4), "mxfp4"), (f"{b}.ffn_up_exps.bias", (32, 4), "f32"),
+            (f"{b}.ffn_down_exps.weight", (32, 64, 4), "mxfp4"), (f"{b}.ffn_down_exps.bias", (64, 4), "f32"),
+        ]  # fmt: skip
+    return [*tensors, ("output_norm.weight", (64,), "f32"), ("output.weight", (64, 100), "f32")]
+
+
+# By hand (GptOssForCausalLM): per layer two norms 128; q 64·64 + 64, k and v 64·32 + 32, o 64·64 + 64, sinks 4;
+# router 64·4 + 4; experts gate_up 4·64·64 + 4·64, down 4·32·64 + 4·64; embedding, head, final norm.
+GPT_OSS_LAYER = 128 + (4096 + 64 + 2 * (2048 + 32) + 4096 + 64 + 4) + 260 + (4 * 64 * 64 + 256 + 4 * 32 * 64 + 256)
+GPT_OSS_PARAMS = 2 * GPT_OSS_LAYER + 2 * 6400 + 64
+
+
+def test_gpt_oss_counts_verifies_and_slides(tmp_path):
+    """MXFP4 experts are 17 bytes per 32 weights (ggml's block: 16 bytes of 4-bit values and an E8M0 scale);
+    llama.cpp slides every other layer from the first (set_swa_pattern(2)), window 16: min(1,000, 16 + 512) cells
+    padded to 768."""
+    path = tmp_path / "gpt-oss.gguf"
+    write_gguf(path, "gpt-oss", GPT_OSS, gpt_oss_tensors())
+    params = json.loads(ffncalc("params", str(path), "--json").stdout)
+    assert params["model_type"] == "gpt_oss" and params["total_params"] == GPT_OSS_PARAMS == 88_784
+    assert {row["type"]: row["bytes"] for row in params["gguf"]["by_type"]}["MXFP4"] == 2 * 3 * 64 * 32 * 4 // 32 * 17
+    result = ffncalc("verify", str(path), "--json")
+    report = json.loads(result.stdout)
+    assert result.returncode == 0, [t for t in report["tensors"] if t["verdict"] != "parameter"]
+    assert report["counts"] == {"parameter": len(gpt_oss_tensors())}
+    from ffncalc.llamacpp import llamacpp_memory
+
+    memory = llamacpp_memory(read_local_gguf(path), 1000)
+    assert memory.swa_cells == 768
+    assert memory.kv_cache_per_layer == [768 * 2 * 32 * 2, 1024 * 2 * 32 * 2]
+
+
+def test_mistral3_is_counted_as_mistral(tmp_path):
+    """llama.cpp's mistral3 (Ministral 3's language model) stores llama's tensors: the tiny llama above, renamed."""
+    meta = {key.replace("llama.", "mistral3."): value for key, value in TINY.items()}
+    path = tmp_path / "ministral.gguf"
+    write_gguf(path, "mistral3", meta, tiny_tensors())
+    params = json.loads(ffncalc("params", str(path), "--json").stdout)
+    assert params["model_type"] == "mistral" and params["total_params"] == TINY_PARAMS
+    assert ffncalc("verify", str(path)).returncode == 0
