@@ -96,8 +96,8 @@ def _gpt_oss_tensor(name: str, shape: tuple[int, ...]) -> dict[str, tuple[tuple[
         return {f"{block}.ffn_gate_exps.weight": half, f"{block}.ffn_up_exps.weight": half}
     if leaf == "mlp.experts.gate_up_proj_bias":
         experts, both = shape
-        half = ((both // 2, experts), experts * both // 2)
-        return {f"{block}.ffn_gate_exps.bias": half, f"{block}.ffn_up_exps.bias": half}
+        bias: tuple[tuple[int, ...], int] = ((both // 2, experts), experts * both // 2)
+        return {f"{block}.ffn_gate_exps.bias": bias, f"{block}.ffn_up_exps.bias": bias}
     if leaf == "mlp.experts.down_proj":
         experts, width, hidden = shape
         return {f"{block}.ffn_down_exps.weight": ((width, hidden, experts), experts * width * hidden)}
