@@ -861,6 +861,20 @@ def memory(
     from .gguf_models import GgufModel, llamacpp_report
 
     if isinstance(loaded, GgufModel):
+        ignored = [
+            flag
+            for flag, given in (
+                ("--train", train), ("--engine", engine != "none"), ("--solve", solve is not None),
+                ("--gpus", gpus != 1), ("--tp", tp is not None), ("--dtype", dtype is not None),
+                ("--kv-dtype", kv_dtype is not None), ("--batch", batch != 1), ("--kv-budget", kv_budget is not None),
+            )
+            if given
+        ]  # fmt: skip
+        refuse(
+            bool(ignored),
+            f"{', '.join(ignored)} {'does' if len(ignored) == 1 else 'do'} not apply to a GGUF, whose memory is "
+            "llama.cpp's: give --ctx (its -c), --gpu-layers, --cache-type and --gpu",
+        )
         report_of = lambda at: llamacpp_report(at, count_memory(at, options=options), options, gpu_layers, cache_type)  # noqa: E731
     else:
         refuse(gpu_layers is not None or cache_type is not None, "--gpu-layers and --cache-type apply to a GGUF")

@@ -808,3 +808,9 @@ def test_mistral3_is_counted_as_mistral(tmp_path):
     params = json.loads(ffncalc("params", str(path), "--json").stdout)
     assert params["model_type"] == "mistral" and params["total_params"] == TINY_PARAMS
     assert ffncalc("verify", str(path)).returncode == 0
+
+
+def test_memory_of_a_gguf_refuses_what_llamacpp_does_not_read():
+    for args in (("--train",), ("--engine", "vllm"), ("--batch", "4"), ("--tp", "2"), ("--dtype", "fp8")):
+        result = ffncalc("memory", "qwen2.5-0.5b-instruct-q4_k_m", *args)
+        assert result.returncode != 0 and f"{args[0]} does not apply to a GGUF" in result.stderr, result.stderr
