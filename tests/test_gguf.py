@@ -814,3 +814,19 @@ def test_memory_of_a_gguf_refuses_what_llamacpp_does_not_read():
     for args in (("--train",), ("--engine", "vllm"), ("--batch", "4"), ("--tp", "2"), ("--dtype", "fp8")):
         result = ffncalc("memory", "qwen2.5-0.5b-instruct-q4_k_m", *args)
         assert result.returncode != 0 and f"{args[0]} does not apply to a GGUF" in result.stderr, result.stderr
+
+
+def test_hub_gguf_in_speed_and_verify(gguf_hub, tmp_path):
+    """--file reads a Hub GGUF's header for speed and verify as for params (the fake Hub, no network)."""
+    verified = run_ffncalc(
+        "verify", "acme/tiny-GGUF", "--file", "tiny-Q4_0.gguf", "--json", endpoint=gguf_hub.url, home=tmp_path
+    )
+    assert verified.returncode == 0, verified.stderr
+    assert json.loads(verified.stdout)["checkpoint_params"] == TINY_PARAMS
+    fast = run_ffncalc(
+        "speed", "acme/tiny-GGUF", "--file", "tiny-Q4_0.gguf", "--gpu", "rtx3090", "--ctx", "1000", "--json",
+        endpoint=gguf_hub.url, home=tmp_path,
+    )  # fmt: skip
+    assert fast.returncode == 0, fast.stderr
+    decode = json.loads(fast.stdout)["reports"][0]["decode"]["components"]
+    assert {c["name"]: c["bytes"] for c in decode}["ffn"] == TINY_FFN + 2 * 2 * 256 * 2
