@@ -268,9 +268,24 @@ def compare_models(
 
 
 def verify(
-    model: str, revision: str | None = None, token: str | None = None, as_type: str | None = None
+    model: str,
+    revision: str | None = None,
+    token: str | None = None,
+    as_type: str | None = None,
+    file: str | None = None,
 ) -> VerifyReport:
-    """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained."""
+    """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained; a
+    .gguf (or a Hub repo with FILE) against its tensor table (gguf_verify)."""
+    from .gguf_models import is_gguf
+
+    if is_gguf(model, file):
+        from .gguf_models import open_gguf
+        from .gguf_verify import verify_gguf
+
+        if as_type is not None:
+            raise UsageError("--as applies to config.json models; a GGUF is counted as its header says")
+        loaded_gguf = open_gguf(model, file, revision, token)
+        return verify_gguf(loaded_gguf, account(loaded_gguf))
     from .checkpoint import load_checkpoint
     from .storage import parse_scheme
     from .verification import verify_checkpoint
@@ -804,7 +819,11 @@ def stored_as(loaded: LoadedModel, dtype: str | None, kv_dtype: str | None) -> S
 
 def _load(model: str | LoadedModel) -> LoadedModel:
     """MODEL as loaded: a LoadedModel as it is, a name loaded as it stands (load_config for a revision, --as or --set)."""
-    return model if isinstance(model, LoadedModel) else load_config(model)
+    if isinstance(model, LoadedModel):
+        return model
+    from .gguf_models import is_gguf, open_gguf
+
+    return open_gguf(model) if is_gguf(model) else load_config(model)
 
 
 DEFAULT_CONTEXT = 8192  # flops and memory without --ctx; capped at the model's own limit
@@ -857,6 +876,7 @@ class SpeedOptions(Value):
     output: int | None = None  # tokens each request generates: adds the request end to end (TTFT + decode steps)
     measured_tpot: float | None = None  # seconds: a measured time per output token to set beside the figures
     measured_ttft: float | None = None  # seconds: a measured time to first token
+    cache_type: str | None = None  # a GGUF under llama.cpp: its KV cache type (f16, q8_0, q4_0 …); None: f16
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
@@ -886,6 +906,13 @@ class SpeedOptions(Value):
             raise UsageError(f"--compute-dtype {self.compute_dtype!r}: use one of {', '.join(DTYPES)}")
         if self.kv_dtype is not None:
             cache_element_type(self.kv_dtype, "--kv-dtype")
+        if self.cache_type is not None:
+            from .llamacpp import CACHE_TYPES
+
+            if self.cache_type.lower() not in CACHE_TYPES:
+                raise UsageError(
+                    f"--cache-type {self.cache_type[:20]!r}: use one of llama.cpp's cache types: {', '.join(CACHE_TYPES)}"
+                )
         for flag, measured in (("--measured-tpot", self.measured_tpot), ("--measured-ttft", self.measured_ttft)):
             if measured is not None and not 0 < measured < float("inf"):
                 raise UsageError(f"{flag} must be a positive time in milliseconds, e.g. 6.5 (got {measured * 1000:g})")
@@ -957,6 +984,7 @@ def speed(
     loaded = _load(model)
     from .parallel import check_tensor_parallel
 
+    store = _llamacpp_store(loaded, options)
     check_tensor_parallel(loaded.spec, tensor_parallel, "serving")
     if not any(layer.stack == "decoder" for layer in loaded.spec.layers):
         raise UsageError(
@@ -969,11 +997,13 @@ def speed(
     weights = stored_as(loaded, dtype, kv_dtype)
     weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     quantization = scheme.method if scheme else None
+    if store is not None:  # the file's own types, named as llama.cpp names the mix
+        weight_dtype, quantization, cache_dtype = "GGUF", store.file_type, store.cache_name
     activations_quantized = scheme is not None and scheme.activation_scale
     matmul_dtype = (
         compute_dtype.lower() if compute_dtype else compute_dtype_for(weight_dtype, quantization, activations_quantized)
     )
-    stored = weight_layout(loaded.spec, weight_dtype, scheme)
+    stored = weight_layout(loaded.spec, weights.dtype, scheme)
     reports: list[Any] = []
     not_fitting: list[FirstNotFitting] = []
     warnings = list(loaded.info.warnings) + remarks.warnings
@@ -1000,6 +1030,7 @@ def speed(
                 gpus=tensor_parallel,
                 attention=attention,  # type: ignore[arg-type]
                 reserve=RUNTIME_RESERVE,
+                store=store,
             )
             report = with_expected(report, engine, sublayers)
             if options.measured_tpot is not None or options.measured_ttft is not None:
@@ -1019,17 +1050,19 @@ def speed(
                     gpus=tensor_parallel,
                     attention=attention,  # type: ignore[arg-type]
                     reserve=RUNTIME_RESERVE,
+                    store=store,
                 )
                 report = with_request(report, options.output, partial(_expected_at, at, engine, sublayers))
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
             if not report.fits:
-                fit.warnings.append(f"batch {batch:,}: {_need_words(report)}: it does not fit (--tp to split it)")
+                advice = _split_advice(chip, store)
+                fit.warnings.append(f"batch {batch:,}: {_need_words(report)}: it does not fit ({advice})")
                 if first is None:
                     first = FirstNotFitting(
                         gpu=chip.name,
                         batch=batch,
                         memory_needed=report.memory_needed,
-                        memory_usable=chip.memory - RUNTIME_RESERVE,
+                        memory_usable=report.memory_usable or chip.memory - RUNTIME_RESERVE,
                     )
             reports.append(fit.about(report))
         if first is not None:
@@ -1037,13 +1070,51 @@ def speed(
             where = "at any batch asked" if first.batch == batch_list[0] else f"from batch {first.batch:,} on"
             warnings.append(
                 f"{chip.name}: does not fit {where} (batch {first.batch:,} needs {first.memory_needed / (1 << 30):,.2f} "
-                f"GiB per GPU, {first.memory_usable / (1 << 30):,.2f} GiB after the runtime reserve; --tp to split it)"
+                f"GiB per GPU, {first.memory_usable / (1 << 30):,.2f} GiB after the runtime reserve; "
+                f"{_split_advice(chip, store)})"
             )
     return SpeedRun(reports=reports, not_fitting=not_fitting, warnings=warnings)
 
 
+def _split_advice(chip: Any, store: Any) -> str:
+    """What to do when it does not fit: --tp where the chip has an interconnect; a GGUF's partial offload."""
+    if store is not None:
+        return "ffncalc memory --gpu-layers, or --gpu alone, says how many layers fit; the rest run from RAM"
+    if chip.interconnect is None:
+        return f"{chip.name} has no interconnect for --tp: a larger accelerator, or fewer bytes (--dtype, --kv-dtype)"
+    return "--tp to split it"
+
+
+def _llamacpp_store(loaded: LoadedModel, options: SpeedOptions) -> Any:
+    """A GGUF's tensors and llama.cpp's cache for the roofline (llamacpp.LlamaCppStore), or None for a config;
+    the options that do not apply to the one or the other refused."""
+    from .gguf_models import GgufModel
+
+    if not isinstance(loaded, GgufModel):
+        if options.cache_type is not None:
+            raise UsageError("--cache-type applies to a GGUF under llama.cpp; a config's cache is --kv-dtype")
+        return None
+    for given, flag in ((options.dtype, "--dtype"), (options.kv_dtype, "--kv-dtype")):
+        if given is not None:
+            raise UsageError(f"{flag} does not apply to a GGUF: its weights are the file's; the cache is --cache-type")
+    if options.tensor_parallel != 1:
+        raise UsageError(
+            "--tp does not apply to a GGUF: llama.cpp splits a model over GPUs by layers, which run one after "
+            "another; speed counts one device"
+        )
+    from .ggml import gguf_weights
+    from .llamacpp import LlamaCppStore
+
+    return LlamaCppStore(loaded.gguf, options.cache_type or "f16", file_type=gguf_weights(loaded.gguf, 0).file_type)
+
+
 def _need_words(report: Any) -> str:
     """What a speed report needs per GPU against what its accelerator has after the runtime reserve."""
+    if report.memory_usable is not None:
+        return (
+            f"llama.cpp's weights + KV cache + compute buffer (assumed) need {report.memory_needed / (1 << 30):,.2f} "
+            f"GiB on the GPU, more than {report.gpu.name}'s {report.memory_usable / (1 << 30):,.2f} GiB usable"
+        )
     usable = report.gpu.memory - report.runtime_reserve
     return (
         f"weights + KV cache + activations need {report.memory_needed / (1 << 30):,.2f} GiB per GPU, more than "

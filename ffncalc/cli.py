@@ -316,9 +316,10 @@ def load_model(
     """MODEL's config found, changed by any --set, validated and turned into a spec (a status line while the Hub is asked).
 
     A .gguf (or a Hub repo with --file) is read from its header (gguf_models)."""
+    from .gguf_models import is_gguf
     from .loading import load_config
 
-    if file is not None or model.lower().endswith(".gguf"):
+    if is_gguf(model, file):
         refuse(
             bool(as_type or sets), "--as and --set apply to config.json models; a GGUF is counted as its header says"
         )
@@ -860,6 +861,20 @@ def memory(
     from .gguf_models import GgufModel, llamacpp_report
 
     if isinstance(loaded, GgufModel):
+        ignored = [
+            flag
+            for flag, given in (
+                ("--train", train), ("--engine", engine != "none"), ("--solve", solve is not None),
+                ("--gpus", gpus != 1), ("--tp", tp is not None), ("--dtype", dtype is not None),
+                ("--kv-dtype", kv_dtype is not None), ("--batch", batch != 1), ("--kv-budget", kv_budget is not None),
+            )
+            if given
+        ]  # fmt: skip
+        refuse(
+            bool(ignored),
+            f"{', '.join(ignored)} {'does' if len(ignored) == 1 else 'do'} not apply to a GGUF, whose memory is "
+            "llama.cpp's: give --ctx (its -c), --gpu-layers, --cache-type and --gpu",
+        )
         report_of = lambda at: llamacpp_report(at, count_memory(at, options=options), options, gpu_layers, cache_type)  # noqa: E731
     else:
         refuse(gpu_layers is not None or cache_type is not None, "--gpu-layers and --cache-type apply to a GGUF")
@@ -1027,18 +1042,20 @@ def verify_command(
     svg: SvgOpt = None,
     html: HtmlOpt = None,
     width: WidthOpt = None,
+    file: FileOpt = None,
 ) -> None:
     """Check every tensor MODEL's checkpoint stores against the model, by name and shape, from headers only.
 
     A local folder (the files its model.safetensors.index.json names, else model.safetensors) or a Hub
-    repo, without downloading weights. Exit 0 when every tensor is a parameter or explained, 1 otherwise.
+    repo, without downloading weights; or a GGUF (a local .gguf, or a Hub repo with --file), its tensors under
+    llama.cpp's names. Exit 0 when every tensor is a parameter or explained, 1 otherwise.
     """
     from .api import verify
     from .render.verification import verify_renderables
 
     refuse(brief_ and bool(svg or html), "--brief prints a few lines; draw pictures without it")
     with hub_status(json):
-        report = verify(model, revision=revision, token=token, as_type=as_type)
+        report = verify(model, revision=revision, token=token, as_type=as_type, file=file)
     if brief_:
         from .headlines import VERIFY_HEADLINES, verify_headline
 
@@ -1186,6 +1203,15 @@ def speed_command(
         float | None,
         typer.Option("--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."),
     ] = None,
+    cache_type: Annotated[
+        str | None,
+        typer.Option(
+            "--cache-type",
+            metavar="TYPE",
+            help="A GGUF under llama.cpp: the KV cache's type, f16 (default), q8_0 or q4_0 (--cache-type-k/-v).",
+        ),
+    ] = None,
+    file: FileOpt = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
     chart: ChartOpt = None,
@@ -1236,12 +1262,13 @@ def speed_command(
         output=output_tokens,
         measured_tpot=None if measured_tpot is None else measured_tpot / 1000,
         measured_ttft=None if measured_ttft is None else measured_ttft / 1000,
+        cache_type=cache_type,
     ).checked()
 
     def run_speed(at: Any) -> Any:
         return speed(at, options=options)
 
-    loaded = load_model(model, revision, token, as_type, set_, json)
+    loaded = load_model(model, revision, token, as_type, set_, json, file)
     if sweep_:
         from .headlines import SPEED_HEADLINES, speed_headline
 

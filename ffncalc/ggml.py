@@ -21,6 +21,7 @@ _COMPONENTS = (
     (r"^(token_embd_norm|output_norm)\.(weight|bias)$", "norm"),
     (r"^output\.(weight|bias)$", "lm_head"),
     (r"^rope_(freqs|factors_long|factors_short)\.weight$", "not parameters"),
+    (r"^blk\.\d+\.exp_probs_b\.bias$", "not parameters"),  # e_score_correction_bias: a buffer in transformers
     (r"^blk\.\d+\.[a-z_]*norm[a-z_]*\.(weight|bias)$", "norm"),
     (r"^blk\.\d+\.attn_[a-z_]+\.(weight|bias)$", "attention"),
     (r"^blk\.\d+\.(ffn_[a-z_]+|exp_probs_b)\.(weight|bias)$", "ffn"),
@@ -34,7 +35,8 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
 
 def component(name: str) -> str:
     """The component a llama.cpp tensor name belongs to: embedding, attention, ffn, norm, lm_head, not parameters
-    (rotary tables llama.cpp stores as tensors; transformers computes them) or other."""
+    (rotary tables llama.cpp stores as tensors, which transformers computes; a router's score-correction bias,
+    which transformers holds as a buffer) or other."""
     for pattern, part in _patterns():
         if pattern.match(name):
             return part

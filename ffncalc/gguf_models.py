@@ -30,14 +30,14 @@ MAPPED: dict[str, tuple[str, str]] = {
     "gemma2": ("gemma2", "Gemma2ForCausalLM"),
     "gemma3": ("gemma3_text", "Gemma3ForCausalLM"),
     "phi3": ("phi3", "Phi3ForCausalLM"),
+    "deepseek2": ("deepseek_v3", "DeepseekV3ForCausalLM"),  # V2's softmax routing without exp_probs_b: deepseek_v2
+    "gpt-oss": ("gpt_oss", "GptOssForCausalLM"),
+    "mistral3": ("mistral", "MistralForCausalLM"),  # Ministral 3's language model (its vision tower is an mmproj)
 }
 
 # Architectures llama.cpp and ffncalc both know that are not mapped, and why (refused with the reason).
 NOT_MAPPED: dict[str, str] = {
-    "deepseek2": "llama.cpp splits MLA's kv_b into attn_k_b and attn_v_b and may drop the MTP layer; not mapped yet",
     "gemma3n": "per-layer embeddings and AltUp are stored in tensors ffncalc's gemma3n family does not name alike",
-    "mistral3": "Ministral/Mistral 3's GGUF keys are not mapped yet",
-    "gpt-oss": "MXFP4 experts with biases and attention sinks: not mapped yet",
     "falcon-h1": "hybrid Mamba-2 layers: the recurrent state's GGUF keys are not mapped yet",
     "mamba": "recurrent: llama.cpp's ssm.* keys are not mapped yet",
     "mamba2": "recurrent: llama.cpp's ssm.* keys are not mapped yet",
@@ -97,6 +97,12 @@ def gguf_config(gguf: GgufFile) -> dict[str, Any]:
     if heads == 0:
         raise CheckpointError(f"{gguf.location}: {arch}.attention.head_count is 0; not a transformer's GGUF")
     model_type, class_name = MAPPED[arch]
+    if arch == "deepseek2":
+        return _deepseek2_config(gguf, names, hidden, heads, embedding.shape[1])
+    if arch == "gpt-oss":
+        return _gpt_oss_config(gguf, names, hidden, heads, embedding.shape[1])
+    if arch == "mistral3" and _int(gguf, "expert_count", required=False):
+        raise UnsupportedModelError(f"{gguf.location}: a mistral3 GGUF with experts is not mapped (only the dense one)")
     experts = _int(gguf, "expert_count", required=False) or 0
     if arch == "llama" and experts:
         model_type, class_name = "mixtral", "MixtralForCausalLM"
@@ -106,7 +112,10 @@ def gguf_config(gguf: GgufFile) -> dict[str, Any]:
         "model_type": model_type,
         "hidden_size": hidden,
         "num_hidden_layers": _int(gguf, "block_count"),
-        "intermediate_size": _int(gguf, "feed_forward_length", required=not experts or arch == "qwen2moe") or 0,
+        # an all-MoE model's dense width is unused; its config still needs one (the expert width stands in)
+        "intermediate_size": _int(gguf, "feed_forward_length", required=not experts or arch == "qwen2moe")
+        or _int(gguf, "expert_feed_forward_length", required=False)
+        or 0,
         "num_attention_heads": heads,
         "num_key_value_heads": heads if kv_heads is None else kv_heads,
         "vocab_size": embedding.shape[1],
@@ -156,6 +165,109 @@ def gguf_config(gguf: GgufFile) -> dict[str, Any]:
     return config
 
 
+def _deepseek2_config(gguf: GgufFile, names: dict[str, Any], hidden: int, heads: int, vocab: int) -> dict[str, Any]:
+    """DeepSeek V2/V3 (llama.cpp's deepseek2) back to its config, as convert_hf_to_gguf.py DeepseekV2Model wrote it
+    (set_gguf_parameters): MLA as MQA with larger heads in newer files (head_count_kv 1, key_length kv_lora + rope,
+    value_length kv_lora, the per-head sizes under key_length_mla / value_length_mla), MHA sizes in older ones
+    (key_length nope + rope, value_length v); leading_dense_block_count = first_k_dense_replace; sigmoid gating
+    (expert_gating_func 2) with exp_probs_b is V3's, softmax without it V2's."""
+    rope = _int(gguf, "rope.dimension_count")
+    assert rope is not None
+    key_mla = _int(gguf, "attention.key_length_mla", required=False)
+    value_mla = _int(gguf, "attention.value_length_mla", required=False)
+    key = key_mla if key_mla is not None else _int(gguf, "attention.key_length")
+    value = value_mla if value_mla is not None else _int(gguf, "attention.value_length")
+    assert key is not None and value is not None
+    if key <= rope:
+        raise CheckpointError(
+            f"{gguf.location}: deepseek2 key length {key} is not more than rope.dimension_count {rope}; the file is "
+            "inconsistent"
+        )
+    experts = _int(gguf, "expert_count", required=False) or 0
+    gating = _int(gguf, "expert_gating_func", required=False)
+    v3 = gating == 2 or "blk.0.exp_probs_b.bias" in names or any(name.endswith("exp_probs_b.bias") for name in names)
+    layers = _int(gguf, "block_count")
+    config: dict[str, Any] = {
+        "architectures": ["DeepseekV3ForCausalLM" if v3 else "DeepseekV2ForCausalLM"],
+        "model_type": "deepseek_v3" if v3 else "deepseek_v2",
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "intermediate_size": _int(gguf, "feed_forward_length"),
+        "num_attention_heads": heads,
+        "num_key_value_heads": heads,
+        "vocab_size": vocab,
+        "tie_word_embeddings": "output.weight" not in names,
+        "torch_dtype": "bfloat16",
+        "q_lora_rank": _int(gguf, "attention.q_lora_rank", required=False) or None,
+        "kv_lora_rank": _int(gguf, "attention.kv_lora_rank"),
+        "qk_rope_head_dim": rope,
+        "qk_nope_head_dim": key - rope,
+        "v_head_dim": value,
+        "first_k_dense_replace": _int(gguf, "leading_dense_block_count", required=False) or 0,
+        "moe_layer_freq": 1,
+        "num_nextn_predict_layers": 0,  # a GGUF's layers are block_count; an MTP layer kept is one of them
+    }
+    if experts:
+        config |= {
+            "n_routed_experts": experts,
+            "num_experts_per_tok": _int(gguf, "expert_used_count"),
+            "moe_intermediate_size": _int(gguf, "expert_feed_forward_length"),
+            "n_shared_experts": _int(gguf, "expert_shared_count", required=False) or 0,
+            "n_group": _int(gguf, "expert_group_count", required=False) or 1,
+            "topk_group": _int(gguf, "expert_group_used_count", required=False) or 1,
+            "scoring_func": "sigmoid" if v3 else "softmax",
+        }
+        scale = _float(gguf, "expert_weights_scale")
+        if scale is not None:
+            config["routed_scaling_factor"] = scale
+        norm = gguf.get(f"{gguf.architecture}.expert_weights_norm")
+        if isinstance(norm, bool):
+            config["norm_topk_prob"] = norm
+    context = _int(gguf, "context_length", required=False)
+    if context:
+        config["max_position_embeddings"] = context
+    epsilon = _float(gguf, "attention.layer_norm_rms_epsilon")
+    if epsilon is not None:
+        config["rms_norm_eps"] = epsilon
+    return config
+
+
+def _gpt_oss_config(gguf: GgufFile, names: dict[str, Any], hidden: int, heads: int, vocab: int) -> dict[str, Any]:
+    """gpt-oss (llama.cpp's gpt-oss, LLM_ARCH_OPENAI_MOE) back to its config, as convert_hf_to_gguf.py GptOssModel
+    wrote it: every layer MoE, expert_feed_forward_length the experts' width, sliding-window attention on every
+    other layer from the first (llama.cpp: set_swa_pattern(2)), biases on attention and experts, attention sinks."""
+    layers = _int(gguf, "block_count")
+    assert layers is not None
+    width = _int(gguf, "expert_feed_forward_length")
+    window = _int(gguf, "attention.sliding_window", required=False)
+    config: dict[str, Any] = {
+        "architectures": ["GptOssForCausalLM"],
+        "model_type": "gpt_oss",
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "intermediate_size": width,
+        "num_attention_heads": heads,
+        "num_key_value_heads": _int(gguf, "attention.head_count_kv"),
+        "head_dim": _int(gguf, "attention.key_length"),
+        "num_local_experts": _int(gguf, "expert_count"),
+        "num_experts_per_tok": _int(gguf, "expert_used_count"),
+        "experts_per_token": _int(gguf, "expert_used_count"),
+        "vocab_size": vocab,
+        "tie_word_embeddings": "output.weight" not in names,
+        "attention_bias": True,
+        "torch_dtype": "bfloat16",
+        "layer_types": ["sliding_attention" if il % 2 == 0 else "full_attention" for il in range(layers)]
+        if window
+        else ["full_attention"] * layers,
+    }
+    if window:
+        config["sliding_window"] = window
+    context = _int(gguf, "context_length", required=False)
+    if context:
+        config["max_position_embeddings"] = context
+    return config
+
+
 class GgufModel(LoadedModel):
     """A model loaded from a GGUF: the config its metadata stands for, and the file's header."""
 
@@ -177,6 +289,14 @@ def load_gguf(gguf: GgufFile, name: str, source: str) -> GgufModel:
     return GgufModel(**fields, gguf=gguf)
 
 
+def is_gguf(model: str, file: str | None = None) -> bool:
+    """Whether MODEL (with --file FILE) is read as a GGUF: a .gguf path, a Hub repo with a .gguf file, or the short
+    name of a bundled GGUF header."""
+    from .source import find_bundled_gguf
+
+    return file is not None or model.lower().endswith(".gguf") or find_bundled_gguf(model) is not None
+
+
 def open_gguf(model: str, file: str | None = None, revision: str | None = None, token: str | None = None) -> GgufModel:
     """MODEL a local .gguf (or a split set's part), or a Hub repo with FILE the .gguf in it: its header, counted."""
     from .errors import ConfigNotFoundError, UsageError
@@ -184,8 +304,13 @@ def open_gguf(model: str, file: str | None = None, revision: str | None = None, 
     from .source import display_path, is_repo_id, local_path
 
     if file is None:
+        from .source import find_bundled_gguf
+
+        bundled = find_bundled_gguf(model)
         if revision is not None:
             raise UsageError(f"--revision applies to Hub repos; {display_path(model)} is a local file")
+        if bundled is not None:  # a short name: the header bundled with ffncalc
+            return load_gguf(read_local_gguf(bundled[1]), bundled[0], "bundled")
         path = local_path(model)
         return load_gguf(read_local_gguf(path), display_path(path), "file")
     if not file.lower().endswith(".gguf") or file.startswith(("/", ".")) or "\\" in file or ".." in file:
@@ -227,13 +352,13 @@ def with_gguf(account: Any) -> Any:
 def llamacpp_report(
     loaded: GgufModel, report: Any, options: Any, gpu_layers: int | None, cache_type: str | None
 ) -> Any:
-    """`memory` of a GGUF: the weights as the file stores them (exact bytes by ggml type), and llama.cpp's KV cache
-    and GPU/CPU split at the context (llamacpp)."""
+    """`memory` of a GGUF, one answer: what llama.cpp holds (llamacpp): the weights as the file stores them (exact
+    bytes by ggml type), its KV cache in its cache type, the compute buffer (assumed), split between GPU and CPU by
+    --gpu-layers (or solved for --gpu); the accelerators compared on that figure with every layer offloaded."""
     from .accelerators import accelerator
-    from .api import _runtime_reserve
     from .footprint import Accelerator, WeightBytes
     from .ggml import gguf_weights
-    from .llamacpp import llamacpp_memory
+    from .llamacpp import gpu_usable, llamacpp_memory, local_fits
     from .values import replace
 
     stored = gguf_weights(loaded.gguf, 0)
@@ -245,37 +370,45 @@ def llamacpp_report(
         by_component=stored.by_component,
         unquantized_linear_bytes=0,
     )
-    total = weights.bytes + report.kv_cache.bytes + report.activations.bytes
-    reserve = report.runtime_reserve
-    rows = [
-        Accelerator(
-            name=row.name,
-            memory=row.memory,
-            fits_on_one=total <= row.memory - reserve,
-            tensor_parallel=1 if total <= row.memory - reserve else None,
-            per_gpu_bytes=total if total <= row.memory - reserve else None,
-        )
-        for row in report.accelerators
-    ]
+    reserve = report.runtime_reserve  # --runtime-reserve, as memory took it
     gpu = accelerator(options.gpu) if options.gpu else None
-    cache = llamacpp_memory(
-        loaded.gguf,
-        report.kv_cache.context,
-        cache_type or "f16",
-        gpu_layers=gpu_layers,
-        gpu=gpu,
-        reserve=_runtime_reserve(options.runtime_reserve),
-    )
+    context = report.kv_cache.context
+    cache = llamacpp_memory(loaded.gguf, context, cache_type or "f16", gpu_layers=gpu_layers, gpu=gpu, reserve=reserve)
+    local = local_fits(loaded.gguf, context, cache_type or "f16", reserve)
+    cache = replace(cache, file_type=stored.file_type, accelerators=local)
+    total = sum(device.total for device in cache.devices)
+    full = cache.all_offloaded
+    rows = []
+    for row in local:
+        chip = accelerator(row.name)
+        fits = full <= gpu_usable(chip, reserve)
+        rows.append(
+            Accelerator(
+                name=row.name,
+                memory=row.memory,
+                fits_on_one=fits,
+                tensor_parallel=1 if fits else None,
+                per_gpu_bytes=full if fits else None,
+            )
+        )
+    if gpu is not None and gpu.name not in {row.name for row in rows}:
+        fits = full <= gpu_usable(gpu, reserve)
+        rows.append(Accelerator(name=gpu.name, memory=gpu.memory, fits_on_one=fits, tensor_parallel=1 if fits else None,
+                                per_gpu_bytes=full if fits else None))  # fmt: skip
     return replace(
         report,
         weights=weights,
         total_inference=total,
-        per_gpu_inference=total,
+        per_gpu_inference=cache.devices[0].total,
+        needed_per_gpu=cache.devices[0].total,
+        asked=None if gpu is None else gpu.name,
         accelerators=rows,
         llamacpp=cache,
         notes=[
             *report.notes,
-            "weights: the GGUF's tensors as stored (Σ ggml_nbytes by ggml type); KV cache and activations as "
-            "ffncalc counts them for transformers; llama.cpp's own KV cache and GPU/CPU split are under llamacpp",
+            "a GGUF under llama.cpp: weights as the file stores them (Σ ggml_nbytes by ggml type), the KV cache as "
+            "llama.cpp allocates it, the compute buffer assumed; the accelerators are compared on what llama.cpp "
+            "puts on the GPU with every layer offloaded (the KV cache and activations of a transformers run are "
+            "under kv_cache and activations in --json only)",
         ],
     )

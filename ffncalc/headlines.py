@@ -73,6 +73,19 @@ def memory_headline(report: Any) -> dict[str, Figure]:
     figure per GPU; what the question needs per GPU and whether the accelerator asked about holds it (the full
     output's answer); with --engine, its KV capacity and maximum concurrency (None without one)."""
     asked = next((row for row in report.accelerators if row.name == report.asked), None)
+    cache = getattr(report, "llamacpp", None)
+    if cache is not None:  # a GGUF: llama.cpp's cache, and whether the layers asked (or solved) fit the GPU asked
+        return {
+            "weights_bytes": report.weights.bytes,
+            "kv_cache_bytes": cache.kv_cache,
+            "total_inference_bytes": report.total_inference,
+            "per_gpu_inference_bytes": report.per_gpu_inference,
+            "training_per_gpu_bytes": None,
+            "fits": cache.fits,
+            "kv_capacity_tokens": None,
+            "max_concurrency": None,
+            "gpu_layers": cache.gpu_layers,
+        }
     return {
         "weights_bytes": report.weights.bytes,
         "kv_cache_bytes": report.kv_cache.bytes,
@@ -82,6 +95,7 @@ def memory_headline(report: Any) -> dict[str, Figure]:
         "fits": asked.fits_on_one if asked is not None else None,
         "kv_capacity_tokens": report.engine.kv_capacity_tokens if report.engine is not None else None,
         "max_concurrency": report.engine.max_concurrency if report.engine is not None else None,
+        "gpu_layers": None,
     }
 
 
@@ -94,6 +108,7 @@ MEMORY_HEADLINES = (
     Headline("fits", "Fits the GPU asked"),
     Headline("kv_capacity_tokens", "KV tokens (engine)", "tokens"),
     Headline("max_concurrency", "Concurrency (engine)"),
+    Headline("gpu_layers", "GPU layers (-ngl, llama.cpp)"),
 )
 
 

@@ -9,7 +9,7 @@ stored layout (ffncalc.footprint.weight_layout: dtype and quantization as the ch
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 from .accelerators import Accelerator
 from .compute import (
@@ -203,6 +203,7 @@ class SpeedReport(ModelInfo):
     decode: DecodeStep
     prefill: Prefill
     conventions: list[str]
+    memory_usable: int | None = None  # a GGUF's fit: llama.cpp's usable memory (a Mac's wired share, less the reserve)
     engine_profile: ExpectedProfile | None = None  # what the expected figures were fitted on
     request: Request | None = None  # with --output: one request end to end
 
@@ -355,9 +356,11 @@ def decode_traffic(
     gpus: int,
     attention: AttentionKernel,
     weights: dict[str, int] | None = None,
+    store: Any = None,
 ) -> Traffic:
     """FLOPs and bytes of one decode step: B tokens at context n (see CONVENTIONS). WEIGHTS: the stored bytes by
-    operator per GPU when the caller has them already (_weights_by_operator walks every tensor)."""
+    operator per GPU when the caller has them already (_weights_by_operator walks every tensor). STORE: a GGUF's
+    cache as llama.cpp holds it (llamacpp.LlamaCppStore: kv_read, kv_token) in place of the spec's."""
     profile = flops_profile(spec, "absorbed")
     per_token = per_token_flops(profile, context)
     weights = weights or _weights_by_operator(stored, gpus)
@@ -365,8 +368,11 @@ def decode_traffic(
     routed = weights["routed_experts"]
     if moe is not None and routed:
         routed = distinct_expert_bytes(routed, *moe, batch)
-    kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
-    kv_write = -(-_new_token_kv_bytes(spec, kv_dtype) * batch // gpus)
+    if store is not None:
+        kv_bytes, state_bytes, kv_write = store.kv_read(context, batch), 0, store.kv_token() * batch
+    else:
+        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
+        kv_write = -(-_new_token_kv_bytes(spec, kv_dtype) * batch // gpus)
     activations = _activation_bytes(spec, batch, batch)
     embedding_rows = weights["embedding_table"] * min(batch, spec.vocab_size) // spec.vocab_size
     head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)  # a tied head reads the table
@@ -392,6 +398,7 @@ def prefill_traffic(
     gpus: int,
     attention: AttentionKernel,
     weights: dict[str, int] | None = None,
+    store: Any = None,
 ) -> Traffic:
     """FLOPs and bytes of a prompt of P tokens: weights once, the KV written and read once by the fused kernel."""
     profile: ContextProfile = flops_profile(spec, "plain")
@@ -402,7 +409,10 @@ def prefill_traffic(
     routed = weights["routed_experts"]
     if moe is not None and routed:
         routed = distinct_expert_bytes(routed, *moe, prompt)
-    kv_bytes, state_bytes = _cache_split(spec, prompt, 1, kv_dtype, gpus)
+    if store is not None:
+        kv_bytes, state_bytes = store.kv_read(prompt, 1), 0
+    else:
+        kv_bytes, state_bytes = _cache_split(spec, prompt, 1, kv_dtype, gpus)
     activations = _activation_bytes(spec, prompt, 1)
     embedding_rows = weights["embedding_table"] * min(prompt, spec.vocab_size) // spec.vocab_size
     head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)
@@ -585,22 +595,38 @@ def estimate_speed(
     gpus: int = 1,
     attention: AttentionKernel = "fused",
     reserve: int = 0,
+    store: Any = None,
 ) -> SpeedReport:
-    """Decode at BATCH × CONTEXT and prefill of PROMPT on GPU (over GPUS with tensor parallelism): roofline ceilings."""
+    """Decode at BATCH × CONTEXT and prefill of PROMPT on GPU (over GPUS with tensor parallelism): roofline ceilings.
+
+    STORE: a GGUF under llama.cpp (llamacpp.LlamaCppStore): the file's tensor bytes by operator, its cache in
+    llama.cpp's cache type, and what llama.cpp keeps on the GPU, in place of the spec's stored layout."""
     roof = Roofline(
         peak=gpu.peak_flops * gpu.compute_efficiency,
         bandwidth=gpu.bandwidth * gpu.bandwidth_efficiency,
         interconnect=gpu.interconnect,
     )
-    by_operator = _weights_by_operator(stored, gpus)  # once: walking every stored tensor is most of the time
+    # once: walking every stored tensor is most of the time
+    by_operator = store.weights if store is not None else _weights_by_operator(stored, gpus)
     decode = decode_step(
-        decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator), roof, batch
+        decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator, store), roof, batch
     )
-    prefill = prefill_step(prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator), roof, prompt)
+    prefill = prefill_step(
+        prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator, store), roof, prompt
+    )
     weights = sum(by_operator.values())
-    kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
-    activations = inference_activations(spec, batch, min(PREFILL_CHUNK, context), activation_size(weight_dtype))
-    needed = inference_need(weights, kv_bytes + state_bytes, activations.bytes, gpus)
+    usable = gpu.memory - reserve
+    if store is not None:  # what llama.cpp puts on the GPU: all layers offloaded, its cache, the compute buffer
+        weights, kv_bytes, activation_total = store.resident(context, batch, reserve)
+        state_bytes = 0
+        needed = weights + kv_bytes + activation_total
+        usable = store.usable(gpu, reserve)
+    else:
+        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
+        activation_total = inference_activations(
+            spec, batch, min(PREFILL_CHUNK, context), activation_size(weight_dtype)
+        ).bytes
+        needed = inference_need(weights, kv_bytes + state_bytes, activation_total, gpus)
     efficiency = (
         ""
         if gpu.compute_efficiency == 1 and gpu.bandwidth_efficiency == 1
@@ -620,11 +646,12 @@ def estimate_speed(
         attention=attention,
         weight_bytes=weights,
         kv_bytes=kv_bytes + state_bytes,
-        activation_bytes=-(-activations.bytes // gpus),
+        activation_bytes=-(-activation_total // gpus),
         memory_needed=needed,
         runtime_reserve=reserve,
-        fits=needed <= gpu.memory - reserve,
+        fits=needed <= usable,
+        memory_usable=usable if store is not None else None,
         decode=decode,
         prefill=prefill,
-        conventions=CONVENTIONS,
+        conventions=CONVENTIONS if store is None else [*CONVENTIONS, *store.conventions],
     )

@@ -71,6 +71,40 @@ def presets_dir() -> Path:
     return data_dir("bundled_presets", "presets")
 
 
+GGUF_HEADER_SUFFIX = ".header.gguf"  # a bundled GGUF is its header alone, named <short name>.header.gguf
+
+
+def bundled_gguf_dir() -> Path:
+    """Bundled GGUF headers (fixtures/gguf; ffncalc/bundled_gguf in the wheel)."""
+    return data_dir("bundled_gguf", "gguf")
+
+
+def bundled_ggufs() -> dict[str, Path]:
+    """Short name → bundled GGUF header, e.g. qwen2.5-0.5b-instruct-q4_k_m."""
+    folder = bundled_gguf_dir()
+    if not folder.is_dir():
+        return {}
+    return {
+        name.removesuffix(GGUF_HEADER_SUFFIX): folder / name
+        for name in sorted(os.listdir(folder))
+        if name.endswith(GGUF_HEADER_SUFFIX)
+    }
+
+
+def find_bundled_gguf(model: str) -> tuple[str, Path] | None:
+    """The bundled GGUF header MODEL names: its short name in any case, with or without .gguf or .header.gguf;
+    None for anything else (a path that exists is the file, not a bundled name)."""
+    if "/" in model or "\\" in model or len(model) > 200:
+        return None
+    wanted = model.lower().removesuffix(".gguf").removesuffix(".header")
+    for name, path in bundled_ggufs().items():
+        if name.lower() == wanted:
+            if model.lower().endswith(".gguf") and Path(model).exists():
+                return None
+            return name, path
+    return None
+
+
 def _json_files(folder: Path) -> list[str]:
     """The names of FOLDER's .json files, sorted (os.listdir: a glob makes a Path of every file, and a command asks
     this on every start)."""

@@ -56,9 +56,140 @@ def answer(report: MemoryReport) -> Text:
     return Text(f"{gib(report.needed_per_gpu)} GiB for {what}{each}: {'; '.join(words)}.", style="bold")
 
 
+def quant_name(file_type: str | None) -> str:
+    """general.file_type as people say it: MOSTLY_Q4_K_M → Q4_K_M."""
+    return (file_type or "GGUF").removeprefix("MOSTLY_")
+
+
+def context_words(tokens: int) -> str:
+    """32,768 → 32k (k = 1024, as --ctx reads it); others as a count."""
+    return f"{tokens // 1024}k" if tokens % 1024 == 0 else count(tokens)
+
+
+def llamacpp_answer(report: MemoryReport) -> Text:
+    """A GGUF's answer in one line: what llama.cpp puts on the GPU at the context, with every layer or with
+    --gpu-layers (VRAM and RAM), or the layers solved for --gpu; whether it fits, and where."""
+    cache = report.llamacpp
+    assert cache is not None
+    gpu, cpu = cache.devices
+    head = f"{quant_name(cache.file_type)} at {context_words(cache.context)}"
+    layers = cache.layers
+    offloaded = max(min(cache.gpu_layers - 1, layers), 0)  # -ngl counts the output layer as one (llamacpp)
+    output = " and the output layer" if cache.gpu_layers >= 1 else ""
+    if cache.gpu_layers == layers + 1:
+        where = f"{gib(gpu.total)} GiB on the GPU with all {layers} layers offloaded ({gib(cpu.total)} GiB in RAM)"
+    elif cache.gpu_layers == 0:
+        where = f"nothing on the GPU (-ngl 0): {gib(cpu.total)} GiB in RAM"
+    else:
+        where = (
+            f"-ngl {cache.gpu_layers}: {offloaded} of {layers} layers{output} on the GPU, {gib(gpu.total)} GiB in "
+            f"VRAM and {gib(cpu.total)} GiB in RAM"
+        )
+    if cache.gpu is not None and cache.gpu_usable is not None:
+        usable = f"{cache.gpu} ({gib(cache.gpu_usable)} GiB usable)"
+        if cache.gpu_layers_solved:
+            if cache.gpu_layers == layers + 1:
+                verdict = f"fits {usable}"
+            elif cache.gpu_layers == 0:
+                verdict = f"not even the output layer fits {usable}: run it on the CPU"
+            else:
+                verdict = f"the most that fit {usable}; the rest run from RAM"
+        else:
+            verdict = ("fits " if cache.fits else "does not fit ") + usable
+        return Text(f"{head}: {where}; {verdict}.", style="bold")
+    fitting = [row for row in cache.accelerators if row.fits_all]
+    if cache.gpu_layers == layers + 1:
+        if fitting:
+            smallest = min(fitting, key=lambda row: row.usable)
+            verdict = f"fits {smallest.name} ({gib(smallest.usable)} GiB usable) and every larger machine listed"
+        else:
+            verdict = "none of the listed machines holds every layer (--gpu NAME solves --gpu-layers)"
+        return Text(f"{head}: {where}; {verdict}.", style="bold")
+    return Text(f"{head}: {where}.", style="bold")
+
+
+def llamacpp_tables(report: MemoryReport, width: int, explain: bool) -> Group:
+    """A GGUF under llama.cpp: the answer, GPU and CPU (weights, KV cache, compute buffer), the weights by ggml
+    type and component, and each local machine with the layers it holds; the answer again."""
+    cache = report.llamacpp
+    assert cache is not None
+    weights = report.weights
+    parts: list[RenderableType] = [
+        heading(f"{named(report)} — llama.cpp's memory at context {count(cache.context)}"),
+        llamacpp_answer(report),
+    ]
+    kv_type = cache.cache_type_k.upper() if cache.cache_type_k == cache.cache_type_v else (
+        f"K {cache.cache_type_k.upper()}, V {cache.cache_type_v.upper()}"
+    )  # fmt: skip
+    devices = Grid(
+        [
+            Column("Where", justify="left", key=True, footer="Total"),
+            Column("Weights, GiB", "Weights"),
+            Column(f"KV cache ({kv_type}), GiB", "KV"),
+            Column("Compute buffer, GiB", "Compute"),
+            Column("Total, GiB", "Total", footer=gib(sum(device.total for device in cache.devices))),
+        ]
+    )
+    for device in cache.devices:
+        label = "GPU (VRAM)" if device.device == "GPU" else "CPU (RAM)"
+        devices.add(label, gib(device.weights), gib(device.kv_cache), gib(device.compute_buffer), gib(device.total))
+    parts += fit(devices, width)
+    cells = f"{count(cache.kv_cells)} cells" + (f", sliding layers {count(cache.swa_cells)}" if cache.swa_cells else "")
+    parts.append(
+        Text(
+            f"-ngl {cache.gpu_layers} of {cache.layers + 1} ({cache.layers} layers + the output layer"
+            f"{', solved for ' + cache.gpu if cache.gpu_layers_solved and cache.gpu else ''}); KV cache {cells}; "
+            f"the file's tensors {count(cache.weights_file)} bytes.",
+            style="dim",
+        )
+    )
+    parts += [Text(""), heading(f"Weights as stored ({quant_name(cache.file_type)})")]
+    by_dtype = Grid([Column("ggml type", justify="left", key=True), Column("Bytes"), Column("GiB")])
+    for dtype, size in weights.by_dtype.items():
+        by_dtype.add(dtype, count(size), gib(size))
+    by_component = Grid([Column("Component", justify="left", key=True), Column("Bytes"), Column("GiB")])
+    for component, size in weights.by_component.items():
+        by_component.add(component, count(size), gib(size))
+    parts += fit(by_dtype, width) + fit(by_component, width)
+    parts.append(
+        heading(
+            f"Where it fits under llama.cpp: weights + KV + compute buffer on the GPU, after a "
+            f"{gib(report.runtime_reserve)} GiB runtime reserve (a Mac: of the share macOS wires for the GPU)"
+        )
+    )
+    machines = Grid(
+        [
+            Column("Machine", justify="left", key=True),
+            Column("Usable GiB", "GiB"),
+            Column("All layers", "All", justify="left"),
+            Column("Layers that fit (-ngl)", "-ngl"),
+            Column("On it, GiB", "Used"),
+        ]
+    )
+    for row in cache.accelerators:
+        machines.add(
+            row.name,
+            gib(row.usable),
+            "yes" if row.fits_all else "no",
+            f"{row.gpu_layers} of {cache.layers + 1}",
+            gib(row.gpu_bytes),
+        )
+    parts += fit(machines, width)
+    if explain:
+        parts += [Text(f"· {note}", style="dim") for note in cache.notes]
+        parts.append(Text(f"· llama.cpp's arithmetic: {cache.source}", style="dim"))
+    else:
+        shown = ("compute buffer", "without flash attention")
+        parts += [Text(f"Note: {note}", style="dim") for note in cache.notes if note.startswith(shown)]
+        parts.append(Text("How each figure is counted: --explain (and --json, under llamacpp).", style="dim"))
+    return Group(*parts, *info_lines(report), llamacpp_answer(report))
+
+
 def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) -> Group:
     """The answer, then weights, KV cache and activations in bytes and GiB, where it fits, training, the answer
-    again; the conventions with EXPLAIN (--json always carries them)."""
+    again; the conventions with EXPLAIN (--json always carries them). A GGUF: llama.cpp's memory (llamacpp_tables)."""
+    if report.llamacpp is not None and report.training is None:
+        return llamacpp_tables(report, width, explain)
     cache = report.kv_cache
     weights = report.weights
     stored = f"{weights.quantization}, the rest {weights.dtype}" if weights.quantization else weights.dtype

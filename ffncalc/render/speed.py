@@ -22,6 +22,20 @@ CEILING_WORDS = (
 )
 
 
+def needed_words(report: SpeedReport) -> str:
+    """What the fit compares: a config's weights + KV + activations, or what llama.cpp puts on the GPU."""
+    if report.memory_usable is not None:
+        return (
+            f"On the GPU under llama.cpp, every layer offloaded: weights + KV cache ({report.kv_dtype}) + compute "
+            f"buffer (assumed), {report.memory_needed / GIB:,.2f} GiB of {report.memory_usable / GIB:,.2f} GiB usable"
+        )
+    usable = report.gpu.memory - report.runtime_reserve
+    return (
+        f"Weights + KV + activations: {report.memory_needed / GIB:,.2f} GiB of {usable / GIB:,.2f} GiB after the "
+        "runtime reserve"
+    )
+
+
 def ms(seconds: float) -> str:
     """A time with three significant figures in s, ms, µs or ns."""
     for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
@@ -143,6 +157,9 @@ def speed_renderables(run: SpeedRun, width: int = 80, explain: bool = False) -> 
 def _title(report: SpeedReport, names: list[str]) -> str:
     tp = f", tensor parallel {report.tensor_parallel}" if report.tensor_parallel > 1 else ""
     weights = f"{report.quantization} weights" if report.quantization else f"{report.weight_dtype} weights"
+    if report.weight_dtype == "GGUF":  # llama.cpp's file type as people say it: Q4_K_M, not MOSTLY_Q4_K_M
+        quant = (report.quantization or "").removeprefix("MOSTLY_")
+        weights = f"{quant + ' ' if quant else ''}GGUF weights under llama.cpp"
     return (
         f"{report.model} on {', '.join(names)} — {report.estimate} ({weights}, {report.gpu.compute_dtype} matmuls, "
         f"KV {report.kv_dtype}, context {count(report.context)}, prompt {count(report.prompt)}{tp})"
@@ -195,9 +212,8 @@ def _components(report: SpeedReport, width: int) -> list[RenderableType]:
         ),
         Text(
             f"{gpu.name}: {approx(gpu.peak_flops, 'FLOP/s')} dense {gpu.compute_dtype}, {approx(gpu.bandwidth, 'B/s')}; "
-            f"ridge point {gpu.ridge_point:,.0f} FLOPs per byte. Weights + KV + activations: "
-            f"{report.memory_needed / GIB:,.2f} GiB of {(gpu.memory - report.runtime_reserve) / GIB:,.2f} GiB after "
-            "the runtime reserve" + ("." if report.fits else " — does not fit.")
+            f"ridge point {gpu.ridge_point:,.0f} FLOPs per byte. {needed_words(report)}"
+            + ("." if report.fits else " — does not fit.")
         ),
     ]
     if report.request is not None:
