@@ -551,6 +551,8 @@ def compute_dtype_for(weight_dtype: str, quantization: str | None, activations_q
         return "fp4"
     if weight_dtype.startswith(("I", "U")) or quantization in INTEGER_METHODS:
         return "int8"
+    if weight_dtype == "GGUF" and not (quantization or "").endswith(("F32", "F16", "BF16")):
+        return "int8"  # a quantized GGUF file (MOSTLY_Q4_K_M …): llama.cpp's MMQ kernels, as above
     return "bf16"
 
 

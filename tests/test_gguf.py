@@ -830,3 +830,12 @@ def test_hub_gguf_in_speed_and_verify(gguf_hub, tmp_path):
     assert fast.returncode == 0, fast.stderr
     decode = json.loads(fast.stdout)["reports"][0]["decode"]["components"]
     assert {c["name"]: c["bytes"] for c in decode}["ffn"] == TINY_FFN + 2 * 2 * 256 * 2
+
+
+def test_a_quantized_gguf_runs_its_matmuls_at_the_int8_peak_in_the_ceiling():
+    # llama.cpp's quantized matmuls (MMQ) run on INT8 tensor cores: the RTX 3090's 284 dense TOPS (NVIDIA's Ampere
+    # whitepaper), not its 71 TFLOPS of FP16 with FP32 accumulation.
+    from ffncalc.api import speed
+
+    report = speed("qwen2.5-0.5b-instruct-q4_k_m", "rtx3090", batches="1").reports[0]
+    assert report.gpu.compute_dtype == "int8" and report.gpu.peak_flops == 284 * 10**12
