@@ -26,7 +26,11 @@ MIB = 1 << 20
 
 
 def ffncalc(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ffncalc", *args], capture_output=True, text=True, timeout=120)
+    """`ffncalc ARGS` through main in this process (its real error handling; a process each took the file 55 s)."""
+    from .conftest import run_main
+
+    result = run_main(*args)
+    return subprocess.CompletedProcess(["ffncalc", *args], result.exit_code, result.stdout, result.stderr)
 
 
 # A tiny llama: hidden 256, 2 layers, 4 heads (head_dim 64), 2 KV heads, FFN 512, vocabulary 1,000, untied head.
