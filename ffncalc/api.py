@@ -423,58 +423,66 @@ class MemoryOptions(Value):
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1 << 20:
                 raise UsageError(f"--{name} must be a whole number from 1 to {1 << 20:,} (got {value})")
         if self.zero_stage not in (0, 1, 2, 3):
-            raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {self.zero_stage})")
+            raise UsageError(f"`zero_stage` must be 0, 1, 2 or 3 (got {self.zero_stage})")
         if self.kv_dtype is not None:
-            cache_element_type(self.kv_dtype, "--kv-dtype")
+            cache_element_type(self.kv_dtype, "`kv_dtype`")
         engine = parse_engine(self.engine)
         serving = (self.kv_budget, self.gpu_memory_utilization, self.max_num_batched_tokens, self.block_size)
         if engine.engine == "none" and any(value is not None for value in serving):
             raise UsageError(
-                "--kv-budget, --gpu-memory-utilization, --max-num-batched-tokens and --block-size apply to an "
-                "engine; add --engine vllm (or sglang)"
+                "`kv_budget`, `gpu_memory_utilization`, `max_num_batched_tokens` and `block_size` apply to an "
+                "engine; add `engine` vllm (or sglang)"
             )
         for name, number in (
-            ("--max-num-batched-tokens", self.max_num_batched_tokens),
-            ("--block-size", self.block_size),
+            ("`max_num_batched_tokens`", self.max_num_batched_tokens),
+            ("`block_size`", self.block_size),
         ):
             if number is not None and not 1 <= number <= 1 << 24:
                 raise UsageError(f"{name} must be a whole number from 1 to {1 << 24:,} (got {number})")
         if self.gpu_memory_utilization is not None and not 0 < self.gpu_memory_utilization <= 1:
             raise UsageError(
-                f"--gpu-memory-utilization must be above 0 and at most 1, e.g. 0.9 (got {self.gpu_memory_utilization})"
+                f"`gpu_memory_utilization` must be above 0 and at most 1, e.g. 0.9 (got {self.gpu_memory_utilization})"
             )
         if self.solve is not None and self.solve not in ("ctx", "batch", "concurrency"):
-            raise UsageError(f"--solve must be ctx, batch or concurrency (got {self.solve!r})")
+            raise UsageError(f"`solve` must be ctx, batch or concurrency (got {self.solve!r})")
         if self.solve == "concurrency" and engine.engine == "none":
-            raise UsageError("--solve concurrency is the engine's figure; add --engine vllm (or use --solve batch)")
+            raise UsageError("`solve` concurrency is the engine's figure; add `engine` vllm (or use `solve` batch)")
         if self.attention not in ("flash", "eager"):
-            raise UsageError(f"--attention must be flash or eager (got {self.attention!r})")
+            raise UsageError(f"`attention` must be flash or eager (got {self.attention!r})")
         training_only = self.lora_rank is not None or self.attention != "flash"
         if training_only and not self.train:
-            raise UsageError("--attention and --lora-rank apply to --train; add --train")
+            raise UsageError("`attention` and `lora_rank` apply to `train`; add `train`")
         if self.lora_rank is not None and not 1 <= self.lora_rank <= 1 << 16:
-            raise UsageError(f"--lora-rank must be a whole number from 1 to 65,536 (got {self.lora_rank})")
+            raise UsageError(f"`lora_rank` must be a whole number from 1 to 65,536 (got {self.lora_rank})")
         if self.lora_rank is not None and self.zero_stage:
-            raise UsageError("--lora-rank with --zero is not modelled (ZeRO would shard only the adapters' states)")
+            raise UsageError(
+                "`lora_rank` with `zero_stage` is not modelled (ZeRO would shard only the adapters' states)"
+            )
         tp = self.tensor_parallel
         if tp is not None and (not isinstance(tp, int) or isinstance(tp, bool) or not 1 <= tp <= 1 << 20):
-            raise UsageError(f"--tp must be a whole number from 1 to {1 << 20:,} (got {tp})")
+            raise UsageError(f"`tensor_parallel` must be a whole number from 1 to {1 << 20:,} (got {tp})")
         if tp is not None and self.gpus > 1 and self.gpus % tp:
             raise UsageError(
-                f"--gpus {self.gpus} is not a multiple of --tp {tp}: data-parallel ranks are --gpus ÷ --tp"
+                f"`gpus` {self.gpus} is not a multiple of `tensor_parallel` {tp}: data-parallel ranks are `gpus` ÷ `tensor_parallel`"
             )
         if tp is not None and self.gpus > 1 and not self.train and self.gpus != tp:
-            raise UsageError("without --train the model is split across --tp GPUs; give --tp or --gpus, not both")
+            raise UsageError(
+                "without `train` the model is split across `tensor_parallel` GPUs; give `tensor_parallel` or `gpus`, not both"
+            )
         if self.sequence_parallel and not self.train:
-            raise UsageError("--sequence-parallel applies to --train; add --train")
+            raise UsageError("`sequence_parallel` applies to `train`; add `train`")
         if self.sequence_parallel and (tp or 1) < 2:
-            raise UsageError("--sequence-parallel splits activations across tensor-parallel ranks; add --tp 2 or more")
+            raise UsageError(
+                "`sequence_parallel` splits activations across tensor-parallel ranks; add `tensor_parallel` 2 or more"
+            )
         if self.lora_rank is not None and (tp or 1) > 1:
             raise UsageError(
-                "--lora-rank with --tp is not modelled (how adapters split across ranks varies); drop --tp"
+                "`lora_rank` with `tensor_parallel` is not modelled (how adapters split across ranks varies); drop `tensor_parallel`"
             )
         if self.zero_stage == 3 and self.train and self.data_parallel == 1:
-            raise UsageError("--zero 3 on one data-parallel rank shards nothing; give --gpus 2 or more, or --zero 0")
+            raise UsageError(
+                "`zero_stage` 3 on one data-parallel rank shards nothing; give `gpus` 2 or more, or `zero_stage` 0"
+            )
         return self
 
     @property
@@ -885,7 +893,7 @@ class SpeedOptions(Value):
 
         if self.engine is not None and self.engine.lower() not in ENGINES:
             raise UsageError(
-                f"--engine {self.engine[:20]!r} has no profile; use one of {', '.join(ENGINES)} "
+                f"`engine` {self.engine[:20]!r} has no profile; use one of {', '.join(ENGINES)} "
                 "(or leave it out for the typical profile)"
             )
         for text in (self.context, self.prompt):
@@ -893,19 +901,19 @@ class SpeedOptions(Value):
                 parse_context(text)
         _batches(self.batches)
         if not 1 <= self.tensor_parallel <= 1024:
-            raise UsageError(f"--tp must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
+            raise UsageError(f"`tensor_parallel` must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
         for name, value in (
-            ("--compute-efficiency", self.compute_efficiency),
-            ("--bandwidth-efficiency", self.bandwidth_efficiency),
+            ("`compute_efficiency`", self.compute_efficiency),
+            ("`bandwidth_efficiency`", self.bandwidth_efficiency),
         ):
             if not 0 < value <= 1:
                 raise UsageError(f"{name} must be above 0 and at most 1, e.g. 0.7 (got {value})")
         if self.attention not in ("fused", "eager"):
-            raise UsageError(f"--attention must be fused or eager (got {self.attention!r})")
+            raise UsageError(f"`attention` must be fused or eager (got {self.attention!r})")
         if self.compute_dtype is not None and self.compute_dtype.lower() not in DTYPES:
-            raise UsageError(f"--compute-dtype {self.compute_dtype!r}: use one of {', '.join(DTYPES)}")
+            raise UsageError(f"`compute_dtype` {self.compute_dtype!r}: use one of {', '.join(DTYPES)}")
         if self.kv_dtype is not None:
-            cache_element_type(self.kv_dtype, "--kv-dtype")
+            cache_element_type(self.kv_dtype, "`kv_dtype`")
         if self.cache_type is not None:
             from .llamacpp import CACHE_TYPES
 
@@ -913,17 +921,17 @@ class SpeedOptions(Value):
                 raise UsageError(
                     f"--cache-type {self.cache_type[:20]!r}: use one of llama.cpp's cache types: {', '.join(CACHE_TYPES)}"
                 )
-        for flag, measured in (("--measured-tpot", self.measured_tpot), ("--measured-ttft", self.measured_ttft)):
+        for flag, measured in (("`measured_tpot`", self.measured_tpot), ("`measured_ttft`", self.measured_ttft)):
             if measured is not None and not 0 < measured < float("inf"):
                 raise UsageError(f"{flag} must be a positive time in milliseconds, e.g. 6.5 (got {measured * 1000:g})")
         if self.output is not None and not 1 <= self.output <= MAX_OUTPUT:
-            raise UsageError(f"--output must be a whole number of tokens from 1 to {MAX_OUTPUT:,}, e.g. 1024")
+            raise UsageError(f"`output` must be a whole number of tokens from 1 to {MAX_OUTPUT:,}, e.g. 1024")
         if (self.gpu_flops is None) != (self.gpu_bandwidth is None):
-            raise UsageError("describe another chip with both --gpu-flops and --gpu-bandwidth (and --gpu-memory)")
+            raise UsageError("describe another chip with both `gpu_flops` and `gpu_bandwidth` (and `gpu_memory`)")
         chip_figures: tuple[tuple[str, float | None, float, float, str], ...] = (
-            ("--gpu-flops", self.gpu_flops, 1e9, 1e18, "989e12"),
-            ("--gpu-bandwidth", self.gpu_bandwidth, 1e6, 1e15, "3.35e12"),
-            ("--gpu-interconnect", self.gpu_interconnect, 1e6, 1e15, "450e9"),
+            ("`gpu_flops`", self.gpu_flops, 1e9, 1e18, "989e12"),
+            ("`gpu_bandwidth`", self.gpu_bandwidth, 1e6, 1e15, "3.35e12"),
+            ("`gpu_interconnect`", self.gpu_interconnect, 1e6, 1e15, "450e9"),
         )
         for name, figure, low, high, example in chip_figures:
             # Past these a chip is no chip: a GFLOP/s to an exaFLOP/s, a MB/s to a PB/s (nan and inf included).
@@ -932,7 +940,7 @@ class SpeedOptions(Value):
                     f"{name} must be from {low:.0e} to {high:.0e} per second, e.g. {example} (got {figure})"
                 )
         if self.gpu_name is not None and not 1 <= len(self.gpu_name.strip()) <= 40:
-            raise UsageError("--gpu-name takes 1 to 40 characters, e.g. 'H20'")
+            raise UsageError("`gpu_name` takes 1 to 40 characters, e.g. 'H20'")
         return self
 
     def chips(self) -> list[Accelerator]:
@@ -1199,51 +1207,53 @@ class TrainOptions(Value):
         parse_tokens(self.tokens)
         parse_context(self.seq)
         if not isinstance(self.gpus, int) or isinstance(self.gpus, bool) or not 1 <= self.gpus <= MAX_GPUS:
-            raise UsageError(f"--gpus must be a whole number from 1 to {MAX_GPUS:,} (got {self.gpus})")
+            raise UsageError(f"`gpus` must be a whole number from 1 to {MAX_GPUS:,} (got {self.gpus})")
         if self.mfu is not None and not 0 < self.mfu <= 1:
-            raise UsageError(f"--mfu must be above 0 and at most 1, e.g. 0.4 (got {self.mfu})")
-        for name, value in (("--price", self.price), ("--days", self.days), ("--compute", self.compute)):
+            raise UsageError(f"`mfu` must be above 0 and at most 1, e.g. 0.4 (got {self.mfu})")
+        for name, value in (("`price`", self.price), ("`days`", self.days), ("`compute`", self.compute)):
             if value is not None and not (0 < value < float("inf")):
                 raise UsageError(f"{name} must be a positive number (got {value})")
         if self.measured_tokens_per_second is not None and not 0 < self.measured_tokens_per_second < float("inf"):
             raise UsageError(
-                f"--measured-tokens-per-second must be a positive number (got {self.measured_tokens_per_second})"
+                f"`measured_tokens_per_second` must be a positive number (got {self.measured_tokens_per_second})"
             )
         if self.per_gpu and self.measured_tokens_per_second is None:
-            raise UsageError("--per-gpu says how --measured-tokens-per-second was counted; add it")
+            raise UsageError("`per_gpu` says how `measured_tokens_per_second` was counted; add it")
         if self.recompute not in ("none", "selective", "full"):
-            raise UsageError(f"--recompute must be none, selective or full (got {self.recompute!r})")
+            raise UsageError(f"`recompute` must be none, selective or full (got {self.recompute!r})")
         if self.zero_stage not in (0, 1, 2, 3):
-            raise UsageError(f"--zero must be 0, 1, 2 or 3 (got {self.zero_stage})")
+            raise UsageError(f"`zero_stage` must be 0, 1, 2 or 3 (got {self.zero_stage})")
         if self.days is not None and self.gpus != 1:
-            raise UsageError("--days finds the number of GPUs; give --days or --gpus, not both")
+            raise UsageError("`days` finds the number of GPUs; give `days` or `gpus`, not both")
         for name, number in (
-            ("--tp", self.tensor_parallel),
-            ("--micro-batch", self.micro_batch),
-            ("--global-batch", self.global_batch),
-            ("--pp", self.pipeline_parallel),
-            ("--cp", self.context_parallel),
-            ("--ep", self.expert_parallel),
-            ("--dp", self.data_parallel),
-            ("--vpp", self.virtual_stages),
+            ("`tensor_parallel`", self.tensor_parallel),
+            ("`micro_batch`", self.micro_batch),
+            ("`global_batch`", self.global_batch),
+            ("`pipeline_parallel`", self.pipeline_parallel),
+            ("`context_parallel`", self.context_parallel),
+            ("`expert_parallel`", self.expert_parallel),
+            ("`data_parallel`", self.data_parallel),
+            ("`virtual_stages`", self.virtual_stages),
         ):
             if number is not None and (not isinstance(number, int) or isinstance(number, bool) or number < 1):
                 raise UsageError(f"{name} must be a whole number of at least 1 (got {number})")
         model = self.tensor_parallel * self.pipeline_parallel * self.context_parallel
         if self.days is None and self.gpus % model and not self.plan:
             raise UsageError(
-                f"--gpus {self.gpus} is not a multiple of --tp × --pp × --cp ({model}): data-parallel ranks are "
-                "--gpus ÷ (--tp × --pp × --cp)"
+                f"`gpus` {self.gpus} is not a multiple of `tensor_parallel` × `pipeline_parallel` × `context_parallel` ({model}): data-parallel ranks are "
+                "`gpus` ÷ (`tensor_parallel` × `pipeline_parallel` × `context_parallel`)"
             )
         if self.data_parallel is not None and self.days is None and model * self.data_parallel != self.gpus:
             raise UsageError(
-                f"--tp × --pp × --cp × --dp is {model * self.data_parallel:,}, not --gpus {self.gpus:,}; leave out "
-                "--dp to derive it"
+                f"`tensor_parallel` × `pipeline_parallel` × `context_parallel` × `data_parallel` is {model * self.data_parallel:,}, not `gpus` {self.gpus:,}; leave out "
+                "`data_parallel` to derive it"
             )
         if self.plan and (self.days is not None or self.gpus < 2):
-            raise UsageError("--plan searches the layouts of a job; give its --gpus (2 or more), not --days")
+            raise UsageError("`plan` searches the layouts of a job; give its `gpus` (2 or more), not `days`")
         if self.sequence_parallel and self.tensor_parallel < 2:
-            raise UsageError("--sequence-parallel splits activations across tensor-parallel ranks; add --tp 2 or more")
+            raise UsageError(
+                "`sequence_parallel` splits activations across tensor-parallel ranks; add `tensor_parallel` 2 or more"
+            )
         return self
 
 

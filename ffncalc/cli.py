@@ -1455,6 +1455,8 @@ def main() -> None:
     except Exception as error:
         if os.environ.get("FFNCALC_DEBUG"):
             raise
+        if isinstance(error, UsageError):
+            _fail(as_options(str(error), _invoked_command(sys.argv[1:])), error.exit_code)
         if isinstance(error, FfncalcError):
             _fail(str(error), error.exit_code)
         _fail(f"internal error: {type(error).__name__}: {error} (FFNCALC_DEBUG=1 shows a traceback)", 70)
@@ -1506,6 +1508,32 @@ def run() -> None:
         with suppress(OSError, ValueError):  # a closed pipe or a closed stream: nothing more can be written
             stream.flush()
     os._exit(code)
+
+
+# The library names what it was given by its fields, in backticks (errors.UsageError); here each becomes the option
+# that sets it, command by command: one table from field to flag. A field not listed is written as its option's
+# usual spelling, --field-name.
+OPTION_OF: dict[str, dict[str, str]] = {
+    "memory": {"context": "--ctx", "zero_stage": "--zero", "tensor_parallel": "--tp"},
+    "speed": {"context": "--ctx", "batches": "--batch", "gpus": "--gpu", "tensor_parallel": "--tp"},
+    "train": {
+        "zero_stage": "--zero",
+        "tensor_parallel": "--tp",
+        "pipeline_parallel": "--pp",
+        "context_parallel": "--cp",
+        "expert_parallel": "--ep",
+        "data_parallel": "--dp",
+        "virtual_stages": "--vpp",
+    },
+}
+
+
+def as_options(message: str, command: str | None) -> str:
+    """MESSAGE with each `field` the library named written as COMMAND's option for it."""
+    import re
+
+    table = OPTION_OF.get(command or "", {})
+    return re.sub(r"`([a-z][a-z0-9_]*)`", lambda m: table.get(m[1], "--" + m[1].replace("_", "-")), message)
 
 
 def _fail(message: str, exit_code: int) -> None:
