@@ -1024,7 +1024,8 @@ def speed(
         figures = gpu_figures(chip, matmul_dtype, compute_efficiency, bandwidth_efficiency)
         first: FirstNotFitting | None = None
         for batch in batch_list:
-            report = estimate_speed(
+            at = partial(  # this chip and batch at a context: the report, and a request's steps (--output)
+                estimate_speed,
                 loaded.spec,
                 loaded.info,
                 stored=stored,
@@ -1032,7 +1033,6 @@ def speed(
                 quantization=quantization,
                 gpu=figures,
                 batch=batch,
-                context=tokens,
                 prompt=prompt_tokens,
                 kv_dtype=cache_dtype,
                 gpus=tensor_parallel,
@@ -1040,26 +1040,10 @@ def speed(
                 reserve=RUNTIME_RESERVE,
                 store=store,
             )
-            report = with_expected(report, engine, sublayers)
+            report = with_expected(at(context=tokens), engine, sublayers)
             if options.measured_tpot is not None or options.measured_ttft is not None:
                 report = with_measured(report, sublayers, engine, options.measured_tpot, options.measured_ttft)
             if options.output is not None:
-                at = partial(
-                    estimate_speed,
-                    loaded.spec,
-                    loaded.info,
-                    stored=stored,
-                    weight_dtype=weight_dtype,
-                    quantization=quantization,
-                    gpu=figures,
-                    batch=batch,
-                    prompt=prompt_tokens,
-                    kv_dtype=cache_dtype,
-                    gpus=tensor_parallel,
-                    attention=attention,  # type: ignore[arg-type]
-                    reserve=RUNTIME_RESERVE,
-                    store=store,
-                )
                 report = with_request(report, options.output, partial(_expected_at, at, engine, sublayers))
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
             if not report.fits:
