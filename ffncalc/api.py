@@ -1154,13 +1154,14 @@ def _batches(batches: str | tuple[int, ...] | list[int]) -> list[int]:
 
 
 MAX_GPUS = 1 << 24  # the most GPUs a job may have (--gpus), and so the most --days may ask for
+DEFAULT_TOKENS = 10**12  # a run of 1T tokens when neither tokens nor a compute budget is given
 MIN_MEASURED_MFU = 1e-6
 
 
 class TrainOptions(Value):
     """What `train` estimates: the run (tokens, sequence length), the hardware and the assumptions about it."""
 
-    tokens: int | str = "1T"  # 15T, 300B, 2e12 (decimal)
+    tokens: int | str | None = None  # 15T, 300B, 2e12 (decimal); None: what `compute` buys, else DEFAULT_TOKENS
     seq: int | str = 8192  # tokens per sequence: 8192 or "8k" (k = 1024)
     gpu: str = "h100"
     gpus: int = 1
@@ -1188,7 +1189,8 @@ class TrainOptions(Value):
         """These options, or a UsageError naming the first that cannot be used (before any download)."""
         from .training import parse_tokens
 
-        parse_tokens(self.tokens)
+        if self.tokens is not None:
+            parse_tokens(self.tokens)
         parse_context(self.seq)
         if not isinstance(self.gpus, int) or isinstance(self.gpus, bool) or not 1 <= self.gpus <= MAX_GPUS:
             raise UsageError(f"`gpus` must be a whole number from 1 to {MAX_GPUS:,} (got {self.gpus})")
@@ -1283,9 +1285,23 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     peak = chip.peak(dtype)
     if peak is None:
         raise UsageError(f"{chip.name} has no {dtype} units; use --compute-dtype bf16")
-    tokens, seq = parse_tokens(options.tokens), parse_context(options.seq)
+    seq = parse_context(options.seq)
     loaded = _load(model)
     info, remarks = loaded.info, Remarks()
+    if options.tokens is not None:
+        tokens = parse_tokens(options.tokens)
+    elif options.compute is not None:
+        # A budget without a run: the run is the budget spent on this model, the tokens it buys (ffncalc's exact
+        # FLOPs per token at this sequence length), so the time, cost and memory answer the question asked.
+        per_token = Fraction(count_flops(loaded.spec, seq, info).training, seq)
+        tokens = max(1, math.floor(Fraction(round(options.compute)) / per_token))
+        remarks.notes.append(
+            f"no number of tokens given: the run is the {options.compute:.4g}-FLOP budget spent on this model, "
+            f"{tokens:,} tokens at its exact FLOPs per token"
+        )
+    else:
+        tokens = DEFAULT_TOKENS
+        remarks.notes.append(f"no number of tokens given: {tokens:,} assumed")
     limit = loaded.config.max_context()
     if limit is not None and seq > limit:
         remarks.warnings.append(

@@ -1310,8 +1310,13 @@ def speed_command(
 def train_command(
     model: ModelArg,
     tokens: Annotated[
-        str, typer.Option("--tokens", metavar="N", help="Training tokens, e.g. 15T, 300B or 2e12 (decimal).")
-    ] = "1T",
+        str | None,
+        typer.Option(
+            "--tokens",
+            metavar="N",
+            help="Training tokens, e.g. 15T, 300B or 2e12 (decimal). Default: what --compute buys, else 1T.",
+        ),
+    ] = None,
     seq: Annotated[
         str, typer.Option("--seq", metavar="TOKENS", help="Sequence length, e.g. 8k (k = 1024). Default 8k.")
     ] = "8k",

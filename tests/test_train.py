@@ -290,3 +290,16 @@ def test_a_global_batch_the_ranks_cannot_share_is_refused():
 def test_days_buys_whole_tensor_parallel_groups():
     report = train(LLAMA_8B, tokens="15T", days=30, tensor_parallel=8)
     assert report.gpus % 8 == 0 and report.batch.data_parallel == report.gpus // 8
+
+
+def test_a_compute_budget_without_tokens_is_the_run_that_budget_buys():
+    # Llama-3.1-8B at 8,192 tokens a sequence, per token: matmuls 2 × (5,637,144,576 FFN + 1,342,177,280 attention
+    # + 525,336,576 head) = 15,009,316,864, causal scores 4 × 4,096 × 32 layers × the mean key count (8,192 + 1) / 2
+    # = 2,147,745,792; training 3 × 17,157,062,656 = 51,471,187,968. 5.76e23 FLOPs buy ⌊5.76e23 ÷ that⌋ tokens.
+    from fractions import Fraction
+
+    per_token = 3 * (2 * (5_637_144_576 + 1_342_177_280 + 525_336_576) + 4 * 4096 * 32 * Fraction(8193, 2))
+    assert per_token == 51_471_187_968
+    report = train("meta-llama/Llama-3.1-8B", compute=5.76e23)
+    assert report.tokens == int(Fraction(576 * 10**21) / per_token)
+    assert any("the run is the 5.76e+23-FLOP budget" in note for note in report.notes)
