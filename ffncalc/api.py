@@ -861,6 +861,8 @@ class SpeedOptions(Value):
     prompt: int | str | None = None  # prefill prompt (default: the context)
     batches: str | tuple[int, ...] = "1"  # "1,8,64" or (1, 8, 64)
     tensor_parallel: int = 1
+    expert_parallel: int = 1  # routed experts split over this many of the tensor_parallel GPUs (serving_layout)
+    dp_attention: bool = False  # attention data-parallel over the tensor_parallel GPUs (SGLang's DP attention)
     dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
     kv_dtype: str | None = None
     compute_dtype: str | None = None  # the matmuls' dtype (default: the weights')
@@ -894,6 +896,8 @@ class SpeedOptions(Value):
         _batches(self.batches)
         if not 1 <= self.tensor_parallel <= 1024:
             raise UsageError(f"--tp must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
+        if not 1 <= self.expert_parallel <= 1024:
+            raise UsageError(f"--ep must be a whole number from 1 to 1,024 (got {self.expert_parallel})")
         for name, value in (
             ("--compute-efficiency", self.compute_efficiency),
             ("--bandwidth-efficiency", self.bandwidth_efficiency),
@@ -986,6 +990,12 @@ def speed(
 
     store = _llamacpp_store(loaded, options)
     check_tensor_parallel(loaded.spec, tensor_parallel, "serving")
+    from .serving_layout import ServingLayout, check_layout
+
+    layout = ServingLayout(
+        tensor_parallel=tensor_parallel, expert_parallel=options.expert_parallel, dp_attention=options.dp_attention
+    )
+    check_layout(loaded.spec, layout)
     if not any(layer.stack == "decoder" for layer in loaded.spec.layers):
         raise UsageError(
             f"{loaded.name} is encoder-only ({loaded.info.model_type}): it reads its input in one pass and generates "
@@ -1031,6 +1041,7 @@ def speed(
                 attention=attention,  # type: ignore[arg-type]
                 reserve=RUNTIME_RESERVE,
                 store=store,
+                layout=layout,
             )
             report = with_expected(report, engine, sublayers)
             if options.measured_tpot is not None or options.measured_ttft is not None:
@@ -1051,6 +1062,7 @@ def speed(
                     attention=attention,  # type: ignore[arg-type]
                     reserve=RUNTIME_RESERVE,
                     store=store,
+                    layout=layout,
                 )
                 report = with_request(report, options.output, partial(_expected_at, at, engine, sublayers))
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
@@ -1097,6 +1109,8 @@ def _llamacpp_store(loaded: LoadedModel, options: SpeedOptions) -> Any:
     for given, flag in ((options.dtype, "--dtype"), (options.kv_dtype, "--kv-dtype")):
         if given is not None:
             raise UsageError(f"{flag} does not apply to a GGUF: its weights are the file's; the cache is --cache-type")
+    if options.expert_parallel != 1 or options.dp_attention:
+        raise UsageError("--ep and --dp-attention do not apply to a GGUF: llama.cpp runs it on one device here")
     if options.tensor_parallel != 1:
         raise UsageError(
             "--tp does not apply to a GGUF: llama.cpp splits a model over GPUs by layers, which run one after "

@@ -1120,6 +1120,23 @@ def speed_command(
         str, typer.Option("--batch", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256.")
     ] = "1",
     tp: Annotated[int, typer.Option("--tp", metavar="N", help="Tensor parallelism across N accelerators, e.g. 8.")] = 1,
+    ep: Annotated[
+        int,
+        typer.Option(
+            "--ep",
+            metavar="N",
+            help="Expert parallelism: the routed experts split over N of the --tp GPUs, E/N whole experts each, "
+            "with an all-to-all dispatch and combine per MoE layer, e.g. 8.",
+        ),
+    ] = 1,
+    dp_attention: Annotated[
+        bool,
+        typer.Option(
+            "--dp-attention",
+            help="Attention data-parallel over the --tp GPUs (SGLang's --enable-dp-attention --dp N): attention "
+            "whole on each GPU, each holding its own requests' KV cache.",
+        ),
+    ] = False,
     dtype: Annotated[
         str | None,
         typer.Option("--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"),
@@ -1247,6 +1264,8 @@ def speed_command(
         prompt=prompt,
         batches=batch,
         tensor_parallel=tp,
+        expert_parallel=ep,
+        dp_attention=dp_attention,
         dtype=dtype,
         kv_dtype=kv_dtype,
         compute_dtype=compute_dtype,

@@ -32,6 +32,8 @@ from .footprint import (
     per_gpu_cache,
 )
 from .results import ModelInfo, Result
+from .serving_layout import CONVENTIONS as LAYOUT_CONVENTIONS
+from .serving_layout import ServingLayout, all_to_all_bytes, allreduce_bytes, batch_share, routed_expert_bytes
 from .spec import ModelSpec, MoeFfn
 from .tensors import lm_head_rows
 from .units import DTYPE_BYTES
@@ -105,8 +107,10 @@ class Phase(Result):
     components: list[OperatorTime]
     allreduce_bytes: int  # per GPU, per direction; 0 without tensor parallelism
     allreduce_seconds: float
-    seconds: float  # Σ component seconds + all-reduce seconds
+    seconds: float  # Σ component seconds + all-reduce seconds + all-to-all seconds
     bound: Bound  # what bounds most of the time
+    all_to_all_bytes: int = 0  # per GPU sent: MoE dispatch + combine under expert parallelism
+    all_to_all_seconds: float = 0.0  # over the interconnect
 
 
 class Attainment(Result):
@@ -206,6 +210,7 @@ class SpeedReport(ModelInfo):
     memory_usable: int | None = None  # a GGUF's fit: llama.cpp's usable memory (a Mac's wired share, less the reserve)
     engine_profile: ExpectedProfile | None = None  # what the expected figures were fitted on
     request: Request | None = None  # with --output: one request end to end
+    layout: ServingLayout | None = None  # tensor, expert and attention data-parallel split (serving_layout)
 
 
 class FirstNotFitting(Result):
@@ -236,6 +241,7 @@ class Traffic(Result):
     flops: dict[str, int]
     bytes: dict[str, int]
     allreduce_bytes: int
+    all_to_all_bytes: int = 0  # per GPU: an MoE layer's dispatch and combine under expert parallelism
 
 
 def distinct_expert_bytes(routed: int, num_experts: int, per_token: int, tokens: int) -> int:
@@ -258,15 +264,21 @@ def distinct_experts_fraction(num_experts: int, per_token: int, tokens: int) -> 
     return 1 - Fraction(num_experts - per_token, num_experts) ** tokens
 
 
-def _weights_by_operator(stored: Layout, gpus: int) -> dict[str, int]:
+def _weights_by_operator(stored: Layout, gpus: int, layout: ServingLayout | None = None) -> dict[str, int]:
     """Bytes of every stored tensor by operator, per GPU: matrices split by GPUS (rounded up), vectors and routers
-    copied; routed experts apart under 'routed_experts'."""
+    copied; routed experts apart under 'routed_experts'. LAYOUT: attention whole under attention data-parallel
+    (and the input embedding copied), routed experts E/EP whole per rank under expert parallelism."""
+    layout = layout or ServingLayout(tensor_parallel=gpus)
     found = {name: 0 for name in (*OPERATORS, "routed_experts", "embedding_table")}
+    routed: list[tuple[int, int]] = []
     for tensor, count in stored:
         split = len(tensor.shape) >= 2 and tensor.part != "router"
-        size = (-(-tensor.bytes // gpus) if split else tensor.bytes) * count
+        ranks = gpus
+        if layout.dp_attention and tensor.component in ("attention", "embedding"):
+            ranks = 1
+        size = (-(-tensor.bytes // ranks) if split else tensor.bytes) * count
         if tensor.part == "routed_experts":
-            found["routed_experts"] += size
+            routed.append((tensor.bytes if split else -tensor.bytes, count))
         elif tensor.component == "attention":
             found["attention_projections"] += size
         elif tensor.component in ("ffn", "mixer", "lm_head"):
@@ -275,6 +287,11 @@ def _weights_by_operator(stored: Layout, gpus: int) -> dict[str, int]:
             found["embedding_table"] += size
         else:
             found["other"] += size
+    vectors = sum(-size * count for size, count in routed if size < 0)  # an expert's vectors: copied
+    found["routed_experts"] = routed_expert_bytes([(size, count) for size, count in routed if size > 0], layout)
+    if layout.expert_parallel > 1:
+        vectors //= layout.expert_parallel
+    found["routed_experts"] += vectors
     return found
 
 
@@ -320,8 +337,12 @@ def _activation_bytes(spec: ModelSpec, tokens: int, logits_tokens: int) -> dict[
     }
 
 
-def _cache_split(spec: ModelSpec, context: int, batch: int, kv_dtype: str, gpus: int) -> tuple[int, int]:
+def _cache_split(
+    spec: ModelSpec, context: int, batch: int, kv_dtype: str, gpus: int, layout: ServingLayout | None = None
+) -> tuple[int, int]:
     """(attention KV bytes, mixer state bytes) per GPU for the batch at the context, as `memory` splits them."""
+    if layout is not None and layout.dp_attention:  # each GPU its own requests' cache, whole
+        batch, gpus = batch_share(batch, layout), 1
     cache = kv_cache(spec, context, batch, kv_dtype)
     state = sum(layer.bytes for layer in cache.layers if layer.elements_per_token == 0)
     if gpus == 1:
@@ -357,13 +378,16 @@ def decode_traffic(
     attention: AttentionKernel,
     weights: dict[str, int] | None = None,
     store: Any = None,
+    layout: ServingLayout | None = None,
 ) -> Traffic:
     """FLOPs and bytes of one decode step: B tokens at context n (see CONVENTIONS). WEIGHTS: the stored bytes by
     operator per GPU when the caller has them already (_weights_by_operator walks every tensor). STORE: a GGUF's
     cache as llama.cpp holds it (llamacpp.LlamaCppStore: kv_read, kv_token) in place of the spec's."""
+    layout = layout or ServingLayout(tensor_parallel=gpus)
     profile = flops_profile(spec, "absorbed")
     per_token = per_token_flops(profile, context)
-    weights = weights or _weights_by_operator(stored, gpus)
+    weights = weights or _weights_by_operator(stored, gpus, layout)
+    share = batch_share(batch, layout)  # sequences the busiest attention rank holds
     moe = _moe_shape(spec)
     routed = weights["routed_experts"]
     if moe is not None and routed:
@@ -371,15 +395,17 @@ def decode_traffic(
     if store is not None:
         kv_bytes, state_bytes, kv_write = store.kv_read(context, batch), 0, store.kv_token() * batch
     else:
-        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
-        kv_write = -(-_new_token_kv_bytes(spec, kv_dtype) * batch // gpus)
+        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus, layout)
+        kv_write = -(-_new_token_kv_bytes(spec, kv_dtype) * share // layout.attention_split)
     activations = _activation_bytes(spec, batch, batch)
+    if layout.dp_attention:
+        activations["attention_projections"] = _activation_bytes(spec, share, share)["attention_projections"]
     embedding_rows = weights["embedding_table"] * min(batch, spec.vocab_size) // spec.vocab_size
     head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)  # a tied head reads the table
-    eager = 2 * ACTIVATION_BYTES * batch * _score_elements(spec, lambda window: min(context, window or context))
+    eager = 2 * ACTIVATION_BYTES * share * _score_elements(spec, lambda window: min(context, window or context))
     bytes_ = {
         "attention_projections": weights["attention_projections"] + activations["attention_projections"],
-        "attention_scores": kv_bytes + kv_write + (-(-eager // gpus) if attention == "eager" else 0),
+        "attention_scores": kv_bytes + kv_write + (-(-eager // layout.attention_split) if attention == "eager" else 0),
         "ffn": weights["ffn"] + routed + activations["ffn"],
         "mixers": weights["mixers"] + 2 * state_bytes + activations["mixers"],
         "lm_head": head + activations["lm_head"],
@@ -387,7 +413,17 @@ def decode_traffic(
         "other": weights["other"],
     }
     flops = _flops_by_operator(field_values(per_token), batch, gpus)
-    return Traffic(flops=flops, bytes=bytes_, allreduce_bytes=_allreduce_bytes(spec, batch, gpus))
+    if layout.dp_attention:  # each rank its own sequences' attention, unsplit
+        attention_flops = _flops_by_operator(field_values(per_token), share, 1)
+        for name in ("attention_projections", "attention_scores"):
+            flops[name] = attention_flops[name]
+    dispatch, combine = all_to_all_bytes(spec, batch, layout)
+    return Traffic(
+        flops=flops,
+        bytes=bytes_,
+        allreduce_bytes=allreduce_bytes(spec, batch, layout),
+        all_to_all_bytes=dispatch + combine,
+    )
 
 
 def prefill_traffic(
@@ -399,12 +435,14 @@ def prefill_traffic(
     attention: AttentionKernel,
     weights: dict[str, int] | None = None,
     store: Any = None,
+    layout: ServingLayout | None = None,
 ) -> Traffic:
     """FLOPs and bytes of a prompt of P tokens: weights once, the KV written and read once by the fused kernel."""
     profile: ContextProfile = flops_profile(spec, "plain")
     prefill = field_values(prefill_flops(profile, prompt))
     prefill["lm_head"] = profile.lm_head  # the head runs for the last position only
-    weights = weights or _weights_by_operator(stored, gpus)
+    layout = layout or ServingLayout(tensor_parallel=gpus)
+    weights = weights or _weights_by_operator(stored, gpus, layout)
     moe = _moe_shape(spec)
     routed = weights["routed_experts"]
     if moe is not None and routed:
@@ -412,14 +450,14 @@ def prefill_traffic(
     if store is not None:
         kv_bytes, state_bytes = store.kv_read(prompt, 1), 0
     else:
-        kv_bytes, state_bytes = _cache_split(spec, prompt, 1, kv_dtype, gpus)
+        kv_bytes, state_bytes = _cache_split(spec, prompt, 1, kv_dtype, gpus, layout)
     activations = _activation_bytes(spec, prompt, 1)
     embedding_rows = weights["embedding_table"] * min(prompt, spec.vocab_size) // spec.vocab_size
     head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)
     eager = 2 * ACTIVATION_BYTES * _score_elements(spec, lambda window: causal_keys(prompt, window))
     bytes_ = {
         "attention_projections": weights["attention_projections"] + activations["attention_projections"],
-        "attention_scores": 2 * kv_bytes + (-(-eager // gpus) if attention == "eager" else 0),  # written, read back
+        "attention_scores": 2 * kv_bytes + (-(-eager // layout.attention_split) if attention == "eager" else 0),
         "ffn": weights["ffn"] + routed + activations["ffn"],
         "mixers": weights["mixers"] + 2 * state_bytes + activations["mixers"],
         "lm_head": head + activations["lm_head"],
@@ -427,7 +465,19 @@ def prefill_traffic(
         "other": weights["other"],
     }
     flops = _flops_by_operator(prefill, 1, gpus)
-    return Traffic(flops=flops, bytes=bytes_, allreduce_bytes=_allreduce_bytes(spec, prompt, gpus))
+    if layout.dp_attention:  # one prompt is one rank's: its attention unsplit
+        attention_flops = _flops_by_operator(prefill, 1, 1)
+        for name in ("attention_projections", "attention_scores"):
+            flops[name] = attention_flops[name]
+    dispatch, combine = all_to_all_bytes(spec, prompt, layout)
+    if layout.dp_attention:  # a lone prompt's tokens are all on its rank: it dispatches them all
+        dispatch, combine = all_to_all_bytes(spec, prompt * layout.tensor_parallel, layout)
+    return Traffic(
+        flops=flops,
+        bytes=bytes_,
+        allreduce_bytes=allreduce_bytes(spec, prompt, layout),
+        all_to_all_bytes=dispatch + combine,
+    )
 
 
 def _flops_by_operator(breakdown: dict[str, int], multiple: int, gpus: int) -> dict[str, int]:
@@ -445,14 +495,6 @@ def _flops_by_operator(breakdown: dict[str, int], multiple: int, gpus: int) -> d
         "embedding": 0,
         "other": share(breakdown["other"]),
     }
-
-
-def _allreduce_bytes(spec: ModelSpec, tokens: int, gpus: int) -> int:
-    """2 all-reduces per layer, each 2·(N−1)/N × tokens × hidden × 2 bytes per GPU (ring all-reduce)."""
-    if gpus == 1:
-        return 0
-    blocks = _layer_counts(spec)["blocks"]
-    return blocks * 2 * (gpus - 1) * tokens * spec.hidden_size * ACTIVATION_BYTES // gpus
 
 
 # --- the roofline ----------------------------------------------------------------------------------------
@@ -482,14 +524,15 @@ def operator_time(name: str, flops: int, bytes_: int, roof: Roofline) -> Operato
 
 
 def phase_times(traffic: Traffic, roof: Roofline) -> tuple[list[OperatorTime], float, Bound]:
-    """The operators that do anything, the all-reduce time, and what bounds most of the time."""
+    """The operators that do anything, the all-reduce time (and the all-to-all's: interconnect time, not
+    apart), and what bounds most of the time."""
     components = [
         operator_time(name, traffic.flops[name], traffic.bytes[name], roof)
         for name in OPERATORS
         if traffic.flops[name] or traffic.bytes[name]
     ]
     allreduce = 0.0
-    if traffic.allreduce_bytes:
+    if traffic.allreduce_bytes or traffic.all_to_all_bytes:
         if roof.interconnect is None:
             raise ValueError("tensor parallelism needs an interconnect bandwidth")
         allreduce = traffic.allreduce_bytes / roof.interconnect
@@ -500,7 +543,8 @@ def phase_times(traffic: Traffic, roof: Roofline) -> tuple[list[OperatorTime], f
 
 def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
     components, allreduce, bound = phase_times(traffic, roof)
-    seconds = sum(c.seconds for c in components) + allreduce
+    all_to_all = traffic.all_to_all_bytes / roof.interconnect if traffic.all_to_all_bytes and roof.interconnect else 0.0
+    seconds = sum(c.seconds for c in components) + allreduce + all_to_all
     return DecodeStep(
         tokens=batch,
         flops=sum(traffic.flops.values()),
@@ -508,6 +552,8 @@ def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
         components=components,
         allreduce_bytes=traffic.allreduce_bytes,
         allreduce_seconds=allreduce,
+        all_to_all_bytes=traffic.all_to_all_bytes,
+        all_to_all_seconds=all_to_all,
         seconds=seconds,
         bound=bound,
         seconds_per_step=seconds,
@@ -518,6 +564,7 @@ def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
 
 def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
     components, allreduce, bound = phase_times(traffic, roof)
+    all_to_all = traffic.all_to_all_bytes / roof.interconnect if traffic.all_to_all_bytes and roof.interconnect else 0.0
     return Prefill(
         tokens=prompt,
         flops=sum(traffic.flops.values()),
@@ -525,7 +572,9 @@ def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
         components=components,
         allreduce_bytes=traffic.allreduce_bytes,
         allreduce_seconds=allreduce,
-        seconds=sum(c.seconds for c in components) + allreduce,
+        all_to_all_bytes=traffic.all_to_all_bytes,
+        all_to_all_seconds=all_to_all,
+        seconds=sum(c.seconds for c in components) + allreduce + all_to_all,
         bound=bound,
         prompt=prompt,
     )
@@ -598,6 +647,7 @@ def estimate_speed(
     attention: AttentionKernel = "fused",
     reserve: int = 0,
     store: Any = None,
+    layout: ServingLayout | None = None,
 ) -> SpeedReport:
     """Decode at BATCH × CONTEXT and prefill of PROMPT on GPU (over GPUS with tensor parallelism): roofline ceilings.
 
@@ -608,13 +658,16 @@ def estimate_speed(
         bandwidth=gpu.bandwidth * gpu.bandwidth_efficiency,
         interconnect=gpu.interconnect,
     )
+    layout = layout or ServingLayout(tensor_parallel=gpus)
     # once: walking every stored tensor is most of the time
-    by_operator = store.weights if store is not None else _weights_by_operator(stored, gpus)
+    by_operator = store.weights if store is not None else _weights_by_operator(stored, gpus, layout)
     decode = decode_step(
-        decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator, store), roof, batch
+        decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator, store, layout),
+        roof,
+        batch,
     )
     prefill = prefill_step(
-        prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator, store), roof, prompt
+        prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator, store, layout), roof, prompt
     )
     weights = sum(by_operator.values())
     usable = gpu.memory - reserve
@@ -624,7 +677,7 @@ def estimate_speed(
         needed = weights + kv_bytes + activation_total
         usable = store.usable(gpu, reserve)
     else:
-        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
+        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus, layout)
         activation_total = inference_activations(
             spec, batch, min(PREFILL_CHUNK, context), activation_size(weight_dtype)
         ).bytes
@@ -655,5 +708,16 @@ def estimate_speed(
         memory_usable=usable if store is not None else None,
         decode=decode,
         prefill=prefill,
-        conventions=CONVENTIONS if store is None else [*CONVENTIONS, *store.conventions],
+        layout=layout,
+        conventions=_conventions(store, layout),
     )
+
+
+def _conventions(store: Any, layout: ServingLayout) -> list[str]:
+    """CONVENTIONS, a GGUF's, and the layout's when it has expert parallelism or attention data-parallel."""
+    found = list(CONVENTIONS) if store is None else [*CONVENTIONS, *store.conventions]
+    if layout.expert_parallel > 1:
+        found.append(LAYOUT_CONVENTIONS[0])
+    if layout.dp_attention:
+        found.append(LAYOUT_CONVENTIONS[1])
+    return found

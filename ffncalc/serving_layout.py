@@ -1,0 +1,146 @@
+"""How a served model is laid out over GPUs beyond tensor parallelism: expert parallelism, attention data-parallel,
+and what each GPU then holds and sends. Pure arithmetic; the roofline (ffncalc.roofline) times it.
+
+The layout follows SGLang's, whose arithmetic is the published one for DeepSeek-style MoE serving:
+
+- ``tensor_parallel`` is the GPUs one model replica spans (SGLang's ``--tp``: with ``--enable-dp-attention`` it is
+  the world size and attention data-parallel is carved out of it).
+- ``expert_parallel``: routed experts split over EP ranks, each rank holding E/EP experts whole, each of them split
+  over tensor_parallel ÷ expert_parallel ranks (SGLang's ``moe_tp_size = tp_size // ep_size``); dense parts (shared
+  experts, dense FFN layers, the output head) stay over tensor_parallel. EP must divide the experts and the GPUs.
+- ``dp_attention``: attention is not split; each of the tensor_parallel GPUs is its own attention data-parallel rank
+  (``--dp`` equal to ``--tp``: ``attn_tp_size = tp_size // dp_size`` = 1, ``compute_dp_attention_world_info`` in
+  python/sglang/srt/layers/dp_attention.py), holding the attention weights whole and the KV cache of its own
+  requests only (the memory pool of python/sglang/srt/model_executor/model_runner.py is sized per rank with the
+  whole cache cell: for MLA the latent once per rank, not copied to every TP rank). The batch splits over the ranks
+  (⌈B ÷ ranks⌉ each: the busiest rank); the input embedding is copied whole on each rank (DeepseekV2Model's
+  ``VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled())``).
+
+Communication, per GPU per step (CONVENTIONS says it in words): the all-to-all of an MoE layer under EP sends each
+token's hidden state to the ranks of its k experts (DeepEP's dispatch) and back (combine), (EP−1)/EP of them on
+another rank under uniform routing: ⌈T ÷ N⌉ × hidden × 2 bytes × k × (EP−1)/EP each way, T the step's tokens over
+the N GPUs (each GPU dispatches the tokens it owns: its requests under dp_attention, its 1/N slice of the replicated
+tokens otherwise, the attention all-reduce then a reduce-scatter before and an all-gather after, the same bytes).
+"""
+
+from __future__ import annotations
+
+from .errors import UsageError
+from .results import Result
+from .spec import ModelSpec, MoeFfn
+from .structure import generating_layers
+
+ACTIVATION_BYTES = 2  # the hidden states dispatched and combined, in 16-bit
+
+CONVENTIONS = [
+    "expert parallelism over EP: each rank holds E/EP routed experts whole, each split over TP ÷ EP ranks (SGLang's "
+    "moe_tp_size); shared experts, dense FFN layers and the head stay over TP; an MoE layer makes no all-reduce but "
+    "an all-to-all dispatch and combine, each sending ⌈tokens ÷ TP⌉ × hidden × 2 bytes × k × (EP−1)/EP per GPU "
+    "(each token's hidden state to the ranks of its k experts under uniform routing, as DeepEP does; 16-bit both "
+    "ways, DeepEP's FP8 dispatch would halve the first), timed over the interconnect",
+    "attention data-parallel (SGLang's --enable-dp-attention with --dp equal to --tp): attention weights whole on "
+    "every GPU, the input embedding copied, each GPU the KV cache of ⌈batch ÷ TP⌉ sequences (MLA's latent once per "
+    "rank); no all-reduce after attention; a dense FFN layer gathers the whole batch and reduce-scatters it back, "
+    "the bytes of an all-reduce",
+]
+
+
+class ServingLayout(Result):
+    """`speed --json`'s layout: the GPUs a replica spans, how experts and attention are split over them."""
+
+    tensor_parallel: int = 1  # GPUs one replica spans (SGLang's --tp)
+    expert_parallel: int = 1  # ranks the routed experts are split over, E/EP whole experts each
+    dp_attention: bool = False  # attention data-parallel over the tensor_parallel GPUs (SGLang --enable-dp-attention)
+
+    @property
+    def attention_split(self) -> int:
+        """Ranks each attention matrix and the KV heads are split over: 1 under attention data-parallel."""
+        return 1 if self.dp_attention else self.tensor_parallel
+
+    @property
+    def attention_ranks(self) -> int:
+        """Attention data-parallel ranks: the batch splits over them."""
+        return self.tensor_parallel if self.dp_attention else 1
+
+    @property
+    def expert_split(self) -> int:
+        """Ranks each routed expert is split over (SGLang's moe_tp_size = tp_size // ep_size)."""
+        return self.tensor_parallel // self.expert_parallel
+
+
+def moe_shape(spec: ModelSpec) -> tuple[int, int, int] | None:
+    """(experts, experts per token, MoE layers) of the layers a token runs; None without MoE."""
+    found = [layer.ffn for layer in generating_layers(spec) if isinstance(layer.ffn, MoeFfn)]
+    if not found:
+        return None
+    return found[0].num_experts, found[0].experts_per_token, len(found)
+
+
+def check_layout(spec: ModelSpec, layout: ServingLayout) -> None:
+    """Refuse a layout the model or the GPUs cannot take, naming the rule (in the library's field names)."""
+    ep, tp = layout.expert_parallel, layout.tensor_parallel
+    if ep < 1 or tp < 1:
+        raise UsageError(f"tensor_parallel and expert_parallel are whole numbers of 1 or more (got {tp} and {ep})")
+    if ep == 1:
+        return
+    shape = moe_shape(spec)
+    if shape is None:
+        raise UsageError(f"expert_parallel {ep}: {spec.model_type} has no routed experts to split")
+    experts = shape[0]
+    if experts % ep:
+        raise UsageError(
+            f"expert_parallel {ep} does not divide the {experts} routed experts: each rank holds E/EP experts whole"
+        )
+    if tp % ep:
+        raise UsageError(
+            f"expert_parallel {ep} does not divide tensor_parallel {tp}: the EP ranks are GPUs of the replica, each "
+            "expert split over tensor_parallel ÷ expert_parallel of them (SGLang's moe_tp_size)"
+        )
+
+
+def routed_expert_bytes(routed_tensors: list[tuple[int, int]], layout: ServingLayout) -> int:
+    """Per GPU: the routed experts' stored bytes. ROUTED_TENSORS: (bytes, count) of each stored routed-expert
+    tensor (one per expert). Under EP each rank holds 1/EP of them whole, each split over the expert split
+    (rounded up); without EP every expert tensor is split over tensor_parallel."""
+    split = layout.expert_split if layout.expert_parallel > 1 else layout.tensor_parallel
+    held = sum(-(-size // split) * count for size, count in routed_tensors)
+    if layout.expert_parallel == 1:
+        return held
+    return -(-held // layout.expert_parallel)
+
+
+def batch_share(tokens: int, layout: ServingLayout) -> int:
+    """Tokens (or sequences) the busiest attention rank takes: ⌈T ÷ attention ranks⌉."""
+    return -(-tokens // layout.attention_ranks)
+
+
+def all_to_all_bytes(spec: ModelSpec, tokens: int, layout: ServingLayout) -> tuple[int, int]:
+    """(dispatch, combine) bytes one GPU sends in a step of TOKENS tokens, summed over the MoE layers:
+    ⌈T ÷ N⌉ × hidden × 2 × k × (EP−1)/EP each way per MoE layer; (0, 0) without expert parallelism."""
+    shape = moe_shape(spec)
+    ep = layout.expert_parallel
+    if ep == 1 or shape is None:
+        return 0, 0
+    _, per_token, layers = shape
+    owned = -(-tokens // layout.tensor_parallel)
+    each = layers * owned * spec.hidden_size * ACTIVATION_BYTES * per_token * (ep - 1) // ep
+    return each, each
+
+
+def allreduce_bytes(spec: ModelSpec, tokens: int, layout: ServingLayout) -> int:
+    """Per GPU per direction: ring all-reduces of 2·(N−1)/N × T × hidden × 2 bytes: after each attention unless
+    attention is data-parallel, after each FFN or mixer unless it is an MoE layer under EP (its all-to-all instead).
+    Under attention data-parallel a dense FFN layer gathers and scatters the whole batch: the same bytes."""
+    n = layout.tensor_parallel
+    if n == 1:
+        return 0
+    moe_layers_by_ep = layout.expert_parallel > 1
+    sublayers = 0
+    for layer in generating_layers(spec):
+        if layer.attention is not None and not layout.dp_attention:
+            sublayers += 1
+        if layer.mixer is not None or (
+            layer.ffn is not None and not (moe_layers_by_ep and isinstance(layer.ffn, MoeFfn))
+        ):
+            sublayers += 1
+    return sublayers * 2 * (n - 1) * tokens * spec.hidden_size * ACTIVATION_BYTES // n
