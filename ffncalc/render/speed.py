@@ -156,6 +156,11 @@ def speed_renderables(run: SpeedRun, width: int = 80, explain: bool = False) -> 
 
 def _title(report: SpeedReport, names: list[str]) -> str:
     tp = f", tensor parallel {report.tensor_parallel}" if report.tensor_parallel > 1 else ""
+    layout = report.layout
+    if layout is not None and layout.expert_parallel > 1:
+        tp += f", expert parallel {layout.expert_parallel}"
+    if layout is not None and layout.dp_attention:
+        tp += f", attention data-parallel {layout.tensor_parallel}"
     weights = f"{report.quantization} weights" if report.quantization else f"{report.weight_dtype} weights"
     if report.weight_dtype == "GGUF":  # llama.cpp's file type as people say it: Q4_K_M, not MOSTLY_Q4_K_M
         quant = (report.quantization or "").removeprefix("MOSTLY_")
@@ -191,6 +196,15 @@ def _phase_grid(phase: Phase, title: str) -> Grid:
     if phase.allreduce_bytes:
         grid.add(
             "All-reduce (interconnect)", "", approx(phase.allreduce_bytes, "B"), "", ms(phase.allreduce_seconds), "link"
+        )
+    if phase.all_to_all_bytes:
+        grid.add(
+            "MoE all-to-all (interconnect)",
+            "",
+            approx(phase.all_to_all_bytes, "B"),
+            "",
+            ms(phase.all_to_all_seconds),
+            "link",
         )
     return grid
 
