@@ -863,6 +863,7 @@ class SpeedOptions(Value):
     tensor_parallel: int = 1
     expert_parallel: int = 1  # routed experts split over this many of the tensor_parallel GPUs (serving_layout)
     dp_attention: bool = False  # attention data-parallel over the tensor_parallel GPUs (SGLang's DP attention)
+    pipeline_parallel: int = 1  # stages the layers split into, each over its own tensor_parallel GPUs
     dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
     kv_dtype: str | None = None
     compute_dtype: str | None = None  # the matmuls' dtype (default: the weights')
@@ -898,6 +899,8 @@ class SpeedOptions(Value):
             raise UsageError(f"--tp must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
         if not 1 <= self.expert_parallel <= 1024:
             raise UsageError(f"--ep must be a whole number from 1 to 1,024 (got {self.expert_parallel})")
+        if not 1 <= self.pipeline_parallel <= 1024:
+            raise UsageError(f"--pp must be a whole number from 1 to 1,024 (got {self.pipeline_parallel})")
         for name, value in (
             ("--compute-efficiency", self.compute_efficiency),
             ("--bandwidth-efficiency", self.bandwidth_efficiency),
@@ -993,7 +996,10 @@ def speed(
     from .serving_layout import ServingLayout, check_layout
 
     layout = ServingLayout(
-        tensor_parallel=tensor_parallel, expert_parallel=options.expert_parallel, dp_attention=options.dp_attention
+        tensor_parallel=tensor_parallel,
+        expert_parallel=options.expert_parallel,
+        pipeline_parallel=options.pipeline_parallel,
+        dp_attention=options.dp_attention,
     )
     check_layout(loaded.spec, layout)
     if not any(layer.stack == "decoder" for layer in loaded.spec.layers):
@@ -1014,19 +1020,26 @@ def speed(
         compute_dtype.lower() if compute_dtype else compute_dtype_for(weight_dtype, quantization, activations_quantized)
     )
     stored = weight_layout(loaded.spec, weights.dtype, scheme)
+    estimate: Any = estimate_speed
+    if layout.pipeline_parallel > 1:
+        from .roofline import estimate_pipelined
+
+        estimate = partial(
+            estimate_pipelined, stored_for=lambda stage: weight_layout(stage, weights.dtype, scheme), layout=layout
+        )
     reports: list[Any] = []
     not_fitting: list[FirstNotFitting] = []
     warnings = list(loaded.info.warnings) + remarks.warnings
     sublayers = sublayer_count(loaded.spec)
     engine = options.engine.lower() if options.engine else None
     for chip in chips:
-        if tensor_parallel > 1 and chip.interconnect is None:
+        if (tensor_parallel > 1 or layout.pipeline_parallel > 1) and chip.interconnect is None:
             fix = "give --gpu-interconnect" if options.gpu_flops is not None else "it has none in the table"
-            raise UsageError(f"--tp {tensor_parallel} needs {chip.name}'s interconnect bandwidth; {fix}")
+            raise UsageError(f"--tp/--pp over GPUs needs {chip.name}'s interconnect bandwidth; {fix}")
         figures = gpu_figures(chip, matmul_dtype, compute_efficiency, bandwidth_efficiency)
         first: FirstNotFitting | None = None
         for batch in batch_list:
-            report = estimate_speed(
+            report = estimate(
                 loaded.spec,
                 loaded.info,
                 stored=stored,
@@ -1038,17 +1051,17 @@ def speed(
                 prompt=prompt_tokens,
                 kv_dtype=cache_dtype,
                 gpus=tensor_parallel,
-                attention=attention,  # type: ignore[arg-type]
+                attention=attention,
                 reserve=RUNTIME_RESERVE,
                 store=store,
-                layout=layout,
+                **({} if layout.pipeline_parallel > 1 else {"layout": layout}),
             )
             report = with_expected(report, engine, sublayers)
             if options.measured_tpot is not None or options.measured_ttft is not None:
                 report = with_measured(report, sublayers, engine, options.measured_tpot, options.measured_ttft)
             if options.output is not None:
                 at = partial(
-                    estimate_speed,
+                    estimate,
                     loaded.spec,
                     loaded.info,
                     stored=stored,
@@ -1059,10 +1072,10 @@ def speed(
                     prompt=prompt_tokens,
                     kv_dtype=cache_dtype,
                     gpus=tensor_parallel,
-                    attention=attention,  # type: ignore[arg-type]
+                    attention=attention,
                     reserve=RUNTIME_RESERVE,
                     store=store,
-                    layout=layout,
+                    **({} if layout.pipeline_parallel > 1 else {"layout": layout}),
                 )
                 report = with_request(report, options.output, partial(_expected_at, at, engine, sublayers))
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
@@ -1109,8 +1122,8 @@ def _llamacpp_store(loaded: LoadedModel, options: SpeedOptions) -> Any:
     for given, flag in ((options.dtype, "--dtype"), (options.kv_dtype, "--kv-dtype")):
         if given is not None:
             raise UsageError(f"{flag} does not apply to a GGUF: its weights are the file's; the cache is --cache-type")
-    if options.expert_parallel != 1 or options.dp_attention:
-        raise UsageError("--ep and --dp-attention do not apply to a GGUF: llama.cpp runs it on one device here")
+    if options.expert_parallel != 1 or options.dp_attention or options.pipeline_parallel != 1:
+        raise UsageError("--ep, --pp and --dp-attention do not apply to a GGUF: llama.cpp runs it on one device here")
     if options.tensor_parallel != 1:
         raise UsageError(
             "--tp does not apply to a GGUF: llama.cpp splits a model over GPUs by layers, which run one after "

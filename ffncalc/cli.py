@@ -1129,6 +1129,14 @@ def speed_command(
             "with an all-to-all dispatch and combine per MoE layer, e.g. 8.",
         ),
     ] = 1,
+    pp: Annotated[
+        int,
+        typer.Option(
+            "--pp",
+            metavar="N",
+            help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 2.",
+        ),
+    ] = 1,
     dp_attention: Annotated[
         bool,
         typer.Option(
@@ -1266,6 +1274,7 @@ def speed_command(
         tensor_parallel=tp,
         expert_parallel=ep,
         dp_attention=dp_attention,
+        pipeline_parallel=pp,
         dtype=dtype,
         kv_dtype=kv_dtype,
         compute_dtype=compute_dtype,

@@ -33,7 +33,14 @@ from .footprint import (
 )
 from .results import ModelInfo, Result
 from .serving_layout import CONVENTIONS as LAYOUT_CONVENTIONS
-from .serving_layout import ServingLayout, all_to_all_bytes, allreduce_bytes, batch_share, routed_expert_bytes
+from .serving_layout import (
+    PIPELINE_CONVENTION,
+    ServingLayout,
+    all_to_all_bytes,
+    allreduce_bytes,
+    batch_share,
+    routed_expert_bytes,
+)
 from .spec import ModelSpec, MoeFfn
 from .tensors import lm_head_rows
 from .units import DTYPE_BYTES
@@ -184,6 +191,27 @@ class GpuFigures(Result):
     notes: str = ""
 
 
+class PipelineStage(Result):
+    """One pipeline stage: its layers, what each of its GPUs holds, and its times (ceilings)."""
+
+    layers: int
+    weight_bytes: int  # per GPU
+    kv_bytes: int  # per GPU, every sequence of the batch
+    decode_seconds: float  # one micro-batch through this stage, with the send to the next
+    prefill_seconds: float  # the prompt through this stage, with the send to the next
+
+
+class Pipeline(Result):
+    """Pipeline parallelism: the stages, the micro-batches and the activations passed between stages."""
+
+    stages: list[PipelineStage]
+    micro_batches: int  # min(batch, stages)
+    micro_batch: int  # sequences in each: ⌈batch ÷ micro-batches⌉
+    decode_send_bytes: int  # one stage to the next, per micro-batch step: micro_batch × hidden × 2
+    prefill_send_bytes: int  # one stage to the next, the prompt: prompt × hidden × 2
+    token_latency_seconds: float  # Σ stages' decode times: one micro-batch's token through every stage
+
+
 class SpeedReport(ModelInfo):
     """`ffncalc speed --json`: one accelerator at one batch — decode, prefill, per component: roofline ceilings,
     and beside each time the expected figure of a fitted engine profile."""
@@ -211,6 +239,7 @@ class SpeedReport(ModelInfo):
     engine_profile: ExpectedProfile | None = None  # what the expected figures were fitted on
     request: Request | None = None  # with --output: one request end to end
     layout: ServingLayout | None = None  # tensor, expert and attention data-parallel split (serving_layout)
+    pipeline: Pipeline | None = None  # with pipeline parallelism: the stages (figures above: the busiest stage's)
 
 
 class FirstNotFitting(Result):
@@ -648,6 +677,7 @@ def estimate_speed(
     reserve: int = 0,
     store: Any = None,
     layout: ServingLayout | None = None,
+    stage: tuple[bool, bool] = (True, True),
 ) -> SpeedReport:
     """Decode at BATCH × CONTEXT and prefill of PROMPT on GPU (over GPUS with tensor parallelism): roofline ceilings.
 
@@ -661,15 +691,30 @@ def estimate_speed(
     layout = layout or ServingLayout(tensor_parallel=gpus)
     # once: walking every stored tensor is most of the time
     by_operator = store.weights if store is not None else _weights_by_operator(stored, gpus, layout)
+    first, last = stage
     decode = decode_step(
-        decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator, store, layout),
+        _staged(
+            decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator, store, layout),
+            first,
+            last,
+        ),
         roof,
         batch,
     )
     prefill = prefill_step(
-        prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator, store, layout), roof, prompt
+        _staged(
+            prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator, store, layout),
+            first,
+            last,
+        ),
+        roof,
+        prompt,
     )
     weights = sum(by_operator.values())
+    if not first and not (last and spec.tie_word_embeddings and spec.lm_head):  # a tied head keeps the table
+        weights -= by_operator["embedding_table"]
+    if not last:
+        weights -= by_operator["lm_head"]
     usable = gpu.memory - reserve
     if store is not None:  # what llama.cpp puts on the GPU: all layers offloaded, its cache, the compute buffer
         weights, kv_bytes, activation_total = store.resident(context, batch, reserve)
@@ -721,3 +766,90 @@ def _conventions(store: Any, layout: ServingLayout) -> list[str]:
     if layout.dp_attention:
         found.append(LAYOUT_CONVENTIONS[1])
     return found
+
+
+def _staged(traffic: Traffic, first: bool, last: bool) -> Traffic:
+    """A pipeline stage's traffic: the embedding on the first stage only, the head on the last."""
+    if first and last:
+        return traffic
+    flops, bytes_ = dict(traffic.flops), dict(traffic.bytes)
+    for name, kept in (("embedding", first), ("lm_head", last)):
+        if not kept:
+            flops[name], bytes_[name] = 0, 0
+    return Traffic(
+        flops=flops, bytes=bytes_, allreduce_bytes=traffic.allreduce_bytes, all_to_all_bytes=traffic.all_to_all_bytes
+    )
+
+
+def estimate_pipelined(
+    spec: ModelSpec,
+    info: ModelInfo,
+    *,
+    stored_for: Any,
+    batch: int,
+    layout: ServingLayout,
+    stored: Layout | None = None,  # the whole model's: each stage's comes from STORED_FOR
+    **given: Any,
+) -> SpeedReport:
+    """estimate_speed over layout.pipeline_parallel stages (serving_layout.PIPELINE_CONVENTION): each stage's
+    ceiling at a micro-batch, the busiest stage's report with the pipeline's TPOT and TTFT. STORED_FOR: a stage
+    spec's stored layout (footprint.weight_layout with the checkpoint's dtype and scheme)."""
+    from .serving_layout import stage_specs
+
+    stages = stage_specs(spec, layout.pipeline_parallel)
+    micro_batches = min(batch, len(stages))
+    micro_batch = -(-batch // micro_batches)
+    link = given["gpu"].interconnect
+    decode_send = micro_batch * spec.hidden_size * ACTIVATION_BYTES
+    prefill_send = given["prompt"] * spec.hidden_size * ACTIVATION_BYTES
+    if link is None:
+        raise ValueError("pipeline parallelism needs an interconnect bandwidth")
+    reports, records = [], []
+    for index, stage_spec in enumerate(stages):
+        first, last = index == 0, index == len(stages) - 1
+        at_micro = estimate_speed(
+            stage_spec, info, stored=stored_for(stage_spec), batch=micro_batch, layout=layout, stage=(first, last),
+            **given,
+        )  # fmt: skip
+        held = estimate_speed(
+            stage_spec, info, stored=stored_for(stage_spec), batch=batch, layout=layout, stage=(first, last), **given
+        )  # its memory: every sequence of the batch
+        send = 0 if last else 1
+        decode_seconds = at_micro.decode.seconds + send * decode_send / link
+        prefill_seconds = at_micro.prefill.seconds + send * prefill_send / link
+        reports.append((held, at_micro))
+        records.append(
+            PipelineStage(
+                layers=len(generating_layers(stage_spec)),
+                weight_bytes=held.weight_bytes,
+                kv_bytes=held.kv_bytes,
+                decode_seconds=decode_seconds,
+                prefill_seconds=prefill_seconds,
+            )
+        )
+    latency = sum(r.decode_seconds for r in records)
+    tpot = max(latency, micro_batches * max(r.decode_seconds for r in records))
+    ttft = sum(r.prefill_seconds for r in records)
+    busiest = max(range(len(stages)), key=lambda i: reports[i][0].memory_needed)
+    held, at_micro = reports[busiest]
+    slowest = max(range(len(stages)), key=lambda i: records[i].decode_seconds)
+    decode = field_values(reports[slowest][1].decode)
+    decode.update(seconds_per_step=tpot, tokens_per_second=batch / tpot, tokens_per_second_per_sequence=1 / tpot)
+    prefill = field_values(reports[0][1].prefill)
+    prefill.update(seconds=ttft)
+    report = field_values(held)
+    report.update(
+        batch=batch,
+        decode=DecodeStep(**decode),
+        prefill=Prefill(**prefill),
+        conventions=[*held.conventions, PIPELINE_CONVENTION],
+        pipeline=Pipeline(
+            stages=records,
+            micro_batches=micro_batches,
+            micro_batch=micro_batch,
+            decode_send_bytes=decode_send,
+            prefill_send_bytes=prefill_send,
+            token_latency_seconds=latency,
+        ),
+    )
+    return SpeedReport(**report)

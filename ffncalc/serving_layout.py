@@ -50,6 +50,7 @@ class ServingLayout(Result):
 
     tensor_parallel: int = 1  # GPUs one replica spans (SGLang's --tp)
     expert_parallel: int = 1  # ranks the routed experts are split over, E/EP whole experts each
+    pipeline_parallel: int = 1  # stages the layers are split into, each over its own tensor_parallel GPUs
     dp_attention: bool = False  # attention data-parallel over the tensor_parallel GPUs (SGLang --enable-dp-attention)
 
     @property
@@ -144,3 +145,43 @@ def allreduce_bytes(spec: ModelSpec, tokens: int, layout: ServingLayout) -> int:
         ):
             sublayers += 1
     return sublayers * 2 * (n - 1) * tokens * spec.hidden_size * ACTIVATION_BYTES // n
+
+
+def pipeline_partitions(layers: int, stages: int) -> list[int]:
+    """Layers per pipeline stage, as vLLM's get_pp_indices (vllm/distributed/utils.py) splits them: L // PP each,
+    the remainder one each to the stages before the last, from the second-to-last backwards (the last stage holds
+    the final norm and the head)."""
+    if not 1 <= stages <= layers:
+        raise UsageError(
+            f"pipeline_parallel {stages}: the {layers} layers a token runs split into 1 to {layers} stages"
+        )
+    partitions = [layers // stages] * stages
+    for i in range(2, layers % stages + 2):
+        partitions[-i] += 1
+    return partitions
+
+
+def stage_specs(spec: ModelSpec, stages: int) -> list[ModelSpec]:
+    """The model cut into pipeline stages: each stage's generating layers (contiguous, pipeline_partitions), the
+    first also holding the layers a token does not run (an encoder, towers). Every stage keeps the embedding and
+    head in its spec; the roofline counts the embedding on the first stage only and the head on the last."""
+    from .values import replace
+
+    generating = generating_layers(spec)
+    others = tuple(layer for layer in spec.layers if all(layer is not g for g in generating))
+    found, start = [], 0
+    for index, size in enumerate(pipeline_partitions(len(generating), stages)):
+        layers = tuple(generating[start : start + size])
+        found.append(replace(spec, layers=(others + layers) if index == 0 else layers))
+        start += size
+    return found
+
+
+PIPELINE_CONVENTION = (
+    "pipeline parallelism over PP: the layers split into contiguous stages as vLLM's get_pp_indices splits them, the "
+    "embedding on the first stage, the head on the last; per GPU the busiest stage's weights and KV (every sequence "
+    "of the batch, its layers); the batch runs as min(batch, PP) micro-batches, each stage passing each micro-batch's "
+    "tokens × hidden × 2 bytes to the next over the interconnect; a token's latency is the sum over the stages, and "
+    "with PP micro-batches in flight the slowest stage sets the pace: TPOT = max(Σ stages, micro-batches × slowest); "
+    "time to first token: the prompt through every stage in turn"
+)

@@ -98,3 +98,51 @@ def test_refusals_name_the_rule():
         report(expert_parallel=16)
     with pytest.raises(UsageError, match="no routed experts"):
         speed("meta-llama/Llama-3.1-8B", "h100", tensor_parallel=8, expert_parallel=8)
+
+
+# --- pipeline parallelism --------------------------------------------------------------------------------------
+
+LLAMA = "meta-llama/Llama-3.1-8B"
+# Llama-3.1-8B, BF16: one layer stores attention 4,096 × (4,096 + 1,024 + 1,024 + 4,096) × 2 = 83,886,080 bytes, the
+# FFN 3 × 4,096 × 14,336 × 2 = 352,321,536 and two norms 2 × 4,096 × 2 = 16,384: 436,224,000; the input table and
+# the head 128,256 × 4,096 × 2 = 1,050,673,152 each; the final norm 4,096 × 2 = 8,192.
+LAYER, TABLE, FINAL_NORM = 83_886_080 + 352_321_536 + 16_384, 128_256 * 4096 * 2, 8192
+
+
+def test_vllm_splits_layers_into_stages_with_the_remainder_before_the_last():
+    from ffncalc.serving_layout import pipeline_partitions
+
+    # vLLM's get_pp_indices: 61 // 4 = 15 each, the one left over to the second-to-last stage.
+    assert pipeline_partitions(61, 4) == [15, 15, 16, 15]
+    # 32 // 5 = 6, two left over: the fourth and the third stages.
+    assert pipeline_partitions(32, 5) == [6, 6, 7, 7, 6]
+    with pytest.raises(UsageError, match="pipeline_parallel 33: the 32 layers"):
+        pipeline_partitions(32, 33)
+
+
+def test_llama_over_4_stages_holds_8_layers_per_gpu_the_table_first_and_the_head_last():
+    (found,) = speed(LLAMA, "h100", context="8k", prompt="8k", batches="1", pipeline_parallel=4).reports
+    stages = found.pipeline.stages
+    assert [s.layers for s in stages] == [8, 8, 8, 8]
+    # Every stage counts the final norm (8,192 bytes: ffncalc keeps it with the layers' "other" weights).
+    assert [s.weight_bytes for s in stages] == [
+        8 * LAYER + TABLE + FINAL_NORM,
+        8 * LAYER + FINAL_NORM,
+        8 * LAYER + FINAL_NORM,
+        8 * LAYER + TABLE + FINAL_NORM,
+    ]
+    # KV per GPU: 8 of the 32 layers, 8,192 tokens × 2 × 8 KV heads × 128 × 2 bytes each.
+    assert found.kv_bytes == 8 * 8192 * 2 * 8 * 128 * 2
+    # Batch 1 is one micro-batch: its token passes through every stage in turn, each handing 4,096 × 2 bytes on.
+    assert found.pipeline.micro_batches == 1
+    assert found.pipeline.decode_send_bytes == 4096 * 2
+    assert found.decode.seconds_per_step == pytest.approx(sum(s.decode_seconds for s in stages))
+
+
+def test_with_as_many_micro_batches_as_stages_the_slowest_stage_sets_the_pace():
+    (found,) = speed(LLAMA, "h100", context="8k", prompt="8k", batches="8", pipeline_parallel=2).reports
+    # 8 sequences as 2 micro-batches of 4; each stage's time at 4 sequences: TPOT = max(Σ, 2 × slowest).
+    assert (found.pipeline.micro_batches, found.pipeline.micro_batch) == (2, 4)
+    times = [s.decode_seconds for s in found.pipeline.stages]
+    assert found.decode.seconds_per_step == pytest.approx(max(sum(times), 2 * max(times)))
+    assert found.decode.tokens_per_second == pytest.approx(8 / found.decode.seconds_per_step)

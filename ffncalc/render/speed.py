@@ -159,6 +159,8 @@ def _title(report: SpeedReport, names: list[str]) -> str:
     layout = report.layout
     if layout is not None and layout.expert_parallel > 1:
         tp += f", expert parallel {layout.expert_parallel}"
+    if layout is not None and layout.pipeline_parallel > 1:
+        tp += f", pipeline parallel {layout.pipeline_parallel}"
     if layout is not None and layout.dp_attention:
         tp += f", attention data-parallel {layout.tensor_parallel}"
     weights = f"{report.quantization} weights" if report.quantization else f"{report.weight_dtype} weights"
