@@ -409,6 +409,8 @@ class MemoryOptions(Value):
     block_size: int | None = None  # None: vLLM's (16; 64 for MLA)
     runtime_reserve: str | None = None  # None: accelerators.RUNTIME_RESERVE
     solve: str | None = None  # "ctx", "batch" or "concurrency": the largest that fits
+    expert_parallel: int = 1  # with an engine: routed experts split over this many GPUs (serving_layout)
+    dp_attention: bool = False  # with an engine: attention data-parallel, each GPU its own requests' KV
     # Training
     attention: str = "flash"  # "flash" (no s × s scores stored) or "eager" (Korthikanti et al.'s full formula)
     lora_rank: int | None = None  # LoRA adapters of this rank on the attention and FFN projections, base frozen
@@ -445,6 +447,12 @@ class MemoryOptions(Value):
             )
         if self.solve is not None and self.solve not in ("ctx", "batch", "concurrency"):
             raise UsageError(f"--solve must be ctx, batch or concurrency (got {self.solve!r})")
+        if (self.expert_parallel != 1 or self.dp_attention) and engine.engine == "none":
+            raise UsageError("--ep and --dp-attention follow an engine's layout; add --engine sglang (or vllm)")
+        if not 1 <= self.expert_parallel <= 1024:
+            raise UsageError(f"--ep must be a whole number from 1 to 1,024 (got {self.expert_parallel})")
+        if (self.expert_parallel != 1 or self.dp_attention) and self.solve is not None:
+            raise UsageError("--solve with --ep or --dp-attention is not modelled; drop --solve")
         if self.solve == "concurrency" and engine.engine == "none":
             raise UsageError("--solve concurrency is the engine's figure; add --engine vllm (or use --solve batch)")
         if self.attention not in ("flash", "eager"):
@@ -637,6 +645,15 @@ def _serve(
     version = parse_engine(options.engine)
     gpu_name, gpu_memory = _serving_gpu(options)
     tp = options.inference_parallel
+    layout = None
+    if options.expert_parallel != 1 or options.dp_attention:
+        from .roofline import engine_weights
+        from .serving_layout import ServingLayout, check_layout
+
+        layout = ServingLayout(
+            tensor_parallel=tp, expert_parallel=options.expert_parallel, dp_attention=options.dp_attention
+        )
+        check_layout(loaded.spec, layout)
     state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
     if options.max_num_batched_tokens is not None:
         batched, batched_source = options.max_num_batched_tokens, "--max-num-batched-tokens"
@@ -656,13 +673,22 @@ def _serve(
                 if options.gpu_memory_utilization is not None
                 else VLLM_GPU_MEMORY_UTILIZATION
             )
-            weights, _ = per_gpu_weights(weight_shares(weight_layout(loaded.spec, weight_dtype, scheme)), tp)
+            stored = weight_layout(loaded.spec, weight_dtype, scheme)
+            if layout is None:
+                weights, _ = per_gpu_weights(weight_shares(stored), tp)
+            else:
+                weights = engine_weights(stored, layout, version.engine)
             peak = inference_activations(loaded.spec, 1, batched, state_size).bytes
             budget = estimated_budget(version.engine, gpu_memory, utilization, weights, peak, reserve)
         engine = engine_report(
             loaded.spec, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype], state_size=state_size,
-            tp=tp, batched=batched, batched_source=batched_source, block_size=options.block_size,
+            tp=tp if layout is None else layout.attention_split, batched=batched, batched_source=batched_source,
+            block_size=options.block_size,
         )  # fmt: skip
+        if layout is not None:
+            from .serving_layout import layout_note
+
+            engine = replace(engine, tensor_parallel=tp, notes=[*engine.notes, layout_note(layout, version.engine)])
         model_limit = loaded.config.max_context()
         if model_limit is not None and engine.max_context > model_limit:
             # vLLM's max_model_len defaults to the model's own limit and refuses a longer request.

@@ -747,6 +747,22 @@ def memory(
             help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB (default 1GiB, assumed).",
         ),
     ] = None,
+    ep: Annotated[
+        int,
+        typer.Option(
+            "--ep",
+            metavar="N",
+            help="With --engine: the routed experts split over N of the --tp GPUs, E/N whole experts each, e.g. 8.",
+        ),
+    ] = 1,
+    dp_attention: Annotated[
+        bool,
+        typer.Option(
+            "--dp-attention",
+            help="With --engine: attention data-parallel over the --tp GPUs, each GPU its own requests' KV cache "
+            "(SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
+        ),
+    ] = False,
     solve: Annotated[
         str | None,
         typer.Option(
@@ -850,6 +866,8 @@ def memory(
         block_size=block_size,
         runtime_reserve=runtime_reserve,
         solve=solve,
+        expert_parallel=ep,
+        dp_attention=dp_attention,
         attention=attention,
         lora_rank=lora_rank,
     ).checked()

@@ -853,3 +853,19 @@ def estimate_pipelined(
         ),
     )
     return SpeedReport(**report)
+
+
+def engine_weights(stored: Layout, layout: ServingLayout, engine: str) -> int:
+    """Weights per GPU as the engine lays them out with expert parallelism or attention data-parallel. SGLang:
+    as the roofline (attention whole under DP attention, dense parts over tensor_parallel, E/EP experts). vLLM's
+    --data-parallel-size N --enable-expert-parallel: every non-expert weight whole on each DP rank (tensor
+    parallel 1 within it), the experts over EP = the N GPUs."""
+    if engine == "vllm" and layout.dp_attention:
+        dense = _weights_by_operator(stored, 1, ServingLayout())
+        experts = _weights_by_operator(
+            stored,
+            layout.tensor_parallel,
+            ServingLayout(tensor_parallel=layout.tensor_parallel, expert_parallel=layout.tensor_parallel),
+        )["routed_experts"]
+        return sum(dense.values()) - dense["routed_experts"] + experts
+    return sum(_weights_by_operator(stored, layout.tensor_parallel, layout).values())

@@ -147,6 +147,25 @@ def allreduce_bytes(spec: ModelSpec, tokens: int, layout: ServingLayout) -> int:
     return sublayers * 2 * (n - 1) * tokens * spec.hidden_size * ACTIVATION_BYTES // n
 
 
+def layout_note(layout: ServingLayout, engine: str) -> str:
+    """What the engine report's figures mean under the layout."""
+    parts = []
+    if layout.expert_parallel > 1:
+        parts.append(f"routed experts over {layout.expert_parallel} GPUs, E/{layout.expert_parallel} whole each")
+    if layout.dp_attention:
+        who = (
+            "SGLang's --enable-dp-attention --dp N (dp_attention.py: attn_tp_size = tp_size // dp_size = 1)"
+            if engine == "sglang"
+            else "vLLM's --data-parallel-size N --enable-expert-parallel (non-expert weights whole on each rank)"
+        )
+        parts.append(
+            f"attention data-parallel over {layout.tensor_parallel} GPUs, {who}: each GPU's KV pool holds its own "
+            f"requests (MLA's latent once), the figures are per rank and the replica serves "
+            f"{layout.tensor_parallel} × max_concurrency"
+        )
+    return "; ".join(parts)
+
+
 def pipeline_partitions(layers: int, stages: int) -> list[int]:
     """Layers per pipeline stage, as vLLM's get_pp_indices (vllm/distributed/utils.py) splits them: L // PP each,
     the remainder one each to the stages before the last, from the second-to-last backwards (the last stage holds

@@ -146,3 +146,26 @@ def test_with_as_many_micro_batches_as_stages_the_slowest_stage_sets_the_pace():
     times = [s.decode_seconds for s in found.pipeline.stages]
     assert found.decode.seconds_per_step == pytest.approx(max(sum(times), 2 * max(times)))
     assert found.decode.tokens_per_second == pytest.approx(8 / found.decode.seconds_per_step)
+
+
+# --- memory --engine with the layout ----------------------------------------------------------------------------
+
+
+def test_sglang_dp_attention_pool_holds_the_latent_per_rank_and_the_replica_8_times_it():
+    from ffncalc.api import memory
+
+    engine = memory(V3, "8k", engine="sglang", gpu="h200", tensor_parallel=8, expert_parallel=8, dp_attention=True)
+    # SGLang's cell for MLA: (kv_lora_rank + qk_rope_head_dim) × layers × bytes = 576 × 61 × 2, per rank, unsplit.
+    assert engine.engine.kv_capacity_tokens == engine.engine.budget_bytes // KV_PER_TOKEN
+    assert "8 × max_concurrency" in engine.engine.notes[-2] + engine.engine.notes[-1]
+    # vLLM's DP ranks keep every non-expert weight whole (tensor parallel 1 within a rank); SGLang splits the dense
+    # FFN layers, shared experts and head over the 8: vLLM's ranks hold more.
+    vllm = memory(V3, "8k", engine="vllm", gpu="h200", tensor_parallel=8, expert_parallel=8, dp_attention=True)
+    assert vllm.engine.weights_bytes > engine.engine.weights_bytes
+
+
+def test_memory_ep_needs_an_engine():
+    from ffncalc.api import memory
+
+    with pytest.raises(UsageError, match="follow an engine's layout"):
+        memory(V3, "8k", tensor_parallel=8, expert_parallel=8)
