@@ -890,6 +890,7 @@ class SpeedOptions(Value):
     expert_parallel: int = 1  # routed experts split over this many of the tensor_parallel GPUs (serving_layout)
     dp_attention: bool = False  # attention data-parallel over the tensor_parallel GPUs (SGLang's DP attention)
     pipeline_parallel: int = 1  # stages the layers split into, each over its own tensor_parallel GPUs
+    disaggregate: str | None = None  # "P:D": prefill and decode on pools of P and D GPUs (needs output)
     dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
     kv_dtype: str | None = None
     compute_dtype: str | None = None  # the matmuls' dtype (default: the weights')
@@ -925,6 +926,8 @@ class SpeedOptions(Value):
             raise UsageError(f"--tp must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
         if not 1 <= self.expert_parallel <= 1024:
             raise UsageError(f"--ep must be a whole number from 1 to 1,024 (got {self.expert_parallel})")
+        if self.disaggregate is not None and self.output is None:
+            raise UsageError("--disaggregate times whole requests; add --output N (tokens each request generates)")
         if not 1 <= self.pipeline_parallel <= 1024:
             raise UsageError(f"--pp must be a whole number from 1 to 1,024 (got {self.pipeline_parallel})")
         for name, value in (
@@ -1104,6 +1107,8 @@ def speed(
                     **({} if layout.pipeline_parallel > 1 else {"layout": layout}),
                 )
                 report = with_request(report, options.output, partial(_expected_at, at, engine, sublayers))
+                if options.disaggregate is not None:
+                    report = _disaggregated(report, loaded.spec, chip, layout, options.disaggregate, cache_dtype)
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
             if not report.fits:
                 advice = _split_advice(chip, store)
@@ -1125,6 +1130,24 @@ def speed(
                 f"{_split_advice(chip, store)})"
             )
     return SpeedRun(reports=reports, not_fitting=not_fitting, warnings=warnings)
+
+
+def _disaggregated(report: Any, spec: Any, chip: Any, layout: Any, given: str, cache_dtype: str) -> Any:
+    """REPORT with its prefill and decode pools (serving_layout.disaggregation)."""
+    from .footprint import kv_cache
+    from .serving_layout import disaggregation, parse_disaggregate
+
+    replica = layout.tensor_parallel * layout.pipeline_parallel
+    prefill_gpus, decode_gpus = parse_disaggregate(given, replica)
+    if chip.scale_out is None:
+        raise UsageError(f"--disaggregate moves the KV cache between nodes: {chip.name} has no scale-out figure")
+    request = report.request
+    found = disaggregation(
+        prefill_gpus, decode_gpus, replica, ttft=report.prefill.seconds,
+        decode_seconds=request.seconds - report.prefill.seconds, batch=report.batch,
+        kv_bytes=kv_cache(spec, report.prompt, 1, cache_dtype).bytes, scale_out=chip.scale_out,
+    )  # fmt: skip
+    return replace(report, disaggregation=found)
 
 
 def _split_advice(chip: Any, store: Any) -> str:

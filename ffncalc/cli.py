@@ -1155,6 +1155,15 @@ def speed_command(
             help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 2.",
         ),
     ] = 1,
+    disaggregate: Annotated[
+        str | None,
+        typer.Option(
+            "--disaggregate",
+            metavar="P:D",
+            help="With --output: prefill on P GPUs, decode on D, e.g. 8:24: each pool's requests/s, the KV each "
+            "request moves over the scale-out network, and the split that balances them.",
+        ),
+    ] = None,
     dp_attention: Annotated[
         bool,
         typer.Option(
@@ -1293,6 +1302,7 @@ def speed_command(
         expert_parallel=ep,
         dp_attention=dp_attention,
         pipeline_parallel=pp,
+        disaggregate=disaggregate,
         dtype=dtype,
         kv_dtype=kv_dtype,
         compute_dtype=compute_dtype,

@@ -35,6 +35,7 @@ from .results import ModelInfo, Result
 from .serving_layout import CONVENTIONS as LAYOUT_CONVENTIONS
 from .serving_layout import (
     PIPELINE_CONVENTION,
+    Disaggregation,
     ServingLayout,
     all_to_all_bytes,
     allreduce_bytes,
@@ -239,6 +240,7 @@ class SpeedReport(ModelInfo):
     engine_profile: ExpectedProfile | None = None  # what the expected figures were fitted on
     request: Request | None = None  # with --output: one request end to end
     layout: ServingLayout | None = None  # tensor, expert and attention data-parallel split (serving_layout)
+    disaggregation: Disaggregation | None = None  # with --disaggregate P:D and --output
     pipeline: Pipeline | None = None  # with pipeline parallelism: the stages (figures above: the busiest stage's)
 
 

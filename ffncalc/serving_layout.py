@@ -204,3 +204,68 @@ PIPELINE_CONVENTION = (
     "with PP micro-batches in flight the slowest stage sets the pace: TPOT = max(Σ stages, micro-batches × slowest); "
     "time to first token: the prompt through every stage in turn"
 )
+
+
+class Disaggregation(Result):
+    """Prefill and decode on separate pools of GPUs (speed --disaggregate P:D): each pool's rate, the KV cache each
+    request moves from one to the other over the scale-out network, and the split that balances the two pools.
+    CEILINGS: the roofline's TTFT and decode time; the transfer at the link's full rate."""
+
+    prefill_gpus: int
+    decode_gpus: int
+    replica_gpus: int  # GPUs one copy of the model spans (tensor × pipeline parallel): each pool holds whole copies
+    kv_bytes_per_request: int  # the prompt's cache, every layer, once (ffncalc's KV per token × the prompt)
+    scale_out: int  # bytes/s per GPU per direction
+    transfer_seconds: float  # kv ÷ (replica GPUs × scale_out): each GPU of the prefill copy sends its share
+    prefill_requests_per_second: float  # (prefill GPUs ÷ replica) copies, one prompt each per TTFT
+    decode_requests_per_second: float  # (decode GPUs ÷ replica) copies, batch requests each per decode time
+    link_requests_per_second: float  # prefill GPUs × scale_out ÷ kv bytes
+    requests_per_second: float  # the least of the three
+    balanced_prefill_share: float  # prefill GPUs ÷ all GPUs at which the two pools' rates are equal
+
+
+def parse_disaggregate(text: str, replica: int) -> tuple[int, int]:
+    """'P:D' → (P, D): whole numbers of GPUs, each a multiple of the GPUs one copy spans."""
+    try:
+        prefill, decode = (int(part) for part in text.split(":"))
+    except ValueError:
+        raise UsageError(f"disaggregate takes PREFILL_GPUS:DECODE_GPUS, e.g. 8:24 (got {text[:20]!r})") from None
+    for count in (prefill, decode):
+        if count < 1 or count % replica:
+            raise UsageError(
+                f"disaggregate {text}: each pool holds whole copies of the model, a multiple of the {replica} GPUs "
+                "one copy spans"
+            )
+    return prefill, decode
+
+
+def disaggregation(
+    prefill_gpus: int,
+    decode_gpus: int,
+    replica_gpus: int,
+    *,
+    ttft: float,
+    decode_seconds: float,
+    batch: int,
+    kv_bytes: int,
+    scale_out: int,
+) -> Disaggregation:
+    """Each pool's request rate and the balancing split. DECODE_SECONDS: the decode steps of one batch of BATCH
+    requests from the first output token to the last (the request's ceiling less its prefill)."""
+    prefill_rate = prefill_gpus / replica_gpus / ttft
+    decode_rate = decode_gpus / replica_gpus * batch / decode_seconds if decode_seconds else float("inf")
+    link_rate = prefill_gpus * scale_out / kv_bytes if kv_bytes else float("inf")
+    per_request_decode = decode_seconds / batch  # a copy's decode time per request
+    return Disaggregation(
+        prefill_gpus=prefill_gpus,
+        decode_gpus=decode_gpus,
+        replica_gpus=replica_gpus,
+        kv_bytes_per_request=kv_bytes,
+        scale_out=scale_out,
+        transfer_seconds=kv_bytes / (replica_gpus * scale_out),
+        prefill_requests_per_second=prefill_rate,
+        decode_requests_per_second=decode_rate,
+        link_requests_per_second=link_rate,
+        requests_per_second=min(prefill_rate, decode_rate, link_rate),
+        balanced_prefill_share=ttft / (ttft + per_request_decode),
+    )

@@ -169,3 +169,31 @@ def test_memory_ep_needs_an_engine():
 
     with pytest.raises(UsageError, match="follow an engine's layout"):
         memory(V3, "8k", tensor_parallel=8, expert_parallel=8)
+
+
+# --- disaggregated prefill and decode ---------------------------------------------------------------------------
+
+
+def test_disaggregated_llama_moves_its_prompts_cache_over_the_h100s_400_gbps_link():
+    (found,) = speed(LLAMA, "h100", context="8k", prompt="8k", batches="16", output=256, disaggregate="2:6").reports
+    split = found.disaggregation
+    # Llama-3.1-8B's cache: 2 × 8 KV heads × 128 × 32 layers × 2 bytes = 131,072 bytes a token; 8,192 prompt tokens.
+    assert split.kv_bytes_per_request == 8192 * 131_072 == 1_073_741_824
+    # DGX H100: one 400 Gb/s ConnectX-7 port per GPU: 50 GB/s; one GPU per copy of the model.
+    assert split.scale_out == 50 * 10**9
+    assert split.transfer_seconds == pytest.approx(1_073_741_824 / 50e9)  # 21.5 ms
+    assert split.link_requests_per_second == pytest.approx(2 * 50e9 / 1_073_741_824)
+    # The pools: 2 copies each taking one prompt per TTFT; 6 copies each finishing 16 requests per decode span.
+    ttft = found.prefill.seconds
+    decode = found.request.seconds - ttft
+    assert split.prefill_requests_per_second == pytest.approx(2 / ttft)
+    assert split.decode_requests_per_second == pytest.approx(6 * 16 / decode)
+    # Balanced when prefill GPUs ÷ all = TTFT ÷ (TTFT + decode ÷ 16): each pool's GPU-seconds per request.
+    assert split.balanced_prefill_share == pytest.approx(ttft / (ttft + decode / 16))
+
+
+def test_disaggregate_refusals():
+    with pytest.raises(UsageError, match="add --output"):
+        speed(LLAMA, "h100", disaggregate="1:3")
+    with pytest.raises(UsageError, match="a multiple of the 2 GPUs"):
+        speed(LLAMA, "h100", tensor_parallel=2, output=16, disaggregate="3:4")

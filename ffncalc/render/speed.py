@@ -101,12 +101,22 @@ def request_line(report: SpeedReport) -> Text:
     expected_rate = (
         f" · ≈ {rate(request.expected_tokens_per_second)} expected" if request.expected_tokens_per_second else ""
     )
-    return Text(
+    line = (
         f"Request of {count(request.output)} output tokens (batch {count(report.batch)}): "
         f"{beside(request.seconds, request.expected_seconds, request.expected_range)}; "
         f"{rate(request.tokens_per_second)} tokens/s ceiling{expected_rate} for the batch (decode over caches of "
         f"{count(request.first_context)} to {count(request.last_context)} tokens)."
     )
+    split = report.disaggregation
+    if split is not None:
+        line += (
+            f" Disaggregated {split.prefill_gpus}:{split.decode_gpus}: prefill {split.prefill_requests_per_second:,.2f}"
+            f" requests/s, decode {split.decode_requests_per_second:,.2f}, the KV link "
+            f"{split.link_requests_per_second:,.2f} ({split.kv_bytes_per_request / 1e9:,.2f} GB a request, "
+            f"{split.transfer_seconds * 1000:,.1f} ms over the scale-out links); balanced at "
+            f"{split.balanced_prefill_share:.0%} of the GPUs on prefill (ceilings)."
+        )
+    return Text(line)
 
 
 def profile_line(report: SpeedReport) -> Text | None:
