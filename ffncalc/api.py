@@ -1051,10 +1051,17 @@ def speed(
     stored = weight_layout(loaded.spec, weights.dtype, scheme)
     estimate: Any = estimate_speed
     if layout.pipeline_parallel > 1:
+        from .expected import with_expected as expected_of
         from .roofline import estimate_pipelined
 
+        def stage_expected(report: Any, stage: Any) -> Any:
+            return expected_of(report, engine, sublayer_count(stage))
+
         estimate = partial(
-            estimate_pipelined, stored_for=lambda stage: weight_layout(stage, weights.dtype, scheme), layout=layout
+            estimate_pipelined,
+            stored_for=lambda stage: weight_layout(stage, weights.dtype, scheme),
+            layout=layout,
+            expect=stage_expected,
         )
     reports: list[Any] = []
     not_fitting: list[FirstNotFitting] = []
@@ -1085,7 +1092,8 @@ def speed(
                 store=store,
                 **({} if layout.pipeline_parallel > 1 else {"layout": layout}),
             )
-            report = with_expected(report, engine, sublayers)
+            if layout.pipeline_parallel == 1:  # a pipeline's stages have theirs already
+                report = with_expected(report, engine, sublayers)
             if options.measured_tpot is not None or options.measured_ttft is not None:
                 report = with_measured(report, sublayers, engine, options.measured_tpot, options.measured_ttft)
             if options.output is not None:
@@ -1203,7 +1211,8 @@ def _expected_at(estimate: Any, engine: str | None, sublayers: int, context: int
     """ESTIMATE's report at CONTEXT with its expected figures: one decode step of a request's generation."""
     from .expected import with_expected
 
-    return with_expected(estimate(context=context), engine, sublayers)
+    report = estimate(context=context)
+    return report if report.pipeline is not None else with_expected(report, engine, sublayers)
 
 
 MAX_BATCH = 1 << 20

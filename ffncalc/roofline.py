@@ -791,11 +791,14 @@ def estimate_pipelined(
     batch: int,
     layout: ServingLayout,
     stored: Layout | None = None,  # the whole model's: each stage's comes from STORED_FOR
+    expect: Any = None,
     **given: Any,
 ) -> SpeedReport:
     """estimate_speed over layout.pipeline_parallel stages (serving_layout.PIPELINE_CONVENTION): each stage's
     ceiling at a micro-batch, the busiest stage's report with the pipeline's TPOT and TTFT. STORED_FOR: a stage
-    spec's stored layout (footprint.weight_layout with the checkpoint's dtype and scheme)."""
+    spec's stored layout (footprint.weight_layout with the checkpoint's dtype and scheme). EXPECT(report, stage
+    spec): a stage's report with its expected figures (expected.with_expected over the stage's sublayers), combined
+    over the stages by the same rule as the ceilings."""
     from .serving_layout import stage_specs
 
     stages = stage_specs(spec, layout.pipeline_parallel)
@@ -813,6 +816,8 @@ def estimate_pipelined(
             stage_spec, info, stored=stored_for(stage_spec), batch=micro_batch, layout=layout, stage=(first, last),
             **given,
         )  # fmt: skip
+        if expect is not None:
+            at_micro = expect(at_micro, stage_spec)
         held = estimate_speed(
             stage_spec, info, stored=stored_for(stage_spec), batch=batch, layout=layout, stage=(first, last), **given
         )  # its memory: every sequence of the batch
@@ -840,6 +845,32 @@ def estimate_pipelined(
     prefill = field_values(reports[0][1].prefill)
     prefill.update(seconds=ttft)
     report = field_values(held)
+    if expect is not None:  # each stage's expected figures, combined as the ceilings are
+
+        def pace(times: list[float]) -> float:
+            return max(sum(times), micro_batches * max(times))
+
+        sends = [(0 if i == len(stages) - 1 else 1) for i in range(len(stages))]
+        steps = [r[1].decode for r in reports]
+        firsts = [r[1].prefill for r in reports]
+
+        def figures(expected: float | None, low_high: list[float] | None) -> list[float]:
+            assert expected is not None and low_high is not None  # EXPECT has run
+            return [expected, *low_high]
+
+        step_figures = [figures(s.expected_seconds_per_step, s.expected_range) for s in steps]
+        first_figures = [figures(p.expected_seconds, p.expected_range) for p in firsts]
+        step_at = [[f[k] + n * decode_send / link for f, n in zip(step_figures, sends)] for k in range(3)]
+        first_at = [sum(f[k] + n * prefill_send / link for f, n in zip(first_figures, sends)) for k in range(3)]
+        expected_step = pace(step_at[0])
+        decode.update(
+            expected_seconds_per_step=expected_step,
+            expected_tokens_per_second=batch / expected_step,
+            expected_range=[max(tpot, pace(step_at[1])), pace(step_at[2])],
+        )
+        prefill.update(expected_seconds=first_at[0], expected_range=[max(ttft, first_at[1]), first_at[2]])
+        report.update(engine_profile=reports[0][1].engine_profile)
+        held = reports[0][1]  # its conventions carry the expected figures'
     report.update(
         batch=batch,
         decode=DecodeStep(**decode),

@@ -202,7 +202,9 @@ PIPELINE_CONVENTION = (
     "of the batch, its layers); the batch runs as min(batch, PP) micro-batches, each stage passing each micro-batch's "
     "tokens × hidden × 2 bytes to the next over the interconnect; a token's latency is the sum over the stages, and "
     "with PP micro-batches in flight the slowest stage sets the pace: TPOT = max(Σ stages, micro-batches × slowest); "
-    "time to first token: the prompt through every stage in turn"
+    "time to first token: the prompt through every stage in turn; the expected (≈) figures: each stage's fitted "
+    "figure over its own sublayers, combined by the same rule (the profiles were fitted on runs without pipeline "
+    "parallelism, so their fixed time per step is counted once per stage)"
 )
 
 
