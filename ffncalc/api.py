@@ -409,6 +409,8 @@ class MemoryOptions(Value):
     block_size: int | None = None  # None: vLLM's (16; 64 for MLA)
     runtime_reserve: str | None = None  # None: accelerators.RUNTIME_RESERVE
     solve: str | None = None  # "ctx", "batch" or "concurrency": the largest that fits
+    expert_parallel: int = 1  # with an engine: routed experts split over this many GPUs (serving_layout)
+    dp_attention: bool = False  # with an engine: attention data-parallel, each GPU its own requests' KV
     # Training
     attention: str = "flash"  # "flash" (no s × s scores stored) or "eager" (Korthikanti et al.'s full formula)
     lora_rank: int | None = None  # LoRA adapters of this rank on the attention and FFN projections, base frozen
@@ -445,6 +447,14 @@ class MemoryOptions(Value):
             )
         if self.solve is not None and self.solve not in ("ctx", "batch", "concurrency"):
             raise UsageError(f"`solve` must be ctx, batch or concurrency (got {self.solve!r})")
+        if (self.expert_parallel != 1 or self.dp_attention) and engine.engine == "none":
+            raise UsageError(
+                "`expert_parallel` and `dp_attention` follow an engine's layout; add `engine` sglang (or vllm)"
+            )
+        if not 1 <= self.expert_parallel <= 1024:
+            raise UsageError(f"`expert_parallel` must be a whole number from 1 to 1,024 (got {self.expert_parallel})")
+        if (self.expert_parallel != 1 or self.dp_attention) and self.solve is not None:
+            raise UsageError("`solve` with `expert_parallel` or `dp_attention` is not modelled; drop `solve`")
         if self.solve == "concurrency" and engine.engine == "none":
             raise UsageError("`solve` concurrency is the engine's figure; add `engine` vllm (or use `solve` batch)")
         if self.attention not in ("flash", "eager"):
@@ -645,6 +655,15 @@ def _serve(
     version = parse_engine(options.engine)
     gpu_name, gpu_memory = _serving_gpu(options)
     tp = options.inference_parallel
+    layout = None
+    if options.expert_parallel != 1 or options.dp_attention:
+        from .roofline import engine_weights
+        from .serving_layout import ServingLayout, check_layout
+
+        layout = ServingLayout(
+            tensor_parallel=tp, expert_parallel=options.expert_parallel, dp_attention=options.dp_attention
+        )
+        check_layout(loaded.spec, layout)
     state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
     if options.max_num_batched_tokens is not None:
         batched, batched_source = options.max_num_batched_tokens, "--max-num-batched-tokens"
@@ -664,13 +683,22 @@ def _serve(
                 if options.gpu_memory_utilization is not None
                 else VLLM_GPU_MEMORY_UTILIZATION
             )
-            weights, _ = per_gpu_weights(weight_shares(weight_layout(loaded.spec, weight_dtype, scheme)), tp)
+            stored = weight_layout(loaded.spec, weight_dtype, scheme)
+            if layout is None:
+                weights, _ = per_gpu_weights(weight_shares(stored), tp)
+            else:
+                weights = engine_weights(stored, layout, version.engine)
             peak = inference_activations(loaded.spec, 1, batched, state_size).bytes
             budget = estimated_budget(version.engine, gpu_memory, utilization, weights, peak, reserve)
         engine = engine_report(
             loaded.spec, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype], state_size=state_size,
-            tp=tp, batched=batched, batched_source=batched_source, block_size=options.block_size,
+            tp=tp if layout is None else layout.attention_split, batched=batched, batched_source=batched_source,
+            block_size=options.block_size,
         )  # fmt: skip
+        if layout is not None:
+            from .serving_layout import layout_note
+
+            engine = replace(engine, tensor_parallel=tp, notes=[*engine.notes, layout_note(layout, version.engine)])
         model_limit = loaded.config.max_context()
         if model_limit is not None and engine.max_context > model_limit:
             # vLLM's max_model_len defaults to the model's own limit and refuses a longer request.
@@ -869,6 +897,10 @@ class SpeedOptions(Value):
     prompt: int | str | None = None  # prefill prompt (default: the context)
     batches: str | tuple[int, ...] = "1"  # "1,8,64" or (1, 8, 64)
     tensor_parallel: int = 1
+    expert_parallel: int = 1  # routed experts split over this many of the tensor_parallel GPUs (serving_layout)
+    dp_attention: bool = False  # attention data-parallel over the tensor_parallel GPUs (SGLang's DP attention)
+    pipeline_parallel: int = 1  # stages the layers split into, each over its own tensor_parallel GPUs
+    disaggregate: str | None = None  # "P:D": prefill and decode on pools of P and D GPUs (needs output)
     dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
     kv_dtype: str | None = None
     compute_dtype: str | None = None  # the matmuls' dtype (default: the weights')
@@ -902,6 +934,14 @@ class SpeedOptions(Value):
         _batches(self.batches)
         if not 1 <= self.tensor_parallel <= 1024:
             raise UsageError(f"`tensor_parallel` must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
+        if not 1 <= self.expert_parallel <= 1024:
+            raise UsageError(f"`expert_parallel` must be a whole number from 1 to 1,024 (got {self.expert_parallel})")
+        if self.disaggregate is not None and self.output is None:
+            raise UsageError("`disaggregate` times whole requests; add `output` N (tokens each request generates)")
+        if not 1 <= self.pipeline_parallel <= 1024:
+            raise UsageError(
+                f"`pipeline_parallel` must be a whole number from 1 to 1,024 (got {self.pipeline_parallel})"
+            )
         for name, value in (
             ("`compute_efficiency`", self.compute_efficiency),
             ("`bandwidth_efficiency`", self.bandwidth_efficiency),
@@ -994,6 +1034,15 @@ def speed(
 
     store = _llamacpp_store(loaded, options)
     check_tensor_parallel(loaded.spec, tensor_parallel, "serving")
+    from .serving_layout import ServingLayout, check_layout
+
+    layout = ServingLayout(
+        tensor_parallel=tensor_parallel,
+        expert_parallel=options.expert_parallel,
+        pipeline_parallel=options.pipeline_parallel,
+        dp_attention=options.dp_attention,
+    )
+    check_layout(loaded.spec, layout)
     if not any(layer.stack == "decoder" for layer in loaded.spec.layers):
         raise UsageError(
             f"{loaded.name} is encoder-only ({loaded.info.model_type}): it reads its input in one pass and generates "
@@ -1012,20 +1061,34 @@ def speed(
         compute_dtype.lower() if compute_dtype else compute_dtype_for(weight_dtype, quantization, activations_quantized)
     )
     stored = weight_layout(loaded.spec, weights.dtype, scheme)
+    estimate: Any = estimate_speed
+    if layout.pipeline_parallel > 1:
+        from .expected import with_expected as expected_of
+        from .roofline import estimate_pipelined
+
+        def stage_expected(report: Any, stage: Any) -> Any:
+            return expected_of(report, engine, sublayer_count(stage))
+
+        estimate = partial(
+            estimate_pipelined,
+            stored_for=lambda stage: weight_layout(stage, weights.dtype, scheme),
+            layout=layout,
+            expect=stage_expected,
+        )
     reports: list[Any] = []
     not_fitting: list[FirstNotFitting] = []
     warnings = list(loaded.info.warnings) + remarks.warnings
     sublayers = sublayer_count(loaded.spec)
     engine = options.engine.lower() if options.engine else None
     for chip in chips:
-        if tensor_parallel > 1 and chip.interconnect is None:
+        if (tensor_parallel > 1 or layout.pipeline_parallel > 1) and chip.interconnect is None:
             fix = "give --gpu-interconnect" if options.gpu_flops is not None else "it has none in the table"
-            raise UsageError(f"--tp {tensor_parallel} needs {chip.name}'s interconnect bandwidth; {fix}")
+            raise UsageError(f"--tp/--pp over GPUs needs {chip.name}'s interconnect bandwidth; {fix}")
         figures = gpu_figures(chip, matmul_dtype, compute_efficiency, bandwidth_efficiency)
         first: FirstNotFitting | None = None
         for batch in batch_list:
             at = partial(  # this chip and batch at a context: the report, and a request's steps (--output)
-                estimate_speed,
+                estimate,
                 loaded.spec,
                 loaded.info,
                 stored=stored,
@@ -1036,15 +1099,20 @@ def speed(
                 prompt=prompt_tokens,
                 kv_dtype=cache_dtype,
                 gpus=tensor_parallel,
-                attention=attention,  # type: ignore[arg-type]
+                attention=attention,
                 reserve=RUNTIME_RESERVE,
                 store=store,
+                **({} if layout.pipeline_parallel > 1 else {"layout": layout}),
             )
-            report = with_expected(at(context=tokens), engine, sublayers)
+            report = at(context=tokens)
+            if layout.pipeline_parallel == 1:  # a pipeline's stages have theirs already
+                report = with_expected(report, engine, sublayers)
             if options.measured_tpot is not None or options.measured_ttft is not None:
                 report = with_measured(report, sublayers, engine, options.measured_tpot, options.measured_ttft)
             if options.output is not None:
                 report = with_request(report, options.output, partial(_expected_at, at, engine, sublayers))
+                if options.disaggregate is not None:
+                    report = _disaggregated(report, loaded.spec, chip, layout, options.disaggregate, cache_dtype)
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
             if not report.fits:
                 advice = _split_advice(chip, store)
@@ -1068,6 +1136,24 @@ def speed(
     return SpeedRun(reports=reports, not_fitting=not_fitting, warnings=warnings)
 
 
+def _disaggregated(report: Any, spec: Any, chip: Any, layout: Any, given: str, cache_dtype: str) -> Any:
+    """REPORT with its prefill and decode pools (serving_layout.disaggregation)."""
+    from .footprint import kv_cache
+    from .serving_layout import disaggregation, parse_disaggregate
+
+    replica = layout.tensor_parallel * layout.pipeline_parallel
+    prefill_gpus, decode_gpus = parse_disaggregate(given, replica)
+    if chip.scale_out is None:
+        raise UsageError(f"--disaggregate moves the KV cache between nodes: {chip.name} has no scale-out figure")
+    request = report.request
+    found = disaggregation(
+        prefill_gpus, decode_gpus, replica, ttft=report.prefill.seconds,
+        decode_seconds=request.seconds - report.prefill.seconds, batch=report.batch,
+        kv_bytes=kv_cache(spec, report.prompt, 1, cache_dtype).bytes, scale_out=chip.scale_out,
+    )  # fmt: skip
+    return replace(report, disaggregation=found)
+
+
 def _split_advice(chip: Any, store: Any) -> str:
     """What to do when it does not fit: --tp where the chip has an interconnect; a GGUF's partial offload."""
     if store is not None:
@@ -1089,6 +1175,8 @@ def _llamacpp_store(loaded: LoadedModel, options: SpeedOptions) -> Any:
     for given, flag in ((options.dtype, "--dtype"), (options.kv_dtype, "--kv-dtype")):
         if given is not None:
             raise UsageError(f"{flag} does not apply to a GGUF: its weights are the file's; the cache is --cache-type")
+    if options.expert_parallel != 1 or options.dp_attention or options.pipeline_parallel != 1:
+        raise UsageError("--ep, --pp and --dp-attention do not apply to a GGUF: llama.cpp runs it on one device here")
     if options.tensor_parallel != 1:
         raise UsageError(
             "--tp does not apply to a GGUF: llama.cpp splits a model over GPUs by layers, which run one after "
@@ -1119,7 +1207,8 @@ def _expected_at(estimate: Any, engine: str | None, sublayers: int, context: int
     """ESTIMATE's report at CONTEXT with its expected figures: one decode step of a request's generation."""
     from .expected import with_expected
 
-    return with_expected(estimate(context=context), engine, sublayers)
+    report = estimate(context=context)
+    return report if report.pipeline is not None else with_expected(report, engine, sublayers)
 
 
 MAX_BATCH = 1 << 20

@@ -747,6 +747,22 @@ def memory(
             help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB (default 1GiB, assumed).",
         ),
     ] = None,
+    ep: Annotated[
+        int,
+        typer.Option(
+            "--ep",
+            metavar="N",
+            help="With --engine: the routed experts split over N of the --tp GPUs, E/N whole experts each, e.g. 8.",
+        ),
+    ] = 1,
+    dp_attention: Annotated[
+        bool,
+        typer.Option(
+            "--dp-attention",
+            help="With --engine: attention data-parallel over the --tp GPUs, each GPU its own requests' KV cache "
+            "(SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
+        ),
+    ] = False,
     solve: Annotated[
         str | None,
         typer.Option(
@@ -850,6 +866,8 @@ def memory(
         block_size=block_size,
         runtime_reserve=runtime_reserve,
         solve=solve,
+        expert_parallel=ep,
+        dp_attention=dp_attention,
         attention=attention,
         lora_rank=lora_rank,
     ).checked()
@@ -1120,6 +1138,40 @@ def speed_command(
         str, typer.Option("--batch", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256.")
     ] = "1",
     tp: Annotated[int, typer.Option("--tp", metavar="N", help="Tensor parallelism across N accelerators, e.g. 8.")] = 1,
+    ep: Annotated[
+        int,
+        typer.Option(
+            "--ep",
+            metavar="N",
+            help="Expert parallelism: the routed experts split over N of the --tp GPUs, E/N whole experts each, "
+            "with an all-to-all dispatch and combine per MoE layer, e.g. 8.",
+        ),
+    ] = 1,
+    pp: Annotated[
+        int,
+        typer.Option(
+            "--pp",
+            metavar="N",
+            help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 2.",
+        ),
+    ] = 1,
+    disaggregate: Annotated[
+        str | None,
+        typer.Option(
+            "--disaggregate",
+            metavar="P:D",
+            help="With --output: prefill on P GPUs, decode on D, e.g. 8:24: each pool's requests/s, the KV each "
+            "request moves over the scale-out network, and the split that balances them.",
+        ),
+    ] = None,
+    dp_attention: Annotated[
+        bool,
+        typer.Option(
+            "--dp-attention",
+            help="Attention data-parallel over the --tp GPUs (SGLang's --enable-dp-attention --dp N): attention "
+            "whole on each GPU, each holding its own requests' KV cache.",
+        ),
+    ] = False,
     dtype: Annotated[
         str | None,
         typer.Option("--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"),
@@ -1247,6 +1299,10 @@ def speed_command(
         prompt=prompt,
         batches=batch,
         tensor_parallel=tp,
+        expert_parallel=ep,
+        dp_attention=dp_attention,
+        pipeline_parallel=pp,
+        disaggregate=disaggregate,
         dtype=dtype,
         kv_dtype=kv_dtype,
         compute_dtype=compute_dtype,
@@ -1519,8 +1575,15 @@ def run() -> None:
 # that sets it, command by command: one table from field to flag. A field not listed is written as its option's
 # usual spelling, --field-name.
 OPTION_OF: dict[str, dict[str, str]] = {
-    "memory": {"context": "--ctx", "zero_stage": "--zero", "tensor_parallel": "--tp"},
-    "speed": {"context": "--ctx", "batches": "--batch", "gpus": "--gpu", "tensor_parallel": "--tp"},
+    "memory": {"context": "--ctx", "zero_stage": "--zero", "tensor_parallel": "--tp", "expert_parallel": "--ep"},
+    "speed": {
+        "context": "--ctx",
+        "batches": "--batch",
+        "gpus": "--gpu",
+        "tensor_parallel": "--tp",
+        "expert_parallel": "--ep",
+        "pipeline_parallel": "--pp",
+    },
     "train": {
         "zero_stage": "--zero",
         "tensor_parallel": "--tp",

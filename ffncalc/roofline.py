@@ -32,6 +32,16 @@ from .footprint import (
     per_gpu_cache,
 )
 from .results import ModelInfo, Result
+from .serving_layout import CONVENTIONS as LAYOUT_CONVENTIONS
+from .serving_layout import (
+    PIPELINE_CONVENTION,
+    Disaggregation,
+    ServingLayout,
+    all_to_all_bytes,
+    allreduce_bytes,
+    batch_share,
+    routed_expert_bytes,
+)
 from .spec import ModelSpec, MoeFfn
 from .tensors import lm_head_rows
 from .units import DTYPE_BYTES
@@ -105,8 +115,10 @@ class Phase(Result):
     components: list[OperatorTime]
     allreduce_bytes: int  # per GPU, per direction; 0 without tensor parallelism
     allreduce_seconds: float
-    seconds: float  # Σ component seconds + all-reduce seconds
+    seconds: float  # Σ component seconds + all-reduce seconds + all-to-all seconds
     bound: Bound  # what bounds most of the time
+    all_to_all_bytes: int = 0  # per GPU sent: MoE dispatch + combine under expert parallelism
+    all_to_all_seconds: float = 0.0  # over the interconnect
 
 
 class Attainment(Result):
@@ -180,6 +192,27 @@ class GpuFigures(Result):
     notes: str = ""
 
 
+class PipelineStage(Result):
+    """One pipeline stage: its layers, what each of its GPUs holds, and its times (ceilings)."""
+
+    layers: int
+    weight_bytes: int  # per GPU
+    kv_bytes: int  # per GPU, every sequence of the batch
+    decode_seconds: float  # one micro-batch through this stage, with the send to the next
+    prefill_seconds: float  # the prompt through this stage, with the send to the next
+
+
+class Pipeline(Result):
+    """Pipeline parallelism: the stages, the micro-batches and the activations passed between stages."""
+
+    stages: list[PipelineStage]
+    micro_batches: int  # min(batch, stages)
+    micro_batch: int  # sequences in each: ⌈batch ÷ micro-batches⌉
+    decode_send_bytes: int  # one stage to the next, per micro-batch step: micro_batch × hidden × 2
+    prefill_send_bytes: int  # one stage to the next, the prompt: prompt × hidden × 2
+    token_latency_seconds: float  # Σ stages' decode times: one micro-batch's token through every stage
+
+
 class SpeedReport(ModelInfo):
     """`ffncalc speed --json`: one accelerator at one batch — decode, prefill, per component: roofline ceilings,
     and beside each time the expected figure of a fitted engine profile."""
@@ -206,6 +239,9 @@ class SpeedReport(ModelInfo):
     memory_usable: int | None = None  # a GGUF's fit: llama.cpp's usable memory (a Mac's wired share, less the reserve)
     engine_profile: ExpectedProfile | None = None  # what the expected figures were fitted on
     request: Request | None = None  # with --output: one request end to end
+    layout: ServingLayout | None = None  # tensor, expert and attention data-parallel split (serving_layout)
+    disaggregation: Disaggregation | None = None  # with --disaggregate P:D and --output
+    pipeline: Pipeline | None = None  # with pipeline parallelism: the stages (figures above: the busiest stage's)
 
 
 class FirstNotFitting(Result):
@@ -236,6 +272,7 @@ class Traffic(Result):
     flops: dict[str, int]
     bytes: dict[str, int]
     allreduce_bytes: int
+    all_to_all_bytes: int = 0  # per GPU: an MoE layer's dispatch and combine under expert parallelism
 
 
 def distinct_expert_bytes(routed: int, num_experts: int, per_token: int, tokens: int) -> int:
@@ -258,15 +295,21 @@ def distinct_experts_fraction(num_experts: int, per_token: int, tokens: int) -> 
     return 1 - Fraction(num_experts - per_token, num_experts) ** tokens
 
 
-def _weights_by_operator(stored: Layout, gpus: int) -> dict[str, int]:
+def _weights_by_operator(stored: Layout, gpus: int, layout: ServingLayout | None = None) -> dict[str, int]:
     """Bytes of every stored tensor by operator, per GPU: matrices split by GPUS (rounded up), vectors and routers
-    copied; routed experts apart under 'routed_experts'."""
+    copied; routed experts apart under 'routed_experts'. LAYOUT: attention whole under attention data-parallel
+    (and the input embedding copied), routed experts E/EP whole per rank under expert parallelism."""
+    layout = layout or ServingLayout(tensor_parallel=gpus)
     found = {name: 0 for name in (*OPERATORS, "routed_experts", "embedding_table")}
+    routed: list[tuple[int, int]] = []
     for tensor, count in stored:
         split = len(tensor.shape) >= 2 and tensor.part != "router"
-        size = (-(-tensor.bytes // gpus) if split else tensor.bytes) * count
+        ranks = gpus
+        if layout.dp_attention and tensor.component in ("attention", "embedding"):
+            ranks = 1
+        size = (-(-tensor.bytes // ranks) if split else tensor.bytes) * count
         if tensor.part == "routed_experts":
-            found["routed_experts"] += size
+            routed.append((tensor.bytes if split else -tensor.bytes, count))
         elif tensor.component == "attention":
             found["attention_projections"] += size
         elif tensor.component in ("ffn", "mixer", "lm_head"):
@@ -275,6 +318,11 @@ def _weights_by_operator(stored: Layout, gpus: int) -> dict[str, int]:
             found["embedding_table"] += size
         else:
             found["other"] += size
+    vectors = sum(-size * count for size, count in routed if size < 0)  # an expert's vectors: copied
+    found["routed_experts"] = routed_expert_bytes([(size, count) for size, count in routed if size > 0], layout)
+    if layout.expert_parallel > 1:
+        vectors //= layout.expert_parallel
+    found["routed_experts"] += vectors
     return found
 
 
@@ -320,8 +368,12 @@ def _activation_bytes(spec: ModelSpec, tokens: int, logits_tokens: int) -> dict[
     }
 
 
-def _cache_split(spec: ModelSpec, context: int, batch: int, kv_dtype: str, gpus: int) -> tuple[int, int]:
+def _cache_split(
+    spec: ModelSpec, context: int, batch: int, kv_dtype: str, gpus: int, layout: ServingLayout | None = None
+) -> tuple[int, int]:
     """(attention KV bytes, mixer state bytes) per GPU for the batch at the context, as `memory` splits them."""
+    if layout is not None and layout.dp_attention:  # each GPU its own requests' cache, whole
+        batch, gpus = batch_share(batch, layout), 1
     cache = kv_cache(spec, context, batch, kv_dtype)
     state = sum(layer.bytes for layer in cache.layers if layer.elements_per_token == 0)
     if gpus == 1:
@@ -357,13 +409,16 @@ def decode_traffic(
     attention: AttentionKernel,
     weights: dict[str, int] | None = None,
     store: Any = None,
+    layout: ServingLayout | None = None,
 ) -> Traffic:
     """FLOPs and bytes of one decode step: B tokens at context n (see CONVENTIONS). WEIGHTS: the stored bytes by
     operator per GPU when the caller has them already (_weights_by_operator walks every tensor). STORE: a GGUF's
     cache as llama.cpp holds it (llamacpp.LlamaCppStore: kv_read, kv_token) in place of the spec's."""
+    layout = layout or ServingLayout(tensor_parallel=gpus)
     profile = flops_profile(spec, "absorbed")
     per_token = per_token_flops(profile, context)
-    weights = weights or _weights_by_operator(stored, gpus)
+    weights = weights or _weights_by_operator(stored, gpus, layout)
+    share = batch_share(batch, layout)  # sequences the busiest attention rank holds
     moe = _moe_shape(spec)
     routed = weights["routed_experts"]
     if moe is not None and routed:
@@ -371,15 +426,17 @@ def decode_traffic(
     if store is not None:
         kv_bytes, state_bytes, kv_write = store.kv_read(context, batch), 0, store.kv_token() * batch
     else:
-        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
-        kv_write = -(-_new_token_kv_bytes(spec, kv_dtype) * batch // gpus)
+        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus, layout)
+        kv_write = -(-_new_token_kv_bytes(spec, kv_dtype) * share // layout.attention_split)
     activations = _activation_bytes(spec, batch, batch)
+    if layout.dp_attention:
+        activations["attention_projections"] = _activation_bytes(spec, share, share)["attention_projections"]
     embedding_rows = weights["embedding_table"] * min(batch, spec.vocab_size) // spec.vocab_size
     head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)  # a tied head reads the table
-    eager = 2 * ACTIVATION_BYTES * batch * _score_elements(spec, lambda window: min(context, window or context))
+    eager = 2 * ACTIVATION_BYTES * share * _score_elements(spec, lambda window: min(context, window or context))
     bytes_ = {
         "attention_projections": weights["attention_projections"] + activations["attention_projections"],
-        "attention_scores": kv_bytes + kv_write + (-(-eager // gpus) if attention == "eager" else 0),
+        "attention_scores": kv_bytes + kv_write + (-(-eager // layout.attention_split) if attention == "eager" else 0),
         "ffn": weights["ffn"] + routed + activations["ffn"],
         "mixers": weights["mixers"] + 2 * state_bytes + activations["mixers"],
         "lm_head": head + activations["lm_head"],
@@ -387,7 +444,17 @@ def decode_traffic(
         "other": weights["other"],
     }
     flops = _flops_by_operator(field_values(per_token), batch, gpus)
-    return Traffic(flops=flops, bytes=bytes_, allreduce_bytes=_allreduce_bytes(spec, batch, gpus))
+    if layout.dp_attention:  # each rank its own sequences' attention, unsplit
+        attention_flops = _flops_by_operator(field_values(per_token), share, 1)
+        for name in ("attention_projections", "attention_scores"):
+            flops[name] = attention_flops[name]
+    dispatch, combine = all_to_all_bytes(spec, batch, layout)
+    return Traffic(
+        flops=flops,
+        bytes=bytes_,
+        allreduce_bytes=allreduce_bytes(spec, batch, layout),
+        all_to_all_bytes=dispatch + combine,
+    )
 
 
 def prefill_traffic(
@@ -399,12 +466,14 @@ def prefill_traffic(
     attention: AttentionKernel,
     weights: dict[str, int] | None = None,
     store: Any = None,
+    layout: ServingLayout | None = None,
 ) -> Traffic:
     """FLOPs and bytes of a prompt of P tokens: weights once, the KV written and read once by the fused kernel."""
     profile: ContextProfile = flops_profile(spec, "plain")
     prefill = field_values(prefill_flops(profile, prompt))
     prefill["lm_head"] = profile.lm_head  # the head runs for the last position only
-    weights = weights or _weights_by_operator(stored, gpus)
+    layout = layout or ServingLayout(tensor_parallel=gpus)
+    weights = weights or _weights_by_operator(stored, gpus, layout)
     moe = _moe_shape(spec)
     routed = weights["routed_experts"]
     if moe is not None and routed:
@@ -412,14 +481,14 @@ def prefill_traffic(
     if store is not None:
         kv_bytes, state_bytes = store.kv_read(prompt, 1), 0
     else:
-        kv_bytes, state_bytes = _cache_split(spec, prompt, 1, kv_dtype, gpus)
+        kv_bytes, state_bytes = _cache_split(spec, prompt, 1, kv_dtype, gpus, layout)
     activations = _activation_bytes(spec, prompt, 1)
     embedding_rows = weights["embedding_table"] * min(prompt, spec.vocab_size) // spec.vocab_size
     head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)
     eager = 2 * ACTIVATION_BYTES * _score_elements(spec, lambda window: causal_keys(prompt, window))
     bytes_ = {
         "attention_projections": weights["attention_projections"] + activations["attention_projections"],
-        "attention_scores": 2 * kv_bytes + (-(-eager // gpus) if attention == "eager" else 0),  # written, read back
+        "attention_scores": 2 * kv_bytes + (-(-eager // layout.attention_split) if attention == "eager" else 0),
         "ffn": weights["ffn"] + routed + activations["ffn"],
         "mixers": weights["mixers"] + 2 * state_bytes + activations["mixers"],
         "lm_head": head + activations["lm_head"],
@@ -427,7 +496,19 @@ def prefill_traffic(
         "other": weights["other"],
     }
     flops = _flops_by_operator(prefill, 1, gpus)
-    return Traffic(flops=flops, bytes=bytes_, allreduce_bytes=_allreduce_bytes(spec, prompt, gpus))
+    if layout.dp_attention:  # one prompt is one rank's: its attention unsplit
+        attention_flops = _flops_by_operator(prefill, 1, 1)
+        for name in ("attention_projections", "attention_scores"):
+            flops[name] = attention_flops[name]
+    dispatch, combine = all_to_all_bytes(spec, prompt, layout)
+    if layout.dp_attention:  # a lone prompt's tokens are all on its rank: it dispatches them all
+        dispatch, combine = all_to_all_bytes(spec, prompt * layout.tensor_parallel, layout)
+    return Traffic(
+        flops=flops,
+        bytes=bytes_,
+        allreduce_bytes=allreduce_bytes(spec, prompt, layout),
+        all_to_all_bytes=dispatch + combine,
+    )
 
 
 def _flops_by_operator(breakdown: dict[str, int], multiple: int, gpus: int) -> dict[str, int]:
@@ -445,14 +526,6 @@ def _flops_by_operator(breakdown: dict[str, int], multiple: int, gpus: int) -> d
         "embedding": 0,
         "other": share(breakdown["other"]),
     }
-
-
-def _allreduce_bytes(spec: ModelSpec, tokens: int, gpus: int) -> int:
-    """2 all-reduces per layer, each 2·(N−1)/N × tokens × hidden × 2 bytes per GPU (ring all-reduce)."""
-    if gpus == 1:
-        return 0
-    blocks = _layer_counts(spec)["blocks"]
-    return blocks * 2 * (gpus - 1) * tokens * spec.hidden_size * ACTIVATION_BYTES // gpus
 
 
 # --- the roofline ----------------------------------------------------------------------------------------
@@ -482,14 +555,15 @@ def operator_time(name: str, flops: int, bytes_: int, roof: Roofline) -> Operato
 
 
 def phase_times(traffic: Traffic, roof: Roofline) -> tuple[list[OperatorTime], float, Bound]:
-    """The operators that do anything, the all-reduce time, and what bounds most of the time."""
+    """The operators that do anything, the all-reduce time (and the all-to-all's: interconnect time, not
+    apart), and what bounds most of the time."""
     components = [
         operator_time(name, traffic.flops[name], traffic.bytes[name], roof)
         for name in OPERATORS
         if traffic.flops[name] or traffic.bytes[name]
     ]
     allreduce = 0.0
-    if traffic.allreduce_bytes:
+    if traffic.allreduce_bytes or traffic.all_to_all_bytes:
         if roof.interconnect is None:
             raise ValueError("tensor parallelism needs an interconnect bandwidth")
         allreduce = traffic.allreduce_bytes / roof.interconnect
@@ -500,7 +574,8 @@ def phase_times(traffic: Traffic, roof: Roofline) -> tuple[list[OperatorTime], f
 
 def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
     components, allreduce, bound = phase_times(traffic, roof)
-    seconds = sum(c.seconds for c in components) + allreduce
+    all_to_all = traffic.all_to_all_bytes / roof.interconnect if traffic.all_to_all_bytes and roof.interconnect else 0.0
+    seconds = sum(c.seconds for c in components) + allreduce + all_to_all
     return DecodeStep(
         tokens=batch,
         flops=sum(traffic.flops.values()),
@@ -508,6 +583,8 @@ def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
         components=components,
         allreduce_bytes=traffic.allreduce_bytes,
         allreduce_seconds=allreduce,
+        all_to_all_bytes=traffic.all_to_all_bytes,
+        all_to_all_seconds=all_to_all,
         seconds=seconds,
         bound=bound,
         seconds_per_step=seconds,
@@ -518,6 +595,7 @@ def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
 
 def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
     components, allreduce, bound = phase_times(traffic, roof)
+    all_to_all = traffic.all_to_all_bytes / roof.interconnect if traffic.all_to_all_bytes and roof.interconnect else 0.0
     return Prefill(
         tokens=prompt,
         flops=sum(traffic.flops.values()),
@@ -525,7 +603,9 @@ def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
         components=components,
         allreduce_bytes=traffic.allreduce_bytes,
         allreduce_seconds=allreduce,
-        seconds=sum(c.seconds for c in components) + allreduce,
+        all_to_all_bytes=traffic.all_to_all_bytes,
+        all_to_all_seconds=all_to_all,
+        seconds=sum(c.seconds for c in components) + allreduce + all_to_all,
         bound=bound,
         prompt=prompt,
     )
@@ -598,6 +678,8 @@ def estimate_speed(
     attention: AttentionKernel = "fused",
     reserve: int = 0,
     store: Any = None,
+    layout: ServingLayout | None = None,
+    stage: tuple[bool, bool] = (True, True),
 ) -> SpeedReport:
     """Decode at BATCH × CONTEXT and prefill of PROMPT on GPU (over GPUS with tensor parallelism): roofline ceilings.
 
@@ -608,15 +690,33 @@ def estimate_speed(
         bandwidth=gpu.bandwidth * gpu.bandwidth_efficiency,
         interconnect=gpu.interconnect,
     )
+    layout = layout or ServingLayout(tensor_parallel=gpus)
     # once: walking every stored tensor is most of the time
-    by_operator = store.weights if store is not None else _weights_by_operator(stored, gpus)
+    by_operator = store.weights if store is not None else _weights_by_operator(stored, gpus, layout)
+    first, last = stage
     decode = decode_step(
-        decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator, store), roof, batch
+        _staged(
+            decode_traffic(spec, stored, context, batch, kv_dtype, gpus, attention, by_operator, store, layout),
+            first,
+            last,
+        ),
+        roof,
+        batch,
     )
     prefill = prefill_step(
-        prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator, store), roof, prompt
+        _staged(
+            prefill_traffic(spec, stored, prompt, kv_dtype, gpus, attention, by_operator, store, layout),
+            first,
+            last,
+        ),
+        roof,
+        prompt,
     )
     weights = sum(by_operator.values())
+    if not first and not (last and spec.tie_word_embeddings and spec.lm_head):  # a tied head keeps the table
+        weights -= by_operator["embedding_table"]
+    if not last:
+        weights -= by_operator["lm_head"]
     usable = gpu.memory - reserve
     if store is not None:  # what llama.cpp puts on the GPU: all layers offloaded, its cache, the compute buffer
         weights, kv_bytes, activation_total = store.resident(context, batch, reserve)
@@ -624,7 +724,7 @@ def estimate_speed(
         needed = weights + kv_bytes + activation_total
         usable = store.usable(gpu, reserve)
     else:
-        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus)
+        kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus, layout)
         activation_total = inference_activations(
             spec, batch, min(PREFILL_CHUNK, context), activation_size(weight_dtype)
         ).bytes
@@ -655,5 +755,150 @@ def estimate_speed(
         memory_usable=usable if store is not None else None,
         decode=decode,
         prefill=prefill,
-        conventions=CONVENTIONS if store is None else [*CONVENTIONS, *store.conventions],
+        layout=layout,
+        conventions=_conventions(store, layout),
     )
+
+
+def _conventions(store: Any, layout: ServingLayout) -> list[str]:
+    """CONVENTIONS, a GGUF's, and the layout's when it has expert parallelism or attention data-parallel."""
+    found = list(CONVENTIONS) if store is None else [*CONVENTIONS, *store.conventions]
+    if layout.expert_parallel > 1:
+        found.append(LAYOUT_CONVENTIONS[0])
+    if layout.dp_attention:
+        found.append(LAYOUT_CONVENTIONS[1])
+    return found
+
+
+def _staged(traffic: Traffic, first: bool, last: bool) -> Traffic:
+    """A pipeline stage's traffic: the embedding on the first stage only, the head on the last."""
+    if first and last:
+        return traffic
+    flops, bytes_ = dict(traffic.flops), dict(traffic.bytes)
+    for name, kept in (("embedding", first), ("lm_head", last)):
+        if not kept:
+            flops[name], bytes_[name] = 0, 0
+    return Traffic(
+        flops=flops, bytes=bytes_, allreduce_bytes=traffic.allreduce_bytes, all_to_all_bytes=traffic.all_to_all_bytes
+    )
+
+
+def estimate_pipelined(
+    spec: ModelSpec,
+    info: ModelInfo,
+    *,
+    stored_for: Any,
+    batch: int,
+    layout: ServingLayout,
+    stored: Layout | None = None,  # the whole model's: each stage's comes from STORED_FOR
+    expect: Any = None,
+    **given: Any,
+) -> SpeedReport:
+    """estimate_speed over layout.pipeline_parallel stages (serving_layout.PIPELINE_CONVENTION): each stage's
+    ceiling at a micro-batch, the busiest stage's report with the pipeline's TPOT and TTFT. STORED_FOR: a stage
+    spec's stored layout (footprint.weight_layout with the checkpoint's dtype and scheme). EXPECT(report, stage
+    spec): a stage's report with its expected figures (expected.with_expected over the stage's sublayers), combined
+    over the stages by the same rule as the ceilings."""
+    from .serving_layout import stage_specs
+
+    stages = stage_specs(spec, layout.pipeline_parallel)
+    micro_batches = min(batch, len(stages))
+    micro_batch = -(-batch // micro_batches)
+    link = given["gpu"].interconnect
+    decode_send = micro_batch * spec.hidden_size * ACTIVATION_BYTES
+    prefill_send = given["prompt"] * spec.hidden_size * ACTIVATION_BYTES
+    if link is None:
+        raise ValueError("pipeline parallelism needs an interconnect bandwidth")
+    reports, records = [], []
+    for index, stage_spec in enumerate(stages):
+        first, last = index == 0, index == len(stages) - 1
+        at_micro = estimate_speed(
+            stage_spec, info, stored=stored_for(stage_spec), batch=micro_batch, layout=layout, stage=(first, last),
+            **given,
+        )  # fmt: skip
+        if expect is not None:
+            at_micro = expect(at_micro, stage_spec)
+        held = estimate_speed(
+            stage_spec, info, stored=stored_for(stage_spec), batch=batch, layout=layout, stage=(first, last), **given
+        )  # its memory: every sequence of the batch
+        send = 0 if last else 1
+        decode_seconds = at_micro.decode.seconds + send * decode_send / link
+        prefill_seconds = at_micro.prefill.seconds + send * prefill_send / link
+        reports.append((held, at_micro))
+        records.append(
+            PipelineStage(
+                layers=len(generating_layers(stage_spec)),
+                weight_bytes=held.weight_bytes,
+                kv_bytes=held.kv_bytes,
+                decode_seconds=decode_seconds,
+                prefill_seconds=prefill_seconds,
+            )
+        )
+    latency = sum(r.decode_seconds for r in records)
+    tpot = max(latency, micro_batches * max(r.decode_seconds for r in records))
+    ttft = sum(r.prefill_seconds for r in records)
+    busiest = max(range(len(stages)), key=lambda i: reports[i][0].memory_needed)
+    held, at_micro = reports[busiest]
+    slowest = max(range(len(stages)), key=lambda i: records[i].decode_seconds)
+    decode = field_values(reports[slowest][1].decode)
+    decode.update(seconds_per_step=tpot, tokens_per_second=batch / tpot, tokens_per_second_per_sequence=1 / tpot)
+    prefill = field_values(reports[0][1].prefill)
+    prefill.update(seconds=ttft)
+    report = field_values(held)
+    if expect is not None:  # each stage's expected figures, combined as the ceilings are
+
+        def pace(times: list[float]) -> float:
+            return max(sum(times), micro_batches * max(times))
+
+        sends = [(0 if i == len(stages) - 1 else 1) for i in range(len(stages))]
+        steps = [r[1].decode for r in reports]
+        firsts = [r[1].prefill for r in reports]
+
+        def figures(expected: float | None, low_high: list[float] | None) -> list[float]:
+            assert expected is not None and low_high is not None  # EXPECT has run
+            return [expected, *low_high]
+
+        step_figures = [figures(s.expected_seconds_per_step, s.expected_range) for s in steps]
+        first_figures = [figures(p.expected_seconds, p.expected_range) for p in firsts]
+        step_at = [[f[k] + n * decode_send / link for f, n in zip(step_figures, sends)] for k in range(3)]
+        first_at = [sum(f[k] + n * prefill_send / link for f, n in zip(first_figures, sends)) for k in range(3)]
+        expected_step = pace(step_at[0])
+        decode.update(
+            expected_seconds_per_step=expected_step,
+            expected_tokens_per_second=batch / expected_step,
+            expected_range=[max(tpot, pace(step_at[1])), pace(step_at[2])],
+        )
+        prefill.update(expected_seconds=first_at[0], expected_range=[max(ttft, first_at[1]), first_at[2]])
+        report.update(engine_profile=reports[0][1].engine_profile)
+        held = reports[0][1]  # its conventions carry the expected figures'
+    report.update(
+        batch=batch,
+        decode=DecodeStep(**decode),
+        prefill=Prefill(**prefill),
+        conventions=[*held.conventions, PIPELINE_CONVENTION],
+        pipeline=Pipeline(
+            stages=records,
+            micro_batches=micro_batches,
+            micro_batch=micro_batch,
+            decode_send_bytes=decode_send,
+            prefill_send_bytes=prefill_send,
+            token_latency_seconds=latency,
+        ),
+    )
+    return SpeedReport(**report)
+
+
+def engine_weights(stored: Layout, layout: ServingLayout, engine: str) -> int:
+    """Weights per GPU as the engine lays them out with expert parallelism or attention data-parallel. SGLang:
+    as the roofline (attention whole under DP attention, dense parts over tensor_parallel, E/EP experts). vLLM's
+    --data-parallel-size N --enable-expert-parallel: every non-expert weight whole on each DP rank (tensor
+    parallel 1 within it), the experts over EP = the N GPUs."""
+    if engine == "vllm" and layout.dp_attention:
+        dense = _weights_by_operator(stored, 1, ServingLayout())
+        experts = _weights_by_operator(
+            stored,
+            layout.tensor_parallel,
+            ServingLayout(tensor_parallel=layout.tensor_parallel, expert_parallel=layout.tensor_parallel),
+        )["routed_experts"]
+        return sum(dense.values()) - dense["routed_experts"] + experts
+    return sum(_weights_by_operator(stored, layout.tensor_parallel, layout).values())

@@ -101,12 +101,22 @@ def request_line(report: SpeedReport) -> Text:
     expected_rate = (
         f" · ≈ {rate(request.expected_tokens_per_second)} expected" if request.expected_tokens_per_second else ""
     )
-    return Text(
+    line = (
         f"Request of {count(request.output)} output tokens (batch {count(report.batch)}): "
         f"{beside(request.seconds, request.expected_seconds, request.expected_range)}; "
         f"{rate(request.tokens_per_second)} tokens/s ceiling{expected_rate} for the batch (decode over caches of "
         f"{count(request.first_context)} to {count(request.last_context)} tokens)."
     )
+    split = report.disaggregation
+    if split is not None:
+        line += (
+            f" Disaggregated {split.prefill_gpus}:{split.decode_gpus}: prefill {split.prefill_requests_per_second:,.2f}"
+            f" requests/s, decode {split.decode_requests_per_second:,.2f}, the KV link "
+            f"{split.link_requests_per_second:,.2f} ({split.kv_bytes_per_request / 1e9:,.2f} GB a request, "
+            f"{split.transfer_seconds * 1000:,.1f} ms over the scale-out links); balanced at "
+            f"{split.balanced_prefill_share:.0%} of the GPUs on prefill (ceilings)."
+        )
+    return Text(line)
 
 
 def profile_line(report: SpeedReport) -> Text | None:
@@ -156,6 +166,13 @@ def speed_renderables(run: SpeedRun, width: int = 80, explain: bool = False) -> 
 
 def _title(report: SpeedReport, names: list[str]) -> str:
     tp = f", tensor parallel {report.tensor_parallel}" if report.tensor_parallel > 1 else ""
+    layout = report.layout
+    if layout is not None and layout.expert_parallel > 1:
+        tp += f", expert parallel {layout.expert_parallel}"
+    if layout is not None and layout.pipeline_parallel > 1:
+        tp += f", pipeline parallel {layout.pipeline_parallel}"
+    if layout is not None and layout.dp_attention:
+        tp += f", attention data-parallel {layout.tensor_parallel}"
     weights = f"{report.quantization} weights" if report.quantization else f"{report.weight_dtype} weights"
     if report.weight_dtype == "GGUF":  # llama.cpp's file type as people say it: Q4_K_M, not MOSTLY_Q4_K_M
         quant = (report.quantization or "").removeprefix("MOSTLY_")
@@ -191,6 +208,15 @@ def _phase_grid(phase: Phase, title: str) -> Grid:
     if phase.allreduce_bytes:
         grid.add(
             "All-reduce (interconnect)", "", approx(phase.allreduce_bytes, "B"), "", ms(phase.allreduce_seconds), "link"
+        )
+    if phase.all_to_all_bytes:
+        grid.add(
+            "MoE all-to-all (interconnect)",
+            "",
+            approx(phase.all_to_all_bytes, "B"),
+            "",
+            ms(phase.all_to_all_seconds),
+            "link",
         )
     return grid
 
