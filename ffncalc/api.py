@@ -276,7 +276,7 @@ def verify(
 ) -> VerifyReport:
     """MODEL's count against its checkpoint's safetensors headers (local folder or Hub), differences explained; a
     .gguf (or a Hub repo with FILE) against its tensor table (gguf_verify)."""
-    from .gguf_models import is_gguf
+    from .source import is_gguf
 
     if is_gguf(model, file):
         from .gguf_models import open_gguf
@@ -535,7 +535,7 @@ def memory(
     weights = stored_as(loaded, options.dtype, options.kv_dtype)
     weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     remarks.notes += weights.notes
-    if options.dtype is None:
+    if options.dtype is None and options.engine.strip().lower() != "none":
         from .serving import engine_dtype, parse_engine
 
         version = parse_engine(options.engine)
@@ -857,7 +857,8 @@ def _load(model: str | LoadedModel) -> LoadedModel:
     """MODEL as loaded: a LoadedModel as it is, a name loaded as it stands (load_config for a revision, --as or --set)."""
     if isinstance(model, LoadedModel):
         return model
-    from .gguf_models import is_gguf, open_gguf
+    from .gguf_models import open_gguf
+    from .source import is_gguf
 
     return open_gguf(model) if is_gguf(model) else load_config(model)
 
@@ -1166,9 +1167,7 @@ def _split_advice(chip: Any, store: Any) -> str:
 def _llamacpp_store(loaded: LoadedModel, options: SpeedOptions) -> Any:
     """A GGUF's tensors and llama.cpp's cache for the roofline (llamacpp.LlamaCppStore), or None for a config;
     the options that do not apply to the one or the other refused."""
-    from .gguf_models import GgufModel
-
-    if not isinstance(loaded, GgufModel):
+    if getattr(loaded, "gguf", None) is None:  # a config.json model: none of GGUF's code imported
         if options.cache_type is not None:
             raise UsageError("--cache-type applies to a GGUF under llama.cpp; a config's cache is --kv-dtype")
         return None
@@ -1185,7 +1184,8 @@ def _llamacpp_store(loaded: LoadedModel, options: SpeedOptions) -> Any:
     from .ggml import gguf_weights
     from .llamacpp import LlamaCppStore
 
-    return LlamaCppStore(loaded.gguf, options.cache_type or "f16", file_type=gguf_weights(loaded.gguf, 0).file_type)
+    gguf = getattr(loaded, "gguf")  # noqa: B009 (a GgufModel's; the class is not imported for a config)
+    return LlamaCppStore(gguf, options.cache_type or "f16", file_type=gguf_weights(gguf, 0).file_type)
 
 
 def _need_words(report: Any) -> str:

@@ -316,8 +316,8 @@ def load_model(
     """MODEL's config found, changed by any --set, validated and turned into a spec (a status line while the Hub is asked).
 
     A .gguf (or a Hub repo with --file) is read from its header (gguf_models)."""
-    from .gguf_models import is_gguf
     from .loading import load_config
+    from .source import is_gguf
 
     if is_gguf(model, file):
         refuse(
@@ -490,14 +490,18 @@ def params(
 ) -> None:
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
     from .api import account
-    from .gguf_models import with_gguf
     from .headlines import PARAMS_HEADLINES, params_headline
     from .render.params import params_tables
 
     loaded = load_model(model, revision, token, as_type, set_, json, file)
+    count = account
+    if getattr(loaded, "gguf", None) is not None:  # a GGUF's report adds its stored bytes
+        from .gguf_models import with_gguf
+
+        count = with_gguf(account)
     headline = lambda _, report: params_headline(report)  # noqa: E731
     answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
-    respond(loaded, "params", with_gguf(account), headline, PARAMS_HEADLINES, params_tables, answer)
+    respond(loaded, "params", count, headline, PARAMS_HEADLINES, params_tables, answer)
 
 
 @app.command("flops")
@@ -876,9 +880,9 @@ def memory(
 
     loaded = load_model(model, revision, token, as_type, set_, json, file)
     report_of = lambda at: count_memory(at, options=options)  # noqa: E731
-    from .gguf_models import GgufModel, llamacpp_report
+    if getattr(loaded, "gguf", None) is not None:  # a GGUF: llama.cpp's own answer (gguf_models)
+        from .gguf_models import llamacpp_report
 
-    if isinstance(loaded, GgufModel):
         ignored = [
             flag
             for flag, given in (

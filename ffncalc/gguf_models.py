@@ -289,14 +289,6 @@ def load_gguf(gguf: GgufFile, name: str, source: str) -> GgufModel:
     return GgufModel(**fields, gguf=gguf)
 
 
-def is_gguf(model: str, file: str | None = None) -> bool:
-    """Whether MODEL (with --file FILE) is read as a GGUF: a .gguf path, a Hub repo with a .gguf file, or the short
-    name of a bundled GGUF header."""
-    from .source import find_bundled_gguf
-
-    return file is not None or model.lower().endswith(".gguf") or find_bundled_gguf(model) is not None
-
-
 def open_gguf(model: str, file: str | None = None, revision: str | None = None, token: str | None = None) -> GgufModel:
     """MODEL a local .gguf (or a split set's part), or a Hub repo with FILE the .gguf in it: its header, counted."""
     from .errors import ConfigNotFoundError, UsageError

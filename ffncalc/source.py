@@ -91,6 +91,12 @@ def bundled_ggufs() -> dict[str, Path]:
     }
 
 
+def is_gguf(model: str, file: str | None = None) -> bool:
+    """Whether MODEL (with --file FILE) is read as a GGUF: a .gguf path, a Hub repo with a .gguf file, or the short
+    name of a bundled GGUF header. Here, not in gguf_models, so that a config.json model imports none of GGUF's code."""
+    return file is not None or model.lower().endswith(".gguf") or find_bundled_gguf(model) is not None
+
+
 def find_bundled_gguf(model: str) -> tuple[str, Path] | None:
     """The bundled GGUF header MODEL names: its short name in any case, with or without .gguf or .header.gguf;
     None for anything else (a path that exists is the file, not a bundled name)."""
