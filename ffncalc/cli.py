@@ -130,6 +130,14 @@ WidthOpt = Annotated[
 ]
 
 
+CacheTypeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--cache-type",
+        metavar="TYPE",
+        help="A GGUF under llama.cpp: the KV cache's type, f16 (default), q8_0 or q4_0 (--cache-type-k/-v).",
+    ),
+]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -816,14 +824,7 @@ def memory(
             "most that fit).",
         ),
     ] = None,
-    cache_type: Annotated[
-        str | None,
-        typer.Option(
-            "--cache-type",
-            metavar="TYPE",
-            help="A GGUF under llama.cpp: the KV cache's type, f16 (default), q8_0 or q4_0 (--cache-type-k/-v).",
-        ),
-    ] = None,
+    cache_type: CacheTypeOpt = None,
     file: FileOpt = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
@@ -1259,14 +1260,7 @@ def speed_command(
         float | None,
         typer.Option("--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."),
     ] = None,
-    cache_type: Annotated[
-        str | None,
-        typer.Option(
-            "--cache-type",
-            metavar="TYPE",
-            help="A GGUF under llama.cpp: the KV cache's type, f16 (default), q8_0 or q4_0 (--cache-type-k/-v).",
-        ),
-    ] = None,
+    cache_type: CacheTypeOpt = None,
     file: FileOpt = None,
     set_: SetOpt = None,
     sweep_: SweepOpt = None,
