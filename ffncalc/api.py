@@ -1123,7 +1123,7 @@ def speed(
                         gpu=chip.name,
                         batch=batch,
                         memory_needed=report.memory_needed,
-                        memory_usable=report.memory_usable or chip.memory - RUNTIME_RESERVE,
+                        memory_usable=report.memory_usable,
                     )
             reports.append(fit.about(report))
         if first is not None:
@@ -1190,16 +1190,15 @@ def _llamacpp_store(loaded: LoadedModel, options: SpeedOptions) -> Any:
 
 def _need_words(report: Any) -> str:
     """What a speed report needs per GPU against what its accelerator has after the runtime reserve."""
-    if report.memory_usable is not None:
+    if report.weight_dtype == "GGUF":
         return (
             f"llama.cpp's weights + KV cache + compute buffer (assumed) need {report.memory_needed / (1 << 30):,.2f} "
             f"GiB on the GPU, more than {report.gpu.name}'s {report.memory_usable / (1 << 30):,.2f} GiB usable"
         )
-    usable = report.gpu.memory - report.runtime_reserve
     return (
         f"weights + KV cache + activations need {report.memory_needed / (1 << 30):,.2f} GiB per GPU, more than "
-        f"{report.gpu.name}'s {usable / (1 << 30):,.2f} GiB after a {report.runtime_reserve / (1 << 30):,.2f} GiB "
-        "runtime reserve"
+        f"{report.gpu.name}'s {report.memory_usable / (1 << 30):,.2f} GiB after a "
+        f"{report.runtime_reserve / (1 << 30):,.2f} GiB runtime reserve"
     )
 
 

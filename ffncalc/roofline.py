@@ -236,7 +236,9 @@ class SpeedReport(ModelInfo):
     decode: DecodeStep
     prefill: Prefill
     conventions: list[str]
-    memory_usable: int | None = None  # a GGUF's fit: llama.cpp's usable memory (a Mac's wired share, less the reserve)
+    # What memory_needed is compared with: the accelerator's memory less the runtime reserve (for a GGUF, llama.cpp's
+    # usable memory: a Mac's wired share, less the reserve). Stated once here, read by every message about fitting.
+    memory_usable: int | None = None
     engine_profile: ExpectedProfile | None = None  # what the expected figures were fitted on
     request: Request | None = None  # with --output: one request end to end
     layout: ServingLayout | None = None  # tensor, expert and attention data-parallel split (serving_layout)
@@ -752,7 +754,7 @@ def estimate_speed(
         memory_needed=needed,
         runtime_reserve=reserve,
         fits=needed <= usable,
-        memory_usable=usable if store is not None else None,
+        memory_usable=usable,
         decode=decode,
         prefill=prefill,
         layout=layout,

@@ -24,12 +24,12 @@ CEILING_WORDS = (
 
 def needed_words(report: SpeedReport) -> str:
     """What the fit compares: a config's weights + KV + activations, or what llama.cpp puts on the GPU."""
-    if report.memory_usable is not None:
+    usable = report.memory_usable or 0
+    if report.weight_dtype == "GGUF":
         return (
             f"On the GPU under llama.cpp, every layer offloaded: weights + KV cache ({report.kv_dtype}) + compute "
-            f"buffer (assumed), {report.memory_needed / GIB:,.2f} GiB of {report.memory_usable / GIB:,.2f} GiB usable"
+            f"buffer (assumed), {report.memory_needed / GIB:,.2f} GiB of {usable / GIB:,.2f} GiB usable"
         )
-    usable = report.gpu.memory - report.runtime_reserve
     return (
         f"Weights + KV + activations: {report.memory_needed / GIB:,.2f} GiB of {usable / GIB:,.2f} GiB after the "
         "runtime reserve"
