@@ -356,6 +356,16 @@ def list_bundled(live: bool = False, query: str | None = None, family: str | Non
 def refresh_catalog() -> dict[str, Any]:
     """Count every bundled config and preset and every family now, and store it as the cache for later listings."""
     from . import catalog
+
+    built = build_catalog()
+    catalog.store(built)
+    return built
+
+
+def build_catalog() -> dict[str, Any]:
+    """Every bundled config and preset counted (with its file's sha256) and every family named, as the catalog
+    holds them (tools/write_catalog.py writes this as the shipped counts)."""
+    from . import catalog
     from .comparison import compare_rows
     from .families import families
 
@@ -378,9 +388,7 @@ def refresh_catalog() -> dict[str, Any]:
             "compare": [json_data(r) for r in compare_rows(loaded.name, loaded.spec, report)],
             "warnings": loaded.info.warnings,
         }
-    built = {"families": families(), "models": models}
-    catalog.store(built)
-    return built
+    return {"families": families(), "models": models}
 
 
 class MemoryOptions(Value):

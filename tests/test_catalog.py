@@ -1,5 +1,6 @@
-"""The catalog cache that `models`, `models --families` and `compare` read for bundled configs: written at the first
-listing into the user's cache folder, keyed by the engine, never used stale, and what a live count gives."""
+"""The catalog that `models`, `models --families` and `compare` read for bundled configs: the counts shipped with
+the package (what a live count gives), and a cache written into the user's cache folder for a config the shipped
+counts do not match, keyed by the engine, never used stale."""
 
 import json
 import os
@@ -10,7 +11,7 @@ import sys
 import pytest
 
 from ffncalc import catalog, source
-from ffncalc.api import compare, list_bundled, list_families
+from ffncalc.api import build_catalog, compare, list_bundled, list_families
 from ffncalc.errors import FfncalcError
 
 from .conftest import ROOT
@@ -20,10 +21,36 @@ LLAMA_31_8B = "meta-llama__Llama-3.1-8B.json"
 
 @pytest.fixture
 def fresh_catalog(tmp_path, monkeypatch):
+    """An empty user cache and no shipped counts: what the user's cache does on its own."""
     monkeypatch.setenv("FFNCALC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(catalog, "SHIPPED", tmp_path / "no-shipped-catalog.json")
     catalog.read_catalog.cache_clear()
+    catalog.read_shipped.cache_clear()
     yield
     catalog.read_catalog.cache_clear()
+    catalog.read_shipped.cache_clear()
+
+
+def test_the_shipped_counts_are_a_live_count():
+    # tools/write_catalog.py writes them; a change to a count or a family makes this fail until it is rerun
+    catalog.read_shipped.cache_clear()
+    assert catalog.read_shipped() == json.loads(json.dumps(build_catalog()))
+
+
+def test_the_first_listing_after_install_reads_the_shipped_counts_and_creates_no_family_adapter(tmp_path):
+    code = (
+        "import sys\n"
+        "from ffncalc.api import compare, list_bundled, list_families\n"
+        "rows = list_bundled(); list_families(); compare()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ffncalc.families.')))\n"
+        "print({row.model: row.total_params for row in rows}['meta-llama/Llama-3.1-8B'])"
+    )
+    env = {**os.environ, "FFNCALC_CACHE_DIR": str(tmp_path / "empty")}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert run.returncode == 0, run.stderr
+    # 8,030,261,248: Meta's model card for Llama-3.1-8B
+    assert run.stdout.split("\n")[:2] == ["[]", "8030261248"]
+    assert not (tmp_path / "empty").exists()  # nothing counted, so nothing stored
 
 
 def test_the_first_listing_writes_the_cache_and_the_next_reads_it(fresh_catalog):
