@@ -7,13 +7,14 @@ the product). Data goes to stdout; warnings, progress and errors to stderr.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from enum import Enum
-from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -238,6 +239,147 @@ MlaOpt = Annotated[
 ]
 
 
+# --- option groups: each declared once, as a typed value; a command names the groups it takes ------------------
+
+
+class Source(Value):
+    """Where MODEL's config comes from, and what is changed in it before counting."""
+
+    sets: tuple[str, ...] = ()  # --set KEY=VALUE, in order
+    revision: str | None = None
+    token: str | None = None
+    as_type: str | None = None  # --as: count with another family's rules
+    file: str | None = None  # a GGUF in a Hub repo
+
+
+class Answer(Value):
+    """How a command answers: a sweep, the headline figures alone, or the whole report (as JSON or tables, and
+    pictures)."""
+
+    sweeps: tuple[str, ...] = ()
+    chart: str | None = None
+    output: OutputFormat = OutputFormat.table
+    brief: bool = False
+    as_json: bool = False
+    svg: str | None = None
+    html: str | None = None
+    width: int | None = None
+
+    @property
+    def json_document(self) -> bool:
+        """Whether the answer is one JSON document (--json, or --format json)."""
+        return self.as_json or self.output == OutputFormat.json
+
+
+class OptionGroup:
+    """The options that set a group's fields (field → the option's annotation and default), declared once; a
+    command takes a subset where some do not apply to it (``without``)."""
+
+    def __init__(self, value: type[Value], options: dict[str, tuple[Any, Any]]) -> None:
+        self.value = value
+        self.options = options
+
+    def without(self, *fields: str) -> OptionGroup:
+        unknown = set(fields) - self.options.keys()
+        if unknown:  # pragma: no cover - a typo in a command's declaration
+            raise TypeError(f"{self.value.__name__} has no field {sorted(unknown)}")
+        return OptionGroup(self.value, {name: o for name, o in self.options.items() if name not in fields})
+
+    def only(self, *fields: str) -> OptionGroup:
+        return self.without(*(name for name in self.options if name not in fields))
+
+    def make(self, given: dict[str, Any]) -> Value:
+        """The group's value from its options' values (lists as tuples: a value is immutable)."""
+        return self.value(
+            **{name: tuple(v) if isinstance(v, list) else v for name, v in given.items() if v is not None}
+        )
+
+
+SOURCE = OptionGroup(
+    Source,
+    {
+        "sets": (SetOpt, None),
+        "revision": (RevisionOpt, None),
+        "token": (TokenOpt, None),
+        "as_type": (AsOpt, None),
+        "file": (FileOpt, None),
+    },
+)
+ANSWER = OptionGroup(
+    Answer,
+    {
+        "sweeps": (SweepOpt, None),
+        "chart": (ChartOpt, None),
+        "brief": (BriefOpt, False),
+        "output": (SweepFormatOpt, OutputFormat.table),
+        "as_json": (JsonOpt, False),
+        "svg": (SvgOpt, None),
+        "html": (HtmlOpt, None),
+        "width": (WidthOpt, None),
+    },
+)
+#: The answer of a command that reports without sweeping: its figures, or their headline, as tables or JSON.
+REPORT = ANSWER.without("sweeps", "chart", "output")
+RowsFormatOpt = Annotated[
+    OutputFormat, typer.Option("--format", help="table, csv (raw values) or markdown; json is --json.")
+]
+#: A command whose report is rows (compare): a format for them, no sweep.
+ROWS = OptionGroup(Answer, {**REPORT.options, "output": (RowsFormatOpt, OutputFormat.table)})
+
+C = TypeVar("C", bound=Callable[..., Any])
+
+
+def options(**groups: OptionGroup) -> Callable[[C], C]:
+    """Give a command each group's options in place of its keyword-only parameter of that name, and the group's
+    value in that parameter when it runs: the options are declared once, and typer reads them from the command's
+    signature as it reads any other."""
+
+    def decorate(command: C) -> C:
+        return GroupedCommand(command, groups)  # type: ignore[return-value]
+
+    return decorate
+
+
+class GroupedCommand:
+    """A command whose option groups stand in its signature as their options.
+
+    The signature is made when typer first asks for it: evaluating a command's annotations costs about 2 ms, and a
+    run builds only the command it runs (``_click_command``), so the other commands' are never made."""
+
+    def __init__(self, command: Callable[..., Any], groups: dict[str, OptionGroup]) -> None:
+        self.command = command
+        self.groups = groups
+        self.__name__ = command.__name__
+        self.__qualname__ = command.__qualname__
+        self.__module__ = command.__module__
+        self.__doc__ = command.__doc__
+
+    @cached_property
+    def __signature__(self) -> inspect.Signature:
+        signature = inspect.signature(self.command, eval_str=True)
+        parameters = []
+        for parameter in signature.parameters.values():
+            group = self.groups.get(parameter.name)
+            if group is None:
+                parameters.append(parameter)
+                continue
+            parameters += [
+                inspect.Parameter(f"{parameter.name}__{field}", inspect.Parameter.KEYWORD_ONLY, default=default,
+                                  annotation=annotation)
+                for field, (annotation, default) in group.options.items()
+            ]  # fmt: skip
+        return signature.replace(parameters=parameters)
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {parameter.name: parameter.annotation for parameter in self.__signature__.parameters.values()}
+
+    def __call__(self, **given: Any) -> Any:
+        for name, group in self.groups.items():
+            given[name] = group.make({field: given.pop(f"{name}__{field}") for field in group.options})
+        return self.command(**given)
+
+
 # --- printing -----------------------------------------------------------------------------------
 
 
@@ -312,61 +454,43 @@ def refuse(condition: bool, message: str) -> None:
         raise UsageError(message)
 
 
-def load_model(
-    model: str,
-    revision: str | None,
-    token: str | None,
-    as_type: str | None,
-    sets: list[str] | None,
-    as_json: bool,
-    file: str | None = None,
-) -> Any:
+def load_model(model: str, source: Source, as_json: bool) -> Any:
     """MODEL's config found, changed by any --set, validated and turned into a spec (a status line while the Hub is asked).
 
     A .gguf (or a Hub repo with --file) is read from its header (gguf_models)."""
     from .loading import load_config
     from .source import is_gguf
 
-    if is_gguf(model, file):
+    if is_gguf(model, source.file):
         refuse(
-            bool(as_type or sets), "--as and --set apply to config.json models; a GGUF is counted as its header says"
+            bool(source.as_type or source.sets),
+            "--as and --set apply to config.json models; a GGUF is counted as its header says",
         )
         from .gguf_models import open_gguf
 
         with hub_status(as_json):
-            return open_gguf(model, file, revision, token)
+            return open_gguf(model, source.file, source.revision, source.token)
     with hub_status(as_json):
-        return load_config(model, revision=revision, token=token, as_type=as_type, overrides=sets or ())
+        return load_config(
+            model, revision=source.revision, token=source.token, as_type=source.as_type, overrides=source.sets
+        )
 
 
 def sweep(
     loaded: Any,
-    sweeps: list[str],
     command: str,
     measure: Callable[[Any], dict[str, Any]],
     headlines: tuple[Any, ...],
-    chart: str | None,
-    as_json: bool,
-    output: OutputFormat,
-    svg: str | None,
-    html: str | None,
-    width: int | None = None,
+    answer: Answer,
 ) -> None:
     """COMMAND's headline figures at each point of the --sweep values, as a table and chart, CSV, Markdown or JSON."""
     from .overrides import parse_sweep
     from .render.sweep import sweep_csv, sweep_markdown, sweep_renderables
     from .sweeps import run_sweep
 
-    refuse(
-        as_json and output not in (OutputFormat.table, OutputFormat.json),
-        f"--json and --format {output.value} ask for two formats; choose one",
-    )
-    refuse(
-        bool(svg or html) and output in (OutputFormat.csv, OutputFormat.markdown),
-        f"--format {output.value} prints rows; draw pictures (--svg, --html) without it",
-    )
-    refuse(len(sweeps) > 2, "--sweep: at most two fields (a grid)")
-    parsed = tuple(parse_sweep(text) for text in sweeps)
+    rows_only(answer)
+    refuse(len(answer.sweeps) > 2, "--sweep: at most two fields (a grid)")
+    parsed = tuple(parse_sweep(text) for text in answer.sweeps)
     refuse(len({s.key for s in parsed}) < len(parsed), "--sweep: each field once")
     points = 1
     for swept in parsed:
@@ -376,15 +500,25 @@ def sweep(
         points > most,
         f"--sweep: {points:,} points; {command} counts at most {most:,} in one run (seconds, not minutes)",
     )
-    report = run_sweep(loaded, parsed, command, measure, headlines, chart)
-    if output == OutputFormat.csv:
+    report = run_sweep(loaded, parsed, command, measure, headlines, answer.chart)
+    if answer.output == OutputFormat.csv:
         warn(report)
         sweep_csv(report)
-    elif output == OutputFormat.markdown:
+    elif answer.output == OutputFormat.markdown:
         warn(report)
         sweep_markdown(report)
     else:
-        emit(report, as_json or output == OutputFormat.json, sweep_renderables, svg, html, width)
+        emit(report, answer.json_document, sweep_renderables, answer.svg, answer.html, answer.width)
+
+
+def rows_only(answer: Answer) -> None:
+    """--format csv or markdown prints rows: neither JSON nor pictures beside them."""
+    if answer.output in (OutputFormat.csv, OutputFormat.markdown):
+        refuse(answer.as_json, f"--json and --format {answer.output.value} ask for two formats; choose one")
+        refuse(
+            bool(answer.svg or answer.html),
+            f"--format {answer.output.value} prints rows; draw pictures (--svg, --html) without it",
+        )
 
 
 def brief(report: Any, command: str, figures: dict[str, Any], headlines: tuple[Any, ...], as_json: bool) -> None:
@@ -405,20 +539,6 @@ def brief(report: Any, command: str, figures: dict[str, Any], headlines: tuple[A
 SWEEP_POINTS = {"params": 10_000, "flops": 10_000, "crossover": 10_000, "memory": 2_000, "speed": 2_000, "train": 2_000}
 
 
-class Answer(Value):
-    """How a model command answers: a sweep, the headline figures alone, or the whole report (as JSON or tables,
-    and pictures)."""
-
-    sweeps: list[str] | None
-    chart: str | None
-    output: OutputFormat
-    brief: bool
-    as_json: bool
-    svg: str | None
-    html: str | None
-    width: int | None
-
-
 def respond(
     loaded: Any,
     command: str,
@@ -427,34 +547,36 @@ def respond(
     headlines: tuple[Any, ...],
     render: Callable[..., Any],
     answer: Answer,
+    rows: Callable[[Any], None] | None = None,
 ) -> None:
-    """COMMAND's answer for LOADED: at each --sweep point, as --brief headline figures, or the whole report."""
+    """COMMAND's answer for LOADED: at each --sweep point, as --brief headline figures, as csv ROWS (a command that
+    writes its report as rows), or the whole report."""
     if answer.sweeps:
         refuse(answer.brief, "--brief and --sweep: a sweep already shows the headline figures")
 
         def measure(at: Any) -> dict[str, Any]:
             return headline_of(at, report_of(at))
 
-        return sweep(
-            loaded, answer.sweeps, command, measure, headlines, answer.chart, answer.as_json, answer.output,
-            answer.svg, answer.html, answer.width,
-        )  # fmt: skip
-    no_sweep_options(answer.chart, answer.output)
+        return sweep(loaded, command, measure, headlines, answer)
+    refuse(answer.chart is not None, "--chart applies to --sweep; add --sweep KEY=VALUES")
+    if answer.output in (OutputFormat.csv, OutputFormat.markdown):
+        refuse(rows is None, f"--format {answer.output.value} applies to --sweep")
+        refuse(
+            answer.output == OutputFormat.markdown,
+            f"{command} writes csv rows without --sweep; use --format csv",
+        )
+        rows_only(answer)
     report = report_of(loaded)
     if answer.brief:
         refuse(bool(answer.svg or answer.html), "--brief prints a few lines; draw pictures without it")
         brief(report, command, headline_of(loaded, report), headlines, answer.as_json)
+    elif answer.output == OutputFormat.csv and rows is not None:
+        warn(report)
+        rows(report)
     else:
-        emit(
-            report, answer.as_json or answer.output == OutputFormat.json, render, answer.svg, answer.html, answer.width
-        )
+        emit(report, answer.json_document, render, answer.svg, answer.html, answer.width)
     if getattr(report, "exit_code", 0):  # the answer is "it does not fit at all": printed, then exit 1
         raise typer.Exit(report.exit_code)
-
-
-def no_sweep_options(chart: str | None, output: OutputFormat) -> None:
-    refuse(chart is not None, "--chart applies to --sweep; add --sweep KEY=VALUES")
-    refuse(output != OutputFormat.table and output != OutputFormat.json, f"--format {output.value} applies to --sweep")
 
 
 def _version(value: bool) -> None:
@@ -480,39 +602,25 @@ def _root(
 
 
 @app.command()
-def params(
-    model: ModelArg,
-    set_: SetOpt = None,
-    sweep_: SweepOpt = None,
-    chart: ChartOpt = None,
-    brief_: BriefOpt = False,
-    output: SweepFormatOpt = OutputFormat.table,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    as_type: AsOpt = None,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
-    file: FileOpt = None,
-) -> None:
+@options(source=SOURCE, answer=ANSWER)
+def params(model: ModelArg, *, source: Source, answer: Answer) -> None:
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
     from .api import account
     from .headlines import PARAMS_HEADLINES, params_headline
     from .render.params import params_tables
 
-    loaded = load_model(model, revision, token, as_type, set_, json, file)
+    loaded = load_model(model, source, answer.as_json)
     count = account
     if getattr(loaded, "gguf", None) is not None:  # a GGUF's report adds its stored bytes
         from .gguf_models import with_gguf
 
         count = with_gguf(account)
     headline = lambda _, report: params_headline(report)  # noqa: E731
-    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
     respond(loaded, "params", count, headline, PARAMS_HEADLINES, params_tables, answer)
 
 
 @app.command("flops")
+@options(source=SOURCE.without("file"), answer=ANSWER)
 def flops_command(
     model: ModelArg,
     ctx: Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)] = None,
@@ -543,18 +651,9 @@ def flops_command(
             "windows).",
         ),
     ] = None,
-    set_: SetOpt = None,
-    sweep_: SweepOpt = None,
-    chart: ChartOpt = None,
-    brief_: BriefOpt = False,
-    output: SweepFormatOpt = OutputFormat.table,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    as_type: AsOpt = None,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
+    *,
+    source: Source,
+    answer: Answer,
 ) -> None:
     """FLOPs per generated token at a context, by component; prefill of a prompt that long; training.
 
@@ -576,16 +675,16 @@ def flops_command(
     from .headlines import FLOPS_HEADLINES, flops_headline
     from .render.compute import flops_table
 
-    loaded = load_model(model, revision, token, as_type, set_, json)
-    refuse(image is not None and bool(sweep_), "--image and --sweep: sweep without --image")
-    refuse(audio is not None and bool(sweep_), "--audio and --sweep: sweep without --audio")
+    loaded = load_model(model, source, answer.as_json)
+    refuse(image is not None and bool(answer.sweeps), "--image and --sweep: sweep without --image")
+    refuse(audio is not None and bool(answer.sweeps), "--audio and --sweep: sweep without --audio")
     report_of = lambda at: flops(at, ctx, mla_form=form, causal=not no_causal, image=image, audio=audio)  # noqa: E731
     headline = lambda _, report: flops_headline(report)  # noqa: E731
-    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
     respond(loaded, "flops", report_of, headline, FLOPS_HEADLINES, flops_table, answer)
 
 
 @app.command("crossover")
+@options(source=SOURCE.without("file"), answer=ANSWER)
 def crossover_command(
     model: Annotated[
         str,
@@ -620,18 +719,9 @@ def crossover_command(
             "--plot/--no-plot", help="Draw the chart (default: when the terminal is at least 80 columns wide)."
         ),
     ] = None,
-    set_: SetOpt = None,
-    sweep_: SweepOpt = None,
-    chart: ChartOpt = None,
-    brief_: BriefOpt = False,
-    output: SweepFormatOpt = OutputFormat.table,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    as_type: AsOpt = None,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
+    *,
+    source: Source,
+    answer: Answer,
 ) -> None:
     """The context at which attention's growing cost overtakes the FFN's fixed cost, and the FFN share by context.
 
@@ -653,15 +743,15 @@ def crossover_command(
     from .headlines import CROSSOVER_HEADLINES, crossover_headline
     from .render.compute import crossover_renderables
 
-    loaded = load_model(model, revision, token, as_type, set_, json)
+    loaded = load_model(model, source, answer.as_json)
     report_of = lambda at: crossover(at, ctx, measure=by.value, mla_form=form, dtype=dtype)  # noqa: E731
     headline = lambda at, report: crossover_headline(report, kv_bytes_per_token(at, dtype))  # noqa: E731
     render = lambda report, columns: crossover_renderables(report, columns, plot)  # noqa: E731
-    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
     respond(loaded, "crossover", report_of, headline, CROSSOVER_HEADLINES, render, answer)
 
 
 @app.command()
+@options(source=SOURCE, answer=ANSWER)
 def memory(
     model: ModelArg,
     ctx: Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)] = None,
@@ -826,18 +916,9 @@ def memory(
     ] = None,
     cache_type: CacheTypeOpt = None,
     file: FileOpt = None,
-    set_: SetOpt = None,
-    sweep_: SweepOpt = None,
-    chart: ChartOpt = None,
-    brief_: BriefOpt = False,
-    output: SweepFormatOpt = OutputFormat.table,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    as_type: AsOpt = None,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
+    *,
+    source: Source,
+    answer: Answer,
 ) -> None:
     """Will MODEL fit: weights by dtype and quantization, KV cache by context and batch, training states.
 
@@ -879,7 +960,7 @@ def memory(
     from .headlines import MEMORY_HEADLINES, memory_headline
     from .render.memory import memory_tables
 
-    loaded = load_model(model, revision, token, as_type, set_, json, file)
+    loaded = load_model(model, source, answer.as_json)
     report_of = lambda at: count_memory(at, options=options)  # noqa: E731
     if getattr(loaded, "gguf", None) is not None:  # a GGUF: llama.cpp's own answer (gguf_models)
         from .gguf_models import llamacpp_report
@@ -903,18 +984,12 @@ def memory(
         refuse(gpu_layers is not None or cache_type is not None, "--gpu-layers and --cache-type apply to a GGUF")
     headline = lambda _, report: memory_headline(report)  # noqa: E731
     render = lambda report, columns: memory_tables(report, columns, explain)  # noqa: E731
-    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
     respond(loaded, "memory", report_of, headline, MEMORY_HEADLINES, render, answer)
 
 
 @app.command("config")
-def config_command(
-    model: ModelArg,
-    set_: SetOpt = None,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    as_type: AsOpt = None,
-) -> None:
+@options(source=SOURCE.without("file"))
+def config_command(model: ModelArg, *, source: Source) -> None:
     """The config ffncalc counts for MODEL, as JSON: the file as read, every default taken written in, --set applied.
 
     Save it, edit it and pass the file back as MODEL: it counts the same as the original.
@@ -922,12 +997,13 @@ def config_command(
     from .api import export_config
     from .render import print_json
 
-    loaded = load_model(model, revision, token, as_type, set_, True)
+    loaded = load_model(model, source, True)
     warn(loaded.info)
     print_json(export_config(loaded))
 
 
 @app.command("derive-dim")
+@options(source=SOURCE.without("file"), answer=REPORT)
 def derive_dim_command(
     dim: Annotated[int | None, typer.Option("--dim", metavar="N", help="Model width (hidden_size), e.g. 4096.")] = None,
     mult: Annotated[
@@ -954,38 +1030,30 @@ def derive_dim_command(
             autocompletion=complete_model,
         ),
     ] = None,
-    set_: SetOpt = None,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    as_type: AsOpt = None,
-    brief_: BriefOpt = False,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
+    *,
+    source: Source,
+    answer: Answer,
 ) -> None:
     """How Llama's intermediate_size comes from hidden_size, ffn_dim_multiplier and multiple_of, step by step.
 
     4·dim → int(2·h/3) → int(mult·h) → multiple_of·ceil(h/multiple_of), with Meta's float arithmetic.
     """
     from .api import derive_dim
+    from .headlines import DERIVE_DIM_HEADLINES, derive_dim_headline
     from .render.ffn_width import derive_dim_renderables
 
-    refuse(set_ is not None and model is None, "--set applies to --model; name the model to change")
+    refuse(bool(source.sets) and model is None, "--set applies to --model; name the model to change")
     refuse(
         model is not None and (dim is not None or target is not None), "give either --model or --dim/--target, not both"
     )
-    refuse(brief_ and bool(svg or html), "--brief prints a few lines; draw pictures without it")
-    loaded = load_model(model, revision, token, as_type, set_, json) if model is not None else None
-    report = derive_dim(dim, mult, multiple_of, target=target, model=loaded)
-    if brief_:
-        from .headlines import DERIVE_DIM_HEADLINES, derive_dim_headline
-
-        return brief(report, "derive-dim", derive_dim_headline(report), DERIVE_DIM_HEADLINES, json)
-    emit(report, json, derive_dim_renderables, svg, html, width)
+    loaded = load_model(model, source, answer.as_json) if model is not None else None
+    report_of = lambda at: derive_dim(dim, mult, multiple_of, target=target, model=at)  # noqa: E731
+    headline = lambda _, report: derive_dim_headline(report)  # noqa: E731
+    respond(loaded, "derive-dim", report_of, headline, DERIVE_DIM_HEADLINES, derive_dim_renderables, answer)
 
 
 @app.command("compare")
+@options(source=SOURCE.only("sets", "revision", "token"), answer=ROWS)
 def compare_command(
     models: Annotated[
         list[str] | None,
@@ -1006,67 +1074,47 @@ def compare_command(
             "descending, e.g. -active.",
         ),
     ] = None,
-    output: Annotated[
-        OutputFormat, typer.Option("--format", help="table, csv (raw values) or markdown; json is --json.")
-    ] = OutputFormat.table,
-    set_: SetOpt = None,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    brief_: BriefOpt = False,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
+    *,
+    source: Source,
+    answer: Answer,
 ) -> None:
     """FFN choices side by side: width, width / hidden, gating, FFN parameters per layer, shares, totals."""
     from .api import compare_models
     from .render import print_json
     from .render.comparison import compare_csv, compare_markdown, compare_table
 
+    rows_only(answer)
     refuse(
-        json and output not in (OutputFormat.table, OutputFormat.json),
-        f"--json and --format {output.value} ask for two formats; choose one",
-    )
-    refuse(
-        bool(svg or html) and output in (OutputFormat.csv, OutputFormat.markdown),
-        f"--format {output.value} prints rows; draw pictures (--svg, --html) without it",
-    )
-    refuse(
-        bool(svg or html) and (json or output == OutputFormat.json),
+        bool(answer.svg or answer.html) and answer.json_document,
         "--svg and --html draw the tables; --json prints none: choose one",
     )
-    with hub_status(json):
-        comparison = compare_models(models or None, sort, revision=revision, token=token, overrides=set_ or ())
+    with hub_status(answer.as_json):
+        comparison = compare_models(
+            models or None, sort, revision=source.revision, token=source.token, overrides=source.sets
+        )
     rows = comparison.rows
     warn(comparison)
-    if brief_:
+    if answer.brief:
         from .render.comparison import compare_brief
 
-        refuse(output != OutputFormat.table or json, "--brief prints a few lines; leave out --format and --json")
-        emit(rows, False, compare_brief, svg, html, width)
-    elif json or output == OutputFormat.json:
+        refuse(
+            answer.output != OutputFormat.table or answer.as_json,
+            "--brief prints a few lines; leave out --format and --json",
+        )
+        emit(rows, False, compare_brief, answer.svg, answer.html, answer.width)
+    elif answer.json_document:
         print_json(rows)
-    elif output == OutputFormat.csv:
+    elif answer.output == OutputFormat.csv:
         compare_csv(rows)
-    elif output == OutputFormat.markdown:
+    elif answer.output == OutputFormat.markdown:
         compare_markdown(rows)
     else:
-        emit(rows, False, compare_table, svg, html, width)
+        emit(rows, False, compare_table, answer.svg, answer.html, answer.width)
 
 
 @app.command("verify")
-def verify_command(
-    model: ModelArg,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    as_type: AsOpt = None,
-    brief_: BriefOpt = False,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
-    file: FileOpt = None,
-) -> None:
+@options(source=SOURCE.without("sets"), answer=REPORT)
+def verify_command(model: ModelArg, *, source: Source, answer: Answer) -> None:
     """Check every tensor MODEL's checkpoint stores against the model, by name and shape, from headers only.
 
     A local folder (the files its model.safetensors.index.json names, else model.safetensors) or a Hub
@@ -1074,22 +1122,19 @@ def verify_command(
     llama.cpp's names. Exit 0 when every tensor is a parameter or explained, 1 otherwise.
     """
     from .api import verify
+    from .headlines import VERIFY_HEADLINES, verify_headline
     from .render.verification import verify_renderables
 
-    refuse(brief_ and bool(svg or html), "--brief prints a few lines; draw pictures without it")
-    with hub_status(json):
-        report = verify(model, revision=revision, token=token, as_type=as_type, file=file)
-    if brief_:
-        from .headlines import VERIFY_HEADLINES, verify_headline
+    def report_of(_: None) -> Any:
+        with hub_status(answer.as_json):
+            return verify(model, revision=source.revision, token=source.token, as_type=source.as_type, file=source.file)
 
-        brief(report, "verify", verify_headline(report), VERIFY_HEADLINES, json)
-    else:
-        emit(report, json, verify_renderables, svg, html, width)
-    if not report.ok:
-        raise typer.Exit(1)
+    headline = lambda _, report: verify_headline(report)  # noqa: E731
+    respond(None, "verify", report_of, headline, VERIFY_HEADLINES, verify_renderables, answer)
 
 
 @app.command()
+@options(answer=REPORT)
 def models(
     query: Annotated[
         str | None,
@@ -1106,11 +1151,8 @@ def models(
     families: Annotated[
         bool, typer.Option("--families", help="List the supported families and their model_types instead.")
     ] = False,
-    brief_: BriefOpt = False,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
+    *,
+    answer: Answer,
 ) -> None:
     """List the bundled configs (usable offline by their Hub id) with their totals, or the supported families."""
     from .api import family_coverage, list_bundled
@@ -1118,15 +1160,16 @@ def models(
 
     if families:
         refuse(query is not None or family is not None, "--families lists every family; leave out QUERY and --family")
-        emit(family_coverage(), json, families_table, svg, html, width)
+        emit(family_coverage(), answer.as_json, families_table, answer.svg, answer.html, answer.width)
     else:
         from .render.params import models_brief
 
-        render = models_brief if brief_ else models_table
-        emit(list_bundled(query=query, family=family), json, render, svg, html, width)
+        render = models_brief if answer.brief else models_table
+        emit(list_bundled(query=query, family=family), answer.as_json, render, answer.svg, answer.html, answer.width)
 
 
 @app.command("speed")
+@options(source=SOURCE, answer=ANSWER)
 def speed_command(
     model: ModelArg,
     gpu: Annotated[
@@ -1261,19 +1304,9 @@ def speed_command(
         typer.Option("--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."),
     ] = None,
     cache_type: CacheTypeOpt = None,
-    file: FileOpt = None,
-    set_: SetOpt = None,
-    sweep_: SweepOpt = None,
-    chart: ChartOpt = None,
-    brief_: BriefOpt = False,
-    output: SweepFormatOpt = OutputFormat.table,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    as_type: AsOpt = None,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
+    *,
+    source: Source,
+    answer: Answer,
 ) -> None:
     """How fast MODEL runs on an accelerator: decode TPOT and tokens/s by batch, prefill TTFT, what bounds each.
 
@@ -1319,48 +1352,26 @@ def speed_command(
         cache_type=cache_type,
     ).checked()
 
-    def run_speed(at: Any) -> Any:
-        return speed(at, options=options)
+    from .headlines import SPEED_HEADLINES, speed_headline
+    from .render.speed import speed_csv
 
-    loaded = load_model(model, revision, token, as_type, set_, json, file)
-    if sweep_:
-        from .headlines import SPEED_HEADLINES, speed_headline
-
-        refuse(
-            "," in gpu or "," in batch or ":" in batch,
-            "--sweep counts one accelerator at one batch; give one --gpu and --batch",
-        )
-        measure = lambda at: speed_headline(run_speed(at).reports[0])  # noqa: E731
-        return sweep(loaded, sweep_, "speed", measure, SPEED_HEADLINES, chart, json, output, svg, html, width)
-    refuse(chart is not None, "--chart applies to --sweep; add --sweep KEY=VALUES")
-    run = run_speed(loaded)
-    if brief_:
-        from .headlines import SPEED_HEADLINES, speed_headline
-
-        refuse(len(run.reports) > 1, "--brief shows one accelerator at one batch; give one --gpu and --batch")
-        refuse(bool(svg or html), "--brief prints a few lines; draw pictures without it")
-        return brief(run.reports[0], "speed", speed_headline(run.reports[0]), SPEED_HEADLINES, json)
-    if output in (OutputFormat.csv, OutputFormat.markdown):
-        refuse(json, f"--json and --format {output.value} ask for two formats; choose one")
-        refuse(bool(svg or html), f"--format {output.value} prints rows; draw pictures without it")
-        refuse(
-            output == OutputFormat.markdown, "speed writes csv rows (one per accelerator and batch); use --format csv"
-        )
-        from .render.speed import speed_csv
-
-        warn(run)
-        return speed_csv(run)
-    emit(
-        run,
-        json or output == OutputFormat.json,
-        lambda _, columns: speed_renderables(run, columns, explain),
-        svg,
-        html,
-        width,
+    refuse(
+        bool(answer.sweeps) and ("," in gpu or "," in batch or ":" in batch),
+        "--sweep counts one accelerator at one batch; give one --gpu and --batch",
     )
+
+    def headline(_: Any, run: Any) -> dict[str, Any]:
+        refuse(len(run.reports) > 1, "--brief shows one accelerator at one batch; give one --gpu and --batch")
+        return speed_headline(run.reports[0])
+
+    loaded = load_model(model, source, answer.as_json)
+    report_of = lambda at: speed(at, options=options)  # noqa: E731
+    render = lambda run, columns: speed_renderables(run, columns, explain)  # noqa: E731
+    respond(loaded, "speed", report_of, headline, SPEED_HEADLINES, render, answer, rows=speed_csv)
 
 
 @app.command("train")
+@options(source=SOURCE.without("file"), answer=ANSWER)
 def train_command(
     model: ModelArg,
     tokens: Annotated[
@@ -1448,18 +1459,9 @@ def train_command(
         float | None,
         typer.Option("--compute", metavar="FLOPS", help="Compute-optimal size for this budget, e.g. 5.76e23."),
     ] = None,
-    set_: SetOpt = None,
-    sweep_: SweepOpt = None,
-    chart: ChartOpt = None,
-    brief_: BriefOpt = False,
-    output: SweepFormatOpt = OutputFormat.table,
-    revision: RevisionOpt = None,
-    token: TokenOpt = None,
-    as_type: AsOpt = None,
-    json: JsonOpt = False,
-    svg: SvgOpt = None,
-    html: HtmlOpt = None,
-    width: WidthOpt = None,
+    *,
+    source: Source,
+    answer: Answer,
 ) -> None:
     """What training MODEL on --tokens costs: FLOPs, GPU-hours, days and cost at an assumed MFU; the MFU of a
     measured run as Megatron-LM, torchtitan, PaLM and nanoGPT count it; the compute-optimal size; memory per GPU.
@@ -1474,10 +1476,9 @@ def train_command(
     from .headlines import TRAIN_HEADLINES, train_headline
     from .render.training import train_renderables
 
-    loaded = load_model(model, revision, token, as_type, set_, json)
+    loaded = load_model(model, source, answer.as_json)
     report_of = lambda at: train(at, options)  # noqa: E731
     headline = lambda _, report: train_headline(report)  # noqa: E731
-    answer = Answer(sweep_, chart, output, brief_, json, svg, html, width)
     respond(loaded, "train", report_of, headline, TRAIN_HEADLINES, train_renderables, answer)
 
 

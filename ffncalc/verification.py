@@ -69,6 +69,11 @@ class VerifyReport(ModelInfo):
     tensors: list[TensorVerdict]  # every tensor's verdict: those that are not plain parameters first
     ok: bool
 
+    @property
+    def exit_code(self) -> int:
+        """1 when the checkpoint is not what the config says: the report is printed, then the command fails."""
+        return 0 if self.ok else 1
+
 
 def expected_extras(
     spec: ModelSpec, dtype: str, scheme: Scheme | None
