@@ -131,7 +131,7 @@ def crossover(
         tokens = _context(max_context, loaded, remarks)
     element_bytes = None
     if measure == "bytes":
-        option = "--dtype" if dtype else "the config's torch_dtype"
+        option = "`dtype`" if dtype else "the config's torch_dtype"
         dtype = dtype or loaded.config.stored_dtype
         element_bytes = bytes_per_element(dtype)
         cache_element_type(dtype or "", option)
@@ -177,7 +177,7 @@ def derive_dim(
     model_warnings: list[str] = []  # the model's own, as params prints them
     if model is not None:
         if dim is not None or target is not None:
-            raise UsageError("give either --model or --dim/--target, not both")
+            raise UsageError("give either `model` or `dim`/`target`, not both")
         loaded = _load(model)
         model_warnings = loaded.info.warnings
         ffn = model_ffn(loaded.spec)
@@ -191,7 +191,7 @@ def derive_dim(
             )
         name, dim, target = loaded.name, ffn.hidden_size, ffn.intermediate_size
     if dim is None:
-        raise UsageError("give --dim (with --mult, --multiple-of or --target) or --model")
+        raise UsageError("give `dim` (with `multiplier`, `multiple_of` or `target`) or `model`")
     forwards = target is None or multiplier is not None
     derivation = derive_intermediate_size(dim, multiplier, multiple_of) if forwards else None
     solve = solve_intermediate_size(dim, target) if target is not None else None
@@ -283,7 +283,7 @@ def verify(
         from .gguf_verify import verify_gguf
 
         if as_type is not None:
-            raise UsageError("--as applies to config.json models; a GGUF is counted as its header says")
+            raise UsageError("`as_type` applies to config.json models; a GGUF is counted as its header says")
         loaded_gguf = open_gguf(model, file, revision, token)
         return verify_gguf(loaded_gguf, account(loaded_gguf))
     from .checkpoint import load_checkpoint
@@ -347,7 +347,7 @@ def list_bundled(live: bool = False, query: str | None = None, family: str | Non
         known = {name.lower() for row in rows for name in (row.architecture, row.model_type)}
         if family.lower() not in known and not any(family.lower() in name for name in known):
             raise UsageError(
-                f"--family {family!r}: no bundled model of that family; `ffncalc models --families` lists them"
+                f"`family` {family!r}: no bundled model of that family; the family listing (list_families) names them"
             )
         rows = [row for row in rows if family.lower() in (row.architecture.lower(), row.model_type.lower())]
     return sorted(rows, key=lambda row: (row.source != "bundled", row.model.lower()))
@@ -505,17 +505,17 @@ class MemoryOptions(Value):
 
     @property
     def inference_parallel(self) -> int:
-        """The GPUs inference splits the model across: --tp, else --gpus."""
+        """The GPUs inference splits the model across: `tensor_parallel`, else `gpus`."""
         return self.tensor_parallel or self.gpus
 
     @property
     def training_parallel(self) -> int:
-        """Training's tensor-parallel ranks: --tp, else none."""
+        """Training's tensor-parallel ranks: `tensor_parallel`, else none."""
         return self.tensor_parallel or 1
 
     @property
     def data_parallel(self) -> int:
-        """Training's data-parallel ranks (what ZeRO shards across): all the job's GPUs ÷ --tp."""
+        """Training's data-parallel ranks (what ZeRO shards across): all the job's GPUs ÷ `tensor_parallel`."""
         return max(self.gpus, self.training_parallel) // self.training_parallel
 
 
@@ -552,21 +552,21 @@ def memory(
         if served != weight_dtype:
             remarks.notes.append(
                 f"{version.engine} serves this {weight_dtype} checkpoint in {served} (its dtype='auto' downcasts "
-                f"float32 weights): weights and KV cache are counted in {served} (--dtype to choose)."
+                f"float32 weights): weights and KV cache are counted in {served} (`dtype` to choose)."
             )
             options = replace(options, dtype={"BF16": "bf16", "F16": "fp16"}[served])  # --solve counts it so too
             weights = stored_as(loaded, options.dtype, options.kv_dtype)
             weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     if options.train and scheme is not None and options.lora_rank is not None:
         remarks.notes.append(
-            f"--train with {scheme.method} weights and --lora-rank: QLoRA-style, the base frozen as stored "
+            f"`train` with {scheme.method} weights and `lora_rank`: QLoRA-style, the base frozen as stored "
             f"({scheme.method}, no gradients, no optimizer states) and the 16-bit adapters trained in mixed precision."
         )
     elif options.train and scheme is not None:
         remarks.notes.append(
-            f"--train with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "
+            f"`train` with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "
             "(2 bytes a weight and a gradient, the optimizer's float32 states); a quantized model is trained only as "
-            "a frozen base with adapters (add --lora-rank for QLoRA-style figures)."
+            "a frozen base with adapters (add `lora_rank` for QLoRA-style figures)."
         )
     accelerators = dict(ACCELERATORS)
     asked = None
@@ -609,7 +609,7 @@ def memory(
 
 
 def _runtime_reserve(text: str | None) -> int:
-    """--runtime-reserve: a size (0 for none), or accelerators.RUNTIME_RESERVE."""
+    """`runtime_reserve`: a size (0 for none), or accelerators.RUNTIME_RESERVE."""
     from .accelerators import RUNTIME_RESERVE
     from .units import parse_size
 
@@ -621,7 +621,7 @@ def _runtime_reserve(text: str | None) -> int:
 
 
 def _serving_gpu(options: MemoryOptions) -> tuple[str, int]:
-    """The accelerator an engine's budget and --solve use: --gpu, else --gpu-memory, else the H100."""
+    """The accelerator an engine's budget and `solve` use: `gpu`, else `gpu_memory`, else the H100."""
     from .accelerators import accelerator
 
     if options.gpu is not None:
@@ -643,7 +643,7 @@ def _serve(
     cache_dtype: str,
     reserve: int,
 ) -> MemoryReport:
-    """The engine's KV-cache figures (serving.py) and --solve, added to REPORT."""
+    """The engine's KV-cache figures (serving.py) and `solve`, added to REPORT."""
     from fractions import Fraction
 
     from .footprint import inference_activations, per_gpu_weights, weight_layout, weight_shares
@@ -674,7 +674,7 @@ def _serve(
         check_layout(loaded.spec, layout)
     state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
     if options.max_num_batched_tokens is not None:
-        batched, batched_source = options.max_num_batched_tokens, "--max-num-batched-tokens"
+        batched, batched_source = options.max_num_batched_tokens, "`max_num_batched_tokens`"
     elif version.engine == "sglang":
         batched = sglang_default_chunked_prefill_size(gpu_memory)
         batched_source = f"SGLang's default chunked_prefill_size on {gpu_name} ({SGLANG_DEFAULTS_SOURCE})"
@@ -726,7 +726,7 @@ def _serve(
 
 
 def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: int, gpu_name: str, limit: int) -> Any:
-    """--solve: the engine's answer (its longest context, whole requests, concurrency) beside the largest whole
+    """`solve`: the engine's answer (its longest context, whole requests, concurrency) beside the largest whole
     context or batch for which ffncalc's weights + KV cache + activations per GPU fit LIMIT (by bisection)."""
     from .footprint import Solved
 
@@ -790,7 +790,7 @@ def kv_bytes_per_token(model: str | LoadedModel, dtype: str | None = None) -> in
 
 
 def _gpu_memory(text: str) -> int:
-    """--gpu-memory: a size (96GB, 80GiB) or an accelerator's name from the accelerator table (h100, mi300x)."""
+    """`gpu_memory`: a size (96GB, 80GiB) or an accelerator's name from the accelerator table (h100, mi300x)."""
     from .accelerators import accelerator
     from .units import SIZE, parse_size
 
@@ -844,25 +844,25 @@ def stored_as(loaded: LoadedModel, dtype: str | None, kv_dtype: str | None) -> S
     if dtype is not None:
         key = dtype.lower()
         if key not in WHAT_IF:
-            raise UsageError(f"--dtype {dtype!r}: use one of {', '.join(WHAT_IF)}")
+            raise UsageError(f"`dtype` {dtype!r}: use one of {', '.join(WHAT_IF)}")
         weight_dtype, scheme = WHAT_IF[key]
         if key in WHAT_IF_LAYOUTS:
-            notes.append(f"--dtype {key}: {WHAT_IF_LAYOUTS[key]}; embeddings, norms and the head stay in BF16.")
+            notes.append(f"`dtype` {key}: {WHAT_IF_LAYOUTS[key]}; embeddings, norms and the head stay in BF16.")
     else:
         stored = loaded.config.stored_dtype
         weight_dtype = safetensors_dtype(stored) if stored else "BF16"
         if stored is None:
             notes.append(
-                "The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (--dtype to choose)."
+                "The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (`dtype` to choose)."
             )
         scheme = parse_scheme(loaded.config.quantization)
     floats = weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"
-    cache_dtype = cache_element_type(kv_dtype, "--kv-dtype") if kv_dtype else floats
+    cache_dtype = cache_element_type(kv_dtype, "`kv_dtype`") if kv_dtype else floats
     return StoredAs(weight_dtype, scheme, cache_dtype, tuple(notes))
 
 
 def _load(model: str | LoadedModel) -> LoadedModel:
-    """MODEL as loaded: a LoadedModel as it is, a name loaded as it stands (load_config for a revision, --as or --set)."""
+    """MODEL as loaded: a LoadedModel as it is, a name loaded as it stands (load_config for a revision, `as_type` or `sets`)."""
     if isinstance(model, LoadedModel):
         return model
     from .gguf_models import open_gguf
@@ -884,7 +884,7 @@ def _context(context: int | str | None, loaded: LoadedModel, remarks: Remarks) -
     limit, field = loaded.config.max_context(), loaded.config.context_field
     if context is None:
         if limit is not None and limit < DEFAULT_CONTEXT:
-            remarks.notes.append(f"context: {limit:,} tokens, this config's {field} (--ctx to choose another)")
+            remarks.notes.append(f"context: {limit:,} tokens, this config's {field} (`context` to choose another)")
             return limit
         return DEFAULT_CONTEXT
     tokens = parse_context(context)
@@ -901,7 +901,7 @@ MAX_OUTPUT = 1 << 24  # tokens a request generates (--output)
 class SpeedOptions(Value):
     """What `speed` estimates: the accelerators, context, prompt and batches, parallelism, dtypes and efficiencies."""
 
-    gpus: str | tuple[str, ...] = "h100"  # accelerator names from the table, comma-separated or as a tuple
+    accelerators: str | tuple[str, ...] = "h100"  # names from the accelerator table, comma-separated or as a tuple
     context: int | str | None = None  # decode context (default DEFAULT_CONTEXT, capped at the model's limit)
     prompt: int | str | None = None  # prefill prompt (default: the context)
     batches: str | tuple[int, ...] = "1"  # "1,8,64" or (1, 8, 64)
@@ -968,7 +968,7 @@ class SpeedOptions(Value):
 
             if self.cache_type.lower() not in CACHE_TYPES:
                 raise UsageError(
-                    f"--cache-type {self.cache_type[:20]!r}: use one of llama.cpp's cache types: {', '.join(CACHE_TYPES)}"
+                    f"`cache_type` {self.cache_type[:20]!r}: use one of llama.cpp's cache types: {', '.join(CACHE_TYPES)}"
                 )
         for flag, measured in (("`measured_tpot`", self.measured_tpot), ("`measured_ttft`", self.measured_ttft)):
             if measured is not None and not 0 < measured < float("inf"):
@@ -993,7 +993,7 @@ class SpeedOptions(Value):
         return self
 
     def chips(self) -> list[Accelerator]:
-        """The accelerators to estimate on: the one --gpu-flops/--gpu-bandwidth describe, or those named."""
+        """The accelerators to estimate on: the one `gpu_flops`/`gpu_bandwidth` describe, or those named."""
         from .accelerators import Accelerator, accelerator
 
         if self.gpu_flops is not None and self.gpu_bandwidth is not None:
@@ -1003,23 +1003,23 @@ class SpeedOptions(Value):
             return [
                 Accelerator(
                     name, (), (("bf16", round(self.gpu_flops)),), round(self.gpu_bandwidth), memory_bytes, link,
-                    "as given" if link else "", "as given", ("--gpu-flops, --gpu-bandwidth, --gpu-memory, --gpu-interconnect as given",),
+                    "as given" if link else "", "as given", ("`gpu_flops`, `gpu_bandwidth`, `gpu_memory`, `gpu_interconnect` as given",),
                 )
             ]  # fmt: skip
-        names = self.gpus.split(",") if isinstance(self.gpus, str) else list(self.gpus)
+        names = self.accelerators.split(",") if isinstance(self.accelerators, str) else list(self.accelerators)
         chips = [accelerator(name) for name in names if name.strip()]
         if not chips:
-            raise UsageError("--gpu names no accelerator; e.g. --gpu h100 or --gpu h100,h200")
+            raise UsageError("`accelerators` names none; e.g. `accelerators` h100, or h100,h200 for several")
         return chips
 
 
 def speed(
     model: str | LoadedModel,
-    gpus: str | tuple[str, ...] | None = None,
+    accelerators: str | tuple[str, ...] | None = None,
     options: SpeedOptions | None = None,
     **changes: Any,
 ) -> SpeedRun:
-    """Roofline ceilings of decode (per batch) and prefill of MODEL on each accelerator of GPUS (see
+    """Roofline ceilings of decode (per batch) and prefill of MODEL on each of ACCELERATORS (see
     ffncalc.roofline), each with the expected time of OPTIONS.engine's fitted profile beside it (ffncalc.expected);
     OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
     from functools import partial
@@ -1030,8 +1030,8 @@ def speed(
     from .roofline import FirstNotFitting, SpeedRun, compute_dtype_for, estimate_speed, gpu_figures, sublayer_count
 
     options = replace(options or SpeedOptions(), **changes)
-    if gpus is not None:
-        options = replace(options, gpus=gpus)
+    if accelerators is not None:
+        options = replace(options, accelerators=accelerators)
     options.checked()
     chips = options.chips()
     batch_list = _batches(options.batches)
@@ -1091,8 +1091,10 @@ def speed(
     engine = options.engine.lower() if options.engine else None
     for chip in chips:
         if (tensor_parallel > 1 or layout.pipeline_parallel > 1) and chip.interconnect is None:
-            fix = "give --gpu-interconnect" if options.gpu_flops is not None else "it has none in the table"
-            raise UsageError(f"--tp/--pp over GPUs needs {chip.name}'s interconnect bandwidth; {fix}")
+            fix = "give `gpu_interconnect`" if options.gpu_flops is not None else "it has none in the table"
+            raise UsageError(
+                f"`tensor_parallel`/`pipeline_parallel` over GPUs needs {chip.name}'s interconnect bandwidth; {fix}"
+            )
         figures = gpu_figures(chip, matmul_dtype, compute_efficiency, bandwidth_efficiency)
         first: FirstNotFitting | None = None
         for batch in batch_list:
@@ -1153,7 +1155,7 @@ def _disaggregated(report: Any, spec: Any, chip: Any, layout: Any, given: str, c
     replica = layout.tensor_parallel * layout.pipeline_parallel
     prefill_gpus, decode_gpus = parse_disaggregate(given, replica)
     if chip.scale_out is None:
-        raise UsageError(f"--disaggregate moves the KV cache between nodes: {chip.name} has no scale-out figure")
+        raise UsageError(f"`disaggregate` moves the KV cache between nodes: {chip.name} has no scale-out figure")
     request = report.request
     found = disaggregation(
         prefill_gpus, decode_gpus, replica, ttft=report.prefill.seconds,
@@ -1164,12 +1166,12 @@ def _disaggregated(report: Any, spec: Any, chip: Any, layout: Any, given: str, c
 
 
 def _split_advice(chip: Any, store: Any) -> str:
-    """What to do when it does not fit: --tp where the chip has an interconnect; a GGUF's partial offload."""
+    """What to do when it does not fit: `tensor_parallel` where the chip has an interconnect; a GGUF's partial offload."""
     if store is not None:
-        return "ffncalc memory --gpu-layers, or --gpu alone, says how many layers fit; the rest run from RAM"
+        return "memory with `gpu_layers`, or `gpu` alone, says how many layers fit; the rest run from RAM"
     if chip.interconnect is None:
-        return f"{chip.name} has no interconnect for --tp: a larger accelerator, or fewer bytes (--dtype, --kv-dtype)"
-    return "--tp to split it"
+        return f"{chip.name} has no interconnect for `tensor_parallel`: a larger accelerator, or fewer bytes (`dtype`, `kv_dtype`)"
+    return "`tensor_parallel` to split it"
 
 
 def _llamacpp_store(loaded: LoadedModel, options: SpeedOptions) -> Any:
@@ -1177,16 +1179,18 @@ def _llamacpp_store(loaded: LoadedModel, options: SpeedOptions) -> Any:
     the options that do not apply to the one or the other refused."""
     if getattr(loaded, "gguf", None) is None:  # a config.json model: none of GGUF's code imported
         if options.cache_type is not None:
-            raise UsageError("--cache-type applies to a GGUF under llama.cpp; a config's cache is --kv-dtype")
+            raise UsageError("`cache_type` applies to a GGUF under llama.cpp; a config's cache is `kv_dtype`")
         return None
-    for given, flag in ((options.dtype, "--dtype"), (options.kv_dtype, "--kv-dtype")):
+    for given, flag in ((options.dtype, "`dtype`"), (options.kv_dtype, "`kv_dtype`")):
         if given is not None:
-            raise UsageError(f"{flag} does not apply to a GGUF: its weights are the file's; the cache is --cache-type")
+            raise UsageError(f"{flag} does not apply to a GGUF: its weights are the file's; the cache is `cache_type`")
     if options.expert_parallel != 1 or options.dp_attention or options.pipeline_parallel != 1:
-        raise UsageError("--ep, --pp and --dp-attention do not apply to a GGUF: llama.cpp runs it on one device here")
+        raise UsageError(
+            "`expert_parallel`, `pipeline_parallel` and `dp_attention` do not apply to a GGUF: llama.cpp runs it on one device here"
+        )
     if options.tensor_parallel != 1:
         raise UsageError(
-            "--tp does not apply to a GGUF: llama.cpp splits a model over GPUs by layers, which run one after "
+            "`tensor_parallel` does not apply to a GGUF: llama.cpp splits a model over GPUs by layers, which run one after "
             "another; speed counts one device"
         )
     from .ggml import gguf_weights
@@ -1225,7 +1229,7 @@ MAX_BATCHES = 64  # batches in one run: a sweep of more is a typo, not a study (
 
 
 def _batches(batches: str | tuple[int, ...] | list[int]) -> list[int]:
-    """'1,8,64', '1:256:x2' (doubling) or '8:64:8' (as --sweep writes ranges) → [1, 8, 64]; each a whole number
+    """'1,8,64', '1:256:x2' (doubling) or '8:64:8' (as `sweeps` writes ranges) → [1, 8, 64]; each a whole number
     from 1 to MAX_BATCH, ascending, no repeats, at most MAX_BATCHES of them."""
     from .overrides import parse_sweep
 
@@ -1233,7 +1237,7 @@ def _batches(batches: str | tuple[int, ...] | list[int]) -> list[int]:
         try:
             items = [str(value) for value in parse_sweep(f"batch={batches.strip()}").values]
         except UsageError as error:
-            raise UsageError(str(error).replace("--sweep 'batch=", "--batch '")) from None
+            raise UsageError(str(error).replace("`sweeps` 'batch=", "`batches` '")) from None
     else:
         items = batches.split(",") if isinstance(batches, str) else [str(b) for b in batches]
     values = []
@@ -1241,11 +1245,11 @@ def _batches(batches: str | tuple[int, ...] | list[int]) -> list[int]:
         text = item.strip()
         if not text.isdigit() or not 1 <= int(text) <= MAX_BATCH:
             raise UsageError(
-                f"--batch takes whole numbers from 1 to {MAX_BATCH:,}, e.g. 1,8,64 or 1:256:x2 (got {item.strip()[:20]!r})"
+                f"`batches` takes whole numbers from 1 to {MAX_BATCH:,}, e.g. 1,8,64 or 1:256:x2 (got {item.strip()[:20]!r})"
             )
         values.append(int(text))
     if len(set(values)) > MAX_BATCHES:
-        raise UsageError(f"--batch names {len(set(values)):,} batches; at most {MAX_BATCHES}")
+        raise UsageError(f"`batches` names {len(set(values)):,} batches; at most {MAX_BATCHES}")
     return sorted(set(values))
 
 
@@ -1376,11 +1380,11 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     options = replace(options or TrainOptions(), **changes).checked()
     dtype = options.compute_dtype.lower()
     if dtype not in DTYPES:
-        raise UsageError(f"--compute-dtype {options.compute_dtype!r}: use one of {', '.join(DTYPES)}")
+        raise UsageError(f"`compute_dtype` {options.compute_dtype!r}: use one of {', '.join(DTYPES)}")
     chip = accelerator(options.gpu)
     peak = chip.peak(dtype)
     if peak is None:
-        raise UsageError(f"{chip.name} has no {dtype} units; use --compute-dtype bf16")
+        raise UsageError(f"{chip.name} has no {dtype} units; use `compute_dtype` bf16")
     seq = parse_context(options.seq)
     loaded = _load(model)
     info, remarks = loaded.info, Remarks()
@@ -1401,7 +1405,7 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     limit = loaded.config.max_context()
     if limit is not None and seq > limit:
         remarks.warnings.append(
-            f"--seq {seq:,} exceeds this config's {loaded.config.context_field} ({limit:,}); counted anyway"
+            f"`seq` {seq:,} exceeds this config's {loaded.config.context_field} ({limit:,}); counted anyway"
         )
     from .parallel import check_tensor_parallel
 
@@ -1437,10 +1441,10 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     per_step = options.micro_batch * data_parallel
     global_batch = options.global_batch or per_step
     if options.plan and options.global_batch is None:
-        raise UsageError("--plan compares layouts at one batch: give --global-batch (sequences per optimizer step)")
+        raise UsageError("`plan` compares layouts at one batch: give `global_batch` (sequences per optimizer step)")
     if global_batch % per_step and not options.plan:
         raise UsageError(
-            f"--global-batch {global_batch:,} is not a multiple of --micro-batch × data-parallel ranks "
+            f"`global_batch` {global_batch:,} is not a multiple of `micro_batch` × data-parallel ranks "
             f"({options.micro_batch} × {data_parallel:,} = {per_step:,})"
         )
     job_rate = None if measured is None else measured * (gpus if options.per_gpu else 1)
@@ -1450,11 +1454,11 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         # A rate past the chips' peak is no measurement of this model on them; one under a millionth of it would
         # take longer than any run (a miscounted unit either way).
         if not MIN_MEASURED_MFU <= measured_mfu <= 1:
-            unit = "per GPU (--per-gpu)" if options.per_gpu else "for the whole job of --gpus"
+            unit = "per GPU (`per_gpu`)" if options.per_gpu else "for the whole job of `gpus`"
             raise UsageError(
                 f"{job_rate:,.4g} tokens/s {unit} would be an MFU of {measured_mfu:,.4g} on {gpus:,} × {chip.name} "
                 f"(dense {dtype}): a measured rate must give an MFU above {MIN_MEASURED_MFU:g} and at most 1; check "
-                "the rate, --gpus, --per-gpu and --compute-dtype"
+                "the rate, `gpus`, `per_gpu` and `compute_dtype`"
             )
         if options.mfu is None:  # the measured run's own MFU sets the time and cost
             mfu, assumed = measured_mfu, False
@@ -1489,13 +1493,15 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     budget = total if options.compute is None else round(options.compute)
     compute_optimal = ComputeOptimalReport(
         compute=budget,
-        compute_source="this run's total model FLOPs" if options.compute is None else "--compute",
+        compute_source="this run's total model FLOPs" if options.compute is None else "`compute`",
         rules=[chinchilla_20(budget), chinchilla_approach_3(budget)],
         tokens_per_param=tokens / active,
         times_past_20=tokens / active / 20,
     )
     if options.zero_stage == 3 and data_parallel * options.context_parallel == 1 and not options.plan:
-        raise UsageError("--zero 3 on one data-parallel rank shards nothing; give --gpus 2 or more, or --zero 0")
+        raise UsageError(
+            "`zero_stage` 3 on one data-parallel rank shards nothing; give `gpus` 2 or more, or `zero_stage` 0"
+        )
     layout_figures = _train_layout(loaded, options, chip, dtype, seq, gpus, global_batch, flops)
     # Full training in 16-bit mixed precision, as `memory --train` counts it (footprint.training_memory), without the
     # inference figures memory() would add.
@@ -1519,8 +1525,8 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     if per_gpu > chip.memory and not options.plan:
         remarks.warnings.append(
             f"training memory is {per_gpu / (1 << 30):,.1f} GiB per GPU at ZeRO stage {options.zero_stage}, more than "
-            f"{chip.name}'s {chip.memory / (1 << 30):,.1f} GiB: it does not fit (--zero 3, --recompute full, or "
-            "more --gpus)"
+            f"{chip.name}'s {chip.memory / (1 << 30):,.1f} GiB: it does not fit (`zero_stage` 3, `recompute` full, or "
+            "more `gpus`)"
         )
     report = TrainReport(
         **field_values(info),
@@ -1581,7 +1587,7 @@ def _train_layout(
     global_batch: int,
     flops: Any,
 ) -> dict[str, Any]:
-    """The layout figures of `train` (layouts.evaluate), or with --plan every layout of the job ranked."""
+    """The layout figures of `train` (layouts.evaluate), or with `plan` every layout of the job ranked."""
     from . import layouts
     from .training import recompute_flops
 
@@ -1623,7 +1629,7 @@ def _train_layout(
 
 
 def _layout_keys(report: Any) -> dict[str, Any]:
-    """`train --json`'s top-level layout keys, from a layouts.LayoutReport (None: all None)."""
+    """The train report's top-level layout keys, from a layouts.LayoutReport (None: all None)."""
     if report is None:
         return dict(layout_report=None)
     return dict(

@@ -20,7 +20,7 @@ import typer
 
 from . import __version__
 from .errors import FfncalcError, UsageError
-from .values import Value
+from .values import Value, replace
 
 if TYPE_CHECKING:
     from .compute import MlaForm as MlaFormName
@@ -258,7 +258,7 @@ class Answer(Value):
 
     sweeps: tuple[str, ...] = ()
     chart: str | None = None
-    output: OutputFormat = OutputFormat.table
+    output_format: OutputFormat = OutputFormat.table
     brief: bool = False
     as_json: bool = False
     svg: str | None = None
@@ -268,7 +268,7 @@ class Answer(Value):
     @property
     def json_document(self) -> bool:
         """Whether the answer is one JSON document (--json, or --format json)."""
-        return self.as_json or self.output == OutputFormat.json
+        return self.as_json or self.output_format == OutputFormat.json
 
 
 class OptionGroup:
@@ -311,7 +311,7 @@ ANSWER = OptionGroup(
         "sweeps": (SweepOpt, None),
         "chart": (ChartOpt, None),
         "brief": (BriefOpt, False),
-        "output": (SweepFormatOpt, OutputFormat.table),
+        "output_format": (SweepFormatOpt, OutputFormat.table),
         "as_json": (JsonOpt, False),
         "svg": (SvgOpt, None),
         "html": (HtmlOpt, None),
@@ -319,12 +319,12 @@ ANSWER = OptionGroup(
     },
 )
 #: The answer of a command that reports without sweeping: its figures, or their headline, as tables or JSON.
-REPORT = ANSWER.without("sweeps", "chart", "output")
+REPORT = ANSWER.without("sweeps", "chart", "output_format")
 RowsFormatOpt = Annotated[
     OutputFormat, typer.Option("--format", help="table, csv (raw values) or markdown; json is --json.")
 ]
 #: A command whose report is rows (compare): a format for them, no sweep.
-ROWS = OptionGroup(Answer, {**REPORT.options, "output": (RowsFormatOpt, OutputFormat.table)})
+ROWS = OptionGroup(Answer, {**REPORT.options, "output_format": (RowsFormatOpt, OutputFormat.table)})
 
 C = TypeVar("C", bound=Callable[..., Any])
 
@@ -384,9 +384,11 @@ class GroupedCommand:
 
 
 def warn(result: Any) -> None:
-    """Each warning a report carries, as one `Warning:` line on stderr (the data stays on stdout)."""
+    """Each warning a report carries, as one `Warning:` line on stderr (the data stays on stdout), naming options
+    where the library names its fields."""
+    command = _invoked_command(sys.argv[1:])
     for warning in getattr(result, "warnings", ()):
-        sys.stderr.write(f"Warning: {' '.join(warning.split())}\n")
+        sys.stderr.write(f"Warning: {' '.join(as_options(warning, command).split())}\n")
 
 
 def emit(
@@ -402,6 +404,7 @@ def emit(
     from .render import make_console, print_json, show
 
     refuse(width is not None and not (svg or html), "--width sets the picture's width; add --svg or --html")
+    result = in_options(result, _invoked_command(sys.argv[1:]))
     if svg or html:
         from .render import pictures
 
@@ -501,10 +504,10 @@ def sweep(
         f"--sweep: {points:,} points; {command} counts at most {most:,} in one run (seconds, not minutes)",
     )
     report = run_sweep(loaded, parsed, command, measure, headlines, answer.chart)
-    if answer.output == OutputFormat.csv:
+    if answer.output_format == OutputFormat.csv:
         warn(report)
         sweep_csv(report)
-    elif answer.output == OutputFormat.markdown:
+    elif answer.output_format == OutputFormat.markdown:
         warn(report)
         sweep_markdown(report)
     else:
@@ -513,11 +516,11 @@ def sweep(
 
 def rows_only(answer: Answer) -> None:
     """--format csv or markdown prints rows: neither JSON nor pictures beside them."""
-    if answer.output in (OutputFormat.csv, OutputFormat.markdown):
-        refuse(answer.as_json, f"--json and --format {answer.output.value} ask for two formats; choose one")
+    if answer.output_format in (OutputFormat.csv, OutputFormat.markdown):
+        refuse(answer.as_json, f"--json and --format {answer.output_format.value} ask for two formats; choose one")
         refuse(
             bool(answer.svg or answer.html),
-            f"--format {answer.output.value} prints rows; draw pictures (--svg, --html) without it",
+            f"--format {answer.output_format.value} prints rows; draw pictures (--svg, --html) without it",
         )
 
 
@@ -526,6 +529,7 @@ def brief(report: Any, command: str, figures: dict[str, Any], headlines: tuple[A
     from .render import make_console, print_json, show
     from .render.brief import brief_renderables
 
+    report = in_options(report, _invoked_command(sys.argv[1:]))
     warn(report)
     if as_json:
         print_json(figures)
@@ -559,10 +563,10 @@ def respond(
 
         return sweep(loaded, command, measure, headlines, answer)
     refuse(answer.chart is not None, "--chart applies to --sweep; add --sweep KEY=VALUES")
-    if answer.output in (OutputFormat.csv, OutputFormat.markdown):
-        refuse(rows is None, f"--format {answer.output.value} applies to --sweep")
+    if answer.output_format in (OutputFormat.csv, OutputFormat.markdown):
+        refuse(rows is None, f"--format {answer.output_format.value} applies to --sweep")
         refuse(
-            answer.output == OutputFormat.markdown,
+            answer.output_format == OutputFormat.markdown,
             f"{command} writes csv rows without --sweep; use --format csv",
         )
         rows_only(answer)
@@ -570,7 +574,7 @@ def respond(
     if answer.brief:
         refuse(bool(answer.svg or answer.html), "--brief prints a few lines; draw pictures without it")
         brief(report, command, headline_of(loaded, report), headlines, answer.as_json)
-    elif answer.output == OutputFormat.csv and rows is not None:
+    elif answer.output_format == OutputFormat.csv and rows is not None:
         warn(report)
         rows(report)
     else:
@@ -1098,15 +1102,15 @@ def compare_command(
         from .render.comparison import compare_brief
 
         refuse(
-            answer.output != OutputFormat.table or answer.as_json,
+            answer.output_format != OutputFormat.table or answer.as_json,
             "--brief prints a few lines; leave out --format and --json",
         )
         emit(rows, False, compare_brief, answer.svg, answer.html, answer.width)
     elif answer.json_document:
         print_json(rows)
-    elif answer.output == OutputFormat.csv:
+    elif answer.output_format == OutputFormat.csv:
         compare_csv(rows)
-    elif answer.output == OutputFormat.markdown:
+    elif answer.output_format == OutputFormat.markdown:
         compare_markdown(rows)
     else:
         emit(rows, False, compare_table, answer.svg, answer.html, answer.width)
@@ -1325,7 +1329,7 @@ def speed_command(
     )
 
     options = SpeedOptions(
-        gpus=gpu,
+        accelerators=gpu,
         context=ctx,
         prompt=prompt,
         batches=batch,
@@ -1578,7 +1582,7 @@ OPTION_OF: dict[str, dict[str, str]] = {
     "speed": {
         "context": "--ctx",
         "batches": "--batch",
-        "gpus": "--gpu",
+        "accelerators": "--gpu",
         "tensor_parallel": "--tp",
         "expert_parallel": "--ep",
         "pipeline_parallel": "--pp",
@@ -1595,12 +1599,65 @@ OPTION_OF: dict[str, dict[str, str]] = {
 }
 
 
+#: Fields whose option is not spelled --field-name in any command.
+FLAG_OF = {
+    "as_type": "--as",
+    "sets": "--set",
+    "sweeps": "--sweep",
+    "as_json": "--json",
+    "output_format": "--format",
+    "multiplier": "--mult",
+}
+
+
+@cache
+def option_fields() -> frozenset[str]:
+    """Every field of the library's options a command sets: only these, in backticks, are written as options (a
+    backticked config field, `layer_types`, stays a field)."""
+    from .api import MemoryOptions, SpeedOptions, TrainOptions
+
+    groups = (MemoryOptions, SpeedOptions, TrainOptions, Source, Answer)
+    named = {field for table in OPTION_OF.values() for field in table}
+    library_arguments = {"model", "dim", "target", "multiplier", "multiple_of", "family", "gpu_layers", "sort"}
+    return frozenset({*(field for group in groups for field in group._fields), *named, *FLAG_OF, *library_arguments})
+
+
 def as_options(message: str, command: str | None) -> str:
     """MESSAGE with each `field` the library named written as COMMAND's option for it."""
     import re
 
-    table = OPTION_OF.get(command or "", {})
-    return re.sub(r"`([a-z][a-z0-9_]*)`", lambda m: table.get(m[1], "--" + m[1].replace("_", "-")), message)
+    table = {**FLAG_OF, **OPTION_OF.get(command or "", {})}
+    known = option_fields()
+
+    def option(match: re.Match[str]) -> str:
+        field = match[1]
+        return table.get(field, "--" + field.replace("_", "-")) if field in known else match[0]
+
+    return re.sub(r"`([a-z][a-z0-9_]*)`", option, message)
+
+
+def in_options(result: Any, command: str | None) -> Any:
+    """RESULT with every text in it (notes, warnings, reasons) saying COMMAND's options where the library names its
+    fields; the library's own results keep the fields' names."""
+    if isinstance(result, str):
+        return as_options(result, command) if "`" in result else result
+    if isinstance(result, Value):
+        changes = {}
+        for name in type(result)._fields:
+            value = getattr(result, name)
+            mapped = in_options(value, command)
+            if mapped is not value:
+                changes[name] = mapped
+        return replace(result, **changes) if changes else result
+    if isinstance(result, (list, tuple)):
+        items = [in_options(item, command) for item in result]
+        if any(new is not old for new, old in zip(items, result)):
+            return type(result)(items)
+        return result
+    if isinstance(result, dict):
+        pairs = {key: in_options(value, command) for key, value in result.items()}
+        return pairs if any(pairs[key] is not value for key, value in result.items()) else result
+    return result
 
 
 def _fail(message: str, exit_code: int) -> None:

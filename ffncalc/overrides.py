@@ -1,4 +1,4 @@
-"""What if: config fields changed on the command line (``--set KEY=VALUE``) and swept over values (``--sweep``).
+"""What if: config fields changed before counting (`sets`: KEY=VALUE) and swept over values (`sweeps`).
 
 An override changes the config.json dict before the family reads it, so a changed config goes through the same
 schema and family rules as a file would: a bad value gets the same error naming the field, and a field that is
@@ -47,7 +47,7 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def parse_override(text: str, option: str = "--set") -> Override:
+def parse_override(text: str, option: str = "`sets`") -> Override:
     """KEY=VALUE → Override; the key is a field name, dotted into nested configs (text_config.hidden_size)."""
     key, equals, value = text.partition("=")
     key = key.strip()
@@ -71,7 +71,7 @@ def apply_overrides(raw: dict[str, Any], overrides: tuple[Override, ...]) -> dic
             if not isinstance(inner, dict):
                 where = ".".join(override.path[: depth + 1])
                 raise UsageError(
-                    f"--set {override.key}: {where} is not a nested config in this model (it is {inner!r})"
+                    f"`sets` {override.key}: {where} is not a nested config in this model (it is {inner!r})"
                 )
             block = inner
         block[leaf] = override.value
@@ -158,13 +158,13 @@ def _check_path(model: BaseModel, path: tuple[str, ...], shown: str) -> None:
         near = nested_fields or difflib.get_close_matches(head, list(readable), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(near)}?" if near else " (nothing ffncalc counts depends on it)"
         kind = getattr(model, "model_type", None) or type(model).__name__
-        raise UsageError(f"--set {shown}: {head} is not a field that {kind} reads{hint}")
+        raise UsageError(f"`sets` {shown}: {head} is not a field that {kind} reads{hint}")
     if not rest:
         decider = model.superseded_fields().get(readable[head]) if isinstance(model, HFConfig) else None
         if decider is not None:
             kind = getattr(model, "model_type", None) or type(model).__name__
             raise UsageError(
-                f"--set {shown}: {kind} takes {readable[head]} from {decider}, so the change would alter nothing; "
+                f"`sets` {shown}: {kind} takes {readable[head]} from {decider}, so the change would alter nothing; "
                 f"change {decider} instead"
             )
         return
@@ -218,7 +218,7 @@ class Sweep(Value):
 
 def parse_sweep(text: str) -> Sweep:
     """KEY=V1,V2,… | KEY=START:STOP:STEP (arithmetic, STOP included) | KEY=START:STOP:×2 (doubling) → Sweep."""
-    override = parse_override(text, "--sweep")
+    override = parse_override(text, "`sweeps`")
     spec = text.partition("=")[2].strip()
     range_form = re.fullmatch(r"(-?\d+):(-?\d+)(?::([×x*]?)(\d+))?", spec)
     if range_form:
@@ -227,9 +227,9 @@ def parse_sweep(text: str) -> Sweep:
     else:
         values = tuple(parse_value(part.strip()) for part in _split_list(spec))
         if not spec or any(part.strip() == "" for part in _split_list(spec)):
-            raise UsageError(f"--sweep {text!r}: list the values, e.g. --sweep num_key_value_heads=1,2,4,8")
+            raise UsageError(f"`sweeps` {text!r}: list the values, e.g. `sweeps` num_key_value_heads=1,2,4,8")
     if len(values) > MAX_SWEEP_POINTS:
-        raise UsageError(f"--sweep {text!r}: {len(values):,} values; at most {MAX_SWEEP_POINTS:,}")
+        raise UsageError(f"`sweeps` {text!r}: {len(values):,} values; at most {MAX_SWEEP_POINTS:,}")
     return Sweep(override.key, values)
 
 
@@ -249,15 +249,15 @@ def _split_list(spec: str) -> list[str]:
 
 def _arithmetic(start: int, stop: int, step: int, text: str) -> tuple[int, ...]:
     if step <= 0 or stop < start:
-        raise UsageError(f"--sweep {text!r}: START:STOP:STEP needs START ≤ STOP and a STEP above 0, e.g. 8:64:8")
+        raise UsageError(f"`sweeps` {text!r}: START:STOP:STEP needs START ≤ STOP and a STEP above 0, e.g. 8:64:8")
     if (stop - start) // step + 1 > MAX_SWEEP_POINTS:
-        raise UsageError(f"--sweep {text!r}: more than {MAX_SWEEP_POINTS:,} values")
+        raise UsageError(f"`sweeps` {text!r}: more than {MAX_SWEEP_POINTS:,} values")
     return tuple(range(start, stop + 1, step))
 
 
 def _geometric(start: int, stop: int, factor: int, text: str) -> tuple[int, ...]:
     if start <= 0 or factor < 2 or stop < start:
-        raise UsageError(f"--sweep {text!r}: START:STOP:×F needs 0 < START ≤ STOP and F ≥ 2, e.g. 1:64:×2")
+        raise UsageError(f"`sweeps` {text!r}: START:STOP:×F needs 0 < START ≤ STOP and F ≥ 2, e.g. 1:64:×2")
     count = int(math.log(stop / start, factor)) + 2
     return tuple(value for value in (start * factor**n for n in range(count)) if value <= stop)
 
@@ -268,5 +268,5 @@ def sweep_points(sweeps: tuple[Sweep, ...]) -> list[tuple[Override, ...]]:
     for sweep in sweeps:
         points = [(*point, Override(sweep.key, value)) for point in points for value in sweep.values]
     if len(points) > MAX_SWEEP_POINTS:
-        raise UsageError(f"--sweep: {len(points):,} points in all; at most {MAX_SWEEP_POINTS:,}")
+        raise UsageError(f"`sweeps`: {len(points):,} points in all; at most {MAX_SWEEP_POINTS:,}")
     return points

@@ -350,7 +350,7 @@ def tiny_speed(path, **options):
     from ffncalc.api import speed
     from ffncalc.gguf_models import open_gguf
 
-    return speed(open_gguf(str(path)), **{"gpus": "rtx3090", "context": 1000, **options}).reports[0]
+    return speed(open_gguf(str(path)), **{"accelerators": "rtx3090", "context": 1000, **options}).reports[0]
 
 
 def components(phase) -> dict[str, int]:
@@ -388,7 +388,7 @@ def test_speed_fit_is_what_llamacpp_puts_on_the_gpu(tiny):
     assert report.kv_bytes == 2 * 2 * 128 * 2 * 1024
     assert report.activation_bytes == 512 * 1256 * 4
     assert report.memory_needed == TINY_BYTES - TINY_EMBED + 2 * 2 * 128 * 2 * 1024 + 512 * 1256 * 4
-    mac = tiny_speed(tiny, gpus="m1")
+    mac = tiny_speed(tiny, accelerators="m1")
     assert mac.memory_usable == 16 * 2**30 * 2 // 3 - 2**30  # macOS wires two thirds of 16 GB; 1 GiB reserve
 
 

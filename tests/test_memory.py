@@ -214,7 +214,7 @@ def test_the_kv_dtype_does_not_change_the_activation_buffer():
 
 def test_training_a_quantized_what_if_says_what_the_figures_mean():
     report = memory("meta-llama/Llama-3.1-8B", dtype="int4", train=True)
-    assert any(note.startswith("--dtype int4: GPTQ layout") for note in report.notes)
+    assert any(note.startswith("`dtype` int4: GPTQ layout") for note in report.notes)
     assert any("QLoRA-style" in note for note in report.notes)
 
 
