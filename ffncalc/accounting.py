@@ -160,7 +160,7 @@ class StoredExtra(Result):
 
 
 class ParamsReport(ModelInfo):
-    """Where every parameter of one model is. ``--json`` of ``ffncalc params`` is this model."""
+    """Where every parameter of one model is. params' JSON document is this model."""
 
     total_params: int
     language_model_params: int  # the total without vision/audio towers and projectors

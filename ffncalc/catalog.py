@@ -1,6 +1,6 @@
 """A cache of the bundled configs' counts, for the commands that summarise all of them.
 
-`ffncalc models` counts every bundled config and preset, `models --families` names every adapter, and `compare`
+`ffncalc models` counts every bundled config and preset, `models `families`` names every adapter, and `compare`
 counts several models: done live, that creates the pydantic adapters of dozens of families, about half a second,
 for a listing. The package ships the counts of its bundled configs (``bundled_catalog.json``, written by
 ``tools/write_catalog.py`` and held equal to a live count by tests/test_catalog.py), so the first listing after an

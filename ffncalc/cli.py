@@ -1519,10 +1519,8 @@ def main() -> None:
     except Exception as error:
         if os.environ.get("FFNCALC_DEBUG"):
             raise
-        if isinstance(error, UsageError):
+        if isinstance(error, FfncalcError):  # the library names its fields; the command line has options
             _fail(as_options(str(error), _invoked_command(sys.argv[1:])), error.exit_code)
-        if isinstance(error, FfncalcError):
-            _fail(str(error), error.exit_code)
         _fail(f"internal error: {type(error).__name__}: {error} (FFNCALC_DEBUG=1 shows a traceback)", 70)
     sys.exit(result if isinstance(result, int) else 0)
 
@@ -1618,7 +1616,18 @@ def option_fields() -> frozenset[str]:
 
     groups = (MemoryOptions, SpeedOptions, TrainOptions, Source, Answer)
     named = {field for table in OPTION_OF.values() for field in table}
-    library_arguments = {"model", "dim", "target", "multiplier", "multiple_of", "family", "gpu_layers", "sort"}
+    library_arguments = {
+        "model",
+        "dim",
+        "target",
+        "multiplier",
+        "multiple_of",
+        "family",
+        "gpu_layers",
+        "sort",
+        "image",
+        "audio",
+    }
     return frozenset({*(field for group in groups for field in group._fields), *named, *FLAG_OF, *library_arguments})
 
 

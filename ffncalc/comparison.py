@@ -66,7 +66,7 @@ HEADINGS = {
 
 
 def sort_field(column: str) -> str | None:
-    """A --sort column as people write it (a field name, or a heading of the table: -active, "FFN share") → field."""
+    """A `sort` column as people write it (a field name, or a heading of the table: -active, "FFN share") → field."""
     name = column.lstrip("-").strip()
     if name in COLUMNS:
         return name

@@ -366,7 +366,7 @@ class FlopsBreakdown(Result):
 
 
 class ImageFlops(Result):
-    """What one image costs the vision tower and projector: ``image`` in ``ffncalc flops --image --json``."""
+    """What one image costs the vision tower and projector: ``image`` in flops' JSON with an image."""
 
     width: int  # as asked
     height: int
@@ -385,7 +385,7 @@ class ImageFlops(Result):
 
 
 class AudioFlops(Result):
-    """What one audio clip costs a speech encoder: ``audio`` in ``ffncalc flops --audio --json``. The encoder reads
+    """What one audio clip costs a speech encoder: ``audio`` in flops' JSON with an audio clip. The encoder reads
     whole windows (the last padded): the figures are for all of them."""
 
     seconds: int | float  # as asked
@@ -404,7 +404,7 @@ class AudioFlops(Result):
 
 
 class FlopsReport(ModelInfo):
-    """Decode FLOPs per token at one context, prefill of a prompt that long, and training. `ffncalc flops --json`."""
+    """Decode FLOPs per token at one context, prefill of a prompt that long, and training. flops's JSON document."""
 
     context: int
     mla_form: MlaForm
@@ -441,7 +441,7 @@ class CurvePoint(Result):
 
 
 class CrossoverReport(ModelInfo):
-    """Where the context-dependent attention cost overtakes the FFN. `ffncalc crossover --json`."""
+    """Where the context-dependent attention cost overtakes the FFN. crossover's JSON document."""
 
     measure: Measure
     unit: Literal["FLOPs", "bytes"]
@@ -548,8 +548,8 @@ def count_flops(
     )
     conventions += compressed_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
-        image = " (--image WxH for what an image costs)" if spec.image is not None else ""
-        audio = " (--audio SECONDS for what a clip costs)" if spec.audio is not None else ""
+        image = " (`image` WxH for what an image costs)" if spec.image is not None else ""
+        audio = " (`audio` SECONDS for what a clip costs)" if spec.audio is not None else ""
         conventions.append(f"per text token: a text token runs the language model only{image}{audio}")
     return FlopsReport(
         **field_values(info or ModelInfo(model_type=spec.model_type)),

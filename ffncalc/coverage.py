@@ -196,7 +196,7 @@ class TaskCoverage(Result):
 
 
 class FamilyCoverage(Result):
-    """`ffncalc models --families --json`: every family with its model_types, and the coverage of each task."""
+    """the models families listing's JSON: every family with its model_types, and the coverage of each task."""
 
     transformers: str  # the version and module the tasks' lists come from
     families: dict[str, list[str]]

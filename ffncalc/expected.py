@@ -104,8 +104,8 @@ def profiles() -> dict:
 def phase_features(
     phase: Phase, gpu: GpuFigures, sublayers: int, tensor_parallel: int, sequences: int = 0
 ) -> dict[str, float]:
-    """The phase's terms before any coefficient: roofline seconds by kind at the chip's PEAK (not --compute-efficiency
-    or --bandwidth-efficiency, which only scale the ceiling), and the counts the fixed costs multiply. SEQUENCES: the
+    """The phase's terms before any coefficient: roofline seconds by kind at the chip's PEAK (not `compute_efficiency`
+    or `bandwidth_efficiency`, which only scale the ceiling), and the counts the fixed costs multiply. SEQUENCES: the
     batch of a decode step (0 for a prefill: one prompt, its cost per request is the fixed term)."""
     peak, bandwidth = gpu.peak_flops, gpu.bandwidth
     terms = dict.fromkeys(FEATURES, 0.0)
@@ -262,8 +262,8 @@ def _prefill_figures(report: SpeedReport) -> tuple[float, float, float, float]:
 
 
 REQUEST_CONVENTION = (
-    "request (--output N): the prompt's prefill (the first token), then N − 1 decode steps at --batch over caches of "
-    "--prompt to --prompt + N − 2 tokens; tokens/s = batch × N ÷ that time; the batch's other prompts' prefills "
+    "request (`output` N): the prompt's prefill (the first token), then N − 1 decode steps at `batch` over caches of "
+    "`prompt` to `prompt` + N − 2 tokens; tokens/s = batch × N ÷ that time; the batch's other prompts' prefills "
     "are not counted (requests arriving apart, as in continuous batching)"
 )
 

@@ -71,7 +71,7 @@ class Solve(Result):
 
 
 class DeriveDimReport(Result):
-    """`ffncalc derive-dim --json`: a forward derivation, a backward solve, or both."""
+    """derive-dim's JSON document: a forward derivation, a backward solve, or both."""
 
     model: str | None
     derivation: Derivation | None
@@ -93,11 +93,11 @@ def degenerate(derivation: Derivation | None) -> list[str]:
 def check_dim_inputs(dim: int, multiplier: float | None = None, multiple_of: int = REFERENCE_MULTIPLE_OF) -> None:
     """Refuse sizes the rule cannot mean: a non-positive or absurd dim, multiplier or multiple_of."""
     if not 1 <= dim <= MAX_WIDTH:
-        raise UsageError(f"--dim must be a whole number from 1 to {MAX_WIDTH:,} (got {dim})")
+        raise UsageError(f"`dim` must be a whole number from 1 to {MAX_WIDTH:,} (got {dim})")
     if multiplier is not None and not (math.isfinite(multiplier) and 0 < multiplier <= MAX_MULTIPLIER):
-        raise UsageError(f"--mult must be a number above 0 and at most {MAX_MULTIPLIER:g} (got {multiplier})")
+        raise UsageError(f"`multiplier` must be a number above 0 and at most {MAX_MULTIPLIER:g} (got {multiplier})")
     if not 1 <= multiple_of <= MAX_WIDTH:
-        raise UsageError(f"--multiple-of must be a whole number from 1 to {MAX_WIDTH:,} (got {multiple_of})")
+        raise UsageError(f"`multiple_of` must be a whole number from 1 to {MAX_WIDTH:,} (got {multiple_of})")
 
 
 def meta_ffn_width(dim: int, multiplier: float | None, multiple_of: int) -> int:
@@ -155,7 +155,7 @@ def solve_intermediate_size(dim: int, target: int) -> Solve:
     """Every (multiplier ∈ {none, 1.00, 1.05 … 1.50}, multiple_of ∈ {1 … 4096}) that gives TARGET from DIM."""
     check_dim_inputs(dim)
     if not 1 <= target <= MAX_WIDTH:
-        raise UsageError(f"--target must be a whole number from 1 to {MAX_WIDTH:,} (got {target})")
+        raise UsageError(f"`target` must be a whole number from 1 to {MAX_WIDTH:,} (got {target})")
     settings = [
         Setting(multiplier=multiplier, multiple_of=multiple_of)
         for multiplier in SEARCH_MULTIPLIERS

@@ -5,7 +5,7 @@ Conventions:
 - exact integers of bytes; tables show GiB (2³⁰ bytes), and accelerators' memory is their vendor's
   figure in GiB (an H100's "80 GB" of HBM is 80 GiB), before the runtime's own overhead;
 - weights as the checkpoint stores them (``storage``: the config's dtype and quantization_config),
-  or as ``--dtype`` asks; a tied head is one tensor;
+  or as ``dtype`` asks; a tied head is one tensor;
 - KV cache, per attention layer and token: kv_heads · (qk_head_dim + v_head_dim) elements (kv_heads ·
   qk_head_dim where the keys are the values; MLA: its latent, kv_lora_rank + qk_rope_head_dim, whatever
   the heads; a sparse-attention indexer adds its key, head_dim), for at most the window (sliding) or
@@ -47,7 +47,7 @@ Recompute = Literal["none", "selective", "full"]
 ACCELERATORS: dict[str, int] = memory_sizes()
 TENSOR_PARALLEL = (1, 2, 4, 8, 16, 32, 64)
 
-# --dtype: a what-if for every weight. Plain dtypes store each element in it; the quantized ones quantize
+# `dtype`: a what-if for every weight. Plain dtypes store each element in it; the quantized ones quantize
 # every linear weight with the scheme named, the rest staying in BF16.
 WHAT_IF: dict[str, tuple[str, Scheme | None]] = {
     "fp32": ("F32", None),
@@ -187,7 +187,7 @@ class EngineReport(Result):
 
 
 class Solved(Result):
-    """--solve: the largest context, batch or concurrency that fits, with and without the engine's budget."""
+    """`solve`: the largest context, batch or concurrency that fits, with and without the engine's budget."""
 
     what: str  # "ctx", "batch" or "concurrency"
     value: int | float  # the largest that fits (concurrency unrounded, as vLLM prints it); 0 when nothing does
@@ -200,7 +200,7 @@ class Solved(Result):
 
 
 class MemoryReport(ModelInfo):
-    """`ffncalc memory --json`: bytes of everything that must be in memory, and where it fits."""
+    """memory's JSON document: bytes of everything that must be in memory, and where it fits."""
 
     weights: WeightBytes
     kv_cache: KvCache
@@ -221,7 +221,7 @@ class MemoryReport(ModelInfo):
 
     @property
     def exit_code(self) -> int:
-        """1 when the question has no answer that fits (--solve finds nothing that fits, or the engine cannot hold
+        """1 when the question has no answer that fits (`solve` finds nothing that fits, or the engine cannot hold
         one request and would refuse to start), as verify exits 1 for a checkpoint that is not what it says."""
         if self.solved is not None and not self.solved.fits:
             return 1
@@ -719,7 +719,7 @@ CONVENTIONS = [
     "bytes as exact integers; GB = 10^9 bytes, GiB = 2^30 bytes, in every option and label; accelerators by product "
     "name, with the memory their driver reports where sourced (an H100 SXM, sold as '80GB': 81,559 MiB), else their "
     "vendor's figure in GiB, before runtime overhead",
-    "weights as the checkpoint stores them (dtype, quantization_config), or as --dtype asks; a tied head once",
+    "weights as the checkpoint stores them (dtype, quantization_config), or as `dtype` asks; a tied head once",
     "KV cache per layer per token: kv_heads · (qk_head_dim + v_head_dim), MLA: kv_lora_rank + qk_rope_head_dim, "
     "capped at the window or chunk; none for a layer that reads another layer's KV; mixers: recurrent state and "
     "conv windows, whatever the context",

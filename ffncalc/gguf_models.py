@@ -300,15 +300,15 @@ def open_gguf(model: str, file: str | None = None, revision: str | None = None, 
 
         bundled = find_bundled_gguf(model)
         if revision is not None:
-            raise UsageError(f"--revision applies to Hub repos; {display_path(model)} is a local file")
+            raise UsageError(f"`revision` applies to Hub repos; {display_path(model)} is a local file")
         if bundled is not None:  # a short name: the header bundled with ffncalc
             return load_gguf(read_local_gguf(bundled[1]), bundled[0], "bundled")
         path = local_path(model)
         return load_gguf(read_local_gguf(path), display_path(path), "file")
     if not file.lower().endswith(".gguf") or file.startswith(("/", ".")) or "\\" in file or ".." in file:
-        raise UsageError(f"--file {file[:80]!r}: name a .gguf file inside the repo, e.g. model-Q4_K_M.gguf")
+        raise UsageError(f"`file` {file[:80]!r}: name a .gguf file inside the repo, e.g. model-Q4_K_M.gguf")
     if not is_repo_id(model):
-        raise ConfigNotFoundError(f"--file reads a GGUF from a Hub repo; {display_path(model)[:80]!r} is not a Hub id")
+        raise ConfigNotFoundError(f"`file` reads a GGUF from a Hub repo; {display_path(model)[:80]!r} is not a Hub id")
     from .hub import hub_gguf
 
     label = f"{model}/{file}" if revision is None else f"{model}@{revision}/{file}"
@@ -346,7 +346,7 @@ def llamacpp_report(
 ) -> Any:
     """`memory` of a GGUF, one answer: what llama.cpp holds (llamacpp): the weights as the file stores them (exact
     bytes by ggml type), its KV cache in its cache type, the compute buffer (assumed), split between GPU and CPU by
-    --gpu-layers (or solved for --gpu); the accelerators compared on that figure with every layer offloaded."""
+    `gpu_layers` (or solved for `gpu`); the accelerators compared on that figure with every layer offloaded."""
     from .accelerators import accelerator
     from .footprint import Accelerator, WeightBytes
     from .ggml import gguf_weights
@@ -401,6 +401,6 @@ def llamacpp_report(
             "a GGUF under llama.cpp: weights as the file stores them (Σ ggml_nbytes by ggml type), the KV cache as "
             "llama.cpp allocates it, the compute buffer assumed; the accelerators are compared on what llama.cpp "
             "puts on the GPU with every layer offloaded (the KV cache and activations of a transformers run are "
-            "under kv_cache and activations in --json only)",
+            "under kv_cache and activations in JSON only)",
         ],
     )

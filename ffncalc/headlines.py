@@ -1,4 +1,4 @@
-"""Each command's headline figures: what a sweep row and --brief show, declared once per command.
+"""Each command's headline figures: what a sweep row and `brief` show, declared once per command.
 
 A headline function takes the command's report and returns its figures by JSON name; the HEADLINES tuples say
 how each is headed and in what unit.
@@ -69,9 +69,9 @@ CROSSOVER_HEADLINES = (
 
 
 def memory_headline(report: Any) -> dict[str, Figure]:
-    """memory: weights, KV cache at the context and batch, the inference total, per GPU; with --train the training
+    """memory: weights, KV cache at the context and batch, the inference total, per GPU; with `train` the training
     figure per GPU; what the question needs per GPU and whether the accelerator asked about holds it (the full
-    output's answer); with --engine, its KV capacity and maximum concurrency (None without one)."""
+    output's answer); with `engine`, its KV capacity and maximum concurrency (None without one)."""
     asked = next((row for row in report.accelerators if row.name == report.asked), None)
     cache = getattr(report, "llamacpp", None)
     if cache is not None:  # a GGUF: llama.cpp's cache, and whether the layers asked (or solved) fit the GPU asked

@@ -163,14 +163,14 @@ def bounded(call: Callable[[], T], what: str, repo_id: str, revision: str | None
 
 
 def check_request(revision: str | None, token: str | None) -> None:
-    """Refuse a --revision or token that cannot be sent as they are (huggingface_hub would fail on them obscurely)."""
+    """Refuse a `revision` or token that cannot be sent as they are (huggingface_hub would fail on them obscurely)."""
     if revision is not None and not SAFE_REVISION.fullmatch(revision):
         raise HubError(
-            f"--revision {revision!r}: use a branch, a tag or a commit hash (letters, digits, . _ - /, no '..')"
+            f"`revision` {revision!r}: use a branch, a tag or a commit hash (letters, digits, . _ - /, no '..')"
         )
     if revision is not None and ".." in revision:
-        raise HubError(f"--revision {revision!r}: '..' cannot be part of a revision")
-    for where, value in (("--token", token), ("HF_TOKEN", os.environ.get("HF_TOKEN"))):
+        raise HubError(f"`revision` {revision!r}: '..' cannot be part of a revision")
+    for where, value in (("`token`", token), ("HF_TOKEN", os.environ.get("HF_TOKEN"))):
         if value is None:
             continue
         if not value.strip():
@@ -367,7 +367,7 @@ def explain_hub_failure(error: BaseException, repo_id: str, revision: str | None
         (hub_errors.GatedRepoError, lambda: _gated(repo_id, token)),
         (
             hub_errors.RevisionNotFoundError,
-            lambda: ConfigNotFoundError(f"{repo_id} has no revision {revision!r}; check --revision"),
+            lambda: ConfigNotFoundError(f"{repo_id} has no revision {revision!r}; check `revision`"),
         ),
         (
             hub_errors.RepositoryNotFoundError,
@@ -376,7 +376,7 @@ def explain_hub_failure(error: BaseException, repo_id: str, revision: str | None
                 + (
                     "check the id, or the token's access"
                     if token
-                    else "check the id, or pass --token / set HF_TOKEN if it is private"
+                    else "check the id, or pass `token` / set HF_TOKEN if it is private"
                 )
             ),
         ),
@@ -432,10 +432,10 @@ def _gated(repo_id: str, token: str | None) -> HubError:
     if token or _saved_token():
         return HubError(
             f"{repo_id} is gated and the token has no access: accept its terms on the Hub with that account, "
-            "or use another token (--token / HF_TOKEN)"
+            "or use another token (`token` / HF_TOKEN)"
         )
     return HubError(
-        f"{repo_id} is gated: accept its terms on the Hub, then log in (`hf auth login`), set HF_TOKEN or pass --token"
+        f"{repo_id} is gated: accept its terms on the Hub, then log in (`hf auth login`), set HF_TOKEN or pass `token`"
     )
 
 
@@ -460,7 +460,7 @@ def _not_cached(error: BaseException, repo_id: str, revision: str | None, token:
 def _http(error: BaseException, where: str) -> HubError:
     status = getattr(getattr(error, "response", None), "status_code", None)
     if status in (401, 403):
-        return HubError(f"{where}: the Hub refused access ({status}); log in, set HF_TOKEN or pass --token")
+        return HubError(f"{where}: the Hub refused access ({status}); log in, set HF_TOKEN or pass `token`")
     return HubError(f"{where}: the Hub answered HTTP {status or 'error'}; try again later")
 
 
@@ -502,7 +502,7 @@ def hub_gguf(repo_id: str, filename: str, revision: str | None, token: str | Non
                     hf_raise_for_status(response)
                 except EntryNotFoundError:
                     raise ConfigNotFoundError(
-                        f"{_where(repo_id, revision)} has no file {name!r}; check --file (the repo's file list on the Hub)"
+                        f"{_where(repo_id, revision)} has no file {name!r}; check `file` (the repo's file list on the Hub)"
                     ) from None
                 skip = offset if response.status_code == 200 else 0  # a server that ignores Range: read up to it
                 data = bytearray()

@@ -31,10 +31,10 @@ def parse_image_size(text: str) -> tuple[int, int]:
     """'1024x768' → (1024, 768): width × height in pixels."""
     parts = text.lower().replace("×", "x").split("x")
     if len(parts) != 2 or not all(part.strip().isdigit() and len(part.strip()) <= 6 for part in parts):
-        raise UsageError(f"--image {text!r}: give the image's width and height in pixels, e.g. 1024x768")
+        raise UsageError(f"`image` {text!r}: give the image's width and height in pixels, e.g. 1024x768")
     width, height = (int(part) for part in parts)
     if not (1 <= width <= 100_000 and 1 <= height <= 100_000):
-        raise UsageError(f"--image {text!r}: each side must be from 1 to 100,000 pixels")
+        raise UsageError(f"`image` {text!r}: each side must be from 1 to 100,000 pixels")
     return width, height
 
 
@@ -55,7 +55,7 @@ def image_grid(rule: ImageInput, width: int, height: int) -> ImageGrid:
         w, h = (math.floor(width / ratio), math.floor(height / ratio)) if ratio > 1 else (width, height)
         if not (w and h):
             raise UsageError(
-                f"--image {width}x{height}: scaled to fit {rule.size} px, its short side becomes 0 px, which "
+                f"`image` {width}x{height}: scaled to fit {rule.size} px, its short side becomes 0 px, which "
                 "transformers' PixtralImageProcessor cannot resize to (it refuses the image); a side may be at most "
                 f"{rule.size} times the other"
             )
@@ -107,7 +107,7 @@ def count_image_flops(spec: ModelSpec, model: str, width: int, height: int) -> I
     rule = spec.image
     if rule is None:
         raise UsageError(
-            f"{model}: --image needs a vision transformer tower (one that reads an image as patches) whose image rule "
+            f"{model}: `image` needs a vision transformer tower (one that reads an image as patches) whose image rule "
             "ffncalc knows; this model has none (a convolutional tower, as Gemma 3n's, or one whose image processor "
             "reads this config's images by a rule ffncalc lacks, is counted by parameter only)"
         )

@@ -1,4 +1,4 @@
-"""JSON Schemas of the documents that `--json` prints; their field names are a stable interface."""
+"""JSON Schemas of the documents the commands print as JSON; their field names are a stable interface."""
 
 from __future__ import annotations
 

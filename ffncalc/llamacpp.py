@@ -1,4 +1,4 @@
-"""llama.cpp's memory for a GGUF: the KV cache as it allocates it, and what sits in VRAM and in RAM with --gpu-layers.
+"""llama.cpp's memory for a GGUF: the KV cache as it allocates it, and what sits in VRAM and in RAM with `gpu_layers` (llama.cpp's -ngl).
 
 The arithmetic follows ggml-org/llama.cpp's source (mainline, 2025–2026; the lines are quoted as found with the
 search tool across llama.cpp snapshots, their commit not pinned):
@@ -6,11 +6,11 @@ search tool across llama.cpp snapshots, their commit not pinned):
 - the context is padded to 256 cells: GGML_PAD(n_ctx, 256) in src/llama-context.cpp (older builds: 32 without
   flash attention, llama_kv_cache::get_padding);
 - each attention layer caches, per cell, K of n_head_kv · n_embd_head_k and V of n_head_kv · n_embd_head_v
-  elements in the cache type (--cache-type-k/-v: f16 by default, q8_0, q4_0 …), ggml_row_size each
+  elements in the cache type (llama.cpp's cache_type_k / cache_type_v: f16 by default, q8_0, q4_0 …), ggml_row_size each
   (src/llama-kv-cache.cpp);
 - sliding-window layers (Gemma 2: every other layer; Gemma 3: five of six) hold
   GGML_PAD(min(n_ctx, n_swa · n_seq + n_ubatch), 256) cells (src/llama-kv-cache-iswa.cpp; n_ubatch 512, one
-  sequence, no --swa-full);
+  sequence, without llama.cpp's swa_full);
 - with -ngl N, i_gpu_start = max(n_layer + 1 − N, 0): repeating layers il ≥ i_gpu_start, and the output layer
   (output_norm, output) when N ≥ 1, go to the GPU; the input layer (token_embd) always stays on the CPU
   (src/llama-model.cpp load_tensors); a tied head is loaded as a copy of token_embd on the output layer's device;
@@ -21,7 +21,7 @@ search tool across llama.cpp snapshots, their commit not pinned):
   building that graph and asking the scheduler, so a layer's intermediates can make it larger).
 
 Not modelled: CPU repacking buffers (CPU_REPACK), the CPU's small compute buffer beside an offloaded model, and
-multi-GPU splits (--tensor-split).
+multi-GPU splits (llama.cpp's tensor_split).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class LlamaCppMemory(Result):
 
 
 def cache_type(name: str, option: str) -> int:
-    """A --cache-type as ggml's type id; the types llama.cpp accepts for its KV cache."""
+    """A `cache_type` as ggml's type id; the types llama.cpp accepts for its KV cache."""
     from .ggml import type_id
 
     if name.lower() not in CACHE_TYPES:
@@ -151,8 +151,8 @@ def llamacpp_memory(
     """KV cache and the GPU/CPU split of GGUF at CONTEXT; GPU (an accelerator entry) to solve -ngl or check fit."""
     from .ggml import component, layer_of, nbytes, type_name
 
-    kind_k = cache_type(cache_k, "--cache-type")
-    kind_v = cache_type(cache_v or cache_k, "--cache-type-v")
+    kind_k = cache_type(cache_k, "`cache_type`")
+    kind_v = cache_type(cache_v or cache_k, "`cache_type` (values)")
     arch = gguf.architecture
     layers = gguf.get(f"{arch}.block_count")
     kv_heads, key, value = _kv_dims(gguf)
@@ -212,7 +212,7 @@ def llamacpp_memory(
             ngl = next((n for n in range(layers + 1, -1, -1) if split(n)[0][0].total <= usable), 0)
     else:
         if gpu_layers < 0:
-            raise UsageError(f"--gpu-layers must be 0 or more (got {gpu_layers}); -1 in llama.cpp means all: give 999")
+            raise UsageError(f"`gpu_layers` must be 0 or more (got {gpu_layers}); -1 in llama.cpp means all: give 999")
         ngl = min(gpu_layers, layers + 1)
     devices, copy = split(ngl)
     notes = [COMPUTE_BUFFER_NOTE]
@@ -318,13 +318,13 @@ def weights_by_operator(gguf: Any) -> dict[str, int]:
 
 class LlamaCppStore:
     """A GGUF under llama.cpp as `speed` reads it: its tensors' bytes by operator, and the KV cache in llama.cpp's
-    cache type (--cache-type), row by row as ggml stores it (ggml_row_size: a q8_0 row of 128 is 4 blocks of 34 B)."""
+    cache type (`cache_type`), row by row as ggml stores it (ggml_row_size: a q8_0 row of 128 is 4 blocks of 34 B)."""
 
     def __init__(self, gguf: Any, cache_k: str = "f16", cache_v: str | None = None, file_type: str | None = None):
         self.gguf, self.file_type = gguf, file_type
         self.cache_k, self.cache_v = cache_k, cache_v or cache_k
-        self.kind_k = cache_type(self.cache_k, "--cache-type")
-        self.kind_v = cache_type(self.cache_v, "--cache-type-v")
+        self.kind_k = cache_type(self.cache_k, "`cache_type`")
+        self.kind_v = cache_type(self.cache_v, "`cache_type` (values)")
         arch = gguf.architecture
         self.layers = gguf.get(f"{arch}.block_count")
         self.kv_heads, self.key, self.value = _kv_dims(gguf)
@@ -375,7 +375,7 @@ class LlamaCppStore:
 LLAMACPP_SPEED_CONVENTIONS = [
     "a GGUF under llama.cpp: the weights each operator reads are the file's tensors as stored (Σ ggml_nbytes of its "
     "Q4_K, Q6_K, F32 … tensors by operator), not the mapped config's 16-bit weights; the KV cache is read and "
-    "written in llama.cpp's cache type (--cache-type: f16 by default, q8_0, q4_0 … in ggml's blocks); one device "
+    "written in llama.cpp's cache type (f16 by default, q8_0, q4_0 … in ggml's blocks); one device "
     "(llama.cpp splits a model over GPUs by layers, which run one after another); matmuls at the chip's 16-bit peak",
     "a GGUF's fit: what llama.cpp puts on the GPU with every layer offloaded (the repeating layers and the output "
     "layer; token_embd stays on the CPU) + its KV cache of batch × context cells padded to 256 + the compute buffer "

@@ -89,7 +89,7 @@ def loaded_from(raw: RawConfig, as_type: str | None = None, overrides: tuple[Ove
 
 
 def counted_as_report(config: HFConfig, data: dict[str, object], as_type: str) -> tuple[str, list[str]]:
-    """--as: a note naming the config's keys the family's rules read and those they ignore, and a warning when the
+    """`as_type`: a note naming the config's keys the family's rules read and those they ignore, and a warning when the
     family's defaults stand in for sizes the config does not give (a config of another lineage, such as a Mamba
     config counted as llama, or a wrapper counted as its own text model)."""
     from .overrides import readable_keys
@@ -101,7 +101,7 @@ def counted_as_report(config: HFConfig, data: dict[str, object], as_type: str) -
     ignored = [key for key in keys if key not in readable]
     family = f"{as_type!r} ({config.config_class})"
     note = (
-        f"model_type {data.get('model_type')!r} counted with the rules of {family} (--as): they read "
+        f"model_type {data.get('model_type')!r} counted with the rules of {family} (`as_type`): they read "
         f"{_some(read)} of the config's keys and ignore {_some(ignored)}."
     )
     # Sizes taken from the family's defaults (not derived from the config's own fields by a rule).
@@ -115,7 +115,7 @@ def counted_as_report(config: HFConfig, data: dict[str, object], as_type: str) -
     fields = ", ".join(default.field for default in assumed)
     values = ", ".join(f"{default.field} = {default.value}" for default in assumed)
     return note, [
-        f"--as {as_type}: the config does not give {fields}; {config.config_class}'s defaults were assumed "
+        f"`as_type` {as_type}: the config does not give {fields}; {config.config_class}'s defaults were assumed "
         f"({values}), and {len(ignored)} of its keys are ignored: it may not be a {as_type} config at all"
     ]
 

@@ -6,7 +6,7 @@ of the framework whose arithmetic ffncalc follows, used by every command that ta
   parallel size"), and the KV heads either divide by it or divide it, the KV heads then being replicated
   (``QKVParallelLinear`` in vllm/model_executor/layers/linear.py: ``tp_size % total_num_kv_heads == 0`` when
   ``tp_size >= total_num_kv_heads``, else ``total_num_kv_heads % tp_size == 0``), vLLM v0.11.0.
-- Training (`train`, `memory --train`) follows Megatron-LM: ``num_attention_heads % tensor_model_parallel_size``
+- Training (`train`, memory with `train`) follows Megatron-LM: ``num_attention_heads % tensor_model_parallel_size``
   and ``num_query_groups % tensor_model_parallel_size`` must both be 0 (megatron/training/arguments.py, core_r0.14.0).
 
 A model without attention layers (a pure state-space model) has no such rule here.

@@ -1,7 +1,7 @@
 """The base of every result ffncalc returns, and what a report says about the model it describes.
 
 Results are frozen values with typed fields and exact integers, built without validation (ffncalc makes them
-from figures it computed), rendered as tables by ``render`` and printed as one JSON document by ``--json``.
+from figures it computed), rendered as tables by ``render`` and printed as one JSON document by ``JSON``.
 The JSON (and its schema) comes from pydantic: ``json_model`` mirrors a result class as a pydantic model
 with the same name, docstring, fields and defaults, made only when a document is printed.
 
@@ -32,7 +32,7 @@ class Result(Value):
 
 
 def json_model(cls: type[Result]) -> type[BaseModel]:
-    """CLS as a pydantic model of the same name, docstring, fields and defaults: what --json prints and the JSON
+    """CLS as a pydantic model of the same name, docstring, fields and defaults: what the JSON documents hold and the JSON
     Schema describes. Fields holding results hold their mirrors. Made once a class."""
     mirror = _MIRRORS.get(cls)
     if mirror is None:

@@ -68,13 +68,13 @@ CONVENTIONS = [
     "FLOPs as `ffncalc flops` counts them (2 per multiply-add, matmuls only); bytes moved: weights as stored (dtype "
     "and quantization scales, as `ffncalc memory` counts them), the KV cache and recurrent state as `memory` counts "
     "them, and activations",
-    "decode: one new token for each of --batch sequences at context --ctx; every dense weight is read once per step "
+    "decode: one new token for each sequence of the batch at the context; every dense weight is read once per step "
     "whatever the batch; an MoE layer reads the expected distinct experts under uniform routing, E·(1 − (1 − k/E)^B), "
     "and its shared experts; the embedding reads the batch's rows, the output head its whole matrix",
-    "prefill: one prompt of --prompt tokens (time to first token); the output head runs for the last position only, "
+    "prefill: one prompt of the prompt's tokens (time to first token); the output head runs for the last position only, "
     "as serving engines do; causal attention as `flops` counts it",
     "attention fused (FlashAttention-style) by default: scores never reach memory, the kernel reads Q, K, V and writes "
-    "the output; --attention eager also writes and reads the score matrix (16-bit)",
+    "the output; eager attention also writes and reads the score matrix (16-bit)",
     "KV cache: read whole at each decode step (sliding layers their window), each layer writes the new token's entry; "
     "a mixer reads and writes its recurrent state once per step",
     "activations: every operator reads its input and writes its output once per layer, tokens × hidden_size 16-bit "
@@ -86,7 +86,7 @@ CONVENTIONS = [
     "2·(N−1)/N × tokens × hidden × 2 bytes over the interconnect (per direction)",
     "matmuls run at the peak of the weights' dtype (FP8 checkpoints on FP8 peaks, NVFP4 checkpoints with 4-bit "
     "activations on FP4 peaks, where the chip has them; 4-bit weights with 16-bit activations on BF16) unless "
-    "--compute-dtype says otherwise; a chip without the unit runs at its BF16 peak, and its notes say so",
+    "another compute dtype is asked; a chip without the unit runs at its BF16 peak, and its notes say so",
 ]
 
 
@@ -150,7 +150,7 @@ class Prefill(Phase):
 
 
 class Request(Result):
-    """One request end to end (--output): its TTFT, then OUTPUT − 1 decode steps over the growing context, at the
+    """One request end to end (`output` tokens): its TTFT, then OUTPUT − 1 decode steps over the growing context, at the
     report's batch; ceiling and expected."""
 
     output: int  # tokens generated, the first by the prefill
@@ -214,7 +214,7 @@ class Pipeline(Result):
 
 
 class SpeedReport(ModelInfo):
-    """`ffncalc speed --json`: one accelerator at one batch — decode, prefill, per component: roofline ceilings,
+    """The speed report of one accelerator at one batch — decode, prefill, per component: roofline ceilings,
     and beside each time the expected figure of a fitted engine profile."""
 
     estimate: str  # "roofline ceiling", with the efficiencies assumed
@@ -256,7 +256,7 @@ class FirstNotFitting(Result):
 
 
 class SpeedRun(Result):
-    """`ffncalc speed --json`, one shape whatever the accelerators and batches: a report for every accelerator ×
+    """The speed answer (its JSON), one shape whatever the accelerators and batches: a report for every accelerator ×
     batch asked (each says whether it fits: a ceiling for one that does not is no answer, and the tables leave its
     figures out), and per accelerator the first batch that does not fit."""
 
@@ -892,8 +892,8 @@ def estimate_pipelined(
 
 def engine_weights(stored: Layout, layout: ServingLayout, engine: str) -> int:
     """Weights per GPU as the engine lays them out with expert parallelism or attention data-parallel. SGLang:
-    as the roofline (attention whole under DP attention, dense parts over tensor_parallel, E/EP experts). vLLM's
-    --data-parallel-size N --enable-expert-parallel: every non-expert weight whole on each DP rank (tensor
+    as the roofline (attention whole under DP attention, dense parts over tensor_parallel, E/EP experts). vLLM with
+    data_parallel_size N and enable_expert_parallel (its engine arguments): every non-expert weight whole on each DP rank (tensor
     parallel 1 within it), the experts over EP = the N GPUs."""
     if engine == "vllm" and layout.dp_attention:
         dense = _weights_by_operator(stored, 1, ServingLayout())

@@ -155,7 +155,7 @@ class Derivation(Value):
 def derives(field: str, rule: str, when: Any = None) -> Callable[[F], F]:
     """Mark a method, or a property's getter, as how transformers derives FIELD when a config leaves it WHEN (None,
     or a sentinel such as "auto"); RULE says how, as users read it. The one statement of a derived default:
-    ``defaults_used``, ``--set``'s notes and ``resolved`` all read it."""
+    ``defaults_used``, ``sets``' notes and ``resolved`` all read it."""
 
     def mark(function: F) -> F:
         setattr(function, _DERIVES, (field, rule, when))
@@ -306,7 +306,7 @@ class HFConfig(BaseModel):
 
     def superseded_fields(self) -> dict[str, str]:
         """Fields another field decides whatever they say (field → the one that decides): an override of one would
-        change nothing, so --set refuses it and names the other."""
+        change nothing, so `sets` refuses it and names the other."""
         return {}
 
     def defaults_used(self) -> list[DefaultUsed]:

@@ -72,18 +72,18 @@ def parse_engine(text: str) -> EngineVersion:
     """'vllm', 'vllm@0.11', 'sglang' or 'none' → the engine and version; anything else is a one-line error."""
     name, at, version = text.strip().lower().partition("@")
     if at and not version:
-        raise UsageError(f"--engine {text[:30]!r}: name a version after '@', e.g. vllm@0.11, or leave '@' out")
+        raise UsageError(f"`engine` {text[:30]!r}: name a version after '@', e.g. vllm@0.11, or leave '@' out")
     if name not in ("none", "vllm", "sglang"):
-        raise UsageError(f"--engine {text[:30]!r}: use vllm, vllm@VERSION (e.g. vllm@0.11), sglang or none")
+        raise UsageError(f"`engine` {text[:30]!r}: use vllm, vllm@VERSION (e.g. vllm@0.11), sglang or none")
     parts = version.split(".")
     if version and not (len(parts) in (2, 3) and all(part.isdigit() and len(part) <= 4 for part in parts)):
-        raise UsageError(f"--engine {text[:30]!r}: a version is MAJOR.MINOR, e.g. vllm@0.11")
+        raise UsageError(f"`engine` {text[:30]!r}: a version is MAJOR.MINOR, e.g. vllm@0.11")
     if version and name != "vllm":
-        raise UsageError(f"--engine {text[:30]!r}: only vLLM's arithmetic is modelled by version")
+        raise UsageError(f"`engine` {text[:30]!r}: only vLLM's arithmetic is modelled by version")
     engine = EngineVersion(name, version)  # type: ignore[arg-type]
     if version and engine.numbers[:2] < VLLM_OLDEST:
         raise UsageError(
-            f"--engine {text[:30]!r}: the KV-cache arithmetic modelled starts at vLLM 0.10 (the v1 engine)"
+            f"`engine` {text[:30]!r}: the KV-cache arithmetic modelled starts at vLLM 0.10 (the v1 engine)"
         )
     return engine
 
@@ -189,9 +189,9 @@ class _LayerSpec(Value):
 def _layer_spec(layer: Layer, tp: int, size: int, state_size: int) -> _LayerSpec | None:
     attention = layer.attention
     if layer.cross_attention is not None:
-        raise UsageError("an encoder-decoder's cross-attention cache is not modelled for --engine; use --engine none")
+        raise UsageError("an encoder-decoder's cross-attention cache is not modelled for `engine`; use `engine` none")
     if attention is not None and (attention.compressor is not None or attention.indexer is not None):
-        raise UsageError("compressed or indexed sparse attention is not modelled for --engine; use --engine none")
+        raise UsageError("compressed or indexed sparse attention is not modelled for `engine`; use `engine` none")
     if attention is not None and not attention.kv_shared:
         if attention.mla is not None:
             return _LayerSpec(
@@ -224,7 +224,7 @@ def vllm_capacity(
     """(block_size, groups, layers per group, num_blocks, tokens, max concurrency, max context) as vLLM computes them."""
     layers = [found for layer in generating_layers(spec) if (found := _layer_spec(layer, tp, kv_size, state_size))]
     if not layers:
-        raise UsageError("this model caches nothing per token (no attention, no state); --engine has nothing to size")
+        raise UsageError("this model caches nothing per token (no attention, no state); `engine` has nothing to size")
     kinds: dict[tuple[KvKind, int | None, int], int] = {}
     for layer in layers:
         key = (layer.kind, layer.window, layer.page_per_token)
@@ -309,18 +309,18 @@ def sglang_cell_size(spec: ModelSpec, tp: int, size: int) -> int:
         if layer.mixer is not None or (attention is not None and attention.window is not None):
             raise UsageError(
                 "SGLang sizes sliding-window and hybrid models with separate pools, which ffncalc does not model; "
-                "use --engine vllm"
+                "use `engine` vllm"
             )
         if attention is None or attention.kv_shared:
             continue
         if attention.compressor is not None or attention.indexer is not None or layer.cross_attention is not None:
-            raise UsageError("this attention's cache is not modelled for --engine sglang; use --engine none")
+            raise UsageError("this attention's cache is not modelled for `engine` sglang; use `engine` none")
         if attention.mla is not None:
             cell += (attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim) * size
         else:  # SGLang's get_num_kv_heads(tp): max(1, kv_heads // tp); head_dim for keys and values alike
             cell += vllm_kv_heads(attention.num_kv_heads, tp) * attention.qk_head_dim * 2 * size
     if cell == 0:
-        raise UsageError("this model caches nothing per token; --engine has nothing to size")
+        raise UsageError("this model caches nothing per token; `engine` has nothing to size")
     return cell
 
 
@@ -370,7 +370,7 @@ def engine_report(
     if budget.bytes <= 0:
         raise UsageError(
             f"no memory is left for the KV cache ({budget.bytes / (1 << 30):,.2f} GiB after weights, activations and "
-            "the reserve): use more --tp, a larger --gpu, or give --kv-budget"
+            "the reserve): use more `tensor_parallel`, a larger `gpu`, or give `kv_budget`"
         )
     if version.engine == "sglang":
         cell = sglang_cell_size(spec, tp, kv_size)
@@ -403,7 +403,7 @@ def engine_report(
                 f"({VLLM_HYBRID_SOURCE}); states in the model's dtype, mamba_cache_mode 'none' (no prefix caching)"
             )
         if any(group.kind == "mla" for group in groups) and block_size is None:
-            notes.append("MLA: block size 64, as vLLM forces for FlashMLA (--block-size for another backend)")
+            notes.append("MLA: block size 64, as vLLM forces for FlashMLA (`block_size` for another backend)")
     return EngineReport(
         engine=version.engine,
         version=version.version,

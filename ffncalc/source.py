@@ -5,7 +5,7 @@ Resolution order for the MODEL argument:
 2. something that can only be a path (ends in .json, starts with ./ / ~) and does not exist: an error;
 3. a bundled config whose Hub id matches (case-insensitively), or a preset (gpt3-175b …),
    unless a revision is asked for;
-4. a Hub id, fetched with huggingface_hub (its cache, HF_TOKEN / --token, HF_HUB_OFFLINE).
+4. a Hub id, fetched with huggingface_hub (its cache, HF_TOKEN / `token`, HF_HUB_OFFLINE).
 huggingface_hub is imported only on the last path: its download machinery is slow to import.
 """
 
@@ -92,7 +92,7 @@ def bundled_ggufs() -> dict[str, Path]:
 
 
 def is_gguf(model: str, file: str | None = None) -> bool:
-    """Whether MODEL (with --file FILE) is read as a GGUF: a .gguf path, a Hub repo with a .gguf file, or the short
+    """Whether MODEL (with `file` FILE) is read as a GGUF: a .gguf path, a Hub repo with a .gguf file, or the short
     name of a bundled GGUF header. Here, not in gguf_models, so that a config.json model imports none of GGUF's code."""
     return file is not None or model.lower().endswith(".gguf") or find_bundled_gguf(model) is not None
 
@@ -232,7 +232,7 @@ def load_raw_config(model: str, revision: str | None = None, token: str | None =
     is_dir, is_file = _exists(path, shown)
     if is_dir or is_file:
         if revision is not None:
-            raise UsageError(f"--revision applies to Hub ids; {shown} is a local {'folder' if is_dir else 'file'}")
+            raise UsageError(f"`revision` applies to Hub ids; {shown} is a local {'folder' if is_dir else 'file'}")
         config_path = path / "config.json" if is_dir else path
         if not _exists(config_path, display_path(config_path))[1]:
             raise ConfigNotFoundError(

@@ -42,9 +42,9 @@ def parse_audio_seconds(text: str) -> Fraction:
     except (ValueError, ZeroDivisionError):
         seconds = None
     if seconds is None:
-        raise UsageError(f"--audio {text!r}: give the clip's length in seconds, e.g. 45 or 12.5")
+        raise UsageError(f"`audio` {text!r}: give the clip's length in seconds, e.g. 45 or 12.5")
     if not 0 < seconds <= MAX_SECONDS:
-        raise UsageError(f"--audio {text!r}: the clip must be longer than 0 and at most {MAX_SECONDS:,} seconds")
+        raise UsageError(f"`audio` {text!r}: the clip must be longer than 0 and at most {MAX_SECONDS:,} seconds")
     return seconds
 
 
@@ -59,13 +59,13 @@ def whole(value: Fraction) -> int | float:
 
 
 def audio_convention(spec: ModelSpec) -> str:
-    """How --audio reads a clip, stated once for the JSON conventions."""
+    """How `audio` reads a clip, stated once for the JSON conventions."""
     audio = spec.audio
     assert audio is not None
     reader = "the decoder's cross-attention" if audio.tokens is None else "the language model"
     window = f"{whole(window_seconds(audio)):,}"
     return (
-        f"--audio s: the encoder reads ⌈s / {window}⌉ windows of {window} s ({audio.frames_per_second:,} log-mel "
+        f"`audio` s: the encoder reads ⌈s / {window}⌉ windows of {window} s ({audio.frames_per_second:,} log-mel "
         f"frames a second; the last window padded), each {audio.frames:,} frames through its convolutions and {audio.positions:,} positions "
         f"through its layers, attending within the window only; the figures are for every window, and {reader} "
         "reads each window's output"
@@ -79,7 +79,7 @@ def count_audio_flops(spec: ModelSpec, model: str, seconds: Fraction) -> AudioFl
     rule = spec.audio
     if rule is None:
         raise UsageError(
-            f"{model}: --audio needs a speech encoder that reads fixed windows of audio (Whisper's 30 s); this model "
+            f"{model}: `audio` needs a speech encoder that reads fixed windows of audio (Whisper's 30 s); this model "
             "has none whose rule ffncalc knows (an audio tower of variable length is counted by parameter only)"
         )
     windows = math.ceil(seconds / window_seconds(rule))

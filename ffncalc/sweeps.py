@@ -32,7 +32,7 @@ class SweepRow(Result):
 
 
 class SweepReport(ModelInfo):
-    """`ffncalc COMMAND --sweep …`: the headline figures of COMMAND at each point of the sweep."""
+    """A sweep of COMMAND: the headline figures of COMMAND at each point of the sweep."""
 
     command: str
     swept: list[str]
@@ -63,13 +63,13 @@ def run_sweep(
             at_point = loaded_from(loaded.raw, as_type, _merged(base, point))
         except FfncalcError as error:
             shown = ", ".join(str(override) for override in point)
-            raise type(error)(f"--sweep at {shown}: {error}") from None
+            raise type(error)(f"`sweeps` at {shown}: {error}") from None
         rows.append(SweepRow(values={override.key: override.value for override in point}, figures=measure(at_point)))
     names = [headline.name for headline in headlines]
     if chart is not None and chart not in names:
         from .errors import UsageError
 
-        raise UsageError(f"--chart {chart!r}: chart one of {', '.join(names)}")
+        raise UsageError(f"`chart` {chart!r}: chart one of {', '.join(names)}")
     return SweepReport(
         **field_values(loaded.info),
         command=command,
@@ -81,6 +81,6 @@ def run_sweep(
 
 
 def _merged(base: tuple[Override, ...], point: tuple[Override, ...]) -> tuple[Override, ...]:
-    """The --set overrides, then the point's values (a swept key replaces a --set of the same key)."""
+    """The `sets` overrides, then the point's values (a swept key replaces a `sets` of the same key)."""
     swept = {override.key for override in point}
     return tuple(override for override in base if override.key not in swept) + point

@@ -1,9 +1,9 @@
 """Training arithmetic: what training a model on N tokens costs, the MFU a measured run implies under each
 framework's FLOP convention, and the compute-optimal size (Hoffmann et al. 2022). Pure functions.
 
-Conventions (stated once, here and in `ffncalc train --json`'s ``conventions``):
+Conventions (stated once, here and in train's JSON document's ``conventions``):
 - model FLOPs: ffncalc's exact count (``compute.count_flops``): 3 × the causal forward pass of each sequence of
-  --seq tokens, every matmul a token uses, attention scores with causal masking and windows;
+  `seq` tokens, every matmul a token uses, attention scores with causal masking and windows;
 - hardware FLOPs add what recomputation runs again: full recomputation one more forward pass, selective
   recomputation (Korthikanti et al. 2022) the forward attention scores;
 - time and cost: GPU-hours = FLOPs ÷ (MFU × dense peak × 3,600); days = GPU-hours ÷ GPUs ÷ 24;
@@ -42,7 +42,7 @@ TOKEN_MULTIPLIERS = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "t": 10**12}
 MAX_TOKENS = 10**18
 
 
-def parse_tokens(text: str | int, option: str = "--tokens") -> int:
+def parse_tokens(text: str | int, option: str = "`tokens`") -> int:
     """'15T' → 15,000,000,000,000; '1.4T', '300B', '2e12' (decimal prefixes: a token count, not a context)."""
     if isinstance(text, int) and not isinstance(text, bool):
         value = text
@@ -249,7 +249,7 @@ def chinchilla_approach_3(compute: int) -> ComputeOptimal:
 
 
 class Memory(Result):
-    """Training memory per GPU (`memory --train`), and whether it fits the accelerator."""
+    """Training memory per GPU (memory with `train`), and whether it fits the accelerator."""
 
     per_gpu: int
     gpu_memory: int
@@ -272,7 +272,7 @@ class Batch(Result):
 
 
 class TrainReport(ModelInfo):
-    """`ffncalc train --json`: what training MODEL on --tokens costs, and the MFU of a measured run by convention."""
+    """train's JSON document: what training MODEL on `tokens` costs, and the MFU of a measured run by convention."""
 
     tokens: int
     seq: int

@@ -63,7 +63,7 @@ def safetensors_dtype(dtype: str) -> str:
 def bytes_per_element(dtype: str | None) -> int:
     """Bytes of one stored element of DTYPE (bfloat16 → 2)."""
     if dtype is None:
-        raise UsageError("the config names no torch_dtype; pass --dtype, e.g. --dtype bf16")
+        raise UsageError("the config names no torch_dtype; pass `dtype`, e.g. `dtype` bf16")
     return DTYPE_BYTES[safetensors_dtype(dtype)]
 
 

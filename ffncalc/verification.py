@@ -48,7 +48,7 @@ class ExtraGroup(Result):
 
 
 class VerifyReport(ModelInfo):
-    """`ffncalc verify --json`: the checkpoint against the count, every tensor matched by name."""
+    """verify's JSON document: the checkpoint against the count, every tensor matched by name."""
 
     checkpoint: str
     files: list[str]

@@ -50,5 +50,5 @@ def test_arias_projector_holds_queries_cross_attention_and_an_mlp_by_hand():
 
 
 def test_arias_image_flops_are_refused_by_name():
-    with pytest.raises(UsageError, match="--image needs a vision transformer tower"):
+    with pytest.raises(UsageError, match="`image` needs a vision transformer tower"):
         flops(ARIA, image="980x980")

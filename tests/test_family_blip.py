@@ -115,7 +115,7 @@ def test_a_text_token_runs_the_language_model_only():
 
 
 def test_blip2s_image_flops_are_refused_by_name():
-    with pytest.raises(UsageError, match="--image needs a vision transformer tower"):
+    with pytest.raises(UsageError, match="`image` needs a vision transformer tower"):
         flops(BLIP2, image="640x480")
 
 

@@ -76,7 +76,7 @@ def test_a_text_token_never_runs_the_vq_gan():
 
 
 def test_chameleons_image_flops_are_refused_as_a_convolutional_tokenizer():
-    with pytest.raises(UsageError, match="--image needs a vision transformer tower"):
+    with pytest.raises(UsageError, match="`image` needs a vision transformer tower"):
         flops(CHAMELEON, image="512x512")
 
 

@@ -47,7 +47,7 @@ def test_sams_layers_are_stored_from_zero_after_siglips():
 
 
 def test_image_flops_are_refused_by_name():
-    with pytest.raises(UsageError, match="--image needs a vision transformer tower"):
+    with pytest.raises(UsageError, match="`image` needs a vision transformer tower"):
         flops(str(HYBRID), image="640x480")
 
 

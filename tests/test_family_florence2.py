@@ -63,5 +63,5 @@ def test_florence2s_default_config_by_transformers_count(write_config):
 
 
 def test_an_image_through_florence2_is_refused_as_ffncalc_has_no_rule_for_its_stages():
-    with pytest.raises(UsageError, match="--image needs"):
+    with pytest.raises(UsageError, match="`image` needs"):
         flops(CONFIG, image="768x768")

@@ -41,5 +41,5 @@ def test_got_ocr2s_language_model_is_untied_by_the_wrappers_flag():
 
 def test_got_ocr2s_image_flops_are_refused_by_name():
     # padded windows, relative-position terms and the strided convolutions: no image rule, counted by parameter
-    with pytest.raises(UsageError, match="--image needs a vision transformer tower"):
+    with pytest.raises(UsageError, match="`image` needs a vision transformer tower"):
         flops(GOT_OCR2, image="640x480")

@@ -46,5 +46,5 @@ def test_idefics2_refuses_more_perceiver_kv_heads_than_heads(write_config):
 
 def test_idefics2s_image_flops_are_refused_by_name():
     # the perceiver's latents attend to an image's patches: no image rule, counted by parameter
-    with pytest.raises(UsageError, match="--image needs a vision transformer tower"):
+    with pytest.raises(UsageError, match="`image` needs a vision transformer tower"):
         flops(IDEFICS2, image="640x480")

@@ -27,5 +27,5 @@ def test_lighton_ocr_counts_pixtral_its_unbiased_projector_and_qwen3_by_hand():
 
 
 def test_lighton_ocrs_image_flops_are_refused_by_name():
-    with pytest.raises(UsageError, match="--image needs a vision transformer tower"):
+    with pytest.raises(UsageError, match="`image` needs a vision transformer tower"):
         flops(LIGHTON_OCR, image="640x480")

@@ -61,7 +61,7 @@ def test_minicpmvs_language_model_is_qwen3_5s_text_model_untied_by_hand():
 
 
 def test_an_image_through_minicpmv_is_refused_as_ffncalc_has_no_rule_for_it():
-    with pytest.raises(UsageError, match="--image needs"):
+    with pytest.raises(UsageError, match="`image` needs"):
         flops(V46, image="448x448")
 
 
