@@ -7,9 +7,12 @@ Sources (read, not copied; every rule below cites where it comes from):
   experts % EP; expert_tensor_parallel_size defaults to tensor_model_parallel_size; layers % (PP·VPP) unless
   account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split count the embedding and the loss as
   a layer each), megatron/core/parallel_state.py (rank order tp-cp-ep-dp-pp: TP innermost, PP outermost; expert
-  data-parallel size = world ÷ (ETP·EP·PP)), megatron/core/pipeline_parallel/schedules.py (1F1B warm-up:
-  PP − rank − 1 micro-batches; interleaved: (PP − rank − 1)·2 + (VPP − 1)·PP), megatron/training/
-  theoretical_memory_usage.py (first stage holds PP micro-batches; the interleaved penalty 1 + (PP−1)/(PP·VPP)).
+  data-parallel size = world ÷ (ETP·EP·PP)), megatron/core/pipeline_parallel/schedules.py @ d98e8a64 (1F1B warm-up:
+  PP − rank − 1 micro-batches; interleaved: (PP − rank − 1)·2 + (VPP − 1)·PP, capped at all of them, in
+  get_schedule_table's chunk order), megatron/training/theoretical_memory_usage.py @ d98e8a64 (first stage holds PP
+  micro-batches; the interleaved penalty 1 + (PP−1)/(PP·VPP), which it does not cap at the micro-batches a step
+  has: the schedule's own count is used here; it counts 6 + 12/DP bytes a parameter with the distributed optimizer,
+  fp32 gradients, where ffncalc keeps ZeRO's 2 + 2 + 12 convention, Rajbhandari et al. 2020).
 - Llama 3 (Grattafiori et al. 2024, §3.3.2): one layer fewer on the first and last pipeline stages (126 layers
   over 16 stages: 7 + 14·8 + 7).
 - torchtitan's ParallelismConfig (pytorch/torchtitan torchtitan/config/job_config.py) for one typed layout value.
@@ -157,28 +160,44 @@ def stage_layers(layers: int, pp: int, vpp: int) -> list[int]:
 
 def rank_layer_indices(layers: int, pp: int, vpp: int) -> list[list[int]]:
     """For each pipeline rank, the indices of the layers it holds (its vpp chunks)."""
+    return [[index for chunk in chunks for index in chunk] for chunks in rank_chunks(layers, pp, vpp)]
+
+
+def rank_chunks(layers: int, pp: int, vpp: int) -> list[list[list[int]]]:
+    """For each pipeline rank, the layer indices of each of its vpp model chunks (chunk v is virtual stage
+    v · pp + rank)."""
     counts = stage_layers(layers, pp, vpp)
     starts = [sum(counts[:i]) for i in range(len(counts))]
-    ranks: list[list[int]] = [[] for _ in range(pp)]
+    ranks: list[list[list[int]]] = [[] for _ in range(pp)]
     for virtual, (start, count) in enumerate(zip(starts, counts, strict=True)):
-        ranks[virtual % pp] += list(range(start, start + count))
+        ranks[virtual % pp].append(list(range(start, start + count)))
     return ranks
 
 
-def in_flight(layout: ParallelLayout, rank: int) -> tuple[int, int]:
-    """(model chunks of micro-batches whose activations pipeline rank RANK holds at its peak, chunks per rank).
+def in_flight(layout: ParallelLayout, rank: int) -> list[int]:
+    """Micro-batches whose activations pipeline rank RANK holds at its peak, for each of its model chunks.
 
-    1F1B (Megatron-LM schedules.py forward_backward_pipelining_without_interleaving): PP − rank − 1 warm-up forwards
-    and one more before the first backward: min(micro-batches, PP − rank). Interleaved
-    (forward_backward_pipelining_with_interleaving): (PP − rank − 1)·2 + (VPP − 1)·PP warm-up chunk forwards, plus
-    one: for rank 0, PP·VPP + PP − 1 chunks, theoretical_memory_usage.py's penalty 1 + (PP−1)/(PP·VPP) of PP
-    micro-batches' worth of its layers."""
+    Megatron-LM @ d98e8a64 (megatron/core/pipeline_parallel/schedules.py). 1F1B
+    (get_pp_rank_microbatches, forward_backward_pipelining_without_interleaving): PP − rank − 1 warm-up forwards
+    and one more before the first backward: min(micro-batches, PP − rank). Interleaved: (PP − rank − 1)·2 +
+    (VPP − 1)·G warm-up chunk forwards (G = microbatch_group_size_per_vp_stage, PP by default:
+    core/model_parallel_config.py), capped at micro-batches · VPP (are_all_microbatches_in_warmup), plus the
+    steady state's first forward before its first backward; the chunk of each forward as get_schedule_table orders
+    them (G micro-batches of chunk 0, the same G of chunk 1, …, then the next group). So a chunk's count is exact
+    even where the chunks hold different numbers of layers (the first and last rank's)."""
     pp, vpp, m = layout.pp, layout.vpp, layout.micro_batches
     if pp == 1:
-        return 1, 1
+        return [1]
     if vpp == 1:
-        return min(m, pp - rank), 1
-    return min(m * vpp, (pp - rank - 1) * 2 + (vpp - 1) * pp + 1), vpp
+        return [min(m, pp - rank)]
+    forwards = min(m * vpp, (pp - rank - 1) * 2 + (vpp - 1) * pp + 1)
+    table = [
+        chunk
+        for start in range(0, m, pp)
+        for chunk in range(vpp)
+        for _ in range(start, m if start + pp >= m else start + pp)
+    ]  # get_schedule_table's model chunk of each forward, in order
+    return [table[:forwards].count(chunk) for chunk in range(vpp)]
 
 
 # --- parameters of a rank ---------------------------------------------------------------------------------
@@ -290,26 +309,28 @@ def rank_memory(spec: ModelSpec, layout: ParallelLayout, seq: int) -> list[RankM
     embedding, head, rest = outer_params(spec)
     acts_cache: dict[Layer, int] = {}
     result = []
-    for rank, indices in enumerate(rank_layer_indices(len(layers), layout.pp, layout.vpp)):
+    for rank, chunks in enumerate(rank_chunks(len(layers), layout.pp, layout.vpp)):
         dense = experts = activation = 0
-        for index in indices:
-            layer = layers[index]
-            if layer not in acts_cache:
-                if layout.recompute == "full":
-                    copied, split = 2 * s * b * h, 0
-                else:
-                    copied, split = layer_activations(layer, s, b, h, True)
-                acts_cache[layer] = _div(copied * (1 if layout.sequence_parallel else t) + split, t)
-            p = layer_params(layer)
-            dense += _div(p.matrices, t) + p.copied
-            experts += _div(p.experts, layout.ep)
-            activation += acts_cache[layer]
+        held = in_flight(layout, rank)
+        for chunk, micro_batches in zip(chunks, held, strict=True):
+            for index in chunk:
+                layer = layers[index]
+                if layer not in acts_cache:
+                    if layout.recompute == "full":
+                        copied, split = 2 * s * b * h, 0
+                    else:
+                        copied, split = layer_activations(layer, s, b, h, True)
+                    acts_cache[layer] = _div(copied * (1 if layout.sequence_parallel else t) + split, t)
+                p = layer_params(layer)
+                dense += _div(p.matrices, t) + p.copied
+                experts += _div(p.experts, layout.ep)
+                activation += acts_cache[layer] * micro_batches
         if rank == 0:
             dense += _div(embedding, t)
+        if rank == layout.pp - 1 and not (layout.pp == 1 and spec.tie_word_embeddings):
+            dense += _div(head, t)  # a tied table is the embedding's own on a single stage
         if rank == layout.pp - 1:
-            dense += _div(head, t) + rest
-        chunks, per = in_flight(layout, rank)
-        activation = activation * chunks // per
+            dense += rest
         if rank == layout.pp - 1:
             activation += _div(4 * s * b * lm_head_rows(spec), t)
 
@@ -320,14 +341,14 @@ def rank_memory(spec: ModelSpec, layout: ParallelLayout, seq: int) -> list[RankM
         result.append(
             RankMemory(
                 pipeline_rank=rank,
-                layers=len(indices),
+                layers=sum(len(chunk) for chunk in chunks),
                 dense_params=dense,
                 expert_params=experts,
                 weights=weights,
                 gradients=gradients,
                 optimizer_states=states,
                 activations=activation,
-                micro_batches_in_flight=chunks / per,
+                micro_batches_in_flight=sum(held) / len(held),
                 total=weights + gradients + states + activation,
             )
         )

@@ -269,3 +269,52 @@ def test_fitted_efficiency_and_held_out_error():
     assert statistics.median(errors) <= 0.15
     for row in (r for r in rows if r["source"] == "llama3-paper"):
         assert abs(fit_training.predict(row, None) - float(row["measured"])) <= 0.05
+
+
+# --- the interleaved schedule, as Megatron-LM runs it ---------------------------------------------------------
+
+
+def test_interleaved_in_flight_follows_megatrons_schedule_table(llama):
+    """Megatron-LM @ d98e8a64, megatron/core/pipeline_parallel/schedules.py: get_pp_rank_microbatches gives rank r
+    (pp − r − 1)·2 + (vpp − 1)·pp warm-up chunk forwards (microbatch_group_size_per_vp_stage = pp), capped at
+    micro-batches × vpp; one more runs before the first backward; get_schedule_table orders them pp micro-batches of
+    chunk 0, the same of chunk 1, then the next group. Llama 3's 8,192-GPU layout (DP 64: 2,048 ÷ 64 = 32
+    micro-batches) with 2 chunks a rank: (126 + 2) ÷ 32 = 4 layers a virtual stage, the first and last one fewer."""
+    lay = layout(llama, 8192, tp=8, pp=16, dp=64, vpp=2, global_batch=2048, sequence_parallel=True)
+    ranks = rank_memory(llama, lay, 8192)
+    per_layer = activations_per_layer(8192)
+    # Rank 0 holds virtual stages 0 (3 layers) and 16 (4). 30 + 16 warm-up forwards + 1 = 47: chunk 0 of
+    # micro-batches 0–15, chunk 1 of 0–15, chunk 0 of 16–30: 31 of chunk 0 and 16 of chunk 1.
+    assert ranks[0].activations == (31 * 3 + 16 * 4) * per_layer
+    # Rank 1: 28 + 16 + 1 = 45 forwards, 29 of chunk 0 and 16 of chunk 1, 4 layers each.
+    assert ranks[1].activations == (29 + 16) * 4 * per_layer
+    # The last rank: virtual stages 15 (4 layers) and 31 (3): 0 + 16 + 1 = 17 forwards, 16 of chunk 0, 1 of chunk 1.
+    assert ranks[15].activations == (16 * 4 + 1 * 3) * per_layer + -(-4 * 8192 * VOCAB // TP)
+
+
+def test_llama_405b_dp128_interleaved_does_not_fit_an_h100(llama):
+    """Llama 3's 16,384-GPU layout (TP 8, PP 16, DP 128, 2,048 sequences: 16 micro-batches) with 2 chunks a rank.
+    Rank 1's warm-up, 28 + 16 = 44 chunk forwards, is more than its 16 × 2: every forward runs before the first
+    backward (Megatron's are_all_microbatches_in_warmup), so it holds all 16 micro-batches of its 8 layers, 128
+    layer-activations against 1F1B's 15 × 8 = 120. With 2 + 2 bytes a weight and gradient and Adam's 12 over 128
+    ranks: 85,595,283,456 bytes, 74 MB over the 81,559 MiB an H100 has. Counted as Megatron schedules it, it does
+    not fit; at vpp 1 it does."""
+    lay = layout(llama, 8192, tp=8, pp=16, dp=128, vpp=2, global_batch=2048, sequence_parallel=True)
+    ranks = rank_memory(llama, lay, 8192)
+    params = 8 * LAYER_PER_GPU
+    busiest = 4 * params + -(-12 * params // 128) + 16 * 8 * activations_per_layer(8192)
+    assert busiest == 85_595_283_456
+    assert max(r.total for r in ranks) == ranks[1].total == busiest
+    assert busiest - H100_MEMORY == 74_473_472
+    one_chunk = rank_memory(
+        llama, layout(llama, 8192, tp=8, pp=16, dp=128, global_batch=2048, sequence_parallel=True), 8192
+    )
+    assert max(r.total for r in one_chunk) == busiest - 8 * activations_per_layer(8192) <= H100_MEMORY
+
+
+def test_tied_embedding_counted_once_on_one_stage():
+    """GPT-2 ties its head to the embedding: on a single stage the table is one tensor; HF's num_parameters() for
+    gpt2 is 124,439,808."""
+    spec = _load("openai-community/gpt2").spec
+    (rank,) = rank_memory(spec, layout(spec, 1024), 1024)
+    assert rank.dense_params == 124_439_808
