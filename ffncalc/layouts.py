@@ -120,6 +120,56 @@ class ParallelLayout(Value):
         return self
 
 
+def training_layout(
+    spec: ModelSpec,
+    seq: int,
+    gpus: int,
+    *,
+    tp: int = 1,
+    pp: int = 1,
+    cp: int = 1,
+    ep: int = 1,
+    dp: int | None = None,
+    vpp: int = 1,
+    micro_batch: int = 1,
+    global_batch: int | None = None,
+    sequence_parallel: bool = False,
+    zero_stage: int = 1,
+    recompute: str = "none",
+) -> ParallelLayout:
+    """The checked layout of a job of GPUS (dp: gpus ÷ (tp · pp · cp) unless given): what `train` and
+    `memory --train` both count, so they answer one memory per GPU. Errors name fields in backticks."""
+    model = tp * pp * cp
+    if gpus % model:
+        raise UsageError(
+            f"`gpus` {gpus:,} is not a multiple of `tensor_parallel` × `pipeline_parallel` × `context_parallel` "
+            f"({model:,}): data-parallel ranks are `gpus` ÷ ({tp} × {pp} × {cp})"
+        )
+    if dp is not None and dp * model != gpus:
+        raise UsageError(
+            f"`tensor_parallel` × `pipeline_parallel` × `context_parallel` × `data_parallel` is {model * dp:,}, not "
+            f"`gpus` {gpus:,}; leave out `data_parallel` to derive it"
+        )
+    return ParallelLayout(
+        tp=tp,
+        pp=pp,
+        cp=cp,
+        ep=ep,
+        dp=gpus // model,
+        vpp=vpp,
+        micro_batch=micro_batch,
+        global_batch=global_batch or 0,
+        sequence_parallel=sequence_parallel,
+        zero_stage=zero_stage,
+        recompute=recompute,  # type: ignore[arg-type]
+    ).checked(spec, seq)
+
+
+def busiest_of(ranks: list[RankMemory]) -> RankMemory:
+    """The pipeline rank that needs the most memory: the memory per GPU a layout needs (the first such rank)."""
+    return max(ranks, key=lambda r: r.total)
+
+
 # --- pipeline stages --------------------------------------------------------------------------------------
 
 
@@ -553,7 +603,7 @@ def evaluate(
     """One checked layout on CHIP: memory of every rank, communication, the expected step (at EFFICIENCY of the
     dtype's dense peak, else the fitted COMPUTE_EFFICIENCY)."""
     ranks = rank_memory(spec, layout, seq)
-    busiest = max(ranks, key=lambda r: r.total)
+    busiest = busiest_of(ranks)
     peak = chip.peak(dtype)  # type: ignore[attr-defined]
     bf16_peak = chip.peak("bf16")  # type: ignore[attr-defined]
     if efficiency is None:

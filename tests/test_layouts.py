@@ -238,7 +238,7 @@ def test_plan_and_layout_output_fit_the_terminal(monkeypatch, width):
     monkeypatch.setenv("NO_COLOR", "1")
     run = run_main("train", L405, "--gpus", "16384", "--tp", "8", "--pp", "16", "--sequence-parallel")
     assert run.exit_code == 0, run.stderr
-    assert "Collective" in run.stdout and "Busiest GPU" in run.stdout
+    assert "Collective" in run.stdout and "busiest GPU (pipeline rank" in run.stdout
     assert_fits(run.stdout, width)
     run = run_main("train", L405, "--gpus", "16384", "--plan", "--global-batch", "2048")
     assert run.exit_code == 0, run.stderr

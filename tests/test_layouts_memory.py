@@ -1,0 +1,86 @@
+"""`memory --train` with a training layout (--tp --pp --cp --ep --dp --vpp --micro-batch --global-batch
+--sequence-parallel --zero --recompute): the busiest rank's memory per GPU, counted by the function `train` counts
+it with, so the two commands give one answer to one question.
+
+Every expected number is derived here by hand (the Llama 3 405B figures of tests/test_layouts.py) or is the other
+command's answer to the same layout; none is pasted from ffncalc's output.
+"""
+
+import pytest
+
+from .conftest import run_main
+from .test_layouts import DSV3, H100_MEMORY, L405, LAYER_PER_GPU, activations_per_layer
+
+LLAMA_8B = "meta-llama/Llama-3.1-8B"
+
+LAYOUTS = [
+    # Llama 3's 16,384-GPU layout (Grattafiori et al. 2024, Table 4): TP 8, PP 16, DP 128, 2,048 sequences of 8k.
+    (L405, "8192", ["--gpus", "16384", "--tp", "8", "--pp", "16", "--sequence-parallel", "--global-batch", "2048"]),
+    # The same with two model chunks a rank (interleaved 1F1B).
+    (L405, "8192", ["--gpus", "16384", "--tp", "8", "--pp", "16", "--vpp", "2", "--sequence-parallel",
+                    "--global-batch", "2048"]),
+    # DeepSeek-V3 (technical report §3.2): 2,048 GPUs, PP 16, EP 64, ZeRO-1, 15,360 sequences of 4k.
+    (DSV3, "4096", ["--gpus", "2048", "--pp", "16", "--ep", "64", "--global-batch", "15360", "--recompute", "full"]),
+    # No pipeline: Llama 3.1 8B over 64 GPUs, TP 8 with sequence parallelism, ZeRO-3, micro-batch 2.
+    (LLAMA_8B, "8192", ["--gpus", "64", "--tp", "8", "--sequence-parallel", "--zero", "3", "--micro-batch", "2"]),
+    # A tied embedding (GPT-2) on 4 data-parallel GPUs.
+    ("openai-community/gpt2", "1024", ["--gpus", "4"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("model", "seq", "options"), LAYOUTS)
+def test_memory_train_and_train_give_one_memory_per_gpu(model, seq, options):
+    zero = [] if "--zero" in options else ["--zero", "1"]  # memory's default stage is 0, train's 1: say it
+    run = run_main("memory", model, "--train", "--ctx", seq, *options, *zero, "--json")
+    assert run.exit_code == 0, run.stderr
+    memory = run.json()
+    run = run_main("train", model, "--seq", seq, *options, *zero, "--json")
+    assert run.exit_code == 0, run.stderr
+    trained = run.json()
+    assert memory["training"]["per_gpu"] == memory["needed_per_gpu"] == trained["per_gpu_bytes"]
+    assert trained["memory"]["per_gpu"] == trained["per_gpu_bytes"]  # train's own two keys are one answer
+    assert memory["training"]["layout"] == trained["layout"]
+    assert memory["training"]["busiest_rank"] == trained["layout_report"]["busiest_rank"]
+
+
+def test_memory_train_of_llama_3_405b_layout_by_hand():
+    """Rank 1 of Llama 3's layout: 8 layers, 2 + 2 bytes a weight and a gradient, Adam's 12 over 128 ranks, and 15
+    micro-batches of 8 layers' activations in flight (1F1B: 16 − 1), as tests/test_layouts.py derives them."""
+    run = run_main(
+        "memory", L405, "--train", "--gpus", "16384", "--tp", "8", "--pp", "16", "--sequence-parallel", "--zero", "1",
+        "--global-batch", "2048", "--json",
+    )  # fmt: skip
+    training = run.json()["training"]
+    params = 8 * LAYER_PER_GPU
+    per_layer = activations_per_layer(8192)
+    assert training["busiest_rank"] == 1 and training["micro_batches_in_flight"] == 15
+    assert training["weights_per_gpu"] == training["gradients_per_gpu"] == 2 * params
+    assert training["optimizer_states_per_gpu"] == -(-12 * params // 128)
+    assert training["activations"] == 15 * 8 * per_layer
+    assert training["per_gpu"] == 4 * params + -(-12 * params // 128) + 120 * per_layer <= H100_MEMORY
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--pp", "16"], "--pp: a training layout; add --train"),
+        (["--train", "--pp", "2", "--optimizer", "sgd"], "--pp: a training layout is counted as the train command"),
+        (["--train", "--pp", "16", "--gpus", "100"], "--gpus 100 is not a multiple of --tp × --pp × --cp (16)"),
+        (["--train", "--pp", "16", "--gpus", "128", "--dp", "4"], "leave out --dp to derive it"),
+        (["--train", "--batch", "2", "--micro-batch", "4"], "--batch and --micro-batch both give"),
+        (["--train", "--recompute", "most"], "--recompute must be none, selective or full"),
+    ],
+)
+def test_memory_train_layout_refusals_name_the_options(options, words):
+    run = run_main("memory", L405, *options)
+    assert run.exit_code != 0
+    assert run.stderr.startswith("Error:") and run.stderr.count("\n") == 1 and words in run.stderr, run.stderr
+    assert "`" not in run.stderr
+
+
+def test_library_errors_name_fields():
+    from ffncalc.api import memory
+    from ffncalc.errors import UsageError
+
+    with pytest.raises(UsageError, match="`pipeline_parallel`: a training layout; add `train`"):
+        memory(L405, pipeline_parallel=16)
