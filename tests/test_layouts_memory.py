@@ -84,3 +84,23 @@ def test_library_errors_name_fields():
 
     with pytest.raises(UsageError, match="`pipeline_parallel`: a training layout; add `train`"):
         memory(L405, pipeline_parallel=16)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--gpus", "16384", "--tp", "8", "--pp", "16", "--sequence-parallel", "--global-batch", "2048"],
+        ["--gpus", "8", "--tp", "2"],  # an MoE without pipeline stages: experts whole on each rank (expert TP 1)
+        ["--gpus", "1"],
+    ],
+)
+def test_train_answers_one_memory_per_gpu(monkeypatch, options):
+    model = L405 if "--pp" in options else "Qwen/Qwen3-30B-A3B"
+    monkeypatch.setenv("COLUMNS", "80")
+    full = run_main("train", model, *options, "--json").json()
+    brief = run_main("train", model, *options, "--brief", "--json").json()
+    assert full["memory"]["per_gpu"] == full["per_gpu_bytes"] == brief["per_gpu_bytes"]
+    assert full["memory"]["fits"] == full["fits"]
+    text = run_main("train", model, *options).stdout
+    gib = f"{full['per_gpu_bytes'] / 2**30:,.1f} GiB of 79.6 GiB"
+    assert " ".join(text.split()).count(gib) == 1  # said once, by the busiest GPU's line
