@@ -419,6 +419,7 @@ class MemoryOptions(Value):
     virtual_stages: int = 1
     micro_batch: int | None = None  # None: batch
     global_batch: int | None = None  # sequences per optimizer step; None: micro_batch × data-parallel ranks
+    recompute_modules: tuple[str, ...] = ()  # with recompute "selective": Megatron-LM's modules (layouts)
     # Training
     attention: str = "flash"  # "flash" (no s × s scores stored) or "eager" (Korthikanti et al.'s full formula)
     lora_rank: int | None = None  # LoRA adapters of this rank on the attention and FFN projections, base frozen
@@ -523,6 +524,8 @@ class MemoryOptions(Value):
                 raise UsageError(f"`{name}` must be a whole number from 1 to {1 << 24:,} (got {value})")
             if value != 1 or name in ("data_parallel", "micro_batch", "global_batch"):
                 given.append(f"`{name}`")
+        if self.recompute_modules:
+            given.append("`recompute_modules`")
         if given and not self.train:
             raise UsageError(f"{', '.join(given)}: a training layout; add `train`")
         if self.micro_batch is not None and self.batch != 1 and self.micro_batch != self.batch:
@@ -631,6 +634,7 @@ def memory(
             sequence_parallel=options.sequence_parallel,
             zero_stage=options.zero_stage,
             recompute=options.recompute,
+            recompute_modules=options.recompute_modules,
         )
     report = count_memory(
         loaded.spec,
@@ -1339,6 +1343,7 @@ class TrainOptions(Value):
     data_parallel: int | None = None  # None: gpus ÷ (tp · pp · cp)
     virtual_stages: int = 1  # model chunks per pipeline rank, interleaved 1F1B (--vpp)
     plan: bool = False  # rank every layout of --gpus that fits, by expected tokens/s per GPU
+    recompute_modules: tuple[str, ...] = ()  # with recompute "selective": Megatron-LM's modules (layouts)
 
     def checked(self) -> TrainOptions:
         """These options, or a UsageError naming the first that cannot be used (before any download)."""
@@ -1426,7 +1431,6 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         palm_flops_per_token,
         parse_tokens,
         peer_shape,
-        recompute_flops,
         scaled,
         torchtitan_flops_per_token,
         total_components,
@@ -1469,10 +1473,13 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     forward = flops.prefill
     per_sequence = flops.training
     total = scaled(per_sequence, tokens, seq)
+    from .layouts import ParallelLayout, check_recompute_modules
+    from .layouts import recompute_flops as layout_recompute_flops
+
+    check_recompute_modules(loaded.spec, options.recompute, options.recompute_modules)
+    recomputed = ParallelLayout(recompute=options.recompute, recompute_modules=options.recompute_modules)  # type: ignore[arg-type]
     hardware = total + scaled(
-        recompute_flops(forward.total, forward.attention_scores, options.recompute),  # type: ignore[arg-type]
-        tokens,
-        seq,
+        layout_recompute_flops(loaded.spec, seq, forward.total, forward.attention_scores, recomputed), tokens, seq
     )
     params_report = account(loaded)
     active = params_report.active_params or params_report.language_model_params
@@ -1580,8 +1587,6 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     else:  # --plan found no layout of these GPUs at all
         per_gpu = training.per_gpu
     # The batch as the layout runs it: the stated one, or with --plan the best layout's (else the stated options').
-    from .layouts import ParallelLayout
-
     best = layout_figures.get("layout_report")
     batch_layout = ParallelLayout(
         tp=tp, dp=data_parallel, micro_batch=options.micro_batch, global_batch=global_batch,
@@ -1659,10 +1664,10 @@ def _train_layout(
 ) -> dict[str, Any]:
     """The layout figures of `train` (layouts.evaluate), or with --plan every layout of the job ranked."""
     from . import layouts
-    from .training import recompute_flops
 
     forward = flops.prefill
-    recompute = recompute_flops(forward.total, forward.attention_scores, options.recompute)  # type: ignore[arg-type]
+    recomputed = layouts.ParallelLayout(recompute=options.recompute, recompute_modules=options.recompute_modules)  # type: ignore[arg-type]
+    recompute = layouts.recompute_flops(loaded.spec, seq, forward.total, forward.attention_scores, recomputed)
     figures = dict(
         model_flops_per_sequence=flops.training,
         hardware_flops_per_sequence=flops.training + recompute,
@@ -1672,7 +1677,7 @@ def _train_layout(
     if options.plan:
         plan = layouts.plan(
             loaded.spec, seq, chip, dtype, gpus, global_batch=options.global_batch, zero_stage=options.zero_stage,
-            recompute=options.recompute, **figures,
+            recompute=options.recompute, recompute_modules=options.recompute_modules, **figures,
         )  # fmt: skip
         best = plan.layouts[0] if plan.layouts else None
         out = _layout_keys(best)
@@ -1693,6 +1698,7 @@ def _train_layout(
         sequence_parallel=options.sequence_parallel,
         zero_stage=options.zero_stage,
         recompute=options.recompute,
+        recompute_modules=options.recompute_modules,
     )
     report = layouts.evaluate(loaded.spec, layout, seq, chip, dtype, **figures)
     out = _layout_keys(report)

@@ -236,6 +236,23 @@ RecomputeOpt = Annotated[
     str,
     typer.Option("--recompute", metavar="MODE", help="Training: activation recomputation, none, selective or full."),
 ]
+RecomputeModulesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--recompute-modules",
+        metavar="LIST",
+        help="Training, with --recompute selective: what it recomputes, as Megatron-LM's recompute_modules, e.g. "
+        "layernorm,mla_up_proj (core_attn, layernorm, mla_up_proj; default core_attn).",
+        show_default=False,
+    ),
+]
+
+
+def module_list(text: str | None) -> tuple[str, ...]:
+    """--recompute-modules a,b → ("a", "b")."""
+    return tuple(part.strip() for part in (text or "").split(",") if part.strip())
+
+
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Also say how each figure is counted (the conventions).")]
 BriefOpt = Annotated[
     bool, typer.Option("--brief", help="Only the headline figures, in one short block (with --json: just those).")
@@ -857,6 +874,7 @@ def memory(
         Optimizer, typer.Option("--optimizer", help="With --train: adamw, adamw-8bit or sgd.")
     ] = Optimizer.adamw,
     recompute: RecomputeOpt = "none",
+    recompute_modules: RecomputeModulesOpt = None,
     zero: ZeroOpt = 0,
     attention: Annotated[
         str,
@@ -927,6 +945,7 @@ def memory(
         virtual_stages=vpp,
         micro_batch=micro_batch,
         global_batch=global_batch,
+        recompute_modules=module_list(recompute_modules),
         gpu_memory=gpu_memory,
         chunk=chunk,
         engine=engine,
@@ -1462,6 +1481,7 @@ def train_command(
         float | None, typer.Option("--days", metavar="D", help="Finish in D days: the GPUs needed (not with --gpus).")
     ] = None,
     recompute: RecomputeOpt = "none",
+    recompute_modules: RecomputeModulesOpt = None,
     zero: ZeroOpt = 1,
     tp: TensorParallelOpt = None,
     sequence_parallel: SequenceParallelOpt = False,
@@ -1516,6 +1536,7 @@ def train_command(
         tokens, seq, gpu, gpus, compute_dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute,
         tp or 1, sequence_parallel, micro_batch or 1, global_batch,
         pipeline_parallel=pp, context_parallel=cp, expert_parallel=ep, data_parallel=dp, virtual_stages=vpp, plan=plan,
+        recompute_modules=module_list(recompute_modules),
     ).checked()  # fmt: skip
     from .headlines import TRAIN_HEADLINES, train_headline
     from .render.training import train_renderables

@@ -146,6 +146,7 @@ class Training(Result):
     # attention or LoRA): tp, pp, cp, ep, dp, vpp, micro_batch, global_batch; the busiest pipeline rank, whose
     # memory the per-GPU figures are, and the micro-batches' worth of its layers' activations it holds.
     layout: dict[str, int] | None = None
+    recompute_modules: list[str] | None = None  # with selective recomputation, the modules (Megatron-LM's names)
     busiest_rank: int | None = None
     micro_batches_in_flight: float | None = None
 
@@ -753,6 +754,7 @@ def layout_training(spec: ModelSpec, training: Training, layout: Any, context: i
             "micro_batch": layout.micro_batch,
             "global_batch": layout.sequences,
         },
+        recompute_modules=list(layout.modules),
         busiest_rank=top.pipeline_rank,
         micro_batches_in_flight=top.micro_batches_in_flight,
     )

@@ -54,6 +54,16 @@ class ParallelLayout(Value):
     sequence_parallel: bool = False
     zero_stage: int = 1
     recompute: Recompute = "none"
+    # With recompute "selective": the modules recomputed, as Megatron-LM's recompute_modules names them (RECOMPUTE_MODULES);
+    # empty: its default, core_attn.
+    recompute_modules: tuple[str, ...] = ()
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The modules selective recomputation recomputes (none without it)."""
+        if self.recompute != "selective":
+            return ()
+        return self.recompute_modules or ("core_attn",)
 
     @property
     def gpus(self) -> int:
@@ -87,6 +97,7 @@ class ParallelLayout(Value):
             raise UsageError(f"zero_stage must be 0, 1, 2 or 3 (got {self.zero_stage})")
         if self.recompute not in ("none", "selective", "full"):
             raise UsageError(f"recompute must be none, selective or full (got {self.recompute!r})")
+        check_recompute_modules(spec, self.recompute, self.recompute_modules)
         if self.sequence_parallel and self.tp < 2:
             raise UsageError("sequence_parallel splits activations across tensor-parallel ranks; it needs tp ≥ 2")
         if self.vpp > 1 and self.pp < 2:
@@ -120,6 +131,80 @@ class ParallelLayout(Value):
         return self
 
 
+# Megatron-LM @ d98e8a64, megatron/core/transformer/transformer_config.py, recompute_modules (with
+# recompute_granularity "selective"; default ["core_attn"]): the ones ffncalc counts. "layernorm" and "mla_up_proj"
+# use output-discarding checkpointing: the module's output is not kept for the backward but recomputed from its
+# input, which is kept anyway. DeepSeek-V3's technical report §3.2.3 names the same two ("recomputation of RMSNorm
+# and MLA up-projection").
+RECOMPUTE_MODULES = {
+    "core_attn": "the attention scores (FlashAttention stores none: FLOPs only)",
+    "layernorm": "input_layernorm and pre_mlp_layernorm: each block's normed input, 2sbh, not stored",
+    "mla_up_proj": "MLA's up-projections and RoPE: the heads' Q, K and V, 2sb·(2·heads·qk + heads·v), not stored",
+}
+
+
+def check_recompute_modules(spec: ModelSpec, recompute: str, modules: tuple[str, ...]) -> None:
+    """A UsageError naming `recompute_modules` where they cannot be counted."""
+    if not modules:
+        return
+    if recompute != "selective":
+        raise UsageError(
+            "`recompute_modules` choose what selective recomputation recomputes; add `recompute` selective"
+        )
+    unknown = [m for m in modules if m not in RECOMPUTE_MODULES]
+    if unknown:
+        raise UsageError(
+            f"`recompute_modules` {', '.join(unknown)}: ffncalc counts {', '.join(RECOMPUTE_MODULES)} (Megatron-LM's "
+            "names)"
+        )
+    if "mla_up_proj" in modules and not any(
+        layer.attention is not None and layer.attention.mla is not None for layer in pipeline_layers(spec)
+    ):
+        raise UsageError("`recompute_modules` mla_up_proj recomputes MLA's up-projections; this model has no MLA")
+
+
+def stored_activations(layer: Layer, s: int, b: int, h: int, layout: ParallelLayout) -> tuple[int, int]:
+    """One layer's stored activations (copied, split) under LAYOUT's recomputation: full keeps the layer's input 2sbh;
+    otherwise footprint.layer_activations (FlashAttention), less what the selective modules recompute
+    (RECOMPUTE_MODULES)."""
+    from .footprint import layer_activations
+
+    if layout.recompute == "full":
+        return 2 * s * b * h, 0
+    copied, split = layer_activations(layer, s, b, h, True)
+    modules = layout.modules
+    if "layernorm" in modules:
+        blocks = sum(part is not None for part in (layer.attention, layer.mixer, layer.ffn))
+        copied -= blocks * 2 * s * b * h
+    att = layer.attention
+    if "mla_up_proj" in modules and att is not None and att.mla is not None:
+        split -= 2 * s * b * att.num_heads * (2 * att.qk_head_dim + att.v_head_dim)
+    return copied, split
+
+
+def recompute_flops(spec: ModelSpec, seq: int, forward_total: int, forward_scores: int, layout: ParallelLayout) -> int:
+    """Per sequence, what LAYOUT's recomputation runs again: full, one forward pass; selective, the forward attention
+    scores (core_attn) and MLA's up-projections (mla_up_proj: 2 FLOPs a weight of q_b and kv_b per token; the norms
+    and RoPE count no matmul FLOPs)."""
+    if layout.recompute == "full":
+        return forward_total
+    modules, extra = layout.modules, 0
+    if "core_attn" in modules:
+        extra += forward_scores
+    if "mla_up_proj" in modules:
+        for layer in pipeline_layers(spec):
+            att = layer.attention
+            if att is None or att.mla is None:
+                continue
+            mla = att.mla
+            q_up = 0
+            if mla.q_lora_rank:
+                q_up = (mla.q_b_input or mla.q_lora_rank) * (att.num_heads * att.qk_head_dim + mla.output_gate)
+            kv_up = mla.kv_lora_rank * att.num_heads * (mla.qk_nope_head_dim + mla.v_head_dim)
+            extra += 2 * seq * (q_up + kv_up)
+    return extra
+
+
 def training_layout(
     spec: ModelSpec,
     seq: int,
@@ -136,6 +221,7 @@ def training_layout(
     sequence_parallel: bool = False,
     zero_stage: int = 1,
     recompute: str = "none",
+    recompute_modules: tuple[str, ...] = (),
 ) -> ParallelLayout:
     """The checked layout of a job of GPUS (dp: gpus ÷ (tp · pp · cp) unless given): what `train` and
     `memory --train` both count, so they answer one memory per GPU. Errors name fields in backticks."""
@@ -162,6 +248,7 @@ def training_layout(
         sequence_parallel=sequence_parallel,
         zero_stage=zero_stage,
         recompute=recompute,  # type: ignore[arg-type]
+        recompute_modules=tuple(recompute_modules),
     ).checked(spec, seq)
 
 
@@ -346,10 +433,9 @@ def rank_memory(spec: ModelSpec, layout: ParallelLayout, seq: int) -> list[RankM
     over TP too). ZeRO shards dense states over the dp · cp ranks (Megatron's distributed optimizer shards over the
     data-parallel group with context parallelism), expert states over the expert-data-parallel ranks
     tp · dp · cp ÷ ep: stage 1 the optimizer states, 2 the gradients
-    too, 3 the weights too. Activations: footprint.layer_activations for one layer at seq ÷ cp tokens, per GPU as
+    too, 3 the weights too. Activations: stored_activations for one layer at seq ÷ cp tokens, per GPU as
     training_memory divides them by TP (copied parts by TP only with sequence parallelism), times the micro-batches
     in flight (in_flight); logits 4·s·b·vocab ÷ TP on the last stage for one micro-batch."""
-    from .footprint import layer_activations
     from .tensors import lm_head_rows
 
     layers = pipeline_layers(spec)
@@ -366,10 +452,7 @@ def rank_memory(spec: ModelSpec, layout: ParallelLayout, seq: int) -> list[RankM
             for index in chunk:
                 layer = layers[index]
                 if layer not in acts_cache:
-                    if layout.recompute == "full":
-                        copied, split = 2 * s * b * h, 0
-                    else:
-                        copied, split = layer_activations(layer, s, b, h, True)
+                    copied, split = stored_activations(layer, s, b, h, layout)
                     acts_cache[layer] = _div(copied * (1 if layout.sequence_parallel else t) + split, t)
                 p = layer_params(layer)
                 dense += _div(p.matrices, t) + p.copied
@@ -568,6 +651,7 @@ class LayoutReport(Result):
     sequence_parallel: bool
     zero_stage: int
     recompute: Recompute
+    recompute_modules: list[str]  # with selective recomputation, the modules recomputed (Megatron-LM's names)
     gpus: int
     micro_batches: int  # per step per pipeline (gradient accumulation)
     per_gpu_bytes: int  # the busiest rank's
@@ -657,6 +741,7 @@ def evaluate(
         sequence_parallel=layout.sequence_parallel,
         zero_stage=layout.zero_stage,
         recompute=layout.recompute,
+        recompute_modules=list(layout.modules),
         gpus=layout.gpus,
         micro_batches=m,
         per_gpu_bytes=busiest.total,
@@ -730,6 +815,7 @@ def plan(
     global_batch: int | None,
     zero_stage: int,
     recompute: str,
+    recompute_modules: tuple[str, ...] = (),
     **flops: int,
 ) -> Plan:
     """Every layout of GPUS this searches, evaluated; those that fit ranked by expected tokens/s per GPU (best
@@ -767,6 +853,7 @@ def plan(
                             layout = ParallelLayout(
                                 tp=tp, pp=pp, cp=cp, ep=ep, dp=dp, vpp=vpp, micro_batch=mb, global_batch=batch,
                                 sequence_parallel=tp > 1, zero_stage=zero_stage, recompute=recompute,  # type: ignore[arg-type]
+                                recompute_modules=recompute_modules,
                             )  # fmt: skip
                             try:
                                 layout.checked(spec, seq)

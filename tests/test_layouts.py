@@ -92,8 +92,7 @@ def test_llama_405b_published_layouts_fit_80gb_h100s(llama, gpus, cp, dp, seq, g
 
 def test_deepseek_v3_layout_fits_h800s():
     """DeepSeek-V3 (technical report §3.2): 2,048 H800s, PP 16, EP 64, ZeRO-1 data parallelism, batch 15,360 of 4K.
-    DeepSeek saves activations by recomputing norms and MLA up-projections and caching some in FP8 (§3.2.3), which
-    ffncalc does not model; with full recomputation (its closest mode) the layout fits."""
+    With full recomputation the layout fits (and with DeepSeek's own selective recomputation: the test below)."""
     spec = _load(DSV3).spec
     lay = layout(spec, 4096, pp=16, ep=64, dp=128, zero_stage=1, global_batch=15360, recompute="full")
     assert lay.gpus == 2048 and lay.expert_data_parallel == 2  # tp · dp · cp ÷ ep
@@ -104,6 +103,73 @@ def test_deepseek_v3_layout_fits_h800s():
     moe_layers_rank_1 = 4  # layers 4–7, all MoE (the first 3 of 61 are dense)
     assert ranks[1].expert_params == moe_layers_rank_1 * 4 * 3 * 7168 * 2048
     assert max(r.total for r in ranks) <= accelerator("h800").memory
+
+
+# DeepSeek-V3's config.json: hidden 7,168, 61 layers (the first 3 dense, FFN 18,432), 256 routed experts of 2,048
+# (8 a token) and 1 shared, 128 heads, MLA q_lora 1,536, kv_lora 512, qk_nope 128, rope 64, v 128, vocab 129,280.
+DS_H, DS_HEADS, DS_QK, DS_V, DS_VOCAB = 7168, 128, 128 + 64, 128, 129_280
+DS_ATTENTION = (
+    DS_H * 1536 + 1536 + 1536 * DS_HEADS * DS_QK  # q_a, its norm, q_b
+    + DS_H * (512 + 64) + 512 + 512 * DS_HEADS * (128 + DS_V)  # kv_a (latent + rope key), its norm, kv_b
+    + DS_HEADS * DS_V * DS_H  # o
+)  # fmt: skip
+DS_DENSE_LAYER = DS_ATTENTION + 2 * DS_H + 3 * DS_H * 18432
+DS_MOE_LAYER_SHARED = DS_ATTENTION + 2 * DS_H + 256 * DS_H + 3 * DS_H * 2048  # + router, shared expert
+DS_EXPERT = 3 * DS_H * 2048
+
+
+@pytest.mark.parametrize(
+    ("recompute", "modules", "per_token", "fits"),
+    [
+        # Stored per token of a layer (16-bit, TP 1, FlashAttention): the norms' inputs 4h, each block's normed input
+        # 2h and dropout mask h (×2), MLA's Q, K, V 2·128·(192 + 192 + 128), the output projection's input 2·128·128,
+        # the latents 2·(512 + 64 + 1,536), the log-sum-exp 4·128; the FFN's 3 · 2 · 18,432 (dense) or (8 + 1) experts
+        # · 3 · 2 · 2,048 (MoE): the same 110,592.
+        ("selective", (), 4 * DS_H + 2 * 3 * DS_H + 2 * DS_HEADS * (2 * DS_QK + 2 * DS_V) + 2 * 2112 + 4 * 128
+         + 110_592, False),
+        # DeepSeek's own (§3.2.3: "recompute all RMSNorm operations and MLA up-projections during back-propagation"),
+        # as Megatron-LM's recompute_modules layernorm and mla_up_proj discard them: no normed inputs (2 × 2h) and
+        # no Q, K, V.
+        ("selective", ("layernorm", "mla_up_proj"), 4 * DS_H + 2 * DS_H + 2 * DS_HEADS * DS_V + 2 * 2112 + 4 * 128
+         + 110_592, True),
+    ],
+)  # fmt: skip
+def test_deepseek_v3_busiest_rank_by_hand(recompute, modules, per_token, fits):
+    """Pipeline rank 0 of DeepSeek-V3's layout (PP 16, EP 64, DP 128, ZeRO-1, 15,360 sequences of 4,096: 120
+    micro-batches, 16 in flight): layers 0–3 (3 dense, 1 MoE) and the embedding. Dense parameters whole (TP 1), its
+    4 of the MoE layer's 256 experts; 2 + 2 bytes each, Adam's 12 over DP 128 (dense) and 2 · 1 · 128 ÷ 64 = 2
+    expert-data-parallel ranks (experts)."""
+    spec = _load(DSV3).spec
+    lay = layout(spec, 4096, pp=16, ep=64, dp=128, global_batch=15360, recompute=recompute, recompute_modules=modules)
+    ranks = rank_memory(spec, lay, 4096)
+    dense = 3 * DS_DENSE_LAYER + DS_MOE_LAYER_SHARED + DS_VOCAB * DS_H
+    experts = 4 * DS_EXPERT
+    assert (ranks[0].dense_params, ranks[0].expert_params) == (dense, experts)
+    states = -(-12 * dense // 128) + -(-12 * experts // 2)
+    activations = 16 * 4 * per_token * 4096
+    assert ranks[0].activations == activations
+    total = 4 * (dense + experts) + states + activations
+    assert max(r.total for r in ranks) == ranks[0].total == total
+    assert (total <= accelerator("h800").memory) is fits
+
+
+def test_recompute_modules_refusals():
+    spec = _load(DSV3).spec
+    with pytest.raises(UsageError, match="add `recompute` selective"):
+        ParallelLayout(recompute_modules=("layernorm",)).checked(spec, 4096)
+    with pytest.raises(UsageError, match="`recompute_modules` attn: ffncalc counts core_attn, layernorm, mla_up_proj"):
+        ParallelLayout(recompute="selective", recompute_modules=("attn",)).checked(spec, 4096)
+    llama = _load(L405).spec
+    with pytest.raises(UsageError, match="mla_up_proj recomputes MLA's up-projections; this model has no MLA"):
+        ParallelLayout(recompute="selective", recompute_modules=("mla_up_proj",)).checked(llama, 4096)
+
+
+def test_mla_up_projection_recompute_flops():
+    """What --recompute-modules mla_up_proj runs again: 2 FLOPs a weight of q_b (1,536 × 128 · 192) and kv_b (512 ×
+    128 · 256) for each token of each of DeepSeek-V3's 61 layers; layernorm adds no matmul."""
+    with_up = train(DSV3, seq=4096, recompute="selective", recompute_modules=("layernorm", "mla_up_proj"))
+    up = 2 * 4096 * 61 * (1536 * DS_HEADS * DS_QK + 512 * DS_HEADS * (128 + DS_V))
+    assert with_up.hardware_flops - with_up.total_flops == up * with_up.tokens // 4096
 
 
 # --- communication, by hand ---------------------------------------------------------------------------------
