@@ -617,7 +617,9 @@ def memory(
         accelerators = {asked: asked_memory} | accelerators
     reserve = _runtime_reserve(options.runtime_reserve)
     if options.train and options.layout_counted:
-        from .layouts import training_layout
+        from functools import partial
+
+        from .layouts import layout_training, training_layout
 
         parallel_layout = training_layout(
             loaded.spec,
@@ -654,7 +656,9 @@ def memory(
         data_parallel=options.data_parallel_ranks,
         tensor_parallel=options.training_parallel,
         sequence_parallel=options.sequence_parallel,
-        parallel_layout=parallel_layout,
+        layout_training=None
+        if parallel_layout is None
+        else partial(layout_training, loaded.spec, layout=parallel_layout, context=tokens),
         reserve=reserve,
         attention=options.attention,  # type: ignore[arg-type]
         lora_rank=options.lora_rank,

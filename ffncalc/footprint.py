@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
 from .accelerators import memory_sizes
 from .llamacpp import LlamaCppMemory
@@ -36,7 +37,7 @@ from .storage import Scheme, Stored, layout, parameter_layout
 from .structure import attended_keys, attention_kv_elements, generating_layers, indexer_reach
 from .tensors import assemble, layer_indices, layer_tensors, lm_head_rows, model_tensors, stored_layer
 from .units import DTYPE_BYTES
-from .values import Value, field_values, replace
+from .values import Value, field_values
 
 GIB = 1 << 30
 Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
@@ -720,46 +721,6 @@ def training_memory(
     )
 
 
-def layout_training(spec: ModelSpec, training: Training, layout: Any, context: int) -> Training:
-    """TRAINING's per-GPU figures replaced by LAYOUT's busiest pipeline rank (layouts.rank_memory, the function
-    `train` answers with): one memory per GPU for one layout, whichever command asks."""
-    from .layouts import busiest_of, rank_memory
-
-    top = busiest_of(rank_memory(spec, layout, context))
-    formula = training.activations_formula
-    if layout.pp > 1 or layout.cp > 1:
-        formula += (
-            f"; × the micro-batches the busiest pipeline rank ({top.pipeline_rank}) holds in flight "
-            f"({top.micro_batches_in_flight:g}, Megatron-LM's 1F1B schedule), sequence ÷ cp {layout.cp}"
-        )
-    return replace(
-        training,
-        gpus=layout.gpus,
-        data_parallel=layout.dp,
-        micro_batch=layout.micro_batch,
-        trainable_parameters_per_rank=top.dense_params + top.expert_params,
-        activations=top.activations,
-        activations_formula=formula,
-        weights_per_gpu=top.weights,
-        gradients_per_gpu=top.gradients,
-        optimizer_states_per_gpu=top.optimizer_states,
-        per_gpu=top.total,
-        layout={
-            "tp": layout.tp,
-            "pp": layout.pp,
-            "cp": layout.cp,
-            "ep": layout.ep,
-            "dp": layout.dp,
-            "vpp": layout.vpp,
-            "micro_batch": layout.micro_batch,
-            "global_batch": layout.sequences,
-        },
-        recompute_modules=list(layout.modules),
-        busiest_rank=top.pipeline_rank,
-        micro_batches_in_flight=top.micro_batches_in_flight,
-    )
-
-
 # --- the report ------------------------------------------------------------------------------------
 
 CONVENTIONS = [
@@ -798,7 +759,7 @@ def count_memory(
     data_parallel: int = 1,
     tensor_parallel: int = 1,
     sequence_parallel: bool = False,
-    parallel_layout: Any = None,
+    layout_training: Callable[[Training], Training] | None = None,
     reserve: int = 0,
     attention: TrainAttention = "flash",
     lora_rank: int | None = None,
@@ -809,8 +770,8 @@ def count_memory(
     "Where it fits" compares each accelerator's memory less RESERVE (the runtime's own) with the inference figure per
     GPU under tensor parallelism over GPUS, or with TRAIN the training figure per GPU (TENSOR_PARALLEL ranks, with
     SEQUENCE_PARALLEL or not, times DATA_PARALLEL ranks ZeRO shards across), which then only says whether one GPU
-    holds it. With PARALLEL_LAYOUT (a layouts.ParallelLayout) the per-GPU training figures are its busiest pipeline
-    rank's, as `train` counts them (layouts.rank_memory)."""
+    holds it. LAYOUT_TRAINING, where given, replaces the training figures before the fit is judged (a layout's
+    busiest pipeline rank, as `train` counts it: layouts.layout_training)."""
     stored = weight_layout(spec, weight_dtype, scheme)
     weights = weight_bytes(stored, weight_dtype, scheme)
     cache = kv_cache(spec, context, batch, kv_dtype)
@@ -833,8 +794,8 @@ def count_memory(
             spec, stored, context, batch, optimizer, recompute, data_parallel, zero_stage, attention, lora_rank,
             frozen_weights=weights.bytes, tensor_parallel=tensor_parallel, sequence_parallel=sequence_parallel,
         )  # fmt: skip
-        if parallel_layout is not None:
-            training = layout_training(spec, training, parallel_layout, context)
+        if layout_training is not None:
+            training = layout_training(training)
     rows = []
     for name, memory in accelerators.items():
         usable = memory - reserve

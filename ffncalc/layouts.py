@@ -22,7 +22,7 @@ Sources (read, not copied; every rule below cites where it comes from):
 from __future__ import annotations
 
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 from .errors import UsageError
 from .results import Result
@@ -486,6 +486,46 @@ def rank_memory(spec: ModelSpec, layout: ParallelLayout, seq: int) -> list[RankM
             )
         )
     return result
+
+
+def layout_training(spec: ModelSpec, training: Any, layout: ParallelLayout, context: int) -> Any:
+    """TRAINING's (a footprint.Training) per-GPU figures replaced by LAYOUT's busiest pipeline rank (layouts.rank_memory, the function
+    `train` answers with): one memory per GPU for one layout, whichever command asks."""
+    from .values import replace
+
+    top = busiest_of(rank_memory(spec, layout, context))
+    formula = training.activations_formula
+    if layout.pp > 1 or layout.cp > 1:
+        formula += (
+            f"; × the micro-batches the busiest pipeline rank ({top.pipeline_rank}) holds in flight "
+            f"({top.micro_batches_in_flight:g}, Megatron-LM's 1F1B schedule), sequence ÷ cp {layout.cp}"
+        )
+    return replace(
+        training,
+        gpus=layout.gpus,
+        data_parallel=layout.dp,
+        micro_batch=layout.micro_batch,
+        trainable_parameters_per_rank=top.dense_params + top.expert_params,
+        activations=top.activations,
+        activations_formula=formula,
+        weights_per_gpu=top.weights,
+        gradients_per_gpu=top.gradients,
+        optimizer_states_per_gpu=top.optimizer_states,
+        per_gpu=top.total,
+        layout={
+            "tp": layout.tp,
+            "pp": layout.pp,
+            "cp": layout.cp,
+            "ep": layout.ep,
+            "dp": layout.dp,
+            "vpp": layout.vpp,
+            "micro_batch": layout.micro_batch,
+            "global_batch": layout.sequences,
+        },
+        recompute_modules=list(layout.modules),
+        busiest_rank=top.pipeline_rank,
+        micro_batches_in_flight=top.micro_batches_in_flight,
+    )
 
 
 # --- the network ------------------------------------------------------------------------------------------
