@@ -807,8 +807,10 @@ LAYOUT_CONVENTIONS = [
     "(Megatron-Bridge's MoE recipes; Megatron-LM's default is tp); rank order tp-cp-ep-dp-pp (TP innermost)",
     "per-GPU memory of the busiest pipeline rank: its layers' parameters (matrices ÷ tp, experts ÷ ep), "
     "embedding on the first stage, head on the last; 2 + 2 + 12 bytes a parameter, ZeRO sharding over dp·cp (experts "
-    "tp·dp·cp÷ep); activations of one layer × the micro-batches 1F1B holds there (Megatron-LM schedules.py), ÷ tp "
-    "(copied parts too with sequence parallelism), sequence ÷ cp",
+    "tp·dp·cp÷ep); activations of one layer × the micro-batches 1F1B holds there (Megatron-LM schedules.py; "
+    "interleaved: chunk by chunk in its warm-up order), ÷ tp (copied parts too with sequence parallelism), sequence "
+    "÷ cp; selective recomputation's modules as Megatron-LM's recompute_modules (core_attn: no bytes with "
+    "FlashAttention; layernorm: no normed block inputs; mla_up_proj: no MLA Q, K, V)",
     "communication: bytes each GPU sends per step (ring collectives); time = calls × latency (NVLink 10 µs, "
     "scale-out 30 µs) + bytes ÷ (80 % of the link's per-direction bandwidth per GPU); NVLink inside 8 GPUs (72 for "
     "NVL72), else the scale-out network; TP and EP exposed, PP, DP and CP overlapped as each entry says",
