@@ -104,3 +104,19 @@ def test_train_answers_one_memory_per_gpu(monkeypatch, options):
     text = run_main("train", model, *options).stdout
     gib = f"{full['per_gpu_bytes'] / 2**30:,.1f} GiB of 79.6 GiB"
     assert " ".join(text.split()).count(gib) == 1  # said once, by the busiest GPU's line
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_memory_train_layout_fits_the_terminal(monkeypatch, width):
+    from .test_output_width import assert_fits
+
+    monkeypatch.setenv("COLUMNS", str(width))
+    monkeypatch.setenv("NO_COLOR", "1")
+    run = run_main(
+        "memory", DSV3, "--ctx", "4k", "--train", "--gpus", "2048", "--pp", "16", "--ep", "64", "--zero", "1",
+        "--global-batch", "15360", "--recompute", "selective", "--recompute-modules", "layernorm,mla_up_proj",
+    )  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    assert "busiest pipeline rank (0)" in " ".join(run.stdout.split())
+    assert "16 micro-batches in flight" in run.stdout
+    assert_fits(run.stdout, width)
