@@ -417,8 +417,17 @@ class MemoryOptions(Value):
     block_size: int | None = None  # None: vLLM's (16; 64 for MLA)
     runtime_reserve: str | None = None  # None: accelerators.RUNTIME_RESERVE
     solve: str | None = None  # "ctx", "batch" or "concurrency": the largest that fits
-    expert_parallel: int = 1  # with an engine: routed experts split over this many GPUs (serving_layout)
+    expert_parallel: int = 1  # with an engine: routed experts over this many GPUs (serving_layout); training: over
+    # this many of the data-parallel ranks (layouts)
     dp_attention: bool = False  # with an engine: attention data-parallel, each GPU its own requests' KV
+    # Training's layout (layouts.training_layout, as `train` counts it): the busiest pipeline rank's memory per GPU
+    pipeline_parallel: int = 1
+    context_parallel: int = 1
+    data_parallel: int | None = None  # None: gpus ÷ (tensor_parallel · pipeline_parallel · context_parallel)
+    virtual_stages: int = 1
+    micro_batch: int | None = None  # None: batch
+    global_batch: int | None = None  # sequences per optimizer step; None: micro_batch × data-parallel ranks
+    recompute_modules: tuple[str, ...] = ()  # with recompute "selective": Megatron-LM's modules (layouts)
     # Training
     attention: str = "flash"  # "flash" (no s × s scores stored) or "eager" (Korthikanti et al.'s full formula)
     lora_rank: int | None = None  # LoRA adapters of this rank on the attention and FFN projections, base frozen
@@ -434,6 +443,8 @@ class MemoryOptions(Value):
                 raise UsageError(f"--{name} must be a whole number from 1 to {1 << 20:,} (got {value})")
         if self.zero_stage not in (0, 1, 2, 3):
             raise UsageError(f"`zero_stage` must be 0, 1, 2 or 3 (got {self.zero_stage})")
+        if self.recompute not in ("none", "selective", "full"):
+            raise UsageError(f"`recompute` must be none, selective or full (got {self.recompute!r})")
         if self.kv_dtype is not None:
             cache_element_type(self.kv_dtype, "`kv_dtype`")
         engine = parse_engine(self.engine)
@@ -455,10 +466,12 @@ class MemoryOptions(Value):
             )
         if self.solve is not None and self.solve not in ("ctx", "batch", "concurrency"):
             raise UsageError(f"`solve` must be ctx, batch or concurrency (got {self.solve!r})")
-        if (self.expert_parallel != 1 or self.dp_attention) and engine.engine == "none":
+        if ((self.expert_parallel != 1 and not self.train) or self.dp_attention) and engine.engine == "none":
             raise UsageError(
-                "`expert_parallel` and `dp_attention` follow an engine's layout; add `engine` sglang (or vllm)"
+                "`expert_parallel` and `dp_attention` follow an engine's layout (or training's); add `engine` sglang "
+                "(or vllm), or `train`"
             )
+        self._check_layout()
         if not 1 <= self.expert_parallel <= 1024:
             raise UsageError(f"`expert_parallel` must be a whole number from 1 to 1,024 (got {self.expert_parallel})")
         if (self.expert_parallel != 1 or self.dp_attention) and self.solve is not None:
@@ -497,11 +510,44 @@ class MemoryOptions(Value):
             raise UsageError(
                 "`lora_rank` with `tensor_parallel` is not modelled (how adapters split across ranks varies); drop `tensor_parallel`"
             )
-        if self.zero_stage == 3 and self.train and self.data_parallel == 1:
+        if self.zero_stage == 3 and self.train and self.data_parallel_ranks * self.context_parallel == 1:
             raise UsageError(
                 "`zero_stage` 3 on one data-parallel rank shards nothing; give `gpus` 2 or more, or `zero_stage` 0"
             )
         return self
+
+    LAYOUT_FIELDS = (
+        "pipeline_parallel", "context_parallel", "data_parallel", "virtual_stages", "micro_batch", "global_batch",
+    )  # fmt: skip
+
+    def _check_layout(self) -> None:
+        """The training layout's fields: whole numbers, given only with `train`, with the optimizer and attention the
+        layout counts (layouts.rank_memory: AdamW in mixed precision, FlashAttention, every weight trained)."""
+        given = []
+        for name in self.LAYOUT_FIELDS:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1 << 24:
+                raise UsageError(f"`{name}` must be a whole number from 1 to {1 << 24:,} (got {value})")
+            if value != 1 or name in ("data_parallel", "micro_batch", "global_batch"):
+                given.append(f"`{name}`")
+        if self.recompute_modules:
+            given.append("`recompute_modules`")
+        if given and not self.train:
+            raise UsageError(f"{', '.join(given)}: a training layout; add `train`")
+        if self.micro_batch is not None and self.batch != 1 and self.micro_batch != self.batch:
+            raise UsageError("`batch` and `micro_batch` both give training's sequences per GPU; give one")
+        if self.train and not self.layout_counted and (given or self.expert_parallel != 1):
+            raise UsageError(
+                f"{', '.join(given) or '`expert_parallel`'}: a training layout is counted as the train command "
+                "counts it, with `optimizer` adamw, `attention` flash and no `lora_rank`"
+            )
+
+    @property
+    def layout_counted(self) -> bool:
+        """Training memory is the layout's busiest rank (as `train` counts it): AdamW, FlashAttention, no LoRA."""
+        return self.optimizer == "adamw" and self.attention == "flash" and self.lora_rank is None
 
     @property
     def inference_parallel(self) -> int:
@@ -514,9 +560,12 @@ class MemoryOptions(Value):
         return self.tensor_parallel or 1
 
     @property
-    def data_parallel(self) -> int:
-        """Training's data-parallel ranks (what ZeRO shards across): all the job's GPUs ÷ `tensor_parallel`."""
-        return max(self.gpus, self.training_parallel) // self.training_parallel
+    def data_parallel_ranks(self) -> int:
+        """Training's data-parallel ranks: `data_parallel`, else all the job's GPUs ÷ (tp · pp · cp)."""
+        if self.data_parallel is not None:
+            return self.data_parallel
+        model = self.training_parallel * self.pipeline_parallel * self.context_parallel
+        return max(self.gpus, model) // model
 
 
 def memory(
@@ -534,6 +583,7 @@ def memory(
     loaded = _load(model)
     from .parallel import check_tensor_parallel
 
+    parallel_layout = None
     if options.train:
         check_tensor_parallel(loaded.spec, options.training_parallel, "training")
     else:
@@ -574,6 +624,28 @@ def memory(
         asked, asked_memory = _serving_gpu(options)
         accelerators = {asked: asked_memory} | accelerators
     reserve = _runtime_reserve(options.runtime_reserve)
+    if options.train and options.layout_counted:
+        from functools import partial
+
+        from .layouts import layout_training, training_layout
+
+        parallel_layout = training_layout(
+            loaded.spec,
+            tokens,
+            max(options.gpus, options.training_parallel * options.pipeline_parallel * options.context_parallel),
+            tp=options.training_parallel,
+            pp=options.pipeline_parallel,
+            cp=options.context_parallel,
+            ep=options.expert_parallel,
+            dp=options.data_parallel,
+            vpp=options.virtual_stages,
+            micro_batch=options.micro_batch or options.batch,
+            global_batch=options.global_batch,
+            sequence_parallel=options.sequence_parallel,
+            zero_stage=options.zero_stage,
+            recompute=options.recompute,
+            recompute_modules=options.recompute_modules,
+        )
     report = count_memory(
         loaded.spec,
         loaded.info,
@@ -589,9 +661,12 @@ def memory(
         optimizer=options.optimizer,  # type: ignore[arg-type]
         recompute=options.recompute,  # type: ignore[arg-type]
         zero_stage=options.zero_stage,
-        data_parallel=options.data_parallel,
+        data_parallel=options.data_parallel_ranks,
         tensor_parallel=options.training_parallel,
         sequence_parallel=options.sequence_parallel,
+        layout_training=None
+        if parallel_layout is None
+        else partial(layout_training, loaded.spec, layout=parallel_layout, context=tokens),
         reserve=reserve,
         attention=options.attention,  # type: ignore[arg-type]
         lora_rank=options.lora_rank,
@@ -1284,6 +1359,7 @@ class TrainOptions(Value):
     data_parallel: int | None = None  # None: gpus ÷ (tp · pp · cp)
     virtual_stages: int = 1  # model chunks per pipeline rank, interleaved 1F1B (--vpp)
     plan: bool = False  # rank every layout of --gpus that fits, by expected tokens/s per GPU
+    recompute_modules: tuple[str, ...] = ()  # with recompute "selective": Megatron-LM's modules (layouts)
 
     def checked(self) -> TrainOptions:
         """These options, or a UsageError naming the first that cannot be used (before any download)."""
@@ -1371,7 +1447,6 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         palm_flops_per_token,
         parse_tokens,
         peer_shape,
-        recompute_flops,
         scaled,
         torchtitan_flops_per_token,
         total_components,
@@ -1414,10 +1489,13 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
     forward = flops.prefill
     per_sequence = flops.training
     total = scaled(per_sequence, tokens, seq)
+    from .layouts import ParallelLayout, check_recompute_modules
+    from .layouts import recompute_flops as layout_recompute_flops
+
+    check_recompute_modules(loaded.spec, options.recompute, options.recompute_modules)
+    recomputed = ParallelLayout(recompute=options.recompute, recompute_modules=options.recompute_modules)  # type: ignore[arg-type]
     hardware = total + scaled(
-        recompute_flops(forward.total, forward.attention_scores, options.recompute),  # type: ignore[arg-type]
-        tokens,
-        seq,
+        layout_recompute_flops(loaded.spec, seq, forward.total, forward.attention_scores, recomputed), tokens, seq
     )
     params_report = account(loaded)
     active = params_report.active_params or params_report.language_model_params
@@ -1517,11 +1595,26 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         tensor_parallel=tp,
         sequence_parallel=options.sequence_parallel,
     )
-    per_gpu = training.per_gpu
-    if layout_figures.get("layout_report") is not None and (
-        options.pipeline_parallel > 1 or options.context_parallel > 1 or options.expert_parallel > 1
-    ):  # the layout's busiest rank is the memory per GPU once stages, context or experts split the model
+    # One answer: the memory per GPU is the layout's busiest rank (layouts.rank_memory, as `memory --train` counts
+    # it); with --plan the best layout's, or where none fits the best-looking one's that does not.
+    rejected = layout_figures.get("rejected") or []
+    if layout_figures.get("layout_report") is not None:
         per_gpu = layout_figures["per_gpu_bytes"]
+    elif rejected:
+        per_gpu = rejected[0].per_gpu_bytes
+    else:  # --plan found no layout of these GPUs at all
+        per_gpu = training.per_gpu
+    # The batch as the layout runs it: the stated one, or with --plan the best layout's (else the stated options').
+    best = layout_figures.get("layout_report")
+    batch_layout = ParallelLayout(
+        tp=tp, dp=data_parallel, micro_batch=options.micro_batch, global_batch=global_batch,
+        sequence_parallel=options.sequence_parallel,
+    )  # fmt: skip
+    if best is not None:
+        batch_layout = ParallelLayout(
+            tp=best.layout["tp"], dp=best.layout["dp"], micro_batch=best.layout["micro_batch"],
+            global_batch=best.layout["global_batch"], sequence_parallel=best.sequence_parallel,
+        )  # fmt: skip
     if per_gpu > chip.memory and not options.plan:
         remarks.warnings.append(
             f"training memory is {per_gpu / (1 << 30):,.1f} GiB per GPU at ZeRO stage {options.zero_stage}, more than "
@@ -1550,11 +1643,11 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         price=options.price,
         cost=None if options.price is None else hours * options.price,
         batch=Batch(
-            micro_batch=options.micro_batch,
-            data_parallel=data_parallel,
-            tensor_parallel=tp,
-            sequence_parallel=options.sequence_parallel,
-            accumulation_steps=global_batch // per_step,
+            micro_batch=batch_layout.micro_batch,
+            data_parallel=batch_layout.dp,
+            tensor_parallel=batch_layout.tp,
+            sequence_parallel=batch_layout.sequence_parallel,
+            accumulation_steps=batch_layout.micro_batches,
             global_batch=global_batch,
             tokens_per_step=global_batch * seq,
             steps=-(-tokens // (global_batch * seq)),
@@ -1589,10 +1682,10 @@ def _train_layout(
 ) -> dict[str, Any]:
     """The layout figures of `train` (layouts.evaluate), or with `plan` every layout of the job ranked."""
     from . import layouts
-    from .training import recompute_flops
 
     forward = flops.prefill
-    recompute = recompute_flops(forward.total, forward.attention_scores, options.recompute)  # type: ignore[arg-type]
+    recomputed = layouts.ParallelLayout(recompute=options.recompute, recompute_modules=options.recompute_modules)  # type: ignore[arg-type]
+    recompute = layouts.recompute_flops(loaded.spec, seq, forward.total, forward.attention_scores, recomputed)
     figures = dict(
         model_flops_per_sequence=flops.training,
         hardware_flops_per_sequence=flops.training + recompute,
@@ -1602,26 +1695,29 @@ def _train_layout(
     if options.plan:
         plan = layouts.plan(
             loaded.spec, seq, chip, dtype, gpus, global_batch=options.global_batch, zero_stage=options.zero_stage,
-            recompute=options.recompute, **figures,
+            recompute=options.recompute, recompute_modules=options.recompute_modules, **figures,
         )  # fmt: skip
         best = plan.layouts[0] if plan.layouts else None
         out = _layout_keys(best)
         out.update(layouts=plan.layouts, rejected=plan.rejected, plan_limits=plan.limits)
         out["conventions"] = layouts.LAYOUT_CONVENTIONS
         return out
-    layout = layouts.ParallelLayout(
+    layout = layouts.training_layout(
+        loaded.spec,
+        seq,
+        gpus,
         tp=options.tensor_parallel,
         pp=options.pipeline_parallel,
         cp=options.context_parallel,
         ep=options.expert_parallel,
-        dp=gpus // (options.tensor_parallel * options.pipeline_parallel * options.context_parallel),
         vpp=options.virtual_stages,
         micro_batch=options.micro_batch,
         global_batch=global_batch,
         sequence_parallel=options.sequence_parallel,
         zero_stage=options.zero_stage,
-        recompute=options.recompute,  # type: ignore[arg-type]
-    ).checked(loaded.spec, seq)
+        recompute=options.recompute,
+        recompute_modules=options.recompute_modules,
+    )
     report = layouts.evaluate(loaded.spec, layout, seq, chip, dtype, **figures)
     out = _layout_keys(report)
     out["conventions"] = layouts.LAYOUT_CONVENTIONS

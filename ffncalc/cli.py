@@ -167,6 +167,93 @@ SequenceParallelOpt = Annotated[
         "parallelism).",
     ),
 ]
+# The training layout, declared once for `train` and `memory --train` (layouts.training_layout counts both; each
+# command gives its own default where they differ: --zero is 0 in memory, 1 in train).
+TensorParallelOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--tp",
+        metavar="N",
+        help="Tensor parallelism: each matrix split across N GPUs, e.g. 8 (default: none in training; memory "
+        "without --train: --gpus).",
+        show_default=False,
+    ),
+]
+PipelineParallelOpt = Annotated[
+    int, typer.Option("--pp", metavar="N", help="Training: pipeline stages, e.g. 16 (default 1).", show_default=False)
+]
+ContextParallelOpt = Annotated[
+    int,
+    typer.Option(
+        "--cp",
+        metavar="N",
+        help="Training: context parallelism, each sequence split across N GPUs.",
+        show_default=False,
+    ),
+]
+DataParallelOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--dp",
+        metavar="N",
+        help="Training: data-parallel ranks (default: --gpus ÷ (--tp × --pp × --cp)).",
+        show_default=False,
+    ),
+]
+VirtualStagesOpt = Annotated[
+    int,
+    typer.Option(
+        "--vpp", metavar="N", help="Training: interleaved 1F1B, N model chunks per pipeline stage.", show_default=False
+    ),
+]
+MicroBatchOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--micro-batch",
+        metavar="N",
+        help="Training: sequences per GPU per forward, e.g. 2 (default 1; memory --train: --batch).",
+        show_default=False,
+    ),
+]
+GlobalBatchOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--global-batch",
+        metavar="N",
+        help="Training: sequences per optimizer step, e.g. 1024 (default: --micro-batch × data-parallel ranks).",
+        show_default=False,
+    ),
+]
+ZeroOpt = Annotated[
+    int,
+    typer.Option(
+        "--zero",
+        metavar="STAGE",
+        help="Training: ZeRO stage 0–3 over the data-parallel ranks (1 shards the optimizer states, 2 the gradients "
+        "too, 3 the weights too).",
+    ),
+]
+RecomputeOpt = Annotated[
+    str,
+    typer.Option("--recompute", metavar="MODE", help="Training: activation recomputation, none, selective or full."),
+]
+RecomputeModulesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--recompute-modules",
+        metavar="LIST",
+        help="Training, with --recompute selective: what it recomputes, as Megatron-LM's recompute_modules, e.g. "
+        "layernorm,mla_up_proj (core_attn, layernorm, mla_up_proj; default core_attn).",
+        show_default=False,
+    ),
+]
+
+
+def module_list(text: str | None) -> tuple[str, ...]:
+    """--recompute-modules a,b → ("a", "b")."""
+    return tuple(part.strip() for part in (text or "").split(",") if part.strip())
+
+
 ExplainOpt = Annotated[bool, typer.Option("--explain", help="Also say how each figure is counted (the conventions).")]
 BriefOpt = Annotated[
     bool, typer.Option("--brief", help="Only the headline figures, in one short block (with --json: just those).")
@@ -215,12 +302,6 @@ class Optimizer(str, Enum):
     adamw = "adamw"
     adamw_8bit = "adamw-8bit"
     sgd = "sgd"
-
-
-class Recompute(str, Enum):
-    none = "none"
-    selective = "selective"
-    full = "full"
 
 
 SweepFormatOpt = Annotated[
@@ -784,15 +865,14 @@ def memory(
             "across --gpus ÷ --tp data-parallel ranks), e.g. 8.",
         ),
     ] = 1,
-    tp: Annotated[
-        int | None,
-        typer.Option(
-            "--tp",
-            metavar="N",
-            help="Tensor parallelism across N GPUs, e.g. 2 (default: --gpus for inference, none for --train).",
-        ),
-    ] = None,
+    tp: TensorParallelOpt = None,
     sequence_parallel: SequenceParallelOpt = False,
+    pp: PipelineParallelOpt = 1,
+    cp: ContextParallelOpt = 1,
+    dp: DataParallelOpt = None,
+    vpp: VirtualStagesOpt = 1,
+    micro_batch: MicroBatchOpt = None,
+    global_batch: GlobalBatchOpt = None,
     gpu_memory: Annotated[
         str | None,
         typer.Option(
@@ -858,7 +938,8 @@ def memory(
         typer.Option(
             "--ep",
             metavar="N",
-            help="With --engine: the routed experts split over N of the --tp GPUs, E/N whole experts each, e.g. 8.",
+            help="Expert parallelism: routed experts split over N GPUs, E/N whole experts each, e.g. 8 (with --engine "
+            "N of the --tp GPUs; with --train N of the data-parallel ranks, as train's --ep).",
         ),
     ] = 1,
     dp_attention: Annotated[
@@ -886,12 +967,9 @@ def memory(
     optimizer: Annotated[
         Optimizer, typer.Option("--optimizer", help="With --train: adamw, adamw-8bit or sgd.")
     ] = Optimizer.adamw,
-    recompute: Annotated[
-        Recompute, typer.Option("--recompute", help="With --train: activation recomputation: none, selective or full.")
-    ] = Recompute.none,
-    zero: Annotated[
-        int, typer.Option("--zero", metavar="STAGE", help="With --train: ZeRO stage 0–3, sharding across --gpus.")
-    ] = 0,
+    recompute: RecomputeOpt = "none",
+    recompute_modules: RecomputeModulesOpt = None,
+    zero: ZeroOpt = 0,
     attention: Annotated[
         str,
         typer.Option(
@@ -932,7 +1010,7 @@ def memory(
     from .api import MemoryOptions
     from .api import memory as count_memory
 
-    trained = optimizer != Optimizer.adamw or recompute != Recompute.none or zero != 0
+    trained = optimizer != Optimizer.adamw or recompute != "none" or zero != 0
     refuse(trained and not train, "--optimizer, --recompute and --zero apply to --train; add --train")
     options = MemoryOptions(
         context=ctx,
@@ -941,11 +1019,18 @@ def memory(
         kv_dtype=kv_dtype,
         train=train,
         optimizer=optimizer.value,
-        recompute=recompute.value,
+        recompute=recompute,
         zero_stage=zero,
         gpus=gpus,
         tensor_parallel=tp,
         sequence_parallel=sequence_parallel,
+        pipeline_parallel=pp,
+        context_parallel=cp,
+        data_parallel=dp,
+        virtual_stages=vpp,
+        micro_batch=micro_batch,
+        global_batch=global_batch,
+        recompute_modules=module_list(recompute_modules),
         gpu_memory=gpu_memory,
         chunk=chunk,
         engine=engine,
@@ -1410,40 +1495,21 @@ def train_command(
     days: Annotated[
         float | None, typer.Option("--days", metavar="D", help="Finish in D days: the GPUs needed (not with --gpus).")
     ] = None,
-    recompute: Annotated[
-        str, typer.Option("--recompute", metavar="MODE", help="Activation recomputation: none, selective or full.")
-    ] = "none",
-    zero: Annotated[int, typer.Option("--zero", metavar="STAGE", help="ZeRO stage for memory: 0-3.")] = 1,
-    tp: Annotated[
-        int, typer.Option("--tp", metavar="N", help="Tensor parallelism: each matrix split across N GPUs, e.g. 8.")
-    ] = 1,
+    recompute: RecomputeOpt = "none",
+    recompute_modules: RecomputeModulesOpt = None,
+    zero: ZeroOpt = 1,
+    tp: TensorParallelOpt = None,
     sequence_parallel: SequenceParallelOpt = False,
-    micro_batch: Annotated[
-        int, typer.Option("--micro-batch", metavar="N", help="Sequences per GPU per forward, e.g. 2.")
-    ] = 1,
-    global_batch: Annotated[
-        int | None,
-        typer.Option(
-            "--global-batch",
-            metavar="N",
-            help="Sequences per optimizer step, e.g. 1024 (default: --micro-batch × data-parallel ranks).",
-        ),
-    ] = None,
-    pp: Annotated[int, typer.Option("--pp", metavar="N", help="Pipeline stages, e.g. 16.")] = 1,
-    cp: Annotated[
-        int, typer.Option("--cp", metavar="N", help="Context parallelism: each sequence split across N GPUs.")
-    ] = 1,
+    micro_batch: MicroBatchOpt = None,
+    global_batch: GlobalBatchOpt = None,
+    pp: PipelineParallelOpt = 1,
+    cp: ContextParallelOpt = 1,
     ep: Annotated[
         int,
         typer.Option("--ep", metavar="N", help="Expert parallelism: routed experts split across N of the DP×CP ranks."),
     ] = 1,
-    dp: Annotated[
-        int | None,
-        typer.Option("--dp", metavar="N", help="Data-parallel ranks (default: --gpus ÷ (--tp × --pp × --cp))."),
-    ] = None,
-    vpp: Annotated[
-        int, typer.Option("--vpp", metavar="N", help="Interleaved 1F1B: N model chunks per pipeline stage.")
-    ] = 1,
+    dp: DataParallelOpt = None,
+    vpp: VirtualStagesOpt = 1,
     plan: Annotated[
         bool,
         typer.Option(
@@ -1474,8 +1540,9 @@ def train_command(
 
     options = TrainOptions(
         tokens, seq, gpu, gpus, compute_dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute,
-        tp, sequence_parallel, micro_batch, global_batch,
+        tp or 1, sequence_parallel, micro_batch or 1, global_batch,
         pipeline_parallel=pp, context_parallel=cp, expert_parallel=ep, data_parallel=dp, virtual_stages=vpp, plan=plan,
+        recompute_modules=module_list(recompute_modules),
     ).checked()  # fmt: skip
     from .headlines import TRAIN_HEADLINES, train_headline
     from .render.training import train_renderables
@@ -1575,8 +1642,17 @@ def run() -> None:
 # The library names what it was given by its fields, in backticks (errors.UsageError); here each becomes the option
 # that sets it, command by command: one table from field to flag. A field not listed is written as its option's
 # usual spelling, --field-name.
+LAYOUT_OPTION_OF = {
+    "zero_stage": "--zero",
+    "tensor_parallel": "--tp",
+    "pipeline_parallel": "--pp",
+    "context_parallel": "--cp",
+    "expert_parallel": "--ep",
+    "data_parallel": "--dp",
+    "virtual_stages": "--vpp",
+}  # the training layout's options, the same in train and memory (TensorParallelOpt … RecomputeOpt)
 OPTION_OF: dict[str, dict[str, str]] = {
-    "memory": {"context": "--ctx", "zero_stage": "--zero", "tensor_parallel": "--tp", "expert_parallel": "--ep"},
+    "memory": {"context": "--ctx", **LAYOUT_OPTION_OF},
     "speed": {
         "context": "--ctx",
         "batches": "--batch",
@@ -1585,15 +1661,7 @@ OPTION_OF: dict[str, dict[str, str]] = {
         "expert_parallel": "--ep",
         "pipeline_parallel": "--pp",
     },
-    "train": {
-        "zero_stage": "--zero",
-        "tensor_parallel": "--tp",
-        "pipeline_parallel": "--pp",
-        "context_parallel": "--cp",
-        "expert_parallel": "--ep",
-        "data_parallel": "--dp",
-        "virtual_stages": "--vpp",
-    },
+    "train": LAYOUT_OPTION_OF,
 }
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Literal
 
@@ -136,12 +137,19 @@ class Training(Result):
     weights: int  # whole model (16-bit; with LoRA the frozen base as stored + 16-bit adapters)
     gradients: int  # whole model
     optimizer_states: int  # whole model
-    activations: int  # per GPU, one micro-batch
+    activations: int  # per GPU: one micro-batch, or with a layout the micro-batches its busiest rank holds
     activations_formula: str
     weights_per_gpu: int
     gradients_per_gpu: int
     optimizer_states_per_gpu: int
     per_gpu: int
+    # The layout counted (layouts.training_layout, as `train` counts it; None with another optimizer, eager
+    # attention or LoRA): tp, pp, cp, ep, dp, vpp, micro_batch, global_batch; the busiest pipeline rank, whose
+    # memory the per-GPU figures are, and the micro-batches' worth of its layers' activations it holds.
+    layout: dict[str, int] | None = None
+    recompute_modules: list[str] | None = None  # with selective recomputation, the modules (Megatron-LM's names)
+    busiest_rank: int | None = None
+    micro_batches_in_flight: float | None = None
 
 
 KvKind = Literal["full", "sliding", "chunked", "mla", "mamba"]
@@ -751,6 +759,7 @@ def count_memory(
     data_parallel: int = 1,
     tensor_parallel: int = 1,
     sequence_parallel: bool = False,
+    layout_training: Callable[[Training], Training] | None = None,
     reserve: int = 0,
     attention: TrainAttention = "flash",
     lora_rank: int | None = None,
@@ -761,7 +770,8 @@ def count_memory(
     "Where it fits" compares each accelerator's memory less RESERVE (the runtime's own) with the inference figure per
     GPU under tensor parallelism over GPUS, or with TRAIN the training figure per GPU (TENSOR_PARALLEL ranks, with
     SEQUENCE_PARALLEL or not, times DATA_PARALLEL ranks ZeRO shards across), which then only says whether one GPU
-    holds it."""
+    holds it. LAYOUT_TRAINING, where given, replaces the training figures before the fit is judged (a layout's
+    busiest pipeline rank, as `train` counts it: layouts.layout_training)."""
     stored = weight_layout(spec, weight_dtype, scheme)
     weights = weight_bytes(stored, weight_dtype, scheme)
     cache = kv_cache(spec, context, batch, kv_dtype)
@@ -784,6 +794,8 @@ def count_memory(
             spec, stored, context, batch, optimizer, recompute, data_parallel, zero_stage, attention, lora_rank,
             frozen_weights=weights.bytes, tensor_parallel=tensor_parallel, sequence_parallel=sequence_parallel,
         )  # fmt: skip
+        if layout_training is not None:
+            training = layout_training(training)
     rows = []
     for name, memory in accelerators.items():
         usable = memory - reserve

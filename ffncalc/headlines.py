@@ -138,7 +138,8 @@ SPEED_HEADLINES = (
 
 
 def train_headline(report: Any) -> dict[str, Figure]:
-    """train: total model FLOPs, FLOPs per token, GPU-hours, days and cost (at the report's MFU, assumed or measured)."""
+    """train: total model FLOPs, FLOPs per token, GPU-hours, days and cost (at the report's MFU, assumed or measured),
+    and the training memory of the busiest GPU (the layout's, as memory with `train` counts it)."""
     return {
         "total_flops": report.total_flops,
         "flops_per_token": report.flops_per_token,
@@ -147,6 +148,7 @@ def train_headline(report: Any) -> dict[str, Figure]:
         "gpu_hours": report.gpu_hours,
         "days": report.days,
         "cost": report.cost,
+        "per_gpu_bytes": report.memory.per_gpu,
     }
 
 
@@ -158,6 +160,7 @@ TRAIN_HEADLINES = (
     Headline("gpu_hours", "GPU-hours (at that MFU)"),
     Headline("days", "Days (at that MFU)"),
     Headline("cost", "Cost (at that MFU)"),
+    Headline("per_gpu_bytes", "Memory, busiest GPU", "bytes"),
 )
 
 

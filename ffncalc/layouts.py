@@ -7,9 +7,12 @@ Sources (read, not copied; every rule below cites where it comes from):
   experts % EP; expert_tensor_parallel_size defaults to tensor_model_parallel_size; layers % (PP·VPP) unless
   account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split count the embedding and the loss as
   a layer each), megatron/core/parallel_state.py (rank order tp-cp-ep-dp-pp: TP innermost, PP outermost; expert
-  data-parallel size = world ÷ (ETP·EP·PP)), megatron/core/pipeline_parallel/schedules.py (1F1B warm-up:
-  PP − rank − 1 micro-batches; interleaved: (PP − rank − 1)·2 + (VPP − 1)·PP), megatron/training/
-  theoretical_memory_usage.py (first stage holds PP micro-batches; the interleaved penalty 1 + (PP−1)/(PP·VPP)).
+  data-parallel size = world ÷ (ETP·EP·PP)), megatron/core/pipeline_parallel/schedules.py @ d98e8a64 (1F1B warm-up:
+  PP − rank − 1 micro-batches; interleaved: (PP − rank − 1)·2 + (VPP − 1)·PP, capped at all of them, in
+  get_schedule_table's chunk order), megatron/training/theoretical_memory_usage.py @ d98e8a64 (first stage holds PP
+  micro-batches; the interleaved penalty 1 + (PP−1)/(PP·VPP), which it does not cap at the micro-batches a step
+  has: the schedule's own count is used here; it counts 6 + 12/DP bytes a parameter with the distributed optimizer,
+  fp32 gradients, where ffncalc keeps ZeRO's 2 + 2 + 12 convention, Rajbhandari et al. 2020).
 - Llama 3 (Grattafiori et al. 2024, §3.3.2): one layer fewer on the first and last pipeline stages (126 layers
   over 16 stages: 7 + 14·8 + 7).
 - torchtitan's ParallelismConfig (pytorch/torchtitan torchtitan/config/job_config.py) for one typed layout value.
@@ -19,7 +22,7 @@ Sources (read, not copied; every rule below cites where it comes from):
 from __future__ import annotations
 
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 from .errors import UsageError
 from .results import Result
@@ -51,6 +54,16 @@ class ParallelLayout(Value):
     sequence_parallel: bool = False
     zero_stage: int = 1
     recompute: Recompute = "none"
+    # With recompute "selective": the modules recomputed, as Megatron-LM's recompute_modules names them (RECOMPUTE_MODULES);
+    # empty: its default, core_attn.
+    recompute_modules: tuple[str, ...] = ()
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The modules selective recomputation recomputes (none without it)."""
+        if self.recompute != "selective":
+            return ()
+        return self.recompute_modules or ("core_attn",)
 
     @property
     def gpus(self) -> int:
@@ -84,6 +97,7 @@ class ParallelLayout(Value):
             raise UsageError(f"zero_stage must be 0, 1, 2 or 3 (got {self.zero_stage})")
         if self.recompute not in ("none", "selective", "full"):
             raise UsageError(f"recompute must be none, selective or full (got {self.recompute!r})")
+        check_recompute_modules(spec, self.recompute, self.recompute_modules)
         if self.sequence_parallel and self.tp < 2:
             raise UsageError("sequence_parallel splits activations across tensor-parallel ranks; it needs tp ≥ 2")
         if self.vpp > 1 and self.pp < 2:
@@ -115,6 +129,132 @@ class ParallelLayout(Value):
         if self.zero_stage == 3 and self.dp * self.cp == 1:
             raise UsageError("zero_stage 3 on one data-parallel rank shards nothing; use zero_stage 0 or more dp")
         return self
+
+
+# Megatron-LM @ d98e8a64, megatron/core/transformer/transformer_config.py, recompute_modules (with
+# recompute_granularity "selective"; default ["core_attn"]): the ones ffncalc counts. "layernorm" and "mla_up_proj"
+# use output-discarding checkpointing: the module's output is not kept for the backward but recomputed from its
+# input, which is kept anyway. DeepSeek-V3's technical report §3.2.3 names the same two ("recomputation of RMSNorm
+# and MLA up-projection").
+RECOMPUTE_MODULES = {
+    "core_attn": "the attention scores (FlashAttention stores none: FLOPs only)",
+    "layernorm": "input_layernorm and pre_mlp_layernorm: each block's normed input, 2sbh, not stored",
+    "mla_up_proj": "MLA's up-projections and RoPE: the heads' Q, K and V, 2sb·(2·heads·qk + heads·v), not stored",
+}
+
+
+def check_recompute_modules(spec: ModelSpec, recompute: str, modules: tuple[str, ...]) -> None:
+    """A UsageError naming `recompute_modules` where they cannot be counted."""
+    if not modules:
+        return
+    if recompute != "selective":
+        raise UsageError(
+            "`recompute_modules` choose what selective recomputation recomputes; add `recompute` selective"
+        )
+    unknown = [m for m in modules if m not in RECOMPUTE_MODULES]
+    if unknown:
+        raise UsageError(
+            f"`recompute_modules` {', '.join(unknown)}: ffncalc counts {', '.join(RECOMPUTE_MODULES)} (Megatron-LM's "
+            "names)"
+        )
+    if "mla_up_proj" in modules and not any(
+        layer.attention is not None and layer.attention.mla is not None for layer in pipeline_layers(spec)
+    ):
+        raise UsageError("`recompute_modules` mla_up_proj recomputes MLA's up-projections; this model has no MLA")
+
+
+def stored_activations(layer: Layer, s: int, b: int, h: int, layout: ParallelLayout) -> tuple[int, int]:
+    """One layer's stored activations (copied, split) under LAYOUT's recomputation: full keeps the layer's input 2sbh;
+    otherwise footprint.layer_activations (FlashAttention), less what the selective modules recompute
+    (RECOMPUTE_MODULES)."""
+    from .footprint import layer_activations
+
+    if layout.recompute == "full":
+        return 2 * s * b * h, 0
+    copied, split = layer_activations(layer, s, b, h, True)
+    modules = layout.modules
+    if "layernorm" in modules:
+        blocks = sum(part is not None for part in (layer.attention, layer.mixer, layer.ffn))
+        copied -= blocks * 2 * s * b * h
+    att = layer.attention
+    if "mla_up_proj" in modules and att is not None and att.mla is not None:
+        split -= 2 * s * b * att.num_heads * (2 * att.qk_head_dim + att.v_head_dim)
+    return copied, split
+
+
+def recompute_flops(spec: ModelSpec, seq: int, forward_total: int, forward_scores: int, layout: ParallelLayout) -> int:
+    """Per sequence, what LAYOUT's recomputation runs again: full, one forward pass; selective, the forward attention
+    scores (core_attn) and MLA's up-projections (mla_up_proj: 2 FLOPs a weight of q_b and kv_b per token; the norms
+    and RoPE count no matmul FLOPs)."""
+    if layout.recompute == "full":
+        return forward_total
+    modules, extra = layout.modules, 0
+    if "core_attn" in modules:
+        extra += forward_scores
+    if "mla_up_proj" in modules:
+        for layer in pipeline_layers(spec):
+            att = layer.attention
+            if att is None or att.mla is None:
+                continue
+            mla = att.mla
+            q_up = 0
+            if mla.q_lora_rank:
+                q_up = (mla.q_b_input or mla.q_lora_rank) * (att.num_heads * att.qk_head_dim + mla.output_gate)
+            kv_up = mla.kv_lora_rank * att.num_heads * (mla.qk_nope_head_dim + mla.v_head_dim)
+            extra += 2 * seq * (q_up + kv_up)
+    return extra
+
+
+def training_layout(
+    spec: ModelSpec,
+    seq: int,
+    gpus: int,
+    *,
+    tp: int = 1,
+    pp: int = 1,
+    cp: int = 1,
+    ep: int = 1,
+    dp: int | None = None,
+    vpp: int = 1,
+    micro_batch: int = 1,
+    global_batch: int | None = None,
+    sequence_parallel: bool = False,
+    zero_stage: int = 1,
+    recompute: str = "none",
+    recompute_modules: tuple[str, ...] = (),
+) -> ParallelLayout:
+    """The checked layout of a job of GPUS (dp: gpus ÷ (tp · pp · cp) unless given): what `train` and
+    `memory` with `train` both count, so they answer one memory per GPU. Errors name fields in backticks."""
+    model = tp * pp * cp
+    if gpus % model:
+        raise UsageError(
+            f"`gpus` {gpus:,} is not a multiple of `tensor_parallel` × `pipeline_parallel` × `context_parallel` "
+            f"({model:,}): data-parallel ranks are `gpus` ÷ ({tp} × {pp} × {cp})"
+        )
+    if dp is not None and dp * model != gpus:
+        raise UsageError(
+            f"`tensor_parallel` × `pipeline_parallel` × `context_parallel` × `data_parallel` is {model * dp:,}, not "
+            f"`gpus` {gpus:,}; leave out `data_parallel` to derive it"
+        )
+    return ParallelLayout(
+        tp=tp,
+        pp=pp,
+        cp=cp,
+        ep=ep,
+        dp=gpus // model,
+        vpp=vpp,
+        micro_batch=micro_batch,
+        global_batch=global_batch or 0,
+        sequence_parallel=sequence_parallel,
+        zero_stage=zero_stage,
+        recompute=recompute,  # type: ignore[arg-type]
+        recompute_modules=tuple(recompute_modules),
+    ).checked(spec, seq)
+
+
+def busiest_of(ranks: list[RankMemory]) -> RankMemory:
+    """The pipeline rank that needs the most memory: the memory per GPU a layout needs (the first such rank)."""
+    return max(ranks, key=lambda r: r.total)
 
 
 # --- pipeline stages --------------------------------------------------------------------------------------
@@ -157,28 +297,44 @@ def stage_layers(layers: int, pp: int, vpp: int) -> list[int]:
 
 def rank_layer_indices(layers: int, pp: int, vpp: int) -> list[list[int]]:
     """For each pipeline rank, the indices of the layers it holds (its vpp chunks)."""
+    return [[index for chunk in chunks for index in chunk] for chunks in rank_chunks(layers, pp, vpp)]
+
+
+def rank_chunks(layers: int, pp: int, vpp: int) -> list[list[list[int]]]:
+    """For each pipeline rank, the layer indices of each of its vpp model chunks (chunk v is virtual stage
+    v · pp + rank)."""
     counts = stage_layers(layers, pp, vpp)
     starts = [sum(counts[:i]) for i in range(len(counts))]
-    ranks: list[list[int]] = [[] for _ in range(pp)]
+    ranks: list[list[list[int]]] = [[] for _ in range(pp)]
     for virtual, (start, count) in enumerate(zip(starts, counts, strict=True)):
-        ranks[virtual % pp] += list(range(start, start + count))
+        ranks[virtual % pp].append(list(range(start, start + count)))
     return ranks
 
 
-def in_flight(layout: ParallelLayout, rank: int) -> tuple[int, int]:
-    """(model chunks of micro-batches whose activations pipeline rank RANK holds at its peak, chunks per rank).
+def in_flight(layout: ParallelLayout, rank: int) -> list[int]:
+    """Micro-batches whose activations pipeline rank RANK holds at its peak, for each of its model chunks.
 
-    1F1B (Megatron-LM schedules.py forward_backward_pipelining_without_interleaving): PP − rank − 1 warm-up forwards
-    and one more before the first backward: min(micro-batches, PP − rank). Interleaved
-    (forward_backward_pipelining_with_interleaving): (PP − rank − 1)·2 + (VPP − 1)·PP warm-up chunk forwards, plus
-    one: for rank 0, PP·VPP + PP − 1 chunks, theoretical_memory_usage.py's penalty 1 + (PP−1)/(PP·VPP) of PP
-    micro-batches' worth of its layers."""
+    Megatron-LM @ d98e8a64 (megatron/core/pipeline_parallel/schedules.py). 1F1B
+    (get_pp_rank_microbatches, forward_backward_pipelining_without_interleaving): PP − rank − 1 warm-up forwards
+    and one more before the first backward: min(micro-batches, PP − rank). Interleaved: (PP − rank − 1)·2 +
+    (VPP − 1)·G warm-up chunk forwards (G = microbatch_group_size_per_vp_stage, PP by default:
+    core/model_parallel_config.py), capped at micro-batches · VPP (are_all_microbatches_in_warmup), plus the
+    steady state's first forward before its first backward; the chunk of each forward as get_schedule_table orders
+    them (G micro-batches of chunk 0, the same G of chunk 1, …, then the next group). So a chunk's count is exact
+    even where the chunks hold different numbers of layers (the first and last rank's)."""
     pp, vpp, m = layout.pp, layout.vpp, layout.micro_batches
     if pp == 1:
-        return 1, 1
+        return [1]
     if vpp == 1:
-        return min(m, pp - rank), 1
-    return min(m * vpp, (pp - rank - 1) * 2 + (vpp - 1) * pp + 1), vpp
+        return [min(m, pp - rank)]
+    forwards = min(m * vpp, (pp - rank - 1) * 2 + (vpp - 1) * pp + 1)
+    table = [
+        chunk
+        for start in range(0, m, pp)
+        for chunk in range(vpp)
+        for _ in range(start, m if start + pp >= m else start + pp)
+    ]  # get_schedule_table's model chunk of each forward, in order
+    return [table[:forwards].count(chunk) for chunk in range(vpp)]
 
 
 # --- parameters of a rank ---------------------------------------------------------------------------------
@@ -277,10 +433,9 @@ def rank_memory(spec: ModelSpec, layout: ParallelLayout, seq: int) -> list[RankM
     over TP too). ZeRO shards dense states over the dp · cp ranks (Megatron's distributed optimizer shards over the
     data-parallel group with context parallelism), expert states over the expert-data-parallel ranks
     tp · dp · cp ÷ ep: stage 1 the optimizer states, 2 the gradients
-    too, 3 the weights too. Activations: footprint.layer_activations for one layer at seq ÷ cp tokens, per GPU as
+    too, 3 the weights too. Activations: stored_activations for one layer at seq ÷ cp tokens, per GPU as
     training_memory divides them by TP (copied parts by TP only with sequence parallelism), times the micro-batches
     in flight (in_flight); logits 4·s·b·vocab ÷ TP on the last stage for one micro-batch."""
-    from .footprint import layer_activations
     from .tensors import lm_head_rows
 
     layers = pipeline_layers(spec)
@@ -290,26 +445,25 @@ def rank_memory(spec: ModelSpec, layout: ParallelLayout, seq: int) -> list[RankM
     embedding, head, rest = outer_params(spec)
     acts_cache: dict[Layer, int] = {}
     result = []
-    for rank, indices in enumerate(rank_layer_indices(len(layers), layout.pp, layout.vpp)):
+    for rank, chunks in enumerate(rank_chunks(len(layers), layout.pp, layout.vpp)):
         dense = experts = activation = 0
-        for index in indices:
-            layer = layers[index]
-            if layer not in acts_cache:
-                if layout.recompute == "full":
-                    copied, split = 2 * s * b * h, 0
-                else:
-                    copied, split = layer_activations(layer, s, b, h, True)
-                acts_cache[layer] = _div(copied * (1 if layout.sequence_parallel else t) + split, t)
-            p = layer_params(layer)
-            dense += _div(p.matrices, t) + p.copied
-            experts += _div(p.experts, layout.ep)
-            activation += acts_cache[layer]
+        held = in_flight(layout, rank)
+        for chunk, micro_batches in zip(chunks, held, strict=True):
+            for index in chunk:
+                layer = layers[index]
+                if layer not in acts_cache:
+                    copied, split = stored_activations(layer, s, b, h, layout)
+                    acts_cache[layer] = _div(copied * (1 if layout.sequence_parallel else t) + split, t)
+                p = layer_params(layer)
+                dense += _div(p.matrices, t) + p.copied
+                experts += _div(p.experts, layout.ep)
+                activation += acts_cache[layer] * micro_batches
         if rank == 0:
             dense += _div(embedding, t)
+        if rank == layout.pp - 1 and not (layout.pp == 1 and spec.tie_word_embeddings):
+            dense += _div(head, t)  # a tied table is the embedding's own on a single stage
         if rank == layout.pp - 1:
-            dense += _div(head, t) + rest
-        chunks, per = in_flight(layout, rank)
-        activation = activation * chunks // per
+            dense += rest
         if rank == layout.pp - 1:
             activation += _div(4 * s * b * lm_head_rows(spec), t)
 
@@ -320,18 +474,58 @@ def rank_memory(spec: ModelSpec, layout: ParallelLayout, seq: int) -> list[RankM
         result.append(
             RankMemory(
                 pipeline_rank=rank,
-                layers=len(indices),
+                layers=sum(len(chunk) for chunk in chunks),
                 dense_params=dense,
                 expert_params=experts,
                 weights=weights,
                 gradients=gradients,
                 optimizer_states=states,
                 activations=activation,
-                micro_batches_in_flight=chunks / per,
+                micro_batches_in_flight=sum(held) / len(held),
                 total=weights + gradients + states + activation,
             )
         )
     return result
+
+
+def layout_training(spec: ModelSpec, training: Any, layout: ParallelLayout, context: int) -> Any:
+    """TRAINING's (a footprint.Training) per-GPU figures replaced by LAYOUT's busiest pipeline rank (layouts.rank_memory, the function
+    `train` answers with): one memory per GPU for one layout, whichever command asks."""
+    from .values import replace
+
+    top = busiest_of(rank_memory(spec, layout, context))
+    formula = training.activations_formula
+    if layout.pp > 1 or layout.cp > 1:
+        formula += (
+            f"; × the micro-batches the busiest pipeline rank ({top.pipeline_rank}) holds in flight "
+            f"({top.micro_batches_in_flight:g}, Megatron-LM's 1F1B schedule), sequence ÷ cp {layout.cp}"
+        )
+    return replace(
+        training,
+        gpus=layout.gpus,
+        data_parallel=layout.dp,
+        micro_batch=layout.micro_batch,
+        trainable_parameters_per_rank=top.dense_params + top.expert_params,
+        activations=top.activations,
+        activations_formula=formula,
+        weights_per_gpu=top.weights,
+        gradients_per_gpu=top.gradients,
+        optimizer_states_per_gpu=top.optimizer_states,
+        per_gpu=top.total,
+        layout={
+            "tp": layout.tp,
+            "pp": layout.pp,
+            "cp": layout.cp,
+            "ep": layout.ep,
+            "dp": layout.dp,
+            "vpp": layout.vpp,
+            "micro_batch": layout.micro_batch,
+            "global_batch": layout.sequences,
+        },
+        recompute_modules=list(layout.modules),
+        busiest_rank=top.pipeline_rank,
+        micro_batches_in_flight=top.micro_batches_in_flight,
+    )
 
 
 # --- the network ------------------------------------------------------------------------------------------
@@ -491,12 +685,13 @@ ROUTED_EXPERT_RATIO = 0.34
 
 
 class LayoutReport(Result):
-    """`train --json`'s layout figures: one layout's per-GPU memory, communication and the step to expect."""
+    """The train report's layout figures: one layout's per-GPU memory, communication and the step to expect."""
 
     layout: dict[str, int]  # tp, pp, cp, ep, dp, vpp, micro_batch, global_batch
     sequence_parallel: bool
     zero_stage: int
     recompute: Recompute
+    recompute_modules: list[str]  # with selective recomputation, the modules recomputed (Megatron-LM's names)
     gpus: int
     micro_batches: int  # per step per pipeline (gradient accumulation)
     per_gpu_bytes: int  # the busiest rank's
@@ -532,7 +727,7 @@ def evaluate(
     """One checked layout on CHIP: memory of every rank, communication, the expected step (at EFFICIENCY of the
     dtype's dense peak, else the fitted COMPUTE_EFFICIENCY)."""
     ranks = rank_memory(spec, layout, seq)
-    busiest = max(ranks, key=lambda r: r.total)
+    busiest = busiest_of(ranks)
     peak = chip.peak(dtype)  # type: ignore[attr-defined]
     bf16_peak = chip.peak("bf16")  # type: ignore[attr-defined]
     if efficiency is None:
@@ -586,6 +781,7 @@ def evaluate(
         sequence_parallel=layout.sequence_parallel,
         zero_stage=layout.zero_stage,
         recompute=layout.recompute,
+        recompute_modules=list(layout.modules),
         gpus=layout.gpus,
         micro_batches=m,
         per_gpu_bytes=busiest.total,
@@ -611,8 +807,10 @@ LAYOUT_CONVENTIONS = [
     "(Megatron-Bridge's MoE recipes; Megatron-LM's default is tp); rank order tp-cp-ep-dp-pp (TP innermost)",
     "per-GPU memory of the busiest pipeline rank: its layers' parameters (matrices ÷ tp, experts ÷ ep), "
     "embedding on the first stage, head on the last; 2 + 2 + 12 bytes a parameter, ZeRO sharding over dp·cp (experts "
-    "tp·dp·cp÷ep); activations of one layer × the micro-batches 1F1B holds there (Megatron-LM schedules.py), ÷ tp "
-    "(copied parts too with sequence parallelism), sequence ÷ cp",
+    "tp·dp·cp÷ep); activations of one layer × the micro-batches 1F1B holds there (Megatron-LM schedules.py; "
+    "interleaved: chunk by chunk in its warm-up order), ÷ tp (copied parts too with sequence parallelism), sequence "
+    "÷ cp; selective recomputation's modules as Megatron-LM's recompute_modules (core_attn: no bytes with "
+    "FlashAttention; layernorm: no normed block inputs; mla_up_proj: no MLA Q, K, V)",
     "communication: bytes each GPU sends per step (ring collectives); time = calls × latency (NVLink 10 µs, "
     "scale-out 30 µs) + bytes ÷ (80 % of the link's per-direction bandwidth per GPU); NVLink inside 8 GPUs (72 for "
     "NVL72), else the scale-out network; TP and EP exposed, PP, DP and CP overlapped as each entry says",
@@ -626,7 +824,7 @@ LAYOUT_CONVENTIONS = [
 
 
 class Rejected(Result):
-    """A layout `train --plan` leaves out because a GPU runs out of memory: which rank, by how much."""
+    """A layout `train` with `plan` leaves out because a GPU runs out of memory: which rank, by how much."""
 
     layout: dict[str, int]
     expected_tokens_per_second_per_gpu: float  # what it would give if it fitted
@@ -659,6 +857,7 @@ def plan(
     global_batch: int | None,
     zero_stage: int,
     recompute: str,
+    recompute_modules: tuple[str, ...] = (),
     **flops: int,
 ) -> Plan:
     """Every layout of GPUS this searches, evaluated; those that fit ranked by expected tokens/s per GPU (best
@@ -696,6 +895,7 @@ def plan(
                             layout = ParallelLayout(
                                 tp=tp, pp=pp, cp=cp, ep=ep, dp=dp, vpp=vpp, micro_batch=mb, global_batch=batch,
                                 sequence_parallel=tp > 1, zero_stage=zero_stage, recompute=recompute,  # type: ignore[arg-type]
+                                recompute_modules=recompute_modules,
                             )  # fmt: skip
                             try:
                                 layout.checked(spec, seq)

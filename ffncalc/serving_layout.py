@@ -3,13 +3,13 @@ and what each GPU then holds and sends. Pure arithmetic; the roofline (ffncalc.r
 
 The layout follows SGLang's, whose arithmetic is the published one for DeepSeek-style MoE serving:
 
-- ``tensor_parallel`` is the GPUs one model replica spans (SGLang's ``--tp``: with ``--enable-dp-attention`` it is
+- ``tensor_parallel`` is the GPUs one model replica spans (SGLang's ``tp_size``: with ``enable_dp_attention`` it is
   the world size and attention data-parallel is carved out of it).
 - ``expert_parallel``: routed experts split over EP ranks, each rank holding E/EP experts whole, each of them split
   over tensor_parallel ÷ expert_parallel ranks (SGLang's ``moe_tp_size = tp_size // ep_size``); dense parts (shared
   experts, dense FFN layers, the output head) stay over tensor_parallel. EP must divide the experts and the GPUs.
 - ``dp_attention``: attention is not split; each of the tensor_parallel GPUs is its own attention data-parallel rank
-  (``--dp`` equal to ``--tp``: ``attn_tp_size = tp_size // dp_size`` = 1, ``compute_dp_attention_world_info`` in
+  (``dp_size`` equal to ``tp_size``: ``attn_tp_size = tp_size // dp_size`` = 1, ``compute_dp_attention_world_info`` in
   python/sglang/srt/layers/dp_attention.py), holding the attention weights whole and the KV cache of its own
   requests only (the memory pool of python/sglang/srt/model_executor/model_runner.py is sized per rank with the
   whole cache cell: for MLA the latent once per rank, not copied to every TP rank). The batch splits over the ranks
@@ -38,7 +38,7 @@ CONVENTIONS = [
     "an all-to-all dispatch and combine, each sending ⌈tokens ÷ TP⌉ × hidden × 2 bytes × k × (EP−1)/EP per GPU "
     "(each token's hidden state to the ranks of its k experts under uniform routing, as DeepEP does; 16-bit both "
     "ways, DeepEP's FP8 dispatch would halve the first), timed over the interconnect",
-    "attention data-parallel (SGLang's --enable-dp-attention with --dp equal to --tp): attention weights whole on "
+    "attention data-parallel (SGLang's enable_dp_attention with dp_size equal to tp_size): attention weights whole on "
     "every GPU, the input embedding copied, each GPU the KV cache of ⌈batch ÷ TP⌉ sequences (MLA's latent once per "
     "rank); no all-reduce after attention; a dense FFN layer gathers the whole batch and reduce-scatters it back, "
     "the bytes of an all-reduce",
@@ -46,7 +46,7 @@ CONVENTIONS = [
 
 
 class ServingLayout(Result):
-    """`speed --json`'s layout: the GPUs a replica spans, how experts and attention are split over them."""
+    """The speed report's layout: the GPUs a replica spans, how experts and attention are split over them."""
 
     tensor_parallel: int = 1  # GPUs one replica spans (SGLang's --tp)
     expert_parallel: int = 1  # ranks the routed experts are split over, E/EP whole experts each
@@ -154,9 +154,9 @@ def layout_note(layout: ServingLayout, engine: str) -> str:
         parts.append(f"routed experts over {layout.expert_parallel} GPUs, E/{layout.expert_parallel} whole each")
     if layout.dp_attention:
         who = (
-            "SGLang's --enable-dp-attention --dp N (dp_attention.py: attn_tp_size = tp_size // dp_size = 1)"
+            "SGLang's enable_dp_attention with dp_size N (dp_attention.py: attn_tp_size = tp_size // dp_size = 1)"
             if engine == "sglang"
-            else "vLLM's --data-parallel-size N --enable-expert-parallel (non-expert weights whole on each rank)"
+            else "vLLM's data_parallel_size N with enable_expert_parallel (non-expert weights whole on each rank)"
         )
         parts.append(
             f"attention data-parallel over {layout.tensor_parallel} GPUs, {who}: each GPU's KV pool holds its own "
@@ -209,7 +209,7 @@ PIPELINE_CONVENTION = (
 
 
 class Disaggregation(Result):
-    """Prefill and decode on separate pools of GPUs (speed --disaggregate P:D): each pool's rate, the KV cache each
+    """Prefill and decode on separate pools of GPUs (speed's `disaggregate` P:D): each pool's rate, the KV cache each
     request moves from one to the other over the scale-out network, and the split that balances the two pools.
     CEILINGS: the roofline's TTFT and decode time; the transfer at the link's full rate."""
 

@@ -92,8 +92,7 @@ def test_llama_405b_published_layouts_fit_80gb_h100s(llama, gpus, cp, dp, seq, g
 
 def test_deepseek_v3_layout_fits_h800s():
     """DeepSeek-V3 (technical report §3.2): 2,048 H800s, PP 16, EP 64, ZeRO-1 data parallelism, batch 15,360 of 4K.
-    DeepSeek saves activations by recomputing norms and MLA up-projections and caching some in FP8 (§3.2.3), which
-    ffncalc does not model; with full recomputation (its closest mode) the layout fits."""
+    With full recomputation the layout fits (and with DeepSeek's own selective recomputation: the test below)."""
     spec = _load(DSV3).spec
     lay = layout(spec, 4096, pp=16, ep=64, dp=128, zero_stage=1, global_batch=15360, recompute="full")
     assert lay.gpus == 2048 and lay.expert_data_parallel == 2  # tp · dp · cp ÷ ep
@@ -104,6 +103,73 @@ def test_deepseek_v3_layout_fits_h800s():
     moe_layers_rank_1 = 4  # layers 4–7, all MoE (the first 3 of 61 are dense)
     assert ranks[1].expert_params == moe_layers_rank_1 * 4 * 3 * 7168 * 2048
     assert max(r.total for r in ranks) <= accelerator("h800").memory
+
+
+# DeepSeek-V3's config.json: hidden 7,168, 61 layers (the first 3 dense, FFN 18,432), 256 routed experts of 2,048
+# (8 a token) and 1 shared, 128 heads, MLA q_lora 1,536, kv_lora 512, qk_nope 128, rope 64, v 128, vocab 129,280.
+DS_H, DS_HEADS, DS_QK, DS_V, DS_VOCAB = 7168, 128, 128 + 64, 128, 129_280
+DS_ATTENTION = (
+    DS_H * 1536 + 1536 + 1536 * DS_HEADS * DS_QK  # q_a, its norm, q_b
+    + DS_H * (512 + 64) + 512 + 512 * DS_HEADS * (128 + DS_V)  # kv_a (latent + rope key), its norm, kv_b
+    + DS_HEADS * DS_V * DS_H  # o
+)  # fmt: skip
+DS_DENSE_LAYER = DS_ATTENTION + 2 * DS_H + 3 * DS_H * 18432
+DS_MOE_LAYER_SHARED = DS_ATTENTION + 2 * DS_H + 256 * DS_H + 3 * DS_H * 2048  # + router, shared expert
+DS_EXPERT = 3 * DS_H * 2048
+
+
+@pytest.mark.parametrize(
+    ("recompute", "modules", "per_token", "fits"),
+    [
+        # Stored per token of a layer (16-bit, TP 1, FlashAttention): the norms' inputs 4h, each block's normed input
+        # 2h and dropout mask h (×2), MLA's Q, K, V 2·128·(192 + 192 + 128), the output projection's input 2·128·128,
+        # the latents 2·(512 + 64 + 1,536), the log-sum-exp 4·128; the FFN's 3 · 2 · 18,432 (dense) or (8 + 1) experts
+        # · 3 · 2 · 2,048 (MoE): the same 110,592.
+        ("selective", (), 4 * DS_H + 2 * 3 * DS_H + 2 * DS_HEADS * (2 * DS_QK + 2 * DS_V) + 2 * 2112 + 4 * 128
+         + 110_592, False),
+        # DeepSeek's own (§3.2.3: "recompute all RMSNorm operations and MLA up-projections during back-propagation"),
+        # as Megatron-LM's recompute_modules layernorm and mla_up_proj discard them: no normed inputs (2 × 2h) and
+        # no Q, K, V.
+        ("selective", ("layernorm", "mla_up_proj"), 4 * DS_H + 2 * DS_H + 2 * DS_HEADS * DS_V + 2 * 2112 + 4 * 128
+         + 110_592, True),
+    ],
+)  # fmt: skip
+def test_deepseek_v3_busiest_rank_by_hand(recompute, modules, per_token, fits):
+    """Pipeline rank 0 of DeepSeek-V3's layout (PP 16, EP 64, DP 128, ZeRO-1, 15,360 sequences of 4,096: 120
+    micro-batches, 16 in flight): layers 0–3 (3 dense, 1 MoE) and the embedding. Dense parameters whole (TP 1), its
+    4 of the MoE layer's 256 experts; 2 + 2 bytes each, Adam's 12 over DP 128 (dense) and 2 · 1 · 128 ÷ 64 = 2
+    expert-data-parallel ranks (experts)."""
+    spec = _load(DSV3).spec
+    lay = layout(spec, 4096, pp=16, ep=64, dp=128, global_batch=15360, recompute=recompute, recompute_modules=modules)
+    ranks = rank_memory(spec, lay, 4096)
+    dense = 3 * DS_DENSE_LAYER + DS_MOE_LAYER_SHARED + DS_VOCAB * DS_H
+    experts = 4 * DS_EXPERT
+    assert (ranks[0].dense_params, ranks[0].expert_params) == (dense, experts)
+    states = -(-12 * dense // 128) + -(-12 * experts // 2)
+    activations = 16 * 4 * per_token * 4096
+    assert ranks[0].activations == activations
+    total = 4 * (dense + experts) + states + activations
+    assert max(r.total for r in ranks) == ranks[0].total == total
+    assert (total <= accelerator("h800").memory) is fits
+
+
+def test_recompute_modules_refusals():
+    spec = _load(DSV3).spec
+    with pytest.raises(UsageError, match="add `recompute` selective"):
+        ParallelLayout(recompute_modules=("layernorm",)).checked(spec, 4096)
+    with pytest.raises(UsageError, match="`recompute_modules` attn: ffncalc counts core_attn, layernorm, mla_up_proj"):
+        ParallelLayout(recompute="selective", recompute_modules=("attn",)).checked(spec, 4096)
+    llama = _load(L405).spec
+    with pytest.raises(UsageError, match="mla_up_proj recomputes MLA's up-projections; this model has no MLA"):
+        ParallelLayout(recompute="selective", recompute_modules=("mla_up_proj",)).checked(llama, 4096)
+
+
+def test_mla_up_projection_recompute_flops():
+    """What --recompute-modules mla_up_proj runs again: 2 FLOPs a weight of q_b (1,536 × 128 · 192) and kv_b (512 ×
+    128 · 256) for each token of each of DeepSeek-V3's 61 layers; layernorm adds no matmul."""
+    with_up = train(DSV3, seq=4096, recompute="selective", recompute_modules=("layernorm", "mla_up_proj"))
+    up = 2 * 4096 * 61 * (1536 * DS_HEADS * DS_QK + 512 * DS_HEADS * (128 + DS_V))
+    assert with_up.hardware_flops - with_up.total_flops == up * with_up.tokens // 4096
 
 
 # --- communication, by hand ---------------------------------------------------------------------------------
@@ -238,7 +304,7 @@ def test_plan_and_layout_output_fit_the_terminal(monkeypatch, width):
     monkeypatch.setenv("NO_COLOR", "1")
     run = run_main("train", L405, "--gpus", "16384", "--tp", "8", "--pp", "16", "--sequence-parallel")
     assert run.exit_code == 0, run.stderr
-    assert "Collective" in run.stdout and "Busiest GPU" in run.stdout
+    assert "Collective" in run.stdout and "busiest GPU (pipeline rank" in run.stdout
     assert_fits(run.stdout, width)
     run = run_main("train", L405, "--gpus", "16384", "--plan", "--global-batch", "2048")
     assert run.exit_code == 0, run.stderr
@@ -269,3 +335,52 @@ def test_fitted_efficiency_and_held_out_error():
     assert statistics.median(errors) <= 0.15
     for row in (r for r in rows if r["source"] == "llama3-paper"):
         assert abs(fit_training.predict(row, None) - float(row["measured"])) <= 0.05
+
+
+# --- the interleaved schedule, as Megatron-LM runs it ---------------------------------------------------------
+
+
+def test_interleaved_in_flight_follows_megatrons_schedule_table(llama):
+    """Megatron-LM @ d98e8a64, megatron/core/pipeline_parallel/schedules.py: get_pp_rank_microbatches gives rank r
+    (pp − r − 1)·2 + (vpp − 1)·pp warm-up chunk forwards (microbatch_group_size_per_vp_stage = pp), capped at
+    micro-batches × vpp; one more runs before the first backward; get_schedule_table orders them pp micro-batches of
+    chunk 0, the same of chunk 1, then the next group. Llama 3's 8,192-GPU layout (DP 64: 2,048 ÷ 64 = 32
+    micro-batches) with 2 chunks a rank: (126 + 2) ÷ 32 = 4 layers a virtual stage, the first and last one fewer."""
+    lay = layout(llama, 8192, tp=8, pp=16, dp=64, vpp=2, global_batch=2048, sequence_parallel=True)
+    ranks = rank_memory(llama, lay, 8192)
+    per_layer = activations_per_layer(8192)
+    # Rank 0 holds virtual stages 0 (3 layers) and 16 (4). 30 + 16 warm-up forwards + 1 = 47: chunk 0 of
+    # micro-batches 0–15, chunk 1 of 0–15, chunk 0 of 16–30: 31 of chunk 0 and 16 of chunk 1.
+    assert ranks[0].activations == (31 * 3 + 16 * 4) * per_layer
+    # Rank 1: 28 + 16 + 1 = 45 forwards, 29 of chunk 0 and 16 of chunk 1, 4 layers each.
+    assert ranks[1].activations == (29 + 16) * 4 * per_layer
+    # The last rank: virtual stages 15 (4 layers) and 31 (3): 0 + 16 + 1 = 17 forwards, 16 of chunk 0, 1 of chunk 1.
+    assert ranks[15].activations == (16 * 4 + 1 * 3) * per_layer + -(-4 * 8192 * VOCAB // TP)
+
+
+def test_llama_405b_dp128_interleaved_does_not_fit_an_h100(llama):
+    """Llama 3's 16,384-GPU layout (TP 8, PP 16, DP 128, 2,048 sequences: 16 micro-batches) with 2 chunks a rank.
+    Rank 1's warm-up, 28 + 16 = 44 chunk forwards, is more than its 16 × 2: every forward runs before the first
+    backward (Megatron's are_all_microbatches_in_warmup), so it holds all 16 micro-batches of its 8 layers, 128
+    layer-activations against 1F1B's 15 × 8 = 120. With 2 + 2 bytes a weight and gradient and Adam's 12 over 128
+    ranks: 85,595,283,456 bytes, 74 MB over the 81,559 MiB an H100 has. Counted as Megatron schedules it, it does
+    not fit; at vpp 1 it does."""
+    lay = layout(llama, 8192, tp=8, pp=16, dp=128, vpp=2, global_batch=2048, sequence_parallel=True)
+    ranks = rank_memory(llama, lay, 8192)
+    params = 8 * LAYER_PER_GPU
+    busiest = 4 * params + -(-12 * params // 128) + 16 * 8 * activations_per_layer(8192)
+    assert busiest == 85_595_283_456
+    assert max(r.total for r in ranks) == ranks[1].total == busiest
+    assert busiest - H100_MEMORY == 74_473_472
+    one_chunk = rank_memory(
+        llama, layout(llama, 8192, tp=8, pp=16, dp=128, global_batch=2048, sequence_parallel=True), 8192
+    )
+    assert max(r.total for r in one_chunk) == busiest - 8 * activations_per_layer(8192) <= H100_MEMORY
+
+
+def test_tied_embedding_counted_once_on_one_stage():
+    """GPT-2 ties its head to the embedding: on a single stage the table is one tensor; HF's num_parameters() for
+    gpt2 is 124,439,808."""
+    spec = _load("openai-community/gpt2").spec
+    (rank,) = rank_memory(spec, layout(spec, 1024), 1024)
+    assert rank.dense_params == 124_439_808

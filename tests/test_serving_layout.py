@@ -197,3 +197,13 @@ def test_disaggregate_refusals():
         speed(LLAMA, "h100", disaggregate="1:3")
     with pytest.raises(UsageError, match="a multiple of the 2 GPUs"):
         speed(LLAMA, "h100", tensor_parallel=2, output=16, disaggregate="3:4")
+
+
+def test_expected_time_includes_the_all_to_all():
+    """The fit saw no expert-parallel rows; the all-to-all is added to the expected time at the ceiling's link time,
+    so no expected time is below the ceiling (a lone 4k prompt over EP 8 with attention data-parallel: its rank
+    dispatches all 4,096 tokens, the ceiling's largest term)."""
+    found = report(expert_parallel=8, dp_attention=True)
+    assert found.prefill.all_to_all_seconds > 0
+    assert found.prefill.expected_seconds >= found.prefill.seconds
+    assert found.decode.expected_seconds_per_step >= found.decode.seconds_per_step

@@ -25,11 +25,23 @@ def parallelism(training: Training) -> str:
     """How training is spread: "ZeRO stage 1 over 8 GPUs", or with tensor parallelism "ZeRO stage 1 over 4
     data-parallel ranks × 2 tensor-parallel (sequence parallel)"."""
     zero = f"ZeRO stage {training.zero_stage} over "
+    lay = training.layout
+    if lay is not None and (lay["pp"] > 1 or lay["cp"] > 1 or lay["ep"] > 1):
+        split = " · ".join(f"{name} {lay[name]:,}" for name in ("tp", "pp", "cp", "ep", "dp", "vpp"))
+        sequence = " (sequence parallel)" if training.sequence_parallel else ""
+        return f"{zero}{lay['dp']:,} data-parallel ranks, {split}{sequence}, the busiest pipeline rank ({training.busiest_rank})"
     if training.tensor_parallel == 1:
         return zero + f"{training.gpus} GPU{'s' if training.gpus > 1 else ''}"
     ranks = f"{training.data_parallel} data-parallel rank{'s' if training.data_parallel > 1 else ''}"
     sequence = " (sequence parallel)" if training.sequence_parallel else ""
     return zero + f"{ranks} × {training.tensor_parallel} tensor-parallel{sequence}"
+
+
+def _activations_label(training: Training) -> str:
+    held = training.micro_batches_in_flight
+    if held is None or held == 1:
+        return "Activations (one micro-batch)"
+    return f"Activations ({held:g} micro-batches in flight)"
 
 
 def answer(report: MemoryReport) -> Text:
@@ -311,7 +323,7 @@ def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) 
                 training.optimizer_states,
                 training.optimizer_states_per_gpu,
             ),
-            ("Activations (one micro-batch)", None, training.activations),
+            (_activations_label(training), None, training.activations),
         ):
             grid.add(label, "" if whole is None else count(whole), count(each), gib(each))
         parts += fit(grid, width)

@@ -59,7 +59,8 @@ def train_renderables(report: TrainReport, width: int = 80) -> Group:
     parts += fit(_compute_optimal(report), width)
     parts.append(Text(_past_optimal(report)))
     parts.append(Text(_batch(report)))
-    parts.append(Text(_memory(report)))
+    if report.layouts is None and not _layout_shown(report):  # else the layout's (or --plan's best) busiest GPU says it
+        parts.append(Text(_memory(report)))
     parts += [Text(f"· {convention}", style="dim") for convention in report.conventions[:6]]
     return Group(*parts, *info_lines(report))
 
@@ -194,11 +195,16 @@ def _layout_name(layout: dict[str, int]) -> str:
     return " · ".join(f"{name} {layout[name]:,}" for name in ("tp", "pp", "cp", "ep", "dp", "vpp"))
 
 
+def _layout_shown(report: TrainReport) -> bool:
+    return report.layouts is None and report.layout_report is not None and report.gpus >= 2
+
+
 def _layout(report: TrainReport, width: int) -> list[RenderableType]:
     """The layout's expected step, its busiest GPU's memory and its collectives (train without --plan)."""
     lay = report.layout_report
-    if lay is None or report.gpus < 2:
+    if lay is None or not _layout_shown(report):
         return []
+    recompute = "no" if report.recompute == "none" else report.recompute
     parts: list[RenderableType] = [
         Text(
             f"Layout {_layout_name(lay.layout)}, micro-batch {lay.layout['micro_batch']}, {lay.micro_batches:,} "
@@ -207,7 +213,8 @@ def _layout(report: TrainReport, width: int) -> list[RenderableType]:
             f"(fitted expectation, not a ceiling nor a measurement); limited by {lay.limiting}."
         ),
         Text(
-            f"Busiest GPU (pipeline rank {lay.busiest_rank}): {lay.per_gpu_bytes / GIB:,.1f} GiB of "
+            f"Training memory of the busiest GPU (pipeline rank {lay.busiest_rank}; ZeRO stage {lay.zero_stage}, "
+            f"{recompute} recomputation): {lay.per_gpu_bytes / GIB:,.1f} GiB of "
             f"{lay.gpu_memory / GIB:,.1f} GiB — {'fits' if lay.fits else 'does not fit'}; bubble "
             f"{100 * lay.bubble_fraction:.1f}% of the compute, exposed communication "
             f"{lay.exposed_communication_seconds:,.2f} s."
