@@ -1673,6 +1673,7 @@ FLAG_OF = {
     "as_json": "--json",
     "output_format": "--format",
     "multiplier": "--mult",
+    "list_families": "`ffncalc models --families`",  # the library's listing of families is this command
 }
 
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 import ffncalc
@@ -41,3 +46,68 @@ def test_a_misused_library_option_is_named_by_its_field_not_a_flag(call, field):
 def test_the_command_line_names_the_same_error_by_its_flag(args, message):
     run = run_main(*args)
     assert run.exit_code == 2 and run.stderr.startswith(message)
+
+
+# --- the library's text names fields; only the command line and its renderers spell options -----------------------
+
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
+PACKAGE = Path(ffncalc.__file__).parent
+
+
+def library_strings():
+    """(module, line, text) for every string constant of the package outside the command line (cli.py) and the
+    renderers (render/): messages, notes, conventions and docstrings alike."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = path.relative_to(PACKAGE).as_posix()
+        if module == "cli.py" or module.startswith("render/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                yield module, node.lineno, node.value
+
+
+def test_no_option_is_spelled_as_a_flag_outside_the_command_line_and_its_renderers():
+    spelled = [f"{module}:{line} {FLAG.findall(text)}" for module, line, text in library_strings() if FLAG.search(text)]
+    assert spelled == []
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda: ffncalc.flops(LLAMA, image="0x0"), "`image`"),
+        (lambda: ffncalc.derive_dim(), "`dim`"),
+        (lambda: ffncalc.speed(LLAMA, accelerators=","), "`accelerators`"),
+        (lambda: ffncalc.speed(LLAMA, batches="0"), "`batches`"),
+        (lambda: ffncalc.memory(LLAMA, engine="vllm@"), "`engine`"),
+        (lambda: ffncalc.memory(LLAMA, dtype="int3"), "`dtype`"),
+        (lambda: ffncalc.train(LLAMA, compute_dtype="fp3"), "`compute_dtype`"),
+        (lambda: ffncalc.list_bundled(family="no-such-family"), "`family`"),
+        (lambda: ffncalc.load_config(LLAMA, overrides=("no_such_field=1",)), "`sets`"),
+    ],
+)
+def test_every_library_function_names_a_misused_argument_by_its_field(call, field):
+    with pytest.raises(UsageError) as raised:
+        call()
+    assert field in str(raised.value) and not FLAG.search(str(raised.value))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("speed", LLAMA, "--gpu", ","), "Error: --gpu names none"),
+        (("speed", LLAMA, "--batch", "0"), "Error: --batch takes whole numbers"),
+        (("memory", LLAMA, "--engine", "vllm@"), "Error: --engine 'vllm@'"),
+        (("params", LLAMA, "--set", "no_such_field=1"), "Error: --set no_such_field: no_such_field is not a field"),
+        (("models", "--family", "no-such-family"), "Error: --family 'no-such-family'"),
+    ],
+)
+def test_the_command_line_writes_each_field_as_its_option(args, message):
+    run = run_main(*args)
+    assert run.exit_code != 0 and run.stderr.startswith(message), run.stderr
+
+
+def test_a_note_the_library_writes_with_a_field_is_read_on_the_command_line_with_its_option():
+    # the library's note names the field; the same note printed by `memory` names the option
+    assert any(note.startswith("`dtype` int4:") for note in ffncalc.memory(LLAMA, dtype="int4").notes)
+    run = run_main("memory", LLAMA, "--dtype", "int4", "--json")
+    assert any(note.startswith("--dtype int4:") for note in json.loads(run.stdout)["notes"])

@@ -47,7 +47,7 @@ def tower_model_types() -> list[str]:
 
 
 def families() -> dict[str, list[str]]:
-    """Each family (as people name it) with the model_types it reads, for `ffncalc models --families`."""
+    """Each family (as people name it) with the model_types it reads, for the families listing (`list_families`)."""
     grouped: dict[str, list[str]] = {}
     for model_type in supported_model_types():
         adapter = adapter_for(model_type)
@@ -77,7 +77,7 @@ def parse_config(raw: dict[str, Any], source: str, as_type: str | None = None) -
     if adapter is None:
         if as_type:
             raise UnsupportedModelError(
-                f"--as {as_type!r} is not a model_type ffncalc knows; see `ffncalc models --families`"
+                f"`as_type` {as_type!r} is not a model_type ffncalc knows; see the families listing (`list_families`)"
             )
         raise _unsupported(raw, model_type, source)
     if as_type:
@@ -100,7 +100,7 @@ def _unsupported(raw: dict[str, Any], model_type: str, source: str) -> Unsupport
     nearest = f"closest known: {', '.join(closest)}; " if closest else ""
     return UnsupportedModelError(
         f"{source}: model_type {model_type!r}{custom} is not supported; {nearest}"
-        f"`ffncalc models --families` lists them, and --as MODEL_TYPE counts it with a known family's rules"
+        f"the families listing (`list_families`) lists them, and `as_type` MODEL_TYPE counts it with a known family's rules"
     )
 
 

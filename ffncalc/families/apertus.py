@@ -230,6 +230,6 @@ class Apertus1p5Config(MultimodalConfig):
         return [
             "apertus1p5 reads images and audio as tokens of its vocabulary: the vision tokenizer (a VQ-GAN encoder and "
             "its codebook) and WavTokenizer's encoder are counted as the vision and audio towers and run once per "
-            "image or clip, never for a text token; no image or audio rule (flops --image, --audio); transformers "
+            "image or clip, never for a text token; no image or audio rule (flops `image`, `audio`); transformers "
             "keeps both in float32, which ffncalc's memory counts at the model's dtype"
         ] + self.text.notes()

@@ -147,5 +147,5 @@ class AriaConfig(MultimodalConfig):
     def notes(self) -> list[str]:
         return super().notes() + [
             "no image rule: the projector's learned queries attend to the tower's patches (cross-attention), which "
-            "ffncalc's image arithmetic does not express; counted by parameter only (flops --image refuses)"
+            "ffncalc's image arithmetic does not express; counted by parameter only (flops with an `image` refuses)"
         ]

@@ -2,7 +2,7 @@
 stored name, under the "audio" stack and component.
 
 Whisper's encoder as a tower (Voxtral, Qwen2-Audio): two convolutions over a fixed window of log-mel frames, a
-learned position per window position, pre-LN layers; what a clip costs is counted (``flops --audio``).
+learned position per window position, pre-LN layers; what a clip costs is counted (``flops `audio```).
 
 The Universal Speech Model's Conformer (Gemma 3n and Gemma 4): two strided convolutions subsample the
 mel spectrogram (4× in time and in frequency), a linear reads the channels × frequencies of each frame, and each

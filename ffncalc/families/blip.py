@@ -311,7 +311,7 @@ class QFormerWrapper(MultimodalLayers):
             "Q-Former (counted as the projector, with the query tokens and language_projection) are counted; a text "
             f"token runs the language model only, and an image becomes {self.num_query_tokens} tokens "
             "(num_query_tokens). No image rule: the queries' self- and cross-attention over the tower's patches are "
-            "FLOPs ffncalc's image arithmetic does not express (flops --image refuses)"
+            "FLOPs ffncalc's image arithmetic does not express (flops with an `image` refuses)"
         )
         float32 = (
             f"transformers keeps {self.kept_in_float32} in float32 (_keep_in_fp32_modules) when it loads the model in "
@@ -418,7 +418,7 @@ class BlipConfig(MultimodalConfig):
     (vision_model.) and the text decoder (text_decoder.: BlipTextLMHeadModel), whose every layer cross-attends to the
     vision model's output: an image's class token and patches, (image_size / patch_size)² + 1 keys whatever the
     context (BlipConfig sets the decoder's encoder_hidden_size to the tower's width). The image reaches the text as
-    those keys, not as tokens: no image rule (flops --image refuses); a text token's FLOPs count the cross-attention
+    those keys, not as tokens: no image rule (flops with an `image` refuses); a text token's FLOPs count the cross-attention
     over one image's keys. tie_word_embeddings (default true) ties the decoder's head to its word table."""
 
     architecture = "BLIP"
@@ -453,7 +453,7 @@ class BlipConfig(MultimodalConfig):
             f"blip is multimodal: the text decoder ({self.text.model_type}) and the vision tower ({vision.config_class})"
             f" are counted. Every decoder layer cross-attends to one image's {vision.positions:,} positions (the class "
             "token and the patches), counted per text token; the image reaches the text as those keys, not as tokens, "
-            "so flops --image has no rule for it"
+            "so flops `image` has no rule for it"
         ]
 
     def defaults_used(self) -> list[DefaultUsed]:

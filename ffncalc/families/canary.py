@@ -139,5 +139,5 @@ class CanaryConfig(HFConfig):
         return [
             "Encoder-decoder over log-mel frames: per generated token only the decoder runs (its cross-attention "
             "projects the encoder output's keys and values once); the encoder's length follows the clip, so the "
-            "context stands for it too. What a clip costs (--audio) is not counted: Canary reads no fixed window."
+            "context stands for it too. What a clip costs (`audio`) is not counted: Canary reads no fixed window."
         ]

@@ -194,5 +194,5 @@ class ChameleonConfig(
         return [
             "chameleon reads an image as tokens of its own vocabulary: the VQ-GAN encoder and codebook (vq_config) "
             "are counted as the vision tower and run once per image, never for a text token; no image rule "
-            "(flops --image refuses: a convolutional tokenizer)"
+            "(flops `image` refuses: a convolutional tokenizer)"
         ]

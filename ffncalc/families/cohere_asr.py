@@ -175,5 +175,5 @@ class CohereAsrConfig(HFConfig):
         return [
             "Encoder-decoder over log-mel frames: per generated token only the decoder runs (its cross-attention "
             "projects the encoder output's keys and values once); the encoder's length follows the clip, so the "
-            "context stands for it too. What a clip costs (--audio) is not counted: Cohere ASR reads no fixed window."
+            "context stands for it too. What a clip costs (`audio`) is not counted: Cohere ASR reads no fixed window."
         ]

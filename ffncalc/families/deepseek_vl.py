@@ -119,5 +119,5 @@ class DeepseekVLHybridConfig(DeepseekVLConfig):
     def notes(self) -> list[str]:
         return super().notes() + [
             "no image rule: the high-resolution SAM tower's windows and relative positions, and the strided "
-            "convolutions after it, are counted by parameter only (flops --image refuses)"
+            "convolutions after it, are counted by parameter only (flops with an `image` refuses)"
         ]

@@ -320,5 +320,5 @@ class Emu3Config(HFConfig):
         return [
             "emu3 reads an image as tokens of its own vocabulary: the VQ-VAE (vq_config, its encoder and the decoder "
             "that draws generated tokens back into pixels) is counted as the vision tower and never runs for a text "
-            "token; no image rule (flops --image refuses: a convolutional tokenizer)"
+            "token; no image rule (flops `image` refuses: a convolutional tokenizer)"
         ]

@@ -140,6 +140,6 @@ class Florence2Config(MultimodalConfig):
 
     def notes(self) -> list[str]:
         return super().notes() + [
-            "an image's FLOPs (--image) are not counted: the DaViT backbone's stages run at falling resolutions, "
+            "an image's FLOPs (`image`) are not counted: the DaViT backbone's stages run at falling resolutions, "
             "which ffncalc's image rule cannot state"
         ]

@@ -82,6 +82,6 @@ class FuyuConfig(MultimodalLayers):
     def notes(self) -> list[str]:
         return [
             "fuyu is multimodal without a vision tower: each image patch is projected into the language model by "
-            "vision_embed_tokens (counted as vision) and read as a token; no image rule (--image), the processor's "
+            "vision_embed_tokens (counted as vision) and read as a token; no image rule (`image`), the processor's "
             "target size is not in config.json"
         ] + self.text.notes()

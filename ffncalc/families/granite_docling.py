@@ -181,7 +181,7 @@ class GraniteDoclingConfig(MultimodalConfig):
 
     def notes(self) -> list[str]:
         return super().notes() + [
-            "an image's FLOPs are not counted (flops --image refuses): the density router chooses each image's "
+            "an image's FLOPs are not counted (flops with an `image` refuses): the density router chooses each image's "
             "connector path from its patches, and the DeepStack mergers' outputs join the language model's first "
             "layers; the parameters of both paths are counted"
         ]

@@ -232,7 +232,7 @@ class IdeficsConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, MaxPositi
     fc and c_proj with a ReLU, after a LayerNorm), a final LayerNorm.
 
     The image reaches the text as cross-attention keys, not as tokens: one image's patches and class token, or the
-    resampler's latents, whatever the context; no image rule (flops --image refuses)."""
+    resampler's latents, whatever the context; no image rule (flops with an `image` refuses)."""
 
     architecture = "IDEFICS"
     config_class = "IdeficsConfig"
@@ -369,6 +369,6 @@ class IdeficsConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, MaxPositi
             f"idefics is multimodal: the language model, its {self.cross_layers} gated cross-attention layers, the "
             f"vision tower (IdeficsVisionConfig){' and the perceiver resampler (the projector)' if self.use_resampler else ''}"
             f" are counted. Every cross-attention layer reads one image's {self.image_keys():,} keys ({source}), "
-            "counted per text token; the image reaches the text as those keys, not as tokens, so flops --image has no "
+            "counted per text token; the image reaches the text as those keys, not as tokens, so flops `image` has no "
             "rule for it"
         ]

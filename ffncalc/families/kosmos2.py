@@ -154,7 +154,7 @@ class Kosmos2Config(MultimodalConfig):
     the token table when tie_word_embeddings (default true) or text_config's (default true) says so: each model ties
     its own.
 
-    An image's FLOPs (--image) count the tower, dense and x_attn's k and v over the patches, and q and out_proj over
+    An image's FLOPs (`image`) count the tower, dense and x_attn's k and v over the patches, and q and out_proj over
     the latent_query_num tokens; they leave out dense over the class token, k and v over the class token and the
     latent queries, and x_attn's scores (a lower bound: the projection's keys are the patches, the class token and
     the queries, which ffncalc's image rule cannot state)."""
@@ -197,7 +197,7 @@ class Kosmos2Config(MultimodalConfig):
 
     def notes(self) -> list[str]:
         return super().notes() + [
-            "an image's FLOPs (--image) leave out the projection's pass over the class token, the keys and values "
+            "an image's FLOPs (`image`) leave out the projection's pass over the class token, the keys and values "
             "of the class token and the latent queries, and its cross-attention scores: a lower bound"
         ]
 
@@ -285,6 +285,6 @@ class Kosmos2_5Config(Kosmos2Config):
 
     def notes(self) -> list[str]:
         return MultimodalConfig.notes(self) + [
-            "an image's FLOPs (--image) leave out the keys and values of the latent queries and the projection's "
+            "an image's FLOPs (`image`) leave out the keys and values of the latent queries and the projection's "
             "cross-attention scores: a lower bound"
         ]

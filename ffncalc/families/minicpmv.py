@@ -85,7 +85,7 @@ class MiniCPMV46Config(MultimodalConfig):
 
     def notes(self) -> list[str]:
         return super().notes() + [
-            "an image's FLOPs (--image) are not counted: the tower's layers after vit_merger carry a quarter of its "
+            "an image's FLOPs (`image`) are not counted: the tower's layers after vit_merger carry a quarter of its "
             "patches, and the processor slices an image; ffncalc's image rule expresses neither yet"
         ]
 

@@ -118,7 +118,7 @@ class LightOnOcrConfig(MultimodalConfig):
     def notes(self) -> list[str]:
         return super().notes() + [
             "no image rule: its processor resizes to whole patches of the image processor's own patch size, which "
-            "config.json does not hold; counted by parameter only (flops --image refuses)"
+            "config.json does not hold; counted by parameter only (flops with an `image` refuses)"
         ]
 
 

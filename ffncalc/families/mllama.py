@@ -254,5 +254,5 @@ class MllamaConfig(MultimodalLayers):
         return [
             f"{lead}. Its cross-attention layers read one image's {self.image_keys() or 0:,} keys (max_num_tiles "
             "tiles of patches and a class token), counted per text token; the image reaches the text as those keys, "
-            "not as tokens, so flops --image has no rule for it; a text token without an image skips those layers"
+            "not as tokens, so flops `image` has no rule for it; a text token without an image skips those layers"
         ]

@@ -196,7 +196,7 @@ class Molmo2Config(MultimodalConfig):
     attention_bias; image_projector, w1 (gate) and w3 (up) hidden → intermediate_size biased by mlp_bias, w2 →
     text_hidden_size without bias), the language model and lm_head (vocab_size rows; never tied: the class ties
     nothing). Each image token pools a few patches by attention over crops whose count the processor decides: no
-    image rule (flops --image refuses)."""
+    image rule (flops with an `image` refuses)."""
 
     architecture = "Molmo2"
     config_class = "Molmo2Config"

@@ -116,7 +116,7 @@ class MoonshineConfig(HFConfig):
         notes = [
             "Encoder-decoder over the raw 16 kHz waveform: per generated token only the decoder runs (its "
             "cross-attention projects the encoder output's keys and values once); the encoder's length follows the "
-            "clip (about 41 positions a second), so the context stands for it too. What a clip costs (--audio) is "
+            "clip (about 41 positions a second), so the context stands for it too. What a clip costs (`audio`) is "
             "not counted: Moonshine reads no fixed window."
         ]
         decoder = (

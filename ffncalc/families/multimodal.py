@@ -6,7 +6,7 @@ The wrapper's top-level fields count where transformers reads them: ``tie_word_e
 (the wrapper class's default when the key is absent), the dtype, and what shapes its projector. A
 checkpoint of the wrapper keeps the language model under its own prefix (``language_model.model.``
 for the LLaVA-style layout of Gemma 3, Mistral 3 and Llama 4) and each tower under another. ffncalc counts
-what an image costs (``flops --image``), and what an audio clip costs (``flops --audio``) where the audio tower
+what an image costs (``flops `image```), and what an audio clip costs (``flops `audio```) where the audio tower
 reads fixed windows (Whisper's).
 """
 
@@ -257,7 +257,7 @@ class MultimodalLayers(HFConfig):
             notes.append(f"not counted, nor its projector: {'; '.join(uncounted)}")
         if self.audio is not None and self.audio_input(self.audio.tower(self.audio_prefix)) is None:
             notes.append(
-                "audio FLOPs are not counted: ffncalc estimates what a clip costs (--audio) only for towers that read "
+                "audio FLOPs are not counted: ffncalc estimates what a clip costs (`audio`) only for towers that read "
                 "fixed windows of audio, as Whisper's"
             )
         return notes + self.text.notes()

@@ -58,7 +58,7 @@ class NeoMMEConfig(HFConfig):
     table; the retrieval model projects each token to embedding_dim (multi_vector_head.proj, no bias).
 
     ffncalc counts an image's patches by parameter only: they are tokens of the encoder's sequence, which the
-    context already counts; the patch embedding's FLOPs per patch are not given (no --image).
+    context already counts; the patch embedding's FLOPs per patch are not given (no `image`).
     """
 
     architecture = "NeoMME"
@@ -160,7 +160,7 @@ class NeoMMEConfig(HFConfig):
             )
         notes.append(
             "An image's patches are tokens of NeoMME's sequence (patch_embeddings maps each into it): ffncalc counts "
-            "the patch embeddings' parameters, and an image's tokens as context, not what --image would cost."
+            "the patch embeddings' parameters, and an image's tokens as context, not what `image` would cost."
         )
         return notes
 

@@ -141,7 +141,7 @@ class PPFormulaNetConfig(MultimodalLayers):
     model (model.encoder.: the SAM tower and its projector) and the decoder (model.decoder.), whose every layer
     cross-attends to one image's tokens — (image_size / patch_size) halved twice, 64 by default — whatever the
     context; lm_head is never tied (_tied_weights_keys is {}). The image reaches the text as those keys, not as
-    tokens: no image rule (flops --image refuses); a text token's FLOPs count the cross-attention over one image."""
+    tokens: no image rule (flops with an `image` refuses); a text token's FLOPs count the cross-attention over one image."""
 
     architecture = "PP-FormulaNet"
     config_class = "PPFormulaNetConfig"
@@ -169,7 +169,7 @@ class PPFormulaNetConfig(MultimodalLayers):
             return super().notes()
         return super().notes() + [
             f"every decoder layer cross-attends to one image's {vision.image_tokens:,} tokens (the projector's output), "
-            "counted per text token; the image reaches the text as those keys, not as tokens, so flops --image has "
+            "counted per text token; the image reaches the text as those keys, not as tokens, so flops `image` has "
             "no rule for it"
         ]
 

@@ -79,7 +79,7 @@ class Speech2TextConfig(BartStacks, HFConfig):
             "Encoder-decoder over log-mel features: per generated token only the decoder runs (its cross-attention "
             "projects the encoder output's keys and values once); the encoder's length follows the clip (its "
             f"{self.num_conv_layers} stride-2 convolutions divide the frames by {2**self.num_conv_layers}), so the "
-            "context stands for it too. What a clip costs (--audio) is not counted: S2T reads no fixed window."
+            "context stands for it too. What a clip costs (`audio`) is not counted: S2T reads no fixed window."
         ]
         if self.architectures and self.model_class() != self.architectures[0]:
             notes.append(

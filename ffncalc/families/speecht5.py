@@ -190,7 +190,7 @@ class SpeechT5Config(HFConfig):
             "Encoder-decoder over raw samples: per generated token only the decoder runs (its cross-attention "
             "projects the encoder output's keys and values once); the encoder's length follows the clip, so the "
             "context stands for it too, and each encoder score also reads the key's distance embedding. What a clip "
-            "costs (--audio) is not counted: SpeechT5 reads no fixed window."
+            "costs (`audio`) is not counted: SpeechT5 reads no fixed window."
         ]
         if self.architectures and self.architectures[0] != self.default_model_class:
             notes.append(

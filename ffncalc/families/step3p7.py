@@ -223,7 +223,7 @@ class Step3p7Config(MultimodalLayers):
     """configuration_step3p7.py (Step3p7Config) / Step3p7ForConditionalGeneration: the tower (vision_model.), the
     projector (vit_large_projector: 4 · the tower's width → the text width, biased by projector_bias) and the language
     model (model., lm_head), tied only by a tie_word_embeddings key at the top level (Step3p7Config declares none:
-    default untied). The processor's crops decide an image's tokens: no image rule (flops --image refuses)."""
+    default untied). The processor's crops decide an image's tokens: no image rule (flops with an `image` refuses)."""
 
     architecture = "Step 3.7"
     config_class = "Step3p7Config"

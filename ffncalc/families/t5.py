@@ -343,5 +343,5 @@ class Pop2PianoConfig(_T5Stacks):
             "Encoder-decoder over a spectrogram (beat-aligned frames, d_model wide, plus one composer embedding): per "
             "generated token only the decoder runs (its cross-attention projects the encoder output's keys and "
             "values once); the encoder's length follows the clip, so the context stands for it too. What a clip "
-            "costs (--audio) is not counted: Pop2Piano reads no fixed window."
+            "costs (`audio`) is not counted: Pop2Piano reads no fixed window."
         ]

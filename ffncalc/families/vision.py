@@ -4,7 +4,7 @@ A wrapper (``families/multimodal.py``) reads its ``vision_config`` with one of t
 here, chosen by the config's model_type (the classes registered with ``@tower``) or else the
 wrapper's own, and stores the tower under its prefix; the wrapper adds its projector. A tower's
 layers form the "vision" stack: their parameters count under the ``vision`` component, and a
-text token never runs them (``ffncalc flops --image`` does).
+text token never runs them (``ffncalc flops `image``` does).
 
 The towers:
 - CLIP (LLaVA): a ViT with LayerNorms and biases, a class token, a learned position per patch;

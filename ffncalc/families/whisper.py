@@ -98,7 +98,7 @@ class WhisperConfig(BartStacks, HFConfig):
                 "Encoder-decoder: per generated token only the decoder runs, its cross-attention reading the "
                 f"encoder's output, always max_source_positions ({self.max_source_positions:,}) positions whatever "
                 "the context (the encoder reads one window of twice as many mel frames, 30 s at 1,500 positions, and "
-                "refuses any other length): its cache and scores are counted for that many. flops --audio SECONDS: "
+                "refuses any other length): its cache and scores are counted for that many. flops `audio` SECONDS: "
                 "what a clip costs the encoder."
             ]
         if self.architectures and self.model_class() != self.architectures[0]:
