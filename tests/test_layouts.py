@@ -10,7 +10,8 @@ import json
 import pytest
 
 from ffncalc.accelerators import accelerator
-from ffncalc.api import _load, train
+from ffncalc.api import loaded_model as _load
+from ffncalc.api import train
 from ffncalc.errors import UsageError
 from ffncalc.layouts import ParallelLayout, rank_memory
 

@@ -33,7 +33,8 @@ def routed_bytes(found):
 
 def test_expert_parallel_8_holds_32_whole_experts_per_gpu():
     # 256 experts ÷ 8 ranks = 32 experts whole per GPU, in each of the 58 MoE layers.
-    from ffncalc.api import _load, stored_as
+    from ffncalc.api import loaded_model as _load
+    from ffncalc.api import stored_as
     from ffncalc.footprint import weight_layout
     from ffncalc.roofline import _weights_by_operator
     from ffncalc.serving_layout import ServingLayout
@@ -88,7 +89,7 @@ def test_dp_attention_keeps_attention_weights_whole_on_every_gpu():
 
 
 def test_refusals_name_the_rule():
-    from ffncalc.api import _load
+    from ffncalc.api import loaded_model as _load
     from ffncalc.serving_layout import ServingLayout, check_layout
 
     # 256 = 2^8: an EP of 6 leaves experts over (the library's check; DeepSeek-V3's 128 heads refuse --tp 6 first)

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ffncalc.accelerators import accelerator  # noqa: E402
-from ffncalc.api import _load  # noqa: E402
+from ffncalc.api import loaded_model as _load  # noqa: E402
 from ffncalc.compute import count_flops  # noqa: E402
 from ffncalc.layouts import COMPUTE_EFFICIENCY, ROUTED_EXPERT_RATIO, ParallelLayout, evaluate  # noqa: E402
 

@@ -1,0 +1,119 @@
+"""What every engine reads from its options before counting: the model as loaded, the context (capped at the
+model's own limit, with what to say about it), the dtypes the weights and the KV cache are counted in, and an
+accelerator's memory given as a size or a name."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from ..loading import LoadedModel, load_config
+from ..results import Remarks
+from ..units import parse_context, safetensors_dtype
+from ..values import Value
+
+if TYPE_CHECKING:
+    from ..storage import Scheme
+
+
+# What each quantized --dtype lays every linear weight out as (memory.WHAT_IF's schemes, said in words).
+WHAT_IF_LAYOUTS = {
+    "fp8": "FP8 E4M3 weights with a float32 scale per 128 × 128 block (as DeepSeek and Qwen publish)",
+    "int8": "bitsandbytes LLM.int8: int8 weights with a float32 scale per output row",
+    "int4": "GPTQ layout: 4-bit weights packed in int32, a float16 scale and a packed zero point per group of 128 "
+    "inputs, and g_idx",
+    "nf4": "bitsandbytes NF4: two 4-bit values a byte, a float32 absmax per block of 64",
+    "mxfp4": "MXFP4: two 4-bit values a byte, one E8M0 scale per 32 values",
+}
+
+
+def cache_element_type(dtype: str, option: str) -> str:
+    """The safetensors dtype a KV cache is held in; a cache holds floats (bool, integers and E8M0 scales refused)."""
+    from ..footprint import CACHE_DTYPES
+
+    name = safetensors_dtype(dtype)
+    if name not in CACHE_DTYPES:
+        raise UsageError(
+            f"{option} {dtype!r} is not a type a KV cache holds; use a float type: bf16, fp16, fp32, fp8 (E4M3) "
+            "or float8_e5m2"
+        )
+    return name
+
+
+def accelerator_memory(text: str) -> int:
+    """`gpu_memory`: a size (96GB, 80GiB) or an accelerator's name from the accelerator table (h100, mi300x)."""
+    from ..accelerators import accelerator
+    from ..units import SIZE, parse_size
+
+    return parse_size(text) if SIZE.match(text) or text.strip()[:1].isdigit() else accelerator(text).memory
+
+
+class StoredAs(Value):
+    """How a command takes the weights and the cache: the dtype of what is not quantized, the quantization scheme,
+    the KV cache's element type, and what to say about the choice."""
+
+    dtype: str
+    scheme: Scheme | None
+    cache_dtype: str
+    notes: tuple[str, ...]
+
+
+def stored_as(loaded: LoadedModel, dtype: str | None, kv_dtype: str | None) -> StoredAs:
+    """The weights as the checkpoint stores them (the config's dtype and quantization_config), or as DTYPE asks
+    (WHAT_IF); the cache in KV_DTYPE, else the weights' float type (BF16 for quantized weights)."""
+    from ..footprint import WHAT_IF
+    from ..storage import parse_scheme
+
+    notes: list[str] = []
+    if dtype is not None:
+        key = dtype.lower()
+        if key not in WHAT_IF:
+            raise UsageError(f"`dtype` {dtype!r}: use one of {', '.join(WHAT_IF)}")
+        weight_dtype, scheme = WHAT_IF[key]
+        if key in WHAT_IF_LAYOUTS:
+            notes.append(f"`dtype` {key}: {WHAT_IF_LAYOUTS[key]}; embeddings, norms and the head stay in BF16.")
+    else:
+        stored = loaded.config.stored_dtype
+        weight_dtype = safetensors_dtype(stored) if stored else "BF16"
+        if stored is None:
+            notes.append(
+                "The config names no dtype: weights assumed stored in bfloat16, as most checkpoints are (`dtype` to choose)."
+            )
+        scheme = parse_scheme(loaded.config.quantization)
+    floats = weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"
+    cache_dtype = cache_element_type(kv_dtype, "`kv_dtype`") if kv_dtype else floats
+    return StoredAs(weight_dtype, scheme, cache_dtype, tuple(notes))
+
+
+def loaded_model(model: str | LoadedModel) -> LoadedModel:
+    """MODEL as loaded: a LoadedModel as it is, a name loaded as it stands (load_config for a revision, `as_type` or `sets`)."""
+    if isinstance(model, LoadedModel):
+        return model
+    from ..gguf_models import open_gguf
+    from ..source import is_gguf
+
+    return open_gguf(model) if is_gguf(model) else load_config(model)
+
+
+DEFAULT_CONTEXT = 8192  # flops and memory without --ctx; capped at the model's own limit
+DEFAULT_CROSSOVER_CONTEXT = 128 * 1024  # crossover without --ctx: contexts from 1k doubling up to 128k
+
+
+def context_of(context: int | str | None, loaded: LoadedModel, remarks: Remarks) -> int:
+    """The context to count at, with what to say about it in REMARKS.
+
+    Without a context: DEFAULT_CONTEXT, or the config's longest context if that is shorter (a note says
+    so). A context the user chose beyond that limit is counted anyway, with a warning.
+    """
+    limit, field = loaded.config.max_context(), loaded.config.context_field
+    if context is None:
+        if limit is not None and limit < DEFAULT_CONTEXT:
+            remarks.notes.append(f"context: {limit:,} tokens, this config's {field} (`context` to choose another)")
+            return limit
+        return DEFAULT_CONTEXT
+    tokens = parse_context(context)
+    if limit is not None and tokens > limit:
+        remarks.warnings.append(
+            f"context {tokens:,} exceeds this config's {field} ({limit:,}); the figures are computed anyway"
+        )
+    return tokens

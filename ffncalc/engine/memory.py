@@ -1,0 +1,487 @@
+"""The memory engine: will a model fit — its weights, KV cache, activations and training states, the serving
+engine's own KV-cache budget and capacity (serving.py), and the largest context, batch or concurrency that fits
+(`solve`). The arithmetic is footprint.py's and serving.py's; this module assembles it from MemoryOptions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from ..loading import LoadedModel
+from ..results import Remarks
+from ..units import parse_context
+from ..values import Value, replace
+from .inputs import (
+    accelerator_memory,
+    cache_element_type,
+    context_of,
+    loaded_model,
+    stored_as,
+)
+
+if TYPE_CHECKING:
+    from ..footprint import MemoryReport
+
+
+class MemoryOptions(Value):
+    """What `memory` counts: the context and batch, the weights' and cache's dtypes, training, the GPUs, and the
+    serving engine whose KV-cache arithmetic to follow."""
+
+    context: int | str | None = None  # tokens (8192 or "8k"); None: DEFAULT_CONTEXT, capped at the model's own limit
+    batch: int = 1
+    dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
+    kv_dtype: str | None = None  # the cache's element type; None: the weights' dtype (BF16 for quantized weights)
+    train: bool = False
+    optimizer: str = "adamw"
+    recompute: str = "none"
+    zero_stage: int = 0
+    gpus: int = 1  # inference: the GPUs the model is split across (tensor parallel); training: all GPUs of the job
+    tensor_parallel: int | None = None  # None: inference over `gpus`, training without tensor parallelism
+    sequence_parallel: bool = False  # training: Megatron's sequence parallelism across the tensor-parallel ranks
+    gpu_memory: str | None = None  # another accelerator's memory, e.g. "96GB"
+    chunk: int = 2048  # prefill chunk of the activation buffer, in tokens
+    # Serving: an engine's KV-cache arithmetic (serving.py). "none", "vllm", "vllm@0.11" or "sglang".
+    engine: str = "none"
+    gpu: str | None = None  # the accelerator an engine's budget and --solve use; None: --gpu-memory, else h100
+    kv_budget: str | None = None  # the KV-cache memory per GPU the engine printed, e.g. "40GiB": skips the budget
+    gpu_memory_utilization: float | None = None  # vLLM's gpu_memory_utilization / SGLang's mem_fraction_static
+    max_num_batched_tokens: int | None = None  # None: vLLM's default for the accelerator
+    block_size: int | None = None  # None: vLLM's (16; 64 for MLA)
+    runtime_reserve: str | None = None  # None: accelerators.RUNTIME_RESERVE
+    solve: str | None = None  # "ctx", "batch" or "concurrency": the largest that fits
+    expert_parallel: int = 1  # with an engine: routed experts over this many GPUs (serving_layout); training: over
+    # this many of the data-parallel ranks (layouts)
+    dp_attention: bool = False  # with an engine: attention data-parallel, each GPU its own requests' KV
+    # Training's layout (layouts.training_layout, as `train` counts it): the busiest pipeline rank's memory per GPU
+    pipeline_parallel: int = 1
+    context_parallel: int = 1
+    data_parallel: int | None = None  # None: gpus ÷ (tensor_parallel · pipeline_parallel · context_parallel)
+    virtual_stages: int = 1
+    micro_batch: int | None = None  # None: batch
+    global_batch: int | None = None  # sequences per optimizer step; None: micro_batch × data-parallel ranks
+    recompute_modules: tuple[str, ...] = ()  # with recompute "selective": Megatron-LM's modules (layouts)
+    # Training
+    attention: str = "flash"  # "flash" (no s × s scores stored) or "eager" (Korthikanti et al.'s full formula)
+    lora_rank: int | None = None  # LoRA adapters of this rank on the attention and FFN projections, base frozen
+
+    def checked(self) -> MemoryOptions:
+        """These options, or a UsageError naming the first that cannot be counted (before any download)."""
+        from ..serving import parse_engine
+
+        if self.context is not None:
+            parse_context(self.context)
+        for name, value in (("batch", self.batch), ("gpus", self.gpus), ("chunk", self.chunk)):
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1 << 20:
+                raise UsageError(f"--{name} must be a whole number from 1 to {1 << 20:,} (got {value})")
+        if self.zero_stage not in (0, 1, 2, 3):
+            raise UsageError(f"`zero_stage` must be 0, 1, 2 or 3 (got {self.zero_stage})")
+        if self.recompute not in ("none", "selective", "full"):
+            raise UsageError(f"`recompute` must be none, selective or full (got {self.recompute!r})")
+        if self.kv_dtype is not None:
+            cache_element_type(self.kv_dtype, "`kv_dtype`")
+        engine = parse_engine(self.engine)
+        serving = (self.kv_budget, self.gpu_memory_utilization, self.max_num_batched_tokens, self.block_size)
+        if engine.engine == "none" and any(value is not None for value in serving):
+            raise UsageError(
+                "`kv_budget`, `gpu_memory_utilization`, `max_num_batched_tokens` and `block_size` apply to an "
+                "engine; add `engine` vllm (or sglang)"
+            )
+        for name, number in (
+            ("`max_num_batched_tokens`", self.max_num_batched_tokens),
+            ("`block_size`", self.block_size),
+        ):
+            if number is not None and not 1 <= number <= 1 << 24:
+                raise UsageError(f"{name} must be a whole number from 1 to {1 << 24:,} (got {number})")
+        if self.gpu_memory_utilization is not None and not 0 < self.gpu_memory_utilization <= 1:
+            raise UsageError(
+                f"`gpu_memory_utilization` must be above 0 and at most 1, e.g. 0.9 (got {self.gpu_memory_utilization})"
+            )
+        if self.solve is not None and self.solve not in ("ctx", "batch", "concurrency"):
+            raise UsageError(f"`solve` must be ctx, batch or concurrency (got {self.solve!r})")
+        if ((self.expert_parallel != 1 and not self.train) or self.dp_attention) and engine.engine == "none":
+            raise UsageError(
+                "`expert_parallel` and `dp_attention` follow an engine's layout (or training's); add `engine` sglang "
+                "(or vllm), or `train`"
+            )
+        self._check_layout()
+        if not 1 <= self.expert_parallel <= 1024:
+            raise UsageError(f"`expert_parallel` must be a whole number from 1 to 1,024 (got {self.expert_parallel})")
+        if (self.expert_parallel != 1 or self.dp_attention) and self.solve is not None:
+            raise UsageError("`solve` with `expert_parallel` or `dp_attention` is not modelled; drop `solve`")
+        if self.solve == "concurrency" and engine.engine == "none":
+            raise UsageError("`solve` concurrency is the engine's figure; add `engine` vllm (or use `solve` batch)")
+        if self.attention not in ("flash", "eager"):
+            raise UsageError(f"`attention` must be flash or eager (got {self.attention!r})")
+        training_only = self.lora_rank is not None or self.attention != "flash"
+        if training_only and not self.train:
+            raise UsageError("`attention` and `lora_rank` apply to `train`; add `train`")
+        if self.lora_rank is not None and not 1 <= self.lora_rank <= 1 << 16:
+            raise UsageError(f"`lora_rank` must be a whole number from 1 to 65,536 (got {self.lora_rank})")
+        if self.lora_rank is not None and self.zero_stage:
+            raise UsageError(
+                "`lora_rank` with `zero_stage` is not modelled (ZeRO would shard only the adapters' states)"
+            )
+        tp = self.tensor_parallel
+        if tp is not None and (not isinstance(tp, int) or isinstance(tp, bool) or not 1 <= tp <= 1 << 20):
+            raise UsageError(f"`tensor_parallel` must be a whole number from 1 to {1 << 20:,} (got {tp})")
+        if tp is not None and self.gpus > 1 and self.gpus % tp:
+            raise UsageError(
+                f"`gpus` {self.gpus} is not a multiple of `tensor_parallel` {tp}: data-parallel ranks are `gpus` ÷ `tensor_parallel`"
+            )
+        if tp is not None and self.gpus > 1 and not self.train and self.gpus != tp:
+            raise UsageError(
+                "without `train` the model is split across `tensor_parallel` GPUs; give `tensor_parallel` or `gpus`, not both"
+            )
+        if self.sequence_parallel and not self.train:
+            raise UsageError("`sequence_parallel` applies to `train`; add `train`")
+        if self.sequence_parallel and (tp or 1) < 2:
+            raise UsageError(
+                "`sequence_parallel` splits activations across tensor-parallel ranks; add `tensor_parallel` 2 or more"
+            )
+        if self.lora_rank is not None and (tp or 1) > 1:
+            raise UsageError(
+                "`lora_rank` with `tensor_parallel` is not modelled (how adapters split across ranks varies); drop `tensor_parallel`"
+            )
+        if self.zero_stage == 3 and self.train and self.data_parallel_ranks * self.context_parallel == 1:
+            raise UsageError(
+                "`zero_stage` 3 on one data-parallel rank shards nothing; give `gpus` 2 or more, or `zero_stage` 0"
+            )
+        return self
+
+    LAYOUT_FIELDS = (
+        "pipeline_parallel", "context_parallel", "data_parallel", "virtual_stages", "micro_batch", "global_batch",
+    )  # fmt: skip
+
+    def _check_layout(self) -> None:
+        """The training layout's fields: whole numbers, given only with `train`, with the optimizer and attention the
+        layout counts (layouts.rank_memory: AdamW in mixed precision, FlashAttention, every weight trained)."""
+        given = []
+        for name in self.LAYOUT_FIELDS:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1 << 24:
+                raise UsageError(f"`{name}` must be a whole number from 1 to {1 << 24:,} (got {value})")
+            if value != 1 or name in ("data_parallel", "micro_batch", "global_batch"):
+                given.append(f"`{name}`")
+        if self.recompute_modules:
+            given.append("`recompute_modules`")
+        if given and not self.train:
+            raise UsageError(f"{', '.join(given)}: a training layout; add `train`")
+        if self.micro_batch is not None and self.batch != 1 and self.micro_batch != self.batch:
+            raise UsageError("`batch` and `micro_batch` both give training's sequences per GPU; give one")
+        if self.train and not self.layout_counted and (given or self.expert_parallel != 1):
+            raise UsageError(
+                f"{', '.join(given) or '`expert_parallel`'}: a training layout is counted as the train command "
+                "counts it, with `optimizer` adamw, `attention` flash and no `lora_rank`"
+            )
+
+    @property
+    def layout_counted(self) -> bool:
+        """Training memory is the layout's busiest rank (as `train` counts it): AdamW, FlashAttention, no LoRA."""
+        return self.optimizer == "adamw" and self.attention == "flash" and self.lora_rank is None
+
+    @property
+    def inference_parallel(self) -> int:
+        """The GPUs inference splits the model across: `tensor_parallel`, else `gpus`."""
+        return self.tensor_parallel or self.gpus
+
+    @property
+    def training_parallel(self) -> int:
+        """Training's tensor-parallel ranks: `tensor_parallel`, else none."""
+        return self.tensor_parallel or 1
+
+    @property
+    def data_parallel_ranks(self) -> int:
+        """Training's data-parallel ranks: `data_parallel`, else all the job's GPUs ÷ (tp · pp · cp)."""
+        if self.data_parallel is not None:
+            return self.data_parallel
+        model = self.training_parallel * self.pipeline_parallel * self.context_parallel
+        return max(self.gpus, model) // model
+
+
+def memory(
+    model: str | LoadedModel, context: int | str | None = None, options: MemoryOptions | None = None, **changes: Any
+) -> MemoryReport:
+    """Will MODEL fit: weights (as stored, or as a dtype), KV cache at CONTEXT × batch, activations, training.
+
+    OPTIONS (or keyword CHANGES to the defaults, e.g. batch=8, kv_dtype="fp8") say what to count."""
+    from ..footprint import ACCELERATORS, count_memory
+
+    options = replace(options or MemoryOptions(), **changes)
+    if context is not None:
+        options = replace(options, context=context)
+    options.checked()
+    loaded = loaded_model(model)
+    from ..parallel import check_tensor_parallel
+
+    parallel_layout = None
+    if options.train:
+        check_tensor_parallel(loaded.spec, options.training_parallel, "training")
+    else:
+        check_tensor_parallel(loaded.spec, options.inference_parallel, "serving")
+    remarks = Remarks()
+    tokens = context_of(options.context, loaded, remarks)
+    weights = stored_as(loaded, options.dtype, options.kv_dtype)
+    weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
+    remarks.notes += weights.notes
+    if options.dtype is None and options.engine.strip().lower() != "none":
+        from ..serving import engine_dtype, parse_engine
+
+        version = parse_engine(options.engine)
+        encoder_only = not any(layer.stack == "decoder" for layer in loaded.spec.layers)
+        served = engine_dtype(version, weight_dtype, encoder_only)
+        if served != weight_dtype:
+            remarks.notes.append(
+                f"{version.engine} serves this {weight_dtype} checkpoint in {served} (its dtype='auto' downcasts "
+                f"float32 weights): weights and KV cache are counted in {served} (`dtype` to choose)."
+            )
+            options = replace(options, dtype={"BF16": "bf16", "F16": "fp16"}[served])  # --solve counts it so too
+            weights = stored_as(loaded, options.dtype, options.kv_dtype)
+            weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
+    if options.train and scheme is not None and options.lora_rank is not None:
+        remarks.notes.append(
+            f"`train` with {scheme.method} weights and `lora_rank`: QLoRA-style, the base frozen as stored "
+            f"({scheme.method}, no gradients, no optimizer states) and the 16-bit adapters trained in mixed precision."
+        )
+    elif options.train and scheme is not None:
+        remarks.notes.append(
+            f"`train` with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "
+            "(2 bytes a weight and a gradient, the optimizer's float32 states); a quantized model is trained only as "
+            "a frozen base with adapters (add `lora_rank` for QLoRA-style figures)."
+        )
+    accelerators = dict(ACCELERATORS)
+    asked = None
+    if options.gpu is not None or options.gpu_memory is not None:
+        asked, asked_memory = _serving_gpu(options)
+        accelerators = {asked: asked_memory} | accelerators
+    reserve = _runtime_reserve(options.runtime_reserve)
+    if options.train and options.layout_counted:
+        from functools import partial
+
+        from ..layouts import layout_training, training_layout
+
+        parallel_layout = training_layout(
+            loaded.spec,
+            tokens,
+            max(options.gpus, options.training_parallel * options.pipeline_parallel * options.context_parallel),
+            tp=options.training_parallel,
+            pp=options.pipeline_parallel,
+            cp=options.context_parallel,
+            ep=options.expert_parallel,
+            dp=options.data_parallel,
+            vpp=options.virtual_stages,
+            micro_batch=options.micro_batch or options.batch,
+            global_batch=options.global_batch,
+            sequence_parallel=options.sequence_parallel,
+            zero_stage=options.zero_stage,
+            recompute=options.recompute,
+            recompute_modules=options.recompute_modules,
+        )
+    report = count_memory(
+        loaded.spec,
+        loaded.info,
+        weight_dtype=weight_dtype,
+        scheme=scheme,
+        context=tokens,
+        batch=options.batch,
+        kv_dtype=cache_dtype,
+        chunk=options.chunk,
+        gpus=options.inference_parallel,
+        accelerators=accelerators,
+        train=options.train,
+        optimizer=options.optimizer,  # type: ignore[arg-type]
+        recompute=options.recompute,  # type: ignore[arg-type]
+        zero_stage=options.zero_stage,
+        data_parallel=options.data_parallel_ranks,
+        tensor_parallel=options.training_parallel,
+        sequence_parallel=options.sequence_parallel,
+        layout_training=None
+        if parallel_layout is None
+        else partial(layout_training, loaded.spec, layout=parallel_layout, context=tokens),
+        reserve=reserve,
+        attention=options.attention,  # type: ignore[arg-type]
+        lora_rank=options.lora_rank,
+        asked=asked,
+    )
+    if options.engine.strip().lower() != "none" or options.solve is not None:
+        report = _serve(loaded, report, options, tokens, weight_dtype, scheme, cache_dtype, reserve)
+        if report.engine is not None and report.engine.max_concurrency < 1:
+            remarks.warnings.append(
+                f"{report.engine.engine} would refuse to start: one request of {tokens:,} tokens needs more KV cache "
+                f"than the {report.engine.kv_capacity_tokens:,} tokens it has room for (a shorter context, its "
+                "max_model_len, or more GPUs)"
+            )
+    return remarks.about(report)
+
+
+def _runtime_reserve(text: str | None) -> int:
+    """`runtime_reserve`: a size (0 for none), or accelerators.RUNTIME_RESERVE."""
+    from ..accelerators import RUNTIME_RESERVE
+    from ..units import parse_size
+
+    if text is None:
+        return RUNTIME_RESERVE
+    if text.strip().rstrip("GgMmIiBb").strip() in ("0", "0.0"):
+        return 0
+    return parse_size(text)
+
+
+def _serving_gpu(options: MemoryOptions) -> tuple[str, int]:
+    """The accelerator an engine's budget and `solve` use: `gpu`, else `gpu_memory`, else the H100."""
+    from ..accelerators import accelerator
+
+    if options.gpu is not None:
+        chip = accelerator(options.gpu)
+        return chip.name, chip.memory
+    if options.gpu_memory is not None:
+        return f"your GPU ({options.gpu_memory.strip()})", accelerator_memory(options.gpu_memory)
+    chip = accelerator("h100")
+    return chip.name, chip.memory
+
+
+def _serve(
+    loaded: LoadedModel,
+    report: MemoryReport,
+    options: MemoryOptions,
+    context: int,
+    weight_dtype: str,
+    scheme: Any,
+    cache_dtype: str,
+    reserve: int,
+) -> MemoryReport:
+    """The engine's KV-cache figures (serving.py) and `solve`, added to REPORT."""
+    from fractions import Fraction
+
+    from ..footprint import inference_activations, per_gpu_weights, weight_layout, weight_shares
+    from ..serving import (
+        SGLANG_DEFAULTS_SOURCE,
+        VLLM_DEFAULTS_SOURCE,
+        VLLM_GPU_MEMORY_UTILIZATION,
+        Budget,
+        engine_report,
+        estimated_budget,
+        parse_engine,
+        sglang_default_chunked_prefill_size,
+        vllm_default_max_num_batched_tokens,
+    )
+    from ..units import DTYPE_BYTES, parse_size
+
+    version = parse_engine(options.engine)
+    gpu_name, gpu_memory = _serving_gpu(options)
+    tp = options.inference_parallel
+    layout = None
+    if options.expert_parallel != 1 or options.dp_attention:
+        from ..roofline import engine_weights
+        from ..serving_layout import ServingLayout, check_layout
+
+        layout = ServingLayout(
+            tensor_parallel=tp, expert_parallel=options.expert_parallel, dp_attention=options.dp_attention
+        )
+        check_layout(loaded.spec, layout)
+    state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
+    if options.max_num_batched_tokens is not None:
+        batched, batched_source = options.max_num_batched_tokens, "`max_num_batched_tokens`"
+    elif version.engine == "sglang":
+        batched = sglang_default_chunked_prefill_size(gpu_memory)
+        batched_source = f"SGLang's default chunked_prefill_size on {gpu_name} ({SGLANG_DEFAULTS_SOURCE})"
+    else:
+        batched = vllm_default_max_num_batched_tokens(gpu_memory, gpu_name)
+        batched_source = f"vLLM's default for `vllm serve` on {gpu_name} ({VLLM_DEFAULTS_SOURCE})"
+    engine = None
+    if version.engine != "none":
+        if options.kv_budget is not None:
+            budget = Budget(parse_size(options.kv_budget), True)
+        else:
+            utilization = (
+                Fraction(str(options.gpu_memory_utilization))
+                if options.gpu_memory_utilization is not None
+                else VLLM_GPU_MEMORY_UTILIZATION
+            )
+            stored = weight_layout(loaded.spec, weight_dtype, scheme)
+            if layout is None:
+                weights, _ = per_gpu_weights(weight_shares(stored), tp)
+            else:
+                weights = engine_weights(stored, layout, version.engine)
+            peak = inference_activations(loaded.spec, 1, batched, state_size).bytes
+            budget = estimated_budget(version.engine, gpu_memory, utilization, weights, peak, reserve)
+        engine = engine_report(
+            loaded.spec, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype], state_size=state_size,
+            tp=tp if layout is None else layout.attention_split, batched=batched, batched_source=batched_source,
+            block_size=options.block_size,
+        )  # fmt: skip
+        if layout is not None:
+            from ..serving_layout import layout_note
+
+            engine = replace(engine, tensor_parallel=tp, notes=[*engine.notes, layout_note(layout, version.engine)])
+        model_limit = loaded.config.max_context()
+        if model_limit is not None and engine.max_context > model_limit:
+            # vLLM's max_model_len defaults to the model's own limit and refuses a longer request.
+            engine = replace(
+                engine,
+                max_context=model_limit,
+                notes=[
+                    *engine.notes,
+                    f"the longest single request stops at the model's limit, {model_limit:,} tokens (the cache "
+                    "would hold more)",
+                ],
+            )
+    solved = None
+    if options.solve is not None:
+        solved = _solve(loaded, options, engine, context, gpu_name, gpu_memory - reserve)
+    return replace(report, engine=engine, solved=solved)
+
+
+def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: int, gpu_name: str, limit: int) -> Any:
+    """`solve`: the engine's answer (its longest context, whole requests, concurrency) beside the largest whole
+    context or batch for which ffncalc's weights + KV cache + activations per GPU fit LIMIT (by bisection)."""
+    from ..footprint import Solved
+
+    plain = replace(
+        options, engine="none", solve=None, train=False, lora_rank=None, attention="flash", zero_stage=0,
+        kv_budget=None, gpu_memory_utilization=None, max_num_batched_tokens=None, block_size=None,
+    )  # fmt: skip
+
+    def per_gpu(ctx: int, batch: int) -> int:
+        return memory(loaded, options=replace(plain, context=ctx, batch=batch)).per_gpu_inference
+
+    model_limit = None
+    if options.solve == "ctx":
+        # A context past the model's own limit is no answer (vLLM refuses a max_model_len past it): the search
+        # stops there, and the answer says so when it reaches it.
+        model_limit = loaded.config.max_context()
+        without = _largest(lambda n: per_gpu(n, options.batch) <= limit, model_limit or 1 << 24)
+        value: int | float = engine.max_context if engine is not None else without
+        how = f"the longest context of {options.batch:,} sequence(s)"
+    else:
+        without = _largest(lambda n: per_gpu(context, n) <= limit, 1 << 20)
+        if engine is None:
+            value = without
+        else:
+            value = engine.max_concurrency if options.solve == "concurrency" else int(engine.max_concurrency)
+        how = f"sequences of {context:,} tokens at once"
+    reached = model_limit if model_limit is not None and value >= model_limit else None
+    return Solved(
+        what=options.solve or "",
+        value=value,
+        without_engine=without,
+        memory=limit,
+        how=how + f" on {gpu_name} × {options.inference_parallel} (tensor parallel), after the runtime reserve",
+        gpu=gpu_name,
+        fits=value > 0,
+        limit=reached,
+    )
+
+
+def _largest(fits: Any, limit: int) -> int:
+    """The largest n in [1, LIMIT] with FITS(n) (FITS growing false past one point), or 0 when FITS(1) is false."""
+    if not fits(1):
+        return 0
+    low, high = 1, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
