@@ -260,6 +260,14 @@ def busiest_of(ranks: list[RankMemory]) -> RankMemory:
 # --- pipeline stages --------------------------------------------------------------------------------------
 
 
+@cache
+def layer_kinds(spec: ModelSpec) -> tuple[tuple[Layer, ...], tuple[int, ...]]:
+    """The distinct layers of SPEC's pipeline, and each layer's index among them."""
+    index: dict[Layer, int] = {}
+    kind_of = tuple(index.setdefault(layer, len(index)) for layer in pipeline_layers(spec))
+    return tuple(index), kind_of
+
+
 def pipeline_layers(spec: ModelSpec) -> list[Layer]:
     from .structure import generating_layers
 
@@ -300,6 +308,7 @@ def rank_layer_indices(layers: int, pp: int, vpp: int) -> list[list[int]]:
     return [[index for chunk in chunks for index in chunk] for chunks in rank_chunks(layers, pp, vpp)]
 
 
+@cache
 def rank_chunks(layers: int, pp: int, vpp: int) -> list[list[list[int]]]:
     """For each pipeline rank, the layer indices of each of its vpp model chunks (chunk v is virtual stage
     v · pp + rank)."""
@@ -443,21 +452,35 @@ def rank_memory(spec: ModelSpec, layout: ParallelLayout, seq: int) -> list[RankM
     shard = {0: (1, 1, 1), 1: (1, 1, 0), 2: (1, 0, 0), 3: (0, 0, 0)}[layout.zero_stage]  # 0: sharded
     s, b, h = seq // layout.cp, layout.micro_batch, spec.hidden_size
     embedding, head, rest = outer_params(spec)
-    acts_cache: dict[Layer, int] = {}
+    # Each distinct layer's figures once (a model repeats a few kinds of layer), then each layer's as running sums:
+    # a chunk is a run of consecutive layers, so its sums are two lookups (--plan evaluates a thousand layouts).
+    distinct, kind_of = layer_kinds(spec)
+    figures = []
+    for layer in distinct:
+        copied, split = stored_activations(layer, s, b, h, layout)
+        p = layer_params(layer)
+        figures.append(
+            (
+                _div(p.matrices, t) + p.copied,
+                _div(p.experts, layout.ep),
+                _div(copied * (1 if layout.sequence_parallel else t) + split, t),
+            )
+        )
+    running = [(0, 0, 0)]
+    for kind in kind_of:
+        last, add = running[-1], figures[kind]
+        running.append((last[0] + add[0], last[1] + add[1], last[2] + add[2]))
     result = []
     for rank, chunks in enumerate(rank_chunks(len(layers), layout.pp, layout.vpp)):
         dense = experts = activation = 0
         held = in_flight(layout, rank)
         for chunk, micro_batches in zip(chunks, held, strict=True):
-            for index in chunk:
-                layer = layers[index]
-                if layer not in acts_cache:
-                    copied, split = stored_activations(layer, s, b, h, layout)
-                    acts_cache[layer] = _div(copied * (1 if layout.sequence_parallel else t) + split, t)
-                p = layer_params(layer)
-                dense += _div(p.matrices, t) + p.copied
-                experts += _div(p.experts, layout.ep)
-                activation += acts_cache[layer] * micro_batches
+            if not chunk:
+                continue
+            first, after = running[chunk[0]], running[chunk[-1] + 1]
+            dense += after[0] - first[0]
+            experts += after[1] - first[1]
+            activation += (after[2] - first[2]) * micro_batches
         if rank == 0:
             dense += _div(embedding, t)
         if rank == layout.pp - 1 and not (layout.pp == 1 and spec.tie_word_embeddings):
