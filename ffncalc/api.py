@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -167,6 +167,23 @@ def derive_dim(
     )
 
 
+class Comparison(Value):
+    """compare's rows, and the warnings of the models they come from (each prefixed with its model's name); it reads
+    as its rows (iterate it, index it, take its length)."""
+
+    rows: list[CompareRow]
+    warnings: list[str]
+
+    def __iter__(self) -> Iterator[CompareRow]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index: int) -> CompareRow:
+        return self.rows[index]
+
+
 def compare(
     models: list[str] | None = None,
     sort: str | None = None,
@@ -174,31 +191,13 @@ def compare(
     token: str | None = None,
     live: bool = False,
     overrides: Iterable[str] = (),
-) -> list[CompareRow]:
-    """FFN width, ratio, gating and parameter shares of MODELS (default: the reference table), one row per FFN kind.
+) -> Comparison:
+    """FFN width, ratio, gating and parameter shares of MODELS (default: the reference table), one row per FFN kind,
+    with the warnings `params` would print for each model (the command prints them on stderr).
 
     A model written MODEL:KEY=VALUE[,KEY=VALUE] is that model with those fields changed (a variant beside its
     original); OVERRIDES change every model. Bundled configs and presets are read from the catalog while it is
     current and unchanged; LIVE counts them anyway."""
-    return compare_models(models, sort, revision, token, live, overrides).rows
-
-
-class Comparison(Value):
-    """compare's rows, and the warnings of the models they come from (each prefixed with its model's name)."""
-
-    rows: list[CompareRow]
-    warnings: list[str]
-
-
-def compare_models(
-    models: list[str] | None = None,
-    sort: str | None = None,
-    revision: str | None = None,
-    token: str | None = None,
-    live: bool = False,
-    overrides: Iterable[str] = (),
-) -> Comparison:
-    """compare(), with the warnings `params` would print for each model (`compare` prints them on stderr)."""
     from . import catalog
     from .comparison import COLUMNS, DEFAULT_MODELS, CompareRow, compare_rows, sort_field, sort_rows
     from .overrides import parse_override, split_variant

@@ -997,7 +997,6 @@ def memory(
         ),
     ] = None,
     cache_type: CacheTypeOpt = None,
-    file: FileOpt = None,
     *,
     source: Source,
     answer: Answer,
@@ -1168,7 +1167,7 @@ def compare_command(
     answer: Answer,
 ) -> None:
     """FFN choices side by side: width, width / hidden, gating, FFN parameters per layer, shares, totals."""
-    from .api import compare_models
+    from .api import compare
     from .render import print_json
     from .render.comparison import compare_csv, compare_markdown, compare_table
 
@@ -1178,9 +1177,7 @@ def compare_command(
         "--svg and --html draw the tables; --json prints none: choose one",
     )
     with hub_status(answer.as_json):
-        comparison = compare_models(
-            models or None, sort, revision=source.revision, token=source.token, overrides=source.sets
-        )
+        comparison = compare(models or None, sort, revision=source.revision, token=source.token, overrides=source.sets)
     rows = comparison.rows
     warn(comparison)
     if answer.brief:

@@ -310,3 +310,14 @@ def test_a_short_name_that_only_ends_another_lineages_name_asks(ffncalc):
     result = ffncalc("params", "llama-8b")
     assert result.exit_code != 0 and result.stdout == ""
     assert "deepseek-ai/DeepSeek-R1-Distill-Llama-8B" in result.stderr and "meta-llama/Llama-3.1-8B" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["params", "flops", "crossover", "memory", "speed", "train", "config", "derive-dim",
+                                     "compare", "verify", "models"])  # fmt: skip
+def test_no_command_declares_an_option_twice(command):
+    # an option group (the source's or the answer's) and a command's own parameter must not both declare a flag
+    from ffncalc.cli import _click_command
+
+    group = _click_command(command)
+    declared = [name for param in group.commands[command].params for name in param.opts if name.startswith("--")]
+    assert sorted(name for name in set(declared) if declared.count(name) > 1) == []
