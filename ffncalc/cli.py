@@ -24,6 +24,9 @@ from .values import Value, replace
 
 if TYPE_CHECKING:
     from .compute import MlaForm as MlaFormName
+    from .engine.memory import MemoryOptions
+    from .engine.speed import SpeedOptions
+    from .engine.train import TrainOptions
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 
@@ -354,26 +357,65 @@ class Answer(Value):
 
 class OptionGroup:
     """The options that set a group's fields (field → the option's annotation and default), declared once; a
-    command takes a subset where some do not apply to it (``without``)."""
+    command takes a subset where some do not apply to it (``without``).
 
-    def __init__(self, value: type[Value], options: dict[str, tuple[Any, Any]]) -> None:
-        self.value = value
-        self.options = options
+    An engine's group names its options class as "module:Class" and its options by a function, so neither is made
+    before the command that takes them runs (start-up: typer evaluates only the command run). CONVERT turns an
+    option's value into the field's where the two differ (milliseconds into seconds, an enum into its word)."""
+
+    def __init__(
+        self,
+        value: type[Value] | str,
+        options: dict[str, tuple[Any, Any]] | Callable[[], dict[str, tuple[Any, Any]]],
+        convert: dict[str, Callable[[Any], Any]] | None = None,
+    ) -> None:
+        self._value = value
+        self._options = options
+        self.convert = convert or {}
+
+    @cached_property
+    def value(self) -> type[Value]:
+        if not isinstance(self._value, str):
+            return self._value
+        import importlib
+
+        module, name = self._value.split(":")
+        found: type[Value] = getattr(importlib.import_module(module, __package__), name)
+        return found
+
+    @cached_property
+    def options(self) -> dict[str, tuple[Any, Any]]:
+        return self._options() if callable(self._options) else self._options
+
+    def flags(self) -> dict[str, str]:
+        """Each field's option, as its declaration spells it (--ctx for context)."""
+        found = {}
+        for field, (annotation, _) in self.options.items():
+            info = next(m for m in getattr(annotation, "__metadata__", ()) if isinstance(m, typer.models.OptionInfo))
+            declared = info.default if isinstance(info.default, str) else (info.param_decls or ("",))[0]
+            found[field] = declared
+        return found
 
     def without(self, *fields: str) -> OptionGroup:
         unknown = set(fields) - self.options.keys()
         if unknown:  # pragma: no cover - a typo in a command's declaration
             raise TypeError(f"{self.value.__name__} has no field {sorted(unknown)}")
-        return OptionGroup(self.value, {name: o for name, o in self.options.items() if name not in fields})
+        kept = {name: o for name, o in self.options.items() if name not in fields}
+        return OptionGroup(self._value, kept, self.convert)
 
     def only(self, *fields: str) -> OptionGroup:
         return self.without(*(name for name in self.options if name not in fields))
 
     def make(self, given: dict[str, Any]) -> Value:
-        """The group's value from its options' values (lists as tuples: a value is immutable)."""
-        return self.value(
-            **{name: tuple(v) if isinstance(v, list) else v for name, v in given.items() if v is not None}
-        )
+        """The group's value from its options' values (lists as tuples: a value is immutable); an option left out
+        (None) leaves the field at the value's own default."""
+        fields = {}
+        for name, value in given.items():
+            if value is None:
+                continue
+            value = self.convert.get(name, lambda same: same)(value)
+            fields[name] = tuple(value) if isinstance(value, list) else value
+        return self.value(**fields)
 
 
 SOURCE = OptionGroup(
@@ -407,6 +449,25 @@ RowsFormatOpt = Annotated[
 #: A command whose report is rows (compare): a format for them, no sweep.
 ROWS = OptionGroup(Answer, {**REPORT.options, "output_format": (RowsFormatOpt, OutputFormat.table)})
 
+
+def _milliseconds(value: float) -> float:
+    return value / 1000
+
+
+MEMORY = OptionGroup(
+    ".engine.memory:MemoryOptions",
+    lambda: memory_options(),
+    {"optimizer": lambda optimizer: optimizer.value, "recompute_modules": lambda text: module_list(text)},
+)
+SPEED = OptionGroup(
+    ".engine.speed:SpeedOptions",
+    lambda: speed_options(),
+    {"measured_tpot": _milliseconds, "measured_ttft": _milliseconds},  # the options take ms, the fields seconds
+)
+TRAIN = OptionGroup(
+    ".engine.train:TrainOptions", lambda: train_options(), {"recompute_modules": lambda text: module_list(text)}
+)
+
 C = TypeVar("C", bound=Callable[..., Any])
 
 
@@ -437,12 +498,16 @@ class GroupedCommand:
 
     @cached_property
     def __signature__(self) -> inspect.Signature:
-        signature = inspect.signature(self.command, eval_str=True)
+        signature = inspect.signature(self.command)  # annotations as written: a group's class is never evaluated
+        namespace = self.command.__globals__
         parameters = []
         for parameter in signature.parameters.values():
             group = self.groups.get(parameter.name)
             if group is None:
-                parameters.append(parameter)
+                annotation = parameter.annotation
+                if isinstance(annotation, str):
+                    annotation = eval(annotation, namespace)  # this module's own annotations, as typer evaluates them
+                parameters.append(parameter.replace(annotation=annotation))
                 continue
             parameters += [
                 inspect.Parameter(f"{parameter.name}__{field}", inspect.Parameter.KEYWORD_ONLY, default=default,
@@ -459,6 +524,544 @@ class GroupedCommand:
         for name, group in self.groups.items():
             given[name] = group.make({field: given.pop(f"{name}__{field}") for field in group.options})
         return self.command(**given)
+
+
+# --- each engine's options, field by field -----------------------------------------------------------
+
+
+def memory_options() -> dict[str, tuple[Any, Any]]:
+    """`memory`'s options: each field of MemoryOptions with the option that sets it (made when the command runs)."""
+    return {
+        "context": (Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)], None),
+        "batch": (Annotated[int, typer.Option("--batch", metavar="N", help="Sequences decoded together, e.g. 8.")], 1),
+        "dtype": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--dtype",
+                    metavar="DTYPE",
+                    help="What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
+                    "(default: as the checkpoint stores them: the config's dtype and quantization_config).",
+                ),
+            ],
+            None,
+        ),
+        "kv_dtype": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--kv-dtype",
+                    metavar="DTYPE",
+                    help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).",
+                ),
+            ],
+            None,
+        ),
+        "gpus": (
+            Annotated[
+                int,
+                typer.Option(
+                    "--gpus",
+                    metavar="N",
+                    help="GPUs to split the model across (tensor parallel); with --train, all the job's GPUs (ZeRO shards "
+                    "across --gpus ÷ --tp data-parallel ranks), e.g. 8.",
+                ),
+            ],
+            1,
+        ),
+        "tensor_parallel": (TensorParallelOpt, None),
+        "sequence_parallel": (SequenceParallelOpt, False),
+        "pipeline_parallel": (PipelineParallelOpt, 1),
+        "context_parallel": (ContextParallelOpt, 1),
+        "data_parallel": (DataParallelOpt, None),
+        "virtual_stages": (VirtualStagesOpt, 1),
+        "micro_batch": (MicroBatchOpt, None),
+        "global_batch": (GlobalBatchOpt, None),
+        "gpu_memory": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--gpu-memory",
+                    metavar="SIZE",
+                    help="Another accelerator's memory with its unit, e.g. 96GB (GB = 10^9 bytes) or 80GiB (GiB = 2^30 bytes; "
+                    "a bare number is refused), or a name from the accelerator table, e.g. h200.",
+                ),
+            ],
+            None,
+        ),
+        "engine": (
+            Annotated[
+                str,
+                typer.Option(
+                    "--engine",
+                    metavar="ENGINE",
+                    help="Size the KV cache as a serving engine does: vllm, vllm@0.11 (an older version's arithmetic), "
+                    "sglang, or none.",
+                ),
+            ],
+            "none",
+        ),
+        "gpu": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--gpu",
+                    metavar="NAME",
+                    help="The accelerator for --engine's budget and --solve, e.g. l40s (default h100).",
+                ),
+            ],
+            None,
+        ),
+        "kv_budget": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--kv-budget",
+                    metavar="SIZE",
+                    help="The KV-cache memory per GPU your engine printed, e.g. 40GiB (skips estimating the budget).",
+                ),
+            ],
+            None,
+        ),
+        "gpu_memory_utilization": (
+            Annotated[
+                float | None,
+                typer.Option(
+                    "--gpu-memory-utilization",
+                    metavar="X",
+                    help="vLLM's gpu_memory_utilization (SGLang's mem_fraction_static), e.g. 0.9 (the default).",
+                ),
+            ],
+            None,
+        ),
+        "max_num_batched_tokens": (
+            Annotated[
+                int | None,
+                typer.Option(
+                    "--max-num-batched-tokens",
+                    metavar="N",
+                    help="vLLM's max_num_batched_tokens, e.g. 2048 (default: vLLM's for the --gpu).",
+                ),
+            ],
+            None,
+        ),
+        "block_size": (
+            Annotated[
+                int | None,
+                typer.Option("--block-size", metavar="N", help="vLLM's block size in tokens (default 16; 64 for MLA)."),
+            ],
+            None,
+        ),
+        "runtime_reserve": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--runtime-reserve",
+                    metavar="SIZE",
+                    help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB (default 1GiB, assumed).",
+                ),
+            ],
+            None,
+        ),
+        "expert_parallel": (
+            Annotated[
+                int,
+                typer.Option(
+                    "--ep",
+                    metavar="N",
+                    help="Expert parallelism: routed experts split over N GPUs, E/N whole experts each, e.g. 8 (with --engine "
+                    "N of the --tp GPUs; with --train N of the data-parallel ranks, as train's --ep).",
+                ),
+            ],
+            1,
+        ),
+        "dp_attention": (
+            Annotated[
+                bool,
+                typer.Option(
+                    "--dp-attention",
+                    help="With --engine: attention data-parallel over the --tp GPUs, each GPU its own requests' KV cache "
+                    "(SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
+                ),
+            ],
+            False,
+        ),
+        "solve": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--solve",
+                    metavar="WHAT",
+                    help="The largest that fits on --gpu × --tp: ctx, batch or concurrency (with --engine).",
+                ),
+            ],
+            None,
+        ),
+        "chunk": (
+            Annotated[
+                int,
+                typer.Option("--chunk", metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens."),
+            ],
+            2048,
+        ),
+        "train": (
+            Annotated[bool, typer.Option("--train", help="Also training: gradients, optimizer states, activations.")],
+            False,
+        ),
+        "optimizer": (
+            Annotated[Optimizer, typer.Option("--optimizer", help="With --train: adamw, adamw-8bit or sgd.")],
+            Optimizer.adamw,
+        ),
+        "recompute": (RecomputeOpt, "none"),
+        "recompute_modules": (RecomputeModulesOpt, None),
+        "zero_stage": (ZeroOpt, 0),
+        "attention": (
+            Annotated[
+                str,
+                typer.Option(
+                    "--attention",
+                    metavar="KIND",
+                    help="With --train: flash (no s×s scores stored, the default) or eager (Korthikanti et al.'s formula).",
+                ),
+            ],
+            "flash",
+        ),
+        "lora_rank": (
+            Annotated[
+                int | None,
+                typer.Option(
+                    "--lora-rank",
+                    metavar="R",
+                    help="With --train: LoRA adapters of rank R on the attention and FFN projections, the base frozen as stored.",
+                ),
+            ],
+            None,
+        ),
+    }
+
+
+def speed_options() -> dict[str, tuple[Any, Any]]:
+    """`speed`'s options: each field of SpeedOptions with the option that sets it (made when the command runs)."""
+    return {
+        "accelerators": (
+            Annotated[
+                str,
+                typer.Option(
+                    "--gpu", metavar="NAMES", help="Accelerators, comma-separated, e.g. h100 or h100,h200,b200,mi300x."
+                ),
+            ],
+            "h100",
+        ),
+        "context": (Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)], None),
+        "prompt": (
+            Annotated[
+                str | None,
+                typer.Option("--prompt", metavar="TOKENS", help="Prefill prompt length, e.g. 8k (default: --ctx)."),
+            ],
+            None,
+        ),
+        "batches": (
+            Annotated[
+                str,
+                typer.Option(
+                    "--batch", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256."
+                ),
+            ],
+            "1",
+        ),
+        "tensor_parallel": (
+            Annotated[int, typer.Option("--tp", metavar="N", help="Tensor parallelism across N accelerators, e.g. 8.")],
+            1,
+        ),
+        "expert_parallel": (
+            Annotated[
+                int,
+                typer.Option(
+                    "--ep",
+                    metavar="N",
+                    help="Expert parallelism: the routed experts split over N of the --tp GPUs, E/N whole experts each, "
+                    "with an all-to-all dispatch and combine per MoE layer, e.g. 8.",
+                ),
+            ],
+            1,
+        ),
+        "pipeline_parallel": (
+            Annotated[
+                int,
+                typer.Option(
+                    "--pp",
+                    metavar="N",
+                    help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 2.",
+                ),
+            ],
+            1,
+        ),
+        "disaggregate": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--disaggregate",
+                    metavar="P:D",
+                    help="With --output: prefill on P GPUs, decode on D, e.g. 8:24: each pool's requests/s, the KV each "
+                    "request moves over the scale-out network, and the split that balances them.",
+                ),
+            ],
+            None,
+        ),
+        "dp_attention": (
+            Annotated[
+                bool,
+                typer.Option(
+                    "--dp-attention",
+                    help="Attention data-parallel over the --tp GPUs (SGLang's --enable-dp-attention --dp N): attention "
+                    "whole on each GPU, each holding its own requests' KV cache.",
+                ),
+            ],
+            False,
+        ),
+        "dtype": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"
+                ),
+            ],
+            None,
+        ),
+        "kv_dtype": (
+            Annotated[
+                str | None, typer.Option("--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8.")
+            ],
+            None,
+        ),
+        "compute_dtype": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--compute-dtype",
+                    metavar="DTYPE",
+                    help="Peak the matmuls run at: bf16, fp8, int8 or fp4 (default: the weights').",
+                ),
+            ],
+            None,
+        ),
+        "compute_efficiency": (
+            Annotated[
+                float, typer.Option("--compute-efficiency", metavar="X", help="Share of peak FLOP/s reached, e.g. 0.7.")
+            ],
+            1.0,
+        ),
+        "bandwidth_efficiency": (
+            Annotated[
+                float,
+                typer.Option("--bandwidth-efficiency", metavar="X", help="Share of peak bandwidth reached, e.g. 0.8."),
+            ],
+            1.0,
+        ),
+        "attention": (
+            Annotated[
+                str,
+                typer.Option(
+                    "--attention", metavar="KERNEL", help="fused (FlashAttention-style) or eager (scores in memory)."
+                ),
+            ],
+            "fused",
+        ),
+        "gpu_flops": (
+            Annotated[
+                float | None,
+                typer.Option("--gpu-flops", metavar="FLOP/S", help="Another chip's dense peak, e.g. 989e12."),
+            ],
+            None,
+        ),
+        "gpu_bandwidth": (
+            Annotated[
+                float | None,
+                typer.Option("--gpu-bandwidth", metavar="B/S", help="Another chip's bandwidth, e.g. 3.35e12."),
+            ],
+            None,
+        ),
+        "gpu_memory": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--gpu-memory",
+                    metavar="SIZE",
+                    help="With --gpu-flops: its memory with its unit, e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes).",
+                ),
+            ],
+            None,
+        ),
+        "gpu_interconnect": (
+            Annotated[
+                float | None,
+                typer.Option(
+                    "--gpu-interconnect",
+                    metavar="B/S",
+                    help="With --gpu-flops and --tp: its interconnect per direction, e.g. 450e9 (NVLink 4: 900 GB/s both ways).",
+                ),
+            ],
+            None,
+        ),
+        "gpu_name": (
+            Annotated[
+                str | None,
+                typer.Option("--gpu-name", metavar="NAME", help="With --gpu-flops: what to call the chip, e.g. 'H20'."),
+            ],
+            None,
+        ),
+        "engine": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--engine",
+                    metavar="ENGINE",
+                    help="The serving engine whose fitted profile gives the expected (≈) times: vllm, sglang, trtllm or "
+                    "llama.cpp (default: typical of current engines).",
+                ),
+            ],
+            None,
+        ),
+        "output": (
+            Annotated[
+                int | None,
+                typer.Option(
+                    "--output",
+                    metavar="N",
+                    help="Tokens each request generates, e.g. 1024: adds the request end to end (TTFT + the decode steps "
+                    "over the growing context) and the batch's tokens/s.",
+                ),
+            ],
+            None,
+        ),
+        "measured_tpot": (
+            Annotated[
+                float | None,
+                typer.Option(
+                    "--measured-tpot",
+                    metavar="MS",
+                    help="A TPOT you measured, in milliseconds, e.g. 6.5: the share of the ceiling reached and the modelled "
+                    "term that explains most of the gap.",
+                ),
+            ],
+            None,
+        ),
+        "measured_ttft": (
+            Annotated[
+                float | None,
+                typer.Option("--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."),
+            ],
+            None,
+        ),
+        "cache_type": (CacheTypeOpt, None),
+    }
+
+
+def train_options() -> dict[str, tuple[Any, Any]]:
+    """`train`'s options: each field of TrainOptions with the option that sets it (made when the command runs)."""
+    return {
+        "tokens": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--tokens",
+                    metavar="N",
+                    help="Training tokens, e.g. 15T, 300B or 2e12 (decimal). Default: what --compute buys, else 1T.",
+                ),
+            ],
+            None,
+        ),
+        "seq": (
+            Annotated[
+                str, typer.Option("--seq", metavar="TOKENS", help="Sequence length, e.g. 8k (k = 1024). Default 8k.")
+            ],
+            "8k",
+        ),
+        "gpu": (
+            Annotated[
+                str,
+                typer.Option("--gpu", metavar="NAME", help="Accelerator, as in speed, e.g. h100, h800, b200, mi300x."),
+            ],
+            "h100",
+        ),
+        "gpus": (Annotated[int, typer.Option("--gpus", metavar="N", help="Accelerators in the job, e.g. 16384.")], 1),
+        "compute_dtype": (
+            Annotated[
+                str,
+                typer.Option(
+                    "--compute-dtype",
+                    metavar="DTYPE",
+                    help="The matmuls' dtype, whose dense peak counts: bf16, fp8, … (as in speed)",
+                ),
+            ],
+            "bf16",
+        ),
+        "mfu": (
+            Annotated[
+                float | None, typer.Option("--mfu", metavar="X", help="Model FLOPs utilisation assumed (default 0.4).")
+            ],
+            None,
+        ),
+        "price": (
+            Annotated[float | None, typer.Option("--price", metavar="USD", help="Price per GPU-hour, e.g. 2.50.")],
+            None,
+        ),
+        "days": (
+            Annotated[
+                float | None,
+                typer.Option("--days", metavar="D", help="Finish in D days: the GPUs needed (not with --gpus)."),
+            ],
+            None,
+        ),
+        "recompute": (RecomputeOpt, "none"),
+        "recompute_modules": (RecomputeModulesOpt, None),
+        "zero_stage": (ZeroOpt, 1),
+        "tensor_parallel": (TensorParallelOpt, None),
+        "sequence_parallel": (SequenceParallelOpt, False),
+        "micro_batch": (MicroBatchOpt, None),
+        "global_batch": (GlobalBatchOpt, None),
+        "pipeline_parallel": (PipelineParallelOpt, 1),
+        "context_parallel": (ContextParallelOpt, 1),
+        "expert_parallel": (
+            Annotated[
+                int,
+                typer.Option(
+                    "--ep", metavar="N", help="Expert parallelism: routed experts split across N of the DP×CP ranks."
+                ),
+            ],
+            1,
+        ),
+        "data_parallel": (DataParallelOpt, None),
+        "virtual_stages": (VirtualStagesOpt, 1),
+        "plan": (
+            Annotated[
+                bool,
+                typer.Option(
+                    "--plan", help="Rank the layouts of --gpus that fit, by expected tokens/s per GPU (--global-batch)."
+                ),
+            ],
+            False,
+        ),
+        "measured_tokens_per_second": (
+            Annotated[
+                float | None,
+                typer.Option(
+                    "--measured-tokens-per-second",
+                    metavar="X",
+                    help="A measured run's tokens/s (the whole job's; --per-gpu for one GPU's): its MFU by each convention.",
+                ),
+            ],
+            None,
+        ),
+        "per_gpu": (Annotated[bool, typer.Option("--per-gpu", help="--measured-tokens-per-second is per GPU.")], False),
+        "compute": (
+            Annotated[
+                float | None,
+                typer.Option("--compute", metavar="FLOPS", help="Compute-optimal size for this budget, e.g. 5.76e23."),
+            ],
+            None,
+        ),
+    }
 
 
 # --- printing -----------------------------------------------------------------------------------
@@ -836,157 +1439,10 @@ def crossover_command(
 
 
 @app.command()
-@options(source=SOURCE, answer=ANSWER)
+@options(options=MEMORY, source=SOURCE, answer=ANSWER)
 def memory(
     model: ModelArg,
-    ctx: Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)] = None,
-    batch: Annotated[int, typer.Option("--batch", metavar="N", help="Sequences decoded together, e.g. 8.")] = 1,
-    dtype: Annotated[
-        str | None,
-        typer.Option(
-            "--dtype",
-            metavar="DTYPE",
-            help="What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
-            "(default: as the checkpoint stores them: the config's dtype and quantization_config).",
-        ),
-    ] = None,
-    kv_dtype: Annotated[
-        str | None,
-        typer.Option(
-            "--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8 (default: the weights' dtype)."
-        ),
-    ] = None,
-    gpus: Annotated[
-        int,
-        typer.Option(
-            "--gpus",
-            metavar="N",
-            help="GPUs to split the model across (tensor parallel); with --train, all the job's GPUs (ZeRO shards "
-            "across --gpus ÷ --tp data-parallel ranks), e.g. 8.",
-        ),
-    ] = 1,
-    tp: TensorParallelOpt = None,
-    sequence_parallel: SequenceParallelOpt = False,
-    pp: PipelineParallelOpt = 1,
-    cp: ContextParallelOpt = 1,
-    dp: DataParallelOpt = None,
-    vpp: VirtualStagesOpt = 1,
-    micro_batch: MicroBatchOpt = None,
-    global_batch: GlobalBatchOpt = None,
-    gpu_memory: Annotated[
-        str | None,
-        typer.Option(
-            "--gpu-memory",
-            metavar="SIZE",
-            help="Another accelerator's memory with its unit, e.g. 96GB (GB = 10^9 bytes) or 80GiB (GiB = 2^30 bytes; "
-            "a bare number is refused), or a name from the accelerator table, e.g. h200.",
-        ),
-    ] = None,
-    engine: Annotated[
-        str,
-        typer.Option(
-            "--engine",
-            metavar="ENGINE",
-            help="Size the KV cache as a serving engine does: vllm, vllm@0.11 (an older version's arithmetic), "
-            "sglang, or none.",
-        ),
-    ] = "none",
-    gpu: Annotated[
-        str | None,
-        typer.Option(
-            "--gpu", metavar="NAME", help="The accelerator for --engine's budget and --solve, e.g. l40s (default h100)."
-        ),
-    ] = None,
-    kv_budget: Annotated[
-        str | None,
-        typer.Option(
-            "--kv-budget",
-            metavar="SIZE",
-            help="The KV-cache memory per GPU your engine printed, e.g. 40GiB (skips estimating the budget).",
-        ),
-    ] = None,
-    gpu_memory_utilization: Annotated[
-        float | None,
-        typer.Option(
-            "--gpu-memory-utilization",
-            metavar="X",
-            help="vLLM's gpu_memory_utilization (SGLang's mem_fraction_static), e.g. 0.9 (the default).",
-        ),
-    ] = None,
-    max_num_batched_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--max-num-batched-tokens",
-            metavar="N",
-            help="vLLM's max_num_batched_tokens, e.g. 2048 (default: vLLM's for the --gpu).",
-        ),
-    ] = None,
-    block_size: Annotated[
-        int | None,
-        typer.Option("--block-size", metavar="N", help="vLLM's block size in tokens (default 16; 64 for MLA)."),
-    ] = None,
-    runtime_reserve: Annotated[
-        str | None,
-        typer.Option(
-            "--runtime-reserve",
-            metavar="SIZE",
-            help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB (default 1GiB, assumed).",
-        ),
-    ] = None,
-    ep: Annotated[
-        int,
-        typer.Option(
-            "--ep",
-            metavar="N",
-            help="Expert parallelism: routed experts split over N GPUs, E/N whole experts each, e.g. 8 (with --engine "
-            "N of the --tp GPUs; with --train N of the data-parallel ranks, as train's --ep).",
-        ),
-    ] = 1,
-    dp_attention: Annotated[
-        bool,
-        typer.Option(
-            "--dp-attention",
-            help="With --engine: attention data-parallel over the --tp GPUs, each GPU its own requests' KV cache "
-            "(SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
-        ),
-    ] = False,
-    solve: Annotated[
-        str | None,
-        typer.Option(
-            "--solve",
-            metavar="WHAT",
-            help="The largest that fits on --gpu × --tp: ctx, batch or concurrency (with --engine).",
-        ),
-    ] = None,
-    chunk: Annotated[
-        int, typer.Option("--chunk", metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens.")
-    ] = 2048,
-    train: Annotated[
-        bool, typer.Option("--train", help="Also training: gradients, optimizer states, activations.")
-    ] = False,
-    optimizer: Annotated[
-        Optimizer, typer.Option("--optimizer", help="With --train: adamw, adamw-8bit or sgd.")
-    ] = Optimizer.adamw,
-    recompute: RecomputeOpt = "none",
-    recompute_modules: RecomputeModulesOpt = None,
-    zero: ZeroOpt = 0,
-    attention: Annotated[
-        str,
-        typer.Option(
-            "--attention",
-            metavar="KIND",
-            help="With --train: flash (no s×s scores stored, the default) or eager (Korthikanti et al.'s formula).",
-        ),
-    ] = "flash",
     explain: ExplainOpt = False,
-    lora_rank: Annotated[
-        int | None,
-        typer.Option(
-            "--lora-rank",
-            metavar="R",
-            help="With --train: LoRA adapters of rank R on the attention and FFN projections, the base frozen as stored.",
-        ),
-    ] = None,
     gpu_layers: Annotated[
         int | None,
         typer.Option(
@@ -998,6 +1454,7 @@ def memory(
     ] = None,
     cache_type: CacheTypeOpt = None,
     *,
+    options: MemoryOptions,
     source: Source,
     answer: Answer,
 ) -> None:
@@ -1006,45 +1463,9 @@ def memory(
     Exact bytes from the config: the checkpoint's own dtype and quantization unless --dtype asks "what if";
     sliding windows, MLA latents and a hybrid's constant state as the model keeps them.
     """
-    from .api import MemoryOptions
     from .api import memory as count_memory
 
-    trained = optimizer != Optimizer.adamw or recompute != "none" or zero != 0
-    refuse(trained and not train, "--optimizer, --recompute and --zero apply to --train; add --train")
-    options = MemoryOptions(
-        context=ctx,
-        batch=batch,
-        dtype=dtype,
-        kv_dtype=kv_dtype,
-        train=train,
-        optimizer=optimizer.value,
-        recompute=recompute,
-        zero_stage=zero,
-        gpus=gpus,
-        tensor_parallel=tp,
-        sequence_parallel=sequence_parallel,
-        pipeline_parallel=pp,
-        context_parallel=cp,
-        data_parallel=dp,
-        virtual_stages=vpp,
-        micro_batch=micro_batch,
-        global_batch=global_batch,
-        recompute_modules=module_list(recompute_modules),
-        gpu_memory=gpu_memory,
-        chunk=chunk,
-        engine=engine,
-        gpu=gpu,
-        kv_budget=kv_budget,
-        gpu_memory_utilization=gpu_memory_utilization,
-        max_num_batched_tokens=max_num_batched_tokens,
-        block_size=block_size,
-        runtime_reserve=runtime_reserve,
-        solve=solve,
-        expert_parallel=ep,
-        dp_attention=dp_attention,
-        attention=attention,
-        lora_rank=lora_rank,
-    ).checked()
+    options = options.checked()
     from .headlines import MEMORY_HEADLINES, memory_headline
     from .render.memory import memory_tables
 
@@ -1056,9 +1477,10 @@ def memory(
         ignored = [
             flag
             for flag, given in (
-                ("--train", train), ("--engine", engine != "none"), ("--solve", solve is not None),
-                ("--gpus", gpus != 1), ("--tp", tp is not None), ("--dtype", dtype is not None),
-                ("--kv-dtype", kv_dtype is not None), ("--batch", batch != 1), ("--kv-budget", kv_budget is not None),
+                ("--train", options.train), ("--engine", options.engine != "none"), ("--solve", options.solve is not None),
+                ("--gpus", options.gpus != 1), ("--tp", options.tensor_parallel is not None),
+                ("--dtype", options.dtype is not None), ("--kv-dtype", options.kv_dtype is not None),
+                ("--batch", options.batch != 1), ("--kv-budget", options.kv_budget is not None),
             )
             if given
         ]  # fmt: skip
@@ -1255,142 +1677,12 @@ def models(
 
 
 @app.command("speed")
-@options(source=SOURCE, answer=ANSWER)
+@options(options=SPEED, source=SOURCE, answer=ANSWER)
 def speed_command(
     model: ModelArg,
-    gpu: Annotated[
-        str,
-        typer.Option(
-            "--gpu", metavar="NAMES", help="Accelerators, comma-separated, e.g. h100 or h100,h200,b200,mi300x."
-        ),
-    ] = "h100",
-    ctx: Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)] = None,
-    prompt: Annotated[
-        str | None, typer.Option("--prompt", metavar="TOKENS", help="Prefill prompt length, e.g. 8k (default: --ctx).")
-    ] = None,
-    batch: Annotated[
-        str, typer.Option("--batch", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256.")
-    ] = "1",
-    tp: Annotated[int, typer.Option("--tp", metavar="N", help="Tensor parallelism across N accelerators, e.g. 8.")] = 1,
-    ep: Annotated[
-        int,
-        typer.Option(
-            "--ep",
-            metavar="N",
-            help="Expert parallelism: the routed experts split over N of the --tp GPUs, E/N whole experts each, "
-            "with an all-to-all dispatch and combine per MoE layer, e.g. 8.",
-        ),
-    ] = 1,
-    pp: Annotated[
-        int,
-        typer.Option(
-            "--pp",
-            metavar="N",
-            help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 2.",
-        ),
-    ] = 1,
-    disaggregate: Annotated[
-        str | None,
-        typer.Option(
-            "--disaggregate",
-            metavar="P:D",
-            help="With --output: prefill on P GPUs, decode on D, e.g. 8:24: each pool's requests/s, the KV each "
-            "request moves over the scale-out network, and the split that balances them.",
-        ),
-    ] = None,
-    dp_attention: Annotated[
-        bool,
-        typer.Option(
-            "--dp-attention",
-            help="Attention data-parallel over the --tp GPUs (SGLang's --enable-dp-attention --dp N): attention "
-            "whole on each GPU, each holding its own requests' KV cache.",
-        ),
-    ] = False,
-    dtype: Annotated[
-        str | None,
-        typer.Option("--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"),
-    ] = None,
-    kv_dtype: Annotated[
-        str | None, typer.Option("--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8.")
-    ] = None,
-    compute_dtype: Annotated[
-        str | None,
-        typer.Option(
-            "--compute-dtype",
-            metavar="DTYPE",
-            help="Peak the matmuls run at: bf16, fp8, int8 or fp4 (default: the weights').",
-        ),
-    ] = None,
-    compute_efficiency: Annotated[
-        float, typer.Option("--compute-efficiency", metavar="X", help="Share of peak FLOP/s reached, e.g. 0.7.")
-    ] = 1.0,
-    bandwidth_efficiency: Annotated[
-        float, typer.Option("--bandwidth-efficiency", metavar="X", help="Share of peak bandwidth reached, e.g. 0.8.")
-    ] = 1.0,
-    attention: Annotated[
-        str,
-        typer.Option("--attention", metavar="KERNEL", help="fused (FlashAttention-style) or eager (scores in memory)."),
-    ] = "fused",
-    gpu_flops: Annotated[
-        float | None, typer.Option("--gpu-flops", metavar="FLOP/S", help="Another chip's dense peak, e.g. 989e12.")
-    ] = None,
-    gpu_bandwidth: Annotated[
-        float | None, typer.Option("--gpu-bandwidth", metavar="B/S", help="Another chip's bandwidth, e.g. 3.35e12.")
-    ] = None,
-    gpu_memory: Annotated[
-        str | None,
-        typer.Option(
-            "--gpu-memory",
-            metavar="SIZE",
-            help="With --gpu-flops: its memory with its unit, e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes).",
-        ),
-    ] = None,
-    gpu_interconnect: Annotated[
-        float | None,
-        typer.Option(
-            "--gpu-interconnect",
-            metavar="B/S",
-            help="With --gpu-flops and --tp: its interconnect per direction, e.g. 450e9 (NVLink 4: 900 GB/s both ways).",
-        ),
-    ] = None,
-    gpu_name: Annotated[
-        str | None,
-        typer.Option("--gpu-name", metavar="NAME", help="With --gpu-flops: what to call the chip, e.g. 'H20'."),
-    ] = None,
     explain: ExplainOpt = False,
-    engine: Annotated[
-        str | None,
-        typer.Option(
-            "--engine",
-            metavar="ENGINE",
-            help="The serving engine whose fitted profile gives the expected (≈) times: vllm, sglang, trtllm or "
-            "llama.cpp (default: typical of current engines).",
-        ),
-    ] = None,
-    output_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--output",
-            metavar="N",
-            help="Tokens each request generates, e.g. 1024: adds the request end to end (TTFT + the decode steps "
-            "over the growing context) and the batch's tokens/s.",
-        ),
-    ] = None,
-    measured_tpot: Annotated[
-        float | None,
-        typer.Option(
-            "--measured-tpot",
-            metavar="MS",
-            help="A TPOT you measured, in milliseconds, e.g. 6.5: the share of the ceiling reached and the modelled "
-            "term that explains most of the gap.",
-        ),
-    ] = None,
-    measured_ttft: Annotated[
-        float | None,
-        typer.Option("--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."),
-    ] = None,
-    cache_type: CacheTypeOpt = None,
     *,
+    options: SpeedOptions,
     source: Source,
     answer: Answer,
 ) -> None:
@@ -1401,48 +1693,16 @@ def speed_command(
     each ceiling, ≈ the expected time: the same FLOPs and bytes × coefficients fitted on measured serving runs
     (--engine picks the profile), with the range it held to on models left out of the fit.
     """
-    from .api import SpeedOptions, speed
+    from .api import speed
     from .render.speed import speed_renderables
 
-    described = (gpu_memory, gpu_interconnect, gpu_name)
-    refuse(
-        any(value is not None for value in described) and gpu_flops is None,
-        "--gpu-memory, --gpu-interconnect and --gpu-name describe a chip given by --gpu-flops; add it",
-    )
-
-    options = SpeedOptions(
-        accelerators=gpu,
-        context=ctx,
-        prompt=prompt,
-        batches=batch,
-        tensor_parallel=tp,
-        expert_parallel=ep,
-        dp_attention=dp_attention,
-        pipeline_parallel=pp,
-        disaggregate=disaggregate,
-        dtype=dtype,
-        kv_dtype=kv_dtype,
-        compute_dtype=compute_dtype,
-        compute_efficiency=compute_efficiency,
-        bandwidth_efficiency=bandwidth_efficiency,
-        attention=attention,
-        gpu_flops=gpu_flops,
-        gpu_bandwidth=gpu_bandwidth,
-        gpu_memory=gpu_memory,
-        gpu_interconnect=gpu_interconnect,
-        gpu_name=gpu_name,
-        engine=engine,
-        output=output_tokens,
-        measured_tpot=None if measured_tpot is None else measured_tpot / 1000,
-        measured_ttft=None if measured_ttft is None else measured_ttft / 1000,
-        cache_type=cache_type,
-    ).checked()
-
+    options = options.checked()
+    from .engine.speed import batches_of
     from .headlines import SPEED_HEADLINES, speed_headline
     from .render.speed import speed_csv
 
     refuse(
-        bool(answer.sweeps) and ("," in gpu or "," in batch or ":" in batch),
+        bool(answer.sweeps) and (len(options.chips()) > 1 or len(batches_of(options.batches)) > 1),
         "--sweep counts one accelerator at one batch; give one --gpu and --batch",
     )
 
@@ -1457,90 +1717,14 @@ def speed_command(
 
 
 @app.command("train")
-@options(source=SOURCE.without("file"), answer=ANSWER)
-def train_command(
-    model: ModelArg,
-    tokens: Annotated[
-        str | None,
-        typer.Option(
-            "--tokens",
-            metavar="N",
-            help="Training tokens, e.g. 15T, 300B or 2e12 (decimal). Default: what --compute buys, else 1T.",
-        ),
-    ] = None,
-    seq: Annotated[
-        str, typer.Option("--seq", metavar="TOKENS", help="Sequence length, e.g. 8k (k = 1024). Default 8k.")
-    ] = "8k",
-    gpu: Annotated[
-        str, typer.Option("--gpu", metavar="NAME", help="Accelerator, as in speed, e.g. h100, h800, b200, mi300x.")
-    ] = "h100",
-    gpus: Annotated[int, typer.Option("--gpus", metavar="N", help="Accelerators in the job, e.g. 16384.")] = 1,
-    compute_dtype: Annotated[
-        str,
-        typer.Option(
-            "--compute-dtype",
-            metavar="DTYPE",
-            help="The matmuls' dtype, whose dense peak counts: bf16, fp8, … (as in speed)",
-        ),
-    ] = "bf16",
-    mfu: Annotated[
-        float | None, typer.Option("--mfu", metavar="X", help="Model FLOPs utilisation assumed (default 0.4).")
-    ] = None,
-    price: Annotated[
-        float | None, typer.Option("--price", metavar="USD", help="Price per GPU-hour, e.g. 2.50.")
-    ] = None,
-    days: Annotated[
-        float | None, typer.Option("--days", metavar="D", help="Finish in D days: the GPUs needed (not with --gpus).")
-    ] = None,
-    recompute: RecomputeOpt = "none",
-    recompute_modules: RecomputeModulesOpt = None,
-    zero: ZeroOpt = 1,
-    tp: TensorParallelOpt = None,
-    sequence_parallel: SequenceParallelOpt = False,
-    micro_batch: MicroBatchOpt = None,
-    global_batch: GlobalBatchOpt = None,
-    pp: PipelineParallelOpt = 1,
-    cp: ContextParallelOpt = 1,
-    ep: Annotated[
-        int,
-        typer.Option("--ep", metavar="N", help="Expert parallelism: routed experts split across N of the DP×CP ranks."),
-    ] = 1,
-    dp: DataParallelOpt = None,
-    vpp: VirtualStagesOpt = 1,
-    plan: Annotated[
-        bool,
-        typer.Option(
-            "--plan", help="Rank the layouts of --gpus that fit, by expected tokens/s per GPU (--global-batch)."
-        ),
-    ] = False,
-    measured: Annotated[
-        float | None,
-        typer.Option(
-            "--measured-tokens-per-second",
-            metavar="X",
-            help="A measured run's tokens/s (the whole job's; --per-gpu for one GPU's): its MFU by each convention.",
-        ),
-    ] = None,
-    per_gpu: Annotated[bool, typer.Option("--per-gpu", help="--measured-tokens-per-second is per GPU.")] = False,
-    compute: Annotated[
-        float | None,
-        typer.Option("--compute", metavar="FLOPS", help="Compute-optimal size for this budget, e.g. 5.76e23."),
-    ] = None,
-    *,
-    source: Source,
-    answer: Answer,
-) -> None:
+@options(options=TRAIN, source=SOURCE.without("file"), answer=ANSWER)
+def train_command(model: ModelArg, *, options: TrainOptions, source: Source, answer: Answer) -> None:
     """What training MODEL on --tokens costs: FLOPs, GPU-hours, days and cost at an assumed MFU; the MFU of a
     measured run as Megatron-LM, torchtitan, PaLM and nanoGPT count it; the compute-optimal size; memory per GPU.
     """
-    from .api import TrainOptions, train
+    from .api import train
 
-    options = TrainOptions(
-        tokens, seq, gpu, gpus, compute_dtype, mfu, price, days, recompute, zero, measured, per_gpu, compute,
-        tp or 1, sequence_parallel, micro_batch or 1, global_batch,
-        pipeline_parallel=pp, context_parallel=cp, expert_parallel=ep, data_parallel=dp, virtual_stages=vpp, plan=plan,
-        recompute_modules=module_list(recompute_modules),
-    ).checked()  # fmt: skip
+    options = options.checked()
     from .headlines import TRAIN_HEADLINES, train_headline
     from .render.training import train_renderables
 
@@ -1637,32 +1821,13 @@ def run() -> None:
 
 
 # The library names what it was given by its fields, in backticks (errors.UsageError); here each becomes the option
-# that sets it, command by command: one table from field to flag. A field not listed is written as its option's
-# usual spelling, --field-name.
-LAYOUT_OPTION_OF = {
-    "zero_stage": "--zero",
-    "tensor_parallel": "--tp",
-    "pipeline_parallel": "--pp",
-    "context_parallel": "--cp",
-    "expert_parallel": "--ep",
-    "data_parallel": "--dp",
-    "virtual_stages": "--vpp",
-}  # the training layout's options, the same in train and memory (TensorParallelOpt … RecomputeOpt)
-OPTION_OF: dict[str, dict[str, str]] = {
-    "memory": {"context": "--ctx", **LAYOUT_OPTION_OF},
-    "speed": {
-        "context": "--ctx",
-        "batches": "--batch",
-        "accelerators": "--gpu",
-        "tensor_parallel": "--tp",
-        "expert_parallel": "--ep",
-        "pipeline_parallel": "--pp",
-    },
-    "train": LAYOUT_OPTION_OF,
-}
+# that sets it, command by command, as the command's option groups declare it (one declaration per option, the
+# field beside its flag). A field no group declares is written as its option's usual spelling, --field-name.
 
+#: The option groups of each command whose options are an engine's (the others' fields are their flags' names).
+GROUPS_OF = {"memory": (MEMORY,), "speed": (SPEED,), "train": (TRAIN,)}
 
-#: Fields whose option is not spelled --field-name in any command.
+#: Fields whose option is not spelled --field-name, beyond what the groups declare.
 FLAG_OF = {
     "as_type": "--as",
     "sets": "--set",
@@ -1673,35 +1838,36 @@ FLAG_OF = {
     "list_families": "`ffncalc models --families`",  # the library's listing of families is this command
 }
 
+#: Arguments of the library's functions that commands take as options of the same name.
+LIBRARY_ARGUMENTS = frozenset(
+    {"model", "dim", "target", "multiplier", "multiple_of", "family", "gpu_layers", "sort", "image", "audio"}
+)
+
+
+@cache
+def option_of(command: str | None) -> dict[str, str]:
+    """COMMAND's option for each field its groups declare (the source's and the answer's, and its engine's)."""
+    table = {**FLAG_OF, **SOURCE.flags(), **ANSWER.flags()}
+    for group in GROUPS_OF.get(command or "", ()):
+        table.update(group.flags())
+    return table
+
 
 @cache
 def option_fields() -> frozenset[str]:
     """Every field of the library's options a command sets: only these, in backticks, are written as options (a
     backticked config field, `layer_types`, stays a field)."""
-    from .api import MemoryOptions, SpeedOptions, TrainOptions
-
-    groups = (MemoryOptions, SpeedOptions, TrainOptions, Source, Answer)
-    named = {field for table in OPTION_OF.values() for field in table}
-    library_arguments = {
-        "model",
-        "dim",
-        "target",
-        "multiplier",
-        "multiple_of",
-        "family",
-        "gpu_layers",
-        "sort",
-        "image",
-        "audio",
-    }
-    return frozenset({*(field for group in groups for field in group._fields), *named, *FLAG_OF, *library_arguments})
+    values: list[type[Value]] = [group.value for groups in GROUPS_OF.values() for group in groups]
+    values += [Source, Answer]
+    fields = {field for value in values for field in value._fields}
+    return frozenset({*fields, *FLAG_OF, *LIBRARY_ARGUMENTS})
 
 
 def as_options(message: str, command: str | None) -> str:
     """MESSAGE with each `field` the library named written as COMMAND's option for it."""
     import re
 
-    table = {**FLAG_OF, **OPTION_OF.get(command or "", {})}
+    table = option_of(command)
     known = option_fields()
 
     def option(match: re.Match[str]) -> str:

@@ -48,6 +48,6 @@ class UsageError(FfncalcError):
     """A value that makes no sense (a context of -1, a multiplier of 0).
 
     The library names what it was given by its own field, in backticks (`zero_stage must be 0, 1, 2 or 3`); the
-    command line writes each such field as the option that sets it (``cli.OPTION_OF``), so one message serves both."""
+    command line writes each such field as the option that sets it (``cli.option_of``, from the options each command declares), so one message serves both."""
 
     exit_code = 2

@@ -112,6 +112,9 @@ class MemoryOptions(Value):
             raise UsageError("`solve` concurrency is the engine's figure; add `engine` vllm (or use `solve` batch)")
         if self.attention not in ("flash", "eager"):
             raise UsageError(f"`attention` must be flash or eager (got {self.attention!r})")
+        trained = self.optimizer != "adamw" or self.recompute != "none" or self.zero_stage != 0
+        if trained and not self.train:
+            raise UsageError("`optimizer`, `recompute` and `zero_stage` apply to `train`; add `train`")
         training_only = self.lora_rank is not None or self.attention != "flash"
         if training_only and not self.train:
             raise UsageError("`attention` and `lora_rank` apply to `train`; add `train`")

@@ -57,6 +57,11 @@ class SpeedOptions(Value):
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
+        described = (self.gpu_memory, self.gpu_interconnect, self.gpu_name)
+        if any(value is not None for value in described) and self.gpu_flops is None:
+            raise UsageError(
+                "`gpu_memory`, `gpu_interconnect` and `gpu_name` describe a chip given by `gpu_flops`; add it"
+            )
         from ..accelerators import DTYPES
         from ..expected import ENGINES
 
@@ -68,7 +73,7 @@ class SpeedOptions(Value):
         for text in (self.context, self.prompt):
             if text is not None:
                 parse_context(text)
-        _batches(self.batches)
+        batches_of(self.batches)
         if not 1 <= self.tensor_parallel <= 1024:
             raise UsageError(f"`tensor_parallel` must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
         if not 1 <= self.expert_parallel <= 1024:
@@ -162,7 +167,7 @@ def speed(
         options = replace(options, accelerators=accelerators)
     options.checked()
     chips = options.chips()
-    batch_list = _batches(options.batches)
+    batch_list = batches_of(options.batches)
     context, prompt, dtype, kv_dtype = options.context, options.prompt, options.dtype, options.kv_dtype
     compute_dtype, tensor_parallel, attention = options.compute_dtype, options.tensor_parallel, options.attention
     compute_efficiency, bandwidth_efficiency = options.compute_efficiency, options.bandwidth_efficiency
@@ -356,7 +361,7 @@ MAX_BATCH = 1 << 20
 MAX_BATCHES = 64  # batches in one run: a sweep of more is a typo, not a study (each is a whole estimate per chip)
 
 
-def _batches(batches: str | tuple[int, ...] | list[int]) -> list[int]:
+def batches_of(batches: str | tuple[int, ...] | list[int]) -> list[int]:
     """'1,8,64', '1:256:x2' (doubling) or '8:64:8' (as `sweeps` writes ranges) → [1, 8, 64]; each a whole number
     from 1 to MAX_BATCH, ascending, no repeats, at most MAX_BATCHES of them."""
     from ..overrides import parse_sweep
