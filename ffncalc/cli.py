@@ -12,9 +12,8 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from enum import Enum
 from functools import cache, cached_property
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import typer
 
@@ -284,27 +283,11 @@ def context_option(default: str) -> Any:
 DEFAULT_CONTEXT_HELP = "8k, or the model's max_position_embeddings if shorter"
 
 
-class MlaForm(str, Enum):
-    plain = "plain"
-    absorbed = "absorbed"
-
-
-class OutputFormat(str, Enum):
-    table = "table"
-    json = "json"  # the same document as --json, kept as an alias
-    csv = "csv"
-    markdown = "markdown"
-
-
-class Measure(str, Enum):
-    flops = "flops"
-    bytes = "bytes"
-
-
-class Optimizer(str, Enum):
-    adamw = "adamw"
-    adamw_8bit = "adamw-8bit"
-    sgd = "sgd"
+# Choices an option takes: typer offers and checks a Literal's words as it does an Enum's.
+MlaForm = Literal["plain", "absorbed"]
+OutputFormat = Literal["table", "json", "csv", "markdown"]  # json: the same document as --json, kept as an alias
+Measure = Literal["flops", "bytes"]
+Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
 
 
 SweepFormatOpt = Annotated[
@@ -342,7 +325,7 @@ class Answer(Value):
 
     sweeps: tuple[str, ...] = ()
     chart: str | None = None
-    output_format: OutputFormat = OutputFormat.table
+    output_format: OutputFormat = "table"
     brief: bool = False
     as_json: bool = False
     svg: str | None = None
@@ -352,7 +335,7 @@ class Answer(Value):
     @property
     def json_document(self) -> bool:
         """Whether the answer is one JSON document (--json, or --format json)."""
-        return self.as_json or self.output_format == OutputFormat.json
+        return self.as_json or self.output_format == "json"
 
 
 class OptionGroup:
@@ -434,7 +417,7 @@ ANSWER = OptionGroup(
         "sweeps": (SweepOpt, None),
         "chart": (ChartOpt, None),
         "brief": (BriefOpt, False),
-        "output_format": (SweepFormatOpt, OutputFormat.table),
+        "output_format": (SweepFormatOpt, "table"),
         "as_json": (JsonOpt, False),
         "svg": (SvgOpt, None),
         "html": (HtmlOpt, None),
@@ -447,7 +430,7 @@ RowsFormatOpt = Annotated[
     OutputFormat, typer.Option("--format", help="table, csv (raw values) or markdown; json is --json.")
 ]
 #: A command whose report is rows (compare): a format for them, no sweep.
-ROWS = OptionGroup(Answer, {**REPORT.options, "output_format": (RowsFormatOpt, OutputFormat.table)})
+ROWS = OptionGroup(Answer, {**REPORT.options, "output_format": (RowsFormatOpt, "table")})
 
 
 def _milliseconds(value: float) -> float:
@@ -457,7 +440,7 @@ def _milliseconds(value: float) -> float:
 MEMORY = OptionGroup(
     ".engine.memory:MemoryOptions",
     lambda: memory_options(),
-    {"optimizer": lambda optimizer: optimizer.value, "recompute_modules": lambda text: module_list(text)},
+    {"recompute_modules": lambda text: module_list(text)},
 )
 SPEED = OptionGroup(
     ".engine.speed:SpeedOptions",
@@ -529,45 +512,36 @@ class GroupedCommand:
 # --- each engine's options, field by field -----------------------------------------------------------
 
 
+def option(kind: Any, flag: str, default: Any = None, **settings: Any) -> tuple[Any, Any]:
+    """One field's option: its type, its flag, its default and typer's settings (metavar, help)."""
+    return Annotated[kind, typer.Option(flag, **settings)], default
+
+
 def memory_options() -> dict[str, tuple[Any, Any]]:
     """`memory`'s options: each field of MemoryOptions with the option that sets it (made when the command runs)."""
     return {
         "context": (Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)], None),
-        "batch": (Annotated[int, typer.Option("--batch", metavar="N", help="Sequences decoded together, e.g. 8.")], 1),
-        "dtype": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--dtype",
-                    metavar="DTYPE",
-                    help="What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
-                    "(default: as the checkpoint stores them: the config's dtype and quantization_config).",
-                ),
-            ],
-            None,
+        "batch": option(int, "--batch", 1, metavar="N", help="Sequences decoded together, e.g. 8."),
+        "dtype": option(
+            str | None,
+            "--dtype",
+            metavar="DTYPE",
+            help="What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
+            "(default: as the checkpoint stores them: the config's dtype and quantization_config).",
         ),
-        "kv_dtype": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--kv-dtype",
-                    metavar="DTYPE",
-                    help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).",
-                ),
-            ],
-            None,
+        "kv_dtype": option(
+            str | None,
+            "--kv-dtype",
+            metavar="DTYPE",
+            help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).",
         ),
-        "gpus": (
-            Annotated[
-                int,
-                typer.Option(
-                    "--gpus",
-                    metavar="N",
-                    help="GPUs to split the model across (tensor parallel); with --train, all the job's GPUs (ZeRO shards "
-                    "across --gpus ÷ --tp data-parallel ranks), e.g. 8.",
-                ),
-            ],
+        "gpus": option(
+            int,
+            "--gpus",
             1,
+            metavar="N",
+            help="GPUs to split the model across (tensor parallel); with --train, all the job's GPUs (ZeRO shards "
+            "across --gpus ÷ --tp data-parallel ranks), e.g. 8.",
         ),
         "tensor_parallel": (TensorParallelOpt, None),
         "sequence_parallel": (SequenceParallelOpt, False),
@@ -577,165 +551,95 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
         "virtual_stages": (VirtualStagesOpt, 1),
         "micro_batch": (MicroBatchOpt, None),
         "global_batch": (GlobalBatchOpt, None),
-        "gpu_memory": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--gpu-memory",
-                    metavar="SIZE",
-                    help="Another accelerator's memory with its unit, e.g. 96GB (GB = 10^9 bytes) or 80GiB (GiB = 2^30 bytes; "
-                    "a bare number is refused), or a name from the accelerator table, e.g. h200.",
-                ),
-            ],
-            None,
+        "gpu_memory": option(
+            str | None,
+            "--gpu-memory",
+            metavar="SIZE",
+            help="Another accelerator's memory with its unit, e.g. 96GB (GB = 10^9 bytes) or 80GiB (GiB = 2^30 bytes; "
+            "a bare number is refused), or a name from the accelerator table, e.g. h200.",
         ),
-        "engine": (
-            Annotated[
-                str,
-                typer.Option(
-                    "--engine",
-                    metavar="ENGINE",
-                    help="Size the KV cache as a serving engine does: vllm, vllm@0.11 (an older version's arithmetic), "
-                    "sglang, or none.",
-                ),
-            ],
+        "engine": option(
+            str,
+            "--engine",
             "none",
+            metavar="ENGINE",
+            help="Size the KV cache as a serving engine does: vllm, vllm@0.11 (an older version's arithmetic), "
+            "sglang, or none.",
         ),
-        "gpu": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--gpu",
-                    metavar="NAME",
-                    help="The accelerator for --engine's budget and --solve, e.g. l40s (default h100).",
-                ),
-            ],
-            None,
+        "gpu": option(
+            str | None,
+            "--gpu",
+            metavar="NAME",
+            help="The accelerator for --engine's budget and --solve, e.g. l40s (default h100).",
         ),
-        "kv_budget": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--kv-budget",
-                    metavar="SIZE",
-                    help="The KV-cache memory per GPU your engine printed, e.g. 40GiB (skips estimating the budget).",
-                ),
-            ],
-            None,
+        "kv_budget": option(
+            str | None,
+            "--kv-budget",
+            metavar="SIZE",
+            help="The KV-cache memory per GPU your engine printed, e.g. 40GiB (skips estimating the budget).",
         ),
-        "gpu_memory_utilization": (
-            Annotated[
-                float | None,
-                typer.Option(
-                    "--gpu-memory-utilization",
-                    metavar="X",
-                    help="vLLM's gpu_memory_utilization (SGLang's mem_fraction_static), e.g. 0.9 (the default).",
-                ),
-            ],
-            None,
+        "gpu_memory_utilization": option(
+            float | None,
+            "--gpu-memory-utilization",
+            metavar="X",
+            help="vLLM's gpu_memory_utilization (SGLang's mem_fraction_static), e.g. 0.9 (the default).",
         ),
-        "max_num_batched_tokens": (
-            Annotated[
-                int | None,
-                typer.Option(
-                    "--max-num-batched-tokens",
-                    metavar="N",
-                    help="vLLM's max_num_batched_tokens, e.g. 2048 (default: vLLM's for the --gpu).",
-                ),
-            ],
-            None,
+        "max_num_batched_tokens": option(
+            int | None,
+            "--max-num-batched-tokens",
+            metavar="N",
+            help="vLLM's max_num_batched_tokens, e.g. 2048 (default: vLLM's for the --gpu).",
         ),
-        "block_size": (
-            Annotated[
-                int | None,
-                typer.Option("--block-size", metavar="N", help="vLLM's block size in tokens (default 16; 64 for MLA)."),
-            ],
-            None,
+        "block_size": option(
+            int | None, "--block-size", metavar="N", help="vLLM's block size in tokens (default 16; 64 for MLA)."
         ),
-        "runtime_reserve": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--runtime-reserve",
-                    metavar="SIZE",
-                    help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB (default 1GiB, assumed).",
-                ),
-            ],
-            None,
+        "runtime_reserve": option(
+            str | None,
+            "--runtime-reserve",
+            metavar="SIZE",
+            help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB (default 1GiB, assumed).",
         ),
-        "expert_parallel": (
-            Annotated[
-                int,
-                typer.Option(
-                    "--ep",
-                    metavar="N",
-                    help="Expert parallelism: routed experts split over N GPUs, E/N whole experts each, e.g. 8 (with --engine "
-                    "N of the --tp GPUs; with --train N of the data-parallel ranks, as train's --ep).",
-                ),
-            ],
+        "expert_parallel": option(
+            int,
+            "--ep",
             1,
+            metavar="N",
+            help="Expert parallelism: routed experts split over N GPUs, E/N whole experts each, e.g. 8 (with --engine "
+            "N of the --tp GPUs; with --train N of the data-parallel ranks, as train's --ep).",
         ),
-        "dp_attention": (
-            Annotated[
-                bool,
-                typer.Option(
-                    "--dp-attention",
-                    help="With --engine: attention data-parallel over the --tp GPUs, each GPU its own requests' KV cache "
-                    "(SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
-                ),
-            ],
+        "dp_attention": option(
+            bool,
+            "--dp-attention",
             False,
+            help="With --engine: attention data-parallel over the --tp GPUs, each GPU its own requests' KV cache "
+            "(SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
         ),
-        "solve": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--solve",
-                    metavar="WHAT",
-                    help="The largest that fits on --gpu × --tp: ctx, batch or concurrency (with --engine).",
-                ),
-            ],
-            None,
+        "solve": option(
+            str | None,
+            "--solve",
+            metavar="WHAT",
+            help="The largest that fits on --gpu × --tp: ctx, batch or concurrency (with --engine).",
         ),
-        "chunk": (
-            Annotated[
-                int,
-                typer.Option("--chunk", metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens."),
-            ],
-            2048,
+        "chunk": option(
+            int, "--chunk", 2048, metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens."
         ),
-        "train": (
-            Annotated[bool, typer.Option("--train", help="Also training: gradients, optimizer states, activations.")],
-            False,
-        ),
-        "optimizer": (
-            Annotated[Optimizer, typer.Option("--optimizer", help="With --train: adamw, adamw-8bit or sgd.")],
-            Optimizer.adamw,
-        ),
+        "train": option(bool, "--train", False, help="Also training: gradients, optimizer states, activations."),
+        "optimizer": option(Optimizer, "--optimizer", "adamw", help="With --train: adamw, adamw-8bit or sgd."),
         "recompute": (RecomputeOpt, "none"),
         "recompute_modules": (RecomputeModulesOpt, None),
         "zero_stage": (ZeroOpt, 0),
-        "attention": (
-            Annotated[
-                str,
-                typer.Option(
-                    "--attention",
-                    metavar="KIND",
-                    help="With --train: flash (no s×s scores stored, the default) or eager (Korthikanti et al.'s formula).",
-                ),
-            ],
+        "attention": option(
+            str,
+            "--attention",
             "flash",
+            metavar="KIND",
+            help="With --train: flash (no s×s scores stored, the default) or eager (Korthikanti et al.'s formula).",
         ),
-        "lora_rank": (
-            Annotated[
-                int | None,
-                typer.Option(
-                    "--lora-rank",
-                    metavar="R",
-                    help="With --train: LoRA adapters of rank R on the attention and FFN projections, the base frozen as stored.",
-                ),
-            ],
-            None,
+        "lora_rank": option(
+            int | None,
+            "--lora-rank",
+            metavar="R",
+            help="With --train: LoRA adapters of rank R on the attention and FFN projections, the base frozen as stored.",
         ),
     }
 
@@ -743,215 +647,119 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
 def speed_options() -> dict[str, tuple[Any, Any]]:
     """`speed`'s options: each field of SpeedOptions with the option that sets it (made when the command runs)."""
     return {
-        "accelerators": (
-            Annotated[
-                str,
-                typer.Option(
-                    "--gpu", metavar="NAMES", help="Accelerators, comma-separated, e.g. h100 or h100,h200,b200,mi300x."
-                ),
-            ],
+        "accelerators": option(
+            str,
+            "--gpu",
             "h100",
+            metavar="NAMES",
+            help="Accelerators, comma-separated, e.g. h100 or h100,h200,b200,mi300x.",
         ),
         "context": (Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)], None),
-        "prompt": (
-            Annotated[
-                str | None,
-                typer.Option("--prompt", metavar="TOKENS", help="Prefill prompt length, e.g. 8k (default: --ctx)."),
-            ],
-            None,
+        "prompt": option(
+            str | None, "--prompt", metavar="TOKENS", help="Prefill prompt length, e.g. 8k (default: --ctx)."
         ),
-        "batches": (
-            Annotated[
-                str,
-                typer.Option(
-                    "--batch", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256."
-                ),
-            ],
-            "1",
+        "batches": option(
+            str, "--batch", "1", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256."
         ),
-        "tensor_parallel": (
-            Annotated[int, typer.Option("--tp", metavar="N", help="Tensor parallelism across N accelerators, e.g. 8.")],
+        "tensor_parallel": option(
+            int, "--tp", 1, metavar="N", help="Tensor parallelism across N accelerators, e.g. 8."
+        ),
+        "expert_parallel": option(
+            int,
+            "--ep",
             1,
+            metavar="N",
+            help="Expert parallelism: the routed experts split over N of the --tp GPUs, E/N whole experts each, "
+            "with an all-to-all dispatch and combine per MoE layer, e.g. 8.",
         ),
-        "expert_parallel": (
-            Annotated[
-                int,
-                typer.Option(
-                    "--ep",
-                    metavar="N",
-                    help="Expert parallelism: the routed experts split over N of the --tp GPUs, E/N whole experts each, "
-                    "with an all-to-all dispatch and combine per MoE layer, e.g. 8.",
-                ),
-            ],
+        "pipeline_parallel": option(
+            int,
+            "--pp",
             1,
+            metavar="N",
+            help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 2.",
         ),
-        "pipeline_parallel": (
-            Annotated[
-                int,
-                typer.Option(
-                    "--pp",
-                    metavar="N",
-                    help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 2.",
-                ),
-            ],
-            1,
+        "disaggregate": option(
+            str | None,
+            "--disaggregate",
+            metavar="P:D",
+            help="With --output: prefill on P GPUs, decode on D, e.g. 8:24: each pool's requests/s, the KV each "
+            "request moves over the scale-out network, and the split that balances them.",
         ),
-        "disaggregate": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--disaggregate",
-                    metavar="P:D",
-                    help="With --output: prefill on P GPUs, decode on D, e.g. 8:24: each pool's requests/s, the KV each "
-                    "request moves over the scale-out network, and the split that balances them.",
-                ),
-            ],
-            None,
-        ),
-        "dp_attention": (
-            Annotated[
-                bool,
-                typer.Option(
-                    "--dp-attention",
-                    help="Attention data-parallel over the --tp GPUs (SGLang's --enable-dp-attention --dp N): attention "
-                    "whole on each GPU, each holding its own requests' KV cache.",
-                ),
-            ],
+        "dp_attention": option(
+            bool,
+            "--dp-attention",
             False,
+            help="Attention data-parallel over the --tp GPUs (SGLang's --enable-dp-attention --dp N): attention "
+            "whole on each GPU, each holding its own requests' KV cache.",
         ),
-        "dtype": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"
-                ),
-            ],
-            None,
+        "dtype": option(
+            str | None, "--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"
         ),
-        "kv_dtype": (
-            Annotated[
-                str | None, typer.Option("--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8.")
-            ],
-            None,
+        "kv_dtype": option(str | None, "--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8."),
+        "compute_dtype": option(
+            str | None,
+            "--compute-dtype",
+            metavar="DTYPE",
+            help="Peak the matmuls run at: bf16, fp8, int8 or fp4 (default: the weights').",
         ),
-        "compute_dtype": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--compute-dtype",
-                    metavar="DTYPE",
-                    help="Peak the matmuls run at: bf16, fp8, int8 or fp4 (default: the weights').",
-                ),
-            ],
-            None,
+        "compute_efficiency": option(
+            float, "--compute-efficiency", 1.0, metavar="X", help="Share of peak FLOP/s reached, e.g. 0.7."
         ),
-        "compute_efficiency": (
-            Annotated[
-                float, typer.Option("--compute-efficiency", metavar="X", help="Share of peak FLOP/s reached, e.g. 0.7.")
-            ],
-            1.0,
+        "bandwidth_efficiency": option(
+            float, "--bandwidth-efficiency", 1.0, metavar="X", help="Share of peak bandwidth reached, e.g. 0.8."
         ),
-        "bandwidth_efficiency": (
-            Annotated[
-                float,
-                typer.Option("--bandwidth-efficiency", metavar="X", help="Share of peak bandwidth reached, e.g. 0.8."),
-            ],
-            1.0,
-        ),
-        "attention": (
-            Annotated[
-                str,
-                typer.Option(
-                    "--attention", metavar="KERNEL", help="fused (FlashAttention-style) or eager (scores in memory)."
-                ),
-            ],
+        "attention": option(
+            str,
+            "--attention",
             "fused",
+            metavar="KERNEL",
+            help="fused (FlashAttention-style) or eager (scores in memory).",
         ),
-        "gpu_flops": (
-            Annotated[
-                float | None,
-                typer.Option("--gpu-flops", metavar="FLOP/S", help="Another chip's dense peak, e.g. 989e12."),
-            ],
-            None,
+        "gpu_flops": option(
+            float | None, "--gpu-flops", metavar="FLOP/S", help="Another chip's dense peak, e.g. 989e12."
         ),
-        "gpu_bandwidth": (
-            Annotated[
-                float | None,
-                typer.Option("--gpu-bandwidth", metavar="B/S", help="Another chip's bandwidth, e.g. 3.35e12."),
-            ],
-            None,
+        "gpu_bandwidth": option(
+            float | None, "--gpu-bandwidth", metavar="B/S", help="Another chip's bandwidth, e.g. 3.35e12."
         ),
-        "gpu_memory": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--gpu-memory",
-                    metavar="SIZE",
-                    help="With --gpu-flops: its memory with its unit, e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes).",
-                ),
-            ],
-            None,
+        "gpu_memory": option(
+            str | None,
+            "--gpu-memory",
+            metavar="SIZE",
+            help="With --gpu-flops: its memory with its unit, e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes).",
         ),
-        "gpu_interconnect": (
-            Annotated[
-                float | None,
-                typer.Option(
-                    "--gpu-interconnect",
-                    metavar="B/S",
-                    help="With --gpu-flops and --tp: its interconnect per direction, e.g. 450e9 (NVLink 4: 900 GB/s both ways).",
-                ),
-            ],
-            None,
+        "gpu_interconnect": option(
+            float | None,
+            "--gpu-interconnect",
+            metavar="B/S",
+            help="With --gpu-flops and --tp: its interconnect per direction, e.g. 450e9 (NVLink 4: 900 GB/s both ways).",
         ),
-        "gpu_name": (
-            Annotated[
-                str | None,
-                typer.Option("--gpu-name", metavar="NAME", help="With --gpu-flops: what to call the chip, e.g. 'H20'."),
-            ],
-            None,
+        "gpu_name": option(
+            str | None, "--gpu-name", metavar="NAME", help="With --gpu-flops: what to call the chip, e.g. 'H20'."
         ),
-        "engine": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--engine",
-                    metavar="ENGINE",
-                    help="The serving engine whose fitted profile gives the expected (≈) times: vllm, sglang, trtllm or "
-                    "llama.cpp (default: typical of current engines).",
-                ),
-            ],
-            None,
+        "engine": option(
+            str | None,
+            "--engine",
+            metavar="ENGINE",
+            help="The serving engine whose fitted profile gives the expected (≈) times: vllm, sglang, trtllm or "
+            "llama.cpp (default: typical of current engines).",
         ),
-        "output": (
-            Annotated[
-                int | None,
-                typer.Option(
-                    "--output",
-                    metavar="N",
-                    help="Tokens each request generates, e.g. 1024: adds the request end to end (TTFT + the decode steps "
-                    "over the growing context) and the batch's tokens/s.",
-                ),
-            ],
-            None,
+        "output": option(
+            int | None,
+            "--output",
+            metavar="N",
+            help="Tokens each request generates, e.g. 1024: adds the request end to end (TTFT + the decode steps "
+            "over the growing context) and the batch's tokens/s.",
         ),
-        "measured_tpot": (
-            Annotated[
-                float | None,
-                typer.Option(
-                    "--measured-tpot",
-                    metavar="MS",
-                    help="A TPOT you measured, in milliseconds, e.g. 6.5: the share of the ceiling reached and the modelled "
-                    "term that explains most of the gap.",
-                ),
-            ],
-            None,
+        "measured_tpot": option(
+            float | None,
+            "--measured-tpot",
+            metavar="MS",
+            help="A TPOT you measured, in milliseconds, e.g. 6.5: the share of the ceiling reached and the modelled "
+            "term that explains most of the gap.",
         ),
-        "measured_ttft": (
-            Annotated[
-                float | None,
-                typer.Option("--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."),
-            ],
-            None,
+        "measured_ttft": option(
+            float | None, "--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."
         ),
         "cache_type": (CacheTypeOpt, None),
     }
@@ -960,58 +768,28 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
 def train_options() -> dict[str, tuple[Any, Any]]:
     """`train`'s options: each field of TrainOptions with the option that sets it (made when the command runs)."""
     return {
-        "tokens": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--tokens",
-                    metavar="N",
-                    help="Training tokens, e.g. 15T, 300B or 2e12 (decimal). Default: what --compute buys, else 1T.",
-                ),
-            ],
-            None,
+        "tokens": option(
+            str | None,
+            "--tokens",
+            metavar="N",
+            help="Training tokens, e.g. 15T, 300B or 2e12 (decimal). Default: what --compute buys, else 1T.",
         ),
-        "seq": (
-            Annotated[
-                str, typer.Option("--seq", metavar="TOKENS", help="Sequence length, e.g. 8k (k = 1024). Default 8k.")
-            ],
-            "8k",
+        "seq": option(str, "--seq", "8k", metavar="TOKENS", help="Sequence length, e.g. 8k (k = 1024). Default 8k."),
+        "gpu": option(
+            str, "--gpu", "h100", metavar="NAME", help="Accelerator, as in speed, e.g. h100, h800, b200, mi300x."
         ),
-        "gpu": (
-            Annotated[
-                str,
-                typer.Option("--gpu", metavar="NAME", help="Accelerator, as in speed, e.g. h100, h800, b200, mi300x."),
-            ],
-            "h100",
-        ),
-        "gpus": (Annotated[int, typer.Option("--gpus", metavar="N", help="Accelerators in the job, e.g. 16384.")], 1),
-        "compute_dtype": (
-            Annotated[
-                str,
-                typer.Option(
-                    "--compute-dtype",
-                    metavar="DTYPE",
-                    help="The matmuls' dtype, whose dense peak counts: bf16, fp8, … (as in speed)",
-                ),
-            ],
+        "gpus": option(int, "--gpus", 1, metavar="N", help="Accelerators in the job, e.g. 16384."),
+        "compute_dtype": option(
+            str,
+            "--compute-dtype",
             "bf16",
+            metavar="DTYPE",
+            help="The matmuls' dtype, whose dense peak counts: bf16, fp8, … (as in speed)",
         ),
-        "mfu": (
-            Annotated[
-                float | None, typer.Option("--mfu", metavar="X", help="Model FLOPs utilisation assumed (default 0.4).")
-            ],
-            None,
-        ),
-        "price": (
-            Annotated[float | None, typer.Option("--price", metavar="USD", help="Price per GPU-hour, e.g. 2.50.")],
-            None,
-        ),
-        "days": (
-            Annotated[
-                float | None,
-                typer.Option("--days", metavar="D", help="Finish in D days: the GPUs needed (not with --gpus)."),
-            ],
-            None,
+        "mfu": option(float | None, "--mfu", metavar="X", help="Model FLOPs utilisation assumed (default 0.4)."),
+        "price": option(float | None, "--price", metavar="USD", help="Price per GPU-hour, e.g. 2.50."),
+        "days": option(
+            float | None, "--days", metavar="D", help="Finish in D days: the GPUs needed (not with --gpus)."
         ),
         "recompute": (RecomputeOpt, "none"),
         "recompute_modules": (RecomputeModulesOpt, None),
@@ -1022,44 +800,26 @@ def train_options() -> dict[str, tuple[Any, Any]]:
         "global_batch": (GlobalBatchOpt, None),
         "pipeline_parallel": (PipelineParallelOpt, 1),
         "context_parallel": (ContextParallelOpt, 1),
-        "expert_parallel": (
-            Annotated[
-                int,
-                typer.Option(
-                    "--ep", metavar="N", help="Expert parallelism: routed experts split across N of the DP×CP ranks."
-                ),
-            ],
-            1,
+        "expert_parallel": option(
+            int, "--ep", 1, metavar="N", help="Expert parallelism: routed experts split across N of the DP×CP ranks."
         ),
         "data_parallel": (DataParallelOpt, None),
         "virtual_stages": (VirtualStagesOpt, 1),
-        "plan": (
-            Annotated[
-                bool,
-                typer.Option(
-                    "--plan", help="Rank the layouts of --gpus that fit, by expected tokens/s per GPU (--global-batch)."
-                ),
-            ],
+        "plan": option(
+            bool,
+            "--plan",
             False,
+            help="Rank the layouts of --gpus that fit, by expected tokens/s per GPU (--global-batch).",
         ),
-        "measured_tokens_per_second": (
-            Annotated[
-                float | None,
-                typer.Option(
-                    "--measured-tokens-per-second",
-                    metavar="X",
-                    help="A measured run's tokens/s (the whole job's; --per-gpu for one GPU's): its MFU by each convention.",
-                ),
-            ],
-            None,
+        "measured_tokens_per_second": option(
+            float | None,
+            "--measured-tokens-per-second",
+            metavar="X",
+            help="A measured run's tokens/s (the whole job's; --per-gpu for one GPU's): its MFU by each convention.",
         ),
-        "per_gpu": (Annotated[bool, typer.Option("--per-gpu", help="--measured-tokens-per-second is per GPU.")], False),
-        "compute": (
-            Annotated[
-                float | None,
-                typer.Option("--compute", metavar="FLOPS", help="Compute-optimal size for this budget, e.g. 5.76e23."),
-            ],
-            None,
+        "per_gpu": option(bool, "--per-gpu", False, help="--measured-tokens-per-second is per GPU."),
+        "compute": option(
+            float | None, "--compute", metavar="FLOPS", help="Compute-optimal size for this budget, e.g. 5.76e23."
         ),
     }
 
@@ -1188,10 +948,10 @@ def sweep(
         f"--sweep: {points:,} points; {command} counts at most {most:,} in one run (seconds, not minutes)",
     )
     report = run_sweep(loaded, parsed, command, measure, headlines, answer.chart)
-    if answer.output_format == OutputFormat.csv:
+    if answer.output_format == "csv":
         warn(report)
         sweep_csv(report)
-    elif answer.output_format == OutputFormat.markdown:
+    elif answer.output_format == "markdown":
         warn(report)
         sweep_markdown(report)
     else:
@@ -1200,11 +960,11 @@ def sweep(
 
 def rows_only(answer: Answer) -> None:
     """--format csv or markdown prints rows: neither JSON nor pictures beside them."""
-    if answer.output_format in (OutputFormat.csv, OutputFormat.markdown):
-        refuse(answer.as_json, f"--json and --format {answer.output_format.value} ask for two formats; choose one")
+    if answer.output_format in ("csv", "markdown"):
+        refuse(answer.as_json, f"--json and --format {answer.output_format} ask for two formats; choose one")
         refuse(
             bool(answer.svg or answer.html),
-            f"--format {answer.output_format.value} prints rows; draw pictures (--svg, --html) without it",
+            f"--format {answer.output_format} prints rows; draw pictures (--svg, --html) without it",
         )
 
 
@@ -1247,10 +1007,10 @@ def respond(
 
         return sweep(loaded, command, measure, headlines, answer)
     refuse(answer.chart is not None, "--chart applies to --sweep; add --sweep KEY=VALUES")
-    if answer.output_format in (OutputFormat.csv, OutputFormat.markdown):
-        refuse(rows is None, f"--format {answer.output_format.value} applies to --sweep")
+    if answer.output_format in ("csv", "markdown"):
+        refuse(rows is None, f"--format {answer.output_format} applies to --sweep")
         refuse(
-            answer.output_format == OutputFormat.markdown,
+            answer.output_format == "markdown",
             f"{command} writes csv rows without --sweep; use --format csv",
         )
         rows_only(answer)
@@ -1258,7 +1018,7 @@ def respond(
     if answer.brief:
         refuse(bool(answer.svg or answer.html), "--brief prints a few lines; draw pictures without it")
         brief(report, command, headline_of(loaded, report), headlines, answer.as_json)
-    elif answer.output_format == OutputFormat.csv and rows is not None:
+    elif answer.output_format == "csv" and rows is not None:
         warn(report)
         rows(report)
     else:
@@ -1353,7 +1113,7 @@ def flops_command(
     from .speech import parse_audio_seconds
     from .units import parse_context
 
-    form: MlaFormName = "absorbed" if mla is MlaForm.absorbed else "plain"
+    form: MlaFormName = mla or "plain"
     if ctx is not None:
         parse_context(ctx)  # a bad --ctx or --image is refused before any download
     if image is not None:
@@ -1391,7 +1151,7 @@ def crossover_command(
             help="'flops': attention-score FLOPs vs FFN FLOPs per token; 'bytes': KV-cache bytes vs FFN weight "
             "bytes read per decode step (batch 1).",
         ),
-    ] = Measure.flops,
+    ] = "flops",
     dtype: Annotated[
         str | None,
         typer.Option(
@@ -1418,21 +1178,19 @@ def crossover_command(
     from .api import crossover, kv_bytes_per_token
     from .units import parse_context
 
+    refuse(dtype is not None and by != "bytes", "--dtype applies to --by bytes; add --by bytes, or leave --dtype out")
     refuse(
-        dtype is not None and by != Measure.bytes, "--dtype applies to --by bytes; add --by bytes, or leave --dtype out"
-    )
-    refuse(
-        mla is not None and by == Measure.bytes,
+        mla is not None and by == "bytes",
         "--mla applies to --by flops: the KV cache of MLA is its latent either way",
     )
     if ctx is not None:
         parse_context(ctx)
-    form: MlaFormName = "absorbed" if mla is MlaForm.absorbed else "plain"
+    form: MlaFormName = mla or "plain"
     from .headlines import CROSSOVER_HEADLINES, crossover_headline
     from .render.compute import crossover_renderables
 
     loaded = load_model(model, source, answer.as_json)
-    report_of = lambda at: crossover(at, ctx, measure=by.value, mla_form=form, dtype=dtype)  # noqa: E731
+    report_of = lambda at: crossover(at, ctx, measure=by, mla_form=form, dtype=dtype)  # noqa: E731
     headline = lambda at, report: crossover_headline(report, kv_bytes_per_token(at, dtype))  # noqa: E731
     render = lambda report, columns: crossover_renderables(report, columns, plot)  # noqa: E731
     respond(loaded, "crossover", report_of, headline, CROSSOVER_HEADLINES, render, answer)
@@ -1606,15 +1364,15 @@ def compare_command(
         from .render.comparison import compare_brief
 
         refuse(
-            answer.output_format != OutputFormat.table or answer.as_json,
+            answer.output_format != "table" or answer.as_json,
             "--brief prints a few lines; leave out --format and --json",
         )
         emit(rows, False, compare_brief, answer.svg, answer.html, answer.width)
     elif answer.json_document:
         print_json(rows)
-    elif answer.output_format == OutputFormat.csv:
+    elif answer.output_format == "csv":
         compare_csv(rows)
-    elif answer.output_format == OutputFormat.markdown:
+    elif answer.output_format == "markdown":
         compare_markdown(rows)
     else:
         emit(rows, False, compare_table, answer.svg, answer.html, answer.width)
