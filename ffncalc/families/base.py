@@ -8,7 +8,7 @@ declares it, so two bases declaring one field would silently disagree.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -38,6 +38,7 @@ from ..spec import (
     StoredTensor,
 )
 from .blocks import EXPERT_MLP, LLAMA_ATTENTION, LLAMA_LAYER, LLAMA_MLP, LLAMA_MODEL, LLAMA_MOE, SHARED_EXPERTS
+from .declaration import fields_from
 
 
 class Bundle(BaseModel):
@@ -104,12 +105,12 @@ class TiedEmbeddings(Bundle):
     tie_word_embeddings: Flag = False
 
 
+@fields_from(
+    "LlamaConfig", model_class="LlamaForCausalLM", informational=frozenset({"max_position_embeddings", "pad_token_id"})
+)
 class DecoderConfig(HFConfig):
-    """configuration_llama.py: the fields of a Llama-style decoder, with LlamaConfig's defaults."""
-
-    config_class = "LlamaConfig"
-    default_model_class = "LlamaForCausalLM"
-    informational_fields = frozenset({"max_position_embeddings", "pad_token_id"})
+    """configuration_llama.py: the fields every Llama-style decoder reads, with LlamaConfig's defaults (a family
+    declared from its own configuration class re-defaults them)."""
 
     # Where the checkpoint keeps each part (the Llama lineage's names unless a family says otherwise).
     layer_name: ClassVar[str] = LLAMA_LAYER
@@ -119,10 +120,12 @@ class DecoderConfig(HFConfig):
     expert_names: ClassVar[Names] = EXPERT_MLP
     model_names: ClassVar[ModelNames] = LLAMA_MODEL
 
-    vocab_size: Width = 32000
-    hidden_size: Width = 4096
-    num_attention_heads: HeadCount = 32
-    pad_token_id: int | None = Field(None, strict=True)  # the embedding's padding row: it must be a row of the table
+    vocab_size: Width
+    hidden_size: Width
+    num_attention_heads: HeadCount
+    pad_token_id: Annotated[
+        int | None, Field(strict=True)
+    ]  # the embedding's padding row: it must be a row of the table
 
     #: Whether transformers refuses a hidden_size that is not a multiple of num_attention_heads
     #: (LlamaConfig.validate_architecture does, whatever head_dim says; Mistral and Qwen floor it).

@@ -1,0 +1,189 @@
+"""A family's fields from transformers' own record: the annotations say what the family reads and how it is checked
+(its types), the record of the transformers configuration class says each field's default and other names.
+
+``@family("qwen2", transformers="Qwen2Config", ...)`` (registry.py) hands the class here once it is made. For each
+field of the class, inherited ones included, the record of Qwen2Config supplies:
+
+- the default (the class's own, whatever a base class took from its own configuration class), and
+- the other names a config.json may give the field (the class's ``attribute_map``: GPT-2's ``n_embd`` for
+  ``hidden_size``), as pydantic's ``validation_alias``.
+
+A field the family reads although its configuration class has none (a key the modeling code reads with getattr),
+or whose default the family deliberately takes otherwise, is declared in the decorator with the reason; its default
+is then the one written on the annotation. A default written anywhere else is refused when the class is made: it
+would be a copy of the record, which the record now says once.
+
+The record is ffncalc/transformers_defaults.json (tools/write_record.py writes it from
+tests/expected/transformers_defaults.json, transformers 5.24's, trimmed to the fields families read): one
+configuration class a line, so making a class reads only its own line and start-up parses no more.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import AliasChoices
+from pydantic.fields import FieldInfo
+
+from ..schema import HFConfig
+
+C = TypeVar("C", bound=type)
+
+RECORD = Path(__file__).resolve().parent.parent / "transformers_defaults.json"
+
+
+class DeclarationError(TypeError):
+    """A family's declaration disagrees with the record (a field its class lacks, a default copied by hand …)."""
+
+
+@cache
+def _record_bytes() -> bytes:
+    return RECORD.read_bytes()
+
+
+@cache
+def recorded(config_class: str) -> dict[str, Any]:
+    """The record of transformers' CONFIG_CLASS: {"fields": {field: default}, "attribute_map": {name: field}}.
+
+    Only that class's line of the record is parsed (the file keeps one class a line, keyed by its name)."""
+    data = _record_bytes()
+    key = b'\n"' + config_class.encode() + b'": '
+    start = data.find(key)
+    if start == -1:
+        raise DeclarationError(
+            f"{config_class} is not in ffncalc/transformers_defaults.json: record it with tools/config_defaults.py "
+            "(transformers in a side venv), then ship it with tools/write_record.py"
+        )
+    end = data.find(b"\n", start + len(key))
+    found: dict[str, Any] = json.loads(data[start + len(key) : end].rstrip(b","))
+    return found
+
+
+def declare(
+    cls: C,
+    transformers: str,
+    *,
+    read_beyond: dict[str, str] | None = None,
+    own_defaults: dict[str, str] | None = None,
+    architecture: str | None = None,
+    model_class: str | None = None,
+    heads_divide_hidden: bool | None = None,
+    informational: frozenset[str] = frozenset(),
+    routing: tuple[str, str] | None = None,
+) -> C:
+    """CLS's fields defaulted and named from the record of TRANSFORMERS (its configuration class), and the family's
+    metadata set as class data. READ_BEYOND: field → why the family reads it although TRANSFORMERS has no such field;
+    OWN_DEFAULTS: field → why the default written on its annotation differs from the record's. Both inherit: a base's
+    reason holds for a subclass unless its own configuration class has the field (then the record's default)."""
+    if not (isinstance(cls, type) and issubclass(cls, HFConfig)):
+        raise DeclarationError(f"{cls!r}: only an adapter (an HFConfig) takes its fields from the record")
+    adapter: type[HFConfig] = cls
+    record = recorded(transformers)
+    beyond = {**_inherited(adapter, "read_beyond"), **(read_beyond or {})}
+    own = own_defaults or {}
+    written = _written_defaults(adapter)
+    common = HFConfig.model_fields
+    fields = dict(adapter.__pydantic_fields__)
+    for name, info in fields.items():
+        if name in common:
+            continue  # model_type, dtype, quantization_config …: every config's, read the same for all
+        real = _recorded_name(record, name)
+        if real is None:
+            if name not in beyond:
+                raise DeclarationError(
+                    f"{adapter.__name__} reads {name}, which {transformers} has no field for: declare why in read_beyond"
+                )
+            if info.is_required():
+                raise DeclarationError(
+                    f"{adapter.__name__}.{name}, read beyond {transformers}, needs a written default"
+                )
+            continue
+        beyond.pop(name, None)  # a base read it beyond its class; this class has it
+        if name in own:
+            if name not in written:
+                raise DeclarationError(f"{adapter.__name__} names {name} in own_defaults but writes no default for it")
+            if _same(info.get_default(call_default_factory=True), record["fields"][real]):
+                raise DeclarationError(f"{adapter.__name__}.{name}'s own default is {transformers}'s recorded one")
+            continue
+        if name in written:
+            raise DeclarationError(
+                f"{adapter.__name__}.{name}: {transformers}'s record gives its default; write none "
+                "(or say in own_defaults why this one differs)"
+            )
+        others = [other for other in _names_of(record, real) if other != name]
+        fields[name] = FieldInfo.merge_field_infos(
+            info,
+            default=copy.deepcopy(record["fields"][real]),
+            default_factory=None,
+            validation_alias=AliasChoices(name, *others) if others else None,
+        )
+    unknown = sorted((set(read_beyond or {}) | set(own)) - set(fields))
+    if unknown:
+        raise DeclarationError(f"{adapter.__name__} declares reasons for {unknown}, which it has no field for")
+    adapter.__pydantic_fields__ = fields
+    # The schema is built on first validation (defer_build), from the fields as replaced here.
+    assert not adapter.__pydantic_complete__, f"{adapter.__name__}'s schema was built before its fields were declared"
+    adapter.config_class = transformers
+    adapter.read_beyond = beyond
+    adapter.own_defaults = own
+    adapter.undeclared_keys = frozenset(beyond)
+    if architecture is not None:
+        adapter.architecture = architecture
+    if model_class is not None:
+        adapter.default_model_class = model_class
+    if heads_divide_hidden is not None:
+        if not hasattr(adapter, "heads_divide_hidden"):
+            raise DeclarationError(f"{adapter.__name__} checks no heads against the width (not a DecoderConfig)")
+        setattr(adapter, "heads_divide_hidden", heads_divide_hidden)  # noqa: B010 - DecoderConfig's, not HFConfig's
+    if informational:
+        adapter.informational_fields = adapter.informational_fields | informational
+    if routing is not None:
+        adapter.routing_fields = routing
+    return cls
+
+
+def _inherited(cls: type, attribute: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for base in reversed(cls.__mro__[1:]):
+        found.update(base.__dict__.get(attribute, {}))
+    return found
+
+
+def _written_defaults(cls: type[HFConfig]) -> set[str]:
+    """The fields whose annotation in CLS's own body is given a default."""
+    own = inspect.get_annotations(cls)
+    return {name for name in own if name in cls.__pydantic_fields__ and not cls.__pydantic_fields__[name].is_required()}
+
+
+def _recorded_name(record: dict[str, Any], name: str) -> str | None:
+    """The configuration class's field that NAME is (itself, or the field its attribute_map makes it), or None."""
+    if name in record["fields"]:
+        return name
+    mapped = record["attribute_map"].get(name)
+    return mapped if mapped in record["fields"] else None
+
+
+def _names_of(record: dict[str, Any], field: str) -> list[str]:
+    """FIELD and every name the class's attribute_map gives it, in the record's order."""
+    return [field] + [name for name, target in record["attribute_map"].items() if target == field]
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Equal and of one type (True is not 1, 1.0 is not 1: a default is shown as it is)."""
+    return type(one) is type(other) and one == other
+
+
+def fields_from(transformers: str, **declared: Any) -> Callable[[C], C]:
+    """``declare`` as a decorator, for a base class that no model_type registers but that is validated as a family's
+    own (DecoderConfig: LlamaConfig's fields, inherited by families not yet declared from the record)."""
+
+    def decorate(cls: C) -> C:
+        return declare(cls, transformers, **declared)
+
+    return decorate
