@@ -234,6 +234,7 @@ class HFConfig(BaseModel):
     #: configuration class, and those whose default it takes otherwise than the record: field → why.
     read_beyond: ClassVar[dict[str, str]] = {}
     own_defaults: ClassVar[dict[str, str]] = {}
+    other_names: ClassVar[dict[str, str]] = {}
 
     @model_validator(mode="before")
     @classmethod

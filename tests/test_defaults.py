@@ -112,6 +112,7 @@ def test_a_declared_module_writes_no_default_the_record_gives(module):
         if not _declared(cls) and not all(_declared(sub) for sub in _registered_descendants(cls)):
             continue  # a base of families not yet declared: its defaults are theirs (README, "Adding a family")
         reasons = {**cls.__dict__.get("read_beyond", {}), **cls.__dict__.get("own_defaults", {})}
+        reasons |= cls.__dict__.get("other_names", {})
         written += [
             f"{cls.__name__}.{statement.target.id}"
             for statement in bodies[cls.__name__].body
@@ -147,7 +148,7 @@ def test_every_declared_exception_has_a_reason():
     unsaid = []
     for module in _declared_modules():
         for cls in _adapter_classes(module):
-            for kind in ("read_beyond", "own_defaults"):
+            for kind in ("read_beyond", "own_defaults", "other_names"):
                 reasons = cls.__dict__.get(kind, {})
                 unsaid += [f"{cls.__name__}.{kind}.{field}" for field, why in reasons.items() if len(why.split()) < 3]
     assert unsaid == []

@@ -71,6 +71,7 @@ def declare(
     *,
     read_beyond: dict[str, str] | None = None,
     own_defaults: dict[str, str] | None = None,
+    other_names: dict[str, str] | None = None,
     architecture: str | None = None,
     model_class: str | None = None,
     heads_divide_hidden: bool | None = None,
@@ -79,14 +80,18 @@ def declare(
 ) -> C:
     """CLS's fields defaulted and named from the record of TRANSFORMERS (its configuration class), and the family's
     metadata set as class data. READ_BEYOND: field → why the family reads it although TRANSFORMERS has no such field;
-    OWN_DEFAULTS: field → why the default written on its annotation differs from the record's. Both inherit: a base's
-    reason holds for a subclass unless its own configuration class has the field (then the record's default)."""
+    OWN_DEFAULTS: field → why the default written on its annotation differs from the record's; OTHER_NAMES: field → why
+    the names written on it (``Field(validation_alias=AliasChoices(...))``) are more than, or ordered otherwise than,
+    the attribute_map's (a key the class's __init__ reads as the field: BLOOM's n_embed). READ_BEYOND and OTHER_NAMES
+    inherit: a base's reason holds for a subclass unless its own configuration class has the field (then the record's
+    default) or the subclass says otherwise."""
     if not (isinstance(cls, type) and issubclass(cls, HFConfig)):
         raise DeclarationError(f"{cls!r}: only an adapter (an HFConfig) takes its fields from the record")
     adapter: type[HFConfig] = cls
     record = recorded(transformers)
     beyond = {**_inherited(adapter, "read_beyond"), **(read_beyond or {})}
     own = own_defaults or {}
+    named = {**_inherited(cls, "other_names"), **(other_names or {})}
     written = _written_defaults(adapter)
     common = HFConfig.model_fields
     fields = dict(adapter.__pydantic_fields__)
@@ -117,13 +122,19 @@ def declare(
                 "(or say in own_defaults why this one differs)"
             )
         others = [other for other in _names_of(record, real) if other != name]
+        alias = AliasChoices(name, *others) if others else None
+        if name in named:
+            written_names = info.validation_alias
+            if not isinstance(written_names, AliasChoices) or not {name, *others} <= set(written_names.choices):
+                raise DeclarationError(
+                    f"{cls.__name__}.{name}: other_names says why, but its AliasChoices do not hold "
+                    f"{transformers}'s names for it {[name, *others]}"
+                )
+            alias = written_names
         fields[name] = FieldInfo.merge_field_infos(
-            info,
-            default=copy.deepcopy(record["fields"][real]),
-            default_factory=None,
-            validation_alias=AliasChoices(name, *others) if others else None,
+            info, default=copy.deepcopy(record["fields"][real]), default_factory=None, validation_alias=alias
         )
-    unknown = sorted((set(read_beyond or {}) | set(own)) - set(fields))
+    unknown = sorted((set(read_beyond or {}) | set(own) | set(other_names or {})) - set(fields))
     if unknown:
         raise DeclarationError(f"{adapter.__name__} declares reasons for {unknown}, which it has no field for")
     adapter.__pydantic_fields__ = fields
@@ -132,6 +143,7 @@ def declare(
     adapter.config_class = transformers
     adapter.read_beyond = beyond
     adapter.own_defaults = own
+    adapter.other_names = named
     adapter.undeclared_keys = frozenset(beyond)
     if architecture is not None:
         adapter.architecture = architecture
@@ -170,8 +182,12 @@ def _recorded_name(record: dict[str, Any], name: str) -> str | None:
 
 
 def _names_of(record: dict[str, Any], field: str) -> list[str]:
-    """FIELD and every name the class's attribute_map gives it, in the record's order."""
-    return [field] + [name for name, target in record["attribute_map"].items() if target == field]
+    """FIELD and every name the class's attribute_map gives it, in the record's order: the names it maps to FIELD, and
+    the name it maps FIELD to where that is no field (BailingHybridConfig keeps max_position_embeddings under
+    model_max_length, so a model_max_length key sets it)."""
+    names = [field] + [name for name, target in record["attribute_map"].items() if target == field]
+    beyond = record["attribute_map"].get(field)
+    return names + [beyond] if beyond is not None and beyond not in record["fields"] else names
 
 
 def _same(one: Any, other: Any) -> bool:
