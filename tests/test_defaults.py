@@ -109,8 +109,11 @@ def test_a_declared_module_writes_no_default_the_record_gives(module):
     }
     written = []
     for cls in _adapter_classes(module):
-        if not _declared(cls) and not all(_declared(sub) for sub in _registered_descendants(cls)):
-            continue  # a base of families not yet declared: its defaults are theirs (README, "Adding a family")
+        descendants = _registered_descendants(cls)
+        if not _declared(cls) and not (descendants and all(_declared(sub) for sub in descendants)):
+            # a base of families not yet declared, or a block read only inside another config (Emu3's text model,
+            # whose class transformers' record for the registered model_types does not hold): its defaults are its own
+            continue
         reasons = {**cls.__dict__.get("read_beyond", {}), **cls.__dict__.get("own_defaults", {})}
         reasons |= cls.__dict__.get("other_names", {})
         written += [
@@ -181,7 +184,10 @@ def test_every_default_is_transformers_default(model_type):
     fields = known["fields"]
     mapped = {**{v: k for k, v in known["attribute_map"].items()}, **known["attribute_map"]}
     wrong = {}
+    adapter = adapter_for(model_type, "towers" if model_type in index("towers") else "families")
     for name, aliases, default in declared_fields(model_type):
+        if name in adapter.own_defaults:
+            continue  # taken otherwise on purpose, with the reason beside the class (test_every_declared_exception…)
         field = next((alias for alias in aliases if alias in fields), None)
         if field is None:
             field = next((mapped[alias] for alias in aliases if mapped.get(alias) in fields), None)

@@ -91,7 +91,14 @@ def declare(
     record = recorded(transformers)
     beyond = {**_inherited(adapter, "read_beyond"), **(read_beyond or {})}
     own = own_defaults or {}
-    named = {**_inherited(cls, "other_names"), **(other_names or {})}
+    # A base's other names hold for a field this class inherits, not for one it annotates anew without them.
+    annotated = inspect.get_annotations(cls)
+    named = {
+        name: why
+        for name, why in _inherited(cls, "other_names").items()
+        if name not in annotated or isinstance(cls.__pydantic_fields__[name].validation_alias, AliasChoices)
+    }
+    named |= other_names or {}
     written = _written_defaults(adapter)
     common = HFConfig.model_fields
     fields = dict(adapter.__pydantic_fields__)
@@ -99,6 +106,9 @@ def declare(
         if name in common:
             continue  # model_type, dtype, quantization_config …: every config's, read the same for all
         real = _recorded_name(record, name)
+        if real is None and name in named and isinstance(info.validation_alias, AliasChoices):
+            # the family's own name for a field it reads under the class's names too (Gemma's hidden_act)
+            real = next(filter(None, (_recorded_name(record, str(c)) for c in info.validation_alias.choices)), None)
         if real is None:
             if name not in beyond:
                 raise DeclarationError(
@@ -174,11 +184,14 @@ def _written_defaults(cls: type[HFConfig]) -> set[str]:
 
 
 def _recorded_name(record: dict[str, Any], name: str) -> str | None:
-    """The configuration class's field that NAME is (itself, or the field its attribute_map makes it), or None."""
-    if name in record["fields"]:
+    """The configuration class's field that NAME is, or None: NAME itself, the field its attribute_map sends NAME to,
+    or the field it sends to NAME (DeepseekV3Config keeps num_mtp_layers as num_nextn_predict_layers)."""
+    fields, attribute_map = record["fields"], record["attribute_map"]
+    if name in fields:
         return name
-    mapped = record["attribute_map"].get(name)
-    return mapped if mapped in record["fields"] else None
+    if attribute_map.get(name) in fields:
+        return str(attribute_map[name])
+    return next((field for field, target in attribute_map.items() if target == name and field in fields), None)
 
 
 def _names_of(record: dict[str, Any], field: str) -> list[str]:

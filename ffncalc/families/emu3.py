@@ -4,7 +4,7 @@ videos, with temporal convolutions) as tokens of the vocabulary, its decoder kep
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
@@ -81,7 +81,7 @@ class Emu3Blocks:
         ]
 
 
-@tower("emu3_vqgan")
+@tower("emu3_vqgan", transformers="Emu3VQVAEConfig")
 class Emu3VQVAEConfig(Emu3Blocks, TowerConfig):
     """configuration_emu3.py (Emu3VQVAEConfig) / modeling_emu3.py (Emu3VQVAE), encoder and decoder both built.
     The encoder: conv_in; per level of channel_multiplier num_res_blocks ResNet blocks (GroupNorms, 3 × 3
@@ -95,22 +95,21 @@ class Emu3VQVAEConfig(Emu3Blocks, TowerConfig):
     codebook_size × embed_dim) and quant_conv and post_quant_conv (Conv3d 3 × 1 × 1). Each BatchNorm3d also saves its
     running_mean, running_var and num_batches_tracked."""
 
-    config_class = "Emu3VQVAEConfig"
     informational_fields = frozenset({"out_channels"})  # read: the decoder's conv_out (see tower)
 
-    codebook_size: Width = 32768
-    embed_dim: Width = 4
-    latent_channels: Width = 4
-    double_latent: Flag = False
-    in_channels: Width = 3
-    out_channels: Width = 3
-    temporal_downsample_factor: Width = 4
-    base_channels: Width = 256
-    channel_multiplier: list[Width] = Field(default_factory=lambda: [1, 2, 2, 4], min_length=1, max_length=16)
-    num_res_blocks: Width = 2
-    attn_resolutions: list[int] = Field(default_factory=lambda: [3], max_length=16)
-    hidden_size: Width = 1024
-    num_attention_heads: HeadCount = 1
+    codebook_size: Width
+    embed_dim: Width
+    latent_channels: Width
+    double_latent: Flag
+    in_channels: Width
+    out_channels: Width
+    temporal_downsample_factor: Width
+    base_channels: Width
+    channel_multiplier: Annotated[list[Width], Field(min_length=1, max_length=16)]
+    num_res_blocks: Width
+    attn_resolutions: Annotated[list[int], Field(max_length=16)]
+    hidden_size: Width
+    num_attention_heads: HeadCount
 
     @model_validator(mode="after")
     def _check_widths(self) -> Emu3VQVAEConfig:
@@ -240,7 +239,7 @@ class Emu3TextConfig(
     pad_token_id: int | None = Field(151643, strict=True)
 
 
-@family("emu3")
+@family("emu3", transformers="Emu3Config", architecture="Emu3", model_class="Emu3ForConditionalGeneration")
 class Emu3Config(HFConfig):
     """configuration_emu3.py / modeling_emu3.py (Emu3ForConditionalGeneration): Emu3TextModel (text_config) with
     lm_head, tied to its token table with the wrapper's tie_word_embeddings (default false), and the VQ-VAE
@@ -248,15 +247,12 @@ class Emu3Config(HFConfig):
     (vocabulary_map). Stored in transformers 4's layout (conversion mapping "emu3"): text_model.model.,
     text_model.lm_head, vqmodel."""
 
-    architecture = "Emu3"
-    config_class = "Emu3Config"
-    default_model_class = "Emu3ForConditionalGeneration"
     informational_fields = frozenset({"vocabulary_map"})
 
-    text_config: dict[str, Any] | None = None
-    vq_config: dict[str, Any] | None = None
-    vocabulary_map: dict[str, Any] | None = None
-    tie_word_embeddings: Flag = False
+    text_config: dict[str, Any] | None
+    vq_config: dict[str, Any] | None
+    vocabulary_map: dict[str, Any] | None
+    tie_word_embeddings: Flag
 
     @property
     def text_only(self) -> bool:
