@@ -91,22 +91,18 @@ def whisper_encoder_tower(
     return Tower((layer,) * layers, extras, hidden, None, audio=audio)
 
 
-@tower("voxtral_encoder")
+@tower("voxtral_encoder", transformers="VoxtralEncoderConfig")
 class VoxtralEncoderConfig(TowerConfig):
     """configuration_voxtral.py (VoxtralEncoderConfig) / modeling_voxtral.py (VoxtralEncoder): Whisper's encoder,
     whose output the wrapper regroups (see VoxtralConfig)."""
 
-    config_class = "VoxtralEncoderConfig"
-
-    hidden_size: Width = Field(1280, validation_alias=AliasChoices("hidden_size", "d_model"))
-    intermediate_size: Width = Field(5120, validation_alias=AliasChoices("intermediate_size", "encoder_ffn_dim"))
-    num_hidden_layers: LayerCount = Field(32, validation_alias=AliasChoices("num_hidden_layers", "encoder_layers"))
-    num_attention_heads: HeadCount = Field(
-        20, validation_alias=AliasChoices("num_attention_heads", "encoder_attention_heads")
-    )
-    activation_function: Name = "gelu"
-    num_mel_bins: Width = 128
-    max_source_positions: PositionCount = 1500
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    activation_function: Name
+    num_mel_bins: Width
+    max_source_positions: PositionCount
 
     def tower(self, prefix: str) -> Tower:
         return whisper_encoder_tower(

@@ -46,7 +46,7 @@ class AudioLanguageConfig(MultimodalLayers):
     """A wrapper with an audio tower and no vision tower, whose configuration class has no tie_word_embeddings and
     whose ForConditionalGeneration declares no tied weights: its lm_head is its own."""
 
-    audio_config: dict[str, Any] | None = None
+    audio_config: dict[str, Any] | None
 
 
 @family("voxtral", transformers="VoxtralConfig", architecture="Voxtral", model_class="VoxtralForConditionalGeneration")

@@ -42,7 +42,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers
+from .base import DecoderConfig
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse, mtp_extra
 from .registry import family
 
@@ -155,7 +155,7 @@ def mla_attention(config: MlaWidths, window: int | None, **overrides: Any) -> At
     )
 
 
-class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderConfig):
+class DeepseekLayers(DecoderConfig):
     """DeepSeek-V3's layers: multi-head latent attention, dense layers then an MoE of routed experts beside shared
     ones (one MLP of n_shared_experts × moe_intermediate_size), the router's e_score_correction_bias a persistent
     buffer saved with the weights. The fields every descendant's configuration class shares, with DeepSeek-V3's
@@ -166,20 +166,19 @@ class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderCo
     attention_names = MLA_ATTENTION
     moe_names = DEEPSEEK_MOE
 
-    vocab_size: Width = 129280
-    hidden_size: Width = 7168
-    intermediate_size: Width = 18432
-    moe_intermediate_size: Width = 2048
-    num_hidden_layers: LayerCount = 61
-    num_attention_heads: HeadCount = 128
-    num_key_value_heads: HeadCount | None = 128
-    n_shared_experts: ExpertCountOrZero = 1
-    kv_lora_rank: Width = 512
-    q_lora_rank: Width | None = 1536
-    qk_rope_head_dim: Width = 64
-    v_head_dim: Width = 128
-    qk_nope_head_dim: Width = 128
-    max_position_embeddings: PositionCount = 4096
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    attention_bias: Flag
+    hidden_act: Name
+    moe_intermediate_size: Width
+    num_key_value_heads: HeadCount | None
+    n_shared_experts: ExpertCountOrZero
+    kv_lora_rank: Width
+    q_lora_rank: Width | None
+    qk_rope_head_dim: Width
+    v_head_dim: Width
+    qk_nope_head_dim: Width
+    max_position_embeddings: PositionCount
     # No head_dim: MLA's widths come from the fields above (resolved_head_dim, unused, would be hidden // heads).
 
     @property

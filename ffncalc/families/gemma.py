@@ -47,14 +47,14 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 from .multimodal import MultimodalConfig, MultimodalLayers, nest
 from .registry import family
 from .towers import Tower, audio_module, projector_module
 
 
-class GemmaLayers(AttentionBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
+class GemmaLayers(DecoderConfig):
     """configuration_gemma.py: embeddings tied unless told otherwise; head_dim 256 by default.
 
     Gemma's RMSNorm scales by (1 + weight), which changes its values, not its size.
@@ -65,16 +65,13 @@ class GemmaLayers(AttentionBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
     default_model_class = "GemmaForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
 
-    vocab_size: Width = 256000
-    hidden_size: Width = 3072
-    num_hidden_layers: LayerCount = 28
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 16
-    head_dim: Width | None = 256
-    hidden_act: Name = "gelu_pytorch_tanh"
-    max_position_embeddings: PositionCount = 8192
-    tie_word_embeddings: Flag = True
-    pad_token_id: int | None = Field(0, strict=True)
+    num_hidden_layers: LayerCount
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
 
 
 @family("gemma", transformers="GemmaConfig")
@@ -96,16 +93,10 @@ class Gemma2Layers(GemmaLayers):
     heads_divide_hidden = True  # Gemma2Config.validate_architecture
     global_period: ClassVar[int] = 2
 
-    hidden_size: Width = 2304
-    num_hidden_layers: LayerCount = 26
-    num_attention_heads: HeadCount = 8
-    num_key_value_heads: HeadCount | None = 4
     other_names = {"hidden_act": "Gemma-2 on name the activation hidden_activation; older configs only have hidden_act"}
-    hidden_act: Name = Field(
-        default="gelu_pytorch_tanh", validation_alias=AliasChoices("hidden_activation", "hidden_act")
-    )
-    sliding_window: Width | None = 4096
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    hidden_act: Name = Field(validation_alias=AliasChoices("hidden_activation", "hidden_act"))
+    sliding_window: Width | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     @derives("layer_types", "every second layer global, the others sliding")
     def window_kinds(self) -> list[str]:
@@ -133,11 +124,11 @@ class Gemma2Layers(GemmaLayers):
         return self.layer(self.attention(window), self.gated_ffn(), self.sandwich_norms())
 
 
-@family("gemma2")
-class Gemma2Config(FfnWidth, Gemma2Layers):
+@family("gemma2", transformers="Gemma2Config")
+class Gemma2Config(Gemma2Layers):
     """configuration_gemma2.py: Gemma-2's layers, one MLP width for all."""
 
-    intermediate_size: Width = 9216
+    intermediate_size: Width
 
 
 @family("vaultgemma", transformers="VaultGemmaConfig", architecture="VaultGemma", model_class="VaultGemmaForCausalLM")
@@ -337,11 +328,10 @@ class Gemma4TextLayers(Gemma2Config):
     """
 
     heads_divide_hidden = False  # Gemma4TextConfig has no validate_architecture of its own
-    read_beyond = {
-        "global_head_dim": "__post_init__ kwargs",
-        "num_global_key_value_heads": "__post_init__ kwargs",
-        "per_layer_config": "__post_init__ kwargs",
-    }
+    read_beyond = dict.fromkeys(
+        ("global_head_dim", "num_global_key_value_heads", "per_layer_config"),
+        "no field of Gemma4TextConfig: a key its __post_init__ reads from its kwargs",
+    )
     global_period: ClassVar[int] = 6  # a local of __post_init__, not a field
 
     num_key_value_heads: HeadCount
@@ -351,7 +341,7 @@ class Gemma4TextLayers(Gemma2Config):
     attention_k_eq_v: Flag
     num_kv_shared_layers: LayerIndex
     use_double_wide_mlp: Flag
-    global_head_dim: Width = 512  # not fields of Gemma4TextConfig: keys its __post_init__ reads
+    global_head_dim: Width = 512
     num_global_key_value_heads: HeadCount | None = None
     per_layer_config: dict[str, dict[str, Any]] | None = None
 
