@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
@@ -287,7 +287,7 @@ class GlmAsrEncoderConfig(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, extras, hidden, None, audio=audio)
 
 
-@tower("qwen3_asr_encoder")
+@tower("qwen3_asr_encoder", transformers="Qwen3ASREncoderConfig")
 class Qwen3ASREncoderConfig(TowerConfig):
     """configuration_qwen3_asr.py (Qwen3ASREncoderConfig) / modeling_qwen3_asr.py (Qwen3ASREncoder): three
     convolutions of 3 × 3, stride 2 (1 → downsample_hidden_size → itself → itself, with biases), conv_out (the
@@ -295,19 +295,16 @@ class Qwen3ASREncoderConfig(TowerConfig):
     pre-LN layers with a bias on every projection (k_proj too) and ln_post. It reads chunks of 2 · n_window
     frames attending within windows of n_window_infer frames, whose last may be short: no fixed-window rule."""
 
-    config_class = "Qwen3ASREncoderConfig"
     informational_fields = frozenset({"n_window", "n_window_infer", "max_position_embeddings", "scale_embedding"})
 
-    d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
-    encoder_ffn_dim: Width = Field(4096, validation_alias=AliasChoices("encoder_ffn_dim", "intermediate_size"))
-    encoder_layers: LayerCount = Field(24, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_attention_heads: HeadCount = Field(
-        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    activation_function: Name = "gelu"
-    num_mel_bins: Width = 128
-    downsample_hidden_size: Width = 480
-    output_dim: Width = 3584
+    d_model: Width
+    encoder_ffn_dim: Width
+    encoder_layers: LayerCount
+    encoder_attention_heads: HeadCount
+    activation_function: Name
+    num_mel_bins: Width
+    downsample_hidden_size: Width
+    output_dim: Width
 
     def frequencies(self) -> int:
         """The mel bins left after the three stride-2 convolutions (padding 1, kernel 3): f ← (f + 1) // 2, thrice."""

@@ -137,7 +137,7 @@ def declare(
         alias = AliasChoices(name, *others) if others else None
         if name in named:
             written_names = info.validation_alias
-            if not isinstance(written_names, AliasChoices) or not {name, *others} <= set(written_names.choices):
+            if not isinstance(written_names, AliasChoices) or not set(others) <= set(written_names.choices):
                 raise DeclarationError(
                     f"{cls.__name__}.{name}: other_names says why, but its AliasChoices do not hold "
                     f"{transformers}'s names for it {[name, *others]}"

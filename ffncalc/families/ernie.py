@@ -9,7 +9,7 @@ from pydantic import Field
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
 from ..spec import Layer, Parameter, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import is_sparse
 from .registry import family
 
@@ -18,27 +18,25 @@ ERNIE_SHARED = names(
 )
 
 
-@family("ernie4_5")
-class Ernie45Config(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "ernie4_5",
+    transformers="Ernie4_5Config",
+    architecture="ERNIE-4.5",
+    model_class="Ernie4_5ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+)
+class Ernie45Config(DecoderConfig):
     """configuration_ernie4_5.py / modular_ernie4_5.py: Llama's layer with one bias switch, use_bias, for q, k,
     v, o and the MLP (the head has none); head_dim 128 unless the config says null (then hidden_size // heads)."""
 
-    architecture = "ERNIE-4.5"
-    config_class = "Ernie4_5Config"
-    default_model_class = "Ernie4_5ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-
-    vocab_size: Width = 103424
-    hidden_size: Width = 1024
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 18
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 2
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 131072
-    tie_word_embeddings: Flag = True
-    use_bias: Flag = False
-    pad_token_id: int | None = Field(0, strict=True)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
+    use_bias: Flag
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         bias = self.use_bias

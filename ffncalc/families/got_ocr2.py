@@ -39,19 +39,19 @@ class _SamEncoderFields(TowerConfig):
     a 1 × 1 convolution into output_channels, a LayerNorm, a 3 × 3 convolution, a LayerNorm (no biases on either
     convolution)."""
 
-    hidden_size: Width = 768
-    output_channels: Width = 256
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    num_channels: Width = 3
-    image_size: Width = 1024
-    patch_size: Width = 16
-    hidden_act: Name = "gelu"
-    qkv_bias: Flag = True
-    use_abs_pos: Flag = True
-    use_rel_pos: Flag = True
-    window_size: int = Field(14, ge=0)
-    global_attn_indexes: list[LayerIndex] = [2, 5, 8, 11]
+    hidden_size: Width
+    output_channels: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_channels: Width
+    image_size: Width
+    patch_size: Width
+    hidden_act: Name
+    qkv_bias: Flag
+    use_abs_pos: Flag
+    use_rel_pos: Flag
+    window_size: Annotated[int, Field(ge=0)]
+    global_attn_indexes: list[LayerIndex]
 
     @model_validator(mode="after")
     def _check_heads(self) -> _SamEncoderFields:
@@ -110,14 +110,12 @@ class _SamEncoderFields(TowerConfig):
         return Tower(layers, tuple(extras), out, image)
 
 
-@tower("got_ocr2_vision")
+@tower("got_ocr2_vision", transformers="GotOcr2VisionConfig")
 class GotOcr2VisionConfig(_SamEncoderFields):
     """configuration_got_ocr2.py (GotOcr2VisionConfig) / modeling_got_ocr2.py (GotOcr2VisionEncoder, SAM's ViT), its
     FFN mlp_dim wide."""
 
-    config_class = "GotOcr2VisionConfig"
-
-    mlp_dim: Width = 3072
+    mlp_dim: Width
 
     @property
     def mlp_width(self) -> int:
