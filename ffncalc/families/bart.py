@@ -8,7 +8,7 @@ everywhere: self-attention (q, k, v, out_proj), in the decoder cross-attention o
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -124,7 +124,13 @@ def decoder_layer(
     return Layer(name, attention, ffn, norms, cross_attention=cross, stack="decoder")
 
 
-@family("bart")
+@family(
+    "bart",
+    transformers="BartConfig",
+    architecture="BART",
+    model_class="BartForConditionalGeneration",
+    read_beyond={"num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label"},
+)
 class BartConfig(BartStacks, HFConfig):
     """configuration_bart.py / modeling_bart.py.
 
@@ -137,11 +143,6 @@ class BartConfig(BartStacks, HFConfig):
     false nothing is tied: the shared table, each stack's own table and the head are four tensors.
     """
 
-    architecture = "BART"
-    config_class = "BartConfig"
-    default_model_class = "BartForConditionalGeneration"
-    read_beyond = {"num_labels": "PreTrainedConfig turns it into id2label"}
-    undeclared_keys = frozenset(read_beyond)
     informational_fields = frozenset({"pad_token_id"})
     class_prefix: ClassVar[str] = "Bart"
     classes: ClassVar[dict[str, Kind]] = {
@@ -161,21 +162,19 @@ class BartConfig(BartStacks, HFConfig):
     final_norms: ClassVar[bool] = False  # a layer_norm at the end of each stack (pre-LN families)
     base_model_prefix: ClassVar[str] = "model"
 
-    vocab_size: Width = 50265
-    max_position_embeddings: PositionCount = 1024
-    encoder_layers: LayerCount = Field(12, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_ffn_dim: Width = 4096
-    encoder_attention_heads: HeadCount = Field(
-        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    decoder_layers: LayerCount = 12
-    decoder_ffn_dim: Width = 4096
-    decoder_attention_heads: HeadCount = 16
-    activation_function: Name = "gelu"
-    d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
-    pad_token_id: int | None = Field(1, strict=True)  # the token table's padding row: it must be a row of it
-    tie_word_embeddings: Flag = True
-    id2label: dict[str, Name] | None = None
+    vocab_size: Width
+    max_position_embeddings: PositionCount
+    encoder_layers: LayerCount
+    encoder_ffn_dim: Width
+    encoder_attention_heads: HeadCount
+    decoder_layers: LayerCount
+    decoder_ffn_dim: Width
+    decoder_attention_heads: HeadCount
+    activation_function: Name
+    d_model: Width
+    pad_token_id: Annotated[int | None, Field(strict=True)]  # the token table's padding row: it must be a row of it
+    tie_word_embeddings: Flag
+    id2label: dict[str, Name] | None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
 
     @model_validator(mode="after")
@@ -447,24 +446,18 @@ class PLBartConfig(BartConfig):
         return super().labels()
 
 
-@family("m2m_100")
+@family("m2m_100", transformers="M2M100Config", architecture="M2M-100", model_class="M2M100ForConditionalGeneration")
 class M2M100Config(BartConfig):
     """configuration_m2m_100.py / modeling_m2m_100.py (M2M-100, NLLB-200's dense models): pre-LN layers and a final
     LayerNorm on each stack, no LayerNorm on the embeddings; sinusoidal positions computed into a buffer that is
     neither a parameter nor saved; no final_logits_bias; the bare model and the seq2seq LM only."""
 
-    architecture = "M2M-100"
-    config_class = "M2M100Config"
-    default_model_class = "M2M100ForConditionalGeneration"
     class_prefix = "M2M100"
     classes = {"Model": "model", "ForConditionalGeneration": "generation"}
     positions = "computed"
     embedding_norm = False
     final_norms = True
     logits_bias = False
-
-    vocab_size: Width = 128112
-    activation_function: Name = "relu"
 
 
 @family(

@@ -79,9 +79,9 @@ class EncoderClasses(HFConfig):
     )
 
     vocab_size: int | None  # declared, with its default, by each family (ESM's may be null)
-    id2label: dict[str, Name] | None = None
+    id2label: dict[str, Name] | None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
-    pad_token_id: int | None = Field(0, strict=True)  # the token table's padding row: it must be a row of it
+    pad_token_id: Annotated[int | None, Field(strict=True)]  # the token table's padding row: it must be a row of it
 
     @model_validator(mode="after")
     def _check_padding_row(self) -> EncoderClasses:
@@ -209,14 +209,14 @@ class BertLayers(EncoderClasses):
     encoder_norm: ClassVar[str] = ""  # a LayerNorm after the last layer (pre-LN encoders): its module under the root
     bert_heads: ClassVar[dict[str, tuple[bool, bool, bool, int | str | None]]] = HEADS  # what each class adds
 
-    vocab_size: Width = 30522
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 512
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    tie_word_embeddings: Flag
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
@@ -338,14 +338,14 @@ class BertLayout(BertLayers):
     """BERT's fields, defaults and builders without its decoder switches: what BertConfig shares with the encoders
     that copy its modules but never attend to an encoder's states (LayoutLM)."""
 
-    type_vocab_size: Width = 2
+    type_vocab_size: Width
 
     def token_types(self, width: int) -> list[Extra]:
         """One token-type table of type_vocab_size rows."""
         return [Extra("embedding", f"{self.root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))]
 
 
-@family("bert")
+@family("bert", transformers="BertConfig", architecture="BERT", model_class="BertForPreTraining")
 class BertConfig(BertLayout):
     """configuration_bert.py / modeling_bert.py.
 
@@ -358,15 +358,12 @@ class BertConfig(BertLayout):
     next-sentence head (dense to 2), or a classifier.
     """
 
-    architecture = "BERT"
-    config_class = "BertConfig"
-    default_model_class = "BertForPreTraining"  # what bert-base-uncased and most BERT checkpoints store
     class_prefix = "Bert"
     base_model_prefix = "bert"
     classes = frozenset(HEADS)
 
-    is_decoder: Flag = False
-    add_cross_attention: Flag = False
+    is_decoder: Flag
+    add_cross_attention: Flag
 
     @model_validator(mode="after")
     def _check_cross_attention(self) -> BertConfig:
@@ -608,9 +605,6 @@ class RobertaLayout(BertLayout):
 
     classes = frozenset(ROBERTA_HEADS)
 
-    vocab_size: Width = 50265
-    pad_token_id: int | None = Field(1, strict=True)
-
     @model_validator(mode="after")
     def _check_position_padding(self) -> RobertaLayout:
         positions = self.max_position_embeddings
@@ -748,16 +742,13 @@ class LukeConfig(RobertaLayout):
         return replace(super().to_spec(), tie_word_embeddings=False)
 
 
-@family("roberta")
+@family("roberta", transformers="RobertaConfig", architecture="RoBERTa", model_class="RobertaForMaskedLM")
 class RobertaConfig(RobertaLayout, BertConfig):
     """configuration_roberta.py / modeling_roberta.py: BERT's encoder (positions offset past the padding
     row, which changes no shape) under roberta.*; the masked-LM head lm_head (dense, layer_norm, a decoder
     tied to the word table, and a bias lm_head.bias); a sequence classifier of a dense layer and out_proj
     on the first token, no pooler; a multiple-choice classifier (one output) on the pooler."""
 
-    architecture = "RoBERTa"
-    config_class = "RobertaConfig"
-    default_model_class = "RobertaForMaskedLM"  # what roberta-base and most RoBERTa checkpoints store
     class_prefix = "Roberta"
     base_model_prefix = "roberta"
 
@@ -860,7 +851,13 @@ class ElectraLayers(BertConfig):
     base_model_prefix = "electra"
     classes = frozenset(ELECTRA_HEADS)
     head_table: ClassVar[dict[str, tuple[bool, bool, str | None]]] = ELECTRA_HEADS
-    read_beyond = {"num_labels": "read with getattr / hasattr", "summary_proj_to_labels": "read with getattr / hasattr"}
+    read_beyond = {
+        "num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label",
+        "summary_proj_to_labels": "no field of ElectraConfig: its SequenceSummary reads it with getattr / hasattr",
+        # RoFormerConfig declares none of the summary fields (ElectraConfig does: the record's defaults)
+        "summary_type": "no field of RoFormerConfig: RoFormerSequenceSummary reads it with getattr",
+        "summary_use_proj": "no field of RoFormerConfig: RoFormerSequenceSummary reads it with getattr",
+    }
 
     summary_type: Name = "first"
     summary_use_proj: Flag = True
