@@ -109,8 +109,8 @@ class _Cohere2Windows(_Cohere2WindowsBase):
     architecture="Cohere2",
     model_class="Cohere2ForCausalLM",
     read_beyond={
-        "sliding_window_pattern": "sliding_window_pattern: still in configs on the Hub, __post_init__ reads it; head_dim: __post_init__ sets hidden_size // heads, and a head_dim key of the config, set after it, wins.",
-        "head_dim": "sliding_window_pattern: still in configs on the Hub, __post_init__ reads it; head_dim: __post_init__ sets hidden_size // heads, and a head_dim key of the config, set after it, wins.",
+        "sliding_window_pattern": "no field: still in configs on the Hub, and __post_init__ reads it",
+        "head_dim": "no field: __post_init__ sets hidden_size // heads, and a head_dim key of the config, set after it, wins",
     },
 )
 class Cohere2Config(_Cohere2Windows, CohereLayers):

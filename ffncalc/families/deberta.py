@@ -57,9 +57,9 @@ class _DisentangledEncoder(EncoderClasses):
     base_model_prefix = "deberta"
     classes = frozenset(DEBERTA_HEADS)
     read_beyond = {
-        "num_labels": "read by the modeling code with getattr, or from the config's keys by __post_init__ (pooler_hidden_size)",
-        "embedding_size": "read by the modeling code with getattr, or from the config's keys by __post_init__ (pooler_hidden_size)",
-        "pooler_hidden_size": "read by the modeling code with getattr, or from the config's keys by __post_init__ (pooler_hidden_size)",
+        "num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label",
+        "embedding_size": "no field: the modeling code reads it with getattr",
+        "pooler_hidden_size": "no field: __post_init__ takes it from the config's keys",
     }
 
     vocab_size: Width

@@ -9,20 +9,10 @@ from typing import Annotated, Any
 from pydantic import Field, model_validator
 
 from ..results import DefaultUsed
-from ..schema import Flag, HeadCount, HFConfig, PositionCount, Width, read_block
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, read_block
 from ..spec import CheckpointExtra, Linear, ModelSpec, PatchEmbedding, StoredTensor, Table
 from ..values import replace
-from .base import (
-    AttentionBias,
-    DecoderConfig,
-    FfnWidth,
-    HeadDim,
-    HiddenAct,
-    HiddenLayers,
-    MaxPositions,
-    MlpBias,
-    TiedEmbeddings,
-)
+from .base import DecoderConfig
 from .chameleon import GROUPS, conv, group_norm
 from .multimodal import relocate
 from .registry import family, tower
@@ -221,21 +211,28 @@ class Emu3VQVAEConfig(Emu3Blocks, TowerConfig):
         return Tower((), extras, embed, None, checkpoint_extras=saved)  # no image rule: a convolutional tokenizer
 
 
-class Emu3TextConfig(
-    HiddenAct, AttentionBias, MlpBias, HeadDim, MaxPositions, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+class Emu3TextConfig(DecoderConfig):
     """configuration_emu3.py (Emu3TextConfig) / modeling_emu3.py (Emu3TextModel): Llama's layers; attention_bias
-    and mlp_bias are class attributes a config may set, head_dim a key Emu3Attention reads with getattr."""
+    and mlp_bias are class attributes a config may set, head_dim a key Emu3Attention reads with getattr.
+
+    A block read only inside Emu3Config's text_config: transformers' record holds the registered model_types'
+    classes, not Emu3TextConfig, so its defaults are written here (held to transformers by tests/test_family_emu3.py)."""
 
     architecture = "Emu3"
     config_class = "Emu3TextConfig"
     default_model_class = "Emu3ForCausalLM"
     undeclared_keys = frozenset({"head_dim", "attention_bias", "mlp_bias"})
 
-    vocab_size: Width = 184622
+    num_hidden_layers: LayerCount = 32
     intermediate_size: Width = 14336
-    num_key_value_heads: HeadCount | None = 8
+    tie_word_embeddings: Flag = False
     max_position_embeddings: PositionCount = 9216
+    head_dim: Width | None = None
+    mlp_bias: Flag = False
+    attention_bias: Flag = False
+    hidden_act: Name = "silu"
+    vocab_size: Width = 184622
+    num_key_value_heads: HeadCount | None = 8
     pad_token_id: int | None = Field(151643, strict=True)
 
 

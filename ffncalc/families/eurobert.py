@@ -147,8 +147,8 @@ ULTRABERT_HEADS: dict[str, tuple[bool, str | None, int | None]] = {
     architecture="UltraBERT",
     model_class="UltrabertForMaskedLM",
     read_beyond={
-        "num_labels": "__post_init__ reads the latter from the keys",
-        "attention_windows": "__post_init__ reads the latter from the keys",
+        "num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label",
+        "attention_windows": "no field of UltraBertConfig: __post_init__ reads it from the config's keys",
     },
 )
 class UltraBertConfig(EuroBertConfig):

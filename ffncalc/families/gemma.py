@@ -93,7 +93,9 @@ class Gemma2Layers(GemmaLayers):
     heads_divide_hidden = True  # Gemma2Config.validate_architecture
     global_period: ClassVar[int] = 2
 
-    other_names = {"hidden_act": "Gemma-2 on name the activation hidden_activation; older configs only have hidden_act"}
+    other_names = {
+        "hidden_act": "from Gemma-2 on the class names the activation hidden_activation; older configs have hidden_act"
+    }
     hidden_act: Name = Field(validation_alias=AliasChoices("hidden_activation", "hidden_act"))
     sliding_window: Width | None
     layer_types: list[Literal["full_attention", "sliding_attention"]] | None

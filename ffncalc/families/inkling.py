@@ -93,9 +93,9 @@ def head_shape(config: InklingTextConfig | Inkling2TextConfig, sliding: bool) ->
     heads_divide_hidden=False,
     routing=("num_experts_per_tok", "n_routed_experts"),
     read_beyond={
-        "dense_mlp_idx": "dense_mlp_idx and dense_intermediate_size: __post_init__ takes them from the config's keys. tie_word_embeddings is no field of InklingTextConfig, and InklingForCausalLM ties nothing whatever a config says.",
-        "dense_intermediate_size": "dense_mlp_idx and dense_intermediate_size: __post_init__ takes them from the config's keys. tie_word_embeddings is no field of InklingTextConfig, and InklingForCausalLM ties nothing whatever a config says.",
-        "tie_word_embeddings": "dense_mlp_idx and dense_intermediate_size: __post_init__ takes them from the config's keys. tie_word_embeddings is no field of InklingTextConfig, and InklingForCausalLM ties nothing whatever a config says.",
+        "dense_mlp_idx": "no field of InklingTextConfig: __post_init__ takes it from the config's keys",
+        "dense_intermediate_size": "no field of InklingTextConfig: __post_init__ takes it from the config's keys",
+        "tie_word_embeddings": "no field of InklingTextConfig, and InklingForCausalLM ties nothing whatever a config says",
     },
 )
 class InklingTextConfig(MlpLayerTypes, DecoderConfig):

@@ -96,7 +96,7 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekLayers):
     linear_conv_kernel_dim: Width
     linear_attn_config: dict[str, Any] | None = None
     first_k_dense_replace: LayerIndex = 1
-    # No tie_word_embeddings (TiedEmbeddings): KimiLinearForCausalLM ties nothing (its _tied_weights_keys is empty).
+    # No tie_word_embeddings: KimiLinearForCausalLM ties nothing (its _tied_weights_keys is empty).
     # KimiLinearConfig has none of DeepseekV3Config's n_routed_experts and num_nextn_predict_layers: DeepseekLayers
     # reads them as absent.
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)  # validate_layer_type: one per layer

@@ -48,8 +48,8 @@ def sublayer_names(block: int) -> tuple[Names, Names]:
     heads_divide_hidden=False,  # LongcatFlashConfig has no validate_architecture of its own
     routing=("moe_topk", "n_routed_experts"),
     read_beyond={
-        "num_hidden_layers": "num_hidden_layers: a property of LongcatFlashConfig (2 · num_layers) whose setter a config's key reaches; router_bias: read by the router with getattr.",
-        "router_bias": "num_hidden_layers: a property of LongcatFlashConfig (2 · num_layers) whose setter a config's key reaches; router_bias: read by the router with getattr.",
+        "num_hidden_layers": "a property of LongcatFlashConfig (2 · num_layers), not a field; a config's key reaches its setter",
+        "router_bias": "no field of LongcatFlashConfig: the router reads it with getattr",
     },
 )
 class LongcatFlashConfig(DecoderConfig):

@@ -35,8 +35,8 @@ MODERNBERT_HEADS: dict[str, tuple[bool, int | str | None]] = {
     architecture="ModernBERT",
     model_class="ModernBertModel",
     read_beyond={
-        "num_labels": "__post_init__ reads the latter from the keys",
-        "global_attn_every_n_layers": "__post_init__ reads the latter from the keys",
+        "num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label",
+        "global_attn_every_n_layers": "no field of ModernBertConfig: __post_init__ reads it from the config's keys",
     },
 )
 class ModernBertConfig(EncoderClasses):

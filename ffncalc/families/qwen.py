@@ -26,7 +26,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import SHARED_EXPERTS, is_sparse, mtp_extra, windows_of_layer_types
 from .deepseek import correction_bias_extra
 from .mixers import gated_deltanet
@@ -73,7 +73,7 @@ class QwenWindows:
         return set() if self.use_sliding_window else {"sliding_window", "max_window_layers", "layer_types"}
 
 
-class Qwen2Layers(HiddenAct, QwenWindows, FfnWidth, HiddenLayers, DecoderConfig):
+class Qwen2Layers(QwenWindows, DecoderConfig):
     """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o and the MLP none. The layers alone:
     Qwen2 adds head_dim (a key read with getattr) and tie_word_embeddings; Qwen2.5-VL's language model has neither."""
 
@@ -82,27 +82,37 @@ class Qwen2Layers(HiddenAct, QwenWindows, FfnWidth, HiddenLayers, DecoderConfig)
     default_model_class = "Qwen2ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
 
-    vocab_size: Width = 151936
-    intermediate_size: Width = 22016
-    num_key_value_heads: HeadCount | None = 32
-    max_position_embeddings: PositionCount = 32768
-    use_sliding_window: Flag = False
-    sliding_window: Width | None = 4096
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    attention_bias: ClassVar[bool] = True  # q, k, v; o never has one
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    use_sliding_window: Flag
+    sliding_window: Width | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+
+    @property
+    def attention_biased(self) -> bool:
+        """q, k and v always carry biases (o never has one): Qwen2's configuration class has no attention_bias."""
+        return True
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, o_bias=False), self.gated_ffn())
 
 
-@family("qwen2")
-class Qwen2Config(HeadDim, TiedEmbeddings, Qwen2Layers):
+@family(
+    "qwen2",
+    transformers="Qwen2Config",
+    architecture="Qwen2",
+    model_class="Qwen2ForCausalLM",
+    read_beyond={"head_dim": "no field of Qwen2Config: the modeling code reads it with getattr"},
+)
+class Qwen2Config(Qwen2Layers):
     """configuration_qwen2.py: Qwen2's layers, head_dim read with getattr, and the tying switch."""
 
-    read_beyond = {"head_dim": "read by the modeling code with getattr"}
-    undeclared_keys = frozenset(read_beyond)
-
-    max_window_layers: LayerIndex = 28
+    tie_word_embeddings: Flag
+    head_dim: Width | None = None
+    max_window_layers: LayerIndex
 
 
 @family(

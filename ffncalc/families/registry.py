@@ -7,7 +7,8 @@ index of model_type → "module:Class" from each top-level ``@family(...)`` or `
 literals only) and the class it decorates. Reading all the modules takes a few milliseconds, and finding one
 model_type reads the likeliest modules first, so nothing is cached and nothing is written. A test imports every
 module and checks that the classes register exactly this index.
-This module imports nothing of ffncalc's, so tools can read the index without pydantic.
+This module imports nothing of ffncalc's at import time, so tools can read the index without pydantic; registering
+a declared class (``transformers=``) imports declaration.py then, when a family module makes its classes.
 """
 
 from __future__ import annotations
