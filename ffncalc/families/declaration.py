@@ -15,7 +15,8 @@ would be a copy of the record, which the record now says once.
 
 The record is ffncalc/transformers_defaults.json (tools/write_record.py writes it from
 tests/expected/transformers_defaults.json, transformers 5.24's, trimmed to the fields families read): one
-configuration class a line, so making a class reads only its own line and start-up parses no more.
+configuration class a line. It is read when the first declared class is made (never by a command that makes none),
+and only the lines of the classes made are parsed as JSON.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import json
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import AliasChoices
 from pydantic.fields import FieldInfo
@@ -43,25 +44,27 @@ class DeclarationError(TypeError):
 
 
 @cache
-def _record_bytes() -> bytes:
-    return RECORD.read_bytes()
+def _record_lines() -> dict[str, bytes]:
+    """Each recorded class's line of the record (its JSON, after the name), by class name: the file is read and split
+    once (under a millisecond), and only the lines of the classes a command makes are parsed."""
+    found = {}
+    for line in RECORD.read_bytes().split(b"\n"):
+        if line.startswith(b'"'):  # '"Qwen2Config": {...},'; the first line is the header, the last the close
+            end = line.index(b'"', 1)
+            found[line[1:end].decode()] = line[end + 3 :].rstrip(b",")
+    return found
 
 
 @cache
 def recorded(config_class: str) -> dict[str, Any]:
-    """The record of transformers' CONFIG_CLASS: {"fields": {field: default}, "attribute_map": {name: field}}.
-
-    Only that class's line of the record is parsed (the file keeps one class a line, keyed by its name)."""
-    data = _record_bytes()
-    key = b'\n"' + config_class.encode() + b'": '
-    start = data.find(key)
-    if start == -1:
+    """The record of transformers' CONFIG_CLASS: {"fields": {field: default}, "attribute_map": {name: field}}."""
+    line = _record_lines().get(config_class)
+    if line is None:
         raise DeclarationError(
             f"{config_class} is not in ffncalc/transformers_defaults.json: record it with tools/config_defaults.py "
             "(transformers in a side venv), then ship it with tools/write_record.py"
         )
-    end = data.find(b"\n", start + len(key))
-    found: dict[str, Any] = json.loads(data[start + len(key) : end].rstrip(b","))
+    found: dict[str, Any] = json.loads(line)
     return found
 
 
@@ -104,6 +107,9 @@ def declare(
     written = _written_defaults(adapter)
     common = HFConfig.model_fields
     fields = dict(adapter.__pydantic_fields__)
+    # pydantic gives a class its own copy of each inherited field, so the class's FieldInfo objects are changed in
+    # place (a copy each would cost start-up: hundreds of fields a module); a base's are never touched.
+    bases_fields = {id(info) for base in cls.__mro__[1:] for info in getattr(base, "__pydantic_fields__", {}).values()}
     for name, info in fields.items():
         if name in common:
             continue  # model_type, dtype, quantization_config …: every config's, read the same for all
@@ -125,7 +131,7 @@ def declare(
         if name in own:
             if name not in written:
                 raise DeclarationError(f"{adapter.__name__} names {name} in own_defaults but writes no default for it")
-            if _same(info.get_default(call_default_factory=True), record["fields"][real]):
+            if _same(_written_default(info), record["fields"][real]):
                 raise DeclarationError(f"{adapter.__name__}.{name}'s own default is {transformers}'s recorded one")
             continue
         if name in written:
@@ -143,9 +149,12 @@ def declare(
                     f"{transformers}'s names for it {[name, *others]}"
                 )
             alias = written_names
-        fields[name] = FieldInfo.merge_field_infos(
-            info, default=copy.deepcopy(record["fields"][real]), default_factory=None, validation_alias=alias
-        )
+        default = record["fields"][real]
+        if info.default_factory is None and _same(info.default, default) and info.validation_alias == alias:
+            continue  # already so (inherited from a base declared alike)
+        if id(info) in bases_fields:  # pragma: no cover - pydantic gives each class copies of its bases' fields
+            info = fields[name] = info._copy()
+        _redefault(info, copy.deepcopy(default) if isinstance(default, (list, dict)) else default, alias)
     # (read_beyond may name a key with no field: one a validator reads from the raw config, or one a family leaves
     # unread on purpose, which the tests' generated configs still carry.)
     unknown = sorted((set(own) | set(other_names or {})) - set(fields))
@@ -172,6 +181,25 @@ def declare(
     if routing is not None:
         adapter.routing_fields = routing
     return cls
+
+
+def _redefault(info: FieldInfo, default: Any, alias: AliasChoices | None) -> None:
+    """INFO with DEFAULT and the other names ALIAS, its type and constraints kept: what pydantic's (deprecated)
+    FieldInfo.merge_field_infos(info, default=..., validation_alias=...) makes, without the copy."""
+    info.default = default
+    info.default_factory = None
+    info.validation_alias = alias
+    info._attributes_set.pop("default_factory", None)
+    info._attributes_set.update(default=default, validation_alias=alias)
+
+
+def _written_default(info: FieldInfo) -> Any:
+    """The default written on a field: its value, or what its factory makes. The factories written in families take
+    no argument (``list``, a block's own defaults); pydantic's get_default would first read the factory's signature,
+    which for a builtin costs milliseconds a class."""
+    if info.default_factory is None:
+        return info.default
+    return cast(Callable[[], Any], info.default_factory)()
 
 
 def _inherited(cls: type, attribute: str) -> dict[str, str]:
