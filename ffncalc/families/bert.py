@@ -71,7 +71,6 @@ class EncoderClasses(HFConfig):
     classes: ClassVar[frozenset[str]] = frozenset()  # the class names (without the prefix) the family has
     default_labels: ClassVar[int] = 2
     read_beyond = {"num_labels": "not a field: PreTrainedConfig turns a num_labels key into id2label"}
-    undeclared_keys = frozenset(read_beyond)
     informational_fields = frozenset({"pad_token_id"})
     # the classes whose classifier is num_labels wide
     labelled_classes: ClassVar[frozenset[str]] = frozenset(
