@@ -230,6 +230,11 @@ class HFConfig(BaseModel):
     #: Keys read although transformers' configuration class declares no field for them: modeling code
     #: reads them with getattr (head_dim), or __post_init__ takes them from the config's keys.
     undeclared_keys: ClassVar[frozenset[str]] = frozenset()
+    #: A declared family's (``@family(..., transformers=...)``, families/declaration.py) fields read beyond its
+    #: configuration class, and those whose default it takes otherwise than the record: field → why.
+    read_beyond: ClassVar[dict[str, str]] = {}
+    own_defaults: ClassVar[dict[str, str]] = {}
+    other_names: ClassVar[dict[str, str]] = {}
 
     @model_validator(mode="before")
     @classmethod

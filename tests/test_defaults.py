@@ -1,21 +1,160 @@
 """Every adapter reads the fields of its transformers configuration class, with the same defaults.
 
 The expected defaults are transformers 5.24's own (tests/expected/transformers_defaults.json,
-written by tools/config_defaults.py from the configuration classes' dataclass fields).
+written by tools/config_defaults.py from the configuration classes' dataclass fields). The package ships them
+(ffncalc/transformers_defaults.json, tools/write_record.py), and a declared family (``@family(...,
+transformers=...)``, families/declaration.py) takes its defaults from there: its modules write no default the record
+gives, and every field read otherwise says why.
 """
 
+import ast
+import functools
+import importlib
+import importlib.util
 import json
 
 import pytest
 from pydantic import BaseModel
 
 from ffncalc.families import adapter_for
-from ffncalc.families.registry import index
-from ffncalc.schema import METADATA_FIELDS
+from ffncalc.families.declaration import RECORD
+from ffncalc.families.registry import FOLDER, index, module_names
+from ffncalc.schema import METADATA_FIELDS, HFConfig
 
 from .conftest import EXPECTED
 
 TRANSFORMERS = json.loads((EXPECTED / "transformers_defaults.json").read_text())["classes"]
+TOOL = EXPECTED.parent.parent / "tools" / "write_record.py"
+
+
+def _write_record_tool():
+    spec = importlib.util.spec_from_file_location("write_record", TOOL)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_the_shipped_record_is_transformers():
+    # What the package carries is transformers 5.24's record (tests/expected), kept to the fields families read.
+    tool = _write_record_tool()
+    expected = json.loads((EXPECTED / "transformers_defaults.json").read_text())
+    assert RECORD.read_text() == tool.shipped_record(expected, tool.names_read()), "run python tools/write_record.py"
+    shipped = json.loads(RECORD.read_text())["classes"]
+    for entry in expected["classes"].values():
+        kept = shipped[entry["class"]]
+        assert kept["fields"] == {name: entry["fields"][name] for name in kept["fields"]}
+        assert kept["attribute_map"].items() <= entry["attribute_map"].items()
+    assert RECORD.stat().st_size < 300 * 1024  # a few hundred KiB at most: it ships in the wheel
+
+
+def _declared_modules() -> list[str]:
+    """The family modules whose every registration is declared from the record (names a transformers class)."""
+    found = []
+    for name in module_names():
+        decorators = [
+            node
+            for node in ast.walk(ast.parse((FOLDER / name).read_text()))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("family", "tower")
+        ]
+        if decorators and all(any(k.arg == "transformers" for k in call.keywords) for call in decorators):
+            found.append(name[:-3])
+    return found
+
+
+def _adapter_classes(module: str) -> list[type[HFConfig]]:
+    found = importlib.import_module(f"ffncalc.families.{module}")
+    return [
+        cls
+        for cls in vars(found).values()
+        if isinstance(cls, type) and issubclass(cls, HFConfig) and cls.__module__ == found.__name__
+    ]
+
+
+def _declared(cls: type) -> bool:
+    """Whether CLS was made by a declaration (declaration.declare sets its own_defaults)."""
+    return "own_defaults" in cls.__dict__
+
+
+def _registered_descendants(cls: type) -> list[type]:
+    from ffncalc.families.registry import registered
+
+    for name in module_names():  # every family registered, whichever modules this worker imported so far
+        importlib.import_module(f"ffncalc.families.{name[:-3]}")
+    classes = set(registered.values())
+    found, todo = [], [cls]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub in classes:
+                found.append(sub)
+    return found
+
+
+def _all_field_names() -> set[str]:
+    names = set()
+    for entry in TRANSFORMERS.values():
+        names |= set(entry["fields"]) | set(entry["attribute_map"])
+    return names
+
+
+@pytest.mark.parametrize("module", _declared_modules())
+def test_a_declared_module_writes_no_default_the_record_gives(module):
+    # Its classes, the declared ones and the bases they build on, leave defaults to the record; a default written
+    # on an annotation is a field read beyond the class or a default taken otherwise, with the reason beside it.
+    bodies = {
+        node.name: node
+        for node in ast.parse((FOLDER / f"{module}.py").read_text()).body
+        if isinstance(node, ast.ClassDef)
+    }
+    written = []
+    for cls in _adapter_classes(module):
+        descendants = _registered_descendants(cls)
+        if not _declared(cls) and not (descendants and all(_declared(sub) for sub in descendants)):
+            # a base of families not yet declared, or a block read only inside another config (Emu3's text model,
+            # whose class transformers' record for the registered model_types does not hold): its defaults are its own
+            continue
+        reasons = {**cls.__dict__.get("read_beyond", {}), **cls.__dict__.get("own_defaults", {})}
+        reasons |= cls.__dict__.get("other_names", {})
+        written += [
+            f"{cls.__name__}.{statement.target.id}"
+            for statement in bodies[cls.__name__].body
+            if isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and statement.value is not None
+            and statement.target.id in cls.model_fields
+            and statement.target.id not in reasons
+        ]
+    assert written == []
+
+
+@pytest.mark.parametrize("module", _declared_modules())
+def test_a_declared_module_has_no_class_attribute_named_like_a_field(module):
+    # A switch a family fixes is named for what it is (Qwen2's qkv_bias), not after a field its class lacks: a
+    # reader, or getattr(self, "attention_bias"), would take it for the config's.
+    fields = _all_field_names() - set(HFConfig.__class_vars__)  # ffncalc's class data of every adapter
+    named = [
+        f"{cls.__name__}.{name}"
+        for cls in _adapter_classes(module)
+        for name, value in vars(cls).items()
+        if name in fields and name not in cls.model_fields and not _behaviour(value)
+    ]
+    assert named == []
+
+
+def _behaviour(value) -> bool:
+    """A method or property (ALBERT's layers()): code, not data a reader could take for the config's field."""
+    return callable(value) or isinstance(value, (property, functools.cached_property, classmethod, staticmethod))
+
+
+def test_every_declared_exception_has_a_reason():
+    unsaid = []
+    for module in _declared_modules():
+        for cls in _adapter_classes(module):
+            for kind in ("read_beyond", "own_defaults", "other_names"):
+                reasons = cls.__dict__.get(kind, {})
+                unsaid += [f"{cls.__name__}.{kind}.{field}" for field, why in reasons.items() if len(why.split()) < 3]
+    assert unsaid == []
 
 
 def declared_fields(model_type):
@@ -45,8 +184,13 @@ def test_every_default_is_transformers_default(model_type):
     fields = known["fields"]
     mapped = {**{v: k for k, v in known["attribute_map"].items()}, **known["attribute_map"]}
     wrong = {}
+    adapter = adapter_for(model_type, "towers" if model_type in index("towers") else "families")
     for name, aliases, default in declared_fields(model_type):
-        field = next((alias for alias in aliases if alias in fields), None)
+        if name in adapter.own_defaults:
+            continue  # taken otherwise on purpose, with the reason beside the class (test_every_declared_exception…)
+        # the field under its own name first: a class may also hold another of its names as a field of its own
+        # (Step3p7TextConfig's num_local_experts, which its attribute_map sends to n_routed_experts)
+        field = name if name in fields else next((alias for alias in sorted(aliases) if alias in fields), None)
         if field is None:
             field = next((mapped[alias] for alias in aliases if mapped.get(alias) in fields), None)
         if field is None:
@@ -161,8 +305,8 @@ NOT_READ = {
 
 
 def test_every_decoder_reads_the_shared_fields_its_class_has():
-    # num_hidden_layers, intermediate_size and tie_word_embeddings are bundles a decoder composes (HiddenLayers,
-    # FfnWidth, TiedEmbeddings): one left out where transformers' class has the field would count with a default.
+    # num_hidden_layers, intermediate_size and tie_word_embeddings are fields a decoder annotates where its class has
+    # them: one left out where transformers' class has the field would count with a default.
     from ffncalc.families.base import DecoderConfig
 
     missing, decoders = [], 0

@@ -53,3 +53,18 @@ def test_finding_one_model_type_agrees_with_the_whole_index():
         for model_type, target in registry.index(kind).items():
             assert registry.lookup(model_type, kind) == target, (kind, model_type)
     assert registry.lookup("no_such_model_type") is None
+
+
+def test_a_declared_registration_is_indexed_by_its_model_types_alone(tmp_path):
+    # The declaration's keyword arguments (transformers' class, the family's metadata) are not the index's: only
+    # the string literals before them are model_types, on one line or as the formatter wraps the call.
+    (tmp_path / "declared.py").write_text(
+        '@family("one", transformers="OneConfig", routing=("k", "n"))\nclass One:\n    pass\n\n\n'
+        '@family(\n    "two",\n    "two_moe",  # why\n    transformers="TwoConfig",\n    heads_divide_hidden=False,\n)\n'
+        "class Two:\n    pass\n"
+    )
+    assert registry.scan(tmp_path)["families"] == {
+        "one": "declared:One",
+        "two": "declared:Two",
+        "two_moe": "declared:Two",
+    }

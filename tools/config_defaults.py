@@ -6,8 +6,10 @@ A side script (torch and transformers in a side venv, see tools/meta_count.py):
 
 For each model_type ffncalc supports (its families' @family and @tower registrations, read from their source, so
 ffncalc need not be importable here) it records the configuration class, its dataclass fields with
-their defaults, and its attribute_map (the other names a config may use for a field). The test
-tests/test_defaults.py holds every adapter's declared fields and defaults against this.
+their defaults, and its attribute_map (the other names a config may use for a field). tools/write_record.py ships
+it with the package, trimmed to the fields families read (ffncalc/transformers_defaults.json), where a declared
+family takes its defaults and other names from; tests/test_defaults.py holds the shipped copy and every adapter's
+fields to this.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 ``parse_config`` picks the adapter for a raw config.json dict and validates it with pydantic;
 ``adapter.to_spec()`` gives the architecture-neutral ``ModelSpec``. A new family is a new
-adapter class in the module of its lineage, registered there with ``@family("model_type")`` (registry.py).
+adapter class in the module of its lineage, registered and declared there with
+``@family("model_type", transformers="ItsConfig", ...)`` (registry.py, declaration.py).
 """
 
 from __future__ import annotations

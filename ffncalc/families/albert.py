@@ -38,7 +38,7 @@ ALBERT_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
 }
 
 
-@family("albert")
+@family("albert", transformers="AlbertConfig", architecture="ALBERT", model_class="AlbertForMaskedLM")
 class AlbertConfig(EncoderClasses):
     """configuration_albert.py / modeling_albert.py.
 
@@ -52,9 +52,6 @@ class AlbertConfig(EncoderClasses):
     predictions.bias); the sentence-order head sop_classifier.classifier (num_labels wide); classifiers.
     """
 
-    architecture = "ALBERT"
-    config_class = "AlbertConfig"
-    default_model_class = "AlbertForMaskedLM"
     class_prefix = "Albert"
     base_model_prefix = "albert"
     classes = frozenset(ALBERT_HEADS)
@@ -62,18 +59,18 @@ class AlbertConfig(EncoderClasses):
         {"ForPreTraining", "ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"}
     )
 
-    vocab_size: Width = 30000
-    embedding_size: Width = 128
-    hidden_size: Width = 4096
-    num_hidden_layers: LayerCount = 12
-    num_hidden_groups: LayerCount = 1
-    num_attention_heads: HeadCount = 64
-    intermediate_size: Width = 16384
-    inner_group_num: LayerCount = 1
-    hidden_act: Name = "gelu_new"
-    max_position_embeddings: PositionCount = 512
-    type_vocab_size: Width = 2
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    embedding_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_hidden_groups: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    inner_group_num: LayerCount
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    type_vocab_size: Width
+    tie_word_embeddings: Flag
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 

@@ -5,14 +5,14 @@ encoder, WavTokenizer's encoder) kept beside the language model."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import CheckpointExtra, DenseFfn, ImageInput, Layer, Linear, ModelSpec, Parameter, StoredTensor
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, KvHeads, TiedEmbeddings
+from .base import DecoderConfig
 from .chameleon import conv, group_norm, groups_check, vq_attention_block, vq_resnet_block
 from .multimodal import MultimodalConfig, relocate
 from .registry import family, tower
@@ -20,8 +20,15 @@ from .towers import Module, Tower, TowerConfig, tower_module
 from .wavtokenizer import WavTokenizerEncoderConfig
 
 
-@family("apertus")
-class ApertusConfig(HeadDim, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "apertus",
+    transformers="ApertusConfig",
+    architecture="Apertus",
+    model_class="ApertusForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class ApertusConfig(DecoderConfig):
     """configuration_apertus.py / modular_apertus.py: q/k RMSNorms per head; norms before attention
     (attention_layernorm) and before the MLP (feedforward_layernorm); a plain up/down MLP without bias.
 
@@ -30,17 +37,15 @@ class ApertusConfig(HeadDim, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, H
     transformers saves with the weights.
     """
 
-    architecture = "Apertus"
-    config_class = "ApertusConfig"
-    default_model_class = "ApertusForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-
-    vocab_size: Width = 131072
-    intermediate_size: Width = 14336
-    hidden_act: Name = "xielu"
-    max_position_embeddings: PositionCount = 65536
-    pad_token_id: int | None = Field(3, strict=True)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None = None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    pad_token_id: Annotated[int | None, Field(strict=True)]
 
     @property
     def xielu(self) -> bool:
@@ -69,18 +74,18 @@ class ApertusConfig(HeadDim, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, H
         )
 
 
-@family("apertus1p5_text")
+@family(
+    "apertus1p5_text",
+    transformers="Apertus1p5TextConfig",
+    architecture="Apertus 1.5",
+    model_class="Apertus1p5TextForCausalLM",
+)
 class Apertus1p5TextConfig(ApertusConfig):
     """configuration_apertus1p5.py / modeling_apertus1p5.py (Apertus1p5TextForCausalLM): Apertus's layers with an
     extended vocabulary (text, then image and audio codes: vocab_size 266,752) and a head that output_vocab_size may
     prune to its first rows (None, or vocab_size itself: unpruned); the token table keeps vocab_size rows."""
 
-    architecture = "Apertus 1.5"
-    config_class = "Apertus1p5TextConfig"
-    default_model_class = "Apertus1p5TextForCausalLM"
-
-    vocab_size: Width = 266752
-    output_vocab_size: Width | None = None
+    output_vocab_size: Width | None
 
     @model_validator(mode="after")
     def _check_output_vocab(self) -> Apertus1p5TextConfig:
@@ -115,7 +120,7 @@ class Apertus1p5TextConfig(ApertusConfig):
         return replace(spec, lm_head_rows=self.output_vocab_size) if self.pruned else spec
 
 
-@tower("apertus1p5_vision_tokenizer")
+@tower("apertus1p5_vision_tokenizer", transformers="Apertus1p5VisionTokenizerConfig")
 class Apertus1p5VisionTokenizerConfig(TowerConfig):
     """configuration_apertus1p5.py (Apertus1p5VisionTokenizerConfig) / Apertus1p5VisionTokenizerModel: a VQ-GAN
     encoder (conv_in; per entry of channel_multiplier a stage of num_res_blocks blocks, each a ResNet block of two
@@ -125,17 +130,15 @@ class Apertus1p5VisionTokenizerConfig(TowerConfig):
     embed_dim) and the codebook scored by quantize.embedding (embed_dim → codebook_size, no bias). An image becomes
     codes that the language model reads as tokens from image_token_offset."""
 
-    config_class = "Apertus1p5VisionTokenizerConfig"
-
-    codebook_size: Width = 131072
-    embed_dim: Width = 256
-    latent_channels: Width = 256
-    in_channels: Width = 3
-    base_channels: Width = 256
-    channel_multiplier: list[Width] = Field(default_factory=lambda: [1, 1, 2, 2, 4], min_length=1, max_length=16)
-    num_res_blocks: LayerCount = 4
-    attn_resolutions: list[int] = Field(default_factory=lambda: [16], max_length=64)
-    resolution: Width = 256
+    codebook_size: Width
+    embed_dim: Width
+    latent_channels: Width
+    in_channels: Width
+    base_channels: Width
+    channel_multiplier: Annotated[list[Width], Field(min_length=1, max_length=16)]
+    num_res_blocks: LayerCount
+    attn_resolutions: Annotated[list[int], Field(max_length=64)]
+    resolution: Width
 
     _check_groups = groups_check()
 
@@ -170,7 +173,12 @@ class Apertus1p5VisionTokenizerConfig(TowerConfig):
         return Tower((), extras, self.embed_dim, None)  # no image rule: a convolutional tokenizer
 
 
-@family("apertus1p5")
+@family(
+    "apertus1p5",
+    transformers="Apertus1p5Config",
+    architecture="Apertus 1.5",
+    model_class="Apertus1p5ForConditionalGeneration",
+)
 class Apertus1p5Config(MultimodalConfig):
     """configuration_apertus1p5.py (Apertus1p5Config) / Apertus1p5ForConditionalGeneration: the language model under
     model.language_model. and lm_head, the vision tokenizer under model.vision_tokenizer. and WavTokenizer's encoder
@@ -178,9 +186,6 @@ class Apertus1p5Config(MultimodalConfig):
     tie_word_embeddings (default false) ties, text_config's does not; tied, the head is the whole token table
     whatever output_vocab_size says. transformers keeps both tokenizers in float32 (_keep_in_fp32_modules_strict)."""
 
-    architecture = "Apertus 1.5"
-    config_class = "Apertus1p5Config"
-    default_model_class = "Apertus1p5ForConditionalGeneration"
     text_model_type = "apertus1p5_text"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "apertus1p5_text"}
     vision_model_type = "apertus1p5_vision_tokenizer"
@@ -193,10 +198,9 @@ class Apertus1p5Config(MultimodalConfig):
     audio_prefix = "model.audio_tokenizer."
     informational_fields = frozenset({"image_token_id", "audio_token_id"})
 
-    audio_config: dict[str, Any] | None = Field(None)
-    image_token_offset: int = Field(131272, strict=True)
-    audio_token_offset: int = Field(262344, strict=True)
-    tie_word_embeddings: Flag = False
+    audio_config: dict[str, Any] | None
+    image_token_offset: Annotated[int, Field(strict=True)]
+    audio_token_offset: Annotated[int, Field(strict=True)]
 
     @model_validator(mode="after")
     def _check_token_ranges(self) -> Apertus1p5Config:

@@ -11,6 +11,7 @@ from ..schema import (
     MAX_LAYERS,
     ExpertCount,
     ExpertCountOrZero,
+    Flag,
     HeadCount,
     LayerCount,
     LayerIndex,
@@ -21,33 +22,26 @@ from ..schema import (
 )
 from ..spec import DenseFfn, Layer, MoeFfn, Parameter, Projection, names
 from .base import (
-    AttentionBias,
     DecoderConfig,
-    FfnWidth,
-    HeadDim,
-    HiddenAct,
-    HiddenLayers,
-    KvHeads,
-    MlpBias,
-    TiedEmbeddings,
 )
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
-@family("arcee")
-class ArceeConfig(HeadDim, KvHeads, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family("arcee", transformers="ArceeConfig", architecture="Arcee", model_class="ArceeForCausalLM")
+class ArceeConfig(DecoderConfig):
     """configuration_arcee.py / modular_arcee.py: LlamaConfig's fields and checks (hidden_size a multiple of
     the heads) with AFM's defaults; the MLP is plain, up and down with mlp_bias (NemotronMLP's layout)."""
 
-    architecture = "Arcee"
-    config_class = "ArceeConfig"
-    default_model_class = "ArceeForCausalLM"
-
-    hidden_size: Width = 2560
-    intermediate_size: Width = 18432
-    hidden_act: Name = "relu2"
-    max_position_embeddings: PositionCount = 4096
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         mlp = DenseFfn(self.hidden_size, self.intermediate_size, False, self.hidden_act, self.mlp_names, self.mlp_bias)
@@ -61,8 +55,15 @@ AFMOE_SHARED = names(
 AFMOE_NORMS = ("input_layernorm", "post_attention_layernorm", "pre_mlp_layernorm", "post_mlp_layernorm")
 
 
-@family("afmoe")
-class AfmoeConfig(HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "afmoe",
+    transformers="AfmoeConfig",
+    architecture="AFMoE",
+    model_class="AfmoeForCausalLM",
+    heads_divide_hidden=False,  # AfmoeConfig does not check hidden_size; the attention reads head_dim
+    routing=("num_experts_per_tok", "num_experts"),
+)
+class AfmoeConfig(DecoderConfig):
     """configuration_afmoe.py / modular_afmoe.py (Arcee's Trinity): Llama's attention (attention_bias on q, k, v, o)
     with an RMSNorm on each query and key head and an output gate, gate_proj (hidden → heads · head_dim, no bias),
     whose sigmoid scales the heads' output before o_proj; four RMSNorms a layer (before and after attention and the
@@ -74,30 +75,24 @@ class AfmoeConfig(HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, H
     transformers keeps the experts stacked and saves them one module per expert (conversion_mapping.py: afmoe is
     qwen2_moe's)."""
 
-    architecture = "AFMoE"
-    config_class = "AfmoeConfig"
-    default_model_class = "AfmoeForCausalLM"
-    heads_divide_hidden = False  # AfmoeConfig does not check hidden_size; the attention reads head_dim
     moe_names = AFMOE_MOE
 
-    vocab_size: Width = 200192
-    hidden_size: Width = 2048
-    intermediate_size: Width = 6144
-    moe_intermediate_size: Width = 1408
-    num_hidden_layers: LayerCount = 32
-    num_dense_layers: LayerIndex = 1
-    num_attention_heads: HeadCount = 16
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 16384
-    num_experts: ExpertCount = 64
-    num_experts_per_tok: ExpertCount = 6
-    num_shared_experts: ExpertCountOrZero = 2
-    global_attn_every_n_layers: LayerCount = 4
-    sliding_window: Width = 1024
-    layer_types: (
-        Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
-    ) = None
-    routing_fields = ("num_experts_per_tok", "num_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    moe_intermediate_size: Width
+    num_dense_layers: LayerIndex
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    num_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
+    num_shared_experts: ExpertCountOrZero
+    global_attn_every_n_layers: LayerCount
+    sliding_window: Width
+    layer_types: Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
 
     @derives(
         "layer_types", "full_attention on every global_attn_every_n_layers-th layer, sliding_attention on the others"

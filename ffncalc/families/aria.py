@@ -3,41 +3,29 @@ wrapper whose projector reads the tower's patches through learned queries and cr
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Width
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Extra, ImageInput, Layer, LearnedTensor, Linear, Norm, names
 from ..values import replace
 from .base import (
-    AttentionBias,
     DecoderConfig,
-    FfnWidth,
-    HeadDim,
-    HiddenAct,
-    HiddenLayers,
-    KvHeads,
-    MaxPositions,
-    MlpBias,
-    TiedEmbeddings,
 )
 from .multimodal import MultimodalConfig
 from .registry import family
 from .towers import Tower, projector_module
 
 
-@family("aria_text")
+@family(
+    "aria_text",
+    transformers="AriaTextConfig",
+    architecture="Aria",
+    model_class="AriaTextForCausalLM",
+    routing=("moe_topk", "moe_num_experts"),
+)
 class AriaTextConfig(
-    HeadDim,
-    HiddenAct,
-    KvHeads,
-    MaxPositions,
-    AttentionBias,
-    MlpBias,
-    TiedEmbeddings,
-    FfnWidth,
-    HiddenLayers,
     DecoderConfig,
 ):
     """configuration_aria.py (AriaTextConfig) / modeling_aria.py: Llama's attention and norms; every layer's MLP is
@@ -47,25 +35,25 @@ class AriaTextConfig(
     checkpoint keeps the experts as transformers 4 did (conversion_mapping.py's "aria_text"): experts.fc1 [E, H, 2I],
     gate and up side by side, and experts.fc2 [E, I, H], both transposed."""
 
-    architecture = "Aria"
-    config_class = "AriaTextConfig"
-    default_model_class = "AriaTextForCausalLM"
     moe_names = names(router="mlp.router", experts="mlp.experts")
     expert_names = names(gate="fc1", up="fc1", down="fc2", transposed=True)
     shared_names = names(
         gate="mlp.shared_experts.gate_proj", up="mlp.shared_experts.up_proj", down="mlp.shared_experts.down_proj"
     )
-    routing_fields = ("moe_topk", "moe_num_experts")
 
-    vocab_size: Width = 32000
-    hidden_size: Width = 4096
-    intermediate_size: Width = 4096
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    pad_token_id: int | None = 2
-    moe_num_experts: ExpertCount = 8
-    moe_topk: ExpertCount = 2
-    moe_num_shared_experts: int = Field(2, ge=0)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    max_position_embeddings: PositionCount
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    head_dim: Width | None
+    pad_token_id: int | None
+    moe_num_experts: ExpertCount
+    moe_topk: ExpertCount
+    moe_num_shared_experts: Annotated[int, Field(ge=0)]
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         shared = self.gated_ffn(self.intermediate_size * self.moe_num_shared_experts, names=self.shared_names)
@@ -80,7 +68,7 @@ class AriaTextConfig(
         return self.layer(self.attention(window), moe)
 
 
-@family("aria")
+@family("aria", transformers="AriaConfig", architecture="Aria", model_class="AriaForConditionalGeneration")
 class AriaConfig(MultimodalConfig):
     """configuration_aria.py (AriaConfig) / modeling_aria.py: a vision tower built by AutoModel (Idefics3's, with
     Idefics3VisionConfig's own defaults), AriaProjector and an Aria text model, in LLaVA's layout
@@ -92,18 +80,14 @@ class AriaConfig(MultimodalConfig):
     biases (vision → text → text). No image rule: the queries' cross-attention over the patches is FLOPs the image
     arithmetic does not express; the projector is counted by parameter."""
 
-    architecture = "Aria"
-    config_class = "AriaConfig"
-    default_model_class = "AriaForConditionalGeneration"
     text_model_type = "aria_text"
     text_defaults = {"model_type": "aria_text"}
     vision_model_type = "idefics3_vision"
     vision_defaults = {"model_type": "idefics3_vision"}
     informational_fields = frozenset({"vision_feature_layer"})
 
-    tie_word_embeddings: Flag = False
-    vision_feature_layer: int | list[int] = -1
-    projector_patch_to_query_dict: dict[str, Any] | None = None
+    vision_feature_layer: int | list[int]
+    projector_patch_to_query_dict: dict[str, Any] | None
 
     @field_validator("projector_patch_to_query_dict")
     @classmethod

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
@@ -91,22 +91,18 @@ def whisper_encoder_tower(
     return Tower((layer,) * layers, extras, hidden, None, audio=audio)
 
 
-@tower("voxtral_encoder")
+@tower("voxtral_encoder", transformers="VoxtralEncoderConfig")
 class VoxtralEncoderConfig(TowerConfig):
     """configuration_voxtral.py (VoxtralEncoderConfig) / modeling_voxtral.py (VoxtralEncoder): Whisper's encoder,
     whose output the wrapper regroups (see VoxtralConfig)."""
 
-    config_class = "VoxtralEncoderConfig"
-
-    hidden_size: Width = Field(1280, validation_alias=AliasChoices("hidden_size", "d_model"))
-    intermediate_size: Width = Field(5120, validation_alias=AliasChoices("intermediate_size", "encoder_ffn_dim"))
-    num_hidden_layers: LayerCount = Field(32, validation_alias=AliasChoices("num_hidden_layers", "encoder_layers"))
-    num_attention_heads: HeadCount = Field(
-        20, validation_alias=AliasChoices("num_attention_heads", "encoder_attention_heads")
-    )
-    activation_function: Name = "gelu"
-    num_mel_bins: Width = 128
-    max_source_positions: PositionCount = 1500
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    activation_function: Name
+    num_mel_bins: Width
+    max_source_positions: PositionCount
 
     def tower(self, prefix: str) -> Tower:
         return whisper_encoder_tower(
@@ -115,23 +111,19 @@ class VoxtralEncoderConfig(TowerConfig):
         )  # fmt: skip
 
 
-@tower("qwen2_audio_encoder")
+@tower("qwen2_audio_encoder", transformers="Qwen2AudioEncoderConfig")
 class Qwen2AudioEncoderConfig(TowerConfig):
     """configuration_qwen2_audio.py (Qwen2AudioEncoderConfig) / modeling_qwen2_audio.py (Qwen2AudioEncoder):
     Whisper's encoder, its last layer's output average-pooled two positions into one (AvgPool1d(2, stride 2), no
     weights) before the final LayerNorm."""
 
-    config_class = "Qwen2AudioEncoderConfig"
-
-    d_model: Width = Field(1280, validation_alias=AliasChoices("d_model", "hidden_size"))
-    encoder_ffn_dim: Width = Field(5120, validation_alias=AliasChoices("encoder_ffn_dim", "intermediate_size"))
-    encoder_layers: LayerCount = Field(32, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_attention_heads: HeadCount = Field(
-        20, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    activation_function: Name = "gelu"
-    num_mel_bins: Width = 128
-    max_source_positions: PositionCount = 1500
+    d_model: Width
+    encoder_ffn_dim: Width
+    encoder_layers: LayerCount
+    encoder_attention_heads: HeadCount
+    activation_function: Name
+    num_mel_bins: Width
+    max_source_positions: PositionCount
 
     def tower(self, prefix: str) -> Tower:
         tower = whisper_encoder_tower(
@@ -142,13 +134,11 @@ class Qwen2AudioEncoderConfig(TowerConfig):
         return replace(tower, audio=replace(tower.audio, tokens=self.max_source_positions // 2))
 
 
-@tower("audioflamingo3_encoder")
+@tower("audioflamingo3_encoder", transformers="AudioFlamingo3EncoderConfig")
 class AudioFlamingo3EncoderConfig(VoxtralEncoderConfig):
     """configuration_audioflamingo3.py (AudioFlamingo3EncoderConfig) / modular_audioflamingo3.py
     (AudioFlamingo3Encoder, a Qwen2AudioEncoder): Whisper's encoder under Voxtral's field names, its last layer's
     output average-pooled two positions into one before the final LayerNorm. Music Flamingo's tower too."""
-
-    config_class = "AudioFlamingo3EncoderConfig"
 
     def tower(self, prefix: str) -> Tower:
         tower = super().tower(prefix)
@@ -160,7 +150,7 @@ OMNIASR_ATTENTION = names(q="attention.q_proj", k="attention.k_proj", v="attenti
 OMNIASR_MLP = names(up="feed_forward.intermediate_dense", down="feed_forward.output_dense")
 
 
-@tower("omniasr_audio")
+@tower("omniasr_audio", transformers="OmniASRAudioConfig")
 class OmniASRAudioConfig(TowerConfig):
     """configuration_omniasr.py (OmniASRAudioConfig) / modeling_omniasr.py (OmniASRAudioModel): wav2vec 2.0's encoder
     over the raw waveform: a convolution per entry of conv_dim (1 → conv_dim[0] → …, kernels conv_kernel, strides
@@ -170,20 +160,19 @@ class OmniASRAudioConfig(TowerConfig):
     biased; two LayerNorms) and a final LayerNorm. Its convolutions run at as many rates as they have strides, and it
     reads clips of any length: no fixed-window rule."""
 
-    config_class = "OmniASRAudioConfig"
     informational_fields = frozenset({"layer_norm_eps"})
 
-    hidden_size: Width = 1024
-    conv_dim: list[Width] = Field([512] * 7, min_length=1)
-    conv_kernel: list[Width] = Field([10, 3, 3, 3, 3, 2, 2], min_length=1)
-    conv_stride: list[Width] = Field([5, 2, 2, 2, 2, 2, 2], min_length=1)
-    conv_bias: Flag = True
-    num_attention_heads: HeadCount = 16
-    num_hidden_layers: LayerCount = 24
-    num_conv_pos_embeddings: Width = 128
-    num_conv_pos_embedding_groups: Width = 16
-    intermediate_size: Width = 4096
-    hidden_act: Name = "gelu"
+    hidden_size: Width
+    conv_dim: Annotated[list[Width], Field(min_length=1)]
+    conv_kernel: Annotated[list[Width], Field(min_length=1)]
+    conv_stride: Annotated[list[Width], Field(min_length=1)]
+    conv_bias: Flag
+    num_attention_heads: HeadCount
+    num_hidden_layers: LayerCount
+    num_conv_pos_embeddings: Width
+    num_conv_pos_embedding_groups: Width
+    intermediate_size: Width
+    hidden_act: Name
 
     @model_validator(mode="after")
     def _check_convolutions(self) -> OmniASRAudioConfig:
@@ -246,7 +235,7 @@ GLMASR_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_att
 GLMASR_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-@tower("glmasr_encoder")
+@tower("glmasr_encoder", transformers="GlmAsrEncoderConfig")
 class GlmAsrEncoderConfig(TowerConfig):
     """configuration_glmasr.py (GlmAsrEncoderConfig) / modeling_glmasr.py (GlmAsrEncoder): Whisper's two
     convolutions (conv1 num_mel_bins → hidden, 3 taps; conv2 hidden → hidden, 3 taps, stride 2; with biases), no
@@ -254,16 +243,15 @@ class GlmAsrEncoderConfig(TowerConfig):
     hidden // heads; q, v and o_proj biased, k_proj not) and an MLP fc1, fc2 with biases, two LayerNorms each, a final
     LayerNorm. Its processor cuts a clip into windows of 30 s that the feature extractor pads to 3,000 frames."""
 
-    config_class = "GlmAsrEncoderConfig"
     informational_fields = frozenset({"max_position_embeddings", "rope_parameters"})
 
-    hidden_size: Width = 1280
-    intermediate_size: Width = 5120
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 20
-    num_key_value_heads: HeadCount | None = None
-    hidden_act: Name = "gelu"
-    num_mel_bins: Width = 128
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    num_mel_bins: Width
 
     @property
     @derives("num_key_value_heads", "num_attention_heads")
@@ -299,7 +287,7 @@ class GlmAsrEncoderConfig(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, extras, hidden, None, audio=audio)
 
 
-@tower("qwen3_asr_encoder")
+@tower("qwen3_asr_encoder", transformers="Qwen3ASREncoderConfig")
 class Qwen3ASREncoderConfig(TowerConfig):
     """configuration_qwen3_asr.py (Qwen3ASREncoderConfig) / modeling_qwen3_asr.py (Qwen3ASREncoder): three
     convolutions of 3 × 3, stride 2 (1 → downsample_hidden_size → itself → itself, with biases), conv_out (the
@@ -307,19 +295,16 @@ class Qwen3ASREncoderConfig(TowerConfig):
     pre-LN layers with a bias on every projection (k_proj too) and ln_post. It reads chunks of 2 · n_window
     frames attending within windows of n_window_infer frames, whose last may be short: no fixed-window rule."""
 
-    config_class = "Qwen3ASREncoderConfig"
     informational_fields = frozenset({"n_window", "n_window_infer", "max_position_embeddings", "scale_embedding"})
 
-    d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
-    encoder_ffn_dim: Width = Field(4096, validation_alias=AliasChoices("encoder_ffn_dim", "intermediate_size"))
-    encoder_layers: LayerCount = Field(24, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_attention_heads: HeadCount = Field(
-        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    activation_function: Name = "gelu"
-    num_mel_bins: Width = 128
-    downsample_hidden_size: Width = 480
-    output_dim: Width = 3584
+    d_model: Width
+    encoder_ffn_dim: Width
+    encoder_layers: LayerCount
+    encoder_attention_heads: HeadCount
+    activation_function: Name
+    num_mel_bins: Width
+    downsample_hidden_size: Width
+    output_dim: Width
 
     def frequencies(self) -> int:
         """The mel bins left after the three stride-2 convolutions (padding 1, kernel 3): f ← (f + 1) // 2, thrice."""
@@ -351,7 +336,7 @@ class Qwen3ASREncoderConfig(TowerConfig):
         return Tower((layer,) * self.encoder_layers, extras, hidden, None)
 
 
-@tower("voxtral_realtime_encoder")
+@tower("voxtral_realtime_encoder", transformers="VoxtralRealtimeEncoderConfig")
 class VoxtralRealtimeEncoderConfig(TowerConfig):
     """configuration_voxtral_realtime.py (VoxtralRealtimeEncoderConfig) / modeling_voxtral_realtime.py
     (VoxtralRealtimeEncoder): two causal convolutions (embedder.conv1 num_mel_bins → hidden, 3 taps; conv2 hidden →
@@ -360,19 +345,16 @@ class VoxtralRealtimeEncoderConfig(TowerConfig):
     MLP (hidden_act; only down_proj biased), two RMSNorms each, a final RMSNorm. It streams clips of any length:
     no fixed-window rule."""
 
-    config_class = "VoxtralRealtimeEncoderConfig"
     informational_fields = frozenset({"vocab_size", "activation_function", "max_position_embeddings", "use_cache"})
 
-    hidden_size: Width = Field(1280, validation_alias=AliasChoices("hidden_size", "d_model"))
-    intermediate_size: Width = Field(5120, validation_alias=AliasChoices("intermediate_size", "encoder_ffn_dim"))
-    num_hidden_layers: LayerCount = Field(32, validation_alias=AliasChoices("num_hidden_layers", "encoder_layers"))
-    num_attention_heads: HeadCount = Field(
-        32, validation_alias=AliasChoices("num_attention_heads", "encoder_attention_heads")
-    )
-    head_dim: Width = 64
-    hidden_act: Name = "silu"
-    num_mel_bins: Width = 128
-    sliding_window: Width = 750
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    head_dim: Width
+    hidden_act: Name
+    num_mel_bins: Width
+    sliding_window: Width
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads, head_dim = self.hidden_size, self.num_attention_heads, self.head_dim
@@ -490,7 +472,7 @@ GEMMA4_AUDIO_CLIPPED = (
 )  # fmt: skip
 
 
-@tower("gemma4_audio")
+@tower("gemma4_audio", transformers="Gemma4AudioConfig")
 class Gemma4AudioConfig(TowerConfig):
     """configuration_gemma4.py (Gemma4AudioConfig) / modeling_gemma4.py (Gemma4AudioModel): two convolutions of 3 × 3
     (1 → subsampling_conv_channels[0] → [1], no bias, each with a LayerNorm without bias), input_proj_linear
@@ -498,16 +480,14 @@ class Gemma4AudioConfig(TowerConfig):
     (relative_k_proj is a plain one) and output_proj (hidden → output_proj_dims, with bias). With
     use_clipped_linears (the default) each clippable linear also saves four clipping bounds."""
 
-    config_class = "Gemma4AudioConfig"
-
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 8
-    hidden_act: Name = "silu"
-    subsampling_conv_channels: list[Width] = Field([128, 32], min_length=2)
-    conv_kernel_size: Width = 5
-    use_clipped_linears: Flag = True
-    output_proj_dims: Width = 1536
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    hidden_act: Name
+    subsampling_conv_channels: Annotated[list[Width], Field(min_length=2)]
+    conv_kernel_size: Width
+    use_clipped_linears: Flag
+    output_proj_dims: Width
 
     def tower(self, prefix: str) -> Tower:
         hidden, layers = self.hidden_size, self.num_hidden_layers
@@ -561,7 +541,7 @@ GEMMA3N_AUDIO_LIGHT_CONV = {
 Kernel = Annotated[list[Width], Field(min_length=2, max_length=2)]  # (time, frequency): transformers unpacks two
 
 
-@tower("gemma3n_audio")
+@tower("gemma3n_audio", transformers="Gemma3nAudioConfig")
 class Gemma3nAudioConfig(TowerConfig):
     """configuration_gemma3n.py (Gemma3nAudioConfig) / modeling_gemma3n.py (Gemma3nAudioEncoder): two convolutions
     (1 → sscp_conv_channel_size[0] → [1], kernels sscp_conv_kernel_size, strides sscp_conv_stride_size, no bias,
@@ -569,17 +549,15 @@ class Gemma3nAudioConfig(TowerConfig):
     frequencies left → hidden), Conformer blocks. The wrapper's embedder (a table of vocab_size hard tokens, two
     RMSNorms, a projection) carries its output into the language model."""
 
-    config_class = "Gemma3nAudioConfig"
-
-    vocab_size: Width = 128
-    input_feat_size: Width = 128
-    hidden_size: Width = 1536
-    conf_num_attention_heads: HeadCount = 8
-    conf_num_hidden_layers: LayerCount = 12
-    conf_conv_kernel_size: Width = 5
-    sscp_conv_channel_size: list[Width] = Field([128, 32], min_length=2)
-    sscp_conv_kernel_size: list[Kernel] = Field([[3, 3], [3, 3]], min_length=2)
-    sscp_conv_stride_size: list[Kernel] = Field([[2, 2], [2, 2]], min_length=2)
+    vocab_size: Width
+    input_feat_size: Width
+    hidden_size: Width
+    conf_num_attention_heads: HeadCount
+    conf_num_hidden_layers: LayerCount
+    conf_conv_kernel_size: Width
+    sscp_conv_channel_size: Annotated[list[Width], Field(min_length=2)]
+    sscp_conv_kernel_size: Annotated[list[Kernel], Field(min_length=2)]
+    sscp_conv_stride_size: Annotated[list[Kernel], Field(min_length=2)]
 
     def frequencies(self) -> int:
         """The mel bins left after both convolutions, each padding the frequencies by 1 on either side:

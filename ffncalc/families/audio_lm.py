@@ -46,10 +46,10 @@ class AudioLanguageConfig(MultimodalLayers):
     """A wrapper with an audio tower and no vision tower, whose configuration class has no tie_word_embeddings and
     whose ForConditionalGeneration declares no tied weights: its lm_head is its own."""
 
-    audio_config: dict[str, Any] | None = None
+    audio_config: dict[str, Any] | None
 
 
-@family("voxtral")
+@family("voxtral", transformers="VoxtralConfig", architecture="Voxtral", model_class="VoxtralForConditionalGeneration")
 class VoxtralConfig(AudioLanguageConfig):
     """configuration_voxtral.py / modeling_voxtral.py (transformers 5.24): VoxtralEncoder (Whisper's encoder), a
     language model built by AutoModel (Llama by default; a given text_config is read over the defaults, as
@@ -58,9 +58,6 @@ class VoxtralConfig(AudioLanguageConfig):
     linear_1 (intermediate_size → text hidden) and linear_2 (text → text), no biases. The head is never tied
     (VoxtralForConditionalGeneration declares no tied weights)."""
 
-    architecture = "Voxtral"
-    config_class = "VoxtralConfig"
-    default_model_class = "VoxtralForConditionalGeneration"
     text_model_type = "llama"
     text_defaults = VOXTRAL_TEXT
     text_defaults_under_given = True
@@ -92,16 +89,18 @@ class VoxtralConfig(AudioLanguageConfig):
         return replace(rule, tokens=values // self.audio_width())
 
 
-@family("qwen2_audio")
+@family(
+    "qwen2_audio",
+    transformers="Qwen2AudioConfig",
+    architecture="Qwen2-Audio",
+    model_class="Qwen2AudioForConditionalGeneration",
+)
 class Qwen2AudioConfig(AudioLanguageConfig):
     """configuration_qwen2_audio.py / modeling_qwen2_audio.py (transformers 5.24): Qwen2AudioEncoder (Whisper's
     encoder, its output average-pooled two positions into one), Qwen2AudioMultiModalProjector (one linear, the
     encoder's d_model → text hidden, with bias) and a language model built by AutoModel (Qwen2 by default). The head
     is never tied (Qwen2AudioForConditionalGeneration declares no tied weights)."""
 
-    architecture = "Qwen2-Audio"
-    config_class = "Qwen2AudioConfig"
-    default_model_class = "Qwen2AudioForConditionalGeneration"
     text_model_type = "qwen2"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "qwen2"}
     audio_model_type = "qwen2_audio_encoder"
@@ -113,7 +112,12 @@ class Qwen2AudioConfig(AudioLanguageConfig):
         return (audio_module("multi_modal_projector.linear", linear, "projector", "per_audio_token"),)
 
 
-@family("audioflamingo3")
+@family(
+    "audioflamingo3",
+    transformers="AudioFlamingo3Config",
+    architecture="Audio Flamingo 3",
+    model_class="AudioFlamingo3ForConditionalGeneration",
+)
 class AudioFlamingo3Config(AudioLanguageConfig):
     """configuration_audioflamingo3.py / modular_audioflamingo3.py (transformers 5.24): AudioFlamingo3Encoder
     (Whisper's encoder, its output average-pooled two positions into one), a language model built by AutoModel
@@ -121,16 +125,13 @@ class AudioFlamingo3Config(AudioLanguageConfig):
     encoder's hidden → text hidden) and linear_2 (text → text), biased where projector_bias (default true). The head
     is never tied (_tied_weights_keys = None). Saved in transformers 4's layout (conversion mapping "qwen2_audio")."""
 
-    architecture = "Audio Flamingo 3"
-    config_class = "AudioFlamingo3Config"
-    default_model_class = "AudioFlamingo3ForConditionalGeneration"
     text_model_type = "qwen2"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "qwen2"}
     audio_model_type = "audioflamingo3_encoder"
     audio_defaults: ClassVar[dict[str, Any]] = {"model_type": "audioflamingo3_encoder"}
     informational_fields = frozenset({"projector_hidden_act", "audio_token_id"})
 
-    projector_bias: Flag = True
+    projector_bias: Flag
 
     def audio_projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         bias = self.projector_bias
@@ -140,16 +141,18 @@ class AudioFlamingo3Config(AudioLanguageConfig):
         )  # fmt: skip
 
 
-@family("musicflamingo")
+@family(
+    "musicflamingo",
+    transformers="MusicFlamingoConfig",
+    architecture="Music Flamingo",
+    model_class="MusicFlamingoForConditionalGeneration",
+)
 class MusicFlamingoConfig(AudioFlamingo3Config):
     """configuration_musicflamingo.py / modeling_musicflamingo.py (transformers 5.24): Audio Flamingo 3's encoder
     (an audio_config named musicflamingo_encoder is read as audioflamingo3_encoder), projector and Qwen2, plus a rotary
     time embedding of the encoder's output (pos_emb: unsaved buffers, no weights; its elementwise rotation adds no
     matmul FLOPs). The head is never tied (_tied_weights_keys = None)."""
 
-    architecture = "Music Flamingo"
-    config_class = "MusicFlamingoConfig"
-    default_model_class = "MusicFlamingoForConditionalGeneration"
     informational_fields = frozenset(
         {"projector_hidden_act", "audio_token_id", "audio_bos_token_id", "audio_eos_token_id", "audio_frame_step",
          "rope_parameters"}
@@ -173,7 +176,7 @@ GLMASR_TEXT = {
 }
 
 
-@family("glmasr")
+@family("glmasr", transformers="GlmAsrConfig", architecture="GLM-ASR", model_class="GlmAsrForConditionalGeneration")
 class GlmAsrConfig(VoxtralConfig):
     """configuration_glmasr.py / modeling_glmasr.py (transformers 5.24): GlmAsrEncoder, a language model built by
     AutoModel (Llama by default; a given text_config is read over the defaults, as __post_init__ merges them) and
@@ -182,15 +185,12 @@ class GlmAsrConfig(VoxtralConfig):
     biases. tie_word_embeddings (default true) ties lm_head to the token table. Saved in transformers 4's layout
     (conversion mapping "qwen2_audio")."""
 
-    architecture = "GLM-ASR"
-    config_class = "GlmAsrConfig"
-    default_model_class = "GlmAsrForConditionalGeneration"
     text_defaults = GLMASR_TEXT
     audio_model_type = "glmasr_encoder"
     audio_defaults = {"model_type": "glmasr_encoder"}
     informational_fields = frozenset({"projector_hidden_act", "audio_token_id"})
 
-    tie_word_embeddings: Flag = True
+    tie_word_embeddings: Flag
 
     def tied(self) -> bool:
         return self.tie_word_embeddings
@@ -217,7 +217,9 @@ QWEN3_ASR_TEXT = {
 }
 
 
-@family("qwen3_asr")
+@family(
+    "qwen3_asr", transformers="Qwen3ASRConfig", architecture="Qwen3-ASR", model_class="Qwen3ASRForConditionalGeneration"
+)
 class Qwen3ASRConfig(AudioLanguageConfig):
     """configuration_qwen3_asr.py / modeling_qwen3_asr.py (transformers 5.24): Qwen3ASREncoder, a language model
     built by AutoModel (Qwen3 by default; a given text_config is read alone) and Qwen3ASRMultiModalProjector
@@ -225,9 +227,6 @@ class Qwen3ASRConfig(AudioLanguageConfig):
     transformers 5's layout (model.audio_tower., model.language_model., model.multi_modal_projector., lm_head).
     The wrapper's tie_word_embeddings (default true) ties lm_head to the token table."""
 
-    architecture = "Qwen3-ASR"
-    config_class = "Qwen3ASRConfig"
-    default_model_class = "Qwen3ASRForConditionalGeneration"
     text_model_type = "qwen3"
     text_defaults = QWEN3_ASR_TEXT
     audio_model_type = "qwen3_asr_encoder"
@@ -237,7 +236,7 @@ class Qwen3ASRConfig(AudioLanguageConfig):
     lm_head_name = "lm_head"
     informational_fields = frozenset({"audio_token_id", "timestamp_token_id", "token_classification_bias"})
 
-    tie_word_embeddings: Flag = True
+    tie_word_embeddings: Flag
 
     def tied(self) -> bool:
         return self.tie_word_embeddings
@@ -267,16 +266,13 @@ OMNIASR_TEXT = {
 }
 
 
-@family("omniasr")
+@family("omniasr", transformers="OmniASRConfig", architecture="omniASR", model_class="OmniASRForConditionalGeneration")
 class OmniASRConfig(AudioLanguageConfig):
     """configuration_omniasr.py / modeling_omniasr.py (transformers 5.24): OmniASRAudioModel (wav2vec 2.0's encoder), a
     language model built by AutoModel (Llama by default; a given text_config is read alone) and multi_modal_projector,
     one linear (audio hidden → text hidden, with bias). Stored in transformers 5's layout (no conversion mapping); the
     head is never tied (OmniASRForConditionalGeneration declares no tied weights)."""
 
-    architecture = "omniASR"
-    config_class = "OmniASRConfig"
-    default_model_class = "OmniASRForConditionalGeneration"
     text_model_type = "llama"
     text_defaults = OMNIASR_TEXT
     audio_model_type = "omniasr_audio"
@@ -312,20 +308,21 @@ VOXTRAL_REALTIME_TEXT = {
 ADA_RMS_NORM_WIDTH = 32
 
 
-@family("voxtral_realtime_text")
+@family(
+    "voxtral_realtime_text",
+    transformers="VoxtralRealtimeTextConfig",
+    architecture="Voxtral Realtime",
+    model_class="VoxtralRealtimeTextModel",
+    read_beyond={
+        "tie_word_embeddings": "not a field of VoxtralRealtimeTextConfig: the wrapper's text defaults pass it and PreTrainedConfig keeps it as an attribute; it ties nothing in the text model (no head) and the wrapper's own flag ties the whole model's"
+    },
+)
 class VoxtralRealtimeTextConfig(TextOfWrapper, MistralConfig):
     """configuration_voxtral_realtime.py (VoxtralRealtimeTextConfig) / modeling_voxtral_realtime.py: Mistral's
     layer (no biases, every layer within sliding_window) and Mistral's defaults, plus ada_rms_norm (linear1 hidden →
     32, linear2 32 → hidden, no biases), which scales the FFN's input by what it makes of the time embedding: it reads
     that one vector once per forward, not each token, so its weights add no FLOPs per token. No head of its own
     (VoxtralRealtimeTextModel)."""
-
-    architecture = "Voxtral Realtime"
-    config_class = "VoxtralRealtimeTextConfig"
-    default_model_class = "VoxtralRealtimeTextModel"
-    # not a field of VoxtralRealtimeTextConfig: the wrapper's text defaults pass it and PreTrainedConfig keeps it as
-    # an attribute; it ties nothing in the text model (no head) and the wrapper's own flag ties the whole model's
-    undeclared_keys = frozenset({"tie_word_embeddings"})
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         hidden = self.hidden_size
@@ -336,7 +333,12 @@ class VoxtralRealtimeTextConfig(TextOfWrapper, MistralConfig):
         return self.layer(self.attention(window), self.gated_ffn(), parameters=ada)
 
 
-@family("voxtral_realtime")
+@family(
+    "voxtral_realtime",
+    transformers="VoxtralRealtimeConfig",
+    architecture="Voxtral Realtime",
+    model_class="VoxtralRealtimeForConditionalGeneration",
+)
 class VoxtralRealtimeConfig(AudioLanguageConfig):
     """configuration_voxtral_realtime.py / modeling_voxtral_realtime.py (transformers 5.24): VoxtralRealtimeEncoder,
     VoxtralRealtimeTextModel (a given text_config is read over the defaults, as __post_init__ merges them) and
@@ -345,9 +347,6 @@ class VoxtralRealtimeConfig(AudioLanguageConfig):
     unsaved buffer. Saved in transformers 4's layout (conversion mapping "qwen2_audio", as Voxtral); the wrapper's
     tie_word_embeddings (default true) ties the head to the token table."""
 
-    architecture = "Voxtral Realtime"
-    config_class = "VoxtralRealtimeConfig"
-    default_model_class = "VoxtralRealtimeForConditionalGeneration"
     text_model_type = "voxtral_realtime_text"
     text_defaults = VOXTRAL_REALTIME_TEXT
     text_defaults_under_given = True
@@ -357,8 +356,8 @@ class VoxtralRealtimeConfig(AudioLanguageConfig):
         {"projector_hidden_act", "audio_length_per_tok", "default_num_delay_tokens", "use_cache"}
     )
 
-    downsample_factor: Width = 4
-    tie_word_embeddings: Flag = True
+    downsample_factor: Width
+    tie_word_embeddings: Flag
 
     def tied(self) -> bool:
         return self.tie_word_embeddings

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, Field
-
 from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives
 from ..spec import Attention, Indexer, Layer, Mla, Names, Norms, Projection
 from ..values import replace
@@ -15,8 +13,21 @@ from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse
 from .deepseek import DeepseekV3Config, DeepseekV32Config, even_rope_check
 from .registry import family
 
+# Keys A.X-K1 and A.X-K2 read that are no fields of their configuration classes.
+LEGACY_KEYS = {
+    "first_k_dense_replace": "__post_init__ pops it (with moe_layer_freq) to build mlp_layer_types",
+    "moe_layer_freq": "__post_init__ pops it (with first_k_dense_replace) to build mlp_layer_types",
+    "num_nextn_predict_layers": "the checkpoints' multi-token-prediction layers, which transformers does not build",
+}
 
-@family("axk1")
+
+@family(
+    "axk1",
+    transformers="AXK1Config",
+    architecture="A.X-K1",
+    model_class="AXK1ForCausalLM",
+    read_beyond=LEGACY_KEYS,
+)
 class AXK1Config(MlpLayerTypes, DeepseekV3Config):
     """configuration_axk1.py / modular_axk1.py (A.X-K1): DeepseekV3Attention with queries always through the
     q_lora_rank latent, DeepSeek-V3's MoE (a shared MLP of n_shared_experts · moe_intermediate_size, a router with
@@ -27,33 +38,25 @@ class AXK1Config(MlpLayerTypes, DeepseekV3Config):
     i is sparse when i ≥ first_k_dense_replace and i % moe_layer_freq == 0. AXK1Config has no multi-token-prediction
     field (num_mtp_layers is removed)."""
 
-    architecture = "A.X-K1"
-    config_class = "AXK1Config"
-    default_model_class = "AXK1ForCausalLM"
-    # Not fields of AXK1Config: __post_init__ pops the first two to build mlp_layer_types; the third is a key of
-    # the checkpoints' multi-token-prediction layers, which transformers does not build.
-    undeclared_keys = frozenset({"first_k_dense_replace", "moe_layer_freq", "num_nextn_predict_layers"})
     informational_fields = DeepseekV3Config.informational_fields | {"num_nextn_predict_layers"}
 
-    vocab_size: Width = 163840
-    hidden_size: Width = 7168
-    intermediate_size: Width = 18432
-    moe_intermediate_size: Width = 2048
-    num_hidden_layers: LayerCount = 61
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount | None = 64
-    n_shared_experts: ExpertCountOrZero = 1
-    n_routed_experts: ExpertCountOrZero = Field(
-        192, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    kv_lora_rank: Width = 512
-    q_lora_rank: Width = 1536  # AXK1Attention always builds q_a_proj, q_a_layernorm and q_b_proj
-    qk_rope_head_dim: Width = 64
-    v_head_dim: Width = 128
-    qk_nope_head_dim: Width = 128
-    num_experts_per_tok: ExpertCount = 8
-    max_position_embeddings: PositionCount = 32768
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
+    vocab_size: Width
+    hidden_size: Width
+    intermediate_size: Width
+    moe_intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount | None
+    n_shared_experts: ExpertCountOrZero
+    n_routed_experts: ExpertCountOrZero
+    kv_lora_rank: Width
+    q_lora_rank: Width  # AXK1Attention always builds q_a_proj, q_a_layernorm and q_b_proj
+    qk_rope_head_dim: Width
+    v_head_dim: Width
+    qk_nope_head_dim: Width
+    num_experts_per_tok: ExpertCount
+    max_position_embeddings: PositionCount
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None
     first_k_dense_replace: LayerIndex = 1
     moe_layer_freq: LayerCount = 1
     num_nextn_predict_layers: LayerIndex = 0
@@ -84,7 +87,9 @@ class AXK1Config(MlpLayerTypes, DeepseekV3Config):
 AXK2_ATTENTION = Names(MLA_ATTENTION.modules + (("output_gate", "self_attn.q_b_proj"),))
 
 
-@family("axk2")
+@family(
+    "axk2", transformers="AXK2Config", architecture="A.X-K2", model_class="AXK2ForCausalLM", read_beyond=LEGACY_KEYS
+)
 class AXK2Config(DeepseekV32Config):
     """configuration_axk2.py / modular_axk2.py (A.X-K2): DeepSeek-V3.2's layer (MLA, a lightning indexer in every
     layer reading the query latent, DeepSeek's MoE) with two changes. AXK2Attention has no q_b_proj: q_gate_proj reads
@@ -96,31 +101,25 @@ class AXK2Config(DeepseekV32Config):
     A.X-K1's. head_dim is overwritten with qk_rope_head_dim by __post_init__ and layer_types is every layer
     'indexed_attention': neither changes the layout."""
 
-    architecture = "A.X-K2"
-    config_class = "AXK2Config"
-    default_model_class = "AXK2ForCausalLM"
     attention_names = AXK2_ATTENTION
-    undeclared_keys = frozenset({"first_k_dense_replace", "moe_layer_freq", "num_nextn_predict_layers"})
 
-    vocab_size: Width = 163840
-    hidden_size: Width = 2048
-    intermediate_size: Width = 5120
-    moe_intermediate_size: Width = 512
-    num_hidden_layers: LayerCount = 48
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = 32
-    n_routed_experts: ExpertCountOrZero = Field(
-        128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    kv_lora_rank: Width = 128
-    q_lora_rank: Width = 384  # validate_architecture requires one: the indexer and the output gate read it
-    qk_rope_head_dim: Width = 32
-    v_head_dim: Width = 64
-    qk_nope_head_dim: Width = 64
-    max_position_embeddings: PositionCount = 131072
-    index_n_heads: HeadCount = 16
-    gated_norm_rank: Width = 16
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
+    vocab_size: Width
+    hidden_size: Width
+    intermediate_size: Width
+    moe_intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount | None
+    n_routed_experts: ExpertCountOrZero
+    kv_lora_rank: Width
+    q_lora_rank: Width  # validate_architecture requires one: the indexer and the output gate read it
+    qk_rope_head_dim: Width
+    v_head_dim: Width
+    qk_nope_head_dim: Width
+    max_position_embeddings: PositionCount
+    index_n_heads: HeadCount
+    gated_norm_rank: Width
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None
     first_k_dense_replace: LayerIndex = 1
     moe_layer_freq: LayerCount = 1
 

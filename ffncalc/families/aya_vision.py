@@ -13,7 +13,13 @@ from .registry import family
 from .towers import Tower, projector_module
 
 
-@family("aya_vision")
+@family(
+    "aya_vision",
+    transformers="AyaVisionConfig",
+    architecture="Aya Vision",
+    model_class="AyaVisionForConditionalGeneration",
+    read_beyond={"alignment_intermediate_size": "the projector reads it with getattr (default: the text width)"},
+)
 class AyaVisionConfig(MultimodalConfig):
     """configuration_aya_vision.py / modeling_aya_vision.py: a vision tower (SigLIP by default; AutoModel builds what
     vision_config names), AyaVisionMultiModalProjector (the features pixel-shuffled downsample_factor² side by side, a
@@ -22,9 +28,6 @@ class AyaVisionConfig(MultimodalConfig):
     LLaVA saves (conversion_mapping.py: "aya_vision" → "llava"); the top-level tie_word_embeddings (default true)
     decides tying."""
 
-    architecture = "Aya Vision"
-    config_class = "AyaVisionConfig"
-    default_model_class = "AyaVisionForConditionalGeneration"
     text_model_type = "cohere2"
     text_defaults = {"model_type": "cohere2"}
     vision_model_type = "siglip_vision_model"
@@ -39,12 +42,11 @@ class AyaVisionConfig(MultimodalConfig):
         "num_attention_heads": 14,
         "vision_use_head": False,
     }
-    undeclared_keys = frozenset({"alignment_intermediate_size"})
 
-    tie_word_embeddings: Flag = True
-    vision_feature_select_strategy: Literal["default", "full"] = "full"
-    vision_feature_layer: int | list[int] = -1
-    downsample_factor: Width = 2
+    tie_word_embeddings: Flag
+    vision_feature_select_strategy: Literal["default", "full"]
+    vision_feature_layer: int | list[int]
+    downsample_factor: Width
     alignment_intermediate_size: Width | None = None
 
     @derives("alignment_intermediate_size", "text_config.hidden_size")
@@ -72,7 +74,12 @@ class AyaVisionConfig(MultimodalConfig):
         )
 
 
-@family("cohere2_vision")
+@family(
+    "cohere2_vision",
+    transformers="Cohere2VisionConfig",
+    architecture="Command A Vision",
+    model_class="Cohere2VisionForConditionalGeneration",
+)
 class Cohere2VisionConfig(MultimodalConfig):
     """configuration_cohere2_vision.py / modeling_cohere2_vision.py (Command A Vision): a vision tower (SigLIP by
     default; AutoModel builds what vision_config names), Cohere2VisionMultiModalProjector (the features
@@ -81,9 +88,6 @@ class Cohere2VisionConfig(MultimodalConfig):
     transformers builds them (model.vision_tower., model.multi_modal_projector., model.language_model., lm_head);
     the top-level tie_word_embeddings (default true) decides tying."""
 
-    architecture = "Command A Vision"
-    config_class = "Cohere2VisionConfig"
-    default_model_class = "Cohere2VisionForConditionalGeneration"
     text_model_type = "cohere2"
     text_defaults = {"model_type": "cohere2"}
     vision_model_type = "siglip_vision_model"
@@ -100,9 +104,9 @@ class Cohere2VisionConfig(MultimodalConfig):
     lm_head_name = "lm_head"
     vision_prefix = "model.vision_tower."
 
-    tie_word_embeddings: Flag = True
-    downsample_factor: Width = 2
-    alignment_intermediate_size: Width = 36864
+    tie_word_embeddings: Flag
+    downsample_factor: Width
+    alignment_intermediate_size: Width
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         """One tile of image_size square (Cohere2VisionImageProcessor's crop_to_patches cuts an image into such tiles

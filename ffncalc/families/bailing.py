@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, LayerIndex, Width
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
 from ..spec import CheckpointExtra, Layer, ModelNames, StoredTensor, names
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, KvHeads, MaxPositions, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import is_sparse
 from .registry import family
 
@@ -23,15 +23,16 @@ BAILING_SHARED = names(
 
 
 @family("bailing_moe")
-class BailingMoeConfig(
-    HeadDim, HiddenAct, KvHeads, MaxPositions, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+class BailingMoeConfig(DecoderConfig):
     """BailingMoeV2 (Ling-flash-2.0): fused query_key_value and dense (biases from use_qkv_bias /
     use_bias), per-head RMSNorm on q and k (use_qk_norm); the first first_k_dense_replace layers
     dense, the rest MoE with num_shared_experts shared experts of moe_shared_expert_intermediate_size;
     a router without bias, plus an expert bias (moe_router_enable_expert_bias) adjusted for load
     balance rather than trained: stored, like DeepSeek's e_score_correction_bias, and listed beside
-    the count. Defaults are those of inclusionAI's configuration file."""
+    the count. Defaults are those of inclusionAI's configuration file.
+
+    transformers has no BailingMoeV2Config, so its record has none to give: the defaults are written here (the
+    ones not written are LlamaConfig's, through DecoderConfig)."""
 
     architecture = "Ling (BailingMoeV2)"
     config_class = "BailingMoeV2Config"
@@ -40,6 +41,13 @@ class BailingMoeConfig(
     attention_names = BAILING_ATTENTION
     model_names = ModelNames("model.word_embeddings", "model.norm")
 
+    num_hidden_layers: LayerCount = 32
+    intermediate_size: Width = 11008
+    tie_word_embeddings: Flag = False
+    max_position_embeddings: PositionCount = 2048
+    num_key_value_heads: HeadCount | None = None
+    hidden_act: Name = "silu"
+    head_dim: Width | None = None
     num_experts: ExpertCount = 256
     num_experts_per_tok: ExpertCount = 8
     moe_intermediate_size: Width = 1024

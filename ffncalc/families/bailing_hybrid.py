@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import Field
 
 from ..schema import (
     MAX_LAYERS,
     ExpertCount,
     ExpertCountOrZero,
+    Flag,
     HeadCount,
     LayerCount,
     LayerIndex,
+    Name,
     PositionCount,
     Width,
     derives,
@@ -32,7 +34,7 @@ from ..spec import (
     Projection,
     names,
 )
-from .base import AttentionBias, DecoderConfig, HiddenAct, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import correction_bias_extra
 from .registry import family
@@ -52,8 +54,15 @@ BAILING_MLA = names(
 )
 
 
-@family("bailing_hybrid")
-class BailingHybridConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, DecoderConfig):
+@family(
+    "bailing_hybrid",
+    transformers="BailingHybridConfig",
+    architecture="Ling-3 hybrid",
+    model_class="BailingHybridForCausalLM",
+    heads_divide_hidden=False,  # the MLA's widths come from its own fields
+    routing=("num_experts_per_tok", "num_local_experts"),
+)
+class BailingHybridConfig(MlpLayerTypes, DecoderConfig):
     """configuration_bailing_hybrid.py / modular_bailing_hybrid.py (Ling 3). layer_types (default: full_attention
     every layer_group_size-th layer, linear_attention the others) picks per layer:
 
@@ -72,48 +81,34 @@ class BailingHybridConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbedding
     a shared MLP of n_shared_experts · moe_intermediate_size. Checkpoints also store num_mtp_layers
     multi-token-prediction layers after the last, which transformers skips on load: not listed."""
 
-    architecture = "Ling-3 hybrid"
-    config_class = "BailingHybridConfig"
-    default_model_class = "BailingHybridForCausalLM"
-    heads_divide_hidden = False  # the MLA's widths come from its own fields
     mlp_names = names(gate="mlp.gate_proj", up="mlp.up_proj", down="mlp.down_proj")
     moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
     model_names = ModelNames(embed_tokens="model.word_embeddings", final_norm="model.norm")
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
     informational_fields = DecoderConfig.informational_fields | {"num_mtp_layers"}
 
-    vocab_size: Width = 157184
-    hidden_size: Width = 2560
-    intermediate_size: Width = 6144
-    moe_intermediate_size: Width = 768
-    num_hidden_layers: LayerCount = 42
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = 32  # MLA: every head has its keys and values
-    n_shared_experts: ExpertCountOrZero = Field(
-        1, validation_alias=AliasChoices("n_shared_experts", "num_shared_experts")
-    )
-    num_local_experts: ExpertCountOrZero = Field(512, validation_alias=AliasChoices("num_local_experts", "num_experts"))
-    num_experts_per_tok: ExpertCount = Field(
-        8, validation_alias=AliasChoices("num_experts_per_tok", "num_experts_per_token")
-    )
-    kv_lora_rank: Width = 512
-    q_lora_rank: Width | None = None
-    qk_rope_head_dim: Width = 64
-    v_head_dim: Width = 128
-    qk_nope_head_dim: Width = 128
-    first_k_dense_replace: LayerIndex = 2
-    max_position_embeddings: PositionCount = Field(
-        262144, validation_alias=AliasChoices("max_position_embeddings", "model_max_length")
-    )
-    pad_token_id: int | None = Field(156892, strict=True)
-    num_mtp_layers: LayerIndex = Field(1, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
-    head_dim: Width = 128
-    short_conv_kernel_size: Width = 4
-    layer_group_size: LayerCount = 6
-    layer_types: Annotated[list[Literal["full_attention", "linear_attention"]], Field(max_length=MAX_LAYERS)] | None = (
-        None
-    )
-    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    intermediate_size: Width
+    moe_intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_key_value_heads: HeadCount | None  # MLA: every head has its keys and values
+    n_shared_experts: ExpertCountOrZero
+    num_local_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    kv_lora_rank: Width
+    q_lora_rank: Width | None
+    qk_rope_head_dim: Width
+    v_head_dim: Width
+    qk_nope_head_dim: Width
+    first_k_dense_replace: LayerIndex
+    max_position_embeddings: PositionCount
+    num_mtp_layers: LayerIndex
+    head_dim: Width
+    short_conv_kernel_size: Width
+    layer_group_size: LayerCount
+    layer_types: Annotated[list[Literal["full_attention", "linear_attention"]], Field(max_length=MAX_LAYERS)] | None
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None
 
     _check_layer_types = entries_check("layer_types", exact=True)  # validate_layer_type: one per layer
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)

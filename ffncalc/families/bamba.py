@@ -3,9 +3,9 @@ layer) and Granite-4.0's GraniteMoeHybrid, which extends it with Granite-MoE's e
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import Field
 
 from ..schema import (
     ExpertCount,
@@ -14,13 +14,14 @@ from ..schema import (
     HeadCount,
     LayerCount,
     LayerIndex,
+    Name,
     PositionCount,
     Width,
     WidthOrZero,
     derives,
 )
 from ..spec import DenseFfn, Layer, Mixer, ModelNames, MoeFfn, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import MambaHeads, mamba_heads_check
 from .mixers import mamba2, mamba2_names
 from .registry import family
@@ -28,7 +29,7 @@ from .registry import family
 BAMBA_MAMBA = mamba2_names("mamba.")
 
 
-class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+class BambaLayers(MambaHeads, DecoderConfig):
     """configuration_bamba.py / modeling_bamba.py.
 
     Layers in attn_layer_indices attend (Llama attention, attention_bias), the others run a Mamba-2 mixer of
@@ -41,27 +42,27 @@ class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, TiedEmbeddings,
     config_class = "BambaConfig"
     default_model_class = "BambaForCausalLM"
     heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    read_beyond = {"head_dim": "read by the modeling code with getattr"}
     mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
     ffn_norm: ClassVar[str] = "pre_ff_layernorm"
 
-    vocab_size: Width = 128000
-    hidden_size: Width = 4096
-    intermediate_size: Width = 14336
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = 8
-    max_position_embeddings: PositionCount = 262144
-    pad_token_id: int | None = Field(0, strict=True)
-    mamba_n_heads: HeadCount = 128
-    mamba_d_head: Width | Literal["auto"] = "auto"
-    mamba_n_groups: HeadCount = 1
-    mamba_d_state: Width = 256
-    mamba_d_conv: Width = 4
-    mamba_expand: Width = 2
-    mamba_conv_bias: Flag = True
-    mamba_proj_bias: Flag = False
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    mamba_n_heads: HeadCount
+    mamba_d_head: Width | Literal["auto"]
+    mamba_n_groups: HeadCount
+    mamba_d_state: Width
+    mamba_d_conv: Width
+    mamba_expand: Width
+    mamba_conv_bias: Flag
+    mamba_proj_bias: Flag
 
     _check_mamba_heads = mamba_heads_check()
 
@@ -100,19 +101,26 @@ class BambaLayers(HeadDim, HiddenAct, AttentionBias, MambaHeads, TiedEmbeddings,
         return tuple(attention_layer if attends else mamba_layer for attends in self.attends())
 
 
-@family("bamba")
-class BambaConfig(MlpBias, BambaLayers):
+@family("bamba", transformers="BambaConfig")
+class BambaConfig(BambaLayers):
     """configuration_bamba.py: Bamba's layers with the MLP's bias switch, mlp_bias, and the layers that attend listed
     in attn_layer_indices (GraniteMoeHybrid has neither: its layer_types say)."""
 
-    attn_layer_indices: list[LayerIndex] | None = Field(None, max_length=1 << 14)
+    mlp_bias: Flag
+    attn_layer_indices: Annotated[list[LayerIndex] | None, Field(max_length=1 << 14)]
 
     def attends(self) -> list[bool]:
         indices = set(self.attn_layer_indices or ())
         return [index in indices for index in range(self.num_hidden_layers)]
 
 
-@family("granitemoehybrid")
+@family(
+    "granitemoehybrid",
+    transformers="GraniteMoeHybridConfig",
+    architecture="Granite-MoE-Hybrid",
+    model_class="GraniteMoeHybridForCausalLM",
+    routing=("num_experts_per_tok", "num_local_experts"),
+)
 class GraniteMoeHybridConfig(BambaLayers):
     """configuration_granitemoehybrid.py / modeling_granitemoehybrid.py: Bamba's Mamba-2 and attention layers,
     picked by layer_types (default: every layer Mamba-2), with Granite's norms (input_layernorm,
@@ -121,30 +129,18 @@ class GraniteMoeHybridConfig(BambaLayers):
     Granite's multipliers scale activations, not parameters.
     """
 
-    architecture = "Granite-MoE-Hybrid"
-    config_class = "GraniteMoeHybridConfig"
-    default_model_class = "GraniteMoeHybridForCausalLM"
     moe_names = names(router="block_sparse_moe.router.layer", experts="block_sparse_moe")
     expert_names = names(gate="input_linear", up="input_linear", down="output_linear")
     shared_names = names(gate="shared_mlp.input_linear", up="shared_mlp.input_linear", down="shared_mlp.output_linear")
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.norm")
     ffn_norm: ClassVar[str] = "post_attention_layernorm"
 
-    vocab_size: Width = 32000
-    hidden_size: Width = 4096
-    intermediate_size: Width = 11008
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = None
-    max_position_embeddings: PositionCount = 2048
-    pad_token_id: int | None = Field(None, strict=True)
-    num_local_experts: ExpertCountOrZero = 8
-    num_experts_per_tok: ExpertCount = 2
-    shared_intermediate_size: WidthOrZero = 1024
-    layer_types: list[Literal["linear_attention", "full_attention", "mamba", "attention"]] | None = Field(
-        None, validation_alias=AliasChoices("layer_types", "layers_block_type"), max_length=1 << 14
-    )
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
+    num_local_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    shared_intermediate_size: WidthOrZero
+    layer_types: Annotated[
+        list[Literal["linear_attention", "full_attention", "mamba", "attention"]] | None, Field(max_length=1 << 14)
+    ]
 
     def unused_fields(self) -> set[str]:
         unused = super().unused_fields()

@@ -8,7 +8,7 @@ everywhere: self-attention (q, k, v, out_proj), in the decoder cross-attention o
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -124,7 +124,13 @@ def decoder_layer(
     return Layer(name, attention, ffn, norms, cross_attention=cross, stack="decoder")
 
 
-@family("bart")
+@family(
+    "bart",
+    transformers="BartConfig",
+    architecture="BART",
+    model_class="BartForConditionalGeneration",
+    read_beyond={"num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label"},
+)
 class BartConfig(BartStacks, HFConfig):
     """configuration_bart.py / modeling_bart.py.
 
@@ -137,10 +143,6 @@ class BartConfig(BartStacks, HFConfig):
     false nothing is tied: the shared table, each stack's own table and the head are four tensors.
     """
 
-    architecture = "BART"
-    config_class = "BartConfig"
-    default_model_class = "BartForConditionalGeneration"
-    undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
     informational_fields = frozenset({"pad_token_id"})
     class_prefix: ClassVar[str] = "Bart"
     classes: ClassVar[dict[str, Kind]] = {
@@ -160,21 +162,19 @@ class BartConfig(BartStacks, HFConfig):
     final_norms: ClassVar[bool] = False  # a layer_norm at the end of each stack (pre-LN families)
     base_model_prefix: ClassVar[str] = "model"
 
-    vocab_size: Width = 50265
-    max_position_embeddings: PositionCount = 1024
-    encoder_layers: LayerCount = Field(12, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_ffn_dim: Width = 4096
-    encoder_attention_heads: HeadCount = Field(
-        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    decoder_layers: LayerCount = 12
-    decoder_ffn_dim: Width = 4096
-    decoder_attention_heads: HeadCount = 16
-    activation_function: Name = "gelu"
-    d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
-    pad_token_id: int | None = Field(1, strict=True)  # the token table's padding row: it must be a row of it
-    tie_word_embeddings: Flag = True
-    id2label: dict[str, Name] | None = None
+    vocab_size: Width
+    max_position_embeddings: PositionCount
+    encoder_layers: LayerCount
+    encoder_ffn_dim: Width
+    encoder_attention_heads: HeadCount
+    decoder_layers: LayerCount
+    decoder_ffn_dim: Width
+    decoder_attention_heads: HeadCount
+    activation_function: Name
+    d_model: Width
+    pad_token_id: Annotated[int | None, Field(strict=True)]  # the token table's padding row: it must be a row of it
+    tie_word_embeddings: Flag
+    id2label: dict[str, Name] | None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
 
     @model_validator(mode="after")
@@ -360,28 +360,22 @@ class BartConfig(BartStacks, HFConfig):
         )
 
 
-@family("mbart")
+@family("mbart", transformers="MBartConfig", architecture="mBART", model_class="MBartForConditionalGeneration")
 class MBartConfig(BartConfig):
     """configuration_mbart.py / modeling_mbart.py: BART's model with pre-LN layers and a final LayerNorm on each
     stack (layer_norm) beside the one on its embeddings; classifiers 2 wide unless the config says."""
 
-    architecture = "mBART"
-    config_class = "MBartConfig"
-    default_model_class = "MBartForConditionalGeneration"
     class_prefix = "MBart"
     default_labels = 2
     final_norms = True
 
 
-@family("pegasus")
+@family("pegasus", transformers="PegasusConfig", architecture="Pegasus", model_class="PegasusForConditionalGeneration")
 class PegasusConfig(BartConfig):
     """configuration_pegasus.py / modeling_pegasus.py: pre-LN layers and a final LayerNorm on each stack, no
     LayerNorm on the embeddings; sinusoidal positions, max_position_embeddings rows per stack, held as frozen
     parameters (transformers counts and saves them); no classification classes."""
 
-    architecture = "Pegasus"
-    config_class = "PegasusConfig"
-    default_model_class = "PegasusForConditionalGeneration"
     class_prefix = "Pegasus"
     classes = {"Model": "model", "ForConditionalGeneration": "generation", "ForCausalLM": "causal"}
     default_labels = 2
@@ -389,10 +383,8 @@ class PegasusConfig(BartConfig):
     embedding_norm = False
     final_norms = True
 
-    pad_token_id: int | None = Field(0, strict=True)
 
-
-@family("marian")
+@family("marian", transformers="MarianConfig", architecture="Marian", model_class="MarianMTModel")
 class MarianConfig(BartConfig):
     """configuration_marian.py / modeling_marian.py (OPUS-MT): post-LN layers without LayerNorms on the
     embeddings or at the ends; sinusoidal positions, max_position_embeddings rows per stack, held as frozen
@@ -400,19 +392,14 @@ class MarianConfig(BartConfig):
     share_encoder_decoder_embeddings false there is no shared table: the encoder's (vocab_size) and the
     decoder's (decoder_vocab_size, default vocab_size), the head tied to the decoder's."""
 
-    architecture = "Marian"
-    config_class = "MarianConfig"
-    default_model_class = "MarianMTModel"
     class_prefix = "Marian"
     classes = {"Model": "model", "MTModel": "generation", "ForCausalLM": "causal"}
     default_labels = 2
     positions = "sinusoidal"
     embedding_norm = False
 
-    vocab_size: Width = 58101
-    decoder_vocab_size: Width | None = None
-    pad_token_id: int | None = Field(58100, strict=True)
-    share_encoder_decoder_embeddings: Flag = True
+    decoder_vocab_size: Width | None
+    share_encoder_decoder_embeddings: Flag
 
     @property
     def shares_embeddings(self) -> bool:
@@ -439,15 +426,12 @@ class MarianConfig(BartConfig):
         return replace(spec, not_saved=NotSaved(tables, reason))
 
 
-@family("plbart")
+@family("plbart", transformers="PLBartConfig", architecture="PLBART", model_class="PLBartForConditionalGeneration")
 class PLBartConfig(BartConfig):
     """configuration_plbart.py / modeling_plbart.py (PLBART, code and text): BART's layout (post-LN, learned
     positions with fairseq's offset of 2, layernorm_embedding) with its own defaults; classifiers 2 wide unless the
     config says; no question-answering class."""
 
-    architecture = "PLBART"
-    config_class = "PLBartConfig"
-    default_model_class = "PLBartForConditionalGeneration"
     class_prefix = "PLBart"
     classes = {
         "Model": "model",
@@ -457,31 +441,17 @@ class PLBartConfig(BartConfig):
     }
     default_labels = 2
 
-    vocab_size: Width = 50005
-    encoder_layers: LayerCount = Field(6, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_ffn_dim: Width = 3072
-    encoder_attention_heads: HeadCount = Field(
-        12, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    decoder_layers: LayerCount = 6
-    decoder_ffn_dim: Width = 3072
-    decoder_attention_heads: HeadCount = 12
-    d_model: Width = Field(768, validation_alias=AliasChoices("d_model", "hidden_size"))
-
     @derives("num_labels", "len(id2label), else 2")
     def labels(self) -> int:
         return super().labels()
 
 
-@family("m2m_100")
+@family("m2m_100", transformers="M2M100Config", architecture="M2M-100", model_class="M2M100ForConditionalGeneration")
 class M2M100Config(BartConfig):
     """configuration_m2m_100.py / modeling_m2m_100.py (M2M-100, NLLB-200's dense models): pre-LN layers and a final
     LayerNorm on each stack, no LayerNorm on the embeddings; sinusoidal positions computed into a buffer that is
     neither a parameter nor saved; no final_logits_bias; the bare model and the seq2seq LM only."""
 
-    architecture = "M2M-100"
-    config_class = "M2M100Config"
-    default_model_class = "M2M100ForConditionalGeneration"
     class_prefix = "M2M100"
     classes = {"Model": "model", "ForConditionalGeneration": "generation"}
     positions = "computed"
@@ -489,64 +459,48 @@ class M2M100Config(BartConfig):
     final_norms = True
     logits_bias = False
 
-    vocab_size: Width = 128112
-    activation_function: Name = "relu"
 
-
-@family("blenderbot")
+@family(
+    "blenderbot",
+    transformers="BlenderbotConfig",
+    architecture="Blenderbot",
+    model_class="BlenderbotForConditionalGeneration",
+)
 class BlenderbotConfig(BartConfig):
     """configuration_blenderbot.py / modeling_blenderbot.py: pre-LN layers and a final LayerNorm on each stack, no
     LayerNorm on the embeddings, learned positions of exactly max_position_embeddings rows; no classifiers."""
 
-    architecture = "Blenderbot"
-    config_class = "BlenderbotConfig"
-    default_model_class = "BlenderbotForConditionalGeneration"
     class_prefix = "Blenderbot"
     classes = {"Model": "model", "ForConditionalGeneration": "generation", "ForCausalLM": "causal"}
     position_offset = 0
     embedding_norm = False
     final_norms = True
 
-    vocab_size: Width = 8008
-    max_position_embeddings: PositionCount = 128
-    encoder_layers: LayerCount = Field(2, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_ffn_dim: Width = 10240
-    encoder_attention_heads: HeadCount = Field(
-        32, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    decoder_layers: LayerCount = 24
-    decoder_ffn_dim: Width = 10240
-    decoder_attention_heads: HeadCount = 32
-    d_model: Width = Field(2560, validation_alias=AliasChoices("d_model", "hidden_size"))
-    pad_token_id: int | None = Field(0, strict=True)
 
-
-@family("blenderbot-small")
+@family(
+    "blenderbot-small",
+    transformers="BlenderbotSmallConfig",
+    architecture="Blenderbot-Small",
+    model_class="BlenderbotSmallForConditionalGeneration",
+)
 class BlenderbotSmallConfig(BartConfig):
     """configuration_blenderbot_small.py / modeling_blenderbot_small.py: BART's post-LN layers and layernorm_embedding,
     learned positions of exactly max_position_embeddings rows; no classifiers."""
 
-    architecture = "Blenderbot-Small"
-    config_class = "BlenderbotSmallConfig"
-    default_model_class = "BlenderbotSmallForConditionalGeneration"
     class_prefix = "BlenderbotSmall"
     classes = {"Model": "model", "ForConditionalGeneration": "generation", "ForCausalLM": "causal"}
     position_offset = 0
 
-    max_position_embeddings: PositionCount = 512
-    encoder_layers: LayerCount = Field(8, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_ffn_dim: Width = 2048
-    encoder_attention_heads: HeadCount = Field(
-        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    decoder_layers: LayerCount = 8
-    decoder_ffn_dim: Width = 2048
-    decoder_attention_heads: HeadCount = 16
-    d_model: Width = Field(512, validation_alias=AliasChoices("d_model", "hidden_size"))
-    pad_token_id: int | None = Field(0, strict=True)
 
-
-@family("fsmt")
+@family(
+    "fsmt",
+    transformers="FSMTConfig",
+    architecture="FSMT",
+    model_class="FSMTForConditionalGeneration",
+    other_names={
+        "vocab_size": "tgt_vocab_size (the field; vocab_size its attribute_map name) read first, as FSMT's configs give it"
+    },
+)
 class FSMTConfig(BartConfig):
     """configuration_fsmt.py / modeling_fsmt.py (fairseq's WMT19 translation models, facebook/wmt19-*): BART's post-LN
     layers without LayerNorms on the embeddings or at the ends, a source table (src_vocab_size) for the encoder and a
@@ -555,20 +509,14 @@ class FSMTConfig(BartConfig):
     rows per stack. tie_word_embeddings ties the source table and the head to the target table. The bare model and
     the seq2seq LM only, which differ by the model. prefix alone; no final_logits_bias."""
 
-    architecture = "FSMT"
-    config_class = "FSMTConfig"
-    default_model_class = "FSMTForConditionalGeneration"
     class_prefix = "FSMT"
     classes = {"Model": "model", "ForConditionalGeneration": "generation"}
     positions = "sinusoidal"
     embedding_norm = False
     logits_bias = False
 
-    vocab_size: Width = Field(42024, validation_alias=AliasChoices("tgt_vocab_size", "vocab_size"))
-    src_vocab_size: Width = 42024
-    activation_function: Name = "relu"
-    pad_token_id: int | None = Field(1, strict=True)
-    tie_word_embeddings: Flag = False
+    vocab_size: Width = Field(validation_alias=AliasChoices("tgt_vocab_size", "vocab_size"))
+    src_vocab_size: Width
 
     @model_validator(mode="after")
     def _check_tables(self) -> FSMTConfig:
@@ -616,7 +564,7 @@ class FSMTConfig(BartConfig):
         )
 
 
-@family("mvp")
+@family("mvp", transformers="MvpConfig", architecture="MVP", model_class="MvpForConditionalGeneration")
 class MvpConfig(BartConfig):
     """configuration_mvp.py / modeling_mvp.py (MVP, RUCAIBox): BART's layout (post-LN, learned positions with
     fairseq's offset of 2, layernorm_embedding, final_logits_bias) with its own vocabulary; classifiers 2 wide unless
@@ -625,14 +573,10 @@ class MvpConfig(BartConfig):
     the context and which the decoder recomputes on every forward pass: ffncalc's spec cannot state that cost, so
     such a config is refused. MvpForCausalLM builds its decoder without prompts whatever use_prompt says."""
 
-    architecture = "MVP"
-    config_class = "MvpConfig"
-    default_model_class = "MvpForConditionalGeneration"
     class_prefix = "Mvp"
     default_labels = 2  # MvpConfig sets no num_labels: PreTrainedConfig's 2
 
-    vocab_size: Width = 50267
-    use_prompt: Flag = False
+    use_prompt: Flag
 
     @derives("num_labels", "len(id2label), else 2")
     def labels(self) -> int:

@@ -1,24 +1,22 @@
-"""The Llama-shaped decoder that most families refine: LlamaConfig's fields and defaults, and the builders.
+"""The Llama-shaped decoder that most families refine: the fields every decoder reads, and the builders.
 
-A family adapter subclasses ``DecoderConfig``, re-declares the fields whose defaults its
-``configuration_<family>.py`` changes, and assembles its layers from the builders here.
-Adapters inherit in a single line: pydantic takes a field's default from the last base that
-declares it, so two bases declaring one field would silently disagree.
+A family adapter subclasses ``DecoderConfig``, annotates the further fields its layers read (head_dim,
+num_key_value_heads, attention_bias …, each only where its transformers configuration class has it, or with the
+reason it reads it beyond), and assembles its layers from the builders here. ``@family(..., transformers=...)``
+(declaration.py) gives every field, these included, the default and other names of the family's own configuration
+class; DecoderConfig itself carries LlamaConfig's. The optional fields are read with getattr below (a family whose
+class has no head_dim reads hidden_size // heads), so no base declares a field that a descendant's class lacks.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import (
-    Flag,
     HeadCount,
     HFConfig,
-    LayerCount,
-    Name,
-    PositionCount,
     Width,
     derives,
     per_arguments,
@@ -38,78 +36,15 @@ from ..spec import (
     StoredTensor,
 )
 from .blocks import EXPERT_MLP, LLAMA_ATTENTION, LLAMA_LAYER, LLAMA_MLP, LLAMA_MODEL, LLAMA_MOE, SHARED_EXPERTS
+from .declaration import fields_from
 
 
-class Bundle(BaseModel):
-    """A few fields a family composes into its adapter; never validated alone, so its schema is not built."""
-
-    model_config = ConfigDict(defer_build=True)
-
-
-class AttentionBias(Bundle):
-    """attention_bias: biases on q, k, v and o, a switch of Llama's configuration class and of many descendants'.
-    A family whose configuration class has it composes this bundle; one whose class has none leaves it out."""
-
-    attention_bias: Flag = False
-
-
-class MlpBias(Bundle):
-    """mlp_bias: biases on the MLP's projections (Llama's configuration class and some descendants')."""
-
-    mlp_bias: Flag = False
-
-
-class KvHeads(Bundle):
-    """num_key_value_heads: grouped-query attention's key-value heads (None: one per query head)."""
-
-    num_key_value_heads: HeadCount | None = None
-
-
-class HeadDim(Bundle):
-    """head_dim: each head's width, where the configuration class lets it differ from hidden_size // heads."""
-
-    head_dim: Width | None = None
-
-
-class HiddenAct(Bundle):
-    """hidden_act: the MLP's activation, where the configuration class lets a config choose it."""
-
-    hidden_act: Name = "silu"
-
-
-class MaxPositions(Bundle):
-    """max_position_embeddings: the longest context the model was built for (advice only: a rotary model has no
-    table of positions)."""
-
-    max_position_embeddings: PositionCount = 2048
-
-
-class HiddenLayers(Bundle):
-    """num_hidden_layers: how many decoder layers (a family whose count follows a pattern or pairs of blocks says
-    its own, through ``layer_count``)."""
-
-    num_hidden_layers: LayerCount = 32
-
-
-class FfnWidth(Bundle):
-    """intermediate_size: the dense MLP's width (a family whose every layer is a MoE has none)."""
-
-    intermediate_size: Width = 11008
-
-
-class TiedEmbeddings(Bundle):
-    """tie_word_embeddings: whether the head shares the token embedding's weights (a wrapper's language model
-    leaves it to the wrapper's own flag)."""
-
-    tie_word_embeddings: Flag = False
-
-
+@fields_from(
+    "LlamaConfig", model_class="LlamaForCausalLM", informational=frozenset({"max_position_embeddings", "pad_token_id"})
+)
 class DecoderConfig(HFConfig):
-    """configuration_llama.py: the fields of a Llama-style decoder, with LlamaConfig's defaults."""
-
-    config_class = "LlamaConfig"
-    default_model_class = "LlamaForCausalLM"
-    informational_fields = frozenset({"max_position_embeddings", "pad_token_id"})
+    """configuration_llama.py: the fields every Llama-style decoder reads, with LlamaConfig's defaults (a family
+    declared from its own configuration class re-defaults them)."""
 
     # Where the checkpoint keeps each part (the Llama lineage's names unless a family says otherwise).
     layer_name: ClassVar[str] = LLAMA_LAYER
@@ -119,10 +54,12 @@ class DecoderConfig(HFConfig):
     expert_names: ClassVar[Names] = EXPERT_MLP
     model_names: ClassVar[ModelNames] = LLAMA_MODEL
 
-    vocab_size: Width = 32000
-    hidden_size: Width = 4096
-    num_attention_heads: HeadCount = 32
-    pad_token_id: int | None = Field(None, strict=True)  # the embedding's padding row: it must be a row of the table
+    vocab_size: Width
+    hidden_size: Width
+    num_attention_heads: HeadCount
+    pad_token_id: Annotated[
+        int | None, Field(strict=True)
+    ]  # the embedding's padding row: it must be a row of the table
 
     #: Whether transformers refuses a hidden_size that is not a multiple of num_attention_heads
     #: (LlamaConfig.validate_architecture does, whatever head_dim says; Mistral and Qwen floor it).
@@ -167,18 +104,19 @@ class DecoderConfig(HFConfig):
     @property
     @derives("num_key_value_heads", "num_attention_heads")
     def kv_heads(self) -> int:
-        """num_key_value_heads where the family has the field (KvHeads) and the config sets it, else every head."""
+        """num_key_value_heads where the family has the field and the config sets it, else every head."""
         return getattr(self, "num_key_value_heads", None) or self.num_attention_heads
 
     @property
     @derives("head_dim", "hidden_size // num_attention_heads")
     def resolved_head_dim(self) -> int:
-        """head_dim where the family has the field (HeadDim) and the config sets it, else hidden_size // heads."""
+        """head_dim where the family has the field and the config sets it, else hidden_size // heads."""
         return getattr(self, "head_dim", None) or self.hidden_size // self.num_attention_heads
 
     @property
     def activation(self) -> str:
-        """The MLP's activation: hidden_act, the field (HiddenAct) or the value a family fixes (a ClassVar)."""
+        """The MLP's activation: the hidden_act field (a family whose class names it otherwise, or fixes it, says so
+        by overriding this property)."""
         found = getattr(self, "hidden_act", None)
         if not isinstance(found, str):  # pragma: no cover - every family has the field or fixes the value
             raise TypeError(f"{type(self).__name__} names no MLP activation (hidden_act)")
@@ -186,14 +124,13 @@ class DecoderConfig(HFConfig):
 
     @property
     def attention_biased(self) -> bool:
-        """attention_bias where the family's configuration class has the switch (AttentionBias), or where the family
-        fixes it (a ClassVar); else no biases."""
+        """attention_bias where the family's configuration class has the switch; a family whose attention always
+        has biases overrides this property; else no biases."""
         return bool(getattr(self, "attention_bias", False))
 
     @property
     def layer_count(self) -> int:
-        """num_hidden_layers where the family has the field (HiddenLayers); a family whose layers come from a pattern
-        says its own."""
+        """num_hidden_layers where the family has the field; a family whose layers come from a pattern says its own."""
         found = getattr(self, "num_hidden_layers", None)
         if not isinstance(found, int):  # pragma: no cover - every family has the field or says its count
             raise TypeError(f"{type(self).__name__} says no layer count (num_hidden_layers)")
@@ -201,7 +138,7 @@ class DecoderConfig(HFConfig):
 
     @property
     def dense_width(self) -> int:
-        """intermediate_size where the family has the field (FfnWidth); a family without it builds no dense MLP."""
+        """intermediate_size where the family has the field; a family without it builds no dense MLP."""
         found = getattr(self, "intermediate_size", None)
         if not isinstance(found, int):
             raise TypeError(f"{type(self).__name__} has no dense MLP width (intermediate_size)")
@@ -209,13 +146,14 @@ class DecoderConfig(HFConfig):
 
     @property
     def ties_embeddings(self) -> bool:
-        """tie_word_embeddings where the family has the switch (TiedEmbeddings) or fixes it (a ClassVar); else the
-        head has weights of its own."""
+        """tie_word_embeddings where the family has the switch; else the head has weights of its own (a family that
+        always ties overrides this property)."""
         return bool(getattr(self, "tie_word_embeddings", False))
 
     @property
     def mlp_biased(self) -> bool:
-        """mlp_bias where the family's configuration class has the switch (MlpBias) or fixes it; else no biases."""
+        """mlp_bias where the family's configuration class has the switch; else no biases (a family whose MLP always
+        has biases overrides this property)."""
         return bool(getattr(self, "mlp_bias", False))
 
     def layer_windows(self) -> list[int | None]:

@@ -8,16 +8,23 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..schema import MAX_LAYERS, ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import CheckpointExtra, Layer, Parameter, Projection, names
-from .base import AttentionBias, DecoderConfig, HiddenAct, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
 from .deepseek import correction_bias_extra
 from .registry import family
 
 
-@family("beam")
-class BeamConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, DecoderConfig):
+@family(
+    "beam",
+    transformers="BeamConfig",
+    architecture="Beam",
+    model_class="BeamForCausalLM",
+    heads_divide_hidden=False,  # head_dim is a field; validate_architecture checks only the key-value grouping
+    routing=("num_experts_per_tok", "num_experts"),
+)
+class BeamConfig(MlpLayerTypes, DecoderConfig):
     """configuration_beam.py / modular_beam.py: BeamAttention is Qwen3-MoE's (q, k, v, o with attention_bias, an
     RMSNorm over each query and key head, head_dim wide) plus gate_proj (hidden → heads · head_dim, no bias) and
     gate_bias (one per head): the output is scaled by sigmoid(gate_proj(x) + gate_bias) before o_proj. Layers
@@ -28,29 +35,22 @@ class BeamConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, Decode
     moe_intermediate_size, no shared expert. transformers saves the experts one module each (conversion_mapping.py:
     beam → qwen2_moe's): mlp.experts.{e}.gate_proj, up_proj, down_proj."""
 
-    architecture = "Beam"
-    config_class = "BeamConfig"
-    default_model_class = "BeamForCausalLM"
-    heads_divide_hidden = False  # head_dim is a field; validate_architecture checks only the key-value grouping
     moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
-    routing_fields = ("num_experts_per_tok", "num_experts")
 
-    vocab_size: Width = 151936
-    hidden_size: Width = 5120
-    intermediate_size: Width = 20480
-    num_hidden_layers: LayerCount = 52
-    num_attention_heads: HeadCount = 48
-    num_key_value_heads: HeadCount = 8
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 8192
-    sliding_window: Width | None = 512
-    moe_intermediate_size: Width = 2560
-    num_experts_per_tok: ExpertCount = 8
-    num_experts: ExpertCount = 256
-    layer_types: (
-        Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
-    ) = None
-    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
+    moe_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCount
+    layer_types: Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None
 
     _check_layer_types = entries_check("layer_types", exact=True)
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)

@@ -5,9 +5,9 @@ types, its own module names)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, WidthOrZero, derives
 from ..spec import (
@@ -70,7 +70,7 @@ class EncoderClasses(HFConfig):
     base_model_prefix: ClassVar[str] = ""
     classes: ClassVar[frozenset[str]] = frozenset()  # the class names (without the prefix) the family has
     default_labels: ClassVar[int] = 2
-    undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
+    read_beyond = {"num_labels": "not a field: PreTrainedConfig turns a num_labels key into id2label"}
     informational_fields = frozenset({"pad_token_id"})
     # the classes whose classifier is num_labels wide
     labelled_classes: ClassVar[frozenset[str]] = frozenset(
@@ -78,9 +78,9 @@ class EncoderClasses(HFConfig):
     )
 
     vocab_size: int | None  # declared, with its default, by each family (ESM's may be null)
-    id2label: dict[str, Name] | None = None
+    id2label: dict[str, Name] | None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
-    pad_token_id: int | None = Field(0, strict=True)  # the token table's padding row: it must be a row of it
+    pad_token_id: Annotated[int | None, Field(strict=True)]  # the token table's padding row: it must be a row of it
 
     @model_validator(mode="after")
     def _check_padding_row(self) -> EncoderClasses:
@@ -208,14 +208,14 @@ class BertLayers(EncoderClasses):
     encoder_norm: ClassVar[str] = ""  # a LayerNorm after the last layer (pre-LN encoders): its module under the root
     bert_heads: ClassVar[dict[str, tuple[bool, bool, bool, int | str | None]]] = HEADS  # what each class adds
 
-    vocab_size: Width = 30522
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 512
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    tie_word_embeddings: Flag
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
@@ -337,14 +337,14 @@ class BertLayout(BertLayers):
     """BERT's fields, defaults and builders without its decoder switches: what BertConfig shares with the encoders
     that copy its modules but never attend to an encoder's states (LayoutLM)."""
 
-    type_vocab_size: Width = 2
+    type_vocab_size: Width
 
     def token_types(self, width: int) -> list[Extra]:
         """One token-type table of type_vocab_size rows."""
         return [Extra("embedding", f"{self.root}embeddings.token_type_embeddings", Table(self.type_vocab_size, width))]
 
 
-@family("bert")
+@family("bert", transformers="BertConfig", architecture="BERT", model_class="BertForPreTraining")
 class BertConfig(BertLayout):
     """configuration_bert.py / modeling_bert.py.
 
@@ -357,15 +357,12 @@ class BertConfig(BertLayout):
     next-sentence head (dense to 2), or a classifier.
     """
 
-    architecture = "BERT"
-    config_class = "BertConfig"
-    default_model_class = "BertForPreTraining"  # what bert-base-uncased and most BERT checkpoints store
     class_prefix = "Bert"
     base_model_prefix = "bert"
     classes = frozenset(HEADS)
 
-    is_decoder: Flag = False
-    add_cross_attention: Flag = False
+    is_decoder: Flag
+    add_cross_attention: Flag
 
     @model_validator(mode="after")
     def _check_cross_attention(self) -> BertConfig:
@@ -379,15 +376,17 @@ class BertConfig(BertLayout):
         return self.add_cross_attention
 
 
-@family("megatron-bert")
+@family(
+    "megatron-bert",
+    transformers="MegatronBertConfig",
+    architecture="Megatron-BERT",
+    model_class="MegatronBertForPreTraining",
+)
 class MegatronBertConfig(BertConfig):
     """configuration_megatron_bert.py / modeling_megatron_bert.py (NVIDIA's Megatron-BERT): BERT's classes and
     heads under bert.*, pre-LN: a LayerNorm before attention (attention.ln), one before the MLP (ln), one before
     cross-attention (crossattention.ln) and one after the last layer (encoder.ln); none on the embeddings."""
 
-    architecture = "Megatron-BERT"
-    config_class = "MegatronBertConfig"
-    default_model_class = "MegatronBertForPreTraining"
     class_prefix = "MegatronBert"
     classes = frozenset(HEADS) - {"LMHeadModel"}
     attention_norm = "attention.ln"
@@ -396,28 +395,19 @@ class MegatronBertConfig(BertConfig):
     embeddings_norm = False
     encoder_norm = "encoder.ln"
 
-    vocab_size: Width = 29056
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    intermediate_size: Width = 4096
 
-
-@family("ernie")
+@family("ernie", transformers="ErnieConfig", architecture="ERNIE", model_class="ErnieForMaskedLM")
 class ErnieConfig(BertConfig):
     """configuration_ernie.py / modeling_ernie.py (Baidu's ERNIE 1.0 to 3.0, nghuyong/ernie-*): BERT's model, classes
     and heads under ernie.* (no LMHeadModel), with a task-type table (task_type_vocab_size rows) in the embeddings when
     use_task_id."""
 
-    architecture = "ERNIE"
-    config_class = "ErnieConfig"
-    default_model_class = "ErnieForMaskedLM"
     class_prefix = "Ernie"
     base_model_prefix = "ernie"
     classes = frozenset(HEADS) - {"LMHeadModel"}
 
-    task_type_vocab_size: Width = 3
-    use_task_id: Flag = False
+    task_type_vocab_size: Width
+    use_task_id: Flag
 
     def unused_fields(self) -> set[str]:
         return super().unused_fields() | (set() if self.use_task_id else {"task_type_vocab_size"})
@@ -437,7 +427,7 @@ ROC_BERT_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
 }
 
 
-@family("roc_bert")
+@family("roc_bert", transformers="RoCBertConfig", architecture="RoCBert", model_class="RoCBertForMaskedLM")
 class RoCBertConfig(BertConfig):
     """configuration_roc_bert.py / modeling_roc_bert.py (WeChatAI's RoCBert, weiweishi/roc-bert-base-zh): BERT's layers,
     classes and heads under roc_bert.*, its pre-training head the masked LM alone. The embeddings also hold a
@@ -446,21 +436,18 @@ class RoCBertConfig(BertConfig):
     word vector and the enabled ones are concatenated and mapped back to hidden_size (map_inputs_layer, biased),
     before the token-type and position tables are added."""
 
-    architecture = "RoCBert"
-    config_class = "RoCBertConfig"
-    default_model_class = "RoCBertForMaskedLM"
     class_prefix = "RoCBert"
     base_model_prefix = "roc_bert"
     classes = frozenset(ROC_BERT_HEADS)
     bert_heads = ROC_BERT_HEADS
 
-    enable_pronunciation: Flag = True
-    enable_shape: Flag = True
-    pronunciation_embed_dim: Width = 768
-    pronunciation_vocab_size: Width = 910
-    shape_embed_dim: Width = 512
-    shape_vocab_size: Width = 24858
-    concat_input: Flag = True
+    enable_pronunciation: Flag
+    enable_shape: Flag
+    pronunciation_embed_dim: Width
+    pronunciation_vocab_size: Width
+    shape_embed_dim: Width
+    shape_vocab_size: Width
+    concat_input: Flag
 
     @model_validator(mode="after")
     def _check_side_tables(self) -> RoCBertConfig:
@@ -505,21 +492,18 @@ LAYOUTLM_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
 }
 
 
-@family("layoutlm")
+@family("layoutlm", transformers="LayoutLMConfig", architecture="LayoutLM", model_class="LayoutLMForMaskedLM")
 class LayoutLMConfig(BertLayout):
     """configuration_layoutlm.py / modeling_layoutlm.py (Microsoft's LayoutLM, v1): BERT's encoder and heads under
     layoutlm.*, never a decoder, with four more tables in the embeddings for a token's box on the page (x, y, h and
     w position embeddings, max_2d_position_embeddings rows each); the pooler in every class."""
 
-    architecture = "LayoutLM"
-    config_class = "LayoutLMConfig"
-    default_model_class = "LayoutLMForMaskedLM"
     class_prefix = "LayoutLM"
     base_model_prefix = "layoutlm"
     classes = frozenset(LAYOUTLM_HEADS)
     bert_heads = LAYOUTLM_HEADS
 
-    max_2d_position_embeddings: Width = 1024
+    max_2d_position_embeddings: Width
 
     def embeddings(self, width: int) -> list[Extra]:
         extras = super().embeddings(width)
@@ -539,7 +523,7 @@ TAPAS_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
 }
 
 
-@family("tapas")
+@family("tapas", transformers="TapasConfig", architecture="TAPAS", model_class="TapasForMaskedLM")
 class TapasConfig(BertLayers):
     """configuration_tapas.py / modeling_tapas.py (Google's TAPAS, google/tapas-base-finetuned-wtq): BERT's encoder
     under tapas.* (post-LN; a decoder with add_cross_attention also attends to an encoder's states), whose embeddings
@@ -550,21 +534,17 @@ class TapasConfig(BertLayers):
     select_one_column), output_bias and column_output_bias (one value each), and aggregation_classifier on the pooled
     output when num_aggregation_labels > 0."""
 
-    architecture = "TAPAS"
-    config_class = "TapasConfig"
-    default_model_class = "TapasForMaskedLM"
     class_prefix = "Tapas"
     base_model_prefix = "tapas"
     classes = frozenset(TAPAS_HEADS)
     bert_heads = TAPAS_HEADS
     labelled_classes = frozenset({"ForSequenceClassification"})
 
-    max_position_embeddings: PositionCount = 1024
-    type_vocab_sizes: list[Width] = Field([3, 256, 256, 2, 256, 256, 10], min_length=1, max_length=64)
-    num_aggregation_labels: WidthOrZero = 0
-    select_one_column: Flag = True
-    is_decoder: Flag = False
-    add_cross_attention: Flag = False
+    type_vocab_sizes: Annotated[list[Width], Field(min_length=1, max_length=64)]
+    num_aggregation_labels: WidthOrZero
+    select_one_column: Flag
+    is_decoder: Flag
+    add_cross_attention: Flag
 
     @model_validator(mode="after")
     def _check_cross_attention(self) -> TapasConfig:
@@ -624,9 +604,6 @@ class RobertaLayout(BertLayout):
 
     classes = frozenset(ROBERTA_HEADS)
 
-    vocab_size: Width = 50265
-    pad_token_id: int | None = Field(1, strict=True)
-
     @model_validator(mode="after")
     def _check_position_padding(self) -> RobertaLayout:
         positions = self.max_position_embeddings
@@ -678,7 +655,7 @@ LUKE_HEADS: dict[str, tuple[bool, bool, str | None, int | None]] = {
 LUKE_ENTITY_QUERIES = ("w2e_query", "e2w_query", "e2e_query")
 
 
-@family("luke")
+@family("luke", transformers="LukeConfig", architecture="LUKE", model_class="LukeForMaskedLM")
 class LukeConfig(RobertaLayout):
     """configuration_luke.py / modeling_luke.py (Studio Ousia's LUKE, studio-ousia/luke-base): RoBERTa's post-LN
     encoder and word embeddings under luke.* (positions offset past the padding row), beside entity embeddings: an
@@ -691,18 +668,14 @@ class LukeConfig(RobertaLayout):
     dense to entity_emb_size, LayerNorm, a decoder tied to the entity table by tie_word_embeddings, and a bias);
     classifiers num_labels wide (one output for multiple choice), on the pooler for sequences and choices."""
 
-    architecture = "LUKE"
-    config_class = "LukeConfig"
-    default_model_class = "LukeForMaskedLM"
     class_prefix = "Luke"
     base_model_prefix = "luke"
     classes = frozenset(LUKE_HEADS)
     labelled_classes = frozenset({"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"})
 
-    vocab_size: Width = 50267
-    entity_vocab_size: Width = 500000
-    entity_emb_size: Width = 256
-    use_entity_aware_attention: Flag = True
+    entity_vocab_size: Width
+    entity_emb_size: Width
+    use_entity_aware_attention: Flag
 
     def has_mlm(self) -> bool:
         return LUKE_HEADS[self.head_class()][1]
@@ -768,66 +741,59 @@ class LukeConfig(RobertaLayout):
         return replace(super().to_spec(), tie_word_embeddings=False)
 
 
-@family("roberta")
+@family("roberta", transformers="RobertaConfig", architecture="RoBERTa", model_class="RobertaForMaskedLM")
 class RobertaConfig(RobertaLayout, BertConfig):
     """configuration_roberta.py / modeling_roberta.py: BERT's encoder (positions offset past the padding
     row, which changes no shape) under roberta.*; the masked-LM head lm_head (dense, layer_norm, a decoder
     tied to the word table, and a bias lm_head.bias); a sequence classifier of a dense layer and out_proj
     on the first token, no pooler; a multiple-choice classifier (one output) on the pooler."""
 
-    architecture = "RoBERTa"
-    config_class = "RobertaConfig"
-    default_model_class = "RobertaForMaskedLM"  # what roberta-base and most RoBERTa checkpoints store
     class_prefix = "Roberta"
     base_model_prefix = "roberta"
 
 
-@family("xlm-roberta")
+@family("xlm-roberta", transformers="XLMRobertaConfig", architecture="XLM-RoBERTa", model_class="XLMRobertaForMaskedLM")
 class XLMRobertaConfig(RobertaConfig):
     """configuration_xlm_roberta.py / modeling_xlm_roberta.py: RoBERTa's model under its own class names
     (the checkpoints' modules are still roberta.*), with BERT's default vocabulary size."""
 
-    architecture = "XLM-RoBERTa"
-    config_class = "XLMRobertaConfig"
-    default_model_class = "XLMRobertaForMaskedLM"
     class_prefix = "XLMRoberta"
 
-    vocab_size: Width = 30522
 
-
-@family("camembert")
+@family("camembert", transformers="CamembertConfig", architecture="CamemBERT", model_class="CamembertForMaskedLM")
 class CamembertConfig(XLMRobertaConfig):
     """configuration_camembert.py / modeling_camembert.py: XLM-RoBERTa's model (RoBERTa's layout under roberta.*,
     BERT's default vocabulary size) under CamemBERT's class names."""
 
-    architecture = "CamemBERT"
-    config_class = "CamembertConfig"
-    default_model_class = "CamembertForMaskedLM"
     class_prefix = "Camembert"
 
 
-@family("data2vec-text")
+@family(
+    "data2vec-text",
+    transformers="Data2VecTextConfig",
+    architecture="Data2Vec-Text",
+    model_class="Data2VecTextForMaskedLM",
+)
 class Data2VecTextConfig(XLMRobertaConfig):
     """configuration_data2vec_text.py / modeling_data2vec_text.py (Meta's data2vec, its text model): RoBERTa's model
     and heads (positions offset past the padding row), BERT's default vocabulary size, under data2vec_text.*."""
 
-    architecture = "Data2Vec-Text"
-    config_class = "Data2VecTextConfig"
-    default_model_class = "Data2VecTextForMaskedLM"
     class_prefix = "Data2VecText"
     base_model_prefix = "data2vec_text"
 
 
-@family("roberta-prelayernorm")
+@family(
+    "roberta-prelayernorm",
+    transformers="RobertaPreLayerNormConfig",
+    architecture="RoBERTa-PreLayerNorm",
+    model_class="RobertaPreLayerNormForMaskedLM",
+)
 class RobertaPreLayerNormConfig(RobertaConfig):
     """configuration_roberta_prelayernorm.py / modeling_roberta_prelayernorm.py: RoBERTa's model and heads, pre-LN,
     under roberta_prelayernorm.*: a LayerNorm before attention (attention.LayerNorm), one before the MLP
     (intermediate.LayerNorm), one before cross-attention, and one after the last layer, held by the model itself
     (LayerNorm); the embeddings keep theirs."""
 
-    architecture = "RoBERTa-PreLayerNorm"
-    config_class = "RobertaPreLayerNormConfig"
-    default_model_class = "RobertaPreLayerNormForMaskedLM"
     class_prefix = "RobertaPreLayerNorm"
     base_model_prefix = "roberta_prelayernorm"
     attention_norm = "attention.LayerNorm"
@@ -836,29 +802,23 @@ class RobertaPreLayerNormConfig(RobertaConfig):
     encoder_norm = "LayerNorm"
 
 
-@family("xlm-roberta-xl")
+@family(
+    "xlm-roberta-xl",
+    transformers="XLMRobertaXLConfig",
+    architecture="XLM-RoBERTa-XL",
+    model_class="XLMRobertaXLForMaskedLM",
+)
 class XLMRobertaXLConfig(RobertaConfig):
     """configuration_xlm_roberta_xl.py / modeling_xlm_roberta_xl.py: RoBERTa's model and heads under roberta.*,
     pre-LN: a LayerNorm before attention (attention.self_attn_layer_norm, and crossattention's), one before the
     MLP (LayerNorm), one after the last layer (encoder.LayerNorm); none on the embeddings."""
 
-    architecture = "XLM-RoBERTa-XL"
-    config_class = "XLMRobertaXLConfig"
-    default_model_class = "XLMRobertaXLForMaskedLM"
     class_prefix = "XLMRobertaXL"
     attention_norm = "attention.self_attn_layer_norm"
     ffn_norm = "LayerNorm"
     cross_attention_norm = "crossattention.self_attn_layer_norm"
     embeddings_norm = False
     encoder_norm = "encoder.LayerNorm"
-
-    vocab_size: Width = 250880
-    hidden_size: Width = 2560
-    num_hidden_layers: LayerCount = 36
-    num_attention_heads: HeadCount = 32
-    intermediate_size: Width = 10240
-    max_position_embeddings: PositionCount = 514
-    type_vocab_size: Width = 1
 
 
 # ELECTRA's classes: (generator head, discriminator head, classifier).
@@ -890,11 +850,14 @@ class ElectraLayers(BertConfig):
     base_model_prefix = "electra"
     classes = frozenset(ELECTRA_HEADS)
     head_table: ClassVar[dict[str, tuple[bool, bool, str | None]]] = ELECTRA_HEADS
-    undeclared_keys = frozenset({"num_labels", "summary_proj_to_labels"})  # read with getattr / hasattr
+    read_beyond = {
+        "num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label",
+        "summary_proj_to_labels": "no field of ElectraConfig: its SequenceSummary reads it with getattr / hasattr",
+        # RoFormerConfig declares none of the summary fields (ElectraConfig does: the record's defaults)
+        "summary_type": "no field of RoFormerConfig: RoFormerSequenceSummary reads it with getattr",
+        "summary_use_proj": "no field of RoFormerConfig: RoFormerSequenceSummary reads it with getattr",
+    }
 
-    hidden_size: Width = 256
-    num_attention_heads: HeadCount = 4
-    intermediate_size: Width = 1024
     summary_type: Name = "first"
     summary_use_proj: Flag = True
     summary_proj_to_labels: Flag = False
@@ -961,11 +924,11 @@ class ElectraLayers(BertConfig):
         return self.model_names("generator_lm_head", "generator_lm_head.bias"), []
 
 
-@family("electra")
+@family("electra", transformers="ElectraConfig")
 class ElectraConfig(ElectraLayers):
     """configuration_electra.py: ELECTRA's layers, their embeddings embedding_size wide (128)."""
 
-    embedding_size: Width = 128
+    embedding_size: Width
 
     def embedding_width(self) -> int:
         return self.embedding_size
@@ -975,7 +938,18 @@ class ElectraConfig(ElectraLayers):
 ROFORMER_HEADS = {name: heads for name, heads in ELECTRA_HEADS.items() if name != "ForPreTraining"}
 
 
-@family("roformer")
+@family(
+    "roformer",
+    transformers="RoFormerConfig",
+    architecture="RoFormer",
+    model_class="RoFormerForMaskedLM",
+    read_beyond={
+        "num_labels": "RoFormerSequenceSummary reads them with getattr / hasattr: RoFormerConfig declares none of them",
+        "summary_type": "RoFormerSequenceSummary reads them with getattr / hasattr: RoFormerConfig declares none of them",
+        "summary_use_proj": "RoFormerSequenceSummary reads them with getattr / hasattr: RoFormerConfig declares none of them",
+        "summary_proj_to_labels": "RoFormerSequenceSummary reads them with getattr / hasattr: RoFormerConfig declares none of them",
+    },
+)
 class RoFormerConfig(ElectraLayers):
     """configuration_roformer.py / modeling_roformer.py (Zhuiyi's RoFormer), ELECTRA's model with rotary positions:
     word and token-type tables and a LayerNorm embedding_size wide (hidden_size unless the config says), projected to
@@ -985,23 +959,13 @@ class RoFormerConfig(ElectraLayers):
     LayerNorm, a decoder tied to the word table, with its bias), ELECTRA's classifiers (a dense layer and out_proj for
     sequences; sequence_summary, a projection only when the config sets summary_use_proj, for multiple choice)."""
 
-    architecture = "RoFormer"
-    config_class = "RoFormerConfig"
-    default_model_class = "RoFormerForMaskedLM"
     class_prefix = "RoFormer"
     base_model_prefix = "roformer"
     classes = frozenset(ROFORMER_HEADS)
     head_table = ROFORMER_HEADS
     absolute_positions = False
-    # RoFormerSequenceSummary reads them with getattr / hasattr: RoFormerConfig declares none of them
-    undeclared_keys = frozenset({"num_labels", "summary_type", "summary_use_proj", "summary_proj_to_labels"})
 
-    vocab_size: Width = 50000
-    embedding_size: Width | None = None
-    hidden_size: Width = 768
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    max_position_embeddings: PositionCount = 1536
+    embedding_size: Width | None
     summary_type: Name = "last"
     summary_use_proj: Flag = False
 
@@ -1032,7 +996,7 @@ DISTILBERT_HEADS: dict[str, tuple[bool, bool, int | str | None]] = {
 }
 
 
-@family("distilbert")
+@family("distilbert", transformers="DistilBertConfig", architecture="DistilBERT", model_class="DistilBertForMaskedLM")
 class DistilBertConfig(EncoderClasses):
     """configuration_distilbert.py / modeling_distilbert.py: word and position tables (learned, or
     initialised with sinusoids by sinusoidal_pos_embds: a parameter either way) and a LayerNorm, no token
@@ -1041,22 +1005,19 @@ class DistilBertConfig(EncoderClasses):
     the word table, with a bias) for masked LM; pre_classifier and classifier for sequences and multiple
     choice; a classifier for tokens; qa_outputs (2 outputs, which transformers requires) for answers."""
 
-    architecture = "DistilBERT"
-    config_class = "DistilBertConfig"
-    default_model_class = "DistilBertForMaskedLM"
     class_prefix = "DistilBert"
     base_model_prefix = "distilbert"
     classes = frozenset(DISTILBERT_HEADS)
     labelled_classes = frozenset({"ForSequenceClassification", "ForTokenClassification"})  # answers: 2, always
 
-    vocab_size: Width = 30522
-    max_position_embeddings: PositionCount = 512
-    n_layers: LayerCount = Field(6, validation_alias=AliasChoices("n_layers", "num_hidden_layers"))
-    n_heads: HeadCount = Field(12, validation_alias=AliasChoices("n_heads", "num_attention_heads"))
-    dim: Width = Field(768, validation_alias=AliasChoices("dim", "hidden_size"))
-    hidden_dim: Width = 4 * 768
-    activation: Name = "gelu"
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    max_position_embeddings: PositionCount
+    n_layers: LayerCount
+    n_heads: HeadCount
+    dim: Width
+    hidden_dim: Width
+    activation: Name
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_shapes(self) -> DistilBertConfig:

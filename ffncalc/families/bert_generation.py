@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
+from ..schema import Flag
 from ..spec import Extra, LearnedTensor, ModelNames
 from .bert import BertLayers
 from .registry import family
@@ -18,7 +18,12 @@ GENERATION_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
 }
 
 
-@family("bert-generation")
+@family(
+    "bert-generation",
+    transformers="BertGenerationConfig",
+    architecture="BertGeneration",
+    model_class="BertGenerationDecoder",
+)
 class BertGenerationConfig(BertLayers):
     """configuration_bert_generation.py / modeling_bert_generation.py: BertGenerationEncoder is BERT's embeddings
     (word and position tables, a LayerNorm; no token-type table) and post-LN layers, with cross-attention when
@@ -26,23 +31,14 @@ class BertGenerationConfig(BertLayers):
     (hidden → vocab_size, tied to the word table with tie_word_embeddings) whose bias is lm_head.bias; there is no
     prediction transform."""
 
-    architecture = "BertGeneration"
-    config_class = "BertGenerationConfig"
-    default_model_class = "BertGenerationDecoder"
     class_prefix = "BertGeneration"
     base_model_prefix = "bert"
     classes = frozenset(GENERATION_HEADS)
     bert_heads: ClassVar[dict[str, tuple[bool, bool, bool, int | str | None]]] = GENERATION_HEADS
     labelled_classes: ClassVar[frozenset[str]] = frozenset()
 
-    vocab_size: Width = 50358
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    intermediate_size: Width = 4096
-    max_position_embeddings: PositionCount = 512
-    is_decoder: Flag = False
-    add_cross_attention: Flag = False
+    is_decoder: Flag
+    add_cross_attention: Flag
 
     @model_validator(mode="after")
     def _check_cross_attention(self) -> BertGenerationConfig:

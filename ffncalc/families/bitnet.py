@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from ..schema import HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .registry import family
 
 
-@family("bitnet")
-class BitNetConfig(HeadDim, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "bitnet",
+    transformers="BitNetConfig",
+    architecture="BitNet",
+    model_class="BitNetForCausalLM",
+    heads_divide_hidden=False,  # BitNetConfig does not check hidden_size; the attention floors it
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class BitNetConfig(DecoderConfig):
     """configuration_bitnet.py / modular_bitnet.py: Llama's attention (attention_bias on q, k, v, o) whose output
     passes an RMSNorm of hidden_size (attn_sub_norm) before o_proj; a gated MLP without biases (GemmaMLP, relu2)
     whose product passes an RMSNorm of intermediate_size (ffn_sub_norm) before down_proj.
@@ -18,20 +25,14 @@ class BitNetConfig(HeadDim, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayer
     (integrations/bitnet.py, VALUES_PER_ITEM); ffncalc counts the parameters, and says it does not read that layout.
     """
 
-    architecture = "BitNet"
-    config_class = "BitNetConfig"
-    default_model_class = "BitNetForCausalLM"
-    heads_divide_hidden = False  # BitNetConfig does not check hidden_size; the attention floors it
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-
-    vocab_size: Width = 128256
-    hidden_size: Width = 2560
-    intermediate_size: Width = 6912
-    num_hidden_layers: LayerCount = 30
-    num_attention_heads: HeadCount = 20
-    num_key_value_heads: HeadCount | None = 5
-    hidden_act: Name = "relu2"
-    max_position_embeddings: PositionCount = 2048
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         mlp = DenseFfn(self.hidden_size, self.intermediate_size, True, self.hidden_act, self.mlp_names)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
 from ..errors import InvalidConfigError
 from ..results import DefaultUsed
@@ -47,13 +47,13 @@ class BlipVisionLayers(TowerConfig):
     projection, a plain biased MLP, and post_layernorm. The image processor resizes every image to image_size square.
     BLIP-2's defaults; BLIP's configuration class has no qkv_bias (its qkv is always biased)."""
 
-    hidden_size: Width = 1408
-    intermediate_size: Width = 6144
-    num_hidden_layers: LayerCount = 39
-    num_attention_heads: HeadCount = 16
-    image_size: Width = 224
-    patch_size: Width = 14
-    hidden_act: Name = "gelu"
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    image_size: Width
+    patch_size: Width
+    hidden_act: Name
 
     @model_validator(mode="after")
     def _check_heads(self) -> BlipVisionLayers:
@@ -91,46 +91,31 @@ class BlipVisionLayers(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, extras, hidden, image)
 
 
-@tower("blip_2_vision_model")
+@tower("blip_2_vision_model", transformers="Blip2VisionConfig")
 class Blip2VisionConfig(BlipVisionLayers):
     """configuration_blip_2.py (Blip2VisionConfig) / modeling_blip_2.py (Blip2VisionModel), InstructBLIP's and
     InstructBLIP-Video's copies: BLIP's vision model, its qkv bias (q and v biases with zeros for k between them, one
     parameter of 3 · hidden) only with qkv_bias."""
 
-    config_class = "Blip2VisionConfig"
-
-    qkv_bias: Flag = True
+    qkv_bias: Flag
 
     def qkv_biased(self) -> bool:
         return self.qkv_bias
 
 
-@tower("blip_vision_model")
+@tower("blip_vision_model", transformers="BlipVisionConfig")
 class BlipVisionConfig(BlipVisionLayers):
     """configuration_blip.py (BlipVisionConfig): BLIP's vision model with BLIP-base's defaults (384 × 384 images)."""
 
-    config_class = "BlipVisionConfig"
 
-    hidden_size: Width = 768
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    image_size: Width = 384
-    patch_size: Width = 16
-
-
-@tower("instructblip_vision_model")
+@tower("instructblip_vision_model", transformers="InstructBlipVisionConfig")
 class InstructBlipVisionConfig(Blip2VisionConfig):
     """configuration_instructblip.py (InstructBlipVisionConfig): BLIP-2's vision model and defaults."""
 
-    config_class = "InstructBlipVisionConfig"
 
-
-@tower("instructblipvideo_vision_model")
+@tower("instructblipvideo_vision_model", transformers="InstructBlipVideoVisionConfig")
 class InstructBlipVideoVisionConfig(Blip2VisionConfig):
     """configuration_instructblipvideo.py (InstructBlipVideoVisionConfig): BLIP-2's vision model and defaults."""
-
-    config_class = "InstructBlipVideoVisionConfig"
 
 
 class QFormerLayers(TowerConfig):
@@ -143,16 +128,16 @@ class QFormerLayers(TowerConfig):
 
     informational_fields = frozenset({"encoder_hidden_size", "pad_token_id"})
 
-    vocab_size: Width = 30522
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 512
-    pad_token_id: int | None = 0
-    cross_attention_frequency: Width = 2
-    encoder_hidden_size: Width = 1408
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    pad_token_id: int | None
+    cross_attention_frequency: Width
+    encoder_hidden_size: Width
 
     @model_validator(mode="after")
     def _check_heads(self) -> QFormerLayers:
@@ -195,15 +180,13 @@ class QFormerLayers(TowerConfig):
         return tuple((prefix + name, module) for name, module in found)
 
 
-@tower("blip_2_qformer")
+@tower("blip_2_qformer", transformers="Blip2QFormerConfig")
 class Blip2QFormerConfig(QFormerLayers):
     """configuration_blip_2.py (Blip2QFormerConfig): a LayerNorm over the queries (layernorm), no embeddings; the text
     FFN only with use_qformer_text_input (Blip2ForConditionalGeneration never runs it: it gives the Q-Former no
     text)."""
 
-    config_class = "Blip2QFormerConfig"
-
-    use_qformer_text_input: Flag = False
+    use_qformer_text_input: Flag
 
     def text_ffn(self) -> bool:
         return self.use_qformer_text_input
@@ -212,13 +195,11 @@ class Blip2QFormerConfig(QFormerLayers):
         return {"vocab_size", "max_position_embeddings"}  # Blip2QFormerModel builds no embeddings
 
 
-@tower("instructblip_qformer")
+@tower("instructblip_qformer", transformers="InstructBlipQFormerConfig")
 class InstructBlipQFormerConfig(QFormerLayers):
     """configuration_instructblip.py (InstructBlipQFormerConfig) / modeling_instructblip.py: BLIP-2's Q-Former that
     also reads the instruction: word and position embeddings and their LayerNorm (embeddings.layernorm, in place of
     BLIP-2's layernorm over the queries), and the text FFN in every layer."""
-
-    config_class = "InstructBlipQFormerConfig"
 
     def input_modules(self) -> list[tuple[str, Module]]:
         hidden = self.hidden_size
@@ -251,9 +232,9 @@ class QFormerWrapper(MultimodalLayers):
     #: What transformers keeps in float32 when it loads the model in 16 bits (the class's _keep_in_fp32_modules).
     kept_in_float32: ClassVar[str] = ""
 
-    vision_config: dict[str, Any] | None = Field(None)
-    qformer_config: dict[str, Any] | None = Field(None)
-    num_query_tokens: Width = 32
+    vision_config: dict[str, Any] | None
+    qformer_config: dict[str, Any] | None
+    num_query_tokens: Width
 
     def model_class(self) -> str:
         named = (self.architectures or [""])[0]
@@ -320,21 +301,16 @@ class QFormerWrapper(MultimodalLayers):
         return [*renamed, counted_note, float32, *self.text.notes()]
 
 
-@tower("instructblipvideo_qformer")
+@tower("instructblipvideo_qformer", transformers="InstructBlipVideoQFormerConfig")
 class InstructBlipVideoQFormerConfig(InstructBlipQFormerConfig):
     """configuration_instructblipvideo.py (InstructBlipVideoQFormerConfig): InstructBLIP's Q-Former and defaults."""
 
-    config_class = "InstructBlipVideoQFormerConfig"
 
-
-@family("blip-2")
+@family("blip-2", transformers="Blip2Config", architecture="BLIP-2", model_class="Blip2ForConditionalGeneration")
 class Blip2Config(QFormerWrapper):
     """configuration_blip_2.py (Blip2Config) / modeling_blip_2.py: Blip2ForConditionalGeneration and Blip2Model
     build the same modules; image_text_hidden_size sizes the retrieval classes' projections only."""
 
-    architecture = "BLIP-2"
-    config_class = "Blip2Config"
-    default_model_class = "Blip2ForConditionalGeneration"
     counted_classes = frozenset({"Blip2ForConditionalGeneration", "Blip2Model"})
     vision_model_type = "blip_2_vision_model"
     vision_defaults = {"model_type": "blip_2_vision_model"}
@@ -342,18 +318,20 @@ class Blip2Config(QFormerWrapper):
     kept_in_float32 = "the Q-Former and the query tokens"
     informational_fields = frozenset({"image_text_hidden_size"})
 
-    image_text_hidden_size: Width = 256
+    image_text_hidden_size: Width
 
 
-@family("instructblip")
+@family(
+    "instructblip",
+    transformers="InstructBlipConfig",
+    architecture="InstructBLIP",
+    model_class="InstructBlipForConditionalGeneration",
+)
 class InstructBlipConfig(QFormerWrapper):
     """configuration_instructblip.py (InstructBlipConfig) / modeling_instructblip.py
     (InstructBlipForConditionalGeneration): BLIP-2's layout with InstructBLIP's Q-Former, which also reads the
     instruction (its embeddings and text FFN, run once over the prompt, never per generated token)."""
 
-    architecture = "InstructBLIP"
-    config_class = "InstructBlipConfig"
-    default_model_class = "InstructBlipForConditionalGeneration"
     counted_classes = frozenset({"InstructBlipForConditionalGeneration"})
     vision_model_type = "instructblip_vision_model"
     vision_defaults = {"model_type": "instructblip_vision_model"}
@@ -361,21 +339,23 @@ class InstructBlipConfig(QFormerWrapper):
     kept_in_float32 = "the query tokens"
 
 
-@family("instructblipvideo")
+@family(
+    "instructblipvideo",
+    transformers="InstructBlipVideoConfig",
+    architecture="InstructBLIP-Video",
+    model_class="InstructBlipVideoForConditionalGeneration",
+)
 class InstructBlipVideoConfig(InstructBlipConfig):
     """configuration_instructblipvideo.py / modeling_instructblipvideo.py (InstructBlipVideoForConditionalGeneration):
     InstructBLIP's modules; each frame of a video runs the tower and the Q-Former, num_query_tokens tokens a frame."""
 
-    architecture = "InstructBLIP-Video"
-    config_class = "InstructBlipVideoConfig"
-    default_model_class = "InstructBlipVideoForConditionalGeneration"
     counted_classes = frozenset({"InstructBlipVideoForConditionalGeneration"})
     vision_model_type = "instructblipvideo_vision_model"
     vision_defaults = {"model_type": "instructblipvideo_vision_model"}
     qformer_model_type = "instructblipvideo_qformer"
 
 
-@family("blip_text_model")
+@family("blip_text_model", transformers="BlipTextConfig", architecture="BLIP", model_class="BlipTextLMHeadModel")
 class BlipTextConfig(BertLayers):
     """configuration_blip.py (BlipTextConfig) / modeling_blip_text.py (BlipTextLMHeadModel): BERT's embeddings (word
     and position tables, a LayerNorm; no token types) and post-LN layers under bert., each with a cross-attention
@@ -383,9 +363,6 @@ class BlipTextConfig(BertLayers):
     is_decoder (default true), no pooler, and BERT's masked-LM head (cls.predictions: transform, decoder tied to the
     word table, bias)."""
 
-    architecture = "BLIP"
-    config_class = "BlipTextConfig"
-    default_model_class = "BlipTextLMHeadModel"
     class_prefix = "BlipText"
     base_model_prefix = "bert"
     classes = frozenset({"LMHeadModel"})
@@ -395,11 +372,9 @@ class BlipTextConfig(BertLayers):
     labelled_classes: ClassVar[frozenset[str]] = frozenset()
     informational_fields = frozenset({"pad_token_id", "projection_dim"})
 
-    vocab_size: Width = 30524
-    num_attention_heads: HeadCount = 8
-    encoder_hidden_size: Width = 768
-    projection_dim: Width = 768
-    is_decoder: Flag = True
+    encoder_hidden_size: Width
+    projection_dim: Width
+    is_decoder: Flag
 
     def cross_attends(self) -> bool:
         return self.is_decoder
@@ -412,7 +387,7 @@ class BlipTextConfig(BertLayers):
         return replace(layer, cross_attention=replace(layer.cross_attention, kv_input_size=self.encoder_hidden_size))
 
 
-@family("blip")
+@family("blip", transformers="BlipConfig", architecture="BLIP", model_class="BlipForConditionalGeneration")
 class BlipConfig(MultimodalConfig):
     """configuration_blip.py (BlipConfig) / modeling_blip.py (BlipForConditionalGeneration): the vision model
     (vision_model.) and the text decoder (text_decoder.: BlipTextLMHeadModel), whose every layer cross-attends to the
@@ -421,16 +396,13 @@ class BlipConfig(MultimodalConfig):
     those keys, not as tokens: no image rule (flops with an `image` refuses); a text token's FLOPs count the cross-attention
     over one image's keys. tie_word_embeddings (default true) ties the decoder's head to its word table."""
 
-    architecture = "BLIP"
-    config_class = "BlipConfig"
-    default_model_class = "BlipForConditionalGeneration"
     text_model_type = "blip_text_model"
     vision_model_type = "blip_vision_model"
     vision_prefix = "vision_model."
     informational_fields = frozenset({"projection_dim", "image_text_hidden_size", "logit_scale_init_value"})
 
-    projection_dim: Width = 512
-    image_text_hidden_size: Width = 256
+    projection_dim: Width
+    image_text_hidden_size: Width
 
     def model_class(self) -> str:
         """BlipForConditionalGeneration; a config naming another BLIP class (question answering, retrieval: other

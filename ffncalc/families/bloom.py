@@ -19,20 +19,24 @@ BLOOM_ATTENTION = names(
 BLOOM_MLP = names(up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h")
 
 
-@family("bloom")
+@family(
+    "bloom",
+    transformers="BloomConfig",
+    architecture="BLOOM",
+    model_class="BloomForCausalLM",
+    other_names={
+        "hidden_size": "BloomConfig reads an n_embed key as hidden_size (backward compatibility, not in attribute_map)"
+    },
+)
 class BloomConfig(LayerNormDecoder):
     """configuration_bloom.py / modeling_bloom.py: ALiBi (no parameters); a LayerNorm on the word
     embeddings; fused query_key_value, dense and a 4·H FFN, all with biases; a tied head."""
 
-    architecture = "BLOOM"
-    config_class = "BloomConfig"
-    default_model_class = "BloomForCausalLM"
-
-    vocab_size: Width = 250880
-    hidden_size: Width = Field(64, validation_alias=AliasChoices("hidden_size", "n_embed"))
-    n_layer: LayerCount = Field(2, validation_alias=AliasChoices("n_layer", "num_hidden_layers"))
-    n_head: HeadCount = Field(8, validation_alias=AliasChoices("n_head", "num_attention_heads"))
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width = Field(validation_alias=AliasChoices("hidden_size", "n_embed"))
+    n_layer: LayerCount
+    n_head: HeadCount
+    tie_word_embeddings: Flag
     _check_heads = heads_divide("hidden_size", "n_head")
 
     @property

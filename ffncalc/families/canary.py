@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from ..errors import InvalidConfigError
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, Width, read_block
@@ -46,7 +46,7 @@ class CanaryDecoder(BaseModel):
     head_dim: Width = 128
 
 
-@family("canary")
+@family("canary", transformers="CanaryConfig", architecture="Canary", model_class="CanaryForConditionalGeneration")
 class CanaryConfig(HFConfig):
     """configuration_canary.py / modeling_canary.py (transformers 5.24): a ParakeetEncoder (encoder_config; canary-1b-v2's
     when absent, a given block read alone) and CanaryDecoder (decoder_config): a token table (its sinusoidal positions
@@ -56,16 +56,13 @@ class CanaryConfig(HFConfig):
     cross-attention's keys and values read the decoder's width: a checkpoint's encoder is as wide. The encoder's
     length follows the clip (8 × subsampled frames): the context stands for it, as for Moonshine."""
 
-    architecture = "Canary"
-    config_class = "CanaryConfig"
-    default_model_class = "CanaryForConditionalGeneration"
     informational_fields = frozenset({"pad_token_id", "use_cache"})
     classes: ClassVar[dict[str, Kind]] = {"CanaryModel": "model", "CanaryForConditionalGeneration": "generation"}
 
-    vocab_size: Width = 16384
-    tie_word_embeddings: Flag = True
-    encoder_config: dict[str, Any] | None = Field(None)
-    decoder_config: dict[str, Any] | None = Field(None)
+    vocab_size: Width
+    tie_word_embeddings: Flag
+    encoder_config: dict[str, Any] | None
+    decoder_config: dict[str, Any] | None
 
     def model_class(self) -> str:
         named = (self.architectures or [""])[0]

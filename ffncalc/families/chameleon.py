@@ -4,15 +4,15 @@ encoder (convolutions and a codebook) kept beside the language model."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
 from ..results import DefaultUsed
-from ..schema import Flag, HeadCount, HFConfig, Name, Width, read_block
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, Width, read_block
 from ..spec import Extra, Layer, ModelSpec, Norm, PatchEmbedding, Table
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MaxPositions, MlpBias, TiedEmbeddings
+from .base import DecoderConfig
 from .multimodal import replace_default
 from .registry import family, tower
 from .towers import Module, Tower, TowerConfig, tower_module
@@ -68,7 +68,7 @@ def vq_attention_block(name: str, channels: int) -> list[tuple[str, Module]]:
     ]
 
 
-@tower("chameleon_vqgan")
+@tower("chameleon_vqgan", transformers="ChameleonVQVAEConfig")
 class ChameleonVQVAEConfig(TowerConfig):
     """configuration_chameleon.py (ChameleonVQVAEConfig) / modeling_chameleon.py (ChameleonVQVAE): the encoder only
     (conv_in; per level of channel_multiplier num_res_blocks ResNet blocks of two GroupNorms and two 3 × 3
@@ -79,20 +79,19 @@ class ChameleonVQVAEConfig(TowerConfig):
     embed_dim) and the 1 × 1 quant_conv and post_quant_conv. An image of resolution² pixels becomes
     (resolution / 2^(levels − 1))² tokens of the language model's vocabulary."""
 
-    config_class = "ChameleonVQVAEConfig"
     informational_fields = frozenset({"resolution"})
 
-    embed_dim: Width = 256
-    num_embeddings: Width = 8192
-    double_latent: Flag = False
-    latent_channels: Width = 256
-    resolution: Width = 512
-    in_channels: Width = 3
-    base_channels: Width = 128
-    channel_multiplier: list[Width] = Field(default_factory=lambda: [1, 1, 2, 2, 4], min_length=1, max_length=16)
-    num_res_blocks: Width = 2
-    attn_resolutions: list[int] | None = None
-    attn_type: Name = "vanilla"  # any other builds no attention block
+    embed_dim: Width
+    num_embeddings: Width
+    double_latent: Flag
+    latent_channels: Width
+    resolution: Width
+    in_channels: Width
+    base_channels: Width
+    channel_multiplier: Annotated[list[Width], Field(min_length=1, max_length=16)]
+    num_res_blocks: Width
+    attn_resolutions: list[int] | None
+    attn_type: Name  # any other builds no attention block
 
     _check_groups = groups_check()
 
@@ -132,29 +131,33 @@ class ChameleonVQVAEConfig(TowerConfig):
         return Tower((), extras, self.embed_dim, None)  # no image rule: a convolutional tokenizer
 
 
-@family("chameleon")
-class ChameleonConfig(
-    HiddenAct, MaxPositions, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "chameleon",
+    transformers="ChameleonConfig",
+    architecture="Chameleon",
+    model_class="ChameleonForConditionalGeneration",
+)
+class ChameleonConfig(DecoderConfig):
     """configuration_chameleon.py / modeling_chameleon.py (ChameleonForConditionalGeneration): Llama's layers with a
     LayerNorm with bias over each head's queries and keys (ChameleonLayerNorm((heads, head_dim)): weight and bias
     stored [heads, head_dim] and [kv heads, head_dim]); swin_norm moves the norms after the sublayers (the same
     parameters); model_parallel_size reshapes, holds nothing. The VQ-GAN (vq_config) sits under model.vqmodel.; an
     image runs its encoder once and becomes tokens of the language model's vocabulary (vocabulary_map)."""
 
-    architecture = "Chameleon"
-    config_class = "ChameleonConfig"
-    default_model_class = "ChameleonForConditionalGeneration"
     informational_fields = DecoderConfig.informational_fields | {"vocabulary_map", "model_parallel_size"}
 
-    vocab_size: Width = 65536
-    intermediate_size: Width = 11008
-    num_key_value_heads: HeadCount | None = 32
-    max_position_embeddings: Width = 4096
-    model_parallel_size: int | None = 1
-    swin_norm: Flag = False
-    vq_config: dict[str, Any] | None = None
-    vocabulary_map: dict[str, Any] | None = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    max_position_embeddings: Width
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    model_parallel_size: int | None
+    swin_norm: Flag
+    vq_config: dict[str, Any] | None
+    vocabulary_map: dict[str, Any] | None
 
     @model_validator(mode="after")
     def _check_vocabulary_map(self) -> ChameleonConfig:

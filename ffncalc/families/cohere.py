@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
 from ..schema import (
     ExpertCount,
@@ -17,13 +17,14 @@ from ..schema import (
     HeadCount,
     LayerCount,
     LayerIndex,
+    Name,
     PositionCount,
     Width,
     derives,
 )
 from ..spec import DenseFfn, Layer, ModelSpec, MoeFfn, Norm, Parameter, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, KvHeads, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import periodic_layer_types, windows_of_layer_types
 from .registry import family
 
@@ -32,7 +33,7 @@ COHERE_SHARED = names(
 )
 
 
-class CohereLayers(HeadDim, HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+class CohereLayers(DecoderConfig):
     """configuration_cohere.py / modeling_cohere.py: attention and the MLP read the same input, behind one
     LayerNorm without bias (input_layernorm); embeddings tied by default. With use_qk_norm (Cohere's switch; the
     Cohere 2 families have none), a LayerNorm over each query head and each key head, its weight [heads, head_dim]."""
@@ -41,16 +42,16 @@ class CohereLayers(HeadDim, HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, F
     config_class = "CohereConfig"
     default_model_class = "CohereForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    read_beyond = {"head_dim": "read by the modeling code with getattr"}
 
-    vocab_size: Width = 256000
-    hidden_size: Width = 8192
-    intermediate_size: Width = 22528
-    num_hidden_layers: LayerCount = 40
-    num_attention_heads: HeadCount = 64
-    max_position_embeddings: PositionCount = 8192
-    tie_word_embeddings: Flag = True
-    pad_token_id: int | None = Field(0, strict=True)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    head_dim: Width | None = None
+    max_position_embeddings: PositionCount
 
     def layer_norm(self) -> Norm:
         return Norm("layernorm", self.hidden_size)
@@ -76,11 +77,11 @@ class CohereLayers(HeadDim, HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, F
         return replace(super().to_spec(), final_norm=self.layer_norm())
 
 
-@family("cohere")
+@family("cohere", transformers="CohereConfig")
 class CohereConfig(CohereLayers):
     """configuration_cohere.py: Cohere's layers and their use_qk_norm switch."""
 
-    use_qk_norm: Flag = False
+    use_qk_norm: Flag
 
 
 if TYPE_CHECKING:  # a mixin: it relies on what its model class has
@@ -102,21 +103,23 @@ class _Cohere2Windows(_Cohere2WindowsBase):
         return windows_of_layer_types(self.kinds(), self.sliding_window)
 
 
-@family("cohere2")
+@family(
+    "cohere2",
+    transformers="Cohere2Config",
+    architecture="Cohere2",
+    model_class="Cohere2ForCausalLM",
+    read_beyond={
+        "sliding_window_pattern": "no field: still in configs on the Hub, and __post_init__ reads it",
+        "head_dim": "no field: __post_init__ sets hidden_size // heads, and a head_dim key of the config, set after it, wins",
+    },
+)
 class Cohere2Config(_Cohere2Windows, CohereLayers):
     """configuration_cohere2.py / modular_cohere2.py: Cohere's parallel layer without q/k norms. ``layer_types``
     (default: every sliding_window_pattern-th layer full, a key read only for that, 4) gives the sliding
     layers a window."""
 
-    architecture = "Cohere2"
-    config_class = "Cohere2Config"
-    default_model_class = "Cohere2ForCausalLM"
-    # sliding_window_pattern: still in configs on the Hub, __post_init__ reads it; head_dim: __post_init__ sets
-    # hidden_size // heads, and a head_dim key of the config, set after it, wins.
-    undeclared_keys = frozenset({"sliding_window_pattern", "head_dim"})
-
-    sliding_window: Width | None = 4096
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    sliding_window: Width | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
     sliding_window_pattern: LayerCount = 4  # not a field of Cohere2Config: a key it still reads
 
     def unused_fields(self) -> set[str]:
@@ -129,7 +132,14 @@ class Cohere2Config(_Cohere2Windows, CohereLayers):
         return periodic_layer_types(self.num_hidden_layers, self.sliding_window_pattern)
 
 
-@family("cohere2_moe")
+@family(
+    "cohere2_moe",
+    transformers="Cohere2MoeConfig",
+    architecture="Cohere2-MoE",
+    routing=("num_experts_per_tok", "num_experts"),
+    model_class="Cohere2MoeForCausalLM",
+    read_beyond={"first_k_dense_replace": "__post_init__ reads it to build the layer types"},
+)
 class Cohere2MoeConfig(_Cohere2Windows, CohereLayers):
     """configuration_cohere2_moe.py / modeling_cohere2_moe.py: Cohere2's parallel layer (head_dim a field,
     128) with a MoE: routed experts of width intermediate_size (stored stacked, saved one module per
@@ -141,24 +151,18 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereLayers):
     override these. Norms are RMSNorms when rms_norm_eps is set, else LayerNorms without bias.
     """
 
-    architecture = "Cohere2-MoE"
-    config_class = "Cohere2MoeConfig"
-    routing_fields = ("num_experts_per_tok", "num_experts")
-    default_model_class = "Cohere2MoeForCausalLM"
-    undeclared_keys = frozenset({"first_k_dense_replace"})  # __post_init__ reads it to build the layer types
     moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
 
-    head_dim: Width | None = 128
-    sliding_window: Width | None = 4096
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    sliding_window_pattern: LayerCount = 4
-    num_experts: ExpertCount = 8
-    num_experts_per_tok: ExpertCount = 2
-    num_shared_experts: ExpertCountOrZero = 0
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
-    prefix_dense_sliding_window_pattern: LayerCount = 1
-    prefix_dense_intermediate_size: Width | None = None
-    rms_norm_eps: float | None = None
+    sliding_window: Width | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
+    sliding_window_pattern: LayerCount
+    num_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
+    num_shared_experts: ExpertCountOrZero
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None
+    prefix_dense_sliding_window_pattern: LayerCount
+    prefix_dense_intermediate_size: Width | None
+    rms_norm_eps: float | None
     # Not a field of Cohere2MoeConfig: read from the config's keys to build the layer types.
     first_k_dense_replace: LayerIndex = 0
 
@@ -219,18 +223,19 @@ class Cohere2MoeConfig(_Cohere2Windows, CohereLayers):
         )
 
 
-@family("cohere_compass_text")
+@family(
+    "cohere_compass_text",
+    transformers="CohereCompassTextConfig",
+    architecture="Cohere Compass",
+    model_class="CohereCompassForCausalLM",
+)
 class CohereCompassTextConfig(Cohere2Config):
     """configuration_cohere_compass.py / modular_cohere_compass.py (text): Cohere2's parallel layer, every layer full
     attention unless layer_types says (CohereCompassTextConfig.__post_init__), rotary positions of its own per layer
     kind (M-RoPE, or none: NoPE), which hold no parameters. Its rotary embedding reads rope_parameters[kind] for each
     kind in layer_types and fails without one, so transformers cannot build a config without them (its default)."""
 
-    architecture = "Cohere Compass"
-    config_class = "CohereCompassTextConfig"
-    default_model_class = "CohereCompassForCausalLM"
-
-    rope_parameters: dict[str, dict[str, Any] | None] | None = None
+    rope_parameters: dict[str, dict[str, Any] | None] | None
 
     @model_validator(mode="after")
     def _check_rope_per_kind(self) -> CohereCompassTextConfig:

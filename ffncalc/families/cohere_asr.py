@@ -6,8 +6,6 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
-
 from ..schema import (
     Flag,
     HeadCount,
@@ -62,7 +60,12 @@ COHERE_ASR_ENCODER: dict[str, Any] = {
 }
 
 
-@family("cohere_asr")
+@family(
+    "cohere_asr",
+    transformers="CohereAsrConfig",
+    architecture="Cohere-ASR",
+    model_class="CohereAsrForConditionalGeneration",
+)
 class CohereAsrConfig(HFConfig):
     """configuration_cohere_asr.py / modeling_cohere_asr.py (transformers 5.24): a ParakeetEncoder (encoder_config laid
     over CohereAsrConfig's encoder defaults) and CohereAsrDecoder: a token table, a learned position table
@@ -73,9 +76,6 @@ class CohereAsrConfig(HFConfig):
     Checkpoints keep NeMo's names (conversion_mapping.py's "cohere_asr"). The encoder's length follows the clip: the
     context stands for it, as for Canary."""
 
-    architecture = "Cohere-ASR"
-    config_class = "CohereAsrConfig"
-    default_model_class = "CohereAsrForConditionalGeneration"
     informational_fields = frozenset(
         {"pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id", "use_cache", "attention_dropout"}
     )
@@ -84,18 +84,18 @@ class CohereAsrConfig(HFConfig):
         "CohereAsrForConditionalGeneration": "generation",
     }
 
-    encoder_config: dict[str, Any] | None = Field(None)
-    vocab_size: Width = 16384
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 8
-    num_attention_heads: HeadCount = 8
-    num_key_value_heads: HeadCount | None = None
-    intermediate_size: Width = 4096
-    hidden_act: Name = "relu"
-    max_position_embeddings: PositionCount = 1024
-    attention_bias: Flag = True
-    tie_word_embeddings: Flag = False
-    head_dim: Width | None = None
+    encoder_config: dict[str, Any] | None
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount | None
+    intermediate_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    attention_bias: Flag
+    tie_word_embeddings: Flag
+    head_dim: Width | None
 
     def model_class(self) -> str:
         named = (self.architectures or [""])[0]

@@ -8,15 +8,18 @@ from .registry import family, tower
 from .vision import Qwen3VLVisionConfig
 
 
-@tower("cohere_compass_vision")
+@tower("cohere_compass_vision", transformers="CohereCompassVisionConfig")
 class CohereCompassVisionConfig(Qwen3VLVisionConfig):
     """configuration_cohere_compass.py (CohereCompassVisionConfig) / CohereCompassVisionModel: Qwen3-VL's tower, its
     merger and deepstack_merger_list, with Qwen3-VL's defaults."""
 
-    config_class = "CohereCompassVisionConfig"
 
-
-@family("cohere_compass")
+@family(
+    "cohere_compass",
+    transformers="CohereCompassConfig",
+    architecture="Cohere Compass",
+    model_class="CohereCompassForConditionalGeneration",
+)
 class CohereCompassConfig(Qwen3VLConfig):
     """configuration_cohere_compass.py (CohereCompassConfig) / CohereCompassForConditionalGeneration: the tower
     (model.visual.), the language model AutoModel builds from text_config (CohereCompassTextModel, under
@@ -24,9 +27,6 @@ class CohereCompassConfig(Qwen3VLConfig):
     false). Its default text_config gives no rope_parameters per layer kind, so transformers cannot build the default
     model; neither does ffncalc count it."""
 
-    architecture = "Cohere Compass"
-    config_class = "CohereCompassConfig"
-    default_model_class = "CohereCompassForConditionalGeneration"
     text_model_type = "cohere_compass_text"
     vision_model_type = "cohere_compass_vision"
     informational_fields = frozenset(

@@ -12,8 +12,6 @@ terms ffncalc's clip arithmetic does not state.
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
-
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
     Attention,
@@ -41,7 +39,7 @@ GRANITE_SPEECH_NORMS = ("ff1.pre_norm", "attn.pre_norm", "conv.norm", "conv.batc
 BATCH_NORM_BUFFERS = (("running_mean", True), ("running_var", True), ("num_batches_tracked", False))
 
 
-@tower("granite_speech_encoder")
+@tower("granite_speech_encoder", transformers="GraniteSpeechEncoderConfig")
 class GraniteSpeechEncoderConfig(TowerConfig):
     """configuration_granite_speech.py (GraniteSpeechEncoderConfig) / modeling_granite_speech.py
     (GraniteSpeechCTCEncoder): input_linear (input_dim → hidden_dim, with bias), Conformer blocks and, after the
@@ -54,20 +52,19 @@ class GraniteSpeechEncoderConfig(TowerConfig):
     depth_conv a depthwise convolution of conv_kernel_size taps over inner = conv_expansion_factor · hidden without
     bias, a BatchNorm1d of inner, down_conv a 1 × 1 convolution inner → hidden with bias); post_norm, a LayerNorm."""
 
-    config_class = "GraniteSpeechEncoderConfig"
     informational_fields = frozenset({"dropout"})
 
-    input_dim: Width = Field(160, validation_alias=AliasChoices("input_dim", "num_mel_bins"))
-    num_layers: LayerCount = Field(10, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))
-    hidden_dim: Width = Field(1024, validation_alias=AliasChoices("hidden_dim", "hidden_size"))
-    feedforward_mult: Width = 4
-    num_heads: HeadCount = Field(8, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    dim_head: Width | None = None
-    output_dim: Width = 42
-    context_size: PositionCount = 200
-    max_pos_emb: PositionCount = 512
-    conv_kernel_size: Width = 15
-    conv_expansion_factor: Width = 2
+    input_dim: Width
+    num_layers: LayerCount
+    hidden_dim: Width
+    feedforward_mult: Width
+    num_heads: HeadCount
+    dim_head: Width | None
+    output_dim: Width
+    context_size: PositionCount
+    max_pos_emb: PositionCount
+    conv_kernel_size: Width
+    conv_expansion_factor: Width
 
     @property
     @derives("dim_head", "hidden_dim // num_heads")
@@ -130,15 +127,13 @@ class GraniteSpeechEncoderConfig(TowerConfig):
         return Tower((self.block(prefix + "layers.{i}"),) * layers, extras, hidden, None, (saved,))
 
 
-@tower("granite_speech_plus_encoder")
+@tower("granite_speech_plus_encoder", transformers="GraniteSpeechPlusEncoderConfig")
 class GraniteSpeechPlusEncoderConfig(GraniteSpeechEncoderConfig):
     """configuration_granite_speech_plus.py (GraniteSpeechPlusEncoderConfig) / modeling_granite_speech_plus.py:
     Granite Speech's encoder, which also hands on the outputs of the blocks cat_hidden_layers names, concatenated
     with its last along the features (no weights of its own: the Q-Former's encoder_hidden_size reads them)."""
 
-    config_class = "GraniteSpeechPlusEncoderConfig"
-
-    cat_hidden_layers: list[int] | None = None
+    cat_hidden_layers: list[int] | None
 
     def tower(self, prefix: str) -> Tower:
         tower = super().tower(prefix)
@@ -177,7 +172,7 @@ NEMO_NAMES = FastConformerNames(
 )
 
 
-@tower("parakeet_encoder")
+@tower("parakeet_encoder", transformers="ParakeetEncoderConfig")
 class ParakeetEncoderConfig(TowerConfig):
     """configuration_parakeet.py (ParakeetEncoderConfig) / modeling_parakeet.py (ParakeetEncoder): a subsampling of
     log2(subsampling_factor) 2-D convolutions of subsampling_conv_kernel_size, stride subsampling_conv_stride (1 →
@@ -189,24 +184,23 @@ class ParakeetEncoderConfig(TowerConfig):
     the convolution module (pointwise_conv1 hidden → 2 · hidden, a depthwise convolution of conv_kernel_size taps,
     a BatchNorm1d, pointwise_conv2 hidden → hidden, biased where convolution_bias) and five LayerNorms."""
 
-    config_class = "ParakeetEncoderConfig"
     informational_fields = frozenset({"max_position_embeddings", "scale_input"})
 
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 8
-    intermediate_size: Width = 4096
-    hidden_act: Name = "silu"
-    attention_bias: Flag = True
-    convolution_bias: Flag = True
-    conv_kernel_size: Width = 9
-    subsampling_factor: Width = 8
-    subsampling_conv_channels: Width = 256
-    num_mel_bins: Width = 80
-    subsampling_conv_kernel_size: Width = 3
-    subsampling_conv_stride: Width = 2
-    max_position_embeddings: PositionCount = 5000
-    scale_input: Flag = True
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    attention_bias: Flag
+    convolution_bias: Flag
+    conv_kernel_size: Width
+    subsampling_factor: Width
+    subsampling_conv_channels: Width
+    num_mel_bins: Width
+    subsampling_conv_kernel_size: Width
+    subsampling_conv_stride: Width
+    max_position_embeddings: PositionCount
+    scale_input: Flag
 
     def block(self, name: str, stack: Stack, saved: FastConformerNames = PARAKEET_NAMES) -> Layer:
         """One FastConformer block stored as NAME (… "layers.{i}"), in STACK, its modules under SAVED's names."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, Width
+from ..schema import Flag, HeadCount, Name, Width
 from ..spec import Attention, Component, DenseFfn, Layer, Names, Norms, Parameter, Projection, names
 from .bert import BERT_ATTENTION, BERT_CROSS_ATTENTION, ELECTRA_HEADS, ElectraConfig
 from .registry import family
@@ -14,7 +14,18 @@ from .registry import family
 CONVBERT_HEADS = {name: heads for name, heads in ELECTRA_HEADS.items() if name not in ("ForPreTraining", "ForCausalLM")}
 
 
-@family("convbert")
+@family(
+    "convbert",
+    transformers="ConvBertConfig",
+    architecture="ConvBERT",
+    model_class="ConvBertForMaskedLM",
+    read_beyond={
+        "num_labels": "ConvBertSequenceSummary reads them with getattr / hasattr: ConvBertConfig declares none of them",
+        "summary_type": "ConvBertSequenceSummary reads them with getattr / hasattr: ConvBertConfig declares none of them",
+        "summary_use_proj": "ConvBertSequenceSummary reads them with getattr / hasattr: ConvBertConfig declares none of them",
+        "summary_proj_to_labels": "ConvBertSequenceSummary reads them with getattr / hasattr: ConvBertConfig declares none of them",
+    },
+)
 class ConvBertConfig(ElectraConfig):
     """configuration_convbert.py / modeling_convbert.py (YituTech/conv-bert-base): ELECTRA's embeddings (word,
     position and token-type tables and a LayerNorm, embedding_size wide; embeddings_project to hidden_size when the
@@ -30,26 +41,15 @@ class ConvBertConfig(ElectraConfig):
     generator_lm_head tied to the word table, with its bias) and classifiers; sequence_summary projects only when the
     config sets summary_use_proj (ConvBertConfig declares none of the summary keys)."""
 
-    architecture = "ConvBERT"
-    config_class = "ConvBertConfig"
-    default_model_class = "ConvBertForMaskedLM"
     class_prefix = "ConvBert"
     base_model_prefix = "convbert"
     classes = frozenset(CONVBERT_HEADS)
     head_table = CONVBERT_HEADS
-    # ConvBertSequenceSummary reads them with getattr / hasattr: ConvBertConfig declares none of them
-    undeclared_keys = frozenset({"num_labels", "summary_type", "summary_use_proj", "summary_proj_to_labels"})
 
-    vocab_size: Width = 30522
-    embedding_size: Width = 768
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    pad_token_id: int | None = 1
-    head_ratio: HeadCount = 2
-    conv_kernel_size: Width = 9
-    num_groups: Width = 1
+    pad_token_id: int | None
+    head_ratio: HeadCount
+    conv_kernel_size: Width
+    num_groups: Width
     summary_type: Name = "last"
     summary_use_proj: Flag = False
 

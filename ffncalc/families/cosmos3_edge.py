@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Extra, ImageInput, Layer, Linear, ModelSpec, Norm, Table, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, KvHeads, MlpBias, TiedEmbeddings
+from .base import DecoderConfig
 from .multimodal import MultimodalConfig, relocate, saved_spec
 from .qwen import TextOfWrapper
 from .registry import family, tower
@@ -33,31 +33,30 @@ SAVED_MODULES = (
 )
 
 
-@family("cosmos3_edge_text")
-class Cosmos3EdgeTextConfig(
-    HiddenAct, AttentionBias, MlpBias, KvHeads, TextOfWrapper, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "cosmos3_edge_text",
+    transformers="Cosmos3EdgeTextConfig",
+    architecture="Cosmos3-Edge",
+    model_class="Cosmos3EdgeTextModel",
+)
+class Cosmos3EdgeTextConfig(TextOfWrapper, DecoderConfig):
     """configuration_cosmos3_edge.py (Cosmos3EdgeTextConfig) / modeling_cosmos3_edge.py (Cosmos3EdgeTextModel): Llama's
     attention (head_dim 128, an int: null refused; attention_bias on q, k, v and o), a plain MLP fc1 → fc2 (relu2
     by default, mlp_bias), RMSNorms; multimodal rotary positions (an mrope_section, no weights); no head of its own."""
 
-    architecture = "Cosmos3-Edge"
-    config_class = "Cosmos3EdgeTextConfig"
-    default_model_class = "Cosmos3EdgeTextModel"
     attention_names = COSMOS3_EDGE_ATTENTION
     mlp_names = COSMOS3_EDGE_MLP
 
-    vocab_size: Width = 131072
-    hidden_size: Width = 2048
-    intermediate_size: Width = 9216
-    num_hidden_layers: LayerCount = 28
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 8
-    head_dim: Width = 128
-    hidden_act: Name = "relu2"
-    max_position_embeddings: PositionCount = 131072
-    pad_token_id: int | None = Field(0, strict=True)
-    rope_parameters: dict[str, Any] | None = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    num_key_value_heads: HeadCount | None
+    mlp_bias: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    rope_parameters: dict[str, Any] | None
 
     @model_validator(mode="after")
     def _check_rope(self) -> Cosmos3EdgeTextConfig:
@@ -80,7 +79,7 @@ class Cosmos3EdgeTextConfig(
         return self.layer(self.attention(window), ffn)
 
 
-@tower("cosmos3_edge_vision")
+@tower("cosmos3_edge_vision", transformers="Cosmos3EdgeVisionConfig")
 class Cosmos3EdgeVisionConfig(SiglipLayers):
     """configuration_cosmos3_edge.py (Cosmos3EdgeVisionConfig) / modeling_cosmos3_edge.py (Cosmos3EdgeVisionModel):
     SigLIP 2's NaFlex embeddings (patches of patch_size² pixels projected by a biased linear, a learned grid of
@@ -88,15 +87,8 @@ class Cosmos3EdgeVisionConfig(SiglipLayers):
     plain FFN, post_layernorm, no pooling head. Its image processor resizes an image to sides that are multiples of
     patch_size · spatial_merge_size (smart_resize; its min and max pixels are not in config.json)."""
 
-    config_class = "Cosmos3EdgeVisionConfig"
-
-    hidden_size: Width = 1152
-    intermediate_size: Width = 4304
-    num_hidden_layers: LayerCount = 27
-    num_attention_heads: HeadCount = 16
-    patch_size: Width = 16
-    num_patches: Width = 256
-    spatial_merge_size: Width = 2
+    num_patches: Width
+    spatial_merge_size: Width
 
     def tower(self, prefix: str) -> Tower:
         embeddings = (
@@ -111,7 +103,12 @@ class Cosmos3EdgeVisionConfig(SiglipLayers):
         return self.encoder_tower(prefix, image, embeddings, head=False)
 
 
-@family("cosmos3_edge")
+@family(
+    "cosmos3_edge",
+    transformers="Cosmos3EdgeConfig",
+    architecture="Cosmos3-Edge",
+    model_class="Cosmos3EdgeForConditionalGeneration",
+)
 class Cosmos3EdgeConfig(MultimodalConfig):
     """configuration_cosmos3_edge.py / modeling_cosmos3_edge.py (Cosmos3EdgeForConditionalGeneration): the tower
     (model.visual.), the projector (Cosmos3EdgePatchMerger: norm, a LayerNorm with bias over each patch, then
@@ -121,9 +118,6 @@ class Cosmos3EdgeConfig(MultimodalConfig):
     to_v, to_out and fc1/fc2 as up_proj/down_proj, in the tower's layers too). Never tied: the class declares no tied
     weights (_tied_weights_keys = {}), whatever tie_word_embeddings says."""
 
-    architecture = "Cosmos3-Edge"
-    config_class = "Cosmos3EdgeConfig"
-    default_model_class = "Cosmos3EdgeForConditionalGeneration"
     text_model_type = "cosmos3_edge_text"
     vision_model_type = "cosmos3_edge_vision"
     vision_defaults = {"model_type": "cosmos3_edge_vision"}
@@ -131,8 +125,7 @@ class Cosmos3EdgeConfig(MultimodalConfig):
     lm_head_name = "lm_head"
     vision_prefix = "model.visual."
 
-    tie_word_embeddings: Flag = False
-    projector_hidden_size: Width = 11520
+    projector_hidden_size: Width
 
     def tied(self) -> bool:
         """Cosmos3EdgeForConditionalGeneration._tied_weights_keys is empty: the head is its own."""

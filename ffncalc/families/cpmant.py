@@ -27,7 +27,7 @@ CPMANT_ATTENTION = names(
 CPMANT_FFN = names(gate="ffn.ffn.w_in.w_0", up="ffn.ffn.w_in.w_1", down="ffn.ffn.w_out")
 
 
-@family("cpmant")
+@family("cpmant", transformers="CpmAntConfig", architecture="CPM-Ant", model_class="CpmAntForCausalLM")
 class CpmAntConfig(HFConfig):
     """configuration_cpmant.py / modeling_cpmant.py: num_hidden_layers pre-norm blocks under cpmant.encoder.layers:
     a norm (CpmAntLayerNorm: a weight, no bias), attention of num_attention_heads heads of dim_head (project_q, k,
@@ -38,23 +38,20 @@ class CpmAntConfig(HFConfig):
     own tensor whatever tie_word_embeddings says: CpmAntForCausalLM ties nothing (the head would be a slice of the
     token table)."""
 
-    architecture = "CPM-Ant"
-    config_class = "CpmAntConfig"
-    default_model_class = "CpmAntForCausalLM"
     informational_fields = frozenset({"tie_word_embeddings", "position_bias_max_distance"})
 
-    vocab_size: Width = 30720
-    hidden_size: Width = 4096
-    num_attention_heads: HeadCount = 32
-    dim_head: Width = 128
-    dim_ff: Width = 10240
-    num_hidden_layers: LayerCount = 48
-    position_bias_num_buckets: Width = 512
-    position_bias_max_distance: Width = 2048
-    prompt_types: LayerCount = 32
-    prompt_length: LayerCount = 32
-    segment_types: LayerCount = 32
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    num_attention_heads: HeadCount
+    dim_head: Width
+    dim_ff: Width
+    num_hidden_layers: LayerCount
+    position_bias_num_buckets: Width
+    position_bias_max_distance: Width
+    prompt_types: LayerCount
+    prompt_length: LayerCount
+    segment_types: LayerCount
+    tie_word_embeddings: Flag
 
     def norm(self) -> Norm:
         return Norm("rmsnorm", self.hidden_size)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Layer, ModelNames, ModelSpec, names
 from .base import LayerNormDecoder
 from .blocks import heads_divide
-from .gpt import aliases
 from .registry import family
 
 CTRL_ATTENTION = names(
@@ -20,26 +17,23 @@ CTRL_ATTENTION = names(
 CTRL_MLP = names(up="ffn.0", down="ffn.2")  # nn.Sequential(Linear, ReLU, Linear)
 
 
-@family("ctrl")
+@family("ctrl", transformers="CTRLConfig", architecture="CTRL", model_class="CTRLLMHeadModel")
 class CtrlConfig(LayerNormDecoder):
     """configuration_ctrl.py / modeling_ctrl.py: pre-LN layers (layernorm1, layernorm2) with biases on every
     linear, a ReLU MLP of dff; sinusoidal positions computed into a buffer that is neither a parameter nor saved
     (n_positions rows); a final LayerNorm; the head lm_head tied to the token table w, with a bias of its own."""
 
-    architecture = "CTRL"
-    config_class = "CTRLConfig"
-    default_model_class = "CTRLLMHeadModel"
     context_field = "n_positions"
     informational_fields = frozenset({"n_positions"})
     layer_name = "transformer.h.{i}"
 
-    vocab_size: Width = 246534
-    n_positions: PositionCount = Field(256, validation_alias=aliases("n_positions", "max_position_embeddings"))
-    n_embd: Width = Field(1280, validation_alias=aliases("n_embd", "hidden_size"))
-    dff: Width = 8192
-    n_layer: LayerCount = Field(48, validation_alias=aliases("n_layer", "num_hidden_layers"))
-    n_head: HeadCount = Field(16, validation_alias=aliases("n_head", "num_attention_heads"))
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    n_positions: PositionCount
+    n_embd: Width
+    dff: Width
+    n_layer: LayerCount
+    n_head: HeadCount
+    tie_word_embeddings: Flag
     # transformers builds heads of int(n_embd / n_head) and reshapes q, k and v to them: the model cannot run otherwise
     _check_heads = heads_divide("n_embd", "n_head")
 

@@ -6,34 +6,28 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..schema import MAX_LAYERS, HeadCount, LayerCount, PositionCount, Width, derives
-from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
+from ..schema import MAX_LAYERS, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
+from .base import DecoderConfig
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
-@family("cwm")
-class CwmConfig(HiddenAct, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family("cwm", transformers="CwmConfig", architecture="CWM", model_class="CwmForCausalLM")
+class CwmConfig(DecoderConfig):
     """configuration_cwm.py / modular_cwm.py: q, k, v and o without biases (CwmAttention builds them so), Llama's
     MLP (mlp_bias); the layers in layer_types' sliding_attention attend within sliding_window (default: every
     fourth layer from the first full, the others sliding; a sliding_window of 0 or null turns the windows off)."""
 
-    architecture = "CWM"
-    config_class = "CwmConfig"
-    default_model_class = "CwmForCausalLM"
-
-    vocab_size: Width = 128256
-    hidden_size: Width = 6144
-    intermediate_size: Width = 21504
-    num_hidden_layers: LayerCount = 64
-    num_attention_heads: HeadCount = 48
-    num_key_value_heads: HeadCount | None = 8
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 131072
-    sliding_window: Annotated[int, Field(strict=True, ge=0)] | None = 8192
-    layer_types: (
-        Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
-    ) = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
+    sliding_window: Annotated[int, Field(strict=True, ge=0)] | None
+    layer_types: Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
 
     @derives("layer_types", "full_attention on every fourth layer from the first, sliding_attention on the others")
     def kinds(self) -> list[str]:

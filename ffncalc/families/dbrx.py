@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import ExpertCount, Flag, HeadCount, HFConfig, LayerCount, Nested, PositionCount, Width, ungroupable
 from ..spec import Attention, DenseFfn, Layer, ModelNames, ModelSpec, MoeFfn, Norm, names
@@ -35,27 +35,33 @@ class DbrxFfnConfig(Nested):
         return self
 
 
-@family("dbrx")
+@family(
+    "dbrx",
+    transformers="DbrxConfig",
+    architecture="DBRX",
+    model_class="DbrxForCausalLM",
+    own_defaults={
+        "attn_config": "DbrxConfig records None; its __post_init__ builds the block from DbrxAttentionConfig's defaults",
+        "ffn_config": "DbrxConfig records None; its __post_init__ builds the block from DbrxFFNConfig's defaults",
+    },
+)
 class DbrxConfig(HFConfig):
     """configuration_dbrx.py / modeling_dbrx.py: d_model, n_heads, n_layers; attn_config and ffn_config
     nested. Fused Wqkv (d_model + 2 · kv heads · head_dim wide) and out_proj (d_model), without biases;
     experts w1, v1, w2 (gated) stored concatenated; LayerNorms without bias; an untied head
     (transformers refuses tie_word_embeddings)."""
 
-    architecture = "DBRX"
-    config_class = "DbrxConfig"
-    default_model_class = "DbrxForCausalLM"
     informational_fields = frozenset({"max_seq_len"})
     context_field = "max_seq_len"
 
-    d_model: Width = Field(2048, validation_alias=AliasChoices("d_model", "hidden_size"))
-    n_heads: HeadCount = Field(16, validation_alias=AliasChoices("n_heads", "num_attention_heads"))
-    n_layers: LayerCount = Field(24, validation_alias=AliasChoices("n_layers", "num_hidden_layers"))
-    max_seq_len: PositionCount = Field(2048, validation_alias=AliasChoices("max_seq_len", "max_position_embeddings"))
-    vocab_size: Width = 32000
+    d_model: Width
+    n_heads: HeadCount
+    n_layers: LayerCount
+    max_seq_len: PositionCount
+    vocab_size: Width
     attn_config: DbrxAttentionConfig = Field(default_factory=DbrxAttentionConfig)
     ffn_config: DbrxFfnConfig = Field(default_factory=DbrxFfnConfig)
-    tie_word_embeddings: Flag = False
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check(self) -> DbrxConfig:

@@ -3,6 +3,8 @@ disentangled attention, where queries and keys also score a table of relative po
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero, derives
@@ -54,23 +56,26 @@ class _DisentangledEncoder(EncoderClasses):
 
     base_model_prefix = "deberta"
     classes = frozenset(DEBERTA_HEADS)
-    # read by the modeling code with getattr, or from the config's keys by __post_init__ (pooler_hidden_size)
-    undeclared_keys = frozenset({"num_labels", "embedding_size", "pooler_hidden_size"})
+    read_beyond = {
+        "num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label",
+        "embedding_size": "no field: the modeling code reads it with getattr",
+        "pooler_hidden_size": "no field: __post_init__ takes it from the config's keys",
+    }
 
-    vocab_size: Width = 50265
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 512
-    type_vocab_size: WidthOrZero = 0
-    relative_attention: Flag = False
-    max_relative_positions: int = Field(-1, strict=True, le=1 << 26)
-    position_biased_input: Flag = True
-    pos_att_type: Name | list[Name] | None = None
-    legacy: Flag = True
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    type_vocab_size: WidthOrZero
+    relative_attention: Flag
+    max_relative_positions: Annotated[int, Field(strict=True, le=1 << 26)]
+    position_biased_input: Flag
+    pos_att_type: Name | list[Name] | None
+    legacy: Flag
+    tie_word_embeddings: Flag
     embedding_size: Width | None = None
     pooler_hidden_size: Width | None = None
 
@@ -180,7 +185,13 @@ class _DisentangledEncoder(EncoderClasses):
         )
 
 
-@family("deberta")
+@family(
+    "deberta",
+    transformers="DebertaConfig",
+    architecture="DeBERTa",
+    model_class="DebertaForMaskedLM",
+    read_beyond={"talking_head": "read by the modeling code with getattr; DebertaConfig has no such field"},
+)
 class DebertaConfig(_DisentangledEncoder):
     """configuration_deberta.py / modeling_deberta.py (DeBERTa v1: microsoft/deberta-base, -large).
 
@@ -196,12 +207,8 @@ class DebertaConfig(_DisentangledEncoder):
     they are left out of the FLOPs, and a note says so.
     """
 
-    architecture = "DeBERTa"
-    config_class = "DebertaConfig"
-    default_model_class = "DebertaForMaskedLM"
     class_prefix = "Deberta"
     classes = frozenset(DEBERTA_HEADS) - {"ForMultipleChoice"}
-    undeclared_keys = _DisentangledEncoder.undeclared_keys | {"talking_head"}
 
     talking_head: Flag = False
 
@@ -247,7 +254,16 @@ class DebertaConfig(_DisentangledEncoder):
         )
 
 
-@family("deberta-v2")
+@family(
+    "deberta-v2",
+    transformers="DebertaV2Config",
+    architecture="DeBERTa-v2",
+    model_class="DebertaV2ForMaskedLM",
+    read_beyond=dict.fromkeys(
+        ("attention_head_size", "share_att_key", "position_buckets", "norm_rel_ebd", "conv_kernel_size", "conv_groups"),
+        "read by the modeling code with getattr; DebertaV2Config has no such field",
+    ),
+)
 class DebertaV2Config(_DisentangledEncoder):
     """configuration_deberta_v2.py / modeling_deberta_v2.py.
 
@@ -269,24 +285,8 @@ class DebertaV2Config(_DisentangledEncoder):
     embeddings run once per forward pass, whatever its length: their weights are not charged per token.
     """
 
-    architecture = "DeBERTa-v2"
-    config_class = "DebertaV2Config"
-    default_model_class = "DebertaV2ForMaskedLM"
     class_prefix = "DebertaV2"
-    undeclared_keys = _DisentangledEncoder.undeclared_keys | {
-        "attention_head_size",
-        "share_att_key",
-        "position_buckets",
-        "norm_rel_ebd",
-        "conv_kernel_size",
-        "conv_groups",
-    }
 
-    vocab_size: Width = 128100
-    hidden_size: Width = 1536
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 24
-    intermediate_size: Width = 6144
     attention_head_size: Width | None = None
     share_att_key: Flag = False
     position_buckets: int = Field(-1, strict=True, le=1 << 26)

@@ -5,7 +5,7 @@ DeepSeek-V4: shared-key-value attention over a window and compressed keys, hyper
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -13,9 +13,11 @@ from ..schema import (
     MAX_WIDTH,
     ExpertCount,
     ExpertCountOrZero,
+    Flag,
     HeadCount,
     LayerCount,
     LayerIndex,
+    Name,
     PositionCount,
     Width,
     derives,
@@ -40,7 +42,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check, is_sparse, mtp_extra
 from .registry import family
 
@@ -153,7 +155,7 @@ def mla_attention(config: MlaWidths, window: int | None, **overrides: Any) -> At
     )
 
 
-class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderConfig):
+class DeepseekLayers(DecoderConfig):
     """DeepSeek-V3's layers: multi-head latent attention, dense layers then an MoE of routed experts beside shared
     ones (one MLP of n_shared_experts × moe_intermediate_size), the router's e_score_correction_bias a persistent
     buffer saved with the weights. The fields every descendant's configuration class shares, with DeepSeek-V3's
@@ -164,21 +166,20 @@ class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderCo
     attention_names = MLA_ATTENTION
     moe_names = DEEPSEEK_MOE
 
-    vocab_size: Width = 129280
-    hidden_size: Width = 7168
-    intermediate_size: Width = 18432
-    moe_intermediate_size: Width = 2048
-    num_hidden_layers: LayerCount = 61
-    num_attention_heads: HeadCount = 128
-    num_key_value_heads: HeadCount | None = 128
-    n_shared_experts: ExpertCountOrZero = 1
-    kv_lora_rank: Width = 512
-    q_lora_rank: Width | None = 1536
-    qk_rope_head_dim: Width = 64
-    v_head_dim: Width = 128
-    qk_nope_head_dim: Width = 128
-    max_position_embeddings: PositionCount = 4096
-    head_dim: ClassVar[None] = None  # MLA's widths come from the fields above
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    attention_bias: Flag
+    hidden_act: Name
+    moe_intermediate_size: Width
+    num_key_value_heads: HeadCount | None
+    n_shared_experts: ExpertCountOrZero
+    kv_lora_rank: Width
+    q_lora_rank: Width | None
+    qk_rope_head_dim: Width
+    v_head_dim: Width
+    qk_nope_head_dim: Width
+    max_position_embeddings: PositionCount
+    # No head_dim: MLA's widths come from the fields above (resolved_head_dim, unused, would be hidden // heads).
 
     @property
     def routed_experts(self) -> int:
@@ -250,89 +251,70 @@ class DeepseekLayers(HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderCo
         return notes
 
 
-@family("deepseek_v3", "kimi_k2")
-class DeepseekV3Config(TiedEmbeddings, DeepseekLayers):
+@family(
+    "deepseek_v3",
+    "kimi_k2",
+    transformers="DeepseekV3Config",
+    architecture="DeepSeek-V3",
+    model_class="DeepseekV3ForCausalLM",
+    routing=("num_experts_per_tok", "n_routed_experts"),
+)
+class DeepseekV3Config(DeepseekLayers):
     """configuration_deepseek_v3.py / modeling_deepseek_v3.py.
 
     Layer i has an MoE FFN when i ≥ ``first_k_dense_replace`` (transformers' rule; DeepSeek's own
     code also asks i % moe_layer_freq == 0, the same for its published freq of 1).
     """
 
-    architecture = "DeepSeek-V3"
-    config_class = "DeepseekV3Config"
-    default_model_class = "DeepseekV3ForCausalLM"
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
-
-    n_routed_experts: ExpertCountOrZero = Field(
-        256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    num_experts_per_tok: ExpertCount = 8
-    first_k_dense_replace: LayerIndex = 3
-    num_nextn_predict_layers: LayerIndex = Field(
-        1, validation_alias=AliasChoices("num_nextn_predict_layers", "num_mtp_layers")
-    )
+    tie_word_embeddings: Flag
+    n_routed_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    first_k_dense_replace: LayerIndex
+    num_nextn_predict_layers: LayerIndex
 
 
-@family("deepseek_v2")
-class DeepseekV2Config(TiedEmbeddings, DeepseekLayers):
+@family(
+    "deepseek_v2",
+    transformers="DeepseekV2Config",
+    architecture="DeepSeek-V2",
+    model_class="DeepseekV2ForCausalLM",
+    heads_divide_hidden=True,  # DeepseekV2Config.validate_architecture
+    routing=("num_experts_per_tok", "n_routed_experts"),
+)
+class DeepseekV2Config(DeepseekLayers):
     """configuration_deepseek_v2.py: V3's MLA and dense-then-MoE stack with V2's defaults; queries may
     skip the low-rank latent (q_lora_rank null: q_proj); the router has no correction bias, and there
     are no multi-token-prediction layers."""
 
-    architecture = "DeepSeek-V2"
-    config_class = "DeepseekV2Config"
-    default_model_class = "DeepseekV2ForCausalLM"
-    heads_divide_hidden = True  # DeepseekV2Config.validate_architecture
-
-    vocab_size: Width = 102400
-    hidden_size: Width = 4096
-    intermediate_size: Width = 11008
-    moe_intermediate_size: Width = 1407
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = None
-    n_routed_experts: ExpertCountOrZero = Field(64, validation_alias=AliasChoices("n_routed_experts", "num_experts"))
-    n_shared_experts: ExpertCountOrZero = 2
-    num_experts_per_tok: ExpertCount | None = None
-    first_k_dense_replace: LayerIndex = 0
-    max_position_embeddings: PositionCount = 2048
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+    tie_word_embeddings: Flag
+    n_routed_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount | None
+    first_k_dense_replace: LayerIndex
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return self.rotary_extras()
 
 
-@family("sarvam_mla")
+@family("sarvam_mla", transformers="SarvamMLAConfig", architecture="Sarvam-MLA", model_class="DeepseekV3ForCausalLM")
 class SarvamMLAConfig(DeepseekV3Config):
     """configuration_sarvam_mla.py / modular_sarvam_mla.py (Sarvam-105B): DeepSeek-V3's model (transformers builds
     DeepseekV3ForCausalLM) with Sarvam's defaults: queries without a latent (q_lora_rank null), 128 experts after one
     dense layer, no multi-token-prediction layers. Its configs may use the remote code's names (num_experts,
     num_shared_experts, num_mtp_layers); a head_dim or q_head_dim key is ignored, as transformers ignores it."""
 
-    architecture = "Sarvam-MLA"
-    config_class = "SarvamMLAConfig"
-    default_model_class = "DeepseekV3ForCausalLM"
 
-    vocab_size: Width = 262144
-    hidden_size: Width = 4096
-    intermediate_size: Width = 16384
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount | None = None
-    n_routed_experts: ExpertCountOrZero = Field(
-        128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts", "num_experts")
-    )
-    n_shared_experts: ExpertCountOrZero = Field(
-        1, validation_alias=AliasChoices("n_shared_experts", "num_shared_experts")
-    )
-    q_lora_rank: Width | None = None
-    first_k_dense_replace: LayerIndex = 1
-    num_nextn_predict_layers: LayerIndex = Field(
-        0, validation_alias=AliasChoices("num_nextn_predict_layers", "num_mtp_layers")
-    )
-
-
-@family("deepseek_v32")
+@family(
+    "deepseek_v32",
+    transformers="DeepseekV32Config",
+    architecture="DeepSeek-V3.2",
+    model_class="DeepseekV32ForCausalLM",
+    read_beyond={
+        "num_nextn_predict_layers": "the checkpoints' multi-token-prediction layers (a key transformers does not read)"
+    },
+    other_names={
+        "n_routed_experts": "num_experts read first, as ffncalc read it before the record: no name of DeepseekV32Config"
+    },
+)
 class DeepseekV32Config(MlpLayerTypes, DeepseekV3Config):
     """configuration_deepseek_v32.py / modeling_deepseek_v32.py: V3's MLA (queries always through the latent)
     with a lightning indexer in every layer, which picks the index_topk keys the attention reads; each
@@ -343,21 +325,16 @@ class DeepseekV32Config(MlpLayerTypes, DeepseekV3Config):
     multi-token-prediction layers after the last, as V3's (a key transformers does not read).
     """
 
-    architecture = "DeepSeek-V3.2"
-    config_class = "DeepseekV32Config"
-    default_model_class = "DeepseekV32ForCausalLM"
-    undeclared_keys = frozenset({"num_nextn_predict_layers"})
     informational_fields = DeepseekV3Config.informational_fields | {"num_nextn_predict_layers"}
 
     n_routed_experts: ExpertCountOrZero = Field(
-        256, validation_alias=AliasChoices("num_experts", "n_routed_experts", "num_local_experts")
+        validation_alias=AliasChoices("num_experts", "n_routed_experts", "num_local_experts")
     )
-    q_lora_rank: Width = 1536
-    max_position_embeddings: PositionCount = 163840
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
-    index_topk: Width = 2048
-    index_head_dim: Width = 128
-    index_n_heads: HeadCount = 64
+    q_lora_rank: Width
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None
+    index_topk: Width
+    index_head_dim: Width
+    index_n_heads: HeadCount
     # Not a field of DeepseekV32Config: the checkpoint's multi-token-prediction layers.
     num_nextn_predict_layers: LayerIndex = 0
 
@@ -426,8 +403,21 @@ def compressor_names(module: str) -> Names:
     return names(kv=f"{module}.wkv", gate=f"{module}.wgate", position_bias=f"{module}.ape", norm=f"{module}.norm")
 
 
-@family("deepseek_v4")
-class DeepseekV4Config(HiddenAct, MlpBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
+@family(
+    "deepseek_v4",
+    transformers="DeepseekV4Config",
+    architecture="DeepSeek-V4",
+    model_class="DeepseekV4ForCausalLM",
+    heads_divide_hidden=False,  # head_dim is a field; nothing checks hidden_size against the heads
+    routing=("num_experts_per_tok", "n_routed_experts"),
+    read_beyond={
+        "compress_ratios": "Not fields of DeepseekV4Config: legacy keys its __post_init__ folds into layer_types, mlp_layer_types and compress_rates.",
+        "compress_rate_csa": "Not fields of DeepseekV4Config: legacy keys its __post_init__ folds into layer_types, mlp_layer_types and compress_rates.",
+        "compress_rate_hca": "Not fields of DeepseekV4Config: legacy keys its __post_init__ folds into layer_types, mlp_layer_types and compress_rates.",
+        "num_hash_layers": "Not fields of DeepseekV4Config: legacy keys its __post_init__ folds into layer_types, mlp_layer_types and compress_rates.",
+    },
+)
+class DeepseekV4Config(DecoderConfig):
     """configuration_deepseek_v4.py / modeling_deepseek_v4.py: every layer attends within a sliding window through one
     key-value head whose keys are also its values (kv_proj → head_dim, an RMSNorm), queries through a latent (q_a,
     q_a_norm, q_b), a sink per head, and a grouped low-rank output (o_a block-diagonal over o_groups, then o_b).
@@ -441,53 +431,42 @@ class DeepseekV4Config(HiddenAct, MlpBias, TiedEmbeddings, HiddenLayers, Decoder
     expand and mix them; the model's hc_head collapses them before the final norm.
     """
 
-    architecture = "DeepSeek-V4"
-    config_class = "DeepseekV4Config"
-    default_model_class = "DeepseekV4ForCausalLM"
-    heads_divide_hidden = False  # head_dim is a field; nothing checks hidden_size against the heads
-    # Not fields of DeepseekV4Config: legacy keys its __post_init__ folds into layer_types, mlp_layer_types and
-    # compress_rates.
-    undeclared_keys = frozenset({"compress_ratios", "compress_rate_csa", "compress_rate_hca", "num_hash_layers"})
     informational_fields = DecoderConfig.informational_fields | {"num_nextn_predict_layers"}
     attention_names = V4_ATTENTION
     moe_names = V4_MOE
     expert_names = V4_EXPERT
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.norm", lm_head="head")
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
-    vocab_size: Width = 129280
-    hidden_size: Width = 4096
-    moe_intermediate_size: Width = Field(
-        2048, validation_alias=AliasChoices("intermediate_size", "moe_intermediate_size")
-    )
-    num_hidden_layers: LayerCount = 43
-    num_attention_heads: HeadCount = 64
-    head_dim: Width = 512
-    q_lora_rank: Width = 1024
-    num_experts_per_tok: ExpertCount = 6
+    num_hidden_layers: LayerCount
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    hidden_act: Name
+    moe_intermediate_size: Width
+    head_dim: Width
+    q_lora_rank: Width
+    num_experts_per_tok: ExpertCount
     # transformers builds 0 routed experts (which no token can be routed to); ffncalc refuses it.
-    n_routed_experts: ExpertCount = Field(256, validation_alias=AliasChoices("num_local_experts", "n_routed_experts"))
-    max_position_embeddings: PositionCount = 1048576
+    n_routed_experts: ExpertCount
+    max_position_embeddings: PositionCount
     layer_types: (
         list[Literal["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]] | None
-    ) = None
-    compress_rates: dict[str, Annotated[int, Field(strict=True)]] | None = None
-    hc_mult: HeadCount = 4
-    mlp_layer_types: list[Literal["hash_moe", "moe"]] | None = None
-    sliding_window: Width = 128
-    o_groups: HeadCount = 8
-    o_lora_rank: Width = 1024
-    index_n_heads: HeadCount = 64
-    index_head_dim: Width = 128
-    index_topk: Width = 512
-    num_nextn_predict_layers: LayerIndex = 1
+    )
+    compress_rates: dict[str, Annotated[int, Field(strict=True)]] | None
+    hc_mult: HeadCount
+    mlp_layer_types: list[Literal["hash_moe", "moe"]] | None
+    sliding_window: Width
+    o_groups: HeadCount
+    o_lora_rank: Width
+    index_n_heads: HeadCount
+    index_head_dim: Width
+    index_topk: Width
+    num_nextn_predict_layers: LayerIndex
     compress_ratios: list[Literal[0, 4, 128]] | None = None
     compress_rate_csa: Width | None = None
     compress_rate_hca: Width | None = None
     num_hash_layers: LayerIndex | None = None
     # Not read: intermediate_size is moe_intermediate_size (attribute_map); the modeling code uses one key-value head
     # whatever num_key_value_heads says, and no attention bias.
-    num_key_value_heads: ClassVar[None] = None
 
     @model_validator(mode="before")
     @classmethod

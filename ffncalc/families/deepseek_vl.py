@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidConfigError
-from ..schema import Flag
 from ..spec import Extra, ImageInput, LearnedTensor, Linear, ModelSpec, Norm, PatchEmbedding
 from .got_ocr2 import SamVisionConfig
 from .multimodal import MultimodalConfig, with_tower
@@ -14,7 +13,12 @@ from .registry import family
 from .towers import Tower, after, projector_module, tower_module
 
 
-@family("deepseek_vl")
+@family(
+    "deepseek_vl",
+    transformers="DeepseekVLConfig",
+    architecture="DeepSeek-VL",
+    model_class="DeepseekVLForConditionalGeneration",
+)
 class DeepseekVLConfig(MultimodalConfig):
     """configuration_deepseek_vl.py / modeling_deepseek_vl.py: a vision tower built by AutoModel (SigLIP with
     SiglipVisionConfig's own defaults, its pooling head included), DeepseekVLAligner (linear1: vision hidden → text
@@ -23,9 +27,6 @@ class DeepseekVLConfig(MultimodalConfig):
     lm_head); the top-level tie_word_embeddings (default true) decides tying. DeepseekVLImageProcessor pads an image
     to a square and resizes it to the tower's image_size: the tower's fixed rule."""
 
-    architecture = "DeepSeek-VL"
-    config_class = "DeepseekVLConfig"
-    default_model_class = "DeepseekVLForConditionalGeneration"
     text_model_type = "llama"
     text_defaults = {"model_type": "llama"}
     vision_model_type = "siglip_vision_model"
@@ -33,8 +34,6 @@ class DeepseekVLConfig(MultimodalConfig):
     language_model_prefix = "model.language_model."
     lm_head_name = "lm_head"
     vision_prefix = "model.vision_model."
-
-    tie_word_embeddings: Flag = True
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         return (
@@ -47,7 +46,12 @@ class DeepseekVLConfig(MultimodalConfig):
 HIGH_RES_PREFIX = "model.high_res_vision_"
 
 
-@family("deepseek_vl_hybrid")
+@family(
+    "deepseek_vl_hybrid",
+    transformers="DeepseekVLHybridConfig",
+    architecture="DeepSeek-VL (hybrid)",
+    model_class="DeepseekVLHybridForConditionalGeneration",
+)
 class DeepseekVLHybridConfig(DeepseekVLConfig):
     """configuration_deepseek_vl_hybrid.py / modeling_deepseek_vl_hybrid.py: DeepSeek-VL's SigLIP tower (low
     resolution), language model and layout, beside a second tower at high resolution: SAM's ViT (SamVisionModel,
@@ -59,11 +63,7 @@ class DeepseekVLHybridConfig(DeepseekVLConfig):
     relative-position terms, and the interpolation and strided convolutions after it, are FLOPs the image arithmetic
     does not express; the model is counted by parameter."""
 
-    architecture = "DeepSeek-VL (hybrid)"
-    config_class = "DeepseekVLHybridConfig"
-    default_model_class = "DeepseekVLHybridForConditionalGeneration"
-
-    high_res_vision_config: dict[str, Any] | None = None
+    high_res_vision_config: dict[str, Any] | None
 
     def tower_blocks(self) -> tuple[tuple[str, str, dict[str, Any]], ...]:
         high_res = ("high_res_vision_config", "sam_vision_model", {"model_type": "sam_vision_model"})

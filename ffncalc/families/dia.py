@@ -5,7 +5,7 @@ output projection among them."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -88,7 +88,7 @@ class DiaDecoderStack(DiaStack):
         )  # fmt: skip
 
 
-@family("dia")
+@family("dia", transformers="DiaConfig", architecture="Dia", model_class="DiaForConditionalGeneration")
 class DiaConfig(HFConfig):
     """configuration_dia.py / modeling_dia.py (DiaForConditionalGeneration, the speech-seq2seq mapping's class, and
     DiaModel). Encoder (encoder_config): a byte table (vocab_size 256), layers of bidirectional self_attention and
@@ -99,15 +99,12 @@ class DiaConfig(HFConfig):
     logits_dense, maps the decoder's width to num_channels · vocab_size logits (every channel's at each step), never
     tied. delay_pattern must have num_channels entries (DiaConfig refuses otherwise)."""
 
-    architecture = "Dia"
-    config_class = "DiaConfig"
-    default_model_class = "DiaForConditionalGeneration"
     classes: ClassVar[dict[str, Kind]] = {"DiaModel": "model", "DiaForConditionalGeneration": "generation"}
     informational_fields = frozenset({"pad_token_id", "bos_token_id", "eos_token_id", "use_cache", "norm_eps"})
 
-    encoder_config: dict[str, Any] | None = Field(None)
-    decoder_config: dict[str, Any] | None = Field(None)
-    delay_pattern: list[int] | None = Field(None, max_length=1 << 12)
+    encoder_config: dict[str, Any] | None
+    decoder_config: dict[str, Any] | None
+    delay_pattern: Annotated[list[int] | None, Field(max_length=1 << 12)]
 
     def model_class(self) -> str:
         named = (self.architectures or [""])[0]

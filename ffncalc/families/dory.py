@@ -7,10 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import MAX_LAYERS, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives
+from ..schema import MAX_LAYERS, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, derives
 from ..spec import Extra, Layer, LearnedTensor, ModelNames, ModelSpec, Parameter, Projection
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, HiddenAct, MlpBias, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import entries_check, windows_of_layer_types
 from .registry import family
 
@@ -20,8 +20,14 @@ DORY_LAYER = "backbone.layers.{i}"
 DORY_MODEL = ModelNames(embed_tokens="backbone.embeddings", final_norm="", base_model_prefix="backbone")
 
 
-@family("dory")
-class DoryConfig(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, DecoderConfig):
+@family(
+    "dory",
+    transformers="DoryConfig",
+    architecture="Dory",
+    model_class="DoryForCausalLM",
+    heads_divide_hidden=False,  # head_dim is a field; nothing checks hidden_size against the heads
+)
+class DoryConfig(DecoderConfig):
     """configuration_dory.py / modular_dory.py: each layer is AfmoeAttention (q, k, v, o with attention_bias, heads of
     head_dim; gate_proj hidden → heads · head_dim, no bias, saved as g_proj) with nGPT's scales sqk and s_gate (one
     per query channel), a Llama MLP (mlp_bias) with suv_gate and suv_up (one per intermediate channel), and the
@@ -35,31 +41,26 @@ class DoryConfig(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, DecoderConfi
     lists an attention block and an "mlp" block per layer (to_dict doubles the layer counts): __post_init__ halves
     them, and so does ffncalc."""
 
-    architecture = "Dory"
-    config_class = "DoryConfig"
-    default_model_class = "DoryForCausalLM"
-    heads_divide_hidden = False  # head_dim is a field; nothing checks hidden_size against the heads
     layer_name = DORY_LAYER
     model_names = DORY_MODEL
     informational_fields = DecoderConfig.informational_fields | {"recurrent_kv_cache_mode"}
 
-    vocab_size: Width = 131072
-    hidden_size: Width = 2560
-    intermediate_size: Width = 7168
-    num_hidden_layers: LayerCount = 36
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount = 4
-    head_dim: Width = 256
-    max_position_embeddings: PositionCount = 8192
-    sliding_window: Width = 1024
-    layer_types: (
-        Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
-    ) = None
-    n_input_layers: LayerIndex = 8
-    n_recurrent_layers: LayerIndex | None = None
-    n_output_layers: LayerIndex = 8
-    n_recurrent_loops: LayerCount = 2
-    recurrent_kv_cache_mode: Literal["per_loop", "last_loop"] = "per_loop"
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    sliding_window: Width
+    layer_types: Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
+    n_input_layers: LayerIndex
+    n_recurrent_layers: LayerIndex | None
+    n_output_layers: LayerIndex
+    n_recurrent_loops: LayerCount
+    recurrent_kv_cache_mode: Literal["per_loop", "last_loop"]
 
     _check_layer_types = entries_check("layer_types", exact=True)
 

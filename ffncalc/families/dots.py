@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import model_validator
 
-from ..schema import ExpertCount, HeadCount, LayerCount, LayerIndex, Width, derives, unroutable
+from ..schema import (
+    ExpertCount,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    Name,
+    PositionCount,
+    Width,
+    derives,
+    unroutable,
+)
 from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, MaxPositions, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
 from .registry import family
 
@@ -18,10 +29,15 @@ DOTS_SHARED = names(
 )
 
 
-@family("dots1")
-class Dots1Config(
-    HeadDim, HiddenAct, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "dots1",
+    transformers="Dots1Config",
+    architecture="dots.llm1",
+    model_class="Dots1ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class Dots1Config(DecoderConfig):
     """configuration_dots1.py / modular_dots1.py.
 
     Layer i is MoE when i ≥ first_k_dense_replace: n_routed_experts routed experts of
@@ -32,29 +48,24 @@ class Dots1Config(
     must give them, or transformers fails.
     """
 
-    architecture = "dots.llm1"
-    config_class = "Dots1Config"
-    default_model_class = "Dots1ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     moe_names = DOTS_MOE
 
-    vocab_size: Width = 152064
-    hidden_size: Width = 4608
-    intermediate_size: Width = 10944
-    moe_intermediate_size: Width = 1408
-    num_hidden_layers: LayerCount = 62
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = 32
-    n_shared_experts: ExpertCount | None = None
-    n_routed_experts: ExpertCount | None = Field(
-        None, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    num_experts_per_tok: ExpertCount | None = None
-    first_k_dense_replace: LayerIndex = 0
-    sliding_window: Width | None = 4096
-    max_window_layers: LayerIndex = 62
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    max_position_embeddings: PositionCount
+    hidden_act: Name
+    head_dim: Width | None = None
+    moe_intermediate_size: Width
+    num_key_value_heads: HeadCount | None
+    n_shared_experts: ExpertCount | None
+    n_routed_experts: ExpertCount | None
+    num_experts_per_tok: ExpertCount | None
+    first_k_dense_replace: LayerIndex
+    sliding_window: Width | None
+    max_window_layers: LayerIndex
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     @model_validator(mode="after")
     def _check_experts(self) -> Dots1Config:

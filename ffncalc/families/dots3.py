@@ -64,7 +64,31 @@ SLIDING_DEFAULTS = {
 LayerKind = Literal["full_attention", "indexed_attention", "sliding_attention"]
 
 
-@family("dots3_note_text")
+@family(
+    "dots3_note_text",
+    transformers="Dots3NoteTextConfig",
+    architecture="dots3 Note (text)",
+    model_class="Dots3NoteForCausalLM",
+    # The keys __post_init__ takes from the config, no fields of Dots3NoteTextConfig.
+    read_beyond={
+        **dict.fromkeys(
+            (
+                "first_k_dense_replace",
+                "moe_layer_freq",
+                "use_dsa",
+                "use_sliding_window",
+                "sliding_window_size",
+                "per_layer_config",
+                *(f"swa_{name}" for name in (*SLIDING_DEFAULTS, "qk_rope_head_dim")),
+            ),
+            "no field of Dots3NoteTextConfig: __post_init__ takes it from the config's keys",
+        ),
+        "num_nextn_predict_layers": "the checkpoints' multi-token-prediction layers (a key transformers does not read)",
+    },
+    other_names={
+        "shared_experts_intermediate_size": "__post_init__ also takes it from a moe_shared_expert_intermediate_size key"
+    },
+)
 class Dots3NoteTextConfig(DeepseekV32Config):
     """configuration_dots3_note.py / modular_dots3_note.py: Dots3NoteTextAttention is DeepSeek-V3's MLA (queries
     through q_lora_rank, always) with k_rope_only_layernorm (an RMSNorm over the shared rotary key) and g_proj (one
@@ -78,48 +102,12 @@ class Dots3NoteTextConfig(DeepseekV32Config):
     n_routed_experts experts of moe_intermediate_size, a shared MLP of n_shared_experts · shared_experts_intermediate_size.
     The checkpoints' multi-token-prediction layers (layers.46., mtp.) are skipped by transformers: not listed."""
 
-    architecture = "dots3 Note (text)"
-    config_class = "Dots3NoteTextConfig"
-    default_model_class = "Dots3NoteForCausalLM"
-    undeclared_keys = frozenset(
-        {
-            "first_k_dense_replace",
-            "moe_layer_freq",
-            "use_dsa",
-            "use_sliding_window",
-            "sliding_window_size",
-            "moe_shared_expert_intermediate_size",
-            "per_layer_config",
-            "num_nextn_predict_layers",
-            *(f"swa_{name}" for name in (*SLIDING_DEFAULTS, "qk_rope_head_dim")),
-        }
-    )
-
-    vocab_size: Width = 152064
-    hidden_size: Width = 5120
-    intermediate_size: Width = 13824
-    moe_intermediate_size: Width = 1536
-    num_hidden_layers: LayerCount = 46
-    num_attention_heads: HeadCount = 128
-    num_key_value_heads: HeadCount | None = 128
-    n_routed_experts: ExpertCountOrZero = Field(
-        256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    kv_lora_rank: Width = 512
-    q_lora_rank: Width = 1024
-    qk_rope_head_dim: Width = 64
-    v_head_dim: Width = 128
-    qk_nope_head_dim: Width = 128
-    num_experts_per_tok: ExpertCount = 8
-    max_position_embeddings: PositionCount = 524288
-    pad_token_id: int | None = Field(151659, strict=True)
-    index_n_heads: HeadCount = 64
-    sliding_window: Width | None = None
+    sliding_window: Width | None
+    n_routed_experts: ExpertCountOrZero  # under Dots3NoteTextConfig's names, not DeepSeek-V3.2's num_experts
     shared_experts_intermediate_size: Width = Field(
-        1536, validation_alias=AliasChoices("shared_experts_intermediate_size", "moe_shared_expert_intermediate_size")
+        validation_alias=AliasChoices("shared_experts_intermediate_size", "moe_shared_expert_intermediate_size")
     )
-    layer_types: Annotated[list[LayerKind], Field(max_length=MAX_LAYERS)] | None = None
-    # The keys __post_init__ takes from the config (not fields of Dots3NoteTextConfig).
+    layer_types: Annotated[list[LayerKind], Field(max_length=MAX_LAYERS)] | None
     first_k_dense_replace: int = Field(1, strict=True, ge=0, le=MAX_LAYERS)
     moe_layer_freq: LayerCount | list[int | bool] = 1
     use_dsa: bool | None = None
@@ -214,7 +202,8 @@ class Dots3NoteTextConfig(DeepseekV32Config):
     def mla_widths(self, index: int) -> dict[str, int]:
         """Layer INDEX's attention widths: the global fields, overridden by per_layer_config (or, without one, by the
         sliding widths on sliding layers)."""
-        widths = {name: getattr(self, name) for name in MLA_FIELDS}
+        # head_dim is no field of the global layers (MLA's widths are the others): None unless a layer sets it
+        widths: dict[str, Any] = {name: getattr(self, name, None) for name in MLA_FIELDS}
         widths["num_key_value_heads"] = widths["num_key_value_heads"] or widths["num_attention_heads"]
         if self.per_layer_config is not None:
             widths.update(self.per_layer_config.get(str(index), {}))
@@ -300,7 +289,18 @@ DEFAULT_PYRAMID = [-1] * 25 + list(range(4, 65, 4)) + [64]
 EXPERT_FIELDS = ("num_local_experts", "num_experts_per_tok")
 
 
-@tower("dots3_note_vision_encoder")
+@tower(
+    "dots3_note_vision_encoder",
+    transformers="Dots3NoteVisionConfig",
+    read_beyond=dict.fromkeys(
+        ("pyramid_num_routed", "capacity_factor", "per_layer_config"),
+        "no field of Dots3NoteVisionConfig: __post_init__ takes it from the config's keys",
+    ),
+    other_names=dict.fromkeys(
+        ("hidden_size", "num_attention_heads", "attention_bias"),
+        "the checkpoints' own name (embed_dim, num_heads, use_bias) read first; no attribute_map entry",
+    ),
+)
 class Dots3NoteVisionConfig(TowerConfig):
     """configuration_dots3_note.py (Dots3NoteVisionConfig) / Dots3NoteVisionModel: a biased patch convolution and an
     RMSNorm; blocks of two RMSNorms, attention (qkv fused and proj, biased where attention_bias; an RMSNorm over each
@@ -314,26 +314,23 @@ class Dots3NoteVisionConfig(TowerConfig):
     per_layer_config may give a layer its own). num_experts_per_tok defaults to the capacity_factor key (2). Its
     image processor's limits are not in config.json: no image rule."""
 
-    config_class = "Dots3NoteVisionConfig"
-    undeclared_keys = frozenset({"pyramid_num_routed", "capacity_factor", "per_layer_config"})
-
-    hidden_size: Width = Field(1536, validation_alias=AliasChoices("embed_dim", "hidden_size"))
-    intermediate_size: Width = 4224
-    num_hidden_layers: LayerCount = 42
-    num_attention_heads: HeadCount = Field(24, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    num_channels: Width = 3
-    patch_size: Width = 14
-    hidden_act: Name = "silu"
-    moe_intermediate_size: Width = 2112
-    spatial_merge_size: Width = 2
-    attention_bias: Flag = Field(False, validation_alias=AliasChoices("use_bias", "attention_bias"))
-    mlp_bias: Flag = False
-    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
-    num_local_experts: ExpertCount = 64
-    num_experts_per_tok: ExpertCount | None = None
-    adapter_in_dim: Width = 1536
-    adapter_out_dim: Width = 5120
-    adapter_merge_size: Width = 2
+    hidden_size: Width = Field(validation_alias=AliasChoices("embed_dim", "hidden_size"))
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount = Field(validation_alias=AliasChoices("num_heads", "num_attention_heads"))
+    num_channels: Width
+    patch_size: Width
+    hidden_act: Name
+    moe_intermediate_size: Width
+    spatial_merge_size: Width
+    attention_bias: Flag = Field(validation_alias=AliasChoices("use_bias", "attention_bias"))
+    mlp_bias: Flag
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None
+    num_local_experts: ExpertCount
+    num_experts_per_tok: ExpertCount | None
+    adapter_in_dim: Width
+    adapter_out_dim: Width
+    adapter_merge_size: Width
     # Keys __post_init__ reads (not fields of Dots3NoteVisionConfig).
     pyramid_num_routed: Annotated[list[int], Field(max_length=MAX_LAYERS)] | None = None
     capacity_factor: ExpertCount = 2
@@ -456,7 +453,7 @@ WHISPER_KEYS = {
 }
 
 
-@tower("dots3_note_audio_encoder")
+@tower("dots3_note_audio_encoder", transformers="Dots3NoteAudioConfig")
 class Dots3NoteAudioConfig(TowerConfig):
     """configuration_dots3_note.py (Dots3NoteAudioConfig) / Dots3NoteAudioModel: a convolutional stem (three biased
     3 × 3 convolutions of stride 2, 1 → downsample_hidden_size channels and on, then conv_out without bias from the
@@ -468,22 +465,21 @@ class Dots3NoteAudioConfig(TowerConfig):
     whisper_config block (d_model, encoder_layers …) and whisper_adapter_in_dim / whisper_adapter_out_dim are read
     over the fields, as __post_init__ reads them. An audio clip's FLOPs are not counted."""
 
-    config_class = "Dots3NoteAudioConfig"
     informational_fields = frozenset({"max_position_embeddings", "hop_length", "sampling_rate"})
 
-    hidden_size: Width = 1280
-    intermediate_size: Width = 5120
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 20
-    hidden_act: Name = "silu"
-    max_position_embeddings: PositionCount = 6000
-    sampling_rate: Width = 16000
-    feature_size: Width = 128
-    hop_length: Width = 160
-    downsample_hidden_size: Width = 480
-    attention_bias: Flag = True
-    adapter_input_size: Width = 1280
-    adapter_out_dim: Width = 5120
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    sampling_rate: Width
+    feature_size: Width
+    hop_length: Width
+    downsample_hidden_size: Width
+    attention_bias: Flag
+    adapter_input_size: Width
+    adapter_out_dim: Width
 
     @model_validator(mode="before")
     @classmethod
@@ -544,7 +540,12 @@ WRAPPER_FIELDS = frozenset(
 )
 
 
-@family("dots3_note")
+@family(
+    "dots3_note",
+    transformers="Dots3NoteConfig",
+    architecture="dots3 Note",
+    model_class="Dots3NoteForConditionalGeneration",
+)
 class Dots3NoteConfig(MultimodalConfig):
     """configuration_dots3_note.py / modeling_dots3_note.py (Dots3NoteForConditionalGeneration): the language model
     (dots3_note_text; without text_config, from the config's own keys, as the published checkpoints are written, with
@@ -552,9 +553,6 @@ class Dots3NoteConfig(MultimodalConfig):
     the text width), saved as the checkpoints name them: the language model at model. and lm_head, the towers at
     vision_encoder. and audio_encoder.; lm_head tied where tie_word_embeddings (default false) says."""
 
-    architecture = "dots3 Note"
-    config_class = "Dots3NoteConfig"
-    default_model_class = "Dots3NoteForConditionalGeneration"
     # AutoModelForCausalLM (the text-generation mapping) builds Dots3NoteForCausalLM: the language model alone.
     text_only_classes = frozenset({"Dots3NoteForCausalLM"})
     text_model_type = "dots3_note_text"
@@ -565,15 +563,21 @@ class Dots3NoteConfig(MultimodalConfig):
     vision_prefix = "vision_encoder."
     audio_prefix = "audio_encoder."
 
-    tie_word_embeddings: Flag = False
-    audio_config: dict[str, Any] | None = None
+    audio_config: dict[str, Any] | None
 
     @model_validator(mode="before")
     @classmethod
     def _flat_text_config(cls, raw: Any) -> Any:
         """Without text_config, Dots3NoteConfig.__post_init__ builds the language model from the config's own keys."""
         if isinstance(raw, dict) and raw.get("text_config") is None:
-            keys = (set(Dots3NoteTextConfig.model_fields) | Dots3NoteTextConfig.undeclared_keys) - METADATA_FIELDS
+            # each field under its name and its other names (moe_shared_expert_intermediate_size), and the keys
+            # the language model reads beyond its class
+            names = {
+                str(name)
+                for field, info in Dots3NoteTextConfig.model_fields.items()
+                for name in (field, *getattr(info.validation_alias, "choices", ()))
+            }
+            keys = (names | Dots3NoteTextConfig.undeclared_keys) - METADATA_FIELDS
             text = {key: value for key, value in raw.items() if key in keys - WRAPPER_FIELDS - {"model_type"}}
             return {**raw, "text_config": {**text, "tie_word_embeddings": raw.get("tie_word_embeddings", False)}}
         return raw

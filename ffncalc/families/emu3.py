@@ -4,25 +4,15 @@ videos, with temporal convolutions) as tokens of the vocabulary, its decoder kep
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
 from ..results import DefaultUsed
-from ..schema import Flag, HeadCount, HFConfig, PositionCount, Width, read_block
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, read_block
 from ..spec import CheckpointExtra, Linear, ModelSpec, PatchEmbedding, StoredTensor, Table
 from ..values import replace
-from .base import (
-    AttentionBias,
-    DecoderConfig,
-    FfnWidth,
-    HeadDim,
-    HiddenAct,
-    HiddenLayers,
-    MaxPositions,
-    MlpBias,
-    TiedEmbeddings,
-)
+from .base import DecoderConfig
 from .chameleon import GROUPS, conv, group_norm
 from .multimodal import relocate
 from .registry import family, tower
@@ -81,7 +71,7 @@ class Emu3Blocks:
         ]
 
 
-@tower("emu3_vqgan")
+@tower("emu3_vqgan", transformers="Emu3VQVAEConfig")
 class Emu3VQVAEConfig(Emu3Blocks, TowerConfig):
     """configuration_emu3.py (Emu3VQVAEConfig) / modeling_emu3.py (Emu3VQVAE), encoder and decoder both built.
     The encoder: conv_in; per level of channel_multiplier num_res_blocks ResNet blocks (GroupNorms, 3 × 3
@@ -95,22 +85,21 @@ class Emu3VQVAEConfig(Emu3Blocks, TowerConfig):
     codebook_size × embed_dim) and quant_conv and post_quant_conv (Conv3d 3 × 1 × 1). Each BatchNorm3d also saves its
     running_mean, running_var and num_batches_tracked."""
 
-    config_class = "Emu3VQVAEConfig"
     informational_fields = frozenset({"out_channels"})  # read: the decoder's conv_out (see tower)
 
-    codebook_size: Width = 32768
-    embed_dim: Width = 4
-    latent_channels: Width = 4
-    double_latent: Flag = False
-    in_channels: Width = 3
-    out_channels: Width = 3
-    temporal_downsample_factor: Width = 4
-    base_channels: Width = 256
-    channel_multiplier: list[Width] = Field(default_factory=lambda: [1, 2, 2, 4], min_length=1, max_length=16)
-    num_res_blocks: Width = 2
-    attn_resolutions: list[int] = Field(default_factory=lambda: [3], max_length=16)
-    hidden_size: Width = 1024
-    num_attention_heads: HeadCount = 1
+    codebook_size: Width
+    embed_dim: Width
+    latent_channels: Width
+    double_latent: Flag
+    in_channels: Width
+    out_channels: Width
+    temporal_downsample_factor: Width
+    base_channels: Width
+    channel_multiplier: Annotated[list[Width], Field(min_length=1, max_length=16)]
+    num_res_blocks: Width
+    attn_resolutions: Annotated[list[int], Field(max_length=16)]
+    hidden_size: Width
+    num_attention_heads: HeadCount
 
     @model_validator(mode="after")
     def _check_widths(self) -> Emu3VQVAEConfig:
@@ -222,25 +211,32 @@ class Emu3VQVAEConfig(Emu3Blocks, TowerConfig):
         return Tower((), extras, embed, None, checkpoint_extras=saved)  # no image rule: a convolutional tokenizer
 
 
-class Emu3TextConfig(
-    HiddenAct, AttentionBias, MlpBias, HeadDim, MaxPositions, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+class Emu3TextConfig(DecoderConfig):
     """configuration_emu3.py (Emu3TextConfig) / modeling_emu3.py (Emu3TextModel): Llama's layers; attention_bias
-    and mlp_bias are class attributes a config may set, head_dim a key Emu3Attention reads with getattr."""
+    and mlp_bias are class attributes a config may set, head_dim a key Emu3Attention reads with getattr.
+
+    A block read only inside Emu3Config's text_config: transformers' record holds the registered model_types'
+    classes, not Emu3TextConfig, so its defaults are written here (held to transformers by tests/test_family_emu3.py)."""
 
     architecture = "Emu3"
     config_class = "Emu3TextConfig"
     default_model_class = "Emu3ForCausalLM"
     undeclared_keys = frozenset({"head_dim", "attention_bias", "mlp_bias"})
 
-    vocab_size: Width = 184622
+    num_hidden_layers: LayerCount = 32
     intermediate_size: Width = 14336
-    num_key_value_heads: HeadCount | None = 8
+    tie_word_embeddings: Flag = False
     max_position_embeddings: PositionCount = 9216
+    head_dim: Width | None = None
+    mlp_bias: Flag = False
+    attention_bias: Flag = False
+    hidden_act: Name = "silu"
+    vocab_size: Width = 184622
+    num_key_value_heads: HeadCount | None = 8
     pad_token_id: int | None = Field(151643, strict=True)
 
 
-@family("emu3")
+@family("emu3", transformers="Emu3Config", architecture="Emu3", model_class="Emu3ForConditionalGeneration")
 class Emu3Config(HFConfig):
     """configuration_emu3.py / modeling_emu3.py (Emu3ForConditionalGeneration): Emu3TextModel (text_config) with
     lm_head, tied to its token table with the wrapper's tie_word_embeddings (default false), and the VQ-VAE
@@ -248,15 +244,12 @@ class Emu3Config(HFConfig):
     (vocabulary_map). Stored in transformers 4's layout (conversion mapping "emu3"): text_model.model.,
     text_model.lm_head, vqmodel."""
 
-    architecture = "Emu3"
-    config_class = "Emu3Config"
-    default_model_class = "Emu3ForConditionalGeneration"
     informational_fields = frozenset({"vocabulary_map"})
 
-    text_config: dict[str, Any] | None = None
-    vq_config: dict[str, Any] | None = None
-    vocabulary_map: dict[str, Any] | None = None
-    tie_word_embeddings: Flag = False
+    text_config: dict[str, Any] | None
+    vq_config: dict[str, Any] | None
+    vocabulary_map: dict[str, Any] | None
+    tie_word_embeddings: Flag
 
     @property
     def text_only(self) -> bool:

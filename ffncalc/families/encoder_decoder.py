@@ -18,7 +18,12 @@ from .registry import family
 Block = Literal["encoder", "decoder"]
 
 
-@family("encoder-decoder")
+@family(
+    "encoder-decoder",
+    transformers="EncoderDecoderConfig",
+    architecture="Encoder-decoder",
+    model_class="EncoderDecoderModel",
+)
 class EncoderDecoderConfig(HFConfig):
     """configuration_encoder_decoder.py / modeling_encoder_decoder.py (transformers 5.24).
 
@@ -33,12 +38,8 @@ class EncoderDecoderConfig(HFConfig):
     requires.
     """
 
-    architecture = "Encoder-decoder"
-    config_class = "EncoderDecoderConfig"
-    default_model_class = "EncoderDecoderModel"
-
-    encoder: dict[str, Any] | None = None
-    decoder: dict[str, Any] | None = None
+    encoder: dict[str, Any] | None
+    decoder: dict[str, Any] | None
 
     # --- the blocks ---
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+from typing import Annotated
 
-from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width
+from pydantic import Field
+
+from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
 from ..spec import Layer, Parameter, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import is_sparse
 from .registry import family
 
@@ -16,27 +18,25 @@ ERNIE_SHARED = names(
 )
 
 
-@family("ernie4_5")
-class Ernie45Config(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "ernie4_5",
+    transformers="Ernie4_5Config",
+    architecture="ERNIE-4.5",
+    model_class="Ernie4_5ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+)
+class Ernie45Config(DecoderConfig):
     """configuration_ernie4_5.py / modular_ernie4_5.py: Llama's layer with one bias switch, use_bias, for q, k,
     v, o and the MLP (the head has none); head_dim 128 unless the config says null (then hidden_size // heads)."""
 
-    architecture = "ERNIE-4.5"
-    config_class = "Ernie4_5Config"
-    default_model_class = "Ernie4_5ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-
-    vocab_size: Width = 103424
-    hidden_size: Width = 1024
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 18
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 2
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 131072
-    tie_word_embeddings: Flag = True
-    use_bias: Flag = False
-    pad_token_id: int | None = Field(0, strict=True)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
+    use_bias: Flag
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         bias = self.use_bias
@@ -44,8 +44,16 @@ class Ernie45Config(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderCo
         return self.layer(attention, self.gated_ffn(bias=bias))
 
 
-@family("ernie4_5_moe")
-class Ernie45MoeConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "ernie4_5_moe",
+    transformers="Ernie4_5_MoeConfig",
+    architecture="ERNIE-4.5-MoE",
+    model_class="Ernie4_5_MoeForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    routing=("moe_k", "moe_num_experts"),
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class Ernie45MoeConfig(DecoderConfig):
     """configuration_ernie4_5_moe.py / modeling_ernie4_5_moe.py.
 
     Layer i is sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index ≤ i ≤
@@ -55,30 +63,21 @@ class Ernie45MoeConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayer
     here (unlike DeepSeek's buffer), so it counts, under the router.
     """
 
-    architecture = "ERNIE-4.5-MoE"
-    config_class = "Ernie4_5_MoeConfig"
-    default_model_class = "Ernie4_5_MoeForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-
-    vocab_size: Width = 103424
-    hidden_size: Width = 2560
-    intermediate_size: Width = 12288
-    num_hidden_layers: LayerCount = 28
-    num_attention_heads: HeadCount = 20
-    num_key_value_heads: HeadCount | None = 4
-    max_position_embeddings: PositionCount = 131072
-    tie_word_embeddings: Flag = True
-    use_bias: Flag = False
-    pad_token_id: int | None = Field(0, strict=True)
-    moe_intermediate_size: Width = 1536
-    moe_k: ExpertCount = Field(6, validation_alias=AliasChoices("moe_k", "num_experts_per_tok"))
-    moe_num_experts: ExpertCount = Field(64, validation_alias=AliasChoices("moe_num_experts", "num_experts"))
-    moe_num_shared_experts: ExpertCountOrZero = 2
-    moe_layer_start_index: LayerIndex = 1
-    moe_layer_end_index: int = Field(-1, strict=True, ge=-1, le=1 << 14)
-    moe_layer_interval: LayerCount = 1
-    routing_fields = ("moe_k", "moe_num_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    use_bias: Flag
+    moe_intermediate_size: Width
+    moe_k: ExpertCount
+    moe_num_experts: ExpertCount
+    moe_num_shared_experts: ExpertCountOrZero
+    moe_layer_start_index: LayerIndex
+    moe_layer_end_index: Annotated[int, Field(strict=True, ge=-1, le=1 << 14)]
+    moe_layer_interval: LayerCount
 
     def sparse(self, index: int) -> bool:
         last = self.num_hidden_layers - 1 if self.moe_layer_end_index == -1 else self.moe_layer_end_index

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import (
@@ -34,7 +34,7 @@ ESM_HEADS: dict[str, tuple[bool, str | None]] = {
 }
 
 
-@family("esm")
+@family("esm", transformers="EsmConfig", architecture="ESM", model_class="EsmForMaskedLM")
 class EsmConfig(EncoderClasses):
     """configuration_esm.py / modeling_esm.py (facebook/esm2_*, esm1b).
 
@@ -50,27 +50,23 @@ class EsmConfig(EncoderClasses):
     transformers 5 keep one in every layer (attention.self.rotary_embeddings.inv_freq) instead.
     """
 
-    architecture = "ESM"
-    config_class = "EsmConfig"
-    default_model_class = "EsmForMaskedLM"
     class_prefix = "Esm"
     base_model_prefix = "esm"
     classes = frozenset(ESM_HEADS)
     labelled_classes = frozenset({"ForSequenceClassification", "ForTokenClassification"})
 
-    vocab_size: Width | None = None  # EsmConfig's default; a config must say
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    max_position_embeddings: PositionCount = 1026
-    position_embedding_type: Name | None = "absolute"
-    emb_layer_norm_before: Flag | None = None
-    is_folding_model: Flag | None = False
-    is_decoder: Flag | None = False
-    add_cross_attention: Flag | None = False
-    tie_word_embeddings: Flag = True
-    pad_token_id: int | None = Field(None, strict=True)
+    vocab_size: Width | None  # EsmConfig's default; a config must say
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    max_position_embeddings: PositionCount
+    position_embedding_type: Name | None
+    emb_layer_norm_before: Flag | None
+    is_folding_model: Flag | None
+    is_decoder: Flag | None
+    add_cross_attention: Flag | None
+    tie_word_embeddings: Flag
 
     @model_validator(mode="before")
     @classmethod

@@ -25,7 +25,7 @@ EUROBERT_HEADS: dict[str, tuple[bool, bool, str | None]] = {
 }
 
 
-@family("eurobert")
+@family("eurobert", transformers="EuroBertConfig", architecture="EuroBERT", model_class="EuroBertForMaskedLM")
 class EuroBertConfig(EncoderClasses):
     """configuration_eurobert.py / modeling_eurobert.py.
 
@@ -36,28 +36,24 @@ class EuroBertConfig(EncoderClasses):
     classifier.
     """
 
-    architecture = "EuroBERT"
-    config_class = "EuroBertConfig"
-    default_model_class = "EuroBertForMaskedLM"  # what the EuroBERT checkpoints name
     class_prefix = "EuroBert"
     base_model_prefix = "model"
     classes = frozenset(EUROBERT_HEADS)
     labelled_classes = frozenset({"ForSequenceClassification", "ForTokenClassification"})
     informational_fields = frozenset({"pad_token_id", "max_position_embeddings"})
 
-    vocab_size: Width = 128256
-    hidden_size: Width = 768
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    num_key_value_heads: HeadCount | None = None
-    head_dim: Width | None = None
-    hidden_act: Name = "silu"
-    max_position_embeddings: PositionCount = 8192
-    attention_bias: Flag = False
-    mlp_bias: Flag = False
-    tie_word_embeddings: Flag = False
-    pad_token_id: int | None = Field(128001, strict=True)
+    vocab_size: Width
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    attention_bias: Flag
+    mlp_bias: Flag
+    tie_word_embeddings: Flag
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
@@ -145,7 +141,16 @@ ULTRABERT_HEADS: dict[str, tuple[bool, str | None, int | None]] = {
 }
 
 
-@family("ultrabert")
+@family(
+    "ultrabert",
+    transformers="UltrabertConfig",
+    architecture="UltraBERT",
+    model_class="UltrabertForMaskedLM",
+    read_beyond={
+        "num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label",
+        "attention_windows": "no field of UltraBertConfig: __post_init__ reads it from the config's keys",
+    },
+)
 class UltraBertConfig(EuroBertConfig):
     """configuration_ultrabert.py / modeling_ultrabert.py (dmis-lab/UltraBERT-*): EuroBERT's model, whose layers in
     layer_types "sliding_attention" (by default two in three: all but every third, from the third) attend only to keys
@@ -159,25 +164,14 @@ class UltraBertConfig(EuroBertConfig):
     first nonzero one as sliding_window and the layers' kinds from them, as ffncalc does.
     """
 
-    architecture = "UltraBERT"
-    config_class = "UltrabertConfig"
-    default_model_class = "UltrabertForMaskedLM"
     class_prefix = "Ultrabert"
     base_model_prefix = "ultrabert"
     classes = frozenset(ULTRABERT_HEADS)
-    undeclared_keys = frozenset({"num_labels", "attention_windows"})  # __post_init__ reads the latter from the keys
 
-    vocab_size: Width = 32000
-    hidden_size: Width = 4096
-    intermediate_size: Width = 11008
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    max_position_embeddings: PositionCount = 32768
-    pad_token_id: int | None = Field(0, strict=True)
-    sliding_window: Width = 128
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    sliding_window: Width
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
     attention_windows: list[WidthOrZero] | None = Field(None, max_length=1 << 16)
-    prediction_head_size: Width = 768
+    prediction_head_size: Width
 
     @model_validator(mode="after")
     def _check_layer_types(self) -> UltraBertConfig:
@@ -241,7 +235,7 @@ ESMC_HEADS: dict[str, tuple[bool, str | None]] = {
 }
 
 
-@family("esmc")
+@family("esmc", transformers="EsmcConfig", architecture="ESMC", model_class="EsmcForMaskedLM")
 class EsmcConfig(EuroBertConfig):
     """configuration_esmc.py / modeling_esmc.py (biohub/ESMC-300M, -600M, -6B): Llama's fields and layers under esmc.*,
     with LayerNorms (biased) for input_layernorm and post_attention_layernorm, queries and keys normalised across all
@@ -252,20 +246,9 @@ class EsmcConfig(EuroBertConfig):
     tie_word_embeddings says. Classifiers: a dense layer and out_proj (sequences), score (tokens), biased.
     """
 
-    architecture = "ESMC"
-    config_class = "EsmcConfig"
-    default_model_class = "EsmcForMaskedLM"
     class_prefix = "Esmc"
     base_model_prefix = "esmc"
     classes = frozenset(ESMC_HEADS)
-
-    vocab_size: Width = 64
-    hidden_size: Width = 2560
-    intermediate_size: Width = 6912
-    num_hidden_layers: LayerCount = 80
-    num_attention_heads: HeadCount = 40
-    max_position_embeddings: PositionCount = 2048
-    pad_token_id: int | None = Field(1, strict=True)
 
     @model_validator(mode="after")
     def _check_esmc_heads(self) -> EsmcConfig:

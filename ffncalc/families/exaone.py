@@ -7,11 +7,12 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import model_validator
 
 from ..schema import (
     ExpertCount,
     ExpertCountOrZero,
+    Flag,
     HeadCount,
     LayerCount,
     LayerIndex,
@@ -22,15 +23,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, MoeFfn, Norm, StoredTensor, names
 from .base import (
-    AttentionBias,
     DecoderConfig,
-    FfnWidth,
-    HeadDim,
-    HiddenAct,
-    HiddenLayers,
-    MaxPositions,
-    MlpBias,
-    TiedEmbeddings,
 )
 from .blocks import periodic_layer_types, windows_of_layer_types
 from .qwen import Qwen3VLConfig
@@ -48,16 +41,13 @@ EXAONE_SHARED = names(
 )
 
 
-@family("exaone")
-class ExaoneConfig(HeadDim, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family("exaone", transformers="ExaoneConfig", architecture="EXAONE-3", model_class="LlamaForCausalLM")
+class ExaoneConfig(DecoderConfig):
     """configuration_exaone.py / modular_exaone.py (EXAONE 3.0, 3.5): transformers builds LlamaForCausalLM;
     its configs name the layers num_layers and the activation activation_function (the attribute_map). The
     checkpoint keeps GPT-2-style module names: transformer.h.{i} with attn.attention.{q,k,v,out}_proj,
     mlp.c_fc_0 (gate), c_fc_1 (up), c_proj (down), ln_1 and ln_2; transformer.wte and transformer.ln_f."""
 
-    architecture = "EXAONE-3"
-    config_class = "ExaoneConfig"
-    default_model_class = "LlamaForCausalLM"
     layer_name = "transformer.h.{i}"
     attention_names = EXAONE3_ATTENTION
     mlp_names = EXAONE3_MLP
@@ -65,21 +55,30 @@ class ExaoneConfig(HeadDim, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, Hi
         embed_tokens="transformer.wte", final_norm="transformer.ln_f", base_model_prefix="transformer"
     )
 
-    vocab_size: Width = 102400
-    intermediate_size: Width = 14336
-    num_hidden_layers: LayerCount = Field(32, validation_alias=AliasChoices("num_hidden_layers", "num_layers"))
-    num_key_value_heads: HeadCount | None = 8
-    hidden_act: Name = Field("silu", validation_alias=AliasChoices("hidden_act", "activation_function"))
-    max_position_embeddings: PositionCount = 4096
-    pad_token_id: int | None = Field(0, strict=True)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    head_dim: Width | None
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
 
     def pre_norms(self) -> tuple[tuple[str, Norm], ...]:
         norm = self.rms_norm()
         return (("ln_1", norm), ("ln_2", norm))
 
 
-@family("exaone4")
-class Exaone4Config(HeadDim, HiddenAct, MaxPositions, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "exaone4",
+    transformers="Exaone4Config",
+    architecture="EXAONE-4.0",
+    model_class="Exaone4ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class Exaone4Config(DecoderConfig):
     """configuration_exaone4.py / modular_exaone4.py: no biases; RMSNorm on each query and key head; OLMo-2's
     norms after attention and after the FFN. ``layer_types`` (default: every sliding_window_pattern-th layer
     full, the others sliding) gives the sliding layers a window of sliding_window.
@@ -89,19 +88,16 @@ class Exaone4Config(HeadDim, HiddenAct, MaxPositions, TiedEmbeddings, FfnWidth, 
     layer_types, or transformers fails.
     """
 
-    architecture = "EXAONE-4.0"
-    config_class = "Exaone4Config"
-    default_model_class = "Exaone4ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-
-    vocab_size: Width = 102400
-    hidden_size: Width = 4096
-    intermediate_size: Width = 16384
-    num_key_value_heads: HeadCount | None = 32
-    sliding_window: Width | None = 4096
-    sliding_window_pattern: LayerCount | Name | None = 4
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    max_position_embeddings: PositionCount
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount | None
+    sliding_window: Width | None
+    sliding_window_pattern: LayerCount | Name | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     @model_validator(mode="after")
     def _check_pattern(self) -> Exaone4Config:
@@ -136,7 +132,13 @@ class Exaone4Config(HeadDim, HiddenAct, MaxPositions, TiedEmbeddings, FfnWidth, 
         return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn(), norms)
 
 
-@family("exaone_moe")
+@family(
+    "exaone_moe",
+    transformers="ExaoneMoeConfig",
+    architecture="K-EXAONE",
+    routing=("num_experts_per_tok", "num_experts"),
+    model_class="ExaoneMoeForCausalLM",
+)
 class ExaoneMoeConfig(Exaone4Config):
     """configuration_exaone_moe.py / modular_exaone_moe.py: EXAONE 4.0's attention and windows, Llama's norms
     before the sublayers. ``mlp_layer_types`` (default: the first first_k_dense_replace layers dense) picks a
@@ -144,19 +146,14 @@ class ExaoneMoeConfig(Exaone4Config):
     shared MLP of num_shared_experts × moe_intermediate_size. The router's e_score_correction_bias is a
     persistent buffer, saved as mlp.e_score_correction_bias."""
 
-    architecture = "K-EXAONE"
-    config_class = "ExaoneMoeConfig"
-    routing_fields = ("num_experts_per_tok", "num_experts")
-    default_model_class = "ExaoneMoeForCausalLM"
     moe_names = EXAONE_MOE
 
-    pad_token_id: int | None = Field(0, strict=True)
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
-    first_k_dense_replace: LayerIndex = 1
-    moe_intermediate_size: Width = 1024
-    num_experts: ExpertCount = 64
-    num_experts_per_tok: ExpertCount = 8
-    num_shared_experts: ExpertCountOrZero = 1
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None
+    first_k_dense_replace: LayerIndex
+    moe_intermediate_size: Width
+    num_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
+    num_shared_experts: ExpertCountOrZero
 
     @model_validator(mode="after")
     def _check_mlp_layer_types(self) -> ExaoneMoeConfig:
@@ -207,16 +204,18 @@ class ExaoneMoeConfig(Exaone4Config):
         )
 
 
-@family("exaone4_5")
+@family(
+    "exaone4_5",
+    transformers="Exaone4_5_Config",
+    architecture="EXAONE-4.5",
+    model_class="Exaone4_5_ForConditionalGeneration",
+)
 class Exaone45Config(Qwen3VLConfig):
     """configuration_exaone4_5.py / modular_exaone4_5.py (Exaone4_5_ForConditionalGeneration): a Qwen2.5-VL tower with
     grouped attention (exaone4_5_vision) at model.visual., an EXAONE 4.0 language model built by AutoModel at
     model.language_model., lm_head; the top-level tie_word_embeddings (default false) decides tying. A text_config
     still naming the first release's exaone4_5_text is read as exaone4 (Exaone4_5_Config.__post_init__)."""
 
-    architecture = "EXAONE-4.5"
-    config_class = "Exaone4_5_Config"
-    default_model_class = "Exaone4_5_ForConditionalGeneration"
     text_model_type = "exaone4"
     vision_model_type = "exaone4_5_vision"
 

@@ -7,7 +7,9 @@ in (no parameter) and tied to the head.
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, model_validator
+from typing import Annotated
+
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Layer, ModelNames, ModelSpec, Norm, Norms, names
@@ -33,27 +35,24 @@ def padding_row_checked(self):
     return self
 
 
-@family("xglm")
+@family("xglm", transformers="XGLMConfig", architecture="XGLM", model_class="XGLMForCausalLM")
 class XglmConfig(HFConfig):
     """configuration_xglm.py / modeling_xglm.py: sinusoidal positions computed into a buffer that is neither a
     parameter nor saved (XGLMSinusoidalPositionalEmbedding); with add_cross_attention each layer also attends to an
     encoder's states (encoder_attn, biased, and its LayerNorm encoder_attn_layer_norm)."""
 
-    architecture = "XGLM"
-    config_class = "XGLMConfig"
-    default_model_class = "XGLMForCausalLM"
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id"})
 
-    vocab_size: Width = 256008
-    max_position_embeddings: PositionCount = 2048
-    d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
-    ffn_dim: Width = 4096
-    num_layers: LayerCount = Field(24, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))
-    attention_heads: HeadCount = Field(16, validation_alias=AliasChoices("attention_heads", "num_attention_heads"))
-    activation_function: Name = "gelu"
-    add_cross_attention: Flag = False
-    tie_word_embeddings: Flag = True
-    pad_token_id: int | None = Field(1, strict=True)
+    vocab_size: Width
+    max_position_embeddings: PositionCount
+    d_model: Width
+    ffn_dim: Width
+    num_layers: LayerCount
+    attention_heads: HeadCount
+    activation_function: Name
+    add_cross_attention: Flag
+    tie_word_embeddings: Flag
+    pad_token_id: Annotated[int | None, Field(strict=True)]
     _check_heads = heads_divide("d_model", "attention_heads")
     _check_padding = model_validator(mode="after")(padding_row_checked)
 
@@ -86,25 +85,22 @@ class XglmConfig(HFConfig):
         )
 
 
-@family("biogpt")
+@family("biogpt", transformers="BioGptConfig", architecture="BioGPT", model_class="BioGptForCausalLM")
 class BioGptConfig(HFConfig):
     """configuration_biogpt.py / modeling_biogpt.py: learned positions with 2 rows more than max_position_embeddings
     (fairseq's offset); the model under ``biogpt.``, its head output_projection (no bias)."""
 
-    architecture = "BioGPT"
-    config_class = "BioGptConfig"
-    default_model_class = "BioGptForCausalLM"
     informational_fields = frozenset({"pad_token_id"})
 
-    vocab_size: Width = 42384
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    intermediate_size: Width = 4096
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 1024
-    tie_word_embeddings: Flag = True
-    pad_token_id: int | None = Field(1, strict=True)
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    tie_word_embeddings: Flag
+    pad_token_id: Annotated[int | None, Field(strict=True)]
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
     _check_padding = model_validator(mode="after")(padding_row_checked)
 

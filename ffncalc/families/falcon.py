@@ -10,15 +10,8 @@ from pydantic import AliasChoices, Field
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives, ungroupable
 from ..spec import Layer, ModelNames, ModelSpec, Norm, names
 from .base import (
-    AttentionBias,
     DecoderConfig,
-    FfnWidth,
-    HeadDim,
-    HiddenAct,
-    HiddenLayers,
     LayerNormDecoder,
-    MlpBias,
-    TiedEmbeddings,
 )
 from .blocks import MambaHeads, heads_divide, mamba_heads_check
 from .mixers import mamba2, mamba2_names
@@ -33,7 +26,17 @@ FALCON_ATTENTION = names(
 FALCON_MLP = names(up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h")
 
 
-@family("falcon")
+@family(
+    "falcon",
+    transformers="FalconConfig",
+    architecture="Falcon",
+    model_class="FalconForCausalLM",
+    other_names={
+        "hidden_size": "FalconConfig.__post_init__ reads an n_embed key as hidden_size (backward compatibility)",
+        "num_hidden_layers": "n_layer, the name of Falcon's first (RefinedWeb) configs; FalconConfig's attribute_map has none",
+        "num_attention_heads": "n_head, the name of Falcon's first (RefinedWeb) configs; FalconConfig's attribute_map has none",
+    },
+)
 class FalconConfig(LayerNormDecoder):
     """configuration_falcon.py / modeling_falcon.py.
 
@@ -42,26 +45,23 @@ class FalconConfig(LayerNormDecoder):
     (parallel_attn), or input and post-attention (sequential). Biases follow ``bias``.
     """
 
-    architecture = "Falcon"
-    config_class = "FalconConfig"
-    default_model_class = "FalconForCausalLM"
     informational_fields = frozenset({"max_position_embeddings"})
 
-    vocab_size: Width = 65024
-    hidden_size: Width = Field(4544, validation_alias=AliasChoices("hidden_size", "n_embed"))
-    num_hidden_layers: LayerCount = Field(32, validation_alias=AliasChoices("num_hidden_layers", "n_layer"))
-    num_attention_heads: HeadCount = Field(71, validation_alias=AliasChoices("num_attention_heads", "n_head"))
-    num_ln_in_parallel_attn: LayerCount | None = None
-    num_kv_heads: HeadCount | None = None
-    alibi: Flag = False
-    new_decoder_architecture: Flag = False
-    multi_query: Flag = True
-    parallel_attn: Flag = True
-    bias: Flag = False
-    max_position_embeddings: PositionCount = 2048
-    ffn_hidden_size: Width | None = None
-    activation: Name = "gelu"
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width = Field(validation_alias=AliasChoices("hidden_size", "n_embed"))
+    num_hidden_layers: LayerCount = Field(validation_alias=AliasChoices("num_hidden_layers", "n_layer"))
+    num_attention_heads: HeadCount = Field(validation_alias=AliasChoices("num_attention_heads", "n_head"))
+    num_ln_in_parallel_attn: LayerCount | None
+    num_kv_heads: HeadCount | None
+    alibi: Flag
+    new_decoder_architecture: Flag
+    multi_query: Flag
+    parallel_attn: Flag
+    bias: Flag
+    max_position_embeddings: PositionCount
+    ffn_hidden_size: Width | None
+    activation: Name
+    tie_word_embeddings: Flag
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
     @property
@@ -115,10 +115,15 @@ class FalconConfig(LayerNormDecoder):
 FALCON_H1_MAMBA = mamba2_names("mamba.")
 
 
-@family("falcon_h1")
-class FalconH1Config(
-    HeadDim, HiddenAct, AttentionBias, MlpBias, MambaHeads, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "falcon_h1",
+    transformers="FalconH1Config",
+    architecture="Falcon-H1",
+    model_class="FalconH1ForCausalLM",
+    heads_divide_hidden=False,  # the attention reads head_dim, else floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class FalconH1Config(MambaHeads, DecoderConfig):
     """configuration_falcon_h1.py / modeling_falcon_h1.py.
 
     Every layer feeds its input_layernorm's output to Llama-style attention (attention_bias) and to a Mamba-2
@@ -129,33 +134,29 @@ class FalconH1Config(
     activations, not parameters.
     """
 
-    architecture = "Falcon-H1"
-    config_class = "FalconH1Config"
-    default_model_class = "FalconH1ForCausalLM"
-    heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 
-    vocab_size: Width = 128000
-    hidden_size: Width = 4096
-    intermediate_size: Width = 14336
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = 8
-    max_position_embeddings: PositionCount = 8192
-    pad_token_id: int | None = Field(0, strict=True)
-    mamba_d_ssm: Width | None = 1024
-    mamba_n_heads: HeadCount = 128
-    mamba_d_head: Width | Literal["auto"] = "auto"
-    mamba_n_groups: HeadCount = 1
-    mamba_d_state: Width = 256
-    mamba_d_conv: Width = 4
-    mamba_expand: Width = 2
-    mamba_conv_bias: Flag = True
-    mamba_proj_bias: Flag = False
-    mamba_rms_norm: Flag = False
-    projectors_bias: Flag = False
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    mamba_d_ssm: Width | None
+    mamba_n_heads: HeadCount
+    mamba_d_head: Width | Literal["auto"]
+    mamba_n_groups: HeadCount
+    mamba_d_state: Width
+    mamba_d_conv: Width
+    mamba_expand: Width
+    mamba_conv_bias: Flag
+    mamba_proj_bias: Flag
+    mamba_rms_norm: Flag
+    projectors_bias: Flag
 
     _check_mamba_heads = mamba_heads_check()
 

@@ -5,9 +5,20 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..schema import ExpertCount, ExpertCountOrZero, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives
+from ..schema import (
+    ExpertCount,
+    ExpertCountOrZero,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    Name,
+    PositionCount,
+    Width,
+    derives,
+)
 from ..spec import Layer, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
 from .qwen import QWEN_MOE, SHARED_EXPERT
 from .registry import family
@@ -24,8 +35,15 @@ FLINT_ATTENTION = names(
 )
 
 
-@family("flint")
-class FlintConfig(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "flint",
+    transformers="FlintConfig",
+    architecture="Flint",
+    model_class="FlintForCausalLM",
+    heads_divide_hidden=False,  # head_dim is a field; nothing checks hidden_size against the heads
+    routing=("num_experts_per_tok", "num_experts"),
+)
+class FlintConfig(DecoderConfig):
     """configuration_flint.py / modular_flint.py: Qwen3MoeAttention (q, k, v and o biased by attention_bias, an
     RMSNorm over each query and key head) with a learned sink per head; layers attend within sliding_window or to
     the whole context as layer_types says (default: full on the first two layers, every i % 4 == 1 and the last).
@@ -33,30 +51,25 @@ class FlintConfig(HiddenAct, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLaye
     multiple of decoder_sparse_step: routed experts of moe_intermediate_size and a shared expert of
     shared_expert_intermediate_size, added without a gate (FlintSparseMoeBlock)."""
 
-    architecture = "Flint"
-    config_class = "FlintConfig"
-    default_model_class = "FlintForCausalLM"
-    heads_divide_hidden = False  # head_dim is a field; nothing checks hidden_size against the heads
     attention_names = FLINT_ATTENTION
     moe_names = QWEN_MOE
-    routing_fields = ("num_experts_per_tok", "num_experts")
 
-    vocab_size: Width = 150144
-    hidden_size: Width = 2048
-    intermediate_size: Width = 6144
-    num_hidden_layers: LayerCount = 49
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 4
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 262144
-    sliding_window: Width = 513
-    decoder_sparse_step: LayerCount = 1
-    moe_intermediate_size: Width = 512
-    shared_expert_intermediate_size: Width = 1024
-    num_experts_per_tok: ExpertCount = 6
-    num_experts: ExpertCountOrZero = 256
-    mlp_only_layers: list[LayerIndex] | None = None
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    sliding_window: Width
+    decoder_sparse_step: LayerCount
+    moe_intermediate_size: Width
+    shared_expert_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCountOrZero
+    mlp_only_layers: list[LayerIndex] | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     @derives("layer_types", "full_attention where i < 2, i % 4 == 1 or i is the last layer, else sliding_attention")
     def attention_kinds(self) -> list[str]:

@@ -3,7 +3,7 @@ spatial-window and channel attention blocks) and a projector in front of a BART 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field, model_validator
 
@@ -17,7 +17,7 @@ from .towers import Module, Tower, TowerConfig, projector_module, tower_module
 Stages = list[Width]
 
 
-@tower("florence_vision")
+@tower("florence_vision", transformers="Florence2VisionConfig")
 class Florence2VisionConfig(TowerConfig):
     """configuration_florence2.py (Florence2VisionConfig) / Florence2VisionBackbone: per stage a convolutional
     embedding (convs.{s}: conv of patch_size, biased, into embed_dim[s]; a LayerNorm over its input channels with
@@ -26,22 +26,20 @@ class Florence2VisionConfig(TowerConfig):
     int(embed_dim · mlp_ratio), biased) and a channel block (the same, with channel attention). Its stages run at
     falling resolutions: an image's FLOPs are not counted (no image rule)."""
 
-    config_class = "Florence2VisionConfig"
-
-    in_channels: Width = 3
-    depths: Stages = Field(default_factory=lambda: [1, 1, 9, 1], min_length=1, max_length=16)
-    patch_size: Stages = Field(default_factory=lambda: [7, 3, 3, 3], min_length=1, max_length=16)
-    patch_stride: Stages = Field(default_factory=lambda: [4, 2, 2, 2], min_length=1, max_length=16)
-    patch_prenorm: list[bool] = Field(default_factory=lambda: [False, True, True, True], min_length=1, max_length=16)
-    embed_dim: Stages = Field(default_factory=lambda: [128, 256, 512, 1024], min_length=1, max_length=16)
-    num_heads: Stages = Field(default_factory=lambda: [4, 8, 16, 32], min_length=1, max_length=16)
-    num_groups: Stages = Field(default_factory=lambda: [4, 8, 16, 32], min_length=1, max_length=16)
-    mlp_ratio: float = Field(4.0, gt=0)
-    qkv_bias: Flag = True
-    activation_function: Name = "gelu"
-    projection_dim: Width = 1024
-    max_temporal_embeddings: Width = 100
-    max_position_embeddings: Width = 50
+    in_channels: Width
+    depths: Annotated[Stages, Field(min_length=1, max_length=16)]
+    patch_size: Annotated[Stages, Field(min_length=1, max_length=16)]
+    patch_stride: Annotated[Stages, Field(min_length=1, max_length=16)]
+    patch_prenorm: Annotated[list[bool], Field(min_length=1, max_length=16)]
+    embed_dim: Annotated[Stages, Field(min_length=1, max_length=16)]
+    num_heads: Annotated[Stages, Field(min_length=1, max_length=16)]
+    num_groups: Annotated[Stages, Field(min_length=1, max_length=16)]
+    mlp_ratio: Annotated[float, Field(gt=0)]
+    qkv_bias: Flag
+    activation_function: Name
+    projection_dim: Width
+    max_temporal_embeddings: Width
+    max_position_embeddings: Width
 
     @model_validator(mode="after")
     def _check_stages(self) -> Florence2VisionConfig:
@@ -87,7 +85,12 @@ class Florence2VisionConfig(TowerConfig):
         return Tower((), extras, self.embed_dim[-1], None)
 
 
-@family("florence2")
+@family(
+    "florence2",
+    transformers="Florence2Config",
+    architecture="Florence-2",
+    model_class="Florence2ForConditionalGeneration",
+)
 class Florence2Config(MultimodalConfig):
     """configuration_florence2.py / Florence2ForConditionalGeneration: the backbone under model.vision_tower., the
     projector (model.multi_modal_projector.: image_projection, last embed_dim → projection_dim without bias,
@@ -96,17 +99,12 @@ class Florence2Config(MultimodalConfig):
     (AutoModel of text_config: BartModel, no final_logits_bias) under model.language_model.; lm_head tied to its
     shared table when tie_word_embeddings (default true) says so."""
 
-    architecture = "Florence-2"
-    config_class = "Florence2Config"
-    default_model_class = "Florence2ForConditionalGeneration"
     text_model_type = "bart"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "bart"}
     vision_model_type = "florence_vision"
     language_model_prefix = "model.language_model."
     vision_prefix = "model.vision_tower."
     lm_head_name = "lm_head"
-
-    tie_word_embeddings: Flag = True
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         vision = self.vision

@@ -5,7 +5,7 @@ layers, and Qwen3."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,7 +29,7 @@ FUN_ASR_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_at
 FUN_ASR_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-@tower("fun_asr_nano_encoder")
+@tower("fun_asr_nano_encoder", transformers="FunAsrNanoEncoderConfig")
 class FunAsrNanoEncoderConfig(TowerConfig):
     """configuration_fun_asr_nano.py (FunAsrNanoEncoderConfig) / modeling_fun_asr_nano.py (FunAsrNanoEncoder): sinusoidal
     positions (an unsaved buffer) added to num_stacked_frames stacked mel frames (input_size = num_mel_bins ·
@@ -39,19 +39,18 @@ class FunAsrNanoEncoderConfig(TowerConfig):
     and a final_layernorm only in the last transcription layer (num_hidden_layers − num_timestamp_prediction_layers −
     1) and the last layer. It reads clips of any length: no fixed-window rule."""
 
-    config_class = "FunAsrNanoEncoderConfig"
     informational_fields = frozenset({"max_position_embeddings", "layer_norm_eps"})
 
-    num_mel_bins: Width = 80
-    hidden_size: Width = 512
-    num_attention_heads: HeadCount = 4
-    intermediate_size: Width = 2048
-    num_hidden_layers: LayerCount = 70
-    hidden_act: Name = "relu"
-    max_position_embeddings: PositionCount = 2049
-    num_stacked_frames: Width = 7
-    num_timestamp_prediction_layers: int = Field(20, strict=True, ge=0)
-    fsmn_kernel_size: Width = 11
+    num_mel_bins: Width
+    hidden_size: Width
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    num_stacked_frames: Width
+    num_timestamp_prediction_layers: Annotated[int, Field(strict=True, ge=0)]
+    fsmn_kernel_size: Width
 
     def layer(self, prefix: str, index: int) -> Layer:
         """Layer INDEX: the first reads the stacked frames; two normalise their output."""
@@ -111,7 +110,12 @@ FUN_ASR_NANO_TEXT = {
 }
 
 
-@family("fun_asr_nano")
+@family(
+    "fun_asr_nano",
+    transformers="FunAsrNanoConfig",
+    architecture="Fun-ASR-Nano",
+    model_class="FunAsrNanoForConditionalGeneration",
+)
 class FunAsrNanoConfig(AudioLanguageConfig):
     """configuration_fun_asr_nano.py / modeling_fun_asr_nano.py (transformers 5.24): FunAsrNanoEncoder, a language
     model built by AutoModel (Qwen3 by default; a given text_config is read alone) and FunAsrNanoMultiModalProjector:
@@ -121,9 +125,6 @@ class FunAsrNanoConfig(AudioLanguageConfig):
     tie_word_embeddings (default true) ties lm_head. transformers refuses an adaptor whose hidden_size is not the
     language model's or whose intermediate_size is not a quarter of it, and so does ffncalc."""
 
-    architecture = "Fun-ASR-Nano"
-    config_class = "FunAsrNanoConfig"
-    default_model_class = "FunAsrNanoForConditionalGeneration"
     text_model_type = "qwen3"
     text_defaults = FUN_ASR_NANO_TEXT
     audio_model_type = "fun_asr_nano_encoder"
@@ -133,8 +134,8 @@ class FunAsrNanoConfig(AudioLanguageConfig):
     lm_head_name = "lm_head"
     informational_fields = frozenset({"audio_token_id", "initializer_range"})
 
-    adaptor_config: dict[str, Any] | None = None
-    tie_word_embeddings: Flag = True
+    adaptor_config: dict[str, Any] | None
+    tie_word_embeddings: Flag
 
     def tied(self) -> bool:
         return self.tie_word_embeddings

@@ -36,7 +36,7 @@ FUYU_FLAT_KEYS = frozenset(FUYU_TEXT) - {"model_type"} | {
 }
 
 
-@family("fuyu")
+@family("fuyu", transformers="FuyuConfig", architecture="Fuyu", model_class="FuyuForCausalLM")
 class FuyuConfig(MultimodalLayers):
     """configuration_fuyu.py / modeling_fuyu.py (FuyuForCausalLM): a Persimmon language model (AutoModel; a flat config
     keeps its keys at the top level, which __post_init__ moves into text_config) and vision_embed_tokens, a linear
@@ -46,17 +46,14 @@ class FuyuConfig(MultimodalLayers):
     size (preprocessor_config.json, not config.json): ffncalc counts the patch projection by parameter, with no image
     rule."""
 
-    architecture = "Fuyu"
-    config_class = "FuyuConfig"
-    default_model_class = "FuyuForCausalLM"
     text_model_type = "persimmon"
     text_defaults = FUYU_TEXT
     informational_fields = frozenset({"image_size"})
 
-    tie_word_embeddings: Flag = False  # no vision_config: it has no tower
-    image_size: Width = 300
-    patch_size: Width = 30
-    num_channels: Width = 3
+    tie_word_embeddings: Flag  # no vision_config: it has no tower
+    image_size: Width
+    patch_size: Width
+    num_channels: Width
 
     @model_validator(mode="before")
     @classmethod

@@ -47,14 +47,14 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 from .multimodal import MultimodalConfig, MultimodalLayers, nest
 from .registry import family
 from .towers import Tower, audio_module, projector_module
 
 
-class GemmaLayers(AttentionBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
+class GemmaLayers(DecoderConfig):
     """configuration_gemma.py: embeddings tied unless told otherwise; head_dim 256 by default.
 
     Gemma's RMSNorm scales by (1 + weight), which changes its values, not its size.
@@ -65,24 +65,21 @@ class GemmaLayers(AttentionBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
     default_model_class = "GemmaForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
 
-    vocab_size: Width = 256000
-    hidden_size: Width = 3072
-    num_hidden_layers: LayerCount = 28
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 16
-    head_dim: Width | None = 256
-    hidden_act: Name = "gelu_pytorch_tanh"
-    max_position_embeddings: PositionCount = 8192
-    tie_word_embeddings: Flag = True
-    pad_token_id: int | None = Field(0, strict=True)
+    num_hidden_layers: LayerCount
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
 
 
-@family("gemma")
-class GemmaConfig(FfnWidth, GemmaLayers):
+@family("gemma", transformers="GemmaConfig")
+class GemmaConfig(GemmaLayers):
     """configuration_gemma.py: Gemma's layers, one MLP width for all (Gemma 3n's language model gives one per layer,
     so the width is each config's)."""
 
-    intermediate_size: Width = 24576
+    intermediate_size: Width
 
 
 class Gemma2Layers(GemmaLayers):
@@ -96,16 +93,12 @@ class Gemma2Layers(GemmaLayers):
     heads_divide_hidden = True  # Gemma2Config.validate_architecture
     global_period: ClassVar[int] = 2
 
-    hidden_size: Width = 2304
-    num_hidden_layers: LayerCount = 26
-    num_attention_heads: HeadCount = 8
-    num_key_value_heads: HeadCount | None = 4
-    # Gemma-2 and 3 name the activation `hidden_activation`; older configs only have `hidden_act`.
-    hidden_act: Name = Field(
-        default="gelu_pytorch_tanh", validation_alias=AliasChoices("hidden_activation", "hidden_act")
-    )
-    sliding_window: Width | None = 4096
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    other_names = {
+        "hidden_act": "from Gemma-2 on the class names the activation hidden_activation; older configs have hidden_act"
+    }
+    hidden_act: Name = Field(validation_alias=AliasChoices("hidden_activation", "hidden_act"))
+    sliding_window: Width | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     @derives("layer_types", "every second layer global, the others sliding")
     def window_kinds(self) -> list[str]:
@@ -133,21 +126,17 @@ class Gemma2Layers(GemmaLayers):
         return self.layer(self.attention(window), self.gated_ffn(), self.sandwich_norms())
 
 
-@family("gemma2")
-class Gemma2Config(FfnWidth, Gemma2Layers):
+@family("gemma2", transformers="Gemma2Config")
+class Gemma2Config(Gemma2Layers):
     """configuration_gemma2.py: Gemma-2's layers, one MLP width for all."""
 
-    intermediate_size: Width = 9216
+    intermediate_size: Width
 
 
-@family("vaultgemma")
+@family("vaultgemma", transformers="VaultGemmaConfig", architecture="VaultGemma", model_class="VaultGemmaForCausalLM")
 class VaultGemmaConfig(Gemma2Config):
     """configuration_vaultgemma.py / modular_vaultgemma.py: Gemma-2's layer without the norms after attention
     and after the FFN (input_layernorm and pre_feedforward_layernorm remain); Gemma-2's windows."""
-
-    architecture = "VaultGemma"
-    config_class = "VaultGemmaConfig"
-    default_model_class = "VaultGemmaForCausalLM"
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         norm = self.rms_norm()
@@ -155,20 +144,19 @@ class VaultGemmaConfig(Gemma2Config):
         return self.layer(self.attention(window), self.gated_ffn(), norms)
 
 
-@family("gemma3_text")
+@family(
+    "gemma3_text",
+    transformers="Gemma3TextConfig",
+    architecture="Gemma-3",
+    model_class="Gemma3ForCausalLM",
+    read_beyond={"sliding_window_pattern": "still in configs on the Hub; __post_init__ reads it"},
+)
 class Gemma3TextConfig(Gemma2Config):
     """configuration_gemma3.py (text): Gemma-2's layer plus RMSNorm on each query and key head; by
     default every ``sliding_window_pattern``-th layer (6, a key read only for layer_types) is global.
     With use_bidirectional_attention the window becomes sliding_window // 2 + 1."""
 
-    architecture = "Gemma-3"
-    config_class = "Gemma3TextConfig"
-    default_model_class = "Gemma3ForCausalLM"
-    undeclared_keys = frozenset({"sliding_window_pattern"})  # still in configs on the Hub; __post_init__ reads it
-
-    vocab_size: Width = 262208
-    max_position_embeddings: PositionCount = 131072
-    use_bidirectional_attention: Flag = False
+    use_bidirectional_attention: Flag
     sliding_window_pattern: LayerCount = 6  # not a field of Gemma3TextConfig: a key it still reads
 
     @derives("layer_types", "every sliding_window_pattern-th layer (default 6) global, the others sliding")
@@ -193,22 +181,18 @@ class Gemma3TextConfig(Gemma2Config):
         return self.layer(attention, self.gated_ffn(), self.sandwich_norms())
 
 
-@family("gemma3")
+@family("gemma3", transformers="Gemma3Config", architecture="Gemma-3", model_class="Gemma3ForConditionalGeneration")
 class Gemma3Config(MultimodalConfig):
     """configuration_gemma3.py: a SigLIP vision tower and a projector around a Gemma-3 text model; the
     top-level tie_word_embeddings (default true) decides tying."""
 
-    architecture = "Gemma-3"
-    config_class = "Gemma3Config"
-    default_model_class = "Gemma3ForConditionalGeneration"
     text_model_type = "gemma3_text"
     vision_model_type = "siglip_vision_model"
     informational_fields = frozenset({"mm_tokens_per_image"})
     #: Where the checkpoint keeps Gemma3MultiModalProjector.
     projector_prefix: ClassVar[str] = "multi_modal_projector."
 
-    tie_word_embeddings: Flag = True
-    mm_tokens_per_image: Width = 256  # the tower's patches are average-pooled to this many tokens (no parameters)
+    mm_tokens_per_image: Width  # the tower's patches are average-pooled to this many tokens (no parameters)
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """Gemma3MultiModalProjector: an RMSNorm of the tower's width, then one matrix into the text width
@@ -226,7 +210,12 @@ class Gemma3Config(MultimodalConfig):
         return None if tower.image is None else replace(tower.image, pooled_tokens=self.mm_tokens_per_image)
 
 
-@family("shieldgemma2")
+@family(
+    "shieldgemma2",
+    transformers="ShieldGemma2Config",
+    architecture="ShieldGemma 2",
+    model_class="Gemma3ForConditionalGeneration",
+)
 class ShieldGemma2Config(Gemma3Config):
     """configuration_shieldgemma2.py / modeling_shieldgemma2.py: Gemma 3's model (the image-text-to-text mapping
     builds Gemma3ForConditionalGeneration from this config) with Gemma 3's text and SigLIP defaults;
@@ -236,17 +225,12 @@ class ShieldGemma2Config(Gemma3Config):
     whole model as its module model. (every name one "model." deeper) and reads the logits of two tokens (yes, no)
     at the last position: the head runs whole, as in the model it holds."""
 
-    architecture = "ShieldGemma 2"
-    config_class = "ShieldGemma2Config"
-    default_model_class = "Gemma3ForConditionalGeneration"
     language_model_prefix = "model.language_model.model."
     lm_head_name = "lm_head"
     vision_prefix = "model.vision_tower."
     projector_prefix = "model.multi_modal_projector."
     #: The class that keeps the image-text-to-text model as its module model.
     classifier_class: ClassVar[str] = "ShieldGemma2ForImageClassification"
-
-    tie_word_embeddings: Flag = False
 
     def tied(self) -> bool:
         """ShieldGemma2Config.__post_init__: the wrapper ties when it says so or when its language model does."""
@@ -346,23 +330,20 @@ class Gemma4TextLayers(Gemma2Config):
     """
 
     heads_divide_hidden = False  # Gemma4TextConfig has no validate_architecture of its own
-    undeclared_keys = frozenset(
-        {"global_head_dim", "num_global_key_value_heads", "per_layer_config"}
-    )  # __post_init__ kwargs
+    read_beyond = dict.fromkeys(
+        ("global_head_dim", "num_global_key_value_heads", "per_layer_config"),
+        "no field of Gemma4TextConfig: a key its __post_init__ reads from its kwargs",
+    )
     global_period: ClassVar[int] = 6  # a local of __post_init__, not a field
 
-    vocab_size: Width = 262144
-    intermediate_size: Width = 9216
-    num_hidden_layers: LayerCount = 30
-    num_key_value_heads: HeadCount = 4
-    head_dim: Width = 256
-    max_position_embeddings: PositionCount = 131072
-    sliding_window: Width = 512
-    use_bidirectional_attention: Literal["all", "vision"] | None = None
-    attention_k_eq_v: Flag = False
-    num_kv_shared_layers: LayerIndex = 0
-    use_double_wide_mlp: Flag = False
-    global_head_dim: Width = 512  # not fields of Gemma4TextConfig: keys its __post_init__ reads
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    sliding_window: Width
+    use_bidirectional_attention: Literal["all", "vision"] | None
+    attention_k_eq_v: Flag
+    num_kv_shared_layers: LayerIndex
+    use_double_wide_mlp: Flag
+    global_head_dim: Width = 512
     num_global_key_value_heads: HeadCount | None = None
     per_layer_config: dict[str, dict[str, Any]] | None = None
 
@@ -489,7 +470,13 @@ class Gemma4TextLayers(Gemma2Config):
         )
 
 
-@family("gemma4_text")
+@family(
+    "gemma4_text",
+    transformers="Gemma4TextConfig",
+    architecture="Gemma-4",
+    model_class="Gemma4ForCausalLM",
+    routing=("top_k_experts", "num_experts"),
+)
 class Gemma4TextConfig(PerLayerEmbeddings, Gemma4TextLayers):
     """configuration_gemma4.py / modeling_gemma4.py (text): Gemma 4's layers (Gemma4TextLayers), and
 
@@ -499,19 +486,15 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma4TextLayers):
       (moe_intermediate_size wide), with three more norms.
     """
 
-    architecture = "Gemma-4"
-    config_class = "Gemma4TextConfig"
-    default_model_class = "Gemma4ForCausalLM"
     moe_names = GEMMA4_MOE
     expert_names = STACKED_EXPERTS
-    routing_fields = ("top_k_experts", "num_experts")
 
-    vocab_size_per_layer_input: WidthOrZero = 262144  # 0 with no per-layer embeddings (a Gemma 4 assistant)
-    hidden_size_per_layer_input: WidthOrZero = 256
-    enable_moe_block: Flag = False
-    num_experts: ExpertCountOrZero | None = None
-    top_k_experts: ExpertCount | None = None
-    moe_intermediate_size: Width | None = None
+    vocab_size_per_layer_input: WidthOrZero  # 0 with no per-layer embeddings (a Gemma 4 assistant)
+    hidden_size_per_layer_input: WidthOrZero
+    enable_moe_block: Flag
+    num_experts: ExpertCountOrZero | None
+    top_k_experts: ExpertCount | None
+    moe_intermediate_size: Width | None
 
     @model_validator(mode="after")
     def _check_gemma4(self) -> Gemma4TextConfig:
@@ -573,30 +556,30 @@ class Gemma4TextConfig(PerLayerEmbeddings, Gemma4TextLayers):
         return replace(spec, extras=self.per_layer_embeddings() if self.has_per_layer_embeddings() else ())
 
 
-@family("gemma4_unified_text")
+@family(
+    "gemma4_unified_text",
+    transformers="Gemma4UnifiedTextConfig",
+    architecture="Gemma-4 unified",
+    model_class="Gemma4UnifiedForCausalLM",
+)
 class Gemma4UnifiedTextConfig(Gemma4TextLayers):
     """configuration_gemma4_unified.py / modular_gemma4_unified.py (text): Gemma 4's layers without per-layer
     embeddings or the MoE block (its configuration class removes their fields), a window of 1,024 and 262,144
     positions by default; the causal LM (Gemma4UnifiedForCausalLM) lays its model out as Gemma 4's text model."""
 
-    architecture = "Gemma-4 unified"
-    config_class = "Gemma4UnifiedTextConfig"
-    default_model_class = "Gemma4UnifiedForCausalLM"
 
-    max_position_embeddings: PositionCount = 262144
-    sliding_window: Width = 1024
-    use_bidirectional_attention: Literal["all", "vision"] | None = "vision"
-
-
-@family("gemma4")
+@family(
+    "gemma4",
+    transformers="Gemma4Config",
+    architecture="Gemma-4",
+    model_class="Gemma4ForConditionalGeneration",
+    read_beyond={"vision_soft_tokens_per_image": "the processor's max_soft_tokens, saved with the model"},
+)
 class Gemma4Config(MultimodalConfig):
     """configuration_gemma4.py: a Gemma 4 language model under ``model.language_model.``, with an optional vision
     tower and an optional audio tower (a Conformer, families/audio.py), each with its embedder; the top-level
     tie_word_embeddings (default true) decides tying."""
 
-    architecture = "Gemma-4"
-    config_class = "Gemma4Config"
-    default_model_class = "Gemma4ForConditionalGeneration"
     text_model_type = "gemma4_text"
     vision_model_type = "gemma4_vision"
     language_model_prefix = "model.language_model."
@@ -605,10 +588,6 @@ class Gemma4Config(MultimodalConfig):
     audio_prefix = "model.audio_tower."
     tower_when_absent = False
     lm_head_name = "lm_head"
-    undeclared_keys = frozenset(
-        {"vision_soft_tokens_per_image"}
-    )  # the processor's max_soft_tokens, saved with the model
-    tie_word_embeddings: Flag = True
     vision_soft_tokens_per_image: Width | None = None
 
     def image_input(self, tower: Tower) -> ImageInput | None:
@@ -626,7 +605,7 @@ class Gemma4Config(MultimodalConfig):
         projection = Linear(tower.hidden_size, text_hidden)
         return (audio_module("model.embed_audio.embedding_projection", projection, "projector"),)
 
-    audio_config: dict[str, Any] | None = None  # the audio tower (None: none)
+    audio_config: dict[str, Any] | None  # the audio tower (None: none)
     #: What a config without vision_config / audio_config gets: no tower (None), or the named default tower.
     absent_towers: ClassVar[dict[str, str | None]] = {"vision_config": None, "audio_config": None}
 
@@ -640,7 +619,13 @@ class Gemma4Config(MultimodalConfig):
         return found
 
 
-@family("gemma3n_text")
+@family(
+    "gemma3n_text",
+    transformers="Gemma3nTextConfig",
+    architecture="Gemma-3n",
+    model_class="Gemma3nForCausalLM",
+    heads_divide_hidden=True,  # Gemma3nTextConfig.validate_architecture
+)
 class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Layers):
     """configuration_gemma3n.py / modeling_gemma3n.py (text): Gemma-3's layer (four norms, q/k norms; v normed
     without a weight), and around it:
@@ -658,30 +643,22 @@ class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Layers):
       on the gate's output of the first layers, which changes values, not weights or FLOPs.
     """
 
-    architecture = "Gemma-3n"
-    config_class = "Gemma3nTextConfig"
-    default_model_class = "Gemma3nForCausalLM"
-    heads_divide_hidden = True  # Gemma3nTextConfig.validate_architecture
     # Activation sparsity changes values, not weights or FLOPs: checked, never counted.
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "activation_sparsity_pattern"})
     global_period: ClassVar[int] = 5
 
-    vocab_size: Width = 262400
-    hidden_size: Width = 2048
-    intermediate_size: Width | list[Width] = 16384
-    num_hidden_layers: LayerCount = 35
-    num_key_value_heads: HeadCount = 2
-    head_dim: Width = 256
-    max_position_embeddings: PositionCount = 32768
-    sliding_window: Width = 512
-    vocab_size_per_layer_input: Width = 262144
-    hidden_size_per_layer_input: WidthOrZero = 256
-    altup_active_idx: LayerIndex = 0
-    altup_correct_scale: Flag = True
-    altup_num_inputs: LayerIndex = 4
-    num_kv_shared_layers: LayerIndex = 15
-    laurel_rank: WidthOrZero = 64
-    activation_sparsity_pattern: list[float] | None = None
+    intermediate_size: Width | list[Width]
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    sliding_window: Width
+    vocab_size_per_layer_input: Width
+    hidden_size_per_layer_input: WidthOrZero
+    altup_active_idx: LayerIndex
+    altup_correct_scale: Flag
+    altup_num_inputs: LayerIndex
+    num_kv_shared_layers: LayerIndex
+    laurel_rank: WidthOrZero
+    activation_sparsity_pattern: list[float] | None
 
     @model_validator(mode="after")
     def _check_gemma3n(self) -> Gemma3nTextConfig:
@@ -776,20 +753,28 @@ class Gemma3nTextConfig(PerLayerEmbeddings, Gemma2Layers):
         return replace(spec, extras=self.per_layer_embeddings() + altup)
 
 
-@family("gemma3n")
+@family(
+    "gemma3n",
+    transformers="Gemma3nConfig",
+    architecture="Gemma-3n",
+    model_class="Gemma3nForConditionalGeneration",
+    own_defaults={
+        "vision_soft_tokens_per_image": "Gemma3nConfig records 256, the tokens its MobileNet-V5 tower gives an image "
+        "by itself; the field pads Gemma 4's images, so None keeps the tower's own image rule"
+    },
+)
 class Gemma3nConfig(Gemma4Config):
     """configuration_gemma3n.py: a Gemma 3n language model under ``model.language_model.``, a vision tower (timm's
     MobileNet-V5, families/vision.py) and an audio tower (a Conformer, families/audio.py), both always built, each
     with its embedder; the top-level tie_word_embeddings (default true) decides tying."""
 
-    architecture = "Gemma-3n"
-    config_class = "Gemma3nConfig"
-    default_model_class = "Gemma3nForConditionalGeneration"
     text_model_type = "gemma3n_text"
     vision_model_type = "gemma3n_vision"
     audio_model_type = "gemma3n_audio"
     tower_when_absent = True
     absent_towers = {"vision_config": "Gemma3nVisionConfig", "audio_config": "Gemma3nAudioConfig"}
+
+    vision_soft_tokens_per_image: Width | None = None
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """Gemma3nMultimodalEmbedder: a table of the tower's vocab_size hard tokens, RMSNorms for hard and soft
@@ -823,16 +808,18 @@ def gemma3n_embedder(prefix: str, vocab: int, width: int, text_hidden: int, modu
     )
 
 
-@family("paligemma")
+@family(
+    "paligemma",
+    transformers="PaliGemmaConfig",
+    architecture="PaliGemma",
+    model_class="PaliGemmaForConditionalGeneration",
+)
 class PaliGemmaConfig(MultimodalConfig):
     """configuration_paligemma.py / modeling_paligemma.py: a SigLIP tower without its pooling head, one linear
     (vision hidden → projection_dim, with bias) and a Gemma (PaliGemma 2: Gemma 2) language model built by
     AutoModel; the top-level tie_word_embeddings (default true) decides tying. Every image is read at the tower's
     image_size square, one token a patch."""
 
-    architecture = "PaliGemma"
-    config_class = "PaliGemmaConfig"
-    default_model_class = "PaliGemmaForConditionalGeneration"
     text_model_type = "gemma"
     text_defaults = {  # PaliGemmaConfig.sub_configs_defaults (the keys the language model's adapter reads)
         "model_type": "gemma",
@@ -854,8 +841,7 @@ class PaliGemmaConfig(MultimodalConfig):
         "num_attention_heads": 16,
         "vision_use_head": False,
     }
-    tie_word_embeddings: Flag = True
-    projection_dim: Width = 2048
+    projection_dim: Width
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """PaliGemmaMultiModalProjector: one linear, vision hidden → projection_dim, with bias."""
@@ -877,10 +863,10 @@ class Gemma4AssistantLayers(MultimodalLayers):
     text_ties = False
 
     backbone_hidden_size: Width
-    use_ordered_embeddings: Flag = False
-    num_centroids: Width = 2048
-    centroid_intermediate_top_k: Width = 32
-    tie_word_embeddings: Flag = True
+    use_ordered_embeddings: Flag
+    num_centroids: Width
+    centroid_intermediate_top_k: Width
+    tie_word_embeddings: Flag
 
     def tied(self) -> bool:
         return self.tie_word_embeddings
@@ -925,33 +911,37 @@ class Gemma4AssistantLayers(MultimodalLayers):
         return notes + self.text.notes()
 
 
-@family("gemma4_unified_assistant")
+@family(
+    "gemma4_unified_assistant",
+    transformers="Gemma4UnifiedAssistantConfig",
+    architecture="Gemma-4 unified assistant",
+    model_class="Gemma4UnifiedAssistantForCausalLM",
+)
 class Gemma4UnifiedAssistantConfig(Gemma4AssistantLayers):
     """configuration_gemma4_unified_assistant.py: a drafter on Gemma 4 unified's text model (gemma4_unified_text)."""
 
-    architecture = "Gemma-4 unified assistant"
-    config_class = "Gemma4UnifiedAssistantConfig"
-    default_model_class = "Gemma4UnifiedAssistantForCausalLM"
     text_model_type = "gemma4_unified_text"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "gemma4_unified_text"}
 
-    backbone_hidden_size: Width = 3840
+    backbone_hidden_size: Width
 
 
-@family("gemma4_assistant")
+@family(
+    "gemma4_assistant",
+    transformers="Gemma4AssistantConfig",
+    architecture="Gemma-4 assistant",
+    model_class="Gemma4AssistantForCausalLM",
+)
 class Gemma4AssistantConfig(Gemma4AssistantLayers):
     """configuration_gemma4_assistant.py: a drafter on Gemma 4's text model (gemma4_text), which validate_architecture
     holds to no per-layer embeddings (hidden_size_per_layer_input and vocab_size_per_layer_input 0), no MoE block, no
     double-wide MLP and every layer reading the target's keys and values. Gemma4TextConfig's defaults have per-layer
     embeddings: transformers refuses the default config, and so does ffncalc."""
 
-    architecture = "Gemma-4 assistant"
-    config_class = "Gemma4AssistantConfig"
-    default_model_class = "Gemma4AssistantForCausalLM"
     text_model_type = "gemma4_text"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "gemma4_text"}
 
-    backbone_hidden_size: Width = 1536
+    backbone_hidden_size: Width
 
     def validate_nested(self) -> None:
         """Gemma4AssistantConfig.validate_architecture's checks on text_config, in its order and words."""

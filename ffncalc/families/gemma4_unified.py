@@ -16,20 +16,18 @@ from .towers import Tower, TowerConfig, audio_module, projector_module, tower_mo
 GEMMA4_UNIFIED_SOFT_TOKENS = 280
 
 
-@tower("gemma4_unified_vision")
+@tower("gemma4_unified_vision", transformers="Gemma4UnifiedVisionConfig")
 class Gemma4UnifiedVisionConfig(TowerConfig):
     """configuration_gemma4_unified.py (Gemma4UnifiedVisionConfig) / Gemma4UnifiedVisionEmbedder: no layers. Each
     model patch (patch_size · pooling_kernel_size pixels square, 3 channels) passes patch_ln1, patch_dense (with bias,
     → mm_embed_dim) and patch_ln2, gets a row of pos_embedding [mm_posemb_size, 2, mm_embed_dim] per axis (looked up,
     no matmul) and passes pos_norm: all LayerNorms with biases. It hands output_proj_dims on to the embedder."""
 
-    config_class = "Gemma4UnifiedVisionConfig"
-
-    patch_size: Width = 16
-    pooling_kernel_size: Width = 3
-    mm_embed_dim: Width = 3840
-    mm_posemb_size: Width = 1120
-    output_proj_dims: Width = 3840
+    patch_size: Width
+    pooling_kernel_size: Width
+    mm_embed_dim: Width
+    mm_posemb_size: Width
+    output_proj_dims: Width
 
     def tower(self, prefix: str) -> Tower:
         """patch_ln1 (3·(p·k)² with bias), patch_dense (3·(p·k)² → mm_embed_dim, bias), patch_ln2, pos_embedding,
@@ -49,21 +47,24 @@ class Gemma4UnifiedVisionConfig(TowerConfig):
         return Tower((), extras, self.output_proj_dims, image)
 
 
-@tower("gemma4_unified_audio")
+@tower("gemma4_unified_audio", transformers="Gemma4UnifiedAudioConfig")
 class Gemma4UnifiedAudioConfig(TowerConfig):
     """configuration_gemma4_unified.py (Gemma4UnifiedAudioConfig): no tower and no module of its own; each token is a
     frame of audio_embed_dim raw samples, which the wrapper's audio embedder projects."""
 
-    config_class = "Gemma4UnifiedAudioConfig"
-
-    audio_embed_dim: Width = 640
+    audio_embed_dim: Width
 
     def tower(self, prefix: str) -> Tower:
         """Nothing: it hands the raw frames (audio_embed_dim wide) to the embedder."""
         return Tower((), (), self.audio_embed_dim, None)
 
 
-@family("gemma4_unified")
+@family(
+    "gemma4_unified",
+    transformers="Gemma4UnifiedConfig",
+    architecture="Gemma-4 unified",
+    model_class="Gemma4UnifiedForConditionalGeneration",
+)
 class Gemma4UnifiedConfig(Gemma4Config):
     """configuration_gemma4_unified.py / modeling_gemma4_unified.py (Gemma4UnifiedForConditionalGeneration): Gemma 4's
     wrapper (its fields and defaults: optional vision and audio blocks, none by default; tie_word_embeddings true),
@@ -71,9 +72,6 @@ class Gemma4UnifiedConfig(Gemma4Config):
     model.vision_embedder. (conversion_mapping.py's names, reverted) and the two embedders' projections
     (model.embed_vision. and model.embed_audio.embedding_projection, no bias)."""
 
-    architecture = "Gemma-4 unified"
-    config_class = "Gemma4UnifiedConfig"
-    default_model_class = "Gemma4UnifiedForConditionalGeneration"
     text_model_type = "gemma4_unified_text"
     vision_model_type = "gemma4_unified_vision"
     vision_prefix = "model.vision_embedder."

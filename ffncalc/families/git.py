@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
@@ -40,18 +40,14 @@ from .towers import Tower, projector_module
 from .vision import ClipVisionConfig
 
 
-@tower("git_vision_model")
+@tower("git_vision_model", transformers="GitVisionConfig")
 class GitVisionConfig(ClipVisionConfig):
     """configuration_git.py (GitVisionConfig) / modeling_git.py (GitVisionModel): CLIP's vision transformer (a class
     token, a patch convolution without bias, a position per patch and for the class token, pre_layrnorm, the
     layers, post_layernorm), patches of 16 by default."""
 
-    config_class = "GitVisionConfig"
 
-    patch_size: Width = 16
-
-
-@family("git")
+@family("git", transformers="GitConfig", architecture="GIT", model_class="GitForCausalLM")
 class GitConfig(HFConfig):
     """configuration_git.py / modeling_git.py (GitForCausalLM): under git., the image encoder (GitVisionModel, at
     image_encoder.vision_model.), visual_projection (a Sequential: Linear vision hidden → hidden with bias, then a
@@ -61,22 +57,19 @@ class GitConfig(HFConfig):
     output.dense, all biased, post-LN), run causally over the text after the image's tokens. output (hidden →
     vocab_size, with bias) is tied to the word table with tie_word_embeddings (its bias is kept)."""
 
-    architecture = "GIT"
-    config_class = "GitConfig"
-    default_model_class = "GitForCausalLM"
     informational_fields = frozenset({"pad_token_id"})
 
-    vocab_size: Width = 30522
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 6
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 1024
-    pad_token_id: int | None = Field(0, strict=True)
-    tie_word_embeddings: Flag = False
-    num_image_with_embedding: WidthOrZero | None = None
-    vision_config: dict[str, Any] | None = None
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    pad_token_id: Annotated[int | None, Field(strict=True)]
+    tie_word_embeddings: Flag
+    num_image_with_embedding: WidthOrZero | None
+    vision_config: dict[str, Any] | None
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import (
     ExpertCount,
@@ -16,13 +16,14 @@ from ..schema import (
     HeadCount,
     LayerCount,
     LayerIndex,
+    Name,
     PositionCount,
     Width,
     derives,
     per_config,
 )
 from ..spec import CheckpointExtra, Layer, ModelNames, MoeFfn, Norm, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import (
     DEEPSEEK_MOE,
@@ -46,7 +47,7 @@ SARVAM_ATTENTION = names(
 )
 
 
-class GlmLayers(HiddenAct, FfnWidth, HiddenLayers, DecoderConfig):
+class GlmLayers(DecoderConfig):
     """configuration_glm.py / modeling_glm.py: Llama's layers with biases on q, k and v (attention_bias, default
     true; o has none), gate and up fused in mlp.gate_up_proj. The layers alone: GLM and GLM-4 add the
     attention_bias switch, head_dim (128) and tie_word_embeddings; GLM-4V's language model has biases always, heads
@@ -58,25 +59,23 @@ class GlmLayers(HiddenAct, FfnWidth, HiddenLayers, DecoderConfig):
     heads_divide_hidden = False  # GlmConfig has no validate_architecture; head_dim is its own field
     mlp_names = GLM_MLP
 
-    vocab_size: Width = 151552
-    hidden_size: Width = 4096
-    intermediate_size: Width = 13696
-    num_hidden_layers: LayerCount = 40
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = 2
-    max_position_embeddings: PositionCount = 131072
-    pad_token_id: int | None = Field(151329, strict=True)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, o_bias=False), self.gated_ffn())
 
 
-@family("glm")
-class GlmConfig(TiedEmbeddings, GlmLayers):
+@family("glm", transformers="GlmConfig")
+class GlmConfig(GlmLayers):
     """configuration_glm.py: GLM's layers, their attention_bias switch (default true) and head_dim (128)."""
 
-    head_dim: Width | None = 128
-    attention_bias: Flag = True
+    tie_word_embeddings: Flag
+    head_dim: Width | None
+    attention_bias: Flag
 
 
 class Glm4Layers(GlmLayers):
@@ -92,16 +91,17 @@ class Glm4Layers(GlmLayers):
         return super().pre_norms() + (("post_self_attn_layernorm", norm), ("post_mlp_layernorm", norm))
 
 
-@family("glm4")
-class Glm4Config(TiedEmbeddings, Glm4Layers):
+@family("glm4", transformers="Glm4Config")
+class Glm4Config(Glm4Layers):
     """configuration_glm4.py: GLM-4's layers, their attention_bias switch (default true) and head_dim (128)."""
 
-    num_key_value_heads: HeadCount = 2
-    head_dim: Width = 128
-    attention_bias: Flag = True
+    tie_word_embeddings: Flag
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    attention_bias: Flag
 
 
-class Glm4MoeLayers(HeadDim, HiddenAct, AttentionBias, FfnWidth, HiddenLayers, DecoderConfig):
+class Glm4MoeLayers(DecoderConfig):
     """configuration_glm4_moe.py / modeling_glm4_moe.py (GLM-4.5, GLM-4.6): grouped-query attention with
     q/k/v biases (attention_bias) and optional per-head q/k RMSNorms (use_qk_norm); DeepSeek-V3's FFNs:
     dense below first_k_dense_replace, above it routed experts, the shared experts as one MLP of
@@ -115,25 +115,23 @@ class Glm4MoeLayers(HeadDim, HiddenAct, AttentionBias, FfnWidth, HiddenLayers, D
     config_class = "Glm4MoeConfig"
     default_model_class = "Glm4MoeForCausalLM"
     heads_divide_hidden = False
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    read_beyond = {"head_dim": "read by the modeling code with getattr"}
     informational_fields = DecoderConfig.informational_fields | {"num_mtp_layers"}
     moe_names = DEEPSEEK_MOE
     correction_bias_name: ClassVar[str] = "e_score_correction_bias"  # the router's buffer, under mlp.gate
 
-    vocab_size: Width = 151552
-    hidden_size: Width = 4096
-    intermediate_size: Width = 10944
-    num_hidden_layers: LayerCount = 46
-    num_attention_heads: HeadCount = 96
-    num_key_value_heads: HeadCount = 8
-    max_position_embeddings: PositionCount = 131072
-    moe_intermediate_size: Width = 1408
-    num_experts_per_tok: ExpertCount = 8
-    n_shared_experts: ExpertCountOrZero = 1
-    n_routed_experts: ExpertCountOrZero = Field(
-        128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    first_k_dense_replace: LayerIndex = 1
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    attention_bias: Flag
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount
+    max_position_embeddings: PositionCount
+    moe_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    n_shared_experts: ExpertCountOrZero
+    n_routed_experts: ExpertCountOrZero
+    first_k_dense_replace: LayerIndex
     routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
     @property
@@ -176,15 +174,16 @@ class Glm4MoeLayers(HeadDim, HiddenAct, AttentionBias, FfnWidth, HiddenLayers, D
         return tuple(extras)
 
 
-@family("glm4_moe")
-class Glm4MoeConfig(TiedEmbeddings, Glm4MoeLayers):
+@family("glm4_moe", transformers="Glm4MoeConfig")
+class Glm4MoeConfig(Glm4MoeLayers):
     """configuration_glm4_moe.py: GLM-4.5's layers, with the use_qk_norm switch and num_mtp_layers."""
 
-    use_qk_norm: Flag = False
-    num_mtp_layers: LayerIndex = Field(1, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
+    tie_word_embeddings: Flag
+    use_qk_norm: Flag
+    num_mtp_layers: LayerIndex
 
 
-@family("sarvam_moe")
+@family("sarvam_moe", transformers="SarvamMoEConfig", architecture="Sarvam-MoE", model_class="Glm4MoeForCausalLM")
 class SarvamMoEConfig(Glm4MoeConfig):
     """configuration_sarvam_moe.py / modular_sarvam_moe.py (Sarvam-30B): GLM-4.5's model (transformers builds
     Glm4MoeForCausalLM) with Sarvam's defaults: per-head q/k norms on, head_dim 64, one dense layer then 128
@@ -194,59 +193,40 @@ class SarvamMoEConfig(Glm4MoeConfig):
     attention.query_layernorm and key_layernorm, the router's mlp.gate.expert_bias (transformers renames them on
     load: conversion_mapping.py, "sarvam_moe")."""
 
-    architecture = "Sarvam-MoE"
-    config_class = "SarvamMoEConfig"
-    default_model_class = "Glm4MoeForCausalLM"
-    undeclared_keys = frozenset()
     attention_names = SARVAM_ATTENTION
     model_names = ModelNames(embed_tokens="model.word_embeddings", final_norm="model.norm")
     correction_bias_name = "expert_bias"
 
-    vocab_size: Width = 262144
-    intermediate_size: Width = 8192
-    num_hidden_layers: LayerCount = 19
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount = 4
-    head_dim: Width = 64
-    pad_token_id: int | None = Field(0, strict=True)
-    moe_intermediate_size: Width = 1024
-    num_experts_per_tok: ExpertCount = 6
-    n_shared_experts: ExpertCountOrZero = Field(
-        1, validation_alias=AliasChoices("n_shared_experts", "num_shared_experts")
-    )
-    n_routed_experts: ExpertCountOrZero = Field(
-        128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts", "num_experts")
-    )
-    attention_bias: Flag = Field(False, validation_alias=AliasChoices("attention_bias", "use_qkv_bias"))
-    use_qk_norm: Flag = True
-    num_mtp_layers: LayerIndex = Field(0, validation_alias=AliasChoices("num_mtp_layers", "num_nextn_predict_layers"))
+    head_dim: Width
 
 
-@family("solar_open")
-class SolarOpenConfig(HiddenAct, AttentionBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
+@family(
+    "solar_open",
+    transformers="SolarOpenConfig",
+    architecture="Solar Open",
+    model_class="SolarOpenForCausalLM",
+    heads_divide_hidden=False,
+    routing=("num_experts_per_tok", "n_routed_experts"),
+)
+class SolarOpenConfig(DecoderConfig):
     """configuration_solar_open.py / modular_solar_open.py (Solar-Open-100B): Llama's attention (attention_bias on q,
     k and v; o without a bias; head_dim 128) and GLM-4.5's MoE in every layer: routed experts and one shared MLP of
     n_shared_experts × moe_intermediate_size, the router's correction bias a saved buffer. It has no dense layer,
     no q/k norms and no multi-token-prediction layers (SolarOpenConfig drops GLM-4.5's fields for them)."""
 
-    architecture = "Solar Open"
-    config_class = "SolarOpenConfig"
-    default_model_class = "SolarOpenForCausalLM"
-    heads_divide_hidden = False
     moe_names = DEEPSEEK_MOE
 
-    vocab_size: Width = 196608
-    hidden_size: Width = 4096
-    num_hidden_layers: LayerCount = 48
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount = 8
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 131072
-    moe_intermediate_size: Width = 1280
-    num_experts_per_tok: ExpertCount = 8
-    n_shared_experts: ExpertCountOrZero = 1
-    n_routed_experts: ExpertCount = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+    num_hidden_layers: LayerCount
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    moe_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    n_shared_experts: ExpertCountOrZero
+    n_routed_experts: ExpertCount
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         moe = self.shared_experts_moe(
@@ -259,40 +239,29 @@ class SolarOpenConfig(HiddenAct, AttentionBias, TiedEmbeddings, HiddenLayers, De
         return (*super().checkpoint_extras(), correction_bias_extra(self.layer_name, every, self.n_routed_experts))
 
 
-@family("glm4_moe_lite")
-class Glm4MoeLiteConfig(MlpLayerTypes, TiedEmbeddings, DeepseekLayers):
+@family(
+    "glm4_moe_lite",
+    transformers="Glm4MoeLiteConfig",
+    architecture="GLM-4.7-Flash",
+    model_class="Glm4MoeLiteForCausalLM",
+    read_beyond={
+        "num_nextn_predict_layers": "the checkpoints' multi-token-prediction layers (a key transformers does not read)"
+    },
+)
+class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekLayers):
     """configuration_glm4_moe_lite.py (GLM-4.7-Flash): DeepSeek-V3's MLA and MoE, each layer's FFN as
     mlp_layer_types says (default: the first dense, the rest MoE). A config's head_dim is its
     qk_rope_head_dim (attribute_map). Checkpoints store num_nextn_predict_layers multi-token-prediction
     layers after the last (a key transformers does not read), as DeepSeek-V3's."""
 
-    architecture = "GLM-4.7-Flash"
-    config_class = "Glm4MoeLiteConfig"
-    default_model_class = "Glm4MoeLiteForCausalLM"
-    undeclared_keys = frozenset({"num_nextn_predict_layers"})
     informational_fields = DeepseekV3Config.informational_fields | {"num_nextn_predict_layers"}
 
-    vocab_size: Width = 154880
-    hidden_size: Width = 2048
-    intermediate_size: Width = 10240
-    moe_intermediate_size: Width = 1536
-    num_hidden_layers: LayerCount = 47
-    num_attention_heads: HeadCount = 20
-    num_key_value_heads: HeadCount = 20
-    n_routed_experts: ExpertCountOrZero = Field(
-        64, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    kv_lora_rank: Width = 512
-    q_lora_rank: Width | None = 768
-    qk_rope_head_dim: Width = Field(64, validation_alias=AliasChoices("head_dim", "qk_rope_head_dim"))
-    v_head_dim: Width = 256
-    qk_nope_head_dim: Width = 192
-    num_experts_per_tok: ExpertCount = 4
-    max_position_embeddings: PositionCount = 202752
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
-    # Not a field of Glm4MoeLiteConfig: the checkpoint's multi-token-prediction layers.
+    tie_word_embeddings: Flag
+    num_key_value_heads: HeadCount
+    n_routed_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None
     num_nextn_predict_layers: LayerIndex = 0
-    first_k_dense_replace: ClassVar[int] = 1
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=False)  # indexed per layer, never checked
     _check_rope = even_rope_check()
 
@@ -300,13 +269,28 @@ class Glm4MoeLiteConfig(MlpLayerTypes, TiedEmbeddings, DeepseekLayers):
     def default_mlp_kinds(self) -> list[str]:
         return ["dense"] + ["sparse"] * (self.num_hidden_layers - 1)
 
+    @property
+    def dense_prefix(self) -> int:
+        """One dense layer first, as the default mlp_layer_types (Glm4MoeLiteConfig has no first_k_dense_replace)."""
+        return 1
+
     def build_layers(self) -> tuple[Layer, ...]:
         dense = self.layer(self.mla_attention(None), self.gated_ffn())
         sparse = self.layer(self.mla_attention(None), self.moe())
         return tuple(sparse if self.sparse(i) else dense for i in range(self.num_hidden_layers))
 
 
-@family("glm_moe_dsa")
+@family(
+    "glm_moe_dsa",
+    transformers="GlmMoeDsaConfig",
+    architecture="GLM-5",
+    model_class="GlmMoeDsaForCausalLM",
+    read_beyond={
+        "index_topk_pattern": "no field: GlmMoeDsaConfig.__post_init__ reads it to build indexer_types",
+        "index_topk_freq": "no field: GlmMoeDsaConfig.__post_init__ reads it to build indexer_types",
+        "index_skip_topk_offset": "no field: GlmMoeDsaConfig.__post_init__ reads it to build indexer_types",
+    },
+)
 class GlmMoeDsaConfig(DeepseekV32Config):
     """configuration_glm_moe_dsa.py / modeling_glm_moe_dsa.py (GLM-5): DeepSeek-V3.2's sparse attention and
     MoE with GLM-5's widths; a layer whose indexer_types entry is "shared" has no indexer and attends to
@@ -314,27 +298,8 @@ class GlmMoeDsaConfig(DeepseekV32Config):
     ("F"/"S" per layer) or else index_topk_freq and index_skip_topk_offset (keys transformers reads
     from the config, not fields)."""
 
-    architecture = "GLM-5"
-    config_class = "GlmMoeDsaConfig"
-    default_model_class = "GlmMoeDsaForCausalLM"
-    undeclared_keys = frozenset(
-        {"num_nextn_predict_layers", "index_topk_pattern", "index_topk_freq", "index_skip_topk_offset"}
-    )
-
-    vocab_size: Width = 154880
-    hidden_size: Width = 6144
-    intermediate_size: Width = 12288
-    moe_intermediate_size: Width = 2048
-    num_hidden_layers: LayerCount = 78
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount = 64
-    q_lora_rank: Width = 2048
-    v_head_dim: Width = 256
-    qk_nope_head_dim: Width = 192
-    max_position_embeddings: PositionCount = 202752
-    index_n_heads: HeadCount = 32
-    indexer_types: list[Literal["full", "shared"]] | None = None
-    # Not fields of GlmMoeDsaConfig: __post_init__ reads them to build indexer_types.
+    num_key_value_heads: HeadCount
+    indexer_types: list[Literal["full", "shared"]] | None
     index_topk_pattern: Annotated[str, Field(pattern="^[FS]*$")] | list[Literal["full", "shared"]] | None = None
     index_topk_freq: int = Field(1, strict=True)
     index_skip_topk_offset: int = Field(2, strict=True)

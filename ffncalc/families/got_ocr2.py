@@ -4,6 +4,8 @@ projector of two strided convolutions and a linear, and a Qwen2 language model, 
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, Width, derives
@@ -37,19 +39,19 @@ class _SamEncoderFields(TowerConfig):
     a 1 × 1 convolution into output_channels, a LayerNorm, a 3 × 3 convolution, a LayerNorm (no biases on either
     convolution)."""
 
-    hidden_size: Width = 768
-    output_channels: Width = 256
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    num_channels: Width = 3
-    image_size: Width = 1024
-    patch_size: Width = 16
-    hidden_act: Name = "gelu"
-    qkv_bias: Flag = True
-    use_abs_pos: Flag = True
-    use_rel_pos: Flag = True
-    window_size: int = Field(14, ge=0)
-    global_attn_indexes: list[LayerIndex] = [2, 5, 8, 11]
+    hidden_size: Width
+    output_channels: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_channels: Width
+    image_size: Width
+    patch_size: Width
+    hidden_act: Name
+    qkv_bias: Flag
+    use_abs_pos: Flag
+    use_rel_pos: Flag
+    window_size: Annotated[int, Field(ge=0)]
+    global_attn_indexes: list[LayerIndex]
 
     @model_validator(mode="after")
     def _check_heads(self) -> _SamEncoderFields:
@@ -108,31 +110,28 @@ class _SamEncoderFields(TowerConfig):
         return Tower(layers, tuple(extras), out, image)
 
 
-@tower("got_ocr2_vision")
+@tower("got_ocr2_vision", transformers="GotOcr2VisionConfig")
 class GotOcr2VisionConfig(_SamEncoderFields):
     """configuration_got_ocr2.py (GotOcr2VisionConfig) / modeling_got_ocr2.py (GotOcr2VisionEncoder, SAM's ViT), its
     FFN mlp_dim wide."""
 
-    config_class = "GotOcr2VisionConfig"
-
-    mlp_dim: Width = 3072
+    mlp_dim: Width
 
     @property
     def mlp_width(self) -> int:
         return self.mlp_dim
 
 
-@tower("sam_vision_model")
+@tower("sam_vision_model", transformers="SamVisionConfig")
 class SamVisionConfig(_SamEncoderFields):
     """configuration_sam.py (SamVisionConfig) / modeling_sam.py (SamVisionModel: SamVisionEncoder under
     vision_encoder.), its FFN mlp_dim wide, or int(hidden_size · mlp_ratio) when mlp_dim is absent or null
     (SamVisionConfig.__post_init__). num_pos_feats sizes SAM's prompt encoder, which a tower alone does not build."""
 
-    config_class = "SamVisionConfig"
     informational_fields = frozenset({"num_pos_feats"})
 
-    mlp_ratio: float = Field(4.0, gt=0)
-    mlp_dim: Width | None = None
+    mlp_ratio: Annotated[float, Field(gt=0)]
+    mlp_dim: Width | None
 
     @property
     @derives("mlp_dim", "int(hidden_size × mlp_ratio)")
@@ -161,7 +160,9 @@ GOT_OCR2_TEXT = {
 }
 
 
-@family("got_ocr2")
+@family(
+    "got_ocr2", transformers="GotOcr2Config", architecture="GOT-OCR2", model_class="GotOcr2ForConditionalGeneration"
+)
 class GotOcr2Config(MultimodalConfig):
     """configuration_got_ocr2.py / modeling_got_ocr2.py: GotOcr2VisionEncoder, GotOcr2MultiModalProjector
     (conv_upsampler1: a 3 × 3 convolution of stride 2, output_channels → 2 · output_channels; conv_upsampler2: the
@@ -169,15 +170,10 @@ class GotOcr2Config(MultimodalConfig):
     language model built by AutoModel (Qwen2 by default); the top-level tie_word_embeddings (default true) decides
     tying."""
 
-    architecture = "GOT-OCR2"
-    config_class = "GotOcr2Config"
-    default_model_class = "GotOcr2ForConditionalGeneration"
     text_model_type = "qwen2"
     text_defaults = GOT_OCR2_TEXT
     vision_model_type = "got_ocr2_vision"
     informational_fields = frozenset({"image_seq_length"})
-
-    tie_word_embeddings: Flag = True
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         channels = tower.hidden_size  # the neck's output_channels
@@ -190,19 +186,15 @@ class GotOcr2Config(MultimodalConfig):
         )
 
 
-@tower("pp_chart2table_vision")
+@tower("pp_chart2table_vision", transformers="PPChart2TableVisionConfig")
 class PPChart2TableVisionConfig(GotOcr2VisionConfig):
     """configuration_pp_chart2table.py (PPChart2TableVisionConfig): GOT-OCR2's tower, fields and defaults."""
 
-    config_class = "PPChart2TableVisionConfig"
 
-
-@family("pp_chart2table")
+@family("pp_chart2table", transformers="PPChart2TableConfig", architecture="PP-Chart2Table")
 class PPChart2TableConfig(GotOcr2Config):
     """configuration_pp_chart2table.py (PPChart2TableConfig): PP-Chart2Table, which transformers builds as
     GotOcr2ForConditionalGeneration (the image-text-to-text mapping) with GOT-OCR2's default Qwen2 and layout
     (conversion_mapping.py: "pp_chart2table" → "llava")."""
 
-    architecture = "PP-Chart2Table"
-    config_class = "PPChart2TableConfig"
     vision_model_type = "pp_chart2table_vision"

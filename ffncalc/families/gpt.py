@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, WidthOrZero, derives
 from ..spec import (
@@ -25,7 +25,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenLayers, LayerNormDecoder, TiedEmbeddings
+from .base import DecoderConfig, LayerNormDecoder
 from .blocks import heads_divide
 from .registry import family
 
@@ -54,25 +54,22 @@ def aliases(*keys: str) -> AliasChoices:
     return AliasChoices(*keys)
 
 
-@family("gpt2")
+@family("gpt2", transformers="GPT2Config", architecture="GPT-2", model_class="GPT2LMHeadModel")
 class Gpt2Config(LayerNormDecoder):
     """configuration_gpt2.py / modeling_gpt2.py: n_embd / n_layer / n_head / n_positions (hidden_size
     etc. accepted too); ``n_inner: null`` means 4 · n_embd. Conv1D stores weights [in, out]; c_attn
     is q, k, v side by side. Older checkpoints also store each layer's causal mask."""
 
-    architecture = "GPT-2"
-    config_class = "GPT2Config"
-    default_model_class = "GPT2LMHeadModel"
     context_field = "n_positions"
 
-    vocab_size: Width = 50257
-    n_positions: PositionCount = Field(1024, validation_alias=aliases("n_positions", "max_position_embeddings"))
-    n_embd: Width = Field(768, validation_alias=aliases("n_embd", "hidden_size"))
-    n_layer: LayerCount = Field(12, validation_alias=aliases("n_layer", "num_hidden_layers"))
-    n_head: HeadCount = Field(12, validation_alias=aliases("n_head", "num_attention_heads"))
-    n_inner: Width | None = None
-    activation_function: Name = "gelu_new"
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    n_positions: PositionCount
+    n_embd: Width
+    n_layer: LayerCount
+    n_head: HeadCount
+    n_inner: Width | None
+    activation_function: Name
+    tie_word_embeddings: Flag
     _check_heads = heads_divide("n_embd", "n_head")
 
     @property
@@ -121,33 +118,28 @@ class Gpt2Config(LayerNormDecoder):
         )
 
 
-@family("gpt-sw3")
+@family("gpt-sw3", transformers="GPT2Config", architecture="GPT-SW3")
 class GptSw3Config(Gpt2Config):
     """GPT-SW3 (AI Sweden): transformers reads its model_type as a GPT2Config and builds GPT2LMHeadModel
     (configuration_auto.py maps "gpt-sw3" to GPT2Config)."""
 
-    architecture = "GPT-SW3"
 
-
-@family("openai-gpt")
+@family("openai-gpt", transformers="OpenAIGPTConfig", architecture="GPT-1", model_class="OpenAIGPTLMHeadModel")
 class OpenAIGPTConfig(LayerNormDecoder):
     """configuration_openai.py / modeling_openai.py (GPT-1): GPT-2's Conv1D blocks (c_attn with q, k, v side by
     side, c_proj; mlp.c_fc, mlp.c_proj; all with biases) in post-norm order (ln_1 after attention, ln_2 after the
     MLP), no final norm; learned positions (positions_embed); the head tied to tokens_embed unless the config
     says otherwise."""
 
-    architecture = "GPT-1"
-    config_class = "OpenAIGPTConfig"
-    default_model_class = "OpenAIGPTLMHeadModel"
     context_field = "n_positions"
 
-    vocab_size: Width = 40478
-    n_positions: PositionCount = Field(512, validation_alias=aliases("n_positions", "max_position_embeddings"))
-    n_embd: Width = Field(768, validation_alias=aliases("n_embd", "hidden_size"))
-    n_layer: LayerCount = Field(12, validation_alias=aliases("n_layer", "num_hidden_layers"))
-    n_head: HeadCount = Field(12, validation_alias=aliases("n_head", "num_attention_heads"))
-    afn: Name = "gelu"
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    n_positions: PositionCount
+    n_embd: Width
+    n_layer: LayerCount
+    n_head: HeadCount
+    afn: Name
+    tie_word_embeddings: Flag
     _check_heads = heads_divide("n_embd", "n_head")
 
     @property
@@ -176,26 +168,23 @@ class OpenAIGPTConfig(LayerNormDecoder):
         )
 
 
-@family("gptj")
+@family("gptj", transformers="GPTJConfig", architecture="GPT-J", model_class="GPTJForCausalLM")
 class GptjConfig(LayerNormDecoder):
     """configuration_gptj.py / modeling_gptj.py: attention and FFN in parallel after one LayerNorm;
     q, k, v, out without biases; fc_in and fc_out with; an untied head with a bias."""
 
-    architecture = "GPT-J"
-    config_class = "GPTJConfig"
     attention_names = GPTJ_ATTENTION
-    default_model_class = "GPTJForCausalLM"
     informational_fields = frozenset({"n_positions"})
     context_field = "n_positions"
 
-    vocab_size: Width = 50400
-    n_positions: PositionCount = Field(2048, validation_alias=aliases("n_positions", "max_position_embeddings"))
-    n_embd: Width = Field(4096, validation_alias=aliases("n_embd", "hidden_size"))
-    n_layer: LayerCount = Field(28, validation_alias=aliases("n_layer", "num_hidden_layers"))
-    n_head: HeadCount = Field(16, validation_alias=aliases("n_head", "num_attention_heads"))
-    n_inner: Width | None = None
-    activation_function: Name = "gelu_new"
-    tie_word_embeddings: Flag = False
+    vocab_size: Width
+    n_positions: PositionCount
+    n_embd: Width
+    n_layer: LayerCount
+    n_head: HeadCount
+    n_inner: Width | None
+    activation_function: Name
+    tie_word_embeddings: Flag
     _check_heads = heads_divide("n_embd", "n_head")
 
     @property
@@ -236,27 +225,24 @@ class GptjConfig(LayerNormDecoder):
         ]
 
 
-@family("gpt_neox")
+@family("gpt_neox", transformers="GPTNeoXConfig", architecture="GPT-NeoX", model_class="GPTNeoXForCausalLM")
 class GptNeoxConfig(LayerNormDecoder):
     """configuration_gpt_neox.py / modeling_gpt_neox.py: fused query_key_value and dense with biases
     (attention_bias), two LayerNorms a layer, an untied embed_out head; use_parallel_residual changes
     the order only."""
 
-    architecture = "GPT-NeoX"
-    config_class = "GPTNeoXConfig"
-    default_model_class = "GPTNeoXForCausalLM"
     informational_fields = frozenset({"max_position_embeddings"})
     layer_name = "gpt_neox.layers.{i}"
 
-    vocab_size: Width = 50432
-    hidden_size: Width = 6144
-    num_hidden_layers: LayerCount = 44
-    num_attention_heads: HeadCount = 64
-    intermediate_size: Width = 24576
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 2048
-    tie_word_embeddings: Flag = False
-    attention_bias: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    tie_word_embeddings: Flag
+    attention_bias: Flag
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
     @property
@@ -281,27 +267,29 @@ class GptNeoxConfig(LayerNormDecoder):
         )
 
 
-@family("gpt_neox_japanese")
+@family(
+    "gpt_neox_japanese",
+    transformers="GPTNeoXJapaneseConfig",
+    architecture="GPT-NeoX-Japanese",
+    model_class="GPTNeoXJapaneseForCausalLM",
+)
 class GptNeoxJapaneseConfig(LayerNormDecoder):
     """configuration_gpt_neox_japanese.py / modeling_gpt_neox_japanese.py: GPT-NeoX's fused query_key_value and
     dense, without biases, except a bias on the last layer's attention output kept apart (attention.dense_bias,
     added with the residual); an MLP intermediate_multiple_size × hidden_size wide, without biases; the head
     embed_out tied to embed_in by default."""
 
-    architecture = "GPT-NeoX-Japanese"
-    config_class = "GPTNeoXJapaneseConfig"
-    default_model_class = "GPTNeoXJapaneseForCausalLM"
     informational_fields = frozenset({"max_position_embeddings"})
     layer_name = "gpt_neox_japanese.layers.{i}"
 
-    vocab_size: Width = 32000
-    hidden_size: Width = 2560
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    intermediate_multiple_size: Width = 4
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 2048
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_multiple_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    tie_word_embeddings: Flag
     # transformers builds heads of hidden_size // heads and reshapes the fused projection to them
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
@@ -332,7 +320,13 @@ class GptNeoxJapaneseConfig(LayerNormDecoder):
         return replace(spec, layers=spec.layers[:-1] + (last,))
 
 
-@family("gpt_neo")
+@family(
+    "gpt_neo",
+    transformers="GPTNeoConfig",
+    architecture="GPT-Neo",
+    model_class="GPTNeoForCausalLM",
+    read_beyond={"attention_layers": "__post_init__ expands attention_types into it; a key overrides"},
+)
 class GptNeoConfig(LayerNormDecoder):
     """configuration_gpt_neo.py / modeling_gpt_neo.py: GPT-2's layout with nn.Linear projections (q, k, v
     without biases, out_proj with), learned positions, a tied head. Each layer's attention is "global" or
@@ -340,23 +334,19 @@ class GptNeoConfig(LayerNormDecoder):
     ``attention_layers`` when the config carries it (transformers sets it from the config's keys after
     expanding ``attention_types``), else from ``attention_types``: [[kinds, repeat], …]."""
 
-    architecture = "GPT-Neo"
-    config_class = "GPTNeoConfig"
-    default_model_class = "GPTNeoForCausalLM"
-    undeclared_keys = frozenset({"attention_layers"})  # __post_init__ expands attention_types into it; a key overrides
     layer_name = "transformer.h.{i}"
 
-    vocab_size: Width = 50257
-    max_position_embeddings: PositionCount = 2048
-    hidden_size: Width = 2048
-    num_layers: LayerCount = Field(24, validation_alias=aliases("num_layers", "num_hidden_layers"))
-    attention_types: list[tuple[list[Literal["global", "local"]], LayerIndex]] | None = None  # [[kinds, repeat], …]
+    vocab_size: Width
+    max_position_embeddings: PositionCount
+    hidden_size: Width
+    num_layers: LayerCount
+    attention_types: list[tuple[list[Literal["global", "local"]], LayerIndex]] | None  # [[kinds, repeat], …]
     attention_layers: list[Literal["global", "local"]] | None = None
-    num_heads: HeadCount = Field(16, validation_alias=aliases("num_heads", "num_attention_heads"))
-    intermediate_size: Width | None = None
-    window_size: WidthOrZero = 256
-    activation_function: Name = "gelu_new"
-    tie_word_embeddings: Flag = True
+    num_heads: HeadCount
+    intermediate_size: Width | None
+    window_size: WidthOrZero
+    activation_function: Name
+    tie_word_embeddings: Flag
     _check_heads = heads_divide("hidden_size", "num_heads")
 
     @model_validator(mode="after")
@@ -433,15 +423,12 @@ class GptNeoConfig(LayerNormDecoder):
         )
 
 
-@family("codegen")
+@family("codegen", transformers="CodeGenConfig", architecture="CodeGen", model_class="CodeGenForCausalLM")
 class CodeGenConfig(GptjConfig):
     """configuration_codegen.py / modeling_codegen.py: GPT-J's parallel block (one LayerNorm, attention and
     MLP side by side) with q, k, v fused in qkv_proj (interleaved over 4 model-parallel shards: the shape is
     [3 · n_embd, n_embd] all the same); no attention biases; fc_in, fc_out and the untied head with biases."""
 
-    architecture = "CodeGen"
-    config_class = "CodeGenConfig"  # GPTJConfig's fields and defaults, field for field
-    default_model_class = "CodeGenForCausalLM"
     attention_names = CODEGEN_ATTENTION
 
     def notes(self) -> list[str]:
@@ -461,7 +448,7 @@ class CodeGenConfig(GptjConfig):
         return (masks,)
 
 
-@family("gpt_bigcode")
+@family("gpt_bigcode", transformers="GPTBigCodeConfig", architecture="GPT-BigCode", model_class="GPTBigCodeForCausalLM")
 class GptBigCodeConfig(LayerNormDecoder):
     """configuration_gpt_bigcode.py / modeling_gpt_bigcode.py (SantaCoder, StarCoder): GPT-2's layout with
     nn.Linear projections; c_attn holds q (n_embd) and one key and value head (multi_query, the default) or a
@@ -469,21 +456,18 @@ class GptBigCodeConfig(LayerNormDecoder):
     multi_query, which transformers refuses) each layer also attends to an encoder's states: q_attn, c_attn (k
     and v), c_proj and a LayerNorm ln_cross_attn."""
 
-    architecture = "GPT-BigCode"
-    config_class = "GPTBigCodeConfig"
-    default_model_class = "GPTBigCodeForCausalLM"
     context_field = "n_positions"
 
-    vocab_size: Width = 50257
-    n_positions: PositionCount = Field(1024, validation_alias=aliases("n_positions", "max_position_embeddings"))
-    n_embd: Width = Field(768, validation_alias=aliases("n_embd", "hidden_size"))
-    n_layer: LayerCount = Field(12, validation_alias=aliases("n_layer", "num_hidden_layers"))
-    n_head: HeadCount = Field(12, validation_alias=aliases("n_head", "num_attention_heads"))
-    n_inner: Width | None = None
-    activation_function: Name = "gelu_pytorch_tanh"
-    multi_query: Flag = True
-    add_cross_attention: Flag = False
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    n_positions: PositionCount
+    n_embd: Width
+    n_layer: LayerCount
+    n_head: HeadCount
+    n_inner: Width | None
+    activation_function: Name
+    multi_query: Flag
+    add_cross_attention: Flag
+    tie_word_embeddings: Flag
     _check_heads = heads_divide("n_embd", "n_head")
 
     @model_validator(mode="after")
@@ -529,30 +513,30 @@ class GptBigCodeConfig(LayerNormDecoder):
         )
 
 
-@family("starcoder2")
-class Starcoder2Config(HeadDim, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "starcoder2",
+    transformers="Starcoder2Config",
+    architecture="StarCoder2",
+    model_class="Starcoder2ForCausalLM",
+    heads_divide_hidden=False,  # no check: head_dim is floored
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class Starcoder2Config(DecoderConfig):
     """configuration_starcoder2.py / modeling_starcoder2.py: Llama's layout (GQA, rotary, model.layers) with
     LayerNorms (weight and bias) and a plain MLP (c_fc, c_proj); q, k, v, o and the MLP biased by use_bias;
     every layer slides within sliding_window when one is set; a tied head."""
 
-    architecture = "StarCoder2"
-    config_class = "Starcoder2Config"
-    default_model_class = "Starcoder2ForCausalLM"
-    heads_divide_hidden = False  # no check: head_dim is floored
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     mlp_names = LINEAR_MLP
 
-    vocab_size: Width = 49152
-    hidden_size: Width = 3072
-    intermediate_size: Width = 12288
-    num_hidden_layers: LayerCount = 30
-    num_attention_heads: HeadCount = 24
-    num_key_value_heads: HeadCount = 2
-    hidden_act: Name = "gelu_pytorch_tanh"
-    max_position_embeddings: PositionCount = 4096
-    sliding_window: Width | None = None
-    use_bias: Flag = True
-    tie_word_embeddings: Flag = True
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
+    use_bias: Flag
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Layer, names
-from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import periodic_window, windows_of_layer_types
 from .registry import family
 
 MXFP4_BLOCK = 32  # values that share one UE8M0 scale
 
 
-@family("gpt_oss")
-class GptOssConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "gpt_oss",
+    transformers="GptOssConfig",
+    architecture="gpt-oss",
+    model_class="GptOssForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    routing=("num_experts_per_tok", "num_local_experts"),
+)
+class GptOssConfig(DecoderConfig):
     """configuration_gpt_oss.py / modeling_gpt_oss.py.
 
     Experts are stored stacked and transposed: gate_up_proj [E, H, 2I] with a bias of 2I and
@@ -22,27 +29,21 @@ class GptOssConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderCon
     by default on the even-indexed layers.
     """
 
-    architecture = "gpt-oss"
-    config_class = "GptOssConfig"
-    default_model_class = "GptOssForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     moe_names = names(router="mlp.router", experts="mlp.experts")
     expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", transposed=True, parameters=True)
 
-    vocab_size: Width = 201088
-    hidden_size: Width = 2880
-    intermediate_size: Width = 2880
-    num_hidden_layers: LayerCount = 36
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount | None = 8
-    head_dim: Width | None = 64
-    max_position_embeddings: PositionCount = 131072
-    sliding_window: Width | None = 128
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    num_local_experts: ExpertCount = 128
-    num_experts_per_tok: ExpertCount = 4
-    attention_bias: Flag = True
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
+    num_local_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
+    attention_bias: Flag
 
     def layer_windows(self) -> list[int | None]:
         if self.layer_types is not None:

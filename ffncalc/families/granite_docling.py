@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from pydantic import model_validator
 
 from ..errors import InvalidConfigError
-from ..schema import Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
+from ..schema import Flag, LayerIndex, Width
 from ..spec import Extra, ImageInput, Linear, ModelSpec, Norm
 from ..values import replace
 from .granite import GraniteConfig
@@ -24,7 +24,7 @@ from .vision import SiglipFields
 DEEPSTACK_LAYERS = [3, 7, 10]
 
 
-@tower("granite_docling_vision")
+@tower("granite_docling_vision", transformers="GraniteDoclingVisionConfig")
 class GraniteDoclingVisionConfig(SiglipFields):
     """configuration_granite_docling.py (GraniteDoclingVisionConfig) / GraniteDoclingVisionModel: SigLIP's tower
     without a head (a learned position per patch of an image_size tile) and the connector (connector.): ln_in over the
@@ -33,19 +33,10 @@ class GraniteDoclingVisionConfig(SiglipFields):
     (an unsaved buffer) and a DeepStack merger per tapped layer (LayerNorm over hidden · s², linear_1 → out_hidden_size
     and linear_2, biased); then ln_mid, mlp_fc2 (no bias) and ln_out, shared by both paths."""
 
-    config_class = "GraniteDoclingVisionConfig"
-
-    hidden_size: Width = 768
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    image_size: Width = 512
-    patch_size: Width = 16
-    hidden_act: Name = "gelu_pytorch_tanh"
-    out_hidden_size: Width = 1024
-    scale_factor: Width = 4
-    deepstack_visual_indexes: list[LayerIndex] | None = None
-    use_fine_route: Flag = True
+    out_hidden_size: Width
+    scale_factor: Width
+    deepstack_visual_indexes: list[LayerIndex] | None
+    use_fine_route: Flag
 
     @model_validator(mode="after")
     def _check_shuffle(self) -> GraniteDoclingVisionConfig:
@@ -91,27 +82,25 @@ class GraniteDoclingVisionConfig(SiglipFields):
         return replace(tower, extras=tower.extras + modules, hidden_size=out)
 
 
-@family("granite_docling_text")
+@family(
+    "granite_docling_text",
+    transformers="GraniteDoclingTextConfig",
+    architecture="Granite-Docling",
+    model_class="GraniteDoclingTextModel",
+)
 class GraniteDoclingTextConfig(TextOfWrapper, GraniteConfig):
     """configuration_granite_docling.py (GraniteDoclingTextConfig) / GraniteDoclingTextModel: Granite's layers (its
     multipliers scale activations, not parameters) with Granite-Docling-500M's defaults; no head of its own."""
 
-    architecture = "Granite-Docling"
-    config_class = "GraniteDoclingTextConfig"
-    default_model_class = "GraniteDoclingTextModel"
-
-    vocab_size: Width = 133800
-    hidden_size: Width = 1024
-    intermediate_size: Width = 2048
-    num_hidden_layers: LayerCount = 28
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 4
-    max_position_embeddings: PositionCount = 32768
-    pad_token_id: int | None = 100256
-    tie_word_embeddings: Flag = True
+    pad_token_id: int | None
 
 
-@family("granite_docling")
+@family(
+    "granite_docling",
+    transformers="GraniteDoclingConfig",
+    architecture="Granite-Docling",
+    model_class="GraniteDoclingForConditionalGeneration",
+)
 class GraniteDoclingConfig(MultimodalConfig):
     """configuration_granite_docling.py (GraniteDoclingConfig) / GraniteDoclingForConditionalGeneration: the vision
     model and its connector (model.vision_model.), the language model (model.text_model.), lm_head tied to the token
@@ -122,9 +111,6 @@ class GraniteDoclingConfig(MultimodalConfig):
     An image's FLOPs are not counted: the router chooses a path per image from its patches, and the DeepStack mergers'
     outputs join the language model's first layers at the image tokens; the parameters are."""
 
-    architecture = "Granite-Docling"
-    config_class = "GraniteDoclingConfig"
-    default_model_class = "GraniteDoclingForConditionalGeneration"
     text_model_type = "granite_docling_text"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "granite_docling_text"}
     vision_model_type = "granite_docling_vision"
@@ -136,9 +122,8 @@ class GraniteDoclingConfig(MultimodalConfig):
         {"image_token_id", "pad_token_id", "density_router_threshold", "density_router_loss_weight"}
     )
 
-    tie_word_embeddings: Flag = True
-    pad_token_id: int | None = 100256
-    density_router_hidden_size: Width | None = None
+    pad_token_id: int | None
+    density_router_hidden_size: Width | None
 
     def validate_nested(self) -> None:
         super().validate_nested()

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field
-
 from ..errors import InvalidConfigError
 from ..schema import Flag, Width
 from ..spec import Extra, LearnedTensor, Linear
@@ -17,7 +15,12 @@ from .registry import family
 from .towers import Tower, TowerConfig, audio_module
 
 
-@family("granite_speech")
+@family(
+    "granite_speech",
+    transformers="GraniteSpeechConfig",
+    architecture="Granite Speech",
+    model_class="GraniteSpeechForConditionalGeneration",
+)
 class GraniteSpeechConfig(MultimodalLayers):
     """configuration_granite_speech.py / modeling_granite_speech.py (transformers 5.24): GraniteSpeechCTCEncoder (a
     Conformer), GraniteSpeechEncoderProjector and a language model built by AutoModel (Granite by default; a given
@@ -30,9 +33,6 @@ class GraniteSpeechConfig(MultimodalLayers):
     No clip rule: the encoder's relative-position scores and the Q-Former's attention are FLOPs ffncalc's clip
     arithmetic does not state."""
 
-    architecture = "Granite Speech"
-    config_class = "GraniteSpeechConfig"
-    default_model_class = "GraniteSpeechForConditionalGeneration"
     text_model_type = "granite"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "granite"}
     audio_model_type = "granite_speech_encoder"
@@ -40,11 +40,11 @@ class GraniteSpeechConfig(MultimodalLayers):
     audio_prefix = "encoder."
     informational_fields = frozenset({"audio_token_index", "has_lora_adapter", "initializer_range"})
 
-    encoder_config: dict[str, Any] | None = Field(None)
-    projector_config: dict[str, Any] | None = Field(None)
-    downsample_rate: Width = 5
-    window_size: Width = 15
-    tie_word_embeddings: Flag = True
+    encoder_config: dict[str, Any] | None
+    projector_config: dict[str, Any] | None
+    downsample_rate: Width
+    window_size: Width
+    tie_word_embeddings: Flag
 
     def tied(self) -> bool:
         return self.tie_word_embeddings
@@ -85,16 +85,18 @@ class GraniteSpeechConfig(MultimodalLayers):
         return tuple(audio_module(name, module, "projector", "per_audio_token") for name, module in modules)
 
 
-@family("granite_speech_plus")
+@family(
+    "granite_speech_plus",
+    transformers="GraniteSpeechPlusConfig",
+    architecture="Granite Speech Plus",
+    model_class="GraniteSpeechPlusForConditionalGeneration",
+)
 class GraniteSpeechPlusConfig(GraniteSpeechConfig):
     """configuration_granite_speech_plus.py / modeling_granite_speech_plus.py (transformers 5.24): Granite Speech's
     layout and defaults, its encoder a GraniteSpeechPlusEncoderConfig (conversion mapping "granite_speech" too).
     Where encoder_config.cat_hidden_layers is set, transformers refuses a projector_config whose encoder_hidden_size
     is not hidden_dim · (len(cat_hidden_layers) + 1), and so does ffncalc."""
 
-    architecture = "Granite Speech Plus"
-    config_class = "GraniteSpeechPlusConfig"
-    default_model_class = "GraniteSpeechPlusForConditionalGeneration"
     audio_model_type = "granite_speech_plus_encoder"
     audio_defaults: ClassVar[dict[str, Any]] = {"model_type": "granite_speech_plus_encoder"}
 

@@ -3,12 +3,14 @@ slow one (H), run H_cycles · (L_cycles + 1) times a token over the same weights
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
-from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import Flag, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Extra, Layer, LearnedTensor, ModelSpec, Parameter, Projection, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, HiddenAct, MlpBias, TiedEmbeddings
+from .base import DecoderConfig
 from .registry import family
 
 # Its checkpoints fuse gate, q, k and v into attn.gqkv_proj and the MLP's gate and up into mlp.gate_up_proj
@@ -18,8 +20,8 @@ HRM_ATTENTION = names(q="attn.gqkv_proj", k="attn.gqkv_proj", v="attn.gqkv_proj"
 HRM_MLP = names(gate="mlp.gate_up_proj", up="mlp.gate_up_proj", down="mlp.down_proj")
 
 
-@family("hrm_text")
-class HrmTextConfig(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, DecoderConfig):
+@family("hrm_text", transformers="HrmTextConfig", architecture="HRM-Text", model_class="HrmTextForCausalLM")
+class HrmTextConfig(DecoderConfig):
     """configuration_hrm_text.py / modeling_hrm_text.py: HrmTextModel holds two stacks (L_module, H_module) of
     num_layers_per_stack layers each (default num_hidden_layers; __post_init__ then sets num_hidden_layers to the
     number of stack-layer runs, num_layers_per_stack · H_cycles · (L_cycles + 1), each a slot of the cache). A layer:
@@ -30,25 +32,23 @@ class HrmTextConfig(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, DecoderCo
     and the slow one H_cycles times: the runs after each stack's first are counted as layers that borrow every
     tensor (``Layer.borrowed``), each with its own cache slot."""
 
-    architecture = "HRM-Text"
-    config_class = "HrmTextConfig"
-    default_model_class = "HrmTextForCausalLM"
     attention_names = HRM_ATTENTION
     mlp_names = HRM_MLP
     informational_fields = DecoderConfig.informational_fields | {"L_bp_cycles", "prefix_lm", "embedding_scale"}
 
-    vocab_size: Width = 151808
-    hidden_size: Width = 1536
-    intermediate_size: Width = 4096
-    num_hidden_layers: LayerCount = 16
-    num_attention_heads: HeadCount = 12
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 2048
-    H_cycles: LayerCount = 2
-    L_cycles: LayerCount = 3
-    num_layers_per_stack: LayerCount | None = None
-    prefix_lm: Flag = True
-    L_bp_cycles: list[int] | None = Field(None, max_length=4096)
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    H_cycles: LayerCount
+    L_cycles: LayerCount
+    num_layers_per_stack: LayerCount | None
+    prefix_lm: Flag
+    L_bp_cycles: Annotated[list[int] | None, Field(max_length=4096)]
 
     @property
     @derives("num_layers_per_stack", "num_hidden_layers")

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import (
     MAX_LAYERS,
     ExpertCount,
     ExpertCountOrZero,
+    Flag,
     HeadCount,
     LayerCount,
+    Name,
     PositionCount,
     Width,
     derives,
@@ -21,16 +23,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, MoeFfn, StoredTensor, names
 from .base import (
-    AttentionBias,
     DecoderConfig,
-    FfnWidth,
-    HeadDim,
-    HiddenAct,
-    HiddenLayers,
-    KvHeads,
-    MaxPositions,
-    MlpBias,
-    TiedEmbeddings,
 )
 from .blocks import MlpLayerTypes, entries_check, required_field
 from .registry import family
@@ -47,10 +40,14 @@ HUNYUAN_MOE = names(router="mlp.gate.wg", experts="mlp.experts.{e}")
 HUNYUAN_SHARED = names(gate="mlp.shared_mlp.gate_proj", up="mlp.shared_mlp.up_proj", down="mlp.shared_mlp.down_proj")
 
 
-@family("hunyuan_v1_dense")
-class HunYuanDenseV1Config(
-    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "hunyuan_v1_dense",
+    transformers="HunYuanDenseV1Config",
+    architecture="Hunyuan",
+    model_class="HunYuanDenseV1ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+)
+class HunYuanDenseV1Config(DecoderConfig):
     """configuration_hunyuan_v1_dense.py / modular_hunyuan_v1_dense.py: Llama's layer (attention_bias on q, k,
     v, o; no MLP bias) with an RMSNorm on each query and key head (query_layernorm, key_layernorm).
 
@@ -58,14 +55,16 @@ class HunYuanDenseV1Config(
     transformers 5.24 refuses a config without head_dim.
     """
 
-    architecture = "Hunyuan"
-    config_class = "HunYuanDenseV1Config"
-    default_model_class = "HunYuanDenseV1ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     attention_names = HUNYUAN_ATTENTION
 
-    vocab_size: Width = 290943
-    pad_token_id: int | None = Field(0, strict=True)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    max_position_embeddings: PositionCount
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    head_dim: Width | None
     _check_head_dim = required_field("head_dim", "HunYuanDenseV1Config")
 
     def build_layer(self, index: int, window: int | None) -> Layer:
@@ -75,22 +74,22 @@ class HunYuanDenseV1Config(
         return self.gated_ffn()
 
 
-@family("hunyuan_v1_moe")
+@family(
+    "hunyuan_v1_moe",
+    transformers="HunYuanMoEV1Config",
+    architecture="Hunyuan-MoE",
+    model_class="HunYuanMoEV1ForCausalLM",
+)
 class HunYuanMoEV1Config(HunYuanDenseV1Config):
     """configuration_hunyuan_v1_moe.py / modular_hunyuan_v1_moe.py: the dense model's attention; every FFN a MoE
     of num_experts routed experts of width intermediate_size (stored stacked, saved one module per expert,
     routed by gate.wg) beside a shared MLP of the same width (shared_mlp). moe_topk may be one number or
     one per layer."""
 
-    architecture = "Hunyuan-MoE"
-    config_class = "HunYuanMoEV1Config"
-    default_model_class = "HunYuanMoEV1ForCausalLM"
     moe_names = HUNYUAN_MOE
 
-    num_experts: ExpertCount = Field(1, validation_alias=AliasChoices("num_experts", "num_local_experts"))
-    moe_topk: ExpertCount | Annotated[list[ExpertCount], Field(max_length=MAX_LAYERS)] = Field(
-        1, validation_alias=AliasChoices("moe_topk", "num_experts_per_tok")
-    )
+    num_experts: ExpertCount
+    moe_topk: ExpertCount | Annotated[list[ExpertCount], Field(max_length=MAX_LAYERS)]
     _check_head_dim = required_field("head_dim", "HunYuanMoEV1Config")
 
     @model_validator(mode="after")
@@ -116,10 +115,15 @@ HY_V3_MOE = names(router="mlp.router.gate", experts="mlp.experts.{e}")
 HY_V3_SHARED = names(gate="mlp.shared_mlp.gate_proj", up="mlp.shared_mlp.up_proj", down="mlp.shared_mlp.down_proj")
 
 
-@family("hy_v3")
-class HYV3Config(
-    HiddenAct, AttentionBias, MlpBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "hy_v3",
+    transformers="HYV3Config",
+    architecture="Hy3",
+    model_class="HYV3ForCausalLM",
+    heads_divide_hidden=False,  # the attention reads head_dim; HYV3Config does not check hidden_size
+    routing=("num_experts_per_tok", "num_experts"),
+)
+class HYV3Config(MlpLayerTypes, DecoderConfig):
     """configuration_hy_v3.py / modular_hy_v3.py (Hy3): Apertus's attention (an RMSNorm on each query and key
     head; attention_bias on q, k, v, o); a layer's FFN by mlp_layer_types (default: the first dense, the others
     sparse). Dense: a gated MLP of intermediate_size (mlp_bias). Sparse: num_experts routed experts of
@@ -130,26 +134,22 @@ class HYV3Config(
     (conversion_mapping.py, "hy_v3"): mlp.experts.{e}.*, mlp.router.gate, mlp.shared_mlp, mlp.expert_bias.
     """
 
-    architecture = "Hy3"
-    config_class = "HYV3Config"
-    default_model_class = "HYV3ForCausalLM"
-    heads_divide_hidden = False  # the attention reads head_dim; HYV3Config does not check hidden_size
     moe_names = HY_V3_MOE
 
-    vocab_size: Width = 120832
-    hidden_size: Width = 4096
-    intermediate_size: Width = 13312
-    num_hidden_layers: LayerCount = 80
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount = 8
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 131072
-    num_experts: ExpertCount = Field(192, validation_alias=AliasChoices("num_experts", "num_local_experts"))
-    num_experts_per_tok: ExpertCount = 8
-    num_shared_experts: ExpertCountOrZero = 1
-    moe_intermediate_size: Width = 1536
-    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
-    routing_fields = ("num_experts_per_tok", "num_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    num_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
+    num_shared_experts: ExpertCountOrZero
+    moe_intermediate_size: Width
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None
     # HYV3Config has no layer_types, so validate_layer_type never checks this list: the model indexes it by layer
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=False)
 

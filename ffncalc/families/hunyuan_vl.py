@@ -6,9 +6,9 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import model_validator
 
-from ..schema import METADATA_FIELDS, Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import METADATA_FIELDS, HeadCount, LayerCount, Name, Width
 from ..spec import (
     Attention,
     DenseFfn,
@@ -45,16 +45,16 @@ class HunYuanVLVisionLayers(TowerConfig):
     resizes each side to a multiple of patch_size · spatial_merge_size (smart_resize; its min_pixels and max_pixels
     are not in config.json); spatial_merge_size² patches become one token."""
 
-    hidden_act: Name = "gelu"
-    hidden_size: Width = 1152
-    intermediate_size: Width = 4304
-    num_attention_heads: HeadCount = 16
-    num_channels: Width = 3
-    num_hidden_layers: LayerCount = 27
-    out_hidden_size: Width = 4096
-    patch_size: Width = 16
-    spatial_merge_size: Width = 2
-    max_image_size: Width = 2048
+    hidden_act: Name
+    hidden_size: Width
+    intermediate_size: Width
+    num_attention_heads: HeadCount
+    num_channels: Width
+    num_hidden_layers: LayerCount
+    out_hidden_size: Width
+    patch_size: Width
+    spatial_merge_size: Width
+    max_image_size: Width
 
     #: The merger's RMSNorm over each patch, as the checkpoint names it under perceive.
     before_norm: ClassVar[str] = "before_rms"
@@ -88,7 +88,7 @@ class HunYuanVLVisionLayers(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), self.out_hidden_size, image)
 
 
-@tower("hunyuan_vl_vision")
+@tower("hunyuan_vl_vision", transformers="HunYuanVLVisionConfig")
 class HunYuanVLVisionConfig(HunYuanVLVisionLayers):
     """configuration_hunyuan_vl.py (HunYuanVLVisionConfig) / HunYuanVLVisionTransformer: the tower and its merger
     (HunYuanVLVisionPatchMerger, under perceive.): before_rms (an RMSNorm per patch), proj.0 (a
@@ -97,9 +97,7 @@ class HunYuanVLVisionConfig(HunYuanVLVisionLayers):
     [4 · hidden] and image_begin, image_end, image_sep [text_hidden_size], added around and between rows (no matmul).
     The wrapper sets text_hidden_size to its language model's hidden_size (HunYuanVLConfig.__post_init__)."""
 
-    config_class = "HunYuanVLVisionConfig"
-
-    text_hidden_size: Width = 3072
+    text_hidden_size: Width
 
     def merger(self) -> list[tuple[str, Module]]:
         hidden, merge, text = self.hidden_size, self.spatial_merge_size, self.text_hidden_size
@@ -116,22 +114,17 @@ class HunYuanVLVisionConfig(HunYuanVLVisionLayers):
         return replace(super().tower(prefix), hidden_size=self.text_hidden_size)
 
 
-@family("hunyuan_vl_text")
+@family(
+    "hunyuan_vl_text", transformers="HunYuanVLTextConfig", architecture="HunYuan-VL", model_class="HunYuanVLTextModel"
+)
 class HunYuanVLTextConfig(HunYuanDenseV1Config):
     """configuration_hunyuan_vl.py (HunYuanVLTextConfig) / HunYuanVLTextModel: HunYuan-Dense-V1's layers, fields and
     defaults but a tied head (head_dim None: transformers 5.24 cannot build the attention without it, and refuses the default
     config); its rotary positions take an mrope_section (no weights)."""
 
-    architecture = "HunYuan-VL"
-    config_class = "HunYuanVLTextConfig"
-    default_model_class = "HunYuanVLTextModel"  # AutoModel of the config alone: no head
     _check_head_dim = required_field("head_dim", "HunYuanVLTextConfig")
 
     # HunYuanVLTextConfig.attribute_map: attention_head_dim, org_vocab_size and pad_id name the same fields.
-    head_dim: Width | None = Field(None, validation_alias=AliasChoices("head_dim", "attention_head_dim"))
-    vocab_size: Width = Field(290943, validation_alias=AliasChoices("vocab_size", "org_vocab_size"))
-    pad_token_id: int | None = Field(0, strict=True, validation_alias=AliasChoices("pad_token_id", "pad_id"))
-    tie_word_embeddings: Flag = True
 
     def language_model_spec(self) -> ModelSpec:
         """The causal LM's layout (model., lm_head), as the wrapper holds it."""
@@ -142,23 +135,23 @@ class HunYuanVLTextConfig(HunYuanDenseV1Config):
         return base_model(self.language_model_spec())
 
 
-@family("hunyuan_vl")
+@family(
+    "hunyuan_vl",
+    transformers="HunYuanVLConfig",
+    architecture="HunYuan-VL",
+    model_class="HunYuanVLForConditionalGeneration",
+)
 class HunYuanVLConfig(MultimodalConfig):
     """configuration_hunyuan_vl.py / HunYuanVLForConditionalGeneration: the tower saved under vit. (its merger
     projects into the text width), the language model under model. and lm_head. Without text_config the language
     model's keys are the config's own (HunYuanVLConfig.__post_init__, as Tencent's flat checkpoints are written). The
     head is tied when tie_word_embeddings (default true) or text_config's (default true) says so."""
 
-    architecture = "HunYuan-VL"
-    config_class = "HunYuanVLConfig"
-    default_model_class = "HunYuanVLForConditionalGeneration"
     text_model_type = "hunyuan_vl_text"
     vision_model_type = "hunyuan_vl_vision"
     language_model_prefix = "model."
     vision_prefix = "vit."
     lm_head_name = "lm_head"
-
-    tie_word_embeddings: Flag = True
 
     @model_validator(mode="before")
     @classmethod
@@ -187,7 +180,7 @@ class HunYuanVLConfig(MultimodalConfig):
         return found
 
 
-@tower("hy_v4_vl_vision")
+@tower("hy_v4_vl_vision", transformers="HYV4VLVisionConfig")
 class HyV4VLVisionConfig(HunYuanVLVisionLayers):
     """configuration_hy_v4_vl.py (HYV4VLVisionConfig) / HYV4VLVisionModel: HunYuan-VL's tower, wider by default, whose
     merger (HYV4VLVisionPatchMerger, saved as perceive.) projects into the text width: norm (before_rms, an RMSNorm per patch), proj.0 (a
@@ -195,13 +188,7 @@ class HyV4VLVisionConfig(HunYuanVLVisionLayers):
     (1 × 1, → out_hidden_size, biased) and image_newline [out_hidden_size], added at the end of each row (no matmul).
     The merger counts with the tower, as transformers keeps it in it."""
 
-    config_class = "HYV4VLVisionConfig"
     before_norm = "norm"
-
-    hidden_size: Width = 1536
-    intermediate_size: Width = 6144
-    num_hidden_layers: LayerCount = 40
-    out_hidden_size: Width = 6144
 
     def merger(self) -> list[tuple[str, Module]]:
         hidden, merge = self.hidden_size, self.spatial_merge_size
@@ -213,23 +200,10 @@ class HyV4VLVisionConfig(HunYuanVLVisionLayers):
         ]
 
 
-@family("hy_v4_vl_text")
+@family("hy_v4_vl_text", transformers="HYV4VLTextConfig", architecture="Hy4-VL", model_class="HYV4VLTextModel")
 class HyV4VLTextConfig(HyV4Config):
     """configuration_hy_v4_vl.py (HYV4VLTextConfig): Hy4's language model, its layout and fields, with larger
     defaults; its rotary positions take an mrope_section (no weights)."""
-
-    architecture = "Hy4-VL"
-    config_class = "HYV4VLTextConfig"
-    default_model_class = "HYV4VLTextModel"  # AutoModel of the config alone: no head
-
-    hidden_size: Width = 6144
-    intermediate_size: Width = 18432
-    moe_intermediate_size: Width = 2048
-    num_hidden_layers: LayerCount = 78
-    num_attention_heads: HeadCount = 64
-    q_lora_rank: Width = 2048
-    index_n_heads: HeadCount = 32
-    max_position_embeddings: PositionCount = 262144
 
     def language_model_spec(self) -> ModelSpec:
         """The causal LM's layout (model., lm_head), as the wrapper holds it."""
@@ -240,23 +214,18 @@ class HyV4VLTextConfig(HyV4Config):
         return base_model(self.language_model_spec())
 
 
-@family("hy_v4_vl")
+@family("hy_v4_vl", transformers="HYV4VLConfig", architecture="Hy4-VL", model_class="HYV4VLForConditionalGeneration")
 class HyV4VLConfig(MultimodalConfig):
     """configuration_hy_v4_vl.py / HYV4VLForConditionalGeneration: the tower saved under vit. and the language model
     under model. with lm_head (conversion_mapping.py's "hy_v4_vl", reverted: Hy4's own names); tie_word_embeddings
     (default false) decides tying."""
 
-    architecture = "Hy4-VL"
-    config_class = "HYV4VLConfig"
-    default_model_class = "HYV4VLForConditionalGeneration"
     text_model_type = "hy_v4_vl_text"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "hy_v4_vl_text"}
     vision_model_type = "hy_v4_vl_vision"
     language_model_prefix = "model."
     vision_prefix = "vit."
     lm_head_name = "lm_head"
-
-    tie_word_embeddings: Flag = False
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """None apart from the tower's merger, which already projects into the text width."""

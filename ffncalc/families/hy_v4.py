@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import Field
 
 from ..schema import (
     MAX_LAYERS,
     ExpertCount,
     ExpertCountOrZero,
+    Flag,
     HeadCount,
     LayerCount,
+    Name,
     PositionCount,
     Width,
     derives,
@@ -36,7 +38,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import MLA_ATTENTION, MlpLayerTypes, entries_check
 from .deepseek import INDEXER, correction_bias_extra, even_rope_check, mla_attention
 from .registry import family
@@ -64,8 +66,15 @@ AttentionLayerType = Literal[
 ]
 
 
-@family("hy_v4")
-class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "hy_v4",
+    transformers="HYV4Config",
+    architecture="Hy4",
+    model_class="HYV4ForCausalLM",
+    heads_divide_hidden=False,  # nothing checks hidden_size against the heads
+    routing=("num_experts_per_tok", "n_routed_experts"),
+)
+class HyV4Config(MlpLayerTypes, DecoderConfig):
     """configuration_hy_v4.py / modular_hy_v4.py (Hy4): every layer's attention is MLA (q_a → q_lora_rank, an RMSNorm,
     q_b; kv_a_proj_with_mqa → kv_lora_rank + qk_rope_head_dim, an RMSNorm, kv_b; attention_bias on q_a, kv_a and o)
     reading the index_topk keys an indexer picks: its own (indexer_types "full": wq_b from the query latent, wk and
@@ -83,40 +92,34 @@ class HyV4Config(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWid
     are overwritten by __post_init__ (every head has its keys; head_dim is qk_rope_head_dim): not read.
     """
 
-    architecture = "Hy4"
-    config_class = "HYV4Config"
-    default_model_class = "HYV4ForCausalLM"
-    heads_divide_hidden = False  # nothing checks hidden_size against the heads
     informational_fields = DecoderConfig.informational_fields | {"layer_types"}
     attention_names = HY_V4_ATTENTION
     moe_names = names(router="mlp.gate", experts="mlp.experts")
     expert_names = HY_V4_EXPERT
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.norm")
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
-    vocab_size: Width = 120832
-    hidden_size: Width = 2816
-    intermediate_size: Width = 6912
-    moe_intermediate_size: Width = 768
-    num_hidden_layers: LayerCount = 34
-    num_attention_heads: HeadCount = 32
-    max_position_embeddings: PositionCount = 262144
-    pad_token_id: int | None = Field(120002, strict=True)
-    n_routed_experts: ExpertCount = Field(256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
-    n_shared_experts: ExpertCountOrZero = 1
-    num_experts_per_tok: ExpertCount = 8
-    q_lora_rank: Width = 1536
-    kv_lora_rank: Width = 512
-    qk_nope_head_dim: Width = 192
-    qk_rope_head_dim: Width = 64
-    v_head_dim: Width = 256
-    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
-    layer_types: Annotated[list[AttentionLayerType], Field(max_length=MAX_LAYERS)] | None = None
-    index_topk: Width = 2048
-    index_head_dim: Width = 128
-    index_n_heads: HeadCount = 16
-    indexer_types: Annotated[list[Literal["full", "shared"]], Field(max_length=MAX_LAYERS)] | None = None
-    hc_mult: HeadCount = 4
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    moe_intermediate_size: Width
+    max_position_embeddings: PositionCount
+    n_routed_experts: ExpertCount
+    n_shared_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    q_lora_rank: Width
+    kv_lora_rank: Width
+    qk_nope_head_dim: Width
+    qk_rope_head_dim: Width
+    v_head_dim: Width
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None
+    layer_types: Annotated[list[AttentionLayerType], Field(max_length=MAX_LAYERS)] | None
+    index_topk: Width
+    index_head_dim: Width
+    index_n_heads: HeadCount
+    indexer_types: Annotated[list[Literal["full", "shared"]], Field(max_length=MAX_LAYERS)] | None
+    hc_mult: HeadCount
 
     # validate_layer_type: layer_types and mlp_layer_types have one entry per layer; indexer_types is indexed per layer
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)

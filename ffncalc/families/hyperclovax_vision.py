@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..schema import Flag
 from ..spec import Extra, Linear
 from .multimodal import MultimodalConfig
 from .registry import family
 from .towers import Tower, projector_module
 
 
-@family("hyperclovax_vision_v2")
+@family(
+    "hyperclovax_vision_v2",
+    transformers="HyperCLOVAXVisionV2Config",
+    architecture="HyperCLOVA X SEED Vision",
+    model_class="HyperCLOVAXVisionV2ForConditionalGeneration",
+)
 class HyperCLOVAXVisionV2Config(MultimodalConfig):
     """configuration_hyperclovax_vision_v2.py (HyperCLOVAXVisionV2Config) / HyperCLOVAXVisionV2ForConditionalGeneration:
     the tower AutoModel builds from vision_config (Qwen2.5-VL's by default; a block named qwen2_5_vl is read as its
@@ -22,9 +26,6 @@ class HyperCLOVAXVisionV2Config(MultimodalConfig):
     them: the projector as model.vision_projector and the head as model.language_model.lm_head (transformers renames
     them model.projector and lm_head on load)."""
 
-    architecture = "HyperCLOVA X SEED Vision"
-    config_class = "HyperCLOVAXVisionV2Config"
-    default_model_class = "HyperCLOVAXVisionV2ForConditionalGeneration"
     text_model_type = "hyperclovax"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "hyperclovax"}
     vision_model_type = "qwen2_5_vl_vision"
@@ -34,8 +35,6 @@ class HyperCLOVAXVisionV2Config(MultimodalConfig):
     # The released checkpoints' names, which transformers renames on load (conversion_mapping.py, "hyperclovax_vision_v2")
     lm_head_name = "model.language_model.lm_head"
     informational_fields = frozenset({"image_token_id", "video_token_id"})
-
-    tie_word_embeddings: Flag = True
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         return (projector_module("model.vision_projector", Linear(tower.hidden_size, text_hidden, True)),)

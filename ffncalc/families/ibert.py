@@ -3,7 +3,7 @@ scaling factors are persistent buffers that every checkpoint stores beside the p
 
 from __future__ import annotations
 
-from ..schema import Flag, Name, Width
+from ..schema import Flag, Name
 from ..spec import CheckpointExtra, ModelSpec, StoredTensor
 from ..values import replace
 from .bert import ROBERTA_HEADS, RobertaLayout
@@ -37,7 +37,7 @@ def quant_embedding(module: str, rows: int, dim: int) -> list[StoredTensor]:
     ]
 
 
-@family("ibert")
+@family("ibert", transformers="IBertConfig", architecture="I-BERT", model_class="IBertForMaskedLM")
 class IBertConfig(RobertaLayout):
     """configuration_ibert.py / modeling_ibert.py, quant_modules.py (kssteven/ibert-roberta-*).
 
@@ -49,16 +49,12 @@ class IBertConfig(RobertaLayout):
     are plain modules, as RoBERTa's.
     """
 
-    architecture = "I-BERT"
-    config_class = "IBertConfig"
-    default_model_class = "IBertForMaskedLM"
     class_prefix = "IBert"
     base_model_prefix = "ibert"
     classes = frozenset(ROBERTA_HEADS) - {"ForCausalLM"}
 
-    vocab_size: Width = 30522
-    quant_mode: Flag = False
-    force_dequant: Name = "none"
+    quant_mode: Flag
+    force_dequant: Name
 
     def unused_fields(self) -> set[str]:
         # neither changes a shape: the quantization modules build the same buffers either way

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..errors import InvalidConfigError
 from ..results import DefaultUsed
@@ -29,22 +29,21 @@ from ..schema import (
 )
 from ..spec import Extra, ImageInput, Layer, LearnedTensor, Linear, ModelSpec, Norm, Parameter, Table, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MaxPositions, TiedEmbeddings
+from .base import DecoderConfig
 from .multimodal import MultimodalConfig, replace_default, with_tower
 from .registry import family, tower
 from .towers import Tower, projector_module
 from .vision import ClipVisionConfig
 
 
-@family("idefics3")
+@family(
+    "idefics3", transformers="Idefics3Config", architecture="Idefics3", model_class="Idefics3ForConditionalGeneration"
+)
 class Idefics3Config(MultimodalConfig):
     """configuration_idefics3.py / modeling_idefics3.py: Idefics3VisionTransformer, Idefics3Connector (pixel
     shuffle by scale_factor, then modality_projection.proj: vision hidden · scale_factor² → text hidden, no bias)
     and a Llama (by default) language model; the top-level tie_word_embeddings (default false) decides tying."""
 
-    architecture = "Idefics3"
-    config_class = "Idefics3Config"
-    default_model_class = "Idefics3ForConditionalGeneration"
     text_model_type = "llama"
     text_defaults = {"model_type": "llama"}
     vision_model_type = "idefics3_vision"
@@ -52,8 +51,7 @@ class Idefics3Config(MultimodalConfig):
     lm_head_name = "lm_head"
     vision_prefix = "model.vision_model."
 
-    tie_word_embeddings: Flag = False
-    scale_factor: Width = 2
+    scale_factor: Width
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         """The processor's tiles of image_size square (ffncalc counts one), each tile's patches merged scale_factor ×
@@ -65,13 +63,10 @@ class Idefics3Config(MultimodalConfig):
         return (projector_module("model.connector.modality_projection.proj", Linear(merged, text_hidden)),)
 
 
-@family("smolvlm")
+@family("smolvlm", transformers="SmolVLMConfig", architecture="SmolVLM", model_class="SmolVLMForConditionalGeneration")
 class SmolVLMConfig(Idefics3Config):
     """configuration_smolvlm.py / modeling_smolvlm.py: Idefics3's layout and defaults under SmolVLM's names."""
 
-    architecture = "SmolVLM"
-    config_class = "SmolVLMConfig"
-    default_model_class = "SmolVLMForConditionalGeneration"
     vision_model_type = "smolvlm_vision"
 
 
@@ -96,7 +91,15 @@ class Idefics2PerceiverConfig(Nested):
         return self
 
 
-@family("idefics2")
+@family(
+    "idefics2",
+    transformers="Idefics2Config",
+    architecture="Idefics2",
+    model_class="Idefics2ForConditionalGeneration",
+    own_defaults={
+        "perceiver_config": "the record holds None; __post_init__ builds the block from its own class's defaults"
+    },
+)
 class Idefics2Config(MultimodalConfig):
     """configuration_idefics2.py / modeling_idefics2.py: Idefics2VisionTransformer (whatever model_type vision_config
     names: __post_init__ drops it), Idefics2Connector (modality_projection: a gated MLP without biases, vision hidden →
@@ -107,9 +110,6 @@ class Idefics2Config(MultimodalConfig):
     tie_word_embeddings (default false) decides tying. The perceiver's FLOPs (latents attending to an image's
     patches) have no rule in ffncalc's image arithmetic: the model is counted by parameter."""
 
-    architecture = "Idefics2"
-    config_class = "Idefics2Config"
-    default_model_class = "Idefics2ForConditionalGeneration"
     text_model_type = "mistral"
     # Idefics2Config.sub_configs_defaults' text init_kwargs (the keys Mistral reads)
     text_defaults = {"model_type": "mistral", "max_position_embeddings": 32768, "pad_token_id": 0}
@@ -118,7 +118,6 @@ class Idefics2Config(MultimodalConfig):
     lm_head_name = "lm_head"
     vision_prefix = "model.vision_model."
 
-    tie_word_embeddings: Flag = False
     perceiver_config: Idefics2PerceiverConfig = Field(default_factory=Idefics2PerceiverConfig)
 
     @model_validator(mode="before")
@@ -179,20 +178,11 @@ class Idefics2Config(MultimodalConfig):
 # --- IDEFICS ---------------------------------------------------------------------------------------------------------
 
 
-@tower("idefics_vision")
+@tower("idefics_vision", transformers="IdeficsVisionConfig")
 class IdeficsVisionConfig(ClipVisionConfig):
     """configuration_idefics.py (IdeficsVisionConfig) / vision.py (IdeficsVisionTransformer): CLIP's tower (class
     token, patch convolution without bias, a position per patch and the class token, pre_layrnorm, biased LayerNorm
     layers, post_layernorm), its width named embed_dim."""
-
-    config_class = "IdeficsVisionConfig"
-
-    hidden_size: Width = Field(768, validation_alias=AliasChoices("embed_dim", "hidden_size"))
-    intermediate_size: Width = 5120
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 16
-    patch_size: Width = 14
-    hidden_act: Name = "gelu"
 
 
 class IdeficsPerceiverConfig(Nested):
@@ -216,8 +206,16 @@ IDEFICS_CROSS_ATTENTION = names(
 )
 
 
-@family("idefics")
-class IdeficsConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, MaxPositions, DecoderConfig):
+@family(
+    "idefics",
+    transformers="IdeficsConfig",
+    architecture="IDEFICS",
+    model_class="IdeficsForVisionText2Text",
+    own_defaults={
+        "perceiver_config": "the record holds None; __post_init__ builds the block from its own class's defaults"
+    },
+)
+class IdeficsConfig(DecoderConfig):
     """configuration_idefics.py (IdeficsConfig) / modeling_idefics.py (IdeficsForVisionText2Text): a flat config.
     Llama's layers (q, k, v, o without biases, one key-value head per head) under model.layers., and
     num_hidden_layers // cross_layer_interval gated cross-attention layers under model.gated_cross_attn_layers. (the
@@ -234,26 +232,21 @@ class IdeficsConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, MaxPositi
     The image reaches the text as cross-attention keys, not as tokens: one image's patches and class token, or the
     resampler's latents, whatever the context; no image rule (flops with an `image` refuses)."""
 
-    architecture = "IDEFICS"
-    config_class = "IdeficsConfig"
-    default_model_class = "IdeficsForVisionText2Text"
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "alpha_initializer"})
 
-    vocab_size: Width = 32000
-    additional_vocab_size: WidthOrZero = 0
-    hidden_size: Width = 4096
-    intermediate_size: Width = 11008
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    max_position_embeddings: PositionCount = 2048
-    pad_token_id: int | None = Field(0, strict=True)
-    cross_layer_interval: LayerCount = 1
-    qk_layer_norms: Flag = False
+    max_position_embeddings: PositionCount
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    additional_vocab_size: WidthOrZero
+    cross_layer_interval: LayerCount
+    qk_layer_norms: Flag
     # IdeficsGatedCrossAttentionLayer refuses any other initializer or type
-    alpha_initializer: Literal["zeros", "ones", "normal", "gaussian", "random"] = "zeros"
-    alpha_type: Literal["float", "vector"] = "float"
-    use_resampler: Flag = False
-    vision_config: dict[str, Any] | None = None
+    alpha_initializer: Literal["zeros", "ones", "normal", "gaussian", "random"]
+    alpha_type: Literal["float", "vector"]
+    use_resampler: Flag
+    vision_config: dict[str, Any] | None
     perceiver_config: IdeficsPerceiverConfig = Field(default_factory=IdeficsPerceiverConfig)
 
     @model_validator(mode="before")

@@ -9,7 +9,7 @@ from functools import cached_property, partial
 from itertools import accumulate, pairwise
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InvalidConfigError
 from ..schema import (
@@ -45,7 +45,7 @@ from ..spec import (
     names,
 )
 from ..values import Value, replace
-from .base import DecoderConfig, HiddenAct
+from .base import DecoderConfig
 from .blocks import MlpLayerTypes, entries_check
 from .deepseek import correction_bias_extra
 from .gemma import STACKED_EXPERTS
@@ -85,8 +85,20 @@ def head_shape(config: InklingTextConfig | Inkling2TextConfig, sliding: bool) ->
     return HeadShape(config.num_attention_heads, config.num_key_value_heads, config.head_dim, config.rel_extent)
 
 
-@family("inkling_text")
-class InklingTextConfig(HiddenAct, MlpLayerTypes, DecoderConfig):
+@family(
+    "inkling_text",
+    transformers="InklingTextConfig",
+    architecture="Inkling",
+    model_class="InklingForCausalLM",
+    heads_divide_hidden=False,
+    routing=("num_experts_per_tok", "n_routed_experts"),
+    read_beyond={
+        "dense_mlp_idx": "no field of InklingTextConfig: __post_init__ takes it from the config's keys",
+        "dense_intermediate_size": "no field of InklingTextConfig: __post_init__ takes it from the config's keys",
+        "tie_word_embeddings": "no field of InklingTextConfig, and InklingForCausalLM ties nothing whatever a config says",
+    },
+)
+class InklingTextConfig(MlpLayerTypes, DecoderConfig):
     """configuration_inkling.py / modeling_inkling.py (InklingForCausalLM). layer_types: hybrid (full attention of
     num_attention_heads, num_key_value_heads, head_dim) or hybrid_sliding (swa_num_attention_heads,
     swa_num_key_value_heads, swa_head_dim, within sliding_window_size); default sliding except every sixth layer
@@ -106,45 +118,31 @@ class InklingTextConfig(HiddenAct, MlpLayerTypes, DecoderConfig):
     (embed_tokens.embed_norm); lm_head is never tied. The sequence keeps each convolution's last
     conv_kernel_size − 1 inputs."""
 
-    architecture = "Inkling"
-    config_class = "InklingTextConfig"
-    default_model_class = "InklingForCausalLM"
-    heads_divide_hidden = False
     moe_names = names(router="mlp.gate", experts="mlp.experts")
     expert_names = STACKED_EXPERTS
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
-    # dense_mlp_idx and dense_intermediate_size: __post_init__ takes them from the config's keys. tie_word_embeddings
-    # is no field of InklingTextConfig, and InklingForCausalLM ties nothing whatever a config says.
-    undeclared_keys = frozenset({"dense_mlp_idx", "dense_intermediate_size", "tie_word_embeddings"})
     informational_fields = DecoderConfig.informational_fields | {"tie_word_embeddings", "num_mtp_layers"}
 
-    vocab_size: Width = 201024
-    hidden_size: Width = 6144
-    num_hidden_layers: LayerCount = 66
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount = 8
-    head_dim: Width = 128
-    swa_num_attention_heads: HeadCount = 64
-    swa_num_key_value_heads: HeadCount = 16
-    swa_head_dim: Width = 128
-    sliding_window_size: Width = Field(512, validation_alias=AliasChoices("sliding_window_size", "sliding_window"))
-    d_rel: Width = 16
-    rel_extent: Width = 1024
-    local_layer_ids: list[LayerIndex] | None = Field(None, max_length=MAX_LAYERS)
-    layer_types: Annotated[list[Literal["hybrid", "hybrid_sliding"]], Field(max_length=MAX_LAYERS)] | None = None
-    max_position_embeddings: int = Field(
-        131072, strict=True, validation_alias=AliasChoices("max_position_embeddings", "model_max_length")
-    )
-    conv_kernel_size: Width = Field(4, validation_alias=AliasChoices("conv_kernel_size", "sconv_kernel_size"))
-    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
-    intermediate_size: Width = 24576
-    moe_intermediate_size: Width = 3072
-    n_routed_experts: ExpertCountOrZero = Field(
-        256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    num_experts_per_tok: ExpertCount = 6
-    n_shared_experts: ExpertCountOrZero = 2
-    num_mtp_layers: LayerIndex | None = None
+    hidden_act: Name
+    num_hidden_layers: LayerCount
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    swa_num_attention_heads: HeadCount
+    swa_num_key_value_heads: HeadCount
+    swa_head_dim: Width
+    sliding_window_size: Width
+    d_rel: Width
+    rel_extent: Width
+    local_layer_ids: Annotated[list[LayerIndex] | None, Field(max_length=MAX_LAYERS)]
+    layer_types: Annotated[list[Literal["hybrid", "hybrid_sliding"]], Field(max_length=MAX_LAYERS)] | None
+    max_position_embeddings: Annotated[int, Field(strict=True)]
+    conv_kernel_size: Width
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None
+    intermediate_size: Width
+    moe_intermediate_size: Width
+    n_routed_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    n_shared_experts: ExpertCountOrZero
+    num_mtp_layers: LayerIndex | None
     dense_mlp_idx: LayerIndex = 0
     dense_intermediate_size: Width | None = None
 
@@ -262,8 +260,18 @@ def block_attention_flops(queries: int, sources: int, hidden: int) -> int:
     return 4 * queries * sources * hidden
 
 
-@family("inkling2_text")
-class Inkling2TextConfig(HiddenAct, DecoderConfig):
+@family(
+    "inkling2_text",
+    transformers="Inkling2TextConfig",
+    architecture="Inkling 2",
+    model_class="Inkling2ForCausalLM",
+    heads_divide_hidden=False,
+    routing=("num_experts_per_tok", "n_routed_experts"),
+    read_beyond={
+        "tie_word_embeddings": "Inkling2ForCausalLM ties nothing (_tied_weights_keys = {}), whatever a config says."
+    },
+)
+class Inkling2TextConfig(DecoderConfig):
     """configuration_inkling2.py (Inkling2TextConfig) / modeling_inkling2.py (Inkling2ForCausalLM). layer_types:
     hybrid (Inkling2FullAttention: num_attention_heads, num_key_value_heads, head_dim) or hybrid_sliding
     (Inkling2SlidingAttention: the swa_ fields, within sliding_window_size); default sliding but every sixth layer.
@@ -289,44 +297,31 @@ class Inkling2TextConfig(HiddenAct, DecoderConfig):
     unpadded_vocab_size rows, saved padded with zero rows to vocab_size (Inkling2UnpadVocab). Saved as Thinking
     Machines' checkpoints name the tensors (conversion_mapping.py's "inkling2_text", reverted), under model.llm.."""
 
-    architecture = "Inkling 2"
-    config_class = "Inkling2TextConfig"
-    default_model_class = "Inkling2ForCausalLM"
-    heads_divide_hidden = False
     layer_name = "model.llm.layers.{i}"
     attention_names = INKLING2_ATTENTION
     moe_names = names(router="mlp.gate", experts="mlp.experts")
     expert_names = INKLING2_EXPERTS
     model_names = ModelNames(embed_tokens="model.llm.embed", final_norm="model.llm.norm", lm_head="model.llm.unembed")
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
-    # Inkling2ForCausalLM ties nothing (_tied_weights_keys = {}), whatever a config says.
-    undeclared_keys = frozenset({"tie_word_embeddings"})
     informational_fields = DecoderConfig.informational_fields | {"tie_word_embeddings"}
 
-    vocab_size: Width = 201024
-    unpadded_vocab_size: Width = 200058
-    hidden_size: Width = 4608
-    num_hidden_layers: LayerCount = 48
-    num_attention_heads: HeadCount = 48
-    num_key_value_heads: HeadCount = 8
-    head_dim: Width = 128
-    swa_num_attention_heads: HeadCount = 48
-    swa_num_key_value_heads: HeadCount = 8
-    swa_head_dim: Width = 128
-    sliding_window_size: Width = Field(1024, validation_alias=AliasChoices("sliding_window_size", "sliding_window"))
-    d_rel: Width = 16
-    rel_extent: Width = 1024
-    layer_types: Annotated[list[Literal["hybrid", "hybrid_sliding"]], Field(max_length=MAX_LAYERS)] | None = None
-    max_position_embeddings: int = Field(
-        1048576, strict=True, validation_alias=AliasChoices("max_position_embeddings", "model_max_length")
-    )
-    conv_kernel_size: Width = Field(4, validation_alias=AliasChoices("conv_kernel_size", "sconv_kernel_size"))
-    moe_intermediate_size: Width = Field(
-        2304, validation_alias=AliasChoices("moe_intermediate_size", "intermediate_size")
-    )
-    n_routed_experts: ExpertCount = Field(384, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
-    num_experts_per_tok: ExpertCount = 8
-    n_layers_per_attn_res_block: Width = 6
+    hidden_act: Name
+    unpadded_vocab_size: Width
+    num_hidden_layers: LayerCount
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    swa_num_attention_heads: HeadCount
+    swa_num_key_value_heads: HeadCount
+    swa_head_dim: Width
+    sliding_window_size: Width
+    d_rel: Width
+    rel_extent: Width
+    layer_types: Annotated[list[Literal["hybrid", "hybrid_sliding"]], Field(max_length=MAX_LAYERS)] | None
+    max_position_embeddings: Annotated[int, Field(strict=True)]
+    conv_kernel_size: Width
+    moe_intermediate_size: Width
+    n_routed_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
+    n_layers_per_attn_res_block: Width
 
     _check_layer_types = entries_check("layer_types", exact=True)
 
@@ -465,7 +460,12 @@ class LoopBlock(BaseModel):
     gate_rank: Width | None = None
 
 
-@family("inkling2_loop_text")
+@family(
+    "inkling2_loop_text",
+    transformers="Inkling2LoopTextConfig",
+    model_class="Inkling2LoopForCausalLM",
+    read_beyond={"loop_config": "the original checkpoints' block of the loop fields, which __post_init__ reads"},
+)
 class Inkling2LoopTextConfig(Inkling2TextConfig):
     """configuration_inkling2_loop.py / modular_inkling2_loop.py (Inkling2LoopForCausalLM): Inkling 2's text model
     whose layers loop_layer_index_start to loop_layer_index_end − 1 run loop_num_passes times (a loop_config block's
@@ -477,22 +477,10 @@ class Inkling2LoopTextConfig(Inkling2TextConfig):
     gain_weight rank → hidden). ffncalc lists the loop layers again for each further pass, borrowing their tensors:
     their own caches, and the gates' and the messages' FLOPs (under other), which the first pass does not run."""
 
-    config_class = "Inkling2LoopTextConfig"
-    default_model_class = "Inkling2LoopForCausalLM"
-    undeclared_keys = Inkling2TextConfig.undeclared_keys | {"loop_config"}
-
-    hidden_size: Width = 2304
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 24
-    swa_num_attention_heads: HeadCount = 24
-    moe_intermediate_size: Width = Field(
-        1152, validation_alias=AliasChoices("moe_intermediate_size", "intermediate_size")
-    )
-    n_routed_experts: ExpertCount = Field(128, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
-    loop_layer_index_start: LayerIndex = 6
-    loop_layer_index_end: LayerIndex = 18
-    loop_num_passes: LayerCount = 3
-    loop_gate_rank: Width = 64
+    loop_layer_index_start: LayerIndex
+    loop_layer_index_end: LayerIndex
+    loop_num_passes: LayerCount
+    loop_gate_rank: Width
     loop_config: LoopBlock | None = None
 
     @model_validator(mode="after")
@@ -587,7 +575,7 @@ class Inkling2LoopTextConfig(Inkling2TextConfig):
 # --- Inkling 2 (inkling2, inkling2_loop): the text model with a layer-scaled ViT ------------------------------------
 
 
-@tower("inkling2_vision")
+@tower("inkling2_vision", transformers="Inkling2VisionConfig")
 class Inkling2VisionConfig(TowerConfig):
     """configuration_inkling2.py (Inkling2VisionConfig) / Inkling2VisionModel, saved as the original checkpoints name
     it (conversion_mapping.py's "inkling2", reverted; Step 3.7's tower's layer names): patch_embedding, a linear
@@ -599,21 +587,19 @@ class Inkling2VisionConfig(TowerConfig):
     projector_bias, once per merged token. An image is padded to whole merged patches, as Inkling2ImageProcessor
     does, never scaled (ImageInput "pad"); each image's class token is carried by the layers too."""
 
-    config_class = "Inkling2VisionConfig"
-
-    hidden_size: Width = 1024
-    intermediate_size: Width | None = None
-    num_hidden_layers: LayerCount = 23
-    num_attention_heads: HeadCount = 16
-    num_channels: Width = 3
-    patch_size: Width = Field(20, validation_alias=AliasChoices("patch_size", "native_patch_size"))
-    hidden_act: Name = "gelu"
-    mlp_ratio: float = Field(4.0, gt=0, le=1024)
-    spatial_merge_size: Width = Field(2, validation_alias=AliasChoices("spatial_merge_size", "adapter_merge_size"))
-    posemb_grid_size: Width = 32
-    projection_hidden_dim: Width = 4096
-    projector_bias: Flag = False
-    text_hidden_size: Width = 4608
+    hidden_size: Width
+    intermediate_size: Width | None
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_channels: Width
+    patch_size: Width
+    hidden_act: Name
+    mlp_ratio: Annotated[float, Field(gt=0, le=1024)]
+    spatial_merge_size: Width
+    posemb_grid_size: Width
+    projection_hidden_dim: Width
+    projector_bias: Flag
+    text_hidden_size: Width
 
     @model_validator(mode="after")
     def _check_heads(self) -> Inkling2VisionConfig:
@@ -666,7 +652,9 @@ class Inkling2VisionConfig(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, extras, self.text_hidden_size, image)
 
 
-@family("inkling2")
+@family(
+    "inkling2", transformers="Inkling2Config", architecture="Inkling 2", model_class="Inkling2ForConditionalGeneration"
+)
 class Inkling2Config(MultimodalLayers):
     """configuration_inkling2.py (Inkling2Config) / modeling_inkling2.py (Inkling2ForConditionalGeneration): the text
     model (inkling2_text) and the vision tower (inkling2_vision, whose merger projects into the text width; the
@@ -674,9 +662,6 @@ class Inkling2Config(MultimodalLayers):
     padded as the text model's. Saved as Thinking Machines' checkpoints name them (conversion_mapping.py's
     "inkling2", reverted): model.llm. as the text model's, model.visual.."""
 
-    architecture = "Inkling 2"
-    config_class = "Inkling2Config"
-    default_model_class = "Inkling2ForConditionalGeneration"
     text_model_type = "inkling2_text"
     vision_model_type = "inkling2_vision"
     language_model_prefix = "model."
@@ -684,7 +669,7 @@ class Inkling2Config(MultimodalLayers):
     vision_prefix = "model.visual."
     informational_fields = frozenset({"image_token_id"})
 
-    vision_config: dict[str, Any] | None = None
+    vision_config: dict[str, Any] | None
 
     def validate_nested(self) -> None:
         super().validate_nested()
@@ -698,13 +683,11 @@ class Inkling2Config(MultimodalLayers):
             )
 
 
-@family("inkling2_loop")
+@family("inkling2_loop", transformers="Inkling2LoopConfig", model_class="Inkling2LoopForConditionalGeneration")
 class Inkling2LoopConfig(Inkling2Config):
     """configuration_inkling2_loop.py (Inkling2LoopConfig) / Inkling2LoopForConditionalGeneration: Inkling 2 with the
     looped text model (inkling2_loop_text); its default tower projects into 2,304, the default text width."""
 
-    config_class = "Inkling2LoopConfig"
-    default_model_class = "Inkling2LoopForConditionalGeneration"
     text_model_type = "inkling2_loop_text"
     vision_defaults: ClassVar[dict[str, Any]] = {"text_hidden_size": 2304}
 
@@ -776,7 +759,7 @@ def prime_factors(number: int) -> list[int]:
     return factors + ([number] if number > 1 else [])
 
 
-@tower("inkling_vision")
+@tower("inkling_vision", transformers="InklingVisionConfig")
 class InklingVisionConfig(TowerConfig):
     """configuration_inkling.py (InklingVisionConfig) / InklingVisionModel, a hierarchical MLP over each patch of
     temporal_patch_size frames of patch_size² pixels: plan_out_scales lays out num_hidden_layers + 1 scales (time,
@@ -788,16 +771,15 @@ class InklingVisionConfig(TowerConfig):
     linear_sum_assignment) and refuses a plan whose choice is a tie that float rounding decides. Counted by
     parameter: no image rule. hidden_size and num_attention_heads build nothing."""
 
-    config_class = "InklingVisionConfig"
     informational_fields = frozenset({"hidden_size", "num_attention_heads"})
 
-    text_hidden_size: Width = 6144
-    patch_size: Width = 40
-    temporal_patch_size: Width = 2
-    num_channels: Width = 3
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = Field(24, validation_alias=AliasChoices("n_layers", "num_hidden_layers"))
-    num_attention_heads: HeadCount = 16
+    text_hidden_size: Width
+    patch_size: Width
+    temporal_patch_size: Width
+    num_channels: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
 
     @model_validator(mode="after")
     def _check_plan(self) -> InklingVisionConfig:
@@ -849,17 +831,15 @@ class InklingVisionConfig(TowerConfig):
         return Tower((), tuple(extras), self.text_hidden_size, None)
 
 
-@tower("inkling_audio")
+@tower("inkling_audio", transformers="InklingAudioConfig")
 class InklingAudioConfig(TowerConfig):
     """configuration_inkling.py (InklingAudioConfig) / InklingAudioModel: each frame's n_mel_bins mel values,
     quantized into mel_vocab_size bins, looked up in one table of n_mel_bins · mel_vocab_size rows (saved as
     encoder), summed, and an RMSNorm (saved as final_norm): no matmul."""
 
-    config_class = "InklingAudioConfig"
-
-    n_mel_bins: Width = Field(80, validation_alias=AliasChoices("n_mel_bins", "num_codebooks"))
-    mel_vocab_size: Width = Field(256, validation_alias=AliasChoices("mel_vocab_size", "codebook_size"))
-    text_hidden_size: Width = Field(6144, validation_alias=AliasChoices("text_hidden_size", "hidden_size"))
+    n_mel_bins: Width
+    mel_vocab_size: Width
+    text_hidden_size: Width
 
     def tower(self, prefix: str) -> Tower:
         table = Table(self.n_mel_bins * self.mel_vocab_size, self.text_hidden_size)
@@ -870,7 +850,12 @@ class InklingAudioConfig(TowerConfig):
         return Tower((), extras, self.text_hidden_size, None)
 
 
-@family("inkling_mm_model")
+@family(
+    "inkling_mm_model",
+    transformers="InklingConfig",
+    architecture="Inkling",
+    model_class="InklingForConditionalGeneration",
+)
 class InklingConfig(MultimodalLayers):
     """configuration_inkling.py (InklingConfig) / modeling_inkling.py (InklingForConditionalGeneration): the text
     model, the image encoder and the audio embedding, both projecting into the text width (InklingConfig.__post_init__
@@ -878,9 +863,6 @@ class InklingConfig(MultimodalLayers):
     (conversion_mapping.py's "inkling_mm_model", reverted): model.llm. (embed, embed_norm, norm, unembed as the head,
     the layers' modules by SAVED_LAYER_MODULES), model.visual. and model.audio.."""
 
-    architecture = "Inkling"
-    config_class = "InklingConfig"
-    default_model_class = "InklingForConditionalGeneration"
     text_model_type = "inkling_text"
     vision_model_type = "inkling_vision"
     audio_model_type = "inkling_audio"
@@ -894,8 +876,8 @@ class InklingConfig(MultimodalLayers):
     audio_prefix = "model.audio."
     informational_fields = frozenset({"mtp_config"})
 
-    vision_config: dict[str, Any] | None = None
-    audio_config: dict[str, Any] | None = None
+    vision_config: dict[str, Any] | None
+    audio_config: dict[str, Any] | None
 
     @cached_property
     def towers(self) -> dict[str, TowerConfig]:

@@ -2,32 +2,28 @@
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
-from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from .base import DecoderConfig
 from .registry import family
 
 
-@family("internlm3")
-class InternLM3Config(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family("internlm3", transformers="InternLM3Config", architecture="InternLM3", model_class="LlamaForCausalLM")
+class InternLM3Config(DecoderConfig):
     """configuration_internlm3.py: Llama's implementation (transformers builds LlamaForCausalLM) with InternLM3's
     defaults; its configs name the bias switches qkv_bias (q, k, v and o) and bias (the MLP), and transformers
     refuses them unequal."""
 
-    architecture = "InternLM3"
-    config_class = "InternLM3Config"
-    default_model_class = "LlamaForCausalLM"
-
-    vocab_size: Width = 128512
-    intermediate_size: Width = 10240
-    num_hidden_layers: LayerCount = 48
-    num_key_value_heads: HeadCount | None = 2
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 32768
-    pad_token_id: int | None = Field(2, strict=True)
-    attention_bias: Flag = Field(False, validation_alias=AliasChoices("attention_bias", "qkv_bias"))
-    mlp_bias: Flag = Field(False, validation_alias=AliasChoices("mlp_bias", "bias"))
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
+    attention_bias: Flag
+    mlp_bias: Flag
 
     @model_validator(mode="after")
     def _check_biases(self) -> InternLM3Config:

@@ -4,11 +4,10 @@ language model by default."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from ..schema import Flag
 from ..spec import Extra, ImageInput, Linear, Norm
 from ..values import replace
 from .multimodal import MultimodalConfig
@@ -16,16 +15,15 @@ from .registry import family
 from .towers import Module, Tower, projector_module
 
 
-@family("internvl")
+@family(
+    "internvl", transformers="InternVLConfig", architecture="InternVL", model_class="InternVLForConditionalGeneration"
+)
 class InternVLConfig(MultimodalConfig):
     """configuration_internvl.py / modeling_internvl.py: InternVLVisionModel, InternVLMultiModalProjector (the tower's
     features pixel-shuffled by downsample_ratio: (1 / ratio)² patches side by side, a LayerNorm over them,
     linear_1 into the text width, linear_2, all biased) and a language model built by AutoModel; the top-level
     tie_word_embeddings (default true) decides tying."""
 
-    architecture = "InternVL"
-    config_class = "InternVLConfig"
-    default_model_class = "InternVLForConditionalGeneration"
     text_model_type = "qwen2"
     text_defaults = {"model_type": "qwen2"}
     vision_model_type = "internvl_vision"
@@ -37,8 +35,7 @@ class InternVLConfig(MultimodalConfig):
         "multi_modal_projector.linear_2",
     )
 
-    tie_word_embeddings: Flag = True
-    downsample_ratio: float = Field(0.5, gt=0, le=1, allow_inf_nan=False)
+    downsample_ratio: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 
     @property
     def merge(self) -> int:
@@ -60,20 +57,20 @@ class InternVLConfig(MultimodalConfig):
         return tuple(projector_module(name, module) for name, module in zip(self.projector_names, modules, strict=True))
 
 
-@family("qianfan_ocr")
+@family(
+    "qianfan_ocr",
+    transformers="QianfanOCRConfig",
+    architecture="Qianfan-OCR",
+    model_class="QianfanOCRForConditionalGeneration",
+)
 class QianfanOCRConfig(InternVLConfig):
     """configuration_qianfan_ocr.py / modeling_qianfan_ocr.py: InternVL's model around a Qwen3 language model (the
     default text_config) and QianfanOCRVisionModel, untied by default (tie_word_embeddings false), saved as
     conversion_mapping.py's "qianfan_ocr" renamings revert it: vision_model., mlp1.0 (the LayerNorm), mlp1.1 and mlp1.3
     (the linears), language_model.model. and language_model.lm_head."""
 
-    architecture = "Qianfan-OCR"
-    config_class = "QianfanOCRConfig"
-    default_model_class = "QianfanOCRForConditionalGeneration"
     text_model_type = "qwen3"
     text_defaults = {"model_type": "qwen3"}
     vision_model_type = "qianfan_ocr_vision"
     vision_prefix = "vision_model."
     projector_names = ("mlp1.0", "mlp1.1", "mlp1.3")
-
-    tie_word_embeddings: Flag = False

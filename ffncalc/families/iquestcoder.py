@@ -6,29 +6,26 @@ from typing import Any
 
 from pydantic import model_validator
 
-from ..schema import HeadCount, LayerCount, PositionCount, Width
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from .base import DecoderConfig
 from .registry import family
 
 
-@family("iquestcoder")
-class IQuestCoderConfig(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family("iquestcoder", transformers="IQuestCoderConfig", architecture="IQuestCoder", model_class="LlamaForCausalLM")
+class IQuestCoderConfig(DecoderConfig):
     """configuration_iquestcoder.py: LlamaConfig's fields with IQuestCoder's defaults (head_dim 128, GQA of 8);
     the model is Llama's. transformers refuses clip_qkv and use_sliding_window, which the remote code read and
     no released checkpoint enables."""
 
-    architecture = "IQuestCoder"
-    config_class = "IQuestCoderConfig"
-    default_model_class = "LlamaForCausalLM"
-
-    vocab_size: Width = 76800
-    hidden_size: Width = 5120
-    intermediate_size: Width = 27648
-    num_hidden_layers: LayerCount = 80
-    num_attention_heads: HeadCount = 40
-    num_key_value_heads: HeadCount | None = 8
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 131072
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
 
     @model_validator(mode="before")
     @classmethod

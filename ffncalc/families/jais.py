@@ -5,29 +5,25 @@ from __future__ import annotations
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelSpec, Norm
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenLayers, KvHeads, TiedEmbeddings
+from .base import DecoderConfig
 from .registry import family
 
 
-@family("jais2")
-class Jais2Config(HeadDim, KvHeads, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family("jais2", transformers="Jais2Config", architecture="Jais 2", model_class="Jais2ForCausalLM")
+class Jais2Config(DecoderConfig):
     """configuration_jais2.py / modular_jais2.py: Llama's attention (attention_bias on q, k, v, o); an up/down MLP
     of hidden_act (relu2) with mlp_bias (NemotronMLP); LayerNorms with biases before attention, before the MLP and
     at the end."""
 
-    architecture = "Jais 2"
-    config_class = "Jais2Config"
-    default_model_class = "Jais2ForCausalLM"
-
-    vocab_size: Width = 150272
-    hidden_size: Width = 3328
-    intermediate_size: Width = 26624
-    num_attention_heads: HeadCount = 26
-    num_hidden_layers: LayerCount = 32
-    hidden_act: Name = "relu2"
-    max_position_embeddings: PositionCount = 8192
-    attention_bias: Flag = True
-    mlp_bias: Flag = True
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    attention_bias: Flag
+    mlp_bias: Flag
 
     def layer_norm(self) -> Norm:
         return Norm("layernorm", self.hidden_size, bias=True)

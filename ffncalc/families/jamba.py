@@ -4,13 +4,13 @@ every expert_layer_period-th (a gated MLP elsewhere)."""
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Layer, ModelNames, names
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import is_sparse
 from .mixers import mamba
 from .registry import family
@@ -29,8 +29,16 @@ JAMBA_MAMBA = names(
 )
 
 
-@family("jamba")
-class JambaConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "jamba",
+    transformers="JambaConfig",
+    architecture="Jamba",
+    model_class="JambaForCausalLM",
+    heads_divide_hidden=False,  # the attention reads head_dim, else floors hidden_size // num_attention_heads
+    routing=("num_experts_per_tok", "num_experts"),
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class JambaConfig(DecoderConfig):
     """configuration_jamba.py / modeling_jamba.py.
 
     Layer i attends (Llama attention without biases) when i % attn_layer_period == attn_layer_offset, else runs a
@@ -39,36 +47,29 @@ class JambaConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, De
     be below their periods (transformers refuses others).
     """
 
-    architecture = "Jamba"
-    config_class = "JambaConfig"
-    default_model_class = "JambaForCausalLM"
-    heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
     moe_names = names(router="feed_forward.router", experts="feed_forward.experts.{e}")
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 
-    vocab_size: Width = 65536
-    hidden_size: Width = 4096
-    intermediate_size: Width = 14336
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 8
-    max_position_embeddings: PositionCount = 262144
-    pad_token_id: int | None = Field(0, strict=True)
-    num_experts_per_tok: ExpertCount = 2
-    num_experts: ExpertCount = Field(16, validation_alias=AliasChoices("num_experts", "num_local_experts"))
-    expert_layer_period: LayerCount = 2
-    expert_layer_offset: int = Field(1, strict=True, ge=0)
-    attn_layer_period: LayerCount = 8
-    attn_layer_offset: int = Field(4, strict=True, ge=0)
-    mamba_d_state: Width = 16
-    mamba_d_conv: Width = 4
-    mamba_expand: Width = 2
-    mamba_dt_rank: Width | Literal["auto"] = "auto"
-    mamba_conv_bias: Flag = True
-    mamba_proj_bias: Flag = False
-    routing_fields = ("num_experts_per_tok", "num_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount
+    max_position_embeddings: PositionCount
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCount
+    expert_layer_period: LayerCount
+    expert_layer_offset: Annotated[int, Field(strict=True, ge=0)]
+    attn_layer_period: LayerCount
+    attn_layer_offset: Annotated[int, Field(strict=True, ge=0)]
+    mamba_d_state: Width
+    mamba_d_conv: Width
+    mamba_expand: Width
+    mamba_dt_rank: Width | Literal["auto"]
+    mamba_conv_bias: Flag
+    mamba_proj_bias: Flag
 
     @model_validator(mode="after")
     def _check_offsets(self) -> JambaConfig:

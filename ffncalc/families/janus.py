@@ -4,7 +4,7 @@ generation embeddings, aligner and head); the VQ-VAE's encoder and decoder are k
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
@@ -35,7 +35,7 @@ JANUS_ATTENTION = names(
 JANUS_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-@tower("janus_vision_model")
+@tower("janus_vision_model", transformers="JanusVisionConfig")
 class JanusVisionConfig(TowerConfig):
     """configuration_janus.py (JanusVisionConfig) / JanusVisionModel: a biased patch convolution, a learned position
     per patch of an image_size square, LayerNorm layers (q, k, v biased with attention_bias, projection_layer always
@@ -43,20 +43,18 @@ class JanusVisionConfig(TowerConfig):
     int(hidden_size · mlp_ratio), biased) and post_layernorm. Its image processor resizes every image to
     image_size: (image_size / patch_size)² patches, each one token."""
 
-    config_class = "JanusVisionConfig"
-
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    num_channels: Width = 3
-    image_size: Width = 384
-    patch_size: Width = 16
-    hidden_act: Name = "gelu"
-    mlp_ratio: float = Field(4.0, gt=0)
-    attention_bias: Flag = True
-    projection_dim: Width = 2048
-    use_qk_norm: Flag = False
-    depth: Width = 2
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_channels: Width
+    image_size: Width
+    patch_size: Width
+    hidden_act: Name
+    mlp_ratio: Annotated[float, Field(gt=0)]
+    attention_bias: Flag
+    projection_dim: Width
+    use_qk_norm: Flag
+    depth: Width
 
     def tower(self, prefix: str) -> Tower:
         """The layers and modules above, hidden_size wide; the aligner (the wrapper's projector) reads them."""
@@ -90,7 +88,7 @@ class JanusVisionConfig(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, extras, hidden, image)
 
 
-@tower("janus_vqgan")
+@tower("janus_vqgan", transformers="JanusVQVAEConfig")
 class JanusVQVAEConfig(TowerConfig):
     """configuration_janus.py (JanusVQVAEConfig) / JanusVQVAE: Chameleon's VQ-GAN encoder, with an attention block
     after each ResNet block of the last level only, and its decoder (conv_in from latent_channels, a middle of two
@@ -99,21 +97,19 @@ class JanusVQVAEConfig(TowerConfig):
     codebook (quantize.embedding, num_embeddings × embed_dim), quant_conv and post_quant_conv (1 × 1). It encodes and
     decodes images for generation, never for a text token nor for an image the tower reads."""
 
-    config_class = "JanusVQVAEConfig"
-
-    embed_dim: Width = 8
-    num_embeddings: Width = 16384
-    double_latent: Flag = False
-    latent_channels: Width = 256
-    in_channels: Width = 3
-    base_channels: Width = 128
-    channel_multiplier: list[Width] = Field(default_factory=lambda: [1, 1, 2, 2, 4], min_length=1, max_length=16)
-    num_res_blocks: Width = 2
-    out_channels: Width = 3
-    projection_dim: Width = 2048
-    num_hidden_layers: LayerCount = 2
-    hidden_act: Name = "gelu"
-    image_token_embed_dim: Width = 2048
+    embed_dim: Width
+    num_embeddings: Width
+    double_latent: Flag
+    latent_channels: Width
+    in_channels: Width
+    base_channels: Width
+    channel_multiplier: Annotated[list[Width], Field(min_length=1, max_length=16)]
+    num_res_blocks: Width
+    out_channels: Width
+    projection_dim: Width
+    num_hidden_layers: LayerCount
+    hidden_act: Name
+    image_token_embed_dim: Width
 
     _check_groups = groups_check()
 
@@ -178,7 +174,7 @@ class JanusVQVAEConfig(TowerConfig):
         return Tower((), extras, self.embed_dim, None)
 
 
-@family("janus")
+@family("janus", transformers="JanusConfig", architecture="Janus", model_class="JanusForConditionalGeneration")
 class JanusConfig(MultimodalConfig):
     """configuration_janus.py / JanusForConditionalGeneration: the tower under model.vision_model., its aligner
     (model.aligner.: fc1 hidden → projection_dim, then depth − 1 hidden_layers projection_dim → projection_dim, all
@@ -187,9 +183,6 @@ class JanusConfig(MultimodalConfig):
     generation_head: proj_out image_token_embed_dim → projection_dim and vision_head → num_embeddings; all biased,
     of vq_config), the language model under model.language_model.; tie_word_embeddings (default true) ties lm_head."""
 
-    architecture = "Janus"
-    config_class = "JanusConfig"
-    default_model_class = "JanusForConditionalGeneration"
     text_model_type = "llama"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "llama"}
     vision_model_type = "janus_vision_model"
@@ -197,8 +190,7 @@ class JanusConfig(MultimodalConfig):
     vision_prefix = "model.vision_model."
     lm_head_name = "lm_head"
 
-    vq_config: dict[str, Any] | None = Field(None)
-    tie_word_embeddings: Flag = True
+    vq_config: dict[str, Any] | None
 
     def tower_blocks(self) -> tuple[tuple[str, str, dict[str, Any]], ...]:
         return (*super().tower_blocks(), ("vq_config", "janus_vqgan", {}))

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import model_validator
 
 from ..schema import (
     ExpertCount,
     ExpertCountOrZero,
-    Flag,
     HeadCount,
-    LayerCount,
     LayerIndex,
-    PositionCount,
     Width,
     derives,
 )
@@ -65,7 +62,17 @@ KIMI_DELTA_ATTENTION = names(
 )
 
 
-@family("kimi_linear")
+@family(
+    "kimi_linear",
+    transformers="KimiLinearConfig",
+    architecture="Kimi Linear",
+    model_class="KimiLinearForCausalLM",
+    read_beyond=dict.fromkeys(
+        ("linear_attn_config", "first_k_dense_replace"),
+        "no field of KimiLinearConfig: __post_init__ reads it from the config's keys",
+    ),
+    routing=("num_experts_per_tok", "num_local_experts"),
+)
 class KimiLinearConfig(MlpLayerTypes, DeepseekLayers):
     """configuration_kimi_linear.py / modeling_kimi_linear.py.
 
@@ -76,45 +83,22 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekLayers):
     DeepSeek-V3's MoE (default: dense below the config's first_k_dense_replace, 1).
     """
 
-    architecture = "Kimi Linear"
-    config_class = "KimiLinearConfig"
-    default_model_class = "KimiLinearForCausalLM"
-    undeclared_keys = frozenset({"linear_attn_config", "first_k_dense_replace"})
     mlp_names = KIMI_MLP
     moe_names = KIMI_MOE
     expert_names = KIMI_EXPERT
 
-    vocab_size: Width = 163840
-    hidden_size: Width = 2304
-    intermediate_size: Width = 9216
-    moe_intermediate_size: Width = 1024
-    num_hidden_layers: LayerCount = 27
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = 32
-    n_shared_experts: ExpertCountOrZero = Field(
-        1, validation_alias=AliasChoices("num_shared_experts", "n_shared_experts")
-    )
-    num_local_experts: ExpertCountOrZero = Field(256, validation_alias=AliasChoices("num_experts", "num_local_experts"))
-    q_lora_rank: Width | None = None
-    num_experts_per_tok: ExpertCount | None = Field(
-        8, validation_alias=AliasChoices("num_experts_per_token", "num_experts_per_tok")
-    )
-    max_position_embeddings: PositionCount = Field(
-        1048576, validation_alias=AliasChoices("model_max_length", "max_position_embeddings")
-    )
-    pad_token_id: int | None = Field(163839, strict=True)
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
-    layer_types: list[Literal["full_attention", "linear_attention"]] | None = None
-    linear_head_dim: Width = 128
-    linear_num_heads: HeadCount = 32
-    linear_conv_kernel_dim: Width = 4
-    # Not fields of KimiLinearConfig: __post_init__ reads them from the config's keys.
+    num_local_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount | None
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None
+    layer_types: list[Literal["full_attention", "linear_attention"]] | None
+    linear_head_dim: Width
+    linear_num_heads: HeadCount
+    linear_conv_kernel_dim: Width
     linear_attn_config: dict[str, Any] | None = None
     first_k_dense_replace: LayerIndex = 1
-    # No tie_word_embeddings (TiedEmbeddings): KimiLinearForCausalLM ties nothing (its _tied_weights_keys is empty).
+    # No tie_word_embeddings: KimiLinearForCausalLM ties nothing (its _tied_weights_keys is empty).
     # KimiLinearConfig has none of DeepseekV3Config's n_routed_experts and num_nextn_predict_layers: DeepseekLayers
     # reads them as absent.
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)  # validate_layer_type: one per layer
 
     @model_validator(mode="after")
@@ -200,21 +184,19 @@ class KimiLinearConfig(MlpLayerTypes, DeepseekLayers):
         return self.rotary_extras() + (bias,)
 
 
-@family("kimi_k25")
+@family(
+    "kimi_k25", transformers="Kimi_K25Config", architecture="Kimi-K2.5", model_class="Kimi_K25ForConditionalGeneration"
+)
 class KimiK25Config(MultimodalConfig):
     """configuration_kimi_k25.py / modeling_kimi_k25.py: a DeepSeek-V3 language model (text_config's kimi_k2 is read
     as deepseek_v3), the MoonViT vision tower (Kimi_K25VisionConfig) and a projector; the top-level
     tie_word_embeddings (default true) decides tying. transformers saves it as Moonshot's checkpoints name it
     (its conversion reverted), the reversal renaming every "layers" to "blocks", the language model's too."""
 
-    architecture = "Kimi-K2.5"
-    config_class = "Kimi_K25Config"
-    default_model_class = "Kimi_K25ForConditionalGeneration"
     text_model_type = "deepseek_v3"
     vision_model_type = "kimi_k25_vision"
     language_model_renames = (("language_model.model.layers.", "language_model.model.blocks."),)
-    tie_word_embeddings: Flag = True
-    projection_hidden_size: Width = 1152  # the projector's LayerNorm (None: transformers cannot build it)
+    projection_hidden_size: Width  # the projector's LayerNorm (None: transformers cannot build it)
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """Kimi_K25MultimodalProjection: a LayerNorm of projection_hidden_size over each patch, then the merge's

@@ -7,9 +7,9 @@ segment table), over Pix2Struct's patch encoder as its tower."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import (
@@ -46,15 +46,15 @@ class Kosmos2TextLayers(HFConfig):
 
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id"})
 
-    vocab_size: Width = 65037
-    max_position_embeddings: PositionCount = 2048
-    embed_dim: Width = Field(2048, validation_alias=AliasChoices("embed_dim", "hidden_size"))
-    layers: LayerCount = Field(24, validation_alias=AliasChoices("layers", "num_hidden_layers"))
-    ffn_dim: Width = 8192
-    attention_heads: HeadCount = Field(32, validation_alias=AliasChoices("attention_heads", "num_attention_heads"))
-    activation_function: Name = "gelu"
-    tie_word_embeddings: Flag = True
-    pad_token_id: int | None = Field(1, strict=True)
+    vocab_size: Width
+    max_position_embeddings: PositionCount
+    embed_dim: Width
+    layers: LayerCount
+    ffn_dim: Width
+    attention_heads: HeadCount
+    activation_function: Name
+    tie_word_embeddings: Flag
+    pad_token_id: Annotated[int | None, Field(strict=True)]
     _check_heads = heads_divide("embed_dim", "attention_heads")
     _check_padding = model_validator(mode="after")(padding_row_checked)
 
@@ -99,17 +99,18 @@ class Kosmos2TextLayers(HFConfig):
         )
 
 
-@family("kosmos_2_text_model")
+@family(
+    "kosmos_2_text_model",
+    transformers="Kosmos2TextConfig",
+    architecture="Kosmos-2",
+    model_class="Kosmos2TextForCausalLM",
+)
 class Kosmos2TextConfig(Kosmos2TextLayers):
     """configuration_kosmos2.py (Kosmos2TextConfig) / Kosmos2TextForCausalLM: the shared text model, with a LayerNorm
     over the attention's output before out_proj (self_attn.inner_attn_ln). With add_cross_attention each layer also
     has encoder_attn (biased, no inner norm) and encoder_attn_layer_norm."""
 
-    architecture = "Kosmos-2"
-    config_class = "Kosmos2TextConfig"
-    default_model_class = "Kosmos2TextForCausalLM"
-
-    add_cross_attention: Flag = False
+    add_cross_attention: Flag
 
     def notes(self) -> list[str]:
         if not self.add_cross_attention:
@@ -128,24 +129,18 @@ class Kosmos2TextConfig(Kosmos2TextLayers):
         return replace(layer, cross_attention=cross, norms=layer.norms + (("encoder_attn_layer_norm", norm),))
 
 
-@tower("kosmos_2_vision_model")
+@tower("kosmos_2_vision_model", transformers="Kosmos2VisionConfig")
 class Kosmos2VisionConfig(ClipVisionConfig):
     """configuration_kosmos2.py (Kosmos2VisionConfig) / Kosmos2VisionModel: CLIP's tower (kept one level down,
     model.), with its own defaults."""
-
-    config_class = "Kosmos2VisionConfig"
-
-    hidden_size: Width = 1024
-    intermediate_size: Width = 4096
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    patch_size: Width = 14
 
     def tower(self, prefix: str) -> Tower:
         return super().tower(prefix + "model.")
 
 
-@family("kosmos-2")
+@family(
+    "kosmos-2", transformers="Kosmos2Config", architecture="Kosmos-2", model_class="Kosmos2ForConditionalGeneration"
+)
 class Kosmos2Config(MultimodalConfig):
     """configuration_kosmos2.py / Kosmos2ForConditionalGeneration: the tower under vision_model., the language model
     under text_model. (text_model.model. and text_model.lm_head), and image_to_text_projection: dense (vision
@@ -159,9 +154,6 @@ class Kosmos2Config(MultimodalConfig):
     latent queries, and x_attn's scores (a lower bound: the projection's keys are the patches, the class token and
     the queries, which ffncalc's image rule cannot state)."""
 
-    architecture = "Kosmos-2"
-    config_class = "Kosmos2Config"
-    default_model_class = "Kosmos2ForConditionalGeneration"
     text_model_type = "kosmos_2_text_model"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "kosmos_2_text_model"}
     vision_model_type = "kosmos_2_vision_model"
@@ -169,8 +161,7 @@ class Kosmos2Config(MultimodalConfig):
     lm_head_name = "text_model.lm_head"
     vision_prefix = "vision_model."
 
-    latent_query_num: Width = 64
-    tie_word_embeddings: Flag = True
+    latent_query_num: Width
 
     def tied(self) -> bool:
         """Kosmos2ForConditionalGeneration ties by its own flag, and the Kosmos2TextForCausalLM inside it by its."""
@@ -210,45 +201,38 @@ KOSMOS2_5_PATCH = 16
 KOSMOS2_5_MAX_PATCHES = 4096
 
 
-@family("kosmos_2_5_text_model")
+@family(
+    "kosmos_2_5_text_model",
+    transformers="Kosmos2_5TextConfig",
+    architecture="Kosmos-2.5",
+    model_class="Kosmos2_5TextForCausalLM",
+)
 class Kosmos2_5TextConfig(Kosmos2TextLayers):
     """configuration_kosmos2_5.py (Kosmos2_5TextConfig) / Kosmos2_5TextForCausalLM: the shared text model without
     the attention's sub-LayerNorm, and a segment table of two rows (segment_emb: text or image) added to every
     token."""
 
-    architecture = "Kosmos-2.5"
-    config_class = "Kosmos2_5TextConfig"
-    default_model_class = "Kosmos2_5TextForCausalLM"
     inner_attention_norm = False
-
-    vocab_size: Width = 108481
-    max_position_embeddings: PositionCount = 4096
-    embed_dim: Width = Field(1536, validation_alias=AliasChoices("embed_dim", "hidden_size"))
-    layers: LayerCount = Field(24, validation_alias=AliasChoices("layers", "num_hidden_layers"))
-    ffn_dim: Width = 6144
-    attention_heads: HeadCount = Field(16, validation_alias=AliasChoices("attention_heads", "num_attention_heads"))
 
     def text_extras(self) -> tuple[Extra, ...]:
         return (Extra("other", self.prefix + "segment_emb", Table(2, self.embed_dim)),)
 
 
-@tower("kosmos_2_5_vision_model")
+@tower("kosmos_2_5_vision_model", transformers="Kosmos2_5VisionConfig")
 class Kosmos2_5VisionConfig(TowerConfig):
     """configuration_kosmos2_5.py (Kosmos2_5VisionConfig) / Kosmos2_5VisionModel: Pix2Struct's patch encoder
     (patch_projection of a flattened patch, row and column tables of max_num_patches rows, RMS-normed layers of
     num_attention_heads · head_dim with a gated MLP, a final layernorm). It reads the 4,096 patches of 16 × 16
     Kosmos2_5ImageProcessor pads every image to."""
 
-    config_class = "Kosmos2_5VisionConfig"
-
-    hidden_size: Width = 1536
-    patch_embed_hidden_size: Width = 768
-    intermediate_size: Width = 3968
-    head_dim: Width = 64
-    num_hidden_layers: LayerCount = 18
-    num_attention_heads: HeadCount = 24
-    dense_act_fn: Name = "gelu_new"
-    max_num_patches: Width = 4096
+    hidden_size: Width
+    patch_embed_hidden_size: Width
+    intermediate_size: Width
+    head_dim: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    dense_act_fn: Name
+    max_num_patches: Width
 
     def tower(self, prefix: str) -> Tower:
         width = self.hidden_size
@@ -262,22 +246,22 @@ class Kosmos2_5VisionConfig(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, extras, width, image)
 
 
-@family("kosmos-2.5")
+@family(
+    "kosmos-2.5",
+    transformers="Kosmos2_5Config",
+    architecture="Kosmos-2.5",
+    model_class="Kosmos2_5ForConditionalGeneration",
+)
 class Kosmos2_5Config(Kosmos2Config):
     """configuration_kosmos2_5.py / Kosmos2_5ForConditionalGeneration: Kosmos-2's layout (vision_model.,
     text_model.model., text_model.lm_head, image_to_text_projection) with Kosmos-2.5's text model and tower, and
     latent_query_num (default 2048) image tokens. Only text_config's tie_word_embeddings (default true) ties: the
     wrapper's flag is not read."""
 
-    architecture = "Kosmos-2.5"
-    config_class = "Kosmos2_5Config"
-    default_model_class = "Kosmos2_5ForConditionalGeneration"
     text_model_type = "kosmos_2_5_text_model"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "kosmos_2_5_text_model"}
     vision_model_type = "kosmos_2_5_vision_model"
     text_ties = True
-
-    latent_query_num: Width = 2048
 
     def tied(self) -> bool:
         """Kosmos2_5TextForCausalLM ties by its own flag, whatever the wrapper's says."""

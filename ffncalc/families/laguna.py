@@ -7,9 +7,20 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import MAX_HEADS, MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import (
+    MAX_HEADS,
+    MAX_LAYERS,
+    ExpertCount,
+    Flag,
+    HeadCount,
+    LayerCount,
+    Name,
+    PositionCount,
+    Width,
+    derives,
+)
 from ..spec import Layer, MoeFfn, Parameter, Projection, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
 from .registry import family
 
@@ -19,8 +30,15 @@ LAGUNA_SHARED = names(
 MlpKind = Literal["dense", "sparse"]
 
 
-@family("laguna")
-class LagunaConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "laguna",
+    transformers="LagunaConfig",
+    architecture="Laguna",
+    model_class="LagunaForCausalLM",
+    heads_divide_hidden=False,  # LagunaConfig does not check hidden_size; the attention reads head_dim
+    routing=("num_experts_per_tok", "num_experts"),
+)
+class LagunaConfig(MlpLayerTypes, DecoderConfig):
     """configuration_laguna.py / modular_laguna.py: each layer's query heads from num_attention_heads_per_layer
     (default num_attention_heads), key and value heads num_key_value_heads, all head_dim wide; attention_bias on q,
     k, v, o; an RMSNorm on each query and key head; an output gate g_proj (no bias) of one unit per head (gating
@@ -33,35 +51,28 @@ class LagunaConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnW
     "laguna"): mlp.experts.{e}.*, mlp.experts.e_score_correction_bias, mlp.shared_expert.
     """
 
-    architecture = "Laguna"
-    config_class = "LagunaConfig"
-    default_model_class = "LagunaForCausalLM"
-    heads_divide_hidden = False  # LagunaConfig does not check hidden_size; the attention reads head_dim
     moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
 
-    vocab_size: Width = 100352
-    hidden_size: Width = 2048
-    intermediate_size: Width = 8192
-    num_hidden_layers: LayerCount = 40
-    num_attention_heads: HeadCount = 48
-    num_key_value_heads: HeadCount = 8
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 131072
-    sliding_window: Width = 512
-    moe_intermediate_size: Width = 512
-    shared_expert_intermediate_size: Width = 512
-    num_experts_per_tok: ExpertCount = 8
-    num_experts: ExpertCount = 256
-    gating: Flag | Literal["per-head", "per-element"] = True
-    layer_types: (
-        Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
-    ) = None
-    mlp_layer_types: Annotated[list[MlpKind], Field(max_length=MAX_LAYERS)] | None = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    sliding_window: Width
+    moe_intermediate_size: Width
+    shared_expert_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCount
+    gating: Flag | Literal["per-head", "per-element"]
+    layer_types: Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
+    mlp_layer_types: Annotated[list[MlpKind], Field(max_length=MAX_LAYERS)] | None
     num_attention_heads_per_layer: (
         Annotated[list[Annotated[int, Field(strict=True, ge=1, le=MAX_HEADS)]], Field(max_length=MAX_LAYERS)] | None
-    ) = None
-    moe_apply_router_weight_on_input: bool = Field(False, strict=True)
-    routing_fields = ("num_experts_per_tok", "num_experts")
+    )
+    moe_apply_router_weight_on_input: Annotated[bool, Field(strict=True)]
 
     # validate_layer_type and LagunaConfig.validate_architecture: one entry per layer
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)

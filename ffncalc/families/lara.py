@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..schema import MAX_LAYERS, ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Layer, MoeFfn, names
-from .base import AttentionBias, DecoderConfig, HiddenAct
+from .base import DecoderConfig
 from .blocks import entries_check, heads_divide, windows_of_layer_types
 from .gemma import STACKED_EXPERTS
 from .mixers import gated_deltanet
@@ -32,8 +32,18 @@ LARA_DELTANET = names(
 LARA_PATTERN = ("linear_attention", "sliding_attention", "linear_attention", "full_attention", "sliding_attention")
 
 
-@family("lara_mini")
-class LaraMiniConfig(HiddenAct, AttentionBias, DecoderConfig):
+@family(
+    "lara_mini",
+    transformers="LaraMiniConfig",
+    architecture="Lara-Mini",
+    model_class="LaraMiniForCausalLM",
+    heads_divide_hidden=False,  # head_dim is a field; validate_architecture checks only the groupings
+    routing=("num_experts_per_tok", "num_experts"),
+    read_beyond={
+        "intermediate_size": "no field of LaraMiniConfig: a config's intermediate_size is ignored, as transformers ignores it"
+    },
+)
+class LaraMiniConfig(DecoderConfig):
     """configuration_lara_mini.py / modular_lara_mini.py: layer_types (default the released period of five: linear,
     sliding, linear, full, sliding) picks per layer a Gated DeltaNet (Qwen3.5's: linear_num_key_heads query and key
     heads of linear_key_head_dim, linear_num_value_heads value heads of linear_value_head_dim, a depthwise convolution
@@ -44,39 +54,32 @@ class LaraMiniConfig(HiddenAct, AttentionBias, DecoderConfig):
     shared_expert_intermediate_size added without a gate. LaraMiniConfig has no intermediate_size (every layer is an
     MoE): a config's intermediate_size is ignored, as transformers ignores it."""
 
-    architecture = "Lara-Mini"
-    config_class = "LaraMiniConfig"
-    default_model_class = "LaraMiniForCausalLM"
-    heads_divide_hidden = False  # head_dim is a field; validate_architecture checks only the groupings
     moe_names = names(router="mlp.gate", experts="mlp.experts")
     expert_names = STACKED_EXPERTS
-    undeclared_keys = frozenset({"intermediate_size"})
-    routing_fields = ("num_experts_per_tok", "num_experts")
 
-    vocab_size: Width = 151936
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 34
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount = 4
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 131072
-    tie_word_embeddings: bool = True
-    sliding_window: Width = 512
-    linear_conv_kernel_dim: Width = 4
-    linear_key_head_dim: Width = 128
-    linear_value_head_dim: Width = 128
-    linear_num_key_heads: HeadCount = 8
-    linear_num_value_heads: HeadCount = 16
-    moe_intermediate_size: Width = 512
-    shared_expert_intermediate_size: Width = 512
-    num_experts_per_tok: ExpertCount = 4
-    num_experts: ExpertCount = 128
+    attention_bias: Flag
+    hidden_act: Name
+    num_hidden_layers: LayerCount
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    tie_word_embeddings: bool
+    sliding_window: Width
+    linear_conv_kernel_dim: Width
+    linear_key_head_dim: Width
+    linear_value_head_dim: Width
+    linear_num_key_heads: HeadCount
+    linear_num_value_heads: HeadCount
+    moe_intermediate_size: Width
+    shared_expert_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCount
     layer_types: (
         Annotated[
             list[Literal["linear_attention", "full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)
         ]
         | None
-    ) = None
+    )
 
     _check_layer_types = entries_check("layer_types", exact=True)  # validate_layer_type: one per layer
     _check_deltanet_heads = heads_divide("linear_num_value_heads", "linear_num_key_heads")

@@ -6,7 +6,7 @@ layers, a gate per attention head and norms on each block's output."""
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -29,7 +29,7 @@ from ..spec import (
     StoredTensor,
     names,
 )
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import required_field
 from .mixers import short_conv
 from .multimodal import MultimodalConfig
@@ -49,7 +49,7 @@ LFM_SHORT_CONV = names(in_proj="conv.in_proj", conv="conv.conv", out_proj="conv.
 LfmLayerType = Literal["conv", "full_attention"]
 
 
-class Lfm2Layers(HeadDim, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+class Lfm2Layers(DecoderConfig):
     """LFM2's layers (LFM2, LFM2-MoE): each layer's operator a short convolution ("conv": in_proj to B, C, x; a
     depthwise conv of conv_L_cache taps; out_proj; conv_bias on all three) or attention (no biases, RMSNorms on each
     q and k head), by layer_types; norms operator_norm and ffn_norm, and embedding_norm at the end. Each config
@@ -57,24 +57,29 @@ class Lfm2Layers(HeadDim, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig)
     key wins over tie_word_embeddings."""
 
     heads_divide_hidden = False  # the attention reads head_dim, else floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    read_beyond = {"head_dim": "read by the modeling code with getattr"}
     attention_names = LFM_ATTENTION
     mlp_names = LFM_MLP
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.embedding_norm")
 
-    vocab_size: Width = 65536
-    hidden_size: Width = 2560
-    intermediate_size: Width = Field(12288, validation_alias=AliasChoices("block_ff_dim", "intermediate_size"))
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 8
-    max_position_embeddings: PositionCount = 128000
-    pad_token_id: int | None = Field(0, strict=True)
-    tie_word_embeddings: Flag = Field(True, validation_alias=AliasChoices("tie_embedding", "tie_word_embeddings"))
-    conv_bias: Flag = False
-    conv_L_cache: Width = 3
-    layer_types: list[LfmLayerType] | None = Field(None, max_length=1 << 14)
-    hidden_act: ClassVar[str] = "silu"  # the MLP's activation, not a field
+    num_hidden_layers: LayerCount
+    intermediate_size: Width = Field(validation_alias=AliasChoices("block_ff_dim", "intermediate_size"))
+    tie_word_embeddings: Flag = Field(validation_alias=AliasChoices("tie_embedding", "tie_word_embeddings"))
+    head_dim: Width | None = None
+    other_names = {
+        "intermediate_size": "LFM2's configs give it as block_ff_dim, which wins (no attribute_map entry)",
+        "tie_word_embeddings": "LFM2's configs give it as tie_embedding, which wins (no attribute_map entry)",
+    }
+    num_key_value_heads: HeadCount
+    max_position_embeddings: PositionCount
+    conv_bias: Flag
+    conv_L_cache: Width
+    layer_types: Annotated[list[LfmLayerType] | None, Field(max_length=1 << 14)]
+
+    @property
+    def activation(self) -> str:
+        """SiLU: LFM2's MLP fixes it (its configuration class has no hidden_act)."""
+        return "silu"
 
     def default_kinds(self) -> list[str]:  # pragma: no cover - each config says
         raise NotImplementedError
@@ -110,7 +115,7 @@ class Lfm2Layers(HeadDim, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig)
         return tuple(layers)
 
 
-@family("lfm2")
+@family("lfm2", transformers="Lfm2Config", architecture="LFM2", model_class="Lfm2ForCausalLM")
 class Lfm2Config(Lfm2Layers):
     """configuration_lfm2.py / modeling_lfm2.py.
 
@@ -122,14 +127,10 @@ class Lfm2Config(Lfm2Layers):
     multiple of block_multiple_of. The tie_embedding key wins over tie_word_embeddings.
     """
 
-    architecture = "LFM2"
-    config_class = "Lfm2Config"
-    default_model_class = "Lfm2ForCausalLM"
-
-    block_multiple_of: Width = 256
-    block_ffn_dim_multiplier: float = Field(1.0, allow_inf_nan=False, ge=0)
-    block_auto_adjust_ff_dim: Flag = True
-    full_attn_idxs: list[LayerIndex] | None = Field(None, max_length=1 << 14)
+    block_multiple_of: Width
+    block_ffn_dim_multiplier: Annotated[float, Field(allow_inf_nan=False, ge=0)]
+    block_auto_adjust_ff_dim: Flag
+    full_attn_idxs: Annotated[list[LayerIndex] | None, Field(max_length=1 << 14)]
 
     def unused_fields(self) -> set[str]:
         unused = {"full_attn_idxs"} if self.layer_types is not None else set()
@@ -154,31 +155,28 @@ class Lfm2Config(Lfm2Layers):
         return self.gated_ffn(self.ffn_width())
 
 
-@family("lfm2_moe")
+@family(
+    "lfm2_moe",
+    transformers="Lfm2MoeConfig",
+    architecture="LFM2-MoE",
+    model_class="Lfm2MoeForCausalLM",
+    routing=("num_experts_per_tok", "num_experts"),
+)
 class Lfm2MoeConfig(Lfm2Layers):
     """configuration_lfm2_moe.py / modeling_lfm2_moe.py: LFM2's layers; the first num_dense_layers have a gated
     MLP of intermediate_size, the others a MoE of num_experts (w1, w3, w2 each, routed by gate) with, with
     use_expert_bias, a routing-bias buffer (expert_bias) the checkpoints store. transformers cannot build the
     model without layer_types."""
 
-    architecture = "LFM2-MoE"
-    config_class = "Lfm2MoeConfig"
-    default_model_class = "Lfm2MoeForCausalLM"
     moe_names = names(router="feed_forward.gate", experts="feed_forward.experts.{e}")
     expert_names = names(gate="w1", up="w3", down="w2")
 
-    vocab_size: Width = 65536
-    hidden_size: Width = 2048
-    intermediate_size: Width = 7168
-    moe_intermediate_size: Width = 1792
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 8
-    num_dense_layers: LayerIndex = 2
-    num_experts_per_tok: ExpertCount = 4
-    num_experts: ExpertCount = 32
-    use_expert_bias: Flag = True
-    routing_fields = ("num_experts_per_tok", "num_experts")
+    intermediate_size: Width  # under the record's names only, as ffncalc read it (no block_ff_dim here)
+    moe_intermediate_size: Width
+    num_dense_layers: LayerIndex
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCount
+    use_expert_bias: Flag
     _check_layer_types = required_field("layer_types", "Lfm2MoeConfig")
 
     def unused_fields(self) -> set[str]:
@@ -218,8 +216,14 @@ LFM3_ATTENTION = names(
 Lfm3LayerType = Literal["conv", "full_attention", "sliding_attention"]
 
 
-@family("lfm3")
-class Lfm3Config(AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "lfm3",
+    transformers="Lfm3Config",
+    architecture="LFM3",
+    model_class="Lfm3ForCausalLM",
+    heads_divide_hidden=False,  # the attention reads head_dim; nothing checks hidden_size against the heads
+)
+class Lfm3Config(DecoderConfig):
     """configuration_lfm3.py / modular_lfm3.py: LFM2's layers without its width rules. layer_types (default: full
     attention where i % 4 == 2, sliding where i % 4 == 0 past layer 0, a short convolution elsewhere) picks each
     layer's operator: LFM2's short convolution (conv_L_cache taps, conv_bias on all three parts) or Qwen3's attention
@@ -229,31 +233,28 @@ class Lfm3Config(AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderC
     intermediate_size, unbiased. Norms: operator_norm and ffn_norm, with use_sandwich_norm also post_operator_norm and
     post_ffn_norm on the operator's and the MLP's outputs; embedding_norm at the end. Tied by default."""
 
-    architecture = "LFM3"
-    config_class = "Lfm3Config"
-    default_model_class = "Lfm3ForCausalLM"
-    heads_divide_hidden = False  # the attention reads head_dim; nothing checks hidden_size against the heads
     attention_names = LFM3_ATTENTION
     mlp_names = LFM_MLP
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.embedding_norm")
 
-    vocab_size: Width = 128000
-    hidden_size: Width = 2048
-    intermediate_size: Width = 7680
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount = 4
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 128000
-    pad_token_id: int | None = Field(124893, strict=True)
-    tie_word_embeddings: Flag = True
-    conv_bias: Flag = False
-    conv_L_cache: Width = 7
-    sliding_window: Width | None = 256
-    use_sandwich_norm: Flag = True
-    use_attention_gate: Flag = True
-    layer_types: list[Lfm3LayerType] | None = Field(None, max_length=1 << 14)
-    hidden_act: ClassVar[str] = "silu"  # the MLP's activation, not a field
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    conv_bias: Flag
+    conv_L_cache: Width
+    sliding_window: Width | None
+    use_sandwich_norm: Flag
+    use_attention_gate: Flag
+    layer_types: Annotated[list[Lfm3LayerType] | None, Field(max_length=1 << 14)]
+
+    @property
+    def activation(self) -> str:
+        """SiLU: LFM2's MLP fixes it (its configuration class has no hidden_act)."""
+        return "silu"
 
     @model_validator(mode="after")
     def _check_window(self) -> Lfm3Config:
@@ -313,7 +314,13 @@ LFM2_VL_ENCODER_PATCH_SIZE = 16
 LFM2_VL_MAX_IMAGE_TOKENS = 256
 
 
-@family("lfm2_vl")
+@family(
+    "lfm2_vl",
+    transformers="Lfm2VlConfig",
+    architecture="LFM2-VL",
+    model_class="Lfm2VlForConditionalGeneration",
+    other_names={"tie_word_embeddings": "a tie_embedding key wins, as in LFM2's own configs (no attribute_map entry)"},
+)
 class Lfm2VlConfig(MultimodalConfig):
     """configuration_lfm2_vl.py / modeling_lfm2_vl.py: a vision tower (SigLIP 2 by default) and a language model (LFM2
     by default), each built by AutoModel, saved as model.vision_tower. and model.language_model.; the projector
@@ -321,9 +328,6 @@ class Lfm2VlConfig(MultimodalConfig):
     (projector_use_layernorm), linear_1 into projector_hidden_size and linear_2 into the text width, biased by
     projector_bias. The top-level tie_word_embeddings (default true; a tie_embedding key wins) decides tying."""
 
-    architecture = "LFM2-VL"
-    config_class = "Lfm2VlConfig"
-    default_model_class = "Lfm2VlForConditionalGeneration"
     text_model_type = "lfm2"
     text_defaults = {"model_type": "lfm2"}
     vision_model_type = "siglip2_vision_model"
@@ -333,12 +337,12 @@ class Lfm2VlConfig(MultimodalConfig):
     lm_head_name = "lm_head"
     informational_fields = frozenset({"projector_hidden_act"})
 
-    tie_word_embeddings: Flag = Field(True, validation_alias=AliasChoices("tie_embedding", "tie_word_embeddings"))
-    projector_hidden_act: str = "gelu"
-    projector_hidden_size: Width = 2560
-    projector_bias: Flag = True
-    projector_use_layernorm: Flag = True
-    downsample_factor: Width = 2
+    tie_word_embeddings: Flag = Field(validation_alias=AliasChoices("tie_embedding", "tie_word_embeddings"))
+    projector_hidden_act: str
+    projector_hidden_size: Width
+    projector_bias: Flag
+    projector_use_layernorm: Flag
+    downsample_factor: Width
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         """One tile of LFM2_VL_TILE_SIZE px: (512 / 16)² = 1,024 patches, pixel-unshuffled downsample_factor² into one
@@ -376,7 +380,7 @@ LFM3_VL_VISION_ATTENTION = names(
 )
 
 
-@tower("lfm3_vl_vision")
+@tower("lfm3_vl_vision", transformers="Lfm3VlVisionConfig")
 class Lfm3VlVisionConfig(TowerConfig):
     """configuration_lfm3_vl.py (Lfm3VlVisionConfig) / modeling_lfm3_vl.py (Lfm3VlVisionModel): a linear patch
     embedding without bias (in_channels · temporal_patch_size · patch_size² → hidden; an image is repeated in time),
@@ -387,19 +391,17 @@ class Lfm3VlVisionConfig(TowerConfig):
     or a gated depthwise convolution over the frame's patch grid (Lfm3VlVisionShortConv: in_proj hidden → 3 · hidden,
     a conv_kernel_size² depthwise Conv2d without bias, out_proj). No final norm: the wrapper's projector norms."""
 
-    config_class = "Lfm3VlVisionConfig"
-
-    hidden_size: Width = 1024
-    intermediate_size: Width = 2560
-    in_channels: Width = 3
-    patch_size: Width = 16
-    spatial_merge_size: Width = 2
-    temporal_patch_size: Width = 2
-    num_hidden_layers: LayerCount = 14
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount = 8
-    layer_types: list[Lfm3LayerType] | None = Field(None, max_length=1 << 14)
-    conv_kernel_size: Width = 3
+    hidden_size: Width
+    intermediate_size: Width
+    in_channels: Width
+    patch_size: Width
+    spatial_merge_size: Width
+    temporal_patch_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount
+    layer_types: Annotated[list[Lfm3LayerType] | None, Field(max_length=1 << 14)]
+    conv_kernel_size: Width
 
     @model_validator(mode="after")
     def _check_layer_types(self) -> Lfm3VlVisionConfig:
@@ -451,7 +453,7 @@ class Lfm3VlVisionConfig(TowerConfig):
         return Tower(layers, extras, hidden, image)
 
 
-@family("lfm3_vl")
+@family("lfm3_vl", transformers="Lfm3VlConfig", architecture="LFM3-VL", model_class="Lfm3VlForConditionalGeneration")
 class Lfm3VlConfig(MultimodalConfig):
     """configuration_lfm3_vl.py / modeling_lfm3_vl.py (Lfm3VlForConditionalGeneration): the tower
     (model.vision_tower.), Lfm3VlMultiModalProjector (a LayerNorm with bias over each patch, then linear_1 from
@@ -459,9 +461,6 @@ class Lfm3VlConfig(MultimodalConfig):
     projector_bias) and a language model built by AutoModel (LFM3 by default), saved as model.language_model. and
     lm_head; the top-level tie_word_embeddings (default true) alone decides tying."""
 
-    architecture = "LFM3-VL"
-    config_class = "Lfm3VlConfig"
-    default_model_class = "Lfm3VlForConditionalGeneration"
     text_model_type = "lfm3"
     text_defaults = {"model_type": "lfm3"}
     vision_model_type = "lfm3_vl_vision"
@@ -471,9 +470,9 @@ class Lfm3VlConfig(MultimodalConfig):
     lm_head_name = "lm_head"
     informational_fields = frozenset({"projector_hidden_act"})
 
-    projector_hidden_act: str = "gelu"
-    projector_hidden_size: Width = 4096
-    projector_bias: Flag = True
+    projector_hidden_act: str
+    projector_hidden_size: Width
+    projector_bias: Flag
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         merge = self.vision.spatial_merge_size if isinstance(self.vision, Lfm3VlVisionConfig) else 1

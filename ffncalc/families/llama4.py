@@ -5,17 +5,35 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, PositionCount, Width, derives, per_config
+from ..schema import (
+    ExpertCount,
+    Flag,
+    HeadCount,
+    LayerCount,
+    LayerIndex,
+    Name,
+    PositionCount,
+    Width,
+    derives,
+    per_config,
+)
 from ..spec import Extra, Layer, Linear, names
-from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import is_sparse, windows_of_layer_types
 from .multimodal import MultimodalConfig
 from .registry import family
 from .towers import Tower, projector_module
 
 
-@family("llama4_text")
-class Llama4TextConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "llama4_text",
+    transformers="Llama4TextConfig",
+    architecture="Llama-4",
+    model_class="Llama4ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    routing=("num_experts_per_tok", "num_local_experts"),
+)
+class Llama4TextConfig(DecoderConfig):
     """configuration_llama4.py (text model) / modeling_llama4.py.
 
     MoE on the layers in ``moe_layers`` (default every interleave_moe_layer_step-th), each with a
@@ -26,10 +44,6 @@ class Llama4TextConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, Decode
     most that many.
     """
 
-    architecture = "Llama-4"
-    config_class = "Llama4TextConfig"
-    default_model_class = "Llama4ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     mlp_names = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
     moe_names = names(router="feed_forward.router", experts="feed_forward.experts")
     expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", transposed=True, parameters=True)
@@ -39,25 +53,23 @@ class Llama4TextConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, Decode
         down="feed_forward.shared_expert.down_proj",
     )
 
-    vocab_size: Width = 202048
-    hidden_size: Width = 5120
-    intermediate_size: Width = 8192
-    intermediate_size_mlp: Width = 16384
-    num_hidden_layers: LayerCount = 48
-    num_attention_heads: HeadCount = 40
-    num_key_value_heads: HeadCount | None = 8
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 131072
-    num_local_experts: ExpertCount = 16
-    num_experts_per_tok: ExpertCount = 1
-    interleave_moe_layer_step: LayerCount = 1
-    moe_layers: list[LayerIndex] | None = None
-    no_rope_layers: list[Literal[0, 1]] | None = None
-    no_rope_layer_interval: LayerCount = 4
-    attention_chunk_size: Width | None = 8192
-    layer_types: list[Literal["full_attention", "chunked_attention"]] | None = None
-    attention_bias: Flag = False
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    intermediate_size_mlp: Width
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
+    num_local_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
+    interleave_moe_layer_step: LayerCount
+    moe_layers: list[LayerIndex] | None
+    no_rope_layers: list[Literal[0, 1]] | None
+    no_rope_layer_interval: LayerCount
+    attention_chunk_size: Width | None
+    layer_types: list[Literal["full_attention", "chunked_attention"]] | None
+    attention_bias: Flag
 
     @derives("moe_layers", "every interleave_moe_layer_step-th layer")
     def moe_layer_list(self) -> list[int]:
@@ -102,20 +114,16 @@ class Llama4TextConfig(HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, Decode
         return self.layer(attention, moe)
 
 
-@family("llama4")
+@family("llama4", transformers="Llama4Config", architecture="Llama-4", model_class="Llama4ForConditionalGeneration")
 class Llama4Config(MultimodalConfig):
     """configuration_llama4.py: a vision encoder and a projector around a Llama-4 text model; the
     top-level tie_word_embeddings (default false) decides tying."""
 
-    architecture = "Llama-4"
-    config_class = "Llama4Config"
-    default_model_class = "Llama4ForConditionalGeneration"
     # AutoModelForCausalLM (the text-generation mapping) builds Llama4ForCausalLM: the language model alone.
     text_only_classes = frozenset({"Llama4ForCausalLM"})
     text_model_type = "llama4_text"
     vision_model_type = "llama4_vision_model"
     vision_prefix = "vision_model."
-    tie_word_embeddings: Flag = False
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """Llama4MultiModalProjector: one linear from vision_output_dim to the text width, without bias."""

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field
-
 from ..schema import Flag, Width, derives
 from ..spec import Extra, ImageInput, LearnedTensor, Linear, ModelSpec, Norm, PatchEmbedding
 from ..values import replace
@@ -29,25 +27,21 @@ CLIP_VIT_L_336 = {
 }
 
 
-@family("llava")
+@family("llava", transformers="LlavaConfig", architecture="LLaVA", model_class="LlavaForConditionalGeneration")
 class LlavaConfig(MultimodalConfig):
     """configuration_llava.py / modeling_llava.py: a vision tower (CLIP by default; AutoModel builds whatever
     vision_config names), LlavaMultiModalProjector and a language model (Llama by default) built by AutoModel;
     tie_word_embeddings (default false) turns true when text_config's is."""
 
-    architecture = "LLaVA"
-    config_class = "LlavaConfig"
-    default_model_class = "LlavaForConditionalGeneration"
     text_model_type = "llama"
     text_defaults = {"model_type": "llama"}
     vision_model_type = "clip_vision_model"
     vision_defaults = CLIP_VIT_L_336
     informational_fields = frozenset({"projector_hidden_act", "image_seq_length"})
 
-    tie_word_embeddings: Flag = False
-    vision_feature_select_strategy: Literal["default", "full"] = "default"
-    vision_feature_layer: int | list[int] = -2
-    multimodal_projector_bias: Flag = True
+    vision_feature_select_strategy: Literal["default", "full"]
+    vision_feature_layer: int | list[int]
+    multimodal_projector_bias: Flag
 
     def tied(self) -> bool:
         """LlavaConfig.__post_init__: the wrapper ties when it says so or when its language model does."""
@@ -80,19 +74,21 @@ class LlavaConfig(MultimodalConfig):
         )
 
 
-@family("llava_next")
+@family(
+    "llava_next",
+    transformers="LlavaNextConfig",
+    architecture="LLaVA-NeXT",
+    model_class="LlavaNextForConditionalGeneration",
+)
 class LlavaNextConfig(LlavaConfig):
     """configuration_llava_next.py / modeling_llava_next.py: LLaVA's wrapper and projector with image_newline (a
     learned vector of the text width, appended after each row of features). An image is read as tiles of the
     tower's image_size ("anyres": a base view and the tiles of the best of image_grid_pinpoints); ffncalc counts
     the FLOPs of one tile."""
 
-    architecture = "LLaVA-NeXT"
-    config_class = "LlavaNextConfig"
-    default_model_class = "LlavaNextForConditionalGeneration"
     informational_fields = frozenset({"projector_hidden_act", "image_seq_length", "image_grid_pinpoints"})
 
-    image_grid_pinpoints: list[Any] | None = None
+    image_grid_pinpoints: list[Any] | None
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         image = super().image_input(tower)
@@ -104,7 +100,13 @@ class LlavaNextConfig(LlavaConfig):
         return super().projector(tower, text_hidden) + (newline,)
 
 
-@family("llava_next_video")
+@family(
+    "llava_next_video",
+    transformers="LlavaNextVideoConfig",
+    architecture="LLaVA-NeXT-Video",
+    model_class="LlavaNextVideoForConditionalGeneration",
+    read_beyond={"spatial_pool_out_channels": "read with getattr by LlavaNextVideoPooler (default: the vision width)"},
+)
 class LlavaNextVideoConfig(LlavaNextConfig):
     """configuration_llava_next_video.py / modeling_llava_next_video.py: LLaVA-NeXT's model, defaults and layout
     (conversion_mapping.py: "llava_next_video" → "llava_next"), and vision_resampler (LlavaNextVideoPooler), which
@@ -112,16 +114,12 @@ class LlavaNextVideoConfig(LlavaNextConfig):
     a convolution with a bias, vision hidden → spatial_pool_out_channels (a key read with getattr; default: the
     vision hidden), that runs for videos only."""
 
-    architecture = "LLaVA-NeXT-Video"
-    config_class = "LlavaNextVideoConfig"
-    default_model_class = "LlavaNextVideoForConditionalGeneration"
     informational_fields = frozenset(
         {"projector_hidden_act", "image_seq_length", "video_seq_length", "image_grid_pinpoints"}
     )
-    undeclared_keys = frozenset({"spatial_pool_out_channels"})
 
-    spatial_pool_mode: Literal["average", "max", "conv"] = "average"
-    spatial_pool_stride: Width = 2
+    spatial_pool_mode: Literal["average", "max", "conv"]
+    spatial_pool_stride: Width
     spatial_pool_out_channels: Width | None = None
 
     @derives("spatial_pool_out_channels", "vision_config.hidden_size")
@@ -145,7 +143,12 @@ class LlavaNextVideoConfig(LlavaNextConfig):
 CLIP_VIT_L_224 = {**CLIP_VIT_L_336, "image_size": 224}
 
 
-@family("video_llava")
+@family(
+    "video_llava",
+    transformers="VideoLlavaConfig",
+    architecture="Video-LLaVA",
+    model_class="VideoLlavaForConditionalGeneration",
+)
 class VideoLlavaConfig(LlavaConfig):
     """configuration_video_llava.py / modeling_video_llava.py: two towers built alike from vision_config (CLIP at
     224 px by default), image_tower for images and video_tower for videos, LLaVA's projector and a language model
@@ -154,9 +157,6 @@ class VideoLlavaConfig(LlavaConfig):
     tower only; the video tower counts with the vision tower's parameters. Only the wrapper's tie_word_embeddings
     (default false) decides tying: VideoLlavaConfig has no __post_init__ that reads text_config's."""
 
-    architecture = "Video-LLaVA"
-    config_class = "VideoLlavaConfig"
-    default_model_class = "VideoLlavaForConditionalGeneration"
     vision_defaults = CLIP_VIT_L_224
     vision_prefix = "image_tower."
     informational_fields = frozenset({"projector_hidden_act", "image_seq_length", "video_seq_length"})
@@ -185,16 +185,18 @@ SIGLIP_SO400M_384 = {
 }
 
 
-@family("llava_onevision")
+@family(
+    "llava_onevision",
+    transformers="LlavaOnevisionConfig",
+    architecture="LLaVA-OneVision",
+    model_class="LlavaOnevisionForConditionalGeneration",
+)
 class LlavaOnevisionConfig(LlavaNextConfig):
     """configuration_llava_onevision.py / modeling_llava_onevision.py: LLaVA-NeXT's model and layout
     (conversion_mapping.py: "llava_onevision" → "llava_next") with a SigLIP tower and a Qwen2 language model by
     default, every feature kept ("full") from the last layer (-1). An image is read as tiles of the tower's
     image_size ("anyres_max_9"); ffncalc counts the FLOPs of one tile."""
 
-    architecture = "LLaVA-OneVision"
-    config_class = "LlavaOnevisionConfig"
-    default_model_class = "LlavaOnevisionForConditionalGeneration"
     text_model_type = "qwen2"
     text_defaults = {"model_type": "qwen2"}
     vision_model_type = "siglip_vision_model"
@@ -203,11 +205,10 @@ class LlavaOnevisionConfig(LlavaNextConfig):
         {"projector_hidden_act", "image_seq_length", "image_grid_pinpoints", "vision_aspect_ratio"}
     )
 
-    vision_feature_select_strategy: Literal["default", "full"] = "full"
-    vision_feature_layer: int | list[int] = -1
 
-
-@family("vipllava")
+@family(
+    "vipllava", transformers="VipLlavaConfig", architecture="ViP-LLaVA", model_class="VipLlavaForConditionalGeneration"
+)
 class VipLlavaConfig(MultimodalConfig):
     """configuration_vipllava.py / modeling_vipllava.py: LLaVA's tower and layout (conversion_mapping.py: "vipllava" →
     "llava") whose projector reads several layers' features side by side (vision_feature_layer, also
@@ -215,19 +216,13 @@ class VipLlavaConfig(MultimodalConfig):
     linear_1 (vision hidden × layers → text hidden) and linear_2 (text → text), both biased. Only the wrapper's
     tie_word_embeddings (default false) decides tying."""
 
-    architecture = "ViP-LLaVA"
-    config_class = "VipLlavaConfig"
-    default_model_class = "VipLlavaForConditionalGeneration"
     text_model_type = "llama"
     text_defaults = {"model_type": "llama"}
     vision_model_type = "clip_vision_model"
     vision_defaults = CLIP_VIT_L_336
     informational_fields = frozenset({"projector_hidden_act", "image_seq_length"})
 
-    tie_word_embeddings: Flag = False
-    vision_feature_layer: int | list[int] = Field(
-        [-2, -5, -8, -11, 6], validation_alias=AliasChoices("vision_feature_layer", "vision_feature_layers")
-    )
+    vision_feature_layer: int | list[int]
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         """Every layer's features without the first (CLIP's class token), as "default" selects."""

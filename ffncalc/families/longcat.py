@@ -3,14 +3,13 @@ beside the first MLP whose router may also pick zero experts (identity experts t
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
-
 from ..schema import (
     ExpertCount,
     ExpertCountOrZero,
     Flag,
     HeadCount,
     LayerCount,
+    Name,
     PositionCount,
     Width,
     derives,
@@ -18,7 +17,7 @@ from ..schema import (
 )
 from ..spec import Attention, CheckpointExtra, Ffn, Layer, Mla, Names, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, KvHeads, TiedEmbeddings
+from .base import DecoderConfig
 from .deepseek import correction_bias_extra, even_rope_check
 from .registry import family
 
@@ -41,8 +40,19 @@ def sublayer_names(block: int) -> tuple[Names, Names]:
     return mla, mlp
 
 
-@family("longcat_flash")
-class LongcatFlashConfig(HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, DecoderConfig):
+@family(
+    "longcat_flash",
+    transformers="LongcatFlashConfig",
+    architecture="LongCat-Flash",
+    model_class="LongcatFlashForCausalLM",
+    heads_divide_hidden=False,  # LongcatFlashConfig has no validate_architecture of its own
+    routing=("moe_topk", "n_routed_experts"),
+    read_beyond={
+        "num_hidden_layers": "a property of LongcatFlashConfig (2 · num_layers), not a field; a config's key reaches its setter",
+        "router_bias": "no field of LongcatFlashConfig: the router reads it with getattr",
+    },
+)
+class LongcatFlashConfig(DecoderConfig):
     """configuration_longcat_flash.py / modeling_longcat_flash.py.
 
     A layer of the checkpoint (model.layers.{i}, num_layers of them) is two spec layers in a row, as transformers
@@ -58,38 +68,27 @@ class LongcatFlashConfig(HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnW
     counted, and a checkpoint transformers saves holds them as explained extras.
     """
 
-    architecture = "LongCat-Flash"
-    config_class = "LongcatFlashConfig"
-    default_model_class = "LongcatFlashForCausalLM"
-    heads_divide_hidden = False  # LongcatFlashConfig has no validate_architecture of its own
-    # num_hidden_layers: a property of LongcatFlashConfig (2 · num_layers) whose setter a config's key reaches;
-    # router_bias: read by the router with getattr.
-    undeclared_keys = frozenset({"num_hidden_layers", "router_bias"})
     moe_names = LONGCAT_MOE
-    routing_fields = ("moe_topk", "n_routed_experts")
 
-    vocab_size: Width = 131072
-    hidden_size: Width = 6144
-    num_layers: LayerCount = 28
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    num_layers: LayerCount
     num_hidden_layers: LayerCount | None = None
-    num_attention_heads: HeadCount = 64
-    max_position_embeddings: PositionCount = 131072
-    intermediate_size: Width = Field(12288, validation_alias=AliasChoices("ffn_hidden_size", "intermediate_size"))
-    q_lora_rank: Width = 1536
-    kv_lora_rank: Width = 512
-    qk_nope_head_dim: Width = 128
-    qk_rope_head_dim: Width = 64
-    head_dim: Width = 64  # the rotary width; MLA's widths come from the fields above
-    v_head_dim: Width = 128
-    qk_head_dim: Width | None = None
-    moe_topk: ExpertCount = Field(12, validation_alias=AliasChoices("moe_topk", "num_experts_per_tok"))
-    n_routed_experts: ExpertCountOrZero = Field(
-        512, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    zero_expert_num: ExpertCountOrZero = 256
-    expert_ffn_hidden_size: Width = Field(
-        2048, validation_alias=AliasChoices("expert_ffn_hidden_size", "moe_intermediate_size")
-    )
+    max_position_embeddings: PositionCount
+    q_lora_rank: Width
+    kv_lora_rank: Width
+    qk_nope_head_dim: Width
+    qk_rope_head_dim: Width
+    head_dim: Width  # the rotary width; MLA's widths come from the fields above
+    v_head_dim: Width
+    qk_head_dim: Width | None
+    moe_topk: ExpertCount
+    n_routed_experts: ExpertCountOrZero
+    zero_expert_num: ExpertCountOrZero
+    expert_ffn_hidden_size: Width
     router_bias: Flag = False  # not a field of LongcatFlashConfig: a key the router reads
 
     _even_rope = even_rope_check()

@@ -53,7 +53,13 @@ class _StateSpaceStack(HFConfig):
         )
 
 
-@family("mamba")
+@family(
+    "mamba",
+    transformers="MambaConfig",
+    architecture="Mamba",
+    model_class="MambaForCausalLM",
+    read_beyond={"intermediate_size": "set by __post_init__, overridden by the config's key"},
+)
 class MambaConfig(_StateSpaceStack):
     """configuration_mamba.py / modeling_mamba.py: Mamba's selective-scan mixer of width intermediate_size.
 
@@ -62,21 +68,16 @@ class MambaConfig(_StateSpaceStack):
     ceil(hidden_size / 16). in_proj and out_proj follow use_bias, the conv use_conv_bias.
     """
 
-    architecture = "Mamba"
-    config_class = "MambaConfig"
-    default_model_class = "MambaForCausalLM"
-    undeclared_keys = frozenset({"intermediate_size"})  # set by __post_init__, overridden by the config's key
-
-    vocab_size: Width = 50280
-    hidden_size: Width = 768
-    state_size: Width = 16
-    num_hidden_layers: LayerCount = 32
-    expand: Width = 2
-    conv_kernel: Width = 4
-    use_bias: Flag = False
-    use_conv_bias: Flag = True
-    time_step_rank: Width | Literal["auto"] = "auto"
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    state_size: Width
+    num_hidden_layers: LayerCount
+    expand: Width
+    conv_kernel: Width
+    use_bias: Flag
+    use_conv_bias: Flag
+    time_step_rank: Width | Literal["auto"]
+    tie_word_embeddings: Flag
     intermediate_size: Width | None = None  # not a field of MambaConfig: see the class docstring
 
     @derives("intermediate_size", "expand · hidden_size")
@@ -102,37 +103,31 @@ class MambaConfig(_StateSpaceStack):
         )
 
 
-@family("falcon_mamba")
+@family(
+    "falcon_mamba", transformers="FalconMambaConfig", architecture="Falcon-Mamba", model_class="FalconMambaForCausalLM"
+)
 class FalconMambaConfig(MambaConfig):
     """configuration_falcon_mamba.py / modeling_falcon_mamba.py: Mamba's layers; the RMSNorms on dt, B and C
     (dt_layernorm, b_layernorm, c_layernorm) have no weights (non-persistent buffers of ones)."""
 
-    architecture = "Falcon-Mamba"
-    config_class = "FalconMambaConfig"
-    default_model_class = "FalconMambaForCausalLM"
 
-
-@family("mamba2")
+@family("mamba2", transformers="Mamba2Config", architecture="Mamba-2", model_class="Mamba2ForCausalLM")
 class Mamba2Config(_StateSpaceStack):
     """configuration_mamba2.py / modeling_mamba2.py: Mamba-2 mixers of num_heads × head_dim, which
     transformers requires to equal expand · hidden_size; n_groups groups of B and C; untied by default."""
 
-    architecture = "Mamba-2"
-    config_class = "Mamba2Config"
-    default_model_class = "Mamba2ForCausalLM"
-
-    num_heads: HeadCount = 128
-    head_dim: Width = 64
-    vocab_size: Width = 32768
-    hidden_size: Width = 4096
-    state_size: Width = 128
-    num_hidden_layers: LayerCount = 64
-    expand: Width = 2
-    conv_kernel: Width = 4
-    n_groups: HeadCount = 8
-    use_bias: Flag = False
-    use_conv_bias: Flag = True
-    tie_word_embeddings: Flag = False
+    num_heads: HeadCount
+    head_dim: Width
+    vocab_size: Width
+    hidden_size: Width
+    state_size: Width
+    num_hidden_layers: LayerCount
+    expand: Width
+    conv_kernel: Width
+    n_groups: HeadCount
+    use_bias: Flag
+    use_conv_bias: Flag
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_heads(self) -> Mamba2Config:

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import Field
 
-from ..schema import MAX_LAYERS, ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Layer
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import MlpLayerTypes, entries_check, windows_of_layer_types
 from .registry import family
 
 
-@family("mellum")
-class MellumConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "mellum",
+    transformers="MellumConfig",
+    architecture="Mellum",
+    model_class="MellumForCausalLM",
+    heads_divide_hidden=False,  # MellumConfig does not check hidden_size; the attention reads head_dim
+    routing=("num_experts_per_tok", "num_experts"),
+)
+class MellumConfig(MlpLayerTypes, DecoderConfig):
     """configuration_mellum.py / modular_mellum.py: Qwen3-MoE's attention (attention_bias on q, k, v, o; an RMSNorm
     on each query and key head); layers in layer_types' sliding_attention attend within sliding_window (default:
     every layer full); mlp_layer_types (default: every layer sparse) picks a gated MLP of intermediate_size or
@@ -25,28 +32,20 @@ class MellumConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnW
     given, and ffncalc does not count it.
     """
 
-    architecture = "Mellum"
-    config_class = "MellumConfig"
-    default_model_class = "MellumForCausalLM"
-    heads_divide_hidden = False  # MellumConfig does not check hidden_size; the attention reads head_dim
-
-    vocab_size: Width = 98304
-    hidden_size: Width = 2304
-    intermediate_size: Width = 7168
-    num_hidden_layers: LayerCount = 28
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 4
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 131072
-    sliding_window: Width | None = 1024
-    moe_intermediate_size: Width = 896
-    num_experts_per_tok: ExpertCount = 8
-    num_experts: ExpertCount = Field(64, validation_alias=AliasChoices("num_experts", "num_local_experts"))
-    layer_types: (
-        Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
-    ) = None
-    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None = None
-    routing_fields = ("num_experts_per_tok", "num_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
+    moe_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCount
+    layer_types: Annotated[list[Literal["full_attention", "sliding_attention"]], Field(max_length=MAX_LAYERS)] | None
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]], Field(max_length=MAX_LAYERS)] | None
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=True)  # validate_layer_type: one per layer
 
     @derives("layer_types", "full_attention on every layer")

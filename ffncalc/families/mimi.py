@@ -3,6 +3,8 @@ side of a split residual vector quantizer, the whole MimiModel (encoder and deco
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
@@ -11,7 +13,11 @@ from .registry import tower
 from .towers import Module, Tower, TowerConfig, audio_module
 
 
-@tower("mimi")
+@tower(
+    "mimi",
+    transformers="MimiConfig",
+    read_beyond={"frame_rate": "MimiConfig.__post_init__ pops it from its kwargs (older configs)"},
+)
 class MimiConfig(TowerConfig):
     """configuration_mimi.py / modeling_mimi.py (MimiModel, as AutoModel builds it from a codec_config).
 
@@ -41,38 +47,36 @@ class MimiConfig(TowerConfig):
     transformers loads as encoder.encoder_seanet.layers, encoder.encoder_transformer., encoder.downsample.,
     decoder.upsample., decoder.decoder_transformer. and decoder.decoder_seanet.layers."""
 
-    config_class = "MimiConfig"
-    undeclared_keys = frozenset({"frame_rate"})  # MimiConfig.__post_init__ pops it from its kwargs (older configs)
     informational_fields = frozenset(
         {"dilation_growth_rate", "use_causal_conv", "pad_mode", "trim_right_ratio", "use_streaming", "norm_eps"}
     )
 
-    sampling_rate: Width = 24000
-    audio_channels: Width = 1
-    hidden_size: Width = 512
-    num_filters: Width = 64
-    num_residual_layers: LayerCount = 1
-    upsampling_ratios: list[Width] | None = Field(None, min_length=1, max_length=16)
-    kernel_size: Width = 7
-    last_kernel_size: Width = 3
-    residual_kernel_size: Width = 3
-    compress: Width = 2
-    codebook_size: Width = 2048
-    codebook_dim: Width | None = 256
-    num_quantizers: Width = 32
-    use_conv_shortcut: Flag = False
-    vector_quantization_hidden_dimension: Width = 256
-    num_semantic_quantizers: Width = 1
-    upsample_groups: Width = 512
-    num_hidden_layers: LayerCount = 8
-    intermediate_size: Width = 2048
-    num_attention_heads: HeadCount = 8
-    num_key_value_heads: HeadCount = 8
-    head_dim: Width | None = None
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 8000
-    sliding_window: Width = 250
-    attention_bias: Flag = False
+    sampling_rate: Width
+    audio_channels: Width
+    hidden_size: Width
+    num_filters: Width
+    num_residual_layers: LayerCount
+    upsampling_ratios: Annotated[list[Width] | None, Field(min_length=1, max_length=16)]
+    kernel_size: Width
+    last_kernel_size: Width
+    residual_kernel_size: Width
+    compress: Width
+    codebook_size: Width
+    codebook_dim: Width | None
+    num_quantizers: Width
+    use_conv_shortcut: Flag
+    vector_quantization_hidden_dimension: Width
+    num_semantic_quantizers: Width
+    upsample_groups: Width
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount
+    head_dim: Width | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    sliding_window: Width
+    attention_bias: Flag
     frame_rate: float | None = Field(None, gt=0)
 
     @model_validator(mode="after")

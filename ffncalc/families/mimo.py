@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, Field
-
 from ..schema import (
     ExpertCount,
     ExpertCountOrZero,
+    Flag,
     HeadCount,
     LayerCount,
     LayerIndex,
+    Name,
     PositionCount,
     Width,
     WidthOrZero,
     derives,
 )
 from ..spec import CheckpointExtra, Layer, StoredTensor, names
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import mtp_extra
 from .deepseek import MlpLayerTypes, correction_bias_extra, entries_check
 from .qwen import Qwen2Config
@@ -57,8 +57,16 @@ class MimoConfig(Qwen2Config):
         return super().checkpoint_extras() + (mtp_extra(count, 0, layer, tensors, reason),)
 
 
-@family("mimo_v2_flash")
-class MimoV2FlashConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "mimo_v2_flash",
+    transformers="MiMoV2FlashConfig",
+    architecture="MiMo-V2-Flash",
+    model_class="MiMoV2FlashForCausalLM",
+    heads_divide_hidden=False,  # MiMoV2FlashConfig has no validate_architecture of its own
+    routing=("num_experts_per_tok", "n_routed_experts"),
+    read_beyond={"sliding_window_size": "__post_init__ reads it from the config's keys"},
+)
+class MimoV2FlashConfig(MlpLayerTypes, DecoderConfig):
     """configuration_mimo_v2_flash.py / modeling_mimo_v2_flash.py (XiaomiMiMo/MiMo-V2-Flash).
 
     Attention: queries and keys of head_dim (192), values of v_head_dim (128), o_proj without a bias. Sliding layers
@@ -69,11 +77,6 @@ class MimoV2FlashConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings,
     no shared expert; the router's e_score_correction_bias is a persistent buffer, saved with the weights.
     """
 
-    architecture = "MiMo-V2-Flash"
-    config_class = "MiMoV2FlashConfig"
-    default_model_class = "MiMoV2FlashForCausalLM"
-    heads_divide_hidden = False  # MiMoV2FlashConfig has no validate_architecture of its own
-    undeclared_keys = frozenset({"sliding_window_size"})  # __post_init__ reads it from the config's keys
     attention_names = names(
         q="self_attn.q_proj",
         k="self_attn.k_proj",
@@ -81,26 +84,23 @@ class MimoV2FlashConfig(HiddenAct, AttentionBias, MlpLayerTypes, TiedEmbeddings,
         o="self_attn.o_proj",
         sinks="self_attn.attention_sink_bias",
     )
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
 
-    vocab_size: Width = 152576
-    hidden_size: Width = 4096
-    intermediate_size: Width = 16384
-    num_hidden_layers: LayerCount = 48
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount = 4
-    max_position_embeddings: PositionCount = 131072
-    moe_intermediate_size: Width = 2048
-    num_experts_per_tok: ExpertCount = 8
-    n_routed_experts: ExpertCountOrZero = Field(
-        256, validation_alias=AliasChoices("n_routed_experts", "num_local_experts")
-    )
-    head_dim: Width = 192
-    v_head_dim: Width = 128
-    sliding_window: Width = 129
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount
+    max_position_embeddings: PositionCount
+    moe_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    n_routed_experts: ExpertCountOrZero
+    head_dim: Width
+    v_head_dim: Width
+    sliding_window: Width
     sliding_window_size: WidthOrZero | None = None  # not a field of MiMoV2FlashConfig: a key its __post_init__ reads
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
+    mlp_layer_types: list[Literal["dense", "sparse"]] | None
 
     _mlp_entries = entries_check("mlp_layer_types", exact=True)
 

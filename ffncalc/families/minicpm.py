@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Attention, Layer, Mla
-from .base import AttentionBias, DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import MLA_ATTENTION
 from .registry import family
 
 
-@family("minicpm3")
-class MiniCPM3Config(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family("minicpm3", transformers="MiniCPM3Config", architecture="MiniCPM3", model_class="MiniCPM3ForCausalLM")
+class MiniCPM3Config(DecoderConfig):
     """configuration_minicpm3.py / modular_minicpm3.py: Llama's decoder layer, SwiGLU and norms around
     DeepseekV2Attention (MLA: queries through a q_lora_rank latent, or q_proj when q_lora_rank is null; keys and
     values from a kv_lora_rank latent plus a shared rotary key). attention_bias reaches q_a, kv_a and o_proj
@@ -20,25 +18,22 @@ class MiniCPM3Config(HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth
     hidden_size // num_attention_heads. scale_emb, scale_depth and dim_model_base scale activations only.
     """
 
-    architecture = "MiniCPM3"
-    config_class = "MiniCPM3Config"
-    default_model_class = "MiniCPM3ForCausalLM"
     attention_names = MLA_ATTENTION
 
-    vocab_size: Width = 73448
-    hidden_size: Width = 2560
-    intermediate_size: Width = 6400
-    num_hidden_layers: LayerCount = 62
-    num_attention_heads: HeadCount = 40
-    num_key_value_heads: HeadCount | None = 40  # MLA: every head reads the one latent, whatever this says
-    max_position_embeddings: PositionCount = 32768
-    tie_word_embeddings: Flag = True
-    kv_lora_rank: Width = 256
-    q_lora_rank: Width | None = 768
-    qk_nope_head_dim: Width = 64
-    qk_rope_head_dim: Width = 32
-    v_head_dim: Width | None = None
-    head_dim: ClassVar[None] = None  # transformers overwrites it with qk_rope_head_dim
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None  # MLA: every head reads the one latent, whatever this says
+    max_position_embeddings: PositionCount
+    kv_lora_rank: Width
+    q_lora_rank: Width | None
+    qk_nope_head_dim: Width
+    qk_rope_head_dim: Width
+    v_head_dim: Width | None
+    # head_dim is not read: transformers overwrites it with qk_rope_head_dim
 
     @property
     @derives("v_head_dim", "hidden_size // num_attention_heads")

@@ -7,9 +7,11 @@ processor slices an image into a grid of slices and a thumbnail; ffncalc's image
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
-from ..schema import Flag, HeadCount, LayerCount, Width
+from ..schema import Width
 from ..spec import Extra, Linear, ModelSpec, Norm
 from ..values import replace
 from .multimodal import MultimodalConfig, relocate
@@ -18,7 +20,7 @@ from .towers import Tower, projector_module, tower_module
 from .vision import SiglipFields
 
 
-@tower("minicpmv4_6_vision")
+@tower("minicpmv4_6_vision", transformers="MiniCPMV4_6VisionConfig")
 class MiniCPMV46VisionConfig(SiglipFields):
     """configuration_minicpmv4_6.py (MiniCPMV4_6VisionConfig) / MiniCPMV4_6VisionModel: SigLIP's embeddings (a biased
     patch convolution, a position per patch of an image_size square, looked up by nearest position), its LayerNorm
@@ -26,15 +28,7 @@ class MiniCPMV46VisionConfig(SiglipFields):
     within each window of window_kernel_size patches, then pre_norm over the window's patches side by side (k_h · k_w ·
     hidden, biased), linear_1 to k_h · k_w · intermediate and linear_2 back to hidden, both biased."""
 
-    config_class = "MiniCPMV4_6VisionConfig"
-
-    hidden_size: Width = 768
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    image_size: Width = 224
-    patch_size: Width = 16
-    window_kernel_size: list[Width] = Field([2, 2], min_length=2, max_length=2)
+    window_kernel_size: Annotated[list[Width], Field(min_length=2, max_length=2)]
 
     def tower(self, prefix: str) -> Tower:
         """SigLIP's tower (no image rule: see the module) and vit_merger's seven modules."""
@@ -55,14 +49,17 @@ class MiniCPMV46VisionConfig(SiglipFields):
         return replace(siglip, extras=siglip.extras + extras)
 
 
-@tower("minicpmv4_7_vision")
+@tower("minicpmv4_7_vision", transformers="MiniCPMV4_7VisionConfig")
 class MiniCPMV47VisionConfig(MiniCPMV46VisionConfig):
     """configuration_minicpmv4_7.py (MiniCPMV4_7VisionConfig): MiniCPM-V 4.6's tower, its fields and defaults."""
 
-    config_class = "MiniCPMV4_7VisionConfig"
 
-
-@family("minicpmv4_6")
+@family(
+    "minicpmv4_6",
+    transformers="MiniCPMV4_6Config",
+    architecture="MiniCPM-V 4.6",
+    model_class="MiniCPMV4_6ForConditionalGeneration",
+)
 class MiniCPMV46Config(MultimodalConfig):
     """configuration_minicpmv4_6.py / modeling_minicpmv4_6.py (MiniCPMV4_6ForConditionalGeneration): the tower under
     model.vision_tower., the language model (AutoModel of text_config, Qwen3.5's by default) under
@@ -70,9 +67,6 @@ class MiniCPMV46Config(MultimodalConfig):
     and linear_2 to H, all biased; H the tower's width, the last one's linear_2 into the text width). Its own
     tie_word_embeddings (default false) decides tying."""
 
-    architecture = "MiniCPM-V 4.6"
-    config_class = "MiniCPMV4_6Config"
-    default_model_class = "MiniCPMV4_6ForConditionalGeneration"
     text_model_type = "qwen3_5_text"
     text_defaults = {"model_type": "qwen3_5_text"}
     vision_model_type = "minicpmv4_6_vision"
@@ -80,8 +74,7 @@ class MiniCPMV46Config(MultimodalConfig):
     vision_prefix = "model.vision_tower."
     lm_head_name = "lm_head"
 
-    tie_word_embeddings: Flag = False
-    merger_times: Width = 1
+    merger_times: Width
 
     def notes(self) -> list[str]:
         return super().notes() + [
@@ -112,33 +105,33 @@ class MiniCPMV46Config(MultimodalConfig):
         return tuple(modules)
 
 
-@family("minicpmv4_7")
+@family(
+    "minicpmv4_7",
+    transformers="MiniCPMV4_7Config",
+    architecture="MiniCPM-V 4.7",
+    model_class="MiniCPMV4_7ForConditionalGeneration",
+)
 class MiniCPMV47Config(MiniCPMV46Config):
     """configuration_minicpmv4_7.py / modular_minicpmv4_7.py (MiniCPMV4_7ForConditionalGeneration): MiniCPM-V 4.6's
     model (its language model's positions a canvas M-RoPE: no weights)."""
 
-    architecture = "MiniCPM-V 4.7"
-    config_class = "MiniCPMV4_7Config"
-    default_model_class = "MiniCPMV4_7ForConditionalGeneration"
     vision_model_type = "minicpmv4_7_vision"
 
 
-@tower("minicpm_ocr_vision")
+@tower("minicpm_ocr_vision", transformers="MiniCPMOcrVisionConfig")
 class MiniCPMOcrVisionConfig(MiniCPMV46VisionConfig):
     """configuration_minicpm_ocr.py (MiniCPMOcrVisionConfig): MiniCPM-V 4.6's tower, its fields and defaults."""
 
-    config_class = "MiniCPMOcrVisionConfig"
 
-
-@family("minicpm_ocr")
+@family(
+    "minicpm_ocr",
+    transformers="MiniCPMOcrConfig",
+    architecture="MiniCPM-OCR",
+    model_class="MiniCPMOcrForConditionalGeneration",
+)
 class MiniCPMOcrConfig(MiniCPMV46Config):
     """configuration_minicpm_ocr.py / modular_minicpm_ocr.py (MiniCPMOcrForConditionalGeneration): MiniCPM-V 4.6's
     model, tied by default (tie_word_embeddings true); downsample_mode "4x" by default skips the tower's vit_merger
     at run time, which is built all the same."""
 
-    architecture = "MiniCPM-OCR"
-    config_class = "MiniCPMOcrConfig"
-    default_model_class = "MiniCPMOcrForConditionalGeneration"
     vision_model_type = "minicpm_ocr_vision"
-
-    tie_word_embeddings: Flag = True

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AliasChoices, Field
-
-from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import CheckpointExtra, Layer, Mixer, Norm, StoredTensor, names
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .mixers import lightning_attention
 from .registry import family
 
@@ -35,8 +33,15 @@ class _MiniMaxMoe:
         return self.moe_ffn(self.num_local_experts, self.num_experts_per_tok, self.intermediate_size)  # type: ignore[attr-defined]
 
 
-@family("minimax")
-class MiniMaxConfig(HeadDim, HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "minimax",
+    transformers="MiniMaxConfig",
+    architecture="MiniMax-01",
+    model_class="MiniMaxForCausalLM",
+    heads_divide_hidden=False,  # MiniMaxConfig has no validate_architecture
+    routing=("num_experts_per_tok", "num_local_experts"),
+)
+class MiniMaxConfig(_MiniMaxMoe, DecoderConfig):
     """configuration_minimax.py / modeling_minimax.py (MiniMax-Text-01): layer_types (default: even layers full
     attention, odd layers linear) picks softmax attention (windowed by sliding_window when set) or lightning
     attention; every FFN a block-sparse MoE as Mixtral's.
@@ -45,22 +50,21 @@ class MiniMaxConfig(HeadDim, HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, H
     key_decay, diagonal_decay over block_size positions) that transformers saves with the weights.
     """
 
-    architecture = "MiniMax-01"
-    config_class = "MiniMaxConfig"
-    default_model_class = "MiniMaxForCausalLM"
-    heads_divide_hidden = False  # MiniMaxConfig has no validate_architecture
     moe_names = MINIMAX_MOE
     expert_names = MINIMAX_EXPERT
 
-    intermediate_size: Width = 14336
-    num_key_value_heads: HeadCount | None = 8
-    max_position_embeddings: PositionCount = 4096 * 32
-    sliding_window: Width | None = None
-    num_experts_per_tok: ExpertCount = 2
-    num_local_experts: ExpertCount = Field(8, validation_alias=AliasChoices("num_local_experts", "num_experts"))
-    layer_types: list[Literal["full_attention", "linear_attention"]] | None = None
-    block_size: Width = 256
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    head_dim: Width | None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
+    num_experts_per_tok: ExpertCount
+    num_local_experts: ExpertCount
+    layer_types: list[Literal["full_attention", "linear_attention"]] | None
+    block_size: Width
 
     @derives("layer_types", "even layers full_attention, odd layers linear_attention")
     def kinds(self) -> list[str]:
@@ -107,8 +111,15 @@ class MiniMaxConfig(HeadDim, HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, H
         return tuple(extras)
 
 
-@family("minimax_m2")
-class MiniMaxM2Config(HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "minimax_m2",
+    transformers="MiniMaxM2Config",
+    architecture="MiniMax-M2",
+    model_class="MiniMaxM2ForCausalLM",
+    heads_divide_hidden=False,
+    routing=("num_experts_per_tok", "num_local_experts"),
+)
+class MiniMaxM2Config(_MiniMaxMoe, DecoderConfig):
     """configuration_minimax_m2.py / modeling_minimax_m2.py (MiniMax-M2, M2.5, M2.7): softmax attention in
     every layer, its q and k RMSNorms across all heads (widths heads · head_dim and kv_heads · head_dim);
     every FFN an MoE of intermediate_size-wide experts with a sigmoid router whose correction bias
@@ -118,24 +129,18 @@ class MiniMaxM2Config(HiddenAct, _MiniMaxMoe, TiedEmbeddings, FfnWidth, HiddenLa
     mtp_transformer_layers), keys transformers does not read and whose checkpoint layout it does not give.
     """
 
-    architecture = "MiniMax-M2"
-    config_class = "MiniMaxM2Config"
-    default_model_class = "MiniMaxM2ForCausalLM"
-    heads_divide_hidden = False
     moe_names = MINIMAX_MOE
     expert_names = MINIMAX_EXPERT
 
-    vocab_size: Width = 200064
-    hidden_size: Width = 3072
-    intermediate_size: Width = 1536
-    num_hidden_layers: LayerCount = 62
-    num_attention_heads: HeadCount = 48
-    num_key_value_heads: HeadCount = 8
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 196608
-    num_experts_per_tok: ExpertCount = 8
-    num_local_experts: ExpertCount = Field(256, validation_alias=AliasChoices("num_local_experts", "num_experts"))
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    num_experts_per_tok: ExpertCount
+    num_local_experts: ExpertCount
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         heads, kv_heads, head_dim = self.num_attention_heads, self.kv_heads, self.resolved_head_dim

@@ -7,42 +7,47 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
-
 from ..schema import (
     ExpertCount,
+    Flag,
     HeadCount,
     LayerCount,
+    Name,
     PositionCount,
     Width,
     derives,
 )
 from ..spec import Layer, names
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import required_field, windows_of_layer_types
 from .registry import family
 
 
-@family("mistral")
-class MistralConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "mistral",
+    transformers="MistralConfig",
+    architecture="Mistral",
+    model_class="MistralForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+)
+class MistralConfig(DecoderConfig):
     """configuration_mistral.py / modeling_mistral.py: no bias switches (none are read); every layer
     slides within ``sliding_window`` (4,096 unless the config says null)."""
 
-    architecture = "Mistral"
-    config_class = "MistralConfig"
-    default_model_class = "MistralForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-
-    intermediate_size: Width = 14336
-    num_key_value_heads: HeadCount | None = 8
-    max_position_embeddings: PositionCount = 131072
-    sliding_window: Width | None = 4096
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    head_dim: Width | None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers
 
 
-@family("ministral")
+@family("ministral", transformers="MinistralConfig", architecture="Ministral", model_class="MinistralForCausalLM")
 class MinistralConfig(MistralConfig):
     """configuration_ministral.py / modular_ministral.py: Mistral's layer; ``layer_types`` (default: every
     layer sliding while sliding_window is set) gives the sliding layers the window.
@@ -51,11 +56,7 @@ class MinistralConfig(MistralConfig):
     hidden_size // heads), and the attention then cannot be built: transformers 5.24 refuses such a config.
     """
 
-    architecture = "Ministral"
-    config_class = "MinistralConfig"
-    default_model_class = "MinistralForCausalLM"
-
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     _check_head_dim = required_field("head_dim", "MinistralConfig")
 
@@ -69,46 +70,41 @@ class MinistralConfig(MistralConfig):
         return super().window_kinds()
 
 
-@family("ministral3")
+@family("ministral3", transformers="Ministral3Config", architecture="Ministral 3", model_class="Ministral3ForCausalLM")
 class Ministral3Config(MistralConfig):
     """configuration_ministral3.py: Mistral's layer with Ministral 3's defaults (head_dim 128, no window);
     the language model of Devstral Small 2 and Mistral 3 models."""
-
-    architecture = "Ministral 3"
-    config_class = "Ministral3Config"
-    default_model_class = "Ministral3ForCausalLM"
-
-    vocab_size: Width = 131072
-    num_hidden_layers: LayerCount = 34
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 262144
-    pad_token_id: int | None = Field(11, strict=True)
-    sliding_window: Width | None = None
 
 
 MIXTRAL_MOE = names(router="block_sparse_moe.gate", experts="block_sparse_moe.experts.{e}")
 MIXTRAL_EXPERT = names(gate="w1", up="w3", down="w2")
 
 
-@family("mixtral")
-class MixtralConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "mixtral",
+    transformers="MixtralConfig",
+    architecture="Mixtral",
+    model_class="MixtralForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    routing=("num_experts_per_tok", "num_local_experts"),
+)
+class MixtralConfig(DecoderConfig):
     """configuration_mixtral.py / modeling_mixtral.py: Mistral's attention (window off by default);
     every FFN a block-sparse MoE of gated experts, stored one module per expert (w1 gate, w3 up, w2 down)."""
 
-    architecture = "Mixtral"
-    config_class = "MixtralConfig"
-    default_model_class = "MixtralForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     moe_names = MIXTRAL_MOE
     expert_names = MIXTRAL_EXPERT
 
-    intermediate_size: Width = 14336
-    num_key_value_heads: HeadCount | None = 8
-    max_position_embeddings: PositionCount = 131072
-    sliding_window: Width | None = None
-    num_local_experts: ExpertCount = 8
-    num_experts_per_tok: ExpertCount = 2
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    head_dim: Width | None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
+    num_local_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers

@@ -11,14 +11,13 @@ from .registry import family
 from .towers import Tower, projector_module
 
 
-@family("mistral3")
+@family(
+    "mistral3", transformers="Mistral3Config", architecture="Mistral 3", model_class="Mistral3ForConditionalGeneration"
+)
 class Mistral3Config(MultimodalConfig):
     """configuration_mistral3.py: a Pixtral vision tower and a projector around a Mistral (or Ministral 3)
     language model; the top-level tie_word_embeddings (default true) decides tying."""
 
-    architecture = "Mistral 3"
-    config_class = "Mistral3Config"
-    default_model_class = "Mistral3ForConditionalGeneration"
     text_model_type = "mistral"
     text_defaults = {  # Mistral3Config.sub_configs_defaults: a Mistral-Small-sized language model
         "model_type": "mistral",
@@ -36,10 +35,9 @@ class Mistral3Config(MultimodalConfig):
     vision_model_type = "pixtral"
     vision_defaults = {"model_type": "pixtral", "image_size": 1540, "patch_size": 14}  # its sub_configs_defaults
     informational_fields = frozenset({"projector_hidden_act"})
-    tie_word_embeddings: Flag = True
-    spatial_merge_size: Width = 2
-    multimodal_projector_bias: Flag = False
-    vision_feature_layer: int | list[int] = -1
+    spatial_merge_size: Width
+    multimodal_projector_bias: Flag
+    vision_feature_layer: int | list[int]
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         """Pixtral's patches, spatial_merge_size² of them merged into one token by the projector."""
@@ -60,7 +58,12 @@ class Mistral3Config(MultimodalConfig):
         )
 
 
-@family("lighton_ocr")
+@family(
+    "lighton_ocr",
+    transformers="LightOnOcrConfig",
+    architecture="LightOnOCR",
+    model_class="LightOnOcrForConditionalGeneration",
+)
 class LightOnOcrConfig(MultimodalConfig):
     """configuration_lighton_ocr.py / modeling_lighton_ocr.py: Mistral 3's shape under other names, saved as built
     (no conversion_mapping.py entry): a Pixtral tower (model.vision_encoder.), LightOnOcrMultiModalProjector
@@ -70,9 +73,6 @@ class LightOnOcrConfig(MultimodalConfig):
     LightOnOcrProcessor resizes to whole patches of the image processor's own patch_size (preprocessor_config.json,
     not config.json), not to whole merges as Mistral 3's does; the model is counted by parameter."""
 
-    architecture = "LightOnOCR"
-    config_class = "LightOnOcrConfig"
-    default_model_class = "LightOnOcrForConditionalGeneration"
     text_model_type = "qwen3"
     text_defaults = {  # LightOnOcrConfig.sub_configs_defaults' text init_kwargs (the keys a Qwen3 reads)
         "model_type": "qwen3",
@@ -104,8 +104,7 @@ class LightOnOcrConfig(MultimodalConfig):
     lm_head_name = "lm_head"
     vision_prefix = "model.vision_encoder."
 
-    tie_word_embeddings: Flag = True
-    spatial_merge_size: Width = 2
+    spatial_merge_size: Width
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         return None

@@ -8,9 +8,9 @@ keys, as it does BLIP's; without an image, MllamaTextModel skips the cross-atten
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, derives, per_config
 from ..spec import (
@@ -29,7 +29,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers, MaxPositions
+from .base import DecoderConfig
 from .multimodal import MultimodalLayers
 from .registry import family, tower
 from .towers import Tower, TowerConfig, projector_module, tower_module
@@ -48,8 +48,14 @@ DEFAULT_CROSS_ATTENTION_LAYERS = (3, 8, 13, 18, 23, 28, 33, 38)
 EXTRA_TOKEN_ROWS = 8  # MllamaTextModel.embed_tokens: vocab_size + 8 rows (the image token among them)
 
 
-@family("mllama_text_model")
-class MllamaTextConfig(HiddenAct, FfnWidth, HiddenLayers, MaxPositions, DecoderConfig):
+@family(
+    "mllama_text_model",
+    transformers="MllamaTextConfig",
+    architecture="Llama 3.2 Vision",
+    model_class="MllamaForCausalLM",
+    heads_divide_hidden=False,  # MllamaTextSelfAttention floors hidden_size // num_attention_heads
+)
+class MllamaTextConfig(DecoderConfig):
     """configuration_mllama.py (MllamaTextConfig) / MllamaTextModel: Llama's layers (no biases, head_dim =
     hidden_size // heads, floored), except at the indices in cross_attention_layers, where a layer holds
     cross_attn (q, k, v, o with RMSNorms over each query and key head; k and v read the projected image) and two
@@ -57,21 +63,14 @@ class MllamaTextConfig(HiddenAct, FfnWidth, HiddenLayers, MaxPositions, DecoderC
     vocab_size + 8 rows and its head vocab_size: never tied (no class of the family ties them, whatever
     tie_word_embeddings says)."""
 
-    architecture = "Llama 3.2 Vision"
-    config_class = "MllamaTextConfig"
-    default_model_class = "MllamaForCausalLM"
-    heads_divide_hidden = False  # MllamaTextSelfAttention floors hidden_size // num_attention_heads
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id"})
 
-    vocab_size: Width = 128256
-    hidden_size: Width = 4096
-    num_hidden_layers: LayerCount = 40
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 8
-    intermediate_size: Width = 14336
-    max_position_embeddings: PositionCount = 131072
-    cross_attention_layers: list[LayerIndex] | None = Field(None, max_length=4096)
-    pad_token_id: int | None = Field(128004, strict=True)
+    max_position_embeddings: PositionCount
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    hidden_act: Name
+    num_key_value_heads: HeadCount
+    cross_attention_layers: Annotated[list[LayerIndex] | None, Field(max_length=4096)]
 
     @property
     def token_rows(self) -> int:
@@ -106,7 +105,7 @@ class MllamaTextConfig(HiddenAct, FfnWidth, HiddenLayers, MaxPositions, DecoderC
         ]
 
 
-@tower("mllama_vision_model")
+@tower("mllama_vision_model", transformers="MllamaVisionConfig")
 class MllamaVisionConfig(TowerConfig):
     """configuration_mllama.py (MllamaVisionConfig) / MllamaVisionModel: a patch convolution without bias, a class
     token, learned tile embeddings by aspect ratio before and after the local layers (pre_ and
@@ -117,22 +116,21 @@ class MllamaVisionConfig(TowerConfig):
     q, k, v, o without bias and a biased fc1/fc2 MLP. It hands on vision_output_dim features a position: the last
     layer's and the local layers' at intermediate_layers_indices, concatenated."""
 
-    config_class = "MllamaVisionConfig"
     informational_fields = frozenset({"intermediate_layers_indices"})
 
-    hidden_size: Width = 1280
-    hidden_act: Name = "gelu"
-    num_hidden_layers: LayerCount = 32
-    num_global_layers: LayerCount = 8
-    attention_heads: HeadCount = Field(16, validation_alias=AliasChoices("attention_heads", "num_attention_heads"))
-    num_channels: Width = 3
-    intermediate_size: Width = 5120
-    vision_output_dim: Width = 7680
-    image_size: Width = 448
-    patch_size: Width = 14
-    max_num_tiles: Width = 4
-    intermediate_layers_indices: list[LayerIndex] | None = Field(None, max_length=4096)
-    supported_aspect_ratios: list[list[Width]] | None = Field(None, max_length=4096)
+    hidden_size: Width
+    hidden_act: Name
+    num_hidden_layers: LayerCount
+    num_global_layers: LayerCount
+    attention_heads: HeadCount
+    num_channels: Width
+    intermediate_size: Width
+    vision_output_dim: Width
+    image_size: Width
+    patch_size: Width
+    max_num_tiles: Width
+    intermediate_layers_indices: Annotated[list[LayerIndex] | None, Field(max_length=4096)]
+    supported_aspect_ratios: Annotated[list[list[Width]] | None, Field(max_length=4096)]
 
     @model_validator(mode="after")
     def _check_tiles(self) -> MllamaVisionConfig:
@@ -199,7 +197,9 @@ class MllamaVisionConfig(TowerConfig):
         return Tower(layers, extras, self.vision_output_dim, None)
 
 
-@family("mllama")
+@family(
+    "mllama", transformers="MllamaConfig", architecture="Llama 3.2 Vision", model_class="MllamaForConditionalGeneration"
+)
 class MllamaConfig(MultimodalLayers):
     """configuration_mllama.py (MllamaConfig) / MllamaForConditionalGeneration: the tower under vision_model., the
     language model under language_model.model. (its head language_model.lm_head, as transformers saves them), and
@@ -208,9 +208,6 @@ class MllamaConfig(MultimodalLayers):
     patch_size)² + 1), whatever the context. MllamaConfig has no tie_word_embeddings: the head is never tied.
     MllamaForCausalLM (architectures) is the language model alone, under model. and lm_head."""
 
-    architecture = "Llama 3.2 Vision"
-    config_class = "MllamaConfig"
-    default_model_class = "MllamaForConditionalGeneration"
     text_model_type = "mllama_text_model"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "mllama_text_model"}
     vision_model_type = "mllama_vision_model"
@@ -219,8 +216,8 @@ class MllamaConfig(MultimodalLayers):
     text_only_classes = frozenset({"MllamaForCausalLM"})
     informational_fields = frozenset({"image_token_index"})
 
-    vision_config: dict[str, Any] | None = Field(None)
-    image_token_index: int = Field(128256, strict=True)
+    vision_config: dict[str, Any] | None
+    image_token_index: Annotated[int, Field(strict=True)]
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         return None

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, LayerCount, Width
 from ..spec import (
     Attention,
     DenseFfn,
@@ -30,7 +30,7 @@ from .registry import family
 MOBILEBERT_HEADS = {name: heads for name, heads in HEADS.items() if name not in ("LMHeadModel", "ForCausalLM")}
 
 
-@family("mobilebert")
+@family("mobilebert", transformers="MobileBertConfig", architecture="MobileBERT", model_class="MobileBertForMaskedLM")
 class MobileBertConfig(BertLayout):
     """configuration_mobilebert.py / modeling_mobilebert.py (google/mobilebert-uncased).
 
@@ -51,29 +51,20 @@ class MobileBertConfig(BertLayout):
     (hidden × vocab): the decoder, tied to the word table (embedding_size rows), and cls.predictions.dense, a
     Linear(vocab, hidden − embedding_size) with no bias; then the decoder's bias (cls.predictions.bias)."""
 
-    architecture = "MobileBERT"
-    config_class = "MobileBertConfig"
-    default_model_class = "MobileBertForMaskedLM"
     class_prefix = "MobileBert"
     base_model_prefix = "mobilebert"
     classes = frozenset(MOBILEBERT_HEADS)
     bert_heads = MOBILEBERT_HEADS
 
-    hidden_size: Width = 512
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 4
-    intermediate_size: Width = 512
-    hidden_act: Name = "relu"
-    max_position_embeddings: PositionCount = 512
-    embedding_size: Width = 128
-    trigram_input: Flag = True
-    use_bottleneck: Flag = True
-    intra_bottleneck_size: Width = 128
-    use_bottleneck_attention: Flag = False
-    key_query_shared_bottleneck: Flag = True
-    num_feedforward_networks: LayerCount = 4
-    normalization_type: Literal["no_norm", "layer_norm"] = "no_norm"
-    classifier_activation: Flag = True
+    embedding_size: Width
+    trigram_input: Flag
+    use_bottleneck: Flag
+    intra_bottleneck_size: Width
+    use_bottleneck_attention: Flag
+    key_query_shared_bottleneck: Flag
+    num_feedforward_networks: LayerCount
+    normalization_type: Literal["no_norm", "layer_norm"]
+    classifier_activation: Flag
 
     @model_validator(mode="after")
     def _check_heads(self) -> MobileBertConfig:  # replaces BERT's: the heads divide the layers' width, not hidden_size

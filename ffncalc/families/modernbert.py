@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelNames, ModelSpec, Norm, names
@@ -29,7 +29,16 @@ MODERNBERT_HEADS: dict[str, tuple[bool, int | str | None]] = {
 }
 
 
-@family("modernbert")
+@family(
+    "modernbert",
+    transformers="ModernBertConfig",
+    architecture="ModernBERT",
+    model_class="ModernBertModel",
+    read_beyond={
+        "num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label",
+        "global_attn_every_n_layers": "no field of ModernBertConfig: __post_init__ reads it from the config's keys",
+    },
+)
 class ModernBertConfig(EncoderClasses):
     """configuration_modernbert.py / modeling_modernbert.py.
 
@@ -44,33 +53,26 @@ class ModernBertConfig(EncoderClasses):
     to the token table, with a bias (decoder_bias); classifiers num_labels wide (1 for multiple choice).
     """
 
-    architecture = "ModernBERT"
-    config_class = "ModernBertConfig"
-    default_model_class = "ModernBertModel"  # what AutoModel builds; the published checkpoints name ForMaskedLM
     class_prefix = "ModernBert"
     base_model_prefix = "model"
     classes = frozenset(MODERNBERT_HEADS)
-    undeclared_keys = frozenset(
-        {"num_labels", "global_attn_every_n_layers"}
-    )  # __post_init__ reads the latter from the keys
 
-    vocab_size: Width = 50368
-    hidden_size: Width = 768
-    intermediate_size: Width = 1152
-    num_hidden_layers: LayerCount = 22
-    num_attention_heads: HeadCount = 12
-    hidden_activation: Name = "gelu"
-    max_position_embeddings: PositionCount = 8192
-    norm_bias: Flag = False
-    pad_token_id: int | None = Field(50283, strict=True)
-    attention_bias: Flag = False
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    vocab_size: Width
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    hidden_activation: Name
+    max_position_embeddings: PositionCount
+    norm_bias: Flag
+    attention_bias: Flag
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
     global_attn_every_n_layers: Width = 3
-    local_attention: Width = 128
-    mlp_bias: Flag = False
-    decoder_bias: Flag = True
-    classifier_bias: Flag = False
-    tie_word_embeddings: Flag = True
+    local_attention: Width
+    mlp_bias: Flag
+    decoder_bias: Flag
+    classifier_bias: Flag
+    tie_word_embeddings: Flag
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
@@ -155,7 +157,12 @@ MODERNBERT_DECODER_HEADS: dict[str, str | None] = {
 }
 
 
-@family("modernbert-decoder")
+@family(
+    "modernbert-decoder",
+    transformers="ModernBertDecoderConfig",
+    architecture="ModernBERT decoder",
+    model_class="ModernBertDecoderForCausalLM",
+)
 class ModernBertDecoderConfig(ModernBertConfig):
     """configuration_modernbert_decoder.py / modular_modernbert_decoder.py: ModernBERT's layers run causally, with
     q_proj, k_proj and v_proj apart (attention_bias) and Wo; sliding layers attend to the last local_attention // 2
@@ -163,9 +170,6 @@ class ModernBertDecoderConfig(ModernBertConfig):
     prediction head (lm_head: a dense biased by classifier_bias, a norm) before its decoder, tied to the token table
     and biased by decoder_bias; the classifier its head (head) and a classifier num_labels wide."""
 
-    architecture = "ModernBERT decoder"
-    config_class = "ModernBertDecoderConfig"
-    default_model_class = "ModernBertDecoderForCausalLM"
     class_prefix = "ModernBertDecoder"
     classes = frozenset(MODERNBERT_DECODER_HEADS)
     labelled_classes = frozenset({"ForSequenceClassification"})

@@ -29,7 +29,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HiddenAct, HiddenLayers
+from .base import DecoderConfig
 from .multimodal import MultimodalConfig, relocate
 from .qwen import TextOfWrapper
 from .registry import family, tower
@@ -48,39 +48,39 @@ VIT_ATTENTION = names(q="attention.wq", k="attention.wk", v="attention.wv", o="a
 VIT_MLP = names(up="feed_forward.w1", down="feed_forward.w2")
 
 
-@family("molmo2_text")
-class Molmo2TextConfig(HiddenAct, TextOfWrapper, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "molmo2_text",
+    transformers="Molmo2TextConfig",
+    architecture="Molmo2",
+    model_class="Molmo2TextModel",
+    heads_divide_hidden=False,  # head_dim is its own field
+    read_beyond={
+        "pad_token_id": "Molmo2TextConfig declares no pad_token_id (its table has no padding row): one a config gives is kept as a plain attribute, which DecoderConfig reads and checks against the table"
+    },
+)
+class Molmo2TextConfig(TextOfWrapper, DecoderConfig):
     """configuration_molmo2.py (Molmo2TextConfig) / Molmo2TextModel: q, k, v (biased by attention_bias, qkv_bias in
     the released configs) and o without bias, RMSNorms over each query and key head (qk_norm_type "qwen3") or over
     all of them ("olmo"), a SwiGLU MLP without biases, two RMSNorms a layer (before the sublayers, or after them with
     norm_after: the same weights); a token table of vocab_size + additional_vocab_size rows, stored in two parts. No
     head of its own; the wrapper's has vocab_size rows and is never tied."""
 
-    architecture = "Molmo2"
-    config_class = "Molmo2TextConfig"
-    default_model_class = "Molmo2TextModel"
-    heads_divide_hidden = False  # head_dim is its own field
     informational_fields = frozenset({"max_position_embeddings", "norm_after"})
-    # Molmo2TextConfig declares no pad_token_id (its table has no padding row): one a config gives is kept as a plain
-    # attribute, which DecoderConfig reads and checks against the table
-    undeclared_keys = frozenset({"pad_token_id"})
     layer_name = "model.blocks.{i}"
     attention_names = MOLMO2_ATTENTION
     mlp_names = MOLMO2_MLP
     model_names = ModelNames(embed_tokens="model.wte.embedding", final_norm="model.ln_f", embedding_parameter=True)
 
-    vocab_size: Width = 151936
-    additional_vocab_size: WidthOrZero = 128
-    hidden_size: Width = 4096
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 8
-    head_dim: Width = 128
-    attention_bias: Flag = Field(False, validation_alias=AliasChoices("attention_bias", "qkv_bias"))
-    qk_norm_type: Literal["qwen3", "olmo"] = "qwen3"  # Molmo2TextConfig.validate_architecture refuses any other
-    num_hidden_layers: LayerCount = 36
-    intermediate_size: Width = 12288
-    max_position_embeddings: PositionCount = 36864
-    norm_after: Flag = False
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    hidden_act: Name
+    additional_vocab_size: WidthOrZero
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    attention_bias: Flag
+    qk_norm_type: Literal["qwen3", "olmo"]  # Molmo2TextConfig.validate_architecture refuses any other
+    max_position_embeddings: PositionCount
+    norm_after: Flag
 
     def pre_norms(self) -> tuple[tuple[str, Norm], ...]:
         norm = self.rms_norm()
@@ -111,7 +111,15 @@ class Molmo2TextConfig(HiddenAct, TextOfWrapper, FfnWidth, HiddenLayers, Decoder
         return replace(spec, extras=spec.extras + extra, tie_word_embeddings=False)
 
 
-@tower("molmo2_vision")
+@tower(
+    "molmo2_vision",
+    transformers="Molmo2VisionConfig",
+    other_names={
+        "image_size": "the released configs name it image_default_input_size (no attribute_map entry)",
+        "patch_size": "the released configs name it image_patch_size (no attribute_map entry)",
+        "num_position_embeddings": "the released configs name it image_num_pos (no attribute_map entry)",
+    },
+)
 class Molmo2VisionConfig(TowerConfig):
     """configuration_molmo2.py (Molmo2VisionConfig) / Molmo2VisionModel: patch_embedding (a linear over a patch's
     patch_size² · num_channels pixels, biased), a learned position per patch (positional_embedding), layers of
@@ -119,25 +127,24 @@ class Molmo2VisionConfig(TowerConfig):
     biased w1/w2 MLP; no final norm. The released configs name image_size, patch_size and num_position_embeddings
     image_default_input_size, image_patch_size and image_num_pos."""
 
-    config_class = "Molmo2VisionConfig"
     informational_fields = frozenset({"image_size"})
 
-    hidden_size: Width = 1152
-    intermediate_size: Width = 4304
-    num_hidden_layers: LayerCount = 25
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount = 16
-    head_dim: Width = 72
-    hidden_act: Name = "gelu_pytorch_tanh"
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    hidden_act: Name
     image_size: list[Width] | None = Field(
-        None, min_length=2, max_length=2, validation_alias=AliasChoices("image_size", "image_default_input_size")
+        min_length=2, max_length=2, validation_alias=AliasChoices("image_size", "image_default_input_size")
     )
-    patch_size: Width = Field(14, validation_alias=AliasChoices("patch_size", "image_patch_size"))
+    patch_size: Width = Field(validation_alias=AliasChoices("patch_size", "image_patch_size"))
     num_position_embeddings: Width | None = Field(
-        None, validation_alias=AliasChoices("num_position_embeddings", "image_num_pos")
+        validation_alias=AliasChoices("num_position_embeddings", "image_num_pos")
     )
-    num_channels: Width = 3
-    attention_bias: Flag = True
+    num_channels: Width
+    attention_bias: Flag
 
     @property
     @derives("num_position_embeddings", "(image_size[0] // patch_size) · (image_size[1] // patch_size)")
@@ -189,7 +196,15 @@ class Molmo2AdapterConfig(Nested):
         return list(self.vision_feature_layer) if self.vision_feature_layer is not None else [24, 18]
 
 
-@family("molmo2")
+@family(
+    "molmo2",
+    transformers="Molmo2Config",
+    architecture="Molmo2",
+    model_class="Molmo2ForConditionalGeneration",
+    own_defaults={
+        "adapter_config": "the record holds None; __post_init__ builds the block from Molmo2AdapterConfig's defaults"
+    },
+)
 class Molmo2Config(MultimodalConfig):
     """configuration_molmo2.py (Molmo2Config) / Molmo2ForConditionalGeneration: the tower, the adapter (the
     projector: image_pooling_2d, q, k, v reading hidden · len(vision_feature_layer), o back to hidden, biased by
@@ -198,9 +213,6 @@ class Molmo2Config(MultimodalConfig):
     nothing). Each image token pools a few patches by attention over crops whose count the processor decides: no
     image rule (flops with an `image` refuses)."""
 
-    architecture = "Molmo2"
-    config_class = "Molmo2Config"
-    default_model_class = "Molmo2ForConditionalGeneration"
     text_model_type = "molmo2_text"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "molmo2_text"}
     vision_model_type = "molmo2_vision"
@@ -209,7 +221,6 @@ class Molmo2Config(MultimodalConfig):
     lm_head_name = "lm_head"
     vision_prefix = "model.vision_backbone.image_vit."
 
-    tie_word_embeddings: Flag = False
     adapter_config: Molmo2AdapterConfig = Field(default_factory=lambda: Molmo2AdapterConfig.model_validate({}))
 
     @model_validator(mode="before")

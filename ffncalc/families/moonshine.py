@@ -3,9 +3,9 @@ with partial rotary positions) and a text decoder with cross-attention, in Llama
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
@@ -33,7 +33,12 @@ ENCODER_MLP = names(up="mlp.fc1", down="mlp.fc2")
 DECODER_MLP = names(gate="mlp.fc1", up="mlp.fc1", down="mlp.fc2")  # fc1 emits both halves (chunked in two)
 
 
-@family("moonshine")
+@family(
+    "moonshine",
+    transformers="MoonshineConfig",
+    architecture="Moonshine",
+    model_class="MoonshineForConditionalGeneration",
+)
 class MoonshineConfig(HFConfig):
     """configuration_moonshine.py / modeling_moonshine.py (transformers 5.24).
 
@@ -50,35 +55,26 @@ class MoonshineConfig(HFConfig):
     is built with the encoder's head counts, whatever the decoder's fields say (counted as transformers builds it).
     """
 
-    architecture = "Moonshine"
-    config_class = "MoonshineConfig"
-    default_model_class = "MoonshineForConditionalGeneration"
     informational_fields = frozenset({"pad_token_id", "max_position_embeddings", "pad_head_dim_to_multiple_of"})
     class_prefix: ClassVar[str] = "Moonshine"
     classes: ClassVar[dict[str, Kind]] = {"Model": "model", "ForConditionalGeneration": "generation"}
 
-    vocab_size: Width = 32768
-    hidden_size: Width = 288
-    intermediate_size: Width = 1152
-    encoder_num_hidden_layers: LayerCount = 6
-    decoder_num_hidden_layers: LayerCount = Field(
-        6, validation_alias=AliasChoices("decoder_num_hidden_layers", "num_hidden_layers")
-    )
-    encoder_num_attention_heads: HeadCount = 8
-    decoder_num_attention_heads: HeadCount = Field(
-        8, validation_alias=AliasChoices("decoder_num_attention_heads", "num_attention_heads")
-    )
-    encoder_num_key_value_heads: HeadCount | None = None
-    decoder_num_key_value_heads: HeadCount | None = Field(
-        None, validation_alias=AliasChoices("decoder_num_key_value_heads", "num_key_value_heads")
-    )
-    encoder_hidden_act: Name = "gelu"
-    decoder_hidden_act: Name = Field("silu", validation_alias=AliasChoices("decoder_hidden_act", "hidden_act"))
-    max_position_embeddings: PositionCount = 512
-    attention_bias: Flag = False
-    pad_head_dim_to_multiple_of: Width | None = None  # pads q, k, v inside the attention only: no weights
-    pad_token_id: int | None = Field(None, strict=True)
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    intermediate_size: Width
+    encoder_num_hidden_layers: LayerCount
+    decoder_num_hidden_layers: LayerCount
+    encoder_num_attention_heads: HeadCount
+    decoder_num_attention_heads: HeadCount
+    encoder_num_key_value_heads: HeadCount | None
+    decoder_num_key_value_heads: HeadCount | None
+    encoder_hidden_act: Name
+    decoder_hidden_act: Name
+    max_position_embeddings: PositionCount
+    attention_bias: Flag
+    pad_head_dim_to_multiple_of: Width | None  # pads q, k, v inside the attention only: no weights
+    pad_token_id: Annotated[int | None, Field(strict=True)]
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_shapes(self) -> MoonshineConfig:

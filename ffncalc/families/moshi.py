@@ -5,14 +5,14 @@ over text and audio streams with the Mimi codec."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HeadCount, HFConfig, LayerCount, PositionCount, Width, read_block
+from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width, read_block
 from ..spec import Layer, ModelSpec, names
 from ..values import replace
-from .base import DecoderConfig, HeadDim, HiddenAct, HiddenLayers, KvHeads
+from .base import DecoderConfig
 from .mimi import MimiConfig
 from .registry import family
 
@@ -26,7 +26,7 @@ MOSHI_MLP = names(gate="mlp.fc1", up="mlp.fc1", down="mlp.fc2")
 MIMI_CODEBOOKS = 32
 
 
-class MoshiLayers(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
+class MoshiLayers(DecoderConfig):
     """Moshi's temporal transformer (modeling_moshi.py), which Kyutai's speech-to-text keeps: Llama's layers without
     biases (MoshiLinear holds each of q, k, v, o as .linear), head_dim (default hidden_size // heads); MoshiGatingMLP:
     fc1 hidden → ffn_dim (gate and up halves), fc2 ffn_dim / 2 → hidden. The attention refuses a hidden_size that is
@@ -38,15 +38,15 @@ class MoshiLayers(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
     # sliding_window: held, never read (create_causal_mask)
     informational_fields = DecoderConfig.informational_fields | {"sliding_window"}
 
-    vocab_size: Width = 32000
-    hidden_size: Width = 4096
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    max_position_embeddings: PositionCount = 3000
-    sliding_window: Width = 3000
-    ffn_dim: Width = 22528
-    num_codebooks: Width = 8
-    tie_word_embeddings: Flag = False
+    num_hidden_layers: LayerCount
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    sliding_window: Width
+    ffn_dim: Width
+    num_codebooks: Width
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_ffn_dim(self) -> MoshiLayers:
@@ -60,7 +60,7 @@ class MoshiLayers(HiddenAct, HeadDim, KvHeads, HiddenLayers, DecoderConfig):
         return self.layer(self.attention(None), self.gated_ffn(self.ffn_dim // 2))
 
 
-@family("moshi")
+@family("moshi", transformers="MoshiConfig", architecture="Moshi", model_class="MoshiForCausalLM")
 class MoshiConfig(MoshiLayers):
     """configuration_moshi.py / modeling_moshi.py (MoshiForCausalLM, the class the causal-LM mapping builds): the
     temporal transformer MoshiModel, text only (MoshiLayers). embed_tokens has vocab_size + 1 rows (the extra one the
@@ -68,9 +68,6 @@ class MoshiConfig(MoshiLayers):
     (MoshiForCausalLM declares no tied weights). MoshiForConditionalGeneration's depth decoder, audio embeddings and
     Mimi codec are not built by this class."""
 
-    architecture = "Moshi"
-    config_class = "MoshiConfig"
-    default_model_class = "MoshiForCausalLM"
     # tie_word_embeddings: MoshiForCausalLM ties nothing; num_codebooks and audio_encoder_config: only MoshiConfig's
     # check reads them for this class.
     informational_fields = MoshiLayers.informational_fields | {
@@ -79,7 +76,7 @@ class MoshiConfig(MoshiLayers):
         "audio_encoder_config",
     }
 
-    audio_encoder_config: dict[str, Any] | None = None
+    audio_encoder_config: dict[str, Any] | None
 
     @model_validator(mode="after")
     def _check_moshi(self) -> MoshiConfig:
@@ -112,7 +109,12 @@ class MoshiConfig(MoshiLayers):
         ]
 
 
-@family("kyutai_speech_to_text")
+@family(
+    "kyutai_speech_to_text",
+    transformers="KyutaiSpeechToTextConfig",
+    architecture="Kyutai speech-to-text",
+    model_class="KyutaiSpeechToTextForConditionalGeneration",
+)
 class KyutaiSpeechToTextConfig(MoshiLayers):
     """configuration_kyutai_speech_to_text.py / modeling_kyutai_speech_to_text.py
     (KyutaiSpeechToTextForConditionalGeneration, transformers 5.24): Moshi's temporal transformer (MoshiLayers) over
@@ -122,23 +124,11 @@ class KyutaiSpeechToTextConfig(MoshiLayers):
     text row and a row per stream; audio_pad_token_id, the last row by default, is the padding row); lm_head scores
     the vocab_size text tokens, or is the whole table where tie_word_embeddings says so (default: not)."""
 
-    architecture = "Kyutai speech-to-text"
-    config_class = "KyutaiSpeechToTextConfig"
-    default_model_class = "KyutaiSpeechToTextForConditionalGeneration"
     informational_fields = MoshiLayers.informational_fields | {"audio_bos_token_id", "pad_token_id"}
 
-    vocab_size: Width = 4001
-    hidden_size: Width = 2048
-    num_hidden_layers: LayerCount = 48
-    num_attention_heads: HeadCount = 32
-    max_position_embeddings: PositionCount = 750
-    sliding_window: Width = 375
-    ffn_dim: Width = 11264
-    num_codebooks: Width = 32
-    codebook_vocab_size: Width = 2049
-    audio_pad_token_id: int | None = Field(69569, strict=True)  # the table's padding row: it must be a row of it
-    pad_token_id: int | None = Field(3, strict=True)  # a text token's id; the table's padding row is the audio one
-    codec_config: dict[str, Any] | None = None
+    codebook_vocab_size: Width
+    audio_pad_token_id: Annotated[int | None, Field(strict=True)]  # the table's padding row: it must be a row of it
+    codec_config: dict[str, Any] | None
 
     @model_validator(mode="after")
     def _check_padding_row(self) -> KyutaiSpeechToTextConfig:

@@ -3,9 +3,7 @@ positions, and Qwen3 as the language model, in transformers 5's layout."""
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
-
-from ..schema import Flag, HeadCount, LayerCount, Width
+from ..schema import Flag, Width
 from ..spec import AudioInput, Extra, Linear, Norm
 from ..values import replace
 from .audio import VoxtralEncoderConfig
@@ -25,24 +23,19 @@ MOSS_TEXT = {
 }
 
 
-@tower("moss_transcribe_diarize_audio")
+@tower("moss_transcribe_diarize_audio", transformers="MossTranscribeDiarizeAudioConfig")
 class MossTranscribeDiarizeAudioConfig(VoxtralEncoderConfig):
     """configuration_moss_transcribe_diarize.py (MossTranscribeDiarizeAudioConfig) / modeling_…
     (MossTranscribeDiarizeAudioModel): Whisper's encoder (conv1, conv2, a learned table of max_source_positions,
     pre-LN layers with k_proj unbiased, a final LayerNorm), with its own defaults."""
 
-    config_class = "MossTranscribeDiarizeAudioConfig"
 
-    hidden_size: Width = Field(1024, validation_alias=AliasChoices("hidden_size", "d_model"))
-    intermediate_size: Width = Field(4096, validation_alias=AliasChoices("intermediate_size", "encoder_ffn_dim"))
-    num_hidden_layers: LayerCount = Field(24, validation_alias=AliasChoices("num_hidden_layers", "encoder_layers"))
-    num_attention_heads: HeadCount = Field(
-        16, validation_alias=AliasChoices("num_attention_heads", "encoder_attention_heads")
-    )
-    num_mel_bins: Width = 80
-
-
-@family("moss_transcribe_diarize")
+@family(
+    "moss_transcribe_diarize",
+    transformers="MossTranscribeDiarizeConfig",
+    architecture="MOSS-Transcribe-Diarize",
+    model_class="MossTranscribeDiarizeForConditionalGeneration",
+)
 class MossTranscribeDiarizeConfig(AudioLanguageConfig):
     """configuration_moss_transcribe_diarize.py / modeling_moss_transcribe_diarize.py (transformers 5.24):
     MossTranscribeDiarizeAudioModel, a language model built by AutoModel (Qwen3 by default, 28 layers of 1,024; a
@@ -52,9 +45,6 @@ class MossTranscribeDiarizeConfig(AudioLanguageConfig):
     model.language_model., model.multi_modal_projector., lm_head; tie_word_embeddings (default true) ties the head
     to the token table."""
 
-    architecture = "MOSS-Transcribe-Diarize"
-    config_class = "MossTranscribeDiarizeConfig"
-    default_model_class = "MossTranscribeDiarizeForConditionalGeneration"
     text_model_type = "qwen3"
     text_defaults = MOSS_TEXT
     audio_model_type = "moss_transcribe_diarize_audio"
@@ -64,9 +54,9 @@ class MossTranscribeDiarizeConfig(AudioLanguageConfig):
     lm_head_name = "lm_head"
     informational_fields = frozenset({"audio_token_id", "projector_hidden_act", "audio_chunk_size"})
 
-    projector_bias: Flag = True
-    audio_merge_size: Width = 4
-    tie_word_embeddings: Flag = True
+    projector_bias: Flag
+    audio_merge_size: Width
+    tie_word_embeddings: Flag
 
     def tied(self) -> bool:
         return self.tie_word_embeddings

@@ -3,7 +3,7 @@ without token types, with a relative-position bias shared by every layer, and Ro
 
 from __future__ import annotations
 
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, LearnedTensor, Linear, ModelSpec, Norm, Table, names
@@ -15,7 +15,7 @@ MPNET_ATTENTION = names(q="attention.attn.q", k="attention.attn.k", v="attention
 MPNET_HEADS = {name: heads for name, heads in ROBERTA_HEADS.items() if name != "ForCausalLM"}
 
 
-@family("mpnet")
+@family("mpnet", transformers="MPNetConfig", architecture="MPNet", model_class="MPNetForMaskedLM")
 class MPNetConfig(EncoderClasses):
     """configuration_mpnet.py / modeling_mpnet.py.
 
@@ -27,23 +27,19 @@ class MPNetConfig(EncoderClasses):
     for sequences; a classifier for tokens; qa_outputs for answers.
     """
 
-    architecture = "MPNet"
-    config_class = "MPNetConfig"
-    default_model_class = "MPNetForMaskedLM"  # what microsoft/mpnet-base stores; sentence-transformers save MPNetModel
     class_prefix = "MPNet"
     base_model_prefix = "mpnet"
     classes = frozenset(MPNET_HEADS)
 
-    vocab_size: Width = 30527
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    hidden_act: Name = "gelu"
-    max_position_embeddings: PositionCount = 512
-    relative_attention_num_buckets: Width = 32
-    pad_token_id: int | None = Field(1, strict=True)
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    relative_attention_num_buckets: Width
+    tie_word_embeddings: Flag
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field
+from pydantic import Field
 
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, names
@@ -16,7 +16,7 @@ MPT_ATTENTION = names(q="attn.Wqkv", k="attn.Wqkv", v="attn.Wqkv", o="attn.out_p
 MPT_MLP = names(up="ffn.up_proj", down="ffn.down_proj")
 
 
-@family("mpt")
+@family("mpt", transformers="MptConfig", architecture="MPT", model_class="MptForCausalLM")
 class MptConfig(LayerNormDecoder):
     """configuration_mpt.py / modeling_mpt.py as transformers builds MPT: every layer's Wqkv ([3 · d, d]),
     out_proj, and an MLP of width 4 · d_model (up_proj, down_proj), none with biases; LayerNorms with their
@@ -26,9 +26,6 @@ class MptConfig(LayerNormDecoder):
     and qk_ln: they build MPT-7B's choices (4, no biases, ALiBi, multi-head, no q/k norms) whatever the config
     says, and ffncalc counts what they build (notes() says where a config asks for more)."""
 
-    architecture = "MPT"
-    config_class = "MptConfig"
-    default_model_class = "MptForCausalLM"
     informational_fields = frozenset({"max_seq_len"})
     context_field = "max_seq_len"
     layer_name = "transformer.blocks.{i}"
@@ -36,16 +33,16 @@ class MptConfig(LayerNormDecoder):
         embed_tokens="transformer.wte", final_norm="transformer.norm_f", base_model_prefix="transformer"
     )
 
-    d_model: Width = Field(2048, validation_alias=AliasChoices("d_model", "hidden_size"))
-    n_heads: HeadCount = Field(16, validation_alias=AliasChoices("n_heads", "num_attention_heads"))
-    n_layers: LayerCount = Field(24, validation_alias=AliasChoices("n_layers", "num_hidden_layers"))
-    expansion_ratio: int = Field(4, strict=True)
-    max_seq_len: PositionCount = 2048
-    vocab_size: Width = 50368
-    learned_pos_emb: Flag = True
-    attn_config: dict[str, Any] | None = None
-    no_bias: Flag = True
-    tie_word_embeddings: Flag = True
+    d_model: Width
+    n_heads: HeadCount
+    n_layers: LayerCount
+    expansion_ratio: Annotated[int, Field(strict=True)]
+    max_seq_len: PositionCount
+    vocab_size: Width
+    learned_pos_emb: Flag
+    attn_config: dict[str, Any] | None
+    no_bias: Flag
+    tie_word_embeddings: Flag
     # transformers builds n_heads heads of d_model // n_heads and never checks: a remainder could not run
     _check_heads = heads_divide("d_model", "n_heads")
 

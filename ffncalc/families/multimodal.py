@@ -315,8 +315,8 @@ class MultimodalLayers(HFConfig):
 class MultimodalConfig(MultimodalLayers):
     """A wrapper with a vision tower (vision_config) whose head is tied by its tie_word_embeddings flag."""
 
-    vision_config: dict[str, Any] | None = Field(None)
-    tie_word_embeddings: Flag = True
+    vision_config: dict[str, Any] | None
+    tie_word_embeddings: Flag
 
     def tied(self) -> bool:
         return self.tie_word_embeddings

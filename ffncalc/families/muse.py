@@ -5,11 +5,11 @@ model (latent experts, residual gates), with a convolutional audio tower over th
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
-from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, Width, derives
 from ..spec import (
     CheckpointExtra,
     Extra,
@@ -36,7 +36,12 @@ MUSE_VISION_ATTENTION = names(q="attn.q_proj", k="attn.k_proj", v="attn.v_proj",
 MUSE_VISION_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-@family("muse_glimmer_text")
+@family(
+    "muse_glimmer_text",
+    transformers="MuseGlimmerTextConfig",
+    architecture="Muse Glimmer",
+    model_class="MuseGlimmerTextModel",
+)
 class MuseGlimmerTextConfig(TextOfWrapper, Gemma2Config):
     """configuration_muse_glimmer.py (MuseGlimmerTextConfig) / modeling_muse_glimmer.py (MuseGlimmerTextModel):
     Gemma-2's four norms a layer and gated MLP; AFMoE's attention without its q/k norm weights (qk_norm is a
@@ -45,22 +50,7 @@ class MuseGlimmerTextConfig(TextOfWrapper, Gemma2Config):
     rotary positions), sliding_window on the others; the embedding's norm and the final norm's epsilon aside, a
     weighted final RMSNorm. No head of its own (the wrapper's lm_head)."""
 
-    architecture = "Muse Glimmer"
-    config_class = "MuseGlimmerTextConfig"
-    default_model_class = "MuseGlimmerTextModel"
-
-    vocab_size: Width = 202048
-    hidden_size: Width = 6656
-    intermediate_size: Width = 19968
-    num_hidden_layers: LayerCount = 52
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = 2
-    head_dim: Width | None = 128
-    hidden_act: Name = Field(default="silu", validation_alias=AliasChoices("hidden_activation", "hidden_act"))
-    max_position_embeddings: PositionCount = 131072
-    tie_word_embeddings: Flag = False
-    pad_token_id: int | None = Field(None, strict=True)
-    sliding_window: Width | None = 2048
+    hidden_act: Name = Field(validation_alias=AliasChoices("hidden_activation", "hidden_act"))
 
     @derives("layer_types", "full_attention on every fourth layer counted back from the last, sliding the others")
     def window_kinds(self) -> list[str]:
@@ -78,7 +68,7 @@ class MuseGlimmerTextConfig(TextOfWrapper, Gemma2Config):
         return self.layer(self.attention(window), self.gated_ffn(), self.sandwich_norms(), projections=(gate,))
 
 
-@tower("muse_glimmer_vision")
+@tower("muse_glimmer_vision", transformers="MuseGlimmerVisionConfig")
 class MuseGlimmerVisionConfig(TowerConfig):
     """configuration_muse_glimmer.py (MuseGlimmerVisionConfig) / MuseGlimmerVisionModel: patches of patch_temporal
     frames of patch_size² pixels projected by a linear without bias (patch_embedder.patch_embedding), a learned table
@@ -88,21 +78,20 @@ class MuseGlimmerVisionConfig(TowerConfig):
     shuffled into one token. Its image processor (GLM-4.1V's smart resize, whose limits are not in config.json) has no
     rule here: the tower is counted by parameter."""
 
-    config_class = "MuseGlimmerVisionConfig"
     informational_fields = frozenset({"max_position_embeddings"})
 
-    hidden_size: Width = 1536
-    num_hidden_layers: LayerCount = 50
-    num_attention_heads: HeadCount = 16
-    intermediate_size: Width = 8960
-    hidden_act: Name = "gelu"
-    patch_size: Width = 14
-    patch_temporal: Width = 2
-    merge_size: Width = 2
-    pos_emb_height: Width = 32
-    pos_emb_width: Width = 32
-    max_position_embeddings: Width = 1024
-    layer_types: list[Literal["full_attention", "window_attention"]] | None = Field(None, max_length=1 << 12)
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    hidden_act: Name
+    patch_size: Width
+    patch_temporal: Width
+    merge_size: Width
+    pos_emb_height: Width
+    pos_emb_width: Width
+    max_position_embeddings: Width
+    layer_types: Annotated[list[Literal["full_attention", "window_attention"]] | None, Field(max_length=1 << 12)]
 
     @model_validator(mode="after")
     def _check_heads(self) -> MuseGlimmerVisionConfig:
@@ -135,7 +124,16 @@ class MuseGlimmerVisionConfig(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, extras, hidden * self.merge_size**2, None)
 
 
-@family("muse_glimmer")
+@family(
+    "muse_glimmer",
+    transformers="MuseGlimmerConfig",
+    architecture="Muse Glimmer",
+    model_class="MuseGlimmerForConditionalGeneration",
+    read_beyond={
+        "tie_word_embeddings": "no field of MuseGlimmerConfig: a key PreTrainedModel.tie_weights reads (absent: false); "
+        "text_config's own ties nothing"
+    },
+)
 class MuseGlimmerConfig(MultimodalLayers):
     """configuration_muse_glimmer.py / modeling_muse_glimmer.py (MuseGlimmerForConditionalGeneration): the language
     model (model.language_model.), the tower (model.vision_tower.), the adapter (vision_adapter: fc1 out_hidden_size →
@@ -143,24 +141,17 @@ class MuseGlimmerConfig(MultimodalLayers):
     norm after it), and lm_head, tied to the token table only where the config's top level says tie_word_embeddings
     (PreTrainedModel.tie_weights reads the wrapper's config, whose class has no such field: false when absent)."""
 
-    architecture = "Muse Glimmer"
-    config_class = "MuseGlimmerConfig"
-    default_model_class = "MuseGlimmerForConditionalGeneration"
     text_model_type = "muse_glimmer_text"
     vision_model_type = "muse_glimmer_vision"
     language_model_prefix = "model.language_model."
     vision_prefix = "model.vision_tower."
     lm_head_name = "lm_head"
 
-    undeclared_keys = frozenset({"tie_word_embeddings"})
-
-    vision_config: dict[str, Any] | None = None
-    # Not a field of MuseGlimmerConfig: a key the config may carry, which PreTrainedModel.tie_weights reads (absent:
-    # false). text_config's own tie_word_embeddings ties nothing.
+    vision_config: dict[str, Any] | None
     tie_word_embeddings: Flag = False
-    out_hidden_size: Width = 6144
-    projector_hidden_size: Width = 4096
-    projector_hidden_act: Name = "gelu"
+    out_hidden_size: Width
+    projector_hidden_size: Width
+    projector_hidden_act: Name
 
     def tied(self) -> bool:
         """Whether lm_head is the token table: the top-level tie_word_embeddings key, false when absent."""
@@ -187,7 +178,13 @@ MUSE_SPARK_MOE = names(
 )
 
 
-@family("muse_spark_text")
+@family(
+    "muse_spark_text",
+    transformers="MuseSparkTextConfig",
+    architecture="Muse Spark",
+    model_class="MuseSparkTextModel",
+    routing=("num_experts_per_tok", "num_local_experts"),
+)
 class MuseSparkTextConfig(MlpLayerTypes, MuseGlimmerTextConfig):
     """configuration_muse_spark.py (MuseSparkTextConfig) / modeling_muse_spark.py (MuseSparkTextModel): Muse Glimmer's
     attention (its output also normed, without weights), the norm after attention without weights, two residual
@@ -197,31 +194,20 @@ class MuseSparkTextConfig(MlpLayerTypes, MuseGlimmerTextConfig):
     pre_expert_norm after it) and post_expert_proj, their outputs normed by one post_expert_norm; dense layers keep
     Glimmer's SwiGLU of intermediate_size. No head of its own (the wrapper's lm_head)."""
 
-    architecture = "Muse Spark"
-    config_class = "MuseSparkTextConfig"
-    default_model_class = "MuseSparkTextModel"
     moe_names = MUSE_SPARK_MOE
     expert_names = STACKED_EXPERTS
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
     informational_fields = frozenset(
         {"max_position_embeddings", "pad_token_id", "residual_gate_temperature", "routed_scaling_factor"}
     )
 
-    hidden_size: Width = 8192
-    intermediate_size: Width = 16384
-    num_hidden_layers: LayerCount = 62
-    num_attention_heads: HeadCount = 128
-    num_key_value_heads: HeadCount | None = 16
-    head_dim: Width | None = 64
-    hidden_act: Name = "silu"
-    max_position_embeddings: PositionCount = 1048576
-    moe_intermediate_size: Width = 4096
-    num_local_experts: ExpertCount = 256
-    num_experts_per_tok: ExpertCount = 8
-    moe_hidden_size: Width = 4096
-    routed_scaling_factor: float = 1.0
-    residual_gate_temperature: float = 0.3
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = Field(None, max_length=1 << 14)
+    hidden_act: Name
+    moe_intermediate_size: Width
+    num_local_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
+    moe_hidden_size: Width
+    routed_scaling_factor: float
+    residual_gate_temperature: float
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]] | None, Field(max_length=1 << 14)]
 
     _check_mlp_layer_types = entries_check("mlp_layer_types", exact=False)
 
@@ -262,14 +248,12 @@ class MuseSparkTextConfig(MlpLayerTypes, MuseGlimmerTextConfig):
         return extras + (correction_bias_extra(self.layer_name, sparse, self.num_local_experts),) if sparse else extras
 
 
-@tower("muse_spark_vision")
+@tower("muse_spark_vision", transformers="MuseSparkVisionConfig")
 class MuseSparkVisionConfig(MuseGlimmerVisionConfig):
     """configuration_muse_spark.py (MuseSparkVisionConfig): Muse Glimmer's tower, fields and defaults."""
 
-    config_class = "MuseSparkVisionConfig"
 
-
-@tower("muse_spark_audio")
+@tower("muse_spark_audio", transformers="MuseSparkAudioConfig")
 class MuseSparkAudioConfig(TowerConfig):
     """configuration_muse_spark.py (MuseSparkAudioConfig) / MuseSparkAudioModel: a causal convolutional pyramid over
     the raw waveform, no attention — per stage (num_hidden_layers of them) a patch embedding (patch_sizes[s] samples
@@ -278,16 +262,14 @@ class MuseSparkAudioConfig(TowerConfig):
     int(width · mlp_ratio) wide); a final RMSNorm, proj (biased) into out_hidden_size and an RMSNorm after it. Counted
     by parameter: an audio clip's FLOPs are not counted (no audio rule for a convolutional tower)."""
 
-    config_class = "MuseSparkAudioConfig"
-
-    patch_sizes: list[Width] = Field([16, 6, 5, 4], min_length=1, max_length=64)
-    hidden_sizes: list[Width] = Field([256, 512, 1024, 2048], min_length=1, max_length=64)
-    depths: list[int] = Field([2, 2, 2, 2], min_length=1, max_length=64)
-    num_hidden_layers: LayerCount = 4
-    mlp_ratio: float = Field(4.0, gt=0, le=64)
-    conv_kernel_size: Width = 7
-    hidden_act: Name = "gelu"
-    out_hidden_size: Width = 8192
+    patch_sizes: Annotated[list[Width], Field(min_length=1, max_length=64)]
+    hidden_sizes: Annotated[list[Width], Field(min_length=1, max_length=64)]
+    depths: Annotated[list[int], Field(min_length=1, max_length=64)]
+    num_hidden_layers: LayerCount
+    mlp_ratio: Annotated[float, Field(gt=0, le=64)]
+    conv_kernel_size: Width
+    hidden_act: Name
+    out_hidden_size: Width
 
     @model_validator(mode="after")
     def _check_stages(self) -> MuseSparkAudioConfig:
@@ -327,22 +309,24 @@ class MuseSparkAudioConfig(TowerConfig):
         return Tower((), extras, self.out_hidden_size, None)
 
 
-@family("muse_spark")
+@family(
+    "muse_spark",
+    transformers="MuseSparkConfig",
+    architecture="Muse Spark",
+    model_class="MuseSparkForConditionalGeneration",
+)
 class MuseSparkConfig(MuseGlimmerConfig):
     """configuration_muse_spark.py / modeling_muse_spark.py (MuseSparkForConditionalGeneration): Muse Glimmer's
     wrapper (the tower, vision_adapter, vision_projection; lm_head never tied: the class declares no tied weights, so
     neither tie_word_embeddings key ties it) around Muse Spark's language model, with the audio tower (model.audio_tower.), whose output is already the
     text width: no projector of its own."""
 
-    architecture = "Muse Spark"
-    config_class = "MuseSparkConfig"
-    default_model_class = "MuseSparkForConditionalGeneration"
     text_model_type = "muse_spark_text"
     vision_model_type = "muse_spark_vision"
     audio_model_type = "muse_spark_audio"
     audio_prefix = "model.audio_tower."
 
-    audio_config: dict[str, Any] | None = None
+    audio_config: dict[str, Any] | None
 
     def tied(self) -> bool:
         """Never: MuseSparkForConditionalGeneration declares no tied weights, whatever tie_word_embeddings says."""

@@ -3,14 +3,14 @@ a hybrid stack of Mamba-2, attention, MLP and MoE layers (with a latent MoE in N
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width, derives
 from ..spec import CheckpointExtra, DenseFfn, Layer, ModelNames, ModelSpec, Norm, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenLayers, KvHeads, MlpBias, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import required_field
 from .mixers import mamba2, mamba2_names
 from .registry import family
@@ -22,8 +22,14 @@ NEMOTRON_MLP = names(up="mixer.up_proj", down="mixer.down_proj")
 NEMOTRON_MAMBA = mamba2_names("mixer.")
 
 
-@family("nemotron")
-class NemotronConfig(HeadDim, KvHeads, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "nemotron",
+    transformers="NemotronConfig",
+    architecture="Nemotron",
+    model_class="NemotronForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+)
+class NemotronConfig(DecoderConfig):
     """configuration_nemotron.py / modeling_nemotron.py: Llama's attention (attention_bias on q, k, v, o); a
     plain up/down MLP (squared ReLU by default, mlp_bias); LayerNorm1P (a LayerNorm with weight and bias,
     scaling by 1 + weight) before attention, before the MLP and at the end.
@@ -32,17 +38,15 @@ class NemotronConfig(HeadDim, KvHeads, AttentionBias, MlpBias, TiedEmbeddings, F
     transformers 5.24 refuses a config without it.
     """
 
-    architecture = "Nemotron"
-    config_class = "NemotronConfig"
-    default_model_class = "NemotronForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-
-    vocab_size: Width = 256000
-    hidden_size: Width = 6144
-    intermediate_size: Width = 24576
-    num_attention_heads: HeadCount = 48
-    hidden_act: Name = "relu2"
-    max_position_embeddings: PositionCount = 4096
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    hidden_act: Name
+    max_position_embeddings: PositionCount
     _check_kv_heads = required_field("num_key_value_heads", "NemotronConfig")
 
     def layer_norm(self) -> Norm:
@@ -57,8 +61,23 @@ class NemotronConfig(HeadDim, KvHeads, AttentionBias, MlpBias, TiedEmbeddings, F
         return replace(super().to_spec(), final_norm=self.layer_norm())
 
 
-@family("nemotron_h")
-class NemotronHConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
+@family(
+    "nemotron_h",
+    transformers="NemotronHConfig",
+    architecture="Nemotron-H",
+    model_class="NemotronHForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    routing=("num_experts_per_tok", "n_routed_experts"),
+    read_beyond={
+        "hybrid_override_pattern": "the older pattern of layer kinds, which __post_init__ still reads",
+        "num_hidden_layers": "deprecated in NemotronHConfig (no field): the block types decide the count",
+    },
+    other_names=dict.fromkeys(
+        ("n_groups", "conv_kernel", "use_conv_bias"),
+        "also read under the mamba_ name Nemotron-H's configs give it (no attribute_map entry)",
+    ),
+)
+class NemotronHConfig(DecoderConfig):
     """configuration_nemotron_h.py / modeling_nemotron_h.py.
 
     ``layers_block_type`` (or the older ``hybrid_override_pattern``: M Mamba-2, * attention, - MLP,
@@ -68,10 +87,6 @@ class NemotronHConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
     fc2_latent_proj. Attention has no biases; Mamba's projections follow use_bias.
     """
 
-    architecture = "Nemotron-H"
-    config_class = "NemotronHConfig"
-    default_model_class = "NemotronHForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
     layer_name = "backbone.layers.{i}"
     attention_names = NEMOTRON_ATTENTION
     mlp_names = NEMOTRON_MLP
@@ -85,38 +100,35 @@ class NemotronHConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
     shared_names = names(up="mixer.shared_experts.up_proj", down="mixer.shared_experts.down_proj")
     model_names = ModelNames("backbone.embeddings", "backbone.norm_f", base_model_prefix="backbone")
 
-    vocab_size: Width = 131072
-    hidden_size: Width = 4096
-    layers_block_type: list[NemotronBlock] | None = Field(
-        None, validation_alias=AliasChoices("layers_block_type", "layer_types"), max_length=1 << 14
-    )
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    layers_block_type: Annotated[list[NemotronBlock] | None, Field(max_length=1 << 14)]
     hybrid_override_pattern: Name | None = Field(None, max_length=1 << 14)  # the older spelling
     num_hidden_layers: LayerCount | None = None  # deprecated: the block types decide
-    tie_word_embeddings: Flag = False
-    pad_token_id: int | None = Field(0, strict=True)
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = 8
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 4096
-    intermediate_size: Width = 21504
-    mlp_hidden_act: Name = "relu2"
-    mlp_bias: Flag = False
-    ssm_state_size: Width = 128
-    mamba_num_heads: HeadCount = 128
-    mamba_head_dim: Width = 64
-    n_groups: HeadCount = Field(8, validation_alias=AliasChoices("n_groups", "mamba_n_groups"))
-    conv_kernel: Width = Field(4, validation_alias=AliasChoices("conv_kernel", "mamba_d_conv"))
-    use_conv_bias: Flag = Field(True, validation_alias=AliasChoices("use_conv_bias", "mamba_conv_bias"))
-    use_bias: Flag = False
-    n_routed_experts: ExpertCount = Field(8, validation_alias=AliasChoices("n_routed_experts", "num_local_experts"))
-    moe_intermediate_size: Width = 7688
-    moe_shared_expert_intermediate_size: Width = 7688
-    moe_latent_size: Width | None = None
-    num_experts_per_tok: ExpertCount = 2
-    num_nextn_predict_layers: LayerIndex = 0
-    mtp_layers_block_type: list[NemotronBlock] | None = Field(None, max_length=64)
-    hidden_act: ClassVar[str] = "relu2"  # mlp_hidden_act names it
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
+    mlp_hidden_act: Name
+    mlp_bias: Flag
+    ssm_state_size: Width
+    mamba_num_heads: HeadCount
+    mamba_head_dim: Width
+    n_groups: HeadCount = Field(validation_alias=AliasChoices("n_groups", "mamba_n_groups"))
+    conv_kernel: Width = Field(validation_alias=AliasChoices("conv_kernel", "mamba_d_conv"))
+    use_conv_bias: Flag = Field(validation_alias=AliasChoices("use_conv_bias", "mamba_conv_bias"))
+    use_bias: Flag
+    n_routed_experts: ExpertCount
+    moe_intermediate_size: Width
+    moe_shared_expert_intermediate_size: Width
+    moe_latent_size: Width | None
+    num_experts_per_tok: ExpertCount
+    num_nextn_predict_layers: LayerIndex
+    mtp_layers_block_type: Annotated[list[NemotronBlock] | None, Field(max_length=64)]
+
+    @property
+    def activation(self) -> str:
+        """relu2: NemotronHConfig has no hidden_act (mlp_hidden_act names the MLP's, which the blocks pass)."""
+        return "relu2"
 
     @model_validator(mode="before")
     @classmethod
@@ -152,8 +164,6 @@ class NemotronHConfig(TiedEmbeddings, FfnWidth, DecoderConfig):
         if self.hybrid_override_pattern is not None:
             return [PATTERN_LETTERS[letter] for letter in self.hybrid_override_pattern]
         return ["linear_attention", "moe", "full_attention", "mlp"]
-
-    undeclared_keys = frozenset({"hybrid_override_pattern", "num_hidden_layers"})
 
     def superseded_fields(self) -> dict[str, str]:
         """num_hidden_layers is deprecated in NemotronHConfig: the block types decide the count."""

@@ -4,7 +4,7 @@ a Nemotron-H language model, saved under the names of NVIDIA's checkpoints."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
@@ -36,7 +36,7 @@ RADIO_MLP = names(up="mlp.fc1", down="mlp.fc2")
 RADIO_SWIGLU = names(gate="mlp.gate_proj", up="mlp.up_proj", down="mlp.down_proj")
 
 
-@tower("radio")
+@tower("radio", transformers="RadioConfig")
 class RadioConfig(TowerConfig):
     """configuration_radio.py (RadioConfig) / modeling_radio.py (RadioModel): patches of patch_size² pixels
     projected by a linear without bias (patch_generator.embedder; a second one, video_embedder, over
@@ -48,24 +48,23 @@ class RadioConfig(TowerConfig):
     conditioner's norm_mean/norm_std buffers are left out: Nemotron-H Omni, the one wrapper that reads this tower,
     detaches it (make_preprocessor_external)."""
 
-    config_class = "RadioConfig"
     informational_fields = frozenset({"image_size"})  # patch_dim and video_patch_dim: __post_init__ derives them
 
-    hidden_size: Width = 1280
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 16
-    mlp_ratio: float = Field(4.0, gt=0, le=64)
-    hidden_act: Name = "gelu"
-    use_swiglu_ffn: Flag = False
-    qkv_bias: Flag = True
-    num_channels: Width = 3
-    patch_size: Width = 16
-    image_size: Width = 224
-    max_img_size: Width = 2048
-    num_cls_tokens: int = Field(3, strict=True, ge=0, le=1024)
-    num_registers: int = Field(7, strict=True, ge=0, le=1024)
-    video_temporal_patch_size: Width | None = None
-    summary_idxs: list[int] | None = Field(None, max_length=1024)
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    mlp_ratio: Annotated[float, Field(gt=0, le=64)]
+    hidden_act: Name
+    use_swiglu_ffn: Flag
+    qkv_bias: Flag
+    num_channels: Width
+    patch_size: Width
+    image_size: Width
+    max_img_size: Width
+    num_cls_tokens: Annotated[int, Field(strict=True, ge=0, le=1024)]
+    num_registers: Annotated[int, Field(strict=True, ge=0, le=1024)]
+    video_temporal_patch_size: Width | None
+    summary_idxs: Annotated[list[int] | None, Field(max_length=1024)]
 
     @model_validator(mode="after")
     def _check_geometry(self) -> RadioConfig:
@@ -129,7 +128,12 @@ class RadioConfig(TowerConfig):
 AUDIO_DEFAULTS = {"attention_bias": False, "scale_input": False}
 
 
-@family("nemotron_h_omni")
+@family(
+    "nemotron_h_omni",
+    transformers="NemotronH_Omni_Reasoning_V3_Config",
+    architecture="Nemotron-H Omni",
+    model_class="NemotronH_Omni_Reasoning_V3",
+)
 class NemotronHOmniConfig(MultimodalLayers):
     """configuration_nemotron_h_omni.py / modeling_nemotron_h_omni.py (NemotronH_Omni_Reasoning_V3): the whole
     NemotronHForCausalLM built from text_config (its head tied as text_config says), a RADIO tower (by default with
@@ -143,9 +147,6 @@ class NemotronHOmniConfig(MultimodalLayers):
     tower under vision_model.radio_model., the audio encoder as sound_encoder.encoder. and its projector as
     sound_projection."""
 
-    architecture = "Nemotron-H Omni"
-    config_class = "NemotronH_Omni_Reasoning_V3_Config"
-    default_model_class = "NemotronH_Omni_Reasoning_V3"
     text_model_type = "nemotron_h"
     text_ties = True
     vision_model_type = "radio"
@@ -155,12 +156,12 @@ class NemotronHOmniConfig(MultimodalLayers):
     audio_prefix = "sound_encoder.encoder."
     optional_towers = frozenset({"audio_config"})
 
-    vision_config: dict[str, Any] | None = None
-    audio_config: dict[str, Any] | None = None
-    downsample_ratio: float = Field(0.5, gt=0, le=1)
-    projector_hidden_size: Width = 4096
-    vision_hidden_size: Width = 1280
-    video_temporal_patch_size: Width = 2
+    vision_config: dict[str, Any] | None
+    audio_config: dict[str, Any] | None
+    downsample_ratio: Annotated[float, Field(gt=0, le=1)]
+    projector_hidden_size: Width
+    vision_hidden_size: Width
+    video_temporal_patch_size: Width
 
     @model_validator(mode="before")
     @classmethod

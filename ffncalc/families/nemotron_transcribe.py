@@ -182,7 +182,12 @@ class WordTimestampBlock(AudioEncoderBlock):
         return self
 
 
-@family("nemo_speechlm")
+@family(
+    "nemo_speechlm",
+    transformers="Nemotron3_5TranscribeConfig",
+    architecture="Nemotron 3.5 Transcribe",
+    model_class="Nemotron3_5TranscribeForConditionalGeneration",
+)
 class Nemotron3_5TranscribeConfig(MultimodalLayers):
     """configuration_nemotron3_5_transcribe.py / modeling_nemotron3_5_transcribe.py
     (Nemotron3_5TranscribeForConditionalGeneration, transformers 5.24), as its checkpoints store it (conversion_mapping's
@@ -201,15 +206,12 @@ class Nemotron3_5TranscribeConfig(MultimodalLayers):
     embed_norm, layers and final_norm as the recognition encoder's) and its head decoder_layers.0, a 1-tap convolution
     to vocab_size with bias. The speakers' sinusoidal embeddings are an unsaved buffer."""
 
-    architecture = "Nemotron 3.5 Transcribe"
-    config_class = "Nemotron3_5TranscribeConfig"
-    default_model_class = "Nemotron3_5TranscribeForConditionalGeneration"
     text_model_type = "nemotron_h"
     text_defaults: ClassVar[dict[str, Any]] = TRANSCRIBE_TEXT
     informational_fields = frozenset({"audio_token_id"})
 
-    audio_config: dict[str, Any] | None = Field(None)
-    word_timestamp_config: dict[str, Any] | None = Field(None)
+    audio_config: dict[str, Any] | None
+    word_timestamp_config: dict[str, Any] | None
 
     def tower_blocks(self) -> tuple[tuple[str, str, dict[str, Any]], ...]:
         return ()  # the audio side is read here, block by block (none of its blocks is a tower of its own)

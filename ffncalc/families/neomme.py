@@ -3,7 +3,7 @@ factorised token table, sigmoid-gated attention outputs, value embeddings and wi
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -36,7 +36,13 @@ NEOMME_HEADS: dict[str, tuple[bool, bool]] = {
 }
 
 
-@family("neomme")
+@family(
+    "neomme",
+    transformers="NeoMMEConfig",
+    architecture="NeoMME",
+    model_class="NeoMMEForMaskedLM",
+    read_beyond={"per_layer_config": "PreTrainedConfig's, which __post_init__ derives when absent"},
+)
 class NeoMMEConfig(HFConfig):
     """configuration_neomme.py / modeling_neomme.py.
 
@@ -61,32 +67,28 @@ class NeoMMEConfig(HFConfig):
     context already counts; the patch embedding's FLOPs per patch are not given (no `image`).
     """
 
-    architecture = "NeoMME"
-    config_class = "NeoMMEConfig"
-    default_model_class = "NeoMMEForMaskedLM"
     informational_fields = frozenset({"pad_token_id"})
-    undeclared_keys = frozenset({"per_layer_config"})  # PreTrainedConfig's, which __post_init__ derives when absent
     long_window: ClassVar[int] = 1024  # NeoMMEConfig.default_long_sliding_window
 
-    vocab_size: Width = 131072
-    embedding_rank: Width = 256
-    hidden_size: Width = 1024
-    intermediate_size: Width = 3584
-    hidden_act: Literal["relu2"] = "relu2"
-    mlp_bias: Flag = False
-    num_hidden_layers: LayerCount = 17
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount = 4
-    head_dim: Width = 64
-    max_position_embeddings: PositionCount = 16384
-    attention_bias: Flag = False
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    sliding_window: Width | None = 256
+    vocab_size: Width
+    embedding_rank: Width
+    hidden_size: Width
+    intermediate_size: Width
+    hidden_act: Literal["relu2"]
+    mlp_bias: Flag
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    attention_bias: Flag
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
+    sliding_window: Width | None
     per_layer_config: dict[str, dict[str, Any]] | None = None
-    patch_size: Width = 32
-    embedding_dim: Width = 128
-    pad_token_id: int | None = Field(0, strict=True)
-    tie_word_embeddings: Flag = True
+    patch_size: Width
+    embedding_dim: Width
+    pad_token_id: Annotated[int | None, Field(strict=True)]
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_layers(self) -> NeoMMEConfig:

@@ -16,7 +16,9 @@ CROSS_ATTENTION = names(
 )
 
 
-@family("nllb-moe")
+@family(
+    "nllb-moe", transformers="NllbMoeConfig", architecture="NLLB-MoE", model_class="NllbMoeForConditionalGeneration"
+)
 class NllbMoeConfig(M2M100Config):
     """configuration_nllb_moe.py / modeling_nllb_moe.py (transformers 5.24).
 
@@ -30,18 +32,15 @@ class NllbMoeConfig(M2M100Config):
     the tokens past it: ffncalc counts each token through both (an upper bound then).
     """
 
-    architecture = "NLLB-MoE"
-    config_class = "NllbMoeConfig"
-    default_model_class = "NllbMoeForConditionalGeneration"
     class_prefix = "NllbMoe"
     informational_fields = frozenset({"pad_token_id", "second_expert_policy", "expert_capacity"})
 
-    encoder_sparse_step: WidthOrZero = 4
-    decoder_sparse_step: WidthOrZero = 4
-    num_experts: Width = 128
-    router_bias: Flag = False
-    second_expert_policy: Name = "all"
-    expert_capacity: WidthOrZero = 64
+    encoder_sparse_step: WidthOrZero
+    decoder_sparse_step: WidthOrZero
+    num_experts: Width
+    router_bias: Flag
+    second_expert_policy: Name
+    expert_capacity: WidthOrZero
 
     def sparse(self, kind: Literal["encoder", "decoder"], index: int) -> bool:
         """Whether layer INDEX of a stack routes its tokens to experts (NllbMoeEncoder's and NllbMoeDecoder's rule)."""

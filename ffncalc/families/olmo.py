@@ -5,45 +5,42 @@ OLMo-3's attention layers)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
-from ..schema import ExpertCount, HeadCount, LayerCount, PositionCount, Width, derives, per_config
+from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives, per_config
 from ..spec import Attention, Layer, Mixer, ModelSpec, MoeFfn, Norm, names
 from ..values import replace
 from .base import (
-    AttentionBias,
     DecoderConfig,
-    FfnWidth,
-    HeadDim,
-    HiddenAct,
-    HiddenLayers,
-    KvHeads,
-    MaxPositions,
-    TiedEmbeddings,
 )
 from .blocks import periodic_window, windows_of_layer_types
 from .mixers import gated_deltanet
 from .registry import family
 
 
-@family("olmo")
-class OlmoConfig(
-    HeadDim, HiddenAct, KvHeads, MaxPositions, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "olmo",
+    transformers="OlmoConfig",
+    architecture="OLMo",
+    model_class="OlmoForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class OlmoConfig(DecoderConfig):
     """configuration_olmo.py / modeling_olmo.py (OLMo-1B/7B, OLMo-1.7): Llama's attention (biased by
     attention_bias) and SwiGLU; its LayerNorms, before each sublayer and at the end, have neither weight nor
     bias, so a layer holds only projections. clip_qkv clamps activations: no parameters."""
 
-    architecture = "OLMo"
-    config_class = "OlmoConfig"
-    default_model_class = "OlmoForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-
-    vocab_size: Width = 50304
-    pad_token_id: int | None = Field(1, strict=True)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    max_position_embeddings: PositionCount
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    head_dim: Width | None = None
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window), self.gated_ffn(), norms=())
@@ -75,46 +72,41 @@ class _Olmo2Layer(_Olmo2LayerBase):
         return (("post_attention_layernorm", norm), ("post_feedforward_layernorm", norm))
 
 
-@family("olmo2")
+@family(
+    "olmo2",
+    transformers="Olmo2Config",
+    architecture="OLMo-2",
+    model_class="Olmo2ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
 class Olmo2Config(
-    HeadDim,
-    HiddenAct,
-    KvHeads,
-    MaxPositions,
-    AttentionBias,
     _Olmo2Layer,
-    TiedEmbeddings,
-    FfnWidth,
-    HiddenLayers,
     DecoderConfig,
 ):
     """configuration_olmo2.py / modeling_olmo2.py: OLMo-2's layer (q/k norms across heads, norms after the
     sublayers) around Llama's MLP."""
 
-    architecture = "OLMo-2"
-    config_class = "Olmo2Config"
-    default_model_class = "Olmo2ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-
-    vocab_size: Width = 50304
-    pad_token_id: int | None = Field(1, strict=True)
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    max_position_embeddings: PositionCount
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    head_dim: Width | None = None
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.olmo2_attention(window), self.gated_ffn(), self.post_norms())
 
 
-@family("olmo3")
+@family("olmo3", transformers="Olmo3Config", architecture="OLMo-3", model_class="Olmo3ForCausalLM")
 class Olmo3Config(Olmo2Config):
     """configuration_olmo3.py / modular_olmo3.py: OLMo-2's layer; ``layer_types`` (default: every fourth
     layer full, the others sliding) gives the sliding layers a window of ``sliding_window``."""
 
-    architecture = "OLMo-3"
-    config_class = "Olmo3Config"
-    default_model_class = "Olmo3ForCausalLM"
-
-    sliding_window: Width | None = 4096
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    sliding_window: Width | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     def layer_windows(self) -> list[int | None]:
         if self.layer_types is not None:
@@ -126,28 +118,30 @@ class Olmo3Config(Olmo2Config):
         return super().window_kinds()
 
 
-@family("olmoe")
-class OlmoeConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "olmoe",
+    transformers="OlmoeConfig",
+    architecture="OLMoE",
+    routing=("num_experts_per_tok", "num_experts"),
+    model_class="OlmoeForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class OlmoeConfig(DecoderConfig):
     """configuration_olmoe.py / modeling_olmoe.py: Llama's layer with a MoE FFN in every layer (Llama's
     expert names); RMSNorm across the queries of width hidden_size and across the keys of width
     (hidden_size // heads) · kv_heads, whatever head_dim says."""
 
-    architecture = "OLMoE"
-    config_class = "OlmoeConfig"
-    routing_fields = ("num_experts_per_tok", "num_experts")
-    default_model_class = "OlmoeForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-
-    vocab_size: Width = 50304
-    hidden_size: Width = 2048
-    intermediate_size: Width = 2048
-    num_hidden_layers: LayerCount = 16
-    num_attention_heads: HeadCount = 16
-    max_position_embeddings: PositionCount = 4096
-    pad_token_id: int | None = Field(1, strict=True)
-    num_experts: ExpertCount = Field(64, validation_alias=AliasChoices("num_experts", "num_local_experts"))
-    num_experts_per_tok: ExpertCount = 8
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    head_dim: Width | None = None
+    max_position_embeddings: PositionCount
+    num_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
 
     def experts(self) -> MoeFfn:
         return self.moe_ffn(self.num_experts, self.num_experts_per_tok, self.intermediate_size)
@@ -161,23 +155,10 @@ class OlmoeConfig(HeadDim, HiddenAct, KvHeads, AttentionBias, TiedEmbeddings, Ff
         return self.layer(attention, self.experts())
 
 
-@family("flex_olmo")
+@family("flex_olmo", transformers="FlexOlmoConfig", architecture="FlexOlmo", model_class="FlexOlmoForCausalLM")
 class FlexOlmoConfig(_Olmo2Layer, OlmoeConfig):
     """configuration_flex_olmo.py / modular_flex_olmo.py: OLMo-2's attention (q/k norms of heads · head_dim)
     and post-sublayer norms around OLMoE's experts in every layer."""
-
-    architecture = "FlexOlmo"
-    config_class = "FlexOlmoConfig"
-    default_model_class = "FlexOlmoForCausalLM"
-
-    vocab_size: Width = 100352
-    hidden_size: Width = 4096
-    intermediate_size: Width = 11008
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    pad_token_id: int | None = Field(100277, strict=True)
-    num_experts: ExpertCount = Field(7, validation_alias=AliasChoices("num_experts", "num_local_experts"))
-    num_experts_per_tok: ExpertCount = 5
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.olmo2_attention(window), self.experts(), self.post_norms())
@@ -202,10 +183,15 @@ OLMO_HYBRID_DELTANET = names(
 )
 
 
-@family("olmo_hybrid")
-class OlmoHybridConfig(
-    HeadDim, HiddenAct, KvHeads, AttentionBias, _Olmo2Layer, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "olmo_hybrid",
+    transformers="OlmoHybridConfig",
+    architecture="OLMo-Hybrid",
+    model_class="OlmoHybridForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class OlmoHybridConfig(_Olmo2Layer, DecoderConfig):
     """configuration_olmo_hybrid.py / modeling_olmo_hybrid.py: ``layer_types`` (default: every fourth layer full
     attention, the others linear; the last full if none is) picks OLMo-3's attention layer (q/k norms across heads,
     norms after the sublayers, no window) or a Gated DeltaNet layer with Llama's norms before the sublayers. The
@@ -216,24 +202,20 @@ class OlmoHybridConfig(
     layers' norm after attention feedforward_layer_norm too (transformers renames both on load).
     """
 
-    architecture = "OLMo-Hybrid"
-    config_class = "OlmoHybridConfig"
-    default_model_class = "OlmoHybridForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-
-    vocab_size: Width = 100352
-    hidden_size: Width = 3840
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 30
-    max_position_embeddings: PositionCount = 65536
-    pad_token_id: int | None = Field(100277, strict=True)
-    layer_types: list[Literal["linear_attention", "full_attention"]] | None = Field(None, max_length=1 << 14)
-    linear_num_key_heads: HeadCount | None = None
-    linear_num_value_heads: HeadCount | None = None
-    linear_key_head_dim: Width | None = None
-    linear_value_head_dim: Width | None = None
-    linear_conv_kernel_dim: Width = 4
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    head_dim: Width | None = None
+    max_position_embeddings: PositionCount
+    layer_types: Annotated[list[Literal["linear_attention", "full_attention"]] | None, Field(max_length=1 << 14)]
+    linear_num_key_heads: HeadCount | None
+    linear_num_value_heads: HeadCount | None
+    linear_key_head_dim: Width | None
+    linear_value_head_dim: Width | None
+    linear_conv_kernel_dim: Width
 
     @model_validator(mode="after")
     def _check_layer_kinds(self) -> OlmoHybridConfig:

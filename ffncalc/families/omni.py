@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import AliasChoices, Field
-
 from ..schema import ExpertCount, ExpertCountOrZero, Flag, HeadCount, LayerCount, LayerIndex, Name, PositionCount, Width
 from ..spec import Extra, Layer, LearnedTensor, Linear, Norm, Table, names
 from ..values import replace
 from .audio import Qwen3ASREncoderConfig, whisper_encoder_layer
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .qwen import QWEN_MOE, Qwen3VLConfig, Qwen25VLTextConfig, QwenMoeRule, TextOfWrapper
 from .registry import family, tower
 from .towers import Tower, TowerConfig, audio_module, projector_module, tower_module
@@ -21,7 +19,7 @@ from .vision import Qwen3VLVisionConfig, Qwen25VLVisionConfig
 QWEN25_OMNI_VISION_ATTENTION = names(q="attn.q", k="attn.k", v="attn.v", o="attn.proj")
 
 
-@tower("qwen2_5_omni_audio_encoder")
+@tower("qwen2_5_omni_audio_encoder", transformers="Qwen2_5OmniAudioEncoderConfig")
 class Qwen25OmniAudioEncoderConfig(TowerConfig):
     """configuration_qwen2_5_omni.py (Qwen2_5OmniAudioEncoderConfig) / modeling_qwen2_5_omni.py
     (Qwen2_5OmniAudioEncoder): Whisper's convolutions (conv1 num_mel_bins → d_model, conv2 d_model → d_model stride 2,
@@ -30,19 +28,16 @@ class Qwen25OmniAudioEncoderConfig(TowerConfig):
     (d_model → output_dim, biased); audio_bos_eos_token (2 × output_dim) is a table the forward never reads. It reads
     chunks of 2 · n_window frames, each attending within itself, the last one short: no fixed-window rule."""
 
-    config_class = "Qwen2_5OmniAudioEncoderConfig"
     informational_fields = frozenset({"n_window", "max_source_positions", "scale_embedding"})
 
-    d_model: Width = Field(1280, validation_alias=AliasChoices("d_model", "hidden_size"))
-    encoder_ffn_dim: Width = Field(5120, validation_alias=AliasChoices("encoder_ffn_dim", "intermediate_size"))
-    encoder_layers: LayerCount = Field(32, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_attention_heads: HeadCount = Field(
-        20, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    activation_function: Name = "gelu"
-    num_mel_bins: Width = 128
-    max_source_positions: PositionCount = 1500
-    output_dim: Width = 3584
+    d_model: Width
+    encoder_ffn_dim: Width
+    encoder_layers: LayerCount
+    encoder_attention_heads: HeadCount
+    activation_function: Name
+    num_mel_bins: Width
+    max_source_positions: PositionCount
+    output_dim: Width
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads = self.d_model, self.encoder_attention_heads
@@ -63,13 +58,12 @@ class Qwen25OmniAudioEncoderConfig(TowerConfig):
         return Tower((layer,) * self.encoder_layers, extras, self.output_dim, None)
 
 
-@tower("qwen2_5_omni_vision_encoder")
+@tower("qwen2_5_omni_vision_encoder", transformers="Qwen2_5OmniVisionEncoderConfig")
 class Qwen25OmniVisionEncoderConfig(Qwen25VLVisionConfig):
     """configuration_qwen2_5_omni.py (Qwen2_5OmniVisionEncoderConfig) / modeling_qwen2_5_omni.py
     (Qwen2_5OmniVisionEncoder): Qwen2.5-VL's tower, windows and merger, its q, k and v separate linears (attn.q,
     attn.k, attn.v, with biases) where Qwen2.5-VL fuses them."""
 
-    config_class = "Qwen2_5OmniVisionEncoderConfig"
     informational_fields = frozenset({"window_size", "fullatt_block_indexes"})
 
     def tower(self, prefix: str) -> Tower:
@@ -81,28 +75,26 @@ class Qwen25OmniVisionEncoderConfig(Qwen25VLVisionConfig):
         return replace(tower, layers=tuple(split))
 
 
-@family("qwen2_5_omni_text")
-class Qwen25OmniTextConfig(TiedEmbeddings, Qwen25VLTextConfig):
+@family(
+    "qwen2_5_omni_text",
+    transformers="Qwen2_5OmniTextConfig",
+    architecture="Qwen2.5-Omni",
+    model_class="Qwen2_5OmniThinkerTextModel",
+)
+class Qwen25OmniTextConfig(Qwen25VLTextConfig):
     """configuration_qwen2_5_omni.py (Qwen2_5OmniTextConfig) / Qwen2_5OmniThinkerTextModel: Qwen2.5-VL's language
     model (q, k, v biased; head_dim hidden / heads) with Qwen2.5-Omni-7B's defaults and a tie_word_embeddings of its
     own (default true) that the thinker does not read: its own flag ties the head. No head of its own."""
 
-    architecture = "Qwen2.5-Omni"
-    config_class = "Qwen2_5OmniTextConfig"
-    default_model_class = "Qwen2_5OmniThinkerTextModel"
-
-    vocab_size: Width = 152064
-    hidden_size: Width = 3584
-    intermediate_size: Width = 18944
-    num_hidden_layers: LayerCount = 28
-    num_attention_heads: HeadCount = 28
-    num_key_value_heads: HeadCount | None = 4
-    sliding_window: Width | None = 32768
-    max_window_layers: LayerIndex | None = 28
-    tie_word_embeddings: Flag = True
+    tie_word_embeddings: Flag
 
 
-@family("qwen2_5_omni_thinker")
+@family(
+    "qwen2_5_omni_thinker",
+    transformers="Qwen2_5OmniThinkerConfig",
+    architecture="Qwen2.5-Omni",
+    model_class="Qwen2_5OmniThinkerForConditionalGeneration",
+)
 class Qwen25OmniThinkerConfig(Qwen3VLConfig):
     """configuration_qwen2_5_omni.py (Qwen2_5OmniThinkerConfig) / Qwen2_5OmniThinkerForConditionalGeneration: the
     audio tower (audio_tower.), the vision tower and its merger (visual.), the language model (model.) and lm_head,
@@ -110,9 +102,6 @@ class Qwen25OmniThinkerConfig(Qwen3VLConfig):
     false; the text config's own flag is not read). The audio tower's proj carries a clip into the language model:
     no projector of the wrapper's."""
 
-    architecture = "Qwen2.5-Omni"
-    config_class = "Qwen2_5OmniThinkerConfig"
-    default_model_class = "Qwen2_5OmniThinkerForConditionalGeneration"
     text_model_type = "qwen2_5_omni_text"
     vision_model_type = "qwen2_5_omni_vision_encoder"
     audio_model_type = "qwen2_5_omni_audio_encoder"
@@ -133,10 +122,10 @@ class Qwen25OmniThinkerConfig(Qwen3VLConfig):
         }
     )
 
-    audio_config: dict[str, Any] | None = None
+    audio_config: dict[str, Any] | None
 
 
-@tower("qwen3_omni_moe_audio_encoder")
+@tower("qwen3_omni_moe_audio_encoder", transformers="Qwen3OmniMoeAudioEncoderConfig")
 class Qwen3OmniMoeAudioEncoderConfig(Qwen3ASREncoderConfig):
     """configuration_qwen3_omni_moe.py (Qwen3OmniMoeAudioEncoderConfig) / modeling_qwen3_omni_moe.py
     (Qwen3OmniMoeAudioEncoder): Qwen3-ASR's encoder (three 3 × 3 stride-2 convolutions, conv_out, layers with a bias
@@ -144,18 +133,11 @@ class Qwen3OmniMoeAudioEncoderConfig(Qwen3ASREncoderConfig):
     output_dim), both biased, which carry a clip into the language model. Chunks and windows of any length: no
     fixed-window rule."""
 
-    config_class = "Qwen3OmniMoeAudioEncoderConfig"
     informational_fields = frozenset(
         {"n_window", "n_window_infer", "conv_chunksize", "max_source_positions", "scale_embedding"}
     )
 
-    d_model: Width = Field(1280, validation_alias=AliasChoices("d_model", "hidden_size"))
-    encoder_ffn_dim: Width = Field(5120, validation_alias=AliasChoices("encoder_ffn_dim", "intermediate_size"))
-    encoder_layers: LayerCount = Field(32, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_attention_heads: HeadCount = Field(
-        20, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    max_source_positions: PositionCount = 1500
+    max_source_positions: PositionCount
 
     def tower(self, prefix: str) -> Tower:
         tower = super().tower(prefix)
@@ -167,13 +149,11 @@ class Qwen3OmniMoeAudioEncoderConfig(Qwen3ASREncoderConfig):
         return replace(tower, extras=tower.extras + projections, hidden_size=self.output_dim)
 
 
-@tower("qwen3_omni_moe_vision_encoder")
+@tower("qwen3_omni_moe_vision_encoder", transformers="Qwen3OmniMoeVisionEncoderConfig")
 class Qwen3OmniMoeVisionEncoderConfig(Qwen3VLVisionConfig):
     """configuration_qwen3_omni_moe.py (Qwen3OmniMoeVisionEncoderConfig) / modeling_qwen3_omni_moe.py
     (Qwen3OmniMoeVisionEncoder): Qwen3-VL's tower and deepstack mergers, each merger's modules named as Qwen2.5-VL's
     (ln_q, mlp.0, mlp.2), the deepstack ones kept in merger_list."""
-
-    config_class = "Qwen3OmniMoeVisionEncoderConfig"
 
     def merger(self, name: str, norm_width: int) -> tuple[Extra, ...]:
         """A patch merger: LayerNorm ln_q over NORM_WIDTH, then mlp.0 (merged → merged) and mlp.2 (merged →
@@ -192,37 +172,37 @@ class Qwen3OmniMoeVisionEncoderConfig(Qwen3VLVisionConfig):
         return mergers
 
 
-@family("qwen3_omni_moe_text")
-class Qwen3OmniMoeTextConfig(
-    HeadDim, HiddenAct, AttentionBias, TextOfWrapper, QwenMoeRule, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "qwen3_omni_moe_text",
+    transformers="Qwen3OmniMoeTextConfig",
+    architecture="Qwen3-Omni",
+    model_class="Qwen3OmniMoeThinkerTextModel",
+    heads_divide_hidden=False,
+    routing=("num_experts_per_tok", "num_experts"),
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class Qwen3OmniMoeTextConfig(TextOfWrapper, QwenMoeRule, DecoderConfig):
     """configuration_qwen3_omni_moe.py (Qwen3OmniMoeTextConfig) / Qwen3OmniMoeThinkerTextModel: Qwen3-MoE's layers
     (q/k norms per head; head_dim, a key read with getattr, else hidden / heads floored; Qwen's sparse rule, routed
     experts only) without windows (the attention sets none) and without a head of its own. transformers stacks the
     experts; checkpoints store each expert apart (conversion_mapping.py), as ffncalc names them."""
 
-    architecture = "Qwen3-Omni"
-    config_class = "Qwen3OmniMoeTextConfig"
-    default_model_class = "Qwen3OmniMoeThinkerTextModel"
-    heads_divide_hidden = False
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "sliding_window"})
     moe_names = QWEN_MOE
 
-    vocab_size: Width = 3584
-    hidden_size: Width = 2048
-    intermediate_size: Width = 18944
-    num_hidden_layers: LayerCount = 28
-    num_attention_heads: HeadCount = 28
-    num_key_value_heads: HeadCount | None = 4
-    max_position_embeddings: PositionCount = 32768
-    sliding_window: Width | None = None
-    decoder_sparse_step: LayerCount = 1
-    moe_intermediate_size: Width = 768
-    num_experts_per_tok: ExpertCount = 8
-    num_experts: ExpertCountOrZero = 128
-    mlp_only_layers: list[LayerIndex] | None = None
-    routing_fields = ("num_experts_per_tok", "num_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    attention_bias: Flag
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
+    decoder_sparse_step: LayerCount
+    moe_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCountOrZero
+    mlp_only_layers: list[LayerIndex] | None
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         ffn = (
@@ -233,15 +213,17 @@ class Qwen3OmniMoeTextConfig(
         return self.layer(self.attention(None, **self.per_head_norms()), ffn)
 
 
-@family("qwen3_omni_moe_thinker")
+@family(
+    "qwen3_omni_moe_thinker",
+    transformers="Qwen3OmniMoeThinkerConfig",
+    architecture="Qwen3-Omni",
+    model_class="Qwen3OmniMoeThinkerForConditionalGeneration",
+)
 class Qwen3OmniMoeThinkerConfig(Qwen25OmniThinkerConfig):
     """configuration_qwen3_omni_moe.py (Qwen3OmniMoeThinkerConfig) / Qwen3OmniMoeThinkerForConditionalGeneration:
     Qwen2.5-Omni's thinker and layout (conversion_mapping.py maps it to Qwen2.5-Omni's rules) around Qwen3-Omni's
     audio tower, vision tower and MoE language model; tied by its own tie_word_embeddings (default false)."""
 
-    architecture = "Qwen3-Omni"
-    config_class = "Qwen3OmniMoeThinkerConfig"
-    default_model_class = "Qwen3OmniMoeThinkerForConditionalGeneration"
     text_model_type = "qwen3_omni_moe_text"
     vision_model_type = "qwen3_omni_moe_vision_encoder"
     audio_model_type = "qwen3_omni_moe_audio_encoder"

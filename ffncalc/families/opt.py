@@ -16,32 +16,37 @@ OPT_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v
 OPT_MLP = names(up="fc1", down="fc2")
 
 
-@family("opt")
+@family(
+    "opt",
+    transformers="OPTConfig",
+    architecture="OPT",
+    model_class="OPTForCausalLM",
+    other_names={
+        "remove_final_layer_norm": "OPTConfig's field is _remove_final_layer_norm, a name pydantic keeps private"
+    },
+)
 class OptConfig(LayerNormDecoder):
     """configuration_opt.py / modeling_opt.py: learned positions with 2 extra rows (the offset kept
     from fairseq); tokens embedded at word_embed_proj_dim and projected in and out when it differs
     from hidden; biases everywhere (enable_bias); a final LayerNorm only when the norms come before
     the sublayers (do_layer_norm_before)."""
 
-    architecture = "OPT"
-    config_class = "OPTConfig"
-    default_model_class = "OPTForCausalLM"
     layer_name = "model.decoder.layers.{i}"
     position_offset: ClassVar[int] = 2
 
-    vocab_size: Width = 50272
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    ffn_dim: Width = 3072
-    max_position_embeddings: PositionCount = 2048
-    do_layer_norm_before: Flag = True
-    remove_final_layer_norm: Flag = Field(False, validation_alias=AliasChoices("_remove_final_layer_norm"))
-    word_embed_proj_dim: Width | None = None
-    num_attention_heads: HeadCount = 12
-    activation_function: Name = "relu"
-    enable_bias: Flag = True
-    layer_norm_elementwise_affine: Flag = True
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    ffn_dim: Width
+    max_position_embeddings: PositionCount
+    do_layer_norm_before: Flag
+    remove_final_layer_norm: Flag = Field(validation_alias=AliasChoices("_remove_final_layer_norm"))
+    word_embed_proj_dim: Width | None
+    num_attention_heads: HeadCount
+    activation_function: Name
+    enable_bias: Flag
+    layer_norm_elementwise_affine: Flag
+    tie_word_embeddings: Flag
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
 
     @property

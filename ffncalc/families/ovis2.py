@@ -28,7 +28,7 @@ OVIS2_ATTENTION = names(q="attention.q_proj", k="attention.k_proj", v="attention
 OVIS2_MLP = names(gate="ffn.gate_proj", up="ffn.up_proj", down="ffn.down_proj")
 
 
-@tower("ovis2_vision")
+@tower("ovis2_vision", transformers="Ovis2VisionConfig")
 class Ovis2VisionConfig(TowerConfig):
     """configuration_ovis2.py (Ovis2VisionConfig) / Ovis2VisionModel, under transformer.: a patch convolution with bias,
     an RMSNorm, a learned position per patch of an image_size square; layers of RMSNorms (rms_norm1, rms_norm2),
@@ -37,21 +37,19 @@ class Ovis2VisionConfig(TowerConfig):
     logits and head_norm (a LayerNorm with bias over them). The positions fit image_size only: every image (or crop)
     the processor hands it is image_size square."""
 
-    config_class = "Ovis2VisionConfig"
-
-    hidden_size: Width = 1024
-    intermediate_size: Width = 2816
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 8
-    num_channels: Width = 3
-    image_size: Width = 224
-    patch_size: Width = 14
-    qkv_bias: Flag = False
-    mlp_bias: Flag = False
-    hidden_act: Name = "silu"
-    vocab_size: Width = 16384
-    hidden_stride: Width = 1
-    num_visual_indicator_tokens: Width = 5
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_channels: Width
+    image_size: Width
+    patch_size: Width
+    qkv_bias: Flag
+    mlp_bias: Flag
+    hidden_act: Name
+    vocab_size: Width
+    hidden_stride: Width
+    num_visual_indicator_tokens: Width
 
     @property
     def visual_logits(self) -> int:
@@ -90,7 +88,7 @@ class Ovis2VisionConfig(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, extras, merged, image)
 
 
-@family("ovis2")
+@family("ovis2", transformers="Ovis2Config", architecture="Ovis2", model_class="Ovis2ForConditionalGeneration")
 class Ovis2Config(MultimodalConfig):
     """configuration_ovis2.py / Ovis2ForConditionalGeneration: the tower under model.vision_tower., the language model
     (AutoModel of text_config, Qwen2's by default) under model.language_model., model.visual_embeddings_table
@@ -98,9 +96,6 @@ class Ovis2Config(MultimodalConfig):
     [vocab_size, hidden_size]: both the wrapper's own fields, not text_config's. tie_word_embeddings (default true)
     makes lm_head the token table."""
 
-    architecture = "Ovis2"
-    config_class = "Ovis2Config"
-    default_model_class = "Ovis2ForConditionalGeneration"
     text_model_type = "qwen2"
     text_defaults = {"model_type": "qwen2"}
     vision_model_type = "ovis2_vision"
@@ -109,9 +104,8 @@ class Ovis2Config(MultimodalConfig):
     vision_prefix = "model.vision_tower."
     lm_head_name = "lm_head"
 
-    vocab_size: Width = 151643
-    hidden_size: Width = 1536
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         """The visual embedding table, multiplied by each image token's probabilities: 2 · vision vocab · hidden."""

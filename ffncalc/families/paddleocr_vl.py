@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import model_validator
 
-from ..schema import METADATA_FIELDS, Flag, HeadCount, LayerCount, Width
+from ..schema import METADATA_FIELDS, Width
 from ..spec import Extra, ImageInput, Linear, ModelSpec, Norm
 from ..values import replace
 from .ernie import Ernie45Config
@@ -18,18 +18,19 @@ from .towers import Tower, projector_module, tower_module
 from .vision import SiglipFields
 
 
-@family("paddleocr_vl_text")
+@family(
+    "paddleocr_vl_text",
+    transformers="PaddleOCRTextConfig",
+    architecture="PaddleOCR-VL",
+    model_class="PaddleOCRTextModel",
+)
 class PaddleOCRTextConfig(TextOfWrapper, Ernie45Config):
     """configuration_paddleocr_vl.py (PaddleOCRTextConfig) / modeling_paddleocr_vl.py (PaddleOCRTextModel): ERNIE-4.5's
     layer, fields and defaults (use_bias on q, k, v, o and the MLP; head_dim 128, hidden_size // heads when null); no
     head of its own."""
 
-    architecture = "PaddleOCR-VL"
-    config_class = "PaddleOCRTextConfig"
-    default_model_class = "PaddleOCRTextModel"
 
-
-@tower("paddleocr_vl_vision")
+@tower("paddleocr_vl_vision", transformers="PaddleOCRVisionConfig")
 class PaddleOCRVisionConfig(SiglipFields):
     """configuration_paddleocr_vl.py (PaddleOCRVisionConfig) / modeling_paddleocr_vl.py (PaddleOCRVisionModel):
     SigLIP's tower without its head, kept one level down (vision_model.): a biased patch convolution, a learned
@@ -38,15 +39,7 @@ class PaddleOCRVisionConfig(SiglipFields):
     processor resizes an image to sides that are multiples of patch_size · spatial_merge_size (smart_resize, which
     first scales a side shorter than that up; min_pixels and max_pixels are not in config.json)."""
 
-    config_class = "PaddleOCRVisionConfig"
-
-    hidden_size: Width = 1152
-    intermediate_size: Width = 4304
-    num_hidden_layers: LayerCount = 27
-    num_attention_heads: HeadCount = 16
-    image_size: Width = 384
-    patch_size: Width = 14
-    spatial_merge_size: Width = 2
+    spatial_merge_size: Width
 
     def tower(self, prefix: str) -> Tower:
         merge = self.spatial_merge_size
@@ -54,7 +47,12 @@ class PaddleOCRVisionConfig(SiglipFields):
         return self.siglip_tower(prefix + "vision_model.", image)
 
 
-@family("paddleocr_vl")
+@family(
+    "paddleocr_vl",
+    transformers="PaddleOCRVLConfig",
+    architecture="PaddleOCR-VL",
+    model_class="PaddleOCRVLForConditionalGeneration",
+)
 class PaddleOCRVLConfig(MultimodalConfig):
     """configuration_paddleocr_vl.py / modeling_paddleocr_vl.py (PaddleOCRVLForConditionalGeneration): the tower, the
     projector (PaddleOCRProjector: pre_norm, a LayerNorm with bias over each patch, then linear_1 over
@@ -64,17 +62,12 @@ class PaddleOCRVLConfig(MultimodalConfig):
     (PaddleOCRVLConfig.__post_init__, as the Hub's flat configs are written). tie_word_embeddings (default true) ties,
     and so does text_config's when true."""
 
-    architecture = "PaddleOCR-VL"
-    config_class = "PaddleOCRVLConfig"
-    default_model_class = "PaddleOCRVLForConditionalGeneration"
     text_model_type = "paddleocr_vl_text"
     vision_model_type = "paddleocr_vl_vision"
     vision_defaults = {"model_type": "paddleocr_vl_vision"}
     language_model_prefix = "model."
     lm_head_name = "lm_head"
     vision_prefix = "visual."
-
-    tie_word_embeddings: Flag = True
 
     @model_validator(mode="before")
     @classmethod

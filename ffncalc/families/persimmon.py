@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import Flag, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, Norm, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .registry import family
 
 PERSIMMON_ATTENTION = names(
@@ -21,31 +19,33 @@ PERSIMMON_ATTENTION = names(
 PERSIMMON_MLP = names(up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h")
 
 
-@family("persimmon")
-class PersimmonConfig(TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family("persimmon", transformers="PersimmonConfig", architecture="Persimmon", model_class="PersimmonForCausalLM")
+class PersimmonConfig(DecoderConfig):
     """configuration_persimmon.py / modeling_persimmon.py: q, k, v fused in query_key_value ([3 · H, H], heads
     interleaved) and dense, with biases; with qk_layernorm (the default) a LayerNorm with bias over each query
     and key head; a plain MLP with biases (relu2); LayerNorms with biases; an untied head without bias. Every
     head attends (no GQA), head_dim = hidden_size // heads, which transformers requires to divide."""
 
-    architecture = "Persimmon"
-    config_class = "PersimmonConfig"
-    default_model_class = "PersimmonForCausalLM"
     attention_names = PERSIMMON_ATTENTION
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 
-    vocab_size: Width = 262144
-    hidden_size: Width = 4096
-    intermediate_size: Width = 16384
-    num_hidden_layers: LayerCount = 36
-    num_attention_heads: HeadCount = 64
-    hidden_act: Name = "relu2"
-    max_position_embeddings: PositionCount = 16384
-    qk_layernorm: Flag = True
-    num_key_value_heads: ClassVar[None] = None
-    head_dim: ClassVar[None] = None
-    attention_bias: ClassVar[bool] = True
-    mlp_bias: ClassVar[bool] = True
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    qk_layernorm: Flag
+    # No num_key_value_heads nor head_dim: every head its own keys and values, of hidden_size // heads.
+
+    @property
+    def attention_biased(self) -> bool:
+        """q, k, v and dense always carry biases (no attention_bias switch in its configuration class)."""
+        return True
+
+    @property
+    def mlp_biased(self) -> bool:
+        """The MLP's projections always carry biases (no mlp_bias switch in its configuration class)."""
+        return True
 
     def layer_norm(self, dim: int | None = None) -> Norm:
         return Norm("layernorm", dim or self.hidden_size, bias=True)

@@ -3,14 +3,10 @@ Phi-3 / Phi-3.5 / Phi-4 (Llama's shapes, fused qkv_proj and gate_up_proj) and Ph
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from pydantic import Field
-
 from ..schema import ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import DenseFfn, Layer, ModelNames, ModelSpec, Norm, names
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, KvHeads, MaxPositions, TiedEmbeddings
+from .base import DecoderConfig
 from .mistral import MIXTRAL_EXPERT, MIXTRAL_MOE
 from .registry import family
 
@@ -27,30 +23,41 @@ PHI3_ATTENTION = names(q="self_attn.qkv_proj", k="self_attn.qkv_proj", v="self_a
 PHI3_MLP = names(gate="mlp.gate_up_proj", up="mlp.gate_up_proj", down="mlp.down_proj")
 
 
-@family("phi")
-class PhiConfig(HeadDim, KvHeads, MaxPositions, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "phi",
+    transformers="PhiConfig",
+    architecture="Phi",
+    model_class="PhiForCausalLM",
+    heads_divide_hidden=False,  # no check: head_dim is floored
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class PhiConfig(DecoderConfig):
     """configuration_phi.py / modeling_phi.py (phi-1, phi-1.5, phi-2): one LayerNorm before attention and a
     plain MLP (fc1, fc2) that run side by side; q, k, v, dense, fc1, fc2 and the untied head all with biases.
     With qk_layernorm, a LayerNorm (weight and bias) over each query and key head, of width
     hidden_size // num_attention_heads whatever head_dim says. Partial rotary: no parameters."""
 
-    architecture = "Phi"
-    config_class = "PhiConfig"
-    default_model_class = "PhiForCausalLM"
-    heads_divide_hidden = False  # no check: head_dim is floored
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     attention_names = PHI_ATTENTION
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 
-    vocab_size: Width = 51200
-    hidden_size: Width = 2048
-    intermediate_size: Width = 8192
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 32
-    hidden_act: Name = "gelu_new"
-    qk_layernorm: Flag = False
-    attention_bias: ClassVar[bool] = True
-    mlp_bias: ClassVar[bool] = True
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    max_position_embeddings: PositionCount
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None = None
+    hidden_act: Name
+    qk_layernorm: Flag
+
+    @property
+    def attention_biased(self) -> bool:
+        """q, k, v and dense always carry biases (no attention_bias switch in its configuration class)."""
+        return True
+
+    @property
+    def mlp_biased(self) -> bool:
+        """The MLP's projections always carry biases (no mlp_bias switch in its configuration class)."""
+        return True
 
     def layer_norm(self, dim: int | None = None) -> Norm:
         return Norm("layernorm", self.hidden_size if dim is None else dim, bias=True)
@@ -67,54 +74,63 @@ class PhiConfig(HeadDim, KvHeads, MaxPositions, TiedEmbeddings, FfnWidth, Hidden
         return replace(super().to_spec(), final_norm=self.layer_norm(), lm_head_bias=True)
 
 
-@family("phi3")
-class Phi3Config(HeadDim, HiddenAct, KvHeads, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "phi3",
+    transformers="Phi3Config",
+    architecture="Phi-3",
+    model_class="Phi3ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class Phi3Config(DecoderConfig):
     """configuration_phi3.py / modeling_phi3.py: q, k, v fused in qkv_proj and gate, up in gate_up_proj
     (names, not counts, change); no bias switches, so none are read. Windows: every layer slides
     within sliding_window when one is set."""
 
-    architecture = "Phi-3"
-    config_class = "Phi3Config"
-    default_model_class = "Phi3ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     attention_names = PHI3_ATTENTION
     mlp_names = PHI3_MLP
 
-    vocab_size: Width = 32064
-    hidden_size: Width = 3072
-    pad_token_id: int | None = Field(32000, strict=True)
-    intermediate_size: Width = 8192
-    max_position_embeddings: PositionCount = 4096
-    sliding_window: Width | None = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    num_key_value_heads: HeadCount | None
+    hidden_act: Name
+    head_dim: Width | None = None
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers
 
 
-@family("phimoe")
-class PhimoeConfig(HeadDim, HiddenAct, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "phimoe",
+    transformers="PhimoeConfig",
+    architecture="PhiMoE",
+    model_class="PhimoeForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    routing=("num_experts_per_tok", "num_local_experts"),
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class PhimoeConfig(DecoderConfig):
     """configuration_phimoe.py: Mixtral's layout with LayerNorms (weight and bias) instead of RMSNorms,
     biased attention (attention_bias) and a head bias (lm_head_bias)."""
 
-    architecture = "PhiMoE"
-    config_class = "PhimoeConfig"
-    default_model_class = "PhimoeForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     moe_names = MIXTRAL_MOE
     expert_names = MIXTRAL_EXPERT
 
-    vocab_size: Width = 32064
-    intermediate_size: Width = 6400
-    num_key_value_heads: HeadCount | None = 8
-    max_position_embeddings: PositionCount = 131072
-    sliding_window: Width | None = None
-    num_local_experts: ExpertCount = 16
-    num_experts_per_tok: ExpertCount = 2
-    attention_bias: Flag = False
-    lm_head_bias: Flag = False
-    routing_fields = ("num_experts_per_tok", "num_local_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
+    num_local_experts: ExpertCount
+    num_experts_per_tok: ExpertCount
+    attention_bias: Flag
+    lm_head_bias: Flag
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window] * self.num_hidden_layers

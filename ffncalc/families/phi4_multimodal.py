@@ -44,32 +44,25 @@ class Phi4MultimodalTextConfig(Phi3Config):
     pad_token_id: int | None = Field(199999, strict=True)
 
 
-@tower("phi4_multimodal_vision")
+@tower("phi4_multimodal_vision", transformers="Phi4MultimodalVisionConfig")
 class Phi4MultimodalVisionConfig(SiglipFields):
     """configuration_phi4_multimodal.py (Phi4MultimodalVisionConfig) / Phi4MultimodalVisionModel: SigLIP's tower at
     448 px in patches of 14, with its attention-pooling head (built, never fed to the language model: the features are
     feature_layer's hidden states, pooled 2 × 2). Its image processor cuts dynamic crops (crop_size, not all in
     config.json): no image rule."""
 
-    config_class = "Phi4MultimodalVisionConfig"
     informational_fields = frozenset({"crop_size", "image_token_id", "feature_layer"})
 
-    hidden_size: Width = 1152
-    intermediate_size: Width = 4304
-    num_hidden_layers: LayerCount = 27
-    num_attention_heads: HeadCount = 16
-    image_size: Width = 448
-    patch_size: Width = 14
-    crop_size: Width = 448
-    image_token_id: int = 200010
-    feature_layer: int = -2
+    crop_size: Width
+    image_token_id: int
+    feature_layer: int
 
     def tower(self, prefix: str) -> Tower:
         siglip = self.siglip_tower(prefix, None, head=True)
         return Tower(siglip.layers, siglip.extras, siglip.hidden_size, None)
 
 
-@tower("phi4_multimodal_audio")
+@tower("phi4_multimodal_audio", transformers="Phi4MultimodalAudioConfig")
 class Phi4MultimodalAudioConfig(TowerConfig):
     """configuration_phi4_multimodal.py (Phi4MultimodalAudioConfig) / Phi4MultimodalAudioModel: the input's mean and
     inverse deviation (saved buffers of input_size), NeMo's subsampling (a biased 3 × 3 convolution 1 → nemo_conv_channels,
@@ -82,28 +75,27 @@ class Phi4MultimodalAudioConfig(TowerConfig):
     1 × 1 one → depthwise_separable_out_channel; ext_pw_conv_1d, 1 × 1 → ext_pw_out_channel; all biased),
     layer_norm_att and layer_norm. Counted by parameter: a clip's FLOPs are not counted."""
 
-    config_class = "Phi4MultimodalAudioConfig"
     informational_fields = frozenset({"audio_token_id", "feature_layer", "chunk_size", "left_chunk"})
 
-    hidden_size: Width = 1024
-    intermediate_size: Width = 1536
-    num_blocks: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    ext_pw_out_channel: Width = 1024
-    depthwise_separable_out_channel: Width = 1024
-    depthwise_multiplier: Width = 1
-    kernel_size: Width = 3
-    input_size: Width = 80
-    time_reduction: Width = 8
-    bias_max_distance: Width = 1000
-    bias_symmetric: Flag = False
-    nemo_conv_channels: Width = 1024
-    downsample_rate: Width = 1
-    activation: Name = "swish"
-    audio_token_id: int = 200011
-    feature_layer: int = -2
-    chunk_size: int = -1
-    left_chunk: int = 18
+    hidden_size: Width
+    intermediate_size: Width
+    num_blocks: LayerCount
+    num_attention_heads: HeadCount
+    ext_pw_out_channel: Width
+    depthwise_separable_out_channel: Width
+    depthwise_multiplier: Width
+    kernel_size: Width
+    input_size: Width
+    time_reduction: Width
+    bias_max_distance: Width
+    bias_symmetric: Flag
+    nemo_conv_channels: Width
+    downsample_rate: Width
+    activation: Name
+    audio_token_id: int
+    feature_layer: int
+    chunk_size: int
+    left_chunk: int
 
     @model_validator(mode="after")
     def _check_shapes(self) -> Phi4MultimodalAudioConfig:
@@ -185,7 +177,15 @@ class Phi4MultimodalAudioConfig(TowerConfig):
 WRAPPER_FIELDS = frozenset({"vision_config", "audio_config", "text_config", "model_type"})
 
 
-@family("phi4_multimodal")
+@family(
+    "phi4_multimodal",
+    transformers="Phi4MultimodalConfig",
+    architecture="Phi-4-multimodal",
+    model_class="Phi4MultimodalForCausalLM",
+    read_beyond={
+        "text_config": "Not a field of Phi4MultimodalConfig: the block the language model's own keys are gathered into, to be read by the wrapper's machinery as any text_config is (a text_config key in a config is replaced by them)."
+    },
+)
 class Phi4MultimodalConfig(MultimodalLayers):
     """configuration_phi4_multimodal.py / modeling_phi4_multimodal.py (Phi4MultimodalForCausalLM): one config for the
     language model (its own keys: Phi-3's layers, under model. and lm_head, tied where tie_word_embeddings says,
@@ -195,22 +195,16 @@ class Phi4MultimodalConfig(MultimodalLayers):
     down_proj_for_speech, up_proj_for_vision_speech and down_proj_for_vision_speech, biased: one pair runs per clip, as
     the prompt mixes speech with images or not)."""
 
-    architecture = "Phi-4-multimodal"
-    config_class = "Phi4MultimodalConfig"
-    default_model_class = "Phi4MultimodalForCausalLM"
     vision_model_type = "phi4_multimodal_vision"
     audio_model_type = "phi4_multimodal_audio"
     language_model_prefix = "model."
     lm_head_name = "lm_head"
     vision_prefix = EXTENSION + "image_embed.img_processor."
     audio_prefix = EXTENSION + "audio_embed.encoder."
-    # Not a field of Phi4MultimodalConfig: the block the language model's own keys are gathered into, to be read by
-    # the wrapper's machinery as any text_config is (a text_config key in a config is replaced by them).
-    undeclared_keys = frozenset({"text_config"})
 
-    vision_config: dict[str, Any] | None = None
-    audio_config: dict[str, Any] | None = None
-    tie_word_embeddings: Flag = False
+    vision_config: dict[str, Any] | None
+    audio_config: dict[str, Any] | None
+    tie_word_embeddings: Flag
 
     @model_validator(mode="before")
     @classmethod

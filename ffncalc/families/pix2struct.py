@@ -111,7 +111,16 @@ class Pix2StructVisionFields(Nested):
     seq_len: Width = 4096
 
 
-@family("pix2struct")
+@family(
+    "pix2struct",
+    transformers="Pix2StructConfig",
+    architecture="Pix2Struct",
+    model_class="Pix2StructForConditionalGeneration",
+    own_defaults=dict.fromkeys(
+        ("text_config", "vision_config"),
+        "the record holds None; __post_init__ builds the block from its own configuration class's defaults",
+    ),
+)
 class Pix2StructConfig(HFConfig):
     """configuration_pix2struct.py (Pix2StructConfig) / Pix2StructForConditionalGeneration. The encoder (encoder.):
     embeddings (patch_projection, patch_embed_hidden_size → hidden_size, biased; row_embedder and column_embedder,
@@ -122,16 +131,13 @@ class Pix2StructConfig(HFConfig):
     first block, final_layer_norm, and its own lm_head, tied to embed_tokens by the top-level tie_word_embeddings
     (default false; Pix2StructConfig copies it into text_config)."""
 
-    architecture = "Pix2Struct"
-    config_class = "Pix2StructConfig"
-    default_model_class = "Pix2StructForConditionalGeneration"
     informational_fields = frozenset({"is_vqa"})
 
     # model_validate: with aliases, the pydantic mypy plugin reads the class as requiring its fields
     text_config: Pix2StructTextFields = Field(default_factory=lambda: Pix2StructTextFields.model_validate({}))
     vision_config: Pix2StructVisionFields = Field(default_factory=Pix2StructVisionFields)
-    tie_word_embeddings: Flag = False
-    is_vqa: Flag = False
+    tie_word_embeddings: Flag
+    is_vqa: Flag
 
     @model_validator(mode="before")
     @classmethod

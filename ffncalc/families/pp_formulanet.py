@@ -4,9 +4,9 @@ layer."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Extra, ImageInput, Layer, Linear, ModelNames, ModelSpec, Norm, PatchEmbedding, Table
@@ -22,7 +22,7 @@ from .towers import Tower, projector_module
 POSITION_OFFSET = 2
 
 
-@tower("pp_formulanet_vision")
+@tower("pp_formulanet_vision", transformers="PPFormulaNetVisionConfig")
 class PPFormulaNetVisionConfig(GotOcr2VisionConfig):
     """configuration_pp_formulanet.py (PPFormulaNetVisionConfig) / PPFormulaNetVisionModel: GOT-OCR2's SAM tower (at
     image_size 512 by default, the only size it reads: its positions are not resized) and, inside the vision model,
@@ -30,13 +30,10 @@ class PPFormulaNetVisionConfig(GotOcr2VisionConfig):
     conv2 (3 × 3, stride 2, → post_conv_out_channels), both without bias, then linear_1 (post_conv_out_channels square)
     and linear_2 (→ decoder_hidden_size), biased."""
 
-    config_class = "PPFormulaNetVisionConfig"
-
-    image_size: Width = 512
-    post_conv_in_channels: Width = 256
-    post_conv_out_channels: Width = 1024
-    post_conv_mid_channels: Width = 512
-    decoder_hidden_size: Width = 512
+    post_conv_in_channels: Width
+    post_conv_out_channels: Width
+    post_conv_mid_channels: Width
+    decoder_hidden_size: Width
 
     @property
     def image_tokens(self) -> int:
@@ -59,7 +56,12 @@ class PPFormulaNetVisionConfig(GotOcr2VisionConfig):
         )
 
 
-@family("pp_formulanet_text")
+@family(
+    "pp_formulanet_text",
+    transformers="PPFormulaNetTextConfig",
+    architecture="PP-FormulaNet",
+    model_class="PPFormulaNetTextModel",
+)
 class PPFormulaNetTextConfig(HFConfig):
     """configuration_pp_formulanet.py (PPFormulaNetTextConfig) / PPFormulaNetTextModel: MBart's decoder alone —
     embed_tokens (scaled by √d_model with scale_embedding: no weight), learned positions of max_position_embeddings
@@ -68,26 +70,21 @@ class PPFormulaNetTextConfig(HFConfig):
     encoder_attention_heads build nothing (the image encoder is the vision model). Alone (its model_type) it is the
     base model, without a head; the wrapper adds lm_head."""
 
-    architecture = "PP-FormulaNet"
-    config_class = "PPFormulaNetTextConfig"
-    default_model_class = "PPFormulaNetTextModel"
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "scale_embedding"})
 
-    vocab_size: Width = 50000
-    max_position_embeddings: PositionCount = 2560
+    vocab_size: Width
+    max_position_embeddings: PositionCount
     # PPFormulaNetTextConfig.attribute_map: num_hidden_layers, num_attention_heads and hidden_size name these
-    encoder_layers: LayerCount = Field(12, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_attention_heads: HeadCount = Field(
-        16, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    decoder_layers: LayerCount = 8
-    decoder_ffn_dim: Width = 2048
-    decoder_attention_heads: HeadCount = 16
-    activation_function: Name = "gelu"
-    d_model: Width = Field(512, validation_alias=AliasChoices("d_model", "hidden_size"))
-    scale_embedding: Flag = True
-    pad_token_id: int | None = Field(1, strict=True)
-    tie_word_embeddings: Flag = False
+    encoder_layers: LayerCount
+    encoder_attention_heads: HeadCount
+    decoder_layers: LayerCount
+    decoder_ffn_dim: Width
+    decoder_attention_heads: HeadCount
+    activation_function: Name
+    d_model: Width
+    scale_embedding: Flag
+    pad_token_id: Annotated[int | None, Field(strict=True)]
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_heads(self) -> PPFormulaNetTextConfig:
@@ -135,7 +132,12 @@ class PPFormulaNetTextConfig(HFConfig):
         return relocate(spec, "", "lm_head", (("decoder.", ""),))
 
 
-@family("pp_formulanet")
+@family(
+    "pp_formulanet",
+    transformers="PPFormulaNetConfig",
+    architecture="PP-FormulaNet",
+    model_class="PPFormulaNetForConditionalGeneration",
+)
 class PPFormulaNetConfig(MultimodalLayers):
     """configuration_pp_formulanet.py / modeling_pp_formulanet.py (PPFormulaNetForConditionalGeneration): the vision
     model (model.encoder.: the SAM tower and its projector) and the decoder (model.decoder.), whose every layer
@@ -143,17 +145,14 @@ class PPFormulaNetConfig(MultimodalLayers):
     context; lm_head is never tied (_tied_weights_keys is {}). The image reaches the text as those keys, not as
     tokens: no image rule (flops with an `image` refuses); a text token's FLOPs count the cross-attention over one image."""
 
-    architecture = "PP-FormulaNet"
-    config_class = "PPFormulaNetConfig"
-    default_model_class = "PPFormulaNetForConditionalGeneration"
     text_model_type = "pp_formulanet_text"
     vision_model_type = "pp_formulanet_vision"
     vision_prefix = "model.encoder."
     lm_head_name = "lm_head"
     informational_fields = frozenset({"is_encoder_decoder"})
 
-    vision_config: dict[str, Any] | None = None
-    is_encoder_decoder: Flag = True
+    vision_config: dict[str, Any] | None
+    is_encoder_decoder: Flag
 
     def image_input(self, tower: Tower) -> ImageInput | None:
         return None

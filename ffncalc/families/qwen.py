@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import (
     METADATA_FIELDS,
@@ -18,6 +18,7 @@ from ..schema import (
     HFConfig,
     LayerCount,
     LayerIndex,
+    Name,
     PositionCount,
     Width,
     WidthOrZero,
@@ -25,7 +26,7 @@ from ..schema import (
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .blocks import SHARED_EXPERTS, is_sparse, mtp_extra, windows_of_layer_types
 from .deepseek import correction_bias_extra
 from .mixers import gated_deltanet
@@ -72,7 +73,7 @@ class QwenWindows:
         return set() if self.use_sliding_window else {"sliding_window", "max_window_layers", "layer_types"}
 
 
-class Qwen2Layers(HiddenAct, QwenWindows, FfnWidth, HiddenLayers, DecoderConfig):
+class Qwen2Layers(QwenWindows, DecoderConfig):
     """configuration_qwen2.py / modeling_qwen2.py: q, k and v carry biases, o and the MLP none. The layers alone:
     Qwen2 adds head_dim (a key read with getattr) and tie_word_embeddings; Qwen2.5-VL's language model has neither."""
 
@@ -81,46 +82,61 @@ class Qwen2Layers(HiddenAct, QwenWindows, FfnWidth, HiddenLayers, DecoderConfig)
     default_model_class = "Qwen2ForCausalLM"
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
 
-    vocab_size: Width = 151936
-    intermediate_size: Width = 22016
-    num_key_value_heads: HeadCount | None = 32
-    max_position_embeddings: PositionCount = 32768
-    use_sliding_window: Flag = False
-    sliding_window: Width | None = 4096
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    attention_bias: ClassVar[bool] = True  # q, k, v; o never has one
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    use_sliding_window: Flag
+    sliding_window: Width | None
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+
+    @property
+    def attention_biased(self) -> bool:
+        """q, k and v always carry biases (o never has one): Qwen2's configuration class has no attention_bias."""
+        return True
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, o_bias=False), self.gated_ffn())
 
 
-@family("qwen2")
-class Qwen2Config(HeadDim, TiedEmbeddings, Qwen2Layers):
+@family(
+    "qwen2",
+    transformers="Qwen2Config",
+    architecture="Qwen2",
+    model_class="Qwen2ForCausalLM",
+    read_beyond={"head_dim": "no field of Qwen2Config: the modeling code reads it with getattr"},
+)
+class Qwen2Config(Qwen2Layers):
     """configuration_qwen2.py: Qwen2's layers, head_dim read with getattr, and the tying switch."""
 
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
+    tie_word_embeddings: Flag
+    head_dim: Width | None = None
+    max_window_layers: LayerIndex
 
-    max_window_layers: LayerIndex = 28
 
-
-@family("qwen3")
-class Qwen3Config(HiddenAct, AttentionBias, QwenWindows, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "qwen3",
+    transformers="Qwen3Config",
+    architecture="Qwen3",
+    model_class="Qwen3ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+)
+class Qwen3Config(QwenWindows, DecoderConfig):
     """configuration_qwen3.py: Qwen2's windows; head_dim 128; attention_bias on q, k, v and o; RMSNorm on each query and key head."""
 
-    architecture = "Qwen3"
-    config_class = "Qwen3Config"
-    default_model_class = "Qwen3ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-
-    vocab_size: Width = 151936
-    intermediate_size: Width = 22016
-    num_key_value_heads: HeadCount | None = 32
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 32768
-    use_sliding_window: Flag = False
-    sliding_window: Width | None = 4096
-    max_window_layers: LayerIndex = 28
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
+    use_sliding_window: Flag
+    sliding_window: Width | None
+    max_window_layers: LayerIndex
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn())
@@ -162,35 +178,40 @@ class _SharedExpertMoe:
         )
 
 
-@family("qwen3_moe")
-class Qwen3MoeConfig(
-    HeadDim, HiddenAct, AttentionBias, QwenMoeRule, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig
-):
+@family(
+    "qwen3_moe",
+    transformers="Qwen3MoeConfig",
+    architecture="Qwen3-MoE",
+    model_class="Qwen3MoeForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    routing=("num_experts_per_tok", "num_experts"),
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+    own_defaults={
+        "mlp_only_layers": "the record holds None; __post_init__ makes it [], the list transformers builds with"
+    },
+)
+class Qwen3MoeConfig(QwenMoeRule, DecoderConfig):
     """configuration_qwen3_moe.py: Qwen3 attention (q/k norms; head_dim hidden / heads unless given);
     Qwen's sparse rule; routed experts only (no shared expert, whatever the config says: Qwen3-Coder
     has 0). With use_sliding_window every layer slides."""
 
-    architecture = "Qwen3-MoE"
-    config_class = "Qwen3MoeConfig"
-    default_model_class = "Qwen3MoeForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
     moe_names = QWEN_MOE
 
-    vocab_size: Width = 151936
-    hidden_size: Width = 2048
-    intermediate_size: Width = 6144
-    num_hidden_layers: LayerCount = 24
-    num_key_value_heads: HeadCount | None = 4
-    max_position_embeddings: PositionCount = 32768
-    use_sliding_window: Flag = False
-    sliding_window: Width | None = 4096
-    num_experts: ExpertCountOrZero = 128
-    num_experts_per_tok: ExpertCount = 8
-    moe_intermediate_size: Width = 768
-    decoder_sparse_step: LayerCount = 1
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    use_sliding_window: Flag
+    sliding_window: Width | None
+    num_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    moe_intermediate_size: Width
+    decoder_sparse_step: LayerCount
     mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
-    routing_fields = ("num_experts_per_tok", "num_experts")
 
     def layer_windows(self) -> list[int | None]:
         return [self.sliding_window if self.use_sliding_window else None] * self.num_hidden_layers
@@ -207,8 +228,15 @@ class Qwen3MoeConfig(
         return self.layer(self.attention(window, **self.per_head_norms()), ffn)
 
 
-@family("kolibri1")
-class Kolibri1Config(HiddenAct, TiedEmbeddings, HiddenLayers, DecoderConfig):
+@family(
+    "kolibri1",
+    transformers="Kolibri1Config",
+    architecture="Kolibri-1",
+    model_class="Kolibri1ForCausalLM",
+    heads_divide_hidden=False,  # head_dim is a field; nothing checks hidden_size against the heads
+    routing=("num_experts_per_tok", "num_experts"),
+)
+class Kolibri1Config(DecoderConfig):
     """configuration_kolibri1.py / modular_kolibri1.py (Kolibri-1): Exaone4Attention (no biases, an RMSNorm over
     each query and key head) within sliding_window on the layers layer_types marks sliding (default: every fifth layer
     full), and an MoE in every layer: a sigmoid router with an e_score_correction_bias buffer, routed experts of
@@ -217,26 +245,20 @@ class Kolibri1Config(HiddenAct, TiedEmbeddings, HiddenLayers, DecoderConfig):
     post_attn_norm and post_ffn_norm (post_self_attn_layernorm, post_mlp_layernorm) and moe.router.expert_bias.
     Kolibri1Config has no intermediate_size (no layer is dense)."""
 
-    architecture = "Kolibri-1"
-    config_class = "Kolibri1Config"
-    default_model_class = "Kolibri1ForCausalLM"
-    heads_divide_hidden = False  # head_dim is a field; nothing checks hidden_size against the heads
     moe_names = names(router="mlp.gate", experts="mlp.experts.{e}")
-    routing_fields = ("num_experts_per_tok", "num_experts")
 
-    vocab_size: Width = 128000
-    hidden_size: Width = 2560
-    num_hidden_layers: LayerCount = 50
-    num_attention_heads: HeadCount = 48
-    num_key_value_heads: HeadCount = 4
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 262144
-    sliding_window: Width | None = 513
-    moe_intermediate_size: Width = 512
-    shared_expert_intermediate_size: Width = 512
-    num_experts_per_tok: ExpertCount = 6
-    num_experts: ExpertCount = 384
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
+    num_hidden_layers: LayerCount
+    tie_word_embeddings: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    sliding_window: Width | None
+    moe_intermediate_size: Width
+    shared_expert_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCount
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     @model_validator(mode="after")
     def _check_window(self) -> Kolibri1Config:
@@ -272,30 +294,30 @@ class Kolibri1Config(HiddenAct, TiedEmbeddings, HiddenLayers, DecoderConfig):
         return (*super().checkpoint_extras(), bias)
 
 
-@family("qwen2_moe")
+@family(
+    "qwen2_moe",
+    transformers="Qwen2MoeConfig",
+    architecture="Qwen2-MoE",
+    model_class="Qwen2MoeForCausalLM",
+    routing=("num_experts_per_tok", "num_experts"),
+    own_defaults={
+        "mlp_only_layers": "the record holds None; __post_init__ makes it [], the list transformers builds with"
+    },
+)
 class Qwen2MoeConfig(_SharedExpertMoe, QwenMoeRule, Qwen2Config):
     """configuration_qwen2_moe.py: Qwen2 attention (q/k/v biases from qkv_bias); Qwen's sparse rule with
     one shared expert behind a sigmoid gate. Windows: on the odd-numbered layers (i + 1 odd) below
     max_window_layers, with use_sliding_window."""
 
-    architecture = "Qwen2-MoE"
-    config_class = "Qwen2MoeConfig"
-    default_model_class = "Qwen2MoeForCausalLM"
     moe_names = QWEN_MOE
 
-    hidden_size: Width = 2048
-    intermediate_size: Width = 5632
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 16
-    qkv_bias: Flag = True
-    num_experts: ExpertCountOrZero = 60
-    num_experts_per_tok: ExpertCount = 4
-    moe_intermediate_size: Width = 1408
-    shared_expert_intermediate_size: WidthOrZero = 5632
-    decoder_sparse_step: LayerCount = 1
+    qkv_bias: Flag
+    num_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    moe_intermediate_size: Width
+    shared_expert_intermediate_size: WidthOrZero
+    decoder_sparse_step: LayerCount
     mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
-    routing_fields = ("num_experts_per_tok", "num_experts")
 
     def layer_windows(self) -> list[int | None]:
         window = self.sliding_window if self.use_sliding_window else None
@@ -312,29 +334,29 @@ class Qwen2MoeConfig(_SharedExpertMoe, QwenMoeRule, Qwen2Config):
         return self.moe() if self.sparse(index) else self.gated_ffn()
 
 
-class Qwen3NextLayers(HiddenAct, AttentionBias, TiedEmbeddings, HiddenLayers, DecoderConfig):
+class Qwen3NextLayers(DecoderConfig):
     """Qwen3-Next's hybrid layers (Qwen3-Next, Qwen3.5 and Qwen3.5-MoE): ``layer_types`` (default: every
     full_attention_interval-th layer full, the rest linear) picks gated full attention (q_proj doubled for the output
     gate, per-head q/k RMSNorms) or Gated DeltaNet linear attention. Whether a layer's FFN is a dense MLP or an MoE
     is each config's (``sparse``, ``moe``), with the fields its configuration class has."""
 
     heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"full_attention_interval"})  # __post_init__ reads it to build layer_types
+    read_beyond = {"full_attention_interval": "__post_init__ reads it to build layer_types"}
     moe_names = QWEN_MOE
 
-    vocab_size: Width = 151936
-    hidden_size: Width = 2048
-    num_hidden_layers: LayerCount = 48
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 2
-    head_dim: Width | None = 256
-    max_position_embeddings: PositionCount = 32768
-    linear_conv_kernel_dim: Width = 4
-    linear_key_head_dim: Width = 128
-    linear_value_head_dim: Width = 128
-    linear_num_key_heads: HeadCount = 16
-    linear_num_value_heads: HeadCount = 32
-    layer_types: list[Literal["full_attention", "linear_attention"]] | None = None
+    num_hidden_layers: LayerCount
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
+    linear_conv_kernel_dim: Width
+    linear_key_head_dim: Width
+    linear_value_head_dim: Width
+    linear_num_key_heads: HeadCount
+    linear_num_value_heads: HeadCount
+    layer_types: list[Literal["full_attention", "linear_attention"]] | None
     # Not a field of the configuration classes: read from the config's keys to build layer_types.
     full_attention_interval: LayerCount = 4
     deltanet_names: ClassVar[Names] = GATED_DELTANET
@@ -417,22 +439,26 @@ class Qwen3NextLayers(HiddenAct, AttentionBias, TiedEmbeddings, HiddenLayers, De
         return CheckpointExtra(extra.name, extra.reason, extra.tensors, (), extra.layers)
 
 
-@family("qwen3_next")
-class Qwen3NextConfig(_SharedExpertMoe, QwenMoeRule, FfnWidth, Qwen3NextLayers):
+@family(
+    "qwen3_next",
+    transformers="Qwen3NextConfig",
+    architecture="Qwen3-Next",
+    model_class="Qwen3NextForCausalLM",
+    routing=("num_experts_per_tok", "num_experts"),
+    own_defaults={
+        "mlp_only_layers": "the record holds None; __post_init__ makes it [], the list transformers builds with"
+    },
+)
+class Qwen3NextConfig(_SharedExpertMoe, QwenMoeRule, Qwen3NextLayers):
     """configuration_qwen3_next.py / modeling_qwen3_next.py: the hybrid layers, their FFNs by Qwen's sparse rule,
     with a gated shared expert."""
 
-    architecture = "Qwen3-Next"
-    config_class = "Qwen3NextConfig"
-    default_model_class = "Qwen3NextForCausalLM"
-    routing_fields = ("num_experts_per_tok", "num_experts")
-
-    intermediate_size: Width = 5632
-    num_experts: ExpertCountOrZero = 512
-    num_experts_per_tok: ExpertCount = 10
-    moe_intermediate_size: Width = 512
-    shared_expert_intermediate_size: WidthOrZero = 512
-    decoder_sparse_step: LayerCount = 1
+    intermediate_size: Width
+    num_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    moe_intermediate_size: Width
+    shared_expert_intermediate_size: WidthOrZero
+    decoder_sparse_step: LayerCount
     mlp_only_layers: list[LayerIndex] = Field(default_factory=list)
 
 
@@ -476,28 +502,28 @@ class _Qwen35Mtp(_Qwen35MtpBase):
         ]
 
 
-@family("qwen3_5_text")
-class Qwen35TextConfig(_Qwen35Mtp, FfnWidth, Qwen3NextLayers):
+@family(
+    "qwen3_5_text",
+    transformers="Qwen3_5TextConfig",
+    architecture="Qwen3.5",
+    model_class="Qwen3_5ForCausalLM",
+    read_beyond=dict.fromkeys(
+        ("mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"),
+        "the checkpoint's multi-token-prediction modules, no field of its configuration class",
+    ),
+)
+class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextLayers):
     """configuration_qwen3_5.py / modeling_qwen3_5.py: Qwen3-Next's layers (gated full attention every
     full_attention_interval-th layer, Gated DeltaNet elsewhere) with in_proj_qkv, in_proj_z, in_proj_b and
     in_proj_a apart, and a dense MLP in every layer."""
 
-    architecture = "Qwen3.5"
-    config_class = "Qwen3_5TextConfig"
-    default_model_class = "Qwen3_5ForCausalLM"
     deltanet_names = QWEN3_5_GATED_DELTANET
-    undeclared_keys = frozenset({"full_attention_interval", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"})
     informational_fields = DecoderConfig.informational_fields | {
         "mtp_num_hidden_layers",
         "mtp_use_dedicated_embeddings",
     }
 
-    vocab_size: Width = 248320
-    hidden_size: Width = 4096
-    intermediate_size: Width = 12288
-    num_hidden_layers: LayerCount = 32
-    num_key_value_heads: HeadCount | None = 4
-    # Not fields of Qwen3_5TextConfig: the checkpoint's multi-token-prediction modules.
+    intermediate_size: Width
     mtp_num_hidden_layers: LayerIndex = 0
     mtp_use_dedicated_embeddings: Flag = False
 
@@ -505,25 +531,27 @@ class Qwen35TextConfig(_Qwen35Mtp, FfnWidth, Qwen3NextLayers):
         return False  # Qwen3_5TextConfig has none of Qwen3-Next's MoE fields: every layer has a dense MLP
 
 
-@family("qwen3_5_moe_text")
+@family(
+    "qwen3_5_moe_text",
+    transformers="Qwen3_5MoeTextConfig",
+    architecture="Qwen3.5-MoE",
+    model_class="Qwen3_5MoeForCausalLM",
+    read_beyond=dict.fromkeys(
+        ("mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"),
+        "the checkpoint's multi-token-prediction modules, no field of its configuration class",
+    ),
+)
 class Qwen35MoeTextConfig(_Qwen35Mtp, _SharedExpertMoe, Qwen3NextLayers):
     """configuration_qwen3_5_moe.py / modeling_qwen3_5_moe.py: Qwen3.5's layers with an MoE block in every
     layer (routed experts, and a shared expert behind a sigmoid gate, whatever its width)."""
 
-    architecture = "Qwen3.5-MoE"
-    config_class = "Qwen3_5MoeTextConfig"
-    default_model_class = "Qwen3_5MoeForCausalLM"
     deltanet_names = QWEN3_5_GATED_DELTANET
-    undeclared_keys = Qwen35TextConfig.undeclared_keys
     informational_fields = Qwen35TextConfig.informational_fields
 
-    vocab_size: Width = 248320
-    num_hidden_layers: LayerCount = 40
-    num_key_value_heads: HeadCount | None = 2
-    num_experts: ExpertCountOrZero = 256
-    num_experts_per_tok: ExpertCount = 8
-    moe_intermediate_size: Width = 512
-    shared_expert_intermediate_size: WidthOrZero = 512
+    num_experts: ExpertCountOrZero
+    num_experts_per_tok: ExpertCount
+    moe_intermediate_size: Width
+    shared_expert_intermediate_size: WidthOrZero
     mtp_num_hidden_layers: LayerIndex = 0
     mtp_use_dedicated_embeddings: Flag = False
     # Qwen3_5MoeTextConfig has neither a dense width nor a sparse-layer rule: every layer is MoE (sparse).
@@ -559,62 +587,61 @@ class TextOfWrapper(_TextOfWrapperBase):
         return base_model(self.language_model_spec())
 
 
-@family("qwen3_vl_text")
-class Qwen3VLTextConfig(HiddenAct, AttentionBias, TextOfWrapper, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "qwen3_vl_text",
+    transformers="Qwen3VLTextConfig",
+    architecture="Qwen3-VL",
+    model_class="Qwen3VLTextModel",
+    heads_divide_hidden=False,
+)
+class Qwen3VLTextConfig(TextOfWrapper, DecoderConfig):
     """configuration_qwen3_vl.py / modeling_qwen3_vl.py: Qwen3's attention (per-head q/k RMSNorms, head_dim
     128, attention_bias on q, k, v and o) without windows; no head of its own (Qwen3VLTextModel)."""
 
-    architecture = "Qwen3-VL"
-    config_class = "Qwen3VLTextConfig"
-    default_model_class = "Qwen3VLTextModel"
-    heads_divide_hidden = False
-
-    vocab_size: Width = 151936
-    intermediate_size: Width = 22016
-    num_key_value_heads: HeadCount | None = 32
-    head_dim: Width | None = 128
-    max_position_embeddings: PositionCount = 128000
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    attention_bias: Flag
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    head_dim: Width | None
+    max_position_embeddings: PositionCount
 
     def build_layer(self, index: int, window: int | None) -> Layer:
         return self.layer(self.attention(window, **self.per_head_norms()), self.gated_ffn())
 
 
-@family("qwen3_vl_moe_text")
+@family(
+    "qwen3_vl_moe_text",
+    transformers="Qwen3VLMoeTextConfig",
+    architecture="Qwen3-VL-MoE",
+    model_class="Qwen3VLMoeTextModel",
+    heads_divide_hidden=False,
+    routing=("num_experts_per_tok", "num_experts"),
+)
 class Qwen3VLMoeTextConfig(
-    HeadDim,
-    HiddenAct,
-    AttentionBias,
     TextOfWrapper,
     QwenMoeRule,
-    TiedEmbeddings,
-    FfnWidth,
-    HiddenLayers,
     DecoderConfig,
 ):
     """configuration_qwen3_vl_moe.py: Qwen3-VL's attention (head_dim hidden / heads unless given) and Qwen's
     sparse rule; the routed experts stacked, gate and up fused (mlp.experts.gate_up_proj [E, 2I, H])."""
 
-    architecture = "Qwen3-VL-MoE"
-    config_class = "Qwen3VLMoeTextConfig"
-    default_model_class = "Qwen3VLMoeTextModel"
-    heads_divide_hidden = False
     moe_names = names(router="mlp.gate", experts="mlp.experts")
     expert_names = names(gate="gate_up_proj", up="gate_up_proj", down="down_proj", parameters=True)
 
-    vocab_size: Width = 151936
-    hidden_size: Width = 2048
-    intermediate_size: Width = 5632
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 16
-    max_position_embeddings: PositionCount = 128000
-    tie_word_embeddings: Flag = True
-    decoder_sparse_step: LayerCount = 1
-    moe_intermediate_size: Width = 1408
-    num_experts_per_tok: ExpertCount = 4
-    num_experts: ExpertCountOrZero = Field(60, validation_alias=AliasChoices("num_experts", "num_local_experts"))
-    mlp_only_layers: list[LayerIndex] | None = None
-    routing_fields = ("num_experts_per_tok", "num_experts")
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    head_dim: Width | None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    decoder_sparse_step: LayerCount
+    moe_intermediate_size: Width
+    num_experts_per_tok: ExpertCount
+    num_experts: ExpertCountOrZero
+    mlp_only_layers: list[LayerIndex] | None
 
     def sparse(self, index: int) -> bool:
         step = self.decoder_sparse_step
@@ -636,23 +663,18 @@ class Qwen3VLMoeTextConfig(
         return replace(spec, transposed_on_load=("mlp.experts.gate_up_proj", "mlp.experts.down_proj"))
 
 
-@family("qwen2_5_vl_text")
+@family(
+    "qwen2_5_vl_text",
+    transformers="Qwen2_5_VLTextConfig",
+    architecture="Qwen2.5-VL",
+    model_class="Qwen2_5_VLTextModel",
+    heads_divide_hidden=True,  # Qwen2_5_VLAttention raises when head_dim · heads != hidden_size
+)
 class Qwen25VLTextConfig(TextOfWrapper, Qwen2Layers):
     """configuration_qwen2_5_vl.py / modeling_qwen2_5_vl.py: Qwen2's layers (q, k, v biases; Qwen's windows);
     head_dim is always hidden / heads, which must divide it (the attention refuses otherwise)."""
 
-    architecture = "Qwen2.5-VL"
-    config_class = "Qwen2_5_VLTextConfig"
-    default_model_class = "Qwen2_5_VLTextModel"
-    heads_divide_hidden = True  # Qwen2_5_VLAttention raises when head_dim · heads != hidden_size
-
-    vocab_size: Width = 152064
-    hidden_size: Width = 8192
-    intermediate_size: Width = 29568
-    num_hidden_layers: LayerCount = 80
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount | None = 8
-    max_window_layers: LayerIndex | None = 80
+    max_window_layers: LayerIndex | None
     # No head_dim (hidden_size // num_attention_heads) and no tie_word_embeddings: the wrapper's flag decides.
 
     def layer_windows(self) -> list[int | None]:
@@ -665,20 +687,18 @@ class Qwen25VLTextConfig(TextOfWrapper, Qwen2Layers):
         return [window if i >= start else None for i in range(self.num_hidden_layers)]
 
 
-@family("qwen3_vl")
+@family(
+    "qwen3_vl", transformers="Qwen3VLConfig", architecture="Qwen3-VL", model_class="Qwen3VLForConditionalGeneration"
+)
 class Qwen3VLConfig(MultimodalConfig):
     """configuration_qwen3_vl.py: a vision tower around a Qwen3-VL language model, stored under
     ``model.language_model.``; the top-level tie_word_embeddings (default false) decides tying."""
 
-    architecture = "Qwen3-VL"
-    config_class = "Qwen3VLConfig"
-    default_model_class = "Qwen3VLForConditionalGeneration"
     text_model_type = "qwen3_vl_text"
     vision_model_type = "qwen3_vl_vision"
     language_model_prefix = "model.language_model."
     vision_prefix = "model.visual."
     lm_head_name = "lm_head"
-    tie_word_embeddings: Flag = False
 
     def wrapped_spec(self) -> ModelSpec:
         spec = getattr(self.text, "language_model_spec", self.text.to_spec)()
@@ -701,7 +721,12 @@ COSMOS3_OMNI_SAVED_MODULES = (
 )
 
 
-@family("cosmos3_omni")
+@family(
+    "cosmos3_omni",
+    transformers="Cosmos3OmniConfig",
+    architecture="Cosmos3-Omni",
+    model_class="Cosmos3OmniForConditionalGeneration",
+)
 class Cosmos3OmniConfig(Qwen3VLConfig):
     """configuration_cosmos3_omni.py / modular_cosmos3_omni.py: Cosmos3-Nano's reasoner is Qwen3-VL's wrapper as it
     is (Cosmos3OmniForConditionalGeneration derives from Qwen3VLForConditionalGeneration and adds no module): a Qwen3-VL
@@ -710,9 +735,6 @@ class Cosmos3OmniConfig(Qwen3VLConfig):
     the language model and the tower at the top level, q/k/v/o as to_q, to_k, to_v, to_out and q_norm/k_norm as
     norm_q/norm_k. The unified checkpoints' generator, sound and action modules are dropped on load."""
 
-    architecture = "Cosmos3-Omni"
-    config_class = "Cosmos3OmniConfig"
-    default_model_class = "Cosmos3OmniForConditionalGeneration"
     language_model_prefix = ""  # the checkpoints keep the language model and the tower at the top level
     vision_prefix = ""
 
@@ -729,51 +751,54 @@ class Cosmos3OmniConfig(Qwen3VLConfig):
         return saved_spec(super().wrapped_spec(), COSMOS3_OMNI_SAVED_MODULES)
 
 
-@family("qwen3_vl_moe")
+@family(
+    "qwen3_vl_moe",
+    transformers="Qwen3VLMoeConfig",
+    architecture="Qwen3-VL-MoE",
+    model_class="Qwen3VLMoeForConditionalGeneration",
+)
 class Qwen3VLMoeConfig(Qwen3VLConfig):
     """configuration_qwen3_vl_moe.py: the same wrapper around a Qwen3-VL-MoE language model."""
 
-    architecture = "Qwen3-VL-MoE"
-    config_class = "Qwen3VLMoeConfig"
-    default_model_class = "Qwen3VLMoeForConditionalGeneration"
     text_model_type = "qwen3_vl_moe_text"
     vision_model_type = "qwen3_vl_moe_vision"
 
 
-@family("qwen3_5")
+@family("qwen3_5", transformers="Qwen3_5Config", architecture="Qwen3.5", model_class="Qwen3_5ForConditionalGeneration")
 class Qwen35Config(Qwen3VLConfig):
     """configuration_qwen3_5.py: a vision tower around a Qwen3.5 language model, laid out as Qwen3-VL's
     (``model.language_model.``; the top-level tie_word_embeddings, default false, decides tying)."""
 
-    architecture = "Qwen3.5"
-    config_class = "Qwen3_5Config"
-    default_model_class = "Qwen3_5ForConditionalGeneration"
     text_only_classes = frozenset({"Qwen3_5ForCausalLM"})
     text_model_type = "qwen3_5_text"
     vision_model_type = "qwen3_5_vision"
 
 
-@family("qwen3_5_moe")
+@family(
+    "qwen3_5_moe",
+    transformers="Qwen3_5MoeConfig",
+    architecture="Qwen3.5-MoE",
+    model_class="Qwen3_5MoeForConditionalGeneration",
+)
 class Qwen35MoeConfig(Qwen35Config):
     """configuration_qwen3_5_moe.py: the same wrapper around a Qwen3.5-MoE language model."""
 
-    architecture = "Qwen3.5-MoE"
-    config_class = "Qwen3_5MoeConfig"
-    default_model_class = "Qwen3_5MoeForConditionalGeneration"
     text_only_classes = frozenset({"Qwen3_5MoeForCausalLM"})
     text_model_type = "qwen3_5_moe_text"
     vision_model_type = "qwen3_5_moe_vision"
 
 
-@family("qwen2_5_vl")
+@family(
+    "qwen2_5_vl",
+    transformers="Qwen2_5_VLConfig",
+    architecture="Qwen2.5-VL",
+    model_class="Qwen2_5_VLForConditionalGeneration",
+)
 class Qwen25VLConfig(Qwen3VLConfig):
     """configuration_qwen2_5_vl.py: Qwen2.5-VL's language model, whose fields a config may keep at the top
     level: without text_config, transformers takes the text model's keys from there. The language model's
     tie_word_embeddings, when true, ties the wrapper too (a backward-compatibility rule of the wrapper)."""
 
-    architecture = "Qwen2.5-VL"
-    config_class = "Qwen2_5_VLConfig"
-    default_model_class = "Qwen2_5_VLForConditionalGeneration"
     text_model_type = "qwen2_5_vl_text"
     vision_model_type = "qwen2_5_vl_vision"
     language_model_prefix = (
@@ -794,22 +819,17 @@ class Qwen25VLConfig(Qwen3VLConfig):
         return self.tie_word_embeddings or (self.text_config or {}).get("tie_word_embeddings") is True
 
 
-@family("qwen2_vl_text")
+@family("qwen2_vl_text", transformers="Qwen2VLTextConfig", architecture="Qwen2-VL", model_class="Qwen2VLTextModel")
 class Qwen2VLTextConfig(Qwen25VLTextConfig):
     """configuration_qwen2_vl.py (Qwen2VLTextConfig): the fields and defaults of Qwen2.5-VL's language model."""
 
-    architecture = "Qwen2-VL"
-    config_class = "Qwen2VLTextConfig"
-    default_model_class = "Qwen2VLTextModel"
 
-
-@family("qwen2_vl")
+@family(
+    "qwen2_vl", transformers="Qwen2VLConfig", architecture="Qwen2-VL", model_class="Qwen2VLForConditionalGeneration"
+)
 class Qwen2VLConfig(Qwen25VLConfig):
     """configuration_qwen2_vl.py: Qwen2.5-VL's wrapper (a flat config's top-level keys are the language model's;
     its tie_word_embeddings, when true, ties the wrapper) around Qwen2-VL's tower and merger."""
 
-    architecture = "Qwen2-VL"
-    config_class = "Qwen2VLConfig"
-    default_model_class = "Qwen2VLForConditionalGeneration"
     text_model_type = "qwen2_vl_text"
     vision_model_type = "qwen2_vl_vision"

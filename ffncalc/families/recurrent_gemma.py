@@ -6,13 +6,13 @@ Kept apart from families/gemma.py: beyond its Gemma embeddings, nothing in its l
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, Width, derives
 from ..spec import DenseFfn, Layer, ModelNames, names
-from .base import DecoderConfig, FfnWidth, HeadDim, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .mixers import rg_lru
 from .registry import family
 
@@ -33,8 +33,15 @@ RG_LRU = names(
 BLOCK_CYCLES = 100  # transformers repeats block_types 100 times and cuts the list at num_hidden_layers
 
 
-@family("recurrent_gemma")
-class RecurrentGemmaConfig(HeadDim, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "recurrent_gemma",
+    transformers="RecurrentGemmaConfig",
+    architecture="RecurrentGemma",
+    model_class="RecurrentGemmaForCausalLM",
+    heads_divide_hidden=False,  # configuration_recurrent_gemma.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "set by __post_init__, overridden by the config's key"},
+)
+class RecurrentGemmaConfig(DecoderConfig):
     """configuration_recurrent_gemma.py / modeling_recurrent_gemma.py.
 
     Layer i's temporal block is block_types[i mod len(block_types)]: "recurrent" (linear_x, linear_y, a conv of
@@ -44,34 +51,31 @@ class RecurrentGemmaConfig(HeadDim, TiedEmbeddings, FfnWidth, HiddenLayers, Deco
     head_dim is not a field: __post_init__ sets hidden_size // num_attention_heads, and a config's key overrides it.
     """
 
-    architecture = "RecurrentGemma"
-    config_class = "RecurrentGemmaConfig"
-    default_model_class = "RecurrentGemmaForCausalLM"
-    heads_divide_hidden = False  # configuration_recurrent_gemma.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # set by __post_init__, overridden by the config's key
     attention_names = GRIFFIN_ATTENTION
     mlp_names = GRIFFIN_MLP
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_norm")
 
-    num_hidden_layers: LayerCount = 26
-    vocab_size: Width = 256000
-    hidden_size: Width = 2560
-    intermediate_size: Width = 3 * 2560
-    num_attention_heads: HeadCount = 10
-    lru_width: Width | None = None
-    attention_window_size: Width = Field(2048, validation_alias=AliasChoices("attention_window_size", "sliding_window"))
-    conv1d_width: Width = 4
-    pad_token_id: int | None = Field(0, strict=True)
-    hidden_activation: Name = "gelu_pytorch_tanh"
-    block_types: list[Literal["recurrent", "attention"]] = Field(
-        ["recurrent", "recurrent", "attention"], min_length=1, max_length=1 << 14
-    )
-    num_key_value_heads: HeadCount | None = None
-    attention_bias: Flag = False
-    tie_word_embeddings: Flag = True
-    max_position_embeddings: ClassVar[None] = None
-    hidden_act: ClassVar[str] = "gelu_pytorch_tanh"  # hidden_activation names it
-    mlp_bias: ClassVar[bool] = True
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    head_dim: Width | None = None
+    lru_width: Width | None
+    attention_window_size: Width
+    conv1d_width: Width
+    hidden_activation: Name
+    block_types: Annotated[list[Literal["recurrent", "attention"]], Field(min_length=1, max_length=1 << 14)]
+    num_key_value_heads: HeadCount | None
+    attention_bias: Flag
+
+    @property
+    def activation(self) -> str:
+        """hidden_activation: RecurrentGemmaConfig's name for the MLP's activation (it has no hidden_act)."""
+        return self.hidden_activation
+
+    @property
+    def mlp_biased(self) -> bool:
+        """The MLP's projections always carry biases (no mlp_bias switch)."""
+        return True
 
     @model_validator(mode="after")
     def _check_griffin(self) -> RecurrentGemmaConfig:

@@ -7,7 +7,8 @@ index of model_type → "module:Class" from each top-level ``@family(...)`` or `
 literals only) and the class it decorates. Reading all the modules takes a few milliseconds, and finding one
 model_type reads the likeliest modules first, so nothing is cached and nothing is written. A test imports every
 module and checks that the classes register exactly this index.
-This module imports nothing of ffncalc's, so tools can read the index without pydantic.
+This module imports nothing of ffncalc's at import time, so tools can read the index without pydantic; registering
+a declared class (``transformers=``) imports declaration.py then, when a family module makes its classes.
 """
 
 from __future__ import annotations
@@ -31,18 +32,56 @@ DECORATOR_KINDS: dict[str, Kind] = {"family": "families", "tower": "towers"}
 registered: dict[tuple[Kind, str], type] = {}
 
 
-def family(*model_types: str) -> Callable[[C], C]:
-    """Register the decorated adapter class as the reader of MODEL_TYPES' configs."""
-    return _register("families", model_types)
+def family(
+    *model_types: str,
+    transformers: str | None = None,
+    read_beyond: dict[str, str] | None = None,
+    own_defaults: dict[str, str] | None = None,
+    other_names: dict[str, str] | None = None,
+    architecture: str | None = None,
+    model_class: str | None = None,
+    heads_divide_hidden: bool | None = None,
+    informational: frozenset[str] = frozenset(),
+    routing: tuple[str, str] | None = None,
+) -> Callable[[C], C]:
+    """Register the decorated adapter class as the reader of MODEL_TYPES' configs.
+
+    With TRANSFORMERS (its configuration class's name) the class's fields take their defaults and other names from
+    transformers' record, and the rest is the family's metadata (declaration.declare says each). A module not yet
+    declared that way writes its defaults and class data by hand, and names no TRANSFORMERS."""
+    return _register("families", model_types, transformers, locals())
 
 
-def tower(*model_types: str) -> Callable[[C], C]:
-    """Register the decorated adapter class as the tower a multimodal wrapper's vision or audio config names."""
-    return _register("towers", model_types)
+def tower(
+    *model_types: str,
+    transformers: str | None = None,
+    read_beyond: dict[str, str] | None = None,
+    own_defaults: dict[str, str] | None = None,
+    other_names: dict[str, str] | None = None,
+    architecture: str | None = None,
+    model_class: str | None = None,
+    heads_divide_hidden: bool | None = None,
+    informational: frozenset[str] = frozenset(),
+    routing: tuple[str, str] | None = None,
+) -> Callable[[C], C]:
+    """Register the decorated adapter class as the tower a multimodal wrapper's vision or audio config names (the
+    declaration as for ``family``)."""
+    return _register("towers", model_types, transformers, locals())
 
 
-def _register(kind: Kind, model_types: tuple[str, ...]) -> Callable[[C], C]:
+def _register(
+    kind: Kind, model_types: tuple[str, ...], transformers: str | None, arguments: dict[str, object]
+) -> Callable[[C], C]:
+    declared = {name: value for name, value in arguments.items() if name not in ("model_types", "transformers")}
+
     def register(cls: C) -> C:
+        if transformers is not None:
+            # Imported here, when a family module makes its classes: the index above is read without pydantic.
+            from .declaration import declare
+
+            cls = declare(cls, transformers, **declared)  # type: ignore[arg-type]
+        elif any(value for value in declared.values()):
+            raise TypeError(f"{cls.__name__}: the family's metadata goes with its transformers configuration class")
         for model_type in model_types:
             registered[kind, model_type] = cls
         return cls
@@ -52,8 +91,11 @@ def _register(kind: Kind, model_types: tuple[str, ...]) -> Callable[[C], C]:
 
 # --- the index, read from the source ----------------------------------------------------------------------
 
-DECORATED = re.compile(rb"@(family|tower)\(([^)]*)\)\nclass (\w+)")
-LITERALS = re.compile(rb'\s*"([\w.-]+)"\s*(?:,|$)')
+# A decorator, on one line or as the formatter wraps it, up to the class it decorates; its model_types are the
+# string literals before its first keyword argument (the declaration, which the index does not read).
+DECORATED = re.compile(rb"@(family|tower)\((.*?)\)\nclass (\w+)", re.DOTALL)
+LITERAL = re.compile(rb'\s*"([\w.-]+)"\s*(?:,|$)')
+KEYWORD = re.compile(rb"\s*(?:#[^\n]*\n\s*)*\w+=")
 
 
 def module_names(folder: Path = FOLDER) -> list[str]:
@@ -74,8 +116,11 @@ def registrations(name: str, folder: Path = FOLDER) -> list[tuple[Kind, str, str
         if match is None:
             continue
         decorator, arguments, cls = match[1].decode(), match[2], match[3].decode()
-        model_types = [literal.decode() for literal in LITERALS.findall(arguments)]
-        if b"".join(LITERALS.sub(b"", arguments).split()) or not model_types:
+        model_types, at = [], 0
+        while literal := LITERAL.match(arguments, at):
+            model_types.append(literal[1].decode())
+            at = literal.end()
+        if not model_types or (arguments[at:].strip() and not KEYWORD.match(arguments, at)):
             raise ValueError(f"{name}: @{decorator} on {cls} takes model_types as string literals")
         found += [(DECORATOR_KINDS[decorator], model_type, f"{name[:-3]}:{cls}") for model_type in model_types]
     return found

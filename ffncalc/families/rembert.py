@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ..schema import Flag, HeadCount, LayerCount, Width
+from ..schema import Width
 from ..spec import Extra, Linear, ModelNames, ModelSpec
 from ..values import replace
 from .bert import HEADS, BertConfig
 from .registry import family
 
 
-@family("rembert")
+@family("rembert", transformers="RemBertConfig", architecture="RemBERT", model_class="RemBertForMaskedLM")
 class RemBertConfig(BertConfig):
     """configuration_rembert.py / modeling_rembert.py.
 
@@ -21,21 +21,12 @@ class RemBertConfig(BertConfig):
     multiple-choice classifiers; no pre-training or next-sentence class.
     """
 
-    architecture = "RemBERT"
-    config_class = "RemBertConfig"
-    default_model_class = "RemBertForMaskedLM"
     class_prefix = "RemBert"
     base_model_prefix = "rembert"
     classes = frozenset(HEADS) - {"ForPreTraining", "ForNextSentencePrediction", "LMHeadModel"}
 
-    vocab_size: Width = 250300
-    hidden_size: Width = 1152
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 18
-    input_embedding_size: Width = 256
-    output_embedding_size: Width = 1664
-    intermediate_size: Width = 4608
-    tie_word_embeddings: Flag = False
+    input_embedding_size: Width
+    output_embedding_size: Width
 
     def unused_fields(self) -> set[str]:
         return super().unused_fields() | {"tie_word_embeddings"}  # no weight is tied (no _tied_weights_keys)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import Field
-
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, WidthOrZero, derives
 from ..spec import (
     Attention,
@@ -55,6 +53,10 @@ class _RotaryEncoder(EncoderClasses):
     """The lineage's shared layout; each family says where its checkpoint keeps each part, and its biases."""
 
     heads: ClassVar[dict[str, tuple[bool, bool, Classifier]]] = GTE_HEADS
+    read_beyond = {
+        "tie_word_embeddings": "PreTrainedConfig's (true unless the config says) where the class declares none "
+        "(NomicBertConfig)"
+    }
     layer_name: ClassVar[str] = "encoder.layers.{i}"
     attention_names: ClassVar[Names] = names(q="attn.Wqkv", k="attn.Wqkv", v="attn.Wqkv", o="attn.out_proj")
     mlp_names: ClassVar[Names] = names(up="mlp.fc1", down="mlp.fc2")
@@ -64,7 +66,7 @@ class _RotaryEncoder(EncoderClasses):
     # ("" when beside the decoder's weight).
     mlm_names: ClassVar[tuple[str, str, str, str]] = ("lm_head.dense", "lm_head.layer_norm", "lm_head.decoder", "")
 
-    hidden_act: Name = "gelu"
+    hidden_act: Name
     tie_word_embeddings: Flag = True
 
     _check_heads = heads_divide("hidden_size", "num_attention_heads")
@@ -137,7 +139,7 @@ class _RotaryEncoder(EncoderClasses):
         )
 
 
-@family("gte")
+@family("gte", transformers="GteConfig", architecture="GTE", model_class="GteModel")
 class GteConfig(_RotaryEncoder):
     """configuration_gte.py / modeling_gte.py (Alibaba-NLP's gte-multilingual, gte-v1.5).
 
@@ -147,9 +149,6 @@ class GteConfig(_RotaryEncoder):
     to the word table with its own bias); a pooler and a classifier for sequences; a classifier for tokens.
     """
 
-    architecture = "GTE"
-    config_class = "GteConfig"
-    default_model_class = "GteModel"  # what AutoModel builds; the only class the sentence-embedding checkpoints use
     class_prefix = "Gte"
     base_model_prefix = "gte"
     classes = frozenset(GTE_HEADS)
@@ -163,14 +162,13 @@ class GteConfig(_RotaryEncoder):
     embeddings_norm_name = "embeddings.LayerNorm"
     mlm_names = ("lm_head.dense", "lm_head.norm", "lm_head.decoder", "")
 
-    vocab_size: Width = 250048
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    max_position_embeddings: PositionCount = 8192
-    type_vocab_size: WidthOrZero = 1
-    pad_token_id: int | None = Field(1, strict=True)
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    max_position_embeddings: PositionCount
+    type_vocab_size: WidthOrZero
 
     def ffn(self) -> DenseFfn:
         """Gated, its gate and up projections without biases: down_proj's bias is a layer parameter."""
@@ -180,7 +178,16 @@ class GteConfig(_RotaryEncoder):
         return (Parameter("ffn", "down_bias", "mlp.down_proj.bias", (self.hidden_size,)),)
 
 
-@family("nomic_bert")
+@family(
+    "nomic_bert",
+    transformers="NomicBertConfig",
+    architecture="Nomic BERT",
+    model_class="NomicBertModel",
+    read_beyond={
+        "num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label",
+        "tie_word_embeddings": "NomicBertConfig declares no tie_word_embeddings: PreTrainedConfig's (true unless the config says) ties the head",
+    },
+)
 class NomicBertConfig(_RotaryEncoder):
     """configuration_nomic_bert.py / modeling_nomic_bert.py (nomic-embed-text).
 
@@ -190,9 +197,6 @@ class NomicBertConfig(_RotaryEncoder):
     the bias cls.predictions.bias); a pooler and a classifier for sequences; a classifier for tokens.
     """
 
-    architecture = "Nomic BERT"
-    config_class = "NomicBertConfig"
-    default_model_class = "NomicBertModel"
     class_prefix = "NomicBert"
     base_model_prefix = "nomic_bert"
     classes = frozenset(NOMIC_HEADS)
@@ -204,19 +208,15 @@ class NomicBertConfig(_RotaryEncoder):
         "cls.predictions.decoder",
         "cls.predictions.bias",
     )
-    # NomicBertConfig declares no tie_word_embeddings: PreTrainedConfig's (true unless the config says) ties the head
-    undeclared_keys = frozenset({"num_labels", "tie_word_embeddings"})
 
-    vocab_size: Width = 30528
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    intermediate_size: Width = 3072
-    hidden_act: Name = "silu"
-    max_position_embeddings: PositionCount = 2048
-    type_vocab_size: Width = 2
-    pad_token_id: int | None = Field(0, strict=True)
-    head_dim: Width | None = None
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    max_position_embeddings: PositionCount
+    type_vocab_size: Width
+    head_dim: Width | None
 
     @property
     @derives("head_dim", "hidden_size // num_attention_heads")
@@ -231,7 +231,12 @@ class NomicBertConfig(_RotaryEncoder):
         return DenseFfn(self.hidden_size, self.intermediate_size, True, self.hidden_act, self.mlp_names, bias=False)
 
 
-@family("jina_embeddings_v3")
+@family(
+    "jina_embeddings_v3",
+    transformers="JinaEmbeddingsV3Config",
+    architecture="Jina Embeddings v3",
+    model_class="JinaEmbeddingsV3Model",
+)
 class JinaEmbeddingsV3Config(_RotaryEncoder):
     """configuration_jina_embeddings_v3.py / modeling_jina_embeddings_v3.py: XLM-RoBERTa's vocabulary with rotary
     positions. Embeddings: word and token-type tables, emb_ln. Layers (post-LN), with biases: mixer.Wqkv and
@@ -241,9 +246,6 @@ class JinaEmbeddingsV3Config(_RotaryEncoder):
     adapters: the published checkpoint's adapters (remote code) are not counted.
     """
 
-    architecture = "Jina Embeddings v3"
-    config_class = "JinaEmbeddingsV3Config"
-    default_model_class = "JinaEmbeddingsV3Model"
     class_prefix = "JinaEmbeddingsV3"
     base_model_prefix = "roberta"
     classes = frozenset(JINA_HEADS)
@@ -251,11 +253,10 @@ class JinaEmbeddingsV3Config(_RotaryEncoder):
     attention_names = names(q="mixer.Wqkv", k="mixer.Wqkv", v="mixer.Wqkv", o="mixer.out_proj")
     mlm_names = ("lm_head.dense", "lm_head.layer_norm", "lm_head.decoder", "lm_head.bias")
 
-    vocab_size: Width = 250002
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    intermediate_size: Width = 4096
-    max_position_embeddings: PositionCount = 8194
-    type_vocab_size: Width = 1
-    pad_token_id: int | None = Field(1, strict=True)
+    vocab_size: Width
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    intermediate_size: Width
+    max_position_embeddings: PositionCount
+    type_vocab_size: Width

@@ -3,7 +3,9 @@ channel mix gated by its receptance, each reading the token shifted in by one po
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+from typing import Annotated
+
+from pydantic import Field
 
 from ..schema import Flag, HFConfig, LayerCount, PositionCount, Width, derives
 from ..spec import DenseFfn, Layer, Mixer, ModelNames, ModelSpec, Norm, Norms, Parameter, Projection, names
@@ -13,7 +15,7 @@ BLOCK = "rwkv.blocks.{i}"
 CHANNEL_MIX = names(up="feed_forward.key", down="feed_forward.value")
 
 
-@family("rwkv")
+@family("rwkv", transformers="RwkvConfig", architecture="RWKV-4", model_class="RwkvForCausalLM")
 class RwkvConfig(HFConfig):
     """configuration_rwkv.py / modeling_rwkv.py: num_hidden_layers blocks under rwkv.blocks, each two LayerNorms
     (ln1, ln2; block 0 also pre_ln, on the embeddings) around
@@ -30,22 +32,17 @@ class RwkvConfig(HFConfig):
     attention_hidden_size defaults to hidden_size, intermediate_size to 4 · hidden_size. ln_out after the last
     block; the head (head, untied by default) is tied to rwkv.embeddings with tie_word_embeddings."""
 
-    architecture = "RWKV-4"
-    config_class = "RwkvConfig"
-    default_model_class = "RwkvForCausalLM"
     context_field = "context_length"
     informational_fields = frozenset({"context_length", "rescale_every"})
 
-    vocab_size: Width = 50277
-    context_length: PositionCount = Field(
-        1024, validation_alias=AliasChoices("context_length", "max_position_embeddings")
-    )
-    hidden_size: Width = 4096
-    num_hidden_layers: LayerCount = 32
-    attention_hidden_size: Width | None = None
-    intermediate_size: Width | None = None
-    rescale_every: int = Field(6, strict=True)
-    tie_word_embeddings: Flag = False
+    vocab_size: Width
+    context_length: PositionCount
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    attention_hidden_size: Width | None
+    intermediate_size: Width | None
+    rescale_every: Annotated[int, Field(strict=True)]
+    tie_word_embeddings: Flag
 
     @property
     @derives("attention_hidden_size", "hidden_size")

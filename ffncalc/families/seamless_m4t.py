@@ -5,13 +5,19 @@ from __future__ import annotations
 
 from pydantic import AliasChoices, Field
 
-from ..schema import HeadCount, LayerCount, Name, PositionCount, Width
+from ..schema import HeadCount, LayerCount, Width
 from ..spec import names
 from .bart import M2M100Config
 from .registry import family
 
 
-@family("seamless_m4t")
+@family(
+    "seamless_m4t",
+    transformers="SeamlessM4TConfig",
+    architecture="SeamlessM4T",
+    model_class="SeamlessM4TForTextToText",
+    other_names={"d_model": "SeamlessM4TConfig's field is hidden_size; BART's layers, which it shares, read d_model"},
+)
 class SeamlessM4TConfig(M2M100Config):
     """configuration_seamless_m4t.py / modeling_seamless_m4t.py (SeamlessM4TForTextToText, the class of the seq2seq
     mapping): a token table (shared) that both stacks read and the head is tied to, SeamlessM4TEncoder (text_encoder)
@@ -22,9 +28,6 @@ class SeamlessM4TConfig(M2M100Config):
     model. prefix). The speech encoder, text-to-unit model and vocoder that SeamlessM4TModel and the speech classes
     add (speech_encoder_*, t2u_*, the vocoder's fields) are not built by this class."""
 
-    architecture = "SeamlessM4T"
-    config_class = "SeamlessM4TConfig"
-    default_model_class = "SeamlessM4TForTextToText"
     class_prefix = "SeamlessM4T"
     classes = {"ForTextToText": "generation"}
     base_model_prefix = ""  # the text model's modules are at the top of every SeamlessM4T class
@@ -35,20 +38,12 @@ class SeamlessM4TConfig(M2M100Config):
     mlp_names = names(up="ffn.fc1", down="ffn.fc2")
     norm_modules = {"self": "self_attn_layer_norm", "cross": "cross_attention_layer_norm", "ffn": "ffn_layer_norm"}
 
-    vocab_size: Width = 256102
-    max_position_embeddings: PositionCount = 1024
     # SeamlessM4TConfig.attribute_map: num_hidden_layers and num_attention_heads are the decoder's
-    encoder_layers: LayerCount = 24
-    encoder_ffn_dim: Width = 8192
-    encoder_attention_heads: HeadCount = 16
-    decoder_layers: LayerCount = Field(24, validation_alias=AliasChoices("decoder_layers", "num_hidden_layers"))
-    decoder_ffn_dim: Width = 8192
-    decoder_attention_heads: HeadCount = Field(
-        16, validation_alias=AliasChoices("decoder_attention_heads", "num_attention_heads")
-    )
-    activation_function: Name = "relu"
-    d_model: Width = Field(1024, validation_alias=AliasChoices("hidden_size", "d_model"))
-    pad_token_id: int | None = Field(0, strict=True)
+    encoder_layers: LayerCount
+    encoder_attention_heads: HeadCount
+    decoder_layers: LayerCount
+    decoder_attention_heads: HeadCount
+    d_model: Width = Field(validation_alias=AliasChoices("hidden_size", "d_model"))
 
     def model_root(self) -> str:
         return ""
@@ -69,14 +64,14 @@ class SeamlessM4TConfig(M2M100Config):
         return notes
 
 
-@family("seamless_m4t_v2")
+@family(
+    "seamless_m4t_v2",
+    transformers="SeamlessM4Tv2Config",
+    architecture="SeamlessM4T v2",
+    model_class="SeamlessM4Tv2ForTextToText",
+)
 class SeamlessM4Tv2Config(SeamlessM4TConfig):
     """configuration_seamless_m4t_v2.py / modeling_seamless_m4t_v2.py (SeamlessM4Tv2ForTextToText): v1's text model,
     its sinusoidal buffers 4,096 positions long by default."""
 
-    architecture = "SeamlessM4T v2"
-    config_class = "SeamlessM4Tv2Config"
-    default_model_class = "SeamlessM4Tv2ForTextToText"
     class_prefix = "SeamlessM4Tv2"
-
-    max_position_embeddings: PositionCount = 4096

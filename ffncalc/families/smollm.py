@@ -2,41 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width, derives, per_config
-from .base import AttentionBias, DecoderConfig, FfnWidth, HeadDim, HiddenAct, HiddenLayers, MlpBias, TiedEmbeddings
+from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives, per_config
+from .base import DecoderConfig
 from .blocks import windows_of_layer_types
 from .registry import family
 
 
-@family("smollm3")
-class SmolLM3Config(HeadDim, HiddenAct, AttentionBias, MlpBias, TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "smollm3",
+    transformers="SmolLM3Config",
+    architecture="SmolLM3",
+    model_class="SmolLM3ForCausalLM",
+    heads_divide_hidden=False,  # configuration_*.py floors hidden_size // num_attention_heads
+    read_beyond={"head_dim": "read by the modeling code with getattr"},
+)
+class SmolLM3Config(DecoderConfig):
     """configuration_smollm3.py / modeling_smollm3.py: Llama's layer, embeddings tied. With use_sliding_window,
     the layers ``layer_types`` marks sliding (default: those without RoPE, ``no_rope_layers`` 0, by default
     every no_rope_layer_interval-th) attend within sliding_window."""
 
-    architecture = "SmolLM3"
-    config_class = "SmolLM3Config"
-    default_model_class = "SmolLM3ForCausalLM"
-    heads_divide_hidden = False  # configuration_*.py floors hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"head_dim"})  # read by the modeling code with getattr
-
-    vocab_size: Width = 128256
-    hidden_size: Width = 2048
-    num_hidden_layers: LayerCount = 36
-    num_attention_heads: HeadCount = 16
-    num_key_value_heads: HeadCount | None = 4
-    max_position_embeddings: PositionCount = 32768
-    pad_token_id: int | None = Field(128004, strict=True)
-    use_sliding_window: Flag = False
-    sliding_window: Width | None = None
-    no_rope_layers: list[Literal[0, 1]] | None = Field(None, max_length=1 << 14)
-    no_rope_layer_interval: LayerCount = 4
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = None
-    tie_word_embeddings: Flag = True
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    mlp_bias: Flag
+    attention_bias: Flag
+    hidden_act: Name
+    head_dim: Width | None = None
+    num_key_value_heads: HeadCount | None
+    max_position_embeddings: PositionCount
+    use_sliding_window: Flag
+    sliding_window: Width | None
+    no_rope_layers: Annotated[list[Literal[0, 1]] | None, Field(max_length=1 << 14)]
+    no_rope_layer_interval: LayerCount
+    layer_types: list[Literal["full_attention", "sliding_attention"]] | None
 
     @model_validator(mode="after")
     def _check_rope_layers(self) -> SmolLM3Config:

@@ -3,9 +3,9 @@ encoder and a text decoder with cross-attention, in BART's module names, with si
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Extra, LearnedTensor, ModelNames, ModelSpec, Runs
@@ -16,7 +16,12 @@ from .registry import family
 Kind = Literal["model", "generation"]
 
 
-@family("speech_to_text")
+@family(
+    "speech_to_text",
+    transformers="Speech2TextConfig",
+    architecture="Speech2Text",
+    model_class="Speech2TextForConditionalGeneration",
+)
 class Speech2TextConfig(BartStacks, HFConfig):
     """configuration_speech_to_text.py / modeling_speech_to_text.py (transformers 5.24).
 
@@ -29,35 +34,30 @@ class Speech2TextConfig(BartStacks, HFConfig):
     tie_word_embeddings is false.
     """
 
-    architecture = "Speech2Text"
-    config_class = "Speech2TextConfig"
-    default_model_class = "Speech2TextForConditionalGeneration"
     informational_fields = frozenset({"pad_token_id", "max_source_positions", "scale_embedding"})
     context_field = "max_target_positions"  # the decoder's longest context
     class_prefix: ClassVar[str] = "Speech2Text"
     classes: ClassVar[dict[str, Kind]] = {"Model": "model", "ForConditionalGeneration": "generation"}
 
-    vocab_size: Width = 10000
-    encoder_layers: LayerCount = Field(12, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_ffn_dim: Width = 2048
-    encoder_attention_heads: HeadCount = Field(
-        4, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    decoder_layers: LayerCount = 6
-    decoder_ffn_dim: Width = 2048
-    decoder_attention_heads: HeadCount = 4
-    activation_function: Name = "relu"
-    d_model: Width = Field(256, validation_alias=AliasChoices("d_model", "hidden_size"))
-    max_source_positions: PositionCount = 6000
-    max_target_positions: PositionCount = 1024
-    num_conv_layers: LayerCount = 2
-    conv_kernel_sizes: list[Width] = Field([5, 5], max_length=64)
-    conv_channels: Width = 1024
-    input_feat_per_channel: Width = 80
-    input_channels: Width = 1
-    scale_embedding: Flag = True
-    pad_token_id: int | None = Field(1, strict=True)  # the token table's padding row: it must be a row of it
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    encoder_layers: LayerCount
+    encoder_ffn_dim: Width
+    encoder_attention_heads: HeadCount
+    decoder_layers: LayerCount
+    decoder_ffn_dim: Width
+    decoder_attention_heads: HeadCount
+    activation_function: Name
+    d_model: Width
+    max_source_positions: PositionCount
+    max_target_positions: PositionCount
+    num_conv_layers: LayerCount
+    conv_kernel_sizes: Annotated[list[Width], Field(max_length=64)]
+    conv_channels: Width
+    input_feat_per_channel: Width
+    input_channels: Width
+    scale_embedding: Flag
+    pad_token_id: Annotated[int | None, Field(strict=True)]  # the token table's padding row: it must be a row of it
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_shapes(self) -> Speech2TextConfig:

@@ -3,9 +3,9 @@ prenet over raw samples, an encoder whose scores add relative-distance keys, and
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import (
@@ -33,7 +33,7 @@ CROSS_ATTENTION = names(
 FEED_FORWARD = names(up="feed_forward.intermediate_dense", down="feed_forward.output_dense")
 
 
-@family("speecht5")
+@family("speecht5", transformers="SpeechT5Config", architecture="SpeechT5", model_class="SpeechT5ForSpeechToText")
 class SpeechT5Config(HFConfig):
     """configuration_speecht5.py / modeling_speecht5.py (SpeechT5ForSpeechToText, the speech-seq2seq mapping's class).
 
@@ -51,36 +51,31 @@ class SpeechT5Config(HFConfig):
     norm; text_decoder_postnet.lm_head (no bias) tied to embed_tokens unless tie_word_embeddings is false. The
     encoder's length follows the clip (one position per Π conv_stride samples): the context stands for it."""
 
-    architecture = "SpeechT5"
-    config_class = "SpeechT5Config"
-    default_model_class = "SpeechT5ForSpeechToText"
     informational_fields = frozenset({"pad_token_id", "feat_extract_activation", "max_text_positions"})
 
-    vocab_size: Width = 81
-    hidden_size: Width = 768
-    encoder_layers: LayerCount = Field(12, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_attention_heads: HeadCount = Field(
-        12, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads")
-    )
-    encoder_ffn_dim: Width = 3072
-    decoder_layers: LayerCount = 6
-    decoder_ffn_dim: Width = 3072
-    decoder_attention_heads: HeadCount = 12
-    hidden_act: Name = "gelu"
-    feat_extract_norm: Literal["group", "layer"] = "group"
-    conv_dim: list[Width] = Field([512, 512, 512, 512, 512, 512, 512], min_length=1, max_length=64)
-    conv_stride: list[Width] = Field([5, 2, 2, 2, 2, 2, 2], min_length=1, max_length=64)
-    conv_kernel: list[Width] = Field([10, 3, 3, 3, 3, 2, 2], min_length=1, max_length=64)
-    conv_bias: Flag = False
-    num_conv_pos_embeddings: Width = 128
-    num_conv_pos_embedding_groups: Width = 16
-    mask_time_prob: float = Field(0.05, ge=0, le=1)
-    mask_feature_prob: float = Field(0.0, ge=0, le=1)
-    encoder_max_relative_position: Width = 160
-    max_speech_positions: PositionCount = 4000
-    max_text_positions: PositionCount = 450
-    pad_token_id: int | None = Field(1, strict=True)  # the token table's padding row: it must be a row of it
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    hidden_size: Width
+    encoder_layers: LayerCount
+    encoder_attention_heads: HeadCount
+    encoder_ffn_dim: Width
+    decoder_layers: LayerCount
+    decoder_ffn_dim: Width
+    decoder_attention_heads: HeadCount
+    hidden_act: Name
+    feat_extract_norm: Literal["group", "layer"]
+    conv_dim: Annotated[list[Width], Field(min_length=1, max_length=64)]
+    conv_stride: Annotated[list[Width], Field(min_length=1, max_length=64)]
+    conv_kernel: Annotated[list[Width], Field(min_length=1, max_length=64)]
+    conv_bias: Flag
+    num_conv_pos_embeddings: Width
+    num_conv_pos_embedding_groups: Width
+    mask_time_prob: Annotated[float, Field(ge=0, le=1)]
+    mask_feature_prob: Annotated[float, Field(ge=0, le=1)]
+    encoder_max_relative_position: Width
+    max_speech_positions: PositionCount
+    max_text_positions: PositionCount
+    pad_token_id: Annotated[int | None, Field(strict=True)]  # the token table's padding row: it must be a row of it
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_shapes(self) -> SpeechT5Config:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
-from ..schema import HeadCount, LayerCount, Width
+from ..schema import Width
 from ..spec import Attention, DenseFfn, Layer, Norms, names
 from .bert import BertLayout
 from .registry import family
@@ -31,7 +31,9 @@ GROUPED: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@family("squeezebert")
+@family(
+    "squeezebert", transformers="SqueezeBertConfig", architecture="SqueezeBERT", model_class="SqueezeBertForMaskedLM"
+)
 class SqueezeBertConfig(BertLayout):
     """configuration_squeezebert.py / modeling_squeezebert.py: BERT's embeddings (word, position and token-type tables
     embedding_size wide, which must be hidden_size, and a LayerNorm) under transformer.*, and layers
@@ -42,24 +44,18 @@ class SqueezeBertConfig(BertLayout):
     (transformer.pooler.dense); the masked LM adds BERT's cls.predictions (a dense transform and LayerNorm, a decoder
     tied to the word table, its bias); classifiers num_labels wide (one output for multiple choice)."""
 
-    architecture = "SqueezeBERT"
-    config_class = "SqueezeBertConfig"
-    default_model_class = "SqueezeBertForMaskedLM"
     class_prefix = "SqueezeBert"
     base_model_prefix = "transformer"
     classes = frozenset(SQUEEZEBERT_HEADS)
     bert_heads = SQUEEZEBERT_HEADS
 
-    hidden_size: Width = 768
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    embedding_size: Width = 768
-    q_groups: Width = 4
-    k_groups: Width = 4
-    v_groups: Width = 4
-    post_attention_groups: Width = 1
-    intermediate_groups: Width = 4
-    output_groups: Width = 4
+    embedding_size: Width
+    q_groups: Width
+    k_groups: Width
+    v_groups: Width
+    post_attention_groups: Width
+    intermediate_groups: Width
+    output_groups: Width
 
     @model_validator(mode="after")
     def _check_groups(self) -> SqueezeBertConfig:

@@ -3,39 +3,31 @@ biases and a LayerNorm per query and key head."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width
 from ..spec import Layer, ModelSpec, Norm, Norms, Parameter
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .registry import family
 
 
-@family("stablelm")
-class StableLmConfig(TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family("stablelm", transformers="StableLmConfig", architecture="StableLM", model_class="StableLmForCausalLM")
+class StableLmConfig(DecoderConfig):
     """configuration_stablelm.py / modeling_stablelm.py: q, k, v biased by use_qkv_bias, o never; SwiGLU
     without biases; LayerNorms with biases before attention and (unless use_parallel_residual, where the
     MLP reads the same input) before the MLP. With qk_layernorm, a LayerNorm without bias for each query
     head and each key head (q_layernorm.norms.{h}), head_dim wide. head_dim is hidden_size // heads, which
     transformers requires to divide."""
 
-    architecture = "StableLM"
-    config_class = "StableLmConfig"
-    default_model_class = "StableLmForCausalLM"
-
-    vocab_size: Width = 50304
-    intermediate_size: Width = 6912
-    hidden_size: Width = 2560
-    num_hidden_layers: LayerCount = 32
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount = 32
-    hidden_act: Name = "silu"
-    max_position_embeddings: PositionCount = 4096
-    use_qkv_bias: Flag = False
-    qk_layernorm: Flag = False
-    use_parallel_residual: Flag = False
-    head_dim: ClassVar[None] = None
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    num_key_value_heads: HeadCount
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    use_qkv_bias: Flag
+    qk_layernorm: Flag
+    use_parallel_residual: Flag
+    # No head_dim: hidden_size // heads (StableLmConfig has no such field)
 
     def layer_norm(self) -> Norm:
         return Norm("layernorm", self.hidden_size, bias=True)

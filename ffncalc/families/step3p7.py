@@ -9,7 +9,7 @@ with PyTorch's fused in_proj_weight, and vit_large_projector. ffncalc names them
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -32,7 +32,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import DecoderConfig, FfnWidth, HiddenLayers
+from .base import DecoderConfig
 from .multimodal import MultimodalLayers, relocate
 from .qwen import TextOfWrapper
 from .registry import family, tower
@@ -49,8 +49,15 @@ VISION_ATTENTION = names(
 VISION_MLP = names(up="mlp.c_fc", down="mlp.c_proj")
 
 
-@family("step3p5")
-class Step3p7TextConfig(TextOfWrapper, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "step3p5",
+    transformers="Step3p7TextConfig",
+    architecture="Step 3.7",
+    model_class="Step3p7TextModel",
+    heads_divide_hidden=False,  # head_dim is its own field
+    routing=("num_experts_per_tok", "n_routed_experts"),
+)
+class Step3p7TextConfig(TextOfWrapper, DecoderConfig):
     """configuration_step3p7.py (Step3p7TextConfig, model_type step3p5) / Step3p7TextModel: q, k, v, o (biased by
     attention_bias) with RMSNorms over each query and key head and g_proj, a sigmoid gate per head (hidden_size →
     heads); layers whose layer_types entry is sliding_attention attend within sliding_window with
@@ -60,39 +67,28 @@ class Step3p7TextConfig(TextOfWrapper, FfnWidth, HiddenLayers, DecoderConfig):
     share_expert_dim (biased, as the dense MLP, by mlp_bias). No head of its own (the wrapper's lm_head); the released
     configs' multi-token-prediction layers are not built (transformers drops them on load)."""
 
-    architecture = "Step 3.7"
-    config_class = "Step3p7TextConfig"
-    default_model_class = "Step3p7TextModel"
-    heads_divide_hidden = False  # head_dim is its own field
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "hidden_act"})
-    routing_fields = ("num_experts_per_tok", "n_routed_experts")
     moe_names = STEP_MOE
     expert_names = STEP_EXPERT
 
-    vocab_size: Width = 128815
-    hidden_size: Width = 4096
-    intermediate_size: Width = 11264
-    num_hidden_layers: LayerCount = 45
-    num_attention_heads: HeadCount = 64
-    num_key_value_heads: HeadCount = Field(
-        8, validation_alias=AliasChoices("num_key_value_heads", "num_attention_groups")
-    )
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 128000
-    pad_token_id: int | None = Field(1, strict=True)
-    num_experts_per_tok: ExpertCount = Field(8, validation_alias=AliasChoices("num_experts_per_tok", "moe_top_k"))
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    num_experts_per_tok: ExpertCount
     # num_local_experts is a field of its own that attribute_map sends to n_routed_experts, whose default is then
     # assigned after it: alone it changes nothing (Step3p7TextConfig(num_local_experts=7).n_routed_experts is 288)
-    n_routed_experts: ExpertCount = Field(288, validation_alias=AliasChoices("n_routed_experts", "moe_num_experts"))
-    moe_intermediate_size: Width = 1280
-    share_expert_dim: Width = Field(1280, validation_alias=AliasChoices("share_expert_dim", "share_expert_dims"))
-    sliding_window: Width | None = None
-    num_sliding_attention_heads: HeadCount | None = None
-    attention_bias: Flag = False
-    mlp_bias: Flag = False
-    layer_types: list[Literal["full_attention", "sliding_attention"]] | None = Field(None, max_length=4096)
-    mlp_layer_types: list[Literal["dense", "sparse"]] | None = Field(None, max_length=4096)
-    hidden_act: Name = "silu"  # Step3p7TextConfig sets silu whatever the config says (its SwiGLU is inline)
+    n_routed_experts: ExpertCount
+    moe_intermediate_size: Width
+    share_expert_dim: Width
+    sliding_window: Width | None
+    num_sliding_attention_heads: HeadCount | None
+    attention_bias: Flag
+    mlp_bias: Flag
+    layer_types: Annotated[list[Literal["full_attention", "sliding_attention"]] | None, Field(max_length=4096)]
+    mlp_layer_types: Annotated[list[Literal["dense", "sparse"]] | None, Field(max_length=4096)]
+    hidden_act: Name  # Step3p7TextConfig sets silu whatever the config says (its SwiGLU is inline)
 
     @model_validator(mode="after")
     def _check_lists(self) -> Step3p7TextConfig:
@@ -164,7 +160,14 @@ class Step3p7TextConfig(TextOfWrapper, FfnWidth, HiddenLayers, DecoderConfig):
         )
 
 
-@tower("step3p5_vision")
+@tower(
+    "step3p5_vision",
+    transformers="Step3p7VisionConfig",
+    other_names=dict.fromkeys(
+        ("hidden_size", "num_hidden_layers", "num_attention_heads"),
+        "also read under the name Step3p7's vision configs give it (width, layers, heads; no attribute_map entry)",
+    ),
+)
 class Step3p7VisionConfig(TowerConfig):
     """configuration_step3p7.py (Step3p7VisionConfig) / Step3p7VisionModel: a patch convolution without bias (conv1),
     a learned position per patch of an image_size image (positional_embedding), ln_pre, layers of LayerNorms (ln_1,
@@ -173,19 +176,18 @@ class Step3p7VisionConfig(TowerConfig):
     (vit_downsampler1: hidden → 2 · hidden, vit_downsampler2: → 4 · hidden). The released configs name hidden_size,
     num_hidden_layers and num_attention_heads width, layers and heads."""
 
-    config_class = "Step3p7VisionConfig"
     informational_fields = frozenset({"intermediate_size", "max_position_embeddings"})
 
-    hidden_size: Width = Field(1536, validation_alias=AliasChoices("hidden_size", "width"))
-    intermediate_size: Width = 3072  # overwritten: int(hidden_size · mlp_ratio)
-    num_hidden_layers: LayerCount = Field(47, validation_alias=AliasChoices("num_hidden_layers", "layers"))
-    num_attention_heads: HeadCount = Field(16, validation_alias=AliasChoices("num_attention_heads", "heads"))
-    num_channels: Width = 3
-    image_size: Width = 728
-    patch_size: Width = 14
-    hidden_act: Name = "quick_gelu"
-    mlp_ratio: float = Field(8960 / 1536, gt=0, le=1024)
-    max_position_embeddings: PositionCount = 2704
+    hidden_size: Width = Field(validation_alias=AliasChoices("hidden_size", "width"))
+    intermediate_size: Width  # overwritten: int(hidden_size · mlp_ratio)
+    num_hidden_layers: LayerCount = Field(validation_alias=AliasChoices("num_hidden_layers", "layers"))
+    num_attention_heads: HeadCount = Field(validation_alias=AliasChoices("num_attention_heads", "heads"))
+    num_channels: Width
+    image_size: Width
+    patch_size: Width
+    hidden_act: Name
+    mlp_ratio: Annotated[float, Field(gt=0, le=1024)]
+    max_position_embeddings: PositionCount
 
     @property
     @derives("intermediate_size", "int(hidden_size · mlp_ratio)")
@@ -218,16 +220,19 @@ class Step3p7VisionConfig(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, extras, 4 * hidden, None)
 
 
-@family("step3p7")
+@family(
+    "step3p7",
+    transformers="Step3p7Config",
+    architecture="Step 3.7",
+    model_class="Step3p7ForConditionalGeneration",
+    read_beyond={"tie_word_embeddings": "PreTrainedConfig keeps it; the class ties by it"},
+)
 class Step3p7Config(MultimodalLayers):
     """configuration_step3p7.py (Step3p7Config) / Step3p7ForConditionalGeneration: the tower (vision_model.), the
     projector (vit_large_projector: 4 · the tower's width → the text width, biased by projector_bias) and the language
     model (model., lm_head), tied only by a tie_word_embeddings key at the top level (Step3p7Config declares none:
     default untied). The processor's crops decide an image's tokens: no image rule (flops with an `image` refuses)."""
 
-    architecture = "Step 3.7"
-    config_class = "Step3p7Config"
-    default_model_class = "Step3p7ForConditionalGeneration"
     text_model_type = "step3p5"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "step3p5"}
     vision_model_type = "step3p5_vision"
@@ -236,10 +241,9 @@ class Step3p7Config(MultimodalLayers):
     lm_head_name = "lm_head"
     vision_prefix = "vision_model."
     informational_fields = frozenset({"image_token_id"})
-    undeclared_keys = frozenset({"tie_word_embeddings"})  # PreTrainedConfig keeps it; the class ties by it
 
-    vision_config: dict[str, Any] | None = Field(None)
-    projector_bias: Flag = False
+    vision_config: dict[str, Any] | None
+    projector_bias: Flag
     tie_word_embeddings: Flag = False
 
     @model_validator(mode="before")

@@ -55,16 +55,19 @@ class _T5Stacks(HFConfig):
     after each stack, no biases, attention num_heads · d_kv wide, relative-position buckets × heads in the first
     block of each stack (in every block with ``bias_every_layer``), one ``shared`` token table."""
 
+    read_beyond = {"tie_word_embeddings": "T5Config has none (__post_init__ pops it): the model always ties"}
+
     bias_every_layer: ClassVar[bool] = False  # UMT5: each block its own relative_attention_bias
 
-    vocab_size: Width = 32128
-    d_model: Width = Field(512, validation_alias=AliasChoices("d_model", "hidden_size"))
-    d_kv: Width = Field(64, validation_alias=AliasChoices("d_kv", "head_dim"))
-    d_ff: Width = 2048
-    num_layers: LayerCount = Field(6, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))
-    num_decoder_layers: LayerCount | None = None
-    num_heads: HeadCount = Field(8, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    relative_attention_num_buckets: Width = 32
+    other_names = {"d_kv": "also read as head_dim, the name T5-derived configs give it (no attribute_map entry)"}
+    vocab_size: Width
+    d_model: Width
+    d_kv: Width = Field(validation_alias=AliasChoices("d_kv", "head_dim"))
+    d_ff: Width
+    num_layers: LayerCount
+    num_decoder_layers: LayerCount | None
+    num_heads: HeadCount
+    relative_attention_num_buckets: Width
     tie_word_embeddings: Flag = True
 
     @property
@@ -125,7 +128,13 @@ class _T5Stacks(HFConfig):
         ]
 
 
-@family("t5")
+@family(
+    "t5",
+    transformers="T5Config",
+    architecture="T5",
+    model_class="T5ForConditionalGeneration",
+    read_beyond={"tie_word_embeddings": "popped by __post_init__: the model always ties"},
+)
 class T5Config(_T5Stacks):
     """configuration_t5.py / modeling_t5.py.
 
@@ -136,12 +145,7 @@ class T5Config(_T5Stacks):
     scale the decoder's output); checkpoints saved untied (v1.1, Flan-T5) still store lm_head.
     """
 
-    architecture = "T5"
-    config_class = "T5Config"
-    default_model_class = "T5ForConditionalGeneration"
-    undeclared_keys = frozenset({"tie_word_embeddings"})  # popped by __post_init__: the model always ties
-
-    feed_forward_proj: Name = "relu"
+    feed_forward_proj: Name
     tie_word_embeddings: Flag = True  # read for the checkpoint's layout only: the model ties regardless
 
     @model_validator(mode="after")
@@ -204,32 +208,25 @@ class T5Config(_T5Stacks):
         return tuple(extras)
 
 
-@family("mt5")
+@family("mt5", transformers="MT5Config", architecture="mT5", model_class="MT5ForConditionalGeneration")
 class MT5Config(T5Config):
     """configuration_mt5.py: T5's layout with mT5's defaults (gated-gelu, a 250,112-token vocabulary)."""
 
-    architecture = "mT5"
-    config_class = "MT5Config"
-    default_model_class = "MT5ForConditionalGeneration"
-    vocab_size: Width = 250112
-    d_ff: Width = 1024
-    num_layers: LayerCount = Field(8, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))
-    num_heads: HeadCount = Field(6, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    feed_forward_proj: Name = "gated-gelu"
 
-
-@family("umt5")
+@family("umt5", transformers="UMT5Config", architecture="UMT5", model_class="UMT5ForConditionalGeneration")
 class UMT5Config(MT5Config):
     """configuration_umt5.py / modeling_umt5.py: mT5's layout and defaults, with a relative_attention_bias table in
     every block of each stack, not only the first."""
 
-    architecture = "UMT5"
-    config_class = "UMT5Config"
-    default_model_class = "UMT5ForConditionalGeneration"
     bias_every_layer = True
 
 
-@family("switch_transformers")
+@family(
+    "switch_transformers",
+    transformers="SwitchTransformersConfig",
+    architecture="Switch Transformers",
+    model_class="SwitchTransformersForConditionalGeneration",
+)
 class SwitchTransformersConfig(_T5Stacks):
     """configuration_switch_transformers.py / modeling_switch_transformers.py (Google's Switch Transformers).
 
@@ -241,19 +238,11 @@ class SwitchTransformersConfig(_T5Stacks):
     takes before it drops the rest) changes no parameter; ffncalc counts each token through its expert.
     """
 
-    architecture = "Switch Transformers"
-    config_class = "SwitchTransformersConfig"
-    default_model_class = "SwitchTransformersForConditionalGeneration"
-
-    d_model: Width = Field(768, validation_alias=AliasChoices("d_model", "hidden_size"))
-    num_layers: LayerCount = Field(12, validation_alias=AliasChoices("num_layers", "num_hidden_layers"))
-    num_decoder_layers: LayerCount | None = 12
-    num_heads: HeadCount = Field(12, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    num_experts: Width = 8
-    num_sparse_encoder_layers: WidthOrZero = 3
-    num_sparse_decoder_layers: WidthOrZero = 3
-    router_bias: Flag = False
-    dense_act_fn: Name = "relu"
+    num_experts: Width
+    num_sparse_encoder_layers: WidthOrZero
+    num_sparse_decoder_layers: WidthOrZero
+    router_bias: Flag
+    dense_act_fn: Name
 
     def model_tied(self) -> bool:
         return self.tie_word_embeddings
@@ -292,7 +281,12 @@ class SwitchTransformersConfig(_T5Stacks):
         )
 
 
-@family("pop2piano")
+@family(
+    "pop2piano",
+    transformers="Pop2PianoConfig",
+    architecture="Pop2Piano",
+    model_class="Pop2PianoForConditionalGeneration",
+)
 class Pop2PianoConfig(_T5Stacks):
     """configuration_pop2piano.py / modeling_pop2piano.py (transformers 5.24): T5's stacks over a spectrogram.
 
@@ -303,16 +297,11 @@ class Pop2PianoConfig(_T5Stacks):
     __post_init__ sets tie_word_embeddings to true, and the class ties only the stacks' token tables to shared.
     """
 
-    architecture = "Pop2Piano"
-    config_class = "Pop2PianoConfig"
-    default_model_class = "Pop2PianoForConditionalGeneration"
     informational_fields = frozenset({"relative_attention_max_distance", "pad_token_id"})
 
-    vocab_size: Width = 2400
-    composer_vocab_size: Width = 21
-    feed_forward_proj: Name = "gated-gelu"
-    dense_act_fn: Name = "relu"
-    tie_word_embeddings: Flag = True  # read to scale the decoder's output only: lm_head is never tied
+    composer_vocab_size: Width
+    feed_forward_proj: Name
+    dense_act_fn: Name
 
     @model_validator(mode="after")
     def _check_activation(self) -> Pop2PianoConfig:

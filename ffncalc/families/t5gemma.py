@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -27,7 +27,13 @@ class T5GemmaModuleConfig(Gemma2Config):
     config_class = "T5GemmaModuleConfig"
 
 
-@family("t5gemma")
+@family(
+    "t5gemma",
+    transformers="T5GemmaConfig",
+    architecture="T5Gemma",
+    model_class="T5GemmaForConditionalGeneration",
+    read_beyond={"num_labels": "PreTrainedConfig turns it into id2label"},
+)
 class T5GemmaConfig(HFConfig):
     """configuration_t5gemma.py / modeling_t5gemma.py (transformers 5.24).
 
@@ -42,10 +48,6 @@ class T5GemmaConfig(HFConfig):
     wide) read the decoder's output, or with is_encoder_decoder false the encoder alone (T5GemmaEncoderModel).
     """
 
-    architecture = "T5Gemma"
-    config_class = "T5GemmaConfig"
-    default_model_class = "T5GemmaForConditionalGeneration"
-    undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
     informational_fields = frozenset({"vocab_size"})  # read by no module: each block has its own
     class_prefix: ClassVar[str] = "T5Gemma"
     classes: ClassVar[dict[str, Kind]] = {
@@ -57,12 +59,12 @@ class T5GemmaConfig(HFConfig):
     }
     blocks: ClassVar[tuple[str, str]] = ("encoder", "decoder")
 
-    encoder: dict[str, Any] | None = None
-    decoder: dict[str, Any] | None = None
-    is_encoder_decoder: Flag = True
-    tie_word_embeddings: Flag = True
-    vocab_size: int = Field(256000, strict=True)
-    id2label: dict[str, Name] | None = None
+    encoder: dict[str, Any] | None
+    decoder: dict[str, Any] | None
+    is_encoder_decoder: Flag
+    tie_word_embeddings: Flag
+    vocab_size: Annotated[int, Field(strict=True)]
+    id2label: dict[str, Name] | None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
 
     # --- the blocks ---

@@ -3,7 +3,9 @@ VisionEncoderDecoderModel, its cross-attention reading the image encoder's width
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, model_validator
+from typing import Annotated
+
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelNames, ModelSpec, Norm, Table
@@ -15,7 +17,7 @@ from .registry import family
 POSITION_OFFSET = 2
 
 
-@family("trocr")
+@family("trocr", transformers="TrOCRConfig", architecture="TrOCR", model_class="TrOCRForCausalLM")
 class TrOCRConfig(HFConfig):
     """configuration_trocr.py / modeling_trocr.py (TrOCRForCausalLM): decoder_layers layers of self-attention
     (q, k, v, out_proj, biased), cross-attention (encoder_attn: q and out_proj d_model wide, k and v reading
@@ -25,28 +27,23 @@ class TrOCRConfig(HFConfig):
     + 2 rows; sinusoidal: computed, neither a parameter nor a buffer), layernorm_embedding where the config asks.
     output_projection (no bias) is tied to embed_tokens unless tie_word_embeddings is false."""
 
-    architecture = "TrOCR"
-    config_class = "TrOCRConfig"
-    default_model_class = "TrOCRForCausalLM"
     # is_decoder: TrOCRForCausalLM sets it, whatever the config says; scale_embedding multiplies, holds nothing.
     informational_fields = frozenset({"max_position_embeddings", "pad_token_id", "is_decoder", "scale_embedding"})
 
-    vocab_size: Width = 50265
-    d_model: Width = Field(1024, validation_alias=AliasChoices("d_model", "hidden_size"))
-    decoder_layers: LayerCount = Field(12, validation_alias=AliasChoices("decoder_layers", "num_hidden_layers"))
-    decoder_attention_heads: HeadCount = Field(
-        16, validation_alias=AliasChoices("decoder_attention_heads", "num_attention_heads")
-    )
-    decoder_ffn_dim: Width = 4096
-    activation_function: Name = "gelu"
-    max_position_embeddings: PositionCount = 512
-    scale_embedding: Flag = False
-    use_learned_position_embeddings: Flag = True
-    layernorm_embedding: Flag = True
-    pad_token_id: int | None = Field(1, strict=True)
-    cross_attention_hidden_size: Width | None = None
-    is_decoder: Flag = False
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    d_model: Width
+    decoder_layers: LayerCount
+    decoder_attention_heads: HeadCount
+    decoder_ffn_dim: Width
+    activation_function: Name
+    max_position_embeddings: PositionCount
+    scale_embedding: Flag
+    use_learned_position_embeddings: Flag
+    layernorm_embedding: Flag
+    pad_token_id: Annotated[int | None, Field(strict=True)]
+    cross_attention_hidden_size: Width | None
+    is_decoder: Flag
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_shapes(self) -> TrOCRConfig:

@@ -8,7 +8,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from ..results import DefaultUsed
-from ..schema import Flag, HFConfig, Name, Width
+from ..schema import HFConfig, Name, Width
 from ..spec import Extra, ImageInput, Linear, ModelSpec, Norm
 from ..values import replace
 from .multimodal import MultimodalConfig, nest
@@ -38,14 +38,13 @@ class _VBertConfig(MultimodalConfig):
     lm_head_name = "lm_head"
     vision_model_type = "siglip_vision_model"
     vision_prefix = "model.vision_model."
-    undeclared_keys = frozenset({"num_labels"})  # PreTrainedConfig turns it into id2label
+    read_beyond = {"num_labels": "PreTrainedConfig turns it into id2label"}
     #: Where a checkpoint keeps the masked LM's prediction head and its decoder.
     projection_head: ClassVar[str] = "projection_head"
-    decoder: ClassVar[str] = "lm_head"
+    decoder_name: ClassVar[str] = "lm_head"
 
-    tie_word_embeddings: Flag = False
-    pixel_shuffle_factor: Width = 4
-    id2label: dict[str, Name] | None = None
+    pixel_shuffle_factor: Width
+    id2label: dict[str, Name] | None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
 
     def model_class(self) -> str:
@@ -98,7 +97,7 @@ class _VBertConfig(MultimodalConfig):
             extras.append(Extra("other", "classifier", Linear(hidden, self.labels(), bias=True), "not_generating"))
         spec = replace(
             spec,
-            names=replace(spec.names, lm_head=self.decoder, lm_head_bias=""),
+            names=replace(spec.names, lm_head=self.decoder_name, lm_head_bias=""),
             tie_word_embeddings=self.tied(),
             lm_head=mlm,
             lm_head_bias=mlm and self.decoder_bias(),
@@ -107,7 +106,9 @@ class _VBertConfig(MultimodalConfig):
         return self.whole(spec)
 
 
-@family("modernvbert")
+@family(
+    "modernvbert", transformers="ModernVBertConfig", architecture="ModernVBERT", model_class="ModernVBertForMaskedLM"
+)
 class ModernVBertConfig(_VBertConfig):
     """configuration_modernvbert.py / modeling_modernvbert.py (ModernVBERT/modernvbert): SigLIP's tower (its
     attention-pooling head too, by SiglipVisionConfig's default), the connector and a ModernBERT encoder. Heads:
@@ -115,9 +116,6 @@ class ModernVBertConfig(_VBertConfig):
     norm_bias) as projection_head before lm_head (hidden → vocab, biased by decoder_bias), or as head before a
     classifier (biased)."""
 
-    architecture = "ModernVBERT"
-    config_class = "ModernVBertConfig"
-    default_model_class = "ModernVBertForMaskedLM"
     class_prefix = "ModernVBert"
     text_model_type = "modernbert"
     text_defaults = {"model_type": "modernbert"}
@@ -133,7 +131,7 @@ class ModernVBertConfig(_VBertConfig):
         return bool(getattr(self.text, "decoder_bias", True))
 
 
-@family("ultravbert")
+@family("ultravbert", transformers="UltraVBertConfig", architecture="UltraVBERT", model_class="UltraVBertForMaskedLM")
 class UltraVBertConfig(_VBertConfig):
     """configuration_ultravbert.py / modeling_ultravbert.py: SigLIP's tower without its pooling head (vision_use_head
     false in UltraVBertConfig's default tower), the connector followed by an RMSNorm of the text width (norm) and an
@@ -141,9 +139,6 @@ class UltraVBertConfig(_VBertConfig):
     biases) as projection_head before lm_head (no bias), stored as head and head.decoder; the classifiers have none
     (nn.Identity) before a classifier (biased)."""
 
-    architecture = "UltraVBERT"
-    config_class = "UltraVBertConfig"
-    default_model_class = "UltraVBertForMaskedLM"
     class_prefix = "UltraVBert"
     text_model_type = "ultrabert"
     text_defaults = {"model_type": "ultrabert"}
@@ -151,7 +146,7 @@ class UltraVBertConfig(_VBertConfig):
     # named as checkpoints store them: transformers 5.24 renames head.decoder to lm_head and head to projection_head
     # on load (conversion_mapping.py, "UltraVBertForMaskedLM"), and back when it saves
     projection_head = "head"
-    decoder = "head.decoder"
+    decoder_name = "head.decoder"
 
     def projector(self, tower: Tower, text_hidden: int) -> tuple[Extra, ...]:
         norm = projector_module("model.connector.norm", Norm("rmsnorm", text_hidden))

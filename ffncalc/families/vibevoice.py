@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from ..schema import Flag, LayerCount, Name, Width, read_block
 from ..spec import Extra, LearnedTensor, Linear, ModelSpec, Norm
@@ -17,7 +17,7 @@ from .towers import Module, Tower, TowerConfig, audio_module
 from .vibevoice_asr import VibeVoiceAcousticTokenizerEncoderConfig
 
 
-@tower("vibevoice_acoustic_tokenizer")
+@tower("vibevoice_acoustic_tokenizer", transformers="VibeVoiceAcousticTokenizerConfig")
 class VibeVoiceAcousticTokenizerConfig(VibeVoiceAcousticTokenizerEncoderConfig):
     """configuration_vibevoice_acoustic_tokenizer.py / modeling_vibevoice_acoustic_tokenizer.py
     (VibeVoiceAcousticTokenizerModel): the encoder (VibeVoice-ASR's tower) and its mirror, the decoder, built from
@@ -27,8 +27,6 @@ class VibeVoiceAcousticTokenizerConfig(VibeVoiceAcousticTokenizerEncoderConfig):
     stride r (weight [in, out, taps]) and the next depths' blocks at its output width, and a head convolution
     F → channels (kernel_size taps). Every convolution has a bias. The decoder turns latents back into a waveform:
     it never runs for a text token, nor to read a clip."""
-
-    config_class = "VibeVoiceAcousticTokenizerConfig"
 
     def decoder_modules(self) -> list[tuple[str, Module]]:
         """The decoder's modules by name: the stem, a stage per upsampling ratio, the head."""
@@ -76,7 +74,12 @@ class VibeVoiceDiffusionHead(BaseModel):
     mlp_bias: Flag = False
 
 
-@family("vibevoice")
+@family(
+    "vibevoice",
+    transformers="VibeVoiceConfig",
+    architecture="VibeVoice",
+    model_class="VibeVoiceForConditionalGeneration",
+)
 class VibeVoiceConfig(MultimodalLayers):
     """configuration_vibevoice.py / modeling_vibevoice.py (VibeVoiceForConditionalGeneration, transformers 5.24): the
     acoustic tokenizer (audio_config, VibeVoiceAcousticTokenizerModel: encoder and decoder) as model.audio_tower, the
@@ -91,9 +94,6 @@ class VibeVoiceConfig(MultimodalLayers):
     (an RMSNorm, a gated MLP of intermediate_size with mlp_bias, linear H → 3H), final_layer (linear_1 H → 2H, linear_2
     H → L); no biases besides the MLP's. It and the tokenizer's decoder make speech, never a text token."""
 
-    architecture = "VibeVoice"
-    config_class = "VibeVoiceConfig"
-    default_model_class = "VibeVoiceForConditionalGeneration"
     text_model_type = "qwen2"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "qwen2"}
     text_ties = True  # VibeVoiceConfig.__post_init__ copies text_config's tie_word_embeddings
@@ -112,9 +112,9 @@ class VibeVoiceConfig(MultimodalLayers):
         {"audio_token_id", "audio_bos_token_id", "audio_eos_token_id", "diffusion_loss_weight", "pad_token_id"}
     )
 
-    audio_config: dict[str, Any] | None = None
-    semantic_model_config: dict[str, Any] | None = None
-    diffusion_head_config: dict[str, Any] | None = Field(None)
+    audio_config: dict[str, Any] | None
+    semantic_model_config: dict[str, Any] | None
+    diffusion_head_config: dict[str, Any] | None
 
     def tower_blocks(self) -> tuple[tuple[str, str, dict[str, Any]], ...]:
         return (

@@ -3,7 +3,7 @@ waveform (acoustic and semantic, VibeVoice's ConvNeXt stages), a projector that 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field, model_validator
 
@@ -14,7 +14,7 @@ from .registry import family, tower
 from .towers import Module, Tower, TowerConfig, audio_module
 
 
-@tower("vibevoice_acoustic_tokenizer_encoder")
+@tower("vibevoice_acoustic_tokenizer_encoder", transformers="VibeVoiceAcousticTokenizerEncoderConfig")
 class VibeVoiceAcousticTokenizerEncoderConfig(TowerConfig):
     """configuration_vibevoice_acoustic_tokenizer.py (VibeVoiceAcousticTokenizerEncoderConfig) /
     modeling_vibevoice_acoustic_tokenizer.py (VibeVoiceAcousticTokenizerEncoderModel): a causal convolution stem
@@ -25,17 +25,16 @@ class VibeVoiceAcousticTokenizerEncoderConfig(TowerConfig):
     to hidden_size (kernel_size taps). Every convolution has a bias. Its stages run at as many rates as it has
     ratios, over clips of any length: no fixed-window rule."""
 
-    config_class = "VibeVoiceAcousticTokenizerEncoderConfig"
     informational_fields = frozenset({"rms_norm_eps", "layer_scale_init_value", "vae_std"})
 
-    channels: Width = 1
-    hidden_size: Width = 64
-    kernel_size: Width = 7
-    num_filters: Width = 32
-    downsampling_ratios: list[Width] = Field([2, 2, 4, 5, 5, 8], min_length=1, max_length=16)
-    depths: list[int] = Field([3, 3, 3, 3, 3, 3, 8], min_length=1, max_length=17)
-    hidden_act: Name = "gelu"
-    ffn_expansion: Width = 4
+    channels: Width
+    hidden_size: Width
+    kernel_size: Width
+    num_filters: Width
+    downsampling_ratios: Annotated[list[Width], Field(min_length=1, max_length=16)]
+    depths: Annotated[list[int], Field(min_length=1, max_length=17)]
+    hidden_act: Name
+    ffn_expansion: Width
 
     @model_validator(mode="after")
     def _check_depths(self) -> VibeVoiceAcousticTokenizerEncoderConfig:
@@ -96,7 +95,12 @@ class VibeVoiceAcousticTokenizerEncoderConfig(TowerConfig):
         return modules
 
 
-@family("vibevoice_asr")
+@family(
+    "vibevoice_asr",
+    transformers="VibeVoiceAsrConfig",
+    architecture="VibeVoice-ASR",
+    model_class="VibeVoiceAsrForConditionalGeneration",
+)
 class VibeVoiceAsrConfig(MultimodalLayers):
     """configuration_vibevoice_asr.py / modeling_vibevoice_asr.py (transformers 5.24): an acoustic and a semantic
     tokenizer encoder (VibeVoiceAcousticTokenizerEncoderModel each; the semantic one 128 wide by default), a language
@@ -107,9 +111,6 @@ class VibeVoiceAsrConfig(MultimodalLayers):
     mapping "vibevoice_asr": acoustic_tokenizer_encoder., semantic_tokenizer_encoder., multi_modal_projector.,
     language_model.)."""
 
-    architecture = "VibeVoice-ASR"
-    config_class = "VibeVoiceAsrConfig"
-    default_model_class = "VibeVoiceAsrForConditionalGeneration"
     text_model_type = "qwen2"
     text_defaults: ClassVar[dict[str, Any]] = {"model_type": "qwen2"}
     audio_model_type = "vibevoice_acoustic_tokenizer_encoder"
@@ -125,8 +126,8 @@ class VibeVoiceAsrConfig(MultimodalLayers):
         {"audio_token_id", "audio_bos_token_id", "audio_eos_token_id", "acoustic_tokenizer_chunk_size"}
     )
 
-    acoustic_tokenizer_encoder_config: dict[str, Any] | None = None
-    semantic_tokenizer_encoder_config: dict[str, Any] | None = None
+    acoustic_tokenizer_encoder_config: dict[str, Any] | None
+    semantic_tokenizer_encoder_config: dict[str, Any] | None
 
     def tower_blocks(self) -> tuple[tuple[str, str, dict[str, Any]], ...]:
         return (

@@ -29,7 +29,7 @@ The audio towers (Gemma 3n, Gemma 4) are in families/audio.py.
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, Field, model_validator
 
@@ -67,13 +67,13 @@ class SiglipLayers(TowerConfig):
     embeddings: LayerNorm encoder layers with biases and a plain FFN, a final LayerNorm, and optionally the
     attention-pooling head."""
 
-    hidden_size: Width = 768
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    num_channels: Width = 3
-    patch_size: Width = 16
-    hidden_act: Name = "gelu_pytorch_tanh"
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_channels: Width
+    patch_size: Width
+    hidden_act: Name
 
     @model_validator(mode="after")
     def _check_heads(self) -> SiglipLayers:
@@ -116,7 +116,7 @@ class SiglipFields(SiglipLayers):
     """SigLIP's vision config and its variable-resolution copies (Idefics3, SmolVLM): a patch convolution with a bias
     and a learned position per patch (image_size / patch_size squared) before SigLIP's layers."""
 
-    image_size: Width = 224
+    image_size: Width
 
     def siglip_tower(self, prefix: str, image: ImageInput | None, head: bool = False) -> Tower:
         """The tower under PREFIX that reads IMAGE, with SigLIP's attention-pooling head when HEAD."""
@@ -131,70 +131,49 @@ class SiglipFields(SiglipLayers):
         return self.encoder_tower(prefix, image, embeddings, head)
 
 
-@tower("siglip_vision_model")
+@tower("siglip_vision_model", transformers="SiglipVisionConfig")
 class SiglipVisionConfig(SiglipFields):
     """configuration_siglip.py / modeling_siglip.py (SiglipVisionModel): SigLIP's tower and, with vision_use_head, an
     attention-pooling head (a probe token, nn.MultiheadAttention, an MLP). Every image is resized to image_size."""
 
-    config_class = "SiglipVisionConfig"
-
-    vision_use_head: Flag = True
+    vision_use_head: Flag
 
     def tower(self, prefix: str) -> Tower:
         image = ImageInput(self.patch_size, "fixed", self.image_size)
         return self.siglip_tower(prefix, image, head=self.vision_use_head)
 
 
-@tower("idefics3_vision")
+@tower("idefics3_vision", transformers="Idefics3VisionConfig")
 class Idefics3VisionConfig(SiglipFields):
     """configuration_idefics3.py (Idefics3VisionConfig) / modeling_idefics3.py (Idefics3VisionTransformer): SigLIP's
     tower without a head, its positions interpolated over any image (NaViT); the image processor cuts an image
     into tiles of image_size square (and a global view), and the connector's pixel shuffle merges each tile's
     patches (the wrapper's scale_factor)."""
 
-    config_class = "Idefics3VisionConfig"
-
-    hidden_size: Width = 1152
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 16
-    patch_size: Width = 32
-
     def tower(self, prefix: str) -> Tower:
         return self.siglip_tower(prefix, ImageInput(self.patch_size, "tiles", self.image_size))
 
 
-@tower("idefics2_vision")
+@tower("idefics2_vision", transformers="Idefics2VisionConfig")
 class Idefics2VisionConfig(Idefics3VisionConfig):
     """configuration_idefics2.py (Idefics2VisionConfig) / modeling_idefics2.py (Idefics2VisionTransformer): Idefics3's
     tower (SigLIP's without a head) with SigLIP's default sizes."""
 
-    config_class = "Idefics2VisionConfig"
 
-    hidden_size: Width = 768
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-
-
-@tower("smolvlm_vision")
+@tower("smolvlm_vision", transformers="SmolVLMVisionConfig")
 class SmolVLMVisionConfig(Idefics3VisionConfig):
     """configuration_smolvlm.py (SmolVLMVisionConfig): Idefics3's tower and defaults."""
 
-    config_class = "SmolVLMVisionConfig"
 
-
-@tower("siglip2_vision_model")
+@tower("siglip2_vision_model", transformers="Siglip2VisionConfig")
 class Siglip2VisionConfig(SiglipLayers):
     """configuration_siglip2.py (Siglip2VisionConfig) / modeling_siglip2.py (Siglip2VisionModel, NaFlex): patches of
     patch_size² pixels projected by a linear with a bias, a learned grid of num_patches positions (resized to each
     image: no matmul), SigLIP's layers, post_layernorm and (vision_use_head) its pooling head. Its image processor
     resizes an image to at most num_patches patches, padded to num_patches, all computed."""
 
-    config_class = "Siglip2VisionConfig"
-
-    vision_use_head: Flag = True
-    num_patches: Width = 256
+    vision_use_head: Flag
+    num_patches: Width
 
     def tower(self, prefix: str) -> Tower:
         embeddings = (
@@ -213,23 +192,21 @@ class Siglip2VisionConfig(SiglipLayers):
 CLIP_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj", o="self_attn.out_proj")
 
 
-@tower("clip_vision_model")
+@tower("clip_vision_model", transformers="CLIPVisionConfig")
 class ClipVisionConfig(TowerConfig):
     """configuration_clip.py (CLIPVisionConfig) / modeling_clip.py (CLIPVisionModel, saved without its vision_model.
     level inside a wrapper): a class token, a patch convolution without bias, a learned position per patch and
     for the class token, a LayerNorm before the layers (pre_layrnorm, transformers' spelling), LayerNorm layers with
     biases and a plain FFN, and post_layernorm (on the class token only: no FLOPs that matter)."""
 
-    config_class = "CLIPVisionConfig"
-
-    hidden_size: Width = 768
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 12
-    num_attention_heads: HeadCount = 12
-    num_channels: Width = 3
-    image_size: Width = 224
-    patch_size: Width = 32
-    hidden_act: Name = "quick_gelu"
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_channels: Width
+    image_size: Width
+    patch_size: Width
+    hidden_act: Name
 
     def tower(self, prefix: str) -> Tower:
         hidden = self.hidden_size
@@ -261,7 +238,7 @@ INTERNVL_ATTENTION = names(
 )  # fmt: skip
 
 
-@tower("internvl_vision")
+@tower("internvl_vision", transformers="InternVLVisionConfig")
 class InternVLVisionConfig(TowerConfig):
     """configuration_internvl.py (InternVLVisionConfig) / modeling_internvl.py (InternVLVisionModel): a class token
     (cls_token), a biased patch convolution, a learned position per patch and for the class token
@@ -270,7 +247,6 @@ class InternVLVisionConfig(TowerConfig):
     LayerNorms with biases, or RMSNorms) and two layer-scale vectors (lambda_1, lambda_2); a final LayerNorm unless
     use_mean_pooling. image_size and patch_size are (height, width) pairs or one number for both."""
 
-    config_class = "InternVLVisionConfig"
     #: Where the checkpoint keeps each part: the layers, their attention, norms and scales, the embeddings.
     attention_names: ClassVar[Names] = INTERNVL_ATTENTION
     layer_path: ClassVar[str] = "encoder.layer.{i}"
@@ -280,20 +256,20 @@ class InternVLVisionConfig(TowerConfig):
     patch_embedding_name: ClassVar[str] = "embeddings.patch_embeddings.projection"
     position_embedding_name: ClassVar[str] = "embeddings.position_embeddings"
 
-    hidden_size: Width = 1024
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    attention_bias: Flag = False
-    use_qk_norm: Flag = False
-    intermediate_size: Width = 4096
-    hidden_act: Name = "gelu"
-    norm_type: Literal["layer_norm", "rms_norm"] = "layer_norm"
-    image_size: Width | list[Width] = [448, 448]
-    patch_size: Width | list[Width] = [14, 14]
-    num_channels: Width = 3
-    use_mask_token: Flag = False
-    use_absolute_position_embeddings: Flag = True
-    use_mean_pooling: Flag = True
+    hidden_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    attention_bias: Flag
+    use_qk_norm: Flag
+    intermediate_size: Width
+    hidden_act: Name
+    norm_type: Literal["layer_norm", "rms_norm"]
+    image_size: Width | list[Width]
+    patch_size: Width | list[Width]
+    num_channels: Width
+    use_mask_token: Flag
+    use_absolute_position_embeddings: Flag
+    use_mean_pooling: Flag
 
     @staticmethod
     def _pair(value: int | list[int]) -> tuple[int, int]:
@@ -346,7 +322,7 @@ class InternVLVisionConfig(TowerConfig):
         return Tower((layer,) * self.num_hidden_layers, tuple(extras), hidden, image)
 
 
-@tower("qianfan_ocr_vision")
+@tower("qianfan_ocr_vision", transformers="QianfanOCRVisionConfig")
 class QianfanOCRVisionConfig(InternVLVisionConfig):
     """configuration_qianfan_ocr.py (QianfanOCRVisionConfig) / modeling_qianfan_ocr.py: InternViT with attention_bias
     true by default and its layers in a list of their own (QianfanOCRVisionModel.layers; drop paths hold no
@@ -354,7 +330,6 @@ class QianfanOCRVisionConfig(InternVLVisionConfig):
     (encoder.layers.{i}, a fused attn.qkv, attn.proj, norm1, norm2, ls1, ls2, embeddings.class_embedding,
     patch_embedding and position_embedding); q_norm and k_norm, which no renaming names, keep the model's names."""
 
-    config_class = "QianfanOCRVisionConfig"
     attention_names = names(
         q="attn.qkv", k="attn.qkv", v="attn.qkv", o="attn.proj", q_norm="attention.q_norm", k_norm="attention.k_norm"
     )
@@ -365,8 +340,6 @@ class QianfanOCRVisionConfig(InternVLVisionConfig):
     patch_embedding_name = "embeddings.patch_embedding"
     position_embedding_name = "embeddings.position_embedding"
 
-    attention_bias: Flag = True
-
 
 # --- Pixtral (Mistral 3) -------------------------------------------------------------------------
 
@@ -374,21 +347,19 @@ PIXTRAL_ATTENTION = names(q="attention.q_proj", k="attention.k_proj", v="attenti
 PIXTRAL_FFN = names(gate="feed_forward.gate_proj", up="feed_forward.up_proj", down="feed_forward.down_proj")
 
 
-@tower("pixtral")
+@tower("pixtral", transformers="PixtralVisionConfig")
 class PixtralVisionConfig(TowerConfig):
     """configuration_pixtral.py / modeling_pixtral.py: a patch convolution without bias, an RMSNorm before the
     layers (ln_pre), RMSNorm layers with a gated FFN and no biases; head_dim = hidden_size // heads."""
 
-    config_class = "PixtralVisionConfig"
-
-    hidden_size: Width = 1024
-    intermediate_size: Width = 4096
-    num_hidden_layers: LayerCount = 24
-    num_attention_heads: HeadCount = 16
-    num_channels: Width = 3
-    image_size: Width = 1024
-    patch_size: Width = 16
-    hidden_act: Name = "gelu"
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_channels: Width
+    image_size: Width
+    patch_size: Width
+    hidden_act: Name
 
     def tower(self, prefix: str) -> Tower:
         hidden = self.hidden_size
@@ -417,16 +388,16 @@ class _QwenVisionFields(TowerConfig):
     """The fields the Qwen vision configs share (``num_heads`` and ``depth`` are also read as num_attention_heads
     and num_hidden_layers, their attribute_map)."""
 
-    depth: LayerCount = Field(32, validation_alias=AliasChoices("depth", "num_hidden_layers"))
-    hidden_size: Width = 3584
-    hidden_act: Name = "silu"
-    intermediate_size: Width = 3420
-    num_heads: HeadCount = Field(16, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    in_channels: Width = 3
-    patch_size: Width = 14
-    spatial_merge_size: Width = 2
-    temporal_patch_size: Width = 2
-    out_hidden_size: Width = 3584
+    depth: LayerCount
+    hidden_size: Width
+    hidden_act: Name
+    intermediate_size: Width
+    num_heads: HeadCount
+    in_channels: Width
+    patch_size: Width
+    spatial_merge_size: Width
+    temporal_patch_size: Width
+    out_hidden_size: Width
 
     def patch_embedding(self, bias: bool) -> PatchEmbedding:
         """A 3-D convolution over temporal_patch_size frames of patch_size² pixels (an image is repeated in time)."""
@@ -446,25 +417,23 @@ class _QwenVisionFields(TowerConfig):
         return self.hidden_size * self.spatial_merge_size**2
 
 
-@tower("qwen2_vl_vision")
+@tower("qwen2_vl_vision", transformers="Qwen2VLVisionConfig")
 class Qwen2VLVisionConfig(TowerConfig):
     """configuration_qwen2_vl.py (Qwen2VLVisionConfig) / modeling_qwen2_vl.py: a patch convolution without bias,
     LayerNorm blocks embed_dim wide with fused qkv and a plain FFN (embed_dim · mlp_ratio), all with biases; the
     merger (PatchMerger): LayerNorm ln_q (embed_dim), mlp.0 (merged → merged) and mlp.2 (merged → hidden_size), with
     biases. ``hidden_size`` is what the merger hands on, the language model's width."""
 
-    config_class = "Qwen2VLVisionConfig"
-
-    depth: LayerCount = Field(32, validation_alias=AliasChoices("depth", "num_hidden_layers"))
-    embed_dim: Width = 1280
-    hidden_size: Width = 3584
-    hidden_act: Name = "quick_gelu"
-    mlp_ratio: Width = 4
-    num_heads: HeadCount = Field(16, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    in_channels: Width = 3
-    patch_size: Width = 14
-    spatial_merge_size: Width = 2
-    temporal_patch_size: Width = 2
+    depth: LayerCount
+    embed_dim: Width
+    hidden_size: Width
+    hidden_act: Name
+    mlp_ratio: Width
+    num_heads: HeadCount
+    in_channels: Width
+    patch_size: Width
+    spatial_merge_size: Width
+    temporal_patch_size: Width
 
     def tower(self, prefix: str) -> Tower:
         width = self.embed_dim
@@ -488,17 +457,16 @@ class Qwen2VLVisionConfig(TowerConfig):
         return Tower((layer,) * self.depth, extras, self.hidden_size, image)
 
 
-@tower("qwen2_5_vl_vision")
+@tower("qwen2_5_vl_vision", transformers="Qwen2_5_VLVisionConfig")
 class Qwen25VLVisionConfig(_QwenVisionFields):
     """configuration_qwen2_5_vl.py (Qwen2_5_VLVisionConfig) / modeling_qwen2_5_vl.py: RMSNorm blocks, fused qkv
     with bias, a gated FFN with biases; window attention except in fullatt_block_indexes (no parameter
     effect); the merger: RMSNorm (ln_q), then mlp.0 (merged → merged) and mlp.2 (merged → out_hidden_size)."""
 
-    config_class = "Qwen2_5_VLVisionConfig"
     informational_fields = frozenset({"window_size", "fullatt_block_indexes", "tokens_per_second"})
 
-    window_size: Width = 112
-    fullatt_block_indexes: list[LayerIndex] = [7, 15, 23, 31]
+    window_size: Width
+    fullatt_block_indexes: list[LayerIndex]
 
     def tower(self, prefix: str) -> Tower:
         layer = encoder_layer(
@@ -521,16 +489,15 @@ class Qwen25VLVisionConfig(_QwenVisionFields):
         return Tower(layers, extras, self.out_hidden_size, self.image_input(window_units=units))
 
 
-@tower("exaone4_5_vision")
+@tower("exaone4_5_vision", transformers="Exaone4_5_VisionConfig")
 class Exaone45VisionConfig(Qwen25VLVisionConfig):
     """configuration_exaone4_5.py / modular_exaone4_5.py (Exaone4_5_VisionModel): Qwen2.5-VL's tower, windows and
     merger, its fused qkv (with bias) grouped: q_dim + 2 · num_key_value_heads · head_dim outputs (2-D RoPE, no
     parameters)."""
 
-    config_class = "Exaone4_5_VisionConfig"
     informational_fields = frozenset({"window_size", "fullatt_block_indexes"})
 
-    num_key_value_heads: HeadCount = 8
+    num_key_value_heads: HeadCount
 
     @model_validator(mode="after")
     def _check_groups(self) -> Exaone45VisionConfig:
@@ -551,20 +518,13 @@ class Exaone45VisionConfig(Qwen25VLVisionConfig):
         return replace(tower, layers=tuple(grouped))
 
 
-@tower("qwen3_5_vision")
+@tower("qwen3_5_vision", transformers="Qwen3_5VisionConfig")
 class Qwen35VisionConfig(_QwenVisionFields):
     """configuration_qwen3_5.py (Qwen3_5VisionConfig) / modeling_qwen3_5.py: a patch convolution with bias, a
     learned position table (num_position_embeddings), LayerNorm blocks with fused qkv and a plain FFN, all with
     biases; the merger: LayerNorm (hidden), linear_fc1 (merged → merged), linear_fc2 (merged → out_hidden_size)."""
 
-    config_class = "Qwen3_5VisionConfig"
-
-    depth: LayerCount = Field(27, validation_alias=AliasChoices("depth", "num_hidden_layers"))
-    hidden_size: Width = 1152
-    hidden_act: Name = "gelu_pytorch_tanh"
-    intermediate_size: Width = 4304
-    patch_size: Width = 16
-    num_position_embeddings: Width = 2304
+    num_position_embeddings: Width
 
     def merger(self, name: str, norm_width: int) -> tuple[Extra, ...]:
         """A patch merger: LayerNorm over NORM_WIDTH, then merged → merged → out_hidden_size, with biases."""
@@ -593,21 +553,17 @@ class Qwen35VisionConfig(_QwenVisionFields):
         return ()
 
 
-@tower("qwen3_5_moe_vision")
+@tower("qwen3_5_moe_vision", transformers="Qwen3_5MoeVisionConfig")
 class Qwen35MoeVisionConfig(Qwen35VisionConfig):
     """configuration_qwen3_5_moe.py (Qwen3_5MoeVisionConfig): the same tower."""
 
-    config_class = "Qwen3_5MoeVisionConfig"
 
-
-@tower("qwen3_vl_vision")
+@tower("qwen3_vl_vision", transformers="Qwen3VLVisionConfig")
 class Qwen3VLVisionConfig(Qwen35VisionConfig):
     """configuration_qwen3_vl.py (Qwen3VLVisionConfig): Qwen3.5's tower, plus one "deepstack" merger for each of
     deepstack_visual_indexes, whose LayerNorm reads the merged width (use_postshuffle_norm)."""
 
-    config_class = "Qwen3VLVisionConfig"
-
-    deepstack_visual_indexes: list[LayerIndex] = [8, 16, 24]
+    deepstack_visual_indexes: list[LayerIndex]
 
     def deepstack(self, prefix: str) -> tuple[Extra, ...]:
         mergers: tuple[Extra, ...] = ()
@@ -616,17 +572,15 @@ class Qwen3VLVisionConfig(Qwen35VisionConfig):
         return mergers
 
 
-@tower("qwen3_vl_moe_vision")
+@tower("qwen3_vl_moe_vision", transformers="Qwen3VLMoeVisionConfig")
 class Qwen3VLMoeVisionConfig(Qwen3VLVisionConfig):
     """configuration_qwen3_vl_moe.py (Qwen3VLMoeVisionConfig): the same tower."""
-
-    config_class = "Qwen3VLMoeVisionConfig"
 
 
 # --- GLM-4.1V / GLM-4.5V ---------------------------------------------------------------------------
 
 
-@tower("glm4v_vision")
+@tower("glm4v_vision", transformers="Glm4vVisionConfig")
 class Glm4vVisionConfig(TowerConfig):
     """configuration_glm4v.py (Glm4vVisionConfig) / modeling_glm4v.py (Glm4vVisionModel): a patch convolution over
     temporal_patch_size frames with a bias, an RMSNorm after it (post_conv_layernorm), a learned position per patch
@@ -637,20 +591,18 @@ class Glm4vVisionConfig(TowerConfig):
     (Glm4vVisionPatchMerger): proj (out → out), a LayerNorm with bias, gate and up (out → intermediate_size) and
     down (intermediate_size → out), no biases."""
 
-    config_class = "Glm4vVisionConfig"
-
-    depth: LayerCount = Field(24, validation_alias=AliasChoices("depth", "num_hidden_layers"))
-    hidden_size: Width = 1536
-    hidden_act: Name = "silu"
-    attention_bias: Flag = False
-    num_heads: HeadCount = Field(12, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    in_channels: Width = 3
-    image_size: Width = 336
-    patch_size: Width = 14
-    spatial_merge_size: Width = 2
-    temporal_patch_size: Width = 2
-    out_hidden_size: Width = 4096
-    intermediate_size: Width = 13696
+    depth: LayerCount
+    hidden_size: Width
+    hidden_act: Name
+    attention_bias: Flag
+    num_heads: HeadCount
+    in_channels: Width
+    image_size: Width
+    patch_size: Width
+    spatial_merge_size: Width
+    temporal_patch_size: Width
+    out_hidden_size: Width
+    intermediate_size: Width
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads, out = self.hidden_size, self.num_heads, self.out_hidden_size
@@ -709,11 +661,9 @@ class Glm4vVisionConfig(TowerConfig):
         return self.intermediate_size
 
 
-@tower("glm4v_moe_vision")
+@tower("glm4v_moe_vision", transformers="Glm4vMoeVisionConfig")
 class Glm4vMoeVisionConfig(Glm4vVisionConfig):
     """configuration_glm4v_moe.py (Glm4vMoeVisionConfig): GLM-4.1V's tower and defaults."""
-
-    config_class = "Glm4vMoeVisionConfig"
 
 
 GLM_OCR_VISION_ATTENTION = names(
@@ -721,20 +671,12 @@ GLM_OCR_VISION_ATTENTION = names(
 )
 
 
-@tower("glm_ocr_vision")
+@tower("glm_ocr_vision", transformers="GlmOcrVisionConfig")
 class GlmOcrVisionConfig(Glm4vVisionConfig):
     """configuration_glm_ocr.py (GlmOcrVisionConfig) / modeling_glm_ocr.py (GlmOcrVisionModel): GLM-4.1V's tower
     without post_conv_layernorm and the position table (GlmOcrVisionModel deletes both), an RMSNorm over each head's
     queries and keys (q_norm, k_norm), its MLP hidden → intermediate_size → hidden biased by attention_bias (default
     true here, as qkv and proj), and a merger whose gate and up read out_hidden_size · in_channels."""
-
-    config_class = "GlmOcrVisionConfig"
-
-    hidden_size: Width = 1024
-    attention_bias: Flag = True
-    num_heads: HeadCount = Field(16, validation_alias=AliasChoices("num_heads", "num_attention_heads"))
-    out_hidden_size: Width = 1536
-    intermediate_size: Width = 4096
 
     def block_attention(self, heads: int, head_dim: int) -> Attention:
         bias, head_norm = self.attention_bias, Norm("rmsnorm", head_dim)
@@ -773,7 +715,7 @@ LLAMA4_VISION_ATTENTION = names(q="self_attn.q_proj", k="self_attn.k_proj", v="s
 LLAMA4_VISION_MLP = names(up="mlp.fc1", down="mlp.fc2")
 
 
-@tower("llama4_vision_model")
+@tower("llama4_vision_model", transformers="Llama4VisionConfig")
 class Llama4VisionConfig(TowerConfig):
     """configuration_llama4.py (Llama4VisionConfig) / modeling_llama4.py: patches unfolded and projected by one
     linear without bias, a class token and a learned position per patch (+1 for the class token), LayerNorms
@@ -781,22 +723,21 @@ class Llama4VisionConfig(TowerConfig):
     (vision_adapter.mlp: fc1 intermediate_size → projector_input_dim, fc2 projector_output_dim → itself,
     no biases) hands vision_output_dim-wide features to the wrapper's projector."""
 
-    config_class = "Llama4VisionConfig"
     informational_fields = frozenset({"pixel_shuffle_ratio", "vision_feature_select_strategy"})
 
-    hidden_size: Width = 768
-    hidden_act: Name = "gelu"
-    num_hidden_layers: LayerCount = 34
-    num_attention_heads: HeadCount = 16
-    num_channels: Width = 3
-    intermediate_size: Width = 5632
-    vision_output_dim: Width = 7680
-    image_size: Width = 448
-    patch_size: Width = 14
-    pixel_shuffle_ratio: float = 0.5
-    projector_input_dim: Width = 4096
-    projector_output_dim: Width = 4096
-    multi_modal_projector_bias: Flag = False
+    hidden_size: Width
+    hidden_act: Name
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_channels: Width
+    intermediate_size: Width
+    vision_output_dim: Width
+    image_size: Width
+    patch_size: Width
+    pixel_shuffle_ratio: float
+    projector_input_dim: Width
+    projector_output_dim: Width
+    multi_modal_projector_bias: Flag
 
     def tower(self, prefix: str) -> Tower:
         hidden = self.hidden_size
@@ -845,7 +786,7 @@ GEMMA4_VISION_NORMS = (
 )
 
 
-@tower("gemma4_vision")
+@tower("gemma4_vision", transformers="Gemma4VisionConfig")
 class Gemma4VisionConfig(TowerConfig):
     """configuration_gemma4.py (Gemma4VisionConfig) / modeling_gemma4.py (Gemma4VisionModel): patches of patch_size²
     pixels projected by one linear without bias, a learned table of x and y positions [2, position_embedding_size,
@@ -853,21 +794,20 @@ class Gemma4VisionConfig(TowerConfig):
     linear wrapped in a Gemma4ClippableLinear without bias (attention_bias has no effect). With use_clipped_linears
     each linear also saves four clipping bounds; with standardize the model saves std_bias and std_scale."""
 
-    config_class = "Gemma4VisionConfig"
     informational_fields = frozenset({"max_position_embeddings", "attention_bias"})
 
-    hidden_size: Width = 768
-    intermediate_size: Width = 3072
-    num_hidden_layers: LayerCount = 16
-    num_attention_heads: HeadCount = 12
-    num_key_value_heads: HeadCount = 12
-    head_dim: Width = 64
-    hidden_activation: Name = "gelu_pytorch_tanh"
-    pooling_kernel_size: Width = 3
-    patch_size: Width = 16
-    position_embedding_size: Width = 10240
-    use_clipped_linears: Flag = False
-    standardize: Flag = False
+    hidden_size: Width
+    intermediate_size: Width
+    num_hidden_layers: LayerCount
+    num_attention_heads: HeadCount
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    hidden_activation: Name
+    pooling_kernel_size: Width
+    patch_size: Width
+    position_embedding_size: Width
+    use_clipped_linears: Flag
+    standardize: Flag
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads, kv_heads, head_dim = (
@@ -930,7 +870,7 @@ KIMI_K25_MAX_PATCHES = 16384
 KIMI_K25_MAX_PATCHES_PER_SIDE = 512  # its size["max_height"], read as patches
 
 
-@tower("kimi_k25_vision")
+@tower("kimi_k25_vision", transformers="Kimi_K25VisionConfig")
 class KimiK25VisionConfig(TowerConfig):
     """configuration_kimi_k25.py (Kimi_K25VisionConfig) / modeling_kimi_k25.py (Kimi_K25VisionModel, MoonViT): a patch
     convolution with bias, a learned position grid [pos_emb_height, pos_emb_width, hidden] (resampled to each image's
@@ -938,18 +878,16 @@ class KimiK25VisionConfig(TowerConfig):
     hidden → hidden (head_dim = hidden // heads), a plain FFN, a final LayerNorm; 2-D rotary positions (no weights).
     Its output keeps every patch: the wrapper's projector merges merge_kernel_size patches into one token."""
 
-    config_class = "Kimi_K25VisionConfig"
-
-    patch_size: Width = 14
-    pos_emb_height: Width = 64
-    pos_emb_width: Width = 64
-    num_attention_heads: HeadCount = 16
-    num_hidden_layers: LayerCount = 27
-    hidden_size: Width = 1152
-    intermediate_size: Width = 4304
-    hidden_act: Name = "gelu_pytorch_tanh"
+    patch_size: Width
+    pos_emb_height: Width
+    pos_emb_width: Width
+    num_attention_heads: HeadCount
+    num_hidden_layers: LayerCount
+    hidden_size: Width
+    intermediate_size: Width
+    hidden_act: Name
     # The projector reads [0] · [1] (fewer than two: transformers fails to build it).
-    merge_kernel_size: list[Width] = Field([2, 2], min_length=2)
+    merge_kernel_size: Annotated[list[Width], Field(min_length=2)]
 
     def tower(self, prefix: str) -> Tower:
         hidden, heads = self.hidden_size, self.num_attention_heads
@@ -1060,7 +998,11 @@ def mobilenet_block(name: str, block: str, in_channels: int, index_offset: int) 
     return layer, out
 
 
-@tower("gemma3n_vision")
+@tower(
+    "gemma3n_vision",
+    transformers="Gemma3nVisionConfig",
+    other_names={"timm_architecture": "the config's architecture key (HFConfig.architecture names the family)"},
+)
 class Gemma3nVisionConfig(TowerConfig):
     """configuration_gemma3n.py (Gemma3nVisionConfig): a timm model (TimmWrapperModel, timm.create_model(architecture,
     num_classes=0, **model_args)), saved under timm_model. ffncalc counts timm's mobilenetv5_300m_enc (MobileNet-V5, as
@@ -1069,14 +1011,10 @@ class Gemma3nVisionConfig(TowerConfig):
     and a norm). Another architecture, or model_args, is left uncounted. hidden_size and vocab_size shape the wrapper's
     embedder; the tower's FLOPs are not counted (a convolutional network)."""
 
-    config_class = "Gemma3nVisionConfig"
-
-    timm_architecture: Name = Field(
-        "mobilenetv5_300m_enc", validation_alias=AliasChoices("architecture", "timm_architecture")
-    )  # the config's "architecture" (HFConfig.architecture names the family)
-    model_args: dict[str, Any] | None = None
-    hidden_size: Width = 2048
-    vocab_size: Width = 128
+    timm_architecture: Name = Field(validation_alias=AliasChoices("architecture", "timm_architecture"))
+    model_args: dict[str, Any] | None
+    hidden_size: Width
+    vocab_size: Width
 
     def uncounted(self) -> str | None:
         if self.timm_architecture != "mobilenetv5_300m_enc":

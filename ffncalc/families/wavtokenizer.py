@@ -4,7 +4,7 @@ model_type wavtokenizer_encoder). Counted by parameter: it hands the language mo
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -14,7 +14,7 @@ from .registry import tower
 from .towers import Module, Tower, TowerConfig, audio_module
 
 
-@tower("wavtokenizer_encoder")
+@tower("wavtokenizer_encoder", transformers="WavTokenizerEncoderConfig")
 class WavTokenizerEncoderConfig(TowerConfig):
     """configuration_wavtokenizer.py (WavTokenizerEncoderConfig) / WavTokenizerEncoderModel: encoder.layers (a
     convolution from audio_channels to num_filters; per entry of reversed(upsampling_ratios), num_residual_layers
@@ -25,25 +25,24 @@ class WavTokenizerEncoderConfig(TowerConfig):
     plain and followed by a GroupNorm; the ELUs between hold nothing. The codebook (quantizer.codebook) is four
     buffers, saved with the weights: inited, cluster_size, embed and embed_avg."""
 
-    config_class = "WavTokenizerEncoderConfig"
     informational_fields = frozenset({"decoder_hidden_size", "decoder_attention_num_groups"})
 
-    audio_channels: Width = 1
-    num_filters: Width = 32
-    upsampling_ratios: list[Width] = Field(default_factory=lambda: [6, 5, 5, 4], max_length=64)
-    num_residual_layers: WidthOrZero = 1
-    compress: Width = 2
-    use_conv_shortcut: bool = Field(True, strict=True)
-    norm_type: Literal["weight_norm", "time_group_norm"] = "weight_norm"
-    kernel_size: Width = 7
-    last_kernel_size: Width = 7
-    residual_kernel_size: Width = 3
-    num_lstm_layers: LayerCount = 2
-    hidden_size: Width = 512
-    codebook_size: Width = 4096
-    codebook_dim: Width = 512
-    decoder_hidden_size: Width = 768
-    decoder_attention_num_groups: Width = 32
+    audio_channels: Width
+    num_filters: Width
+    upsampling_ratios: Annotated[list[Width], Field(max_length=64)]
+    num_residual_layers: WidthOrZero
+    compress: Width
+    use_conv_shortcut: Annotated[bool, Field(strict=True)]
+    norm_type: Literal["weight_norm", "time_group_norm"]
+    kernel_size: Width
+    last_kernel_size: Width
+    residual_kernel_size: Width
+    num_lstm_layers: LayerCount
+    hidden_size: Width
+    codebook_size: Width
+    codebook_dim: Width
+    decoder_hidden_size: Width
+    decoder_attention_num_groups: Width
 
     @model_validator(mode="after")
     def _check_widths(self) -> WavTokenizerEncoderConfig:

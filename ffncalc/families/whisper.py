@@ -3,9 +3,9 @@ with cross-attention, in BART's module names."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, HFConfig, LayerCount, Name, PositionCount, Width
 from ..spec import (
@@ -26,7 +26,7 @@ from .registry import family
 Kind = Literal["model", "generation", "causal"]
 
 
-@family("whisper")
+@family("whisper", transformers="WhisperConfig", architecture="Whisper", model_class="WhisperForConditionalGeneration")
 class WhisperConfig(BartStacks, HFConfig):
     """configuration_whisper.py / modeling_whisper.py.
 
@@ -39,9 +39,6 @@ class WhisperConfig(BartStacks, HFConfig):
     decoder alone, its cross-attention run only when given an encoder's states).
     """
 
-    architecture = "Whisper"
-    config_class = "WhisperConfig"
-    default_model_class = "WhisperForConditionalGeneration"
     informational_fields = frozenset({"pad_token_id"})
     context_field = "max_target_positions"  # the decoder's longest context
     class_prefix: ClassVar[str] = "Whisper"
@@ -51,22 +48,20 @@ class WhisperConfig(BartStacks, HFConfig):
         "ForCausalLM": "causal",
     }
 
-    vocab_size: Width = 51865
-    num_mel_bins: Width = 80
-    encoder_layers: LayerCount = Field(4, validation_alias=AliasChoices("encoder_layers", "num_hidden_layers"))
-    encoder_attention_heads: HeadCount = Field(  # WhisperConfig.attribute_map: both other names are this field
-        6, validation_alias=AliasChoices("encoder_attention_heads", "num_attention_heads", "num_key_value_heads")
-    )
-    decoder_layers: LayerCount = 4
-    decoder_attention_heads: HeadCount = 6
-    encoder_ffn_dim: Width = 1536
-    decoder_ffn_dim: Width = 1536
-    activation_function: Name = "gelu"
-    d_model: Width = Field(384, validation_alias=AliasChoices("d_model", "hidden_size"))
-    max_source_positions: PositionCount = 1500
-    max_target_positions: PositionCount = 448
-    pad_token_id: int | None = Field(50256, strict=True)  # the token table's padding row: it must be a row of it
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    num_mel_bins: Width
+    encoder_layers: LayerCount
+    encoder_attention_heads: HeadCount
+    decoder_layers: LayerCount
+    decoder_attention_heads: HeadCount
+    encoder_ffn_dim: Width
+    decoder_ffn_dim: Width
+    activation_function: Name
+    d_model: Width
+    max_source_positions: PositionCount
+    max_target_positions: PositionCount
+    pad_token_id: Annotated[int | None, Field(strict=True)]  # the token table's padding row: it must be a row of it
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_shapes(self) -> WhisperConfig:

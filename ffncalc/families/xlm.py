@@ -4,7 +4,9 @@ layer_norm2.{i}), with word, position and optional language tables."""
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, model_validator
+from typing import Annotated
+
+from pydantic import Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, PositionCount, Width
 from ..spec import Attention, DenseFfn, Extra, Layer, ModelSpec, Norm, Stack, Table, names
@@ -27,7 +29,7 @@ XLM_HEADS: dict[str, tuple[bool, str, str]] = {
 }
 
 
-@family("xlm")
+@family("xlm", transformers="XLMConfig", architecture="XLM", model_class="XLMWithLMHeadModel")
 class XLMConfig(EncoderClasses):
     """configuration_xlm.py / modeling_xlm.py (transformers 5.24).
 
@@ -42,29 +44,26 @@ class XLMConfig(EncoderClasses):
     configuration class does not hold) and is_encoder false (which XLMModel refuses) are refused.
     """
 
-    architecture = "XLM"
-    config_class = "XLMConfig"
-    default_model_class = "XLMWithLMHeadModel"
     class_prefix = "XLM"
     base_model_prefix = "transformer"
     classes = frozenset(XLM_HEADS)
     labelled_classes = frozenset({"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnsweringSimple"})
 
-    vocab_size: Width = Field(30145, validation_alias=AliasChoices("vocab_size", "n_words"))
-    emb_dim: Width = Field(2048, validation_alias=AliasChoices("emb_dim", "hidden_size"))
-    n_layers: LayerCount = Field(12, validation_alias=AliasChoices("n_layers", "num_hidden_layers"))
-    n_heads: HeadCount = Field(16, validation_alias=AliasChoices("n_heads", "num_attention_heads"))
-    max_position_embeddings: PositionCount = 512
-    gelu_activation: Flag = True
-    causal: Flag = False
-    asm: Flag = False
-    n_langs: int = Field(1, strict=True, ge=0, le=1 << 20)
-    use_lang_emb: Flag = True
-    is_encoder: Flag = True
-    summary_use_proj: Flag = True
-    summary_proj_to_labels: Flag = True
-    pad_token_id: int | None = Field(2, strict=True, validation_alias=AliasChoices("pad_token_id", "pad_index"))
-    tie_word_embeddings: Flag = True
+    vocab_size: Width
+    emb_dim: Width
+    n_layers: LayerCount
+    n_heads: HeadCount
+    max_position_embeddings: PositionCount
+    gelu_activation: Flag
+    causal: Flag
+    asm: Flag
+    n_langs: Annotated[int, Field(strict=True, ge=0, le=1 << 20)]
+    use_lang_emb: Flag
+    is_encoder: Flag
+    summary_use_proj: Flag
+    summary_proj_to_labels: Flag
+    pad_token_id: Annotated[int | None, Field(strict=True)]
+    tie_word_embeddings: Flag
 
     @model_validator(mode="after")
     def _check_shapes(self) -> XLMConfig:
@@ -115,13 +114,10 @@ class XLMConfig(EncoderClasses):
         return replace(spec, names=tables)
 
 
-@family("flaubert")
+@family("flaubert", transformers="FlaubertConfig", architecture="FlauBERT", model_class="FlaubertWithLMHeadModel")
 class FlaubertConfig(XLMConfig):
     """configuration_flaubert.py / modeling_flaubert.py: XLM's model and defaults under Flaubert's class names;
     pre_norm moves each LayerNorm before its sublayer and layerdrop skips layers in training, which change no
     parameter."""
 
-    architecture = "FlauBERT"
-    config_class = "FlaubertConfig"
-    default_model_class = "FlaubertWithLMHeadModel"
     class_prefix = "Flaubert"

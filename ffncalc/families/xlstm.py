@@ -4,7 +4,7 @@ input and forget gates) and a SwiGLU feed-forward, each after an RMSNorm."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -23,7 +23,7 @@ def round_up(value: Fraction, multiple: int) -> int:
     return (value + multiple - 1) // multiple * multiple
 
 
-@family("xlstm")
+@family("xlstm", transformers="xLSTMConfig", architecture="xLSTM", model_class="xLSTMForCausalLM")
 class XLSTMConfig(HFConfig):
     """configuration_xlstm.py / modeling_xlstm.py (transformers' own mLSTM, without the external xlstm package).
     num_hidden_layers (alias num_blocks) blocks under backbone.blocks, each:
@@ -42,29 +42,26 @@ class XLSTMConfig(HFConfig):
     (never tied: xLSTMForCausalLM declares no tie, whatever tie_word_embeddings says). xLSTMModel builds num_blocks
     blocks where the config sets it, else num_hidden_layers."""
 
-    architecture = "xLSTM"
-    config_class = "xLSTMConfig"
-    default_model_class = "xLSTMForCausalLM"
     informational_fields = frozenset(
         {"tie_word_embeddings", "add_out_norm", "chunk_size", "max_inference_chunksize", "pad_token_id"}
     )
 
-    vocab_size: Width = 50304
-    hidden_size: Width = 4096
-    embedding_dim: Width | None = None
-    num_hidden_layers: LayerCount | None = 32
-    num_blocks: LayerCount | None = None
-    num_heads: HeadCount = 8
-    use_bias: Flag = False
-    tie_word_embeddings: Flag = False
-    add_out_norm: Flag = True
-    qk_dim_factor: float = Field(0.5, gt=0, le=64)
-    v_dim_factor: float = Field(1.0, gt=0, le=64)
-    ffn_proj_factor: float = Field(2.667, gt=0, le=64)
-    ffn_round_up_to_multiple_of: Width = 64
-    weight_mode: Literal["single", "fused"] = "single"
-    chunk_size: Width = 64
-    max_inference_chunksize: Width = 16384
+    vocab_size: Width
+    hidden_size: Width
+    embedding_dim: Width | None
+    num_hidden_layers: LayerCount | None
+    num_blocks: LayerCount | None
+    num_heads: HeadCount
+    use_bias: Flag
+    tie_word_embeddings: Flag
+    add_out_norm: Flag
+    qk_dim_factor: Annotated[float, Field(gt=0, le=64)]
+    v_dim_factor: Annotated[float, Field(gt=0, le=64)]
+    ffn_proj_factor: Annotated[float, Field(gt=0, le=64)]
+    ffn_round_up_to_multiple_of: Width
+    weight_mode: Literal["single", "fused"]
+    chunk_size: Width
+    max_inference_chunksize: Width
 
     @model_validator(mode="after")
     def _check_blocks(self) -> XLSTMConfig:

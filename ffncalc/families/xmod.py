@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field, model_validator
 
 from ..schema import Flag, Name, Width
@@ -11,7 +13,7 @@ from .bert import RobertaConfig
 from .registry import family
 
 
-@family("xmod")
+@family("xmod", transformers="XmodConfig", architecture="X-MOD", model_class="XmodForMaskedLM")
 class XmodConfig(RobertaConfig):
     """configuration_xmod.py / modeling_xmod.py (facebook/xmod-base): RoBERTa's model, classes and heads under
     roberta.*, with BERT's default vocabulary size. Each layer's output holds one adapter per language of
@@ -23,16 +25,12 @@ class XmodConfig(RobertaConfig):
     under other, where every language's adapters count their parameters.
     """
 
-    architecture = "X-MOD"
-    config_class = "XmodConfig"
-    default_model_class = "XmodForMaskedLM"
     class_prefix = "Xmod"
 
-    vocab_size: Width = 30522
-    pre_norm: Flag = False
-    adapter_reduction_factor: Width = 2
-    adapter_layer_norm: Flag = False
-    languages: list[Name] = Field(default_factory=lambda: ["en_XX"], min_length=1, max_length=1024)
+    pre_norm: Flag
+    adapter_reduction_factor: Width
+    adapter_layer_norm: Flag
+    languages: Annotated[list[Name], Field(min_length=1, max_length=1024)]
 
     @model_validator(mode="after")
     def _check_adapters(self) -> XmodConfig:

@@ -10,13 +10,13 @@ adapters of its own, stored in the block beside the others.
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal, cast
+from typing import Annotated, Literal, cast
 
 from pydantic import AliasChoices, Field, model_validator
 
 from ..schema import Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives, per_config
 from ..spec import Attention, Component, DenseFfn, Layer, ModelNames, Names, Norm, Parameter, Projection, names
-from .base import DecoderConfig, FfnWidth, HiddenLayers, TiedEmbeddings
+from .base import DecoderConfig
 from .mixers import mamba2, mamba2_names, multi_head_mamba
 from .registry import family
 
@@ -48,8 +48,18 @@ DEFAULT_BLOCKS = cast(
 )
 
 
-@family("zamba2")
-class Zamba2Config(TiedEmbeddings, HiddenLayers, DecoderConfig):
+@family(
+    "zamba2",
+    transformers="Zamba2Config",
+    architecture="Zamba2",
+    model_class="Zamba2ForCausalLM",
+    heads_divide_hidden=False,  # configuration_zamba2.py floors 2 · hidden_size // num_attention_heads
+    read_beyond=dict.fromkeys(
+        ("attention_hidden_size", "attention_head_dim", "mamba_headdim"),
+        "no field of Zamba2Config: __post_init__ derives it, and a config's key overrides it",
+    ),
+)
+class Zamba2Config(DecoderConfig):
     """configuration_zamba2.py / modeling_zamba2.py.
 
     layers_block_type names each layer: a Mamba-2 layer ("mamba" or "linear_attention": an RMSNorm and a mixer of
@@ -65,41 +75,28 @@ class Zamba2Config(TiedEmbeddings, HiddenLayers, DecoderConfig):
     them, and a config that carries the keys overrides them, as transformers' Zamba2 configs do.
     """
 
-    architecture = "Zamba2"
-    config_class = "Zamba2Config"
-    default_model_class = "Zamba2ForCausalLM"
-    heads_divide_hidden = False  # configuration_zamba2.py floors 2 · hidden_size // num_attention_heads
-    undeclared_keys = frozenset({"attention_hidden_size", "attention_head_dim", "mamba_headdim"})
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 
-    vocab_size: Width = 32000
-    max_position_embeddings: PositionCount = 4096
-    hidden_size: Width = 2560
-    num_hidden_layers: LayerCount = 54
-    layers_block_type: list[ZambaBlock] | None = Field(
-        None, validation_alias=AliasChoices("layers_block_type", "layer_types"), max_length=1 << 14
-    )
-    mamba_d_state: Width = 64
-    mamba_d_conv: Width = 4
-    mamba_expand: Width = 2
-    mamba_ngroups: HeadCount = 1
-    n_mamba_heads: HeadCount = 8
-    use_conv_bias: Flag = True  # declared, but transformers' Zamba2 convolution always has a bias
-    add_bias_linear: Flag = False
-    intermediate_size: Width | None = None
-    hidden_act: Name = "gelu"
-    num_attention_heads: HeadCount = 32
-    num_key_value_heads: HeadCount | None = None
-    num_mem_blocks: LayerCount = 1
-    use_shared_attention_adapter: Flag = False
-    adapter_rank: Width = 128
-    pad_token_id: int | None = Field(0, strict=True)
-    tie_word_embeddings: Flag = True
-    # Not fields of Zamba2Config: __post_init__ derives them, the config's keys override.
+    num_hidden_layers: LayerCount
+    tie_word_embeddings: Flag
+    max_position_embeddings: PositionCount
+    layers_block_type: Annotated[list[ZambaBlock] | None, Field(max_length=1 << 14)]
+    mamba_d_state: Width
+    mamba_d_conv: Width
+    mamba_expand: Width
+    mamba_ngroups: HeadCount
+    n_mamba_heads: HeadCount
+    use_conv_bias: Flag  # declared, but transformers' Zamba2 convolution always has a bias
+    add_bias_linear: Flag
+    intermediate_size: Width | None
+    hidden_act: Name
+    num_key_value_heads: HeadCount | None
+    num_mem_blocks: LayerCount
+    use_shared_attention_adapter: Flag
+    adapter_rank: Width
     attention_hidden_size: Width | None = None
     attention_head_dim: Width | None = Field(None, validation_alias=AliasChoices("attention_head_dim", "head_dim"))
     mamba_headdim: Width | None = None
-    head_dim: ClassVar[None] = None
 
     @model_validator(mode="after")
     def _check_blocks(self) -> Zamba2Config:
@@ -248,8 +245,14 @@ ZambaV1Block = Literal["linear_attention", "hybrid"]
 TRANSFORMER = "shared_transf."
 
 
-@family("zamba")
-class ZambaConfig(TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
+@family(
+    "zamba",
+    transformers="ZambaConfig",
+    architecture="Zamba",
+    model_class="ZambaForCausalLM",
+    heads_divide_hidden=False,  # configuration_zamba.py floors 2 · hidden_size // num_attention_heads
+)
+class ZambaConfig(DecoderConfig):
     """configuration_zamba.py / modeling_zamba.py (Zamba-7B).
 
     layers_block_type names each layer: a Mamba layer ("linear_attention", legacy "mamba": an RMSNorm and a mixer of
@@ -265,36 +268,26 @@ class ZambaConfig(TiedEmbeddings, FfnWidth, HiddenLayers, DecoderConfig):
     once): its parameters count once, its FLOPs at every hybrid layer (``Layer.borrowed``).
     """
 
-    architecture = "Zamba"
-    config_class = "ZambaConfig"
-    default_model_class = "ZambaForCausalLM"
-    heads_divide_hidden = False  # configuration_zamba.py floors 2 · hidden_size // num_attention_heads
     model_names = ModelNames(embed_tokens="model.embed_tokens", final_norm="model.final_layernorm")
 
-    vocab_size: Width = 32000
-    hidden_size: Width = 3712
-    attention_hidden_size: Width | None = None
-    intermediate_size: Width = 14848
-    num_hidden_layers: LayerCount = 76
-    num_attention_heads: HeadCount = 16
-    attention_head_dim: Width | None = Field(None, validation_alias=AliasChoices("attention_head_dim", "head_dim"))
-    num_key_value_heads: HeadCount = 16
-    hidden_act: Name = "gelu"
-    pad_token_id: int | None = Field(0, strict=True)
-    max_position_embeddings: PositionCount = 4096
-    attn_layer_period: Width = 6
-    attn_layer_offset: int = Field(4, strict=True)
-    mamba_d_state: Width = 16
-    mamba_d_conv: Width = 4
-    mamba_expand: Width = 2
-    n_mamba_heads: HeadCount = 2
-    mamba_dt_rank: Width | Literal["auto"] = "auto"
-    mamba_conv_bias: Flag = True
-    mamba_proj_bias: Flag = False
-    layers_block_type: list[ZambaV1Block] | None = Field(
-        None, validation_alias=AliasChoices("layers_block_type", "layer_types"), max_length=1 << 14
-    )
-    tie_word_embeddings: Flag = True
+    num_hidden_layers: LayerCount
+    intermediate_size: Width
+    tie_word_embeddings: Flag
+    attention_hidden_size: Width | None
+    attention_head_dim: Width | None
+    num_key_value_heads: HeadCount
+    hidden_act: Name
+    max_position_embeddings: PositionCount
+    attn_layer_period: Width
+    attn_layer_offset: Annotated[int, Field(strict=True)]
+    mamba_d_state: Width
+    mamba_d_conv: Width
+    mamba_expand: Width
+    n_mamba_heads: HeadCount
+    mamba_dt_rank: Width | Literal["auto"]
+    mamba_conv_bias: Flag
+    mamba_proj_bias: Flag
+    layers_block_type: Annotated[list[ZambaV1Block] | None, Field(max_length=1 << 14)]
 
     @model_validator(mode="after")
     def _check_zamba(self) -> ZambaConfig:

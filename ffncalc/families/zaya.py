@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ..schema import MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, PositionCount, Width, derives
+from ..schema import MAX_LAYERS, ExpertCount, Flag, HeadCount, LayerCount, Name, PositionCount, Width, derives
 from ..spec import (
     CheckpointExtra,
     Extra,
@@ -23,7 +23,7 @@ from ..spec import (
     names,
 )
 from ..values import replace
-from .base import AttentionBias, DecoderConfig, HiddenAct
+from .base import DecoderConfig
 from .blocks import entries_check
 from .gemma import STACKED_EXPERTS
 from .registry import family
@@ -34,8 +34,16 @@ ROUTER = "mlp.gate."
 RESIDUAL_SCALES = ("hidden_states_scale", "hidden_states_bias", "residual_scale", "residual_bias")
 
 
-@family("zaya")
-class ZayaConfig(HiddenAct, AttentionBias, DecoderConfig):
+@family(
+    "zaya",
+    transformers="ZayaConfig",
+    architecture="ZAYA",
+    model_class="ZayaForCausalLM",
+    heads_divide_hidden=False,  # head_dim is a field; validate_architecture checks only the key-value grouping
+    routing=("num_experts_per_tok", "num_experts"),
+    read_beyond={"intermediate_size": "ZayaConfig has none: every layer is an MoE"},
+)
+class ZayaConfig(DecoderConfig):
     """configuration_zaya.py / modeling_zaya.py (ZAYA1). ZayaCCAProjection: q_proj (heads · head_dim) and k_proj
     (kv heads · head_dim) from the hidden state, their outputs concatenated (C = (heads + kv heads) · head_dim
     channels) through conv_qk_depthwise (a depthwise convolution of cca_time0 taps, with bias) and conv_qk_grouped
@@ -53,34 +61,26 @@ class ZayaConfig(HiddenAct, AttentionBias, DecoderConfig):
     biased (post_attention_residual_scale, post_mlp_residual_scale: four vectors of hidden each), and so is the
     embedding (input_hidden_states_scale, input_hidden_states_bias). The head has a bias with lm_head_bias."""
 
-    architecture = "ZAYA"
-    config_class = "ZayaConfig"
-    default_model_class = "ZayaForCausalLM"
-    heads_divide_hidden = False  # head_dim is a field; validate_architecture checks only the key-value grouping
     attention_names = ZAYA_ATTENTION
     moe_names = names(router=ROUTER + "router_mlp.out_proj", experts="mlp.experts")
     expert_names = STACKED_EXPERTS
-    routing_fields = ("num_experts_per_tok", "num_experts")
-    undeclared_keys = frozenset({"intermediate_size"})  # ZayaConfig has none: every layer is an MoE
 
-    vocab_size: Width = 262272
-    hidden_size: Width = 2048
-    num_hidden_layers: LayerCount = 40
-    num_attention_heads: HeadCount = 8
-    num_key_value_heads: HeadCount = 2
-    head_dim: Width = 128
-    max_position_embeddings: PositionCount = 131072
-    tie_word_embeddings: Flag = True
-    pad_token_id: int | None = Field(0, strict=True)
-    sliding_window: Width | None = None
-    moe_intermediate_size: Width = 2048
-    num_experts_per_tok: Literal[1] = 1
-    num_experts: ExpertCount = 16
-    router_hidden_size: Width = 256
-    cca_time0: Width = 2
-    cca_time1: Width = 2
-    lm_head_bias: Flag = False
-    layer_types: Annotated[list[Literal["hybrid", "hybrid_sliding"]], Field(max_length=MAX_LAYERS)] | None = None
+    attention_bias: Flag
+    hidden_act: Name
+    num_hidden_layers: LayerCount
+    num_key_value_heads: HeadCount
+    head_dim: Width
+    max_position_embeddings: PositionCount
+    tie_word_embeddings: Flag
+    sliding_window: Width | None
+    moe_intermediate_size: Width
+    num_experts_per_tok: Literal[1]
+    num_experts: ExpertCount
+    router_hidden_size: Width
+    cca_time0: Width
+    cca_time1: Width
+    lm_head_bias: Flag
+    layer_types: Annotated[list[Literal["hybrid", "hybrid_sliding"]], Field(max_length=MAX_LAYERS)] | None
 
     _check_layer_types = entries_check("layer_types", exact=True)  # validate_layer_type: one per layer
 
