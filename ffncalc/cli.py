@@ -712,9 +712,10 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
         "attention": option(
             str,
             "--attention",
-            "fused",
-            metavar="KERNEL",
-            help="fused (FlashAttention-style) or eager (scores in memory).",
+            "flash",
+            metavar="KIND",
+            help="flash (FlashAttention-style: no score matrix in memory, the default) or eager (scores written and "
+            "read), as memory --train names them.",
         ),
         "gpu_flops": option(
             float | None, "--gpu-flops", metavar="FLOP/S", help="Another chip's dense peak, e.g. 989e12."

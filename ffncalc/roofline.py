@@ -48,7 +48,7 @@ from .units import DTYPE_BYTES
 from .values import field_values
 
 Bound = Literal["compute", "memory"]
-AttentionKernel = Literal["fused", "eager"]
+AttentionKernel = Literal["flash", "eager"]  # as memory names them: flash keeps no score matrix
 ACTIVATION_BYTES = 2  # activations and logits in 16-bit, as serving engines keep them
 
 OPERATORS = ("attention_projections", "attention_scores", "ffn", "mixers", "lm_head", "embedding", "other")
@@ -73,7 +73,7 @@ CONVENTIONS = [
     "and its shared experts; the embedding reads the batch's rows, the output head its whole matrix",
     "prefill: one prompt of the prompt's tokens (time to first token); the output head runs for the last position only, "
     "as serving engines do; causal attention as `flops` counts it",
-    "attention fused (FlashAttention-style) by default: scores never reach memory, the kernel reads Q, K, V and writes "
+    "attention flash (FlashAttention-style) by default: scores never reach memory, the kernel reads Q, K, V and writes "
     "the output; eager attention also writes and reads the score matrix (16-bit)",
     "KV cache: read whole at each decode step (sliding layers their window), each layer writes the new token's entry; "
     "a mixer reads and writes its recurrent state once per step",
@@ -677,7 +677,7 @@ def estimate_speed(
     prompt: int,
     kv_dtype: str,
     gpus: int = 1,
-    attention: AttentionKernel = "fused",
+    attention: AttentionKernel = "flash",
     reserve: int = 0,
     store: Any = None,
     layout: ServingLayout | None = None,

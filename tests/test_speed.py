@@ -182,7 +182,7 @@ def test_every_accelerator_has_a_bf16_peak_a_bandwidth_a_memory_and_a_source():
         (["--gpu", "h900"], "Error: unknown accelerator 'h900'"),
         (["--batch", "0"], "Error: --batch takes whole numbers from 1"),
         (["--compute-efficiency", "1.5"], "Error: --compute-efficiency must be above 0 and at most 1"),
-        (["--attention", "flash"], "Error: --attention must be fused or eager"),
+        (["--attention", "fused"], "Error: --attention must be flash or eager"),
         (["--gpu-flops", "1e15"], "Error: describe another chip with both --gpu-flops and --gpu-bandwidth"),
     ],
 )

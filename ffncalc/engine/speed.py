@@ -43,7 +43,7 @@ class SpeedOptions(Value):
     compute_dtype: str | None = None  # the matmuls' dtype (default: the weights')
     compute_efficiency: float = 1.0
     bandwidth_efficiency: float = 1.0
-    attention: str = "fused"  # "fused" (FlashAttention-style) or "eager"
+    attention: str = "flash"  # "flash" (FlashAttention-style: no score matrix in memory) or "eager"
     gpu_flops: float | None = None  # another chip: dense FLOP/s, bytes/s and memory
     gpu_bandwidth: float | None = None
     gpu_memory: str | None = None
@@ -90,8 +90,8 @@ class SpeedOptions(Value):
         ):
             if not 0 < value <= 1:
                 raise UsageError(f"{name} must be above 0 and at most 1, e.g. 0.7 (got {value})")
-        if self.attention not in ("fused", "eager"):
-            raise UsageError(f"`attention` must be fused or eager (got {self.attention!r})")
+        if self.attention not in ("flash", "eager"):
+            raise UsageError(f"`attention` must be flash or eager (got {self.attention!r})")
         if self.compute_dtype is not None and self.compute_dtype.lower() not in DTYPES:
             raise UsageError(f"`compute_dtype` {self.compute_dtype!r}: use one of {', '.join(DTYPES)}")
         if self.kv_dtype is not None:
