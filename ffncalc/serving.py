@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Literal
+from typing import ClassVar, Literal
 
 from .errors import UsageError
 from .footprint import EngineReport, KvGroup, KvKind
@@ -143,19 +143,60 @@ def hybrid_block_size(mamba_page: int, attention_page_per_token: int, alignment:
     return alignment * -(-mamba_page // (alignment * attention_page_per_token))
 
 
-def blocks_per_request(kind: KvKind, block_size: int, context: int, window: int | None, batched: int) -> int:
-    """Blocks one request of CONTEXT tokens holds (each spec's max_memory_usage_bytes / page):
-    full and MLA cdiv(L, block); sliding cdiv(min(window − 1 + batched, L), block) + 1; chunked cdiv(min(chunk +
-    batched, L), block); Mamba 1 (mamba_cache_mode "none")."""
-    if kind in ("full", "mla"):
+class KvCacheSpec(Value):
+    """One layer's KV-cache spec, as vLLM's kv_cache_interface.py has one small class per kind: its page for a block
+    of tokens, and the blocks one request holds (each spec's max_memory_usage_bytes / page)."""
+
+    kind: ClassVar[KvKind]
+    page_per_token: int  # bytes per token of one layer (Mamba: its whole state)
+    window: int | None = None  # sliding window or attention chunk, tokens
+
+    def page_bytes(self, block_size: int) -> int:
+        return self.page_per_token * block_size
+
+    def blocks_per_request(self, block_size: int, context: int, batched: int) -> int:
+        """FullAttentionSpec: cdiv(L, block)."""
         return -(-context // block_size)
-    if kind == "sliding":
-        assert window is not None
-        return -(-min(window - 1 + batched, context) // block_size) + 1
-    if kind == "chunked":
-        assert window is not None
-        return -(-min(window + batched, context) // block_size)
-    return 1
+
+
+class FullAttentionSpec(KvCacheSpec):
+    kind: ClassVar[KvKind] = "full"
+
+
+class MLAAttentionSpec(FullAttentionSpec):
+    """One latent "head" of kv_lora_rank + qk_rope_head_dim a token (MLAAttentionSpec)."""
+
+    kind: ClassVar[KvKind] = "mla"
+
+
+class SlidingWindowSpec(KvCacheSpec):
+    kind: ClassVar[KvKind] = "sliding"
+
+    def blocks_per_request(self, block_size: int, context: int, batched: int) -> int:
+        """cdiv(min(window − 1 + batched, L), block) + 1."""
+        assert self.window is not None
+        return -(-min(self.window - 1 + batched, context) // block_size) + 1
+
+
+class ChunkedLocalAttentionSpec(KvCacheSpec):
+    kind: ClassVar[KvKind] = "chunked"
+
+    def blocks_per_request(self, block_size: int, context: int, batched: int) -> int:
+        """cdiv(min(chunk + batched, L), block)."""
+        assert self.window is not None
+        return -(-min(self.window + batched, context) // block_size)
+
+
+class MambaSpec(KvCacheSpec):
+    """A recurrent state: one page whatever the block (mamba_cache_mode "none": no prefix caching)."""
+
+    kind: ClassVar[KvKind] = "mamba"
+
+    def page_bytes(self, block_size: int) -> int:
+        return self.page_per_token
+
+    def blocks_per_request(self, block_size: int, context: int, batched: int) -> int:
+        return 1
 
 
 def group_size(layer_counts: list[int], version: EngineVersion) -> int:
@@ -180,13 +221,9 @@ def capacity_tokens(blocks: int, groups: int, block_size: int) -> int:
 # --- the report ----------------------------------------------------------------------------------------------
 
 
-class _LayerSpec(Value):
-    kind: KvKind
-    window: int | None
-    page_per_token: int  # bytes per token per layer, before block sizes (Mamba: the whole state)
-
-
-def _layer_spec(layer: Layer, tp: int, size: int, state_size: int) -> _LayerSpec | None:
+def layer_spec(layer: Layer, tp: int, size: int, state_size: int) -> KvCacheSpec | None:
+    """LAYER's KV-cache spec on one of TP GPUs, as vLLM's attention and Mamba layers return theirs (get_kv_cache_spec);
+    None for a layer that caches nothing."""
     attention = layer.attention
     if layer.cross_attention is not None:
         raise UsageError("an encoder-decoder's cross-attention cache is not modelled for `engine`; use `engine` none")
@@ -194,19 +231,30 @@ def _layer_spec(layer: Layer, tp: int, size: int, state_size: int) -> _LayerSpec
         raise UsageError("compressed or indexed sparse attention is not modelled for `engine`; use `engine` none")
     if attention is not None and not attention.kv_shared:
         if attention.mla is not None:
-            return _LayerSpec(
-                "mla", None, mla_page_bytes(1, attention.mla.kv_lora_rank, attention.mla.qk_rope_head_dim, size)
-            )
+            return MLAAttentionSpec(mla_page_bytes(1, attention.mla.kv_lora_rank, attention.mla.qk_rope_head_dim, size))
         heads = vllm_kv_heads(attention.num_kv_heads, tp)
         value = 0 if attention.values_are_keys else attention.v_head_dim
         page = attention_page_bytes(1, heads, attention.qk_head_dim, value, size)
         if attention.window is None:
-            return _LayerSpec("full", None, page)
-        return _LayerSpec("chunked" if attention.chunked else "sliding", attention.window, page)
+            return FullAttentionSpec(page)
+        return (ChunkedLocalAttentionSpec if attention.chunked else SlidingWindowSpec)(page, attention.window)
     if layer.mixer is not None:
         state = layer.mixer.state_elements + layer.mixer.conv_state_elements
-        return _LayerSpec("mamba", None, -(-state // tp) * state_size)
+        return MambaSpec(-(-state // tp) * state_size)
     return None
+
+
+class Capacity(Value):
+    """What vLLM computes from its KV-cache memory: the block size, the groups of layers, the blocks, the tokens, the
+    requests of the context that fit, and the longest context one request may have."""
+
+    block_size: int
+    groups: list[KvGroup]
+    layers_per_group: int
+    num_blocks: int
+    tokens: int
+    max_concurrency: float
+    max_context: int
 
 
 def vllm_capacity(
@@ -220,69 +268,67 @@ def vllm_capacity(
     batched: int,
     block_size: int | None,
     version: EngineVersion,
-) -> tuple[int, list[KvGroup], int, int, int, float, int]:
-    """(block_size, groups, layers per group, num_blocks, tokens, max concurrency, max context) as vLLM computes them."""
-    layers = [found for layer in generating_layers(spec) if (found := _layer_spec(layer, tp, kv_size, state_size))]
+) -> Capacity:
+    """SPEC's KV cache in BUDGET bytes a GPU, as vLLM lays it out (kv_cache_utils.py)."""
+    layers = [found for layer in generating_layers(spec) if (found := layer_spec(layer, tp, kv_size, state_size))]
     if not layers:
         raise UsageError("this model caches nothing per token (no attention, no state); `engine` has nothing to size")
-    kinds: dict[tuple[KvKind, int | None, int], int] = {}
+    kinds: dict[KvCacheSpec, int] = {}  # each distinct spec and its layers
     for layer in layers:
-        key = (layer.kind, layer.window, layer.page_per_token)
-        kinds[key] = kinds.get(key, 0) + 1
-    mamba = [key for key in kinds if key[0] == "mamba"]
-    attention = [key for key in kinds if key[0] != "mamba"]
+        kinds[layer] = kinds.get(layer, 0) + 1
+    mamba = [kind for kind in kinds if isinstance(kind, MambaSpec)]
+    attention = [kind for kind in kinds if not isinstance(kind, MambaSpec)]
     if block_size is None:
-        block_size = VLLM_MLA_BLOCK_SIZE if any(key[0] == "mla" for key in attention) else VLLM_BLOCK_SIZE
+        block_size = VLLM_MLA_BLOCK_SIZE if any(isinstance(k, MLAAttentionSpec) for k in attention) else VLLM_BLOCK_SIZE
     if mamba and attention:  # attention's block grows until its page holds the largest state; states padded to it
-        largest_state = max(key[2] for key in mamba)
-        per_token = max(key[2] for key in attention)
+        largest_state = max(kind.page_per_token for kind in mamba)
+        per_token = max(kind.page_per_token for kind in attention)
         block_size = max(block_size, hybrid_block_size(largest_state, per_token))
-    pages = {key: (key[2] if key[0] == "mamba" else key[2] * block_size) for key in kinds}
+    pages = {kind: kind.page_bytes(block_size) for kind in kinds}
     if mamba and attention:
-        page = max(pages[key] for key in attention)
-        pages |= {key: page for key in mamba}
+        page = max(pages[kind] for kind in attention)
+        pages |= {kind: page for kind in mamba}
     page = max(pages.values())
     blocks_of = {}
-    for key in kinds:
-        scale = page // pages[key]
-        if page % pages[key]:
+    for kind in kinds:
+        scale = page // pages[kind]
+        if page % pages[kind]:
             raise UsageError("vLLM cannot unify this model's page sizes (one does not divide another); not modelled")
-        blocks_of[key] = block_size * scale  # a smaller page holds more tokens a block (unify_kv_cache_spec_page_size)
-    uniform_type = len({(key[0], key[1]) for key in kinds}) == 1 and not mamba
+        blocks_of[kind] = block_size * scale  # a smaller page holds more tokens a block (unify_kv_cache_spec_page_size)
+    uniform_type = len({(type(kind), kind.window) for kind in kinds}) == 1 and not mamba
     if len(kinds) == 1 or uniform_type:
         # One spec (or one type of differing widths, UniformTypeKVCacheSpecs): one group of every layer, its pages
         # summed; num_blocks = available // Σ pages.
-        total_page = sum(key[2] * block_size * count for key, count in kinds.items())
+        total_page = sum(kind.page_bytes(block_size) * count for kind, count in kinds.items())
         blocks = budget // total_page
-        (kind, window, _), *_ = kinds
-        per_request = blocks_per_request(kind, block_size, context, window, batched)
+        only = next(iter(kinds))
+        per_request = only.blocks_per_request(block_size, context, batched)
         group = KvGroup(
-            kind=kind, window=window, layers=len(layers), groups=1, page_bytes=total_page // len(layers),
+            kind=only.kind, window=only.window, layers=len(layers), groups=1, page_bytes=total_page // len(layers),
             block_size=block_size, blocks_per_request=per_request,
         )  # fmt: skip
-        tokens = blocks * block_size
         concurrency = blocks / per_request if per_request else math.inf
-        longest = _longest(lambda n: blocks_per_request(kind, block_size, n, window, batched), blocks)
-        return block_size, [group], len(layers), blocks, tokens, concurrency, longest
+        longest = _longest(lambda n: only.blocks_per_request(block_size, n, batched), blocks)
+        return Capacity(block_size, [group], len(layers), blocks, blocks * block_size, concurrency, longest)
     per_group = group_size(list(kinds.values()), version)
+    grouped = {kind: -(-count // per_group) for kind, count in kinds.items()}
     groups = [
         KvGroup(
-            kind=key[0], window=key[1], layers=count, groups=-(-count // per_group), page_bytes=page,
-            block_size=blocks_of[key] if key[0] != "mamba" else context,  # a state's block: max_model_len
-            blocks_per_request=blocks_per_request(key[0], blocks_of[key], context, key[1], batched),
+            kind=kind.kind, window=kind.window, layers=count, groups=grouped[kind], page_bytes=page,
+            block_size=blocks_of[kind] if not isinstance(kind, MambaSpec) else context,  # a state's: max_model_len
+            blocks_per_request=kind.blocks_per_request(blocks_of[kind], context, batched),
         )
-        for key, count in kinds.items()
+        for kind, count in kinds.items()
     ]  # fmt: skip
     blocks = num_blocks(budget, page, per_group)
     group_count = sum(group.groups for group in groups)
     tokens = capacity_tokens(blocks, group_count, min(group.block_size for group in groups))
     per_request = sum(group.groups * group.blocks_per_request for group in groups)
-    concurrency = blocks / per_request
 
     def needed(n: int) -> int:
-        return sum(g.groups * blocks_per_request(g.kind, g.block_size, n, g.window, batched) for g in groups)
+        return sum(grouped[kind] * kind.blocks_per_request(blocks_of[kind], n, batched) for kind in kinds)
 
-    return block_size, groups, per_group, blocks, tokens, concurrency, _longest(needed, blocks)
+    return Capacity(block_size, groups, per_group, blocks, tokens, blocks / per_request, _longest(needed, blocks))
 
 
 def _longest(blocks_needed: Callable[[int], int], blocks: int) -> int:
@@ -391,10 +437,17 @@ def engine_report(
         blocks, block, per_group, groups = tokens, SGLANG_PAGE_SIZE, attention_layers, [group]
         concurrency, longest = tokens / context, tokens
     else:
-        block, groups, per_group, blocks, tokens, concurrency, longest = vllm_capacity(
+        capacity = vllm_capacity(
             spec, budget=budget.bytes, context=context, kv_size=kv_size, state_size=state_size, tp=tp,
             batched=batched, block_size=block_size, version=version,
         )  # fmt: skip
+        block, groups, per_group, blocks = (
+            capacity.block_size,
+            capacity.groups,
+            capacity.layers_per_group,
+            capacity.num_blocks,
+        )
+        tokens, concurrency, longest = capacity.tokens, capacity.max_concurrency, capacity.max_context
         source = VLLM_SOURCE + (f"; grouping as before v{'.'.join(map(str, VLLM_GROUP_RULE_SINCE))}"
                                 if version.numbers[:2] < VLLM_GROUP_RULE_SINCE else "")  # fmt: skip
         if any(group.kind == "mamba" for group in groups):
