@@ -21,10 +21,10 @@ from __future__ import annotations
 from functools import cache
 
 from .errors import UsageError
+from .units import GIB, MIB
 from .values import Value
 
 TERA, GIGA = 10**12, 10**9
-GIB, MIB = 1 << 30, 1 << 20
 DTYPES = ("bf16", "fp8", "int8", "fp4")  # peak keys: bf16 stands for BF16 and FP16 (the same peak on every entry)
 
 

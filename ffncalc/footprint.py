@@ -39,7 +39,6 @@ from .tensors import assemble, layer_indices, layer_tensors, lm_head_rows, model
 from .units import DTYPE_BYTES
 from .values import Value, field_values
 
-GIB = 1 << 30
 Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
 Recompute = Literal["none", "selective", "full"]
 

@@ -7,9 +7,8 @@ from rich.text import Text
 
 from ..headlines import Figure, Headline
 from ..results import ModelInfo, Result
+from ..units import GIB
 from . import heading, named, share
-
-GIB = 1 << 30
 
 
 def word(value: Figure, name: str) -> str | None:

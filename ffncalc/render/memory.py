@@ -7,13 +7,12 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from ..units import GIB
 from . import count, heading, info_lines, named
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
     from ..footprint import MemoryReport, Training
-
-GIB = 1 << 30
 
 
 def gib(value: int) -> str:

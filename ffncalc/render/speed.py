@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from ..units import GIB
 from . import approx, count, heading, info_lines
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
     from ..roofline import Attainment, Phase, SpeedReport, SpeedRun
 
-GIB = 1 << 30
 CHART_WIDTH = 40
 CEILING_WORDS = (
     "A ceiling is the roofline's time, the least the chip allows; ≈ marks the expected time, fitted on measured "

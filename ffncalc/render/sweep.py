@@ -12,11 +12,11 @@ from rich.text import Text
 
 from ..headlines import Figure
 from ..sweeps import SweepColumn, SweepReport
+from ..units import GIB
 from . import heading, info_lines
 from .brief import word
 from .layout import Column, Grid, fit
 
-GIB = 1 << 30
 BAR = "█"
 
 

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from ..units import GIB
 from . import approx, approx_params, count, heading, info_lines, named
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
     from ..training import TrainReport
 
-GIB = 1 << 30
 LABELS = {
     "attention_projections": "Attention projections",
     "attention_scores": "Attention scores",
