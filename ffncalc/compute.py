@@ -365,6 +365,19 @@ class FlopsBreakdown(Result):
     total: int
 
 
+#: FlopsBreakdown's components as tables name them, in the order they are shown: the one vocabulary of flops and
+#: train (speed's roofline splits by operator instead: roofline.OPERATORS).
+FLOPS_COMPONENTS = (
+    ("ffn", "FFN"),
+    ("attention_projections", "Attention projections"),
+    ("attention_scores", "Attention scores"),
+    ("mixer", "Mixer projections"),
+    ("mixer_state", "Mixer state (conv, recurrence)"),
+    ("lm_head", "Output head"),
+    ("other", "Other"),
+)
+
+
 class ImageFlops(Result):
     """What one image costs the vision tower and projector: ``image`` in flops' JSON with an image."""
 

@@ -107,7 +107,7 @@ class Activations(Result):
     formula: str
 
 
-class Accelerator(Result):
+class AcceleratorFit(Result):
     """Whether the model fits one accelerator, and how many it needs with tensor parallelism."""
 
     name: str
@@ -216,7 +216,7 @@ class MemoryReport(ModelInfo):
     gpus: int
     per_gpu_inference: int
     replicated: list[str]
-    accelerators: list[Accelerator]
+    accelerators: list[AcceleratorFit]
     runtime_reserve: int  # subtracted from each accelerator's memory before "fits"
     needed_per_gpu: int  # what the question needs on each GPU: training's per_gpu with --train, else inference's
     asked: str | None = None  # the accelerator the question names (--gpu or --gpu-memory), among `accelerators`
@@ -802,14 +802,14 @@ def count_memory(
             fits = training.per_gpu <= usable
             needed: tuple[int | None, int | None] = (training.gpus, training.per_gpu) if fits else (None, None)
             rows.append(
-                Accelerator(
+                AcceleratorFit(
                     name=name, memory=memory, fits_on_one=fits, tensor_parallel=needed[0], per_gpu_bytes=needed[1]
                 )
             )
             continue
         needed = next(((n, per_gpu(n)[0]) for n in TENSOR_PARALLEL if per_gpu(n)[0] <= usable), (None, None))
         rows.append(
-            Accelerator(
+            AcceleratorFit(
                 name=name,
                 memory=memory,
                 fits_on_one=total <= usable,

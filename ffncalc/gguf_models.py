@@ -348,7 +348,7 @@ def llamacpp_report(
     bytes by ggml type), its KV cache in its cache type, the compute buffer (assumed), split between GPU and CPU by
     `gpu_layers` (or solved for `gpu`); the accelerators compared on that figure with every layer offloaded."""
     from .accelerators import accelerator
-    from .footprint import Accelerator, WeightBytes
+    from .footprint import AcceleratorFit, WeightBytes
     from .ggml import gguf_weights
     from .llamacpp import gpu_usable, llamacpp_memory, local_fits
     from .values import replace
@@ -375,7 +375,7 @@ def llamacpp_report(
         chip = accelerator(row.name)
         fits = full <= gpu_usable(chip, reserve)
         rows.append(
-            Accelerator(
+            AcceleratorFit(
                 name=row.name,
                 memory=row.memory,
                 fits_on_one=fits,
@@ -385,7 +385,7 @@ def llamacpp_report(
         )
     if gpu is not None and gpu.name not in {row.name for row in rows}:
         fits = full <= gpu_usable(gpu, reserve)
-        rows.append(Accelerator(name=gpu.name, memory=gpu.memory, fits_on_one=fits, tensor_parallel=1 if fits else None,
+        rows.append(AcceleratorFit(name=gpu.name, memory=gpu.memory, fits_on_one=fits, tensor_parallel=1 if fits else None,
                                 per_gpu_bytes=full if fits else None))  # fmt: skip
     return replace(
         report,

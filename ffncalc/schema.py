@@ -141,7 +141,7 @@ def per_arguments(builder: Callable[..., T]) -> Callable[..., T]:
     return cached
 
 
-class Derivation(Value):
+class DerivedDefault(Value):
     """How transformers derives a field a config leaves None: the rule as users read it, and the attribute (a
     property, or a method taking no argument) of the adapter that computes the value."""
 
@@ -165,11 +165,11 @@ def derives(field: str, rule: str, when: Any = None) -> Callable[[F], F]:
 
 
 _DERIVES = "_ffncalc_derives"
-_DERIVATIONS: dict[type, dict[str, Derivation]] = {}
+_DERIVATIONS: dict[type, dict[str, DerivedDefault]] = {}
 
 
-def _derivations_of(cls: type) -> dict[str, Derivation]:
-    """field → Derivation for every method or property marked with ``derives`` on CLS or its bases (the nearest
+def _derivations_of(cls: type) -> dict[str, DerivedDefault]:
+    """field → DerivedDefault for every method or property marked with ``derives`` on CLS or its bases (the nearest
     class's mark wins; an override of a marked attribute keeps its mark's field and rule)."""
     found = _DERIVATIONS.get(cls)
     if found is None:
@@ -186,7 +186,7 @@ def _derivations_of(cls: type) -> dict[str, Derivation]:
                     continue
                 mark = getattr(getter, _DERIVES, None)
                 if mark is not None:
-                    found[mark[0]] = Derivation(mark[0], mark[1], name, is_method, mark[2])
+                    found[mark[0]] = DerivedDefault(mark[0], mark[1], name, is_method, mark[2])
         _DERIVATIONS[cls] = found
     return found
 
@@ -278,7 +278,7 @@ class HFConfig(BaseModel):
         return (self.architectures or [self.default_model_class])[0] or self.default_model_class
 
     @classmethod
-    def derivations(cls) -> dict[str, Derivation]:
+    def derivations(cls) -> dict[str, DerivedDefault]:
         """field → how transformers derives it when a config leaves it None (or the mark's sentinel), for each of
         this class's fields marked ``derives``."""
         fields = cls.model_fields

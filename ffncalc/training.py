@@ -18,6 +18,7 @@ import re
 from fractions import Fraction
 from typing import Literal
 
+from .compute import FlopsBreakdown
 from .errors import UsageError
 from .layouts import Collective, LayoutReport, Rejected
 from .results import ModelInfo, Result
@@ -62,28 +63,15 @@ def parse_tokens(text: str | int, option: str = "`tokens`") -> int:
 # --- the run ----------------------------------------------------------------------------------------------
 
 
-class Components(Result):
-    """Model FLOPs of the whole run by component (forward + backward); ``total`` is their sum."""
-
-    attention_projections: int
-    attention_scores: int
-    ffn: int
-    lm_head: int
-    mixer: int
-    mixer_state: int
-    other: int
-    total: int
-
-
 def scaled(per_sequence: int, tokens: int, seq: int) -> int:
     """per_sequence × tokens / seq, rounded to the nearest integer (halves to even): a run of tokens / seq sequences."""
     return round(Fraction(per_sequence * tokens, seq))
 
 
-def total_components(forward: dict[str, int], tokens: int, seq: int) -> Components:
+def total_components(forward: dict[str, int], tokens: int, seq: int) -> FlopsBreakdown:
     """3 × each forward component of one sequence, × tokens / seq (each rounded; ``total`` is their sum)."""
     parts = {name: scaled(3 * value, tokens, seq) for name, value in forward.items() if name != "total"}
-    return Components(**parts, total=sum(parts.values()))
+    return FlopsBreakdown(**parts, total=sum(parts.values()))
 
 
 def recompute_flops(forward_total: int, forward_scores: int, recompute: Recompute) -> int:
@@ -280,7 +268,7 @@ class TrainReport(ModelInfo):
     flops_per_sequence: int  # model FLOPs, forward + backward, of one sequence of seq tokens
     flops_per_token: int  # flops_per_sequence / seq, rounded to the nearest integer
     total_flops: int  # flops_per_sequence × tokens / seq, rounded to the nearest integer
-    components: Components
+    components: FlopsBreakdown
     recompute: Recompute
     hardware_flops: int  # total_flops + what recomputation runs again
     gpu: str

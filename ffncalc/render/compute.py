@@ -8,21 +8,13 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from ..compute import FLOPS_COMPONENTS
 from . import approx, count, heading, info_lines, named, share
 from .layout import Column, Grid, fit
 
 if TYPE_CHECKING:
     from ..compute import CrossoverReport, FlopsReport
 
-FLOPS_ROWS = (
-    ("FFN", "ffn"),
-    ("Attention projections", "attention_projections"),
-    ("Attention scores", "attention_scores"),
-    ("Mixer projections", "mixer"),
-    ("Mixer state (conv, recurrence)", "mixer_state"),
-    ("Output head", "lm_head"),
-    ("Other", "other"),
-)
 OPTIONAL_ROWS = ("mixer", "mixer_state", "other")  # shown only for models that have them
 CHART_HEIGHT = 14
 CHART_MAX_POINTS = 64
@@ -42,7 +34,7 @@ def flops_table(report: FlopsReport, width: int = 80) -> Group:
             Column("Share", "Prefill %", footer="100.0%"),
         ]
     )
-    for label, field in FLOPS_ROWS:
+    for field, label in FLOPS_COMPONENTS:
         decode_value, prefill_value = getattr(per_token, field), getattr(prefill, field)
         if field in OPTIONAL_ROWS and not (decode_value or prefill_value):
             continue

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from ..compute import FLOPS_COMPONENTS
 from ..units import GIB
 from . import approx, approx_params, count, heading, info_lines, named
 from .layout import Column, Grid, fit
@@ -14,15 +15,6 @@ from .layout import Column, Grid, fit
 if TYPE_CHECKING:
     from ..training import TrainReport
 
-LABELS = {
-    "attention_projections": "Attention projections",
-    "attention_scores": "Attention scores",
-    "ffn": "FFN",
-    "lm_head": "Output head",
-    "mixer": "Mixer projections",
-    "mixer_state": "Mixer state",
-    "other": "Other",
-}
 CONVENTION_NAMES = {
     "ffncalc": "ffncalc (exact)",
     "megatron": "Megatron-LM",
@@ -90,7 +82,7 @@ def _components(report: TrainReport) -> Grid:
         ]
     )
     components = report.components
-    for name, label in LABELS.items():
+    for name, label in FLOPS_COMPONENTS:
         value = getattr(components, name)
         if value:
             grid.add(
