@@ -762,6 +762,13 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
             float | None, "--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."
         ),
         "cache_type": (CacheTypeOpt, None),
+        "price": option(
+            float | None,
+            "--price",
+            metavar="USD",
+            help="Price per GPU-hour, e.g. 2.50: cost per million input (prefill) and output (decode) tokens at the "
+            "expected throughput.",
+        ),
     }
 
 
