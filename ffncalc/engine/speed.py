@@ -14,6 +14,7 @@ from ..values import Value, replace
 from .inputs import (
     accelerator_memory,
     cache_element_type,
+    check_quantization,
     context_of,
     loaded_model,
     stored_as,
@@ -40,6 +41,8 @@ class SpeedOptions(Value):
     disaggregate: str | None = None  # "P:D": prefill and decode on pools of P and D GPUs (needs output)
     dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
     kv_dtype: str | None = None
+    quant_group_size: int | None = None  # `dtype` int4: inputs per group (GPTQ layout; None: 128)
+    quantize_head: bool = False  # a quantized `dtype`: the output head quantized too (False: it stays BF16)
     compute_dtype: str | None = None  # the matmuls' dtype (default: the weights')
     compute_efficiency: float = 1.0
     bandwidth_efficiency: float = 1.0
@@ -74,6 +77,7 @@ class SpeedOptions(Value):
         for text in (self.context, self.prompt):
             if text is not None:
                 parse_context(text)
+        check_quantization(self.dtype, self.quant_group_size, self.quantize_head)
         batches_of(self.batches)
         if not 1 <= self.tensor_parallel <= 1024:
             raise UsageError(f"`tensor_parallel` must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
@@ -196,7 +200,8 @@ def speed(
     remarks = Remarks()
     tokens = context_of(context, loaded, remarks)
     prompt_tokens = parse_context(prompt) if prompt is not None else tokens
-    weights = stored_as(loaded, dtype, kv_dtype)
+    weights = stored_as(loaded, dtype, kv_dtype, options.quant_group_size, options.quantize_head)
+    remarks.notes += weights.notes  # what a quantized `dtype` assumes, said as `memory` says it
     weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     quantization = scheme.method if scheme else None
     if store is not None:  # the file's own types, named as llama.cpp names the mix
