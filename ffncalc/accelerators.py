@@ -11,7 +11,7 @@ Conventions (stated once, here and in the commands' JSON ``conventions``):
   used; ``memory_source`` says which;
 - bandwidth is the vendor's peak in bytes per second (1 TB/s = 10¹² B/s); interconnect is per direction (a
   "900 GB/s NVLink" is 900 GB/s bidirectional, 450 GB/s each way).
-- board power is the vendor's maximum for the board (TDP, or AMD's "total board power") in watts: `speed --price`
+- board power is the vendor's maximum for the board (TDP, or AMD's "total board power") in watts: `speed`
   states energy per token at it, an upper bound; a chip whose vendor publishes none (TPUs, Apple silicon) has None,
   and ``board_power_source`` says so.
 
