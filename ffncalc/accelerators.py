@@ -11,6 +11,9 @@ Conventions (stated once, here and in the commands' JSON ``conventions``):
   used; ``memory_source`` says which;
 - bandwidth is the vendor's peak in bytes per second (1 TB/s = 10¹² B/s); interconnect is per direction (a
   "900 GB/s NVLink" is 900 GB/s bidirectional, 450 GB/s each way).
+- board power is the vendor's maximum for the board (TDP, or AMD's "total board power") in watts: `speed`
+  states energy per token at it, an upper bound; a chip whose vendor publishes none (TPUs, Apple silicon) has None,
+  and ``board_power_source`` says so.
 
 Figures marked "unverified" in ``notes`` come from a secondary source whose page tabulates the vendor's figures;
 the vendor's own document was not read when the entry was written (2026-08, by the `speed` session).
@@ -45,6 +48,8 @@ class Accelerator(Value):
     scale_out: int | None = None  # bytes/s per GPU per direction on the network between nodes (training layouts)
     scale_out_source: str = ""
     nvlink_domain: int = 8  # GPUs one NVLink domain joins: a node of 8, or an NVL72 rack
+    board_power: int | None = None  # watts: the board's maximum power (TDP / TBP); None: no figure could be cited
+    board_power_source: str = ""  # where the figure is from ("unverified: …" where the vendor's page was not read)
 
     def peak(self, dtype: str) -> int | None:
         """The dense peak for DTYPE, or None when the chip has no such unit."""
@@ -60,6 +65,7 @@ NVIDIA_SMI = "nvidia-smi memory.total as printed in public logs (e.g. '81559MiB'
 BLACKWELL = "NVIDIA Blackwell datasheet, https://nvdam.widen.net/s/wwnsxrhm2w/blackwell-datasheet-3384703, as tabulated at https://glennklockwood.com/garden/processors/B200"
 AMD_MI300X = "AMD Instinct MI300X data sheet, https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"
 GOOGLE_TPU = "Google Cloud TPU documentation, https://docs.cloud.google.com/tpu/docs/"
+TPU_POWER = "no figure: Google publishes no per-chip board power for its TPUs"
 
 ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
     Accelerator(
@@ -74,6 +80,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         (NVIDIA_H100, NVIDIA_SMI),
         scale_out=400 * GIGA // 8,
         scale_out_source="DGX H100: eight ConnectX-7 400 Gb/s compute-fabric ports, one per GPU (NVIDIA DGX H100 user guide, https://docs.nvidia.com/dgx/dgxh100-user-guide/; not re-read for this entry); Llama 3 §3.3.1 also gives 400 Gb/s between GPUs",
+        board_power=700,
+        board_power_source="NVIDIA H100 datasheet: max thermal design power up to 700 W (configurable), as quoted by several secondary pages; unverified: the datasheet itself was not re-read",
     ),
     Accelerator(
         "H100 PCIe",
@@ -85,6 +93,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "PCIe Gen5 x16 (128 GB/s bidirectional)",
         "vendor GB as GiB",
         (NVIDIA_H100,),
+        board_power=350,
+        board_power_source="NVIDIA H100 PCIe product brief PB-11133-001_v02: 'maximum thermal design power (TDP) level of 350 W'",
     ),
     Accelerator(
         "H800 SXM",
@@ -100,6 +110,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "LLM-Prof hardware tables); nvidia-smi prints 81559MiB for 'NVIDIA H800'",
         scale_out=400 * GIGA // 8,
         scale_out_source="DeepSeek-V3 technical report §3.2.2 (arXiv 2412.19437): InfiniBand 50 GB/s per GPU on its H800 cluster",
+        board_power=700,
+        board_power_source="unverified: as the H100 SXM (the H800 brief was not read)",
     ),
     Accelerator(
         "H200 SXM",
@@ -113,6 +125,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         ("NVIDIA H200 datasheet, https://www.nvidia.com/en-us/data-center/h200/ (sparse figures halved)", NVIDIA_SMI),
         scale_out=400 * GIGA // 8,
         scale_out_source="unverified: DGX H200 as DGX H100, eight ConnectX-7 400 Gb/s ports (the DGX H200 guide was not read)",
+        board_power=700,
+        board_power_source="NVIDIA H200 datasheet: max TDP up to 700 W (configurable); unverified: not re-read",
     ),
     Accelerator(
         "B200 HGX",
@@ -127,6 +141,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "the HGX B200 at 1,000 W; nvidia-smi prints 183359MiB ('180 GB')",
         scale_out=400 * GIGA // 8,
         scale_out_source="DGX B200: eight ConnectX-7 400 Gb/s compute-fabric ports, one per GPU (NVIDIA DGX B200 datasheet; unverified, not re-read)",
+        board_power=1000,
+        board_power_source="the HGX B200 at 1,000 W per GPU (NVIDIA Blackwell datasheet as tabulated at https://glennklockwood.com/garden/processors/B200; unverified)",
     ),
     Accelerator(
         "GB200",
@@ -142,6 +158,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         scale_out=400 * GIGA // 8,
         scale_out_source="unverified: GB200 NVL72 compute trays with one ConnectX-7 400 Gb/s NIC per GPU; NVLink joins all 72 GPUs",
         nvlink_domain=72,
+        board_power=1200,
+        board_power_source="one B200 GPU of a GB200 superchip at 1,200 W (NVIDIA Blackwell datasheet as tabulated at https://glennklockwood.com/garden/processors/B200; unverified)",
     ),
     Accelerator(
         "B300 HGX",
@@ -157,6 +175,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "its dense/sparse ratio there is not 1:2; the driver-reported memory was not sourced",
         scale_out=800 * GIGA // 8,
         scale_out_source="unverified: HGX B300 with one ConnectX-8 800 Gb/s SuperNIC per GPU",
+        board_power=1100,
+        board_power_source="unverified: 1,100 W per GPU for the HGX B300 as third parties tabulate it; NVIDIA's datasheet was not read",
     ),
     Accelerator(
         "A100 40 GiB",
@@ -171,6 +191,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
             "NVIDIA A100 datasheet, https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
         ),
         "no FP8 units (Ampere)",
+        board_power=400,
+        board_power_source="NVIDIA A100 datasheet: max TDP 400 W for the SXM module; unverified: not re-read",
     ),
     Accelerator(
         "A100 80 GiB",
@@ -185,6 +207,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
             "NVIDIA A100 datasheet, https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf",
         ),
         "no FP8 units (Ampere); SXM 80 GB bandwidth",
+        board_power=400,
+        board_power_source="NVIDIA A100 datasheet: max TDP 400 W for the SXM module; unverified: not re-read",
     ),
     Accelerator(
         "L40S",
@@ -197,6 +221,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "driver",
         ("NVIDIA L40S datasheet (dense columns: BF16 362.05, FP8 733 TFLOPS)", NVIDIA_SMI),
         "nvidia-smi prints 46068MiB for the '48 GB' card",
+        board_power=350,
+        board_power_source="NVIDIA L40S datasheet: max power consumption 350 W; unverified: not re-read",
     ),
     Accelerator(
         "L4",
@@ -209,6 +235,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "vendor GB as GiB",
         ("NVIDIA L4 datasheet (242 TFLOPS FP16 and 485 TFLOPS FP8 with sparsity, halved)",),
         "the driver-reported memory was not sourced",
+        board_power=72,
+        board_power_source="NVIDIA L4 datasheet: max thermal design power 72 W; unverified: not re-read",
     ),
     Accelerator(
         "RTX 4090",
@@ -224,6 +252,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
             NVIDIA_SMI,
         ),
         "16-bit and FP8 with FP32 accumulation; GeForce runs FP16 accumulation at twice these",
+        board_power=450,
+        board_power_source="NVIDIA GeForce RTX 4090 specifications: total graphics power 450 W; unverified: not re-read",
     ),
     Accelerator(
         "RTX 5090",
@@ -240,6 +270,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         ),
         "unverified: dense FP32-accumulate figures derived from the sparse FP16-accumulate ones (÷ 4; FP4 ÷ 2); "
         "the whitepaper itself was not read",
+        board_power=575,
+        board_power_source="NVIDIA GeForce RTX 5090 specifications: total graphics power 575 W; unverified: not re-read",
     ),
     Accelerator(
         "MI300X",
@@ -251,6 +283,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "Infinity Fabric (7 links, 896 GB/s aggregate bidirectional)",
         "vendor GB as GiB",
         (AMD_MI300X,),
+        board_power=750,
+        board_power_source="AMD Instinct MI300X: 750 W peak total board power (AMD launch footnote, as reported June 2023); unverified: AMD's data sheet was not re-read",
     ),
     Accelerator(
         "MI325X",
@@ -263,6 +297,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "vendor GB as GiB",
         ("AMD Instinct MI325X data sheet, https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html",),
         "same compute as the MI300X; HBM3E 256 GB at 6 TB/s",
+        board_power=1000,
+        board_power_source="AMD Instinct MI325X data sheet: 1,000 W peak total board power; unverified: not re-read",
     ),
     Accelerator(
         "MI355X",
@@ -276,6 +312,8 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         ("AMD Instinct MI355X data sheet, https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html",),
         "unverified: AMD's data sheet was not read; compute as AMD's June 2025 launch figures (FP16 2.5, FP8 5.0, "
         "MXFP4 10 PFLOPS dense), interconnect as tabulated by third parties",
+        board_power=1400,
+        board_power_source="AMD Instinct MI355X: 1,400 W total board power (AMD's June 2025 launch figures); unverified: the data sheet was not read",
     ),
     Accelerator(
         "TPU v5e",
@@ -287,6 +325,7 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "ICI (400 GB/s bidirectional per chip)",
         "vendor GB as GiB",
         (GOOGLE_TPU + "v5e",),
+        board_power_source=TPU_POWER,
     ),
     Accelerator(
         "TPU v5p",
@@ -299,6 +338,7 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "vendor GB as GiB",
         (GOOGLE_TPU + "v5p",),
         "FP8 runs at the BF16 rate (Google's table lists 459 for both)",
+        board_power_source=TPU_POWER,
     ),
     Accelerator(
         "TPU v6e",
@@ -310,6 +350,7 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         "ICI (800 GB/s bidirectional per chip)",
         "vendor GB as GiB",
         (GOOGLE_TPU + "v6e",),
+        board_power_source=TPU_POWER,
     ),
     Accelerator(
         "TPU7x",
@@ -323,6 +364,7 @@ ACCELERATOR_TABLE: tuple[Accelerator, ...] = (
         (GOOGLE_TPU + "tpu7x", GOOGLE_TPU + "ironwood-performance"),
         "unverified: HBM bandwidth and ICI from Google's Ironwood announcement (7.37 TB/s, 1.2 TB/s); the docs' "
         "table row was not read in full",
+        board_power_source=TPU_POWER,
     ),
 )
 
@@ -339,6 +381,10 @@ APPLE_SPECS = (
 # as recommendedMaxWorkingSetSize and ggml-metal prints, e.g. 147,456 MB of a 192 GB M2 Ultra; 10,922 MB of 16 GB);
 # raised with `sudo sysctl iogpu.wired_limit_mb=…`.
 MAC_WIRED_SOURCE = "recommendedMaxWorkingSetSize as ggml-metal logs print it (unverified: recalled from public logs)"
+CARD_POWER = (
+    "unverified: the vendor's total graphics (board) power as widely tabulated; its specification page was not re-read"
+)
+MAC_POWER = "no figure: Apple publishes no GPU board power, only the whole machine's maximum draw"
 CONSUMER_UNVERIFIED = (
     "unverified: the dense 16-bit peak (FP32 accumulate) is the architecture whitepaper's figure as widely "
     "tabulated; memory and bandwidth are the vendor's specification"
@@ -352,7 +398,7 @@ def _mac(name: str, aliases: tuple[str, ...], tflops: float, bandwidth_gb: int, 
         (APPLE_SPECS, MAC_WIRED_SOURCE),
         "unverified: the GPU's FP16 peak is the FP32 shader peak as widely tabulated (Apple publishes none); the "
         "usable share is macOS's default GPU wired limit",
-        0.75 if memory_gb > 36 else 2 / 3,
+        0.75 if memory_gb > 36 else 2 / 3, board_power_source=MAC_POWER,
     )  # fmt: skip
 
 
@@ -370,29 +416,39 @@ def _card(
     bandwidth_gb: float,
     memory_gb: int,
     sources: tuple[str, ...],
+    watts: int,
     vendor: str = "nvidia",
 ) -> Accelerator:
-    """A consumer or workstation card: PCIe only (no interconnect tensor parallelism would use here)."""
+    """A consumer or workstation card: PCIe only (no interconnect tensor parallelism would use here); WATTS its
+    board power as the vendor's specification states it (CARD_POWER)."""
     peaks = _tflops(bf16=tflops, int8=tflops * INT8_PER_FP16_FP32_ACC[vendor])
     return Accelerator(
         name, aliases, peaks, round(bandwidth_gb * GIGA), memory_gb * GIB, None, "",
-        "vendor GB as GiB", sources, CONSUMER_UNVERIFIED,
+        "vendor GB as GiB", sources, CONSUMER_UNVERIFIED, board_power=watts, board_power_source=CARD_POWER,
     )  # fmt: skip
 
 
 LOCAL_TABLE: tuple[Accelerator, ...] = (
-    _card("RTX 3060 12GB", ("rtx3060", "rtx-3060-12gb"), 25.6, 360, 12, (NVIDIA_GEFORCE, NVIDIA_AMPERE_WHITEPAPER)),
-    _card("RTX 3090", ("rtx3090",), 71, 936, 24, (NVIDIA_GEFORCE, NVIDIA_AMPERE_WHITEPAPER)),
     _card(
-        "RTX 4060 Ti 16GB", ("rtx4060ti", "rtx-4060-ti-16gb"), 44.1, 288, 16, (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER)
+        "RTX 3060 12GB", ("rtx3060", "rtx-3060-12gb"), 25.6, 360, 12, (NVIDIA_GEFORCE, NVIDIA_AMPERE_WHITEPAPER), 170
     ),
-    _card("RTX 4070", ("rtx4070",), 58.3, 504, 12, (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER)),
-    _card("RTX 4080", ("rtx4080",), 97.5, 716.8, 16, (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER)),
-    _card("RTX 5070 Ti", ("rtx5070ti", "rtx-5070-ti"), 87.9, 896, 16, (NVIDIA_GEFORCE,)),
-    _card("RTX 5080", ("rtx5080",), 112.6, 960, 16, (NVIDIA_GEFORCE,)),
-    _card("RTX 6000 Ada", ("rtx6000ada", "rtx-6000-ada"), 182.1, 960, 48, (NVIDIA_WORKSTATION,)),
-    _card("RTX PRO 6000 Blackwell", ("rtxpro6000", "rtx-pro-6000"), 251.9, 1792, 96, (NVIDIA_WORKSTATION,)),
-    _card("RX 7900 XTX", ("rx7900xtx", "7900xtx"), 122.8, 960, 24, (AMD_RADEON,), vendor="amd"),
+    _card("RTX 3090", ("rtx3090",), 71, 936, 24, (NVIDIA_GEFORCE, NVIDIA_AMPERE_WHITEPAPER), 350),
+    _card(
+        "RTX 4060 Ti 16GB",
+        ("rtx4060ti", "rtx-4060-ti-16gb"),
+        44.1,
+        288,
+        16,
+        (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER),
+        165,
+    ),
+    _card("RTX 4070", ("rtx4070",), 58.3, 504, 12, (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER), 200),
+    _card("RTX 4080", ("rtx4080",), 97.5, 716.8, 16, (NVIDIA_GEFORCE, NVIDIA_ADA_WHITEPAPER), 320),
+    _card("RTX 5070 Ti", ("rtx5070ti", "rtx-5070-ti"), 87.9, 896, 16, (NVIDIA_GEFORCE,), 300),
+    _card("RTX 5080", ("rtx5080",), 112.6, 960, 16, (NVIDIA_GEFORCE,), 360),
+    _card("RTX 6000 Ada", ("rtx6000ada", "rtx-6000-ada"), 182.1, 960, 48, (NVIDIA_WORKSTATION,), 300),
+    _card("RTX PRO 6000 Blackwell", ("rtxpro6000", "rtx-pro-6000"), 251.9, 1792, 96, (NVIDIA_WORKSTATION,), 600),
+    _card("RX 7900 XTX", ("rx7900xtx", "7900xtx"), 122.8, 960, 24, (AMD_RADEON,), 355, vendor="amd"),
     _mac("M1 16GB", ("m1", "m1-16gb"), 2.6, 68, 16),
     _mac("M1 Max 64GB", ("m1-max", "m1-max-64gb"), 10.4, 400, 64),
     _mac("M1 Ultra 128GB", ("m1-ultra", "m1-ultra-128gb"), 21.2, 800, 128),

@@ -535,6 +535,20 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
             metavar="DTYPE",
             help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).",
         ),
+        "quant_group_size": option(
+            int | None,
+            "--group-size",
+            metavar="N",
+            help="With --dtype int4: inputs per group sharing a 16-bit scale and a 4-bit zero point (GPTQ's layout), "
+            "e.g. 32 as gpt-fast quantizes (default 128).",
+        ),
+        "quantize_head": option(
+            bool,
+            "--quantize-head",
+            False,
+            help="With a quantized --dtype: the output head quantized as the other linear weights are (as gpt-fast "
+            "does); default: it stays in BF16.",
+        ),
         "gpus": option(
             int,
             "--gpus",
@@ -697,6 +711,20 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
             str | None, "--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"
         ),
         "kv_dtype": option(str | None, "--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8."),
+        "quant_group_size": option(
+            int | None,
+            "--group-size",
+            metavar="N",
+            help="With --dtype int4: inputs per group sharing a 16-bit scale and a 4-bit zero point (GPTQ's layout), "
+            "e.g. 32 as gpt-fast quantizes (default 128).",
+        ),
+        "quantize_head": option(
+            bool,
+            "--quantize-head",
+            False,
+            help="With a quantized --dtype: the output head quantized as the other linear weights are (as gpt-fast "
+            "does); default: it stays in BF16.",
+        ),
         "compute_dtype": option(
             str | None,
             "--compute-dtype",
@@ -763,6 +791,13 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
             float | None, "--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."
         ),
         "cache_type": (CacheTypeOpt, None),
+        "price": option(
+            float | None,
+            "--price",
+            metavar="USD",
+            help="Price per GPU-hour, e.g. 2.50: cost per million input (prefill) and output (decode) tokens at the "
+            "expected throughput.",
+        ),
     }
 
 

@@ -314,3 +314,43 @@ def with_measured(
         assert prefill.expected_seconds is not None
         prefill = replace(prefill, measured=attainment(ttft, prefill.seconds, prefill.expected_seconds, gaps, True))
     return replace(report, decode=decode, prefill=prefill)
+
+
+COST_CONVENTION = (
+    "cost and energy (expected-based): at the EXPECTED throughput, never the ceiling's; the GPUs one replica of the "
+    "layout holds (tensor × pipeline parallel) are charged for the whole time; per million input tokens = `price` × "
+    "GPUs × expected TTFT ÷ prompt × 10⁶ ÷ 3,600 (one prompt alone: an engine batching prompts does better), per "
+    "million output tokens = `price` × GPUs ÷ expected decode tokens/s × 10⁶ ÷ 3,600; energy per token an upper "
+    "bound: board power (TDP) × GPUs × the same time per token, as if every GPU drew its full power throughout; "
+    "null without `price`, without a board power in the accelerator table, or where it does not fit"
+)
+
+
+def with_cost_and_energy(report: SpeedReport, watts: int | None, source: str, price: float | None) -> SpeedReport:
+    """REPORT with what its tokens cost at PRICE per GPU-hour and the energy they take at WATTS a GPU (the board's
+    full power: an upper bound), both at the expected throughput; None where that cannot be computed."""
+    from .roofline import CostAndEnergy
+    from .values import replace
+
+    layout = report.layout
+    gpus = report.tensor_parallel * (layout.pipeline_parallel if layout is not None else 1)
+    decode_rate, prefill_seconds = report.decode.expected_tokens_per_second, report.prefill.expected_seconds
+    # Seconds of the replica's GPUs per token: decode's at its expected tokens/s, prefill's over the prompt.
+    per_output = gpus / decode_rate if report.fits and decode_rate else None
+    per_input = gpus * prefill_seconds / report.prompt if report.fits and prefill_seconds else None
+
+    def times(scale: float | None, seconds: float | None) -> float | None:
+        return None if scale is None or seconds is None else scale * seconds
+
+    per_gpu_second = None if price is None else price * 1_000_000 / 3600  # a million tokens' cost per GPU-second each
+    found = CostAndEnergy(
+        gpus=gpus,
+        price_per_gpu_hour=price,
+        board_power_watts=watts,
+        board_power_source=source,
+        input_cost_per_million_tokens=times(per_gpu_second, per_input),
+        output_cost_per_million_tokens=times(per_gpu_second, per_output),
+        input_joules_per_token_at_most=times(watts, per_input),
+        output_joules_per_token_at_most=times(watts, per_output),
+    )
+    return replace(report, cost_and_energy=found, conventions=[*report.conventions, COST_CONVENTION])

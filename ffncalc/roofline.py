@@ -163,6 +163,21 @@ class Request(Result):
     expected_range: list[float] | None = None  # [low, high] seconds: the prefill's and the steps' ranges summed
 
 
+class CostAndEnergy(Result):
+    """What a token costs at the EXPECTED throughput (ffncalc.expected), never at the ceiling's: money at `price` per
+    GPU-hour and energy at the board's full power, over the GPUs the layout uses. None where it cannot be computed
+    (no `price`, no board power in the table, or it does not fit)."""
+
+    gpus: int  # GPUs one replica of the layout holds: tensor_parallel × pipeline_parallel
+    price_per_gpu_hour: float | None  # as given (`price`)
+    board_power_watts: int | None  # the accelerator table's TDP / total board power
+    board_power_source: str  # where that figure is from, or why there is none
+    input_cost_per_million_tokens: float | None  # prefill: price × gpus × expected TTFT ÷ prompt × 10^6 ÷ 3,600
+    output_cost_per_million_tokens: float | None  # decode: price × gpus × expected TPOT ÷ batch × 10^6 ÷ 3,600
+    input_joules_per_token_at_most: float | None  # prefill: watts × gpus × expected TTFT ÷ prompt (an upper bound)
+    output_joules_per_token_at_most: float | None  # decode: watts × gpus × expected TPOT ÷ batch (an upper bound)
+
+
 class ExpectedProfile(Result):
     """Which fitted profile an expected figure comes from, what it was fitted on, and how far off it was held out."""
 
@@ -244,6 +259,7 @@ class SpeedReport(ModelInfo):
     layout: ServingLayout | None = None  # tensor, expert and attention data-parallel split (serving_layout)
     disaggregation: Disaggregation | None = None  # with --disaggregate P:D and --output
     pipeline: Pipeline | None = None  # with pipeline parallelism: the stages (figures above: the busiest stage's)
+    cost_and_energy: CostAndEnergy | None = None  # at the expected throughput; its figures None when not computable
 
 
 class FirstNotFitting(Result):

@@ -137,6 +137,7 @@ class Scheme(Value):
     vq_shared: tuple[tuple[str, VptqLayer], ...] = ()
     # modelopt-mixed: (module, quant_algo, group_size) from quantized_layers, each module laid out by its own algo
     module_algos: tuple[tuple[str, str, int], ...] = ()
+    head: bool = False  # a what-if (`quantize_head`): the output head quantized as the other linear weights are
 
     def module_scheme(self, module: str) -> Scheme | None:
         """modelopt-mixed: the scheme of MODULE's own quantized_layers entry, or of the MoE block holding it (one
@@ -163,7 +164,10 @@ class Scheme(Value):
             return tensor.matmul and self.module_scheme(module) is not None
         if self.method == "mlx":  # every Linear and Embedding weight (the widths are checked where they are known)
             return (tensor.matmul or tensor.component == "embedding") and not excluded(module, self.not_converted)
-        if not tensor.matmul or tensor.component in ("embedding", "lm_head") or tensor.part in ("router", "lm_head"):
+        head = self.head and tensor.matmul and tensor.part == "lm_head"  # an untied head (a tied one is the table)
+        if not head and (
+            not tensor.matmul or tensor.component in ("embedding", "lm_head") or tensor.part in ("router", "lm_head")
+        ):
             return False
         if self.method in LINEAR_ONLY and (len(tensor.shape) != 2 or tensor.transposed):
             return False  # these replace nn.Linear modules: stacked experts and Conv1D weights stay as they are

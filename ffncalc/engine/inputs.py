@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 WHAT_IF_LAYOUTS = {
     "fp8": "FP8 E4M3 weights with a float32 scale per 128 × 128 block (as DeepSeek and Qwen publish)",
     "int8": "bitsandbytes LLM.int8: int8 weights with a float32 scale per output row",
-    "int4": "GPTQ layout: 4-bit weights packed in int32, a float16 scale and a packed zero point per group of 128 "
-    "inputs, and g_idx",
+    "int4": "GPTQ layout: 4-bit weights packed in int32, a float16 scale and a 4-bit zero point (packed in int32) "
+    "per group of {group} inputs, and an int32 g_idx per input",
     "nf4": "bitsandbytes NF4: two 4-bit values a byte, a float32 absmax per block of 64",
     "mxfp4": "MXFP4: two 4-bit values a byte, one E8M0 scale per 32 values",
 }
@@ -58,20 +58,60 @@ class StoredAs(Value):
     notes: tuple[str, ...]
 
 
-def stored_as(loaded: LoadedModel, dtype: str | None, kv_dtype: str | None) -> StoredAs:
+QUANT_GROUP_SIZES = (16, 32, 64, 128, 256, 512, 1024)  # `quant_group_size`: the groups GPTQ and gpt-fast pack
+
+
+def check_quantization(dtype: str | None, group_size: int | None, quantize_head: bool) -> None:
+    """`quant_group_size` and `quantize_head` reshape the quantized what-if of `dtype` (WHAT_IF), or a UsageError
+    naming the field: a group size for `dtype` int4 alone, a quantized head for a quantized `dtype`."""
+    key = dtype.lower() if dtype is not None else None
+    if group_size is not None:
+        if key != "int4":
+            raise UsageError("`quant_group_size` sets the groups of `dtype` int4 (GPTQ's layout); add `dtype` int4")
+        if group_size not in QUANT_GROUP_SIZES:
+            sizes = ", ".join(map(str, QUANT_GROUP_SIZES))
+            raise UsageError(f"`quant_group_size` must be one of {sizes}, e.g. 32 (got {group_size})")
+    if quantize_head and key not in WHAT_IF_LAYOUTS:
+        raise UsageError(
+            f"`quantize_head` quantizes the output head as a quantized `dtype` does the other linear weights; add "
+            f"`dtype` {', '.join(WHAT_IF_LAYOUTS)}"
+        )
+
+
+def stored_as(
+    loaded: LoadedModel,
+    dtype: str | None,
+    kv_dtype: str | None,
+    group_size: int | None = None,
+    quantize_head: bool = False,
+) -> StoredAs:
     """The weights as the checkpoint stores them (the config's dtype and quantization_config), or as DTYPE asks
-    (WHAT_IF); the cache in KV_DTYPE, else the weights' float type (BF16 for quantized weights)."""
+    (WHAT_IF: int4 in groups of GROUP_SIZE inputs, default 128; the output head too with QUANTIZE_HEAD); the cache
+    in KV_DTYPE, else the weights' float type (BF16 for quantized weights)."""
     from ..footprint import WHAT_IF
     from ..storage import parse_scheme
+    from ..values import replace
 
     notes: list[str] = []
+    check_quantization(dtype, group_size, quantize_head)
     if dtype is not None:
         key = dtype.lower()
         if key not in WHAT_IF:
             raise UsageError(f"`dtype` {dtype!r}: use one of {', '.join(WHAT_IF)}")
         weight_dtype, scheme = WHAT_IF[key]
+        if scheme is not None and group_size is not None:
+            scheme = replace(scheme, group_size=group_size)
+        if scheme is not None and quantize_head:
+            scheme = replace(scheme, head=True)
         if key in WHAT_IF_LAYOUTS:
-            notes.append(f"`dtype` {key}: {WHAT_IF_LAYOUTS[key]}; embeddings, norms and the head stay in BF16.")
+            layout = WHAT_IF_LAYOUTS[key].format(group=scheme.group_size if scheme else None)
+            if not quantize_head:
+                rest = "embeddings, norms and the output head stay in BF16"
+            elif loaded.spec.tie_word_embeddings:
+                rest = "the output head is tied to the embedding table, which stays in BF16 with the norms"
+            else:
+                rest = "the output head quantized so too; embeddings and norms stay in BF16"
+            notes.append(f"`dtype` {key}: {layout}; {rest}.")
     else:
         stored = loaded.config.stored_dtype
         weight_dtype = safetensors_dtype(stored) if stored else "BF16"

@@ -14,6 +14,7 @@ from ..values import Value, replace
 from .inputs import (
     accelerator_memory,
     cache_element_type,
+    check_quantization,
     context_of,
     loaded_model,
     stored_as,
@@ -31,6 +32,8 @@ class MemoryOptions(Value):
     batch: int = 1
     dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
     kv_dtype: str | None = None  # the cache's element type; None: the weights' dtype (BF16 for quantized weights)
+    quant_group_size: int | None = None  # `dtype` int4: inputs per group (GPTQ layout; None: 128)
+    quantize_head: bool = False  # a quantized `dtype`: the output head quantized too (False: it stays BF16)
     train: bool = False
     optimizer: str = "adamw"
     recompute: str = "none"
@@ -70,6 +73,7 @@ class MemoryOptions(Value):
 
         if self.context is not None:
             parse_context(self.context)
+        check_quantization(self.dtype, self.quant_group_size, self.quantize_head)
         for name, value in (("batch", self.batch), ("gpus", self.gpus), ("chunk", self.chunk)):
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1 << 20:
                 raise UsageError(f"--{name} must be a whole number from 1 to {1 << 20:,} (got {value})")
@@ -225,7 +229,7 @@ def memory(
         check_tensor_parallel(loaded.spec, options.inference_parallel, "serving")
     remarks = Remarks()
     tokens = context_of(options.context, loaded, remarks)
-    weights = stored_as(loaded, options.dtype, options.kv_dtype)
+    weights = stored_as(loaded, options.dtype, options.kv_dtype, options.quant_group_size, options.quantize_head)
     weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     remarks.notes += weights.notes
     if options.dtype is None and options.engine.strip().lower() != "none":
@@ -240,7 +244,9 @@ def memory(
                 f"float32 weights): weights and KV cache are counted in {served} (`dtype` to choose)."
             )
             options = replace(options, dtype={"BF16": "bf16", "F16": "fp16"}[served])  # --solve counts it so too
-            weights = stored_as(loaded, options.dtype, options.kv_dtype)
+            weights = stored_as(
+                loaded, options.dtype, options.kv_dtype, options.quant_group_size, options.quantize_head
+            )
             weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     if options.train and scheme is not None and options.lora_rank is not None:
         remarks.notes.append(

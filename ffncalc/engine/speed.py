@@ -14,6 +14,7 @@ from ..values import Value, replace
 from .inputs import (
     accelerator_memory,
     cache_element_type,
+    check_quantization,
     context_of,
     loaded_model,
     stored_as,
@@ -40,6 +41,8 @@ class SpeedOptions(Value):
     disaggregate: str | None = None  # "P:D": prefill and decode on pools of P and D GPUs (needs output)
     dtype: str | None = None  # what if every weight were stored so (WHAT_IF); None: as the checkpoint stores them
     kv_dtype: str | None = None
+    quant_group_size: int | None = None  # `dtype` int4: inputs per group (GPTQ layout; None: 128)
+    quantize_head: bool = False  # a quantized `dtype`: the output head quantized too (False: it stays BF16)
     compute_dtype: str | None = None  # the matmuls' dtype (default: the weights')
     compute_efficiency: float = 1.0
     bandwidth_efficiency: float = 1.0
@@ -54,6 +57,7 @@ class SpeedOptions(Value):
     measured_tpot: float | None = None  # seconds: a measured time per output token to set beside the figures
     measured_ttft: float | None = None  # seconds: a measured time to first token
     cache_type: str | None = None  # a GGUF under llama.cpp: its KV cache type (f16, q8_0, q4_0 …); None: f16
+    price: float | None = None  # per GPU-hour: cost per million input and output tokens at the expected throughput
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
@@ -73,6 +77,7 @@ class SpeedOptions(Value):
         for text in (self.context, self.prompt):
             if text is not None:
                 parse_context(text)
+        check_quantization(self.dtype, self.quant_group_size, self.quantize_head)
         batches_of(self.batches)
         if not 1 <= self.tensor_parallel <= 1024:
             raise UsageError(f"`tensor_parallel` must be a whole number from 1 to 1,024 (got {self.tensor_parallel})")
@@ -106,6 +111,8 @@ class SpeedOptions(Value):
         for flag, measured in (("`measured_tpot`", self.measured_tpot), ("`measured_ttft`", self.measured_ttft)):
             if measured is not None and not 0 < measured < float("inf"):
                 raise UsageError(f"{flag} must be a positive time in milliseconds, e.g. 6.5 (got {measured * 1000:g})")
+        if self.price is not None and not 0 < self.price < float("inf"):
+            raise UsageError(f"`price` must be a positive amount per GPU-hour, e.g. 2.5 (got {self.price})")
         if self.output is not None and not 1 <= self.output <= MAX_OUTPUT:
             raise UsageError(f"`output` must be a whole number of tokens from 1 to {MAX_OUTPUT:,}, e.g. 1024")
         if (self.gpu_flops is None) != (self.gpu_bandwidth is None):
@@ -158,7 +165,7 @@ def speed(
     from functools import partial
 
     from ..accelerators import RUNTIME_RESERVE
-    from ..expected import with_expected, with_measured, with_request
+    from ..expected import with_cost_and_energy, with_expected, with_measured, with_request
     from ..footprint import weight_layout
     from ..roofline import FirstNotFitting, SpeedRun, compute_dtype_for, estimate_speed, gpu_figures, sublayer_count
 
@@ -193,7 +200,8 @@ def speed(
     remarks = Remarks()
     tokens = context_of(context, loaded, remarks)
     prompt_tokens = parse_context(prompt) if prompt is not None else tokens
-    weights = stored_as(loaded, dtype, kv_dtype)
+    weights = stored_as(loaded, dtype, kv_dtype, options.quant_group_size, options.quantize_head)
+    remarks.notes += weights.notes  # what a quantized `dtype` assumes, said as `memory` says it
     weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
     quantization = scheme.method if scheme else None
     if store is not None:  # the file's own types, named as llama.cpp names the mix
@@ -257,6 +265,9 @@ def speed(
                 report = with_request(report, options.output, partial(_expected_at, at, engine, sublayers))
                 if options.disaggregate is not None:
                     report = _disaggregated(report, loaded.spec, chip, layout, options.disaggregate, cache_dtype)
+            power = chip.board_power_source or "no figure: a chip described by `gpu_flops` has no board power"
+            report = with_cost_and_energy(report, chip.board_power, power, options.price)
+            assert report.memory_usable is not None  # estimate_speed sets it on every report
             fit = Remarks(list(remarks.notes), list(remarks.warnings))
             if not report.fits:
                 advice = _split_advice(chip, store)

@@ -119,6 +119,71 @@ def request_line(report: SpeedReport) -> Text:
     return Text(line)
 
 
+def amount(value: float | None) -> str:
+    """Three significant figures, as an expected figure is known: 0.0256, 6.26, 1,234; "–" for none."""
+    if value is None:
+        return "–"
+    return f"{value:,.0f}" if value >= 1000 else f"{value:#.3g}".rstrip(".")
+
+
+def cost_lines(report: SpeedReport) -> list[Text]:
+    """With --price: what a million input and output tokens cost and the energy a token takes at most, at the
+    expected throughput (the JSON carries the energy whatever is asked)."""
+    found = report.cost_and_energy
+    if found is None or found.price_per_gpu_hour is None or not report.fits:
+        return []
+    gpus = f"{found.gpus:,} GPU{'s' if found.gpus > 1 else ''}"
+    if found.board_power_watts is None:
+        energy = f"Energy per token: none ({found.board_power_source})."
+    else:
+        energy = (
+            f"Energy, expected-based, at most ({found.board_power_watts:,} W board power × {gpus}): "
+            f"{amount(found.input_joules_per_token_at_most)} J per input token, "
+            f"{amount(found.output_joules_per_token_at_most)} J per output token."
+        )
+    return [
+        Text(
+            f"Cost at {found.price_per_gpu_hour:g} per GPU-hour × {gpus}, expected-based: "
+            f"{amount(found.input_cost_per_million_tokens)} per million input tokens (prefill), "
+            f"{amount(found.output_cost_per_million_tokens)} per million output tokens (decode, batch "
+            f"{count(report.batch)})."
+        ),
+        Text(energy),
+    ]
+
+
+def _cost_grid(reports: list[SpeedReport], width: int) -> list[RenderableType]:
+    """A batch sweep with --price: each batch's cost per million output tokens and energy per output token."""
+    first = reports[0].cost_and_energy
+    if first is None or first.price_per_gpu_hour is None:
+        return []
+    grid = Grid(
+        [
+            Column("Batch", key=True),
+            Column("≈ Cost per M output", "≈ Cost/M"),
+            Column("≈ J per output token (at most)", "≈ J/token"),
+        ]
+    )
+    for report in reports:
+        found = report.cost_and_energy
+        fits = report.fits and found is not None
+        grid.add(
+            count(report.batch),
+            amount(found.output_cost_per_million_tokens) if fits and found else "–",
+            amount(found.output_joules_per_token_at_most) if fits and found else "–",
+        )
+    watts = f"{first.board_power_watts:,} W board power" if first.board_power_watts else first.board_power_source
+    lines: list[RenderableType] = [
+        Text(
+            f"Cost at {first.price_per_gpu_hour:g} per GPU-hour × {first.gpus:,} GPU"
+            f"{'s' if first.gpus > 1 else ''}, expected-based; energy at most ({watts}). Prefill: "
+            f"{amount(first.input_cost_per_million_tokens)} per million input tokens, "
+            f"{amount(first.input_joules_per_token_at_most)} J per input token."
+        )
+    ]
+    return lines + fit(grid, width)
+
+
 def profile_line(report: SpeedReport) -> Text | None:
     """Which fitted profile the ≈ figures come from and how far off it was on models it had not seen."""
     profile = report.engine_profile
@@ -244,6 +309,7 @@ def _components(report: SpeedReport, width: int) -> list[RenderableType]:
     ]
     if report.request is not None:
         lines.append(request_line(report))
+    lines += cost_lines(report)
     lines += [
         measured_line(label, phase.measured, bound)
         for label, phase, bound in (("TPOT", decode, decode.bound), ("TTFT", prefill, prefill.bound))
@@ -320,6 +386,7 @@ def _sweep(reports: list[SpeedReport], width: int) -> list[RenderableType]:
     ]
     parts += fit(grid, width)
     parts += [request_line(report) for report in reports if report.request is not None and report.fits]
+    parts += _cost_grid(reports, width)
     band = reports[0].decode.expected_range
     expected_step = reports[0].decode.expected_seconds_per_step
     if band and expected_step:
@@ -361,6 +428,7 @@ def _side_by_side(reports: list[SpeedReport], names: list[str], width: int) -> l
     grid = Grid([Column("", justify="left", key=True), *[Column(name) for name in names]])
     batches = list(dict.fromkeys(report.batch for report in reports))
     by = {(report.gpu.name, report.batch): report for report in reports}
+    price = reports[0].cost_and_energy.price_per_gpu_hour if reports[0].cost_and_energy else None
     first = [by[(name, batches[0])] for name in names]
     grid.add(
         f"Prefill TTFT (batch {count(batches[0])}, ceiling)", *[ms(c.prefill.seconds) if c.fits else "–" for c in first]
@@ -388,6 +456,8 @@ def _side_by_side(reports: list[SpeedReport], names: list[str], width: int) -> l
             f"Batch {count(batch)}: tokens/s", *[rate(c.decode.tokens_per_second) if c.fits else "–" for c in cells]
         )
         grid.add(f"Batch {count(batch)}: bound", *[c.decode.bound if c.fits else "–" for c in cells])
+    if price is not None:
+        _cost_rows(grid, names, batches, by, price)
     profiles = list(
         dict.fromkeys(f"{r.engine_profile.name}/{r.engine_profile.chip_family}" for r in reports if r.engine_profile)
     )
@@ -396,4 +466,36 @@ def _side_by_side(reports: list[SpeedReport], names: list[str], width: int) -> l
     if expected is not None:
         parts.append(expected)
         parts.append(Text(f"≈ profiles by accelerator: {', '.join(profiles)}.", style="dim"))
+    if price is not None:
+        parts.append(
+            Text("≈ cost and energy: expected-based; energy at most, at each chip's board power.", style="dim")
+        )
+        parts += [
+            Text(f"{c.gpu.name}: no energy per token ({c.cost_and_energy.board_power_source}).", style="dim")
+            for c in first
+            if c.cost_and_energy is not None and c.cost_and_energy.board_power_watts is None
+        ]
     return parts
+
+
+def _cost_rows(grid: Grid, names: list[str], batches: list[int], by: dict, price: float) -> None:
+    """Side by side with --price: each chip's cost and energy per token, expected-based ("–": not computable)."""
+
+    def cell(report: SpeedReport, name: str) -> str:
+        found = report.cost_and_energy
+        return amount(getattr(found, name)) if report.fits and found is not None else "–"
+
+    first = [by[(name, batches[0])] for name in names]
+    grid.add(f"≈ Cost per M input at {price:g}/GPU-h", *[cell(c, "input_cost_per_million_tokens") for c in first])
+    grid.add("≈ J per input token (at most)", *[cell(c, "input_joules_per_token_at_most") for c in first])
+    for batch in batches:
+        cells = [by[(name, batch)] for name in names]
+        if any(c.fits for c in cells):
+            grid.add(
+                f"Batch {count(batch)}: ≈ cost per M output",
+                *[cell(c, "output_cost_per_million_tokens") for c in cells],
+            )
+            grid.add(
+                f"Batch {count(batch)}: ≈ J per output token",
+                *[cell(c, "output_joules_per_token_at_most") for c in cells],
+            )
