@@ -85,7 +85,8 @@ CONVENTIONS = [
     "splits it; 2 all-reduces per layer (after attention and after the FFN or mixer), each moving "
     "2·(N−1)/N × tokens × hidden × 2 bytes over the interconnect (per direction)",
     "matmuls run at the peak of the weights' dtype (FP8 checkpoints on FP8 peaks, NVFP4 checkpoints with 4-bit "
-    "activations on FP4 peaks, where the chip has them; 4-bit weights with 16-bit activations on BF16) unless "
+    "activations on FP4 peaks, integer weights (GPTQ, AWQ, bitsandbytes, quantized GGUF) on INT8 peaks as the "
+    "fastest engines run them, where the chip has them; other 16-bit activations on BF16) unless "
     "another compute dtype is asked; a chip without the unit runs at its BF16 peak, and its notes say so",
 ]
 
@@ -642,7 +643,8 @@ INTEGER_METHODS = ("gptq", "awq", "auto-round", "bitsandbytes_4bit", "bitsandbyt
 
 def compute_dtype_for(weight_dtype: str, quantization: str | None, activations_quantized: bool = False) -> str:
     """The peak the matmuls run at, following the weights: FP8 checkpoints on FP8, W4A4 FP4 checkpoints (NVFP4 with
-    quantized activations) on FP4, everything else on BF16. A chip without the unit runs BF16 (gpu_figures says so)."""
+    quantized activations) on FP4, integer weights (INTEGER_METHODS, integer dtypes, quantized GGUF) on INT8,
+    everything else on BF16. A chip without the unit runs BF16 (gpu_figures says so)."""
     if weight_dtype.startswith("F8") or (quantization or "").startswith(("fp8", "modelopt-fp8")):
         return "fp8"
     if quantization in FP4_ACTIVATION_METHODS and activations_quantized:
