@@ -97,3 +97,11 @@ def test_shared_latent_caches_are_refused(write_config):
     config = {"model_type": "mistral_large4_text", "num_hidden_layers": 2, "kv_source_layers": [0, 0]}
     with pytest.raises(InvalidConfigError, match="kv_source_layers"):
         account(str(write_config(config)))
+
+
+def test_default_is_the_published_1t_a52b(default):
+    """transformers' docstring names the default's checkpoint mistralai/Mistral-Large-4-1T-A52B: about 1 T
+    parameters, 52 B active a token without the token table (204,800 × 6,144, looked up, not multiplied)."""
+    report = account(default)
+    assert round(report.total_params / 1e12) == 1
+    assert round((report.active_params - 204_800 * 6144) / 1e9) == 52
