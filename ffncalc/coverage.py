@@ -125,8 +125,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "resampler_num_latents latents, which every aligner_num_add_layers-th layer's adapter (a gated cross-attention "
     "and feed-forward) reads; ffncalc's components have a vision and an audio tower, not a protein one, so its "
     "parameters would be counted as the language model's; not counted yet",
-    "mistral_large4": "its language model lets layers reuse another layer's keys and values (kv_sharing_modes), drops "
-    "rotary positions in some layers and adds an indexer with a learned softmax scaling; no adapter reads it yet",
     # Towers transformers builds through timm (TimmWrapperModel: timm.create_model of vision_config.architecture):
     # their layout is timm's code, which transformers does not hold, and no independent count of it can be made here.
     "fast_vlm": "its vision tower is a timm model (timm_wrapper, by default timm's fastvit_mci3, FastViT-HD): "
