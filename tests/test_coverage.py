@@ -64,3 +64,10 @@ def test_every_model_type_not_counted_says_why():
         if item["reason"] == NOT_YET
     ]
     assert without_reason == []
+
+
+def test_no_counted_model_type_keeps_a_reason_for_not_being_counted():
+    # a family added for a model_type makes its old "not counted" reason false; the listing must not keep it
+    from ffncalc.coverage import NOT_COUNTED_REASONS
+
+    assert sorted(set(NOT_COUNTED_REASONS) & set(supported_model_types())) == []
