@@ -517,6 +517,26 @@ def option(kind: Any, flag: str, default: Any = None, **settings: Any) -> tuple[
     return Annotated[kind, typer.Option(flag, **settings)], default
 
 
+def quantization_options() -> dict[str, tuple[Any, Any]]:
+    """How a quantized what-if is laid out: memory's and speed's, one meaning in both."""
+    return {
+        "quant_group_size": option(
+            int | None,
+            "--group-size",
+            metavar="N",
+            help="With --dtype int4: inputs per group sharing a 16-bit scale and a 4-bit zero point (GPTQ's layout), "
+            "e.g. 32 as gpt-fast quantizes (default 128).",
+        ),
+        "quantize_head": option(
+            bool,
+            "--quantize-head",
+            False,
+            help="With a quantized --dtype: the output head quantized as the other linear weights are (as gpt-fast "
+            "does); default: it stays in BF16.",
+        ),
+    }
+
+
 def memory_options() -> dict[str, tuple[Any, Any]]:
     """`memory`'s options: each field of MemoryOptions with the option that sets it (made when the command runs)."""
     return {
@@ -535,20 +555,7 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
             metavar="DTYPE",
             help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).",
         ),
-        "quant_group_size": option(
-            int | None,
-            "--group-size",
-            metavar="N",
-            help="With --dtype int4: inputs per group sharing a 16-bit scale and a 4-bit zero point (GPTQ's layout), "
-            "e.g. 32 as gpt-fast quantizes (default 128).",
-        ),
-        "quantize_head": option(
-            bool,
-            "--quantize-head",
-            False,
-            help="With a quantized --dtype: the output head quantized as the other linear weights are (as gpt-fast "
-            "does); default: it stays in BF16.",
-        ),
+        **quantization_options(),
         "gpus": option(
             int,
             "--gpus",
@@ -711,20 +718,7 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
             str | None, "--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"
         ),
         "kv_dtype": option(str | None, "--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8."),
-        "quant_group_size": option(
-            int | None,
-            "--group-size",
-            metavar="N",
-            help="With --dtype int4: inputs per group sharing a 16-bit scale and a 4-bit zero point (GPTQ's layout), "
-            "e.g. 32 as gpt-fast quantizes (default 128).",
-        ),
-        "quantize_head": option(
-            bool,
-            "--quantize-head",
-            False,
-            help="With a quantized --dtype: the output head quantized as the other linear weights are (as gpt-fast "
-            "does); default: it stays in BF16.",
-        ),
+        **quantization_options(),
         "compute_dtype": option(
             str | None,
             "--compute-dtype",

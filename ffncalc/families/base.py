@@ -40,7 +40,9 @@ from .declaration import fields_from
 
 
 @fields_from(
-    "LlamaConfig", model_class="LlamaForCausalLM", informational=frozenset({"max_position_embeddings", "pad_token_id"})
+    transformers="LlamaConfig",
+    model_class="LlamaForCausalLM",
+    informational=frozenset({"max_position_embeddings", "pad_token_id"}),
 )
 class DecoderConfig(HFConfig):
     """configuration_llama.py: the fields every Llama-style decoder reads, with LlamaConfig's defaults (a family

@@ -27,12 +27,16 @@ import json
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import AliasChoices
 from pydantic.fields import FieldInfo
+from typing_extensions import Unpack
 
 from ..schema import HFConfig
+
+if TYPE_CHECKING:
+    from .registry import Declaration
 
 C = TypeVar("C", bound=type)
 
@@ -68,19 +72,7 @@ def recorded(config_class: str) -> dict[str, Any]:
     return found
 
 
-def declare(
-    cls: C,
-    transformers: str,
-    *,
-    read_beyond: dict[str, str] | None = None,
-    own_defaults: dict[str, str] | None = None,
-    other_names: dict[str, str] | None = None,
-    architecture: str | None = None,
-    model_class: str | None = None,
-    heads_divide_hidden: bool | None = None,
-    informational: frozenset[str] = frozenset(),
-    routing: tuple[str, str] | None = None,
-) -> C:
+def declare(cls: C, **declaration: Unpack[Declaration]) -> C:
     """CLS's fields defaulted and named from the record of TRANSFORMERS (its configuration class), and the family's
     metadata set as class data. READ_BEYOND: field → why the family reads it although TRANSFORMERS has no such field;
     OWN_DEFAULTS: field → why the default written on its annotation differs from the record's; OTHER_NAMES: field → why
@@ -88,6 +80,15 @@ def declare(
     the attribute_map's (a key the class's __init__ reads as the field: BLOOM's n_embed). READ_BEYOND and OTHER_NAMES
     inherit: a base's reason holds for a subclass unless its own configuration class has the field (then the record's
     default) or the subclass says otherwise."""
+    transformers = declaration["transformers"]
+    read_beyond = declaration.get("read_beyond")
+    own_defaults = declaration.get("own_defaults")
+    other_names = declaration.get("other_names")
+    architecture = declaration.get("architecture")
+    model_class = declaration.get("model_class")
+    heads_divide_hidden = declaration.get("heads_divide_hidden")
+    informational = declaration.get("informational", frozenset())
+    routing = declaration.get("routing")
     if not (isinstance(cls, type) and issubclass(cls, HFConfig)):
         raise DeclarationError(f"{cls!r}: only an adapter (an HFConfig) takes its fields from the record")
     adapter: type[HFConfig] = cls
@@ -240,11 +241,11 @@ def _same(one: Any, other: Any) -> bool:
     return type(one) is type(other) and one == other
 
 
-def fields_from(transformers: str, **declared: Any) -> Callable[[C], C]:
+def fields_from(**declaration: Unpack[Declaration]) -> Callable[[C], C]:
     """``declare`` as a decorator, for a base class that no model_type registers but that is validated as a family's
     own (DecoderConfig: LlamaConfig's fields, inherited by families not yet declared from the record)."""
 
     def decorate(cls: C) -> C:
-        return declare(cls, transformers, **declared)
+        return declare(cls, **declaration)
 
     return decorate

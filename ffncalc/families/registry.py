@@ -18,7 +18,9 @@ import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, TypedDict, TypeVar
+
+from typing_extensions import Unpack  # typing has it from Python 3.11
 
 C = TypeVar("C", bound=type)
 Kind = Literal["families", "towers"]
@@ -32,55 +34,43 @@ DECORATOR_KINDS: dict[str, Kind] = {"family": "families", "tower": "towers"}
 registered: dict[tuple[Kind, str], type] = {}
 
 
-def family(
-    *model_types: str,
-    transformers: str | None = None,
-    read_beyond: dict[str, str] | None = None,
-    own_defaults: dict[str, str] | None = None,
-    other_names: dict[str, str] | None = None,
-    architecture: str | None = None,
-    model_class: str | None = None,
-    heads_divide_hidden: bool | None = None,
-    informational: frozenset[str] = frozenset(),
-    routing: tuple[str, str] | None = None,
-) -> Callable[[C], C]:
+class Declaration(TypedDict, total=False):
+    """What a family declares beside its model_types (declaration.declare says what each does)."""
+
+    transformers: str  # its transformers configuration class, whose record gives the fields' defaults and names
+    read_beyond: dict[str, str]  # field → why it is read although the class has no such field
+    own_defaults: dict[str, str]  # field → why its written default differs from the record's
+    other_names: dict[str, str]  # field → why it is read under more names than the attribute_map gives
+    architecture: str
+    model_class: str
+    heads_divide_hidden: bool
+    informational: frozenset[str]
+    routing: tuple[str, str]
+
+
+def family(*model_types: str, **declaration: Unpack[Declaration]) -> Callable[[C], C]:
     """Register the decorated adapter class as the reader of MODEL_TYPES' configs.
 
     With TRANSFORMERS (its configuration class's name) the class's fields take their defaults and other names from
     transformers' record, and the rest is the family's metadata (declaration.declare says each). A module not yet
     declared that way writes its defaults and class data by hand, and names no TRANSFORMERS."""
-    return _register("families", model_types, transformers, locals())
+    return _register("families", model_types, declaration)
 
 
-def tower(
-    *model_types: str,
-    transformers: str | None = None,
-    read_beyond: dict[str, str] | None = None,
-    own_defaults: dict[str, str] | None = None,
-    other_names: dict[str, str] | None = None,
-    architecture: str | None = None,
-    model_class: str | None = None,
-    heads_divide_hidden: bool | None = None,
-    informational: frozenset[str] = frozenset(),
-    routing: tuple[str, str] | None = None,
-) -> Callable[[C], C]:
+def tower(*model_types: str, **declaration: Unpack[Declaration]) -> Callable[[C], C]:
     """Register the decorated adapter class as the tower a multimodal wrapper's vision or audio config names (the
     declaration as for ``family``)."""
-    return _register("towers", model_types, transformers, locals())
+    return _register("towers", model_types, declaration)
 
 
-def _register(
-    kind: Kind, model_types: tuple[str, ...], transformers: str | None, arguments: dict[str, object]
-) -> Callable[[C], C]:
-    declared = {name: value for name, value in arguments.items() if name not in ("model_types", "transformers")}
-
+def _register(kind: Kind, model_types: tuple[str, ...], declaration: Declaration) -> Callable[[C], C]:
     def register(cls: C) -> C:
-        if transformers is not None:
+        if "transformers" in declaration:
             # Imported here, when a family module makes its classes: the index above is read without pydantic.
             from .declaration import declare
 
-            cls = declare(cls, transformers, **declared)  # type: ignore[arg-type]
-        elif any(value for value in declared.values()):
+            cls = declare(cls, **declaration)
+        elif declaration:
             raise TypeError(f"{cls.__name__}: the family's metadata goes with its transformers configuration class")
         for model_type in model_types:
             registered[kind, model_type] = cls
