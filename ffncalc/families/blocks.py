@@ -267,3 +267,33 @@ def encoder_layer(
     ffn = DenseFfn(hidden, intermediate, gated, activation, ffn_names, bias)
     layer_norm = Norm(norm_kind, hidden, bias=norm_kind == "layernorm")
     return Layer(name, attention, ffn, ((norm_names[0], layer_norm), (norm_names[1], layer_norm)), stack=stack)
+
+
+class SharedIndexerPattern:
+    """Which layers' sparse-attention indexers are their own and which reuse the previous layer's picks (GLM-5's and
+    Mistral Large 4's configuration classes build indexer_types in __post_init__ by the same rule). The family declares
+    the four fields; this is the rule."""
+
+    num_hidden_layers: int
+    indexer_types: Sequence[str] | None
+    index_topk_pattern: str | Sequence[str] | None
+    index_topk_freq: int
+    index_skip_topk_offset: int
+
+    @derives(
+        "indexer_types",
+        "index_topk_pattern, else full where max(i − index_skip_topk_offset + 1, 0) % index_topk_freq == 0",
+    )
+    @per_config
+    def indexer_kinds(self) -> list[str]:
+        """Each layer's indexer: "full" (its own) or "shared" (the previous layer's picks)."""
+        if self.indexer_types is not None:
+            return list(self.indexer_types)
+        pattern = self.index_topk_pattern
+        if pattern is not None:
+            return [{"F": "full", "S": "shared"}[c] for c in pattern] if isinstance(pattern, str) else list(pattern)
+        freq, offset = max(self.index_topk_freq, 1), self.index_skip_topk_offset
+        return ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(self.num_hidden_layers)]
+
+    def indexer_shared(self, index: int) -> bool:
+        return self.indexer_kinds()[index] == "shared"

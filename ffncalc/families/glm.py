@@ -20,11 +20,10 @@ from ..schema import (
     PositionCount,
     Width,
     derives,
-    per_config,
 )
 from ..spec import CheckpointExtra, Layer, ModelNames, MoeFfn, Norm, names
 from .base import DecoderConfig
-from .blocks import MlpLayerTypes, entries_check
+from .blocks import MlpLayerTypes, SharedIndexerPattern, entries_check
 from .deepseek import (
     DEEPSEEK_MOE,
     DeepseekLayers,
@@ -291,7 +290,7 @@ class Glm4MoeLiteConfig(MlpLayerTypes, DeepseekLayers):
         "index_skip_topk_offset": "no field: GlmMoeDsaConfig.__post_init__ reads it to build indexer_types",
     },
 )
-class GlmMoeDsaConfig(DeepseekV32Config):
+class GlmMoeDsaConfig(SharedIndexerPattern, DeepseekV32Config):
     """configuration_glm_moe_dsa.py / modeling_glm_moe_dsa.py (GLM-5): DeepSeek-V3.2's sparse attention and
     MoE with GLM-5's widths; a layer whose indexer_types entry is "shared" has no indexer and attends to
     the keys the previous layer's indexer picked. indexer_types, when absent, follows index_topk_pattern
@@ -320,21 +319,3 @@ class GlmMoeDsaConfig(DeepseekV32Config):
         if self.indexer_types is not None:
             unused.add("index_topk_pattern")
         return unused
-
-    @derives(
-        "indexer_types",
-        "index_topk_pattern, else full where max(i − index_skip_topk_offset + 1, 0) % index_topk_freq == 0",
-    )
-    @per_config
-    def indexer_kinds(self) -> list[str]:
-        """Each layer's indexer: "full" (its own) or "shared" (the previous layer's picks)."""
-        if self.indexer_types is not None:
-            return list(self.indexer_types)
-        pattern = self.index_topk_pattern
-        if pattern is not None:
-            return [{"F": "full", "S": "shared"}[c] for c in pattern] if isinstance(pattern, str) else list(pattern)
-        freq, offset = max(self.index_topk_freq, 1), self.index_skip_topk_offset
-        return ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(self.num_hidden_layers)]
-
-    def indexer_shared(self, index: int) -> bool:
-        return self.indexer_kinds()[index] == "shared"

@@ -41,7 +41,7 @@ from ..spec import (
 )
 from ..values import replace
 from .base import DecoderConfig
-from .blocks import MlpLayerTypes, entries_check
+from .blocks import MlpLayerTypes, SharedIndexerPattern, entries_check
 from .mistral3 import Mistral3Config
 from .multimodal import saved_spec
 from .qwen import TextOfWrapper
@@ -93,7 +93,7 @@ def mlp_names(module: str, gate: str, up: str, down: str) -> Names:
         "n_routed_experts": "num_experts read first: MistralLarge4TextConfig.__post_init__ sets n_routed_experts from it",
     },
 )
-class MistralLarge4TextConfig(TextOfWrapper, MlpLayerTypes, DecoderConfig):
+class MistralLarge4TextConfig(SharedIndexerPattern, TextOfWrapper, MlpLayerTypes, DecoderConfig):
     """configuration_mistral_large4.py / modeling_mistral_large4.py (MistralLarge4TextModel): every layer's
     attention is multi-head latent attention with queries straight from the hidden state (q_proj: hidden → heads ·
     (qk_nope + qk_rope)), a key-value latent of kv_lora_rank (kv_a_proj_with_mqa, its RMSNorm, kv_b_proj) and a
@@ -176,21 +176,6 @@ class MistralLarge4TextConfig(TextOfWrapper, MlpLayerTypes, DecoderConfig):
             return list(self.no_rope_layers)
         interval = self.no_rope_layer_interval
         return [int((index + 1) % interval != 0) for index in range(self.num_hidden_layers)]
-
-    @derives(
-        "indexer_types",
-        "index_topk_pattern, else full where max(i − index_skip_topk_offset + 1, 0) % index_topk_freq == 0",
-    )
-    @per_config
-    def indexer_kinds(self) -> list[str]:
-        """Each layer's indexer: "full" (its own) or "shared" (the previous layer's picks)."""
-        if self.indexer_types is not None:
-            return list(self.indexer_types)
-        pattern = self.index_topk_pattern
-        if pattern is not None:
-            return [{"F": "full", "S": "shared"}[c] for c in pattern] if isinstance(pattern, str) else list(pattern)
-        freq, offset = max(self.index_topk_freq, 1), self.index_skip_topk_offset
-        return ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(self.num_hidden_layers)]
 
     def unused_fields(self) -> set[str]:
         unused = {"first_k_dense_replace"} if self.mlp_layer_types is not None else set()
