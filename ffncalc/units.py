@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from .errors import UsageError
 
-KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30  # binary units, declared once
+MIB, GIB = 1 << 20, 1 << 30  # binary units, declared once
 MAX_WIDTH = 1 << 24  # hidden, FFN, head and vocabulary sizes: 16,777,216
 MAX_CONTEXT = 1 << 40  # far beyond any context window; keeps the arithmetic meaningful
 CONTEXT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
