@@ -176,13 +176,49 @@ TensorParallelOpt = Annotated[
     typer.Option(
         "--tp",
         metavar="N",
-        help="Tensor parallelism: each matrix split across N GPUs, e.g. 8 (default: none in training; memory "
-        "without --train: --gpus).",
+        help="Tensor parallelism: each matrix split across N GPUs, e.g. 8 (default: 1; memory without --train: "
+        "--gpus).",
         show_default=False,
     ),
 ]
 PipelineParallelOpt = Annotated[
-    int, typer.Option("--pp", metavar="N", help="Training: pipeline stages, e.g. 16 (default 1).", show_default=False)
+    int,
+    typer.Option(
+        "--pp",
+        metavar="N",
+        help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 16 (default 1).",
+        show_default=False,
+    ),
+]
+# Serving's layout beyond --tp (serving_layout.py), declared once for `memory --engine` and `speed`; --ep for
+# `train` and `memory --train` too.
+ExpertParallelOpt = Annotated[
+    int,
+    typer.Option(
+        "--ep",
+        metavar="N",
+        help="Expert parallelism: the routed experts split over N GPUs, E/N whole experts each, e.g. 8 (serving: N "
+        "of the --tp GPUs, an all-to-all dispatch and combine per MoE layer; training: N of the data-parallel ranks).",
+        show_default=False,
+    ),
+]
+DpAttentionOpt = Annotated[
+    bool,
+    typer.Option(
+        "--dp-attention",
+        help="Serving: attention data-parallel over the --tp GPUs, each GPU whole attention and its own requests' "
+        "KV cache (SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
+    ),
+]
+DisaggregateOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--disaggregate",
+        metavar="P:D",
+        help="Serving: prefill on P GPUs, decode on D, e.g. 8:24: each pool's requests, the KV cache each request "
+        "moves between them, and the split that balances them (speed: with --output).",
+        show_default=False,
+    ),
 ]
 ContextParallelOpt = Annotated[
     int,
@@ -517,9 +553,22 @@ def option(kind: Any, flag: str, default: Any = None, **settings: Any) -> tuple[
     return Annotated[kind, typer.Option(flag, **settings)], default
 
 
-def quantization_options() -> dict[str, tuple[Any, Any]]:
-    """How a quantized what-if is laid out: memory's and speed's, one meaning in both."""
+def stored_options() -> dict[str, tuple[Any, Any]]:
+    """How the weights and the cache are stored (a what-if): memory's and speed's, one meaning in both."""
     return {
+        "dtype": option(
+            str | None,
+            "--dtype",
+            metavar="DTYPE",
+            help="What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
+            "(default: as the checkpoint stores them: the config's dtype and quantization_config).",
+        ),
+        "kv_dtype": option(
+            str | None,
+            "--kv-dtype",
+            metavar="DTYPE",
+            help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).",
+        ),
         "quant_group_size": option(
             int | None,
             "--group-size",
@@ -542,20 +591,7 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
     return {
         "context": (Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)], None),
         "batch": option(int, "--batch", 1, metavar="N", help="Sequences decoded together, e.g. 8."),
-        "dtype": option(
-            str | None,
-            "--dtype",
-            metavar="DTYPE",
-            help="What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
-            "(default: as the checkpoint stores them: the config's dtype and quantization_config).",
-        ),
-        "kv_dtype": option(
-            str | None,
-            "--kv-dtype",
-            metavar="DTYPE",
-            help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).",
-        ),
-        **quantization_options(),
+        **stored_options(),
         "gpus": option(
             int,
             "--gpus",
@@ -620,21 +656,9 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
             metavar="SIZE",
             help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB (default 1GiB, assumed).",
         ),
-        "expert_parallel": option(
-            int,
-            "--ep",
-            1,
-            metavar="N",
-            help="Expert parallelism: routed experts split over N GPUs, E/N whole experts each, e.g. 8 (with --engine "
-            "N of the --tp GPUs; with --train N of the data-parallel ranks, as train's --ep).",
-        ),
-        "dp_attention": option(
-            bool,
-            "--dp-attention",
-            False,
-            help="With --engine: attention data-parallel over the --tp GPUs, each GPU its own requests' KV cache "
-            "(SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
-        ),
+        "expert_parallel": (ExpertParallelOpt, 1),
+        "dp_attention": (DpAttentionOpt, False),
+        "disaggregate": (DisaggregateOpt, None),
         "solve": option(
             str | None,
             "--solve",
@@ -682,43 +706,12 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
         "batches": option(
             str, "--batch", "1", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256."
         ),
-        "tensor_parallel": option(
-            int, "--tp", 1, metavar="N", help="Tensor parallelism across N accelerators, e.g. 8."
-        ),
-        "expert_parallel": option(
-            int,
-            "--ep",
-            1,
-            metavar="N",
-            help="Expert parallelism: the routed experts split over N of the --tp GPUs, E/N whole experts each, "
-            "with an all-to-all dispatch and combine per MoE layer, e.g. 8.",
-        ),
-        "pipeline_parallel": option(
-            int,
-            "--pp",
-            1,
-            metavar="N",
-            help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 2.",
-        ),
-        "disaggregate": option(
-            str | None,
-            "--disaggregate",
-            metavar="P:D",
-            help="With --output: prefill on P GPUs, decode on D, e.g. 8:24: each pool's requests/s, the KV each "
-            "request moves over the scale-out network, and the split that balances them.",
-        ),
-        "dp_attention": option(
-            bool,
-            "--dp-attention",
-            False,
-            help="Attention data-parallel over the --tp GPUs (SGLang's --enable-dp-attention --dp N): attention "
-            "whole on each GPU, each holding its own requests' KV cache.",
-        ),
-        "dtype": option(
-            str | None, "--dtype", metavar="DTYPE", help="What if every weight were stored as fp32, bf16, fp8, int4 …"
-        ),
-        "kv_dtype": option(str | None, "--kv-dtype", metavar="DTYPE", help="The KV cache's element type, e.g. fp8."),
-        **quantization_options(),
+        "tensor_parallel": (TensorParallelOpt, 1),
+        "expert_parallel": (ExpertParallelOpt, 1),
+        "pipeline_parallel": (PipelineParallelOpt, 1),
+        "disaggregate": (DisaggregateOpt, None),
+        "dp_attention": (DpAttentionOpt, False),
+        **stored_options(),
         "compute_dtype": option(
             str | None,
             "--compute-dtype",
@@ -830,9 +823,7 @@ def train_options() -> dict[str, tuple[Any, Any]]:
         "global_batch": (GlobalBatchOpt, None),
         "pipeline_parallel": (PipelineParallelOpt, 1),
         "context_parallel": (ContextParallelOpt, 1),
-        "expert_parallel": option(
-            int, "--ep", 1, metavar="N", help="Expert parallelism: routed experts split across N of the DP×CP ranks."
-        ),
+        "expert_parallel": (ExpertParallelOpt, 1),
         "data_parallel": (DataParallelOpt, None),
         "virtual_stages": (VirtualStagesOpt, 1),
         "plan": option(

@@ -191,6 +191,22 @@ class EngineReport(Result):
     max_concurrency: float
     max_context: int  # the longest context one request can hold
     notes: list[str]
+    pipeline_parallel: int = 1  # stages, each its own budget and layers; the figures are the limiting stage's
+    limiting_stage: int | None = None  # with stages: the one (from 1) whose blocks every stage keeps (vLLM's min)
+    disaggregation: EngineDisaggregation | None = None
+
+
+class EngineDisaggregation(Result):
+    """`disaggregate` P:D under an engine: the GPUs split into a prefill pool and a decode pool of whole copies of
+    the layout; the decode pool holds the requests' caches, and each request's prompt cache moves once."""
+
+    prefill_gpus: int
+    decode_gpus: int
+    replica_gpus: int  # GPUs one copy spans (tensor × pipeline parallel)
+    prefill_replicas: int
+    decode_replicas: int
+    decode_requests: float  # requests of the context the decode pool holds at once: decode copies × max_concurrency
+    kv_bytes_per_request: int  # the context's cache of one sequence, every layer, once: what moves from pool to pool
 
 
 class Solved(Result):
@@ -214,6 +230,7 @@ class MemoryReport(ModelInfo):
     activations: Activations
     total_inference: int
     gpus: int
+    pipeline_parallel: int = 1  # stages the layers are split into, each over `gpus`: per_gpu_inference is the busiest's
     per_gpu_inference: int
     replicated: list[str]
     accelerators: list[AcceleratorFit]
@@ -258,6 +275,29 @@ def weight_layout(spec: ModelSpec, dtype: str, scheme: Scheme | None) -> Layout:
         tensors = stored_layer(layer, index)
         grouped += [(tensor, count) for tensor in layout(tensors, dtype, scheme)]
     return grouped
+
+
+def stage_weight_layout(stage: ModelSpec, dtype: str, scheme: Scheme | None, first: bool, last: bool) -> Layout:
+    """A pipeline stage's stored tensors (STAGE: serving_layout.stage_specs' spec of it): its layers, and of the
+    tensors outside the layers the input embedding and everything else before the layers on the first stage, the
+    final norm and the head on the last, a tied table on both (vLLM's LlamaModel makes embed_tokens on the first rank
+    or, tied, on the last, and norm and lm_head on the last; elsewhere a PPMissingLayer holding nothing)."""
+    stored = weight_layout(stage, dtype, scheme)
+    if first and last:
+        return stored
+    outside = {tensor.name for tensor in layout(assemble(model_tensors(stage)), dtype, scheme)}
+    tied = stage.tie_word_embeddings and stage.lm_head
+
+    def held(tensor: Stored) -> bool:
+        if tensor.name not in outside:
+            return True
+        if tensor.component == "lm_head" or tensor.part == "final_norm":
+            return last
+        if tensor.component == "embedding" and tied and last:
+            return True
+        return first
+
+    return [(tensor, count) for tensor, count in stored if held(tensor)]
 
 
 def weight_bytes(stored: Layout, dtype: str, scheme: Scheme | None) -> WeightBytes:
@@ -429,8 +469,9 @@ def inference_need(weights: int, cache: int, activations: int, gpus: int) -> int
     return weights + cache + -(-activations // gpus)
 
 
-def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) -> Activations:
-    """The largest buffer of one forward over a prefill chunk: the FFN's intermediate, the hidden states, or the logits."""
+def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int, logits: bool = True) -> Activations:
+    """The largest buffer of one forward over a prefill chunk: the FFN's intermediate, the hidden states, or the logits
+    (LOGITS false: a pipeline stage before the last, which computes none)."""
     from .spec import MoeFfn
 
     widest = 0
@@ -451,7 +492,8 @@ def inference_activations(spec: ModelSpec, batch: int, chunk: int, size: int) ->
         f"batch · chunk · hidden ({spec.hidden_size:,}) · {size} bytes": batch * chunk * spec.hidden_size * size,
         f"batch · vocab ({lm_head_rows(spec):,}) · 4 bytes: the last token's logits, in float32": batch
         * lm_head_rows(spec)
-        * 4,
+        * 4
+        * logits,
     }
     formula, largest = max(candidates.items(), key=lambda item: item[1])
     return Activations(bytes=largest, formula=formula)
@@ -763,6 +805,7 @@ def count_memory(
     attention: TrainAttention = "flash",
     lora_rank: int | None = None,
     asked: str | None = None,
+    pipeline_parallel: int = 1,
 ) -> MemoryReport:
     """Weights + KV cache + activations for inference, per GPU over GPUS; and with TRAIN, training memory.
 
@@ -770,7 +813,8 @@ def count_memory(
     GPU under tensor parallelism over GPUS, or with TRAIN the training figure per GPU (TENSOR_PARALLEL ranks, with
     SEQUENCE_PARALLEL or not, times DATA_PARALLEL ranks ZeRO shards across), which then only says whether one GPU
     holds it. LAYOUT_TRAINING, where given, replaces the training figures before the fit is judged (a layout's
-    busiest pipeline rank, as `train` counts it: layouts.layout_training)."""
+    busiest pipeline rank, as `train` counts it: layouts.layout_training). PIPELINE_PARALLEL stages (inference):
+    per GPU, the busiest stage's weights, cache and activations over its GPUS (stage_weight_layout)."""
     stored = weight_layout(spec, weight_dtype, scheme)
     weights = weight_bytes(stored, weight_dtype, scheme)
     cache = kv_cache(spec, context, batch, kv_dtype)
@@ -780,13 +824,20 @@ def count_memory(
     shares = cache_shares(spec, cache)
     weights_split = weight_shares(stored)
 
+    stages = [(weights_split, shares, cache.bytes, activations.bytes)]
+    if pipeline_parallel > 1:
+        stages = pipeline_stages(spec, pipeline_parallel, weight_dtype, scheme, context, batch, kv_dtype, chunk)
+
     @functools.cache
     def per_gpu(n: int) -> tuple[int, list[str]]:
-        w, copied = per_gpu_weights(weights_split, n)
-        c, copied_cache = per_gpu_cache(shares, cache.bytes, n)
-        return inference_need(w, c, activations.bytes, n), copied + copied_cache
+        busiest: tuple[int, list[str]] = (0, [])
+        for stage_weights, stage_cache, cache_total, stage_activations in stages:
+            w, copied = per_gpu_weights(stage_weights, n)
+            c, copied_cache = per_gpu_cache(stage_cache, cache_total, n)
+            busiest = max(busiest, (inference_need(w, c, stage_activations, n), copied + copied_cache))
+        return busiest
 
-    per_gpu_total, replicated = per_gpu(gpus) if gpus > 1 else (total, [])
+    per_gpu_total, replicated = per_gpu(gpus) if gpus > 1 or pipeline_parallel > 1 else (total, [])
     training = None
     if train:
         training = training_memory(
@@ -824,6 +875,7 @@ def count_memory(
         activations=activations,
         total_inference=total,
         gpus=gpus,
+        pipeline_parallel=pipeline_parallel,
         per_gpu_inference=per_gpu_total,
         replicated=replicated,
         accelerators=rows,
@@ -833,6 +885,32 @@ def count_memory(
         training=training,
         conventions=CONVENTIONS + _compressed_conventions(spec),
     )
+
+
+Shares = tuple[dict[tuple[int, str], int], dict[tuple[str, int, int], int], int, int]
+
+
+def pipeline_stages(
+    spec: ModelSpec, stages: int, dtype: str, scheme: Scheme | None, context: int, batch: int, kv_dtype: str, chunk: int
+) -> list[Shares]:
+    """Each pipeline stage's (weight shares, cache shares, cache bytes, activation bytes): its own layers, the
+    tensors outside them where vLLM keeps them (stage_weight_layout), the logits on the last stage only."""
+    from .serving_layout import stage_specs
+
+    found = []
+    parts = stage_specs(spec, stages)
+    for index, stage in enumerate(parts):
+        first, last = index == 0, index == len(parts) - 1
+        stage_cache = kv_cache(stage, context, batch, kv_dtype)
+        found.append(
+            (
+                weight_shares(stage_weight_layout(stage, dtype, scheme, first, last)),
+                cache_shares(stage, stage_cache),
+                stage_cache.bytes,
+                inference_activations(stage, batch, min(chunk, context), activation_size(dtype), logits=last).bytes,
+            )
+        )
+    return found
 
 
 def _compressed_conventions(spec: ModelSpec) -> list[str]:

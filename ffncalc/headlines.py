@@ -71,7 +71,8 @@ CROSSOVER_HEADLINES = (
 def memory_headline(report: Any) -> dict[str, Figure]:
     """memory: weights, KV cache at the context and batch, the inference total, per GPU; with `train` the training
     figure per GPU; what the question needs per GPU and whether the accelerator asked about holds it (the full
-    output's answer); with `engine`, its KV capacity and maximum concurrency (None without one)."""
+    output's answer); with `engine`, its KV capacity and maximum concurrency, and with `disaggregate` the
+    requests the decode pool holds (None without them)."""
     asked = next((row for row in report.accelerators if row.name == report.asked), None)
     cache = getattr(report, "llamacpp", None)
     if cache is not None:  # a GGUF: llama.cpp's cache, and whether the layers asked (or solved) fit the GPU asked
@@ -84,8 +85,10 @@ def memory_headline(report: Any) -> dict[str, Figure]:
             "fits": cache.fits,
             "kv_capacity_tokens": None,
             "max_concurrency": None,
+            "decode_pool_requests": None,
             "gpu_layers": cache.gpu_layers,
         }
+    split = report.engine.disaggregation if report.engine is not None else None
     return {
         "weights_bytes": report.weights.bytes,
         "kv_cache_bytes": report.kv_cache.bytes,
@@ -95,6 +98,7 @@ def memory_headline(report: Any) -> dict[str, Figure]:
         "fits": asked.fits_on_one if asked is not None else None,
         "kv_capacity_tokens": report.engine.kv_capacity_tokens if report.engine is not None else None,
         "max_concurrency": report.engine.max_concurrency if report.engine is not None else None,
+        "decode_pool_requests": split.decode_requests if split is not None else None,
         "gpu_layers": None,
     }
 
@@ -108,6 +112,7 @@ MEMORY_HEADLINES = (
     Headline("fits", "Fits the GPU asked"),
     Headline("kv_capacity_tokens", "KV tokens (engine)", "tokens"),
     Headline("max_concurrency", "Concurrency (engine)"),
+    Headline("decode_pool_requests", "Decode pool holds (requests)"),
     Headline("gpu_layers", "GPU layers (-ngl, llama.cpp)"),
 )
 

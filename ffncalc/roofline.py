@@ -746,7 +746,7 @@ def estimate_speed(
     else:
         kv_bytes, state_bytes = _cache_split(spec, context, batch, kv_dtype, gpus, layout)
         activation_total = inference_activations(
-            spec, batch, min(PREFILL_CHUNK, context), activation_size(weight_dtype)
+            spec, batch, min(PREFILL_CHUNK, context), activation_size(weight_dtype), logits=last
         ).bytes
         needed = inference_need(weights, kv_bytes + state_bytes, activation_total, gpus)
     efficiency = (
@@ -815,8 +815,8 @@ def estimate_pipelined(
     **given: Any,
 ) -> SpeedReport:
     """estimate_speed over layout.pipeline_parallel stages (serving_layout.PIPELINE_CONVENTION): each stage's
-    ceiling at a micro-batch, the busiest stage's report with the pipeline's TPOT and TTFT. STORED_FOR: a stage
-    spec's stored layout (footprint.weight_layout with the checkpoint's dtype and scheme). EXPECT(report, stage
+    ceiling at a micro-batch, the busiest stage's report with the pipeline's TPOT and TTFT. STORED_FOR(stage spec,
+    first, last): what the stage stores (footprint.stage_weight_layout with the checkpoint's dtype and scheme). EXPECT(report, stage
     spec): a stage's report with its expected figures (expected.with_expected over the stage's sublayers), combined
     over the stages by the same rule as the ceilings."""
     from .serving_layout import stage_specs
@@ -833,13 +833,19 @@ def estimate_pipelined(
     for index, stage_spec in enumerate(stages):
         first, last = index == 0, index == len(stages) - 1
         at_micro = estimate_speed(
-            stage_spec, info, stored=stored_for(stage_spec), batch=micro_batch, layout=layout, stage=(first, last),
+            stage_spec, info, stored=stored_for(stage_spec, first, last), batch=micro_batch, layout=layout, stage=(first, last),
             **given,
         )  # fmt: skip
         if expect is not None:
             at_micro = expect(at_micro, stage_spec)
         held = estimate_speed(
-            stage_spec, info, stored=stored_for(stage_spec), batch=batch, layout=layout, stage=(first, last), **given
+            stage_spec,
+            info,
+            stored=stored_for(stage_spec, first, last),
+            batch=batch,
+            layout=layout,
+            stage=(first, last),
+            **given,
         )  # its memory: every sequence of the batch
         send = 0 if last else 1
         decode_seconds = at_micro.decode.seconds + send * decode_send / link

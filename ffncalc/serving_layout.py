@@ -198,7 +198,7 @@ def stage_specs(spec: ModelSpec, stages: int) -> list[ModelSpec]:
 
 PIPELINE_CONVENTION = (
     "pipeline parallelism over PP: the layers split into contiguous stages as vLLM's get_pp_indices splits them, the "
-    "embedding on the first stage, the head on the last; per GPU the busiest stage's weights and KV (every sequence "
+    "embedding on the first stage, the final norm and the head (and a tied table) on the last; per GPU the busiest stage's weights and KV (every sequence "
     "of the batch, its layers); the batch runs as min(batch, PP) micro-batches, each stage passing each micro-batch's "
     "tokens × hidden × 2 bytes to the next over the interconnect; a token's latency is the sum over the stages, and "
     "with PP micro-batches in flight the slowest stage sets the pace: TPOT = max(Σ stages, micro-batches × slowest); "

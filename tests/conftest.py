@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -11,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
-# The catalog cache (ffncalc/catalog.py) of this test run: its own folder, never the user's.
+# The catalog cache (ffncalc/catalog.py) of this test run: its own folder, never the user's, removed when the
+# process ends (each xdist worker makes its own).
 os.environ["FFNCALC_CACHE_DIR"] = tempfile.mkdtemp(prefix="ffncalc-test-cache-")
 
 from ffncalc.cli import main
+
+atexit.register(shutil.rmtree, os.environ["FFNCALC_CACHE_DIR"], ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "fixtures" / "configs"

@@ -63,7 +63,7 @@ def test_memory_train_of_llama_3_405b_layout_by_hand():
 @pytest.mark.parametrize(
     ("options", "words"),
     [
-        (["--pp", "16"], "--pp: a training layout; add --train"),
+        (["--cp", "2"], "--cp: a training layout; add --train"),
         (["--train", "--pp", "2", "--optimizer", "sgd"], "--pp: a training layout is counted as the train command"),
         (["--train", "--pp", "16", "--gpus", "100"], "--gpus 100 is not a multiple of --tp × --pp × --cp (16)"),
         (["--train", "--pp", "16", "--gpus", "128", "--dp", "4"], "leave out --dp to derive it"),
@@ -82,8 +82,8 @@ def test_library_errors_name_fields():
     from ffncalc.api import memory
     from ffncalc.errors import UsageError
 
-    with pytest.raises(UsageError, match="`pipeline_parallel`: a training layout; add `train`"):
-        memory(L405, pipeline_parallel=16)
+    with pytest.raises(UsageError, match="`context_parallel`: a training layout; add `train`"):
+        memory(L405, context_parallel=2)
 
 
 @pytest.mark.parametrize(

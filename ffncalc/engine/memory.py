@@ -55,7 +55,9 @@ class MemoryOptions(Value):
     expert_parallel: int = 1  # with an engine: routed experts over this many GPUs (serving_layout); training: over
     # this many of the data-parallel ranks (layouts)
     dp_attention: bool = False  # with an engine: attention data-parallel, each GPU its own requests' KV
-    # Training's layout (layouts.training_layout, as `train` counts it): the busiest pipeline rank's memory per GPU
+    disaggregate: str | None = None  # with an engine: "P:D", prefill and decode on pools of P and D GPUs
+    # Stages the layers split into: inference, each stage over `tensor_parallel` GPUs (the busiest stage per GPU);
+    # training, the layout's (layouts.training_layout, as `train` counts it: the busiest pipeline rank per GPU)
     pipeline_parallel: int = 1
     context_parallel: int = 1
     data_parallel: int | None = None  # None: gpus ÷ (tensor_parallel · pipeline_parallel · context_parallel)
@@ -156,7 +158,7 @@ class MemoryOptions(Value):
         return self
 
     LAYOUT_FIELDS = (
-        "pipeline_parallel", "context_parallel", "data_parallel", "virtual_stages", "micro_batch", "global_batch",
+        "context_parallel", "data_parallel", "virtual_stages", "micro_batch", "global_batch",
     )  # fmt: skip
 
     def _check_layout(self) -> None:
@@ -175,6 +177,24 @@ class MemoryOptions(Value):
             given.append("`recompute_modules`")
         if given and not self.train:
             raise UsageError(f"{', '.join(given)}: a training layout; add `train`")
+        stages = self.pipeline_parallel
+        if not isinstance(stages, int) or isinstance(stages, bool) or not 1 <= stages <= 1 << 24:
+            raise UsageError(f"`pipeline_parallel` must be a whole number from 1 to {1 << 24:,} (got {stages})")
+        if self.train and stages != 1:
+            given.append("`pipeline_parallel`")
+        if stages != 1 and not self.train:
+            engine = self.engine.strip().lower()
+            if engine.startswith("sglang"):
+                raise UsageError(
+                    "`pipeline_parallel` with `engine` sglang is not modelled (how its stages size their pools); "
+                    "use `engine` vllm"
+                )
+            if self.expert_parallel != 1 or self.dp_attention:
+                raise UsageError(
+                    "`pipeline_parallel` with `expert_parallel` or `dp_attention` is not modelled for `memory`"
+                )
+        if self.disaggregate is not None and (self.train or self.engine.strip().lower() == "none"):
+            raise UsageError("`disaggregate` splits an engine's GPUs into prefill and decode pools; add `engine` vllm")
         if self.micro_batch is not None and self.batch != 1 and self.micro_batch != self.batch:
             raise UsageError("`batch` and `micro_batch` both give training's sequences per GPU; give one")
         if self.train and not self.layout_counted and (given or self.expert_parallel != 1):
@@ -312,6 +332,7 @@ def memory(
         attention=options.attention,  # type: ignore[arg-type]
         lora_rank=options.lora_rank,
         asked=asked,
+        pipeline_parallel=1 if options.train else options.pipeline_parallel,
     )
     if options.engine.strip().lower() != "none" or options.solve is not None:
         report = _serve(loaded, report, options, tokens, weight_dtype, scheme, cache_dtype, reserve)
@@ -414,11 +435,17 @@ def _serve(
                 weights = engine_weights(stored, layout, version.engine)
             peak = inference_activations(loaded.spec, 1, batched, state_size).bytes
             budget = estimated_budget(version.engine, gpu_memory, utilization, weights, peak, reserve)
-        engine = engine_report(
-            loaded.spec, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype], state_size=state_size,
-            tp=tp if layout is None else layout.attention_split, batched=batched, batched_source=batched_source,
-            block_size=options.block_size,
-        )  # fmt: skip
+        if options.pipeline_parallel > 1:
+            engine = _pipelined_engine(
+                loaded, options, version, context, weight_dtype, scheme, cache_dtype, reserve, gpu_memory, batched,
+                batched_source,
+            )  # fmt: skip
+        else:
+            engine = engine_report(
+                loaded.spec, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype],
+                state_size=state_size, tp=tp if layout is None else layout.attention_split, batched=batched,
+                batched_source=batched_source, block_size=options.block_size,
+            )  # fmt: skip
         if layout is not None:
             from ..serving_layout import layout_note
 
@@ -435,10 +462,100 @@ def _serve(
                     "would hold more)",
                 ],
             )
+    if engine is not None and options.disaggregate is not None:
+        engine = replace(engine, disaggregation=_disaggregation(loaded, options, engine, context, cache_dtype))
     solved = None
     if options.solve is not None:
         solved = _solve(loaded, options, engine, context, gpu_name, gpu_memory - reserve)
     return replace(report, engine=engine, solved=solved)
+
+
+def _pipelined_engine(
+    loaded: LoadedModel,
+    options: MemoryOptions,
+    version: Any,
+    context: int,
+    weight_dtype: str,
+    scheme: Any,
+    cache_dtype: str,
+    reserve: int,
+    gpu_memory: int,
+    batched: int,
+    batched_source: str,
+) -> Any:
+    """vLLM over `pipeline_parallel` stages: each stage (vLLM's get_pp_indices split) profiles its own budget — the
+    accelerator's memory × utilization less its own weights, its own activation peak (logits on the last stage only)
+    and the reserve — and sizes blocks for its own layers; then every stage keeps the smallest stage's num_blocks
+    (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs: "Change the num_blocks of each rank to the smallest among
+    all ranks", vllm-project/vllm @ 001cabc1). The report is that stage's."""
+    from fractions import Fraction
+
+    from ..footprint import inference_activations, per_gpu_weights, stage_weight_layout, weight_shares
+    from ..serving import VLLM_GPU_MEMORY_UTILIZATION, Budget, engine_report, estimated_budget
+    from ..serving_layout import stage_specs
+    from ..units import DTYPE_BYTES, parse_size
+
+    tp = options.inference_parallel
+    state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
+    utilization = (
+        Fraction(str(options.gpu_memory_utilization))
+        if options.gpu_memory_utilization is not None
+        else VLLM_GPU_MEMORY_UTILIZATION
+    )
+    stages = stage_specs(loaded.spec, options.pipeline_parallel)
+    reports = []
+    for index, stage in enumerate(stages):
+        first, last = index == 0, index == len(stages) - 1
+        if options.kv_budget is not None:
+            budget = Budget(parse_size(options.kv_budget), True)
+        else:
+            weights, _ = per_gpu_weights(
+                weight_shares(stage_weight_layout(stage, weight_dtype, scheme, first, last)), tp
+            )
+            peak = inference_activations(stage, 1, batched, state_size, logits=last).bytes
+            budget = estimated_budget(version.engine, gpu_memory, utilization, weights, peak, reserve)
+        report = engine_report(
+            stage, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype], state_size=state_size, tp=tp,
+            batched=batched, batched_source=batched_source, block_size=options.block_size,
+        )  # fmt: skip
+        if len({(group.kind, group.window) for group in report.groups}) > 1:
+            raise UsageError(
+                "`pipeline_parallel` with layers of several cache kinds (sliding, hybrid): vLLM groups them over the "
+                "whole model before it splits the stages, which is not modelled; drop `pipeline_parallel`"
+            )
+        reports.append(report)
+    limiting = min(range(len(reports)), key=lambda i: reports[i].num_blocks)
+    layers = [group.layers for report in reports for group in report.groups]
+    return replace(
+        reports[limiting],
+        pipeline_parallel=len(stages),
+        limiting_stage=limiting + 1,
+        notes=[
+            *reports[limiting].notes,
+            f"pipeline parallel over {len(stages)} stages of {', '.join(map(str, layers))} cached layers (vLLM's "
+            f"get_pp_indices): each stage sizes its own cache from its own budget, and every stage keeps the "
+            f"smallest one's blocks; stage {limiting + 1}'s figures, per GPU of {tp} in each stage",
+        ],
+    )
+
+
+def _disaggregation(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: int, cache_dtype: str) -> Any:
+    """`disaggregate` P:D: the pools' whole copies, the requests the decode pool holds, the cache a request moves."""
+    from ..footprint import EngineDisaggregation, kv_cache
+    from ..serving_layout import parse_disaggregate
+
+    replica = options.inference_parallel * options.pipeline_parallel
+    prefill, decode = parse_disaggregate(options.disaggregate or "", replica)
+    copies = decode // replica
+    return EngineDisaggregation(
+        prefill_gpus=prefill,
+        decode_gpus=decode,
+        replica_gpus=replica,
+        prefill_replicas=prefill // replica,
+        decode_replicas=copies,
+        decode_requests=copies * engine.max_concurrency,
+        kv_bytes_per_request=kv_cache(loaded.spec, context, 1, cache_dtype).bytes,
+    )
 
 
 def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: int, gpu_name: str, limit: int) -> Any:
@@ -475,7 +592,10 @@ def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: in
         value=value,
         without_engine=without,
         memory=limit,
-        how=how + f" on {gpu_name} × {options.inference_parallel} (tensor parallel), after the runtime reserve",
+        how=how
+        + f" on {gpu_name} × {options.inference_parallel} (tensor parallel)"
+        + (f" × {options.pipeline_parallel} stages" if options.pipeline_parallel > 1 else "")
+        + ", after the runtime reserve",
         gpu=gpu_name,
         fits=value > 0,
         limit=reached,

@@ -166,7 +166,7 @@ def speed(
 
     from ..accelerators import RUNTIME_RESERVE
     from ..expected import with_cost_and_energy, with_expected, with_measured, with_request
-    from ..footprint import weight_layout
+    from ..footprint import stage_weight_layout, weight_layout
     from ..roofline import FirstNotFitting, SpeedRun, compute_dtype_for, estimate_speed, gpu_figures, sublayer_count
 
     options = replace(options or SpeedOptions(), **changes)
@@ -221,7 +221,7 @@ def speed(
 
         estimate = partial(
             estimate_pipelined,
-            stored_for=lambda stage: weight_layout(stage, weights.dtype, scheme),
+            stored_for=lambda stage, first, last: stage_weight_layout(stage, weights.dtype, scheme, first, last),
             layout=layout,
             expect=stage_expected,
         )

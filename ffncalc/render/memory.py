@@ -225,11 +225,15 @@ def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) 
     summary.add("Largest activation buffer", count(report.activations.bytes), gib(report.activations.bytes))
     parts += fit(summary, width)
     parts.append(Text(f"Activation buffer: {report.activations.formula}.", style="dim"))
-    if report.gpus > 1:
+    if report.gpus > 1 or report.pipeline_parallel > 1:
+        across = f"Across {report.gpus} GPUs (tensor parallel)"
+        if report.pipeline_parallel > 1:
+            across = (
+                f"Across {report.pipeline_parallel} pipeline stages of {report.gpus} GPU(s) each, the busiest stage"
+            )
         parts.append(
             Text(
-                f"Across {report.gpus} GPUs (tensor parallel): {count(report.per_gpu_inference)} bytes "
-                f"({gib(report.per_gpu_inference)} GiB) each"
+                f"{across}: {count(report.per_gpu_inference)} bytes ({gib(report.per_gpu_inference)} GiB) per GPU"
                 + (f"; copied on each: {', '.join(report.replicated)}." if report.replicated else ".")
             )
         )
@@ -276,8 +280,9 @@ def memory_tables(report: MemoryReport, width: int = 80, explain: bool = False) 
             f"Where training fits: per GPU at {parallelism(report.training)}, after a {gib(report.runtime_reserve)} "
             "GiB runtime reserve"
             if report.training is not None
-            else f"Where inference fits (tensor parallelism across powers of two), after a "
-            f"{gib(report.runtime_reserve)} GiB runtime reserve"
+            else "Where inference fits (tensor parallelism across powers of two"
+            + (f", in each of {report.pipeline_parallel} stages" if report.pipeline_parallel > 1 else "")
+            + f"), after a {gib(report.runtime_reserve)} GiB runtime reserve"
         )
     )
     fits = Grid(
@@ -374,6 +379,10 @@ def solved_lines(report: MemoryReport) -> list[RenderableType]:
     return lines
 
 
+def copies(n: int) -> str:
+    return f"{count(n)} {'copy' if n == 1 else 'copies'}"
+
+
 def engine_lines(report: MemoryReport, width: int) -> list[RenderableType]:
     """The engine's KV cache as it would log it, its budget, and its groups."""
     engine = report.engine
@@ -431,4 +440,16 @@ def engine_lines(report: MemoryReport, width: int) -> list[RenderableType]:
         )
     )
     parts += [Text(f"· {note}", style="dim") for note in engine.notes]
+    split = engine.disaggregation
+    if split is not None:
+        parts.append(
+            Text(
+                f"Disaggregated: prefill on {count(split.prefill_gpus)} GPUs ({copies(split.prefill_replicas)}), "
+                f"decode on {count(split.decode_gpus)} ({copies(split.decode_replicas)} of "
+                f"{count(split.replica_gpus)} GPUs); the decode pool holds {split.decode_requests:,.2f} requests of "
+                f"{count(engine.context)} tokens at once; each request moves its cache, "
+                f"{count(split.kv_bytes_per_request)} bytes ({gib(split.kv_bytes_per_request)} GiB), from prefill to "
+                "decode."
+            )
+        )
     return parts
