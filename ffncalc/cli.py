@@ -169,8 +169,8 @@ SequenceParallelOpt = Annotated[
         "parallelism).",
     ),
 ]
-# The training layout, declared once for `train` and `memory --train` (layouts.training_layout counts both; each
-# command gives its own default where they differ: --zero is 0 in memory, 1 in train).
+# The training layout, declared once for `train` and `memory --train` (layouts.training_layout counts both, with
+# the same defaults: --zero 1, no recomputation).
 TensorParallelOpt = Annotated[
     int | None,
     typer.Option(
@@ -263,12 +263,13 @@ GlobalBatchOpt = Annotated[
     ),
 ]
 ZeroOpt = Annotated[
-    int,
+    int | None,
     typer.Option(
         "--zero",
         metavar="STAGE",
         help="Training: ZeRO stage 0–3 over the data-parallel ranks (1 shards the optimizer states, 2 the gradients "
-        "too, 3 the weights too).",
+        "too, 3 the weights too). Default 1 (0 with --lora-rank).",
+        show_default=False,
     ),
 ]
 RecomputeOpt = Annotated[
@@ -672,7 +673,7 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
         "optimizer": option(Optimizer, "--optimizer", "adamw", help="With --train: adamw, adamw-8bit or sgd."),
         "recompute": (RecomputeOpt, "none"),
         "recompute_modules": (RecomputeModulesOpt, None),
-        "zero_stage": (ZeroOpt, 0),
+        "zero_stage": (ZeroOpt, None),
         "attention": option(
             str,
             "--attention",

@@ -201,6 +201,12 @@ def retried_failures(tmp_path_factory):
     return refused, server.url, results
 
 
+def started_up(results) -> float:
+    """What a run side by side took beyond its Hub's 1.5-s answer: the start-up and the import of huggingface_hub on
+    this machine at this moment, which a loaded machine stretches to seconds."""
+    return results["slow"][3] - 1.5
+
+
 def test_a_server_error_is_given_up_on_within_the_deadline(retried_failures):
     _, endpoint, results = retried_failures
     process, stdout, stderr, seconds = results["server error"]
@@ -210,7 +216,7 @@ def test_a_server_error_is_given_up_on_within_the_deadline(retried_failures):
         f"Error: acme/broken: the Hub ({endpoint}) kept answering HTTP 500 for 3 s; try again later, or allow more "
         "time with FFNCALC_HUB_DEADLINE\n"
     )
-    assert seconds < 3 + 4  # the deadline, and a Python start-up or two on a loaded machine
+    assert seconds < 3 + started_up(results) + 2  # the deadline past start-up (huggingface_hub alone: 23 s)
 
 
 def test_a_stalled_hub_is_given_up_on_within_the_deadline(retried_failures):
@@ -221,7 +227,7 @@ def test_a_stalled_hub_is_given_up_on_within_the_deadline(retried_failures):
         f"Error: acme/stalled: the Hub ({endpoint}) did not answer for 3 s; try again later, or allow more time "
         "with FFNCALC_HUB_DEADLINE\n"
     )
-    assert seconds < 3 + 4
+    assert seconds < 3 + started_up(results) + 2
 
 
 def test_an_unreachable_hub_fails_at_once_and_says_how_to_work_offline(tmp_path):

@@ -37,7 +37,9 @@ class MemoryOptions(Value):
     train: bool = False
     optimizer: str = "adamw"
     recompute: str = "none"
-    zero_stage: int = 0
+    # ZeRO over the data-parallel ranks; None: stage 1 as `train` takes it (0 with `lora_rank`: ZeRO over adapters
+    # is not modelled)
+    zero_stage: int | None = None
     gpus: int = 1  # inference: the GPUs the model is split across (tensor parallel); training: all GPUs of the job
     tensor_parallel: int | None = None  # None: inference over `gpus`, training without tensor parallelism
     sequence_parallel: bool = False  # training: Megatron's sequence parallelism across the tensor-parallel ranks
@@ -79,7 +81,7 @@ class MemoryOptions(Value):
         for name, value in (("batch", self.batch), ("gpus", self.gpus), ("chunk", self.chunk)):
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1 << 20:
                 raise UsageError(f"--{name} must be a whole number from 1 to {1 << 20:,} (got {value})")
-        if self.zero_stage not in (0, 1, 2, 3):
+        if self.zero_stage not in (None, 0, 1, 2, 3):
             raise UsageError(f"`zero_stage` must be 0, 1, 2 or 3 (got {self.zero_stage})")
         if self.recompute not in ("none", "selective", "full"):
             raise UsageError(f"`recompute` must be none, selective or full (got {self.recompute!r})")
@@ -118,7 +120,7 @@ class MemoryOptions(Value):
             raise UsageError("`solve` concurrency is the engine's figure; add `engine` vllm (or use `solve` batch)")
         if self.attention not in ("flash", "eager"):
             raise UsageError(f"`attention` must be flash or eager (got {self.attention!r})")
-        trained = self.optimizer != "adamw" or self.recompute != "none" or self.zero_stage != 0
+        trained = self.optimizer != "adamw" or self.recompute != "none" or self.zero_stage is not None
         if trained and not self.train:
             raise UsageError("`optimizer`, `recompute` and `zero_stage` apply to `train`; add `train`")
         training_only = self.lora_rank is not None or self.attention != "flash"
@@ -207,6 +209,13 @@ class MemoryOptions(Value):
     def layout_counted(self) -> bool:
         """Training memory is the layout's busiest rank (as `train` counts it): AdamW, FlashAttention, no LoRA."""
         return self.optimizer == "adamw" and self.attention == "flash" and self.lora_rank is None
+
+    @property
+    def zero(self) -> int:
+        """The ZeRO stage counted: `zero_stage`, else 1 (`train`'s default), or 0 with `lora_rank`."""
+        if self.zero_stage is not None:
+            return self.zero_stage
+        return 0 if self.lora_rank is not None else 1
 
     @property
     def inference_parallel(self) -> int:
@@ -303,7 +312,7 @@ def memory(
             micro_batch=options.micro_batch or options.batch,
             global_batch=options.global_batch,
             sequence_parallel=options.sequence_parallel,
-            zero_stage=options.zero_stage,
+            zero_stage=options.zero,
             recompute=options.recompute,
             recompute_modules=options.recompute_modules,
         )
@@ -321,7 +330,7 @@ def memory(
         train=options.train,
         optimizer=options.optimizer,  # type: ignore[arg-type]
         recompute=options.recompute,  # type: ignore[arg-type]
-        zero_stage=options.zero_stage,
+        zero_stage=options.zero,
         data_parallel=options.data_parallel_ranks,
         tensor_parallel=options.training_parallel,
         sequence_parallel=options.sequence_parallel,
@@ -564,7 +573,7 @@ def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: in
     from ..footprint import Solved
 
     plain = replace(
-        options, engine="none", solve=None, train=False, lora_rank=None, attention="flash", zero_stage=0,
+        options, engine="none", solve=None, train=False, lora_rank=None, attention="flash", zero_stage=None,
         kv_budget=None, gpu_memory_utilization=None, max_num_batched_tokens=None, block_size=None,
     )  # fmt: skip
 
