@@ -121,7 +121,7 @@ def phase_features(
     terms["sequences"] = float(sequences)
     if tensor_parallel > 1 and phase.allreduce_bytes:
         terms["allreduces"] = float(sublayers)  # one all-reduce after each sublayer (ffncalc.roofline)
-        terms["allreduce_transfer"] = phase.allreduce_bytes / (gpu.interconnect or 1)
+        terms["allreduce_transfer"] = phase.allreduce_seconds  # bytes over the link the ceiling times it on
     terms["fixed"] = 1.0
     return terms
 

@@ -206,6 +206,8 @@ class GpuFigures(Result):
     ridge_point: float  # FLOPs per byte at which an operator turns compute-bound (after efficiencies)
     sources: list[str]
     notes: str = ""
+    scale_out: int | None = None  # bytes/s per GPU per direction between nodes
+    nvlink_domain: int = 8  # GPUs the interconnect joins; a group larger than it crosses the scale-out network
 
 
 class PipelineStage(Result):
@@ -551,11 +553,37 @@ def _flops_by_operator(breakdown: dict[str, int], multiple: int, gpus: int) -> d
 
 
 class Roofline(Result):
-    """An accelerator's effective peak (FLOP/s) and bandwidth (B/s), and its interconnect per direction."""
+    """An accelerator's effective peak (FLOP/s) and bandwidth (B/s), and its interconnect per direction; SPAN: the
+    GPUs a tensor- or expert-parallel collective joins, which cross the scale-out network past the NVLink domain."""
 
     peak: float
     bandwidth: float
     interconnect: float | None
+    scale_out: float | None = None
+    domain: int = 8
+    span: int = 1
+
+    @property
+    def crosses_nodes(self) -> bool:
+        return self.span > self.domain
+
+    def allreduce_seconds(self, sent: int) -> float:
+        """A ring all-reduce runs at its slowest link: the interconnect in one domain, else the scale-out network."""
+        link = self.scale_out if self.crosses_nodes else self.interconnect
+        if link is None:
+            raise ValueError("a collective across nodes needs the accelerator's scale-out bandwidth")
+        return sent / link
+
+    def all_to_all_seconds(self, sent: int) -> float:
+        """Each GPU sends to the span's other GPUs evenly: the share for GPUs of its own domain over the
+        interconnect, the rest over the scale-out network at the same time; the slower of the two."""
+        if not self.crosses_nodes:
+            return sent / self.interconnect if self.interconnect else 0.0
+        if self.scale_out is None or self.interconnect is None:
+            raise ValueError("a collective across nodes needs the accelerator's scale-out bandwidth")
+        peers = self.span - 1
+        inside = sent * (self.domain - 1) / peers
+        return max(inside / self.interconnect, (sent - inside) / self.scale_out)
 
 
 def operator_time(name: str, flops: int, bytes_: int, roof: Roofline) -> OperatorTime:
@@ -585,16 +613,24 @@ def phase_times(traffic: Traffic, roof: Roofline) -> tuple[list[OperatorTime], f
     if traffic.allreduce_bytes or traffic.all_to_all_bytes:
         if roof.interconnect is None:
             raise ValueError("tensor parallelism needs an interconnect bandwidth")
-        allreduce = traffic.allreduce_bytes / roof.interconnect
+        allreduce = roof.allreduce_seconds(traffic.allreduce_bytes)
     compute = sum(c.seconds for c in components if c.bound == "compute")
     memory = sum(c.seconds for c in components if c.bound == "memory")
     return components, allreduce, "compute" if compute > memory else "memory"
 
 
+def overlapped(work: float, all_to_all: float) -> float:
+    """The ceiling of a step whose MoE all-to-all can hide behind its compute: the larger of the two. DeepSeek's
+    serving splits each batch in two and dispatches one half while the other computes (open-infra-index, "Day 6:
+    DeepSeek-V3/R1 Inference System Overview"), so a ceiling that added them would be beaten; the expected figure
+    adds them (expected.with_expected), as an engine without that overlap runs."""
+    return max(work, all_to_all)
+
+
 def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
     components, allreduce, bound = phase_times(traffic, roof)
-    all_to_all = traffic.all_to_all_bytes / roof.interconnect if traffic.all_to_all_bytes and roof.interconnect else 0.0
-    seconds = sum(c.seconds for c in components) + allreduce + all_to_all
+    all_to_all = roof.all_to_all_seconds(traffic.all_to_all_bytes) if traffic.all_to_all_bytes else 0.0
+    seconds = overlapped(sum(c.seconds for c in components) + allreduce, all_to_all)
     return DecodeStep(
         tokens=batch,
         flops=sum(traffic.flops.values()),
@@ -614,7 +650,7 @@ def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
 
 def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
     components, allreduce, bound = phase_times(traffic, roof)
-    all_to_all = traffic.all_to_all_bytes / roof.interconnect if traffic.all_to_all_bytes and roof.interconnect else 0.0
+    all_to_all = roof.all_to_all_seconds(traffic.all_to_all_bytes) if traffic.all_to_all_bytes else 0.0
     return Prefill(
         tokens=prompt,
         flops=sum(traffic.flops.values()),
@@ -624,7 +660,7 @@ def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
         allreduce_seconds=allreduce,
         all_to_all_bytes=traffic.all_to_all_bytes,
         all_to_all_seconds=all_to_all,
-        seconds=sum(c.seconds for c in components) + allreduce + all_to_all,
+        seconds=overlapped(sum(c.seconds for c in components) + allreduce, all_to_all),
         bound=bound,
         prompt=prompt,
     )
@@ -679,6 +715,8 @@ def gpu_figures(
         ridge_point=(peak * compute_efficiency) / (gpu.bandwidth * bandwidth_efficiency),
         sources=list(gpu.sources),
         notes=notes,
+        scale_out=gpu.scale_out,
+        nvlink_domain=gpu.nvlink_domain,
     )
 
 
@@ -705,12 +743,15 @@ def estimate_speed(
 
     STORE: a GGUF under llama.cpp (llamacpp.LlamaCppStore): the file's tensor bytes by operator, its cache in
     llama.cpp's cache type, and what llama.cpp keeps on the GPU, in place of the spec's stored layout."""
+    layout = layout or ServingLayout(tensor_parallel=gpus)
     roof = Roofline(
         peak=gpu.peak_flops * gpu.compute_efficiency,
         bandwidth=gpu.bandwidth * gpu.bandwidth_efficiency,
         interconnect=gpu.interconnect,
+        scale_out=gpu.scale_out,
+        domain=gpu.nvlink_domain,
+        span=layout.tensor_parallel,
     )
-    layout = layout or ServingLayout(tensor_parallel=gpus)
     # once: walking every stored tensor is most of the time
     by_operator = store.weights if store is not None else _weights_by_operator(stored, gpus, layout)
     first, last = stage
@@ -803,6 +844,23 @@ def _staged(traffic: Traffic, first: bool, last: bool) -> Traffic:
     )
 
 
+def boundary_seconds_per_byte(gpu: GpuFigures, tensor_parallel: int, stages: int) -> list[float]:
+    """Seconds per byte each stage takes to pass its output to the next (0 after the last): stage i holds GPUs
+    i·tp … (i+1)·tp − 1, so its boundary crosses nodes where (i+1)·tp is a multiple of the NVLink domain (every one
+    once tp fills a domain): the scale-out network there, the interconnect inside."""
+    found = []
+    for index in range(stages):
+        if index == stages - 1:
+            found.append(0.0)
+            continue
+        crosses = (index + 1) * tensor_parallel % gpu.nvlink_domain == 0 or tensor_parallel >= gpu.nvlink_domain
+        link = gpu.scale_out if crosses and gpu.scale_out else gpu.interconnect
+        if link is None:
+            raise ValueError("pipeline parallelism needs an interconnect bandwidth")
+        found.append(1 / link)
+    return found
+
+
 def estimate_pipelined(
     spec: ModelSpec,
     info: ModelInfo,
@@ -824,11 +882,9 @@ def estimate_pipelined(
     stages = stage_specs(spec, layout.pipeline_parallel)
     micro_batches = min(batch, len(stages))
     micro_batch = -(-batch // micro_batches)
-    link = given["gpu"].interconnect
     decode_send = micro_batch * spec.hidden_size * ACTIVATION_BYTES
     prefill_send = given["prompt"] * spec.hidden_size * ACTIVATION_BYTES
-    if link is None:
-        raise ValueError("pipeline parallelism needs an interconnect bandwidth")
+    seconds_per_byte = boundary_seconds_per_byte(given["gpu"], layout.tensor_parallel, len(stages))
     reports, records = [], []
     for index, stage_spec in enumerate(stages):
         first, last = index == 0, index == len(stages) - 1
@@ -847,9 +903,8 @@ def estimate_pipelined(
             stage=(first, last),
             **given,
         )  # its memory: every sequence of the batch
-        send = 0 if last else 1
-        decode_seconds = at_micro.decode.seconds + send * decode_send / link
-        prefill_seconds = at_micro.prefill.seconds + send * prefill_send / link
+        decode_seconds = at_micro.decode.seconds + decode_send * seconds_per_byte[index]
+        prefill_seconds = at_micro.prefill.seconds + prefill_send * seconds_per_byte[index]
         reports.append((held, at_micro))
         records.append(
             PipelineStage(
@@ -876,7 +931,6 @@ def estimate_pipelined(
         def pace(times: list[float]) -> float:
             return max(sum(times), micro_batches * max(times))
 
-        sends = [(0 if i == len(stages) - 1 else 1) for i in range(len(stages))]
         steps = [r[1].decode for r in reports]
         firsts = [r[1].prefill for r in reports]
 
@@ -886,8 +940,8 @@ def estimate_pipelined(
 
         step_figures = [figures(s.expected_seconds_per_step, s.expected_range) for s in steps]
         first_figures = [figures(p.expected_seconds, p.expected_range) for p in firsts]
-        step_at = [[f[k] + n * decode_send / link for f, n in zip(step_figures, sends)] for k in range(3)]
-        first_at = [sum(f[k] + n * prefill_send / link for f, n in zip(first_figures, sends)) for k in range(3)]
+        step_at = [[f[k] + decode_send * n for f, n in zip(step_figures, seconds_per_byte)] for k in range(3)]
+        first_at = [sum(f[k] + prefill_send * n for f, n in zip(first_figures, seconds_per_byte)) for k in range(3)]
         expected_step = pace(step_at[0])
         decode.update(
             expected_seconds_per_step=expected_step,

@@ -37,7 +37,11 @@ CONVENTIONS = [
     "moe_tp_size); shared experts, dense FFN layers and the head stay over TP; an MoE layer makes no all-reduce but "
     "an all-to-all dispatch and combine, each sending ⌈tokens ÷ TP⌉ × hidden × 2 bytes × k × (EP−1)/EP per GPU "
     "(each token's hidden state to the ranks of its k experts under uniform routing, as DeepEP does; 16-bit both "
-    "ways, DeepEP's FP8 dispatch would halve the first), timed over the interconnect",
+    "ways, DeepEP's FP8 dispatch would halve the first), timed over the interconnect for the peers inside the GPU's "
+    "NVLink domain and over the scale-out network for the rest at the same time (the slower of the two); the "
+    "ceiling lets it hide behind the step's compute (the larger of the two, as DeepSeek's two-micro-batch overlap "
+    "does), the expected figure adds it; a tensor-parallel group larger than the NVLink domain all-reduces at the "
+    "scale-out network's rate",
     "attention data-parallel (SGLang's enable_dp_attention with dp_size equal to tp_size): attention weights whole on "
     "every GPU, the input embedding copied, each GPU the KV cache of ⌈batch ÷ TP⌉ sequences (MLA's latent once per "
     "rank); no all-reduce after attention; a dense FFN layer gathers the whole batch and reduce-scatters it back, "
