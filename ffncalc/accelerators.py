@@ -24,7 +24,7 @@ from __future__ import annotations
 from functools import cache
 
 from .errors import UsageError
-from .units import GIB, MIB
+from .units import GIB, MIB, SIZE, parse_size
 from .values import Value
 
 TERA, GIGA = 10**12, 10**9
@@ -514,3 +514,9 @@ RUNTIME_RESERVE_SOURCE = (
     "assumed by ffncalc, not measured: 1 GiB, of the order of the CUDA context (~0.3-0.5 GiB with the CUDA 12 "
     "lazy module loading) plus the 'non-torch memory' and 'CUDA graph' lines vLLM logs for mid-size models"
 )
+
+
+def memory_of(text: str) -> int:
+    """An accelerator's memory as a user gives it (`gpu_memory`): a size (96GB, 80GiB) or a name from the table
+    (h100, mi300x)."""
+    return parse_size(text) if SIZE.match(text) or text.strip()[:1].isdigit() else accelerator(text).memory

@@ -40,14 +40,6 @@ def cache_element_type(dtype: str, option: str) -> str:
     return name
 
 
-def accelerator_memory(text: str) -> int:
-    """`gpu_memory`: a size (96GB, 80GiB) or an accelerator's name from the accelerator table (h100, mi300x)."""
-    from ..accelerators import accelerator
-    from ..units import SIZE, parse_size
-
-    return parse_size(text) if SIZE.match(text) or text.strip()[:1].isdigit() else accelerator(text).memory
-
-
 class StoredAs(Value):
     """How a command takes the weights and the cache: the dtype of what is not quantized, the quantization scheme,
     the KV cache's element type, and what to say about the choice."""
@@ -56,6 +48,8 @@ class StoredAs(Value):
     scheme: Scheme | None
     cache_dtype: str
     notes: tuple[str, ...]
+    # the `dtype` an engine's dtype="auto" loads a float32 checkpoint as ("bf16" or "fp16"); None: as stored or asked
+    served_as: str | None = None
 
 
 QUANT_GROUP_SIZES = (16, 32, 64, 128, 256, 512, 1024)  # `quant_group_size`: the groups GPTQ and gpt-fast pack
@@ -84,16 +78,35 @@ def stored_as(
     kv_dtype: str | None,
     group_size: int | None = None,
     quantize_head: bool = False,
+    engine: str | None = None,
 ) -> StoredAs:
     """The weights as the checkpoint stores them (the config's dtype and quantization_config), or as DTYPE asks
     (WHAT_IF: int4 in groups of GROUP_SIZE inputs, default 128; the output head too with QUANTIZE_HEAD); the cache
-    in KV_DTYPE, else the weights' float type (BF16 for quantized weights)."""
+    in KV_DTYPE, else the weights' float type (BF16 for quantized weights). ENGINE (a serving engine's name, as
+    serving.parse_engine reads it): a checkpoint taken as stored is taken as that engine loads it
+    (serving.engine_dtype: float32 in 16 bits)."""
     from ..footprint import WHAT_IF
     from ..storage import parse_scheme
     from ..values import replace
 
     notes: list[str] = []
     check_quantization(dtype, group_size, quantize_head)
+    cache_dtype = cache_element_type(kv_dtype, "`kv_dtype`") if kv_dtype else None
+    served_as = None
+    if dtype is None and engine is not None:
+        from ..serving import engine_dtype, parse_engine
+
+        version = parse_engine(engine)
+        stored = loaded.config.stored_dtype
+        checkpoint = safetensors_dtype(stored) if stored else "BF16"
+        encoder_only = not any(layer.stack == "decoder" for layer in loaded.spec.layers)
+        served = engine_dtype(version, checkpoint, encoder_only)
+        if served != checkpoint:
+            notes.append(
+                f"{version.engine} serves this {checkpoint} checkpoint in {served} (its dtype='auto' downcasts "
+                f"float32 weights): weights and KV cache are counted in {served} (`dtype` to choose)."
+            )
+            dtype = served_as = {"BF16": "bf16", "F16": "fp16"}[served]
     if dtype is not None:
         key = dtype.lower()
         if key not in WHAT_IF:
@@ -121,8 +134,7 @@ def stored_as(
             )
         scheme = parse_scheme(loaded.config.quantization)
     floats = weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"
-    cache_dtype = cache_element_type(kv_dtype, "`kv_dtype`") if kv_dtype else floats
-    return StoredAs(weight_dtype, scheme, cache_dtype, tuple(notes))
+    return StoredAs(weight_dtype, scheme, cache_dtype or floats, tuple(notes), served_as=served_as)
 
 
 def loaded_model(model: str | LoadedModel) -> LoadedModel:

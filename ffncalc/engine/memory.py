@@ -12,7 +12,6 @@ from ..results import Remarks
 from ..units import parse_context
 from ..values import Value, replace
 from .inputs import (
-    accelerator_memory,
     cache_element_type,
     check_quantization,
     context_of,
@@ -249,81 +248,21 @@ def memory(
         options = replace(options, context=context)
     options.checked()
     loaded = loaded_model(model)
-    from ..parallel import check_tensor_parallel
-
-    parallel_layout = None
-    if options.train:
-        check_tensor_parallel(loaded.spec, options.training_parallel, "training")
-    else:
-        check_tensor_parallel(loaded.spec, options.inference_parallel, "serving")
     remarks = Remarks()
-    tokens = context_of(options.context, loaded, remarks)
-    weights = stored_as(loaded, options.dtype, options.kv_dtype, options.quant_group_size, options.quantize_head)
-    weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
-    remarks.notes += weights.notes
-    if options.dtype is None and options.engine.strip().lower() != "none":
-        from ..serving import engine_dtype, parse_engine
-
-        version = parse_engine(options.engine)
-        encoder_only = not any(layer.stack == "decoder" for layer in loaded.spec.layers)
-        served = engine_dtype(version, weight_dtype, encoder_only)
-        if served != weight_dtype:
-            remarks.notes.append(
-                f"{version.engine} serves this {weight_dtype} checkpoint in {served} (its dtype='auto' downcasts "
-                f"float32 weights): weights and KV cache are counted in {served} (`dtype` to choose)."
-            )
-            options = replace(options, dtype={"BF16": "bf16", "F16": "fp16"}[served])  # --solve counts it so too
-            weights = stored_as(
-                loaded, options.dtype, options.kv_dtype, options.quant_group_size, options.quantize_head
-            )
-            weight_dtype, scheme, cache_dtype = weights.dtype, weights.scheme, weights.cache_dtype
-    if options.train and scheme is not None and options.lora_rank is not None:
-        remarks.notes.append(
-            f"`train` with {scheme.method} weights and `lora_rank`: QLoRA-style, the base frozen as stored "
-            f"({scheme.method}, no gradients, no optimizer states) and the 16-bit adapters trained in mixed precision."
-        )
-    elif options.train and scheme is not None:
-        remarks.notes.append(
-            f"`train` with {scheme.method} weights: the training figures are full training in 16-bit mixed precision "
-            "(2 bytes a weight and a gradient, the optimizer's float32 states); a quantized model is trained only as "
-            "a frozen base with adapters (add `lora_rank` for QLoRA-style figures)."
-        )
+    question = _question(loaded, options, remarks)
     accelerators = dict(ACCELERATORS)
-    asked = None
-    if options.gpu is not None or options.gpu_memory is not None:
-        asked, asked_memory = _serving_gpu(options)
-        accelerators = {asked: asked_memory} | accelerators
-    reserve = _runtime_reserve(options.runtime_reserve)
-    if options.train and options.layout_counted:
-        from functools import partial
-
-        from ..layouts import layout_training, training_layout
-
-        parallel_layout = training_layout(
-            loaded.spec,
-            tokens,
-            max(options.gpus, options.training_parallel * options.pipeline_parallel * options.context_parallel),
-            tp=options.training_parallel,
-            pp=options.pipeline_parallel,
-            cp=options.context_parallel,
-            ep=options.expert_parallel,
-            dp=options.data_parallel,
-            vpp=options.virtual_stages,
-            micro_batch=options.micro_batch or options.batch,
-            global_batch=options.global_batch,
-            sequence_parallel=options.sequence_parallel,
-            zero_stage=options.zero,
-            recompute=options.recompute,
-            recompute_modules=options.recompute_modules,
-        )
+    asked = question.gpu_name if options.gpu is not None or options.gpu_memory is not None else None
+    if asked is not None:
+        accelerators = {asked: question.gpu_memory} | accelerators
+    parallel_layout = _training_layout(loaded, options, question.context)
     report = count_memory(
         loaded.spec,
         loaded.info,
-        weight_dtype=weight_dtype,
-        scheme=scheme,
-        context=tokens,
+        weight_dtype=question.weight_dtype,
+        scheme=question.scheme,
+        context=question.context,
         batch=options.batch,
-        kv_dtype=cache_dtype,
+        kv_dtype=question.cache_dtype,
         chunk=options.chunk,
         gpus=options.inference_parallel,
         accelerators=accelerators,
@@ -334,292 +273,141 @@ def memory(
         data_parallel=options.data_parallel_ranks,
         tensor_parallel=options.training_parallel,
         sequence_parallel=options.sequence_parallel,
-        layout_training=None
-        if parallel_layout is None
-        else partial(layout_training, loaded.spec, layout=parallel_layout, context=tokens),
-        reserve=reserve,
+        layout_training=parallel_layout,
+        reserve=question.reserve,
         attention=options.attention,  # type: ignore[arg-type]
         lora_rank=options.lora_rank,
         asked=asked,
         pipeline_parallel=1 if options.train else options.pipeline_parallel,
     )
-    if options.engine.strip().lower() != "none" or options.solve is not None:
-        report = _serve(loaded, report, options, tokens, weight_dtype, scheme, cache_dtype, reserve)
-        if report.engine is not None and report.engine.max_concurrency < 1:
+    if question.version.engine != "none":
+        from .serving import serve
+
+        engine = serve(loaded.spec, question)
+        report = replace(report, engine=engine)
+        if engine.max_concurrency < 1:
             remarks.warnings.append(
-                f"{report.engine.engine} would refuse to start: one request of {tokens:,} tokens needs more KV cache "
-                f"than the {report.engine.kv_capacity_tokens:,} tokens it has room for (a shorter context, its "
+                f"{engine.engine} would refuse to start: one request of {question.context:,} tokens needs more KV "
+                f"cache than the {engine.kv_capacity_tokens:,} tokens it has room for (a shorter context, its "
                 "max_model_len, or more GPUs)"
             )
+    if options.solve is not None:
+        report = replace(report, solved=_solve(loaded, options, question, report))
     return remarks.about(report)
 
 
-def _runtime_reserve(text: str | None) -> int:
-    """`runtime_reserve`: a size (0 for none), or accelerators.RUNTIME_RESERVE."""
-    from ..accelerators import RUNTIME_RESERVE
+def _question(loaded: LoadedModel, options: MemoryOptions, remarks: Remarks) -> Any:
+    """What the options mean for LOADED, resolved once: the context, the weights and cache as counted (as the
+    engine loads them), the accelerator an engine's budget and `solve` use (`gpu`, else `gpu_memory`, else the
+    H100), the runtime reserve, the layout; notes on what was assumed go to REMARKS."""
+    from fractions import Fraction
+
+    from ..accelerators import RUNTIME_RESERVE, accelerator, memory_of
+    from ..parallel import check_tensor_parallel
+    from ..serving import parse_engine
     from ..units import parse_size
+    from .serving import ServingQuestion
 
-    if text is None:
-        return RUNTIME_RESERVE
-    if text.strip().rstrip("GgMmIiBb").strip() in ("0", "0.0"):
-        return 0
-    return parse_size(text)
-
-
-def _serving_gpu(options: MemoryOptions) -> tuple[str, int]:
-    """The accelerator an engine's budget and `solve` use: `gpu`, else `gpu_memory`, else the H100."""
-    from ..accelerators import accelerator
-
-    if options.gpu is not None:
-        chip = accelerator(options.gpu)
-        return chip.name, chip.memory
-    if options.gpu_memory is not None:
-        return f"your GPU ({options.gpu_memory.strip()})", accelerator_memory(options.gpu_memory)
-    chip = accelerator("h100")
-    return chip.name, chip.memory
-
-
-def _serve(
-    loaded: LoadedModel,
-    report: MemoryReport,
-    options: MemoryOptions,
-    context: int,
-    weight_dtype: str,
-    scheme: Any,
-    cache_dtype: str,
-    reserve: int,
-) -> MemoryReport:
-    """The engine's KV-cache figures (serving.py) and `solve`, added to REPORT."""
-    from fractions import Fraction
-
-    from ..footprint import inference_activations, per_gpu_weights, weight_layout, weight_shares
-    from ..serving import (
-        SGLANG_DEFAULTS_SOURCE,
-        VLLM_DEFAULTS_SOURCE,
-        VLLM_GPU_MEMORY_UTILIZATION,
-        Budget,
-        engine_report,
-        estimated_budget,
-        parse_engine,
-        sglang_default_chunked_prefill_size,
-        vllm_default_max_num_batched_tokens,
-    )
-    from ..units import DTYPE_BYTES, parse_size
-
-    version = parse_engine(options.engine)
-    gpu_name, gpu_memory = _serving_gpu(options)
-    tp = options.inference_parallel
-    layout = None
-    if options.expert_parallel != 1 or options.dp_attention:
-        from ..roofline import engine_weights
-        from ..serving_layout import ServingLayout, check_layout
-
-        layout = ServingLayout(
-            tensor_parallel=tp, expert_parallel=options.expert_parallel, dp_attention=options.dp_attention
-        )
-        check_layout(loaded.spec, layout)
-    state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
-    if options.max_num_batched_tokens is not None:
-        batched, batched_source = options.max_num_batched_tokens, "`max_num_batched_tokens`"
-    elif version.engine == "sglang":
-        batched = sglang_default_chunked_prefill_size(gpu_memory)
-        batched_source = f"SGLang's default chunked_prefill_size on {gpu_name} ({SGLANG_DEFAULTS_SOURCE})"
+    if options.train:
+        check_tensor_parallel(loaded.spec, options.training_parallel, "training")
     else:
-        batched = vllm_default_max_num_batched_tokens(gpu_memory, gpu_name)
-        batched_source = f"vLLM's default for `vllm serve` on {gpu_name} ({VLLM_DEFAULTS_SOURCE})"
-    engine = None
-    if version.engine != "none":
-        if options.kv_budget is not None:
-            budget = Budget(parse_size(options.kv_budget), True)
-        else:
-            utilization = (
-                Fraction(str(options.gpu_memory_utilization))
-                if options.gpu_memory_utilization is not None
-                else VLLM_GPU_MEMORY_UTILIZATION
-            )
-            stored = weight_layout(loaded.spec, weight_dtype, scheme)
-            if layout is None:
-                weights, _ = per_gpu_weights(weight_shares(stored), tp)
-            else:
-                weights = engine_weights(stored, layout, version.engine)
-            peak = inference_activations(loaded.spec, 1, batched, state_size).bytes
-            budget = estimated_budget(version.engine, gpu_memory, utilization, weights, peak, reserve)
-        if options.pipeline_parallel > 1:
-            engine = _pipelined_engine(
-                loaded, options, version, context, weight_dtype, scheme, cache_dtype, reserve, gpu_memory, batched,
-                batched_source,
-            )  # fmt: skip
-        else:
-            engine = engine_report(
-                loaded.spec, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype],
-                state_size=state_size, tp=tp if layout is None else layout.attention_split, batched=batched,
-                batched_source=batched_source, block_size=options.block_size,
-            )  # fmt: skip
-        if layout is not None:
-            from ..serving_layout import layout_note
-
-            engine = replace(engine, tensor_parallel=tp, notes=[*engine.notes, layout_note(layout, version.engine)])
-        model_limit = loaded.config.max_context()
-        if model_limit is not None and engine.max_context > model_limit:
-            # vLLM's max_model_len defaults to the model's own limit and refuses a longer request.
-            engine = replace(
-                engine,
-                max_context=model_limit,
-                notes=[
-                    *engine.notes,
-                    f"the longest single request stops at the model's limit, {model_limit:,} tokens (the cache "
-                    "would hold more)",
-                ],
-            )
-    if engine is not None and options.disaggregate is not None:
-        engine = replace(engine, disaggregation=_disaggregation(loaded, options, engine, context, cache_dtype))
-    solved = None
-    if options.solve is not None:
-        solved = _solve(loaded, options, engine, context, gpu_name, gpu_memory - reserve)
-    return replace(report, engine=engine, solved=solved)
-
-
-def _pipelined_engine(
-    loaded: LoadedModel,
-    options: MemoryOptions,
-    version: Any,
-    context: int,
-    weight_dtype: str,
-    scheme: Any,
-    cache_dtype: str,
-    reserve: int,
-    gpu_memory: int,
-    batched: int,
-    batched_source: str,
-) -> Any:
-    """vLLM over `pipeline_parallel` stages: each stage (vLLM's get_pp_indices split) profiles its own budget — the
-    accelerator's memory × utilization less its own weights, its own activation peak (logits on the last stage only)
-    and the reserve — and sizes blocks for its own layers; then every stage keeps the smallest stage's num_blocks
-    (vllm/v1/core/kv_cache_utils.py get_kv_cache_configs: "Change the num_blocks of each rank to the smallest among
-    all ranks", vllm-project/vllm @ 001cabc1). The report is that stage's."""
-    from fractions import Fraction
-
-    from ..footprint import inference_activations, per_gpu_weights, stage_weight_layout, weight_shares
-    from ..serving import VLLM_GPU_MEMORY_UTILIZATION, Budget, engine_report, estimated_budget
-    from ..serving_layout import stage_specs
-    from ..units import DTYPE_BYTES, parse_size
-
-    tp = options.inference_parallel
-    state_size = DTYPE_BYTES[weight_dtype if weight_dtype in ("F32", "F16", "BF16") else "BF16"]
-    utilization = (
-        Fraction(str(options.gpu_memory_utilization))
-        if options.gpu_memory_utilization is not None
-        else VLLM_GPU_MEMORY_UTILIZATION
+        check_tensor_parallel(loaded.spec, options.inference_parallel, "serving")
+    tokens = context_of(options.context, loaded, remarks)
+    weights = stored_as(
+        loaded, options.dtype, options.kv_dtype, options.quant_group_size, options.quantize_head, options.engine
     )
-    stages = stage_specs(loaded.spec, options.pipeline_parallel)
-    reports = []
-    for index, stage in enumerate(stages):
-        first, last = index == 0, index == len(stages) - 1
-        if options.kv_budget is not None:
-            budget = Budget(parse_size(options.kv_budget), True)
-        else:
-            weights, _ = per_gpu_weights(
-                weight_shares(stage_weight_layout(stage, weight_dtype, scheme, first, last)), tp
-            )
-            peak = inference_activations(stage, 1, batched, state_size, logits=last).bytes
-            budget = estimated_budget(version.engine, gpu_memory, utilization, weights, peak, reserve)
-        report = engine_report(
-            stage, version, budget, context=context, kv_size=DTYPE_BYTES[cache_dtype], state_size=state_size, tp=tp,
-            batched=batched, batched_source=batched_source, block_size=options.block_size,
-        )  # fmt: skip
-        if len({(group.kind, group.window) for group in report.groups}) > 1:
-            raise UsageError(
-                "`pipeline_parallel` with layers of several cache kinds (sliding, hybrid): vLLM groups them over the "
-                "whole model before it splits the stages, which is not modelled; drop `pipeline_parallel`"
-            )
-        reports.append(report)
-    limiting = min(range(len(reports)), key=lambda i: reports[i].num_blocks)
-    layers = [group.layers for report in reports for group in report.groups]
-    return replace(
-        reports[limiting],
-        pipeline_parallel=len(stages),
-        limiting_stage=limiting + 1,
-        notes=[
-            *reports[limiting].notes,
-            f"pipeline parallel over {len(stages)} stages of {', '.join(map(str, layers))} cached layers (vLLM's "
-            f"get_pp_indices): each stage sizes its own cache from its own budget, and every stage keeps the "
-            f"smallest one's blocks; stage {limiting + 1}'s figures, per GPU of {tp} in each stage",
-        ],
+    version = parse_engine(options.engine)
+    remarks.notes += weights.notes
+    if options.train and weights.scheme is not None:
+        method = weights.scheme.method
+        remarks.notes.append(
+            f"`train` with {method} weights and `lora_rank`: QLoRA-style, the base frozen as stored ({method}, no "
+            "gradients, no optimizer states) and the 16-bit adapters trained in mixed precision."
+            if options.lora_rank is not None
+            else f"`train` with {method} weights: the training figures are full training in 16-bit mixed precision "
+            "(2 bytes a weight and a gradient, the optimizer's float32 states); a quantized model is trained only as "
+            "a frozen base with adapters (add `lora_rank` for QLoRA-style figures)."
+        )
+    if options.gpu_memory is not None and options.gpu is None:
+        gpu_name, gpu_memory = f"your GPU ({options.gpu_memory.strip()})", memory_of(options.gpu_memory)
+    else:
+        chip = accelerator(options.gpu or "h100")
+        gpu_name, gpu_memory = chip.name, chip.memory
+    text = options.runtime_reserve
+    reserve = RUNTIME_RESERVE if text is None else 0 if text.strip().rstrip("GgMmIiBb").strip() in ("0", "0.0") else parse_size(text)  # fmt: skip
+    return ServingQuestion(
+        version=version,
+        gpu_name=gpu_name,
+        gpu_memory=gpu_memory,
+        reserve=reserve,
+        context=tokens,
+        weight_dtype=weights.dtype,
+        scheme=weights.scheme,
+        cache_dtype=weights.cache_dtype,
+        tensor_parallel=options.inference_parallel,
+        pipeline_parallel=1 if options.train else options.pipeline_parallel,
+        expert_parallel=options.expert_parallel,
+        dp_attention=options.dp_attention,
+        disaggregate=options.disaggregate,
+        kv_budget=None if options.kv_budget is None else parse_size(options.kv_budget),
+        gpu_memory_utilization=None
+        if options.gpu_memory_utilization is None
+        else Fraction(str(options.gpu_memory_utilization)),
+        max_num_batched_tokens=options.max_num_batched_tokens,
+        block_size=options.block_size,
+        model_limit=loaded.config.max_context(),
+        served_as=weights.served_as,
     )
 
 
-def _disaggregation(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: int, cache_dtype: str) -> Any:
-    """`disaggregate` P:D: the pools' whole copies, the requests the decode pool holds, the cache a request moves."""
-    from ..footprint import EngineDisaggregation, kv_cache
-    from ..serving_layout import parse_disaggregate
+def _training_layout(loaded: LoadedModel, options: MemoryOptions, tokens: int) -> Any:
+    """With `train` and the layout counted as `train` counts it: the busiest rank's figures in place of the
+    single-rank count (layouts.layout_training, bound to the layout); None otherwise."""
+    if not (options.train and options.layout_counted):
+        return None
+    from functools import partial
 
-    replica = options.inference_parallel * options.pipeline_parallel
-    prefill, decode = parse_disaggregate(options.disaggregate or "", replica)
-    copies = decode // replica
-    return EngineDisaggregation(
-        prefill_gpus=prefill,
-        decode_gpus=decode,
-        replica_gpus=replica,
-        prefill_replicas=prefill // replica,
-        decode_replicas=copies,
-        decode_requests=copies * engine.max_concurrency,
-        kv_bytes_per_request=kv_cache(loaded.spec, context, 1, cache_dtype).bytes,
+    from ..layouts import layout_training, training_layout
+
+    layout = training_layout(
+        loaded.spec,
+        tokens,
+        max(options.gpus, options.training_parallel * options.pipeline_parallel * options.context_parallel),
+        tp=options.training_parallel,
+        pp=options.pipeline_parallel,
+        cp=options.context_parallel,
+        ep=options.expert_parallel,
+        dp=options.data_parallel,
+        vpp=options.virtual_stages,
+        micro_batch=options.micro_batch or options.batch,
+        global_batch=options.global_batch,
+        sequence_parallel=options.sequence_parallel,
+        zero_stage=options.zero,
+        recompute=options.recompute,
+        recompute_modules=options.recompute_modules,
     )
+    return partial(layout_training, loaded.spec, layout=layout, context=tokens)
 
 
-def _solve(loaded: LoadedModel, options: MemoryOptions, engine: Any, context: int, gpu_name: str, limit: int) -> Any:
-    """`solve`: the engine's answer (its longest context, whole requests, concurrency) beside the largest whole
-    context or batch for which ffncalc's weights + KV cache + activations per GPU fit LIMIT (by bisection)."""
-    from ..footprint import Solved
+def _solve(loaded: LoadedModel, options: MemoryOptions, question: Any, report: MemoryReport) -> Any:
+    """`solve`, with ffncalc's own figure per GPU counted as `memory` counts it without an engine or training (the
+    weights as the engine loads them: its dtype rule already applied)."""
+    from .serving import solve
 
     plain = replace(
         options, engine="none", solve=None, train=False, lora_rank=None, attention="flash", zero_stage=None,
         kv_budget=None, gpu_memory_utilization=None, max_num_batched_tokens=None, block_size=None,
+        dtype=options.dtype or question.served_as,
     )  # fmt: skip
 
     def per_gpu(ctx: int, batch: int) -> int:
         return memory(loaded, options=replace(plain, context=ctx, batch=batch)).per_gpu_inference
 
-    model_limit = None
-    if options.solve == "ctx":
-        # A context past the model's own limit is no answer (vLLM refuses a max_model_len past it): the search
-        # stops there, and the answer says so when it reaches it.
-        model_limit = loaded.config.max_context()
-        without = _largest(lambda n: per_gpu(n, options.batch) <= limit, model_limit or 1 << 24)
-        value: int | float = engine.max_context if engine is not None else without
-        how = f"the longest context of {options.batch:,} sequence(s)"
-    else:
-        without = _largest(lambda n: per_gpu(context, n) <= limit, 1 << 20)
-        if engine is None:
-            value = without
-        else:
-            value = engine.max_concurrency if options.solve == "concurrency" else int(engine.max_concurrency)
-        how = f"sequences of {context:,} tokens at once"
-    reached = model_limit if model_limit is not None and value >= model_limit else None
-    return Solved(
-        what=options.solve or "",
-        value=value,
-        without_engine=without,
-        memory=limit,
-        how=how
-        + f" on {gpu_name} × {options.inference_parallel} (tensor parallel)"
-        + (f" × {options.pipeline_parallel} stages" if options.pipeline_parallel > 1 else "")
-        + ", after the runtime reserve",
-        gpu=gpu_name,
-        fits=value > 0,
-        limit=reached,
-    )
-
-
-def _largest(fits: Any, limit: int) -> int:
-    """The largest n in [1, LIMIT] with FITS(n) (FITS growing false past one point), or 0 when FITS(1) is false."""
-    if not fits(1):
-        return 0
-    low, high = 1, limit
-    while low < high:
-        middle = (low + high + 1) // 2
-        if fits(middle):
-            low = middle
-        else:
-            high = middle - 1
-    return low
+    where = f"{question.gpu_name} × {options.inference_parallel} (tensor parallel)"
+    if options.pipeline_parallel > 1:
+        where += f" × {options.pipeline_parallel} stages"
+    return solve(
+        options.solve or "", per_gpu, engine=report.engine, context=question.context, batch=options.batch,
+        model_limit=question.model_limit, limit=question.gpu_memory - question.reserve, where=where,
+        gpu_name=question.gpu_name,
+    )  # fmt: skip

@@ -12,7 +12,6 @@ from ..results import Remarks
 from ..units import parse_context
 from ..values import Value, replace
 from .inputs import (
-    accelerator_memory,
     cache_element_type,
     check_quantization,
     context_of,
@@ -134,10 +133,10 @@ class SpeedOptions(Value):
 
     def chips(self) -> list[Accelerator]:
         """The accelerators to estimate on: the one `gpu_flops`/`gpu_bandwidth` describe, or those named."""
-        from ..accelerators import Accelerator, accelerator
+        from ..accelerators import Accelerator, accelerator, memory_of
 
         if self.gpu_flops is not None and self.gpu_bandwidth is not None:
-            memory_bytes = accelerator_memory(self.gpu_memory) if self.gpu_memory is not None else 1 << 50
+            memory_bytes = memory_of(self.gpu_memory) if self.gpu_memory is not None else 1 << 50
             link = round(self.gpu_interconnect) if self.gpu_interconnect is not None else None
             name = self.gpu_name.strip() if self.gpu_name is not None else "your GPU"
             return [
