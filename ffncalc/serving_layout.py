@@ -230,6 +230,9 @@ class Disaggregation(Result):
     balanced_prefill_share: float  # prefill GPUs ÷ all GPUs at which the two pools' rates are equal
 
 
+MAX_POOL_GPUS = 1 << 20  # a bound on what `disaggregate` reads, far past any cluster
+
+
 def parse_disaggregate(text: str, replica: int) -> tuple[int, int]:
     """'P:D' → (P, D): whole numbers of GPUs, each a multiple of the GPUs one copy spans."""
     try:
@@ -237,6 +240,8 @@ def parse_disaggregate(text: str, replica: int) -> tuple[int, int]:
     except ValueError:
         raise UsageError(f"`disaggregate` takes PREFILL_GPUS:DECODE_GPUS, e.g. 8:24 (got {text[:20]!r})") from None
     for count in (prefill, decode):
+        if count > MAX_POOL_GPUS:
+            raise UsageError(f"`disaggregate` {text[:20]}: a pool of at most {MAX_POOL_GPUS:,} GPUs")
         if count < 1 or count % replica:
             raise UsageError(
                 f"`disaggregate` {text}: each pool holds whole copies of the model, a multiple of the {replica} GPUs "

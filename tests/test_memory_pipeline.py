@@ -83,11 +83,14 @@ def test_disaggregated_pools_hold_whole_copies_and_move_each_prompts_cache():
         (["--disaggregate", "8:8"], "--disaggregate splits an engine's GPUs into prefill and decode pools"),
         (["--engine", "vllm", "--tp", "4", "--pp", "2", "--disaggregate", "4:8"], "a multiple of the 8 GPUs"),
         (["--pp", "81"], "--pp 81: the 80 layers a token runs split into 1 to 80 stages"),
+        (["--engine", "vllm", "--disaggregate", "99999999999999999999:8"], "a pool of at most 1,048,576 GPUs"),
+        (["--engine", "vllm", "--pp", "2", "--ep", "2"], "--pp with --ep or --dp-attention is not modelled"),
     ],
 )
 def test_stage_and_pool_refusals_name_the_options(options, words):
     run = run_main("memory", L70, *options)
     assert run.exit_code != 0 and run.stderr.count("\n") == 1 and words in run.stderr, run.stderr
+    assert "`" not in run.stderr
 
 
 def test_library_refuses_pipeline_with_sglang_naming_the_field():

@@ -156,6 +156,10 @@ class MemoryOptions(Value):
             raise UsageError(
                 "`zero_stage` 3 on one data-parallel rank shards nothing; give `gpus` 2 or more, or `zero_stage` 0"
             )
+        if self.disaggregate is not None:
+            from ..serving_layout import parse_disaggregate
+
+            parse_disaggregate(self.disaggregate, self.inference_parallel * self.pipeline_parallel)
         return self
 
     LAYOUT_FIELDS = (
@@ -192,7 +196,7 @@ class MemoryOptions(Value):
                 )
             if self.expert_parallel != 1 or self.dp_attention:
                 raise UsageError(
-                    "`pipeline_parallel` with `expert_parallel` or `dp_attention` is not modelled for `memory`"
+                    "`pipeline_parallel` with `expert_parallel` or `dp_attention` is not modelled in memory"
                 )
         if self.disaggregate is not None and (self.train or self.engine.strip().lower() == "none"):
             raise UsageError("`disaggregate` splits an engine's GPUs into prefill and decode pools; add `engine` vllm")
