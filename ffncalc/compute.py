@@ -6,7 +6,8 @@ Conventions:
 - a generated token at context n attends to n keys in a full-attention layer and to
   min(n, window) in a sliding-window layer; each key costs 2 · heads · qk_head_dim for QKᵀ and
   2 · heads · v_head_dim for AV (relative keys, SpeechT5's encoder: 2 · heads · qk_head_dim more, the query
-  against the key's distance embedding). Grouped KV heads save memory, not these FLOPs. A layer with
+  against the key's distance embedding; an attention run in several passes over the same keys, DiffLlama's two,
+  all of it once per pass). Grouped KV heads save memory, not these FLOPs. A layer with
   compressed keys also attends to n // rate compressed entries (at most an indexer's top_k), as
   keys of its own width (``attention_reach``);
 - MLA, plain form: scores over qk_nope + qk_rope dims, values over v_head_dim (as written in
@@ -106,7 +107,8 @@ def causal_keys(tokens: int, window: int | None, rate: int = 1) -> int:
 
 def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> int:
     """2 · heads · (qk_head_dim + v_head_dim); absorbed MLA: 2 · heads · (kv_lora + rope + kv_lora); relative keys
-    (SpeechT5): 2 · heads · qk_head_dim more, the query against the key's distance embedding."""
+    (SpeechT5): 2 · heads · qk_head_dim more, the query against the key's distance embedding; all of it once per
+    pass (DiffLlama: two)."""
     if attention.mla is not None and mla_form == "absorbed":
         mla = attention.mla
         per_head = (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
@@ -114,7 +116,7 @@ def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> in
         per_head = attention.qk_head_dim + attention.v_head_dim
     if attention.relative_keys:
         per_head += attention.qk_head_dim
-    return FLOPS_PER_MULTIPLY_ADD * attention.num_heads * per_head
+    return FLOPS_PER_MULTIPLY_ADD * attention.num_heads * per_head * attention.passes
 
 
 def indexer_score_flops_per_key(indexer: Indexer) -> int:
@@ -476,7 +478,8 @@ CURVE_POINTS = 64
 CONVENTIONS = [
     "2 FLOPs per multiply-add; matrix multiplications only (no biases, norms, activations, softmax; the embedding lookup is free)",
     "decode at context n: full-attention layers attend to n keys, sliding-window layers to min(n, window)",
-    "attention scores per key: 2 · heads · (qk_head_dim + v_head_dim); grouped KV heads do not reduce them",
+    "attention scores per key: 2 · heads · (qk_head_dim + v_head_dim), once per pass (DiffLlama's attention runs two); "
+    "grouped KV heads do not reduce them",
     "MoE: router + experts_per_token routed experts + shared experts",
     "state-space and linear-attention mixers: their projections (matmuls), and apart their convolutions and "
     "state updates, each derived in families/mixers.py",

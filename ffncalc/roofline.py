@@ -410,9 +410,10 @@ def _new_token_kv_bytes(spec: ModelSpec, kv_dtype: str) -> int:
 
 
 def _score_elements(spec: ModelSpec, keys_of) -> int:
-    """Σ over attention layers of heads × keys: the score matrix an eager kernel writes and reads."""
+    """Σ over attention layers of heads × keys (× passes: DiffLlama scores twice): the score matrices an eager kernel
+    writes and reads."""
     return sum(
-        layer.attention.num_heads * keys_of(layer.attention.window)
+        layer.attention.num_heads * layer.attention.passes * keys_of(layer.attention.window)
         for layer in generating_layers(spec)
         if layer.attention is not None
     )

@@ -198,6 +198,9 @@ class Attention(Value):
     # Each score also adds the query times a learned embedding of that key's distance (SpeechT5's encoder, pe_k): one
     # more product of qk_head_dim per head and key; the stack's table of distances is an extra of the model.
     relative_keys: bool = False
+    # The attention runs this many times over the same queries and keys, each run reading its own share of the values
+    # (DiffLlama's two calls, each over one half of the value heads): the scores and the values cost passes × per key.
+    passes: int = 1
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
     # what v reads when not what k reads (MobileBERT: q and k read a bottleneck of the layer's input, v the input itself)
     v_input_size: int | None = None
