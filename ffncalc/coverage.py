@@ -28,9 +28,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "tokens, computed from the sequence, which ffncalc's spec cannot express yet",
     "ernie4_5_vl_moe": "each MoE layer holds two routed expert sets of different widths, one run by text tokens and "
     "one by image tokens; ffncalc's spec has one set a layer, so a text token's active parameters cannot be stated yet",
-    "diffllama": "its differential attention runs two attention calls per layer that share q and k, each over one "
-    "half of the value heads, and subtracts them: the scores are computed twice and each head mixes two value halves, "
-    "which ffncalc's spec cannot express yet",
     # Attention whose keys per query ffncalc's spec (a whole context, a sliding window, chunks, a top-k indexer or
     # compressed entries) cannot state: the FLOPs against context would be wrong, so none of them is counted.
     "big_bird": "its default block_sparse attention reads, per block of block_size queries, three neighbouring "
