@@ -499,6 +499,11 @@ def compressed_conventions(spec: ModelSpec) -> list[str]:
     return [COMPRESSED_CONVENTION] if any(attention.compressor for attention in attentions) else []
 
 
+def mixer_conventions(spec: ModelSpec) -> list[str]:
+    """What the model's mixers compute that no figure counts (Mixer.not_counted), each said once."""
+    return sorted({layer.mixer.not_counted for layer in spec.layers if layer.mixer and layer.mixer.not_counted})
+
+
 def _breakdown(profile: ContextProfile, tokens: int, growing: int) -> FlopsBreakdown:
     return FlopsBreakdown(
         attention_projections=profile.attention_projections * tokens,
@@ -562,7 +567,7 @@ def count_flops(
             f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
         ]
     )
-    conventions += compressed_conventions(spec)
+    conventions += compressed_conventions(spec) + mixer_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (`image` WxH for what an image costs)" if spec.image is not None else ""
         audio = " (`audio` SECONDS for what a clip costs)" if spec.audio is not None else ""

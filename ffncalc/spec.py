@@ -337,6 +337,9 @@ class Mixer(Value):
     component: Component = (
         "mixer"  # where its weights count: "attention" when the checkpoint keeps it in self_attn (MiniMax, Kimi)
     )
+    # What the mixer computes that is no matrix multiplication and no figure counts, said with the FLOPs (FNet's
+    # Fourier transform); "" when its projections, convolutions and state update are all it costs.
+    not_counted: str = ""
 
     @property
     def conv_state_elements(self) -> int:
