@@ -95,9 +95,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "its decoder's layers run again at the full length after upsampling, with relative-position attention of its own "
     "(r_w_bias, r_r_bias, r_kernel, r_s_bias, seg_embed); ffncalc's spec runs every layer over the same tokens, so a "
     "token's FLOPs cannot be stated yet",
-    "fnet": "its layers mix tokens by a 2-D Fourier transform over the sequence and hidden dimensions instead of "
-    "attention: no weights, a cost of n · log n per sequence that is neither attention over keys nor a fixed-size "
-    "state, which ffncalc's spec cannot express yet",
     "perceiver": "its inputs are read by cross-attention into num_latents learned latents (d_latents wide), its "
     "self-attention runs over the latents only and its outputs are read back by decoder queries: no layer runs per "
     "input token, which ffncalc's spec cannot express yet",
