@@ -201,6 +201,10 @@ class Attention(Value):
     # The attention runs this many times over the same queries and keys, each run reading its own share of the values
     # (DiffLlama's two calls, each over one half of the value heads): the scores and the values cost passes × per key.
     passes: int = 1
+    # q and o are routed experts (JetMoE's mixture of attention heads): (experts, per token). Each expert holds a q that
+    # emits, and an o that reads, num_heads / per token of the heads, stored stacked [experts, out, in]; a token runs
+    # per token of them, and attends with their heads together (num_heads), over the keys and values all share.
+    q_o_experts: tuple[int, int] | None = None
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
     # what v reads when not what k reads (MobileBERT: q and k read a bottleneck of the layer's input, v the input itself)
     v_input_size: int | None = None
