@@ -22,8 +22,6 @@ TASK_TITLES = {
 
 # Why a model_type of transformers' mappings is known but not counted, where there is more to say than "not yet".
 NOT_COUNTED_REASONS: dict[str, str] = {
-    "jetmoe": "it routes attention heads to experts (each expert its own q and o, with a router), which ffncalc's "
-    "spec cannot express yet",
     "longt5": "its encoder's transient-global attention also attends to one summary token per global_block_size "
     "tokens, computed from the sequence, which ffncalc's spec cannot express yet",
     "ernie4_5_vl_moe": "each MoE layer holds two routed expert sets of different widths, one run by text tokens and "
