@@ -205,6 +205,10 @@ class Attention(Value):
     # emits, and an o that reads, num_heads / per token of the heads, stored stacked [experts, out, in]; a token runs
     # per token of them, and attends with their heads together (num_heads), over the keys and values all share.
     q_o_experts: tuple[int, int] | None = None
+    # Attends to at most this many keys, picked among those cached by a score that costs no matmul per key (Doge's
+    # dynamic mask: the keys whose gate, computed from each key's values as it is projected, is largest); every key
+    # stays cached, as without it.
+    picked_keys: int | None = None
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
     # what v reads when not what k reads (MobileBERT: q and k read a bottleneck of the layer's input, v the input itself)
     v_input_size: int | None = None
