@@ -79,10 +79,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "reformer": "its layers alternate chunked local attention and LSH attention (num_hashes rounds of hashed buckets, "
     "sorted and chunked), and its reversible layers and axial position embeddings are modules no adapter lays out "
     "yet",
-    "doge": "its dynamic-mask attention keeps, for each query, the keep_window_size keys that a score computed from "
-    "the values (dt_proj, A) ranks highest once the context is longer, and its CDMoE (is_moe) routes each token "
-    "through product keys (two tables of √num_experts keys) to experts that are single rows of two embedding tables "
-    "(down_embed, up_embed) beside a dense MLP; ffncalc's spec can state neither yet",
     "t5gemma2": "its decoder's merged attention reads the encoder's output through the same k_proj and v_proj (and "
     "q_norm, k_norm, o_proj) as its own tokens, in one softmax over both, and its encoder holds a SigLIP tower for "
     "images; ffncalc's spec cannot state projections shared between self- and cross-attention yet",
