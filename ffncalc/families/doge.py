@@ -37,7 +37,7 @@ class DogeConfig(DecoderConfig):
     attention_bias: Flag
     mlp_bias: Flag
     max_position_embeddings: PositionCount
-    num_key_value_heads: HeadCount
+    num_key_value_heads: HeadCount | None
     hidden_act: Name
     sliding_window: Width | None
     keep_window_size: Width
