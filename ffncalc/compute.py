@@ -499,6 +499,18 @@ def compressed_conventions(spec: ModelSpec) -> list[str]:
     return [COMPRESSED_CONVENTION] if any(attention.compressor for attention in attentions) else []
 
 
+PICKED_CONVENTION = (
+    "picked keys: a layer whose keys a score picks reads min(n, picked_keys) of them (Doge's keep_window_size), all "
+    "of them cached; the top-k that picks them is no matmul, not counted"
+)
+
+
+def picked_conventions(spec: ModelSpec) -> list[str]:
+    """PICKED_CONVENTION when some layer's keys are picked by a score (Attention.picked_keys)."""
+    attentions = [layer.attention for layer in generating_layers(spec) if layer.attention is not None]
+    return [PICKED_CONVENTION] if any(attention.picked_keys is not None for attention in attentions) else []
+
+
 def mixer_conventions(spec: ModelSpec) -> list[str]:
     """What the model's mixers compute that no figure counts (Mixer.not_counted), each said once."""
     return sorted({layer.mixer.not_counted for layer in spec.layers if layer.mixer and layer.mixer.not_counted})
@@ -567,7 +579,7 @@ def count_flops(
             f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
         ]
     )
-    conventions += compressed_conventions(spec) + mixer_conventions(spec)
+    conventions += compressed_conventions(spec) + picked_conventions(spec) + mixer_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (`image` WxH for what an image costs)" if spec.image is not None else ""
         audio = " (`audio` SECONDS for what a clip costs)" if spec.audio is not None else ""

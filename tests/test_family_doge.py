@@ -38,7 +38,9 @@ def test_a_query_reads_at_most_keep_window_size_keys():
     # per key 2 · 4 heads · (16 + 16), 2 layers; keep_window_size 64
     per_key = 2 * 2 * 4 * 32
     assert flops(SYNTHETIC, 32).per_token.attention_scores == 32 * per_key
-    assert flops(SYNTHETIC, 4096).per_token.attention_scores == 64 * per_key
+    report = flops(SYNTHETIC, 4096)
+    assert report.per_token.attention_scores == 64 * per_key
+    assert any(convention.startswith("picked keys:") for convention in report.conventions)
 
 
 def test_every_key_stays_cached():
