@@ -84,6 +84,7 @@ FALLBACK_CLASS = {
     "modernvbert": "ModernVBertForMaskedLM",
     "ultravbert": "UltraVBertForMaskedLM",
     "neomme": "NeoMMEForMaskedLM",
+    "yoso": "YosoForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
