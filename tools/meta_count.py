@@ -85,6 +85,7 @@ FALLBACK_CLASS = {
     "ultravbert": "UltraVBertForMaskedLM",
     "neomme": "NeoMMEForMaskedLM",
     "yoso": "YosoForMaskedLM",
+    "nystromformer": "NystromformerForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
