@@ -34,9 +34,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "random keys yet",
     "bigbird_pegasus": "its encoder's block_sparse attention is BigBird's (neighbouring, global and random blocks of "
     "block_size), which ffncalc's spec cannot express yet",
-    "nystromformer": "its Nyström attention approximates softmax through num_landmarks segment means of the queries "
-    "and keys, plus a depthwise convolution of conv_kernel_size over the values; no key is attended as such, which "
-    "ffncalc's spec cannot express yet",
     "mra": "its multi-resolution attention scores all keys at a coarse resolution (blocks of 32) and reads "
     "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet",
     "led": "its encoder's Longformer attention reads a sliding attention_window per layer plus global tokens the input "

@@ -9,17 +9,12 @@ from ..schema import Flag, Width
 from ..spec import ModelSpec
 from ..values import replace
 from .bert import BertLayout
+from .nystromformer import NYSTROMFORMER_HEADS
 from .registry import family
 
-# YOSO's classes ffncalc counts: (pooler, masked-LM head, next-sentence head, classifier outputs). YosoModel has no
-# pooler; the sequence and multiple-choice classifiers' heads of their own (a dense layer before the output) are not
-# laid out, so a config naming them is counted as the masked LM.
-YOSO_HEADS: dict[str, tuple[bool, bool, bool, int | str | None]] = {
-    "Model": (False, False, False, None),
-    "ForMaskedLM": (False, True, False, None),
-    "ForTokenClassification": (False, False, False, "labels"),
-    "ForQuestionAnswering": (False, False, False, "labels"),
-}
+# YOSO's classes and heads are Nyströmformer's, whose modules transformers copied (no pooler; the sequence and
+# multiple-choice classifiers' heads of their own are not laid out).
+YOSO_HEADS = NYSTROMFORMER_HEADS
 
 
 @family("yoso", transformers="YosoConfig", architecture="YOSO", model_class="YosoForMaskedLM")
