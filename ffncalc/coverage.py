@@ -22,8 +22,10 @@ TASK_TITLES = {
 
 # Why a model_type of transformers' mappings is known but not counted, where there is more to say than "not yet".
 NOT_COUNTED_REASONS: dict[str, str] = {
-    "longt5": "its encoder's transient-global attention also attends to one summary token per global_block_size "
-    "tokens, computed from the sequence, which ffncalc's spec cannot express yet",
+    "longt5": "its encoder attends locally (encoder_attention_type 'local', the default: the keys within local_radius "
+    "of each query, scored over the query's block of local_radius + 1 and the two beside it, the input padded to whole "
+    "blocks) or, with 'transient-global', also to one summary token per global_block_size tokens, computed from the "
+    "sequence; ffncalc's spec has neither a two-sided window nor keys scored over padded blocks yet",
     "ernie4_5_vl_moe": "each MoE layer holds two routed expert sets of different widths, one run by text tokens and "
     "one by image tokens; ffncalc's spec has one set a layer, so a text token's active parameters cannot be stated yet",
     # Attention whose keys per query ffncalc's spec (a whole context, a sliding window, chunks, a top-k indexer or
@@ -35,13 +37,17 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "bigbird_pegasus": "its encoder's block_sparse attention is BigBird's (neighbouring, global and random blocks of "
     "block_size), which ffncalc's spec cannot express yet",
     "mra": "its multi-resolution attention scores all keys at a coarse resolution (blocks of 32) and reads "
-    "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet",
+    "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet; "
+    "transformers runs it only through CUDA kernels it fetches from the Hub (kernels-community/mra), and without them "
+    "mra2_attention returns zeros, so no count of its FLOPs can be checked on the CPU or the meta device",
     "led": "its encoder's Longformer attention reads a sliding attention_window per layer plus global tokens the input "
-    "marks (global_attention_mask), which attend to and are attended by every token; ffncalc's spec cannot express "
-    "input-chosen global tokens yet",
+    "marks (global_attention_mask), which attend to and are attended by every token; even without them each query "
+    "reads the keys within attention_window / 2 either side, scored in overlapping chunks over the input padded to a "
+    "multiple of attention_window; ffncalc's spec has neither input-chosen global tokens nor a two-sided window yet",
     "longformer": "its attention reads a sliding attention_window per layer plus global tokens the input marks "
-    "(global_attention_mask), which attend to and are attended by every token; ffncalc's spec cannot express "
-    "input-chosen global tokens yet",
+    "(global_attention_mask), which attend to and are attended by every token; even without them each query "
+    "reads the keys within attention_window / 2 either side, scored in overlapping chunks over the input padded to a "
+    "multiple of attention_window; ffncalc's spec has neither input-chosen global tokens nor a two-sided window yet",
     "pegasus_x": "its encoder attends within blocks of block_size (staggered every other layer) plus num_global_tokens "
     "learned global tokens that attend to everything, which ffncalc's spec cannot express yet",
     "blt": "it reads bytes: a local encoder over each byte (with hashed n-gram embeddings) cross-attends into "
