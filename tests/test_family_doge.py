@@ -55,6 +55,13 @@ def test_causal_prefill_reads_each_query_its_picked_keys():
     assert report.attention_scores == (64 * 65 // 2 + 36 * 64) * per_key
 
 
+def test_a_head_dim_key_is_read_as_transformers_reads_it(write_config):
+    # DogeAttention reads config.head_dim with getattr: 64 here halves q and o (8 · 64 of 1,024) and k and v; one layer,
+    # transformers 5.24 on meta: 75,506,824
+    config = {"model_type": "doge", "head_dim": 64, "num_hidden_layers": 1}
+    assert account(str(write_config(config))).total_params == 75_506_824
+
+
 def test_cdmoe_is_refused(write_config):
     with pytest.raises(InvalidConfigError, match="is_moe"):
         account(str(write_config({"model_type": "doge", "is_moe": True})))

@@ -16,7 +16,8 @@ from .registry import family
     transformers="DogeConfig",
     architecture="Doge",
     model_class="DogeForCausalLM",
-    heads_divide_hidden=False,  # DogeConfig does not check it; the heads are hidden_size // heads wide
+    heads_divide_hidden=False,  # DogeConfig does not check it; the heads are head_dim (else hidden_size // heads) wide
+    read_beyond={"head_dim": "no field of DogeConfig: DogeAttention reads it with getattr, else hidden_size // heads"},
 )
 class DogeConfig(DecoderConfig):
     """configuration_doge.py / modeling_doge.py (DogeAttention, DogeDecoderLayer): Llama's q, k, v and o projections
@@ -42,6 +43,7 @@ class DogeConfig(DecoderConfig):
     sliding_window: Width | None
     keep_window_size: Width
     is_moe: Flag
+    head_dim: Width | None = None  # read beyond the class (see the decorator)
 
     @model_validator(mode="after")
     def _check_mlp(self) -> DogeConfig:
