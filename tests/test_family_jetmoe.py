@@ -11,6 +11,7 @@ Here the parts are derived by hand from the configs' numbers.
 import pytest
 
 from ffncalc import account, flops, load_config, memory
+from ffncalc.api import speed
 from ffncalc.errors import InvalidConfigError
 from ffncalc.tensors import checkpoint_tensors
 
@@ -73,6 +74,17 @@ def test_checkpoint_stacks_the_attention_experts():
     assert names["model.layers.0.self_attention.experts.output_linear.weight"] == (4, 64, 48)
     assert names["model.layers.0.self_attention.kv_proj.weight"] == (96, 64)
     assert names["model.layers.0.mlp.input_linear.weight"] == (4, 96, 64)
+
+
+def test_a_decode_step_reads_the_attention_experts_it_runs(default):
+    # batch 1, BF16: each layer's kv_proj 2,048 · 4,096, the router 2,048 · 8 and bias 2,048, and 2 of the 8 experts'
+    # q and o (2 · 2 · 2,048²), 2 bytes each; the activations in and out, 2 · 2,048 · 2 bytes (roofline.CONVENTIONS). Not
+    # all 8 experts' q and o, which the checkpoint stores: a token runs 2.
+    h = 2048
+    shared = h * 2 * h + h * 8 + h
+    (one,) = speed(default, "h100", context="4k", prompt="4k", batches="1").reports
+    (row,) = [c for c in one.decode.components if c.name == "attention_projections"]
+    assert row.bytes == 12 * (2 * (shared + 2 * 2 * h * h) + 2 * h * 2) == 604_520_448
 
 
 def test_more_experts_a_token_than_experts_is_refused(write_config):
