@@ -59,6 +59,16 @@ def test_cache_holds_each_key_and_value_once():
     assert memory(SYNTHETIC, context=1).kv_cache.bytes == 2 * 2 * 2 * (24 + 24)
 
 
+def test_eager_training_stores_both_calls_scores():
+    # each of the two calls writes its own softmax, mask and dropped-out probabilities, 5 · a · s · k bytes (Korthikanti
+    # et al.'s eager term), where flash keeps each call's log-sum-exp, 4 · a · s: the difference doubles with the calls.
+    # synthetic: 2 layers, 4 heads, s = 64, b = 1
+    s, a = 64, 4
+    eager = memory(SYNTHETIC, context=s, train=True, attention="eager").training.activations
+    flash = memory(SYNTHETIC, context=s, train=True).training.activations
+    assert eager - flash == 2 * 2 * (5 * a * s * s - 4 * a * s)
+
+
 def test_odd_kv_heads_are_refused(write_config):
     # DiffLlamaAttention splits the value heads in two halves: transformers refuses an odd num_key_value_heads
     config = {"model_type": "diffllama", "num_attention_heads": 6, "num_key_value_heads": 3, "hidden_size": 384}
