@@ -6,7 +6,8 @@ Conventions:
 - a generated token at context n attends to n keys in a full-attention layer and to
   min(n, window) in a sliding-window layer; each key costs 2 · heads · qk_head_dim for QKᵀ and
   2 · heads · v_head_dim for AV (relative keys, SpeechT5's encoder: 2 · heads · qk_head_dim more, the query
-  against the key's distance embedding). Grouped KV heads save memory, not these FLOPs. A layer with
+  against the key's distance embedding; an attention run in several passes over the same keys, DiffLlama's two,
+  all of it once per pass). Grouped KV heads save memory, not these FLOPs. A layer with
   compressed keys also attends to n // rate compressed entries (at most an indexer's top_k), as
   keys of its own width (``attention_reach``);
 - MLA, plain form: scores over qk_nope + qk_rope dims, values over v_head_dim (as written in
@@ -106,7 +107,8 @@ def causal_keys(tokens: int, window: int | None, rate: int = 1) -> int:
 
 def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> int:
     """2 · heads · (qk_head_dim + v_head_dim); absorbed MLA: 2 · heads · (kv_lora + rope + kv_lora); relative keys
-    (SpeechT5): 2 · heads · qk_head_dim more, the query against the key's distance embedding."""
+    (SpeechT5): 2 · heads · qk_head_dim more, the query against the key's distance embedding; all of it once per
+    pass (DiffLlama: two)."""
     if attention.mla is not None and mla_form == "absorbed":
         mla = attention.mla
         per_head = (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
@@ -114,7 +116,7 @@ def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> in
         per_head = attention.qk_head_dim + attention.v_head_dim
     if attention.relative_keys:
         per_head += attention.qk_head_dim
-    return FLOPS_PER_MULTIPLY_ADD * attention.num_heads * per_head
+    return FLOPS_PER_MULTIPLY_ADD * attention.num_heads * per_head * attention.passes
 
 
 def indexer_score_flops_per_key(indexer: Indexer) -> int:
@@ -476,7 +478,8 @@ CURVE_POINTS = 64
 CONVENTIONS = [
     "2 FLOPs per multiply-add; matrix multiplications only (no biases, norms, activations, softmax; the embedding lookup is free)",
     "decode at context n: full-attention layers attend to n keys, sliding-window layers to min(n, window)",
-    "attention scores per key: 2 · heads · (qk_head_dim + v_head_dim); grouped KV heads do not reduce them",
+    "attention scores per key: 2 · heads · (qk_head_dim + v_head_dim), once per pass (DiffLlama's attention runs two); "
+    "grouped KV heads do not reduce them",
     "MoE: router + experts_per_token routed experts + shared experts",
     "state-space and linear-attention mixers: their projections (matmuls), and apart their convolutions and "
     "state updates, each derived in families/mixers.py",
@@ -494,6 +497,23 @@ def compressed_conventions(spec: ModelSpec) -> list[str]:
     """COMPRESSED_CONVENTION when some layer attends to compressed keys."""
     attentions = [layer.attention for layer in generating_layers(spec) if layer.attention is not None]
     return [COMPRESSED_CONVENTION] if any(attention.compressor for attention in attentions) else []
+
+
+PICKED_CONVENTION = (
+    "picked keys: a layer whose keys a score picks reads min(n, picked_keys) of them (Doge's keep_window_size), all "
+    "of them cached; the top-k that picks them is no matmul, not counted"
+)
+
+
+def picked_conventions(spec: ModelSpec) -> list[str]:
+    """PICKED_CONVENTION when some layer's keys are picked by a score (Attention.picked_keys)."""
+    attentions = [layer.attention for layer in generating_layers(spec) if layer.attention is not None]
+    return [PICKED_CONVENTION] if any(attention.picked_keys is not None for attention in attentions) else []
+
+
+def mixer_conventions(spec: ModelSpec) -> list[str]:
+    """What the model's mixers compute that no figure counts (Mixer.not_counted), each said once."""
+    return sorted({layer.mixer.not_counted for layer in spec.layers if layer.mixer and layer.mixer.not_counted})
 
 
 def _breakdown(profile: ContextProfile, tokens: int, growing: int) -> FlopsBreakdown:
@@ -559,7 +579,7 @@ def count_flops(
             f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
         ]
     )
-    conventions += compressed_conventions(spec)
+    conventions += compressed_conventions(spec) + picked_conventions(spec) + mixer_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (`image` WxH for what an image costs)" if spec.image is not None else ""
         audio = " (`audio` SECONDS for what a clip costs)" if spec.audio is not None else ""

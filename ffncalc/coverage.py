@@ -22,15 +22,12 @@ TASK_TITLES = {
 
 # Why a model_type of transformers' mappings is known but not counted, where there is more to say than "not yet".
 NOT_COUNTED_REASONS: dict[str, str] = {
-    "jetmoe": "it routes attention heads to experts (each expert its own q and o, with a router), which ffncalc's "
-    "spec cannot express yet",
-    "longt5": "its encoder's transient-global attention also attends to one summary token per global_block_size "
-    "tokens, computed from the sequence, which ffncalc's spec cannot express yet",
+    "longt5": "its encoder attends locally (encoder_attention_type 'local', the default: the keys within local_radius "
+    "of each query, scored over the query's block of local_radius + 1 and the two beside it, the input padded to whole "
+    "blocks) or, with 'transient-global', also to one summary token per global_block_size tokens, computed from the "
+    "sequence; ffncalc's spec has neither a two-sided window nor keys scored over padded blocks yet",
     "ernie4_5_vl_moe": "each MoE layer holds two routed expert sets of different widths, one run by text tokens and "
     "one by image tokens; ffncalc's spec has one set a layer, so a text token's active parameters cannot be stated yet",
-    "diffllama": "its differential attention runs two attention calls per layer that share q and k, each over one "
-    "half of the value heads, and subtracts them: the scores are computed twice and each head mixes two value halves, "
-    "which ffncalc's spec cannot express yet",
     # Attention whose keys per query ffncalc's spec (a whole context, a sliding window, chunks, a top-k indexer or
     # compressed entries) cannot state: the FLOPs against context would be wrong, so none of them is counted.
     "big_bird": "its default block_sparse attention reads, per block of block_size queries, three neighbouring "
@@ -39,19 +36,18 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "random keys yet",
     "bigbird_pegasus": "its encoder's block_sparse attention is BigBird's (neighbouring, global and random blocks of "
     "block_size), which ffncalc's spec cannot express yet",
-    "nystromformer": "its Nyström attention approximates softmax through num_landmarks segment means of the queries "
-    "and keys, plus a depthwise convolution of conv_kernel_size over the values; no key is attended as such, which "
-    "ffncalc's spec cannot express yet",
-    "yoso": "its attention estimates softmax by num_hash rounds of locality-sensitive hashing (hash_code_len bits) "
-    "over the keys, which ffncalc's spec cannot express yet",
     "mra": "its multi-resolution attention scores all keys at a coarse resolution (blocks of 32) and reads "
-    "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet",
+    "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet; "
+    "transformers runs it only through CUDA kernels it fetches from the Hub (kernels-community/mra), and without them "
+    "mra2_attention returns zeros, so no count of its FLOPs can be checked on the CPU or the meta device",
     "led": "its encoder's Longformer attention reads a sliding attention_window per layer plus global tokens the input "
-    "marks (global_attention_mask), which attend to and are attended by every token; ffncalc's spec cannot express "
-    "input-chosen global tokens yet",
+    "marks (global_attention_mask), which attend to and are attended by every token; even without them each query "
+    "reads the keys within attention_window / 2 either side, scored in overlapping chunks over the input padded to a "
+    "multiple of attention_window; ffncalc's spec has neither input-chosen global tokens nor a two-sided window yet",
     "longformer": "its attention reads a sliding attention_window per layer plus global tokens the input marks "
-    "(global_attention_mask), which attend to and are attended by every token; ffncalc's spec cannot express "
-    "input-chosen global tokens yet",
+    "(global_attention_mask), which attend to and are attended by every token; even without them each query "
+    "reads the keys within attention_window / 2 either side, scored in overlapping chunks over the input padded to a "
+    "multiple of attention_window; ffncalc's spec has neither input-chosen global tokens nor a two-sided window yet",
     "pegasus_x": "its encoder attends within blocks of block_size (staggered every other layer) plus num_global_tokens "
     "learned global tokens that attend to everything, which ffncalc's spec cannot express yet",
     "blt": "it reads bytes: a local encoder over each byte (with hashed n-gram embeddings) cross-attends into "
@@ -84,10 +80,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "reformer": "its layers alternate chunked local attention and LSH attention (num_hashes rounds of hashed buckets, "
     "sorted and chunked), and its reversible layers and axial position embeddings are modules no adapter lays out "
     "yet",
-    "doge": "its dynamic-mask attention keeps, for each query, the keep_window_size keys that a score computed from "
-    "the values (dt_proj, A) ranks highest once the context is longer, and its CDMoE (is_moe) routes each token "
-    "through product keys (two tables of √num_experts keys) to experts that are single rows of two embedding tables "
-    "(down_embed, up_embed) beside a dense MLP; ffncalc's spec can state neither yet",
     "t5gemma2": "its decoder's merged attention reads the encoder's output through the same k_proj and v_proj (and "
     "q_norm, k_norm, o_proj) as its own tokens, in one softmax over both, and its encoder holds a SigLIP tower for "
     "images; ffncalc's spec cannot state projections shared between self- and cross-attention yet",
@@ -98,9 +90,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "its decoder's layers run again at the full length after upsampling, with relative-position attention of its own "
     "(r_w_bias, r_r_bias, r_kernel, r_s_bias, seg_embed); ffncalc's spec runs every layer over the same tokens, so a "
     "token's FLOPs cannot be stated yet",
-    "fnet": "its layers mix tokens by a 2-D Fourier transform over the sequence and hidden dimensions instead of "
-    "attention: no weights, a cost of n · log n per sequence that is neither attention over keys nor a fixed-size "
-    "state, which ffncalc's spec cannot express yet",
     "perceiver": "its inputs are read by cross-attention into num_latents learned latents (d_latents wide), its "
     "self-attention runs over the latents only and its outputs are read back by decoder queries: no layer runs per "
     "input token, which ffncalc's spec cannot express yet",

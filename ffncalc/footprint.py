@@ -601,8 +601,8 @@ def attention_activation_bytes(attention: Attention, s: int, b: int, h: int, fla
     mask sbh; split, Q 2sb·(heads·qk), K 2sb·(kv_heads·qk), V 2sb·(kv_heads·v) (MLA: its decompressed heads and
     its latents 2sb·(kv_lora_rank + rope + q_lora_rank)), the output projection's input 2sb·(heads·v), and eager
     attention's softmax 2·a·s·k·b, its dropout mask a·s·k·b and the dropped-out probabilities 2·a·s·k·b (k: the
-    keys attended, the window where there is one), or FlashAttention's log-sum-exp, 4·a·s·b (fp32).
-    GPT's layer (q = k = v = h heads) gives 3sbh + (8sbh + 5as²b)."""
+    keys attended, the window where there is one), or FlashAttention's log-sum-exp, 4·a·s·b (fp32), once per pass
+    (DiffLlama's two). GPT's layer (q = k = v = h heads) gives 3sbh + (8sbh + 5as²b)."""
     heads, kv_heads = attention.num_heads, attention.num_kv_heads
     qk, v = attention.qk_head_dim, attention.v_head_dim
     if attention.mla is not None:
@@ -613,7 +613,7 @@ def attention_activation_bytes(attention: Attention, s: int, b: int, h: int, fla
     values = 0 if attention.values_are_keys else kv_heads * v
     widths = heads * qk + kv_heads * qk + values + heads * v + latents
     keys = s if attention.window is None else min(s, attention.window)
-    scores = 4 * heads * s * b if flash else 5 * heads * s * keys * b
+    scores = (4 * heads * s * b if flash else 5 * heads * s * keys * b) * attention.passes  # each pass its own
     return 2 * s * b * h + s * b * h, 2 * s * b * widths + scores
 
 

@@ -321,7 +321,7 @@ def _weights_by_operator(stored: Layout, gpus: int, layout: ServingLayout | None
     copied; routed experts apart under 'routed_experts'. LAYOUT: attention whole under attention data-parallel
     (and the input embedding copied), routed experts E/EP whole per rank under expert parallelism."""
     layout = layout or ServingLayout(tensor_parallel=gpus)
-    found = {name: 0 for name in (*OPERATORS, "routed_experts", "embedding_table")}
+    found = {name: 0 for name in (*OPERATORS, "routed_experts", "routed_attention", "embedding_table")}
     routed: list[tuple[int, int]] = []
     for tensor, count in stored:
         split = len(tensor.shape) >= 2 and tensor.part != "router"
@@ -331,6 +331,8 @@ def _weights_by_operator(stored: Layout, gpus: int, layout: ServingLayout | None
         size = (-(-tensor.bytes // ranks) if split else tensor.bytes) * count
         if tensor.part == "routed_experts":
             routed.append((tensor.bytes if split else -tensor.bytes, count))
+        elif tensor.part in ROUTED_ATTENTION_PARTS:
+            found["routed_attention"] += size
         elif tensor.component == "attention":
             found["attention_projections"] += size
         elif tensor.component in ("ffn", "mixer", "lm_head"):
@@ -345,6 +347,20 @@ def _weights_by_operator(stored: Layout, gpus: int, layout: ServingLayout | None
         vectors //= layout.expert_parallel
     found["routed_experts"] += vectors
     return found
+
+
+# JetMoE's q and o experts (Attention.q_o_experts: tensors.attention_tensors names their parts so): k of E read a token
+ROUTED_ATTENTION_PARTS = frozenset({"q_experts", "o_experts"})
+
+
+def _routed_attention_bytes(spec: ModelSpec, weights: dict[str, int], tokens: int) -> int:
+    """The routed attention experts' bytes (JetMoE's q and o) that TOKENS read: as routed MLP experts, the share of
+    the E experts they touch, 1 − (1 − k/E)^B."""
+    stored = weights.get("routed_attention", 0)
+    for layer in generating_layers(spec):
+        if stored and layer.attention is not None and layer.attention.q_o_experts is not None:
+            return distinct_expert_bytes(stored, *layer.attention.q_o_experts, tokens)
+    return stored
 
 
 def _moe_shape(spec: ModelSpec) -> tuple[int, int] | None:
@@ -412,9 +428,10 @@ def _new_token_kv_bytes(spec: ModelSpec, kv_dtype: str) -> int:
 
 
 def _score_elements(spec: ModelSpec, keys_of) -> int:
-    """Σ over attention layers of heads × keys: the score matrix an eager kernel writes and reads."""
+    """Σ over attention layers of heads × keys (× passes: DiffLlama scores twice): the score matrices an eager kernel
+    writes and reads."""
     return sum(
-        layer.attention.num_heads * keys_of(layer.attention.window)
+        layer.attention.num_heads * layer.attention.passes * keys_of(layer.attention.window)
         for layer in generating_layers(spec)
         if layer.attention is not None
     )
@@ -455,8 +472,11 @@ def decode_traffic(
     embedding_rows = weights["embedding_table"] * min(batch, spec.vocab_size) // spec.vocab_size
     head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)  # a tied head reads the table
     eager = 2 * ACTIVATION_BYTES * share * _score_elements(spec, lambda window: min(context, window or context))
+    routed_attention = _routed_attention_bytes(spec, weights, share)
     bytes_ = {
-        "attention_projections": weights["attention_projections"] + activations["attention_projections"],
+        "attention_projections": weights["attention_projections"]
+        + routed_attention
+        + activations["attention_projections"],
         "attention_scores": kv_bytes + kv_write + (-(-eager // layout.attention_split) if attention == "eager" else 0),
         "ffn": weights["ffn"] + routed + activations["ffn"],
         "mixers": weights["mixers"] + 2 * state_bytes + activations["mixers"],
@@ -507,8 +527,11 @@ def prefill_traffic(
     embedding_rows = weights["embedding_table"] * min(prompt, spec.vocab_size) // spec.vocab_size
     head = weights["lm_head"] or (weights["embedding_table"] if spec.lm_head else 0)
     eager = 2 * ACTIVATION_BYTES * _score_elements(spec, lambda window: causal_keys(prompt, window))
+    routed_attention = _routed_attention_bytes(spec, weights, prompt)
     bytes_ = {
-        "attention_projections": weights["attention_projections"] + activations["attention_projections"],
+        "attention_projections": weights["attention_projections"]
+        + routed_attention
+        + activations["attention_projections"],
         "attention_scores": 2 * kv_bytes + (-(-eager // layout.attention_split) if attention == "eager" else 0),
         "ffn": weights["ffn"] + routed + activations["ffn"],
         "mixers": weights["mixers"] + 2 * state_bytes + activations["mixers"],

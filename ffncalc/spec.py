@@ -198,6 +198,17 @@ class Attention(Value):
     # Each score also adds the query times a learned embedding of that key's distance (SpeechT5's encoder, pe_k): one
     # more product of qk_head_dim per head and key; the stack's table of distances is an extra of the model.
     relative_keys: bool = False
+    # The attention runs this many times over the same queries and keys, each run reading its own share of the values
+    # (DiffLlama's two calls, each over one half of the value heads): the scores and the values cost passes × per key.
+    passes: int = 1
+    # q and o are routed experts (JetMoE's mixture of attention heads): (experts, per token). Each expert holds a q that
+    # emits, and an o that reads, num_heads / per token of the heads, stored stacked [experts, out, in]; a token runs
+    # per token of them, and attends with their heads together (num_heads), over the keys and values all share.
+    q_o_experts: tuple[int, int] | None = None
+    # Attends to at most this many keys, picked among those cached by a score that costs no matmul per key (Doge's
+    # dynamic mask: the keys whose gate, computed from each key's values as it is projected, is largest); every key
+    # stays cached, as without it.
+    picked_keys: int | None = None
     kv_input_size: int | None = None  # cross-attention: the width k and v read (the encoder's); None: hidden_size
     # what v reads when not what k reads (MobileBERT: q and k read a bottleneck of the layer's input, v the input itself)
     v_input_size: int | None = None
@@ -334,6 +345,9 @@ class Mixer(Value):
     component: Component = (
         "mixer"  # where its weights count: "attention" when the checkpoint keeps it in self_attn (MiniMax, Kimi)
     )
+    # What the mixer computes that is no matrix multiplication and no figure counts, said with the FLOPs (FNet's
+    # Fourier transform); "" when its projections, convolutions and state update are all it costs.
+    not_counted: str = ""
 
     @property
     def conv_state_elements(self) -> int:

@@ -111,8 +111,8 @@ def norm(part: str, module: str, spec_norm: Norm) -> list[Tensor]:
 def attention_tensors(attention: Attention, component: Component = "attention", prefix: str = "") -> list[Tensor]:
     """q, k, v (each reading its own input's width), o (MLA: q_a, q_b, kv_a, kv_b, o), sinks, position bias and q/k
     norms; no k, v for an attention that reads another layer's keys and values, no v where values are the keys (or
-    their projection); q_a, q_b for a query latent, o_a, o_b for an output latent; an indexer's and a compressor's
-    weights."""
+    their projection); q_a, q_b for a query latent, o_a, o_b for an output latent; q and o stacked per expert where
+    they are routed (k of E used); an indexer's and a compressor's weights."""
     names = attention.names
     hidden = attention.hidden_size
     q_input = attention.input_size or hidden
@@ -125,6 +125,12 @@ def attention_tensors(attention: Attention, component: Component = "attention", 
     tensors: list[Tensor] = []
 
     def proj(part: str, in_f: int, out_f: int, bias: bool) -> None:
+        if attention.q_o_experts is not None and part in ("q", "o"):  # stacked per expert, k of E used per token
+            experts, per_token = attention.q_o_experts
+            in_f, out_f = (in_f, out_f // per_token) if part == "q" else (in_f // per_token, out_f)
+            routed = linear(component, prefix + part + "_experts", names[part], in_f, out_f, bias, leading=(experts,))
+            tensors.extend(replace(t, used=per_token, of=experts) for t in routed)
+            return
         stored = linear(
             component,
             prefix + part,

@@ -7,7 +7,10 @@ A side script like tools/meta_count.py (needs torch and transformers; no weights
     /tmp/side/bin/python tools/flop_count.py --merge tests/expected/flop_counter.json 16 tests/configs/X.json ...
 
 With --merge FILE the counts of the configs given replace or join FILE's, the others are kept, and FILE is
-rewritten in place (each entry names the transformers version that counted it).
+rewritten in place (each entry names the transformers version that counted it). With --cpu the model is built on the
+CPU with random weights instead (small configs only): a routed layer then runs, and what it costs does not depend on
+where its router sends each token, since every token runs its k experts (JetMoE's attention and MLP experts); the
+entry says "device": "cpu".
 
 For each config it builds the causal LM (the masked LM for an encoder that is not a decoder: BERT, EuroBERT …)
 with eager attention on the meta device, runs one forward of N tokens (batch 1) under FlopCounterMode and records
@@ -16,7 +19,7 @@ attention), its MLP (mlp, BERT's intermediate and output, DistilBERT's ffn) and 
 cls.predictions.decoder). Eager attention computes the full N × N score matrix (masked entries included) and no
 windowing, so the total is N × ffncalc's per-token FLOPs at context N with non-causal scores, for N within every
 window.
-Dense models only: MoE routing needs real values, which the meta device does not have.
+Dense models only on the meta device: MoE routing needs real values, which it does not have (--cpu has them).
 """
 
 from __future__ import annotations
@@ -45,10 +48,11 @@ masking_utils._ignore_bidirectional_mask_sdpa = lambda padding_mask, kv_length, 
 )
 
 
-def count(path: Path, tokens: int) -> dict:
+def count(path: Path, tokens: int, device: str = "meta") -> dict:
     config = load_config(json.loads(path.read_text()))
     config._attn_implementation = "eager"
-    with torch.device("meta"), warnings.catch_warnings():
+    torch.manual_seed(0)
+    with torch.device(device), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # an encoder that can also be a decoder (BERT, RoBERTa …) runs as its masked LM unless the config says is_decoder
         masked = config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES and not getattr(config, "is_decoder", False)
@@ -58,11 +62,11 @@ def count(path: Path, tokens: int) -> dict:
     model.eval()
     if not causal:  # warn_if_padding_and_no_attention_mask reads input_ids' values, which the meta device lacks
         model.config.pad_token_id = None
-    input_ids = torch.zeros((1, tokens), dtype=torch.long, device="meta")
+    input_ids = torch.zeros((1, tokens), dtype=torch.long, device=device)
     # A causal LM gets an explicit all-ones mask: without one, transformers inspects position ids for packed
     # sequences, which needs values the meta device does not have. A masked LM gets none: transformers would read an
     # all-ones mask's values to skip it; without one it attends to every key, as the mask says.
-    attention_mask = torch.ones((1, tokens), dtype=torch.long, device="meta") if causal else None
+    attention_mask = torch.ones((1, tokens), dtype=torch.long, device=device) if causal else None
     counter = FlopCounterMode(display=False, depth=None)
     with counter, torch.no_grad():
         model(input_ids=input_ids, attention_mask=attention_mask, **({"use_cache": False} if causal else {}))
@@ -81,22 +85,26 @@ def count(path: Path, tokens: int) -> dict:
         # a layer's attention (self_attn, attn; BERT's attention: self and output.dense) and its MLP (mlp; BERT's
         # intermediate and output, DistilBERT's ffn); CTRL's multi_head_attention, SqueezeBERT's output projection
         # (post_attention: its own module beside attention), and the MLP linears that fairseq's decoders (XGLM, BioGPT)
-        # keep in the layer itself, fc1 and fc2
-        if parts[-1] in ("self_attn", "attn", "attention", "multi_head_attention", "post_attention") and layer:
+        # keep in the layer itself, fc1 and fc2; JetMoE's self_attention
+        if (
+            parts[-1] in ("self_attn", "attn", "attention", "multi_head_attention", "post_attention", "self_attention")
+            and layer
+        ):
             groups["attention"] += flops
         elif parts[-1] in ("mlp", "intermediate", "output", "ffn", "fc1", "fc2") and layer:
             groups["mlp"] += flops
         elif ".".join(parts[1:]) == head:
             groups["lm_head"] += flops
-    return {"tokens": tokens, "total": counter.get_total_flops(), **groups}
+    where = {"device": device} if device != "meta" else {}
+    return {"tokens": tokens, "total": counter.get_total_flops(), **groups, **where}
 
 
-def main(tokens: int, paths: list[str], merge: Path | None = None) -> None:
+def main(tokens: int, paths: list[str], merge: Path | None = None, device: str = "meta") -> None:
     results = json.loads(merge.read_text())["counts"] if merge is not None else {}
     for arg in paths:
         path = Path(arg)
         try:
-            results[path.stem] = {**count(path, tokens), "transformers_version": transformers.__version__}
+            results[path.stem] = {**count(path, tokens, device), "transformers_version": transformers.__version__}
         except Exception as error:
             results[path.stem] = {"error": f"{type(error).__name__}: {error}"[:300]}
         print(path.stem, results[path.stem], file=sys.stderr)
@@ -117,7 +125,9 @@ def main(tokens: int, paths: list[str], merge: Path | None = None) -> None:
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    merged = None
+    merged, where = None, "meta"
+    if arguments[:1] == ["--cpu"]:
+        where, arguments = "cpu", arguments[1:]
     if arguments[:1] == ["--merge"]:
         merged, arguments = Path(arguments[1]), arguments[2:]
-    main(int(arguments[0]), arguments[1:], merged)
+    main(int(arguments[0]), arguments[1:], merged, where)

@@ -84,6 +84,8 @@ FALLBACK_CLASS = {
     "modernvbert": "ModernVBertForMaskedLM",
     "ultravbert": "UltraVBertForMaskedLM",
     "neomme": "NeoMMEForMaskedLM",
+    "yoso": "YosoForMaskedLM",
+    "nystromformer": "NystromformerForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
@@ -93,8 +95,11 @@ NOT_STRUCTURAL = re.compile(
     r"router_aux_loss_coef|task_specific_params|id2label|label2id|max_position_embeddings|max_window_layers)$"
 )
 
+# JetMoE's MLP keeps its experts stacked in mlp.input_linear and mlp.output_linear (no record before holds a
+# parameter of those names: Granite's are block_sparse_moe.experts. or shared_mlp.)
 ROUTED_EXPERTS = re.compile(
-    r"\.(mlp|block_sparse_moe|feed_forward|ffn|moe|mixer)\.experts\.|\.experts\.(gate_up_proj|down_proj|mlp\.)"
+    r"\.(mlp|block_sparse_moe|feed_forward|ffn|moe|mixer)\.experts\.|\.experts\.(gate_up_proj|down_proj|mlp\.)|"
+    r"\.mlp\.(input|output)_linear\."
 )
 
 

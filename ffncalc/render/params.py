@@ -40,6 +40,7 @@ MIXER_NAMES = {
     "cca": "CCA convolutions",
     "mlstm": "mLSTM",
     "rwkv": "RWKV time mix",
+    "fourier": "Fourier transform",
     "none": "—",
 }
 
