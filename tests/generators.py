@@ -216,6 +216,10 @@ AT_MOST = {
 REFUSED = {
     ("dbrx", "tie_word_embeddings"): (True, "transformers 5.24 configuration_dbrx.py __post_init__ raises ValueError"),
 }
+# Families whose key-value heads must be even, with where transformers says so: both head counts drawn doubled.
+EVEN_KV_HEADS = {
+    "diffllama": "transformers 5.24 modeling_diffllama.py: DiffLlamaAttention splits the value heads in two halves",
+}
 # Key-value heads a family's transformers class requires to be its query heads, with where it says so.
 NO_GROUPED_QUERIES = {
     "esmc": "transformers 5.24 configuration_esmc.py __post_init__ raises unless num_key_value_heads is the heads",
@@ -1032,7 +1036,10 @@ def draft_sizes(draw: Callable[[st.SearchStrategy[Any]], Any]) -> dict[str, int]
 @st.composite
 def family_config(draw, model_type: str) -> dict[str, Any]:
     """A small valid config of MODEL_TYPE: each rule applied to the fields the family has."""
-    d = Draft(draw, model_type, family_fields(model_type), {"model_type": model_type}, draft_sizes(draw))
+    sizes = draft_sizes(draw)
+    if model_type in EVEN_KV_HEADS:
+        sizes.update(kv_heads=2 * sizes["kv_heads"], heads=2 * sizes["heads"])
+    d = Draft(draw, model_type, family_fields(model_type), {"model_type": model_type}, sizes)
     for names, first, function in RULES:
         present = [name for name in names if d.has(name)]
         for name in present[:1] if first else present:
