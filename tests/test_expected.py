@@ -156,6 +156,20 @@ def test_every_roofline_factor_is_at_least_one_and_every_fixed_cost_non_negative
                     assert value >= floor, (name, family, phase, term)
 
 
+def test_a_prefill_has_no_fixed_cost_and_each_engine_its_own_load_terms():
+    # The constant per request in the loaded TTFTs is the serving stack's, fitted per engine (request_cost), never
+    # the lone prompt's: every cell's prefill fixed cost is 0, and the typical profile's cells hold all three engines.
+    for name, profile in profiles()["profiles"].items():
+        engines = {"vllm", "sglang", "trtllm"} if name == "typical" else {name}
+        for family, cell in profile["families"].items():
+            assert cell["prefill"]["fixed"] == 0, (name, family)
+            assert set(cell["load_by_engine"]) <= engines, (name, family)
+            for terms in cell["load_by_engine"].values():
+                assert set(terms) == {"shared_steps", "burst", "request_cost"}
+                assert all(value >= 0 for value in terms.values())
+        assert set(profile["families"]["all"]["load_by_engine"]) == engines
+
+
 @pytest.mark.parametrize("gpu", ["h100", "b200", "a100", "mi300x"])
 def test_expected_is_at_least_the_ceiling_decode_and_prefill(gpu):
     for report in speed("mistralai/Mixtral-8x7B-v0.1", gpu, context="4k", batches="1,64", tensor_parallel=2).reports:
