@@ -13,19 +13,34 @@ counts. The EXPECTED time puts those terms back, each with one fitted coefficien
          + c_ar · all-reduces           (latency of each tensor-parallel all-reduce, one per sublayer)
          + b_link · all-reduce bytes/interconnect   (the bus bandwidth an all-reduce really reaches)
          + c_seq · sequences            (decode only: per sequence in the batch each step: sampling, bookkeeping)
-         + c_fixed                      (per decode step: scheduling, launch; per prefill: the request's fixed cost)
+         + c_exp · expert runs          (decode only: per routed expert a step runs on a GPU, over the MoE layers:
+                                         roofline.expert_runs, E/EP × 1 − (1 − k/E)^B a layer)
+         + c_fixed                      (per decode step: scheduling, launch; per prefill: 0, see below)
 
 Why this form. Each term is one of the gaps issue 37 names, so each coefficient reads as a physical figure (a = 2
 means 50 % of peak FLOP/s; c_sub = 20e-6 means 20 µs per sublayer). A term that is nearly always zero in the data
 gets no coefficient of its own: compute-bound attention shares the matmuls' (it is rare in decode), memory-bound
 attention in a prefill shares the weights' (it is a sliver of a short prompt's time), else a fit makes such a
 column absorb whatever the others leave (an earlier form fitted 4,388 × the KV reads of a prefill). The per-sequence
-cost separates what grows with the batch from the per-step cost, so a lone stream does not pay a loaded server's. Which side bounds an operator is decided at the
-peak roofline, as the ceiling reports it; that makes the time linear in the coefficients, so the fit is a closed-form
-non-negative least squares on relative error (tools/fit_expected.py), not an optimiser's search; every
-roofline factor is held at 1 or more and every fixed cost at 0 or more, so the expected figure is never below the
-ceiling. Decode and prefill have their own coefficients:
-a GEMV reading weights and a GEMM of a long prompt are different kernels.
+cost separates what grows with the batch from the per-step cost, so a lone stream does not pay a loaded server's.
+The per-expert cost is the grouped GEMM's: each routed expert a step touches is its own slice of work (tiles,
+scales, a pass over its weights for a few tokens), so many small experts cost more than their bytes say (Qwen3.5's
+512, DeepSeek's 256 against gpt-oss's 128). Fitted on each engine's rows alone it comes out alike, 0.25–0.36 µs an
+expert (0.5–0.7 on Hopper, 0.07–0.15 on Blackwell), which is why it is a term and not a model's quirk; held out a
+model at a time, adding it took the typical profile's TPOT error from 22 % to 18 %. In a prefill every expert sees many
+tokens and the cost vanishes beside its GEMM: fitted on TTFT it came out 7.5 µs, 19 × the decode figure, the
+serving stack's per-request cost that the MoE-heavy rows carry, so the prefill has no such term. Which side bounds
+an operator is decided at the peak roofline, as the ceiling reports it; that makes the time linear in the
+coefficients, so the fit is a closed-form non-negative least squares on relative error (tools/fit_expected.py),
+not an optimiser's search; every roofline factor is held at 1 or more and every fixed cost at 0 or more, so the
+expected figure is never below the ceiling. Decode and prefill have their own coefficients: a GEMV reading weights
+and a GEMM of a long prompt are different kernels.
+
+A prefill's fixed cost per request is fitted at 0, by construction: the measurements (aiperf through an engine's
+HTTP server) carry a constant per request that no term of a prompt can tell from the serving stack's own (front
+end, tokenising, streaming, the scheduler's turn), and it differs by stack, not by model: the fit gives each engine
+its own (tools/fit_expected.py, request_cost in expected_profiles.json) and the expected prefill is the engine's
+kernels and launches alone, as engines' own lone-prompt latencies measure it.
 
 Profiles. One set of coefficients per engine profile (vllm, sglang, trtllm, and "typical", fitted over all three)
 and per chip family (hopper, blackwell), with an "all" family fitted over every chip for chips without data of
@@ -69,6 +84,7 @@ FEATURES = (
     "allreduces",
     "allreduce_transfer",
     "sequences",
+    "experts",
     "fixed",
 )
 TERM_LABELS = {
@@ -79,6 +95,7 @@ TERM_LABELS = {
     "allreduces": "all-reduce latency",
     "allreduce_transfer": "all-reduce bus bandwidth below the link's",
     "sequences": "fixed cost per sequence per step",
+    "experts": "fixed cost per routed expert run (grouped GEMM)",
     "fixed": "fixed cost per step",
 }
 # The terms that are roofline seconds: each coefficient is 1 ÷ the share of peak reached, fitted at least 1.
@@ -106,7 +123,8 @@ def phase_features(
 ) -> dict[str, float]:
     """The phase's terms before any coefficient: roofline seconds by kind at the chip's PEAK (not `compute_efficiency`
     or `bandwidth_efficiency`, which only scale the ceiling), and the counts the fixed costs multiply. SEQUENCES: the
-    batch of a decode step (0 for a prefill: one prompt, its cost per request is the fixed term)."""
+    batch of a decode step (0 for a prefill: one prompt, its cost per request is the fixed term); a decode step's
+    routed experts run (the phase's expert_runs) are a count too, a prefill's are not (see the module docstring)."""
     peak, bandwidth = gpu.peak_flops, gpu.bandwidth
     terms = dict.fromkeys(FEATURES, 0.0)
     for operator in phase.components:
@@ -119,6 +137,7 @@ def phase_features(
             terms["weights_memory"] += memory
     terms["sublayers"] = float(sublayers)
     terms["sequences"] = float(sequences)
+    terms["experts"] = phase.expert_runs if sequences else 0.0
     if tensor_parallel > 1 and phase.allreduce_bytes:
         terms["allreduces"] = float(sublayers)  # one all-reduce after each sublayer (ffncalc.roofline)
         terms["allreduce_transfer"] = phase.allreduce_seconds  # bytes over the link the ceiling times it on
@@ -181,12 +200,14 @@ def conventions(choice: Choice) -> list[str]:
     fallback = f" ({profile.note})" if profile.note else ""
     return [
         f"expected (≈): the ceiling's exact FLOPs and bytes by operator × coefficients fitted on measurements, plus "
-        f"fixed costs per sublayer, per step and per request and the all-reduces' latency: profile {profile.name}, "
-        f"{profile.chip_family} chips{fallback}; fitted on {data['rows_fitted']:,} rows of {profile.fitted_on} "
+        f"fixed costs per sublayer, per step and per routed expert (decode) and the all-reduces' latency: profile "
+        f"{profile.name}, {profile.chip_family} chips{fallback}; fitted on {data['rows_fitted']:,} rows of "
+        f"{profile.fitted_on} "
         f"({data['fitted']}, tools/fit_expected.py); range: 10th–90th percentile of measured ÷ expected held out",
         f"expected error on models left out of the fit: median {profile.held_out_tpot_median_error:.0%} for TPOT, "
         f"{profile.held_out_ttft_median_error:.0%} for TTFT (measured under load); a measurement is neither: cite it",
-        "expected prefill: one prompt alone (no queue); expected decode: the step alone (no prefill chunks mixed in)",
+        "expected prefill: one prompt alone (no queue, no serving stack's cost per request: front end, tokenising, "
+        "streaming); expected decode: the step alone (no prefill chunks mixed in)",
         "expert parallelism's all-to-all: added to the expected time at the ceiling's link time (no fitted term: the "
         "fit saw no expert-parallel rows)",
     ]

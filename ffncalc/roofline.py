@@ -120,6 +120,7 @@ class Phase(Result):
     bound: Bound  # what bounds most of the time
     all_to_all_bytes: int = 0  # per GPU sent: MoE dispatch + combine under expert parallelism
     all_to_all_seconds: float = 0.0  # over the interconnect
+    expert_runs: float = 0.0  # per GPU: routed experts run, over the MoE layers (no time of the ceiling's)
 
 
 class Attainment(Result):
@@ -294,6 +295,21 @@ class Traffic(Result):
     bytes: dict[str, int]
     allreduce_bytes: int
     all_to_all_bytes: int = 0  # per GPU: an MoE layer's dispatch and combine under expert parallelism
+    expert_runs: float = 0.0  # per GPU: routed experts run, summed over the MoE layers (see expert_runs)
+
+
+def expert_runs(spec: ModelSpec, tokens: int, layout: ServingLayout) -> float:
+    """The routed experts one GPU runs for TOKENS tokens, summed over the MoE layers: each layer's E ÷ EP experts
+    of the GPU × the share a batch touches under uniform routing, 1 − (1 − k/E)^B (the share whose bytes
+    distinct_expert_bytes counts). 0 without routed experts. Each is a grouped GEMM's own slice of work: its fixed
+    cost is a term of the expected time (ffncalc/expected.py), not of the ceiling."""
+    moe = _moe_shape(spec)
+    if moe is None:
+        return 0.0
+    num_experts, per_token = moe
+    layers = sum(isinstance(layer.ffn, MoeFfn) for layer in generating_layers(spec))
+    touched = 1.0 if per_token >= num_experts else 1 - ((num_experts - per_token) / num_experts) ** tokens
+    return layers * num_experts / layout.expert_parallel * touched
 
 
 def distinct_expert_bytes(routed: int, num_experts: int, per_token: int, tokens: int) -> int:
@@ -495,6 +511,7 @@ def decode_traffic(
         bytes=bytes_,
         allreduce_bytes=allreduce_bytes(spec, batch, layout),
         all_to_all_bytes=dispatch + combine,
+        expert_runs=expert_runs(spec, batch, layout),
     )
 
 
@@ -552,6 +569,7 @@ def prefill_traffic(
         bytes=bytes_,
         allreduce_bytes=allreduce_bytes(spec, prompt, layout),
         all_to_all_bytes=dispatch + combine,
+        expert_runs=expert_runs(spec, prompt, layout),
     )
 
 
@@ -663,6 +681,7 @@ def decode_step(traffic: Traffic, roof: Roofline, batch: int) -> DecodeStep:
         allreduce_seconds=allreduce,
         all_to_all_bytes=traffic.all_to_all_bytes,
         all_to_all_seconds=all_to_all,
+        expert_runs=traffic.expert_runs,
         seconds=seconds,
         bound=bound,
         seconds_per_step=seconds,
@@ -683,6 +702,7 @@ def prefill_step(traffic: Traffic, roof: Roofline, prompt: int) -> Prefill:
         allreduce_seconds=allreduce,
         all_to_all_bytes=traffic.all_to_all_bytes,
         all_to_all_seconds=all_to_all,
+        expert_runs=traffic.expert_runs,
         seconds=overlapped(sum(c.seconds for c in components) + allreduce, all_to_all),
         bound=bound,
         prompt=prompt,
@@ -863,7 +883,11 @@ def _staged(traffic: Traffic, first: bool, last: bool) -> Traffic:
         if not kept:
             flops[name], bytes_[name] = 0, 0
     return Traffic(
-        flops=flops, bytes=bytes_, allreduce_bytes=traffic.allreduce_bytes, all_to_all_bytes=traffic.all_to_all_bytes
+        flops=flops,
+        bytes=bytes_,
+        allreduce_bytes=traffic.allreduce_bytes,
+        all_to_all_bytes=traffic.all_to_all_bytes,
+        expert_runs=traffic.expert_runs,
     )
 
 

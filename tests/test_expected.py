@@ -95,6 +95,32 @@ def test_moe_prefill_expected_weighs_compute_bound_matmuls_and_all_experts_read(
     assert report.prefill.expected_seconds == pytest.approx(expected, rel=1e-12)
 
 
+def test_moe_decode_pays_a_fixed_cost_for_each_routed_expert_the_batch_touches():
+    # Mixtral-8x7B, BF16, batch 4 at context 1,024 on H100: 32 MoE layers of 8 experts, 2 a token. Four tokens
+    # leave an expert untouched with probability (6/8)^4 = 81/256, so a layer runs 8 × 175/256 experts and the
+    # step 32 × 8 × 175/256 = 175. The KV cache: 8 KV heads of 128, K and V, 2 bytes, 32 layers = 131,072 bytes a
+    # token, for 1,025 tokens of each of 4 sequences; every operator is memory-bound at batch 4.
+    kv = 4 * 1025 * 131_072
+    report = one(speed("mistralai/Mixtral-8x7B-v0.1", "h100", context=1024, prompt=1024, batches="4"))
+    decode = report.decode
+    assert decode.expert_runs == 175
+    assert {component.bound for component in decode.components} == {"memory"}
+    others = decode.bytes - kv
+    c = choose(None, "H100 SXM").decode
+    assert c["experts"] > 0
+    expected = (
+        c["weights_memory"] * others / H100_BANDWIDTH
+        + c["kv_memory"] * kv / H100_BANDWIDTH
+        + c["sublayers"] * 32 * 2
+        + c["sequences"] * 4
+        + c["experts"] * 175
+        + c["fixed"]
+    )
+    assert decode.expected_seconds_per_step == pytest.approx(expected, rel=1e-12)
+    # A prefill's experts each see hundreds of tokens: no fixed cost per expert (ffncalc/expected.py says why).
+    assert choose(None, "H100 SXM").prefill["experts"] == 0
+
+
 def test_tensor_parallel_8_decode_adds_a_latency_and_a_transfer_for_each_all_reduce():
     # Llama-3.1-70B, BF16, batch 1 at context 1,024 over 8 H100s. 80 layers × 2 sublayers = 160 all-reduces, each
     # 2 · 7/8 × 1 token × 8,192 × 2 bytes per GPU: 4,587,520 bytes in all. The KV cache per GPU: 8 KV heads of 128
@@ -128,6 +154,20 @@ def test_every_roofline_factor_is_at_least_one_and_every_fixed_cost_non_negative
                 for term, value in cell[phase].items():
                     floor = 1.0 if term in ROOFLINE_FACTORS else 0.0
                     assert value >= floor, (name, family, phase, term)
+
+
+def test_a_prefill_has_no_fixed_cost_and_each_engine_its_own_load_terms():
+    # The constant per request in the loaded TTFTs is the serving stack's, fitted per engine (request_cost), never
+    # the lone prompt's: every cell's prefill fixed cost is 0, and the typical profile's cells hold all three engines.
+    for name, profile in profiles()["profiles"].items():
+        engines = {"vllm", "sglang", "trtllm"} if name == "typical" else {name}
+        for family, cell in profile["families"].items():
+            assert cell["prefill"]["fixed"] == 0, (name, family)
+            assert set(cell["load_by_engine"]) <= engines, (name, family)
+            for terms in cell["load_by_engine"].values():
+                assert set(terms) == {"shared_steps", "burst", "request_cost"}
+                assert all(value >= 0 for value in terms.values())
+        assert set(profile["families"]["all"]["load_by_engine"]) == engines
 
 
 @pytest.mark.parametrize("gpu", ["h100", "b200", "a100", "mi300x"])

@@ -49,6 +49,14 @@ def test_expert_parallel_8_holds_32_whole_experts_per_gpu():
     assert by_tp["routed_experts"] == EXPERTS * MOE_LAYERS * EXPERT_BYTES // 8
 
 
+def test_a_gpu_runs_its_own_experts_the_batch_touches():
+    # 64 tokens touch 1 − (248/256)^64 of the experts; a GPU runs its share of them in each of the 58 MoE layers:
+    # every expert's slice under TP 8, 32 whole experts under EP 8, so 8 × fewer.
+    touched = 1 - (1 - K / EXPERTS) ** 64
+    assert report().decode.expert_runs == pytest.approx(MOE_LAYERS * EXPERTS * touched, rel=1e-12)
+    assert report(expert_parallel=8).decode.expert_runs == pytest.approx(MOE_LAYERS * 32 * touched, rel=1e-12)
+
+
 def test_all_to_all_at_batch_64_over_ep_8():
     # Decode at batch 64 over 8 GPUs: each owns 8 tokens; each sends each token's 7,168 × 2 bytes to its 8 experts,
     # 7/8 of them on another rank: 8 × 7,168 × 2 × 8 × 7/8 = 802,816 bytes per MoE layer each way, × 58 layers,

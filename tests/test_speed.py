@@ -81,6 +81,17 @@ def test_per_component_times_add_up_and_tokens_per_second_is_batch_over_tpot():
         assert decode.bytes == sum(c.bytes for c in decode.components)
 
 
+@pytest.mark.parametrize(("batch", "runs"), [(1, 64), (4, 175)])
+def test_mixtral_decode_counts_the_routed_experts_it_runs(batch, runs):
+    # 32 MoE layers × 8 experts × the share a batch touches, 1 − (6/8)^B: 2 of 8 at batch 1 (64 a step), 8 × 175/256
+    # at batch 4 (175). A prefill of 1,024 tokens touches all 8 but for (6/8)^1024: 256, to within rounding.
+    report = speed("mistralai/Mixtral-8x7B-v0.1", "h200", context="8k", prompt="1k", batches=str(batch)).reports[0]
+    assert report.decode.expert_runs == runs
+    assert report.prefill.expert_runs == pytest.approx(256, rel=1e-12)
+    dense = speed("meta-llama/Llama-3.1-8B", "h200", context="8k", prompt="1k", batches=str(batch)).reports[0]
+    assert dense.decode.expert_runs == dense.prefill.expert_runs == 0
+
+
 def expected_routed_bytes(batch):
     # Mixtral-8x7B: 32 layers × 8 experts × (3 × 14,336 × 4,096) weights × 2 bytes = 90,194,313,216 bytes of experts;
     # at batch B each layer reads E · (1 − (1 − k/E)^B) distinct experts on average, E = 8, k = 2.
