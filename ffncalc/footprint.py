@@ -29,7 +29,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Literal
 
-from .accelerators import memory_sizes
+from .accelerators import RUNTIME_RESERVE_SOURCE, memory_sizes
 from .llamacpp import LlamaCppMemory
 from .results import ModelInfo, Result
 from .spec import Attention, DenseFfn, Layer, ModelSpec, MoeFfn
@@ -773,7 +773,14 @@ CONVENTIONS = [
     "capped at the window or chunk; none for a layer that reads another layer's KV; mixers: recurrent state and "
     "conv windows, whatever the context",
     "tensor parallelism: matrices split evenly, vectors and routers copied; KV split by KV heads, MLA's latent copied",
+    f"fits: after the runtime reserve on each GPU, {RUNTIME_RESERVE_SOURCE} (`runtime_reserve` to set it)",
 ]
+# With pipeline stages (inference).
+STAGES_CONVENTION = (
+    "pipeline parallelism: the layers split into stages as vLLM's get_pp_indices splits them, each over the "
+    "tensor-parallel GPUs; the input table on the first stage, the final norm and the head (and a tied table) on "
+    "the last, the logits' buffer there only; per GPU the busiest stage"
+)
 # Only for models whose layers cache keys that are their values, or compressed keys.
 COMPRESSED_CONVENTION = (
     "keys that are also the values are cached once; compressed keys: n // rate entries of head_dim (and the "
@@ -883,7 +890,9 @@ def count_memory(
         needed_per_gpu=training.per_gpu if training is not None else per_gpu_total,
         asked=asked,
         training=training,
-        conventions=CONVENTIONS + _compressed_conventions(spec),
+        conventions=CONVENTIONS
+        + _compressed_conventions(spec)
+        + ([STAGES_CONVENTION] if pipeline_parallel > 1 else []),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Literal
 
-from .accelerators import Accelerator
+from .accelerators import RUNTIME_RESERVE_SOURCE, Accelerator
 from .compute import (
     ContextProfile,
     causal_keys,
@@ -88,6 +88,7 @@ CONVENTIONS = [
     "activations on FP4 peaks, integer weights (GPTQ, AWQ, bitsandbytes, quantized GGUF) on INT8 peaks as the "
     "fastest engines run them, where the chip has them; other 16-bit activations on BF16) unless "
     "another compute dtype is asked; a chip without the unit runs at its BF16 peak, and its notes say so",
+    f"fits: after the runtime reserve on each GPU, {RUNTIME_RESERVE_SOURCE}",
 ]
 
 
