@@ -598,8 +598,8 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
             "--gpus",
             1,
             metavar="N",
-            help="GPUs to split the model across (tensor parallel); with --train, all the job's GPUs (ZeRO shards "
-            "across --gpus ÷ --tp data-parallel ranks), e.g. 8.",
+            help="All the GPUs, e.g. 8: without --train one copy's, over --pp stages of --gpus ÷ --pp tensor-parallel "
+            "GPUs each; with --train the job's (data-parallel ranks: --gpus ÷ (--tp × --pp × --cp)).",
         ),
         "tensor_parallel": (TensorParallelOpt, None),
         "sequence_parallel": (SequenceParallelOpt, False),

@@ -96,3 +96,15 @@ def test_stage_and_pool_refusals_name_the_options(options, words):
 def test_library_refuses_pipeline_with_sglang_naming_the_field():
     with pytest.raises(UsageError, match="`pipeline_parallel` with `engine` sglang"):
         memory(L8, pipeline_parallel=2, engine="sglang")
+
+
+def test_gpus_are_all_the_gpus_of_a_copy_split_over_the_stages():
+    # `gpus` 8 over 2 stages: 4 tensor-parallel GPUs a stage, the same answer as `tensor_parallel` 4
+    by_count = memory(L70, context="8k", gpus=8, pipeline_parallel=2)
+    by_layout = memory(L70, context="8k", tensor_parallel=4, pipeline_parallel=2)
+    assert by_count.gpus == 4 and by_count.per_gpu_inference == by_layout.per_gpu_inference == 18_033_688_576
+
+
+def test_gpus_that_the_stages_do_not_divide_are_refused():
+    with pytest.raises(UsageError, match="`gpus` 8 is not a multiple of `pipeline_parallel` 3"):
+        memory(L70, gpus=8, pipeline_parallel=3)

@@ -39,8 +39,8 @@ class MemoryOptions(Value):
     # ZeRO over the data-parallel ranks; None: stage 1 as `train` takes it (0 with `lora_rank`: ZeRO over adapters
     # is not modelled)
     zero_stage: int | None = None
-    gpus: int = 1  # inference: the GPUs the model is split across (tensor parallel); training: all GPUs of the job
-    tensor_parallel: int | None = None  # None: inference over `gpus`, training without tensor parallelism
+    gpus: int = 1  # all the GPUs: inference, one copy's (pipeline stages × tensor parallel); training, the job's
+    tensor_parallel: int | None = None  # None: inference over `gpus` ÷ `pipeline_parallel`; training, none
     sequence_parallel: bool = False  # training: Megatron's sequence parallelism across the tensor-parallel ranks
     gpu_memory: str | None = None  # another accelerator's memory, e.g. "96GB"
     chunk: int = 2048  # prefill chunk of the activation buffer, in tokens
@@ -138,9 +138,16 @@ class MemoryOptions(Value):
             raise UsageError(
                 f"`gpus` {self.gpus} is not a multiple of `tensor_parallel` {tp}: data-parallel ranks are `gpus` ÷ `tensor_parallel`"
             )
-        if tp is not None and self.gpus > 1 and not self.train and self.gpus != tp:
+        stages = self.pipeline_parallel if isinstance(self.pipeline_parallel, int) else 1
+        if tp is not None and self.gpus > 1 and not self.train and self.gpus != tp * stages:
             raise UsageError(
-                "without `train` the model is split across `tensor_parallel` GPUs; give `tensor_parallel` or `gpus`, not both"
+                "without `train` the model is split across `tensor_parallel` × `pipeline_parallel` GPUs; give "
+                "`tensor_parallel` or `gpus`, not both"
+            )
+        if tp is None and not self.train and self.gpus % stages:
+            raise UsageError(
+                f"`gpus` {self.gpus} is not a multiple of `pipeline_parallel` {stages}: each stage holds "
+                "`gpus` ÷ `pipeline_parallel` of them"
             )
         if self.sequence_parallel and not self.train:
             raise UsageError("`sequence_parallel` applies to `train`; add `train`")
@@ -222,8 +229,8 @@ class MemoryOptions(Value):
 
     @property
     def inference_parallel(self) -> int:
-        """The GPUs inference splits the model across: `tensor_parallel`, else `gpus`."""
-        return self.tensor_parallel or self.gpus
+        """The GPUs each inference stage splits its layers across: `tensor_parallel`, else `gpus` ÷ `pipeline_parallel`."""
+        return self.tensor_parallel or max(1, self.gpus // self.pipeline_parallel)
 
     @property
     def training_parallel(self) -> int:
