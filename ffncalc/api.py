@@ -10,6 +10,7 @@ from .engine.inputs import (
     DEFAULT_CONTEXT,
     DEFAULT_CROSSOVER_CONTEXT,
     cache_element_type,
+    check_arguments,
     context_of,
     loaded_model,
     stored_as,
@@ -43,6 +44,19 @@ if TYPE_CHECKING:
     from .verification import VerifyReport
 
 
+def _annotation_names() -> dict[str, Any]:
+    """The names api's parameter annotations use that it imports only for type checking."""
+    from .compute import Measure, MlaForm
+
+    return {"Measure": Measure, "MlaForm": MlaForm}
+
+
+def door(function: Any) -> Any:
+    """A library function whose arguments are checked against its annotations (engine.inputs.check_arguments)."""
+    return check_arguments(function, _annotation_names)
+
+
+@door
 def flops(
     model: str | LoadedModel,
     context: int | str | None = None,
@@ -75,6 +89,7 @@ def flops(
     return remarks.about(report)
 
 
+@door
 def crossover(
     model: str | LoadedModel,
     max_context: int | str | None = None,
@@ -115,6 +130,7 @@ def crossover(
     return remarks.about(report)
 
 
+@door
 def derive_dim(
     dim: int | None = None,
     multiplier: float | None = None,
@@ -184,6 +200,7 @@ class Comparison(Value):
         return self.rows[index]
 
 
+@door
 def compare(
     models: list[str] | None = None,
     sort: str | None = None,
@@ -229,6 +246,7 @@ def compare(
     return Comparison(sort_rows(rows, sort), warnings)
 
 
+@door
 def verify(
     model: str,
     revision: str | None = None,
@@ -272,6 +290,7 @@ class BundledModel(Result):
     active_params_without_embedding: int | None  # what model cards quote as "active"
 
 
+@door
 def family_coverage(live: bool = False) -> FamilyCoverage:
     """Every family with its model_types, and how many of transformers' model_types each task covers (the others
     listed with the reason)."""
@@ -280,6 +299,7 @@ def family_coverage(live: bool = False) -> FamilyCoverage:
     return task_coverage(list_families(live))
 
 
+@door
 def list_families(live: bool = False) -> dict[str, list[str]]:
     """Every supported family, as people name it, with the model_types it reads (from the cache, unless LIVE)."""
     from . import catalog
@@ -288,6 +308,7 @@ def list_families(live: bool = False) -> dict[str, list[str]]:
     return listed if listed is not None else refresh_catalog()["families"]
 
 
+@door
 def list_bundled(live: bool = False, query: str | None = None, family: str | None = None) -> list[BundledModel]:
     """Every bundled config and preset, counted (from the cache, unless LIVE; a miss refreshes the cache): the
     bundled ones first, then the presets, each by name. QUERY keeps those whose name, family or model_type holds
@@ -353,6 +374,7 @@ def build_catalog() -> dict[str, Any]:
     return {"families": families(), "models": models}
 
 
+@door
 def kv_bytes_per_token(model: str | LoadedModel, dtype: str | None = None) -> int:
     """Bytes one more token adds to MODEL's KV cache (one sequence, past every window), in DTYPE or the config's."""
     from .footprint import kv_cache
@@ -362,6 +384,7 @@ def kv_bytes_per_token(model: str | LoadedModel, dtype: str | None = None) -> in
     return kv_cache(loaded.spec, DEFAULT_CONTEXT, 1, element).bytes_per_token
 
 
+@door
 def export_config(model: str | LoadedModel) -> dict[str, Any]:
     """The config ffncalc counted: the file as read, with its overrides applied and every default taken written in,
     so that it can be saved, edited and counted again as a path (with the same result)."""

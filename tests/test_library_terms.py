@@ -111,3 +111,39 @@ def test_a_note_the_library_writes_with_a_field_is_read_on_the_command_line_with
     assert any(note.startswith("`dtype` int4:") for note in ffncalc.memory(LLAMA, dtype="int4").notes)
     run = run_main("memory", LLAMA, "--dtype", "int4", "--json")
     assert any(note.startswith("--dtype int4:") for note in json.loads(run.stdout)["notes"])
+
+
+@pytest.mark.parametrize("command", ["memory", "speed", "train"])
+def test_every_option_of_the_wrong_type_is_refused_naming_its_field(command):
+    # A list is no option's type: each field refuses it with its own name, before any model is read.
+    import ffncalc
+    from ffncalc.engine.memory import MemoryOptions
+    from ffncalc.engine.speed import SpeedOptions
+    from ffncalc.engine.train import TrainOptions
+    from ffncalc.errors import UsageError
+
+    options = {"memory": MemoryOptions, "speed": SpeedOptions, "train": TrainOptions}[command]
+    for field in options._fields:
+        with pytest.raises(UsageError, match=f"^`{field}` must be "):
+            getattr(ffncalc, command)("no/such-model", **{field: [1]})
+
+
+@pytest.mark.parametrize("function", ["flops", "crossover", "derive_dim", "compare", "verify"])
+def test_every_argument_of_the_wrong_type_is_refused_naming_it(function):
+    import inspect
+
+    import ffncalc
+    from ffncalc.errors import UsageError
+
+    door = getattr(ffncalc, function)
+    parameters = inspect.signature(door).parameters
+    for name, parameter in parameters.items():
+        if parameter.annotation is inspect.Parameter.empty or name == "live":
+            continue
+        given = (
+            {"model": "no/such-model"}
+            if "model" in parameters and parameters["model"].default is parameter.empty
+            else {}
+        )
+        with pytest.raises(UsageError, match=f"^`{name}` must be "):
+            door(**{**given, name: [1.5]})

@@ -4,7 +4,13 @@ accelerator's memory given as a size or a name."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import collections.abc
+import functools
+import inspect
+import types
+import typing
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..loading import LoadedModel, load_config
@@ -141,6 +147,8 @@ def loaded_model(model: str | LoadedModel) -> LoadedModel:
     """MODEL as loaded: a LoadedModel as it is, a name loaded as it stands (load_config for a revision, `as_type` or `sets`)."""
     if isinstance(model, LoadedModel):
         return model
+    if not isinstance(model, str):
+        raise UsageError(f"`model` must be a name, a path or a LoadedModel (got {repr(model)[:40]})")
     from ..gguf_models import open_gguf
     from ..source import is_gguf
 
@@ -169,3 +177,111 @@ def context_of(context: int | str | None, loaded: LoadedModel, remarks: Remarks)
             f"context {tokens:,} exceeds this config's {field} ({limit:,}); the figures are computed anyway"
         )
     return tokens
+
+
+def check_types(options: Value) -> None:
+    """Each field of OPTIONS holds a value of its annotated type, or a UsageError names the field: a library caller's
+    `batch="8"` or `dtype=4` is told so, not answered with an AttributeError from deep in the arithmetic. (The CLI's
+    options arrive typed; this is the library's door.)"""
+    hints = _hints(type(options).__qualname__, type(options))
+    for name in options._fields:
+        value = getattr(options, name)
+        if not _matches(value, hints[name]):
+            raise UsageError(f"`{name}` must be {_describe(hints[name])} (got {repr(value)[:40]})")
+
+
+_HINTS: dict[str, dict[str, Any]] = {}
+
+
+def _hints(name: str, cls: Any) -> dict[str, Any]:
+    """The class's field annotations, resolved once a class."""
+    if name not in _HINTS:
+        _HINTS[name] = typing.get_type_hints(cls)
+    return _HINTS[name]
+
+
+def check_arguments(function: Callable[..., Any], namespace: Callable[[], dict[str, Any]]) -> Callable[..., Any]:
+    """FUNCTION whose arguments are each checked against its annotations when it is called, as check_types checks an
+    options value: a wrong type is a UsageError naming the parameter. NAMESPACE gives the names its annotations use
+    that its module imports only for type checking (asked on the first call, so importing costs nothing)."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        hints = _HINTS.get(function.__qualname__)
+        if hints is None:
+            hints = _HINTS[function.__qualname__] = _parameter_hints(function, signature, namespace())
+        bound = signature.bind(*args, **kwargs)
+        for name, value in bound.arguments.items():
+            hint = hints.get(name)
+            if hint is not None and not _matches(value, hint):
+                raise UsageError(f"`{name}` must be {_describe(hint)} (got {repr(value)[:40]})")
+        return function(*args, **kwargs)
+
+    return checked
+
+
+def _parameter_hints(
+    function: Callable[..., Any], signature: inspect.Signature, names: dict[str, Any]
+) -> dict[str, Any]:
+    """FUNCTION's parameter annotations, evaluated (this package's own source) with NAMES beside its module's; one
+    that names what neither holds is left unchecked."""
+    hints = {}
+    for name, parameter in signature.parameters.items():
+        annotation = parameter.annotation
+        if annotation is inspect.Parameter.empty:
+            continue
+        if isinstance(annotation, str):
+            try:
+                annotation = eval(annotation, function.__globals__, names)  # this package's own annotations
+            except NameError:
+                continue
+        hints[name] = annotation
+    return hints
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, arm) for arm in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is Any:
+        return True
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if origin is tuple:
+        item = typing.get_args(hint)[0]
+        return isinstance(value, tuple) and all(_matches(part, item) for part in value)
+    if origin in (list, collections.abc.Iterable):
+        item = typing.get_args(hint)[0] if typing.get_args(hint) else Any
+        return isinstance(value, origin) and not isinstance(value, str) and all(_matches(part, item) for part in value)
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    return isinstance(value, origin or hint)
+
+
+def _describe(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        arms = [arm for arm in typing.get_args(hint) if arm is not type(None)]
+        words = " or ".join(_describe(arm) for arm in arms)
+        return words + (" or None" if len(arms) < len(typing.get_args(hint)) else "")
+    if origin is tuple:
+        return f"a tuple of {_describe(typing.get_args(hint)[0])}s"
+    if origin in (list, collections.abc.Iterable):
+        return f"a list of {_describe(typing.get_args(hint)[0])}s"
+    if origin is typing.Literal:
+        return " or ".join(repr(choice) for choice in typing.get_args(hint))
+    if isinstance(hint, type):
+        return {bool: "True or False", int: "a whole number", float: "a number", str: "text"}.get(hint, hint.__name__)
+    return {bool: "True or False", int: "a whole number", float: "a number", str: "text"}.get(hint, str(hint))
+
+
+def engine_door(function: Callable[..., Any]) -> Callable[..., Any]:
+    """An engine's function (memory, speed, train) whose arguments are checked against its annotations."""
+    return check_arguments(function, dict)

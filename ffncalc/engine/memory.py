@@ -14,7 +14,9 @@ from ..values import Value, replace
 from .inputs import (
     cache_element_type,
     check_quantization,
+    check_types,
     context_of,
+    engine_door,
     loaded_model,
     stored_as,
 )
@@ -72,6 +74,7 @@ class MemoryOptions(Value):
 
     def checked(self) -> MemoryOptions:
         """These options, or a UsageError naming the first that cannot be counted (before any download)."""
+        check_types(self)
         from ..serving import parse_engine
 
         if self.context is not None:
@@ -79,7 +82,7 @@ class MemoryOptions(Value):
         check_quantization(self.dtype, self.quant_group_size, self.quantize_head)
         for name, value in (("batch", self.batch), ("gpus", self.gpus), ("chunk", self.chunk)):
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1 << 20:
-                raise UsageError(f"--{name} must be a whole number from 1 to {1 << 20:,} (got {value})")
+                raise UsageError(f"`{name}` must be a whole number from 1 to {1 << 20:,} (got {value})")
         if self.zero_stage not in (None, 0, 1, 2, 3):
             raise UsageError(f"`zero_stage` must be 0, 1, 2 or 3 (got {self.zero_stage})")
         if self.recompute not in ("none", "selective", "full"):
@@ -144,7 +147,7 @@ class MemoryOptions(Value):
                 "without `train` the model is split across `tensor_parallel` × `pipeline_parallel` GPUs; give "
                 "`tensor_parallel` or `gpus`, not both"
             )
-        if tp is None and not self.train and self.gpus % stages:
+        if tp is None and not self.train and self.gpus > 1 and self.gpus % stages:
             raise UsageError(
                 f"`gpus` {self.gpus} is not a multiple of `pipeline_parallel` {stages}: each stage holds "
                 "`gpus` ÷ `pipeline_parallel` of them"
@@ -246,6 +249,7 @@ class MemoryOptions(Value):
         return max(self.gpus, model) // model
 
 
+@engine_door
 def memory(
     model: str | LoadedModel, context: int | str | None = None, options: MemoryOptions | None = None, **changes: Any
 ) -> MemoryReport:

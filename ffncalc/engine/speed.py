@@ -14,7 +14,9 @@ from ..values import Value, replace
 from .inputs import (
     cache_element_type,
     check_quantization,
+    check_types,
     context_of,
+    engine_door,
     loaded_model,
     stored_as,
 )
@@ -60,6 +62,7 @@ class SpeedOptions(Value):
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
+        check_types(self)
         described = (self.gpu_memory, self.gpu_interconnect, self.gpu_name)
         if any(value is not None for value in described) and self.gpu_flops is None:
             raise UsageError(
@@ -152,6 +155,7 @@ class SpeedOptions(Value):
         return chips
 
 
+@engine_door
 def speed(
     model: str | LoadedModel,
     accelerators: str | tuple[str, ...] | None = None,

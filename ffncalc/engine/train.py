@@ -12,6 +12,8 @@ from ..results import Remarks
 from ..units import parse_context
 from ..values import Value, field_values, replace
 from .inputs import (
+    check_types,
+    engine_door,
     loaded_model,
 )
 from .params import account
@@ -54,6 +56,7 @@ class TrainOptions(Value):
 
     def checked(self) -> TrainOptions:
         """These options, or a UsageError naming the first that cannot be used (before any download)."""
+        check_types(self)
         from ..training import parse_tokens
 
         if self.tokens is not None:
@@ -110,6 +113,7 @@ class TrainOptions(Value):
         return self
 
 
+@engine_door
 def train(model: str | LoadedModel, options: TrainOptions | None = None, **changes: Any) -> TrainReport:
     """What training MODEL on OPTIONS.tokens costs: FLOPs, GPU-hours, days and cost at an assumed MFU; the MFU of
     a measured run as each framework counts FLOPs; the compute-optimal size; training memory per GPU."""
