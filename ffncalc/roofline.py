@@ -607,22 +607,22 @@ class Roofline(Result):
 
     @property
     def crosses_nodes(self) -> bool:
-        return self.span > self.domain
+        """Whether the group leaves the NVLink domain over a known scale-out network (without a figure for it, the
+        interconnect's time is the ceiling: no slower link is known)."""
+        return self.span > self.domain and self.scale_out is not None
 
     def allreduce_seconds(self, sent: int) -> float:
         """A ring all-reduce runs at its slowest link: the interconnect in one domain, else the scale-out network."""
         link = self.scale_out if self.crosses_nodes else self.interconnect
         if link is None:
-            raise ValueError("a collective across nodes needs the accelerator's scale-out bandwidth")
+            raise ValueError("tensor parallelism needs an interconnect bandwidth")
         return sent / link
 
     def all_to_all_seconds(self, sent: int) -> float:
         """Each GPU sends to the span's other GPUs evenly: the share for GPUs of its own domain over the
         interconnect, the rest over the scale-out network at the same time; the slower of the two."""
-        if not self.crosses_nodes:
+        if not self.crosses_nodes or self.scale_out is None or self.interconnect is None:
             return sent / self.interconnect if self.interconnect else 0.0
-        if self.scale_out is None or self.interconnect is None:
-            raise ValueError("a collective across nodes needs the accelerator's scale-out bandwidth")
         peers = self.span - 1
         inside = sent * (self.domain - 1) / peers
         return max(inside / self.interconnect, (sent - inside) / self.scale_out)

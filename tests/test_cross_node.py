@@ -44,3 +44,16 @@ def test_pipeline_boundaries_cross_the_nic_where_a_stage_ends_a_node():
     assert boundary_seconds_per_byte(h100, 4, 4) == [1 / 450e9, 1 / 50e9, 1 / 450e9, 0.0]
     # 8 GPUs a stage: every boundary leaves a node
     assert boundary_seconds_per_byte(h100, 8, 3) == [1 / 50e9, 1 / 50e9, 0.0]
+
+
+def test_speed_over_two_h100_nodes_times_the_all_reduce_at_the_nic_and_says_so():
+    from ffncalc.api import speed
+
+    h100, mi300x = speed("meta-llama/Llama-3.1-70B", "h100,mi300x", tensor_parallel=16).reports
+    # DGX H100: one 400 Gb/s NIC a GPU, 50 GB/s each way
+    assert h100.decode.allreduce_seconds == pytest.approx(h100.decode.allreduce_bytes / 50e9)
+    assert any("spans 2 domains of 8 GPUs" in note and "scale-out" in note for note in h100.notes)
+    # no scale-out figure in the table for the MI300X: its Infinity Fabric's rate, said to be optimistic
+    assert mi300x.decode.allreduce_seconds == pytest.approx(mi300x.decode.allreduce_bytes / mi300x.gpu.interconnect)
+    assert any("optimistic ceiling" in note for note in mi300x.notes)
+    assert not any("optimistic" in note for note in h100.notes)

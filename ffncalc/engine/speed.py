@@ -240,6 +240,20 @@ def speed(
                 f"`tensor_parallel`/`pipeline_parallel` over GPUs needs {chip.name}'s interconnect bandwidth; {fix}"
             )
         figures = gpu_figures(chip, matmul_dtype, compute_efficiency, bandwidth_efficiency)
+        chip_notes = []  # this chip's own, beside the model's
+        if tensor_parallel > chip.nvlink_domain:
+            domains = (
+                f"`tensor_parallel` {tensor_parallel} spans {-(-tensor_parallel // chip.nvlink_domain)} domains of "
+            )
+            chip_notes.append(
+                f"{chip.name}: {domains}{chip.nvlink_domain} GPUs joined by its {chip.interconnect_name}: its "
+                f"all-reduces and all-to-alls cross the scale-out network, {chip.scale_out * 8 / 1e9:,.0f} Gb/s a GPU "
+                "(the ceiling times them there)."
+                if chip.scale_out is not None
+                else f"{chip.name}: {domains}{chip.nvlink_domain} GPUs, but the accelerator table has no scale-out "
+                "figure for it: its collectives are timed at the interconnect's rate, which the network between "
+                "nodes does not reach (an optimistic ceiling)."
+            )
         first: FirstNotFitting | None = None
         for batch in batch_list:
             at = partial(  # this chip and batch at a context: the report, and a request's steps (--output)
@@ -271,7 +285,7 @@ def speed(
             power = chip.board_power_source or "no figure: a chip described by `gpu_flops` has no board power"
             report = with_cost_and_energy(report, chip.board_power, power, options.price)
             assert report.memory_usable is not None  # estimate_speed sets it on every report
-            fit = Remarks(list(remarks.notes), list(remarks.warnings))
+            fit = Remarks([*remarks.notes, *chip_notes], list(remarks.warnings))
             if not report.fits:
                 advice = _split_advice(chip, store)
                 fit.warnings.append(f"batch {batch:,}: {_need_words(report)}: it does not fit ({advice})")

@@ -9,6 +9,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from ..units import GIB
+from ..values import replace
 from . import approx, count, heading, info_lines
 from .layout import Column, Grid, fit
 
@@ -226,7 +227,9 @@ def speed_renderables(run: SpeedRun, width: int = 80, explain: bool = False) -> 
         parts.append(Text("How each figure is counted: --explain (and --json, under conventions).", style="dim"))
     notes = {report.gpu.name: report.gpu.notes for report in reports if report.gpu.notes}
     parts += [Text(f"{name}: {note}", style="dim") for name, note in notes.items()]
-    return Group(*parts, *info_lines(first))
+    # every accelerator's own notes, each once, beside the model's
+    every_note = list(dict.fromkeys(note for report in reports for note in report.notes))
+    return Group(*parts, *info_lines(replace(first, notes=every_note)))
 
 
 def _title(report: SpeedReport, names: list[str]) -> str:
