@@ -93,10 +93,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "perceiver": "its inputs are read by cross-attention into num_latents learned latents (d_latents wide), its "
     "self-attention runs over the latents only and its outputs are read back by decoder queries: no layer runs per "
     "input token, which ffncalc's spec cannot express yet",
-    "vision-encoder-decoder": "its encoder is the image model AutoModel builds from the encoder block (ViT by "
-    "default, with its pooler; DeiT, Swin, BEiT, Donut-Swin …), which ffncalc lays out only as a tower inside a "
-    "vision-language model, not as a model of its own yet; its decoders of BERT's lineage are composed as "
-    "encoder-decoder's are",
     "speech-encoder-decoder": "its encoder is the speech model AutoModel builds from the encoder block (Wav2Vec2 by "
     "default: a convolutional feature extractor over raw samples, a convolutional position embedding; HuBERT, "
     "Speech2Text's encoder …), none of which ffncalc lays out as a model of its own yet",
