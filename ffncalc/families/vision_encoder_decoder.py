@@ -59,6 +59,9 @@ class ViTEncoderConfig(TowerConfig):
     qkv_bias: Flag
     pooler_output_size: Width | None
 
+    def uncounted(self) -> str | None:
+        return "ffncalc lays out ViT as a vision encoder-decoder's encoder, not as a tower yet"
+
     @property
     def positions(self) -> int:
         """What the layers run over, and the decoder's cross-attention reads: the patches and the class token."""
