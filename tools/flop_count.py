@@ -52,8 +52,8 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
     config = load_config(json.loads(path.read_text()))
     config._attn_implementation = "eager"
     torch.manual_seed(0)
-    if config.model_type == "vision-encoder-decoder":
-        return count_image_to_text(config, tokens, device)
+    if config.model_type in ("vision-encoder-decoder", "speech-encoder-decoder"):
+        return count_composite(config, tokens, device)
     with torch.device(device), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # an encoder that can also be a decoder (BERT, RoBERTa …) runs as its masked LM unless the config says is_decoder
@@ -101,20 +101,30 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
     return {"tokens": tokens, "total": counter.get_total_flops(), **groups, **where}
 
 
-def count_image_to_text(config, tokens: int, device: str) -> dict:
-    """A VisionEncoderDecoderModel: its encoder over one image of encoder.image_size (zeros, batch 1) and its decoder
-    over N target tokens, the decoder's causal mask made by transformers (eager: every score computed, then masked).
-    Grouped as above, with the decoder's cross-attention (crossattention) apart."""
+def count_composite(config, tokens: int, device: str) -> dict:
+    """A VisionEncoderDecoderModel or SpeechEncoderDecoderModel: its encoder over one input (zeros, batch 1) and its
+    decoder over N target tokens, the decoder's causal mask made by transformers (eager: every score computed, then
+    masked). An image is encoder.image_size square; a clip is the fewest raw samples the encoder's convolutions turn
+    into N positions. Grouped as above (a Wav2Vec2 layer's MLP is its feed_forward), with the decoder's
+    cross-attention (crossattention) apart."""
+    encoder = config.encoder
     with torch.device(device), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = transformers.VisionEncoderDecoderModel(config)
+        if config.model_type == "vision-encoder-decoder":
+            model = transformers.VisionEncoderDecoderModel(config)
+            size = (1, encoder.num_channels, encoder.image_size, encoder.image_size)
+            inputs = {"pixel_values": torch.zeros(size, device=device)}
+        else:
+            model = transformers.SpeechEncoderDecoderModel(config)
+            samples = tokens
+            for kernel, stride in reversed(list(zip(encoder.conv_kernel, encoder.conv_stride))):
+                samples = (samples - 1) * stride + kernel
+            inputs = {"input_values": torch.zeros((1, samples), device=device)}
     model.eval()
-    encoder = config.encoder
-    pixels = torch.zeros((1, encoder.num_channels, encoder.image_size, encoder.image_size), device=device)
     decoder_input_ids = torch.zeros((1, tokens), dtype=torch.long, device=device)
     counter = FlopCounterMode(display=False, depth=None)
     with counter, torch.no_grad():
-        model(pixel_values=pixels, decoder_input_ids=decoder_input_ids, use_cache=False)
+        model(**inputs, decoder_input_ids=decoder_input_ids, use_cache=False)
     groups = {"attention": 0, "cross_attention": 0, "mlp": 0, "lm_head": 0}
     output = model.get_output_embeddings()
     head = next(name for name, module in model.named_modules() if module is output)
@@ -128,7 +138,7 @@ def count_image_to_text(config, tokens: int, device: str) -> dict:
             groups["attention"] += flops
         elif parts[-1] == "crossattention" and layer:
             groups["cross_attention"] += flops
-        elif parts[-1] in ("mlp", "intermediate", "output") and layer:
+        elif parts[-1] in ("mlp", "intermediate", "output", "feed_forward") and layer:
             groups["mlp"] += flops
         elif ".".join(parts[1:]) == head:
             groups["lm_head"] += flops
