@@ -93,9 +93,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "perceiver": "its inputs are read by cross-attention into num_latents learned latents (d_latents wide), its "
     "self-attention runs over the latents only and its outputs are read back by decoder queries: no layer runs per "
     "input token, which ffncalc's spec cannot express yet",
-    "speech-encoder-decoder": "its encoder is the speech model AutoModel builds from the encoder block (Wav2Vec2 by "
-    "default: a convolutional feature extractor over raw samples, a convolutional position embedding; HuBERT, "
-    "Speech2Text's encoder …), none of which ffncalc lays out as a model of its own yet",
     "udop": "its encoder reads the text tokens followed by all of the page image's (image_size / patch_size)² "
     "patches (UdopModel's combine_image_text_embeddings adds the patch under each token's box into that token, drops "
     "it from the image's and pads them back to the full count), so the encoder and every cross-attention read n + "
