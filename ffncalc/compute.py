@@ -285,6 +285,15 @@ def audio_front_end_flops(spec: ModelSpec) -> int:
     return FLOPS_PER_MULTIPLY_ADD * (per_frame * spec.audio.frames + per_position * spec.audio.positions)
 
 
+def patch_front_end_flops(spec: ModelSpec) -> int:
+    """An encoder's patch embedding over a fixed input of patches: 2 · its weights · the patches (the encoder's
+    positions less its class tokens); 0 without one."""
+    weights = extra_weights_by_runs(spec).get("per_encoder_patch", 0)
+    if not weights or spec.cross_attention_keys is None:
+        return 0
+    return FLOPS_PER_MULTIPLY_ADD * weights * (spec.cross_attention_keys - spec.encoder_class_tokens)
+
+
 def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
     """Bytes one decode step reads at batch 1: active weights and mixer states once, plus the KV cache per key
     (its per-token size from ffncalc.memory)."""
@@ -562,6 +571,7 @@ def count_flops(
         positions = context if spec.cross_attention_keys is None else spec.cross_attention_keys
         encoded = prefill_flops(encoder, positions, causal=False)
         front_end = audio_front_end_flops(spec) if spec.audio is not None and spec.audio.stack == "encoder" else 0
+        front_end += patch_front_end_flops(spec)
         encoded = replace(encoded, other=encoded.other + front_end, total=encoded.total + front_end)
         prefill = _sum(prefill, encoded)
     conventions = (

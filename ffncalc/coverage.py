@@ -26,8 +26,13 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "of each query, scored over the query's block of local_radius + 1 and the two beside it, the input padded to whole "
     "blocks) or, with 'transient-global', also to one summary token per global_block_size tokens, computed from the "
     "sequence; ffncalc's spec has neither a two-sided window nor keys scored over padded blocks yet",
-    "ernie4_5_vl_moe": "each MoE layer holds two routed expert sets of different widths, one run by text tokens and "
-    "one by image tokens; ffncalc's spec has one set a layer, so a text token's active parameters cannot be stated yet",
+    "ernie4_5_vl_moe": "each MoE layer (mlp_layer_types 'sparse': 27 of the default 28) holds two routed expert sets, "
+    "each with its own router and e_score_correction_bias: text_moe (num_experts 64 of moe_intermediate_size[0], "
+    "1536), run by text tokens, and vision_moe (64 of moe_intermediate_size[1], 512), run by image and video tokens "
+    "(moe_mm_token_type_ids), beside the shared experts every token runs; ffncalc's spec has one routed set a layer, "
+    "so a text token's active parameters cannot be stated yet. Its vision tower (a linear patch embedding, then "
+    "Qwen2-VL-style blocks) and its resampler (spatial_linear over 2 × 2 merged patches, temporal_linear over 2 "
+    "frames, an image's one frame duplicated) are laid out by no adapter yet either",
     # Attention whose keys per query ffncalc's spec (a whole context, a sliding window, chunks, a top-k indexer or
     # compressed entries) cannot state: the FLOPs against context would be wrong, so none of them is counted.
     "big_bird": "its default block_sparse attention reads, per block of block_size queries, three neighbouring "
@@ -93,13 +98,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "perceiver": "its inputs are read by cross-attention into num_latents learned latents (d_latents wide), its "
     "self-attention runs over the latents only and its outputs are read back by decoder queries: no layer runs per "
     "input token, which ffncalc's spec cannot express yet",
-    "vision-encoder-decoder": "its encoder is the image model AutoModel builds from the encoder block (ViT by "
-    "default, with its pooler; DeiT, Swin, BEiT, Donut-Swin …), which ffncalc lays out only as a tower inside a "
-    "vision-language model, not as a model of its own yet; its decoders of BERT's lineage are composed as "
-    "encoder-decoder's are",
-    "speech-encoder-decoder": "its encoder is the speech model AutoModel builds from the encoder block (Wav2Vec2 by "
-    "default: a convolutional feature extractor over raw samples, a convolutional position embedding; HuBERT, "
-    "Speech2Text's encoder …), none of which ffncalc lays out as a model of its own yet",
     "udop": "its encoder reads the text tokens followed by all of the page image's (image_size / patch_size)² "
     "patches (UdopModel's combine_image_text_embeddings adds the patch under each token's box into that token, drops "
     "it from the image's and pads them back to the full count), so the encoder and every cross-attention read n + "

@@ -37,7 +37,8 @@ Component = Literal[
 # embedding), or for each token the image becomes in the language model (a projector after merging);
 # an audio tower's, for each mel frame of a clip (a convolution at the frame rate), each position its convolutions
 # leave (one that strides), or each token the clip becomes in the language model (a projector after pooling); a
-# video tower's, for each frame of a video (ffncalc counts no video FLOPs).
+# video tower's, for each frame of a video (ffncalc counts no video FLOPs). An encoder over a fixed input of image
+# patches runs its patch embedding for each patch ("per_encoder_patch"), not for the class token its layers also carry.
 Runs = Literal[
     "every_token",
     "once_per_input",
@@ -48,6 +49,7 @@ Runs = Literal[
     "per_audio_position",
     "per_audio_token",
     "per_video_frame",
+    "per_encoder_patch",
 ]
 ExpertStacking = Literal["stacked", "concatenated"]
 
@@ -553,6 +555,9 @@ class ModelSpec(Value):
     # The encoder positions every cross-attention reads, whatever the context (Whisper's encoder output is always
     # max_source_positions long); None: as many as the context (the encoder's input is as long as the decoder's).
     cross_attention_keys: int | None = None
+    # Of those positions, the ones no input patch made (ViT's class token): the encoder's layers run over them, its
+    # patch embedding ("per_encoder_patch") does not.
+    encoder_class_tokens: int = 0
     not_saved: NotSaved | None = None  # parameters a checkpoint saved by transformers leaves out
     # Stacked tensors (by the end of their name) that transformers transposes on load, axes 1 and 2, when a
     # checkpoint stores them that way (its conversion_mapping: Transpose(1, 2, check_dims=True)).

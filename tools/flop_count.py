@@ -52,6 +52,8 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
     config = load_config(json.loads(path.read_text()))
     config._attn_implementation = "eager"
     torch.manual_seed(0)
+    if config.model_type in ("vision-encoder-decoder", "speech-encoder-decoder"):
+        return count_composite(config, tokens, device)
     with torch.device(device), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # an encoder that can also be a decoder (BERT, RoBERTa …) runs as its masked LM unless the config says is_decoder
@@ -97,6 +99,50 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
             groups["lm_head"] += flops
     where = {"device": device} if device != "meta" else {}
     return {"tokens": tokens, "total": counter.get_total_flops(), **groups, **where}
+
+
+def count_composite(config, tokens: int, device: str) -> dict:
+    """A VisionEncoderDecoderModel or SpeechEncoderDecoderModel: its encoder over one input (zeros, batch 1) and its
+    decoder over N target tokens, the decoder's causal mask made by transformers (eager: every score computed, then
+    masked). An image is encoder.image_size square; a clip is the fewest raw samples the encoder's convolutions turn
+    into N positions. Grouped as above (a Wav2Vec2 layer's MLP is its feed_forward), with the decoder's
+    cross-attention (crossattention) apart."""
+    encoder = config.encoder
+    with torch.device(device), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if config.model_type == "vision-encoder-decoder":
+            model = transformers.VisionEncoderDecoderModel(config)
+            size = (1, encoder.num_channels, encoder.image_size, encoder.image_size)
+            inputs = {"pixel_values": torch.zeros(size, device=device)}
+        else:
+            model = transformers.SpeechEncoderDecoderModel(config)
+            samples = tokens
+            for kernel, stride in reversed(list(zip(encoder.conv_kernel, encoder.conv_stride))):
+                samples = (samples - 1) * stride + kernel
+            inputs = {"input_values": torch.zeros((1, samples), device=device)}
+    model.eval()
+    decoder_input_ids = torch.zeros((1, tokens), dtype=torch.long, device=device)
+    counter = FlopCounterMode(display=False, depth=None)
+    with counter, torch.no_grad():
+        model(**inputs, decoder_input_ids=decoder_input_ids, use_cache=False)
+    groups = {"attention": 0, "cross_attention": 0, "mlp": 0, "lm_head": 0}
+    output = model.get_output_embeddings()
+    head = next(name for name, module in model.named_modules() if module is output)
+    for name, by_op in counter.get_flop_counts().items():
+        parts = name.split(".")
+        if len(parts) < 3:
+            continue
+        flops = sum(by_op.values())
+        layer = parts[-2].isdigit()
+        if parts[-1] == "attention" and layer:
+            groups["attention"] += flops
+        elif parts[-1] == "crossattention" and layer:
+            groups["cross_attention"] += flops
+        elif parts[-1] in ("mlp", "intermediate", "output", "feed_forward") and layer:
+            groups["mlp"] += flops
+        elif ".".join(parts[1:]) == head:
+            groups["lm_head"] += flops
+    return {"tokens": tokens, "total": counter.get_total_flops(), **groups}
 
 
 def main(tokens: int, paths: list[str], merge: Path | None = None, device: str = "meta") -> None:

@@ -258,6 +258,10 @@ def component_of(name: str) -> str:
     # embedding) runs before the encoder's layers, as S2T's subsampler (no record before holds these names)
     if re.search(r"^speecht5\.encoder\.prenet\.(feature_encoder|pos_conv_embed)\.", name):
         return "other"
+    # A speech encoder-decoder's Wav2Vec2 encoder keeps the same two at encoder.feature_extractor. and
+    # encoder.encoder.pos_conv_embed. (no record before holds these names)
+    if re.search(r"^encoder\.(feature_extractor|encoder\.pos_conv_embed)\.", name):
+        return "other"
     if re.search(r"\.(mixer|linear_attn|mamba|conv|temporal_block)\.", name):
         return "mixer"  # state-space mixers, LFM2's short convolution (conv), RecurrentGemma's RG-LRU block
     # XLM and FlauBERT keep each kind of sublayer in a list of its own, from the top in the bare model (no record
