@@ -49,6 +49,13 @@ module adds it. Counted as tensor-parallel before, those rows carried EP × the 
 at a time the typical profile's TPOT went from 17.5 % to 17.2 % and its TTFT from 35.8 % to 35.5 % (a chip at a time:
 22.3 → 21.7 %, 39.2 → 36.9 %).
 
+Sublayers. A hybrid layer with a mixer in attention's place and an FFN after it (Qwen3.5's 45 Gated DeltaNet layers)
+launches both and, under tensor parallelism, all-reduces after both (aiconfigurator @ 095f58a51, aic-core/src/
+aiconfigurator_core/sdk/models/qwen35.py: generation_gdn_ar, then the FFN's ffn_ar); roofline.sublayer_count and
+serving_layout.allreduce_bytes had counted them one. Counted two, Qwen3.5's TPOT held out went from 1.3 × slower
+than expected to 1.1–1.2 × on Blackwell (its 30 Hopper rows stay 1.6 ×), and the typical profile's TPOT from 17.2 % to 16.1 % (a chip at a time
+21.7 → 17.9 %); TTFT 35.5 → 35.7 %.
+
 Profiles. One set of coefficients per engine profile (vllm, sglang, trtllm, and "typical", fitted over all three)
 and per chip family (hopper, blackwell), with an "all" family fitted over every chip for chips without data of
 their own; CHOICE says which cell answered and why. The range is the 10th–90th percentile of measured ÷ predicted

@@ -48,7 +48,9 @@ History, typical profile held out a model at a time (TPOT, TTFT): κ_mix on a gr
 engine, 20.9 % and 47.9 %; with the burst and κ_mix fitted, 22.3 % and 45.7 %; with the decode step's cost per
 routed expert (ffncalc/expected.py), 18.5 % and 44.8 %; with ν, ω, h by engine and no prefill fixed cost, 17.5 % and
 35.8 %; with each row's expert parallelism counted as the engine ran it (serving_layout: E/EP experts a GPU, the
-MoE layers' all-to-all in place of their all-reduce, added to the step as `speed` adds it), 17.2 % and 35.5 %. aiconfigurator's 1 + log2(B)/8 in place of the queue, tried earlier, held TTFT out at 51.6 %.
+MoE layers' all-to-all in place of their all-reduce, added to the step as `speed` adds it), 17.2 % and 35.5 %; with a
+hybrid layer's mixer and FFN counted as two sublayers and two all-reduces (roofline.sublayer_count), 16.1 % and
+35.7 %. aiconfigurator's 1 + log2(B)/8 in place of the queue, tried earlier, held TTFT out at 51.6 %.
 
 Held out: leave one model out (every row of a model predicted by a fit without it) and leave one accelerator out;
 the median |predicted − measured| ÷ measured and the share within ±35 %, for TPOT and TTFT; and, as --engine
