@@ -389,8 +389,10 @@ def _moe_shape(spec: ModelSpec) -> tuple[int, int] | None:
 
 
 def sublayer_count(spec: ModelSpec) -> int:
-    """Attention and FFN/mixer sublayers of the generating layers: what a step launches per layer, and (with tensor
-    parallelism) the all-reduces it makes."""
+    """Token-mixing (attention or mixer) and FFN sublayers of the generating layers: what a step launches per layer,
+    and (with tensor parallelism) the all-reduces it makes. A hybrid layer with a mixer in attention's place and an
+    FFN after it (Qwen3.5's and Qwen3-Next's Gated DeltaNet layers, Jamba's Mamba layers) has two, as an attention
+    layer does; an attention and a mixer side by side in one layer (Falcon-H1, Hymba) share one."""
     return _layer_counts(spec)["blocks"]
 
 
@@ -401,7 +403,7 @@ def _layer_counts(spec: ModelSpec) -> dict[str, int]:
         "ffn": sum(layer.ffn is not None for layer in layers),
         "mixers": sum(layer.mixer is not None for layer in layers),
         "blocks": sum(
-            (layer.attention is not None) + (layer.ffn is not None or layer.mixer is not None) for layer in layers
+            (layer.attention is not None or layer.mixer is not None) + (layer.ffn is not None) for layer in layers
         ),
     }
 

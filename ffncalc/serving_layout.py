@@ -134,7 +134,8 @@ def all_to_all_bytes(spec: ModelSpec, tokens: int, layout: ServingLayout) -> tup
 
 def allreduce_bytes(spec: ModelSpec, tokens: int, layout: ServingLayout) -> int:
     """Per GPU per direction: ring all-reduces of 2·(N−1)/N × T × hidden × 2 bytes: after each attention unless
-    attention is data-parallel, after each FFN or mixer unless it is an MoE layer under EP (its all-to-all instead).
+    attention is data-parallel, after each mixer in attention's place (a Gated DeltaNet or Mamba layer; one beside
+    an attention shares its all-reduce), after each FFN unless it is an MoE layer under EP (its all-to-all instead).
     Under attention data-parallel a dense FFN layer gathers and scatters the whole batch: the same bytes."""
     n = layout.tensor_parallel
     if n == 1:
@@ -142,11 +143,9 @@ def allreduce_bytes(spec: ModelSpec, tokens: int, layout: ServingLayout) -> int:
     moe_layers_by_ep = layout.expert_parallel > 1
     sublayers = 0
     for layer in generating_layers(spec):
-        if layer.attention is not None and not layout.dp_attention:
-            sublayers += 1
-        if layer.mixer is not None or (
-            layer.ffn is not None and not (moe_layers_by_ep and isinstance(layer.ffn, MoeFfn))
-        ):
+        attention_all_reduce = layer.attention is not None and not layout.dp_attention
+        sublayers += attention_all_reduce or (layer.attention is None and layer.mixer is not None)  # mixer in its place
+        if layer.ffn is not None and not (moe_layers_by_ep and isinstance(layer.ffn, MoeFfn)):
             sublayers += 1
     return sublayers * 2 * (n - 1) * tokens * spec.hidden_size * ACTIVATION_BYTES // n
 

@@ -5,7 +5,7 @@
 
 Data: data/measurements/aiconfigurator_silicon_sample.csv (see its README). For every row ffncalc computes the
 exact FLOPs and bytes by operator of the decode step and of the prefill, through the library (roofline.estimate_speed
-on the row's model, accelerator, tensor parallelism and weight formats), and expected.phase_features turns them into
+on the row's model, accelerator, tensor and expert parallelism and weight formats), and expected.phase_features turns them into
 the terms the coefficients multiply. Standard library and ffncalc only.
 
 How a row's measurement relates to the terms (aggregated serving at concurrency B, input I, output O tokens), on
@@ -47,7 +47,10 @@ the concurrency alone. Here:
 History, typical profile held out a model at a time (TPOT, TTFT): κ_mix on a grid of 0, ½, 1 and one ν for every
 engine, 20.9 % and 47.9 %; with the burst and κ_mix fitted, 22.3 % and 45.7 %; with the decode step's cost per
 routed expert (ffncalc/expected.py), 18.5 % and 44.8 %; with ν, ω, h by engine and no prefill fixed cost, 17.5 % and
-35.8 %. aiconfigurator's 1 + log2(B)/8 in place of the queue, tried earlier, held TTFT out at 51.6 %.
+35.8 %; with each row's expert parallelism counted as the engine ran it (serving_layout: E/EP experts a GPU, the
+MoE layers' all-to-all in place of their all-reduce, added to the step as `speed` adds it), 17.2 % and 35.5 %; with a
+hybrid layer's mixer and FFN counted as two sublayers and two all-reduces (roofline.sublayer_count), 16.1 % and
+35.7 %. aiconfigurator's 1 + log2(B)/8 in place of the queue, tried earlier, held TTFT out at 51.6 %.
 
 Held out: leave one model out (every row of a model predicted by a fit without it) and leave one accelerator out;
 the median |predicted − measured| ÷ measured and the share within ±35 %, for TPOT and TTFT; and, as --engine
@@ -88,6 +91,8 @@ from ffncalc.expected import (
 )
 from ffncalc.footprint import weight_layout
 from ffncalc.roofline import estimate_speed, gpu_figures, sublayer_count
+from ffncalc.serving_layout import ServingLayout, moe_shape
+from ffncalc.spec import ModelSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data" / "measurements" / "aiconfigurator_silicon_sample.csv"
@@ -137,6 +142,7 @@ class Counted:
         self.decode, self.prefill = features or ({}, {})
         self.tpot_ceiling, self.ttft_ceiling = ceilings
         self.reason = reason
+        self.all_to_all = (0.0, 0.0)  # (decode step, prefill) seconds of the EP all-to-all, added as `speed` adds it
 
 
 def count_rows(rows: list[dict[str, str]]) -> list[Counted]:
@@ -169,6 +175,7 @@ def count_rows(rows: list[dict[str, str]]) -> list[Counted]:
             prompt=isl,
             kv_dtype=weights.cache_dtype,
             gpus=tp,
+            layout=serving_layout(spec.spec, row),  # type: ignore[attr-defined]
         )
         sublayers = sublayer_count(spec.spec)  # type: ignore[attr-defined]
         features = (
@@ -180,8 +187,20 @@ def count_rows(rows: list[dict[str, str]]) -> list[Counted]:
             reason = DOES_NOT_FIT
         elif float(row["silicon_tpot_ms"]) / 1000 < report.decode.seconds:
             reason = FASTER_THAN_CEILING
-        counted.append(Counted(row, features, (report.decode.seconds, report.prefill.seconds), reason))
+        one = Counted(row, features, (report.decode.seconds, report.prefill.seconds), reason)
+        one.all_to_all = (report.decode.all_to_all_seconds, report.prefill.all_to_all_seconds)
+        counted.append(one)
     return counted
+
+
+def serving_layout(spec: ModelSpec, row: dict[str, str]) -> ServingLayout:
+    """The row's tensor and expert parallelism: an MoE model's routed experts over moe_ep_size ranks (E/EP whole
+    experts a GPU, each split over moe_tp_size), as the engine ran them; attention tensor-parallel over tp_size
+    (rows with attention data parallelism are not in the file)."""
+    tp, ep = int(row["tp_size"]), int(row["moe_ep_size"] or 1)
+    if ep > 1 and moe_shape(spec) is not None and tp % ep == 0:
+        return ServingLayout(tensor_parallel=tp, expert_parallel=ep)
+    return ServingLayout(tensor_parallel=tp)
 
 
 # --- the fit -----------------------------------------------------------------------------------------------
@@ -337,13 +356,13 @@ def fit_prefill(
     for queue in QUEUE_GRID:
         data = []
         for r in rows:
-            step = expected_seconds(r.decode, decode) if decode else r.tpot_ceiling
-            alone = expected_seconds(r.prefill, previous) if previous else r.ttft_ceiling
+            step = decode_step(r, decode) if decode else r.tpot_ceiling
+            alone = expected_seconds(r.prefill, previous) + r.all_to_all[1] if previous else r.ttft_ceiling
             load = queueing(queue, r, step, alone)
             x = [value * load for value in vector(r.prefill)]
             x[fixed] = 0.0
-            x += load_columns(r, engines, expected_seconds(r.decode, decode) if decode else 0.0)
-            data.append((x, 0.0, r.ttft))
+            x += load_columns(r, engines, decode_step(r, decode) if decode else 0.0)
+            data.append((x, load * r.all_to_all[1], r.ttft))
         weights = [1.0] * len(rows)  # prefill: every row alike (weighting it held out worse, see weight)
         theta = fit_floored(data, weights)
         loss = log_loss(theta, data, weights)
@@ -358,9 +377,17 @@ def fit_prefill(
     return as_coefficients(theta[:size]), queue, by_engine
 
 
+def decode_step(r: Counted, decode: dict[str, float]) -> float:
+    """The expected decode step of the row, with the expert-parallel all-to-all `speed` adds to it."""
+    return expected_seconds(r.decode, decode) + r.all_to_all[0]
+
+
 def fit_decode(rows: list[Counted], prefill: dict[str, float]) -> tuple[dict[str, float], float]:
     """Decode coefficients and κ_mix on TPOT, the fitted prefill's kernels (B/O prompts a step) a further column."""
-    data = [(vector(r.decode) + [r.batch / r.osl * kernel_seconds(r.prefill, prefill)], 0.0, r.tpot) for r in rows]
+    data = [
+        (vector(r.decode) + [r.batch / r.osl * kernel_seconds(r.prefill, prefill)], r.all_to_all[0], r.tpot)
+        for r in rows
+    ]
     theta = fit_floored(data, [weight(r.batch) for r in rows])
     return as_coefficients(theta[:-1]), theta[-1]
 
@@ -387,9 +414,9 @@ def predict(cell: dict, r: Counted) -> tuple[float, float]:
     """(TPOT, TTFT) the cell predicts for the row's measurement conditions (see the module docstring)."""
     decode, prefill = cell["decode"], cell["prefill"]
     kernels = kernel_seconds(r.prefill, prefill)
-    step = expected_seconds(r.decode, decode)
+    step = decode_step(r, decode)
     tpot = step + cell["mix"] * r.batch / r.osl * kernels
-    alone = prefill["fixed"] + kernels
+    alone = prefill["fixed"] + kernels + r.all_to_all[1]
     load = cell["load_by_engine"][r.engine]
     waits = load["shared_steps"] * step + load["burst"] * burst(r) + load["request_cost"]
     return tpot, queueing(cell["queue"], r, step, alone) * alone + waits
