@@ -26,6 +26,12 @@ BUNDLED = ROOT / "fixtures" / "configs"
 EXPECTED = Path(__file__).resolve().parent / "expected"
 
 
+# pytest keeps each test module's rewritten assertions as bytecode beside it and reads it on the next run, unless
+# bytecode is not to be written (PYTHONDONTWRITEBYTECODE, set on this machine and its CI): then every worker of
+# every run rewrites all ~270 modules again, about 10 s of a run's collection. The suite's own modules may be cached.
+sys.dont_write_bytecode = False
+
+
 def pytest_configure(config):
     """Compile the package's bytecode once, before the workers start: the suite runs ffncalc in hundreds of
     subprocesses, and where PYTHONDONTWRITEBYTECODE is set (as on this machine and its CI) each would compile the

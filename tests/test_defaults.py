@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from ffncalc.families import adapter_for
 from ffncalc.families.declaration import RECORD
-from ffncalc.families.registry import FOLDER, index, module_names
+from ffncalc.families.registry import DECORATED, FOLDER, index, module_names
 from ffncalc.schema import METADATA_FIELDS, HFConfig
 
 from .conftest import EXPECTED
@@ -48,16 +48,17 @@ def test_the_shipped_record_is_transformers():
     assert RECORD.stat().st_size < 300 * 1024  # a few hundred KiB at most: it ships in the wheel
 
 
+@functools.cache
 def _declared_modules() -> list[str]:
-    """The family modules whose every registration is declared from the record (names a transformers class)."""
+    """The family modules whose every registration is declared from the record (names a transformers class), read
+    from their decorators as the registry reads them (a decorator at the start of a line, up to its class)."""
     found = []
     for name in module_names():
+        source = b"\n" + (FOLDER / name).read_bytes()
         decorators = [
-            node
-            for node in ast.walk(ast.parse((FOLDER / name).read_text()))
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("family", "tower")
+            match[2] for match in DECORATED.finditer(source) if source[match.start() - 1 : match.start()] == b"\n"
         ]
-        if decorators and all(any(k.arg == "transformers" for k in call.keywords) for call in decorators):
+        if decorators and all(b"transformers=" in arguments for arguments in decorators):
             found.append(name[:-3])
     return found
 
