@@ -520,3 +520,12 @@ def memory_of(text: str) -> int:
     """An accelerator's memory as a user gives it (`gpu_memory`): a size (96GB, 80GiB) or a name from the table
     (h100, mi300x)."""
     return parse_size(text) if SIZE.match(text) or text.strip()[:1].isdigit() else accelerator(text).memory
+
+
+def reserve_of(text: str | None) -> int:
+    """The runtime reserve a user gives (`runtime_reserve`): a size, 0 for none, or None for RUNTIME_RESERVE."""
+    if text is None:
+        return RUNTIME_RESERVE
+    if text.strip().rstrip("GgMmIiBb").strip() in ("0", "0.0"):
+        return 0
+    return parse_size(text)

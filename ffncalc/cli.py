@@ -210,6 +210,16 @@ DpAttentionOpt = Annotated[
         "KV cache (SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
     ),
 ]
+# What "fits" leaves on each GPU, one option for memory and speed (accelerators.RUNTIME_RESERVE_SOURCE).
+RuntimeReserveOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--runtime-reserve",
+        metavar="SIZE",
+        help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB or 0 (default 1GiB, assumed).",
+        show_default=False,
+    ),
+]
 DisaggregateOpt = Annotated[
     str | None,
     typer.Option(
@@ -651,12 +661,7 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
         "block_size": option(
             int | None, "--block-size", metavar="N", help="vLLM's block size in tokens (default 16; 64 for MLA)."
         ),
-        "runtime_reserve": option(
-            str | None,
-            "--runtime-reserve",
-            metavar="SIZE",
-            help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB (default 1GiB, assumed).",
-        ),
+        "runtime_reserve": (RuntimeReserveOpt, None),
         "expert_parallel": (ExpertParallelOpt, 1),
         "dp_attention": (DpAttentionOpt, False),
         "disaggregate": (DisaggregateOpt, None),
@@ -786,6 +791,7 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
             help="Price per GPU-hour, e.g. 2.50: cost per million input (prefill) and output (decode) tokens at the "
             "expected throughput.",
         ),
+        "runtime_reserve": (RuntimeReserveOpt, None),
     }
 
 

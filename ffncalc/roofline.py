@@ -88,7 +88,7 @@ CONVENTIONS = [
     "activations on FP4 peaks, integer weights (GPTQ, AWQ, bitsandbytes, quantized GGUF) on INT8 peaks as the "
     "fastest engines run them, where the chip has them; other 16-bit activations on BF16) unless "
     "another compute dtype is asked; a chip without the unit runs at its BF16 peak, and its notes say so",
-    f"fits: after the runtime reserve on each GPU, {RUNTIME_RESERVE_SOURCE}",
+    f"fits: after the runtime reserve on each GPU, {RUNTIME_RESERVE_SOURCE} (`runtime_reserve` to set it)",
 ]
 
 

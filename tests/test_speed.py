@@ -363,3 +363,14 @@ def test_an_encoder_only_model_has_no_decode_to_time_and_says_so():
     run = run_main("speed", "google-bert/bert-base-uncased")
     assert run.exit_code == 2 and run.stdout == ""
     assert "is encoder-only (bert)" in run.stderr and "`ffncalc flops`" in run.stderr
+
+
+def test_speed_and_memory_take_one_runtime_reserve():
+    # "fits" is one rule in both commands: the accelerator's memory less the reserve the user gives (here 2 GiB);
+    # an H100 SXM's driver reports 81,559 MiB (accelerators.py's nvidia-smi source).
+    from ffncalc.api import memory
+
+    (report,) = speed("meta-llama/Llama-3.1-8B", "h100", runtime_reserve="2GiB").reports
+    assert report.memory_usable == 81_559 * 2**20 - 2 * 2**30
+    fits = memory("meta-llama/Llama-3.1-8B", runtime_reserve="2GiB", gpu="h100")
+    assert fits.runtime_reserve == report.runtime_reserve == 2 * 2**30

@@ -317,7 +317,7 @@ def _question(loaded: LoadedModel, options: MemoryOptions, remarks: Remarks) -> 
     H100), the runtime reserve, the layout; notes on what was assumed go to REMARKS."""
     from fractions import Fraction
 
-    from ..accelerators import RUNTIME_RESERVE, accelerator, memory_of
+    from ..accelerators import accelerator, memory_of, reserve_of
     from ..parallel import check_tensor_parallel
     from ..serving import parse_engine
     from ..units import parse_size
@@ -348,8 +348,7 @@ def _question(loaded: LoadedModel, options: MemoryOptions, remarks: Remarks) -> 
     else:
         chip = accelerator(options.gpu or "h100")
         gpu_name, gpu_memory = chip.name, chip.memory
-    text = options.runtime_reserve
-    reserve = RUNTIME_RESERVE if text is None else 0 if text.strip().rstrip("GgMmIiBb").strip() in ("0", "0.0") else parse_size(text)  # fmt: skip
+    reserve = reserve_of(options.runtime_reserve)
     return ServingQuestion(
         version=version,
         gpu_name=gpu_name,

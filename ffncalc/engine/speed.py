@@ -59,6 +59,7 @@ class SpeedOptions(Value):
     measured_ttft: float | None = None  # seconds: a measured time to first token
     cache_type: str | None = None  # a GGUF under llama.cpp: its KV cache type (f16, q8_0, q4_0 …); None: f16
     price: float | None = None  # per GPU-hour: cost per million input and output tokens at the expected throughput
+    runtime_reserve: str | None = None  # memory the runtime keeps on each GPU, e.g. "2GiB"; None: RUNTIME_RESERVE
 
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
@@ -167,7 +168,7 @@ def speed(
     OPTIONS, or keyword CHANGES to the defaults (context="32k", batches="1,64"), say what."""
     from functools import partial
 
-    from ..accelerators import RUNTIME_RESERVE
+    from ..accelerators import reserve_of
     from ..expected import with_cost_and_energy, with_expected, with_measured, with_request
     from ..footprint import stage_weight_layout, weight_layout
     from ..roofline import FirstNotFitting, SpeedRun, compute_dtype_for, estimate_speed, gpu_figures, sublayer_count
@@ -176,6 +177,7 @@ def speed(
     if accelerators is not None:
         options = replace(options, accelerators=accelerators)
     options.checked()
+    reserve = reserve_of(options.runtime_reserve)
     chips = options.chips()
     batch_list = batches_of(options.batches)
     context, prompt, dtype, kv_dtype = options.context, options.prompt, options.dtype, options.kv_dtype
@@ -269,7 +271,7 @@ def speed(
                 kv_dtype=cache_dtype,
                 gpus=tensor_parallel,
                 attention=attention,
-                reserve=RUNTIME_RESERVE,
+                reserve=reserve,
                 store=store,
                 **({} if layout.pipeline_parallel > 1 else {"layout": layout}),
             )
