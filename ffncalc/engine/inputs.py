@@ -182,8 +182,10 @@ def context_of(context: int | str | None, loaded: LoadedModel, remarks: Remarks)
 def check_types(options: Value) -> None:
     """Each field of OPTIONS holds a value of its annotated type, or a UsageError names the field: a library caller's
     `batch="8"` or `dtype=4` is told so, not answered with an AttributeError from deep in the arithmetic. (The CLI's
-    options arrive typed; this is the library's door.)"""
-    hints = _hints(type(options).__qualname__, type(options))
+    options arrive typed; this is the library's door.) Not pydantic's validation: in its default lax mode it would
+    take "8" for 8, and the options are plain Value classes; the annotations here are builtins, unions, tuples and
+    Literals only, which _matches covers."""
+    hints = _hints(f"{type(options).__module__}.{type(options).__qualname__}", type(options))
     for name in options._fields:
         value = getattr(options, name)
         if not _matches(value, hints[name]):
@@ -208,9 +210,10 @@ def check_arguments(function: Callable[..., Any], namespace: Callable[[], dict[s
 
     @functools.wraps(function)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        hints = _HINTS.get(function.__qualname__)
+        key = f"{function.__module__}.{function.__qualname__}"
+        hints = _HINTS.get(key)
         if hints is None:
-            hints = _HINTS[function.__qualname__] = _parameter_hints(function, signature, namespace())
+            hints = _HINTS[key] = _parameter_hints(function, signature, namespace())
         bound = signature.bind(*args, **kwargs)
         for name, value in bound.arguments.items():
             hint = hints.get(name)
@@ -277,9 +280,10 @@ def _describe(hint: Any) -> str:
         return f"a list of {_describe(typing.get_args(hint)[0])}s"
     if origin is typing.Literal:
         return " or ".join(repr(choice) for choice in typing.get_args(hint))
-    if isinstance(hint, type):
-        return {bool: "True or False", int: "a whole number", float: "a number", str: "text"}.get(hint, hint.__name__)
-    return {bool: "True or False", int: "a whole number", float: "a number", str: "text"}.get(hint, str(hint))
+    return TYPE_WORDS.get(hint, getattr(hint, "__name__", str(hint)))
+
+
+TYPE_WORDS = {bool: "True or False", int: "a whole number", float: "a number", str: "text"}
 
 
 def engine_door(function: Callable[..., Any]) -> Callable[..., Any]:
