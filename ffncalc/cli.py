@@ -272,6 +272,15 @@ GlobalBatchOpt = Annotated[
         show_default=False,
     ),
 ]
+AttentionOpt = Annotated[
+    str,
+    typer.Option(
+        "--attention",
+        metavar="KIND",
+        help="flash (FlashAttention-style: no s×s score matrix stored or read, the default) or eager (scores written "
+        "and read; memory --train then counts them as Korthikanti et al. do).",
+    ),
+]
 ZeroOpt = Annotated[
     int | None,
     typer.Option(
@@ -597,6 +606,16 @@ def stored_options() -> dict[str, tuple[Any, Any]]:
     }
 
 
+def serving_layout_options() -> dict[str, tuple[Any, Any]]:
+    """How a served copy spreads beyond tensor parallelism, and the memory its runtime keeps: memory's and speed's."""
+    return {
+        "expert_parallel": (ExpertParallelOpt, 1),
+        "dp_attention": (DpAttentionOpt, False),
+        "disaggregate": (DisaggregateOpt, None),
+        "runtime_reserve": (RuntimeReserveOpt, None),
+    }
+
+
 def memory_options() -> dict[str, tuple[Any, Any]]:
     """`memory`'s options: each field of MemoryOptions with the option that sets it (made when the command runs)."""
     return {
@@ -661,10 +680,7 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
         "block_size": option(
             int | None, "--block-size", metavar="N", help="vLLM's block size in tokens (default 16; 64 for MLA)."
         ),
-        "runtime_reserve": (RuntimeReserveOpt, None),
-        "expert_parallel": (ExpertParallelOpt, 1),
-        "dp_attention": (DpAttentionOpt, False),
-        "disaggregate": (DisaggregateOpt, None),
+        **serving_layout_options(),
         "solve": option(
             str | None,
             "--solve",
@@ -679,13 +695,7 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
         "recompute": (RecomputeOpt, "none"),
         "recompute_modules": (RecomputeModulesOpt, None),
         "zero_stage": (ZeroOpt, None),
-        "attention": option(
-            str,
-            "--attention",
-            "flash",
-            metavar="KIND",
-            help="With --train: flash (no s×s scores stored, the default) or eager (Korthikanti et al.'s formula).",
-        ),
+        "attention": (AttentionOpt, "flash"),
         "lora_rank": option(
             int | None,
             "--lora-rank",
@@ -713,10 +723,8 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
             str, "--batch", "1", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256."
         ),
         "tensor_parallel": (TensorParallelOpt, 1),
-        "expert_parallel": (ExpertParallelOpt, 1),
         "pipeline_parallel": (PipelineParallelOpt, 1),
-        "disaggregate": (DisaggregateOpt, None),
-        "dp_attention": (DpAttentionOpt, False),
+        **serving_layout_options(),
         **stored_options(),
         "compute_dtype": option(
             str | None,
@@ -730,14 +738,7 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
         "bandwidth_efficiency": option(
             float, "--bandwidth-efficiency", 1.0, metavar="X", help="Share of peak bandwidth reached, e.g. 0.8."
         ),
-        "attention": option(
-            str,
-            "--attention",
-            "flash",
-            metavar="KIND",
-            help="flash (FlashAttention-style: no score matrix in memory, the default) or eager (scores written and "
-            "read), as memory --train names them.",
-        ),
+        "attention": (AttentionOpt, "flash"),
         "gpu_flops": option(
             float | None, "--gpu-flops", metavar="FLOP/S", help="Another chip's dense peak, e.g. 989e12."
         ),
@@ -791,7 +792,6 @@ def speed_options() -> dict[str, tuple[Any, Any]]:
             help="Price per GPU-hour, e.g. 2.50: cost per million input (prefill) and output (decode) tokens at the "
             "expected throughput.",
         ),
-        "runtime_reserve": (RuntimeReserveOpt, None),
     }
 
 
