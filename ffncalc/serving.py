@@ -33,12 +33,16 @@ from .errors import UsageError
 from .footprint import EngineReport, KvGroup, KvKind
 from .spec import Layer, ModelSpec
 from .structure import generating_layers
+from .units import DTYPE_BYTES
 from .values import Value
 
 VLLM_SOURCE = "vllm-project/vllm @ 001cabc1 (main, 2026): vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py"
 VLLM_HYBRID_SOURCE = (
     "vllm-project/vllm vllm/model_executor/models/config.py HybridAttentionMambaModelConfig.verify_and_update_config"
 )
+# Qwen3.5's recurrent state in the config's mamba_ssm_dtype (mamba_ssm_cache_dtype "auto" takes it), the convolution's
+# window in the model's dtype (vllm/model_executor/layers/mamba/mamba_utils.py gated_delta_net_state_dtype).
+VLLM_QWEN3_5_SOURCE = "vllm-project/vllm vllm/model_executor/models/config.py Qwen3_5ForConditionalGenerationConfig"
 VLLM_DEFAULTS_SOURCE = "vllm-project/vllm vllm/engine/arg_utils.py get_batch_defaults (OPENAI_API_SERVER)"
 SGLANG_SOURCE = "sgl-project/sglang python/sglang/srt/model_executor/model_runner.py profile_max_num_token"
 # PR #29303 ("Better layer padding strategy for gpt-oss eagle", merged 2025-11-24) added the 1.5× rule to the group
@@ -238,9 +242,10 @@ def layer_spec(layer: Layer, tp: int, size: int, state_size: int) -> KvCacheSpec
         if attention.window is None:
             return FullAttentionSpec(page)
         return (ChunkedLocalAttentionSpec if attention.chunked else SlidingWindowSpec)(page, attention.window)
-    if layer.mixer is not None:
-        state = layer.mixer.state_elements + layer.mixer.conv_state_elements
-        return MambaSpec(-(-state // tp) * state_size)
+    if layer.mixer is not None:  # MambaSpec.page_size_bytes: Σ each state's elements on one GPU × its dtype's bytes
+        mixer = layer.mixer
+        recurrent = DTYPE_BYTES[mixer.state_dtype] if mixer.state_dtype is not None else state_size
+        return MambaSpec(-(-mixer.state_elements // tp) * recurrent + -(-mixer.conv_state_elements // tp) * state_size)
     return None
 
 
@@ -451,9 +456,16 @@ def engine_report(
         source = VLLM_SOURCE + (f"; grouping as before v{'.'.join(map(str, VLLM_GROUP_RULE_SINCE))}"
                                 if version.numbers[:2] < VLLM_GROUP_RULE_SINCE else "")  # fmt: skip
         if any(group.kind == "mamba" for group in groups):
+            named = sorted({m.state_dtype for layer in generating_layers(spec) if (m := layer.mixer) and m.state_dtype})
+            dtypes = (
+                f"recurrent states in {', '.join(named)} as the config's mamba_ssm_dtype says ({VLLM_QWEN3_5_SOURCE}), "
+                "convolution windows in the model's dtype"
+                if named
+                else "states in the model's dtype"
+            )
             notes.append(
                 f"hybrid: attention's block raised to {block:,} tokens so that its page holds a state "
-                f"({VLLM_HYBRID_SOURCE}); states in the model's dtype, mamba_cache_mode 'none' (no prefix caching)"
+                f"({VLLM_HYBRID_SOURCE}); {dtypes}, mamba_cache_mode 'none' (no prefix caching)"
             )
         if any(group.kind == "mla" for group in groups) and block_size is None:
             notes.append("MLA: block size 64, as vLLM forces for FlashMLA (`block_size` for another backend)")

@@ -343,6 +343,9 @@ class Mixer(Value):
     parameters: tuple[Parameter, ...] = ()
     norms: Norms = ()
     state_elements: int = 0  # the recurrent state one sequence carries, besides the convolutions' windows
+    # The recurrent state's element type where the model's config names one (Qwen3.5's mamba_ssm_dtype), as
+    # safetensors names it ("F32"); None: the cache's, as the convolutions' windows always are.
+    state_dtype: str | None = None
     state_update_flops: int = 0  # per token, besides the projections and convolutions
     component: Component = (
         "mixer"  # where its weights count: "attention" when the checkpoint keeps it in self_attn (MiniMax, Kimi)

@@ -81,6 +81,25 @@ def test_qwen3_next_groups_its_deltanet_states_with_attention_pages_raised_to_ho
     assert figures.max_concurrency == 3_212 / (61 + 3)
 
 
+def test_qwen3_5_keeps_its_deltanet_state_in_the_float32_its_config_names():
+    # vLLM's Qwen3_5ForConditionalGenerationConfig: mamba_ssm_cache_dtype "auto" takes text_config.mamba_ssm_dtype
+    # ("float32" in Qwen3.5-9B's config.json); gated_delta_net_state_dtype keeps the convolution's window in the
+    # model's BF16. 32 layers: 8 full attention (4 KV heads of 256), 24 Gated DeltaNet. A state:
+    # 32 value heads · 128 · 128 = 524,288 elements · 4 B = 2,097,152 B, conv (2·16·128 + 32·128) · (4 − 1) = 24,576
+    # elements · 2 B = 49,152 B: 2,146,304 B. Attention per token: 2 · 4 · 256 · 2 = 4,096 B; block =
+    # 16 · cdiv(2,146,304, 16 · 4,096) = 16 · 33 = 528 (in BF16 the state would be 1,097,728 B and the block 272).
+    # page = 528 · 4,096 = 2,162,688. 8 and 24 layers → groups of 8: 1 + 3 = 4 groups;
+    # num_blocks = 40 GiB // 2,162,688 // 8 = 2,482; tokens = 2,482 // 4 · 528 = 327,360;
+    # per request of 32,768: cdiv(32,768, 528) = 63 attention blocks + 3 state blocks.
+    figures = engine("Qwen/Qwen3.5-9B")
+    page = 528 * 4096
+    assert figures.block_size == 16 * cdiv(524_288 * 4 + 24_576 * 2, 16 * 4096) == 528
+    assert [group.page_bytes for group in figures.groups] == [page, page]
+    assert figures.num_blocks == BUDGET // page // 8 == 2_482
+    assert figures.kv_capacity_tokens == 2_482 // 4 * 528 == 327_360
+    assert figures.max_concurrency == 2_482 / (63 + 3)
+
+
 def test_jamba_groups_four_attention_layers_with_seven_groups_of_mamba_states():
     # 32 layers: attention at 4, 12, 20, 28 (offset 4, period 8); 28 Mamba layers of d_inner = 2 · 4,096 = 8,192:
     # state 8,192 · 16 (d_state) + conv 8,192 · (4 − 1) = 155,648 elements = 311,296 B. Attention per token:

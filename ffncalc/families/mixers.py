@@ -213,6 +213,7 @@ def gated_deltanet(
     names: Names,
     *,
     separate_qkv: bool = False,
+    state_dtype: str | None = None,
 ) -> Mixer:
     """Gated DeltaNet (Yang et al. 2024; Qwen3-Next, Qwen3.5): q, k (key heads) and v, z (value heads) and
     per value head b and a, from the input projections (fused or apart, as the names say); a
@@ -223,7 +224,7 @@ def gated_deltanet(
     State: a k_dim × v_dim matrix S per value head. Per token, for each element of
     S_t = α·S_{t−1} + β·(v − α·S_{t−1}ᵀk)·kᵀ and o = S_tᵀq: the read S_{t−1}ᵀk (1 multiply-add, 2 FLOPs),
     the decay α·S (1 multiply), the rank-1 update (1 multiply, 1 add) and the readout S_tᵀq (2 FLOPs):
-    7 FLOPs per element.
+    7 FLOPs per element. STATE_DTYPE: S's element type where the config names one (Mixer.state_dtype).
     """
     key, value = k_heads * k_dim, v_heads * v_dim
     state_elements = v_heads * k_dim * v_dim
@@ -250,6 +251,7 @@ def gated_deltanet(
         norms=((names["norm"], Norm("rmsnorm", v_dim)),),
         state_elements=state_elements,
         state_update_flops=7 * state_elements,
+        state_dtype=state_dtype,
     )
 
 

@@ -25,6 +25,7 @@ from ..schema import (
     derives,
 )
 from ..spec import CheckpointExtra, DenseFfn, Layer, Mixer, ModelSpec, MoeFfn, Names, StoredTensor, names
+from ..units import safetensors_dtype
 from ..values import replace
 from .base import DecoderConfig
 from .blocks import SHARED_EXPERTS, is_sparse, mtp_extra, windows_of_layer_types
@@ -410,7 +411,12 @@ class Qwen3NextLayers(DecoderConfig):
             self.linear_value_head_dim,
             self.linear_conv_kernel_dim,
             self.deltanet_names,
+            state_dtype=self.recurrent_state_dtype(),
         )
+
+    def recurrent_state_dtype(self) -> str | None:
+        """The Gated DeltaNet state's element type where the config names one; Qwen3-Next's names none."""
+        return None
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return (self.mtp(1),)
@@ -485,10 +491,18 @@ else:
 
 class _Qwen35Mtp(_Qwen35MtpBase):
     """Qwen3.5's checkpoints keep ``mtp_num_hidden_layers`` multi-token-prediction modules under ``mtp.``, a key
-    transformers does not read (its causal LM skips ``^mtp.*``): each a full-attention layer, laid out as Qwen3-Next's."""
+    transformers does not read (its causal LM skips ``^mtp.*``): each a full-attention layer, laid out as Qwen3-Next's.
+    Their configs also name the Gated DeltaNet state's type, ``mamba_ssm_dtype`` (float32 in every published one),
+    which vLLM keeps the recurrent state in (vllm/model_executor/models/config.py, Qwen3_5ForConditionalGenerationConfig:
+    mamba_ssm_cache_dtype "auto" takes the config's mamba_ssm_dtype; mamba_utils.gated_delta_net_state_dtype: the
+    convolution's window stays in the model's dtype)."""
 
     mtp_num_hidden_layers: int
     mtp_use_dedicated_embeddings: bool
+    mamba_ssm_dtype: Literal["float32", "bfloat16", "float16"] | None
+
+    def recurrent_state_dtype(self) -> str | None:
+        return None if self.mamba_ssm_dtype is None else safetensors_dtype(self.mamba_ssm_dtype)
 
     def checkpoint_extras(self) -> tuple[CheckpointExtra, ...]:
         return (self.mtp(self.mtp_num_hidden_layers),) if self.mtp_num_hidden_layers else ()
@@ -507,10 +521,13 @@ class _Qwen35Mtp(_Qwen35MtpBase):
     transformers="Qwen3_5TextConfig",
     architecture="Qwen3.5",
     model_class="Qwen3_5ForCausalLM",
-    read_beyond=dict.fromkeys(
-        ("mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"),
-        "the checkpoint's multi-token-prediction modules, no field of its configuration class",
-    ),
+    read_beyond={
+        **dict.fromkeys(
+            ("mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"),
+            "the checkpoint's multi-token-prediction modules, no field of its configuration class",
+        ),
+        "mamba_ssm_dtype": "the recurrent state's type, no field of its configuration class: vLLM reads it with getattr",
+    },
 )
 class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextLayers):
     """configuration_qwen3_5.py / modeling_qwen3_5.py: Qwen3-Next's layers (gated full attention every
@@ -526,6 +543,7 @@ class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextLayers):
     intermediate_size: Width
     mtp_num_hidden_layers: LayerIndex = 0
     mtp_use_dedicated_embeddings: Flag = False
+    mamba_ssm_dtype: Literal["float32", "bfloat16", "float16"] | None = None
 
     def sparse(self, index: int) -> bool:
         return False  # Qwen3_5TextConfig has none of Qwen3-Next's MoE fields: every layer has a dense MLP
@@ -536,10 +554,13 @@ class Qwen35TextConfig(_Qwen35Mtp, Qwen3NextLayers):
     transformers="Qwen3_5MoeTextConfig",
     architecture="Qwen3.5-MoE",
     model_class="Qwen3_5MoeForCausalLM",
-    read_beyond=dict.fromkeys(
-        ("mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"),
-        "the checkpoint's multi-token-prediction modules, no field of its configuration class",
-    ),
+    read_beyond={
+        **dict.fromkeys(
+            ("mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"),
+            "the checkpoint's multi-token-prediction modules, no field of its configuration class",
+        ),
+        "mamba_ssm_dtype": "the recurrent state's type, no field of its configuration class: vLLM reads it with getattr",
+    },
 )
 class Qwen35MoeTextConfig(_Qwen35Mtp, _SharedExpertMoe, Qwen3NextLayers):
     """configuration_qwen3_5_moe.py / modeling_qwen3_5_moe.py: Qwen3.5's layers with an MoE block in every
@@ -554,6 +575,7 @@ class Qwen35MoeTextConfig(_Qwen35Mtp, _SharedExpertMoe, Qwen3NextLayers):
     shared_expert_intermediate_size: WidthOrZero
     mtp_num_hidden_layers: LayerIndex = 0
     mtp_use_dedicated_embeddings: Flag = False
+    mamba_ssm_dtype: Literal["float32", "bfloat16", "float16"] | None = None
     # Qwen3_5MoeTextConfig has neither a dense width nor a sparse-layer rule: every layer is MoE (sparse).
 
     gate_without_shared_expert: ClassVar[bool] = True
