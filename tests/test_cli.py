@@ -290,14 +290,14 @@ def test_the_python_api_has_a_function_for_every_command():
 
 def test_a_run_of_one_command_builds_that_command_alone():
     # Making the whole group reads all twelve commands' parameters; `ffncalc params …` needs only params.
-    from ffncalc.cli import _click_command, _invoked_command
+    from ffncalc.cli.commands import _click_command, _invoked_command
 
     assert _invoked_command(["params", "meta-llama/Llama-3.1-8B", "--json"]) == "params"
     assert list(_click_command("params").commands) == ["params"]
 
 
 def test_the_app_itself_is_built_whole_for_its_help_and_options():
-    from ffncalc.cli import _invoked_command
+    from ffncalc.cli.commands import _invoked_command
 
     assert _invoked_command(["--help"]) is None
     assert _invoked_command(["--version"]) is None
@@ -316,7 +316,7 @@ def test_a_short_name_that_only_ends_another_lineages_name_asks(ffncalc):
                                      "compare", "verify", "models"])  # fmt: skip
 def test_no_command_declares_an_option_twice(command):
     # an option group (the source's or the answer's) and a command's own parameter must not both declare a flag
-    from ffncalc.cli import _click_command
+    from ffncalc.cli.commands import _click_command
 
     group = _click_command(command)
     declared = [name for param in group.commands[command].params for name in param.opts if name.startswith("--")]

@@ -55,11 +55,11 @@ PACKAGE = Path(ffncalc.__file__).parent
 
 
 def library_strings():
-    """(module, line, text) for every string constant of the package outside the command line (cli.py) and the
+    """(module, line, text) for every string constant of the package outside the command line (cli/) and the
     renderers (render/): messages, notes, conventions and docstrings alike."""
     for path in sorted(PACKAGE.rglob("*.py")):
         module = path.relative_to(PACKAGE).as_posix()
-        if module == "cli.py" or module.startswith("render/"):
+        if module.startswith(("cli/", "render/")):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):

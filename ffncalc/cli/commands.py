@@ -17,15 +17,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import typer
 
-from . import __version__
-from .errors import FfncalcError, UsageError
-from .values import Value, replace
+from .. import __version__
+from ..errors import FfncalcError, UsageError
+from ..values import Value, replace
+from .option_help import OPTION_HELP
 
 if TYPE_CHECKING:
-    from .compute import MlaForm as MlaFormName
-    from .engine.memory import MemoryOptions
-    from .engine.speed import SpeedOptions
-    from .engine.train import TrainOptions
+    from ..compute import MlaForm as MlaFormName
+    from ..engine.memory import MemoryOptions
+    from ..engine.speed import SpeedOptions
+    from ..engine.train import TrainOptions
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 
@@ -47,9 +48,14 @@ app = typer.Typer(**APP_SETTINGS)
 # --- options shared by the commands ---------------------------------------------------------
 
 
+def described(*declarations: Any, help_key: str | None = None, **settings: Any) -> Any:
+    """typer.Option with its help from option_help.OPTION_HELP, by its flag (or HELP_KEY)."""
+    return typer.Option(*declarations, help=OPTION_HELP[help_key or declarations[0]], **settings)
+
+
 def complete_model(incomplete: str) -> list[str]:
     """Shell completion: the bundled Hub ids and presets that start with what is typed."""
-    from .source import bundled_models, presets
+    from ..source import bundled_models, presets
 
     names = list(bundled_models()) + list(presets())
     return [name for name in names if name.lower().startswith(incomplete.lower())]
@@ -59,44 +65,17 @@ MODEL_HELP = "A config.json, a folder holding one, a bundled model or a Hub id, 
 ModelArg = Annotated[
     str, typer.Argument(metavar="MODEL", help=MODEL_HELP, show_default=False, autocompletion=complete_model)
 ]
-RevisionOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--revision",
-        metavar="REV",
-        help="Hub branch, tag or commit, e.g. main; fetches from the Hub even for bundled ids.",
-    ),
-]
-TokenOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--token", metavar="TOKEN", help="Hub token for gated or private repos (default: HF_TOKEN or your saved login)."
-    ),
-]
-FileOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--file",
-        metavar="FILE.gguf",
-        help="A GGUF in the Hub repo MODEL, e.g. Qwen2.5-7B-Instruct-Q4_K_M.gguf: only its header is read (byte "
-        "ranges). A local .gguf is given as MODEL itself.",
-    ),
-]
-AsOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--as",
-        metavar="MODEL_TYPE",
-        help="Count a config whose model_type ffncalc does not know with a known family's rules, e.g. --as llama.",
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (exact integers) instead of tables.")]
+RevisionOpt = Annotated[str | None, described("--revision", metavar="REV")]
+TokenOpt = Annotated[str | None, described("--token", metavar="TOKEN")]
+FileOpt = Annotated[str | None, described("--file", metavar="FILE.gguf")]
+AsOpt = Annotated[str | None, described("--as", metavar="MODEL_TYPE")]
+JsonOpt = Annotated[bool, described("--json")]
 
 
 def _svg_path(path: str | None) -> str | None:
     if path is None:  # typer calls back for an option left out too: nothing to import then
         return None
-    from .render.pictures import check_path
+    from ..render.pictures import check_path
 
     return check_path("--svg", path)
 
@@ -104,207 +83,40 @@ def _svg_path(path: str | None) -> str | None:
 def _html_path(path: str | None) -> str | None:
     if path is None:
         return None
-    from .render.pictures import check_path
+    from ..render.pictures import check_path
 
     return check_path("--html", path)
 
 
-SvgOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--svg", metavar="FILE", callback=_svg_path, help="Also save the tables as an SVG picture, e.g. out.svg."
-    ),
-]
-HtmlOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--html", metavar="FILE", callback=_html_path, help="Also save the tables as an HTML page, e.g. out.html."
-    ),
-]
-WidthOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--width",
-        metavar="COLUMNS",
-        min=40,
-        max=400,
-        help="With --svg/--html: the picture's width in columns (default: wide enough that no table splits).",
-    ),
-]
+SvgOpt = Annotated[str | None, described("--svg", metavar="FILE", callback=_svg_path)]
+HtmlOpt = Annotated[str | None, described("--html", metavar="FILE", callback=_html_path)]
+WidthOpt = Annotated[int | None, described("--width", metavar="COLUMNS", min=40, max=400)]
 
 
-CacheTypeOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--cache-type",
-        metavar="TYPE",
-        help="A GGUF under llama.cpp: the KV cache's type, f16 (default), q8_0 or q4_0 (--cache-type-k/-v).",
-    ),
-]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="KEY=VALUE",
-        help="What if: change a config field before counting, e.g. --set intermediate_size=16384 (VALUE is JSON or "
-        "a word; dotted keys reach nested configs, e.g. text_config.num_hidden_layers=40; repeatable).",
-        show_default=False,
-    ),
-]
-SweepOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--sweep",
-        metavar="KEY=VALUES",
-        help="One row of headline figures per value: KEY=1,2,4,8, KEY=START:STOP:STEP or KEY=1:64:x2 (doubling); "
-        "twice for a grid.",
-        show_default=False,
-    ),
-]
-SequenceParallelOpt = Annotated[
-    bool,
-    typer.Option(
-        "--sequence-parallel",
-        help="With --tp in training: also split the norms' and dropouts' activations (Megatron's sequence "
-        "parallelism).",
-    ),
-]
+CacheTypeOpt = Annotated[str | None, described("--cache-type", metavar="TYPE")]
+SetOpt = Annotated[list[str] | None, described("--set", metavar="KEY=VALUE", show_default=False)]
+SweepOpt = Annotated[list[str] | None, described("--sweep", metavar="KEY=VALUES", show_default=False)]
+SequenceParallelOpt = Annotated[bool, described("--sequence-parallel")]
 # The training layout, declared once for `train` and `memory --train` (layouts.training_layout counts both, with
 # the same defaults: --zero 1, no recomputation).
-TensorParallelOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--tp",
-        metavar="N",
-        help="Tensor parallelism: each matrix split across N GPUs, e.g. 8 (default: 1; memory without --train: "
-        "--gpus).",
-        show_default=False,
-    ),
-]
-PipelineParallelOpt = Annotated[
-    int,
-    typer.Option(
-        "--pp",
-        metavar="N",
-        help="Pipeline parallelism: the layers split into N stages, each over its own --tp GPUs, e.g. 16 (default 1).",
-        show_default=False,
-    ),
-]
+TensorParallelOpt = Annotated[int | None, described("--tp", metavar="N", show_default=False)]
+PipelineParallelOpt = Annotated[int, described("--pp", metavar="N", show_default=False)]
 # Serving's layout beyond --tp (serving_layout.py), declared once for `memory --engine` and `speed`; --ep for
 # `train` and `memory --train` too.
-ExpertParallelOpt = Annotated[
-    int,
-    typer.Option(
-        "--ep",
-        metavar="N",
-        help="Expert parallelism: the routed experts split over N GPUs, E/N whole experts each, e.g. 8 (serving: N "
-        "of the --tp GPUs, an all-to-all dispatch and combine per MoE layer; training: N of the data-parallel ranks).",
-        show_default=False,
-    ),
-]
-DpAttentionOpt = Annotated[
-    bool,
-    typer.Option(
-        "--dp-attention",
-        help="Serving: attention data-parallel over the --tp GPUs, each GPU whole attention and its own requests' "
-        "KV cache (SGLang's --enable-dp-attention; vLLM's --data-parallel-size with --enable-expert-parallel).",
-    ),
-]
+ExpertParallelOpt = Annotated[int, described("--ep", metavar="N", show_default=False)]
+DpAttentionOpt = Annotated[bool, described("--dp-attention")]
 # What "fits" leaves on each GPU, one option for memory and speed (accelerators.RUNTIME_RESERVE_SOURCE).
-RuntimeReserveOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--runtime-reserve",
-        metavar="SIZE",
-        help="Memory the runtime keeps on each GPU (CUDA context, allocator), e.g. 2GiB or 0 (default 1GiB, assumed).",
-        show_default=False,
-    ),
-]
-DisaggregateOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--disaggregate",
-        metavar="P:D",
-        help="Serving: prefill on P GPUs, decode on D, e.g. 8:24: each pool's requests, the KV cache each request "
-        "moves between them, and the split that balances them (speed: with --output).",
-        show_default=False,
-    ),
-]
-ContextParallelOpt = Annotated[
-    int,
-    typer.Option(
-        "--cp",
-        metavar="N",
-        help="Training: context parallelism, each sequence split across N GPUs.",
-        show_default=False,
-    ),
-]
-DataParallelOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--dp",
-        metavar="N",
-        help="Training: data-parallel ranks (default: --gpus ÷ (--tp × --pp × --cp)).",
-        show_default=False,
-    ),
-]
-VirtualStagesOpt = Annotated[
-    int,
-    typer.Option(
-        "--vpp", metavar="N", help="Training: interleaved 1F1B, N model chunks per pipeline stage.", show_default=False
-    ),
-]
-MicroBatchOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--micro-batch",
-        metavar="N",
-        help="Training: sequences per GPU per forward, e.g. 2 (default 1; memory --train: --batch).",
-        show_default=False,
-    ),
-]
-GlobalBatchOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--global-batch",
-        metavar="N",
-        help="Training: sequences per optimizer step, e.g. 1024 (default: --micro-batch × data-parallel ranks).",
-        show_default=False,
-    ),
-]
-AttentionOpt = Annotated[
-    str,
-    typer.Option(
-        "--attention",
-        metavar="KIND",
-        help="flash (FlashAttention-style: no s×s score matrix stored or read, the default) or eager (scores written "
-        "and read; memory --train then counts them as Korthikanti et al. do).",
-    ),
-]
-ZeroOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--zero",
-        metavar="STAGE",
-        help="Training: ZeRO stage 0–3 over the data-parallel ranks (1 shards the optimizer states, 2 the gradients "
-        "too, 3 the weights too). Default 1 (0 with --lora-rank).",
-        show_default=False,
-    ),
-]
-RecomputeOpt = Annotated[
-    str,
-    typer.Option("--recompute", metavar="MODE", help="Training: activation recomputation, none, selective or full."),
-]
-RecomputeModulesOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--recompute-modules",
-        metavar="LIST",
-        help="Training, with --recompute selective: what it recomputes, as Megatron-LM's recompute_modules, e.g. "
-        "layernorm,mla_up_proj (core_attn, layernorm, mla_up_proj; default core_attn).",
-        show_default=False,
-    ),
-]
+RuntimeReserveOpt = Annotated[str | None, described("--runtime-reserve", metavar="SIZE", show_default=False)]
+DisaggregateOpt = Annotated[str | None, described("--disaggregate", metavar="P:D", show_default=False)]
+ContextParallelOpt = Annotated[int, described("--cp", metavar="N", show_default=False)]
+DataParallelOpt = Annotated[int | None, described("--dp", metavar="N", show_default=False)]
+VirtualStagesOpt = Annotated[int, described("--vpp", metavar="N", show_default=False)]
+MicroBatchOpt = Annotated[int | None, described("--micro-batch", metavar="N", show_default=False)]
+GlobalBatchOpt = Annotated[int | None, described("--global-batch", metavar="N", show_default=False)]
+AttentionOpt = Annotated[str, described("--attention", metavar="KIND")]
+ZeroOpt = Annotated[int | None, described("--zero", metavar="STAGE", show_default=False)]
+RecomputeOpt = Annotated[str, described("--recompute", metavar="MODE")]
+RecomputeModulesOpt = Annotated[str | None, described("--recompute-modules", metavar="LIST", show_default=False)]
 
 
 def module_list(text: str | None) -> tuple[str, ...]:
@@ -312,19 +124,9 @@ def module_list(text: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in (text or "").split(",") if part.strip())
 
 
-ExplainOpt = Annotated[bool, typer.Option("--explain", help="Also say how each figure is counted (the conventions).")]
-BriefOpt = Annotated[
-    bool, typer.Option("--brief", help="Only the headline figures, in one short block (with --json: just those).")
-]
-ChartOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--chart",
-        metavar="FIGURE",
-        help="With --sweep: the figure to chart, by its --json name, e.g. active_params for params or "
-        "tokens_per_second for speed (default: the first).",
-    ),
-]
+ExplainOpt = Annotated[bool, described("--explain")]
+BriefOpt = Annotated[bool, described("--brief")]
+ChartOpt = Annotated[str | None, described("--chart", metavar="FIGURE")]
 
 
 def context_option(default: str) -> Any:
@@ -346,20 +148,9 @@ Measure = Literal["flops", "bytes"]
 Optimizer = Literal["adamw", "adamw-8bit", "sgd"]
 
 
-SweepFormatOpt = Annotated[
-    OutputFormat,
-    typer.Option("--format", help="With --sweep: table, csv (raw values), markdown or json (as --json)."),
-]
+SweepFormatOpt = Annotated[OutputFormat, described("--format")]
 
-MlaOpt = Annotated[
-    MlaForm | None,
-    typer.Option(
-        "--mla",
-        help="MLA attention (DeepSeek): 'plain' as the model is written (the default), or 'absorbed' as inference "
-        "engines run it (scores over the kv_lora_rank latent).",
-        show_default=False,
-    ),
-]
+MlaOpt = Annotated[MlaForm | None, described("--mla", show_default=False)]
 
 
 # --- option groups: each declared once, as a typed value; a command names the groups it takes ------------------
@@ -482,9 +273,7 @@ ANSWER = OptionGroup(
 )
 #: The answer of a command that reports without sweeping: its figures, or their headline, as tables or JSON.
 REPORT = ANSWER.without("sweeps", "chart", "output_format")
-RowsFormatOpt = Annotated[
-    OutputFormat, typer.Option("--format", help="table, csv (raw values) or markdown; json is --json.")
-]
+RowsFormatOpt = Annotated[OutputFormat, described("--format", help_key="RowsFormatOpt")]
 #: A command whose report is rows (compare): a format for them, no sweep.
 ROWS = OptionGroup(Answer, {**REPORT.options, "output_format": (RowsFormatOpt, "table")})
 
@@ -494,17 +283,17 @@ def _milliseconds(value: float) -> float:
 
 
 MEMORY = OptionGroup(
-    ".engine.memory:MemoryOptions",
+    "..engine.memory:MemoryOptions",
     lambda: memory_options(),
     {"recompute_modules": lambda text: module_list(text)},
 )
 SPEED = OptionGroup(
-    ".engine.speed:SpeedOptions",
+    "..engine.speed:SpeedOptions",
     lambda: speed_options(),
     {"measured_tpot": _milliseconds, "measured_ttft": _milliseconds},  # the options take ms, the fields seconds
 )
 TRAIN = OptionGroup(
-    ".engine.train:TrainOptions", lambda: train_options(), {"recompute_modules": lambda text: module_list(text)}
+    "..engine.train:TrainOptions", lambda: train_options(), {"recompute_modules": lambda text: module_list(text)}
 )
 
 C = TypeVar("C", bound=Callable[..., Any])
@@ -568,41 +357,20 @@ class GroupedCommand:
 # --- each engine's options, field by field -----------------------------------------------------------
 
 
-def option(kind: Any, flag: str, default: Any = None, **settings: Any) -> tuple[Any, Any]:
-    """One field's option: its type, its flag, its default and typer's settings (metavar, help)."""
-    return Annotated[kind, typer.Option(flag, **settings)], default
+def option(
+    kind: Any, flag: str, default: Any = None, metavar: str | None = None, help_key: str | None = None
+) -> tuple[Any, Any]:
+    """One field's option: its type, its flag, its default, its metavar; its help is option_help's."""
+    return Annotated[kind, described(flag, metavar=metavar, help_key=help_key)], default
 
 
 def stored_options() -> dict[str, tuple[Any, Any]]:
     """How the weights and the cache are stored (a what-if): memory's and speed's, one meaning in both."""
     return {
-        "dtype": option(
-            str | None,
-            "--dtype",
-            metavar="DTYPE",
-            help="What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
-            "(default: as the checkpoint stores them: the config's dtype and quantization_config).",
-        ),
-        "kv_dtype": option(
-            str | None,
-            "--kv-dtype",
-            metavar="DTYPE",
-            help="The KV cache's element type, e.g. fp8 (default: the weights' dtype).",
-        ),
-        "quant_group_size": option(
-            int | None,
-            "--group-size",
-            metavar="N",
-            help="With --dtype int4: inputs per group sharing a 16-bit scale and a 4-bit zero point (GPTQ's layout), "
-            "e.g. 32 as gpt-fast quantizes (default 128).",
-        ),
-        "quantize_head": option(
-            bool,
-            "--quantize-head",
-            False,
-            help="With a quantized --dtype: the output head quantized as the other linear weights are (as gpt-fast "
-            "does); default: it stays in BF16.",
-        ),
+        "dtype": option(str | None, "--dtype", None, "DTYPE"),
+        "kv_dtype": option(str | None, "--kv-dtype", None, "DTYPE"),
+        "quant_group_size": option(int | None, "--group-size", None, "N"),
+        "quantize_head": option(bool, "--quantize-head", False),
     }
 
 
@@ -620,16 +388,9 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
     """`memory`'s options: each field of MemoryOptions with the option that sets it (made when the command runs)."""
     return {
         "context": (Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)], None),
-        "batch": option(int, "--batch", 1, metavar="N", help="Sequences decoded together, e.g. 8."),
+        "batch": option(int, "--batch", 1, "N"),
         **stored_options(),
-        "gpus": option(
-            int,
-            "--gpus",
-            1,
-            metavar="N",
-            help="All the GPUs, e.g. 8: without --train one copy's, over --pp stages of --gpus ÷ --pp tensor-parallel "
-            "GPUs each; with --train the job's (data-parallel ranks: --gpus ÷ (--tp × --pp × --cp)).",
-        ),
+        "gpus": option(int, "--gpus", 1, "N"),
         "tensor_parallel": (TensorParallelOpt, None),
         "sequence_parallel": (SequenceParallelOpt, False),
         "pipeline_parallel": (PipelineParallelOpt, 1),
@@ -638,189 +399,66 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
         "virtual_stages": (VirtualStagesOpt, 1),
         "micro_batch": (MicroBatchOpt, None),
         "global_batch": (GlobalBatchOpt, None),
-        "gpu_memory": option(
-            str | None,
-            "--gpu-memory",
-            metavar="SIZE",
-            help="Another accelerator's memory with its unit, e.g. 96GB (GB = 10^9 bytes) or 80GiB (GiB = 2^30 bytes; "
-            "a bare number is refused), or a name from the accelerator table, e.g. h200.",
-        ),
-        "engine": option(
-            str,
-            "--engine",
-            "none",
-            metavar="ENGINE",
-            help="Size the KV cache as a serving engine does: vllm, vllm@0.11 (an older version's arithmetic), "
-            "sglang, or none.",
-        ),
-        "gpu": option(
-            str | None,
-            "--gpu",
-            metavar="NAME",
-            help="The accelerator for --engine's budget and --solve, e.g. l40s (default h100).",
-        ),
-        "kv_budget": option(
-            str | None,
-            "--kv-budget",
-            metavar="SIZE",
-            help="The KV-cache memory per GPU your engine printed, e.g. 40GiB (skips estimating the budget).",
-        ),
-        "gpu_memory_utilization": option(
-            float | None,
-            "--gpu-memory-utilization",
-            metavar="X",
-            help="vLLM's gpu_memory_utilization (SGLang's mem_fraction_static), e.g. 0.9 (the default).",
-        ),
-        "max_num_batched_tokens": option(
-            int | None,
-            "--max-num-batched-tokens",
-            metavar="N",
-            help="vLLM's max_num_batched_tokens, e.g. 2048 (default: vLLM's for the --gpu).",
-        ),
-        "block_size": option(
-            int | None, "--block-size", metavar="N", help="vLLM's block size in tokens (default 16; 64 for MLA)."
-        ),
+        "gpu_memory": option(str | None, "--gpu-memory", None, "SIZE"),
+        "engine": option(str, "--engine", "none", "ENGINE"),
+        "gpu": option(str | None, "--gpu", None, "NAME"),
+        "kv_budget": option(str | None, "--kv-budget", None, "SIZE"),
+        "gpu_memory_utilization": option(float | None, "--gpu-memory-utilization", None, "X"),
+        "max_num_batched_tokens": option(int | None, "--max-num-batched-tokens", None, "N"),
+        "block_size": option(int | None, "--block-size", None, "N"),
         **serving_layout_options(),
-        "solve": option(
-            str | None,
-            "--solve",
-            metavar="WHAT",
-            help="The largest that fits on --gpu × --tp: ctx, batch or concurrency (with --engine).",
-        ),
-        "chunk": option(
-            int, "--chunk", 2048, metavar="TOKENS", help="Prefill chunk for the activation buffer, in tokens."
-        ),
-        "train": option(bool, "--train", False, help="Also training: gradients, optimizer states, activations."),
-        "optimizer": option(Optimizer, "--optimizer", "adamw", help="With --train: adamw, adamw-8bit or sgd."),
+        "solve": option(str | None, "--solve", None, "WHAT"),
+        "chunk": option(int, "--chunk", 2048, "TOKENS"),
+        "train": option(bool, "--train", False),
+        "optimizer": option(Optimizer, "--optimizer", "adamw"),
         "recompute": (RecomputeOpt, "none"),
         "recompute_modules": (RecomputeModulesOpt, None),
         "zero_stage": (ZeroOpt, None),
         "attention": (AttentionOpt, "flash"),
-        "lora_rank": option(
-            int | None,
-            "--lora-rank",
-            metavar="R",
-            help="With --train: LoRA adapters of rank R on the attention and FFN projections, the base frozen as stored.",
-        ),
+        "lora_rank": option(int | None, "--lora-rank", None, "R"),
     }
 
 
 def speed_options() -> dict[str, tuple[Any, Any]]:
     """`speed`'s options: each field of SpeedOptions with the option that sets it (made when the command runs)."""
     return {
-        "accelerators": option(
-            str,
-            "--gpu",
-            "h100",
-            metavar="NAMES",
-            help="Accelerators, comma-separated, e.g. h100 or h100,h200,b200,mi300x.",
-        ),
+        "accelerators": option(str, "--gpu", "h100", "NAMES", help_key="speed --gpu"),
         "context": (Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)], None),
-        "prompt": option(
-            str | None, "--prompt", metavar="TOKENS", help="Prefill prompt length, e.g. 8k (default: --ctx)."
-        ),
-        "batches": option(
-            str, "--batch", "1", metavar="N,…", help="Sequences decoded together; several sweep, e.g. 1,8,64,256."
-        ),
+        "prompt": option(str | None, "--prompt", None, "TOKENS"),
+        "batches": option(str, "--batch", "1", "N,…", help_key="speed --batch"),
         "tensor_parallel": (TensorParallelOpt, 1),
         "pipeline_parallel": (PipelineParallelOpt, 1),
         **serving_layout_options(),
         **stored_options(),
-        "compute_dtype": option(
-            str | None,
-            "--compute-dtype",
-            metavar="DTYPE",
-            help="Peak the matmuls run at: bf16, fp8, int8 or fp4 (default: the weights').",
-        ),
-        "compute_efficiency": option(
-            float, "--compute-efficiency", 1.0, metavar="X", help="Share of peak FLOP/s reached, e.g. 0.7."
-        ),
-        "bandwidth_efficiency": option(
-            float, "--bandwidth-efficiency", 1.0, metavar="X", help="Share of peak bandwidth reached, e.g. 0.8."
-        ),
+        "compute_dtype": option(str | None, "--compute-dtype", None, "DTYPE"),
+        "compute_efficiency": option(float, "--compute-efficiency", 1.0, "X"),
+        "bandwidth_efficiency": option(float, "--bandwidth-efficiency", 1.0, "X"),
         "attention": (AttentionOpt, "flash"),
-        "gpu_flops": option(
-            float | None, "--gpu-flops", metavar="FLOP/S", help="Another chip's dense peak, e.g. 989e12."
-        ),
-        "gpu_bandwidth": option(
-            float | None, "--gpu-bandwidth", metavar="B/S", help="Another chip's bandwidth, e.g. 3.35e12."
-        ),
-        "gpu_memory": option(
-            str | None,
-            "--gpu-memory",
-            metavar="SIZE",
-            help="With --gpu-flops: its memory with its unit, e.g. 96GB (10^9 bytes) or 80GiB (2^30 bytes).",
-        ),
-        "gpu_interconnect": option(
-            float | None,
-            "--gpu-interconnect",
-            metavar="B/S",
-            help="With --gpu-flops and --tp: its interconnect per direction, e.g. 450e9 (NVLink 4: 900 GB/s both ways).",
-        ),
-        "gpu_name": option(
-            str | None, "--gpu-name", metavar="NAME", help="With --gpu-flops: what to call the chip, e.g. 'H20'."
-        ),
-        "engine": option(
-            str | None,
-            "--engine",
-            metavar="ENGINE",
-            help="The serving engine whose fitted profile gives the expected (≈) times: vllm, sglang, trtllm or "
-            "llama.cpp (default: typical of current engines).",
-        ),
-        "output": option(
-            int | None,
-            "--output",
-            metavar="N",
-            help="Tokens each request generates, e.g. 1024: adds the request end to end (TTFT + the decode steps "
-            "over the growing context) and the batch's tokens/s.",
-        ),
-        "measured_tpot": option(
-            float | None,
-            "--measured-tpot",
-            metavar="MS",
-            help="A TPOT you measured, in milliseconds, e.g. 6.5: the share of the ceiling reached and the modelled "
-            "term that explains most of the gap.",
-        ),
-        "measured_ttft": option(
-            float | None, "--measured-ttft", metavar="MS", help="A TTFT you measured, in milliseconds, e.g. 45."
-        ),
+        "gpu_flops": option(float | None, "--gpu-flops", None, "FLOP/S"),
+        "gpu_bandwidth": option(float | None, "--gpu-bandwidth", None, "B/S"),
+        "gpu_memory": option(str | None, "--gpu-memory", None, "SIZE", help_key="speed --gpu-memory"),
+        "gpu_interconnect": option(float | None, "--gpu-interconnect", None, "B/S"),
+        "gpu_name": option(str | None, "--gpu-name", None, "NAME"),
+        "engine": option(str | None, "--engine", None, "ENGINE", help_key="speed --engine"),
+        "output": option(int | None, "--output", None, "N"),
+        "measured_tpot": option(float | None, "--measured-tpot", None, "MS"),
+        "measured_ttft": option(float | None, "--measured-ttft", None, "MS"),
         "cache_type": (CacheTypeOpt, None),
-        "price": option(
-            float | None,
-            "--price",
-            metavar="USD",
-            help="Price per GPU-hour, e.g. 2.50: cost per million input (prefill) and output (decode) tokens at the "
-            "expected throughput.",
-        ),
+        "price": option(float | None, "--price", None, "USD"),
     }
 
 
 def train_options() -> dict[str, tuple[Any, Any]]:
     """`train`'s options: each field of TrainOptions with the option that sets it (made when the command runs)."""
     return {
-        "tokens": option(
-            str | None,
-            "--tokens",
-            metavar="N",
-            help="Training tokens, e.g. 15T, 300B or 2e12 (decimal). Default: what --compute buys, else 1T.",
-        ),
-        "seq": option(str, "--seq", "8k", metavar="TOKENS", help="Sequence length, e.g. 8k (k = 1024). Default 8k."),
-        "gpu": option(
-            str, "--gpu", "h100", metavar="NAME", help="Accelerator, as in speed, e.g. h100, h800, b200, mi300x."
-        ),
-        "gpus": option(int, "--gpus", 1, metavar="N", help="Accelerators in the job, e.g. 16384."),
-        "compute_dtype": option(
-            str,
-            "--compute-dtype",
-            "bf16",
-            metavar="DTYPE",
-            help="The matmuls' dtype, whose dense peak counts: bf16, fp8, … (as in speed)",
-        ),
-        "mfu": option(float | None, "--mfu", metavar="X", help="Model FLOPs utilisation assumed (default 0.4)."),
-        "price": option(float | None, "--price", metavar="USD", help="Price per GPU-hour, e.g. 2.50."),
-        "days": option(
-            float | None, "--days", metavar="D", help="Finish in D days: the GPUs needed (not with --gpus)."
-        ),
+        "tokens": option(str | None, "--tokens", None, "N"),
+        "seq": option(str, "--seq", "8k", "TOKENS"),
+        "gpu": option(str, "--gpu", "h100", "NAME", help_key="train --gpu"),
+        "gpus": option(int, "--gpus", 1, "N", help_key="train --gpus"),
+        "compute_dtype": option(str, "--compute-dtype", "bf16", "DTYPE", help_key="train --compute-dtype"),
+        "mfu": option(float | None, "--mfu", None, "X"),
+        "price": option(float | None, "--price", None, "USD", help_key="train --price"),
+        "days": option(float | None, "--days", None, "D"),
         "recompute": (RecomputeOpt, "none"),
         "recompute_modules": (RecomputeModulesOpt, None),
         "zero_stage": (ZeroOpt, 1),
@@ -833,22 +471,10 @@ def train_options() -> dict[str, tuple[Any, Any]]:
         "expert_parallel": (ExpertParallelOpt, 1),
         "data_parallel": (DataParallelOpt, None),
         "virtual_stages": (VirtualStagesOpt, 1),
-        "plan": option(
-            bool,
-            "--plan",
-            False,
-            help="Rank the layouts of --gpus that fit, by expected tokens/s per GPU (--global-batch).",
-        ),
-        "measured_tokens_per_second": option(
-            float | None,
-            "--measured-tokens-per-second",
-            metavar="X",
-            help="A measured run's tokens/s (the whole job's; --per-gpu for one GPU's): its MFU by each convention.",
-        ),
-        "per_gpu": option(bool, "--per-gpu", False, help="--measured-tokens-per-second is per GPU."),
-        "compute": option(
-            float | None, "--compute", metavar="FLOPS", help="Compute-optimal size for this budget, e.g. 5.76e23."
-        ),
+        "plan": option(bool, "--plan", False),
+        "measured_tokens_per_second": option(float | None, "--measured-tokens-per-second", None, "X"),
+        "per_gpu": option(bool, "--per-gpu", False),
+        "compute": option(float | None, "--compute", None, "FLOPS"),
     }
 
 
@@ -873,12 +499,12 @@ def emit(
 ) -> None:
     """One JSON document, or the tables ``render(result, width)`` builds (also saved as SVG or HTML when asked:
     the pictures are written first, so that a failed write prints nothing)."""
-    from .render import make_console, print_json, show
+    from ..render import make_console, print_json, show
 
     refuse(width is not None and not (svg or html), "--width sets the picture's width; add --svg or --html")
     result = in_options(result, _invoked_command(sys.argv[1:]))
     if svg or html:
-        from .render import pictures
+        from ..render import pictures
 
         pictures.check_pair(svg, html, as_json)
         drawn = render(result, pictures.MAX_WIDTH)
@@ -902,7 +528,7 @@ def hub_status(as_json: bool) -> Iterator[None]:
     if as_json or not console.is_terminal:
         yield
         return
-    from . import hub  # only a terminal gets the status line
+    from .. import hub  # only a terminal gets the status line
 
     status = console.status("")
     shown = False
@@ -933,15 +559,15 @@ def load_model(model: str, source: Source, as_json: bool) -> Any:
     """MODEL's config found, changed by any --set, validated and turned into a spec (a status line while the Hub is asked).
 
     A .gguf (or a Hub repo with --file) is read from its header (gguf_models)."""
-    from .loading import load_config
-    from .source import is_gguf
+    from ..loading import load_config
+    from ..source import is_gguf
 
     if is_gguf(model, source.file):
         refuse(
             bool(source.as_type or source.sets),
             "--as and --set apply to config.json models; a GGUF is counted as its header says",
         )
-        from .gguf_models import open_gguf
+        from ..gguf_models import open_gguf
 
         with hub_status(as_json):
             return open_gguf(model, source.file, source.revision, source.token)
@@ -959,9 +585,9 @@ def sweep(
     answer: Answer,
 ) -> None:
     """COMMAND's headline figures at each point of the --sweep values, as a table and chart, CSV, Markdown or JSON."""
-    from .overrides import parse_sweep
-    from .render.sweep import sweep_csv, sweep_markdown, sweep_renderables
-    from .sweeps import run_sweep
+    from ..overrides import parse_sweep
+    from ..render.sweep import sweep_csv, sweep_markdown, sweep_renderables
+    from ..sweeps import run_sweep
 
     rows_only(answer)
     refuse(len(answer.sweeps) > 2, "--sweep: at most two fields (a grid)")
@@ -998,8 +624,8 @@ def rows_only(answer: Answer) -> None:
 
 def brief(report: Any, command: str, figures: dict[str, Any], headlines: tuple[Any, ...], as_json: bool) -> None:
     """--brief: the headline figures of REPORT alone (the warnings still on stderr)."""
-    from .render import make_console, print_json, show
-    from .render.brief import brief_renderables
+    from ..render import make_console, print_json, show
+    from ..render.brief import brief_renderables
 
     report = in_options(report, _invoked_command(sys.argv[1:]))
     warn(report)
@@ -1081,14 +707,14 @@ def _root(
 @options(source=SOURCE, answer=ANSWER)
 def params(model: ModelArg, *, source: Source, answer: Answer) -> None:
     """Every parameter of MODEL: FFN, attention, embeddings, head and norms; per layer; MoE total vs active."""
-    from .api import account
-    from .headlines import PARAMS_HEADLINES, params_headline
-    from .render.params import params_tables
+    from ..api import account
+    from ..headlines import PARAMS_HEADLINES, params_headline
+    from ..render.params import params_tables
 
     loaded = load_model(model, source, answer.as_json)
     count = account
     if getattr(loaded, "gguf", None) is not None:  # a GGUF's report adds its stored bytes
-        from .gguf_models import with_gguf
+        from ..gguf_models import with_gguf
 
         count = with_gguf(account)
     headline = lambda _, report: params_headline(report)  # noqa: E731
@@ -1136,10 +762,10 @@ def flops_command(
     2 FLOPs per multiply-add. Attention scores grow with the context (sliding-window layers stop at their
     window); grouped KV heads (GQA/MQA) save memory, not these FLOPs.
     """
-    from .api import flops
-    from .images import parse_image_size
-    from .speech import parse_audio_seconds
-    from .units import parse_context
+    from ..api import flops
+    from ..images import parse_image_size
+    from ..speech import parse_audio_seconds
+    from ..units import parse_context
 
     form: MlaFormName = mla or "plain"
     if ctx is not None:
@@ -1148,8 +774,8 @@ def flops_command(
         parse_image_size(image)
     if audio is not None:
         parse_audio_seconds(audio)
-    from .headlines import FLOPS_HEADLINES, flops_headline
-    from .render.compute import flops_table
+    from ..headlines import FLOPS_HEADLINES, flops_headline
+    from ..render.compute import flops_table
 
     loaded = load_model(model, source, answer.as_json)
     refuse(image is not None and bool(answer.sweeps), "--image and --sweep: sweep without --image")
@@ -1203,8 +829,8 @@ def crossover_command(
 
     Contexts from 1k doubling up to --ctx, with the crossover n* as its own row.
     """
-    from .api import crossover, kv_bytes_per_token
-    from .units import parse_context
+    from ..api import crossover, kv_bytes_per_token
+    from ..units import parse_context
 
     refuse(dtype is not None and by != "bytes", "--dtype applies to --by bytes; add --by bytes, or leave --dtype out")
     refuse(
@@ -1214,8 +840,8 @@ def crossover_command(
     if ctx is not None:
         parse_context(ctx)
     form: MlaFormName = mla or "plain"
-    from .headlines import CROSSOVER_HEADLINES, crossover_headline
-    from .render.compute import crossover_renderables
+    from ..headlines import CROSSOVER_HEADLINES, crossover_headline
+    from ..render.compute import crossover_renderables
 
     loaded = load_model(model, source, answer.as_json)
     report_of = lambda at: crossover(at, ctx, measure=by, mla_form=form, dtype=dtype)  # noqa: E731
@@ -1249,16 +875,16 @@ def memory(
     Exact bytes from the config: the checkpoint's own dtype and quantization unless --dtype asks "what if";
     sliding windows, MLA latents and a hybrid's constant state as the model keeps them.
     """
-    from .api import memory as count_memory
+    from ..api import memory as count_memory
 
     options = options.checked()
-    from .headlines import MEMORY_HEADLINES, memory_headline
-    from .render.memory import memory_tables
+    from ..headlines import MEMORY_HEADLINES, memory_headline
+    from ..render.memory import memory_tables
 
     loaded = load_model(model, source, answer.as_json)
     report_of = lambda at: count_memory(at, options=options)  # noqa: E731
     if getattr(loaded, "gguf", None) is not None:  # a GGUF: llama.cpp's own answer (gguf_models)
-        from .gguf_models import llamacpp_report
+        from ..gguf_models import llamacpp_report
 
         ignored = [
             flag
@@ -1290,8 +916,8 @@ def config_command(model: ModelArg, *, source: Source) -> None:
 
     Save it, edit it and pass the file back as MODEL: it counts the same as the original.
     """
-    from .api import export_config
-    from .render import print_json
+    from ..api import export_config
+    from ..render import print_json
 
     loaded = load_model(model, source, True)
     warn(loaded.info)
@@ -1334,9 +960,9 @@ def derive_dim_command(
 
     4·dim → int(2·h/3) → int(mult·h) → multiple_of·ceil(h/multiple_of), with Meta's float arithmetic.
     """
-    from .api import derive_dim
-    from .headlines import DERIVE_DIM_HEADLINES, derive_dim_headline
-    from .render.ffn_width import derive_dim_renderables
+    from ..api import derive_dim
+    from ..headlines import DERIVE_DIM_HEADLINES, derive_dim_headline
+    from ..render.ffn_width import derive_dim_renderables
 
     refuse(bool(source.sets) and model is None, "--set applies to --model; name the model to change")
     refuse(
@@ -1375,9 +1001,9 @@ def compare_command(
     answer: Answer,
 ) -> None:
     """FFN choices side by side: width, width / hidden, gating, FFN parameters per layer, shares, totals."""
-    from .api import compare
-    from .render import print_json
-    from .render.comparison import compare_csv, compare_markdown, compare_table
+    from ..api import compare
+    from ..render import print_json
+    from ..render.comparison import compare_csv, compare_markdown, compare_table
 
     rows_only(answer)
     refuse(
@@ -1389,7 +1015,7 @@ def compare_command(
     rows = comparison.rows
     warn(comparison)
     if answer.brief:
-        from .render.comparison import compare_brief
+        from ..render.comparison import compare_brief
 
         refuse(
             answer.output_format != "table" or answer.as_json,
@@ -1415,9 +1041,9 @@ def verify_command(model: ModelArg, *, source: Source, answer: Answer) -> None:
     repo, without downloading weights; or a GGUF (a local .gguf, or a Hub repo with --file), its tensors under
     llama.cpp's names. Exit 0 when every tensor is a parameter or explained, 1 otherwise.
     """
-    from .api import verify
-    from .headlines import VERIFY_HEADLINES, verify_headline
-    from .render.verification import verify_renderables
+    from ..api import verify
+    from ..headlines import VERIFY_HEADLINES, verify_headline
+    from ..render.verification import verify_renderables
 
     def report_of(_: None) -> Any:
         with hub_status(answer.as_json):
@@ -1449,14 +1075,14 @@ def models(
     answer: Answer,
 ) -> None:
     """List the bundled configs (usable offline by their Hub id) with their totals, or the supported families."""
-    from .api import family_coverage, list_bundled
-    from .render.params import families_table, models_table
+    from ..api import family_coverage, list_bundled
+    from ..render.params import families_table, models_table
 
     if families:
         refuse(query is not None or family is not None, "--families lists every family; leave out QUERY and --family")
         emit(family_coverage(), answer.as_json, families_table, answer.svg, answer.html, answer.width)
     else:
-        from .render.params import models_brief
+        from ..render.params import models_brief
 
         render = models_brief if answer.brief else models_table
         emit(list_bundled(query=query, family=family), answer.as_json, render, answer.svg, answer.html, answer.width)
@@ -1479,13 +1105,13 @@ def speed_command(
     each ceiling, ≈ the expected time: the same FLOPs and bytes × coefficients fitted on measured serving runs
     (--engine picks the profile), with the range it held to on models left out of the fit.
     """
-    from .api import speed
-    from .render.speed import speed_renderables
+    from ..api import speed
+    from ..render.speed import speed_renderables
 
     options = options.checked()
-    from .engine.speed import batches_of
-    from .headlines import SPEED_HEADLINES, speed_headline
-    from .render.speed import speed_csv
+    from ..engine.speed import batches_of
+    from ..headlines import SPEED_HEADLINES, speed_headline
+    from ..render.speed import speed_csv
 
     refuse(
         bool(answer.sweeps) and (len(options.chips()) > 1 or len(batches_of(options.batches)) > 1),
@@ -1508,11 +1134,11 @@ def train_command(model: ModelArg, *, options: TrainOptions, source: Source, ans
     """What training MODEL on --tokens costs: FLOPs, GPU-hours, days and cost at an assumed MFU; the MFU of a
     measured run as Megatron-LM, torchtitan, PaLM and nanoGPT count it; the compute-optimal size; memory per GPU.
     """
-    from .api import train
+    from ..api import train
 
     options = options.checked()
-    from .headlines import TRAIN_HEADLINES, train_headline
-    from .render.training import train_renderables
+    from ..headlines import TRAIN_HEADLINES, train_headline
+    from ..render.training import train_renderables
 
     loaded = load_model(model, source, answer.as_json)
     report_of = lambda at: train(at, options)  # noqa: E731
@@ -1525,7 +1151,7 @@ def train_command(model: ModelArg, *, options: TrainOptions, source: Source, ans
 
 def main() -> None:
     """Run the app; any error becomes one `Error:` line on stderr and a non-zero exit (FFNCALC_DEBUG=1: traceback)."""
-    from .streams import OutputError, prepare, silence_stdout
+    from ..streams import OutputError, prepare, silence_stdout
 
     # ffncalc reads headers and small files: huggingface_hub's progress bars would only clutter stderr.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
