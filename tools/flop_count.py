@@ -19,7 +19,10 @@ attention), its MLP (mlp, BERT's intermediate and output, DistilBERT's ffn) and 
 cls.predictions.decoder). Eager attention computes the full N × N score matrix (masked entries included) and no
 windowing, so the total is N × ffncalc's per-token FLOPs at context N with non-causal scores, for N within every
 window.
-Dense models only on the meta device: MoE routing needs real values, which it does not have (--cpu has them).
+Dense models only on the meta device: MoE routing needs real values, which it does not have (--cpu has them), and so
+does Longformer's encoder, which asks with .item() whether any token is global (--cpu; its layers score a two-sided
+window in overlapping chunks over the input padded to a multiple of attention_window, not N × N: see
+tests/test_family_longformer.py).
 """
 
 from __future__ import annotations

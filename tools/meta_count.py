@@ -86,6 +86,7 @@ FALLBACK_CLASS = {
     "neomme": "NeoMMEForMaskedLM",
     "yoso": "YosoForMaskedLM",
     "nystromformer": "NystromformerForMaskedLM",
+    "longformer": "LongformerForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
