@@ -602,7 +602,8 @@ def chunked_conventions(spec: ModelSpec) -> list[str]:
     if not any(attention.two_sided_chunks for attention in attentions):
         return []
     padded = (
-        f"the layers run over the prompt padded to P, a multiple of {spec.encoder_pad_to:,} (the head over its n tokens); "
+        f"the encoder's layers run over its input padded to P, a multiple of {spec.encoder_pad_to:,} (what reads their "
+        "output, the head or a decoder's cross-attention keys and values, over its n tokens); "
         if spec.encoder_pad_to is not None
         else ""
     )
