@@ -21,6 +21,45 @@ GLOBAL_PROJECTIONS = ("query_global", "key_global", "value_global")
 Windows = Annotated[list[Width], Field(min_length=1, max_length=MAX_LAYERS)]
 
 
+def layer_windows(attention_window: int | list[int], layers: int) -> list[int]:
+    """Each of LAYERS layers' attention_window (one for all, or one a layer), refused where transformers asserts: a
+    list not one a layer, an odd window, or (its forward) a window not dividing the largest, to whose multiple the
+    input is padded."""
+    windows = list(attention_window) if isinstance(attention_window, list) else [attention_window] * layers
+    if len(windows) != layers:
+        raise ValueError(
+            f"attention_window lists {len(windows)} windows for {layers} layers (num_hidden_layers); transformers "
+            "asserts one a layer"
+        )
+    odd = sorted({window for window in windows if window % 2})
+    if odd:
+        raise ValueError(f"attention_window {odd[0]} is odd; transformers asserts each window is even")
+    largest = max(windows)
+    uneven = sorted({window for window in windows if largest % window})
+    if uneven:
+        raise ValueError(
+            f"attention_window {uneven[0]} does not divide the largest, {largest}: transformers pads the input to a "
+            f"multiple of {largest} and asserts every layer's window divides it, which fails for most inputs"
+        )
+    return windows
+
+
+def global_projections(module: str, hidden: int) -> tuple[Parameter, ...]:
+    """MODULE's query_global, key_global and value_global (hidden → hidden, biased): parameters that run only for global
+    tokens."""
+    return tuple(
+        Parameter("attention", name, f"{module}.{name}.{tensor}", shape)
+        for name in GLOBAL_PROJECTIONS
+        for tensor, shape in (("weight", (hidden, hidden)), ("bias", (hidden,)))
+    )
+
+
+def windowed(layer: Layer, window: int) -> Layer:
+    """LAYER with its two-sided window of WINDOW + 1 keys (window / 2 either side and its own), scored in chunks."""
+    assert layer.attention is not None
+    return replace(layer, attention=replace(layer.attention, window=window + 1, two_sided_chunks=True))
+
+
 @family("longformer", transformers="LongformerConfig", architecture="Longformer", model_class="LongformerForMaskedLM")
 class LongformerConfig(RobertaLayout):
     """configuration_longformer.py / modeling_longformer.py: RoBERTa's embeddings under longformer.* (word, position
@@ -46,22 +85,7 @@ class LongformerConfig(RobertaLayout):
 
     @model_validator(mode="after")
     def _check_windows(self) -> LongformerConfig:
-        windows = self.windows()
-        if isinstance(self.attention_window, list) and len(windows) != self.num_hidden_layers:
-            raise ValueError(
-                f"attention_window lists {len(windows)} windows for {self.num_hidden_layers} layers "
-                "(num_hidden_layers); transformers asserts one a layer"
-            )
-        odd = sorted({window for window in windows if window % 2})
-        if odd:
-            raise ValueError(f"attention_window {odd[0]} is odd; transformers asserts each window is even")
-        largest = max(windows)
-        uneven = sorted({window for window in windows if largest % window})
-        if uneven:
-            raise ValueError(
-                f"attention_window {uneven[0]} does not divide the largest, {largest}: transformers pads the input to "
-                f"a multiple of {largest} and asserts every layer's window divides it, which fails for most inputs"
-            )
+        self.windows()
         return self
 
     def notes(self) -> list[str]:
@@ -74,26 +98,12 @@ class LongformerConfig(RobertaLayout):
 
     def windows(self) -> list[int]:
         """Each layer's attention_window."""
-        window = self.attention_window
-        return list(window) if isinstance(window, list) else [window] * self.num_hidden_layers
+        return layer_windows(self.attention_window, self.num_hidden_layers)
 
     def encoder_layer(self) -> Layer:
-        layer = super().encoder_layer()
-        hidden = self.hidden_size
-        projections = tuple(
-            Parameter("attention", name, f"attention.self.{name}.{tensor}", shape)
-            for name in GLOBAL_PROJECTIONS
-            for tensor, shape in (("weight", (hidden, hidden)), ("bias", (hidden,)))
-        )
-        return replace(layer, parameters=projections)
-
-    def layer_of(self, layer: Layer, window: int) -> Layer:
-        """LAYER with its two-sided window of WINDOW + 1 keys, scored in chunks."""
-        assert layer.attention is not None
-        attention = replace(layer.attention, window=window + 1, two_sided_chunks=True)
-        return replace(layer, attention=attention)
+        return replace(super().encoder_layer(), parameters=global_projections("attention.self", self.hidden_size))
 
     def to_spec(self) -> ModelSpec:
         spec = super().to_spec()
-        layers = tuple(self.layer_of(layer, window) for layer, window in zip(spec.layers, self.windows(), strict=True))
+        layers = tuple(windowed(layer, window) for layer, window in zip(spec.layers, self.windows(), strict=True))
         return replace(spec, layers=layers, encoder_pad_to=max(self.windows()), checkpoint_extras=())
