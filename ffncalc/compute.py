@@ -53,6 +53,13 @@ class ContextProfile(Value):
     over the layers with that window; ``compressed`` maps (rate, cap) to the cost of each compressed
     entry (one per rate tokens) layers attend to, so
     cost(n) = fixed + Σ slope · min(n, window) + Σ slope · min(n // rate, cap).
+
+    ``chunks`` holds, by w, the layers whose two-sided window of 2w + 1 keys is scored in overlapping chunks
+    (Attention.two_sided_chunks): (w, QK's cost per key, the values' per key). Their slopes are in ``slopes`` too, at
+    window 2w + 1, for what one query reads; a prompt costs what the chunks compute instead (sliding_chunks_flops).
+    ``pad_to``: the layers run over the prompt padded to a multiple of it (ModelSpec.encoder_pad_to), except
+    ``unpadded_projections`` and ``unpadded_other`` of the fixed parts (what reads the layers' output once the padding
+    is dropped: a decoder's cross-attention keys and values, the model-level modules), and the head.
     """
 
     attention_projections: int
@@ -65,6 +72,10 @@ class ContextProfile(Value):
     other: int = 0  # model-level linears a token runs (OPT's project_in/out)
     cross: int = 0  # cross-attention: the cost of each encoder position a decoder token attends to
     cross_keys: int | None = None  # the encoder positions it attends to when fixed (Whisper); None: the context
+    chunks: tuple[tuple[int, int, int], ...] = ()  # (w, QK per key, values per key) of layers scored in chunks
+    pad_to: int | None = None
+    unpadded_projections: int = 0
+    unpadded_other: int = 0
 
     @property
     def fixed(self) -> int:
@@ -86,6 +97,19 @@ class ContextProfile(Value):
             slope * attended_keys(context, cap, rate) for (cap, rate), slope in self.reaches()
         ) + self.cross * self.encoder_positions(context)
 
+    def padded(self, tokens: int) -> int:
+        """The positions the layers run over for a prompt of TOKENS: padded up to a multiple of pad_to."""
+        return tokens if self.pad_to is None else -(-tokens // self.pad_to) * self.pad_to
+
+    def unchunked_reaches(self) -> list[tuple[Reach, int]]:
+        """reaches() less the layers scored in chunks (their window's slope less what they put there)."""
+        chunked: dict[int | None, int] = {}
+        for w, qk, v in self.chunks:
+            chunked[2 * w + 1] = chunked.get(2 * w + 1, 0) + qk + v
+        return [
+            (reach, slope - chunked.get(reach[0], 0) if reach[1] == 1 else slope) for reach, slope in self.reaches()
+        ]
+
     def reaches(self) -> list[tuple[Reach, int]]:
         """Every slope by its reach (cap, rate): the windows' at rate 1, the compressed entries' at theirs."""
         return [((window, 1), slope) for window, slope in self.slopes] + [
@@ -103,6 +127,30 @@ def causal_keys(tokens: int, window: int | None, rate: int = 1) -> int:
     if window is None or tokens < rate * window:
         return uncapped(tokens)
     return uncapped(rate * window - 1) + (tokens - rate * window + 1) * window
+
+
+def sliding_chunks_flops(w: int, qk: int, v: int, positions: int) -> int:
+    """One layer's scores of a two-sided window scored in overlapping chunks (Longformer's
+    _sliding_chunks_query_key_matmul and _sliding_chunks_matmul_attn_probs_value) over POSITIONS (P, a multiple of 2w):
+    QK multiplies P/w − 1 chunks of 2w queries by 2w keys, 4w(P − w) products per head and dimension; the values,
+    P/w chunks of w queries by 3w keys (the chunk and w on either side), 3wP. QK and V: the costs per key and product
+    (2 · heads · qk_head_dim, 2 · heads · v_head_dim)."""
+    return qk * 4 * w * (positions - w) + v * 3 * w * positions
+
+
+def _chunks(layers: list[Layer]) -> tuple[tuple[int, int, int], ...]:
+    """The layers whose window is scored in chunks, by w: (w, Σ 2 · heads · qk_head_dim, Σ 2 · heads · v_head_dim),
+    each once per pass."""
+    by_w: dict[int, tuple[int, int]] = {}
+    for layer in layers:
+        attention = layer.attention
+        if attention is None or not attention.two_sided_chunks or attention.window is None:
+            continue
+        w = (attention.window - 1) // 2
+        heads = FLOPS_PER_MULTIPLY_ADD * attention.num_heads * attention.passes
+        qk, v = by_w.get(w, (0, 0))
+        by_w[w] = (qk + heads * attention.qk_head_dim, v + heads * attention.v_head_dim)
+    return tuple((w, qk, v) for w, (qk, v) in sorted(by_w.items()))
 
 
 def score_flops_per_key(attention: Attention, mla_form: MlaForm = "plain") -> int:
@@ -230,14 +278,29 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         + sum(layer.other_flops for layer in layers),
         cross=cross,
         cross_keys=spec.cross_attention_keys,
+        chunks=_chunks(layers),
+        **_padding(spec, layers, unpadded_other=FLOPS_PER_MULTIPLY_ADD * _extra_weights(spec)),
     )
 
 
+def _padding(spec: ModelSpec, layers: list[Layer], **unpadded: int) -> dict:
+    """pad_to and what runs unpadded, for LAYERS of the encoder stack when the spec pads its input; nothing else."""
+    pad_to = spec.encoder_pad_to
+    if pad_to is None or not layers or any(layer.stack != "encoder" for layer in layers):
+        return {}
+    return {"pad_to": pad_to, **unpadded}
+
+
 def stack_profile(
-    layers: list[Layer], mla_form: MlaForm = "plain", attention_projections: int = 0, other: int = 0
+    layers: list[Layer],
+    mla_form: MlaForm = "plain",
+    attention_projections: int = 0,
+    other: int = 0,
+    spec: ModelSpec | None = None,
 ) -> ContextProfile:
     """FLOPs per position of a stack that reads its whole input at once (an encoder, an audio tower): 2 · its matmul
-    weights, + 2 · ATTENTION_PROJECTIONS and OTHER weights more, and the score slopes."""
+    weights, + 2 · ATTENTION_PROJECTIONS and OTHER weights more (which read its output, unpadded where SPEC pads the
+    encoder's input), and the score slopes."""
     weights = _active_weights(layers)
     reaches, _ = _attention_slopes(layers, lambda attention: score_flops_per_key(attention, mla_form))
     return ContextProfile(
@@ -249,6 +312,17 @@ def stack_profile(
         mixer=FLOPS_PER_MULTIPLY_ADD * weights["mixer"],
         mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
         other=FLOPS_PER_MULTIPLY_ADD * other,
+        chunks=_chunks(layers),
+        **(
+            _padding(
+                spec,
+                layers,
+                unpadded_projections=FLOPS_PER_MULTIPLY_ADD * attention_projections,
+                unpadded_other=FLOPS_PER_MULTIPLY_ADD * other,
+            )
+            if spec is not None
+            else {}
+        ),
     )
 
 
@@ -264,7 +338,8 @@ def encoder_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProf
     layers = encoder_layers(spec)
     if not layers:
         return None
-    return stack_profile(layers, mla_form, cross_kv_weights(spec), extra_weights_by_runs(spec).get("once_per_input", 0))
+    once = extra_weights_by_runs(spec).get("once_per_input", 0)
+    return stack_profile(layers, mla_form, cross_kv_weights(spec), once, spec)
 
 
 def extra_weights_by_runs(spec: ModelSpec) -> dict[str, int]:
@@ -520,22 +595,47 @@ def picked_conventions(spec: ModelSpec) -> list[str]:
     return [PICKED_CONVENTION] if any(attention.picked_keys is not None for attention in attentions) else []
 
 
+def chunked_conventions(spec: ModelSpec) -> list[str]:
+    """How a prompt reads two-sided windows scored in chunks (Attention.two_sided_chunks) and an input padded for them
+    (ModelSpec.encoder_pad_to), when some layer has them."""
+    attentions = [layer.attention for layer in spec.layers if layer.attention is not None]
+    if not any(attention.two_sided_chunks for attention in attentions):
+        return []
+    padded = (
+        f"the encoder's layers run over its input padded to P, a multiple of {spec.encoder_pad_to:,} (what reads their "
+        "output, the head or a decoder's cross-attention keys and values, over its n tokens); "
+        if spec.encoder_pad_to is not None
+        else ""
+    )
+    return [
+        "two-sided windows scored in chunks (Longformer): a query reads the w keys either side of it and its own "
+        f"(per token: min(n, 2w + 1) keys); {padded}a prompt pays each such layer what its overlapping chunks compute, "
+        "per head 2 · qk_head_dim · 4w(P − w) + 2 · v_head_dim · 3wP, padding included, as FlopCounterMode counts "
+        "transformers' forward"
+    ]
+
+
 def mixer_conventions(spec: ModelSpec) -> list[str]:
     """What the model's mixers compute that no figure counts (Mixer.not_counted), each said once."""
     return sorted({layer.mixer.not_counted for layer in spec.layers if layer.mixer and layer.mixer.not_counted})
 
 
-def _breakdown(profile: ContextProfile, tokens: int, growing: int) -> FlopsBreakdown:
-    return FlopsBreakdown(
-        attention_projections=profile.attention_projections * tokens,
-        attention_scores=growing,
-        ffn=profile.ffn * tokens,
-        lm_head=profile.lm_head * tokens,
-        mixer=profile.mixer * tokens,
-        mixer_state=profile.mixer_state * tokens,
-        other=profile.other * tokens,
-        total=profile.fixed * tokens + growing,
-    )
+def _breakdown(profile: ContextProfile, tokens: int, growing: int, positions: int | None = None) -> FlopsBreakdown:
+    """TOKENS × the fixed parts and GROWING, the scores; with POSITIONS (a padded prompt) the layers run over those,
+    and the head and what reads the layers' output (profile.unpadded_*) over the tokens."""
+    if positions is None:
+        positions = tokens
+    projections, other = profile.unpadded_projections, profile.unpadded_other
+    parts = {
+        "attention_projections": (profile.attention_projections - projections) * positions + projections * tokens,
+        "attention_scores": growing,
+        "ffn": profile.ffn * positions,
+        "lm_head": profile.lm_head * tokens,
+        "mixer": profile.mixer * positions,
+        "mixer_state": profile.mixer_state * positions,
+        "other": (profile.other - other) * positions + other * tokens,
+    }
+    return FlopsBreakdown(**parts, total=sum(parts.values()))
 
 
 def _sum(a: FlopsBreakdown, b: FlopsBreakdown) -> FlopsBreakdown:
@@ -549,13 +649,18 @@ def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
 
 def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> FlopsBreakdown:
     """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n)); cross-attention
-    always n · the encoder positions (every decoder position sees the whole encoded input: n, or a fixed length)."""
+    always n · the encoder positions (every decoder position sees the whole encoded input: n, or a fixed length).
+    Layers scored in chunks cost what their chunks compute (sliding_chunks_flops); where the layers run over the
+    prompt padded (profile.pad_to), they run over P positions, and so do their scores."""
+    positions = profile.padded(tokens)
+    reaches = profile.unchunked_reaches()
     if causal:
-        scores = sum(slope * causal_keys(tokens, cap, rate) for (cap, rate), slope in profile.reaches())
-        scores += profile.cross * tokens * profile.encoder_positions(tokens)
+        scores = sum(slope * causal_keys(positions, cap, rate) for (cap, rate), slope in reaches)
     else:
-        scores = tokens * profile.growing(tokens)
-    return _breakdown(profile, tokens, scores)
+        scores = positions * sum(slope * attended_keys(positions, cap, rate) for (cap, rate), slope in reaches)
+    scores += profile.cross * tokens * profile.encoder_positions(tokens)
+    scores += sum(sliding_chunks_flops(w, qk, v, positions) for w, qk, v in profile.chunks)
+    return _breakdown(profile, tokens, scores, positions)
 
 
 def count_flops(
@@ -589,7 +694,8 @@ def count_flops(
             f"training: {TRAINING_MULTIPLIER} × the forward pass of the prompt (backward ≈ 2 × forward)",
         ]
     )
-    conventions += compressed_conventions(spec) + picked_conventions(spec) + mixer_conventions(spec)
+    conventions += compressed_conventions(spec) + picked_conventions(spec) + chunked_conventions(spec)
+    conventions += mixer_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (`image` WxH for what an image costs)" if spec.image is not None else ""
         audio = " (`audio` SECONDS for what a clip costs)" if spec.audio is not None else ""

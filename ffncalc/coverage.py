@@ -45,14 +45,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet; "
     "transformers runs it only through CUDA kernels it fetches from the Hub (kernels-community/mra), and without them "
     "mra2_attention returns zeros, so no count of its FLOPs can be checked on the CPU or the meta device",
-    "led": "its encoder's Longformer attention reads a sliding attention_window per layer plus global tokens the input "
-    "marks (global_attention_mask), which attend to and are attended by every token; even without them each query "
-    "reads the keys within attention_window / 2 either side, scored in overlapping chunks over the input padded to a "
-    "multiple of attention_window; ffncalc's spec has neither input-chosen global tokens nor a two-sided window yet",
-    "longformer": "its attention reads a sliding attention_window per layer plus global tokens the input marks "
-    "(global_attention_mask), which attend to and are attended by every token; even without them each query "
-    "reads the keys within attention_window / 2 either side, scored in overlapping chunks over the input padded to a "
-    "multiple of attention_window; ffncalc's spec has neither input-chosen global tokens nor a two-sided window yet",
     "pegasus_x": "its encoder attends within blocks of block_size (staggered every other layer) plus num_global_tokens "
     "learned global tokens that attend to everything, which ffncalc's spec cannot express yet",
     "blt": "it reads bytes: a local encoder over each byte (with hashed n-gram embeddings) cross-attends into "

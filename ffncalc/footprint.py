@@ -389,7 +389,8 @@ def _cache_kind(layer: Layer, context: int, cross_keys: int | None) -> list[_Kin
         elif attention.window is None:
             name = "attention"
         else:
-            name = f"{'chunked' if attention.chunked else 'sliding'} attention (window {attention.window:,})"
+            kind = "chunked" if attention.chunked else "two-sided" if attention.two_sided_chunks else "sliding"
+            name = f"{kind} attention (window {attention.window:,})"
         if indexer_reach(attention) == (None, 1):
             name += " + indexer key"
         kinds.append(_Kind(name, kv_elements_per_token(attention), cached_tokens(attention, context), 0))

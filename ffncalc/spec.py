@@ -194,6 +194,11 @@ class Attention(Value):
     sinks: bool = False  # one learned logit per head (gpt-oss)
     window: int | None = None  # sliding-window size; None attends to the whole context
     chunked: bool = False  # the window is a fixed chunk (Llama-4), not a sliding one
+    # The window is two-sided, window = 2w + 1 keys (w on either side of each query, and its own), and scored in
+    # overlapping chunks (Longformer's sliding_chunks): over the input padded to P positions, QK runs P/w − 1 chunks of
+    # 2w queries × 2w keys and the values P/w chunks of w queries × 3w keys, so a head costs 2 · qk_head_dim · 4w(P − w)
+    # + 2 · v_head_dim · 3w · P whatever the input's length below P (compute.sliding_chunks_flops).
+    two_sided_chunks: bool = False
     mla: Mla | None = None
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
@@ -561,6 +566,10 @@ class ModelSpec(Value):
     # Of those positions, the ones no input patch made (ViT's class token): the encoder's layers run over them, its
     # patch embedding ("per_encoder_patch") does not.
     encoder_class_tokens: int = 0
+    # The encoder's layers run over its input padded to a multiple of this (Longformer pads to its largest
+    # attention_window, and drops the padding after the last layer): what they cost is the padded length's, what reads
+    # their output (the head, a decoder's cross-attention) the input's. None: no padding.
+    encoder_pad_to: int | None = None
     not_saved: NotSaved | None = None  # parameters a checkpoint saved by transformers leaves out
     # Stacked tensors (by the end of their name) that transformers transposes on load, axes 1 and 2, when a
     # checkpoint stores them that way (its conversion_mapping: Transpose(1, 2, check_dims=True)).

@@ -12,14 +12,19 @@ CPU with random weights instead (small configs only): a routed layer then runs, 
 where its router sends each token, since every token runs its k experts (JetMoE's attention and MLP experts); the
 entry says "device": "cpu".
 
-For each config it builds the causal LM (the masked LM for an encoder that is not a decoder: BERT, EuroBERT …)
-with eager attention on the meta device, runs one forward of N tokens (batch 1) under FlopCounterMode and records
+For each config it builds the causal LM (the masked LM for an encoder that is not a decoder: BERT, EuroBERT …; the
+seq2seq LM for an encoder-decoder that is neither: LED, its decoder given N target tokens, its cross-attention,
+encoder_attn, a group of its own) with eager attention on the meta device, runs one forward of N tokens (batch 1) under
+FlopCounterMode and records
 the FLOPs of every matmul, grouped by the module that ran it: a layer's attention (self_attn, attn, or BERT's
 attention), its MLP (mlp, BERT's intermediate and output, DistilBERT's ffn) and the output embedding (lm_head,
 cls.predictions.decoder). Eager attention computes the full N × N score matrix (masked entries included) and no
 windowing, so the total is N × ffncalc's per-token FLOPs at context N with non-causal scores, for N within every
 window.
-Dense models only on the meta device: MoE routing needs real values, which it does not have (--cpu has them).
+Dense models only on the meta device: MoE routing needs real values, which it does not have (--cpu has them), and so
+does Longformer's encoder, which asks with .item() whether any token is global (--cpu; its layers score a two-sided
+window in overlapping chunks over the input padded to a multiple of attention_window, not N × N: see
+tests/test_family_longformer.py).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from transformers import masking_utils
 from transformers.models.auto.modeling_auto import (
     MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
     MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES,
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -59,10 +65,20 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
         # an encoder that can also be a decoder (BERT, RoBERTa …) runs as its masked LM unless the config says is_decoder
         masked = config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES and not getattr(config, "is_decoder", False)
         causal = config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not masked
-        auto = transformers.AutoModelForCausalLM if causal else transformers.AutoModelForMaskedLM
+        # an encoder-decoder with neither (LED) runs as its seq2seq LM, its decoder over the input shifted right
+        seq2seq = not masked and not causal and config.model_type in MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES
+        auto = (
+            transformers.AutoModelForCausalLM
+            if causal
+            else transformers.AutoModelForSeq2SeqLM
+            if seq2seq
+            else transformers.AutoModelForMaskedLM
+        )
         model = auto.from_config(config, attn_implementation="eager")
     model.eval()
-    if not causal:  # warn_if_padding_and_no_attention_mask reads input_ids' values, which the meta device lacks
+    # warn_if_padding_and_no_attention_mask reads input_ids' values, which the meta device lacks (a seq2seq LM keeps its
+    # pad_token_id: LED's encoder pads its input with it)
+    if not causal and not seq2seq:
         model.config.pad_token_id = None
     input_ids = torch.zeros((1, tokens), dtype=torch.long, device=device)
     # A causal LM gets an explicit all-ones mask: without one, transformers inspects position ids for packed
@@ -71,7 +87,11 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
     attention_mask = torch.ones((1, tokens), dtype=torch.long, device=device) if causal else None
     counter = FlopCounterMode(display=False, depth=None)
     with counter, torch.no_grad():
-        model(input_ids=input_ids, attention_mask=attention_mask, **({"use_cache": False} if causal else {}))
+        # a seq2seq LM's decoder reads N target tokens given (zeros, as the input): none is shifted from the input
+        extra = (
+            {"use_cache": False} if causal else {"use_cache": False, "decoder_input_ids": input_ids} if seq2seq else {}
+        )
+        model(input_ids=input_ids, attention_mask=attention_mask, **extra)
     per_module = counter.get_flop_counts()
     # The head is the module holding the output embedding (lm_head, BERT's cls.predictions.decoder, RoBERTa's
     # lm_head.decoder): a masked-LM head's transform before it is not the head's matmul.
@@ -95,6 +115,8 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
             groups["attention"] += flops
         elif parts[-1] in ("mlp", "intermediate", "output", "ffn", "fc1", "fc2") and layer:
             groups["mlp"] += flops
+        elif parts[-1] == "encoder_attn" and layer:  # a seq2seq LM's decoder cross-attention, a group of its own
+            groups["cross_attention"] = groups.get("cross_attention", 0) + flops
         elif ".".join(parts[1:]) == head:
             groups["lm_head"] += flops
     where = {"device": device} if device != "meta" else {}

@@ -86,6 +86,8 @@ FALLBACK_CLASS = {
     "neomme": "NeoMMEForMaskedLM",
     "yoso": "YosoForMaskedLM",
     "nystromformer": "NystromformerForMaskedLM",
+    "longformer": "LongformerForMaskedLM",
+    "led": "LEDForConditionalGeneration",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
@@ -226,11 +228,11 @@ def component_of(name: str) -> str:
         return "attention"
     # (a T5 inside BLIP-2 keeps its shared table under language_model.: no record before holds such a name; nor does
     # any hold Pop2Piano's table of composer embeddings, mel_conditioner.embedding, or the BART inside Florence-2's
-    # model.language_model.shared)
+    # model.language_model.shared; LED keeps its under led.)
     if re.search(
         r"(mel_conditioner\.embedding|embed_tokens|embed_tokens_per_layer|(^|\.)embeddings|\.wte|\.wpe|word_embeddings|embed_positions|embed_in|position_embeddings|"
         r"tokens_embed|positions_embed|lang_embeddings|"
-        r"token_type_embeddings|^shared|^model\.shared|^language_model\.shared|^model\.language_model\.shared|"
+        r"token_type_embeddings|^shared|^model\.shared|^led\.shared|^language_model\.shared|^model\.language_model\.shared|"
         r"^transformer\.w)\.",  # CTRL's: transformer.w
         name,
     ):

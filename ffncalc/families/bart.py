@@ -124,25 +124,12 @@ def decoder_layer(
     return Layer(name, attention, ffn, norms, cross_attention=cross, stack="decoder")
 
 
-@family(
-    "bart",
-    transformers="BartConfig",
-    architecture="BART",
-    model_class="BartForConditionalGeneration",
-    read_beyond={"num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label"},
-)
-class BartConfig(BartStacks, HFConfig):
-    """configuration_bart.py / modeling_bart.py.
-
-    Learned positions with 2 rows more than max_position_embeddings (the offset kept from fairseq), one
-    table per stack; a LayerNorm on each stack's embeddings (layernorm_embedding); post-LN layers. The
-    class in ``architectures`` decides what is built around the stacks: the seq2seq LM (a head tied to
-    ``shared``, and a final_logits_bias buffer that checkpoints store), a sequence classifier (dense and
-    out_proj, num_labels wide: 3 unless the config says), a span predictor (qa_outputs, 2), the bare model,
-    or the decoder alone as a causal LM (its head tied to the decoder's table). With tie_word_embeddings
-    false nothing is tied: the shared table, each stack's own table and the head are four tensors.
+class BartLayout(BartStacks, HFConfig):
+    """BART's fields, classes and builders but the size of its position tables: what BartConfig (max_position_embeddings
+    for both stacks) shares with LED (one for each stack). See BartConfig.
     """
 
+    read_beyond = {"num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label"}
     informational_fields = frozenset({"pad_token_id"})
     class_prefix: ClassVar[str] = "Bart"
     classes: ClassVar[dict[str, Kind]] = {
@@ -163,7 +150,6 @@ class BartConfig(BartStacks, HFConfig):
     base_model_prefix: ClassVar[str] = "model"
 
     vocab_size: Width
-    max_position_embeddings: PositionCount
     encoder_layers: LayerCount
     encoder_ffn_dim: Width
     encoder_attention_heads: HeadCount
@@ -177,8 +163,12 @@ class BartConfig(BartStacks, HFConfig):
     id2label: dict[str, Name] | None
     num_labels: int | None = Field(None, strict=True, ge=0, le=1 << 20)
 
+    def position_rows(self, kind: Literal["encoder", "decoder"]) -> int:
+        """The rows of a stack's position table."""
+        raise NotImplementedError
+
     @model_validator(mode="after")
-    def _check_shapes(self) -> BartConfig:
+    def _check_shapes(self) -> BartLayout:
         check_heads_divide(self, "d_model")
         for vocab in {self.vocab_size, self.target_vocab_size}:
             if self.pad_token_id is not None and not -vocab <= self.pad_token_id < vocab:
@@ -251,7 +241,7 @@ class BartConfig(BartStacks, HFConfig):
     def stack_extras(self, kind: Literal["encoder", "decoder"], root: str) -> list[Extra]:
         """A stack's position table, the LayerNorm on its embeddings, and (encoder) its final LayerNorm."""
         runs: Runs = "not_generating" if kind == "encoder" else "every_token"
-        rows = self.max_position_embeddings + (self.position_offset if self.positions == "learned" else 0)
+        rows = self.position_rows(kind)
         extras = []
         if self.positions != "computed":
             extras.append(
@@ -358,6 +348,31 @@ class BartConfig(BartStacks, HFConfig):
             extras=tuple(extras + self.head_extras()),
             checkpoint_extras=self.checkpoint_extras(root),
         )
+
+
+@family(
+    "bart",
+    transformers="BartConfig",
+    architecture="BART",
+    model_class="BartForConditionalGeneration",
+    read_beyond={"num_labels": "no field: PreTrainedConfig turns a num_labels key into id2label"},
+)
+class BartConfig(BartLayout):
+    """configuration_bart.py / modeling_bart.py.
+
+    Learned positions with 2 rows more than max_position_embeddings (the offset kept from fairseq), one
+    table per stack; a LayerNorm on each stack's embeddings (layernorm_embedding); post-LN layers. The
+    class in ``architectures`` decides what is built around the stacks: the seq2seq LM (a head tied to
+    ``shared``, and a final_logits_bias buffer that checkpoints store), a sequence classifier (dense and
+    out_proj, num_labels wide: 3 unless the config says), a span predictor (qa_outputs, 2), the bare model,
+    or the decoder alone as a causal LM (its head tied to the decoder's table). With tie_word_embeddings
+    false nothing is tied: the shared table, each stack's own table and the head are four tensors.
+    """
+
+    max_position_embeddings: PositionCount
+
+    def position_rows(self, kind: Literal["encoder", "decoder"]) -> int:
+        return self.max_position_embeddings + (self.position_offset if self.positions == "learned" else 0)
 
 
 @family("mbart", transformers="MBartConfig", architecture="mBART", model_class="MBartForConditionalGeneration")
