@@ -299,6 +299,22 @@ def test_plan_finds_metas_layout_or_better():
     assert no_pp[0].per_gpu_bytes > 4 * 405 * 10**9 // 8 > H100_MEMORY
 
 
+def test_plan_without_a_batch_takes_deepseek_llms_optimal_batch_rounded_to_a_power_of_two():
+    """Bi et al. 2024 ("DeepSeek LLM", §3.1): B_opt = 0.2920 · C^0.3271 tokens. One trillion tokens of Llama-3.1-405B
+    at 8,192: C = 1e12 / 8,192 sequences × the exact training FLOPs of one (6 × 2.52 T a token, about 2.52e24):
+    0.2920 × (2.52e24)^0.3271 ≈ 2.80e7 tokens, 3,418 sequences, nearest power of two 4,096 (log2 3,418 = 11.74)."""
+    from ffncalc.engine.train import optimal_global_batch
+
+    assert optimal_global_batch(2_520_000_000_000_000_000_000_000, 8192) == 4096
+    # 1e15 FLOPs: 0.2920 × 10^(15 × 0.3271) = 23,544 tokens, 2.87 sequences of 8,192, log2 1.52 → 4; 1e12 FLOPs:
+    # 2,458 tokens, under one sequence → 1.
+    assert optimal_global_batch(10**15, 8192) == 4
+    assert optimal_global_batch(10**12, 8192) == 1
+    report = train(L405, gpus=16384, plan=True)
+    assert report.layout_report is not None and report.layout_report.layout["global_batch"] == 4096
+    assert any("4,096 sequences" in note and "Bi et al. 2024" in note for note in report.notes)
+
+
 @pytest.mark.parametrize("width", [80, 60])
 def test_plan_and_layout_output_fit_the_terminal(monkeypatch, width):
     monkeypatch.setenv("COLUMNS", str(width))

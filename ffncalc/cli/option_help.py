@@ -89,7 +89,10 @@ OPTION_HELP = {
     "--dp": "Training: data-parallel ranks (default: --gpus ÷ (--tp × --pp × --cp)).",
     "--vpp": "Training: interleaved 1F1B, N model chunks per pipeline stage.",
     "--micro-batch": "Training: sequences per GPU per forward, e.g. 2 (default 1; memory --train: --batch).",
-    "--global-batch": "Training: sequences per optimizer step, e.g. 1024 (default: --micro-batch × data-parallel ranks).",
+    "--global-batch": (
+        "Training: sequences per optimizer step, e.g. 1024 (default: --micro-batch × data-parallel ranks; with --plan "
+        "DeepSeek LLM's optimal batch for the run's FLOPs, a power of two)."
+    ),
     "--attention": "flash (FlashAttention-style: no s×s score matrix stored or read, the default) or eager (scores written "
     "and read; memory --train then counts them as Korthikanti et al. do).",
     "--zero": "Training: ZeRO stage 0–3 over the data-parallel ranks (1 shards the optimizer states, 2 the gradients "

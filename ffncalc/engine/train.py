@@ -113,6 +113,21 @@ class TrainOptions(Value):
         return self
 
 
+# The batch that minimises the loss for a compute budget C (FLOPs), fitted by Bi et al. 2024, "DeepSeek LLM:
+# Scaling Open-Source Language Models with Longtermism", §3.1: B_opt = 0.2920 · C^0.3271 tokens.
+BATCH_LAW_SOURCE = "Bi et al. 2024 §3.1: 0.2920 · C^0.3271 tokens"
+
+
+def optimal_global_batch(flops: int, seq: int) -> int:
+    """Sequences per optimizer step for a run of FLOPS at SEQ tokens a sequence: DeepSeek LLM's optimal batch in
+    tokens ÷ SEQ, rounded to the nearest power of two (so that the data-parallel sizes of a power-of-two cluster
+    divide it), at least 1."""
+    import math
+
+    sequences = 0.2920 * float(flops) ** 0.3271 / seq
+    return 1 << max(0, round(math.log2(sequences))) if sequences >= 1 else 1
+
+
 @engine_door
 def train(model: str | LoadedModel, options: TrainOptions | None = None, **changes: Any) -> TrainReport:
     """What training MODEL on OPTIONS.tokens costs: FLOPs, GPU-hours, days and cost at an assumed MFU; the MFU of
@@ -212,9 +227,13 @@ def train(model: str | LoadedModel, options: TrainOptions | None = None, **chang
         gpus = max(model_ranks, needed)
     data_parallel = gpus // model_ranks
     per_step = options.micro_batch * data_parallel
+    if options.plan and options.global_batch is None:  # one batch for every layout compared: the optimal one's
+        options = replace(options, global_batch=optimal_global_batch(total, seq))
+        remarks.notes.append(
+            f"no `global_batch` given: {options.global_batch:,} sequences of {seq:,} assumed, the batch DeepSeek LLM's "
+            f"scaling law gives this run's {total:.3g} FLOPs ({BATCH_LAW_SOURCE}), rounded to a power of two"
+        )
     global_batch = options.global_batch or per_step
-    if options.plan and options.global_batch is None:
-        raise UsageError("`plan` compares layouts at one batch: give `global_batch` (sequences per optimizer step)")
     if global_batch % per_step and not options.plan:
         raise UsageError(
             f"`global_batch` {global_batch:,} is not a multiple of `micro_batch` × data-parallel ranks "
