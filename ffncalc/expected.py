@@ -15,7 +15,7 @@ counts. The EXPECTED time puts those terms back, each with one fitted coefficien
          + c_seq · sequences            (decode only: per sequence in the batch each step: sampling, bookkeeping)
          + c_exp · expert runs          (decode only: per routed expert a step runs on a GPU, over the MoE layers:
                                          roofline.expert_runs, E/EP × 1 − (1 − k/E)^B a layer)
-         + c_fixed                      (per decode step: scheduling, launch; per prefill: 0, see below)
+         + c_fixed                      (per decode step and per prefill: both fitted at 0 by construction, below)
 
 Why this form. Each term is one of the gaps issue 37 names, so each coefficient reads as a physical figure (a = 2
 means 50 % of peak FLOP/s; c_sub = 20e-6 means 20 µs per sublayer). A term that is nearly always zero in the data
@@ -35,6 +35,11 @@ coefficients, so the fit is a closed-form non-negative least squares on relative
 not an optimiser's search; every roofline factor is held at 1 or more and every fixed cost at 0 or more, so the
 expected figure is never below the ceiling. Decode and prefill have their own coefficients: a GEMV reading weights
 and a GEMM of a long prompt are different kernels.
+
+A decode step's fixed cost is per sublayer only: its per-step constant is held at 0 (tools/fit_expected.py,
+fit_decode). The fitted models have 60 to 94 layers, so a constant per step and a cost per sublayer could not be
+told apart, and the fit put it in the constant; held out, the 36-layer gpt-oss-120b then came out 2.5 × slower than
+measured. Dropped, the typical profile's TPOT held out a model at a time went from 16.1 % to 15.0 %.
 
 A prefill's fixed cost per request is fitted at 0, by construction: the measurements (aiperf through an engine's
 HTTP server) carry a constant per request that no term of a prompt can tell from the serving stack's own (front
