@@ -191,8 +191,14 @@ COUNTER = json.loads((EXPECTED / "flop_counter.json").read_text())["counts"]
 # deeper than tools/flop_count.py groups (tests/test_family_mobilebert.py). A vision encoder-decoder's forward keeps its
 # decoder's cross-attention in a group of its own, and runs its encoder's pooler once
 # (tests/test_family_vision_encoder_decoder.py); a speech encoder-decoder's too, and runs its encoder's convolutions
-# over the raw samples (tests/test_family_speech_encoder_decoder.py).
-REGROUPED = {"synthetic__mobilebert", "synthetic__vision_encoder_decoder", "synthetic__speech_encoder_decoder"}
+# over the raw samples (tests/test_family_speech_encoder_decoder.py). UDOP's keeps its cross-attention and its page's
+# patch convolution apart (tests/test_family_udop.py).
+REGROUPED = {
+    "synthetic__mobilebert",
+    "synthetic__vision_encoder_decoder",
+    "synthetic__speech_encoder_decoder",
+    "synthetic__udop",
+}
 DENSE_COUNTED = sorted(
     name
     for name, value in COUNTER.items()
