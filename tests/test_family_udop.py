@@ -148,3 +148,10 @@ def test_a_bias_table_with_other_heads_is_refused(write_config):
     path = write_config({"model_type": "udop", "relative_bias_args": [{"type": "1d", "num_heads": 8}]})
     with pytest.raises(InvalidConfigError, match=r"relative_bias_args\[0\]\.num_heads"):
         account(str(path))
+
+
+def test_the_default_bias_tables_are_said_as_a_config_writes_them(default, ffncalc):
+    # relative_bias_args left None: transformers' __post_init__ gives the three tables, shown as a config writes them
+    [taken] = [used for used in account(default).defaults_used if used.field == "relative_bias_args"]
+    assert taken.value == [{"type": "1d"}, {"type": "horizontal"}, {"type": "vertical"}]
+    assert 'relative_bias_args = [{"type": "1d"}' in ffncalc("memory", default).stdout

@@ -3,7 +3,7 @@ their boxes and the page image."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -33,7 +33,8 @@ class RelativeBias(Nested):
         return self.relative_attention_num_buckets + (2 if self.prefix_bucket and not self.expand else 0)
 
 
-DEFAULT_BIASES = (RelativeBias(type="1d"), RelativeBias(type="horizontal"), RelativeBias(type="vertical"))
+# UdopConfig.__post_init__'s relative_bias_args when a config gives none
+DEFAULT_BIAS_ARGS = ({"type": "1d"}, {"type": "horizontal"}, {"type": "vertical"})
 
 
 @family("udop", transformers="UdopConfig", architecture="UDOP", model_class="UdopForConditionalGeneration")
@@ -56,7 +57,7 @@ class UdopConfig(T5Config):
     image_size: Width
     patch_size: Width
     num_channels: Width
-    relative_bias_args: list[RelativeBias] | None = Field(max_length=64)
+    relative_bias_args: Annotated[list[RelativeBias], Field(max_length=64)] | None
 
     @model_validator(mode="after")
     def _check_bias_heads(self) -> UdopConfig:
@@ -69,9 +70,17 @@ class UdopConfig(T5Config):
         return self
 
     @property
-    @derives("relative_bias_args", "[{'type': '1d'}, {'type': 'horizontal'}, {'type': 'vertical'}]")
+    @derives("relative_bias_args", "a 1d, a horizontal and a vertical table (UdopConfig.__post_init__)")
+    def default_bias_args(self) -> list[dict[str, str]]:
+        """What transformers gives relative_bias_args when a config leaves it None, as a config writes it."""
+        return [dict(entry) for entry in DEFAULT_BIAS_ARGS]
+
+    @property
     def biases(self) -> tuple[RelativeBias, ...]:
-        return DEFAULT_BIASES if self.relative_bias_args is None else tuple(self.relative_bias_args)
+        """relative_bias_args' tables, in order: the config's, else the default three."""
+        if self.relative_bias_args is None:
+            return tuple(RelativeBias.model_validate(entry) for entry in self.default_bias_args)
+        return tuple(self.relative_bias_args)
 
     @property
     def patches(self) -> int:
