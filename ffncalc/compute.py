@@ -32,7 +32,15 @@ from typing import Literal, NamedTuple
 from .accounting import Part, layer_parts, parts_of
 from .results import ModelInfo, Result
 from .spec import Attention, Indexer, Layer, Mixer, ModelSpec
-from .structure import Reach, attended_keys, attention_kv_elements, attention_reach, generating_layers, indexer_reach
+from .structure import (
+    Reach,
+    attended_keys,
+    attention_kv_elements,
+    attention_reach,
+    encoder_positions,
+    generating_layers,
+    indexer_reach,
+)
 from .tensors import extra_tensors, lm_head_rows, lm_head_width
 from .values import Value, field_names, field_values, replace
 
@@ -76,6 +84,7 @@ class ContextProfile(Value):
     pad_to: int | None = None
     unpadded_projections: int = 0
     unpadded_other: int = 0
+    cross_added: int = 0  # with the context, the encoder positions after the input's tokens (UDOP's page patches)
 
     @property
     def fixed(self) -> int:
@@ -87,12 +96,13 @@ class ContextProfile(Value):
         return self.cross if self.cross_keys is None else 0
 
     def encoder_positions(self, context: int) -> int:
-        """The encoder positions a decoder token attends to: the fixed number, or the context."""
-        return context if self.cross_keys is None else self.cross_keys
+        """The encoder positions a decoder token attends to: the fixed number, or the context (and the positions added
+        after the input's tokens)."""
+        return context + self.cross_added if self.cross_keys is None else self.cross_keys
 
     def growing(self, context: int) -> int:
-        """Σ over reaches of slope · keys(context, cap, rate), + cross · the encoder positions (the context, unless
-        the encoder's length is fixed)."""
+        """Σ over reaches of slope · keys(context, cap, rate), + cross · the encoder positions (the context and any
+        added positions, unless the encoder's length is fixed)."""
         return sum(
             slope * attended_keys(context, cap, rate) for (cap, rate), slope in self.reaches()
         ) + self.cross * self.encoder_positions(context)
@@ -280,6 +290,7 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         cross_keys=spec.cross_attention_keys,
         chunks=_chunks(layers),
         **_padding(spec, layers, unpadded_other=FLOPS_PER_MULTIPLY_ADD * _extra_weights(spec)),
+        cross_added=spec.encoder_added_positions,
     )
 
 
@@ -361,12 +372,14 @@ def audio_front_end_flops(spec: ModelSpec) -> int:
 
 
 def patch_front_end_flops(spec: ModelSpec) -> int:
-    """An encoder's patch embedding over a fixed input of patches: 2 · its weights · the patches (the encoder's
-    positions less its class tokens); 0 without one."""
+    """An encoder's patch embedding: 2 · its weights · the patches, the encoder's fixed positions less its class
+    tokens, or the positions added after the input's tokens (UDOP's page); 0 without one."""
     weights = extra_weights_by_runs(spec).get("per_encoder_patch", 0)
-    if not weights or spec.cross_attention_keys is None:
-        return 0
-    return FLOPS_PER_MULTIPLY_ADD * weights * (spec.cross_attention_keys - spec.encoder_class_tokens)
+    if spec.cross_attention_keys is not None:
+        patches = spec.cross_attention_keys - spec.encoder_class_tokens
+    else:
+        patches = spec.encoder_added_positions
+    return FLOPS_PER_MULTIPLY_ADD * weights * patches
 
 
 def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
@@ -393,6 +406,7 @@ def bytes_profile(spec: ModelSpec, bytes_per_element: int) -> ContextProfile:
         other=(weights["other"] + _extra_weights(spec)) * bytes_per_element,
         cross=cross,
         cross_keys=spec.cross_attention_keys,
+        cross_added=spec.encoder_added_positions,
     )
 
 
@@ -672,9 +686,8 @@ def count_flops(
     causal = causal and not encoder_only  # an encoder's tokens see the whole input
     prefill = prefill_flops(profile, context, causal)
     encoder = encoder_profile(spec, mla_form)
-    if encoder is not None:  # the encoder reads its input once, bidirectionally: n tokens, or one audio window
-        positions = context if spec.cross_attention_keys is None else spec.cross_attention_keys
-        encoded = prefill_flops(encoder, positions, causal=False)
+    if encoder is not None:  # the encoder reads its input once, bidirectionally: n tokens (+ a page), or one window
+        encoded = prefill_flops(encoder, encoder_positions(spec, context), causal=False)
         front_end = audio_front_end_flops(spec) if spec.audio is not None and spec.audio.stack == "encoder" else 0
         front_end += patch_front_end_flops(spec)
         encoded = replace(encoded, other=encoded.other + front_end, total=encoded.total + front_end)
@@ -729,6 +742,15 @@ def encoder_decoder_convention(spec: ModelSpec) -> str:
             f"reading the encoder's {spec.cross_attention_keys:,} positions whatever the context; the prefill runs the "
             "encoder over those positions (each attending to all), projects the cross-attention keys and values once, "
             "and runs the decoder over n target tokens"
+        )
+    if spec.encoder_added_positions:  # the input's tokens and a page's patches after them (UDOP)
+        added = spec.encoder_added_positions
+        return (
+            f"encoder-decoder over n input tokens and a page image's {added:,} patches after them: per token is one "
+            f"generated (decoder) token, its cross-attention reading the encoder's n + {added:,} positions; the "
+            f"prefill runs the patch embedding over the {added:,} patches, the encoder over n + {added:,} positions "
+            "(each attending to all), projects the cross-attention keys and values once, and runs the decoder over "
+            "n target tokens"
         )
     return (
         "encoder-decoder: per token is one generated (decoder) token with the encoder's output cached; the "

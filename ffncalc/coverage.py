@@ -90,11 +90,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "perceiver": "its inputs are read by cross-attention into num_latents learned latents (d_latents wide), its "
     "self-attention runs over the latents only and its outputs are read back by decoder queries: no layer runs per "
     "input token, which ffncalc's spec cannot express yet",
-    "udop": "its encoder reads the text tokens followed by all of the page image's (image_size / patch_size)² "
-    "patches (UdopModel's combine_image_text_embeddings adds the patch under each token's box into that token, drops "
-    "it from the image's and pads them back to the full count), so the encoder and every cross-attention read n + "
-    "196 positions by default at a prompt of n tokens; ffncalc's spec runs an encoder over the n input tokens or over "
-    "a fixed number of positions, not both, yet",
     "pi0": "it generates no tokens: PI0ForConditionalGeneration denoises a chunk of chunk_size actions "
     "num_inference_steps times through a Gemma action expert (dit_config) whose layers attend, layer by layer, to the "
     "keys and values PaliGemma (vlm_config, without its head) cached over the images and the prompt; ffncalc's spec "

@@ -34,7 +34,7 @@ from .llamacpp import LlamaCppMemory
 from .results import ModelInfo, Result
 from .spec import Attention, DenseFfn, Layer, ModelSpec, MoeFfn
 from .storage import Scheme, Stored, layout, parameter_layout
-from .structure import attended_keys, attention_kv_elements, generating_layers, indexer_reach
+from .structure import attended_keys, attention_kv_elements, encoder_positions, generating_layers, indexer_reach
 from .tensors import assemble, layer_indices, layer_tensors, lm_head_rows, model_tensors, stored_layer
 from .units import DTYPE_BYTES
 from .values import Value, field_values
@@ -372,15 +372,16 @@ class _Kind(Value):
     fixed: int
     rate: int = 1  # a compressed cache: one entry per rate tokens (tokens counts entries)
     grows: bool = True  # False: as many tokens whatever the context (a fixed-length encoder's output)
+    added: int = 0  # tokens held beside the context's, as many whatever it is (UDOP's page patches after the input)
 
 
 def cross_attention_tokens(spec: ModelSpec, context: int) -> int:
     """The encoder positions a cross-attention layer caches: the fixed number (Whisper's max_source_positions),
-    or the context (the encoder's input is as long as the decoder's)."""
-    return context if spec.cross_attention_keys is None else spec.cross_attention_keys
+    or the context (the encoder's input is as long as the decoder's) and the positions added after it."""
+    return encoder_positions(spec, context)
 
 
-def _cache_kind(layer: Layer, context: int, cross_keys: int | None) -> list[_Kind]:
+def _cache_kind(layer: Layer, context: int, spec: ModelSpec) -> list[_Kind]:
     kinds = []
     attention = layer.attention
     if attention is not None and not attention.kv_shared:
@@ -398,7 +399,11 @@ def _cache_kind(layer: Layer, context: int, cross_keys: int | None) -> list[_Kin
             kinds.append(_Kind(f"{what} (1 per {rate:,} tokens)", width, attended_keys(context, None, rate), 0, rate))
     if layer.cross_attention is not None:
         elements = kv_elements_per_token(layer.cross_attention)
-        if cross_keys is None:  # the encoder's input is as long as the context
+        cross_keys, added = spec.cross_attention_keys, spec.encoder_added_positions
+        if cross_keys is None and added:  # the input's tokens and the positions after them (UDOP's page patches)
+            name = f"cross-attention (encoder output, context + {added:,} positions)"
+            kinds.append(_Kind(name, elements, context + added, 0, added=added))
+        elif cross_keys is None:  # the encoder's input is as long as the context
             kinds.append(_Kind("cross-attention (encoder output)", elements, context, 0))
         else:
             name = f"cross-attention (encoder output, {cross_keys:,} positions)"
@@ -415,11 +420,13 @@ def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
     counted: dict[tuple[str, int, int, int], int] = {}
     rates: dict[str, int] = {}
     fixed_length: set[str] = set()
+    added: dict[str, int] = {}
     for layer in generating_layers(spec):
-        for kind in _cache_kind(layer, context, spec.cross_attention_keys):
+        for kind in _cache_kind(layer, context, spec):
             key = (kind.kind, kind.per_token, kind.tokens, kind.fixed)
             counted[key] = counted.get(key, 0) + 1
             rates[kind.kind] = kind.rate
+            added[kind.kind] = kind.added
             if not kind.grows:
                 fixed_length.add(kind.kind)
     layers = [
@@ -433,12 +440,12 @@ def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
         )
         for (kind, per_token, tokens, fixed), n in counted.items()
     ]
-    # One more token of one sequence grows only the layers that keep every token, and the compressed caches by an
-    # entry every rate tokens: their elements / rate on average (rounded down).
+    # One more token of one sequence grows only the layers that keep every token (and any positions added beside
+    # them), and the compressed caches by an entry every rate tokens: their elements / rate on average (rounded down).
     growing = [
         (cache, rates[cache.kind])
         for cache in layers
-        if cache.kind not in fixed_length and (cache.tokens == context or rates[cache.kind] > 1)
+        if cache.kind not in fixed_length and (cache.tokens - added[cache.kind] == context or rates[cache.kind] > 1)
     ]
     per_token = int(sum(Fraction(cache.layers * cache.elements_per_token * size, rate) for cache, rate in growing))
     return KvCache(

@@ -38,7 +38,8 @@ Component = Literal[
 # an audio tower's, for each mel frame of a clip (a convolution at the frame rate), each position its convolutions
 # leave (one that strides), or each token the clip becomes in the language model (a projector after pooling); a
 # video tower's, for each frame of a video (ffncalc counts no video FLOPs). An encoder over a fixed input of image
-# patches runs its patch embedding for each patch ("per_encoder_patch"), not for the class token its layers also carry.
+# patches runs its patch embedding for each patch ("per_encoder_patch"), not for the class token its layers also carry;
+# one over the input's tokens and a page's patches after them (encoder_added_positions), for each of those patches.
 Runs = Literal[
     "every_token",
     "once_per_input",
@@ -570,6 +571,10 @@ class ModelSpec(Value):
     # attention_window, and drops the padding after the last layer): what they cost is the padded length's, what reads
     # their output (the head, a decoder's cross-attention) the input's. None: no padding.
     encoder_pad_to: int | None = None
+    # Positions an encoder over the input's tokens also reads after them, as many whatever the context (UDOP's page:
+    # the image's patches follow the text tokens): its layers run over n + these, every cross-attention reads n +
+    # these, and its patch embedding ("per_encoder_patch") runs once for each.
+    encoder_added_positions: int = 0
     not_saved: NotSaved | None = None  # parameters a checkpoint saved by transformers leaves out
     # Stacked tensors (by the end of their name) that transformers transposes on load, axes 1 and 2, when a
     # checkpoint stores them that way (its conversion_mapping: Transpose(1, 2, check_dims=True)).

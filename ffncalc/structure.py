@@ -21,6 +21,15 @@ def generating_layers(spec: ModelSpec) -> list[Layer]:
     return decoder or [layer for layer in spec.layers if layer.stack == "encoder"]
 
 
+def encoder_positions(spec: ModelSpec, context: int) -> int:
+    """The positions an encoder-decoder's encoder runs over, which every cross-attention reads: the fixed number
+    (Whisper's max_source_positions), or the context's n input tokens and any positions added after them (UDOP's page
+    patches)."""
+    if spec.cross_attention_keys is not None:
+        return spec.cross_attention_keys
+    return context + spec.encoder_added_positions
+
+
 def attended_keys(context: int, window: int | None, rate: int = 1) -> int:
     """Keys one token reads at context n: min(n // rate, window); rate 1 for the keys themselves (n, or min(n, window)
     in a sliding-window layer), rate > 1 for the entries that each pool rate tokens; window None: no cap."""

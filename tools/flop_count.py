@@ -25,6 +25,9 @@ Dense models only on the meta device: MoE routing needs real values, which it do
 does Longformer's encoder, which asks with .item() whether any token is global (--cpu; its layers score a two-sided
 window in overlapping chunks over the input padded to a multiple of attention_window, not N × N: see
 tests/test_family_longformer.py).
+
+A UDOP config runs UdopForConditionalGeneration on one page (count_udop, --cpu only: placing the patches under each
+token's box reads the boxes' values).
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
     torch.manual_seed(0)
     if config.model_type in ("vision-encoder-decoder", "speech-encoder-decoder"):
         return count_composite(config, tokens, device)
+    if config.model_type == "udop":
+        return count_udop(config, tokens, device)
     with torch.device(device), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # an encoder that can also be a decoder (BERT, RoBERTa …) runs as its masked LM unless the config says is_decoder
@@ -165,6 +170,49 @@ def count_composite(config, tokens: int, device: str) -> dict:
         elif ".".join(parts[1:]) == head:
             groups["lm_head"] += flops
     return {"tokens": tokens, "total": counter.get_total_flops(), **groups}
+
+
+def count_udop(config, tokens: int, device: str) -> dict:
+    """UdopForConditionalGeneration on one page: N input tokens, each with a box inside the page (token i's box is
+    patch i's of the image, so their centres fall on distinct patches while N is at most the patches), one page image
+    of config.image_size square (zeros) and N target tokens; every mask made by transformers (all ones; eager: every
+    score computed, the decoder's causal ones masked). The encoder runs over the N tokens and all the page's
+    (image_size // patch_size)² patches. Grouped by module: the layers' self-attention (SelfAttention), the decoder's
+    cross-attention (EncDecAttention) apart, their MLPs (DenseReluDense), the head (lm_head) and the page's patch
+    convolution (the encoder's embed_patches, tied to patch_embed)."""
+    if device == "meta":
+        raise ValueError("UDOP places each token's patch by its box's values: count it with --cpu")
+    side = config.image_size // config.patch_size
+    with torch.device(device), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = transformers.UdopForConditionalGeneration(config)
+        cells = torch.arange(tokens, device=device) % (side * side)
+        x0, y0 = (cells % side).float() / side, (cells // side).float() / side
+        bbox = torch.stack([x0, y0, x0 + 1 / side, y0 + 1 / side], dim=-1)[None]
+        pixel_values = torch.zeros((1, config.num_channels, config.image_size, config.image_size), device=device)
+    model.eval()
+    input_ids = torch.zeros((1, tokens), dtype=torch.long, device=device)
+    counter = FlopCounterMode(display=False, depth=None)
+    with counter, torch.no_grad():
+        model(
+            input_ids=input_ids,
+            bbox=bbox,
+            pixel_values=pixel_values,
+            decoder_input_ids=torch.zeros((1, tokens), dtype=torch.long, device=device),
+            use_cache=False,
+        )
+    groups = {"attention": 0, "cross_attention": 0, "mlp": 0, "lm_head": 0, "patch_embedding": 0}
+    by_module = {"SelfAttention": "attention", "EncDecAttention": "cross_attention", "DenseReluDense": "mlp"}
+    for name, by_op in counter.get_flop_counts().items():
+        parts = name.split(".")
+        flops = sum(by_op.values())
+        if len(parts) == 7 and parts[-1] in by_module and parts[2] == "block":
+            groups[by_module[parts[-1]]] += flops
+        elif parts[1:] == ["lm_head"]:
+            groups["lm_head"] += flops
+        elif parts[1:] == ["encoder", "embed_patches"]:
+            groups["patch_embedding"] += flops
+    return {"tokens": tokens, "total": counter.get_total_flops(), **groups, "device": device}
 
 
 def main(tokens: int, paths: list[str], merge: Path | None = None, device: str = "meta") -> None:
