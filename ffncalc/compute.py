@@ -677,6 +677,31 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
     return _breakdown(profile, tokens, scores, positions)
 
 
+def encoder_pass_flops(spec: ModelSpec, tokens: int, mla_form: MlaForm = "plain") -> FlopsBreakdown | None:
+    """The encoder's one pass over an input of TOKENS, bidirectionally (n tokens and any page's patches, or one fixed
+    window of audio), with its audio or patch front end; None for a model without an encoder stack."""
+    encoder = encoder_profile(spec, mla_form)
+    if encoder is None:
+        return None
+    encoded = prefill_flops(encoder, encoder_positions(spec, tokens), causal=False)
+    front_end = audio_front_end_flops(spec) if spec.audio is not None and spec.audio.stack == "encoder" else 0
+    front_end += patch_front_end_flops(spec)
+    return replace(encoded, other=encoded.other + front_end, total=encoded.total + front_end)
+
+
+def first_token_flops(spec: ModelSpec, prompt: int, mla_form: MlaForm = "plain") -> FlopsBreakdown:
+    """What an encoder-decoder computes before its first generated token for a prompt of PROMPT tokens: the encoder's
+    pass over the prompt (encoder_pass_flops) and the decoder's one position, its start token, which attends to
+    itself (one key) and, through its cross-attention, to every encoder position."""
+    profile = flops_profile(spec, mla_form)
+    encoded = encoder_pass_flops(spec, prompt, mla_form)
+    if encoded is None:
+        raise ValueError("first_token_flops: the model has no encoder")  # pragma: no cover - callers check
+    scores = sum(slope * attended_keys(1, cap, rate) for (cap, rate), slope in profile.reaches())
+    scores += profile.cross * profile.encoder_positions(prompt)
+    return _sum(encoded, _breakdown(profile, 1, scores))
+
+
 def count_flops(
     spec: ModelSpec, context: int, info: ModelInfo | None = None, mla_form: MlaForm = "plain", causal: bool = True
 ) -> FlopsReport:
@@ -685,12 +710,9 @@ def count_flops(
     encoder_only = all(layer.stack == "encoder" for layer in spec.layers)
     causal = causal and not encoder_only  # an encoder's tokens see the whole input
     prefill = prefill_flops(profile, context, causal)
-    encoder = encoder_profile(spec, mla_form)
-    if encoder is not None:  # the encoder reads its input once, bidirectionally: n tokens (+ a page), or one window
-        encoded = prefill_flops(encoder, encoder_positions(spec, context), causal=False)
-        front_end = audio_front_end_flops(spec) if spec.audio is not None and spec.audio.stack == "encoder" else 0
-        front_end += patch_front_end_flops(spec)
-        encoded = replace(encoded, other=encoded.other + front_end, total=encoded.total + front_end)
+    encoded = encoder_pass_flops(spec, context, mla_form)
+    encoder = encoded is not None
+    if encoded is not None:
         prefill = _sum(prefill, encoded)
     conventions = (
         CONVENTIONS
@@ -699,7 +721,7 @@ def count_flops(
             if encoder_only
             else []
         )
-        + ([encoder_decoder_convention(spec)] if encoder is not None else [])
+        + ([encoder_decoder_convention(spec)] if encoder else [])
         + [
             "prefill: causal (token i attends to i keys, capped by the window)"
             if causal

@@ -15,6 +15,7 @@ from .accelerators import RUNTIME_RESERVE_SOURCE, Accelerator
 from .compute import (
     ContextProfile,
     causal_keys,
+    first_token_flops,
     flops_profile,
     generating_layers,
     per_token_flops,
@@ -72,7 +73,9 @@ CONVENTIONS = [
     "whatever the batch; an MoE layer reads the expected distinct experts under uniform routing, E·(1 − (1 − k/E)^B), "
     "and its shared experts; the embedding reads the batch's rows, the output head its whole matrix",
     "prefill: one prompt of the prompt's tokens (time to first token); the output head runs for the last position only, "
-    "as serving engines do; causal attention as `flops` counts it",
+    "as serving engines do; causal attention as `flops` counts it; an encoder-decoder's prompt is its encoder's "
+    "input: the encoder reads it once and the decoder runs its start token over it (cross-attention to every "
+    "encoder position)",
     "attention flash (FlashAttention-style) by default: scores never reach memory, the kernel reads Q, K, V and writes "
     "the output; eager attention also writes and reads the score matrix (16-bit)",
     "KV cache: read whole at each decode step (sliding layers their window), each layer writes the new token's entry; "
@@ -529,10 +532,15 @@ def prefill_traffic(
     store: Any = None,
     layout: ServingLayout | None = None,
 ) -> Traffic:
-    """FLOPs and bytes of a prompt of P tokens: weights once, the KV written and read once by the fused kernel."""
+    """FLOPs and bytes of a prompt of P tokens: weights once, the KV written and read once by the fused kernel. An
+    encoder-decoder's prompt is its encoder's input: the encoder reads it, the decoder runs its start token over it
+    (compute.first_token_flops)."""
     profile: ContextProfile = flops_profile(spec, "plain")
-    prefill = field_values(prefill_flops(profile, prompt))
-    prefill["lm_head"] = profile.lm_head  # the head runs for the last position only
+    if any(layer.cross_attention is not None for layer in spec.layers):
+        prefill = field_values(first_token_flops(spec, prompt))
+    else:
+        prefill = field_values(prefill_flops(profile, prompt))
+        prefill["lm_head"] = profile.lm_head  # the head runs for the last position only
     layout = layout or ServingLayout(tensor_parallel=gpus)
     weights = weights or _weights_by_operator(stored, gpus, layout)
     moe = _moe_shape(spec)

@@ -374,3 +374,18 @@ def test_speed_and_memory_take_one_runtime_reserve():
     assert report.memory_usable == 81_559 * 2**20 - 2 * 2**30
     fits = memory("meta-llama/Llama-3.1-8B", runtime_reserve="2GiB", gpu="h100")
     assert fits.runtime_reserve == report.runtime_reserve == 2 * 2**30
+
+
+def test_an_encoder_decoders_first_token_is_the_encoders_pass_and_one_decoder_position():
+    """T5-small (d_model 512, 6 + 6 layers, 8 heads of 64, ReLU FFN 2,048, vocab 32,128), a prompt of 512 tokens: the
+    encoder reads the prompt and the decoder runs its start token over it, not the prompt through the decoder.
+    Encoder, per token and layer: q, k, v, o 4 · 512² · 2 = 2,097,152, FFN 2 · 512 · 2,048 · 2 = 4,194,304; six
+    layers 37,748,736; the decoder's cross-attention keys and values of each encoder position, 6 · 2 · 512² · 2 =
+    6,291,456; scores, every token against all 512 keys, 2 · 8 · (64 + 64) = 2,048 a key a layer, 12,288 over six.
+    Encoder: 512 · (37,748,736 + 6,291,456) + 12,288 · 512² = 25,769,803,776. Decoder, one position: self q, k, v, o
+    2,097,152 + cross q, o 1,048,576 + FFN 4,194,304 a layer, 44,040,192 over six; the head 512 · 32,128 · 2 =
+    32,899,072; its own one key 12,288; the 512 encoder positions 12,288 · 512 = 6,291,456: 83,243,008."""
+    report = speed("google-t5/t5-small", "h100", context=512, prompt=512).reports[0]
+    assert report.prefill.flops == 25_769_803_776 + 83_243_008 == 25_853_046_784
+    by_name = {component.name: component.flops for component in report.prefill.components}
+    assert by_name["lm_head"] == 32_899_072  # the head runs once, for the start token
