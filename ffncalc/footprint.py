@@ -373,6 +373,10 @@ class _Kind(Value):
     rate: int = 1  # a compressed cache: one entry per rate tokens (tokens counts entries)
     grows: bool = True  # False: as many tokens whatever the context (a fixed-length encoder's output)
     added: int = 0  # tokens held beside the context's, as many whatever it is (UDOP's page patches after the input)
+    # Of the fixed elements, those kept in a type of their own (a recurrent state the config types: Qwen3.5's
+    # mamba_ssm_dtype), and that type; the rest are in the cache's.
+    own_type: int = 0
+    own_dtype: str | None = None
 
 
 def cross_attention_tokens(spec: ModelSpec, context: int) -> int:
@@ -409,8 +413,13 @@ def _cache_kind(layer: Layer, context: int, spec: ModelSpec) -> list[_Kind]:
             name = f"cross-attention (encoder output, {cross_keys:,} positions)"
             kinds.append(_Kind(name, elements, cross_keys, 0, grows=False))
     if layer.mixer is not None:
-        state = layer.mixer.state_elements + layer.mixer.conv_state_elements
-        kinds.append(_Kind(f"{layer.mixer.kind} state", 0, 0, state))
+        mixer = layer.mixer
+        state = mixer.state_elements + mixer.conv_state_elements
+        if mixer.state_dtype is None:
+            kinds.append(_Kind(f"{mixer.kind} state", 0, 0, state))
+        else:  # the config types its recurrent state: that type, the convolutions' windows the cache's
+            name = f"{mixer.kind} state (recurrent part {mixer.state_dtype})"
+            kinds.append(_Kind(name, 0, 0, state, own_type=mixer.state_elements, own_dtype=mixer.state_dtype))
     return kinds
 
 
@@ -421,12 +430,15 @@ def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
     rates: dict[str, int] = {}
     fixed_length: set[str] = set()
     added: dict[str, int] = {}
+    own_bytes: dict[str, int] = {}  # per layer and sequence, beyond the cache's size, of fixed elements typed apart
     for layer in generating_layers(spec):
         for kind in _cache_kind(layer, context, spec):
             key = (kind.kind, kind.per_token, kind.tokens, kind.fixed)
             counted[key] = counted.get(key, 0) + 1
             rates[kind.kind] = kind.rate
             added[kind.kind] = kind.added
+            if kind.own_dtype is not None:
+                own_bytes[kind.kind] = kind.own_type * (DTYPE_BYTES[kind.own_dtype] - size)
             if not kind.grows:
                 fixed_length.add(kind.kind)
     layers = [
@@ -436,7 +448,7 @@ def kv_cache(spec: ModelSpec, context: int, batch: int, dtype: str) -> KvCache:
             elements_per_token=per_token,
             tokens=tokens,
             fixed_elements=fixed,
-            bytes=n * (per_token * tokens + fixed) * batch * size,
+            bytes=n * ((per_token * tokens + fixed) * size + own_bytes.get(kind, 0)) * batch,
         )
         for (kind, per_token, tokens, fixed), n in counted.items()
     ]
@@ -779,7 +791,8 @@ CONVENTIONS = [
     "weights as the checkpoint stores them (dtype, quantization_config), or as `dtype` asks; a tied head once",
     "KV cache per layer per token: kv_heads · (qk_head_dim + v_head_dim), MLA: kv_lora_rank + qk_rope_head_dim, "
     "capped at the window or chunk; none for a layer that reads another layer's KV; mixers: recurrent state and "
-    "conv windows, whatever the context",
+    "conv windows, whatever the context, in the cache's type (a recurrent state the config types, as Qwen3.5's "
+    "mamba_ssm_dtype does, in that type)",
     "tensor parallelism: matrices split evenly, vectors and routers copied; KV split by KV heads, MLA's latent copied",
     f"fits: after the runtime reserve on each GPU, {RUNTIME_RESERVE_SOURCE} (`runtime_reserve` to set it)",
 ]

@@ -320,3 +320,18 @@ def test_qlora_says_the_base_is_frozen_as_stored_not_full_16_bit_training():
     # LoRA rank 16 on the 7 projections of 32 layers: 16 × (q 4096+4096, k 4096+1024, v 4096+1024, o 4096+4096,
     # gate 4096+14336, up 4096+14336, down 14336+4096) × 32 = 16 × 81,920 × 32 = 41,943,040 trained parameters.
     assert report.training is not None and report.training.trainable_parameters == 41_943_040
+
+
+def test_qwen3_5_keeps_its_recurrent_state_in_the_float32_its_config_names():
+    """Qwen3.5-9B's text_config says mamba_ssm_dtype "float32" (transformers' torch kernel and vLLM both keep the
+    Gated DeltaNet state in float32); its convolutions' windows are in the cache's type. 24 Gated DeltaNet layers, each a
+    state of 32 value heads · 128 · 128 = 524,288 elements and a window of (2·16·128 + 32·128) · (4 − 1) = 24,576:
+    24 · (524,288 · 4 + 24,576 · 2) = 51,511,296 bytes in BF16; with an FP8 cache the windows take 1 byte,
+    24 · (524,288 · 4 + 24,576) = 50,921,472. The 8 attention layers: 2 · 4 · 256 elements a token."""
+    for kv_dtype, state_bytes in ((None, 51_511_296), ("fp8", 50_921_472)):
+        cache = memory("Qwen/Qwen3.5-9B", "32k", kv_dtype=kv_dtype).kv_cache
+        (state,) = [layer for layer in cache.layers if layer.elements_per_token == 0]
+        assert state.layers == 24 and state.fixed_elements == 524_288 + 24_576
+        assert state.bytes == state_bytes
+        size = 1 if kv_dtype else 2
+        assert cache.bytes == state_bytes + 8 * 2 * 4 * 256 * 32_768 * size
