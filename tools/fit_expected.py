@@ -389,7 +389,8 @@ def fit_decode(rows: list[Counted], prefill: dict[str, float]) -> tuple[dict[str
     fit put the fixed cost in the constant (5.7 ms a step on Blackwell without gpt-oss); held out, the 36-layer
     gpt-oss-120b then came out 2.5 × slower than measured. Launches and small ops scale with the kernels a step
     runs, that is with its sublayers: with the constant dropped, the typical profile's TPOT held out a model at a
-    time went from 16.1 % to 15.0 % (within ±35 %: 82 % → 88 %), a chip at a time from 17.9 % to 18.2 %."""
+    time went from 16.1 % to 15.0 % (within ±35 %: 82 % → 88 %), a chip at a time from 17.9 % to 18.2 % (15.1 % and
+    18.4 % once Qwen3.5's recurrent state was counted in the float32 its config names)."""
     fixed = FEATURES.index("fixed")
     data = []
     for r in rows:
