@@ -60,6 +60,10 @@ class ContextProfile(Value):
     ``pad_to``: the layers run over the prompt padded to a multiple of it (ModelSpec.encoder_pad_to), except
     ``unpadded_projections`` and ``unpadded_other`` of the fixed parts (what reads the layers' output once the padding
     is dropped: a decoder's cross-attention keys and values, the model-level modules), and the head.
+
+    ``blocks`` holds the layers whose window is scored in blocks (Attention.scored_blocks): (window, block, blocks of
+    keys, the cost per key), summed by the first three. Their slopes are in ``slopes`` too, for what one query reads; a
+    prompt costs what the blocks compute instead (scored_blocks_flops).
     """
 
     attention_projections: int
@@ -73,6 +77,7 @@ class ContextProfile(Value):
     cross: int = 0  # cross-attention: the cost of each encoder position a decoder token attends to
     cross_keys: int | None = None  # the encoder positions it attends to when fixed (Whisper); None: the context
     chunks: tuple[tuple[int, int, int], ...] = ()  # (w, QK per key, values per key) of layers scored in chunks
+    blocks: tuple[tuple[int, int, int, int], ...] = ()  # (window, block, blocks, per key) of layers scored in blocks
     pad_to: int | None = None
     unpadded_projections: int = 0
     unpadded_other: int = 0
@@ -102,10 +107,12 @@ class ContextProfile(Value):
         return tokens if self.pad_to is None else -(-tokens // self.pad_to) * self.pad_to
 
     def unchunked_reaches(self) -> list[tuple[Reach, int]]:
-        """reaches() less the layers scored in chunks (their window's slope less what they put there)."""
+        """reaches() less the layers scored in chunks or blocks (their window's slope less what they put there)."""
         chunked: dict[int | None, int] = {}
         for w, qk, v in self.chunks:
             chunked[2 * w + 1] = chunked.get(2 * w + 1, 0) + qk + v
+        for window, _, _, per_key in self.blocks:
+            chunked[window] = chunked.get(window, 0) + per_key
         return [
             (reach, slope - chunked.get(reach[0], 0) if reach[1] == 1 else slope) for reach, slope in self.reaches()
         ]
@@ -136,6 +143,27 @@ def sliding_chunks_flops(w: int, qk: int, v: int, positions: int) -> int:
     P/w chunks of w queries by 3w keys (the chunk and w on either side), 3wP. QK and V: the costs per key and product
     (2 · heads · qk_head_dim, 2 · heads · v_head_dim)."""
     return qk * 4 * w * (positions - w) + v * 3 * w * positions
+
+
+def scored_blocks_flops(block: int, blocks: int, per_key: int, positions: int) -> int:
+    """One layer's scores of a window scored in blocks (LongT5's LongT5LocalAttention: _split_into_blocks,
+    _concatenate_3_blocks, then einsum ...qhd,...khd->...hqk and ...hqk,...khd->...qhd) over POSITIONS: padded to P_b, a
+    multiple of BLOCK, P_b / block blocks of block queries, each against BLOCKS · block keys, for QK and again for the
+    values: PER_KEY (2 · heads · (qk_head_dim + v_head_dim)) · blocks · block · P_b."""
+    return per_key * blocks * block * -(-positions // block) * block
+
+
+def _blocks(layers: list[Layer], per_key) -> tuple[tuple[int, int, int, int], ...]:
+    """The layers whose window is scored in blocks: (window, block, blocks, Σ PER_KEY(attention)), summed by the first
+    three."""
+    found: dict[tuple[int, int, int], int] = {}
+    for layer in layers:
+        attention = layer.attention
+        if attention is None or attention.scored_blocks is None or attention.window is None:
+            continue
+        key = (attention.window, *attention.scored_blocks)
+        found[key] = found.get(key, 0) + per_key(attention)
+    return tuple((*key, cost) for key, cost in sorted(found.items()))
 
 
 def _chunks(layers: list[Layer]) -> tuple[tuple[int, int, int], ...]:
@@ -279,6 +307,7 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         cross=cross,
         cross_keys=spec.cross_attention_keys,
         chunks=_chunks(layers),
+        blocks=_blocks(layers, lambda attention: score_flops_per_key(attention, mla_form)),
         **_padding(spec, layers, unpadded_other=FLOPS_PER_MULTIPLY_ADD * _extra_weights(spec)),
     )
 
@@ -313,6 +342,7 @@ def stack_profile(
         mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
         other=FLOPS_PER_MULTIPLY_ADD * other,
         chunks=_chunks(layers),
+        blocks=_blocks(layers, lambda attention: score_flops_per_key(attention, mla_form)),
         **(
             _padding(
                 spec,
@@ -615,6 +645,20 @@ def chunked_conventions(spec: ModelSpec) -> list[str]:
     ]
 
 
+def blocked_conventions(spec: ModelSpec) -> list[str]:
+    """How a prompt reads windows scored in blocks (Attention.scored_blocks), when some layer has them."""
+    attentions = [layer.attention for layer in spec.layers if layer.attention is not None]
+    if not any(attention.scored_blocks is not None for attention in attentions):
+        return []
+    return [
+        "windows scored in blocks (LongT5's local attention): a query reads the keys within the window about it (per "
+        "token: min(n, window) keys); a prompt pays each such layer what its blocks compute, the input padded to P_b, a "
+        "multiple of the block, each block's queries against the keys of it and the blocks beside it, per head "
+        "2 · (qk_head_dim + v_head_dim) · blocks · block · P_b, padding included (the projections over the n tokens), "
+        "as FlopCounterMode counts transformers' forward"
+    ]
+
+
 def mixer_conventions(spec: ModelSpec) -> list[str]:
     """What the model's mixers compute that no figure counts (Mixer.not_counted), each said once."""
     return sorted({layer.mixer.not_counted for layer in spec.layers if layer.mixer and layer.mixer.not_counted})
@@ -650,7 +694,7 @@ def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
 def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> FlopsBreakdown:
     """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n)); cross-attention
     always n · the encoder positions (every decoder position sees the whole encoded input: n, or a fixed length).
-    Layers scored in chunks cost what their chunks compute (sliding_chunks_flops); where the layers run over the
+    Layers scored in chunks or blocks cost what those compute (sliding_chunks_flops, scored_blocks_flops); where the layers run over the
     prompt padded (profile.pad_to), they run over P positions, and so do their scores."""
     positions = profile.padded(tokens)
     reaches = profile.unchunked_reaches()
@@ -660,6 +704,7 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
         scores = positions * sum(slope * attended_keys(positions, cap, rate) for (cap, rate), slope in reaches)
     scores += profile.cross * tokens * profile.encoder_positions(tokens)
     scores += sum(sliding_chunks_flops(w, qk, v, positions) for w, qk, v in profile.chunks)
+    scores += sum(scored_blocks_flops(block, blocks, cost, positions) for _, block, blocks, cost in profile.blocks)
     return _breakdown(profile, tokens, scores, positions)
 
 
@@ -695,6 +740,7 @@ def count_flops(
         ]
     )
     conventions += compressed_conventions(spec) + picked_conventions(spec) + chunked_conventions(spec)
+    conventions += blocked_conventions(spec)
     conventions += mixer_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (`image` WxH for what an image costs)" if spec.image is not None else ""

@@ -199,6 +199,12 @@ class Attention(Value):
     # 2w queries × 2w keys and the values P/w chunks of w queries × 3w keys, so a head costs 2 · qk_head_dim · 4w(P − w)
     # + 2 · v_head_dim · 3w · P whatever the input's length below P (compute.sliding_chunks_flops).
     two_sided_chunks: bool = False
+    # The window is two-sided and scored in blocks (LongT5's local attention): (block, blocks). The input is padded to
+    # P_b, a multiple of block, and each block's queries are scored against the keys of the blocks blocks about it (its
+    # own and one either side: 3, zeros past the ends), all of them, masked after; so a head costs
+    # (2 · qk_head_dim + 2 · v_head_dim) · blocks · block · P_b whatever the input's length below P_b, while the
+    # projections run over the input's tokens (compute.scored_blocks_flops). window: what one query reads.
+    scored_blocks: tuple[int, int] | None = None
     mla: Mla | None = None
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
