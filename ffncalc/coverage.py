@@ -22,10 +22,6 @@ TASK_TITLES = {
 
 # Why a model_type of transformers' mappings is known but not counted, where there is more to say than "not yet".
 NOT_COUNTED_REASONS: dict[str, str] = {
-    "longt5": "its encoder attends locally (encoder_attention_type 'local', the default: the keys within local_radius "
-    "of each query, scored over the query's block of local_radius + 1 and the two beside it, the input padded to whole "
-    "blocks) or, with 'transient-global', also to one summary token per global_block_size tokens, computed from the "
-    "sequence; ffncalc's spec has neither a two-sided window nor keys scored over padded blocks yet",
     "ernie4_5_vl_moe": "each MoE layer (mlp_layer_types 'sparse': 27 of the default 28) holds two routed expert sets, "
     "each with its own router and e_score_correction_bias: text_moe (num_experts 64 of moe_intermediate_size[0], "
     "1536), run by text tokens, and vision_moe (64 of moe_intermediate_size[1], 512), run by image and video tokens "
