@@ -62,8 +62,11 @@ class ContextProfile(Value):
     is dropped: a decoder's cross-attention keys and values, the model-level modules), and the head.
 
     ``blocks`` holds the layers whose window is scored in blocks (Attention.scored_blocks): (window, block, blocks of
-    keys, the cost per key), summed by the first three. Their slopes are in ``slopes`` too, for what one query reads; a
-    prompt costs what the blocks compute instead (scored_blocks_flops).
+    keys, the positions the attention adds (Attention.staggered_by), its global tokens, the cost per key), summed by
+    the first five. Their slopes are in ``slopes`` too, for what one query reads; a prompt costs what the blocks
+    compute instead (scored_blocks_flops). ``once_projections`` and ``once_ffn``: what a prompt pays once whatever its
+    length, the global tokens through their layers' projections and FFN and the staggered positions through the
+    projections.
     """
 
     attention_projections: int
@@ -77,7 +80,10 @@ class ContextProfile(Value):
     cross: int = 0  # cross-attention: the cost of each encoder position a decoder token attends to
     cross_keys: int | None = None  # the encoder positions it attends to when fixed (Whisper); None: the context
     chunks: tuple[tuple[int, int, int], ...] = ()  # (w, QK per key, values per key) of layers scored in chunks
-    blocks: tuple[tuple[int, int, int, int], ...] = ()  # (window, block, blocks, per key) of layers scored in blocks
+    # (window, block, blocks, staggered by, global tokens, per key) of layers scored in blocks
+    blocks: tuple[tuple[int, int, int, int, int, int], ...] = ()
+    once_projections: int = 0
+    once_ffn: int = 0
     pad_to: int | None = None
     unpadded_projections: int = 0
     unpadded_other: int = 0
@@ -111,7 +117,7 @@ class ContextProfile(Value):
         chunked: dict[int | None, int] = {}
         for w, qk, v in self.chunks:
             chunked[2 * w + 1] = chunked.get(2 * w + 1, 0) + qk + v
-        for window, _, _, per_key in self.blocks:
+        for window, *_, per_key in self.blocks:
             chunked[window] = chunked.get(window, 0) + per_key
         return [
             (reach, slope - chunked.get(reach[0], 0) if reach[1] == 1 else slope) for reach, slope in self.reaches()
@@ -145,23 +151,44 @@ def sliding_chunks_flops(w: int, qk: int, v: int, positions: int) -> int:
     return qk * 4 * w * (positions - w) + v * 3 * w * positions
 
 
-def scored_blocks_flops(block: int, blocks: int, per_key: int, positions: int) -> int:
+def scored_blocks_flops(
+    block: int, blocks: int, per_key: int, positions: int, staggered_by: int = 0, global_tokens: int = 0
+) -> int:
     """One layer's scores of a window scored in blocks (LongT5's LongT5LocalAttention: _split_into_blocks,
-    _concatenate_3_blocks, then einsum ...qhd,...khd->...hqk and ...hqk,...khd->...qhd) over POSITIONS: padded to P_b, a
-    multiple of BLOCK, P_b / block blocks of block queries, each against BLOCKS · block keys, for QK and again for the
-    values: PER_KEY (2 · heads · (qk_head_dim + v_head_dim)) · blocks · block · P_b."""
-    return per_key * blocks * block * -(-positions // block) * block
+    _concatenate_3_blocks, then einsum ...qhd,...khd->...hqk and ...hqk,...khd->...qhd) over POSITIONS (+ STAGGERED_BY):
+    padded to P_b, a multiple of BLOCK, P_b / block blocks of block queries, each against BLOCKS · block keys, for QK
+    and again for the values: PER_KEY (2 · heads · (qk_head_dim + v_head_dim)) · blocks · block · P_b. With G
+    GLOBAL_TOKENS (Pegasus-X's PegasusXGlobalLocalAttention) each of the P_b queries also reads the G global keys, and
+    the G global queries read G + P_b keys: PER_KEY · (G · P_b + G · (G + P_b)) more."""
+    padded = -(-(positions + staggered_by) // block) * block
+    return per_key * (blocks * block * padded + global_tokens * padded + global_tokens * (global_tokens + padded))
 
 
-def _blocks(layers: list[Layer], per_key) -> tuple[tuple[int, int, int, int], ...]:
-    """The layers whose window is scored in blocks: (window, block, blocks, Σ PER_KEY(attention)), summed by the first
-    three."""
-    found: dict[tuple[int, int, int], int] = {}
+def _once(layers: list[Layer]) -> dict[str, int]:
+    """What a prompt pays once in LAYERS whatever its length: 2 · each layer's attention weights · (its global tokens +
+    the positions it adds), 2 · its FFN weights · its global tokens (Attention.global_tokens, staggered_by)."""
+    projections = ffn = 0
+    for layer in layers:
+        attention = layer.attention
+        if attention is None or not (attention.global_tokens or attention.staggered_by):
+            continue
+        weights = _active_weights([layer])
+        projections += (
+            FLOPS_PER_MULTIPLY_ADD * weights["attention"] * (attention.global_tokens + attention.staggered_by)
+        )
+        ffn += FLOPS_PER_MULTIPLY_ADD * weights["ffn"] * attention.global_tokens
+    return {"once_projections": projections, "once_ffn": ffn} if projections or ffn else {}
+
+
+def _blocks(layers: list[Layer], per_key) -> tuple[tuple[int, int, int, int, int, int], ...]:
+    """The layers whose window is scored in blocks: (window, block, blocks, staggered by, global tokens,
+    Σ PER_KEY(attention)), summed by the first five."""
+    found: dict[tuple[int, int, int, int, int], int] = {}
     for layer in layers:
         attention = layer.attention
         if attention is None or attention.scored_blocks is None or attention.window is None:
             continue
-        key = (attention.window, *attention.scored_blocks)
+        key = (attention.window, *attention.scored_blocks, attention.staggered_by, attention.global_tokens)
         found[key] = found.get(key, 0) + per_key(attention)
     return tuple((*key, cost) for key, cost in sorted(found.items()))
 
@@ -308,6 +335,7 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         cross_keys=spec.cross_attention_keys,
         chunks=_chunks(layers),
         blocks=_blocks(layers, lambda attention: score_flops_per_key(attention, mla_form)),
+        **_once(layers),
         **_padding(spec, layers, unpadded_other=FLOPS_PER_MULTIPLY_ADD * _extra_weights(spec)),
     )
 
@@ -343,6 +371,7 @@ def stack_profile(
         other=FLOPS_PER_MULTIPLY_ADD * other,
         chunks=_chunks(layers),
         blocks=_blocks(layers, lambda attention: score_flops_per_key(attention, mla_form)),
+        **_once(layers),
         **(
             _padding(
                 spec,
@@ -651,12 +680,22 @@ def blocked_conventions(spec: ModelSpec) -> list[str]:
     if not any(attention.scored_blocks is not None for attention in attentions):
         return []
     return [
-        "windows scored in blocks (LongT5's local attention): a query reads the keys within the window about it (per "
-        "token: min(n, window) keys); a prompt pays each such layer what its blocks compute, the input padded to P_b, a "
-        "multiple of the block, each block's queries against the keys of it and the blocks beside it, per head "
-        "2 · (qk_head_dim + v_head_dim) · blocks · block · P_b, padding included (the projections over the n tokens), "
-        "as FlopCounterMode counts transformers' forward"
-    ]
+        "windows scored in blocks (LongT5's local attention, Pegasus-X's): a query reads the keys within the window "
+        "about it (per token: min(n, window) keys); a prompt pays each such layer what its blocks compute, the input "
+        "padded to P_b, a multiple of the block, each block's queries against the keys of its blocks (LongT5: its own "
+        "and the two beside it), per head 2 · (qk_head_dim + v_head_dim) · blocks · block · P_b, padding included "
+        "(the projections over the n tokens, or the encoder's padded input), as FlopCounterMode counts transformers' "
+        "forward"
+    ] + (
+        [
+            "global tokens (Pegasus-X's): G learned tokens run through each such layer besides the input (its "
+            "projections and FFN over G more positions, once a prompt), every query reads their G keys and their "
+            "queries read all G + P_b keys; a staggered layer runs its attention over P_b = P + one block (half a block "
+            "of zeros at either end)"
+        ]
+        if any(attention.global_tokens or attention.staggered_by for attention in attentions)
+        else []
+    )
 
 
 def mixer_conventions(spec: ModelSpec) -> list[str]:
@@ -695,7 +734,8 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
     """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n)); cross-attention
     always n · the encoder positions (every decoder position sees the whole encoded input: n, or a fixed length).
     Layers scored in chunks or blocks cost what those compute (sliding_chunks_flops, scored_blocks_flops); where the layers run over the
-    prompt padded (profile.pad_to), they run over P positions, and so do their scores."""
+    prompt padded (profile.pad_to), they run over P positions, and so do their scores; what runs once whatever the
+    prompt's length (profile.once_projections, once_ffn) is added once."""
     positions = profile.padded(tokens)
     reaches = profile.unchunked_reaches()
     if causal:
@@ -704,8 +744,19 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
         scores = positions * sum(slope * attended_keys(positions, cap, rate) for (cap, rate), slope in reaches)
     scores += profile.cross * tokens * profile.encoder_positions(tokens)
     scores += sum(sliding_chunks_flops(w, qk, v, positions) for w, qk, v in profile.chunks)
-    scores += sum(scored_blocks_flops(block, blocks, cost, positions) for _, block, blocks, cost in profile.blocks)
-    return _breakdown(profile, tokens, scores, positions)
+    scores += sum(
+        scored_blocks_flops(block, blocks, cost, positions, staggered, globals_)
+        for _, block, blocks, staggered, globals_, cost in profile.blocks
+    )
+    prefill = _breakdown(profile, tokens, scores, positions)
+    if not (profile.once_projections or profile.once_ffn):
+        return prefill
+    return replace(
+        prefill,
+        attention_projections=prefill.attention_projections + profile.once_projections,
+        ffn=prefill.ffn + profile.once_ffn,
+        total=prefill.total + profile.once_projections + profile.once_ffn,
+    )
 
 
 def count_flops(

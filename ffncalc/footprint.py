@@ -389,8 +389,8 @@ def _cache_kind(layer: Layer, context: int, cross_keys: int | None) -> list[_Kin
         elif attention.window is None:
             name = "attention"
         else:
-            two_sided = attention.two_sided_chunks or attention.scored_blocks is not None
-            kind = "chunked" if attention.chunked else "two-sided" if two_sided else "sliding"
+            kind = "chunked" if attention.chunked else "two-sided" if attention.two_sided_chunks else "sliding"
+            kind = "blocked" if attention.scored_blocks is not None else kind
             name = f"{kind} attention (window {attention.window:,})"
         if indexer_reach(attention) == (None, 1):
             name += " + indexer key"

@@ -205,6 +205,15 @@ class Attention(Value):
     # (2 · qk_head_dim + 2 · v_head_dim) · blocks · block · P_b whatever the input's length below P_b, while the
     # projections run over the input's tokens (compute.scored_blocks_flops). window: what one query reads.
     scored_blocks: tuple[int, int] | None = None
+    # Learned tokens beside the input that the layer runs too (Pegasus-X's embed_global, num_global_tokens of them):
+    # their queries read their keys and every position's, every position's queries read theirs besides the window's,
+    # and the layer's projections and FFN run over them, G more positions whatever the input's length
+    # (compute.scored_blocks_flops, ContextProfile.once_projections and once_ffn).
+    global_tokens: int = 0
+    # The attention runs over its input with this many more positions, zeros split between the two ends (Pegasus-X's
+    # staggered blocks: block_size / 2 a side, every other layer): its projections and scores run over them, the
+    # layer's FFN does not.
+    staggered_by: int = 0
     mla: Mla | None = None
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
