@@ -41,8 +41,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet; "
     "transformers runs it only through CUDA kernels it fetches from the Hub (kernels-community/mra), and without them "
     "mra2_attention returns zeros, so no count of its FLOPs can be checked on the CPU or the meta device",
-    "pegasus_x": "its encoder attends within blocks of block_size (staggered every other layer) plus num_global_tokens "
-    "learned global tokens that attend to everything, which ffncalc's spec cannot express yet",
     "blt": "it reads bytes: a local encoder over each byte (with hashed n-gram embeddings) cross-attends into "
     "patches, a global transformer runs once per patch, and a local decoder cross-attends back; patch_size is the "
     "longest a patch may be, and with patching_mode 'entropy' a patch ends where a separate byte model (the patcher, "
