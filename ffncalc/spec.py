@@ -214,6 +214,11 @@ class Attention(Value):
     # staggered blocks: block_size / 2 a side, every other layer): its projections and scores run over them, the
     # layer's FFN does not.
     staggered_by: int = 0
+    # Besides its window, each query reads one summary key and value per this many of the layer's input tokens (LongT5's
+    # transient-global, global_block_size): S = n // summary_every summaries, each the sum of its tokens' inputs (a
+    # one-hot matmul, 2 · n · S · hidden_size), normed, then projected by k and v (compute.scored_blocks_flops,
+    # summary_projection_flops). 0: none.
+    summary_every: int = 0
     mla: Mla | None = None
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
