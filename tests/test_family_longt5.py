@@ -1,13 +1,15 @@
 """LongT5: T5's stacks and tied head, whose encoder attends locally (encoder_attention_type "local", the default): a
 query reads the keys within local_radius of it, scored in blocks of local_radius + 1 against its own block and the two
-beside it, over the input padded to whole blocks. "transient-global" is refused.
+beside it, over the input padded to whole blocks; with "transient-global" every query also reads one summary of every
+global_block_size tokens.
 
 The totals, components and saved tensors are held to transformers 5.24 building the configs on the meta device by
 tests/test_transformers_agreement.py (tests/expected/transformers/defaults__longt5.json: 60,506,624,
-LongT5ForConditionalGeneration; synthetic__longt5.json: 193,344). The forward of synthetic__longt5 is held here, group by
-group, to FlopCounterMode (tools/flop_count.py on the meta device; its decoder's cross-attention, EncDecAttention, a
-group of its own, which ffncalc counts in the attention): 16 tokens as tests/expected/flop_counter.json records them,
-13 (padded to 16 in the encoder's blocks) and 40.
+LongT5ForConditionalGeneration; synthetic__longt5.json: 193,344; synthetic__longt5_tglobal.json: 193,504). The forwards
+of synthetic__longt5 and synthetic__longt5_tglobal are held here, group by group, to FlopCounterMode (tools/flop_count.py
+on the meta device; the decoder's cross-attention, EncDecAttention, a group of its own, which ffncalc counts in the
+attention): 16 tokens as tests/expected/flop_counter.json records them, 13 (padded to 16 in the encoder's blocks) and
+40, and for transient-global 2 (no whole group: no summary).
 """
 
 import json
@@ -83,6 +85,8 @@ def test_forward_by_hand_and_as_flop_counter_mode_counts_it(tokens, positions):
 def test_the_recorded_forward_is_the_one_held_here():
     recorded = json.loads((EXPECTED / "flop_counter.json").read_text())["counts"]["synthetic__longt5"]
     assert (recorded["tokens"], recorded["total"], recorded["cross_attention"]) == (16, 6_520_832, 1_179_648)
+    recorded = json.loads((EXPECTED / "flop_counter.json").read_text())["counts"]["synthetic__longt5_tglobal"]
+    assert (recorded["tokens"], recorded["total"], recorded["attention"]) == (16, 6_746_112, 1_372_160 + 1_179_648)
 
 
 def test_an_input_shorter_than_a_block_pays_for_a_whole_block(write_config):
@@ -94,11 +98,58 @@ def test_an_input_shorter_than_a_block_pays_for_a_whole_block(write_config):
     assert encoder == 2 * 4 * 2 * (2 * 16 * 24 * 8) == 2 * 49_152
 
 
-@pytest.mark.parametrize(
-    "attention_type, match",
-    [("transient-global", "encoder_attention_type 'transient-global' is not counted"), ("sparse", "neither")],
-)
-def test_other_encoder_attention_types_are_refused(write_config, attention_type, match):
-    config = write_config({"model_type": "longt5", "encoder_attention_type": attention_type})
-    with pytest.raises(InvalidConfigError, match=match):
+def test_another_encoder_attention_type_is_refused(write_config):
+    config = write_config({"model_type": "longt5", "encoder_attention_type": "sparse"})
+    with pytest.raises(InvalidConfigError, match="encoder_attention_type: 'sparse' is neither"):
         account(str(config))
+
+
+TGLOBAL = str(ROOT / "tests" / "configs" / "synthetic__longt5_tglobal.json")
+
+
+def test_transient_global_parameters_by_hand():
+    # synthetic__longt5 with encoder_attention_type "transient-global": each encoder block's TransientGlobalSelfAttention
+    # also holds global_input_layer_norm (64), and the first block global_relative_attention_bias (8 buckets × 4 heads)
+    report = account(TGLOBAL)
+    assert report.total_params == 193_344 + 2 * 64 + 8 * 4 == 193_504
+    assert report.components.attention == account(SYNTHETIC).components.attention + 8 * 4
+
+
+def summary_costs(tokens, positions):
+    """What the summaries add to one transient-global layer of synthetic__longt5_tglobal (global_block_size 3), by hand
+    from modeling_longt5.py's LongT5TransientGlobalAttention: S = N // 3 summaries (_make_global_fixed_block_ids;
+    the tokens past the last whole group join it). _create_global_aggregates sums each group's inputs with a one-hot
+    einsum, ...nd,...ng->...gd: 2 · N · S · 64. global_input_layer_norm (no matmul), then k and v project the S
+    summaries: 2 · 2 · 64² · S. Each block's 4 queries read its 12 keys and the S summaries (repeated into every block):
+    4 heads · 2 · 2 · 16 · (P_b / 4) · 4 · S = 256 · P_b · S more for QK and the values."""
+    summaries = tokens // 3
+    making = 2 * tokens * summaries * 64
+    projections = 2 * 2 * 64 * 64 * summaries
+    scores = 4 * 2 * 2 * 16 * (positions // 4) * 4 * summaries
+    assert scores == 256 * positions * summaries
+    return making, projections, scores
+
+
+@pytest.mark.parametrize(
+    "tokens, positions, counted",
+    [
+        # FlopCounterMode, tools/flop_count.py (meta), transformers 5.24 (16: tests/expected/flop_counter.json):
+        # the total and the encoder's TransientGlobalSelfAttention groups
+        (16, 16, {"total": 6_746_112, "encoder_attention": 1_372_160}),
+        (13, 16, {"total": 5_453_824, "encoder_attention": 1_127_424}),
+        (40, 40, {"total": 18_110_464, "encoder_attention": 3_692_544}),
+        (2, 4, {"total": 798_720, "encoder_attention": 155_648}),
+    ],
+)
+def test_transient_global_forward_by_hand_and_as_flop_counter_mode_counts_it(tokens, positions, counted):
+    n, p = tokens, positions
+    making, summary_projections, summary_scores = summary_costs(n, p)
+    encoder_attention = 2 * (n * 32_768 + summary_projections + encoder_scores(p) + summary_scores + making)
+    assert encoder_attention == counted["encoder_attention"]
+    local = flops(SYNTHETIC, n, causal=False).prefill
+    report = flops(TGLOBAL, n, causal=False).prefill
+    # the rest of the forward is synthetic__longt5's
+    assert report.total - local.total == encoder_attention - 2 * (n * 32_768 + encoder_scores(p))
+    assert report.total == counted["total"]
+    assert report.attention_projections == local.attention_projections + 2 * summary_projections
+    assert report.attention_scores == local.attention_scores + 2 * (summary_scores + making)

@@ -200,6 +200,7 @@ REGROUPED = {
     "synthetic__speech_encoder_decoder",
     "synthetic__led",
     "synthetic__longt5",
+    "synthetic__longt5_tglobal",
     "synthetic__pegasus_x",
 }
 DENSE_COUNTED = sorted(

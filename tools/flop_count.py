@@ -101,7 +101,7 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
     for name, by_op in per_module.items():
         parts = name.split(".")
         # T5's sublayers sit a level deeper, block.N.layer.M: LongT5's SelfAttention, LocalSelfAttention,
-        # EncDecAttention and DenseReluDense (no entry before holds a T5)
+        # TransientGlobalSelfAttention, EncDecAttention and DenseReluDense (no entry before holds a T5)
         t5_sublayer = len(parts) > 3 and parts[-3] == "layer" and parts[-2].isdigit()
         if len(parts) < 2 or (name.count(".") > 5 and not t5_sublayer):
             continue
@@ -114,7 +114,7 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
         if (
             parts[-1] in ("self_attn", "attn", "attention", "multi_head_attention", "post_attention", "self_attention")
             and layer
-        ) or (parts[-1] in ("SelfAttention", "LocalSelfAttention") and t5_sublayer):
+        ) or (parts[-1] in ("SelfAttention", "LocalSelfAttention", "TransientGlobalSelfAttention") and t5_sublayer):
             groups["attention"] += flops
         elif (parts[-1] in ("mlp", "intermediate", "output", "ffn", "fc1", "fc2") and layer) or (
             parts[-1] == "DenseReluDense" and t5_sublayer

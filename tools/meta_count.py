@@ -274,10 +274,10 @@ def component_of(name: str) -> str:
         return "ffn"
     # CTRL's attention is multi_head_attention; SqueezeBERT's output projection is post_attention, and its MLP's second
     # convolution output.conv1d (no record built before holds a module of these names); LongT5's encoder attention is
-    # LocalSelfAttention (no record before holds that name)
+    # LocalSelfAttention or TransientGlobalSelfAttention (no record before holds either name)
     if re.search(
-        r"\.(self_attn|attn|attention|self_attention|SelfAttention|LocalSelfAttention|multi_head_attention|"
-        r"post_attention)\.",
+        r"\.(self_attn|attn|attention|self_attention|SelfAttention|LocalSelfAttention|TransientGlobalSelfAttention|"
+        r"multi_head_attention|post_attention)\.",
         name,
     ):
         return "attention"
