@@ -54,6 +54,32 @@ TRAINING_MULTIPLIER = 3  # forward + backward (≈ 2 × forward)
 # --- the per-model profile: everything that does not depend on the context --------------------
 
 
+class Blocked(Value):
+    """Layers whose window is scored in blocks (Attention.scored_blocks), summed by what shapes their blocks: the
+    window, the block, the blocks of keys a block reads, the positions the attention adds (staggered_by), its global
+    tokens, and the tokens a summary key stands for (summary_every; 0: none). ``per_key``: 2 · heads · (qk_head_dim +
+    v_head_dim); ``summary_projections``: 2 · the k and v weights, what projecting one summary costs; ``summary_making``:
+    2 · hidden_size, what adding one token into one summary costs (a one-hot matmul); each summed over the layers."""
+
+    window: int
+    block: int
+    blocks: int
+    staggered_by: int = 0
+    global_tokens: int = 0
+    summary_every: int = 0
+    per_key: int = 0
+    summary_projections: int = 0
+    summary_making: int = 0
+
+    def summaries(self, positions: int) -> int:
+        """The summary keys over POSITIONS: one per summary_every whole tokens."""
+        return positions // self.summary_every if self.summary_every else 0
+
+    def padded(self, positions: int) -> int:
+        """P_b: the positions the attention runs over (POSITIONS + staggered_by) padded to whole blocks."""
+        return -(-(positions + self.staggered_by) // self.block) * self.block
+
+
 class ContextProfile(Value):
     """A model reduced to what per-token cost needs: fixed parts, and slopes per attention window.
 
@@ -68,6 +94,12 @@ class ContextProfile(Value):
     ``pad_to``: the layers run over the prompt padded to a multiple of it (ModelSpec.encoder_pad_to), except
     ``unpadded_projections`` and ``unpadded_other`` of the fixed parts (what reads the layers' output once the padding
     is dropped: a decoder's cross-attention keys and values, the model-level modules), and the head.
+
+    ``blocks`` holds the layers whose window is scored in blocks (Attention.scored_blocks), as Blocked. Their slopes are
+    in ``slopes`` too, for what one query reads; a prompt costs what the blocks compute instead (scored_blocks_flops,
+    summary_projection_flops). ``once_projections`` and ``once_ffn``: what a prompt pays once whatever its
+    length, the global tokens through their layers' projections and FFN and the staggered positions through the
+    projections.
     """
 
     attention_projections: int
@@ -81,6 +113,9 @@ class ContextProfile(Value):
     cross: int = 0  # cross-attention: the cost of each encoder position a decoder token attends to
     cross_keys: int | None = None  # the encoder positions it attends to when fixed (Whisper); None: the context
     chunks: tuple[tuple[int, int, int], ...] = ()  # (w, QK per key, values per key) of layers scored in chunks
+    blocks: tuple[Blocked, ...] = ()  # layers scored in blocks
+    once_projections: int = 0
+    once_ffn: int = 0
     pad_to: int | None = None
     unpadded_projections: int = 0
     unpadded_other: int = 0
@@ -112,10 +147,12 @@ class ContextProfile(Value):
         return tokens if self.pad_to is None else -(-tokens // self.pad_to) * self.pad_to
 
     def unchunked_reaches(self) -> list[tuple[Reach, int]]:
-        """reaches() less the layers scored in chunks (their window's slope less what they put there)."""
+        """reaches() less the layers scored in chunks or blocks (their window's slope less what they put there)."""
         chunked: dict[int | None, int] = {}
         for w, qk, v in self.chunks:
             chunked[2 * w + 1] = chunked.get(2 * w + 1, 0) + qk + v
+        for blocked in self.blocks:
+            chunked[blocked.window] = chunked.get(blocked.window, 0) + blocked.per_key
         return [
             (reach, slope - chunked.get(reach[0], 0) if reach[1] == 1 else slope) for reach, slope in self.reaches()
         ]
@@ -146,6 +183,73 @@ def sliding_chunks_flops(w: int, qk: int, v: int, positions: int) -> int:
     P/w chunks of w queries by 3w keys (the chunk and w on either side), 3wP. QK and V: the costs per key and product
     (2 · heads · qk_head_dim, 2 · heads · v_head_dim)."""
     return qk * 4 * w * (positions - w) + v * 3 * w * positions
+
+
+def scored_blocks_flops(blocked: Blocked, positions: int) -> int:
+    """The scores of layers whose window is scored in blocks (LongT5's LongT5LocalAttention: _split_into_blocks,
+    _concatenate_3_blocks, then einsum ...qhd,...khd->...hqk and ...hqk,...khd->...qhd) over POSITIONS (+ staggered_by):
+    padded to P_b, a multiple of the block, P_b / block blocks of block queries, each against blocks · block keys, for
+    QK and again for the values: per_key · blocks · block · P_b. With G global tokens (Pegasus-X's
+    PegasusXGlobalLocalAttention) each of the P_b queries also reads the G global keys, and the G global queries read
+    G + P_b keys: per_key · (G · P_b + G · (G + P_b)) more. With S = positions // summary_every summary keys (LongT5's
+    transient-global) each of the P_b queries also reads them, per_key · S · P_b, and making them adds every position
+    into its summary, a one-hot matmul: summary_making · positions · S."""
+    padded, globals_, summaries = blocked.padded(positions), blocked.global_tokens, blocked.summaries(positions)
+    keys = blocked.blocks * blocked.block * padded + globals_ * padded + globals_ * (globals_ + padded)
+    return blocked.per_key * (keys + summaries * padded) + blocked.summary_making * positions * summaries
+
+
+def summary_projection_flops(blocked: Blocked, positions: int) -> int:
+    """What projecting the summary keys and values of layers scored in blocks costs over POSITIONS: summary_projections
+    · positions // summary_every."""
+    return blocked.summary_projections * blocked.summaries(positions)
+
+
+def _once(layers: list[Layer]) -> dict[str, int]:
+    """What a prompt pays once in LAYERS whatever its length: 2 · each layer's attention weights · (its global tokens +
+    the positions it adds), 2 · its FFN weights · its global tokens (Attention.global_tokens, staggered_by)."""
+    projections = ffn = 0
+    for layer in layers:
+        attention = layer.attention
+        if attention is None or not (attention.global_tokens or attention.staggered_by):
+            continue
+        weights = _active_weights([layer])
+        projections += (
+            FLOPS_PER_MULTIPLY_ADD * weights["attention"] * (attention.global_tokens + attention.staggered_by)
+        )
+        ffn += FLOPS_PER_MULTIPLY_ADD * weights["ffn"] * attention.global_tokens
+    return {"once_projections": projections, "once_ffn": ffn} if projections or ffn else {}
+
+
+def _blocks(layers: list[Layer], per_key) -> tuple[Blocked, ...]:
+    """The layers whose window is scored in blocks, as Blocked: summed by what shapes their blocks, PER_KEY(attention)
+    each."""
+    found: dict[tuple[int, int, int, int, int, int], tuple[int, int, int]] = {}
+    for layer in layers:
+        attention = layer.attention
+        if attention is None or attention.scored_blocks is None or attention.window is None:
+            continue
+        shape = (
+            attention.window,
+            *attention.scored_blocks,
+            attention.staggered_by,
+            attention.global_tokens,
+            attention.summary_every,
+        )
+        cost, projections, making = found.get(shape, (0, 0, 0))
+        if attention.summary_every:
+            kv = sum(
+                part.active_matmul_weights
+                for part in layer_parts(layer)
+                if part.component == "attention" and part.name in ("k", "v")
+            )
+            projections += FLOPS_PER_MULTIPLY_ADD * kv
+            making += FLOPS_PER_MULTIPLY_ADD * attention.hidden_size
+        found[shape] = (cost + per_key(attention), projections, making)
+    return tuple(
+        Blocked(*shape, per_key=cost, summary_projections=projections, summary_making=making)
+        for shape, (cost, projections, making) in sorted(found.items())
+    )
 
 
 def _chunks(layers: list[Layer]) -> tuple[tuple[int, int, int], ...]:
@@ -289,6 +393,8 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         cross=cross,
         cross_keys=spec.cross_attention_keys,
         chunks=_chunks(layers),
+        blocks=_blocks(layers, lambda attention: score_flops_per_key(attention, mla_form)),
+        **_once(layers),
         **_padding(spec, layers, unpadded_other=FLOPS_PER_MULTIPLY_ADD * _extra_weights(spec)),
         cross_added=spec.encoder_added_positions,
     )
@@ -324,6 +430,8 @@ def stack_profile(
         mixer_state=sum(mixer_state_flops(layer.mixer) for layer in layers if layer.mixer is not None),
         other=FLOPS_PER_MULTIPLY_ADD * other,
         chunks=_chunks(layers),
+        blocks=_blocks(layers, lambda attention: score_flops_per_key(attention, mla_form)),
+        **_once(layers),
         **(
             _padding(
                 spec,
@@ -629,6 +737,43 @@ def chunked_conventions(spec: ModelSpec) -> list[str]:
     ]
 
 
+def blocked_conventions(spec: ModelSpec) -> list[str]:
+    """How a prompt reads windows scored in blocks (Attention.scored_blocks), when some layer has them."""
+    attentions = [layer.attention for layer in spec.layers if layer.attention is not None]
+    if not any(attention.scored_blocks is not None for attention in attentions):
+        return []
+    return (
+        [
+            "windows scored in blocks (LongT5's local attention, Pegasus-X's): a query reads the keys within the window "
+            "about it (per token: min(n, window) keys); a prompt pays each such layer what its blocks compute, the input "
+            "padded to P_b, a multiple of the block, each block's queries against the keys of its blocks (LongT5: its own "
+            "and the two beside it), per head 2 · (qk_head_dim + v_head_dim) · blocks · block · P_b, padding included "
+            "(the projections over the n tokens, or the encoder's padded input), as FlopCounterMode counts transformers' "
+            "forward"
+        ]
+        + (
+            [
+                "global tokens (Pegasus-X's): G learned tokens run through each such layer besides the input (its "
+                "projections and FFN over G more positions, once a prompt), every query reads their G keys and their "
+                "queries read all G + P_b keys; a staggered layer runs its attention over P_b = P + one block (half a block "
+                "of zeros at either end)"
+            ]
+            if any(attention.global_tokens or attention.staggered_by for attention in attentions)
+            else []
+        )
+        + (
+            [
+                "summary keys (LongT5's transient-global): every query of such a layer also reads S = n // every summary "
+                "keys and values, each the sum of its every tokens' inputs (a one-hot matmul, 2 · n · S · hidden, counted "
+                "with the scores), normed and projected by k and v (2 · S · their weights, with the projections): "
+                "2 · (qk_head_dim + v_head_dim) · S · P_b more a head"
+            ]
+            if any(attention.summary_every for attention in attentions)
+            else []
+        )
+    )
+
+
 def mixer_conventions(spec: ModelSpec) -> list[str]:
     """What the model's mixers compute that no figure counts (Mixer.not_counted), each said once."""
     return sorted({layer.mixer.not_counted for layer in spec.layers if layer.mixer and layer.mixer.not_counted})
@@ -664,8 +809,9 @@ def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
 def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> FlopsBreakdown:
     """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n)); cross-attention
     always n · the encoder positions (every decoder position sees the whole encoded input: n, or a fixed length).
-    Layers scored in chunks cost what their chunks compute (sliding_chunks_flops); where the layers run over the
-    prompt padded (profile.pad_to), they run over P positions, and so do their scores."""
+    Layers scored in chunks or blocks cost what those compute (sliding_chunks_flops, scored_blocks_flops); where the layers run over the
+    prompt padded (profile.pad_to), they run over P positions, and so do their scores; what runs once whatever the
+    prompt's length (profile.once_projections, once_ffn) is added once."""
     positions = profile.padded(tokens)
     reaches = profile.unchunked_reaches()
     if causal:
@@ -674,7 +820,19 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
         scores = positions * sum(slope * attended_keys(positions, cap, rate) for (cap, rate), slope in reaches)
     scores += profile.cross * tokens * profile.encoder_positions(tokens)
     scores += sum(sliding_chunks_flops(w, qk, v, positions) for w, qk, v in profile.chunks)
-    return _breakdown(profile, tokens, scores, positions)
+    scores += sum(scored_blocks_flops(blocked, positions) for blocked in profile.blocks)
+    prefill = _breakdown(profile, tokens, scores, positions)
+    projections = profile.once_projections + sum(
+        summary_projection_flops(blocked, positions) for blocked in profile.blocks
+    )
+    if not (projections or profile.once_ffn):
+        return prefill
+    return replace(
+        prefill,
+        attention_projections=prefill.attention_projections + projections,
+        ffn=prefill.ffn + profile.once_ffn,
+        total=prefill.total + projections + profile.once_ffn,
+    )
 
 
 def encoder_pass_flops(spec: ModelSpec, tokens: int, mla_form: MlaForm = "plain") -> FlopsBreakdown | None:
@@ -730,6 +888,7 @@ def count_flops(
         ]
     )
     conventions += compressed_conventions(spec) + picked_conventions(spec) + chunked_conventions(spec)
+    conventions += blocked_conventions(spec)
     conventions += mixer_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (`image` WxH for what an image costs)" if spec.image is not None else ""

@@ -22,10 +22,6 @@ TASK_TITLES = {
 
 # Why a model_type of transformers' mappings is known but not counted, where there is more to say than "not yet".
 NOT_COUNTED_REASONS: dict[str, str] = {
-    "longt5": "its encoder attends locally (encoder_attention_type 'local', the default: the keys within local_radius "
-    "of each query, scored over the query's block of local_radius + 1 and the two beside it, the input padded to whole "
-    "blocks) or, with 'transient-global', also to one summary token per global_block_size tokens, computed from the "
-    "sequence; ffncalc's spec has neither a two-sided window nor keys scored over padded blocks yet",
     "ernie4_5_vl_moe": "each MoE layer (mlp_layer_types 'sparse': 27 of the default 28) holds two routed expert sets, "
     "each with its own router and e_score_correction_bias: text_moe (num_experts 64 of moe_intermediate_size[0], "
     "1536), run by text tokens, and vision_moe (64 of moe_intermediate_size[1], 512), run by image and video tokens "
@@ -45,8 +41,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet; "
     "transformers runs it only through CUDA kernels it fetches from the Hub (kernels-community/mra), and without them "
     "mra2_attention returns zeros, so no count of its FLOPs can be checked on the CPU or the meta device",
-    "pegasus_x": "its encoder attends within blocks of block_size (staggered every other layer) plus num_global_tokens "
-    "learned global tokens that attend to everything, which ffncalc's spec cannot express yet",
     "blt": "it reads bytes: a local encoder over each byte (with hashed n-gram embeddings) cross-attends into "
     "patches, a global transformer runs once per patch, and a local decoder cross-attends back; patch_size is the "
     "longest a patch may be, and with patching_mode 'entropy' a patch ends where a separate byte model (the patcher, "

@@ -395,6 +395,7 @@ def _cache_kind(layer: Layer, context: int, spec: ModelSpec) -> list[_Kind]:
             name = "attention"
         else:
             kind = "chunked" if attention.chunked else "two-sided" if attention.two_sided_chunks else "sliding"
+            kind = "blocked" if attention.scored_blocks is not None else kind
             name = f"{kind} attention (window {attention.window:,})"
         if indexer_reach(attention) == (None, 1):
             name += " + indexer key"

@@ -200,6 +200,26 @@ class Attention(Value):
     # 2w queries × 2w keys and the values P/w chunks of w queries × 3w keys, so a head costs 2 · qk_head_dim · 4w(P − w)
     # + 2 · v_head_dim · 3w · P whatever the input's length below P (compute.sliding_chunks_flops).
     two_sided_chunks: bool = False
+    # The window is two-sided and scored in blocks (LongT5's local attention): (block, blocks). The input is padded to
+    # P_b, a multiple of block, and each block's queries are scored against the keys of the blocks blocks about it (its
+    # own and one either side: 3, zeros past the ends), all of them, masked after; so a head costs
+    # (2 · qk_head_dim + 2 · v_head_dim) · blocks · block · P_b whatever the input's length below P_b, while the
+    # projections run over the input's tokens (compute.scored_blocks_flops). window: what one query reads.
+    scored_blocks: tuple[int, int] | None = None
+    # Learned tokens beside the input that the layer runs too (Pegasus-X's embed_global, num_global_tokens of them):
+    # their queries read their keys and every position's, every position's queries read theirs besides the window's,
+    # and the layer's projections and FFN run over them, G more positions whatever the input's length
+    # (compute.scored_blocks_flops, ContextProfile.once_projections and once_ffn).
+    global_tokens: int = 0
+    # The attention runs over its input with this many more positions, zeros split between the two ends (Pegasus-X's
+    # staggered blocks: block_size / 2 a side, every other layer): its projections and scores run over them, the
+    # layer's FFN does not.
+    staggered_by: int = 0
+    # Besides its window, each query reads one summary key and value per this many of the layer's input tokens (LongT5's
+    # transient-global, global_block_size): S = n // summary_every summaries, each the sum of its tokens' inputs (a
+    # one-hot matmul, 2 · n · S · hidden_size), normed, then projected by k and v (compute.scored_blocks_flops,
+    # summary_projection_flops). 0: none.
+    summary_every: int = 0
     mla: Mla | None = None
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer

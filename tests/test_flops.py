@@ -192,14 +192,18 @@ COUNTER = json.loads((EXPECTED / "flop_counter.json").read_text())["counts"]
 # decoder's cross-attention in a group of its own, and runs its encoder's pooler once
 # (tests/test_family_vision_encoder_decoder.py); a speech encoder-decoder's too, and runs its encoder's convolutions
 # over the raw samples (tests/test_family_speech_encoder_decoder.py). LED's seq2seq LM keeps its decoder's
-# cross-attention (encoder_attn) apart too (tests/test_family_led.py), and UDOP's its cross-attention and its
-# page's patch convolution (tests/test_family_udop.py).
+# cross-attention (encoder_attn) apart too (tests/test_family_led.py), UDOP's its cross-attention and its page's
+# patch convolution (tests/test_family_udop.py), and LongT5's (EncDecAttention, tests/test_family_longt5.py) and
+# Pegasus-X's (tests/test_family_pegasus_x.py) their cross-attention.
 REGROUPED = {
     "synthetic__mobilebert",
     "synthetic__vision_encoder_decoder",
     "synthetic__speech_encoder_decoder",
     "synthetic__led",
     "synthetic__udop",
+    "synthetic__longt5",
+    "synthetic__longt5_tglobal",
+    "synthetic__pegasus_x",
 }
 DENSE_COUNTED = sorted(
     name

@@ -105,7 +105,10 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
     groups = {"attention": 0, "mlp": 0, "lm_head": 0}
     for name, by_op in per_module.items():
         parts = name.split(".")
-        if len(parts) < 2 or name.count(".") > 5:
+        # T5's sublayers sit a level deeper, block.N.layer.M: LongT5's SelfAttention, LocalSelfAttention,
+        # TransientGlobalSelfAttention, EncDecAttention and DenseReluDense (no entry before holds a T5)
+        t5_sublayer = len(parts) > 3 and parts[-3] == "layer" and parts[-2].isdigit()
+        if len(parts) < 2 or (name.count(".") > 5 and not t5_sublayer):
             continue
         flops = sum(by_op.values())
         layer = parts[-2].isdigit()
@@ -116,11 +119,14 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
         if (
             parts[-1] in ("self_attn", "attn", "attention", "multi_head_attention", "post_attention", "self_attention")
             and layer
-        ):
+        ) or (parts[-1] in ("SelfAttention", "LocalSelfAttention", "TransientGlobalSelfAttention") and t5_sublayer):
             groups["attention"] += flops
-        elif parts[-1] in ("mlp", "intermediate", "output", "ffn", "fc1", "fc2") and layer:
+        elif (parts[-1] in ("mlp", "intermediate", "output", "ffn", "fc1", "fc2") and layer) or (
+            parts[-1] == "DenseReluDense" and t5_sublayer
+        ):
             groups["mlp"] += flops
-        elif parts[-1] == "encoder_attn" and layer:  # a seq2seq LM's decoder cross-attention, a group of its own
+        elif (parts[-1] == "encoder_attn" and layer) or (parts[-1] == "EncDecAttention" and t5_sublayer):
+            # a seq2seq LM's decoder cross-attention, a group of its own
             groups["cross_attention"] = groups.get("cross_attention", 0) + flops
         elif ".".join(parts[1:]) == head:
             groups["lm_head"] += flops

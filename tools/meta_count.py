@@ -273,9 +273,12 @@ def component_of(name: str) -> str:
     if re.search(r"(^|\.)ffns\.\d+\.", name):
         return "ffn"
     # CTRL's attention is multi_head_attention; SqueezeBERT's output projection is post_attention, and its MLP's second
-    # convolution output.conv1d (no record built before holds a module of these names)
+    # convolution output.conv1d (no record built before holds a module of these names); LongT5's encoder attention is
+    # LocalSelfAttention or TransientGlobalSelfAttention (no record before holds either name)
     if re.search(
-        r"\.(self_attn|attn|attention|self_attention|SelfAttention|multi_head_attention|post_attention)\.", name
+        r"\.(self_attn|attn|attention|self_attention|SelfAttention|LocalSelfAttention|TransientGlobalSelfAttention|"
+        r"multi_head_attention|post_attention)\.",
+        name,
     ):
         return "attention"
     # A FastConformer block's two half-step FFNs, feed_forward1 and feed_forward2 (Canary's encoder; no record before

@@ -83,6 +83,10 @@ class _T5Stacks(HFConfig):
         """The feed-forward sublayer of block INDEX of a stack (its module: layer.SUBLAYER)."""
         raise NotImplementedError  # pragma: no cover - each family builds its own
 
+    def encoder_attention(self, attention: Attention) -> Attention:
+        """An encoder block's self-attention, given T5's (LongT5: local, under layer.0.LocalSelfAttention)."""
+        return attention
+
     def stack(self, kind: Literal["encoder", "decoder"], count: int) -> tuple[Layer, ...]:
         norm = Norm("rmsnorm", self.d_model)
         name = f"{kind}.block.{{i}}"
@@ -92,7 +96,8 @@ class _T5Stacks(HFConfig):
             attention = self.attention(SELF_ATTENTION, buckets)
             if kind == "encoder":
                 norms: Norms = (("layer.0.layer_norm", norm), ("layer.1.layer_norm", norm))
-                layers.append(Layer(name, attention, self.ffn(kind, index, 1), norms, stack="encoder"))
+                layer = Layer(name, self.encoder_attention(attention), self.ffn(kind, index, 1), norms, stack="encoder")
+                layers.append(layer)
             else:
                 norms = (("layer.0.layer_norm", norm), ("layer.1.layer_norm", norm), ("layer.2.layer_norm", norm))
                 cross = self.attention(CROSS_ATTENTION)
