@@ -35,10 +35,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "frames, an image's one frame duplicated) are laid out by no adapter yet either",
     # Attention whose keys per query ffncalc's spec (a whole context, a sliding window, chunks, a top-k indexer or
     # compressed entries) cannot state: the FLOPs against context would be wrong, so none of them is counted.
-    "big_bird": "its default block_sparse attention reads, per block of block_size queries, three neighbouring "
-    "blocks, the first and last blocks (global) and num_random_blocks blocks drawn at random, and switches to full "
-    "attention when the sequence is too short for them; ffncalc's spec cannot express block-granular global and "
-    "random keys yet",
     "bigbird_pegasus": "its encoder's block_sparse attention is BigBird's (neighbouring, global and random blocks of "
     "block_size), which ffncalc's spec cannot express yet",
     "mra": "its multi-resolution attention scores all keys at a coarse resolution (blocks of 32) and reads "
