@@ -31,7 +31,7 @@ from typing import Literal, NamedTuple
 
 from .accounting import Part, layer_parts, parts_of
 from .results import ModelInfo, Result
-from .spec import Attention, Indexer, Layer, Mixer, ModelSpec
+from .spec import Attention, BlockSparse, Indexer, Layer, Mixer, ModelSpec
 from .structure import (
     Reach,
     attended_keys,
@@ -93,7 +93,12 @@ class ContextProfile(Value):
     window 2w + 1, for what one query reads; a prompt costs what the chunks compute instead (sliding_chunks_flops).
     ``pad_to``: the layers run over the prompt padded to a multiple of it (ModelSpec.encoder_pad_to), except
     ``unpadded_projections`` and ``unpadded_other`` of the fixed parts (what reads the layers' output once the padding
-    is dropped: a decoder's cross-attention keys and values, the model-level modules), and the head.
+    is dropped: a decoder's cross-attention keys and values, the model-level modules), and the head; only prompts longer
+    than ``pad_above`` are padded (ModelSpec.encoder_pad_above).
+
+    ``block_sparse`` holds, by (block_size, random_blocks), the layers whose attention is block-sparse
+    (Attention.block_sparse): (block_size, random_blocks, their cost per key). Their slopes are in ``slopes`` too, at
+    the keys a middle block's query reads; a prompt costs what the blocks compute instead (block_sparse_flops).
 
     ``blocks`` holds the layers whose window is scored in blocks (Attention.scored_blocks), as Blocked. Their slopes are
     in ``slopes`` too, for what one query reads; a prompt costs what the blocks compute instead (scored_blocks_flops,
@@ -119,6 +124,10 @@ class ContextProfile(Value):
     pad_to: int | None = None
     unpadded_projections: int = 0
     unpadded_other: int = 0
+    pad_above: int = 0
+    block_sparse: tuple[
+        tuple[int, int, int], ...
+    ] = ()  # (block_size, random_blocks, cost per key) of block-sparse layers
     cross_added: int = 0  # with the context, the encoder positions after the input's tokens (UDOP's page patches)
 
     @property
@@ -143,16 +152,21 @@ class ContextProfile(Value):
         ) + self.cross * self.encoder_positions(context)
 
     def padded(self, tokens: int) -> int:
-        """The positions the layers run over for a prompt of TOKENS: padded up to a multiple of pad_to."""
-        return tokens if self.pad_to is None else -(-tokens // self.pad_to) * self.pad_to
+        """The positions the layers run over for a prompt of TOKENS: padded up to a multiple of pad_to (when longer
+        than pad_above)."""
+        return tokens if self.pad_to is None or tokens <= self.pad_above else -(-tokens // self.pad_to) * self.pad_to
 
     def unchunked_reaches(self) -> list[tuple[Reach, int]]:
-        """reaches() less the layers scored in chunks or blocks (their window's slope less what they put there)."""
+        """reaches() less the layers scored in chunks, in blocks or block-sparse (their reach's slope less what they
+        put there)."""
         chunked: dict[int | None, int] = {}
         for w, qk, v in self.chunks:
             chunked[2 * w + 1] = chunked.get(2 * w + 1, 0) + qk + v
         for blocked in self.blocks:
             chunked[blocked.window] = chunked.get(blocked.window, 0) + blocked.per_key
+        for size, random, per_key in self.block_sparse:
+            keys = BlockSparse(block_size=size, random_blocks=random).middle_keys
+            chunked[keys] = chunked.get(keys, 0) + per_key
         return [
             (reach, slope - chunked.get(reach[0], 0) if reach[1] == 1 else slope) for reach, slope in self.reaches()
         ]
@@ -250,6 +264,29 @@ def _blocks(layers: list[Layer], per_key) -> tuple[Blocked, ...]:
         Blocked(*shape, per_key=cost, summary_projections=projections, summary_making=making)
         for shape, (cost, projections, making) in sorted(found.items())
     )
+
+
+def block_sparse_flops(size: int, random: int, per_key: int, positions: int, causal: bool = False) -> int:
+    """One layer's scores of block-sparse attention (BigBird's bigbird_block_sparse_attention) over POSITIONS (P):
+    PER_KEY (2 · heads · (qk_head_dim + v_head_dim)) × BlockSparse.keys(P), the first and last blocks against all P
+    keys, the second and second-to-last against 4 + random blocks, each middle block against 5 + random; at most
+    (5 + 2 · random) · size positions transformers attends fully instead (causal there where the prompt is)."""
+    sparse = BlockSparse(block_size=size, random_blocks=random)
+    if causal and positions <= sparse.full_up_to:
+        return per_key * causal_keys(positions, None)
+    return per_key * sparse.keys(positions)
+
+
+def _block_sparse(layers: list[Layer], per_key) -> tuple[tuple[int, int, int], ...]:
+    """The block-sparse layers, by (block_size, random_blocks): their summed cost per key (PER_KEY of each)."""
+    by_shape: dict[tuple[int, int], int] = {}
+    for layer in layers:
+        attention = layer.attention
+        if attention is None or attention.block_sparse is None:
+            continue
+        shape = (attention.block_sparse.block_size, attention.block_sparse.random_blocks)
+        by_shape[shape] = by_shape.get(shape, 0) + per_key(attention)
+    return tuple((size, random, cost) for (size, random), cost in sorted(by_shape.items()))
 
 
 def _chunks(layers: list[Layer]) -> tuple[tuple[int, int, int], ...]:
@@ -395,6 +432,7 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         chunks=_chunks(layers),
         blocks=_blocks(layers, lambda attention: score_flops_per_key(attention, mla_form)),
         **_once(layers),
+        block_sparse=_block_sparse(layers, lambda attention: score_flops_per_key(attention, mla_form)),
         **_padding(spec, layers, unpadded_other=FLOPS_PER_MULTIPLY_ADD * _extra_weights(spec)),
         cross_added=spec.encoder_added_positions,
     )
@@ -405,7 +443,7 @@ def _padding(spec: ModelSpec, layers: list[Layer], **unpadded: int) -> dict:
     pad_to = spec.encoder_pad_to
     if pad_to is None or not layers or any(layer.stack != "encoder" for layer in layers):
         return {}
-    return {"pad_to": pad_to, **unpadded}
+    return {"pad_to": pad_to, "pad_above": spec.encoder_pad_above, **unpadded}
 
 
 def stack_profile(
@@ -432,6 +470,7 @@ def stack_profile(
         chunks=_chunks(layers),
         blocks=_blocks(layers, lambda attention: score_flops_per_key(attention, mla_form)),
         **_once(layers),
+        block_sparse=_block_sparse(layers, lambda attention: score_flops_per_key(attention, mla_form)),
         **(
             _padding(
                 spec,
@@ -774,6 +813,38 @@ def blocked_conventions(spec: ModelSpec) -> list[str]:
     )
 
 
+def block_sparse_conventions(spec: ModelSpec) -> list[str]:
+    """How a prompt reads block-sparse attention (Attention.block_sparse) and the input it pads for it
+    (ModelSpec.encoder_pad_to above encoder_pad_above), when some layer has it."""
+    sparse = sorted(
+        {layer.attention.block_sparse for layer in spec.layers if layer.attention and layer.attention.block_sparse},
+        key=lambda shape: (shape.block_size, shape.random_blocks),
+    )
+    if not sparse:
+        return []
+    shapes = "; ".join(
+        f"blocks of b = {shape.block_size:,} with r = {shape.random_blocks:,} random blocks: fully up to "
+        f"{shape.full_up_to:,} tokens, per token min(n, {shape.middle_keys:,}) keys"
+        for shape in sparse
+    )
+    padded = (
+        f"above that the encoder's layers run over its input padded to P, a multiple of {spec.encoder_pad_to:,} (what "
+        "reads their output, the head or a decoder's cross-attention keys and values, over its n tokens), and "
+        if spec.encoder_pad_to is not None
+        else "above that "
+    )
+    return [
+        "block-sparse attention (BigBird): a prompt of at most (5 + 2r) · b tokens is attended fully (n keys a query), "
+        f"as transformers switches to full attention for it; {padded}a head pays 2 · (qk_head_dim + v_head_dim) · b · "
+        "(2P + 2 · (4 + r) · b + (P / b − 4) · (5 + r) · b): the first and last blocks (global) read all P keys, the "
+        "second and second-to-last 4 + r blocks, every middle block 5 + r (its own and its neighbours, the two global "
+        "blocks, r random ones), padding included, as FlopCounterMode counts transformers' forward; per token, what a "
+        "middle block's query reads, min(n, (5 + r) · b) (between (5 + r) · b and (5 + 2r) · b tokens, attended fully, "
+        "a query reads all n). The random blocks are as many in training as in eval (where transformers draws none and "
+        f"gathers the first block r times): the same matmuls, the same FLOPs ({shapes})"
+    ]
+
+
 def mixer_conventions(spec: ModelSpec) -> list[str]:
     """What the model's mixers compute that no figure counts (Mixer.not_counted), each said once."""
     return sorted({layer.mixer.not_counted for layer in spec.layers if layer.mixer and layer.mixer.not_counted})
@@ -809,9 +880,10 @@ def per_token_flops(profile: ContextProfile, context: int) -> FlopsBreakdown:
 def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> FlopsBreakdown:
     """A prompt of n tokens: n × fixed matmuls + scores (causal: Σ_i keys(i); else n · keys(n)); cross-attention
     always n · the encoder positions (every decoder position sees the whole encoded input: n, or a fixed length).
-    Layers scored in chunks or blocks cost what those compute (sliding_chunks_flops, scored_blocks_flops); where the layers run over the
-    prompt padded (profile.pad_to), they run over P positions, and so do their scores; what runs once whatever the
-    prompt's length (profile.once_projections, once_ffn) is added once."""
+    Layers scored in chunks, in blocks or block-sparse cost what those compute (sliding_chunks_flops,
+    scored_blocks_flops, block_sparse_flops); where the layers run over the prompt padded (profile.pad_to), they run
+    over P positions, and so do their scores; what runs once whatever the prompt's length (profile.once_projections,
+    once_ffn) is added once."""
     positions = profile.padded(tokens)
     reaches = profile.unchunked_reaches()
     if causal:
@@ -821,6 +893,7 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
     scores += profile.cross * tokens * profile.encoder_positions(tokens)
     scores += sum(sliding_chunks_flops(w, qk, v, positions) for w, qk, v in profile.chunks)
     scores += sum(scored_blocks_flops(blocked, positions) for blocked in profile.blocks)
+    scores += sum(block_sparse_flops(*shape, positions, causal) for shape in profile.block_sparse)
     prefill = _breakdown(profile, tokens, scores, positions)
     projections = profile.once_projections + sum(
         summary_projection_flops(blocked, positions) for blocked in profile.blocks
@@ -889,6 +962,7 @@ def count_flops(
     )
     conventions += compressed_conventions(spec) + picked_conventions(spec) + chunked_conventions(spec)
     conventions += blocked_conventions(spec)
+    conventions += block_sparse_conventions(spec)
     conventions += mixer_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (`image` WxH for what an image costs)" if spec.image is not None else ""

@@ -391,6 +391,8 @@ def _cache_kind(layer: Layer, context: int, spec: ModelSpec) -> list[_Kind]:
     if attention is not None and not attention.kv_shared:
         if attention.mla is not None:
             name = "MLA latent"
+        elif attention.block_sparse is not None:
+            name = f"block-sparse attention (blocks of {attention.block_sparse.block_size:,})"
         elif attention.window is None:
             name = "attention"
         else:

@@ -172,6 +172,37 @@ class Indexer(Value):
     compressor: Compressor | None = None  # its keys are compressed entries of its own (DeepSeek-V4's CSA)
 
 
+class BlockSparse(Value):
+    """BigBird's block-sparse attention (modeling_big_bird.py's bigbird_block_sparse_attention, attention_type
+    "block_sparse"): over an input padded to P positions, P / block_size blocks of block_size queries, where the first
+    and last blocks (global) read all P keys, the second and second-to-last 4 + random_blocks blocks (the first three or
+    last three, the other end's global block and random ones), and every middle block 5 + random_blocks blocks (its
+    own and its neighbours, the two global blocks and random_blocks drawn at random, as many whatever is drawn). Inputs
+    of at most full_up_to tokens, too short for it, are attended fully instead (transformers switches to
+    original_full), unpadded."""
+
+    block_size: int
+    random_blocks: int
+
+    @property
+    def full_up_to(self) -> int:
+        """(5 + 2 · random_blocks) · block_size: the longest input transformers attends fully instead."""
+        return (5 + 2 * self.random_blocks) * self.block_size
+
+    @property
+    def middle_keys(self) -> int:
+        """The keys a query of a middle block reads: (5 + random_blocks) · block_size."""
+        return (5 + self.random_blocks) * self.block_size
+
+    def keys(self, positions: int) -> int:
+        """Σ over the queries of the keys each scores over POSITIONS (P, a multiple of block_size above full_up_to):
+        P² when attended fully; else b · (2P + 2 · (4 + r) · b + (P / b − 4) · (5 + r) · b)."""
+        if positions <= self.full_up_to:
+            return positions * positions
+        b, r = self.block_size, self.random_blocks
+        return b * (2 * positions + 2 * (4 + r) * b + (positions // b - 4) * (5 + r) * b)
+
+
 class Attention(Value):
     """One layer's attention: q, k, v, o (or MLA's latents), with the names it is stored under.
 
@@ -220,6 +251,9 @@ class Attention(Value):
     # one-hot matmul, 2 · n · S · hidden_size), normed, then projected by k and v (compute.scored_blocks_flops,
     # summary_projection_flops). 0: none.
     summary_every: int = 0
+    # Block-sparse (BigBird): the scores a prompt computes are BlockSparse.keys of its padded length, bidirectional; a
+    # query reads min(n, block_sparse.middle_keys) keys (what a middle block's does), its keys all cached.
+    block_sparse: BlockSparse | None = None
     mla: Mla | None = None
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
@@ -591,6 +625,9 @@ class ModelSpec(Value):
     # attention_window, and drops the padding after the last layer): what they cost is the padded length's, what reads
     # their output (the head, a decoder's cross-attention) the input's. None: no padding.
     encoder_pad_to: int | None = None
+    # The encoder pads only inputs longer than this (BigBird pads to whole blocks only where it runs block-sparse, above
+    # BlockSparse.full_up_to tokens); 0: every input is padded.
+    encoder_pad_above: int = 0
     # Positions an encoder over the input's tokens also reads after them, as many whatever the context (UDOP's page:
     # the image's patches follow the text tokens): its layers run over n + these, every cross-attention reads n +
     # these, and its patch embedding ("per_encoder_patch") runs once for each.

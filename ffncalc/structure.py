@@ -39,14 +39,16 @@ def attended_keys(context: int, window: int | None, rate: int = 1) -> int:
 
 def attention_reach(attention: Attention) -> tuple[Reach, ...]:
     """Keys a token attends to at context n, as reaches: min(n, window) (an indexer's top_k instead, picking among
-    all keys; at most picked_keys of them where a score picks them), + with a compressor min(n // rate, top_k) of its
-    entries (all n // rate without an indexer)."""
+    all keys; at most picked_keys of them where a score picks them; at most a middle block's keys where the attention
+    is block-sparse), + with a compressor min(n // rate, top_k) of its entries (all n // rate without an indexer)."""
     indexer, compressor = attention.indexer, attention.compressor
     top_k = indexer.top_k if indexer is not None else None
     if compressor is None:
         cap = top_k if indexer is not None else attention.window
-        if attention.picked_keys is not None:
-            cap = attention.picked_keys if cap is None else min(cap, attention.picked_keys)
+        sparse = attention.block_sparse
+        for most in (attention.picked_keys, sparse.middle_keys if sparse is not None else None):
+            if most is not None:
+                cap = most if cap is None else min(cap, most)
         return ((cap, 1),)
     return ((attention.window, 1), (top_k, compressor.rate))
 

@@ -216,8 +216,14 @@ DENSE_COUNTED = sorted(
 # builds LukeModel with its pooler, and FlopCounterMode counts it; ffncalc counts what runs per token, so the pooler's
 # 2 · its weights are added to ffncalc's total here (synthetic__luke: H 64). SqueezeBertForMaskedLM builds
 # SqueezeBertModel with its pooler too (synthetic__squeezebert: H 64), and FNetForMaskedLM FNetModel's (synthetic__fnet:
-# H 64).
-POOLER_WEIGHTS = {"synthetic__luke": 64 * 64, "synthetic__squeezebert": 64 * 64, "synthetic__fnet": 64 * 64}
+# H 64), and BigBirdForMaskedLM BigBirdModel's (synthetic__big_bird: H 64, 40 tokens, block-sparse: see
+# tests/test_family_big_bird.py).
+POOLER_WEIGHTS = {
+    "synthetic__luke": 64 * 64,
+    "synthetic__squeezebert": 64 * 64,
+    "synthetic__fnet": 64 * 64,
+    "synthetic__big_bird": 64 * 64,
+}
 # Matmuls with no weight that FlopCounterMode finds inside a layer's attention and ffncalc counts under other (a layer's
 # other_flops): ConvBERT's dynamic convolution, each of h · d = 32 channels summing 5 rows (synthetic__convbert: 16
 # tokens × 2 layers × 2 · 32 · 5), and Nyströmformer's convolution of the values, each of h = 64 channels summing 5

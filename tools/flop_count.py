@@ -26,6 +26,10 @@ does Longformer's encoder, which asks with .item() whether any token is global (
 window in overlapping chunks over the input padded to a multiple of attention_window, not N × N: see
 tests/test_family_longformer.py).
 
+BigBird's layers (block_sparse) score blocks above (5 + 2 · num_random_blocks) · block_size tokens, over the input
+padded to whole blocks, not N × N (tests/test_family_big_bird.py); each count builds its own model, since BigBirdModel
+switches itself to full attention for a shorter input and stays switched.
+
 A UDOP config runs UdopForConditionalGeneration on one page (count_udop, --cpu only: placing the patches under each
 token's box reads the boxes' values).
 """

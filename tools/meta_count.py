@@ -88,6 +88,7 @@ FALLBACK_CLASS = {
     "nystromformer": "NystromformerForMaskedLM",
     "longformer": "LongformerForMaskedLM",
     "led": "LEDForConditionalGeneration",
+    "big_bird": "BigBirdForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
