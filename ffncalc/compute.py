@@ -948,7 +948,11 @@ def count_flops(
     conventions = (
         CONVENTIONS
         + (
-            ["encoder: every token attends to all n input tokens; 'per token' is per input token"]
+            [
+                "encoder: every token attends to all n input tokens; 'per token' is per input token"
+                if encoder_reads_all(spec)
+                else "encoder: every token attends as the note below says; 'per token' is per input token"
+            ]
             if encoder_only
             else []
         )
@@ -980,6 +984,20 @@ def count_flops(
     )
 
 
+def encoder_reads_all(spec: ModelSpec) -> bool:
+    """Whether every encoder token's attention reads all the encoder's positions (no window, chunks, blocks or block
+    sparsity in any layer of the encoder stack; an encoder-only model's layers are its encoder)."""
+    layers = [layer for layer in spec.layers if layer.stack == "encoder" and layer.attention is not None]
+    return all(
+        layer.attention.window is None and layer.attention.block_sparse is None for layer in layers if layer.attention
+    )
+
+
+def _each_attending(spec: ModelSpec, positions: str) -> str:
+    """How the encoder's positions attend, for the conventions: to all of them, or as the attention's own note says."""
+    return f"each attending to all {positions}" if encoder_reads_all(spec) else "each attending as the note below says"
+
+
 def encoder_decoder_convention(spec: ModelSpec) -> str:
     """How an encoder-decoder's per-token and prefill figures read its encoder: over n input tokens, or over one
     fixed window of audio."""
@@ -1009,7 +1027,7 @@ def encoder_decoder_convention(spec: ModelSpec) -> str:
         )
     return (
         "encoder-decoder: per token is one generated (decoder) token with the encoder's output cached; the "
-        "prefill runs the encoder over n input tokens (each attending to all n) and the decoder over n target "
+        f"prefill runs the encoder over n input tokens ({_each_attending(spec, 'n')}) and the decoder over n target "
         "tokens, and projects the encoder output's cross-attention keys and values once"
     )
 

@@ -358,3 +358,21 @@ def test_deepseek_v3_causal_and_non_causal_prefill_by_hand():
     per_key = 61 * 2 * 128 * (128 + 64 + 128)
     assert flops("deepseek-ai/DeepSeek-V3", 4096).prefill.attention_scores == per_key * (4096 * 4097 // 2)
     assert flops("deepseek-ai/DeepSeek-V3", 4096, causal=False).prefill.attention_scores == per_key * 4096 * 4096
+
+
+@pytest.mark.parametrize(
+    ("config", "reads_all"),
+    [
+        ("google-bert/bert-base-uncased", True),
+        ("google-t5/t5-small", True),
+        (str(ROOT / "tests/configs/synthetic__longformer.json"), False),
+        (str(ROOT / "tests/configs/synthetic__led.json"), False),
+        (str(ROOT / "tests/configs/synthetic__pegasus_x.json"), False),
+    ],
+)
+def test_the_encoder_convention_says_all_n_only_where_every_encoder_token_reads_all_n(config, reads_all):
+    # Longformer's and LED's windows, Pegasus-X's blocks: their encoders' tokens read a window, which their own
+    # notes state; BERT's and T5's read every input token.
+    conventions = [c for c in flops(config, 64).conventions if c.startswith("encoder")]
+    assert len(conventions) == 1
+    assert ("attending to all n" in conventions[0] or "attends to all n" in conventions[0]) == reads_all
