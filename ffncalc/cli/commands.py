@@ -422,10 +422,10 @@ def memory_options() -> dict[str, tuple[Any, Any]]:
 def speed_options() -> dict[str, tuple[Any, Any]]:
     """`speed`'s options: each field of SpeedOptions with the option that sets it (made when the command runs)."""
     return {
-        "accelerators": option(str, "--gpu", "h100", "NAMES", help_key="speed --gpu"),
+        "accelerators": option(str, "--gpu", "h100", "NAMES"),
         "context": (Annotated[str | None, context_option(DEFAULT_CONTEXT_HELP)], None),
         "prompt": option(str | None, "--prompt", None, "TOKENS"),
-        "batches": option(str, "--batch", "1", "N,…", help_key="speed --batch"),
+        "batches": option(str, "--batch", "1", "N,…"),
         "tensor_parallel": (TensorParallelOpt, 1),
         "pipeline_parallel": (PipelineParallelOpt, 1),
         **serving_layout_options(),
@@ -453,11 +453,11 @@ def train_options() -> dict[str, tuple[Any, Any]]:
     return {
         "tokens": option(str | None, "--tokens", None, "N"),
         "seq": option(str, "--seq", "8k", "TOKENS"),
-        "gpu": option(str, "--gpu", "h100", "NAME", help_key="train --gpu"),
-        "gpus": option(int, "--gpus", 1, "N", help_key="train --gpus"),
+        "gpu": option(str, "--gpu", "h100", "NAME"),
+        "gpus": option(int, "--gpus", 1, "N"),
         "compute_dtype": option(str, "--compute-dtype", "bf16", "DTYPE", help_key="train --compute-dtype"),
         "mfu": option(float | None, "--mfu", None, "X"),
-        "price": option(float | None, "--price", None, "USD", help_key="train --price"),
+        "price": option(float | None, "--price", None, "USD"),
         "days": option(float | None, "--days", None, "D"),
         "recompute": (RecomputeOpt, "none"),
         "recompute_modules": (RecomputeModulesOpt, None),

@@ -1,7 +1,9 @@
-"""Each command-line option's help, by its flag: one flag, one meaning, one help. Where a flag of one name still says
-something else in one command, its key names that command ("speed --gpu"); an option declared once as a shared
-alias in cli.py is keyed by its flag. cli.py declares each option's type, flag, default and metavar; this is the
-text typer shows for it."""
+"""Each command-line option's help, by its flag: one flag, one meaning, one help. Three flags still say something
+else in one command, keyed by that command: `speed --engine` names a fitted time profile (vllm, sglang, trtllm,
+llama.cpp) where `memory --engine` names the KV-cache arithmetic (vllm, vllm@VERSION, sglang, none);
+`speed --gpu-memory` is a custom chip's memory beside --gpu-flops where `memory --gpu-memory` is a what-if size or a
+table name; `train --compute-dtype` defaults to bf16 (mixed-precision training) where speed's follows the weights.
+cli/commands.py declares each option's type, flag, default and metavar; this is the text typer shows for it."""
 
 OPTION_HELP = {
     "--dtype": "What if every weight were stored as fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4 "
@@ -11,14 +13,19 @@ OPTION_HELP = {
     "e.g. 32 as gpt-fast quantizes (default 128).",
     "--quantize-head": "With a quantized --dtype: the output head quantized as the other linear weights are (as gpt-fast "
     "does); default: it stays in BF16.",
-    "--batch": "Sequences decoded together, e.g. 8.",
-    "--gpus": "All the GPUs, e.g. 8: without --train one copy's, over --pp stages of --gpus ÷ --pp tensor-parallel "
-    "GPUs each; with --train the job's (data-parallel ranks: --gpus ÷ (--tp × --pp × --cp)).",
+    "--batch": "Sequences decoded together, e.g. 8; speed takes several and sweeps them, e.g. 1,8,64,256.",
+    "--gpus": (
+        "All the GPUs, e.g. 8 or 16384: serving, one copy's, over --pp stages of --gpus ÷ --pp tensor-parallel GPUs "
+        "each; training, the job's (data-parallel ranks: --gpus ÷ (--tp × --pp × --cp))."
+    ),
     "--gpu-memory": "Another accelerator's memory with its unit, e.g. 96GB (GB = 10^9 bytes) or 80GiB (GiB = 2^30 bytes; "
     "a bare number is refused), or a name from the accelerator table, e.g. h200.",
     "--engine": "Size the KV cache as a serving engine does: vllm, vllm@0.11 (an older version's arithmetic), "
     "sglang, or none.",
-    "--gpu": "The accelerator for --engine's budget and --solve, e.g. l40s (default h100).",
+    "--gpu": (
+        "The accelerator by its name in the table, e.g. h100, h200, b200, l40s, mi300x (default h100); speed takes "
+        "several, comma-separated, side by side; memory sizes --engine's budget and --solve on it."
+    ),
     "--kv-budget": "The KV-cache memory per GPU your engine printed, e.g. 40GiB (skips estimating the budget).",
     "--gpu-memory-utilization": "vLLM's gpu_memory_utilization (SGLang's mem_fraction_static), e.g. 0.9 (the default).",
     "--max-num-batched-tokens": "vLLM's max_num_batched_tokens, e.g. 2048 (default: vLLM's for the --gpu).",
@@ -28,9 +35,7 @@ OPTION_HELP = {
     "--train": "Also training: gradients, optimizer states, activations.",
     "--optimizer": "With --train: adamw, adamw-8bit or sgd.",
     "--lora-rank": "With --train: LoRA adapters of rank R on the attention and FFN projections, the base frozen as stored.",
-    "speed --gpu": "Accelerators, comma-separated, e.g. h100 or h100,h200,b200,mi300x.",
     "--prompt": "Prefill prompt length, e.g. 8k (default: --ctx).",
-    "speed --batch": "Sequences decoded together; several sweep, e.g. 1,8,64,256.",
     "--compute-dtype": "Peak the matmuls run at: bf16, fp8, int8 or fp4 (default: the weights').",
     "--compute-efficiency": "Share of peak FLOP/s reached, e.g. 0.7.",
     "--bandwidth-efficiency": "Share of peak bandwidth reached, e.g. 0.8.",
@@ -46,15 +51,14 @@ OPTION_HELP = {
     "--measured-tpot": "A TPOT you measured, in milliseconds, e.g. 6.5: the share of the ceiling reached and the modelled "
     "term that explains most of the gap.",
     "--measured-ttft": "A TTFT you measured, in milliseconds, e.g. 45.",
-    "--price": "Price per GPU-hour, e.g. 2.50: cost per million input (prefill) and output (decode) tokens at the "
-    "expected throughput.",
+    "--price": (
+        "Price per GPU-hour in US dollars, e.g. 2.50: speed, the cost per million input (prefill) and output (decode) "
+        "tokens at the expected throughput; train, the run's cost."
+    ),
     "--tokens": "Training tokens, e.g. 15T, 300B or 2e12 (decimal). Default: what --compute buys, else 1T.",
     "--seq": "Sequence length, e.g. 8k (k = 1024). Default 8k.",
-    "train --gpu": "Accelerator, as in speed, e.g. h100, h800, b200, mi300x.",
-    "train --gpus": "Accelerators in the job, e.g. 16384.",
     "train --compute-dtype": "The matmuls' dtype, whose dense peak counts: bf16, fp8, … (as in speed)",
     "--mfu": "Model FLOPs utilisation assumed (default 0.4).",
-    "train --price": "Price per GPU-hour, e.g. 2.50.",
     "--days": "Finish in D days: the GPUs needed (not with --gpus).",
     "--plan": "Rank the layouts of --gpus that fit, by expected tokens/s per GPU (--global-batch).",
     "--measured-tokens-per-second": "A measured run's tokens/s (the whole job's; --per-gpu for one GPU's): its MFU by each convention.",
