@@ -317,7 +317,7 @@ def test_an_unknown_engine_is_a_one_line_error_naming_the_profiles():
     assert run.exit_code == 2
     assert run.stderr == (
         "Error: --engine 'tgi' has no profile; use one of vllm, sglang, trtllm, llama.cpp "
-        "(or leave it out for the typical profile)\n"
+        "(or none, or leave it out, for the typical profile)\n"
     )
 
 

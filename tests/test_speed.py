@@ -389,3 +389,10 @@ def test_an_encoder_decoders_first_token_is_the_encoders_pass_and_one_decoder_po
     assert report.prefill.flops == 25_769_803_776 + 83_243_008 == 25_853_046_784
     by_name = {component.name: component.flops for component in report.prefill.components}
     assert by_name["lm_head"] == 32_899_072  # the head runs once, for the start token
+
+
+@pytest.mark.parametrize(("engine", "profile"), [("vllm@0.11", "vllm"), ("none", "typical"), ("SGLang", "sglang")])
+def test_speed_takes_the_engine_as_memory_spells_it(engine, profile):
+    # memory --engine takes vllm, vllm@VERSION, sglang or none; speed has one profile an engine, and none is typical.
+    report = speed("meta-llama/Llama-3.1-8B", "h100", engine=engine).reports[0]
+    assert report.engine_profile is not None and report.engine_profile.name == profile

@@ -1,6 +1,7 @@
 """Each command-line option's help, by its flag: one flag, one meaning, one help. Three flags still say something
-else in one command, keyed by that command: `speed --engine` names a fitted time profile (vllm, sglang, trtllm,
-llama.cpp) where `memory --engine` names the KV-cache arithmetic (vllm, vllm@VERSION, sglang, none);
+else in one command, keyed by that command: `--engine` names the serving engine in both, spelled alike (vllm,
+vllm@VERSION, sglang, none), but speed also takes trtllm and llama.cpp, whose fitted profiles it has and whose
+KV-cache arithmetic memory does not model;
 `speed --gpu-memory` is a custom chip's memory beside --gpu-flops where `memory --gpu-memory` is a what-if size or a
 table name; `train --compute-dtype` defaults to bf16 (mixed-precision training) where speed's follows the weights.
 cli/commands.py declares each option's type, flag, default and metavar; this is the text typer shows for it."""
@@ -45,7 +46,7 @@ OPTION_HELP = {
     "--gpu-interconnect": "With --gpu-flops and --tp: its interconnect per direction, e.g. 450e9 (NVLink 4: 900 GB/s both ways).",
     "--gpu-name": "With --gpu-flops: what to call the chip, e.g. 'H20'.",
     "speed --engine": "The serving engine whose fitted profile gives the expected (≈) times: vllm, sglang, trtllm or "
-    "llama.cpp (default: typical of current engines).",
+    "llama.cpp, spelled as memory's (vllm@0.11: vLLM's one profile; none or left out: typical of current engines).",
     "--output": "Tokens each request generates, e.g. 1024: adds the request end to end (TTFT + the decode steps "
     "over the growing context) and the batch's tokens/s.",
     "--measured-tpot": "A TPOT you measured, in milliseconds, e.g. 6.5: the share of the ceiling reached and the modelled "

@@ -61,6 +61,15 @@ class SpeedOptions(Value):
     price: float | None = None  # per GPU-hour: cost per million input and output tokens at the expected throughput
     runtime_reserve: str | None = None  # memory the runtime keeps on each GPU, e.g. "2GiB"; None: RUNTIME_RESERVE
 
+    @property
+    def profile_name(self) -> str | None:
+        """The engine whose profile answers: `engine` as memory's `engine` spells it (vllm, vllm@0.11, sglang, none …)
+        less any version (one profile an engine, fitted on the versions it states); None for none or no engine."""
+        if self.engine is None:
+            return None
+        name = self.engine.strip().lower().partition("@")[0]
+        return None if name == "none" else name
+
     def checked(self) -> SpeedOptions:
         """These options, or a UsageError naming the first that cannot be estimated (before any download)."""
         check_types(self)
@@ -72,10 +81,10 @@ class SpeedOptions(Value):
         from ..accelerators import DTYPES
         from ..expected import ENGINES
 
-        if self.engine is not None and self.engine.lower() not in ENGINES:
+        if self.engine is not None and self.profile_name not in (*ENGINES, None):
             raise UsageError(
                 f"`engine` {self.engine[:20]!r} has no profile; use one of {', '.join(ENGINES)} "
-                "(or leave it out for the typical profile)"
+                "(or none, or leave it out, for the typical profile)"
             )
         for text in (self.context, self.prompt):
             if text is not None:
@@ -234,7 +243,7 @@ def speed(
     not_fitting: list[FirstNotFitting] = []
     warnings = list(loaded.info.warnings) + remarks.warnings
     sublayers = sublayer_count(loaded.spec)
-    engine = options.engine.lower() if options.engine else None
+    engine = options.profile_name
     for chip in chips:
         if (tensor_parallel > 1 or layout.pipeline_parallel > 1) and chip.interconnect is None:
             fix = "give `gpu_interconnect`" if options.gpu_flops is not None else "it has none in the table"
