@@ -31,9 +31,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "frames, an image's one frame duplicated) are laid out by no adapter yet either",
     # Attention whose keys per query ffncalc's spec (a whole context, a sliding window, chunks, a top-k indexer or
     # compressed entries) cannot state: the FLOPs against context would be wrong, so none of them is counted.
-    "bigbird_pegasus": "its encoder's block_sparse attention is BigBird's (neighbouring, global and random blocks of "
-    "block_size, full attention up to (5 + 2 · num_random_blocks) · block_size tokens), which ffncalc's spec now "
-    "expresses (Attention.block_sparse, as big_bird uses it), but no adapter lays out its Pegasus stacks with it yet",
     "mra": "its multi-resolution attention scores all keys at a coarse resolution (blocks of 32) and reads "
     "block_per_row blocks per row at full resolution, picked from the values, which ffncalc's spec cannot express yet; "
     "transformers runs it only through CUDA kernels it fetches from the Hub (kernels-community/mra), and without them "

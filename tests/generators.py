@@ -212,6 +212,14 @@ AT_MOST = {
     ),
 }
 
+# Fields a family needs even, with where transformers says so (drawn odd, they are rounded up).
+EVEN_FIELDS = {
+    ("pegasus_x", "block_size"): (
+        "transformers 5.24 modeling_pegasus_x.py: with stagger_local_blocks (the default) a staggered layer pads half a "
+        "block at either end (ffncalc refuses an odd block_size with it)"
+    ),
+}
+
 # Values a family's transformers class refuses though its field takes them elsewhere, with where it says so.
 REFUSED = {
     ("dbrx", "tie_word_embeddings"): (True, "transformers 5.24 configuration_dbrx.py __post_init__ raises ValueError"),
@@ -1057,6 +1065,9 @@ def family_config(draw, model_type: str) -> dict[str, Any]:
     for (family, name), (most, _) in AT_MOST.items():
         if family == model_type and isinstance(d.config.get(name), int):
             d.config[name] = min(d.config[name], most)
+    for family, name in EVEN_FIELDS:
+        if family == model_type and isinstance(d.config.get(name), int):
+            d.config[name] += d.config[name] % 2
     if model_type in EQUAL_FIELDS:
         fields, _ = EQUAL_FIELDS[model_type]
         drawn = [d.config[field] for field in fields if field in d.config]

@@ -193,8 +193,9 @@ COUNTER = json.loads((EXPECTED / "flop_counter.json").read_text())["counts"]
 # (tests/test_family_vision_encoder_decoder.py); a speech encoder-decoder's too, and runs its encoder's convolutions
 # over the raw samples (tests/test_family_speech_encoder_decoder.py). LED's seq2seq LM keeps its decoder's
 # cross-attention (encoder_attn) apart too (tests/test_family_led.py), UDOP's its cross-attention and its page's
-# patch convolution (tests/test_family_udop.py), and LongT5's (EncDecAttention, tests/test_family_longt5.py) and
-# Pegasus-X's (tests/test_family_pegasus_x.py) their cross-attention.
+# patch convolution (tests/test_family_udop.py), and LongT5's (EncDecAttention, tests/test_family_longt5.py),
+# Pegasus-X's (tests/test_family_pegasus_x.py) and BigBird-Pegasus's (tests/test_family_bigbird_pegasus.py) their
+# cross-attention.
 REGROUPED = {
     "synthetic__mobilebert",
     "synthetic__vision_encoder_decoder",
@@ -204,6 +205,7 @@ REGROUPED = {
     "synthetic__longt5",
     "synthetic__longt5_tglobal",
     "synthetic__pegasus_x",
+    "synthetic__bigbird_pegasus",
 }
 DENSE_COUNTED = sorted(
     name

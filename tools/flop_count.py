@@ -29,6 +29,9 @@ tests/test_family_longformer.py).
 BigBird's layers (block_sparse) score blocks above (5 + 2 · num_random_blocks) · block_size tokens, over the input
 padded to whole blocks, not N × N (tests/test_family_big_bird.py); each count builds its own model, since BigBirdModel
 switches itself to full attention for a shorter input and stays switched.
+BigBird-Pegasus runs as its seq2seq LM (SEQ2SEQ_FIRST), though transformers also lists its decoder as a causal LM;
+its encoder's layers are BigBird's, the padding dropped before the decoder's cross-attention
+(tests/test_family_bigbird_pegasus.py).
 
 A UDOP config runs UdopForConditionalGeneration on one page (count_udop, --cpu only: placing the patches under each
 token's box reads the boxes' values).
@@ -61,6 +64,11 @@ masking_utils._ignore_bidirectional_mask_sdpa = lambda padding_mask, kv_length, 
 )
 
 
+# Encoder-decoders in the causal-LM mapping too (whose causal LM is the decoder alone) counted as their seq2seq LM: the
+# encoder is what their counts hold (BigBird-Pegasus's block-sparse encoder; no entry before holds one of these).
+SEQ2SEQ_FIRST = frozenset({"bigbird_pegasus"})
+
+
 def count(path: Path, tokens: int, device: str = "meta") -> dict:
     config = load_config(json.loads(path.read_text()))
     config._attn_implementation = "eager"
@@ -74,7 +82,10 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
         # an encoder that can also be a decoder (BERT, RoBERTa …) runs as its masked LM unless the config says is_decoder
         masked = config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES and not getattr(config, "is_decoder", False)
         causal = config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not masked
-        # an encoder-decoder with neither (LED) runs as its seq2seq LM, its decoder over the input shifted right
+        # an encoder-decoder with neither (LED) runs as its seq2seq LM, its decoder over the input shifted right, and
+        # so does one whose causal LM is its decoder alone when its encoder is what is held (SEQ2SEQ_FIRST)
+        if config.model_type in SEQ2SEQ_FIRST:
+            masked = causal = False
         seq2seq = not masked and not causal and config.model_type in MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES
         auto = (
             transformers.AutoModelForCausalLM

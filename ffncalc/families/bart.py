@@ -147,6 +147,8 @@ class BartLayout(BartStacks, HFConfig):
     logits_bias: ClassVar[bool] = True  # the seq2seq LM adds a final_logits_bias buffer (M2M-100 does not)
     embedding_norm: ClassVar[bool] = True  # layernorm_embedding on each stack's input
     final_norms: ClassVar[bool] = False  # a layer_norm at the end of each stack (pre-LN families)
+    # what that norm is stored as (BigBird-Pegasus keeps it as layernorm_embedding, applied after the last layer)
+    final_norm_module: ClassVar[str] = "layer_norm"
     base_model_prefix: ClassVar[str] = "model"
 
     vocab_size: Width
@@ -252,7 +254,8 @@ class BartLayout(BartStacks, HFConfig):
                 Extra("norm", f"{self.stack_module(root, kind)}.layernorm_embedding", self.layer_norm(), runs)
             )
         if self.final_norms and kind == "encoder":  # the decoder's is the spec's final norm
-            extras.append(Extra("norm", f"{self.stack_module(root, 'encoder')}.layer_norm", self.layer_norm(), runs))
+            name = f"{self.stack_module(root, 'encoder')}.{self.final_norm_module}"
+            extras.append(Extra("norm", name, self.layer_norm(), runs))
         return extras
 
     def token_tables(self, root: str) -> tuple[str, list[Extra]]:
@@ -342,7 +345,9 @@ class BartLayout(BartStacks, HFConfig):
             final_norm=self.layer_norm() if self.final_norms else None,
             tie_word_embeddings=self.tie_word_embeddings,
             names=ModelNames(
-                embed, f"{self.stack_module(root, 'decoder')}.layer_norm", base_model_prefix=self.base_model_prefix
+                embed,
+                f"{self.stack_module(root, 'decoder')}.{self.final_norm_module}",
+                base_model_prefix=self.base_model_prefix,
             ),
             lm_head=lm_head,
             extras=tuple(extras + self.head_extras()),
