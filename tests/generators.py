@@ -390,6 +390,16 @@ def _feature_encoder(d: Draft, name: str) -> Any:
     return d.draw(st.lists(st.integers(1, most), min_size=count, max_size=count))
 
 
+@rule("block_size")
+def _block_size(d: Draft, name: str) -> Any:
+    """Blocks of tokens (MiniMax's lightning attention, BigBird's, Pegasus-X's local attention): even where a layer
+    staggers its blocks by half of one (Pegasus-X's stagger_local_blocks, True unless drawn otherwise; ffncalc refuses an
+    odd block there, as transformers cannot split the padded input into blocks)."""
+    if d.has("stagger_local_blocks"):
+        return 2 * d.draw(st.integers(1, 32))
+    return d.draw(PLAIN[name])
+
+
 @rule(*PLAIN)
 def _plain(d: Draft, name: str) -> Any:
     return d.draw(PLAIN[name])
