@@ -89,6 +89,7 @@ FALLBACK_CLASS = {
     "longformer": "LongformerForMaskedLM",
     "led": "LEDForConditionalGeneration",
     "big_bird": "BigBirdForMaskedLM",
+    "funnel": "FunnelForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
