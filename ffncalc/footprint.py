@@ -408,7 +408,7 @@ def _cache_kind(layer: Layer, context: int, spec: ModelSpec) -> list[_Kind]:
             name = f"{kind} attention (window {attention.window:,})"
         if indexer_reach(attention) == (None, 1):
             name += " + indexer key"
-        if layer.pooling is not None:  # its keys over the pooled input (Funnel's blocks)
+        if layer.pooling is not None and layer.pooling.keys_times:  # its keys over the pooled input (Funnel's blocks)
             name += f" (input pooled {layer.pooling.keys_times}×)"
         keys = layer_positions(layer.pooling, context)[1]
         kinds.append(_Kind(name, kv_elements_per_token(attention), cached_tokens(attention, keys), 0))
