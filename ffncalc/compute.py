@@ -31,7 +31,7 @@ from typing import Literal, NamedTuple
 
 from .accounting import Part, layer_parts, parts_of
 from .results import ModelInfo, Result
-from .spec import Attention, BlockSparse, Indexer, Layer, Mixer, ModelSpec
+from .spec import Attention, BlockSparse, Indexer, Layer, Mixer, ModelSpec, Pooling
 from .structure import (
     Reach,
     attended_keys,
@@ -40,6 +40,8 @@ from .structure import (
     encoder_positions,
     generating_layers,
     indexer_reach,
+    layer_positions,
+    relative_positions,
 )
 from .tensors import extra_tensors, lm_head_rows, lm_head_width
 from .values import Value, field_names, field_values, replace
@@ -78,6 +80,96 @@ class Blocked(Value):
     def padded(self, positions: int) -> int:
         """P_b: the positions the attention runs over (POSITIONS + staggered_by) padded to whole blocks."""
         return -(-(positions + self.staggered_by) // self.block) * self.block
+
+
+class Positioned(Value):
+    """Layers that run over their own positions (Layer.pooling: a pooled input) or score relative positions
+    (Attention.relative_shift), summed by their pooling and whether they do: 2 · their weights by what runs them, the
+    queries' (q, o), the keys' (k, v), the FFN's and the other matmuls'; their scores per query and key (``per_key``);
+    a relative-shift attention's projection per relative position (2 · hidden · heads · qk_head_dim,
+    ``relative_projection``), its scores per query and relative position (2 · heads · qk_head_dim, ``relative_per_key``)
+    and per query against its token types (``segments``). Their per-position weights are in ContextProfile's fixed parts
+    too, as one position through each; their scores are in no slope."""
+
+    pooling: Pooling | None = None
+    relative: bool = False
+    queries_weights: int = 0
+    keys_weights: int = 0
+    ffn: int = 0
+    other: int = 0
+    per_key: int = 0
+    relative_projection: int = 0
+    relative_per_key: int = 0
+    segments: int = 0
+
+    @property
+    def per_position(self) -> int:
+        """What the fixed parts hold of them: one position through each layer."""
+        return self.queries_weights + self.keys_weights + self.ffn + self.other
+
+    def growing(self, context: int) -> int:
+        """One query's scores at CONTEXT: its keys (the pooled input's), its relative positions and token types."""
+        _, keys = layer_positions(self.pooling, context)
+        relative = relative_positions(self.pooling, context) if self.relative else 0
+        return self.per_key * keys + self.relative_per_key * relative + self.segments
+
+    def prefill(self, positions: int) -> dict[str, int]:
+        """What the layers compute over an input of POSITIONS, by component: their queries, output and FFN over the
+        queries' positions, their keys and values over the keys', every query against every key (bidirectional) and
+        its R relative positions, and the R positions projected once a layer."""
+        queries, keys = layer_positions(self.pooling, positions)
+        relative = relative_positions(self.pooling, positions) if self.relative else 0
+        return {
+            "attention_projections": self.queries_weights * queries
+            + self.keys_weights * keys
+            + self.relative_projection * relative,
+            "attention_scores": queries * (self.per_key * keys + self.relative_per_key * relative + self.segments),
+            "ffn": self.ffn * queries,
+            "other": self.other * queries,
+        }
+
+
+def is_positioned(layer: Layer) -> bool:
+    """The layer runs over its own positions (pooled) or scores relative positions: Positioned counts it."""
+    return layer.pooling is not None or (layer.attention is not None and layer.attention.relative_shift)
+
+
+def _positioned(layers: list[Layer], per_key) -> tuple[Positioned, ...]:
+    """The positioned layers (is_positioned), summed by their pooling and relative shift, PER_KEY(attention) each."""
+    found: dict[tuple[Pooling | None, bool], dict[str, int]] = {}
+    for layer in layers:
+        if not is_positioned(layer):
+            continue
+        attention = layer.attention
+        relative = attention is not None and attention.relative_shift
+        sums = found.setdefault((layer.pooling, relative), {})
+        weights = _active_weights([layer])
+        keys = sum(
+            part.active_matmul_weights
+            for part in layer_parts(layer)
+            if part.component == "attention" and part.name in ("k", "v") and part.runs == "every_token"
+        )
+        costs = {
+            "queries_weights": FLOPS_PER_MULTIPLY_ADD * (weights["attention"] - keys),
+            "keys_weights": FLOPS_PER_MULTIPLY_ADD * keys,
+            "ffn": FLOPS_PER_MULTIPLY_ADD * weights["ffn"],
+            "other": FLOPS_PER_MULTIPLY_ADD * weights["other"] + layer.other_flops,
+        }
+        if attention is not None:
+            costs["per_key"] = per_key(attention)
+            if relative:
+                heads = FLOPS_PER_MULTIPLY_ADD * attention.num_heads * attention.qk_head_dim
+                costs["relative_projection"] = heads * attention.hidden_size
+                costs["relative_per_key"] = heads
+                costs["segments"] = heads * attention.segments
+        for name, cost in costs.items():
+            sums[name] = sums.get(name, 0) + cost
+    return tuple(
+        Positioned(pooling=pooling, relative=relative, **sums)
+        for (pooling, relative), sums in sorted(
+            found.items(), key=lambda item: (item[0][0] is not None, item[0][0] and item[0][0].times, item[0][1])
+        )
+    )
 
 
 class ContextProfile(Value):
@@ -129,6 +221,7 @@ class ContextProfile(Value):
         tuple[int, int, int], ...
     ] = ()  # (block_size, random_blocks, cost per key) of block-sparse layers
     cross_added: int = 0  # with the context, the encoder positions after the input's tokens (UDOP's page patches)
+    positioned: tuple[Positioned, ...] = ()  # layers pooled or scoring relative positions (Positioned)
 
     @property
     def fixed(self) -> int:
@@ -147,9 +240,11 @@ class ContextProfile(Value):
     def growing(self, context: int) -> int:
         """Σ over reaches of slope · keys(context, cap, rate), + cross · the encoder positions (the context and any
         added positions, unless the encoder's length is fixed)."""
-        return sum(
-            slope * attended_keys(context, cap, rate) for (cap, rate), slope in self.reaches()
-        ) + self.cross * self.encoder_positions(context)
+        return (
+            sum(slope * attended_keys(context, cap, rate) for (cap, rate), slope in self.reaches())
+            + self.cross * self.encoder_positions(context)
+            + sum(group.growing(context) for group in self.positioned)
+        )
 
     def padded(self, tokens: int) -> int:
         """The positions the layers run over for a prompt of TOKENS: padded up to a multiple of pad_to (when longer
@@ -373,7 +468,7 @@ def _attention_slopes(layers: list[Layer], per_key, indexer_per_key=None) -> tup
     slopes, cross = [], 0
     for layer in layers:
         attention = layer.attention
-        if attention is not None:
+        if attention is not None and not is_positioned(layer):  # a positioned layer's scores: Positioned
             slopes += [(reach, per_key(attention)) for reach in attention_reach(attention)]
             scored = indexer_reach(attention)
             if scored is not None and indexer_per_key is not None:
@@ -435,6 +530,7 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         block_sparse=_block_sparse(layers, lambda attention: score_flops_per_key(attention, mla_form)),
         **_padding(spec, layers, unpadded_other=FLOPS_PER_MULTIPLY_ADD * _extra_weights(spec)),
         cross_added=spec.encoder_added_positions,
+        positioned=_positioned(layers, lambda attention: score_flops_per_key(attention, mla_form)),
     )
 
 
@@ -471,6 +567,7 @@ def stack_profile(
         blocks=_blocks(layers, lambda attention: score_flops_per_key(attention, mla_form)),
         **_once(layers),
         block_sparse=_block_sparse(layers, lambda attention: score_flops_per_key(attention, mla_form)),
+        positioned=_positioned(layers, lambda attention: score_flops_per_key(attention, mla_form)),
         **(
             _padding(
                 spec,
@@ -845,6 +942,33 @@ def block_sparse_conventions(spec: ModelSpec) -> list[str]:
     ]
 
 
+def positioned_conventions(spec: ModelSpec) -> list[str]:
+    """How pooled layers (Layer.pooling) and relative-shift positions (Attention.relative_shift) are counted, when some
+    layer has them."""
+    pooled = any(layer.pooling is not None for layer in spec.layers)
+    relative = any(layer.attention is not None and layer.attention.relative_shift for layer in spec.layers)
+    return (
+        [
+            "pooled layers (Funnel's blocks): a layer pooled b times runs its queries, output and FFN over the input "
+            "halved b times (⌈L / 2⌉ a halving; with separate_cls the first position kept apart, with truncate_seq the "
+            "last dropped first; at most 2 positions, 1 without separate_cls, not halved), the first layer of a block "
+            "its keys and values over the block's input (pool_q_only), every query against every key; per token, one "
+            "position through every layer, reading the keys its layer has at context n"
+        ]
+        if pooled
+        else []
+    ) + (
+        [
+            "relative-shift positions (Funnel): each such layer projects R relative-position embeddings through its "
+            "r_kernel, 2 · hidden · heads · head_dim each (with the projections, in the prefill only: once a layer, not "
+            "per token), R = 2 · its queries' positions + its keys' where it pools its queries, else 2 · its positions; "
+            "each query is scored against all R and the token types, 2 · heads · head_dim each (with the scores)"
+        ]
+        if relative
+        else []
+    )
+
+
 def mixer_conventions(spec: ModelSpec) -> list[str]:
     """What the model's mixers compute that no figure counts (Mixer.not_counted), each said once."""
     return sorted({layer.mixer.not_counted for layer in spec.layers if layer.mixer and layer.mixer.not_counted})
@@ -895,6 +1019,8 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
     scores += sum(scored_blocks_flops(blocked, positions) for blocked in profile.blocks)
     scores += sum(block_sparse_flops(*shape, positions, causal) for shape in profile.block_sparse)
     prefill = _breakdown(profile, tokens, scores, positions)
+    if profile.positioned:
+        prefill = _positioned_prefill(prefill, profile.positioned, positions)
     projections = profile.once_projections + sum(
         summary_projection_flops(blocked, positions) for blocked in profile.blocks
     )
@@ -906,6 +1032,19 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
         ffn=prefill.ffn + profile.once_ffn,
         total=prefill.total + projections + profile.once_ffn,
     )
+
+
+def _positioned_prefill(prefill: FlopsBreakdown, groups: tuple[Positioned, ...], positions: int) -> FlopsBreakdown:
+    """PREFILL with the positioned layers (GROUPS) over the positions each runs over for an input of POSITIONS, in place
+    of one position through each for every one of them (what _breakdown charged)."""
+    parts = {name: getattr(prefill, name) for name in field_names(FlopsBreakdown) if name != "total"}
+    for group in groups:
+        parts["attention_projections"] -= (group.queries_weights + group.keys_weights) * positions
+        parts["ffn"] -= group.ffn * positions
+        parts["other"] -= group.other * positions
+        for name, cost in group.prefill(positions).items():
+            parts[name] += cost
+    return FlopsBreakdown(**parts, total=sum(parts.values()))
 
 
 def encoder_pass_flops(spec: ModelSpec, tokens: int, mla_form: MlaForm = "plain") -> FlopsBreakdown | None:
@@ -967,6 +1106,7 @@ def count_flops(
     conventions += compressed_conventions(spec) + picked_conventions(spec) + chunked_conventions(spec)
     conventions += blocked_conventions(spec)
     conventions += block_sparse_conventions(spec)
+    conventions += positioned_conventions(spec)
     conventions += mixer_conventions(spec)
     if any(layer.stack in ("vision", "video", "audio") for layer in spec.layers):
         image = " (`image` WxH for what an image costs)" if spec.image is not None else ""

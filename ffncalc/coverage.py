@@ -71,10 +71,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "prophetnet": "its decoder runs ngram predicting streams beside the main one: every position is 1 + ngram hidden "
     "states through each layer (its n-gram self-attention with relative position buckets, the FFN) and the head, "
     "which ffncalc's spec cannot express yet",
-    "funnel": "its blocks (block_sizes) pool the sequence to half its length before each block after the first, and "
-    "its decoder's layers run again at the full length after upsampling, with relative-position attention of its own "
-    "(r_w_bias, r_r_bias, r_kernel, r_s_bias, seg_embed); ffncalc's spec runs every layer over the same tokens, so a "
-    "token's FLOPs cannot be stated yet",
     "perceiver": "its inputs are read by cross-attention into num_latents learned latents (d_latents wide), its "
     "self-attention runs over the latents only and its outputs are read back by decoder queries: no layer runs per "
     "input token, which ffncalc's spec cannot express yet",

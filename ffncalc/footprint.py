@@ -34,7 +34,14 @@ from .llamacpp import LlamaCppMemory
 from .results import ModelInfo, Result
 from .spec import Attention, DenseFfn, Layer, ModelSpec, MoeFfn
 from .storage import Scheme, Stored, layout, parameter_layout
-from .structure import attended_keys, attention_kv_elements, encoder_positions, generating_layers, indexer_reach
+from .structure import (
+    attended_keys,
+    attention_kv_elements,
+    encoder_positions,
+    generating_layers,
+    indexer_reach,
+    layer_positions,
+)
 from .tensors import assemble, layer_indices, layer_tensors, lm_head_rows, model_tensors, stored_layer
 from .units import DTYPE_BYTES
 from .values import Value, field_values
@@ -401,7 +408,10 @@ def _cache_kind(layer: Layer, context: int, spec: ModelSpec) -> list[_Kind]:
             name = f"{kind} attention (window {attention.window:,})"
         if indexer_reach(attention) == (None, 1):
             name += " + indexer key"
-        kinds.append(_Kind(name, kv_elements_per_token(attention), cached_tokens(attention, context), 0))
+        if layer.pooling is not None and layer.pooling.keys_times:  # its keys over the pooled input (Funnel's blocks)
+            name += f" (input pooled {layer.pooling.keys_times}×)"
+        keys = layer_positions(layer.pooling, context)[1]
+        kinds.append(_Kind(name, kv_elements_per_token(attention), cached_tokens(attention, keys), 0))
         for what, width, rate in compressed_caches(attention):
             kinds.append(_Kind(f"{what} (1 per {rate:,} tokens)", width, attended_keys(context, None, rate), 0, rate))
     if layer.cross_attention is not None:
@@ -618,14 +628,17 @@ OPTIMIZER_BYTES: dict[Optimizer, int] = {"adamw": 4 + 4 + 4, "adamw-8bit": 4 + 1
 TrainAttention = Literal["flash", "eager"]
 
 
-def attention_activation_bytes(attention: Attention, s: int, b: int, h: int, flash: bool) -> tuple[int, int]:
+def attention_activation_bytes(
+    attention: Attention, s: int, b: int, h: int, flash: bool, keys: int | None = None
+) -> tuple[int, int]:
     """One attention block's stored activations in 16-bit, Korthikanti et al. 2022 §4.1 generalised to the layer's real
     widths, as (copied on every tensor-parallel rank, split across them): copied, its input 2sbh and the dropout
     mask sbh; split, Q 2sb·(heads·qk), K 2sb·(kv_heads·qk), V 2sb·(kv_heads·v) (MLA: its decompressed heads and
     its latents 2sb·(kv_lora_rank + rope + q_lora_rank)), the output projection's input 2sb·(heads·v), and eager
     attention's softmax 2·a·s·k·b, its dropout mask a·s·k·b and the dropped-out probabilities 2·a·s·k·b (k: the
     keys attended, the window where there is one), or FlashAttention's log-sum-exp, 4·a·s·b (fp32), once per pass
-    (DiffLlama's two). GPT's layer (q = k = v = h heads) gives 3sbh + (8sbh + 5as²b)."""
+    (DiffLlama's two). GPT's layer (q = k = v = h heads) gives 3sbh + (8sbh + 5as²b). KEYS: the positions its keys
+    and values run over where not s (a pooled layer's, Layer.pooling: K and V over them, k at most them)."""
     heads, kv_heads = attention.num_heads, attention.num_kv_heads
     qk, v = attention.qk_head_dim, attention.v_head_dim
     if attention.mla is not None:
@@ -634,10 +647,12 @@ def attention_activation_bytes(attention: Attention, s: int, b: int, h: int, fla
     else:
         latents = 0
     values = 0 if attention.values_are_keys else kv_heads * v
-    widths = heads * qk + kv_heads * qk + values + heads * v + latents
-    keys = s if attention.window is None else min(s, attention.window)
-    scores = (4 * heads * s * b if flash else 5 * heads * s * keys * b) * attention.passes  # each pass its own
-    return 2 * s * b * h + s * b * h, 2 * s * b * widths + scores
+    positions = s if keys is None else keys
+    widths = heads * qk + heads * v + latents
+    kv_widths = kv_heads * qk + values
+    read = positions if attention.window is None else min(positions, attention.window)
+    scores = (4 * heads * s * b if flash else 5 * heads * s * read * b) * attention.passes  # each pass its own
+    return 2 * s * b * h + s * b * h, 2 * s * b * widths + 2 * positions * b * kv_widths + scores
 
 
 def ffn_activation_bytes(ffn: DenseFfn | MoeFfn, s: int, b: int, h: int) -> tuple[int, int]:
@@ -661,11 +676,13 @@ def ffn_activation_bytes(ffn: DenseFfn | MoeFfn, s: int, b: int, h: int) -> tupl
 def layer_activations(layer: Layer, s: int, b: int, h: int, flash: bool) -> tuple[int, int]:
     """A layer's stored activations as (copied on every tensor-parallel rank, split across them): the inputs of its
     two norms, 4sbh, copied; its attention and FFN as their blocks say; a mixer's input 2sbh copied and its
-    projections' outputs, 2sb each, split. GPT's layer: 10sbh copied, 24sbh + 5as²b split (Korthikanti et al.)."""
+    projections' outputs, 2sb each, split. GPT's layer: 10sbh copied, 24sbh + 5as²b split (Korthikanti et al.). A
+    pooled layer (Layer.pooling) over the positions its queries and keys run over for s."""
+    s, keys = layer_positions(layer.pooling, s)  # a pooled layer's queries and keys (Layer.pooling)
     copied, split = 4 * s * b * h, 0
     blocks = []
     if layer.attention is not None:
-        blocks.append(attention_activation_bytes(layer.attention, s, b, h, flash))
+        blocks.append(attention_activation_bytes(layer.attention, s, b, h, flash, keys))
     if layer.mixer is not None:
         blocks.append((2 * s * b * h, sum(2 * s * b * p.out_features for p in layer.mixer.projections)))
     if layer.ffn is not None:

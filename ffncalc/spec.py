@@ -203,6 +203,44 @@ class BlockSparse(Value):
         return b * (2 * positions + 2 * (4 + r) * b + (positions // b - 4) * (5 + r) * b)
 
 
+class Pooling(Value):
+    """Where a layer runs over its stack's input pooled along the sequence (Funnel Transformer's blocks,
+    modeling_funnel.py's pool_tensor and stride_pool): the input halved ``times`` times before its queries, its output
+    and its FFN, ``keys_times`` before its keys and values (times − 1 in the layer that pools its queries only, the
+    first of a block with pool_q_only; else times).
+
+    One halving of L positions keeps ⌈L / 2⌉ (avg_pool2d with ceil_mode); with ``keep_first`` (separate_cls) the first
+    position is kept apart and pooled with the others again (⌈L / 2⌉ with ``drop_last``, truncate_seq, which drops the
+    last position first; ⌈(L + 1) / 2⌉ without it), and a sequence of at most 2 positions (1 without keep_first) is not
+    halved (FunnelEncoder's pooling_flag). The relative positions (Attention.relative_shift) are halved without that
+    floor."""
+
+    times: int
+    keys_times: int
+    keep_first: bool = False
+    drop_last: bool = False
+
+    def halved(self, length: int, floor: bool = True) -> int:
+        """One halving of LENGTH positions; FLOOR: not below the length pooling stops at."""
+        if floor and length <= (2 if self.keep_first else 1):
+            return length
+        return (length + 1) // 2 if not self.keep_first or self.drop_last else (length + 2) // 2
+
+    def length(self, positions: int, times: int, floor: bool = True) -> int:
+        """POSITIONS halved TIMES times."""
+        for _ in range(times):
+            positions = self.halved(positions, floor)
+        return positions
+
+    def queries(self, positions: int) -> int:
+        """The positions the layer's queries, output and FFN run over for an input of POSITIONS."""
+        return self.length(positions, self.times)
+
+    def keys(self, positions: int) -> int:
+        """The positions its keys and values run over."""
+        return self.length(positions, self.keys_times)
+
+
 class Attention(Value):
     """One layer's attention: q, k, v, o (or MLA's latents), with the names it is stored under.
 
@@ -254,6 +292,14 @@ class Attention(Value):
     # Block-sparse (BigBird): the scores a prompt computes are BlockSparse.keys of its padded length, bidirectional; a
     # query reads min(n, block_sparse.middle_keys) keys (what a middle block's does), its keys all cached.
     block_sparse: BlockSparse | None = None
+    # Relative-shift positions (Funnel's "relative_shift" attention, FunnelRelMultiheadAttention): besides its keys,
+    # each query is scored against R relative-position embeddings (spec.relative_positions: 2 · its positions, + its
+    # keys' where the layer pools its queries), each projected once a layer by a [hidden, heads · qk_head_dim] kernel
+    # (r_kernel: 2 · hidden · heads · qk_head_dim a position, with the projections), and 2 · heads · qk_head_dim a query
+    # and position (with the scores); and against ``segments`` token-type embeddings (seg_embed), 2 · heads ·
+    # qk_head_dim each a query. Their gather and masks are no matmul.
+    relative_shift: bool = False
+    segments: int = 0
     mla: Mla | None = None
     indexer: Indexer | None = None  # sparse attention: only the keys the indexer picks are attended
     relative_position_buckets: int = 0  # T5: a learned bias per bucket and head, held by a stack's first layer
@@ -451,6 +497,9 @@ class Layer(Value):
     # Stored under its index in its stack less this: a stack kept in stages that each number their layers from 0
     # (timm's blocks.{stage}.{i}, the stage written in the name, index_offset the layers of the stages before it).
     index_offset: int = 0
+    # The layer runs over its stack's input pooled (Funnel's blocks after the first): Pooling says how many positions
+    # its queries and its keys run over; None: all of them.
+    pooling: Pooling | None = None
 
 
 class Linear(Value):

@@ -7,7 +7,7 @@ these; neither needs the other.
 
 from __future__ import annotations
 
-from .spec import Attention, Layer, ModelSpec
+from .spec import Attention, Layer, ModelSpec, Pooling
 
 # How far a layer reaches at context n: (cap, rate) reads min(n // rate, cap) keys; rate 1 for the keys themselves
 # (cap: a window or an indexer's top_k; None: the whole context), rate > 1 for compressed entries of rate tokens each.
@@ -69,3 +69,23 @@ def attention_kv_elements(attention: Attention) -> int:
         return attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim
     values = 0 if attention.values_are_keys else attention.v_head_dim
     return attention.num_kv_heads * (attention.qk_head_dim + values)
+
+
+def layer_positions(pooling: Pooling | None, positions: int) -> tuple[int, int]:
+    """(queries, keys) a layer pooled by POOLING (Layer.pooling) runs over for an input of POSITIONS: both POSITIONS
+    where it is not pooled."""
+    if pooling is None:
+        return positions, positions
+    return pooling.queries(positions), pooling.keys(positions)
+
+
+def relative_positions(pooling: Pooling | None, positions: int) -> int:
+    """R, the relative positions a relative-shift attention (Attention.relative_shift) projects and scores each query
+    against, in a layer pooled by POOLING, for an input of POSITIONS (FunnelAttentionStructure.get_position_embeds and
+    relative_pos): 2 · its queries' positions, + its keys' where the layer pools its queries (shift 2), each as the
+    position lists are pooled, without the floor of the hidden states' pooling."""
+    if pooling is None:
+        return 2 * positions
+    queries, keys = layer_positions(pooling, positions)
+    shifted = pooling.length(positions, pooling.keys_times, floor=False) if queries != keys else 0
+    return 2 * pooling.length(positions, pooling.times, floor=False) + shifted

@@ -26,6 +26,9 @@ does Longformer's encoder, which asks with .item() whether any token is global (
 window in overlapping chunks over the input padded to a multiple of attention_window, not N × N: see
 tests/test_family_longformer.py).
 
+Funnel's encoder layers sit in blocks (encoder.blocks.B.I), each block after the first over the sequence pooled to
+half its length, its decoder's layers over the full length again (tests/test_family_funnel.py).
+
 BigBird's layers (block_sparse) score blocks above (5 + 2 · num_random_blocks) · block_size tokens, over the input
 padded to whole blocks, not N × N (tests/test_family_big_bird.py); each count builds its own model, since BigBirdModel
 switches itself to full attention for a shorter input and stays switched.
@@ -123,7 +126,9 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
         # T5's sublayers sit a level deeper, block.N.layer.M: LongT5's SelfAttention, LocalSelfAttention,
         # TransientGlobalSelfAttention, EncDecAttention and DenseReluDense (no entry before holds a T5)
         t5_sublayer = len(parts) > 3 and parts[-3] == "layer" and parts[-2].isdigit()
-        if len(parts) < 2 or (name.count(".") > 5 and not t5_sublayer):
+        # Funnel's encoder keeps its layers in blocks, blocks.B.I: their attention and ffn a level deeper too
+        funnel_block = len(parts) > 4 and parts[-4] == "blocks" and parts[-3].isdigit() and parts[-2].isdigit()
+        if len(parts) < 2 or (name.count(".") > 5 and not (t5_sublayer or funnel_block)):
             continue
         flops = sum(by_op.values())
         layer = parts[-2].isdigit()

@@ -90,6 +90,7 @@ FALLBACK_CLASS = {
     "led": "LEDForConditionalGeneration",
     "big_bird": "BigBirdForMaskedLM",
     "bigbird_pegasus": "BigBirdPegasusForConditionalGeneration",
+    "funnel": "FunnelForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
