@@ -222,6 +222,7 @@ class ContextProfile(Value):
     ] = ()  # (block_size, random_blocks, cost per key) of block-sparse layers
     cross_added: int = 0  # with the context, the encoder positions after the input's tokens (UDOP's page patches)
     positioned: tuple[Positioned, ...] = ()  # layers pooled or scoring relative positions (Positioned)
+    head_positions: int | None = None  # the head's positions in a prefill when fixed (ModelSpec.output_positions)
 
     @property
     def fixed(self) -> int:
@@ -531,6 +532,7 @@ def flops_profile(spec: ModelSpec, mla_form: MlaForm = "plain") -> ContextProfil
         **_padding(spec, layers, unpadded_other=FLOPS_PER_MULTIPLY_ADD * _extra_weights(spec)),
         cross_added=spec.encoder_added_positions,
         positioned=_positioned(layers, lambda attention: score_flops_per_key(attention, mla_form)),
+        head_positions=spec.output_positions,
     )
 
 
@@ -945,27 +947,49 @@ def block_sparse_conventions(spec: ModelSpec) -> list[str]:
 def positioned_conventions(spec: ModelSpec) -> list[str]:
     """How pooled layers (Layer.pooling) and relative-shift positions (Attention.relative_shift) are counted, when some
     layer has them."""
-    pooled = any(layer.pooling is not None for layer in spec.layers)
+    pooled = any(layer.pooling is not None and layer.pooling.times for layer in spec.layers)
+    fixed = any(
+        layer.pooling is not None and (layer.pooling.fixed_queries or layer.pooling.fixed_keys) for layer in spec.layers
+    )
     relative = any(layer.attention is not None and layer.attention.relative_shift for layer in spec.layers)
     return (
-        [
-            "pooled layers (Funnel's blocks): a layer pooled b times runs its queries, output and FFN over the input "
-            "halved b times (⌈L / 2⌉ a halving; with separate_cls the first position kept apart, with truncate_seq the "
-            "last dropped first; at most 2 positions, 1 without separate_cls, not halved), the first layer of a block "
-            "its keys and values over the block's input (pool_q_only), every query against every key; per token, one "
-            "position through every layer, reading the keys its layer has at context n"
-        ]
-        if pooled
-        else []
-    ) + (
-        [
-            "relative-shift positions (Funnel): each such layer projects R relative-position embeddings through its "
-            "r_kernel, 2 · hidden · heads · head_dim each (with the projections, in the prefill only: once a layer, not "
-            "per token), R = 2 · its queries' positions + its keys' where it pools its queries, else 2 · its positions; "
-            "each query is scored against all R and the token types, 2 · heads · head_dim each (with the scores)"
-        ]
-        if relative
-        else []
+        (
+            [
+                "pooled layers (Funnel's blocks): a layer pooled b times runs its queries, output and FFN over the input "
+                "halved b times (⌈L / 2⌉ a halving; with separate_cls the first position kept apart, with truncate_seq the "
+                "last dropped first; at most 2 positions, 1 without separate_cls, not halved), the first layer of a block "
+                "its keys and values over the block's input (pool_q_only), every query against every key; per token, one "
+                "position through every layer, reading the keys its layer has at context n"
+            ]
+            if pooled
+            else []
+        )
+        + (
+            [
+                "fixed positions (Perceiver's latents and decoder queries): a layer whose queries or keys run over a fixed "
+                "number of positions runs its queries, output and FFN, or its keys and values, over them whatever the "
+                "input's length, every query against every key; layers run again with shared weights count their weights "
+                "once and their FLOPs at every run; per token, one position through every layer, reading the keys its "
+                "layer has at context n"
+                + (
+                    f"; the head over its {spec.output_positions:,} fixed positions in a forward"
+                    if spec.output_positions is not None
+                    else ""
+                )
+            ]
+            if fixed
+            else []
+        )
+        + (
+            [
+                "relative-shift positions (Funnel): each such layer projects R relative-position embeddings through its "
+                "r_kernel, 2 · hidden · heads · head_dim each (with the projections, in the prefill only: once a layer, not "
+                "per token), R = 2 · its queries' positions + its keys' where it pools its queries, else 2 · its positions; "
+                "each query is scored against all R and the token types, 2 · heads · head_dim each (with the scores)"
+            ]
+            if relative
+            else []
+        )
     )
 
 
@@ -1019,6 +1043,9 @@ def prefill_flops(profile: ContextProfile, tokens: int, causal: bool = True) -> 
     scores += sum(scored_blocks_flops(blocked, positions) for blocked in profile.blocks)
     scores += sum(block_sparse_flops(*shape, positions, causal) for shape in profile.block_sparse)
     prefill = _breakdown(profile, tokens, scores, positions)
+    if profile.head_positions is not None:  # the head over its own positions (ModelSpec.output_positions)
+        head = profile.lm_head * profile.head_positions
+        prefill = replace(prefill, lm_head=head, total=prefill.total - prefill.lm_head + head)
     if profile.positioned:
         prefill = _positioned_prefill(prefill, profile.positioned, positions)
     projections = profile.once_projections + sum(

@@ -213,12 +213,19 @@ class Pooling(Value):
     position is kept apart and pooled with the others again (⌈L / 2⌉ with ``drop_last``, truncate_seq, which drops the
     last position first; ⌈(L + 1) / 2⌉ without it), and a sequence of at most 2 positions (1 without keep_first) is not
     halved (FunnelEncoder's pooling_flag). The relative positions (Attention.relative_shift) are halved without that
-    floor."""
+    floor.
+
+    ``fixed_queries`` and ``fixed_keys``: the positions the queries (with the output and the FFN) and the keys and values
+    run over whatever the input's length, where not the input's (Perceiver's layers: num_latents latents read the input
+    by cross-attention, then attend among themselves; its decoder's max_position_embeddings queries read the latents);
+    0: the input's, halved as above."""
 
     times: int
     keys_times: int
     keep_first: bool = False
     drop_last: bool = False
+    fixed_queries: int = 0
+    fixed_keys: int = 0
 
     def halved(self, length: int, floor: bool = True) -> int:
         """One halving of LENGTH positions; FLOOR: not below the length pooling stops at."""
@@ -234,11 +241,11 @@ class Pooling(Value):
 
     def queries(self, positions: int) -> int:
         """The positions the layer's queries, output and FFN run over for an input of POSITIONS."""
-        return self.length(positions, self.times)
+        return self.fixed_queries or self.length(positions, self.times)
 
     def keys(self, positions: int) -> int:
         """The positions its keys and values run over."""
-        return self.length(positions, self.keys_times)
+        return self.fixed_keys or self.length(positions, self.keys_times)
 
 
 class Attention(Value):
@@ -681,6 +688,9 @@ class ModelSpec(Value):
     # the image's patches follow the text tokens): its layers run over n + these, every cross-attention reads n +
     # these, and its patch embedding ("per_encoder_patch") runs once for each.
     encoder_added_positions: int = 0
+    # The positions the head runs over in a forward, whatever the input's length (Perceiver's masked LM decodes
+    # max_position_embeddings queries); None: the input's tokens.
+    output_positions: int | None = None
     not_saved: NotSaved | None = None  # parameters a checkpoint saved by transformers leaves out
     # Stacked tensors (by the end of their name) that transformers transposes on load, axes 1 and 2, when a
     # checkpoint stores them that way (its conversion_mapping: Transpose(1, 2, check_dims=True)).
