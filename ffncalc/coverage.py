@@ -71,9 +71,6 @@ NOT_COUNTED_REASONS: dict[str, str] = {
     "prophetnet": "its decoder runs ngram predicting streams beside the main one: every position is 1 + ngram hidden "
     "states through each layer (its n-gram self-attention with relative position buckets, the FFN) and the head, "
     "which ffncalc's spec cannot express yet",
-    "perceiver": "its inputs are read by cross-attention into num_latents learned latents (d_latents wide), its "
-    "self-attention runs over the latents only and its outputs are read back by decoder queries: no layer runs per "
-    "input token, which ffncalc's spec cannot express yet",
     "pi0": "it generates no tokens: PI0ForConditionalGeneration denoises a chunk of chunk_size actions "
     "num_inference_steps times through a Gemma action expert (dit_config) whose layers attend, layer by layer, to the "
     "keys and values PaliGemma (vlm_config, without its head) cached over the images and the prompt; ffncalc's spec "

@@ -195,7 +195,8 @@ COUNTER = json.loads((EXPECTED / "flop_counter.json").read_text())["counts"]
 # cross-attention (encoder_attn) apart too (tests/test_family_led.py), UDOP's its cross-attention and its page's
 # patch convolution (tests/test_family_udop.py), and LongT5's (EncDecAttention, tests/test_family_longt5.py),
 # Pegasus-X's (tests/test_family_pegasus_x.py) and BigBird-Pegasus's (tests/test_family_bigbird_pegasus.py) their
-# cross-attention.
+# cross-attention; Perceiver's encoder.cross_attention and decoder.decoding_cross_attention are whole layers, with no
+# index (tests/test_family_perceiver.py).
 REGROUPED = {
     "synthetic__mobilebert",
     "synthetic__vision_encoder_decoder",
@@ -206,6 +207,7 @@ REGROUPED = {
     "synthetic__longt5_tglobal",
     "synthetic__pegasus_x",
     "synthetic__bigbird_pegasus",
+    "synthetic__perceiver",
 }
 DENSE_COUNTED = sorted(
     name

@@ -29,6 +29,9 @@ tests/test_family_longformer.py).
 Funnel's encoder layers sit in blocks (encoder.blocks.B.I), each block after the first over the sequence pooled to
 half its length, its decoder's layers over the full length again (tests/test_family_funnel.py).
 
+Perceiver's masked LM runs its layers over its latents and its decoder's max_position_embeddings queries, the input's
+tokens read by its encoder's cross-attention only (tests/test_family_perceiver.py).
+
 BigBird's layers (block_sparse) score blocks above (5 + 2 · num_random_blocks) · block_size tokens, over the input
 padded to whole blocks, not N × N (tests/test_family_big_bird.py); each count builds its own model, since BigBirdModel
 switches itself to full attention for a shorter input and stays switched.
@@ -99,6 +102,9 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
         )
         model = auto.from_config(config, attn_implementation="eager")
     model.eval()
+    # Perceiver's latents are expanded from a parameter inside the forward, which torch's module tracker cannot hook
+    # under no_grad while the parameter requires a gradient: no parameter needs one here
+    model.requires_grad_(False)
     # warn_if_padding_and_no_attention_mask reads input_ids' values, which the meta device lacks (a seq2seq LM keeps its
     # pad_token_id: LED's encoder pads its input with it)
     if not causal and not seq2seq:
@@ -119,7 +125,8 @@ def count(path: Path, tokens: int, device: str = "meta") -> dict:
     # The head is the module holding the output embedding (lm_head, BERT's cls.predictions.decoder, RoBERTa's
     # lm_head.decoder): a masked-LM head's transform before it is not the head's matmul.
     output = model.get_output_embeddings()
-    head = next(name for name, module in model.named_modules() if module is output)
+    # Perceiver's masked LM has no output embedding: its embedding_decoder multiplies the token table itself
+    head = next((name for name, module in model.named_modules() if module is output), "embedding_decoder")
     groups = {"attention": 0, "mlp": 0, "lm_head": 0}
     for name, by_op in per_module.items():
         parts = name.split(".")

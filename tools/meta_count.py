@@ -91,6 +91,7 @@ FALLBACK_CLASS = {
     "big_bird": "BigBirdForMaskedLM",
     "bigbird_pegasus": "BigBirdPegasusForConditionalGeneration",
     "funnel": "FunnelForMaskedLM",
+    "perceiver": "PerceiverForMaskedLM",
 }
 # Keys that never change a model's structure: skipped by --drop-keys.
 NOT_STRUCTURAL = re.compile(
@@ -193,6 +194,12 @@ def component_of(name: str) -> str:
     # record before holds such a name)
     if re.search(r"\.self_attn\.output_projection\.", name):
         return "attention"
+    # Perceiver's encoder.cross_attention is a whole PerceiverLayer (attention, layernorm and mlp, read as its
+    # self_attends' are), and its masked LM's embedding_decoder is the head (no record before holds either name)
+    if name.startswith("embedding_decoder."):
+        return "lm_head"
+    if name.startswith("perceiver.encoder.cross_attention."):
+        return component_of(name.replace(".cross_attention.", ".self_attends.0.", 1))
     # A masked-LM head's transform counts with its decoder, as BERT's cls.predictions (DistilBERT, ELECTRA, ALBERT's
     # predictions at the top); FSMT's head is its decoder's output_projection; NeoMME's factorised head multiplies by
     # unembedding_projection before lm_head (no record before holds such a name)
